@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.h - where the time goes: the analyses of one or more traces.
+ *
+ * gp_analyze_paths() reads every trace (in parallel), analyses each rank and
+ * returns the report as a gp_value tree in the "gpuprof.analyze/1" schema
+ * (docs/report-schema.md). Nothing here prints.
+ */
+#ifndef GPUPROF_ANALYZE_H
+#define GPUPROF_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof.h"
+#include "trace.h"
+#include "value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_ANALYZE_SCHEMA "gpuprof.analyze/1"
+
+/** Definitions to apply. */
+enum gp_compat {
+	GP_COMPAT_NONE = 0, /**< gpuprof's exact definitions */
+	GP_COMPAT_HTA = 1,  /**< reproduce Holistic Trace Analysis (last-step filter, µs rounding) */
+};
+
+/** Options; zero-initialise, then set size = sizeof(struct gp_analyze_opts). */
+struct gp_analyze_opts {
+	uint32_t size;
+	uint32_t version;
+	enum gp_compat compat;
+	/** Rows kept in each summary table (kernels, operators, ...); 0: all. */
+	uint32_t top;
+	/** Keep what precedes the damage of a truncated trace (see gp_open_opts.salvage). */
+	bool salvage;
+	/** Worker threads for reading several files; 0: one per online CPU. */
+	uint32_t threads;
+	/** Only analyse this rank; -1: all. */
+	int64_t only_rank;
+};
+
+/**
+ * Analyses one opened trace. @p out receives the rank object (one element of
+ * the report's "ranks" list). @p rank_hint is the rank to use when the trace
+ * has no distributedInfo.rank.
+ */
+GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
+			    int64_t rank_hint, struct gp_value **out);
+
+/**
+ * Reads and analyses @p n paths: trace files, or directories holding trace files
+ * (*.json, *.json.gz, *.pt.trace.json...). The rank of a file comes from its
+ * distributedInfo.rank, else from its name ("rank-3", "rank3", "worker3"), else
+ * from the order given. @p out receives the whole report:
+ * { "schema": "gpuprof.analyze/1", "ranks": [...], ... }.
+ * On failure gp_last_error() names the file and the byte offset.
+ */
+GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+			    struct gp_value **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuprof.h - the core of the public API: status codes, the last-error string,
+ * logging, memory release and version information.
+ *
+ * Every function of libgpuprof returns an int status: 0 (GP_OK) on success, a
+ * negative enum gp_status otherwise. The numbers are stable: the CLI and the
+ * Python binding depend on them. Details (a file offset, an errno text) are kept
+ * in a thread-local string read with gp_last_error().
+ */
+#ifndef GPUPROF_GPUPROF_H
+#define GPUPROF_GPUPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GP_BUILDING_LIB) && defined(__GNUC__)
+#define GP_API __attribute__((visibility("default")))
+#else
+#define GP_API
+#endif
+
+/** Status codes. Negative, stable; never renumber. */
+enum gp_status {
+	GP_OK = 0,
+	GP_ENOMEM = -1,   /**< out of memory */
+	GP_EINVAL = -2,   /**< invalid argument */
+	GP_EIO = -3,      /**< read or write failed */
+	GP_ENODEV = -4,   /**< no such device */
+	GP_ENOTSUP = -5,  /**< not supported by this build or machine */
+	GP_EFORMAT = -6,  /**< malformed input */
+	GP_ETRUNC = -7,   /**< input ends early */
+	GP_EVERSION = -8, /**< unsupported format version */
+	GP_ELIMIT = -9,   /**< a size or count limit was exceeded */
+	GP_ENOENT = -10,  /**< no such file, or nothing to read in it */
+};
+
+/** @return a static description of @p status; never NULL. */
+GP_API const char *gp_strerror(int status);
+
+/**
+ * @return the detail of the last error raised on this thread ("" if none).
+ * The string belongs to the library and stays valid until the next call that
+ * fails on the same thread.
+ */
+GP_API const char *gp_last_error(void);
+
+/** Clears this thread's last-error string. */
+GP_API void gp_clear_error(void);
+
+/** Log levels for gp_set_log(). */
+enum gp_log_level { GP_LOG_ERROR = 0, GP_LOG_WARN = 1, GP_LOG_INFO = 2, GP_LOG_DEBUG = 3 };
+
+/** A log callback. @p msg has no trailing newline. Called from any thread. */
+typedef void (*gp_log_fn)(enum gp_log_level level, const char *msg, void *user);
+
+/**
+ * Sets the process-wide log callback; NULL silences the library (the default).
+ * The library itself never prints.
+ */
+GP_API void gp_set_log(gp_log_fn fn, void *user);
+
+/** Frees memory handed out by the library (never use a bare free()). NULL is a no-op. */
+GP_API void gp_free(void *p);
+
+/** @return the library version, e.g. "0.1.0". */
+GP_API const char *gp_version(void);
+
+/** Allocation torture hook for tests: the @p n-th allocation from now fails (0 disables). */
+GP_API void gp_test_fail_alloc_after(long n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

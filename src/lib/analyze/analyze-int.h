@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze-int.h - the analyses of one rank. Each adds its section(s) to the
+ * rank object @p r of the report; they run in the order listed, and
+ * findings runs last because it reads the sections the others wrote.
+ * Every section is documented in docs/report-schema.md.
+ */
+#ifndef GP_ANALYZE_INT_H
+#define GP_ANALYZE_INT_H
+
+#include "ctx.h"
+#include "gpuprof/value.h"
+
+/* overview.c: "overview" (span, devices, streams, event counts, steps, trace info) */
+int gp__an_overview(const struct gp__actx *c, struct gp_value *r);
+/* gpu.c: "gpu" (temporal, kernel types, overlap, idle breakdown, utilisation, SM efficiency, occupancy) */
+int gp__an_gpu(const struct gp__actx *c, struct gp_value *r);
+/* launches.c: "launches" (launch delay, queue depth, short kernels) */
+int gp__an_launches(const struct gp__actx *c, struct gp_value *r);
+/* steps.c: "steps", "step_stats" */
+int gp__an_steps(const struct gp__actx *c, struct gp_value *r);
+/* summaries.c: "kernels", "api_calls", "memory_ops", "annotations", "cpu_ops" */
+int gp__an_summaries(const struct gp__actx *c, struct gp_value *r);
+/* memory.c: "memory" */
+int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
+/* findings.c: "findings" (reads the sections above) */
+int gp__an_findings(const struct gp__actx *c, struct gp_value *r);
+
+#endif

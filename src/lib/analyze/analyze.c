@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * analyze.c - the analyze entry points: one trace -> one rank object; many
+ * paths -> the whole report.
+ *
+ * Files are read and analysed by a small pool of threads, each trace freed
+ * as soon as its rank object is built, so memory holds one trace per worker.
+ * Ranks come from distributedInfo.rank, else from the file name, else from
+ * the order given; the report lists them sorted by rank.
+ */
+#include "gpuprof/analyze.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analyze-int.h"
+#include "util/error.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(const struct gp__actx *c, struct gp_value *r);
+} sections[] = {
+	{ "overview", gp__an_overview }, { "gpu", gp__an_gpu },
+	{ "launches", gp__an_launches }, { "steps", gp__an_steps },
+	{ "summaries", gp__an_summaries }, { "memory", gp__an_memory },
+	{ "findings", gp__an_findings },
+};
+
+GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
+			    int64_t rank_hint, struct gp_value **out)
+{
+	struct gp_analyze_opts o = { .size = sizeof(o) };
+	struct gp__actx c;
+	struct gp_value *r = NULL;
+	uint64_t off, lost;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!t)
+		return gp__error(GP_EINVAL, "no trace");
+	if (opts)
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	o.size = sizeof(o);
+	GP_TRY(gp__actx_init(&c, t, &o, t->rank >= 0 ? t->rank : rank_hint));
+	r = gp_value_object();
+	if (!r) {
+		gp__actx_release(&c);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	GP_TRY(gp_obj_set_int(r, "rank", c.rank));
+	GP_TRY(gp_obj_set_str(r, "file", t->path));
+	if (gp_trace_salvage(t, &off, &lost)) {
+		struct gp_value *s = gp_value_object();
+
+		GP_TRY(gp_obj_set(r, "salvage", s));
+		GP_TRY(gp_obj_set_int(s, "damage_offset", (int64_t)off));
+		GP_TRY(gp_obj_set_int(s, "lost_bytes", (int64_t)lost));
+		GP_TRY(gp_obj_set_int(s, "events_kept", (int64_t)t->ev.n));
+	} else {
+		GP_TRY(gp_obj_set_null(r, "salvage"));
+	}
+	for (i = 0; i < GP_ARRAY_SIZE(sections); i++) {
+		rc = sections[i].fn(&c, r);
+		if (rc) {
+			gp__error_prefix("%s: %s analysis", t->path, sections[i].name);
+			goto out;
+		}
+	}
+out:
+	gp__actx_release(&c);
+	if (rc) {
+		gp_value_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* ---- many paths ---- */
+
+struct job {
+	char *path;
+	int64_t name_rank; /* rank from the file name, -1 none */
+	size_t order;
+	/* results */
+	int rc;
+	char err[1024];
+	int64_t rank;
+	struct gp_value *val;
+};
+
+struct pool {
+	struct job *jobs;
+	size_t n, next;
+	const struct gp_analyze_opts *opts;
+	pthread_mutex_t lock;
+};
+
+static bool is_trace_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return false;
+	return (n > 5 && strcmp(name + n - 5, ".json") == 0) ||
+	       (n > 8 && strcmp(name + n - 8, ".json.gz") == 0) ||
+	       (n > 3 && strcmp(name + n - 3, ".gz") == 0);
+}
+
+/* "rank-3", "rank3", "rank_3", "worker3" anywhere in the base name */
+static int64_t rank_from_name(const char *path)
+{
+	static const char *const keys[] = { "rank", "worker" };
+	const char *base = strrchr(path, '/');
+	size_t k;
+
+	base = base ? base + 1 : path;
+	for (k = 0; k < GP_ARRAY_SIZE(keys); k++) {
+		const char *p = base;
+
+		while ((p = strstr(p, keys[k]))) {
+			const char *q = p + strlen(keys[k]);
+			int64_t v = 0;
+			int digits = 0;
+
+			if (*q == '-' || *q == '_' || *q == '.')
+				q++;
+			while (isdigit((unsigned char)*q) && digits < 9) {
+				v = v * 10 + (*q++ - '0');
+				digits++;
+			}
+			if (digits && !isdigit((unsigned char)*q))
+				return v;
+			p++;
+		}
+	}
+	return -1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_job(struct job **jobs, size_t *n, size_t *cap, const char *path)
+{
+	int rc;
+
+	if ((rc = gp__grow((void **)jobs, cap, *n + 1, sizeof(**jobs))))
+		return rc;
+	memset(&(*jobs)[*n], 0, sizeof(**jobs));
+	(*jobs)[*n].path = gp__strdup(path);
+	if (!(*jobs)[*n].path)
+		return gp__error(GP_ENOMEM, "out of memory");
+	(*jobs)[*n].name_rank = rank_from_name(path);
+	(*jobs)[*n].order = *n;
+	(*n)++;
+	return 0;
+}
+
+static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap)
+{
+	char **names = NULL;
+	size_t nn = 0, ncap = 0, i, before = *n;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return gp__error(GP_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		char *full;
+		struct stat st;
+		size_t len;
+
+		if (!is_trace_name(de->d_name))
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		full = gp__malloc(len);
+		if (!full)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		snprintf(full, len, "%s/%s", dir, de->d_name);
+		if (stat(full, &st) || !S_ISREG(st.st_mode)) {
+			gp__free(full);
+			continue;
+		}
+		if ((rc = gp__grow((void **)&names, &ncap, nn + 1, sizeof(*names)))) {
+			gp__free(full);
+			goto out;
+		}
+		names[nn++] = full;
+	}
+	qsort(names, nn, sizeof(*names), cmp_str);
+	for (i = 0; i < nn; i++)
+		GP_TRY(add_job(jobs, n, cap, names[i]));
+	if (*n == before)
+		rc = gp__error(GP_ENOENT, "'%s': no trace files (*.json, *.json.gz) in this directory",
+			       dir);
+out:
+	for (i = 0; i < nn; i++)
+		gp__free(names[i]);
+	gp__free(names);
+	closedir(d);
+	return rc;
+}
+
+static void run_job(struct job *j, const struct gp_analyze_opts *opts)
+{
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_trace *t = NULL;
+	int64_t hint = j->name_rank >= 0 ? j->name_rank : (int64_t)j->order;
+
+	oo.salvage = opts->salvage;
+	j->rc = gp_trace_open(j->path, &oo, &t);
+	if (!j->rc) {
+		j->rank = t->rank >= 0 ? t->rank : hint;
+		if (opts->only_rank >= 0 && j->rank != opts->only_rank) {
+			gp_trace_free(t);
+			return;
+		}
+		j->rc = gp_analyze_trace(t, opts, hint, &j->val);
+	}
+	if (j->rc)
+		snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
+	gp_trace_free(t);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&p->lock);
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			break;
+		run_job(&p->jobs[i], p->opts);
+	}
+	return NULL;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	const struct job *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+			    struct gp_value **out)
+{
+	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
+	struct job *jobs = NULL;
+	size_t njobs = 0, cap = 0, i, nthreads;
+	struct gp_value *report = NULL, *ranks;
+	pthread_t *tids = NULL;
+	struct pool pool;
+	int rc = 0;
+
+	*out = NULL;
+	if (opts)
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	o.size = sizeof(o);
+	if (!n)
+		return gp__error(GP_EINVAL, "no input files");
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st))
+			GP_TRY(gp__error(GP_ENOENT, "cannot read '%s': %s", paths[i],
+					 strerror(errno)));
+		if (S_ISDIR(st.st_mode))
+			GP_TRY(expand_dir(paths[i], &jobs, &njobs, &cap));
+		else
+			GP_TRY(add_job(&jobs, &njobs, &cap, paths[i]));
+	}
+
+	nthreads = o.threads ? o.threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	if (nthreads < 1)
+		nthreads = 1;
+	if (nthreads > njobs)
+		nthreads = njobs;
+	memset(&pool, 0, sizeof(pool));
+	pool.jobs = jobs;
+	pool.n = njobs;
+	pool.opts = &o;
+	pthread_mutex_init(&pool.lock, NULL);
+	if (nthreads <= 1) {
+		worker(&pool);
+	} else {
+		size_t started = 0;
+
+		tids = gp__calloc(nthreads, sizeof(*tids));
+		for (i = 0; tids && i < nthreads; i++)
+			if (pthread_create(&tids[i], NULL, worker, &pool) == 0)
+				started++;
+		if (!started)
+			worker(&pool);
+		for (i = 0; i < started; i++)
+			pthread_join(tids[i], NULL);
+	}
+	pthread_mutex_destroy(&pool.lock);
+
+	for (i = 0; i < njobs; i++) {
+		if (jobs[i].rc) {
+			rc = gp__error(jobs[i].rc, "%s", jobs[i].err);
+			goto out;
+		}
+	}
+	qsort(jobs, njobs, sizeof(*jobs), cmp_job);
+
+	report = gp_value_object();
+	ranks = gp_value_array();
+	if (!report || !ranks) {
+		gp_value_free(ranks);
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	}
+	GP_TRY(gp_obj_set(report, "ranks", ranks));
+	GP_TRY(gp_obj_set_str(report, "schema", GP_ANALYZE_SCHEMA));
+	GP_TRY(gp_obj_set_str(report, "compat", o.compat == GP_COMPAT_HTA ? "hta" : "none"));
+	GP_TRY(gp_obj_set_str(report, "gpuprof_version", gp_version()));
+	for (i = 0; i < njobs; i++) {
+		if (!jobs[i].val)
+			continue;
+		GP_TRY(gp_arr_push(ranks, jobs[i].val));
+		jobs[i].val = NULL;
+	}
+	if (!gp_value_len(ranks) && o.only_rank >= 0)
+		GP_TRY(gp__error(GP_ENOENT, "no trace of rank %lld among the inputs",
+				 (long long)o.only_rank));
+out:
+	for (i = 0; i < njobs; i++) {
+		gp__free(jobs[i].path);
+		gp_value_free(jobs[i].val);
+	}
+	gp__free(jobs);
+	gp__free(tids);
+	if (rc) {
+		gp_value_free(report);
+		return rc;
+	}
+	*out = report;
+	return 0;
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctx.c - builds the per-rank analysis context (ctx.h): effective times, the
+ * kept-event mask, sorted index lists, kernel types, correlation maps, steps.
+ */
+#include "ctx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+/* qsort has no context argument; sort keys are copied into an array instead */
+struct sortkey {
+	int64_t ts;
+	int64_t negdur;
+	uint32_t idx;
+};
+
+static int cmp_key(const void *x, const void *y)
+{
+	const struct sortkey *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->negdur != b->negdur)
+		return a->negdur < b->negdur ? -1 : 1;
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int sort_idx(const struct gp__actx *c, struct gp__idx *ix)
+{
+	struct sortkey *k;
+	size_t i;
+	int sorted = 1;
+
+	for (i = 1; i < ix->n; i++) {
+		uint32_t a = ix->v[i - 1], b = ix->v[i];
+
+		if (c->ts[a] > c->ts[b] || (c->ts[a] == c->ts[b] && c->dur[a] < c->dur[b])) {
+			sorted = 0;
+			break;
+		}
+	}
+	if (sorted || ix->n < 2)
+		return 0;
+	k = gp__calloc(ix->n, sizeof(*k));
+	if (!k)
+		return gp__error(GP_ENOMEM, "out of memory sorting events");
+	for (i = 0; i < ix->n; i++) {
+		k[i].ts = c->ts[ix->v[i]];
+		k[i].negdur = -c->dur[ix->v[i]];
+		k[i].idx = ix->v[i];
+	}
+	qsort(k, ix->n, sizeof(*k), cmp_key);
+	for (i = 0; i < ix->n; i++)
+		ix->v[i] = k[i].idx;
+	gp__free(k);
+	return 0;
+}
+
+static int64_t step_number(const char *name)
+{
+	const char *p = strchr(name, '#');
+	int64_t n = 0;
+
+	if (!p || !p[1])
+		return -1;
+	for (p++; *p; p++) {
+		if (*p < '0' || *p > '9' || n > INT64_MAX / 10 - 10)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	return n;
+}
+
+static bool is_gpu_activity(const struct gp__actx *c, size_t i)
+{
+	uint8_t k = c->t->ev.kind[i];
+
+	if (k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET)
+		return true;
+	/* HTA: any event with a stream is a GPU event, GPU annotations aside */
+	return c->hta && (c->t->ev.flags[i] & GP_EVF_HAS_STREAM) && k != GP_K_GPU_ANNOTATION &&
+	       k != GP_K_TRACE;
+}
+
+int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
+		  int64_t rank)
+{
+	const struct gp_events *e = &t->ev;
+	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, i, k;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->t = t;
+	if (o)
+		memcpy(&c->opts, o, o->size < sizeof(c->opts) ? o->size : sizeof(c->opts));
+	c->hta = c->opts.compat == GP_COMPAT_HTA;
+	c->rank = rank;
+	c->ts = e->ts;
+	c->dur = e->dur;
+	if (c->hta)
+		GP_TRY(gp__compat_hta_prepare(c));
+
+	c->ktype = gp__calloc(e->n ? e->n : 1, 1);
+	c->krule = gp__calloc(e->n ? e->n : 1, 1);
+	if (!c->ktype || !c->krule)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+
+	for (i = 0; i < e->n; i++) {
+		if (!gp__kept(c, i))
+			continue;
+		counts[e->kind[i]]++;
+		if (is_gpu_activity(c, i))
+			ngpu++;
+	}
+	for (k = 0; k < GP_K__COUNT; k++) {
+		c->by_kind[k].v = gp__calloc(counts[k] ? counts[k] : 1, sizeof(uint32_t));
+		if (!c->by_kind[k].v)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	}
+	c->gpu.v = gp__calloc(ngpu ? ngpu : 1, sizeof(uint32_t));
+	if (!c->gpu.v)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp_u64map_init(&c->corr_launch, counts[GP_K_RUNTIME] + counts[GP_K_DRIVER]));
+	GP_TRY(gp_u64map_init(&c->ext_op, counts[GP_K_CPU_OP] + counts[GP_K_USER_ANNOTATION]));
+
+	c->span_start = INT64_MAX;
+	c->span_end = INT64_MIN;
+	for (i = 0; i < e->n; i++) {
+		uint8_t kind = e->kind[i];
+
+		if (!gp__kept(c, i))
+			continue;
+		c->by_kind[kind].v[c->by_kind[kind].n++] = (uint32_t)i;
+		if (is_gpu_activity(c, i)) {
+			c->gpu.v[c->gpu.n++] = (uint32_t)i;
+			c->ktype[i] = (uint8_t)gp__classify(t, i, c->hta, &c->krule[i]);
+		}
+		if ((kind == GP_K_RUNTIME || kind == GP_K_DRIVER) && e->corr[i] >= 0)
+			GP_TRY(gp_u64map_put_new(&c->corr_launch, (uint64_t)e->corr[i], i, NULL));
+		if ((kind == GP_K_CPU_OP || kind == GP_K_USER_ANNOTATION) && e->ext[i] >= 0)
+			GP_TRY(gp_u64map_put_new(&c->ext_op, (uint64_t)e->ext[i], i, NULL));
+		if (kind != GP_K_TRACE) {
+			if (c->ts[i] < c->span_start)
+				c->span_start = c->ts[i];
+			if (c->ts[i] + c->dur[i] > c->span_end)
+				c->span_end = c->ts[i] + c->dur[i];
+		}
+	}
+	if (c->span_start > c->span_end)
+		c->span_start = c->span_end = 0;
+	for (k = 0; k < GP_K__COUNT; k++)
+		GP_TRY(sort_idx(c, &c->by_kind[k]));
+	GP_TRY(sort_idx(c, &c->gpu));
+
+	/* steps: CPU ProfilerStep#N annotations, in time order */
+	{
+		const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
+		size_t n = 0;
+
+		for (i = 0; i < ua->n; i++)
+			n += (e->flags[ua->v[i]] & GP_EVF_STEP) != 0;
+		c->steps = gp__calloc(n ? n : 1, sizeof(*c->steps));
+		if (!c->steps)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		for (i = 0; i < ua->n; i++) {
+			uint32_t ev = ua->v[i];
+			struct gp__step *s;
+
+			if (!(e->flags[ev] & GP_EVF_STEP))
+				continue;
+			s = &c->steps[c->nsteps++];
+			s->ev = ev;
+			s->number = step_number(gp__ev_name(t, ev));
+			s->ts = c->ts[ev];
+			s->end = c->ts[ev] + c->dur[ev];
+		}
+	}
+out:
+	if (rc)
+		gp__actx_release(c);
+	return rc;
+}
+
+void gp__actx_release(struct gp__actx *c)
+{
+	size_t k;
+
+	for (k = 0; k < GP_K__COUNT; k++)
+		gp__free(c->by_kind[k].v);
+	gp__free(c->gpu.v);
+	gp__free(c->ktype);
+	gp__free(c->krule);
+	gp__free(c->ts_own);
+	gp__free(c->dur_own);
+	gp__free(c->keep);
+	gp__free(c->steps);
+	gp_u64map_release(&c->corr_launch);
+	gp_u64map_release(&c->ext_op);
+	memset(c, 0, sizeof(*c));
+}
+
+int64_t gp__launcher(const struct gp__actx *c, size_t i)
+{
+	uint64_t v;
+
+	if (c->t->ev.corr[i] < 0 || !gp_u64map_get(&c->corr_launch, (uint64_t)c->t->ev.corr[i], &v))
+		return -1;
+	return (int64_t)v;
+}

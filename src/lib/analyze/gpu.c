@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu.c - PROVISIONAL placeholder until the analysis lands.
+ */
+#include "analyze-int.h"
+
+int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
+{
+	(void)c;
+	(void)r;
+	return 0;
+}

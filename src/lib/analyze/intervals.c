@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * intervals.c - interval-set arithmetic; see intervals.h for the invariants.
+ */
+#include "intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+void gp_ivset_release(struct gp_ivset *a)
+{
+	gp__free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+void gp_ivset_reset(struct gp_ivset *a)
+{
+	a->n = 0;
+}
+
+void gp_ivset_move(struct gp_ivset *dst, struct gp_ivset *src)
+{
+	gp_ivset_release(dst);
+	*dst = *src;
+	src->v = NULL;
+	src->n = src->cap = 0;
+}
+
+int gp_ivset_add(struct gp_ivset *a, int64_t s, int64_t e)
+{
+	int rc;
+
+	if (e <= s)
+		return 0;
+	if (a->n == a->cap && (rc = gp__grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v))))
+		return rc;
+	a->v[a->n].s = s;
+	a->v[a->n].e = e;
+	a->n++;
+	return 0;
+}
+
+static int cmp_iv(const void *x, const void *y)
+{
+	const struct gp_iv *a = x, *b = y;
+
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e < b->e ? -1 : 1;
+	return 0;
+}
+
+int gp_ivset_normalize(struct gp_ivset *a)
+{
+	size_t i, w = 0;
+	int sorted = 1;
+
+	for (i = 1; i < a->n; i++) {
+		if (a->v[i].s < a->v[i - 1].s) {
+			sorted = 0;
+			break;
+		}
+	}
+	if (!sorted)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_iv);
+	for (i = 0; i < a->n; i++) {
+		if (a->v[i].e <= a->v[i].s)
+			continue;
+		if (w && a->v[i].s <= a->v[w - 1].e) {
+			if (a->v[i].e > a->v[w - 1].e)
+				a->v[w - 1].e = a->v[i].e;
+		} else {
+			a->v[w++] = a->v[i];
+		}
+	}
+	a->n = w;
+	return 0;
+}
+
+int64_t gp_ivset_len(const struct gp_ivset *a)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		sum += a->v[i].e - a->v[i].s;
+	return sum;
+}
+
+int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
+{
+	int64_t sum = 0;
+	size_t lo = 0, hi = a->n;
+
+	/* first interval ending after s */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->v[mid].e <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < a->n && a->v[lo].s < e; lo++) {
+		int64_t x = a->v[lo].s > s ? a->v[lo].s : s;
+		int64_t y = a->v[lo].e < e ? a->v[lo].e : e;
+
+		if (y > x)
+			sum += y - x;
+	}
+	return sum;
+}
+
+int gp_ivset_intersect(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+{
+	size_t i = 0, j = 0;
+	int rc;
+
+	gp_ivset_reset(out);
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
+		int64_t e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
+
+		if (e > s && (rc = gp_ivset_add(out, s, e)))
+			return rc;
+		if (a->v[i].e < b->v[j].e)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+int64_t gp_ivset_overlap_len(const struct gp_ivset *a, const struct gp_ivset *b)
+{
+	size_t i = 0, j = 0;
+	int64_t sum = 0;
+
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
+		int64_t e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
+
+		if (e > s)
+			sum += e - s;
+		if (a->v[i].e < b->v[j].e)
+			i++;
+		else
+			j++;
+	}
+	return sum;
+}
+
+int gp_ivset_subtract(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+{
+	size_t i, j = 0;
+	int rc;
+
+	gp_ivset_reset(out);
+	for (i = 0; i < a->n; i++) {
+		int64_t s = a->v[i].s, e = a->v[i].e;
+
+		while (j < b->n && b->v[j].e <= s)
+			j++;
+		for (size_t k = j; k < b->n && b->v[k].s < e; k++) {
+			if (b->v[k].s > s && (rc = gp_ivset_add(out, s, b->v[k].s)))
+				return rc;
+			if (b->v[k].e > s)
+				s = b->v[k].e;
+			if (s >= e)
+				break;
+		}
+		if (s < e && (rc = gp_ivset_add(out, s, e)))
+			return rc;
+	}
+	return 0;
+}
+
+int gp_ivset_union(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+{
+	size_t i = 0, j = 0;
+	int rc;
+
+	gp_ivset_reset(out);
+	while (i < a->n || j < b->n) {
+		const struct gp_iv *x;
+
+		if (j >= b->n || (i < a->n && a->v[i].s <= b->v[j].s))
+			x = &a->v[i++];
+		else
+			x = &b->v[j++];
+		if (out->n && x->s <= out->v[out->n - 1].e) {
+			if (x->e > out->v[out->n - 1].e)
+				out->v[out->n - 1].e = x->e;
+		} else if ((rc = gp_ivset_add(out, x->s, x->e))) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int gp_ivset_clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivset *out)
+{
+	size_t i;
+	int rc;
+
+	gp_ivset_reset(out);
+	for (i = 0; i < a->n; i++) {
+		int64_t x = a->v[i].s > s ? a->v[i].s : s;
+		int64_t y = a->v[i].e < e ? a->v[i].e : e;
+
+		if (y > x && (rc = gp_ivset_add(out, x, y)))
+			return rc;
+	}
+	return 0;
+}

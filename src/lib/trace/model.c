@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.c - construction and teardown of the trace model (model.h).
+ *
+ * Columns grow together: an append either extends every column or none, so
+ * a failed append leaves the trace consistent. Used by the readers and by
+ * tests that build synthetic traces directly.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/error.h"
+
+
+int gp__trace_new(const char *path, struct gp_trace **out)
+{
+	struct gp_trace *t = gp__calloc(1, sizeof(*t));
+	int rc;
+
+	*out = NULL;
+	if (!t)
+		return gp__error(GP_ENOMEM, "out of memory");
+	t->rank = -1;
+	t->world_size = -1;
+	t->path = gp__strdup(path ? path : "<memory>");
+	if (!t->path) {
+		gp__free(t);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	if ((rc = gp_strtab_init(&t->strs))) {
+		gp__free(t->path);
+		gp__free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+GP_API void gp_trace_free(struct gp_trace *t)
+{
+	if (!t)
+		return;
+	gp__free(t->ev.ts);
+	gp__free(t->ev.dur);
+	gp__free(t->ev.corr);
+	gp__free(t->ev.ext);
+	gp__free(t->ev.stream);
+	gp__free(t->ev.name);
+	gp__free(t->ev.track);
+	gp__free(t->ev.aux);
+	gp__free(t->ev.kind);
+	gp__free(t->ev.flags);
+	gp__free(t->gpu);
+	gp__free(t->mem);
+	gp__free(t->tracks);
+	gp__free(t->py_ts);
+	gp__free(t->py_dur);
+	gp__free(t->cats);
+	gp_value_free(t->meta);
+	gp_strtab_release(&t->strs);
+	gp__free(t->path);
+	gp__free(t);
+}
+
+static int grow_col(void **col, size_t cap, size_t ncap, size_t size)
+{
+	void *p;
+
+	(void)cap;
+	p = gp__reallocarray(*col, ncap, size);
+	if (!p)
+		return gp__error(GP_ENOMEM, "out of memory growing the event table to %zu events",
+				 ncap);
+	*col = p;
+	return 0;
+}
+
+static int events_grow(struct gp_events *e)
+{
+	size_t ncap = e->cap ? e->cap * 2 : 4096;
+	int rc = 0;
+
+	/* Each column is grown in turn; a failure leaves n unchanged, so the
+	 * columns that did grow are merely larger than needed. */
+	if ((rc = grow_col((void **)&e->ts, e->cap, ncap, sizeof(*e->ts))) ||
+	    (rc = grow_col((void **)&e->dur, e->cap, ncap, sizeof(*e->dur))) ||
+	    (rc = grow_col((void **)&e->corr, e->cap, ncap, sizeof(*e->corr))) ||
+	    (rc = grow_col((void **)&e->ext, e->cap, ncap, sizeof(*e->ext))) ||
+	    (rc = grow_col((void **)&e->stream, e->cap, ncap, sizeof(*e->stream))) ||
+	    (rc = grow_col((void **)&e->name, e->cap, ncap, sizeof(*e->name))) ||
+	    (rc = grow_col((void **)&e->track, e->cap, ncap, sizeof(*e->track))) ||
+	    (rc = grow_col((void **)&e->aux, e->cap, ncap, sizeof(*e->aux))) ||
+	    (rc = grow_col((void **)&e->kind, e->cap, ncap, sizeof(*e->kind))) ||
+	    (rc = grow_col((void **)&e->flags, e->cap, ncap, sizeof(*e->flags))))
+		return rc;
+	e->cap = ncap;
+	return 0;
+}
+
+int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
+			int64_t ts, int64_t dur, size_t *idx)
+{
+	struct gp_events *e = &t->ev;
+	size_t i;
+	int rc;
+
+	if (e->n >= UINT32_MAX - 1)
+		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
+	if (e->n == e->cap && (rc = events_grow(e)))
+		return rc;
+	i = e->n++;
+	e->ts[i] = ts;
+	e->dur[i] = dur;
+	e->corr[i] = -1;
+	e->ext[i] = -1;
+	e->stream[i] = -1;
+	e->name[i] = name;
+	e->track[i] = track;
+	e->aux[i] = UINT32_MAX;
+	e->kind[i] = (uint8_t)kind;
+	e->flags[i] = 0;
+	if (idx)
+		*idx = i;
+	return 0;
+}
+
+int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi)
+{
+	int rc;
+
+	if (idx >= t->ev.n)
+		return gp__error(GP_EINVAL, "no event %zu", idx);
+	if ((rc = gp__grow((void **)&t->gpu, &t->gpu_cap, t->ngpu + 1, sizeof(*t->gpu))))
+		return rc;
+	t->gpu[t->ngpu] = *gi;
+	t->ev.aux[idx] = (uint32_t)t->ngpu++;
+	return 0;
+}
+
+int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
+{
+	int rc;
+
+	if ((rc = gp__grow((void **)&t->mem, &t->mem_cap, t->nmem + 1, sizeof(*t->mem))))
+		return rc;
+	t->mem[t->nmem++] = *m;
+	return 0;
+}
+
+int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur)
+{
+	size_t cap = t->py_cap;
+	int rc;
+
+	if (t->npy == t->py_cap) {
+		if ((rc = gp__grow((void **)&t->py_ts, &cap, t->npy + 1, sizeof(*t->py_ts))))
+			return rc;
+		cap = t->py_cap;
+		if ((rc = gp__grow((void **)&t->py_dur, &cap, t->npy + 1, sizeof(*t->py_dur))))
+			return rc;
+		t->py_cap = cap;
+	}
+	t->py_ts[t->npy] = ts;
+	t->py_dur[t->npy] = dur;
+	t->npy++;
+	return 0;
+}
+
+int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
+		    uint32_t tid_str, uint32_t *out)
+{
+	struct gp_track *tr;
+	size_t i;
+	int rc;
+
+	/* Traces have few tracks (threads and streams): search from the end,
+	 * where the most recently added ones are. */
+	for (i = t->ntracks; i-- > 0;) {
+		tr = &t->tracks[i];
+		if (tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str &&
+		    tr->tid_str == tid_str) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	if (t->ntracks >= 1u << 20)
+		return gp__error(GP_ELIMIT, "more than %u tracks", 1u << 20);
+	if ((rc = gp__grow((void **)&t->tracks, &t->tracks_cap, t->ntracks + 1,
+			   sizeof(*t->tracks))))
+		return rc;
+	tr = &t->tracks[t->ntracks];
+	memset(tr, 0, sizeof(*tr));
+	tr->pid = pid;
+	tr->tid = tid;
+	tr->pid_str = pid_str;
+	tr->tid_str = tid_str;
+	tr->device = -1;
+	tr->stream = -1;
+	*out = (uint32_t)t->ntracks++;
+	return 0;
+}
+
+int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < t->ncats; i++) {
+		if (t->cats[i].cat == cat && t->cats[i].ph == ph) {
+			t->cats[i].count++;
+			return 0;
+		}
+	}
+	if (t->ncats >= 4096)
+		return 0; /* a pathological file with endless categories: stop counting new ones */
+	if ((rc = gp__grow((void **)&t->cats, &t->cats_cap, t->ncats + 1, sizeof(*t->cats))))
+		return rc;
+	t->cats[t->ncats].cat = cat;
+	t->cats[t->ncats].ph = ph;
+	t->cats[t->ncats].count = 1;
+	t->ncats++;
+	return 0;
+}
+
+static const struct {
+	const char *cat;
+	enum gp_kind kind;
+} cat_kinds[] = {
+	{ "cpu_op", GP_K_CPU_OP },
+	{ "Operator", GP_K_CPU_OP },
+	{ "user_annotation", GP_K_USER_ANNOTATION },
+	{ "gpu_user_annotation", GP_K_GPU_ANNOTATION },
+	{ "cuda_runtime", GP_K_RUNTIME },
+	{ "Runtime", GP_K_RUNTIME },
+	{ "cuda_driver", GP_K_DRIVER },
+	{ "Driver", GP_K_DRIVER },
+	{ "kernel", GP_K_KERNEL },
+	{ "Kernel", GP_K_KERNEL },
+	{ "gpu_memcpy", GP_K_MEMCPY },
+	{ "Memcpy", GP_K_MEMCPY },
+	{ "gpu_memset", GP_K_MEMSET },
+	{ "Memset", GP_K_MEMSET },
+	{ "cuda_sync", GP_K_SYNC },
+	{ "Trace", GP_K_TRACE },
+	{ "overhead", GP_K_OVERHEAD },
+};
+
+enum gp_kind gp__kind_from_cat(const char *cat, size_t len)
+{
+	size_t i;
+
+	if (!cat)
+		return GP_K_OTHER;
+	for (i = 0; i < GP_ARRAY_SIZE(cat_kinds); i++) {
+		if (strlen(cat_kinds[i].cat) == len && memcmp(cat_kinds[i].cat, cat, len) == 0)
+			return cat_kinds[i].kind;
+	}
+	return GP_K_OTHER;
+}
+
+const char *gp__kind_name(enum gp_kind k)
+{
+	static const char *const names[GP_K__COUNT] = {
+		[GP_K_OTHER] = "other",
+		[GP_K_CPU_OP] = "cpu_op",
+		[GP_K_USER_ANNOTATION] = "user_annotation",
+		[GP_K_GPU_ANNOTATION] = "gpu_user_annotation",
+		[GP_K_RUNTIME] = "cuda_runtime",
+		[GP_K_DRIVER] = "cuda_driver",
+		[GP_K_KERNEL] = "kernel",
+		[GP_K_MEMCPY] = "gpu_memcpy",
+		[GP_K_MEMSET] = "gpu_memset",
+		[GP_K_SYNC] = "cuda_sync",
+		[GP_K_TRACE] = "trace",
+		[GP_K_OVERHEAD] = "overhead",
+	};
+	return (unsigned)k < GP_K__COUNT ? names[k] : "other";
+}
+
+bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_device_props *out)
+{
+	const struct gp_value *props = gp_obj_get(t->meta, "deviceProperties");
+	size_t i, n = gp_value_len(props);
+
+	for (i = 0; i < n; i++) {
+		const struct gp_value *d = gp_arr_get(props, i);
+		int64_t id;
+
+		if (!gp_value_get_int(gp_obj_get(d, "id"), &id) || id != device)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->id = id;
+		out->name = gp_value_get_str(gp_obj_get(d, "name"));
+		if (!gp_value_get_int(gp_obj_get(d, "totalGlobalMem"), &out->total_mem))
+			out->total_mem = -1;
+		if (!gp_value_get_int(gp_obj_get(d, "numSms"), &out->num_sms))
+			out->num_sms = -1;
+		if (!gp_value_get_int(gp_obj_get(d, "maxThreadsPerMultiprocessor"),
+				      &out->max_threads_per_sm))
+			out->max_threads_per_sm = -1;
+		if (!gp_value_get_int(gp_obj_get(d, "computeMajor"), &out->compute_major))
+			out->compute_major = -1;
+		if (!gp_value_get_int(gp_obj_get(d, "computeMinor"), &out->compute_minor))
+			out->compute_minor = -1;
+		return true;
+	}
+	return false;
+}
+
+GP_API const char *gp_trace_name(const struct gp_trace *t)
+{
+	return t ? t->path : "";
+}
+
+GP_API int64_t gp_trace_rank(const struct gp_trace *t)
+{
+	return t ? t->rank : -1;
+}
+
+GP_API uint64_t gp_trace_event_count(const struct gp_trace *t)
+{
+	return t ? t->ev.n : 0;
+}
+
+GP_API uint64_t gp_trace_events_read(const struct gp_trace *t)
+{
+	return t ? t->events_read : 0;
+}
+
+GP_API bool gp_trace_salvage(const struct gp_trace *t, uint64_t *offset, uint64_t *lost_bytes)
+{
+	if (!t || !t->salvaged)
+		return false;
+	if (offset)
+		*offset = t->damage_offset;
+	if (lost_bytes)
+		*lost_bytes = t->lost_bytes;
+	return true;
+}
+
+GP_API const struct gp_value *gp_trace_metadata(const struct gp_trace *t)
+{
+	return t ? t->meta : NULL;
+}

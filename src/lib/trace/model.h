@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model.h - the trace model: one process's (one rank's) events in columns.
+ *
+ * Filled by the readers (kineto.c today, the capture reader later), read by
+ * analyze/. Invariants, established by the reader and relied on everywhere:
+ *  - times are int64 nanoseconds on the trace's own clock: for Kineto, the
+ *    JSON "ts" (µs, parsed from its decimal text, never through a double) times
+ *    1000, plus baseTimeNanoseconds when the file has it;
+ *  - dur >= 0 (a negative dur is a format error);
+ *  - every id column holds -1 for "unknown"; unknown doubles are NaN;
+ *  - string ids index t->strs; 0 is "";
+ *  - events are kept in file order; analyses sort index lists as they need.
+ * Only complete ("X") events are stored as events; python_function events are
+ * reduced to (ts, dur) pairs; flows and metadata are counted, not stored.
+ */
+#ifndef GP_TRACE_MODEL_H
+#define GP_TRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof/trace.h"
+#include "gpuprof/value.h"
+#include "util/strtab.h"
+
+/** What an event is, from its category (both the 2021 and the modern Kineto names). */
+enum gp_kind {
+	GP_K_OTHER = 0,       /* an X event of any other category */
+	GP_K_CPU_OP,          /* cpu_op, Operator (except ProfilerStep#N) */
+	GP_K_USER_ANNOTATION, /* user_annotation, and ProfilerStep#N of either schema */
+	GP_K_GPU_ANNOTATION,  /* gpu_user_annotation */
+	GP_K_RUNTIME,         /* cuda_runtime, Runtime (also HIP runtime calls) */
+	GP_K_DRIVER,          /* cuda_driver */
+	GP_K_KERNEL,          /* kernel, Kernel */
+	GP_K_MEMCPY,          /* gpu_memcpy, Memcpy */
+	GP_K_MEMSET,          /* gpu_memset, Memset */
+	GP_K_SYNC,            /* cuda_sync */
+	GP_K_TRACE,           /* Trace ("PyTorch Profiler (0)") */
+	GP_K_OVERHEAD,        /* overhead */
+	GP_K__COUNT
+};
+
+/** Event flags. */
+enum gp_ev_flag {
+	GP_EVF_STEP = 1 << 0,      /* a CPU ProfilerStep#N annotation */
+	GP_EVF_HAS_STREAM = 1 << 1 /* the event carried args.stream (also on CPU events) */
+};
+
+/** Per-event details of GPU activity (kernel, memcpy, memset), indexed by aux. */
+struct gp_gpu_info {
+	int32_t device;        /* args.device, -1 unknown */
+	int32_t grid[3];       /* -1 unknown */
+	int32_t block[3];      /* -1 unknown */
+	int32_t regs;          /* registers per thread, -1 unknown */
+	int64_t shmem;         /* shared memory bytes, -1 unknown */
+	int64_t bytes;         /* memcpy/memset bytes, -1 unknown */
+	double blocks_per_sm;  /* NaN unknown */
+	double warps_per_sm;   /* NaN unknown */
+	double occupancy_pct;  /* est. achieved occupancy %, NaN unknown */
+	double bw_gbps;        /* memory bandwidth (GB/s), NaN unknown */
+	uint32_t collective;   /* args "Collective name" string id, 0 none */
+};
+
+/** A [memory] instant event (profile_memory=True). */
+struct gp_mem_event {
+	int64_t ts;
+	int64_t bytes;           /* signed: negative is a free */
+	int64_t total_allocated; /* -1 unknown */
+	int64_t total_reserved;  /* -1 unknown */
+	int64_t addr;            /* -1 unknown */
+	int32_t device;          /* "Device Id", -1 for CPU/unknown */
+	int32_t device_type;     /* "Device Type": 0 CPU, 1 CUDA, -1 unknown */
+	uint32_t track;
+};
+
+/**
+ * A track: a host thread (pid, tid) or a GPU stream (device, stream). pid/tid
+ * that are strings in the file ("stream 7", "Traces") keep their text in
+ * pid_str/tid_str and have pid/tid = -1.
+ */
+struct gp_track {
+	int64_t pid, tid;
+	uint32_t pid_str, tid_str;
+	uint32_t name; /* thread_name metadata, 0 none */
+	bool gpu;      /* holds GPU activity */
+	int32_t device;
+	int64_t stream;
+};
+
+/** Count of events by (ph, cat), for the overview. */
+struct gp_cat_count {
+	uint32_t cat; /* string id; 0: no cat */
+	char ph;
+	uint64_t count;
+};
+
+/** The events, as columns of equal length n. */
+struct gp_events {
+	size_t n, cap;
+	int64_t *ts;
+	int64_t *dur;
+	int64_t *corr;   /* args.correlation, -1 unknown */
+	int64_t *ext;    /* args."External id" (or "external id"), -1 unknown */
+	int64_t *stream; /* args.stream, -1 unknown */
+	uint32_t *name;
+	uint32_t *track;
+	uint32_t *aux; /* index into gpu_info, UINT32_MAX none */
+	uint8_t *kind;
+	uint8_t *flags;
+};
+
+struct gp_trace {
+	char *path;
+	struct gp_strtab strs;
+	struct gp_events ev;
+
+	struct gp_gpu_info *gpu;
+	size_t ngpu, gpu_cap;
+
+	struct gp_mem_event *mem;
+	size_t nmem, mem_cap;
+
+	struct gp_track *tracks;
+	size_t ntracks, tracks_cap;
+
+	/* python_function events: (ts, dur) pairs only */
+	int64_t *py_ts, *py_dur;
+	size_t npy, py_cap;
+
+	struct gp_cat_count *cats;
+	size_t ncats, cats_cap;
+
+	/* metadata */
+	struct gp_value *meta; /* top-level keys except traceEvents */
+	int64_t rank;          /* distributedInfo.rank, -1 unknown */
+	int64_t world_size;    /* -1 unknown */
+	int64_t base_ns;       /* baseTimeNanoseconds, 0 when absent */
+	bool has_base;
+	bool ts_float;  /* some ts or dur had a fractional part (HTA rounds then) */
+	bool bare_array; /* the file was a bare array of events */
+
+	/* reading */
+	uint64_t events_read; /* every element of traceEvents */
+	uint64_t bytes_read;  /* uncompressed JSON bytes */
+	bool salvaged;
+	uint64_t damage_offset, lost_bytes;
+};
+
+/** Device properties from the file (deviceProperties[]), for one device id. */
+struct gp_device_props {
+	int64_t id;
+	const char *name;
+	int64_t total_mem;
+	int64_t num_sms;
+	int64_t max_threads_per_sm;
+	int64_t compute_major, compute_minor;
+};
+
+/** Looks up deviceProperties for @p device; @return false if absent. */
+bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_device_props *out);
+
+/* Model construction (used by readers and tests). All return 0 or a negative status. */
+int gp__trace_new(const char *path, struct gp_trace **out);
+/** Appends an event; every column gets its unknown value except those given. */
+int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
+			int64_t ts, int64_t dur, size_t *idx);
+/** Adds GPU details to event @p idx (sets aux). */
+int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi);
+int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
+int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur);
+/** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
+int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
+		    uint32_t tid_str, uint32_t *out);
+int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat);
+/** Kind from a category string (NULL/"" for none). */
+enum gp_kind gp__kind_from_cat(const char *cat, size_t len);
+/** @return the kind's canonical name ("kernel", "cpu_op", ...). */
+const char *gp__kind_name(enum gp_kind k);
+
+static inline const char *gp__ev_name(const struct gp_trace *t, size_t i)
+{
+	return gp_strtab_get(&t->strs, t->ev.name[i]);
+}
+
+#endif

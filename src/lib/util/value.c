@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * value.c - the gp_value document tree and its JSON writer (value.h).
+ *
+ * Objects keep insertion order in memory and are written with keys sorted, so
+ * output never depends on the order analyses filled them in.
+ */
+#include "gpuprof/value.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "error.h"
+
+struct gp_member {
+	char *key;
+	struct gp_value *v;
+};
+
+struct gp_value {
+	enum gp_value_type type;
+	union {
+		bool b;
+		int64_t i;
+		double d;
+		struct {
+			char *p;
+			size_t len;
+		} s;
+		struct {
+			struct gp_value **items;
+			size_t n, cap;
+		} a;
+		struct {
+			struct gp_member *m;
+			size_t n, cap;
+		} o;
+	} u;
+};
+
+static struct gp_value *vnew(enum gp_value_type type)
+{
+	struct gp_value *v = gp__calloc(1, sizeof(*v));
+
+	if (v)
+		v->type = type;
+	return v;
+}
+
+GP_API struct gp_value *gp_value_null(void)
+{
+	return vnew(GP_VALUE_NULL);
+}
+
+GP_API struct gp_value *gp_value_bool(bool b)
+{
+	struct gp_value *v = vnew(GP_VALUE_BOOL);
+
+	if (v)
+		v->u.b = b;
+	return v;
+}
+
+GP_API struct gp_value *gp_value_int(int64_t i)
+{
+	struct gp_value *v = vnew(GP_VALUE_INT);
+
+	if (v)
+		v->u.i = i;
+	return v;
+}
+
+GP_API struct gp_value *gp_value_double(double d)
+{
+	struct gp_value *v = vnew(GP_VALUE_DOUBLE);
+
+	if (v)
+		v->u.d = d;
+	return v;
+}
+
+GP_API struct gp_value *gp_value_strn(const char *s, size_t len)
+{
+	struct gp_value *v;
+
+	if (!s)
+		return gp_value_null();
+	v = vnew(GP_VALUE_STRING);
+	if (!v)
+		return NULL;
+	v->u.s.p = gp__strndup(s, len);
+	if (!v->u.s.p) {
+		gp__free(v);
+		return NULL;
+	}
+	v->u.s.len = len;
+	return v;
+}
+
+GP_API struct gp_value *gp_value_str(const char *s)
+{
+	return s ? gp_value_strn(s, strlen(s)) : gp_value_null();
+}
+
+GP_API struct gp_value *gp_value_array(void)
+{
+	return vnew(GP_VALUE_ARRAY);
+}
+
+GP_API struct gp_value *gp_value_object(void)
+{
+	return vnew(GP_VALUE_OBJECT);
+}
+
+GP_API void gp_value_free(struct gp_value *v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	switch (v->type) {
+	case GP_VALUE_STRING:
+		gp__free(v->u.s.p);
+		break;
+	case GP_VALUE_ARRAY:
+		for (i = 0; i < v->u.a.n; i++)
+			gp_value_free(v->u.a.items[i]);
+		gp__free(v->u.a.items);
+		break;
+	case GP_VALUE_OBJECT:
+		for (i = 0; i < v->u.o.n; i++) {
+			gp__free(v->u.o.m[i].key);
+			gp_value_free(v->u.o.m[i].v);
+		}
+		gp__free(v->u.o.m);
+		break;
+	default:
+		break;
+	}
+	gp__free(v);
+}
+
+GP_API struct gp_value *gp_value_clone(const struct gp_value *v)
+{
+	struct gp_value *c;
+	size_t i;
+
+	if (!v)
+		return NULL;
+	switch (v->type) {
+	case GP_VALUE_NULL:
+		return gp_value_null();
+	case GP_VALUE_BOOL:
+		return gp_value_bool(v->u.b);
+	case GP_VALUE_INT:
+		return gp_value_int(v->u.i);
+	case GP_VALUE_DOUBLE:
+		return gp_value_double(v->u.d);
+	case GP_VALUE_STRING:
+		return gp_value_strn(v->u.s.p, v->u.s.len);
+	case GP_VALUE_ARRAY:
+		c = gp_value_array();
+		for (i = 0; c && i < v->u.a.n; i++) {
+			if (gp_arr_push(c, gp_value_clone(v->u.a.items[i]))) {
+				gp_value_free(c);
+				return NULL;
+			}
+		}
+		return c;
+	case GP_VALUE_OBJECT:
+		c = gp_value_object();
+		for (i = 0; c && i < v->u.o.n; i++) {
+			if (gp_obj_set(c, v->u.o.m[i].key, gp_value_clone(v->u.o.m[i].v))) {
+				gp_value_free(c);
+				return NULL;
+			}
+		}
+		return c;
+	}
+	return NULL;
+}
+
+GP_API int gp_arr_push(struct gp_value *arr, struct gp_value *item)
+{
+	int rc;
+
+	if (!item)
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	if (!arr || arr->type != GP_VALUE_ARRAY) {
+		gp_value_free(item);
+		return gp__error(GP_EINVAL, "not an array");
+	}
+	if ((rc = gp__grow((void **)&arr->u.a.items, &arr->u.a.cap, arr->u.a.n + 1,
+			   sizeof(*arr->u.a.items)))) {
+		gp_value_free(item);
+		return rc;
+	}
+	arr->u.a.items[arr->u.a.n++] = item;
+	return 0;
+}
+
+GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
+{
+	size_t i;
+	char *k;
+	int rc;
+
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	if (!obj || obj->type != GP_VALUE_OBJECT || !key) {
+		gp_value_free(v);
+		return gp__error(GP_EINVAL, "not an object");
+	}
+	for (i = 0; i < obj->u.o.n; i++) {
+		if (strcmp(obj->u.o.m[i].key, key) == 0) {
+			gp_value_free(obj->u.o.m[i].v);
+			obj->u.o.m[i].v = v;
+			return 0;
+		}
+	}
+	k = gp__strdup(key);
+	if (!k) {
+		gp_value_free(v);
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	}
+	if ((rc = gp__grow((void **)&obj->u.o.m, &obj->u.o.cap, obj->u.o.n + 1,
+			   sizeof(*obj->u.o.m)))) {
+		gp__free(k);
+		gp_value_free(v);
+		return rc;
+	}
+	obj->u.o.m[obj->u.o.n].key = k;
+	obj->u.o.m[obj->u.o.n].v = v;
+	obj->u.o.n++;
+	return 0;
+}
+
+GP_API int gp_obj_set_int(struct gp_value *obj, const char *key, int64_t i)
+{
+	return gp_obj_set(obj, key, gp_value_int(i));
+}
+
+GP_API int gp_obj_set_double(struct gp_value *obj, const char *key, double d)
+{
+	return gp_obj_set(obj, key, gp_value_double(d));
+}
+
+GP_API int gp_obj_set_str(struct gp_value *obj, const char *key, const char *s)
+{
+	return gp_obj_set(obj, key, gp_value_str(s));
+}
+
+GP_API int gp_obj_set_bool(struct gp_value *obj, const char *key, bool b)
+{
+	return gp_obj_set(obj, key, gp_value_bool(b));
+}
+
+GP_API int gp_obj_set_null(struct gp_value *obj, const char *key)
+{
+	return gp_obj_set(obj, key, gp_value_null());
+}
+
+GP_API enum gp_value_type gp_value_type(const struct gp_value *v)
+{
+	return v ? v->type : GP_VALUE_NULL;
+}
+
+GP_API size_t gp_value_len(const struct gp_value *v)
+{
+	if (!v)
+		return 0;
+	if (v->type == GP_VALUE_ARRAY)
+		return v->u.a.n;
+	if (v->type == GP_VALUE_OBJECT)
+		return v->u.o.n;
+	return 0;
+}
+
+GP_API const struct gp_value *gp_arr_get(const struct gp_value *arr, size_t i)
+{
+	if (!arr || arr->type != GP_VALUE_ARRAY || i >= arr->u.a.n)
+		return NULL;
+	return arr->u.a.items[i];
+}
+
+GP_API const struct gp_value *gp_obj_get(const struct gp_value *obj, const char *key)
+{
+	size_t i;
+
+	if (!obj || obj->type != GP_VALUE_OBJECT || !key)
+		return NULL;
+	for (i = 0; i < obj->u.o.n; i++) {
+		if (strcmp(obj->u.o.m[i].key, key) == 0)
+			return obj->u.o.m[i].v;
+	}
+	return NULL;
+}
+
+GP_API const char *gp_obj_key_at(const struct gp_value *obj, size_t i)
+{
+	if (!obj || obj->type != GP_VALUE_OBJECT || i >= obj->u.o.n)
+		return NULL;
+	return obj->u.o.m[i].key;
+}
+
+GP_API const struct gp_value *gp_obj_value_at(const struct gp_value *obj, size_t i)
+{
+	if (!obj || obj->type != GP_VALUE_OBJECT || i >= obj->u.o.n)
+		return NULL;
+	return obj->u.o.m[i].v;
+}
+
+GP_API const struct gp_value *gp_value_path(const struct gp_value *v, const char *path)
+{
+	char seg[256];
+
+	while (v && path && *path) {
+		const char *slash = strchr(path, '/');
+		size_t n = slash ? (size_t)(slash - path) : strlen(path);
+
+		if (n >= sizeof(seg))
+			return NULL;
+		memcpy(seg, path, n);
+		seg[n] = '\0';
+		if (v->type == GP_VALUE_ARRAY) {
+			char *end;
+			unsigned long idx = strtoul(seg, &end, 10);
+
+			if (*end || end == seg)
+				return NULL;
+			v = gp_arr_get(v, idx);
+		} else {
+			v = gp_obj_get(v, seg);
+		}
+		path = slash ? slash + 1 : NULL;
+	}
+	return v;
+}
+
+GP_API bool gp_value_get_int(const struct gp_value *v, int64_t *out)
+{
+	if (!v)
+		return false;
+	if (v->type == GP_VALUE_INT) {
+		*out = v->u.i;
+		return true;
+	}
+	if (v->type == GP_VALUE_DOUBLE && isfinite(v->u.d) && v->u.d == floor(v->u.d) &&
+	    fabs(v->u.d) < 9.2e18) {
+		*out = (int64_t)v->u.d;
+		return true;
+	}
+	return false;
+}
+
+GP_API bool gp_value_get_double(const struct gp_value *v, double *out)
+{
+	if (!v)
+		return false;
+	if (v->type == GP_VALUE_INT) {
+		*out = (double)v->u.i;
+		return true;
+	}
+	if (v->type == GP_VALUE_DOUBLE && isfinite(v->u.d)) {
+		*out = v->u.d;
+		return true;
+	}
+	return false;
+}
+
+GP_API const char *gp_value_get_str(const struct gp_value *v)
+{
+	return v && v->type == GP_VALUE_STRING ? v->u.s.p : NULL;
+}
+
+GP_API bool gp_value_get_bool(const struct gp_value *v, bool dflt)
+{
+	return v && v->type == GP_VALUE_BOOL ? v->u.b : dflt;
+}
+
+/* ---- writer ---- */
+
+static int write_str(struct gp_buf *b, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+	int rc;
+
+	if ((rc = gp_buf_addch(b, '"')))
+		return rc;
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7];
+		size_t elen = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if ((rc = gp_buf_add(b, s + run, i - run)))
+			return rc;
+		esc[0] = '\\';
+		switch (c) {
+		case '"':
+			esc[1] = '"';
+			break;
+		case '\\':
+			esc[1] = '\\';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		default:
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			elen = 6;
+		}
+		if ((rc = gp_buf_add(b, esc, elen)))
+			return rc;
+		run = i + 1;
+	}
+	if ((rc = gp_buf_add(b, s + run, len - run)))
+		return rc;
+	return gp_buf_addch(b, '"');
+}
+
+static int write_double(struct gp_buf *b, double d)
+{
+	char tmp[64];
+	int n;
+
+	if (!isfinite(d))
+		return gp_buf_addstr(b, "null");
+	if (d == 0)
+		d = 0; /* no "-0" */
+	n = snprintf(tmp, sizeof(tmp), "%.6f", d);
+	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+		n = snprintf(tmp, sizeof(tmp), "%.17g", d);
+		return gp_buf_add(b, tmp, (size_t)n);
+	}
+	while (n > 1 && tmp[n - 1] == '0')
+		n--;
+	if (tmp[n - 1] == '.')
+		n--;
+	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
+		return gp_buf_addch(b, '0');
+	return gp_buf_add(b, tmp, (size_t)n);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct gp_member *const *x = a, *const *y = b;
+
+	return strcmp((*x)->key, (*y)->key);
+}
+
+static int indent(struct gp_buf *b, unsigned flags, int depth)
+{
+	int rc;
+
+	if (!(flags & GP_JSON_PRETTY))
+		return 0;
+	if ((rc = gp_buf_addch(b, '\n')))
+		return rc;
+	while (depth-- > 0)
+		if ((rc = gp_buf_add(b, "  ", 2)))
+			return rc;
+	return 0;
+}
+
+static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flags, int depth)
+{
+	const struct gp_member **sorted = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (depth > 1000)
+		return gp__error(GP_ELIMIT, "report nested too deeply");
+	switch (v->type) {
+	case GP_VALUE_NULL:
+		return gp_buf_addstr(b, "null");
+	case GP_VALUE_BOOL:
+		return gp_buf_addstr(b, v->u.b ? "true" : "false");
+	case GP_VALUE_INT:
+		return gp_buf_addf(b, "%" PRId64, v->u.i);
+	case GP_VALUE_DOUBLE:
+		return write_double(b, v->u.d);
+	case GP_VALUE_STRING:
+		return write_str(b, v->u.s.p, v->u.s.len);
+	case GP_VALUE_ARRAY:
+		if (!v->u.a.n)
+			return gp_buf_addstr(b, "[]");
+		GP_TRY(gp_buf_addch(b, '['));
+		for (i = 0; i < v->u.a.n; i++) {
+			if (i)
+				GP_TRY(gp_buf_addch(b, ','));
+			GP_TRY(indent(b, flags, depth + 1));
+			GP_TRY(write_value(b, v->u.a.items[i], flags, depth + 1));
+		}
+		GP_TRY(indent(b, flags, depth));
+		return gp_buf_addch(b, ']');
+	case GP_VALUE_OBJECT:
+		if (!v->u.o.n)
+			return gp_buf_addstr(b, "{}");
+		sorted = gp__calloc(v->u.o.n, sizeof(*sorted));
+		if (!sorted)
+			return gp__error(GP_ENOMEM, "out of memory writing a report");
+		for (i = 0; i < v->u.o.n; i++)
+			sorted[i] = &v->u.o.m[i];
+		qsort(sorted, v->u.o.n, sizeof(*sorted), cmp_member);
+		GP_TRY(gp_buf_addch(b, '{'));
+		for (i = 0; i < v->u.o.n; i++) {
+			if (i)
+				GP_TRY(gp_buf_addch(b, ','));
+			GP_TRY(indent(b, flags, depth + 1));
+			GP_TRY(write_str(b, sorted[i]->key, strlen(sorted[i]->key)));
+			GP_TRY(gp_buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
+					  (flags & GP_JSON_PRETTY) ? 2 : 1));
+			GP_TRY(write_value(b, sorted[i]->v, flags, depth + 1));
+		}
+		GP_TRY(indent(b, flags, depth));
+		rc = gp_buf_addch(b, '}');
+		break;
+	}
+out:
+	gp__free(sorted);
+	return rc;
+}
+
+GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out, size_t *len)
+{
+	struct gp_buf b = GP_BUF_INIT;
+	int rc;
+
+	*out = NULL;
+	if (!v)
+		return gp__error(GP_EINVAL, "no value");
+	rc = write_value(&b, v, flags, 0);
+	if (!rc && (flags & GP_JSON_PRETTY))
+		rc = gp_buf_addch(&b, '\n');
+	if (rc) {
+		gp_buf_release(&b);
+		return rc;
+	}
+	*out = gp_buf_detach(&b, len);
+	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testutil.c - see testutil.h.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+struct gp_trace *tu_trace_new(void)
+{
+	struct gp_trace *t = NULL;
+
+	assert_int_equal(gp__trace_new("synthetic", &t), 0);
+	return t;
+}
+
+size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t pid, int64_t tid,
+	      int64_t ts, int64_t dur)
+{
+	uint32_t nid, track;
+	size_t idx;
+
+	assert_int_equal(gp_strtab_intern(&t->strs, name, strlen(name), &nid), 0);
+	assert_int_equal(gp__trace_track(t, pid, 0, tid, 0, &track), 0);
+	assert_int_equal(gp__trace_add_event(t, kind, nid, track, ts, dur, &idx), 0);
+	if (kind == GP_K_USER_ANNOTATION && strncmp(name, "ProfilerStep#", 13) == 0)
+		t->ev.flags[idx] |= GP_EVF_STEP;
+	return idx;
+}
+
+static size_t gpu_event(struct gp_trace *t, enum gp_kind kind, const char *name, int device,
+			int64_t stream, int64_t ts, int64_t dur, int64_t corr)
+{
+	struct gp_gpu_info gi;
+	size_t idx = tu_add(t, kind, name, device, stream, ts, dur);
+	struct gp_track *tr = &t->tracks[t->ev.track[idx]];
+
+	memset(&gi, 0, sizeof(gi));
+	gi.device = device;
+	gi.grid[0] = gi.grid[1] = gi.grid[2] = -1;
+	gi.block[0] = gi.block[1] = gi.block[2] = -1;
+	gi.regs = -1;
+	gi.shmem = -1;
+	gi.bytes = -1;
+	gi.blocks_per_sm = NAN;
+	gi.warps_per_sm = NAN;
+	gi.occupancy_pct = NAN;
+	gi.bw_gbps = NAN;
+	assert_int_equal(gp__trace_add_gpu_info(t, idx, &gi), 0);
+	t->ev.corr[idx] = corr;
+	t->ev.stream[idx] = stream;
+	t->ev.flags[idx] |= GP_EVF_HAS_STREAM;
+	tr->gpu = true;
+	tr->device = device;
+	tr->stream = stream;
+	return idx;
+}
+
+size_t tu_kernel(struct gp_trace *t, const char *name, int device, int64_t stream, int64_t ts,
+		 int64_t dur, int64_t corr)
+{
+	return gpu_event(t, GP_K_KERNEL, name, device, stream, ts, dur, corr);
+}
+
+size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid, int64_t ts,
+		  int64_t dur, int64_t corr)
+{
+	size_t idx = tu_add(t, GP_K_RUNTIME, name, pid, tid, ts, dur);
+
+	t->ev.corr[idx] = corr;
+	return idx;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testutil.h - helpers shared by the unit tests: cmocka includes and a
+ * builder for small synthetic traces with hand-computable answers.
+ */
+#ifndef GP_TESTUTIL_H
+#define GP_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "trace/model.h"
+
+/** A new empty trace (asserts on failure). */
+struct gp_trace *tu_trace_new(void);
+/**
+ * Adds an event: times in ns; @p track_pid/@p track_tid name the track
+ * (for GPU events pass device and stream). Returns the event index.
+ */
+size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t pid, int64_t tid,
+	      int64_t ts, int64_t dur);
+/** Adds a kernel on (device, stream) with correlation @p corr. */
+size_t tu_kernel(struct gp_trace *t, const char *name, int device, int64_t stream, int64_t ts,
+		 int64_t dur, int64_t corr);
+/** Adds a runtime call on thread (pid, tid) with correlation @p corr. */
+size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid, int64_t ts,
+		  int64_t dur, int64_t corr);
+
+#endif
