@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# scripts/test.sh - the project's test command (README, .ci/run).
+#
+# 1. an ASan+UBSan build (clang) of the library, CLI and tests, and its ctest;
+# 2. a libFuzzer build (clang) and a short run of every fuzz target over its corpus;
+# 3. the release build (gcc, warnings as errors) and its ctest, which also checks
+#    formatting (clang-format) — run last so CTest's summary closes the output.
+#
+# Environment: JOBS (default: nproc), FUZZ_SECONDS per target (default 30),
+# SKIP_ASAN=1 / SKIP_FUZZ=1 to leave a stage out while developing.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=${JOBS:-$(nproc)}
+fuzz_seconds=${FUZZ_SECONDS:-30}
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+
+if [ "${SKIP_ASAN:-0}" != 1 ]; then
+	stage "ASan+UBSan build and tests (clang)"
+	cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+		-DGP_WERROR=ON -DGP_SANITIZE=address,undefined -DGP_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-asan -j"$jobs"
+	(cd build-asan && ctest -j"$jobs" --output-on-failure -LE slow)
+fi
+
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+	stage "libFuzzer build and a ${fuzz_seconds}s run per target"
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DGP_FUZZ=ON -DGP_SANITIZE=address,undefined -DGP_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-fuzz -j"$jobs"
+	for fz in build-fuzz/tests/fuzz_*; do
+		[ -x "$fz" ] || continue
+		name=${fz##*/fuzz_}
+		corpus=tests/fuzz/corpus/$name
+		work=$(mktemp -d)
+		# new inputs go to a scratch directory: the committed corpus stays as is
+		"$fz" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix="$work/" "$work" "$corpus" 2>&1 | tail -n 3
+		if ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* >/dev/null 2>&1; then
+			echo "fuzz target $name found a problem:" "$work"/crash-* "$work"/leak-* "$work"/timeout-*
+			exit 1
+		fi
+		rm -rf "$work"
+	done
+fi
+
+stage "release build (gcc, -Werror) and tests"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGP_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+cd build
+ctest -j"$jobs" --output-on-failure

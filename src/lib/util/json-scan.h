@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json-scan.h - a strict (RFC 8259) JSON tokenizer over a contiguous window.
+ *
+ * The scanner never allocates and never recurses: it validates and skips
+ * values, scans strings (returning the raw bytes between the quotes, decoded
+ * later only when they hold a backslash), checks number grammar and UTF-8.
+ * Running into the end of the window mid-token gives GP_ETRUNC, so a
+ * streaming caller can refill and retry; GP_EFORMAT marks bad input and
+ * GP_ELIMIT nesting past GP_JSON_MAX_DEPTH. On any error err_at/err_msg say
+ * where and what. Used by the Kineto reader and gp_value_parse().
+ */
+#ifndef GP_UTIL_JSON_SCAN_H
+#define GP_UTIL_JSON_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GP_JSON_MAX_DEPTH 512
+
+/** A slice of the input (not NUL-terminated). */
+struct gp_str {
+	const char *p;
+	size_t len;
+};
+
+struct gp_jscan {
+	const char *end; /* end of the window */
+	bool eof;        /* the window ends at the end of the input */
+	/* set on error */
+	const char *err_at;
+	const char *err_msg;
+};
+
+/** Skips JSON whitespace; @return the first other byte's position (or end). */
+static inline const char *gp__json_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/** Records an error at @p at and @return @p status. */
+int gp__json_fail(struct gp_jscan *s, const char *at, int status, const char *msg);
+
+/**
+ * Scans a string; *@p pp points at its opening quote and is advanced past the
+ * closing one. @p raw receives the bytes between the quotes; @p esc whether
+ * they hold an escape (then use gp__json_unescape()).
+ */
+int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, bool *esc);
+
+/**
+ * Scans a number at *@p pp. @p num receives its text; @p is_int whether it
+ * has neither fraction nor exponent (may be NULL).
+ */
+int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, bool *is_int);
+
+/** Scans the literal true, false or null; @p which receives 't', 'f' or 'n'. */
+int gp__json_literal(struct gp_jscan *s, const char **pp, char *which);
+
+/**
+ * Validates and skips one value (with leading whitespace) of any type,
+ * nesting at most @p max_depth levels (0: GP_JSON_MAX_DEPTH).
+ */
+int gp__json_skip(struct gp_jscan *s, const char **pp, unsigned max_depth);
+
+/**
+ * Decodes the escapes of a validated raw string into @p out, which must hold
+ * @p n bytes (decoding never lengthens). @return the decoded length.
+ */
+size_t gp__json_unescape(const char *raw, size_t n, char *out);
+
+/** @return true if @p p[0..n) is valid UTF-8 (RFC 3629: no overlongs, no surrogates). */
+bool gp__utf8_valid(const char *p, size_t n);
+
+#endif

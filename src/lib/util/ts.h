@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ts.h - exact decimal timestamp parsing: JSON number text in microseconds to
+ * int64 nanoseconds, never through a double.
+ *
+ * Absolute-epoch float microseconds ("1712195495505582.988") have 19
+ * significant digits, more than a double holds, so the text is scaled by
+ * 1000 in decimal. Used by the Kineto reader and its tests.
+ */
+#ifndef GP_UTIL_TS_H
+#define GP_UTIL_TS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * Parses the JSON number @p p[0..n) (µs; integer, fraction or exponent form)
+ * into nanoseconds, rounding digits past the ns to nearest (half away from
+ * zero). The whole text must be one JSON number.
+ * @param is_float receives true if the text has a fraction or an exponent
+ *        (may be NULL).
+ * @return 0; GP_EFORMAT when the text is not a JSON number; GP_ELIMIT when
+ *         the value does not fit int64 nanoseconds. No error string is set.
+ */
+int gp__ts_parse(const char *p, size_t n, int64_t *ns, bool *is_float);
+
+/**
+ * Parses a JSON integer (no fraction or exponent) into int64.
+ * @return 0, GP_EFORMAT (not an integer) or GP_ELIMIT (out of range).
+ */
+int gp__int_parse(const char *p, size_t n, int64_t *out);
+
+#endif

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Compare `gpuprof analyze --json` with the reference numbers of ../shared/traces.
+
+Usage: reference.py hta|tb GPUPROF TRACES_DIR
+
+hta: `--compat hta` against Holistic Trace Analysis: temporal breakdown, idle
+     breakdown per stream, kernel-type breakdown, comm/comp overlap and the
+     top-5 kernels, within 0.1 percentage point or 1 us.
+tb:  gpuprof's default definitions against the TensorBoard plugin: the
+     step-time breakdown within 0.5 point, GPU utilisation, est. SM efficiency
+     and est. achieved occupancy.
+Every trace must be analysed without error; traces without GPU events must say
+so. Prints one line per check that fails and exits 1 if any did.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+PT = 0.1  # percentage points
+US = 1.0  # microseconds
+
+failures = []
+checks = 0
+
+
+def check(trace, what, ours, ref, tol, unit=""):
+    global checks
+    checks += 1
+    if ours is None or ref is None or abs(ours - ref) > tol + 1e-9:
+        failures.append(f"{trace}: {what}: ours {ours}{unit} vs reference {ref}{unit} (tolerance {tol})")
+
+
+def analyze(gpuprof, path, compat):
+    cmd = [gpuprof, "analyze", "--json", "--top", "0", "--compat", compat, path]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        failures.append(f"{os.path.basename(path)}: analyze failed ({p.returncode}): {p.stderr.strip()}")
+        return None
+    rep = json.loads(p.stdout)
+    assert rep["schema"] == "gpuprof.analyze/1", rep.get("schema")
+    return rep["ranks"][0]
+
+
+def us(ns):
+    return None if ns is None else ns / 1000.0
+
+
+def check_hta(name, r, ref):
+    h = ref["hta"]
+    gpu = r["gpu"]
+    errors = h.get("errors", {})
+    tb = h.get("temporal_breakdown") or []
+    if not gpu.get("has_gpu"):
+        if tb:
+            failures.append(f"{name}: no GPU activity reported, HTA found some")
+        return
+    if tb and "temporal_breakdown" not in errors:
+        t = tb[0]
+        check(name, "window us", us(gpu["window_ns"]), t["kernel_time(us)"], US)
+        check(name, "idle us", us(gpu["idle_ns"]), t["idle_time(us)"], US)
+        check(name, "compute us", us(gpu["compute_ns"]), t["compute_time(us)"], US)
+        check(name, "non-compute us", us(gpu["non_compute_ns"]), t["non_compute_time(us)"], US)
+        for k, rk in (("idle_pct", "idle_time_pctg"), ("compute_pct", "compute_time_pctg"),
+                      ("non_compute_pct", "non_compute_time_pctg")):
+            check(name, k, gpu[k], t[rk], PT)
+    if "idle_time_breakdown" not in errors:
+        ours = {row["stream"]: row for row in gpu["idle_breakdown"]}
+        for row in h.get("idle_time_breakdown") or []:
+            o = ours.get(row["stream"])
+            key = row["idle_category"] + "_ns"
+            check(name, f"idle {row['idle_category']} stream {row['stream']} us",
+                  us(o[key]) if o else None, row["idle_time"], US)
+    kt = h.get("kernel_type_breakdown") or []
+    if kt:
+        ours = {row["type"]: row for row in gpu["kernel_types"]}
+        for row in kt:
+            o = ours.get(row["kernel_type"])
+            check(name, f"kernel type '{row['kernel_type']}' %", o["pct"] if o else None,
+                  row["percentage"], PT)
+            check(name, f"kernel type '{row['kernel_type']}' us", us(o["ns"]) if o else None,
+                  row["sum"], US)
+    ov = (h.get("comm_comp_overlap") or [{}])[0].get("comp_comm_overlap_pctg")
+    if ov is not None and ov == ov:  # not NaN
+        check(name, "comm/comp overlap %", gpu["comm_comp_overlap_pct"], ov, PT)
+    elif kt:
+        if gpu["comm_comp_overlap_pct"] is not None:
+            failures.append(f"{name}: overlap should be null without communication")
+    top = (h.get("top5_kernels") or {}).get("0") or []
+    rows = r.get("hta_kernels") or r.get("kernels") or []
+    for i, k in enumerate(top):
+        match = [x for x in rows if x["name"].startswith(k["name"][:80])]
+        if not match:
+            failures.append(f"{name}: top kernel {i} '{k['name'][:60]}' not found")
+            continue
+        check(name, f"top kernel {i} sum us", us(match[0]["total_ns"]), k["sum_us"], US)
+
+
+def check_tb(name, r, ref):
+    tb = ref.get("tb_plugin") or {}
+    bd = tb.get("step_breakdown_us_pct")
+    stats = r.get("step_stats") or {}
+    pct = stats.get("breakdown_pct") or {}
+    keys = {"Kernel": "kernel_pct", "Memcpy": "memcpy_pct", "Memset": "memset_pct",
+            "Communication": "communication_pct", "Runtime": "runtime_pct",
+            "DataLoader": "dataloader_pct", "CPU Exec": "cpu_exec_pct", "Other": "other_pct"}
+    if bd:
+        for k, v in bd.items():
+            check(name, f"step breakdown {k} %", pct.get(keys[k]), v[1], 0.5)
+    util = {str(u["device"]): u for u in r.get("gpu_utilization") or []}
+    for dev, v in (tb.get("gpu_utilization") or {}).items():
+        check(name, f"gpu {dev} utilization", (util.get(dev) or {}).get("utilization"), v, 0.001)
+    for dev, v in (tb.get("est_sm_efficiency") or {}).items():
+        if v is not None:
+            check(name, f"gpu {dev} est. SM efficiency",
+                  (util.get(dev) or {}).get("sm_efficiency"), v, 0.001)
+    for dev, v in (tb.get("est_achieved_occupancy_pct") or {}).items():
+        if v is not None:
+            check(name, f"gpu {dev} est. achieved occupancy %",
+                  (util.get(dev) or {}).get("achieved_occupancy_pct"), v, PT)
+
+
+def main():
+    mode, gpuprof, traces = sys.argv[1], sys.argv[2], sys.argv[3]
+    refs = sorted(glob.glob(os.path.join(traces, "reference", "*.json")))
+    if not refs:
+        print(f"no reference files under {traces}")
+        return 77
+    for refpath in refs:
+        ref = json.load(open(refpath))
+        path = os.path.join(traces, ref["file"])
+        name = os.path.basename(ref["file"])
+        r = analyze(gpuprof, path, "hta" if mode == "hta" else "none")
+        if r is None:
+            continue
+        if mode == "hta":
+            check_hta(name, r, ref)
+        else:
+            check_tb(name, r, ref)
+    for f in failures:
+        print("FAIL", f)
+    print(f"{mode}: {checks} checks over {len(refs)} traces, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

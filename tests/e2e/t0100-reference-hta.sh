@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# gpuprof analyze --compat hta reproduces HTA's numbers on the real traces in ../shared/traces.
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+[ -d "$GP_SHARED_DIR/traces/reference" ] || { echo "skip: no ../shared/traces"; exit 77; }
+python3 "$GP_SRC_DIR/tests/e2e/reference.py" hta "$GPUPROF" "$GP_SHARED_DIR/traces"
