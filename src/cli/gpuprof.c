@@ -1,13 +1,130 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuprof.c - PROVISIONAL main until the CLI lands.
+ * gpuprof.c - main and the command table (git's git.c, perf's perf.c).
+ *
+ * Every command is listed, including those of later versions, which answer
+ * that they are not available yet (exit 1). After a command returns, main
+ * flushes and closes stdout and fails on a write error (a full disk); a
+ * closed pipe (`gpuprof ... | head`) fails quietly. SIGPIPE is ignored so a
+ * closed pipe shows up as EPIPE rather than killing the process mid-write.
  */
-#include <stdio.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
 
+#include "cli.h"
 #include "gpuprof/gpuprof.h"
 
-int main(void)
+const struct gp_cli_cmd gp_cli_commands[] = {
+	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings" },
+	{ "run", NULL, "capture a program: CUDA kernels, copies, API calls, NVTX ranges" },
+	{ "top", NULL, "live GPU/CPU monitor" },
+	{ "bench", NULL, "iteration statistics: latency p50/p95/p99, FPS, warmup" },
+	{ "compare", NULL, "regression verdict with significance" },
+	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers" },
+	{ "report", NULL, "one self-contained HTML page" },
+	{ "export", NULL, "convert a trace to chrome, perfetto or csv" },
+	{ "version", cmd_version, "what this build and this machine support" },
+	{ "help", cmd_help, "show the docs of a command" },
+	{ NULL, NULL, NULL },
+};
+
+const struct gp_cli_cmd *gp_cli_find(const char *name)
 {
-	printf("gpuprof %s\n", gp_version());
-	return 0;
+	const struct gp_cli_cmd *c;
+
+	for (c = gp_cli_commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+void gp_cli_list_commands(FILE *f)
+{
+	const struct gp_cli_cmd *c;
+
+	fprintf(f, "usage: gpuprof [--version] [--help] <command> [<args>]\n\n");
+	fprintf(f, "commands:\n");
+	for (c = gp_cli_commands; c->name; c++)
+		fprintf(f, "   %-10s %s%s\n", c->name, c->summary,
+			c->fn ? "" : " (not in this version)");
+	fprintf(f, "\n'gpuprof help <command>' shows the docs of a command,\n"
+		   "'gpuprof <command> -h' its options.\n");
+}
+
+const char *gp_cli_doc_find(const char *name)
+{
+	const struct gp_cli_doc *d;
+
+	for (d = gp_cli_docs; d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d->text;
+	return NULL;
+}
+
+/* git's run_builtin: the command's status, unless stdout could not be written */
+static int finish_stdout(int status)
+{
+	int e = 0;
+
+	if (ferror(stdout))
+		e = gp_cli_stdout_errno ? gp_cli_stdout_errno : EIO;
+	else if (fflush(stdout))
+		e = errno ? errno : EIO;
+	if (fclose(stdout) && !e)
+		e = errno ? errno : EIO;
+	if (!e)
+		return status;
+	/* the reader went away (`| head`): nothing worth saying */
+	if (e != EPIPE)
+		fprintf(stderr, "gpuprof: error: cannot write to standard output: %s\n",
+			strerror(e));
+	return GP_EXIT_FAILURE;
+}
+
+static int run_command(const struct gp_cli_cmd *c, int argc, const char **argv)
+{
+	int rc;
+
+	if (!c->fn) {
+		fprintf(stderr, "gpuprof: '%s' is not available yet in this version (%s)\n",
+			c->name, gp_version());
+		return GP_EXIT_FAILURE;
+	}
+	rc = c->fn(argc, argv);
+	if (rc < 0)
+		rc = GP_EXIT_FAILURE;
+	else if (rc > 255)
+		rc = GP_EXIT_FAILURE;
+	return finish_stdout(rc);
+}
+
+int main(int argc, char **argv)
+{
+	const char **av = (const char **)argv;
+	const struct gp_cli_cmd *c;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		gp_cli_list_commands(stdout);
+		return finish_stdout(GP_EXIT_USAGE);
+	}
+	if (strcmp(av[1], "--version") == 0 || strcmp(av[1], "-v") == 0)
+		return run_command(gp_cli_find("version"), 1, av + 1);
+	if (strcmp(av[1], "--help") == 0 || strcmp(av[1], "-h") == 0) {
+		gp_cli_list_commands(stdout);
+		return finish_stdout(GP_EXIT_OK);
+	}
+	if (av[1][0] == '-') {
+		fprintf(stderr, "gpuprof: unknown option '%s'\n", av[1]);
+		gp_cli_list_commands(stderr);
+		return GP_EXIT_USAGE;
+	}
+	c = gp_cli_find(av[1]);
+	if (!c) {
+		fprintf(stderr, "gpuprof: '%s' is not a gpuprof command; see 'gpuprof help'\n",
+			av[1]);
+		return GP_EXIT_USAGE;
+	}
+	return run_command(c, argc - 1, av + 1);
 }

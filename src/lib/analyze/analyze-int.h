@@ -13,15 +13,16 @@
 
 /* overview.c: "overview" (span, devices, streams, event counts, steps, trace info) */
 int gp__an_overview(const struct gp__actx *c, struct gp_value *r);
-/* gpu.c: "gpu" (temporal, kernel types, overlap, idle breakdown, utilisation, SM efficiency, occupancy) */
+/* gpu.c: "gpu" (temporal, kernel types, overlap, idle breakdown per stream) */
 int gp__an_gpu(const struct gp__actx *c, struct gp_value *r);
 /* launches.c: "launches" (launch delay, queue depth, short kernels) */
 int gp__an_launches(const struct gp__actx *c, struct gp_value *r);
-/* steps.c: "steps", "step_stats" */
+/* steps.c: "steps", "step_stats", "gpu_utilization" (utilisation, SM efficiency, occupancy
+ * over the steps window, TensorBoard-plugin definitions) */
 int gp__an_steps(const struct gp__actx *c, struct gp_value *r);
 /* summaries.c: "kernels", "api_calls", "memory_ops", "annotations", "cpu_ops" */
 int gp__an_summaries(const struct gp__actx *c, struct gp_value *r);
-/* memory.c: "memory" */
+/* memory.c: "memory" (reads the incomplete flags of r["steps"], so runs after steps.c) */
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
 /* findings.c: "findings" (reads the sections above) */
 int gp__an_findings(const struct gp__actx *c, struct gp_value *r);

@@ -27,14 +27,14 @@ static const struct {
 	const char *name;
 	int (*fn)(const struct gp__actx *c, struct gp_value *r);
 } sections[] = {
-	{ "overview", gp__an_overview }, { "gpu", gp__an_gpu },
-	{ "launches", gp__an_launches }, { "steps", gp__an_steps },
+	{ "overview", gp__an_overview },   { "gpu", gp__an_gpu },
+	{ "launches", gp__an_launches },   { "steps", gp__an_steps },
 	{ "summaries", gp__an_summaries }, { "memory", gp__an_memory },
 	{ "findings", gp__an_findings },
 };
 
 GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
-			    int64_t rank_hint, struct gp_value **out)
+                            int64_t rank_hint, struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o) };
 	struct gp__actx c;
@@ -202,8 +202,8 @@ static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap
 	for (i = 0; i < nn; i++)
 		GP_TRY(add_job(jobs, n, cap, names[i]));
 	if (*n == before)
-		rc = gp__error(GP_ENOENT, "'%s': no trace files (*.json, *.json.gz) in this directory",
-			       dir);
+		rc = gp__error(GP_ENOENT,
+		               "'%s': no trace files (*.json, *.json.gz) in this directory", dir);
 out:
 	for (i = 0; i < nn; i++)
 		gp__free(names[i]);
@@ -260,7 +260,7 @@ static int cmp_job(const void *a, const void *b)
 }
 
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
-			    struct gp_value **out)
+                            struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
@@ -281,7 +281,7 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 
 		if (stat(paths[i], &st))
 			GP_TRY(gp__error(GP_ENOENT, "cannot read '%s': %s", paths[i],
-					 strerror(errno)));
+			                 strerror(errno)));
 		if (S_ISDIR(st.st_mode))
 			GP_TRY(expand_dir(paths[i], &jobs, &njobs, &cap));
 		else
@@ -340,7 +340,7 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 	}
 	if (!gp_value_len(ranks) && o.only_rank >= 0)
 		GP_TRY(gp__error(GP_ENOENT, "no trace of rank %lld among the inputs",
-				 (long long)o.only_rank));
+		                 (long long)o.only_rank));
 out:
 	for (i = 0; i < njobs; i++) {
 		gp__free(jobs[i].path);

@@ -1,12 +1,558 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu.c - PROVISIONAL placeholder until the analysis lands.
+ * gpu.c - the "gpu" section: where GPU time goes.
+ *
+ * Over the GPU activity of ctx.h (c->gpu, sorted by start):
+ *  - temporal breakdown: window (first start to last end), busy (union of all
+ *    activity), idle = window - busy, compute (union of COMPUTATION),
+ *    non-compute = window - compute - idle;
+ *  - kernel-type breakdown: a sweep over the per-type unions, overlapping time
+ *    under HTA's combined labels ("COMPUTATION overlapping COMMUNICATION");
+ *  - comm/comp overlap: |COMP ∩ COMM| / |COMM|, null without communication;
+ *  - idle breakdown per stream: each gap before a GPU event is host_wait when
+ *    the call that launched the event started after the gap opened, else
+ *    kernel_wait when shorter than 30 µs, else other;
+ *  - per-stream busy time and which classification rule typed what.
+ * Unions are built as HTA's merge_kernel_intervals builds them (sort by start,
+ * a new group when a start passes every end so far); on well-formed events
+ * that is the exact union. Under --compat hta the rounded times may hold
+ * negative durations, which that merge keeps, as HTA does; the stream key is
+ * the stream number alone, the gap is measured from the previous event's end
+ * (HTA's shift(1)), and cuda_sync rows are left out of the idle breakdown.
+ * docs/analyses/gpu.md has the definitions and the JSON fields.
  */
 #include "analyze-int.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intervals.h"
+#include "util/error.h"
+
+#define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30 µs */
+
+/* a list of merged groups; unlike gp_ivset it may hold e < s (HTA rounding) */
+struct ivl {
+	struct gp_iv *v;
+	size_t n, cap;
+};
+
+static void ivl_release(struct ivl *l)
+{
+	gp__free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int ivl_push(struct ivl *l, int64_t s, int64_t e)
+{
+	int rc;
+
+	if (l->n == l->cap && (rc = gp__grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v))))
+		return rc;
+	l->v[l->n].s = s;
+	l->v[l->n].e = e;
+	l->n++;
+	return 0;
+}
+
+static int64_t ivl_len(const struct ivl *l)
+{
+	int64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		sum += l->v[i].e - l->v[i].s;
+	return sum;
+}
+
+/*
+ * Merges the events idx[0..n) (sorted by start) whose type is in @p tmask
+ * (0: all) into groups. @p skip_neg leaves out negative durations.
+ */
+static int merge_groups(const struct gp__actx *c, const uint32_t *idx, size_t n, unsigned tmask,
+			bool skip_neg, struct ivl *out)
+{
+	int64_t runmax = 0;
+	struct gp_iv cur = { 0, 0 };
+	bool have = false;
+	size_t k;
+	int rc;
+
+	out->n = 0;
+	for (k = 0; k < n; k++) {
+		uint32_t i = idx[k];
+		int64_t s = c->ts[i], e = s + c->dur[i];
+
+		if (tmask && !(c->ktype[i] & tmask))
+			continue;
+		if (skip_neg && e < s)
+			continue;
+		if (!have) {
+			cur.s = s;
+			cur.e = e;
+			runmax = e;
+			have = true;
+			continue;
+		}
+		if (s > runmax) {
+			if ((rc = ivl_push(out, cur.s, cur.e)))
+				return rc;
+			cur.s = s;
+			cur.e = e;
+		} else if (e > cur.e) {
+			cur.e = e;
+		}
+		if (e > runmax)
+			runmax = e;
+	}
+	return have ? ivl_push(out, cur.s, cur.e) : 0;
+}
+
+struct point {
+	int64_t t;
+	int d;
+};
+
+static int cmp_point(const void *x, const void *y)
+{
+	const struct point *a = x, *b = y;
+
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	return a->d - b->d;
+}
+
+/* sweep over the three type unions; acc[m] = time with exactly the types in bitmask m */
+static int sweep(const struct ivl *comp, const struct ivl *comm, const struct ivl *mem,
+		 int64_t acc[8])
+{
+	const struct ivl *l[3] = { comp, comm, mem };
+	const int bit[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
+	struct point *p;
+	size_t n = 0, k, j, w = 0;
+	int running = 0;
+
+	memset(acc, 0, 8 * sizeof(*acc));
+	for (k = 0; k < 3; k++)
+		n += 2 * l[k]->n;
+	if (!n)
+		return 0;
+	p = gp__calloc(n, sizeof(*p));
+	if (!p)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (k = 0; k < 3; k++) {
+		for (j = 0; j < l[k]->n; j++) {
+			p[w].t = l[k]->v[j].s;
+			p[w++].d = bit[k];
+			p[w].t = l[k]->v[j].e;
+			p[w++].d = -bit[k];
+		}
+	}
+	qsort(p, n, sizeof(*p), cmp_point);
+	for (k = 0; k + 1 < n; k++) {
+		running += p[k].d;
+		if (running > 0 && (running & 7))
+			acc[running & 7] += p[k + 1].t - p[k].t;
+	}
+	gp__free(p);
+	return 0;
+}
+
+static double pct(int64_t a, int64_t b)
+{
+	return b > 0 ? 100.0 * (double)a / (double)b : NAN;
+}
+
+static int32_t ev_device(const struct gp__actx *c, size_t i)
+{
+	const struct gp_trace *t = c->t;
+	uint32_t aux = t->ev.aux[i], tr = t->ev.track[i];
+
+	if (aux != UINT32_MAX && aux < t->ngpu && t->gpu[aux].device >= 0)
+		return t->gpu[aux].device;
+	if (tr < t->ntracks && t->tracks[tr].gpu)
+		return t->tracks[tr].device;
+	return -1;
+}
+
+/* GPU events grouped by stream */
+struct sentry {
+	int32_t device; /* grouping device: -1 under --compat hta */
+	int64_t stream;
+	uint32_t pos; /* position in c->gpu (start order) */
+	uint32_t ev;
+};
+
+static int cmp_sentry(const void *x, const void *y)
+{
+	const struct sentry *a = x, *b = y;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int obj_add_int_or_null(struct gp_value *o, const char *k, bool ok, int64_t v)
+{
+	return ok ? gp_obj_set_int(o, k, v) : gp_obj_set_null(o, k);
+}
+
+/* idle categories of one stream's events evs[0..n) (start order) */
+static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n, int64_t out[3])
+{
+	int64_t prev_end = 0;
+	bool have = false;
+	size_t k;
+
+	out[0] = out[1] = out[2] = 0;
+	for (k = 0; k < n; k++) {
+		uint32_t i = evs[k];
+		int64_t s = c->ts[i], e = s + c->dur[i], gap, l;
+
+		if (c->t->ev.kind[i] == GP_K_SYNC)
+			continue;
+		if (!have) {
+			prev_end = e;
+			have = true;
+			continue;
+		}
+		gap = s - prev_end;
+		l = gp__launcher(c, i);
+		if (c->hta || gap > 0) {
+			if (l >= 0 && c->ts[l] > prev_end)
+				out[0] += gap;
+			else if (gap < KERNEL_WAIT_NS)
+				out[1] += gap;
+			else
+				out[2] += gap;
+		}
+		/* HTA compares with the previous row's end; gpuprof with the latest end */
+		if (c->hta || e > prev_end)
+			prev_end = e;
+	}
+}
+
+static int write_streams(const struct gp__actx *c, struct gp_value *g)
+{
+	size_t n = c->gpu.n, k, a, b;
+	struct sentry *se = NULL;
+	uint32_t *evs = NULL;
+	struct ivl grp = { 0 };
+	struct gp_value *idle = NULL, *streams = NULL, *tot = NULL;
+	int64_t total[3] = { 0, 0, 0 };
+	int rc = 0;
+
+	se = gp__calloc(n ? n : 1, sizeof(*se));
+	evs = gp__calloc(n ? n : 1, sizeof(*evs));
+	idle = gp_value_array();
+	streams = gp_value_array();
+	tot = gp_value_object();
+	if (!se || !evs || !idle || !streams || !tot) {
+		gp_value_free(idle);
+		gp_value_free(streams);
+		gp_value_free(tot);
+		idle = streams = tot = NULL;
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	}
+	rc = gp_obj_set(g, "idle_breakdown", idle);
+	if (!rc)
+		rc = gp_obj_set(g, "streams", streams);
+	else
+		gp_value_free(streams);
+	if (!rc)
+		rc = gp_obj_set(g, "idle_breakdown_total", tot);
+	else
+		gp_value_free(tot);
+	if (rc)
+		goto out;
+
+	for (k = 0; k < n; k++) {
+		uint32_t i = c->gpu.v[k];
+
+		se[k].device = c->hta ? -1 : ev_device(c, i);
+		se[k].stream = c->t->ev.stream[i];
+		se[k].pos = (uint32_t)k;
+		se[k].ev = i;
+	}
+	qsort(se, n, sizeof(*se), cmp_sentry);
+	for (k = 0; k < n; k++)
+		evs[k] = se[k].ev;
+	for (a = 0; a < n; a = b) {
+		struct gp_value *row, *srow;
+		int32_t dev = se[a].device;
+		int64_t cat[3];
+
+		for (b = a + 1; b < n && se[b].device == se[a].device && se[b].stream == se[a].stream;
+		     b++)
+			;
+		if (c->hta) /* the group's device: the first one known */
+			for (k = a; k < b && dev < 0; k++)
+				dev = ev_device(c, se[k].ev);
+		GP_TRY(merge_groups(c, evs + a, b - a, 0, true, &grp));
+		idle_stream(c, evs + a, b - a, cat);
+		total[0] += cat[0];
+		total[1] += cat[1];
+		total[2] += cat[2];
+
+		srow = gp_value_object();
+		if (!srow || (rc = gp_arr_push(streams, srow))) {
+			if (!rc)
+				rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		GP_TRY(gp_obj_set_int(srow, "device", dev));
+		GP_TRY(gp_obj_set_int(srow, "stream", se[a].stream));
+		GP_TRY(gp_obj_set_int(srow, "busy_ns", ivl_len(&grp)));
+		GP_TRY(gp_obj_set_int(srow, "count", (int64_t)(b - a)));
+
+		row = gp_value_object();
+		if (!row || (rc = gp_arr_push(idle, row))) {
+			if (!rc)
+				rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		GP_TRY(gp_obj_set_int(row, "device", dev));
+		GP_TRY(gp_obj_set_int(row, "stream", se[a].stream));
+		GP_TRY(gp_obj_set_int(row, "host_wait_ns", cat[0]));
+		GP_TRY(gp_obj_set_int(row, "kernel_wait_ns", cat[1]));
+		GP_TRY(gp_obj_set_int(row, "other_ns", cat[2]));
+	}
+	GP_TRY(gp_obj_set_int(tot, "host_wait_ns", total[0]));
+	GP_TRY(gp_obj_set_int(tot, "kernel_wait_ns", total[1]));
+	GP_TRY(gp_obj_set_int(tot, "other_ns", total[2]));
+out:
+	ivl_release(&grp);
+	gp__free(se);
+	gp__free(evs);
+	return rc;
+}
+
+struct ktrow {
+	unsigned mask;
+	int64_t ns;
+};
+
+static int cmp_ktrow(const void *x, const void *y)
+{
+	const struct ktrow *a = x, *b = y;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->mask < b->mask ? -1 : a->mask > b->mask;
+}
+
+static int write_kernel_types(struct gp_value *g, const int64_t acc[8])
+{
+	static const unsigned bits[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
+	struct gp_value *arr = gp_value_array();
+	struct ktrow rows[7];
+	size_t nrows = 0, k, j;
+	int64_t total = 0;
+	int rc;
+
+	if (!arr)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = gp_obj_set(g, "kernel_types", arr)))
+		return rc;
+	for (k = 1; k < 8; k++) {
+		total += acc[k];
+		if (acc[k] > 0) {
+			rows[nrows].mask = (unsigned)k;
+			rows[nrows++].ns = acc[k];
+		}
+	}
+	qsort(rows, nrows, sizeof(rows[0]), cmp_ktrow);
+	for (k = 0; k < nrows; k++) {
+		struct gp_value *o = gp_value_object();
+		char label[96];
+		size_t len = 0;
+
+		label[0] = 0;
+		for (j = 0; j < 3; j++) {
+			if (!(rows[k].mask & bits[j]))
+				continue;
+			len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
+						len ? " overlapping " : "",
+						gp__ktype_name((enum gp_ktype)bits[j]));
+		}
+		if (!o || (rc = gp_arr_push(arr, o)))
+			return o ? rc : gp__error(GP_ENOMEM, "out of memory");
+		if ((rc = gp_obj_set_str(o, "type", label)) ||
+		    (rc = gp_obj_set_int(o, "ns", rows[k].ns)) ||
+		    (rc = gp_obj_set_double(o, "pct", pct(rows[k].ns, total))))
+			return rc;
+	}
+	return 0;
+}
+
+struct rulerow {
+	uint8_t rule;
+	uint8_t type;
+	int64_t count, ns;
+};
+
+static int cmp_rulerow(const void *x, const void *y)
+{
+	const struct rulerow *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(gp__classify_rule_name(a->rule), gp__classify_rule_name(b->rule));
+}
+
+static int write_classification(const struct gp__actx *c, struct gp_value *g)
+{
+	struct rulerow rows[256];
+	struct gp_value *arr = gp_value_array();
+	size_t k, n = 0;
+	int rc;
+
+	if (!arr)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = gp_obj_set(g, "classification", arr)))
+		return rc;
+	memset(rows, 0, sizeof(rows));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+		struct rulerow *r = &rows[c->krule[i]];
+
+		r->rule = c->krule[i];
+		r->type = c->ktype[i];
+		r->count++;
+		r->ns += c->dur[i];
+	}
+	for (k = 0; k < 256; k++)
+		if (rows[k].count)
+			rows[n++] = rows[k];
+	qsort(rows, n, sizeof(rows[0]), cmp_rulerow);
+	for (k = 0; k < n; k++) {
+		struct gp_value *o = gp_value_object();
+
+		if (!o || (rc = gp_arr_push(arr, o)))
+			return o ? rc : gp__error(GP_ENOMEM, "out of memory");
+		if ((rc = gp_obj_set_str(o, "rule", gp__classify_rule_name(rows[k].rule))) ||
+		    (rc = gp_obj_set_str(o, "type", gp__ktype_name((enum gp_ktype)rows[k].type))) ||
+		    (rc = gp_obj_set_int(o, "count", rows[k].count)) ||
+		    (rc = gp_obj_set_int(o, "ns", rows[k].ns)))
+			return rc;
+	}
+	return 0;
+}
+
+static int write_empty(struct gp_value *g)
+{
+	static const char *const nulls[] = { "window_ns",	 "busy_ns",	 "idle_ns",
+					     "compute_ns",	 "non_compute_ns", "communication_ns",
+					     "idle_pct",	 "compute_pct",	 "non_compute_pct",
+					     "comm_comp_overlap_pct" };
+	static const char *const lists[] = { "kernel_types", "idle_breakdown", "streams",
+					     "classification" };
+	size_t k;
+	int rc = 0;
+
+	GP_TRY(gp_obj_set_bool(g, "has_gpu", false));
+	GP_TRY(gp_obj_set_str(g, "note", "no GPU activity"));
+	GP_TRY(gp_obj_set_null(g, "idle_breakdown_total"));
+	for (k = 0; k < GP_ARRAY_SIZE(nulls); k++)
+		GP_TRY(gp_obj_set_null(g, nulls[k]));
+	for (k = 0; k < GP_ARRAY_SIZE(lists); k++) {
+		struct gp_value *a = gp_value_array();
+
+		if (!a)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		GP_TRY(gp_obj_set(g, lists[k], a));
+	}
+out:
+	return rc;
+}
+
 int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 {
-	(void)c;
-	(void)r;
-	return 0;
+	struct ivl all = { 0 }, comp = { 0 }, comm = { 0 }, mem = { 0 };
+	const uint32_t *v = c->gpu.v;
+	size_t n = c->gpu.n, k;
+	int64_t first, last, window, busy, compute, idle, non_compute, comm_ns, acc[8];
+	struct gp_value *g = gp_value_object();
+	const char *note = NULL;
+	bool has_comm = false;
+	int rc = 0;
+
+	if (!g)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = gp_obj_set(r, "gpu", g)))
+		return rc;
+	if (!n)
+		return write_empty(g);
+
+	first = c->ts[v[0]];
+	last = INT64_MIN;
+	for (k = 0; k < n; k++) {
+		int64_t e = c->ts[v[k]] + c->dur[v[k]];
+
+		if (e > last)
+			last = e;
+		has_comm |= c->ktype[v[k]] == GP_KT_COMM;
+	}
+	window = last > first ? last - first : 0;
+	GP_TRY(merge_groups(c, v, n, 0, false, &all));
+	GP_TRY(merge_groups(c, v, n, GP_KT_COMP, false, &comp));
+	GP_TRY(merge_groups(c, v, n, GP_KT_COMM, false, &comm));
+	GP_TRY(merge_groups(c, v, n, GP_KT_MEM, false, &mem));
+	busy = ivl_len(&all);
+	compute = ivl_len(&comp);
+	comm_ns = ivl_len(&comm);
+	GP_TRY(sweep(&comp, &comm, &mem, acc));
+	idle = window - busy;
+	non_compute = window - compute - idle;
+	if (non_compute < 0 || idle < 0) {
+		/*
+		 * HTA asserts here: its µs rounding gave sub-µs events a negative
+		 * duration that its merge subtracts. Report the union without them.
+		 */
+		struct ivl a2 = { 0 }, c2 = { 0 };
+
+		rc = merge_groups(c, v, n, 0, true, &a2);
+		if (!rc)
+			rc = merge_groups(c, v, n, GP_KT_COMP, true, &c2);
+		busy = ivl_len(&a2);
+		compute = ivl_len(&c2);
+		ivl_release(&a2);
+		ivl_release(&c2);
+		if (rc)
+			goto out;
+		idle = window - busy;
+		non_compute = window - compute - idle;
+		note = "HTA's temporal breakdown fails on this trace (negative durations after its "
+		       "us rounding); the union without them is shown";
+	}
+
+	GP_TRY(gp_obj_set_bool(g, "has_gpu", true));
+	GP_TRY(gp_obj_set_str(g, "note", note));
+	GP_TRY(gp_obj_set_int(g, "window_ns", window));
+	GP_TRY(gp_obj_set_int(g, "busy_ns", busy));
+	GP_TRY(gp_obj_set_int(g, "idle_ns", idle));
+	GP_TRY(gp_obj_set_int(g, "compute_ns", compute));
+	GP_TRY(gp_obj_set_int(g, "non_compute_ns", non_compute));
+	GP_TRY(obj_add_int_or_null(g, "communication_ns", has_comm, comm_ns));
+	GP_TRY(gp_obj_set_double(g, "idle_pct", pct(idle, window)));
+	GP_TRY(gp_obj_set_double(g, "compute_pct", pct(compute, window)));
+	GP_TRY(gp_obj_set_double(g, "non_compute_pct", pct(non_compute, window)));
+	GP_TRY(gp_obj_set_double(g, "comm_comp_overlap_pct",
+				 has_comm ? pct(acc[GP_KT_COMP | GP_KT_COMM] +
+							acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
+						comm_ns)
+					  : NAN));
+	GP_TRY(write_kernel_types(g, acc));
+	GP_TRY(write_streams(c, g));
+	GP_TRY(write_classification(c, g));
+out:
+	ivl_release(&all);
+	ivl_release(&comp);
+	ivl_release(&comm);
+	ivl_release(&mem);
+	return rc;
 }

@@ -1,12 +1,270 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * launches.c - PROVISIONAL placeholder until the analysis lands.
+ * launches.c - the "launches" section: how the host feeds the GPU.
+ *
+ * A launch is a GPU event (c->gpu) with the runtime/driver call that launched
+ * it (same correlation id, gp__launcher()). For each: launch delay = GPU start
+ * - end of the call; "short" when the GPU event is shorter than its call;
+ * outliers when the call takes > 50 µs or the delay is > 100 µs (HTA's
+ * defaults). Queue depth per stream: +1 at each launching call, -1 at each GPU
+ * start; its max, mean and the time spent at or above 1024 (the CUDA launch
+ * queue limit).
+ * gpuprof counts every runtime/driver launch (cuLaunchKernel, hipLaunchKernel,
+ * cudaGraphLaunch...), clips delays at 0 and weights the queue mean by time.
+ * --compat hta follows HTA: launch stats only for cudaLaunchKernel,
+ * cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, unclipped delays;
+ * the queue from HTA's launch-name list, keyed by stream number, its mean a
+ * plain mean over the samples (pandas describe()).
  */
 #include "analyze-int.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+#define RUNTIME_CUTOFF_NS 50000
+#define DELAY_CUTOFF_NS	  100000
+#define QUEUE_LIMIT	  1024
+
+static bool name_in(const char *n, const char *const *list, size_t len)
+{
+	size_t k;
+
+	for (k = 0; k < len; k++)
+		if (strcmp(n, list[k]) == 0)
+			return true;
+	return false;
+}
+
+/* HTA get_cuda_kernel_launch_stats(include_memory_events=True) */
+static const char *const hta_stat_names[] = { "cudaLaunchKernel", "cudaLaunchKernelExC",
+					      "cudaMemcpyAsync", "cudaMemsetAsync" };
+/* HTA get_runtime_launch_events_mask() (CUDA and ROCm names) */
+static const char *const hta_queue_names[] = {
+	"cudaMemsetAsync",  "cudaMemcpyAsync",		"cudaLaunchKernel", "cudaLaunchKernelExC",
+	"cuLaunchKernel",   "cuLaunchKernelEx",		"hipLaunchKernel",  "hipExtModuleLaunchKernel",
+	"hipMemsetAsync",   "hipMemcpyAsync",		"hipMemcpyWithStream",
+};
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* linear interpolation between closest ranks (numpy/pandas default) */
+static int64_t quantile(const int64_t *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1), lo = floor(pos);
+	size_t i = (size_t)lo;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	return (int64_t)llround((double)v[i] + (pos - lo) * (double)(v[i + 1] - v[i]));
+}
+
+static int write_dist(struct gp_value *l, const int64_t *d, size_t n)
+{
+	struct gp_value *o = gp_value_object();
+	static const char *const keys[] = { "min", "p50", "p90", "p99", "max", "mean" };
+	size_t k;
+	int rc = 0;
+
+	if (!o)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(l, "launch_delay_ns", o));
+	if (!n) {
+		for (k = 0; k < GP_ARRAY_SIZE(keys); k++)
+			GP_TRY(gp_obj_set_null(o, keys[k]));
+		return 0;
+	}
+	{
+		double sum = 0;
+
+		for (k = 0; k < n; k++)
+			sum += (double)d[k];
+		GP_TRY(gp_obj_set_int(o, "min", d[0]));
+		GP_TRY(gp_obj_set_int(o, "p50", quantile(d, n, 0.5)));
+		GP_TRY(gp_obj_set_int(o, "p90", quantile(d, n, 0.9)));
+		GP_TRY(gp_obj_set_int(o, "p99", quantile(d, n, 0.99)));
+		GP_TRY(gp_obj_set_int(o, "max", d[n - 1]));
+		GP_TRY(gp_obj_set_int(o, "mean", (int64_t)llround(sum / (double)n)));
+	}
+out:
+	return rc;
+}
+
+static int count_obj(struct gp_value *l, const char *key, int64_t count, size_t n,
+		     int64_t threshold)
+{
+	struct gp_value *o = gp_value_object();
+	int rc = 0;
+
+	if (!o)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(l, key, o));
+	GP_TRY(gp_obj_set_int(o, "count", count));
+	GP_TRY(gp_obj_set_double(o, "pct", n ? 100.0 * (double)count / (double)n : NAN));
+	if (threshold >= 0)
+		GP_TRY(gp_obj_set_int(o, "threshold_ns", threshold));
+out:
+	return rc;
+}
+
+struct qpoint {
+	int32_t device; /* -1 under --compat hta */
+	int64_t stream;
+	int64_t t;
+	int d; /* +1 launch, -1 GPU start */
+	uint32_t ev;
+};
+
+static int cmp_qpoint(const void *x, const void *y)
+{
+	const struct qpoint *a = x, *b = y;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->t != b->t)
+		return a->t < b->t ? -1 : 1;
+	if (a->d != b->d)
+		return b->d - a->d; /* a launch before an execution at the same instant */
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+static int32_t ev_device(const struct gp__actx *c, size_t i)
+{
+	const struct gp_trace *t = c->t;
+	uint32_t aux = t->ev.aux[i], tr = t->ev.track[i];
+
+	if (aux != UINT32_MAX && aux < t->ngpu && t->gpu[aux].device >= 0)
+		return t->gpu[aux].device;
+	if (tr < t->ntracks && t->tracks[tr].gpu)
+		return t->tracks[tr].device;
+	return -1;
+}
+
+static int write_queue(const struct gp__actx *c, struct gp_value *l)
+{
+	size_t n = 0, k, a, b;
+	struct qpoint *p = NULL;
+	struct gp_value *arr = gp_value_array();
+	int64_t span = c->span_end - c->span_start;
+	int rc = 0;
+
+	if (!arr)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(l, "queue", arr));
+	GP_TRY(gp_obj_set_int(l, "queue_limit", QUEUE_LIMIT));
+	p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
+	if (!p)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+		int64_t ln = gp__launcher(c, i);
+		int32_t dev;
+
+		if (ln < 0)
+			continue;
+		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_queue_names,
+				       GP_ARRAY_SIZE(hta_queue_names)))
+			continue;
+		dev = c->hta ? -1 : ev_device(c, i);
+		p[n] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
+		p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
+		n += 2;
+	}
+	qsort(p, n, sizeof(*p), cmp_qpoint);
+	for (a = 0; a < n; a = b) {
+		struct gp_value *o;
+		int64_t q = 0, qmax = 0, at_limit = 0;
+		double sum = 0, wsum = 0;
+		int32_t dev = p[a].device;
+
+		for (b = a + 1; b < n && p[b].device == p[a].device && p[b].stream == p[a].stream;
+		     b++)
+			;
+		for (k = a; k < b; k++) {
+			int64_t dt = k + 1 < b ? p[k + 1].t - p[k].t : 0;
+
+			q += p[k].d;
+			if (q > qmax)
+				qmax = q;
+			sum += (double)q;
+			wsum += (double)q * (double)dt;
+			if (q >= QUEUE_LIMIT)
+				at_limit += dt;
+		}
+		for (k = a; k < b && dev < 0; k++)
+			if (p[k].d < 0)
+				dev = ev_device(c, p[k].ev);
+		o = gp_value_object();
+		if (!o || (rc = gp_arr_push(arr, o))) {
+			if (!rc)
+				rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		GP_TRY(gp_obj_set_int(o, "device", dev));
+		GP_TRY(gp_obj_set_int(o, "stream", p[a].stream));
+		GP_TRY(gp_obj_set_int(o, "max", qmax));
+		if (c->hta || p[b - 1].t == p[a].t)
+			GP_TRY(gp_obj_set_double(o, "mean", sum / (double)(b - a)));
+		else
+			GP_TRY(gp_obj_set_double(o, "mean", wsum / (double)(p[b - 1].t - p[a].t)));
+		GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
+		GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
+					 span > 0 ? 100.0 * (double)at_limit / (double)span : NAN));
+	}
+out:
+	gp__free(p);
+	return rc;
+}
+
 int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 {
-	(void)c;
-	(void)r;
-	return 0;
+	struct gp_value *l = gp_value_object();
+	int64_t *delay = NULL, nshort = 0, nrt = 0, ndelay = 0;
+	size_t n = 0, k;
+	int rc = 0;
+
+	if (!l)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = gp_obj_set(r, "launches", l)))
+		return rc;
+	delay = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*delay));
+	if (!delay)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+		int64_t ln = gp__launcher(c, i), d, call_dur;
+
+		if (ln < 0)
+			continue;
+		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_stat_names,
+				       GP_ARRAY_SIZE(hta_stat_names)))
+			continue;
+		call_dur = c->dur[ln];
+		d = c->ts[i] - (c->ts[ln] + call_dur);
+		if (!c->hta && d < 0)
+			d = 0;
+		delay[n++] = d;
+		nshort += c->dur[i] < call_dur;
+		nrt += call_dur > RUNTIME_CUTOFF_NS;
+		ndelay += d > DELAY_CUTOFF_NS;
+	}
+	qsort(delay, n, sizeof(*delay), cmp_i64);
+	GP_TRY(gp_obj_set_int(l, "count", (int64_t)n));
+	GP_TRY(write_dist(l, delay, n));
+	GP_TRY(count_obj(l, "short_kernels", nshort, n, -1));
+	GP_TRY(count_obj(l, "runtime_outliers", nrt, n, RUNTIME_CUTOFF_NS));
+	GP_TRY(count_obj(l, "delay_outliers", ndelay, n, DELAY_CUTOFF_NS));
+	GP_TRY(write_queue(c, l));
+out:
+	gp__free(delay);
+	return rc;
 }

@@ -1,25 +1,1169 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kineto.c - PROVISIONAL placeholder until the Kineto reader lands.
+ * kineto.c - the streaming reader of PyTorch profiler (Kineto) Chrome-trace
+ * JSON, plain or gzip, into the trace model (model.h).
+ *
+ * The input is read in chunks into one contiguous window. The document is
+ * walked by a small state machine whose unit of work is one top-level member
+ * or one element of traceEvents: a unit is parsed without side effects into
+ * a struct evrec (string slices point into the window) and committed to the
+ * trace only when complete. A unit that runs into the window's end (GP_ETRUNC
+ * before the end of the input) is retried after the window is refilled: its
+ * bytes move to the front and more are read behind them; the window doubles
+ * only for a single unit larger than itself, up to GP_KINETO_MAX_UNIT.
+ * Memory therefore grows with the events kept, not with the file.
+ *
+ * Every error names the input and the (uncompressed) byte offset. With
+ * opts->salvage, damage after traceEvents has begun keeps what was committed.
+ * Called by gp_trace_open()/gp_trace_open_mem(); the fuzzers call the latter.
  */
-#include "model.h"
+#include <math.h>
+#include <string.h>
 
+#include "gpuprof/trace.h"
+#include "input.h"
+#include "model.h"
+#include "util/buf.h"
 #include "util/error.h"
+#include "util/json-scan.h"
+#include "util/ts.h"
+
+#define GP_KINETO_WINDOW   (8u << 20)   /* initial window */
+#define GP_KINETO_MAX_UNIT (256u << 20) /* largest single event or member */
+#define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
+
+enum state {
+	ST_START,
+	ST_OBJ_FIRST,  /* after '{' of the top-level object */
+	ST_OBJ_MEMBER, /* at a member key */
+	ST_OBJ_SEP,    /* after a member value */
+	ST_EV_FIRST,   /* after '[' of traceEvents */
+	ST_EV_ELEM,    /* at an element of traceEvents */
+	ST_END,        /* after the document: only whitespace may follow */
+	ST_DONE
+};
+
+/* Argument keys we keep; everything else is skipped (validated, not built). */
+enum arg_key {
+	A_NONE = 0,
+	A_CORR,
+	A_EXT,
+	A_STREAM,
+	A_DEVICE,
+	A_GRID,
+	A_BLOCK,
+	A_REGS,
+	A_SHMEM,
+	A_BPSM,
+	A_WPSM,
+	A_OCC,
+	A_BYTES,
+	A_BW,
+	A_COLL,
+	A_NAME,
+	A_MBYTES,
+	A_TOT_ALLOC,
+	A_TOT_RES,
+	A_ADDR,
+	A_DEV_ID,
+	A_DEV_TYPE,
+};
+
+static const struct {
+	const char *key;
+	unsigned char len;
+	unsigned char id;
+} arg_keys[] = {
+	{ "correlation", 11, A_CORR },
+	{ "External id", 11, A_EXT },
+	{ "external id", 11, A_EXT },
+	{ "stream", 6, A_STREAM },
+	{ "device", 6, A_DEVICE },
+	{ "grid", 4, A_GRID },
+	{ "block", 5, A_BLOCK },
+	{ "registers per thread", 20, A_REGS },
+	{ "shared memory", 13, A_SHMEM },
+	{ "blocks per SM", 13, A_BPSM },
+	{ "warps per SM", 12, A_WPSM },
+	{ "est. achieved occupancy %", 25, A_OCC },
+	{ "bytes", 5, A_BYTES },
+	{ "memory bandwidth (GB/s)", 23, A_BW },
+	{ "Collective name", 15, A_COLL },
+	{ "name", 4, A_NAME },
+	{ "Bytes", 5, A_MBYTES },
+	{ "Total Allocated", 15, A_TOT_ALLOC },
+	{ "Total Reserved", 14, A_TOT_RES },
+	{ "Addr", 4, A_ADDR },
+	{ "Device Id", 9, A_DEV_ID },
+	{ "Device Type", 11, A_DEV_TYPE },
+};
+
+/* A string field: raw slice in the window and whether it holds escapes. */
+struct sfield {
+	struct gp_str s;
+	bool esc, set;
+};
+
+/* pid or tid: a number, or a string that is not one. */
+struct idfield {
+	int64_t num;
+	struct sfield str;
+	bool set;
+};
+
+/* One traceEvents element, parsed but not yet committed. */
+struct evrec {
+	struct sfield ph, cat, name;
+	struct idfield pid, tid;
+	int64_t ts, dur;
+	bool has_ts, has_dur, ts_float;
+	/* args */
+	int64_t a[A_DEV_TYPE + 1]; /* integer args by enum arg_key, -1 unknown */
+	double bpsm, wpsm, occ, bw;
+	int32_t grid[3], block[3];
+	struct sfield coll, aname;
+	bool has_stream, has_mbytes;
+};
+
+/* Small cache of category strings -> (string id, kind). */
+struct cat_cache {
+	char s[40];
+	unsigned char len;
+	uint32_t id;
+};
+
+struct reader {
+	struct gp_trace *t;
+	const char *name; /* for messages */
+	bool salvage;
+	uint64_t max_events;
+
+	struct gp_input *in;
+	bool gzip;
+	char *buf; /* owned window storage; NULL when reading memory in place */
+	size_t cap;
+	const char *win; /* window start */
+	size_t len;      /* valid bytes in the window */
+	size_t pos;      /* start of the current unit */
+	uint64_t base_off;
+	bool eof;
+
+	struct gp_jscan s;
+	enum state st;
+	bool in_events;        /* inside traceEvents: damage there can be salvaged */
+	bool saw_events;       /* traceEvents was found */
+	const char *fail_unit; /* start of the unit that failed */
+
+	struct gp_buf scratch;
+	struct cat_cache cats[16];
+	size_t ncats;
+	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
+};
+
+size_t gp__kineto_test_window;
+
+/* ---- window ---- */
+
+static uint64_t off_of(const struct reader *r, const char *at)
+{
+	return r->base_off + (uint64_t)(at - r->win);
+}
+
+/* Moves the current unit to the front, grows if it fills the window, reads more. */
+static int refill(struct reader *r)
+{
+	size_t keep = r->len - r->pos, got = 0;
+	int rc;
+
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, keep);
+		r->base_off += r->pos;
+		r->pos = 0;
+		r->len = keep;
+	}
+	if (r->len == r->cap) {
+		size_t ncap = r->cap * 2;
+		char *nb;
+
+		if (r->cap >= GP_KINETO_MAX_UNIT)
+			return gp__error(
+			    GP_ELIMIT,
+			    "%s: byte %llu%s: a single event or value is larger than %u MiB",
+			    r->name, (unsigned long long)r->base_off,
+			    r->gzip ? " (uncompressed)" : "", GP_KINETO_MAX_UNIT >> 20);
+		if (ncap > GP_KINETO_MAX_UNIT)
+			ncap = GP_KINETO_MAX_UNIT;
+		nb = gp__reallocarray(r->buf, ncap, 1);
+		if (!nb)
+			return gp__error(GP_ENOMEM,
+			                 "%s: out of memory growing the read window to %zu bytes",
+			                 r->name, ncap);
+		r->buf = nb;
+		r->cap = ncap;
+	}
+	r->win = r->buf;
+	if ((rc = gp__input_read(r->in, r->buf + r->len, r->cap - r->len, &got))) {
+		gp__error_prefix("%s: byte %llu%s", r->name,
+		                 (unsigned long long)(r->base_off + r->len),
+		                 r->gzip ? " (uncompressed)" : "");
+		return rc;
+	}
+	r->gzip = gp__input_is_gzip(r->in);
+	if (got == 0)
+		r->eof = true;
+	r->len += got;
+	r->t->bytes_read = r->base_off + r->len;
+	return 0;
+}
+
+/* ---- small helpers ---- */
+
+static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
+{
+	return k->len == n && memcmp(k->p, lit, n) == 0;
+}
+
+#define KEY_IS(k, lit) key_is((k), lit, sizeof(lit) - 1)
+
+/* Decodes a string field into the scratch buffer if it has escapes. */
+static int field_text(struct reader *r, const struct sfield *f, const char **p, size_t *n)
+{
+	*p = "";
+	*n = 0;
+	if (!f->esc) {
+		*p = f->s.p;
+		*n = f->s.len;
+		return 0;
+	}
+	gp_buf_reset(&r->scratch);
+	if (gp_buf_grow(&r->scratch, f->s.len + 1))
+		return gp__error(GP_ENOMEM, "out of memory");
+	*n = gp__json_unescape(f->s.p, f->s.len, r->scratch.buf);
+	r->scratch.len = *n;
+	r->scratch.buf[*n] = '\0';
+	*p = r->scratch.buf;
+	return 0;
+}
+
+static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
+{
+	const char *p;
+	size_t n;
+	int rc;
+
+	if (!f->set) {
+		*id = 0;
+		return 0;
+	}
+	if ((rc = field_text(r, f, &p, &n)))
+		return rc;
+	return gp_strtab_intern(&r->t->strs, p, n, id);
+}
+
+/* Category id through a small cache: traces have a handful of categories. */
+static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id)
+{
+	size_t i;
+	int rc;
+
+	if (!f->set) {
+		*id = 0;
+		return 0;
+	}
+	if (!f->esc && f->s.len < sizeof(r->cats[0].s)) {
+		for (i = 0; i < r->ncats; i++) {
+			if (r->cats[i].len == f->s.len &&
+			    memcmp(r->cats[i].s, f->s.p, f->s.len) == 0) {
+				*id = r->cats[i].id;
+				return 0;
+			}
+		}
+	}
+	if ((rc = intern(r, f, id)))
+		return rc;
+	if (!f->esc && f->s.len < sizeof(r->cats[0].s) && r->ncats < GP_ARRAY_SIZE(r->cats)) {
+		memcpy(r->cats[r->ncats].s, f->s.p, f->s.len);
+		r->cats[r->ncats].len = (unsigned char)f->s.len;
+		r->cats[r->ncats].id = *id;
+		r->ncats++;
+	}
+	return 0;
+}
+
+/* A number as int64: integers exactly; integral doubles in range too. */
+static bool num_i64(const struct gp_str *num, bool is_int, int64_t *out)
+{
+	double d;
+
+	if (is_int)
+		return gp__int_parse(num->p, num->len, out) == 0;
+	d = gp__json_double(num->p, num->len);
+	if (!isfinite(d) || d != floor(d) || d < -9.2e18 || d > 9.2e18)
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+/* ---- parsing one event ---- */
+
+static int parse_sfield(struct reader *r, const char **pp, struct sfield *f, const char *what)
+{
+	if (*pp >= r->s.end)
+		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
+	if (**pp != '"')
+		return gp__json_fail(&r->s, *pp, GP_EFORMAT, what);
+	f->set = true;
+	return gp__json_string(&r->s, pp, &f->s, &f->esc);
+}
+
+static int parse_id(struct reader *r, const char **pp, struct idfield *f, const char *what)
+{
+	struct gp_str num;
+	bool is_int;
+	int rc;
+
+	if (*pp >= r->s.end)
+		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
+	if (**pp == '"') {
+		if ((rc = gp__json_string(&r->s, pp, &f->str.s, &f->str.esc)))
+			return rc;
+		f->set = true;
+		/* numeric strings ("25738") are numbers */
+		if (!f->str.esc && gp__int_parse(f->str.s.p, f->str.s.len, &f->num) == 0)
+			return 0;
+		f->str.set = true;
+		f->num = -1;
+		return 0;
+	}
+	if (**pp == '-' || (**pp >= '0' && **pp <= '9')) {
+		const char *at = *pp;
+
+		if ((rc = gp__json_number(&r->s, pp, &num, &is_int)))
+			return rc;
+		if (!num_i64(&num, is_int, &f->num))
+			return gp__json_fail(&r->s, at, GP_EFORMAT, what);
+		f->set = true;
+		return 0;
+	}
+	return gp__json_fail(&r->s, *pp, GP_EFORMAT, what);
+}
+
+static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_float,
+                      const char *what)
+{
+	const char *at = *pp;
+	struct gp_str num;
+	int rc;
+
+	if (at >= r->s.end)
+		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
+	if (*at == 'N' || *at == 'I')
+		return gp__json_fail(&r->s, at, GP_EFORMAT, "NaN and Infinity are not JSON");
+	if (*at != '-' && !(*at >= '0' && *at <= '9'))
+		return gp__json_fail(&r->s, at, GP_EFORMAT, what);
+	if ((rc = gp__json_number(&r->s, pp, &num, NULL)))
+		return rc;
+	rc = gp__ts_parse(num.p, num.len, out, is_float);
+	if (rc == GP_ELIMIT)
+		return gp__json_fail(&r->s, at, GP_EFORMAT, "timestamp out of range");
+	if (rc)
+		return gp__json_fail(&r->s, at, GP_EFORMAT, "invalid timestamp");
+	return 0;
+}
+
+/* grid/block: [x, y, z] of integers; anything else leaves them unknown. */
+static int parse_dim3(struct reader *r, const char **pp, int32_t *v)
+{
+	const char *p = *pp, *end = r->s.end;
+	struct gp_str num;
+	bool is_int;
+	int64_t x;
+	int i = 0, rc;
+
+	if (*p != '[')
+		return gp__json_skip(&r->s, pp, GP_KINETO_DEPTH);
+	p = gp__json_ws(p + 1, end);
+	if (p < end && *p == ']') {
+		*pp = p + 1;
+		return 0;
+	}
+	for (;;) {
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
+				return rc;
+			if (i < 3 && num_i64(&num, is_int, &x) && x >= INT32_MIN && x <= INT32_MAX)
+				v[i] = (int32_t)x;
+		} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+			return rc;
+		}
+		i++;
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == ']') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (*p != ',')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or ']' in array");
+		p++;
+	}
+}
+
+static int parse_args(struct reader *r, const char **pp, struct evrec *e)
+{
+	const char *p = *pp, *end = r->s.end;
+	struct gp_str key, num;
+	bool esc, is_int;
+	size_t i;
+	int rc;
+
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (*p != '{')
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "\"args\" is not an object");
+	p = gp__json_ws(p + 1, end);
+	if (p < end && *p == '}') {
+		*pp = p + 1;
+		return 0;
+	}
+	for (;;) {
+		unsigned id = A_NONE;
+
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p != '"')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
+		if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+			return rc;
+		if (!esc) {
+			for (i = 0; i < GP_ARRAY_SIZE(arg_keys); i++) {
+				if (arg_keys[i].len == key.len && arg_keys[i].key[0] == key.p[0] &&
+				    memcmp(arg_keys[i].key, key.p, key.len) == 0) {
+					id = arg_keys[i].id;
+					break;
+				}
+			}
+		}
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p != ':')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
+		p = gp__json_ws(p + 1, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (id == A_NONE) {
+			if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
+				return rc;
+		} else if (id == A_GRID || id == A_BLOCK) {
+			if ((rc = parse_dim3(r, &p, id == A_GRID ? e->grid : e->block)))
+				return rc;
+		} else if (id == A_COLL || id == A_NAME) {
+			struct sfield *f = id == A_COLL ? &e->coll : &e->aname;
+
+			if (*p == '"') {
+				f->set = true;
+				if ((rc = gp__json_string(&r->s, &p, &f->s, &f->esc)))
+					return rc;
+			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+				return rc;
+			}
+		} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
+				return rc;
+			switch (id) {
+			case A_BPSM:
+				e->bpsm = gp__json_double(num.p, num.len);
+				break;
+			case A_WPSM:
+				e->wpsm = gp__json_double(num.p, num.len);
+				break;
+			case A_OCC:
+				e->occ = gp__json_double(num.p, num.len);
+				break;
+			case A_BW:
+				e->bw = gp__json_double(num.p, num.len);
+				break;
+			default: {
+				int64_t v;
+
+				if (num_i64(&num, is_int, &v)) {
+					e->a[id] = v;
+					if (id == A_STREAM)
+						e->has_stream = true;
+					else if (id == A_MBYTES)
+						e->has_mbytes = true;
+				}
+			}
+			}
+		} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+			return rc;
+		}
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == '}') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (*p != ',')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
+		p = gp__json_ws(p + 1, end);
+	}
+}
+
+static void evrec_init(struct evrec *e)
+{
+	memset(e, 0, sizeof(*e));
+	for (size_t i = 0; i < GP_ARRAY_SIZE(e->a); i++)
+		e->a[i] = -1;
+	e->bpsm = e->wpsm = e->occ = e->bw = NAN;
+	for (int i = 0; i < 3; i++)
+		e->grid[i] = e->block[i] = -1;
+	e->pid.num = e->tid.num = -1;
+}
+
+/* Parses the event object at *pp into @p e (no side effects on the trace). */
+static int parse_event(struct reader *r, const char **pp, struct evrec *e)
+{
+	const char *p = *pp, *end = r->s.end;
+	struct gp_str key;
+	bool esc, flt;
+	int rc;
+
+	evrec_init(e);
+	if (*p != '{') {
+		if (*p == 'N' || *p == 'I')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "NaN and Infinity are not JSON");
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "event is not an object");
+	}
+	p = gp__json_ws(p + 1, end);
+	if (p < end && *p == '}') {
+		*pp = p + 1;
+		return 0;
+	}
+	for (;;) {
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p != '"')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
+		if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+			return rc;
+		if (esc)
+			key.len = 0; /* escaped keys never name a field we read */
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p != ':')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
+		p = gp__json_ws(p + 1, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		switch (key.len) {
+		case 2:
+			if (KEY_IS(&key, "ph")) {
+				rc = parse_sfield(r, &p, &e->ph, "\"ph\" is not a string");
+				goto next;
+			}
+			if (KEY_IS(&key, "ts")) {
+				rc = parse_time(r, &p, &e->ts, &flt, "\"ts\" is not a number");
+				e->has_ts = true;
+				e->ts_float |= flt;
+				goto next;
+			}
+			break;
+		case 3:
+			if (KEY_IS(&key, "cat")) {
+				rc = parse_sfield(r, &p, &e->cat, "\"cat\" is not a string");
+				goto next;
+			}
+			if (KEY_IS(&key, "pid")) {
+				rc = parse_id(r, &p, &e->pid,
+				              "\"pid\" is not an integer or a string");
+				goto next;
+			}
+			if (KEY_IS(&key, "tid")) {
+				rc = parse_id(r, &p, &e->tid,
+				              "\"tid\" is not an integer or a string");
+				goto next;
+			}
+			if (KEY_IS(&key, "dur")) {
+				const char *at = p;
+
+				rc = parse_time(r, &p, &e->dur, &flt, "\"dur\" is not a number");
+				if (!rc && e->dur < 0)
+					rc = gp__json_fail(&r->s, at, GP_EFORMAT,
+					                   "negative \"dur\"");
+				e->has_dur = true;
+				e->ts_float |= flt;
+				goto next;
+			}
+			break;
+		case 4:
+			if (KEY_IS(&key, "name")) {
+				rc = parse_sfield(r, &p, &e->name, "\"name\" is not a string");
+				goto next;
+			}
+			if (KEY_IS(&key, "args")) {
+				rc = parse_args(r, &p, e);
+				goto next;
+			}
+			break;
+		}
+		rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH);
+	next:
+		if (rc)
+			return rc;
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == '}') {
+			*pp = p + 1;
+			return 0;
+		}
+		if (*p != ',')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
+		p = gp__json_ws(p + 1, end);
+	}
+}
+
+/* ---- committing one event ---- */
+
+static bool is_step_name(const char *p, size_t n)
+{
+	static const char pre[] = "ProfilerStep#";
+	size_t k = sizeof(pre) - 1, i;
+
+	if (n <= k || memcmp(p, pre, k) != 0)
+		return false;
+	for (i = k; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+static int track_of(struct reader *r, const struct evrec *e, uint32_t *tr)
+{
+	uint32_t ps = 0, ts = 0;
+	int rc;
+
+	if (e->pid.str.set && (rc = intern(r, &e->pid.str, &ps)))
+		return rc;
+	if (e->tid.str.set && (rc = intern(r, &e->tid.str, &ts)))
+		return rc;
+	return gp__trace_track(r->t, e->pid.num, ps, e->tid.num, ts, tr);
+}
+
+/* The number at the end of a tid such as "stream 7", or -1. */
+static int64_t stream_from_tid(const struct evrec *e)
+{
+	const char *p, *q;
+	int64_t v;
+
+	if (!e->tid.str.set)
+		return e->tid.num;
+	p = e->tid.str.s.p;
+	q = p + e->tid.str.s.len;
+	while (q > p && q[-1] >= '0' && q[-1] <= '9')
+		q--;
+	if (q == p + e->tid.str.s.len || gp__int_parse(q, (size_t)(p + e->tid.str.s.len - q), &v))
+		return -1;
+	return v;
+}
+
+static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id)
+{
+	struct gp_trace *t = r->t;
+	enum gp_kind kind;
+	uint32_t name_id, track;
+	size_t idx;
+	int rc;
+
+	if (cat_id && cat_id == r->id_python)
+		return gp__trace_add_python(t, e->ts, e->dur);
+	if (r->max_events && t->ev.n >= r->max_events)
+		return gp__error(GP_ELIMIT, "%s: more than %llu events", r->name,
+		                 (unsigned long long)r->max_events);
+	kind = GP_K_OTHER;
+	if (e->cat.set) {
+		const char *cp;
+		size_t cn;
+
+		if ((rc = field_text(r, &e->cat, &cp, &cn)))
+			return rc;
+		kind = gp__kind_from_cat(cp, cn);
+	}
+	if ((rc = intern(r, &e->name, &name_id)))
+		return rc;
+	if ((rc = track_of(r, e, &track)))
+		return rc;
+	if ((rc = gp__trace_add_event(t, kind, name_id, track, e->ts, e->dur, &idx)))
+		return rc;
+	if ((kind == GP_K_USER_ANNOTATION || kind == GP_K_CPU_OP) &&
+	    is_step_name(gp_strtab_get(&t->strs, name_id), gp_strtab_strlen(&t->strs, name_id))) {
+		t->ev.kind[idx] = GP_K_USER_ANNOTATION;
+		t->ev.flags[idx] |= GP_EVF_STEP;
+	}
+	t->ev.corr[idx] = e->a[A_CORR];
+	t->ev.ext[idx] = e->a[A_EXT];
+	if (e->has_stream) {
+		t->ev.stream[idx] = e->a[A_STREAM];
+		t->ev.flags[idx] |= GP_EVF_HAS_STREAM;
+	}
+	if (kind == GP_K_KERNEL || kind == GP_K_MEMCPY || kind == GP_K_MEMSET) {
+		struct gp_gpu_info gi;
+		struct gp_track *tr;
+
+		memset(&gi, 0, sizeof(gi));
+		gi.device = e->a[A_DEVICE] >= INT32_MIN && e->a[A_DEVICE] <= INT32_MAX
+		                ? (int32_t)e->a[A_DEVICE]
+		                : -1;
+		memcpy(gi.grid, e->grid, sizeof(gi.grid));
+		memcpy(gi.block, e->block, sizeof(gi.block));
+		gi.regs = e->a[A_REGS] >= INT32_MIN && e->a[A_REGS] <= INT32_MAX
+		              ? (int32_t)e->a[A_REGS]
+		              : -1;
+		gi.shmem = e->a[A_SHMEM];
+		gi.bytes = e->a[A_BYTES];
+		gi.blocks_per_sm = e->bpsm;
+		gi.warps_per_sm = e->wpsm;
+		gi.occupancy_pct = e->occ;
+		gi.bw_gbps = e->bw;
+		gi.collective = 0;
+		if (e->coll.set && (rc = intern(r, &e->coll, &gi.collective)))
+			return rc;
+		if ((rc = gp__trace_add_gpu_info(t, idx, &gi)))
+			return rc;
+		tr = &t->tracks[track];
+		tr->gpu = true;
+		if (e->a[A_DEVICE] >= 0 && e->a[A_DEVICE] <= INT32_MAX)
+			tr->device = (int32_t)e->a[A_DEVICE];
+		else if (tr->device < 0 && e->pid.num >= 0 && e->pid.num <= INT32_MAX)
+			tr->device = (int32_t)e->pid.num;
+		tr->stream = e->has_stream ? e->a[A_STREAM] : stream_from_tid(e);
+	}
+	return 0;
+}
+
+static int commit_event(struct reader *r, const struct evrec *e)
+{
+	struct gp_trace *t = r->t;
+	uint32_t cat_id;
+	char ph = 0;
+	int rc;
+
+	t->events_read++;
+	if (e->ph.set) {
+		const char *p;
+		size_t n;
+
+		if ((rc = field_text(r, &e->ph, &p, &n)))
+			return rc;
+		if (n == 1)
+			ph = p[0];
+		else if (n > 1)
+			ph = '?';
+	}
+	if ((rc = intern_cat(r, &e->cat, &cat_id)))
+		return rc;
+	if ((rc = gp__trace_count_cat(t, ph, cat_id)))
+		return rc;
+	if (e->ts_float)
+		t->ts_float = true;
+	switch (ph) {
+	case 'X':
+		return commit_complete(r, e, cat_id);
+	case 'i':
+	case 'I':
+		if (e->has_ts && e->has_mbytes && (!cat_id || cat_id == r->id_instant) &&
+		    e->name.set && !e->name.esc && KEY_IS(&e->name.s, "[memory]")) {
+			struct gp_mem_event m;
+
+			if ((rc = track_of(r, e, &m.track)))
+				return rc;
+			m.ts = e->ts;
+			m.bytes = e->a[A_MBYTES];
+			m.total_allocated = e->a[A_TOT_ALLOC];
+			m.total_reserved = e->a[A_TOT_RES];
+			m.addr = e->a[A_ADDR];
+			m.device = e->a[A_DEV_ID] >= INT32_MIN && e->a[A_DEV_ID] <= INT32_MAX
+			               ? (int32_t)e->a[A_DEV_ID]
+			               : -1;
+			m.device_type =
+			    e->a[A_DEV_TYPE] >= INT32_MIN && e->a[A_DEV_TYPE] <= INT32_MAX
+			        ? (int32_t)e->a[A_DEV_TYPE]
+			        : -1;
+			return gp__trace_add_mem(t, &m);
+		}
+		return 0;
+	case 'M':
+		if (e->aname.set && e->name.set && !e->name.esc &&
+		    KEY_IS(&e->name.s, "thread_name")) {
+			uint32_t tr, nid;
+
+			if ((rc = track_of(r, e, &tr)) || (rc = intern(r, &e->aname, &nid)))
+				return rc;
+			t->tracks[tr].name = nid;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- the document ---- */
+
+static int salvageable(int rc)
+{
+	return rc == GP_EFORMAT || rc == GP_ETRUNC || rc == GP_ELIMIT;
+}
+
+/* A top-level member other than traceEvents: parsed into t->meta. */
+static int parse_member(struct reader *r, const char **pp)
+{
+	const char *p = *pp, *end = r->s.end;
+	struct gp_value *v = NULL;
+	struct gp_str key;
+	bool esc;
+	int rc;
+
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (*p != '"')
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
+	if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+		return rc;
+	p = gp__json_ws(p, end);
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (*p != ':')
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
+	p = gp__json_ws(p + 1, end);
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (!esc && KEY_IS(&key, "traceEvents")) {
+		if (*p != '[')
+			return gp__json_fail(&r->s, p, GP_EFORMAT,
+			                     "\"traceEvents\" is not an array");
+		if (r->saw_events)
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "second \"traceEvents\" array");
+		r->saw_events = true;
+		r->in_events = true;
+		r->st = ST_EV_FIRST;
+		*pp = p + 1;
+		return 0;
+	}
+	if ((rc = gp__json_parse_value(&r->s, &p, GP_KINETO_DEPTH, &v)))
+		return rc;
+	/* committed: the key is NUL-terminated in the scratch buffer */
+	gp_buf_reset(&r->scratch);
+	if (gp_buf_grow(&r->scratch, key.len + 1)) {
+		gp_value_free(v);
+		return gp__json_fail(&r->s, *pp, GP_ENOMEM, "out of memory");
+	}
+	r->scratch.len = esc ? gp__json_unescape(key.p, key.len, r->scratch.buf) : key.len;
+	if (!esc)
+		memcpy(r->scratch.buf, key.p, key.len);
+	r->scratch.buf[r->scratch.len] = '\0';
+	if (gp_obj_set(r->t->meta, r->scratch.buf, v))
+		return gp__json_fail(&r->s, *pp, GP_ENOMEM, "out of memory");
+	r->st = ST_OBJ_SEP;
+	*pp = p;
+	return 0;
+}
+
+/* One unit of work from *pp; GP_ETRUNC when the window ends inside it. */
+static int step(struct reader *r, const char **pp)
+{
+	const char *p = gp__json_ws(*pp, r->s.end), *end = r->s.end;
+	struct evrec e;
+	int rc;
+
+	if (p >= end) {
+		if (r->st == ST_END && r->eof) {
+			r->st = ST_DONE;
+			*pp = p;
+			return 0;
+		}
+		if (r->st == ST_START && r->eof && r->base_off + (uint64_t)(end - r->win) == 0)
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "empty input");
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	}
+	switch (r->st) {
+	case ST_START:
+		if (*p == '{') {
+			r->st = ST_OBJ_FIRST;
+		} else if (*p == '[') {
+			r->t->bare_array = true;
+			r->saw_events = true;
+			r->in_events = true;
+			r->st = ST_EV_FIRST;
+		} else {
+			return gp__json_fail(&r->s, p, GP_EFORMAT,
+			                     "not a trace: expected '{' or '[' at the start");
+		}
+		*pp = p + 1;
+		return 0;
+	case ST_OBJ_FIRST:
+		if (*p == '}') {
+			r->st = ST_END;
+			*pp = p + 1;
+			return 0;
+		}
+		r->st = ST_OBJ_MEMBER;
+		*pp = p;
+		return 0;
+	case ST_OBJ_MEMBER:
+		*pp = p;
+		return parse_member(r, pp);
+	case ST_OBJ_SEP:
+		if (*p == ',') {
+			r->st = ST_OBJ_MEMBER;
+		} else if (*p == '}') {
+			r->st = ST_END;
+		} else {
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
+		}
+		*pp = p + 1;
+		return 0;
+	case ST_EV_FIRST:
+		if (*p == ']') {
+			r->in_events = false;
+			r->st = r->t->bare_array ? ST_END : ST_OBJ_SEP;
+			*pp = p + 1;
+			return 0;
+		}
+		r->st = ST_EV_ELEM;
+		*pp = p;
+		return 0;
+	case ST_EV_ELEM: {
+		const char *q = p;
+		char sep;
+
+		if ((rc = parse_event(r, &q, &e)))
+			return rc;
+		q = gp__json_ws(q, end);
+		if (q >= end && !r->eof)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		/* the element is complete: commit it even if the separator is bad */
+		if ((rc = commit_event(r, &e)))
+			return gp__json_fail(&r->s, p, rc, NULL);
+		*pp = p = q;
+		if (q >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		sep = *q;
+		if (sep == ',') {
+			*pp = q + 1;
+			return 0;
+		}
+		if (sep == ']') {
+			r->in_events = false;
+			r->st = r->t->bare_array ? ST_END : ST_OBJ_SEP;
+			*pp = q + 1;
+			return 0;
+		}
+		return gp__json_fail(&r->s, q, GP_EFORMAT, "expected ',' or ']' after an event");
+	}
+	case ST_END:
+		return gp__json_fail(&r->s, p, GP_EFORMAT,
+		                     "trailing characters after the JSON document");
+	case ST_DONE:
+		return 0;
+	}
+	return 0;
+}
+
+static int finish(struct reader *r)
+{
+	struct gp_trace *t = r->t;
+	const struct gp_value *v;
+	int64_t x;
+	size_t i;
+
+	v = gp_obj_get(t->meta, "distributedInfo");
+	if (gp_value_get_int(gp_obj_get(v, "rank"), &x))
+		t->rank = x;
+	if (gp_value_get_int(gp_obj_get(v, "world_size"), &x))
+		t->world_size = x;
+	v = gp_obj_get(t->meta, "baseTimeNanoseconds");
+	if (!v)
+		return 0;
+	if (!gp_value_get_int(v, &x))
+		return gp__error(GP_EFORMAT, "%s: \"baseTimeNanoseconds\" is not an integer",
+		                 r->name);
+	t->has_base = true;
+	t->base_ns = x;
+	for (i = 0; i < t->ev.n; i++)
+		if (__builtin_add_overflow(t->ev.ts[i], x, &t->ev.ts[i]))
+			goto range;
+	for (i = 0; i < t->nmem; i++)
+		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts))
+			goto range;
+	for (i = 0; i < t->npy; i++)
+		if (__builtin_add_overflow(t->py_ts[i], x, &t->py_ts[i]))
+			goto range;
+	return 0;
+range:
+	return gp__error(GP_EFORMAT, "%s: timestamps plus \"baseTimeNanoseconds\" out of range",
+	                 r->name);
+}
+
+static int read_doc(struct reader *r)
+{
+	int rc;
+
+	for (;;) {
+		const char *p = r->win + r->pos;
+
+		r->s.end = r->win + r->len;
+		r->s.eof = r->eof;
+		r->s.err_at = NULL;
+		r->s.err_msg = NULL;
+		rc = step(r, &p);
+		if (rc == 0) {
+			r->pos = (size_t)(p - r->win);
+			if (r->st == ST_DONE)
+				break;
+			continue;
+		}
+		r->pos = (size_t)(p - r->win); /* a committed element before a bad separator */
+		r->fail_unit = r->win + r->pos;
+		if (rc == GP_ETRUNC && !r->eof) {
+			if ((rc = refill(r)) == 0)
+				continue;
+			r->fail_unit = r->win + r->pos;
+			return rc;
+		}
+		if (rc == GP_ENOMEM)
+			return gp__error(GP_ENOMEM, "%s: out of memory", r->name);
+		if (!r->s.err_msg) /* an error from the model, already described */
+			return rc;
+		return gp__error(rc, "%s: byte %llu%s: %s", r->name,
+		                 (unsigned long long)off_of(r, r->s.err_at ? r->s.err_at : p),
+		                 r->gzip ? " (uncompressed)" : "", r->s.err_msg);
+	}
+	if (!r->saw_events)
+		return gp__error(GP_EFORMAT,
+		                 "%s: byte %llu%s: no \"traceEvents\" array in the trace", r->name,
+		                 (unsigned long long)off_of(r, r->win + r->len),
+		                 r->gzip ? " (uncompressed)" : "");
+	return 0;
+}
+
+static void opts_get(const struct gp_open_opts *in, struct gp_open_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (!in)
+		return;
+	memcpy(o, in, in->size && in->size < sizeof(*o) ? in->size : sizeof(*o));
+}
+
+static int open_input(struct gp_input *in, const char *name, const struct gp_open_opts *uopts,
+                      struct gp_trace **out)
+{
+	struct gp_open_opts opts;
+	struct reader r;
+	const char *mp;
+	size_t mn;
+	int rc;
+
+	opts_get(uopts, &opts);
+	memset(&r, 0, sizeof(r));
+	gp_buf_init(&r.scratch, 0);
+	r.name = name;
+	r.salvage = opts.salvage;
+	r.max_events = opts.max_events;
+	r.in = in;
+	r.st = ST_START;
+	if ((rc = gp__trace_new(name, &r.t)))
+		goto out;
+	r.t->meta = gp_value_object();
+	if (!r.t->meta) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = gp_strtab_intern(&r.t->strs, "python_function", 15, &r.id_python)) ||
+	    (rc = gp_strtab_intern(&r.t->strs, "cpu_instant_event", 17, &r.id_instant)))
+		goto out;
+	if (!gp__kineto_test_window && gp__input_mem_view(in, &mp, &mn)) {
+		r.win = mp;
+		r.len = mn;
+		r.eof = true;
+		r.t->bytes_read = mn;
+	} else {
+		r.cap = gp__kineto_test_window ? gp__kineto_test_window : GP_KINETO_WINDOW;
+		r.buf = gp__malloc(r.cap);
+		if (!r.buf) {
+			rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		r.win = r.buf;
+		if ((rc = refill(&r)))
+			goto out;
+	}
+	rc = read_doc(&r);
+	if (rc && r.salvage && r.in_events && salvageable(rc)) {
+		uint64_t total, dmg = off_of(&r, r.fail_unit ? r.fail_unit : r.win + r.pos);
+
+		if (!gp__input_size(in, &total))
+			total = r.base_off + r.len;
+		gp__log(GP_LOG_WARN, "%s (salvaged what precedes it)", gp_last_error());
+		r.t->salvaged = true;
+		r.t->damage_offset = dmg;
+		r.t->lost_bytes = total > dmg ? total - dmg : 0;
+		rc = 0;
+	}
+	if (rc)
+		goto out;
+	rc = finish(&r);
+out:
+	gp__free(r.buf);
+	gp_buf_release(&r.scratch);
+	if (rc) {
+		gp_trace_free(r.t);
+		r.t = NULL;
+	}
+	*out = r.t;
+	return rc;
+}
 
 GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, struct gp_trace **out)
 {
-	(void)path;
-	(void)opts;
+	struct gp_input *in;
+	int rc;
+
+	if (!out)
+		return gp__error(GP_EINVAL, "gp_trace_open: NULL argument");
 	*out = NULL;
-	return gp__error(GP_ENOTSUP, "reader not built yet");
+	if (!path)
+		return gp__error(GP_EINVAL, "gp_trace_open: NULL path");
+	if ((rc = gp__input_open_file(path, &in)))
+		return rc;
+	rc = open_input(in, path, opts, out);
+	gp__input_close(in);
+	return rc;
 }
 
 GP_API int gp_trace_open_mem(const void *p, size_t n, const struct gp_open_opts *opts,
-			     struct gp_trace **out)
+                             struct gp_trace **out)
 {
-	(void)p;
-	(void)n;
-	(void)opts;
+	struct gp_open_opts o;
+	struct gp_input *in;
+	int rc;
+
+	if (!out)
+		return gp__error(GP_EINVAL, "gp_trace_open_mem: NULL argument");
 	*out = NULL;
-	return gp__error(GP_ENOTSUP, "reader not built yet");
+	if (!p && n)
+		return gp__error(GP_EINVAL, "gp_trace_open_mem: NULL buffer");
+	opts_get(opts, &o);
+	if ((rc = gp__input_open_mem(p, n, &in)))
+		return rc;
+	rc = open_input(in, o.name ? o.name : "<memory>", opts, out);
+	gp__input_close(in);
+	return rc;
 }

@@ -72,6 +72,19 @@ int gp__json_skip(struct gp_jscan *s, const char **pp, unsigned max_depth);
  */
 size_t gp__json_unescape(const char *raw, size_t n, char *out);
 
+struct gp_value;
+
+/** Decimal JSON number text to double, independent of the locale (json-parse.c). */
+double gp__json_double(const char *p, size_t n);
+
+/**
+ * Parses one value (with leading whitespace) at *@p pp into a new gp_value
+ * tree (json-parse.c). On error nothing is allocated and *@p out is NULL;
+ * GP_ENOMEM is reported through err_msg too.
+ */
+int gp__json_parse_value(struct gp_jscan *s, const char **pp, unsigned max_depth,
+                         struct gp_value **out);
+
 /** @return true if @p p[0..n) is valid UTF-8 (RFC 3629: no overlongs, no surrogates). */
 bool gp__utf8_valid(const char *p, size_t n);
 

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli-util.c - the CLI's shared helpers: messages, dying allocators, number
+ * parsing and output files that are never left half-written.
+ *
+ * Only the CLI may exit on an error (STYLE.md §3); the library reports through
+ * return codes and gp_last_error().
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "gpuprof: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	exit(GP_EXIT_FAILURE);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void usage_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(GP_EXIT_USAGE);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", n, size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+long long parse_count(const char *opt, const char *s, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > max || *s == '-' || *s == '+' || *s == ' ')
+		usage_die("option '%s' expects a number from 0 to %lld, not '%s'", opt, max, s);
+	return v;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = slash ? slash + 1 : path;
+	size_t tlen = dirlen + strlen(base) + 32;
+	char *tmp = xmalloc(tlen);
+	int fd, saved;
+
+	if (!*base) {
+		free(tmp);
+		return error("cannot write '%s': not a file name", path);
+	}
+	snprintf(tmp, tlen, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		saved = errno;
+		free(tmp);
+		return error("cannot create a temporary file next to '%s': %s", path,
+			     strerror(saved));
+	}
+	/* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		(void)fchmod(fd, 0666 & ~um);
+	}
+	if (write_all(fd, data, len) || fsync(fd)) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return error("cannot write '%s': %s", path, strerror(saved));
+	}
+	if (close(fd)) {
+		saved = errno;
+		unlink(tmp);
+		free(tmp);
+		return error("cannot write '%s': %s", path, strerror(saved));
+	}
+	if (rename(tmp, path)) {
+		saved = errno;
+		unlink(tmp);
+		free(tmp);
+		return error("cannot write '%s': %s", path, strerror(saved));
+	}
+	free(tmp);
+	return 0;
+}
+
+int gp_cli_stdout_errno;
+
+int write_stdout(const char *data, size_t len)
+{
+	errno = 0;
+	if (len && fwrite(data, 1, len, stdout) != len) {
+		gp_cli_stdout_errno = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+}

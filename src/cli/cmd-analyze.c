@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-analyze.c - `gpuprof analyze [options] PATH...`: reads traces with
+ * gp_analyze_paths() and writes the report as human tables or JSON, to
+ * stdout or atomically to a file (-o). All computing is in the library; the
+ * human tables are drawn by analyze-print.c from the report tree alone.
+ */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "gpuprof/analyze.h"
+#include "gpuprof/gpuprof.h"
+
+static const char usage_text[] =
+	"usage: gpuprof analyze [options] PATH...\n"
+	"\n"
+	"PATH: a PyTorch profiler trace (.json, .json.gz) or a directory of them\n"
+	"\n"
+	"    --json            write the report as JSON (schema gpuprof.analyze/1)\n"
+	"    -o, --output FILE write to FILE (atomically) instead of standard output\n"
+	"    --top N           rows per table (default: 10 for tables, all for --json; 0: all)\n"
+	"    --rank R          only analyse rank R\n"
+	"    --compat MODE     definitions: 'none' (gpuprof's, default) or 'hta'\n"
+	"    --salvage         analyse what precedes the damage of a truncated trace\n"
+	"    --threads N       files read in parallel (default: one per CPU)\n"
+	"    -q, --quiet       no warnings\n"
+	"    -h, --help        this help; 'gpuprof help analyze' for the docs\n";
+
+enum { OPT_JSON = 256, OPT_TOP, OPT_RANK, OPT_COMPAT, OPT_SALVAGE, OPT_THREADS };
+
+static void salvage_warnings(const struct gp_value *report)
+{
+	const struct gp_value *ranks = gp_obj_get(report, "ranks");
+	size_t i;
+
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *r = gp_arr_get(ranks, i);
+		const struct gp_value *s = gp_obj_get(r, "salvage");
+		const char *file = gp_value_get_str(gp_obj_get(r, "file"));
+		int64_t off = 0, lost = 0, kept = 0;
+
+		if (gp_value_type(s) != GP_VALUE_OBJECT)
+			continue;
+		gp_value_get_int(gp_obj_get(s, "damage_offset"), &off);
+		gp_value_get_int(gp_obj_get(s, "lost_bytes"), &lost);
+		gp_value_get_int(gp_obj_get(s, "events_kept"), &kept);
+		warning("'%s': damaged at byte %lld: %lld bytes after it were not analysed "
+			"(%lld events kept)",
+			file ? file : "?", (long long)off, (long long)lost, (long long)kept);
+	}
+}
+
+static int render_human(const struct gp_value *report, size_t top, char **out, size_t *len)
+{
+	struct gp_print_opts po = { .top = top, .width = 100 };
+	FILE *f = open_memstream(out, len);
+
+	if (!f)
+		return error("out of memory");
+	gp_print_report(f, report, &po);
+	if (fclose(f))
+		return error("out of memory");
+	return 0;
+}
+
+int cmd_analyze(int argc, const char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "output", required_argument, NULL, 'o' },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "rank", required_argument, NULL, OPT_RANK },
+		{ "compat", required_argument, NULL, OPT_COMPAT },
+		{ "salvage", no_argument, NULL, OPT_SALVAGE },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gp_analyze_opts opts;
+	struct gp_value *report = NULL;
+	const char *output = NULL;
+	bool json = false, quiet = false, top_given = false;
+	long long top = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int c, rc;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.size = sizeof(opts);
+	opts.only_rank = -1;
+	opts.compat = GP_COMPAT_NONE;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, (char *const *)argv, ":o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_TOP:
+			top = parse_count("--top", optarg, UINT32_MAX);
+			top_given = true;
+			break;
+		case OPT_RANK:
+			opts.only_rank = parse_count("--rank", optarg, INT32_MAX);
+			break;
+		case OPT_COMPAT:
+			if (strcmp(optarg, "hta") == 0)
+				opts.compat = GP_COMPAT_HTA;
+			else if (strcmp(optarg, "none") == 0)
+				opts.compat = GP_COMPAT_NONE;
+			else
+				usage_die("option '--compat' expects 'hta' or 'none', not '%s'",
+					  optarg);
+			break;
+		case OPT_SALVAGE:
+			opts.salvage = true;
+			break;
+		case OPT_THREADS:
+			opts.threads = (uint32_t)parse_count("--threads", optarg, 1024);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return GP_EXIT_OK;
+		case ':':
+			fprintf(stderr, "gpuprof analyze: option '%s' needs a value\n%s",
+				argv[optind - 1], usage_text);
+			return GP_EXIT_USAGE;
+		default:
+			fprintf(stderr, "gpuprof analyze: unknown option '%s'\n%s",
+				argv[optind - 1], usage_text);
+			return GP_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "gpuprof analyze: no trace given\n%s", usage_text);
+		return GP_EXIT_USAGE;
+	}
+	if (!top_given)
+		top = json ? 0 : 10;
+	opts.top = (uint32_t)top;
+
+	rc = gp_analyze_paths(argv + optind, (size_t)(argc - optind), &opts, &report);
+	if (rc) {
+		const char *msg = gp_last_error();
+
+		return error("%s", msg && *msg ? msg : gp_strerror(rc));
+	}
+	if (!quiet)
+		salvage_warnings(report);
+
+	if (json) {
+		rc = gp_value_to_json(report, GP_JSON_PRETTY, &text, &len);
+		if (rc) {
+			gp_value_free(report);
+			return error("cannot write the report: %s", gp_strerror(rc));
+		}
+		/* the library's buffer ends with NUL: swap it for a final newline */
+		{
+			char *t = xmalloc(len + 1);
+
+			memcpy(t, text, len);
+			t[len++] = '\n';
+			gp_free(text);
+			text = t;
+		}
+	} else if (render_human(report, (size_t)top, &text, &len)) {
+		gp_value_free(report);
+		return -1;
+	}
+	gp_value_free(report);
+
+	rc = output ? write_file_atomic(output, text, len) : write_stdout(text, len);
+	free(text);
+	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-version.c - `gpuprof version [--build-options]`: the version, and with
+ * --build-options what this build and this machine support (perf's
+ * builtin-version.c). Build-time facts come from gpuprof-config.h, run-time
+ * ones are probed here.
+ */
+#include <getopt.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "gpuprof-config.h"
+#include "gpuprof/gpuprof.h"
+
+static const char usage_text[] = "usage: gpuprof version [--build-options]\n"
+				 "\n"
+				 "    --build-options   list build-time and run-time features\n";
+
+static void feature(const char *name, const char *state)
+{
+	printf("  %-22s %s\n", name, state);
+}
+
+static void build_options(void)
+{
+	char buf[64];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+#if GP_HAVE_ISAL
+	feature("gzip:", "isa-l");
+#elif GP_HAVE_ZLIB
+	feature("gzip:", "zlib");
+#else
+	feature("gzip:", "none");
+#endif
+	feature("json parser:", "built-in (streaming)");
+	feature("cupti tracer:", "not built (this version)");
+	feature("cuda toolkit headers:", GP_HAVE_CUPTI ? "found" : "not found");
+	feature("nvml:", "not used yet");
+	feature("sanitizers:", GP_SANITIZE_OPTS[0] ? GP_SANITIZE_OPTS : "none");
+	feature("build type:", GP_BUILD_TYPE[0] ? GP_BUILD_TYPE : "none");
+#if defined(__clang__)
+	snprintf(buf, sizeof(buf), "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+	snprintf(buf, sizeof(buf), "gcc %d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+	snprintf(buf, sizeof(buf), "unknown");
+#endif
+	feature("compiler:", buf);
+	feature("library:", strcmp(gp_version(), GP_VERSION_STRING) == 0
+				    ? "libgpuprof " GP_VERSION_STRING
+				    : "libgpuprof version differs from the CLI");
+	if (ncpu > 0) {
+		snprintf(buf, sizeof(buf), "%ld online CPUs", ncpu);
+		feature("analyze threads:", buf);
+	}
+}
+
+int cmd_version(int argc, const char **argv)
+{
+	static const struct option longopts[] = {
+		{ "build-options", no_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool build = false;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, (char *const *)argv, "+bh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			build = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return GP_EXIT_OK;
+		default:
+			fprintf(stderr, "gpuprof version: unknown option '%s'\n%s",
+				argv[optind - 1], usage_text);
+			return GP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "gpuprof version: unexpected argument '%s'\n%s", argv[optind],
+			usage_text);
+		return GP_EXIT_USAGE;
+	}
+	printf("gpuprof %s\n", GP_VERSION_STRING);
+	if (build)
+		build_options();
+	return GP_EXIT_OK;
+}

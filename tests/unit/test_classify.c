@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_classify.c - kernel typing: gpuprof's rules and HTA's, with the rule
+ * that fired.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "analyze/classify.h"
+
+static void expect(struct gp_trace *t, size_t ev, bool hta, enum gp_ktype type, const char *rule)
+{
+	uint8_t r = 0;
+
+	assert_int_equal(gp__classify(t, ev, hta, &r), type);
+	assert_string_equal(gp__classify_rule_name(r), rule);
+}
+
+static void test_gpuprof_rules(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	size_t mm, nccl, cpy, coll, comp, xdev, rccl, ag;
+	uint32_t cname;
+
+	(void)state;
+	mm = tu_kernel(t, "multimem_all_reduce_kernel<bf16>", 0, 7, 0, 10, 1);
+	nccl = tu_kernel(t, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 7, 0, 10, 2);
+	cpy = tu_kernel(t, "Memcpy HtoD (Pageable -> Device)", 0, 7, 0, 10, 3);
+	t->ev.kind[cpy] = GP_K_MEMCPY;
+	coll = tu_kernel(t, "void my::fused_kernel<float>", 0, 7, 0, 10, 4);
+	assert_int_equal(gp_strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
+	t->gpu[t->ev.aux[coll]].collective = cname;
+	comp = tu_kernel(t, "void at::native::vectorized_elementwise_kernel<4>", 0, 7, 0, 10, 5);
+	xdev = tu_kernel(t, "void vllm::cross_device_reduce_1stage<half, 8>", 0, 7, 0, 10, 6);
+	rccl = tu_kernel(t, "rcclGenericKernel", 0, 7, 0, 10, 7);
+	ag = tu_kernel(t, "void one_shot_all_gather_kernel", 0, 7, 0, 10, 8);
+
+	expect(t, mm, false, GP_KT_COMM, "name:multimem_all_reduce");
+	expect(t, nccl, false, GP_KT_COMM, "name:^nccl");
+	expect(t, cpy, false, GP_KT_MEM, "kind:memcpy");
+	expect(t, coll, false, GP_KT_COMM, "arg:Collective name");
+	expect(t, comp, false, GP_KT_COMP, "default:computation");
+	expect(t, xdev, false, GP_KT_COMM, "name:cross_device_reduce");
+	expect(t, rccl, false, GP_KT_COMM, "name:^rccl");
+	expect(t, ag, false, GP_KT_COMM, "name:collective");
+	gp_trace_free(t);
+}
+
+static void test_hta_rules(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	size_t mm, nccl, cpy, coll, sync, wait, hip, kern, set;
+	uint32_t cname;
+
+	(void)state;
+	mm = tu_kernel(t, "multimem_all_reduce_kernel<bf16>", 0, 7, 0, 10, 1);
+	nccl = tu_kernel(t, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 7, 0, 10, 2);
+	cpy = tu_kernel(t, "Memcpy HtoD (Pageable -> Device)", 0, 7, 0, 10, 3);
+	t->ev.kind[cpy] = GP_K_MEMCPY;
+	coll = tu_kernel(t, "void my::fused_kernel<float>", 0, 7, 0, 10, 4);
+	assert_int_equal(gp_strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
+	t->gpu[t->ev.aux[coll]].collective = cname;
+	sync = tu_kernel(t, "Context Sync", 0, 7, 0, 10, 5);
+	t->ev.kind[sync] = GP_K_SYNC;
+	wait = tu_kernel(t, "Stream Wait Event", 0, 7, 0, 10, 6);
+	hip = tu_kernel(t, "hipMemcpyWithStream", 0, 7, 0, 10, 7);
+	kern = tu_kernel(t, "void ncclKernel_SendRecv(ncclWorkElem)", 0, 7, 0, 10, 8);
+	set = tu_kernel(t, "Memset (Device)", 0, 7, 0, 10, 9);
+
+	/* HTA misses communication kernels that do not look like NCCL */
+	expect(t, mm, true, GP_KT_COMP, "hta:computation");
+	expect(t, nccl, true, GP_KT_COMM, "hta:^nccl");
+	expect(t, cpy, true, GP_KT_MEM, "hta:^Memcpy");
+	expect(t, coll, true, GP_KT_COMP, "hta:computation");
+	expect(t, sync, true, GP_KT_OTHER, "hta:other");
+	expect(t, wait, true, GP_KT_OTHER, "hta:other");
+	/* HTA tests ^hip before the memory patterns */
+	expect(t, hip, true, GP_KT_COMM, "hta:^hip");
+	expect(t, kern, true, GP_KT_COMM, "hta:ncclKernel");
+	expect(t, set, true, GP_KT_MEM, "hta:^Memset");
+	assert_string_equal(gp__ktype_name(GP_KT_COMM), "COMMUNICATION");
+	assert_string_equal(gp__classify_rule_name(250), "none");
+	gp_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gpuprof_rules),
+		cmocka_unit_test(test_hta_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

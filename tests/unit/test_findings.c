@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_findings.c - each findings rule on small synthetic traces: one that
+ * triggers it (with hand-computed evidence) and one that must not.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuprof/analyze.h"
+
+#define US 1000
+
+static struct gp_value *analyze(struct gp_trace *t)
+{
+	struct gp_analyze_opts o;
+	struct gp_value *r = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.only_rank = -1;
+	assert_int_equal(gp_analyze_trace(t, &o, 0, &r), 0);
+	assert_non_null(r);
+	return r;
+}
+
+static const struct gp_value *finding(const struct gp_value *r, const char *id)
+{
+	const struct gp_value *f = gp_obj_get(r, "findings");
+	size_t i;
+
+	assert_int_equal(gp_value_type(f), GP_VALUE_ARRAY);
+	for (i = 0; i < gp_value_len(f); i++) {
+		const struct gp_value *x = gp_arr_get(f, i);
+
+		if (strcmp(gp_value_get_str(gp_obj_get(x, "id")), id) == 0) {
+			/* every finding has all its fields */
+			assert_non_null(gp_value_get_str(gp_obj_get(x, "severity")));
+			assert_non_null(gp_value_get_str(gp_obj_get(x, "title")));
+			assert_non_null(gp_value_get_str(gp_obj_get(x, "suggestion")));
+			assert_int_equal(gp_value_type(gp_obj_get(x, "evidence")), GP_VALUE_OBJECT);
+			assert_non_null(gp_obj_get(x, "impact_pct"));
+			return x;
+		}
+	}
+	return NULL;
+}
+
+static int64_t ev_int(const struct gp_value *f, const char *key)
+{
+	int64_t v = -12345;
+
+	assert_true(gp_value_get_int(gp_obj_get(gp_obj_get(f, "evidence"), key), &v));
+	return v;
+}
+
+static double ev_dbl(const struct gp_value *f, const char *key)
+{
+	double v = -1;
+
+	assert_true(gp_value_get_double(gp_obj_get(gp_obj_get(f, "evidence"), key), &v));
+	return v;
+}
+
+static const char *sev(const struct gp_value *f)
+{
+	return gp_value_get_str(gp_obj_get(f, "severity"));
+}
+
+/* a kernel with its launch call on thread (1, 1) */
+static size_t launched(struct gp_trace *t, const char *name, int64_t stream, int64_t launch_ts,
+		       int64_t launch_dur, int64_t ts, int64_t dur, int64_t corr)
+{
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, launch_ts, launch_dur, corr);
+	return tu_kernel(t, name, 0, stream, ts, dur, corr);
+}
+
+static void test_no_gpu(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 0, 100 * US);
+	tu_add(t, GP_K_CPU_OP, "aten::mul", 1, 1, 200 * US, 100 * US);
+	r = analyze(t);
+	f = finding(r, "no-gpu");
+	assert_non_null(f);
+	assert_string_equal(sev(f), "info");
+	assert_int_equal(ev_int(f, "cpu_ops"), 2);
+	assert_int_equal(ev_int(f, "span_ns"), 300 * US);
+	assert_int_equal(gp_value_len(gp_obj_get(r, "findings")), 1);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_gpu_idle_host_bound(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	/* 5 kernels of 10 µs every 100 µs, each launched 5 µs before it starts */
+	for (k = 0; k < 5; k++)
+		launched(t, "k", 7, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
+			 k + 1);
+	r = analyze(t);
+	assert_null(finding(r, "no-gpu"));
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	/* window [10, 420) µs = 410, busy 50, idle 360 */
+	assert_int_equal(ev_int(f, "window_ns"), 410 * US);
+	assert_int_equal(ev_int(f, "busy_ns"), 50 * US);
+	assert_int_equal(ev_int(f, "idle_ns"), 360 * US);
+	assert_int_equal(ev_int(f, "host_wait_ns"), 360 * US);
+	assert_int_equal(ev_int(f, "kernel_wait_ns"), 0);
+	assert_string_equal(sev(f), "high");
+	assert_non_null(strstr(gp_value_get_str(gp_obj_get(f, "title")), "host"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_gpu_busy_no_idle(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	/* back to back: 4 kernels of 50 µs with 1 µs gaps: idle 3/203 < 20 % */
+	for (k = 0; k < 4; k++)
+		launched(t, "k", 7, k * US, US, k * 51 * US + 10 * US, 50 * US, k + 1);
+	r = analyze(t);
+	assert_null(finding(r, "gpu-idle"));
+	assert_null(finding(r, "launch-bound"));
+	assert_int_equal(gp_value_len(gp_obj_get(r, "findings")), 0);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_launch_bound(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	/* 60 kernels of 3 µs, each launched by a 5 µs call, one every 6 µs */
+	for (k = 0; k < 60; k++)
+		launched(t, "small", 7, k * 6 * US, 5 * US, k * 6 * US + 5 * US, 3 * US, k + 1);
+	r = analyze(t);
+	f = finding(r, "launch-bound");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "kernels"), 60);
+	assert_int_equal(ev_int(f, "kernel_med_ns"), 3 * US);
+	assert_int_equal(ev_int(f, "kernels_shorter_than_launch"), 60);
+	assert_int_equal(ev_int(f, "launch_calls_ns"), 60 * 5 * US);
+	assert_int_equal(ev_int(f, "gpu_busy_ns"), 60 * 3 * US);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_not_launch_bound(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	/* 60 kernels of 20 µs, launched well ahead by 5 µs calls */
+	for (k = 0; k < 60; k++)
+		launched(t, "big", 7, k * 6 * US, 5 * US, 400 * US + k * 20 * US, 20 * US, k + 1);
+	r = analyze(t);
+	assert_null(finding(r, "launch-bound"));
+	assert_null(finding(r, "gpu-idle"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_dataloader(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	tu_add(t, GP_K_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+	       1, 1, 0, 100 * US);
+	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 200 * US, 100 * US);
+	r = analyze(t);
+	f = finding(r, "dataloader");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "dataloader_ns"), 100 * US);
+	assert_int_equal(ev_int(f, "step_total_ns"), 1000 * US);
+	assert_true(ev_dbl(f, "dataloader_pct") > 9.99 && ev_dbl(f, "dataloader_pct") < 10.01);
+	assert_string_equal(sev(f), "medium");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_dataloader_small(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	tu_add(t, GP_K_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+	       1, 1, 0, 20 * US);
+	r = analyze(t);
+	assert_null(finding(r, "dataloader"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_sync_in_step(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 500 * US, 100 * US, -1);
+	tu_add(t, GP_K_CPU_OP, "aten::item", 1, 1, 700 * US, 50 * US);
+	tu_add(t, GP_K_CPU_OP, "aten::_local_scalar_dense", 1, 1, 710 * US, 40 * US);
+	/* outside the step: not counted */
+	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 2000 * US, 100 * US, -1);
+	r = analyze(t);
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "sync_calls"), 1);
+	assert_int_equal(ev_int(f, "sync_ns"), 100 * US);
+	assert_int_equal(ev_int(f, "item_calls"), 1);
+	assert_int_equal(ev_int(f, "item_ns"), 50 * US);
+	assert_int_equal(ev_int(f, "host_blocked_ns"), 150 * US);
+	assert_string_equal(sev(f), "medium"); /* 15 % of the step */
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_sync_outside_step(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 400 * US);
+	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 500 * US, 100 * US, -1);
+	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 100 * US, 10 * US);
+	r = analyze(t);
+	assert_null(finding(r, "sync-in-step"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static size_t memcpy_ev(struct gp_trace *t, const char *name, int64_t ts, int64_t dur,
+			int64_t bytes)
+{
+	size_t i = tu_kernel(t, name, 0, 7, ts, dur, -1);
+
+	t->ev.kind[i] = GP_K_MEMCPY;
+	t->gpu[t->ev.aux[i]].bytes = bytes;
+	return i;
+}
+
+static void test_pageable(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 0, 10 * US, 4096);
+	memcpy_ev(t, "Memcpy HtoD (Pinned -> Device)", 10 * US, 10 * US, 1000);
+	memcpy_ev(t, "Memcpy DtoH (Device -> Pageable)", 20 * US, 30 * US, 2048);
+	tu_kernel(t, "k", 0, 7, 50 * US, 50 * US, -1);
+	r = analyze(t);
+	f = finding(r, "pageable-copies");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "copies"), 2);
+	assert_int_equal(ev_int(f, "bytes"), 6144);
+	assert_int_equal(ev_int(f, "copy_ns"), 40 * US);
+	assert_string_equal(sev(f), "medium"); /* 40 % of the window */
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_pinned_only(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	memcpy_ev(t, "Memcpy HtoD (Pinned -> Device)", 0, 10 * US, 1000);
+	r = analyze(t);
+	assert_null(finding(r, "pageable-copies"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void set_cc(struct gp_trace *t, int major)
+{
+	char json[200];
+	struct gp_value *m = NULL;
+
+	snprintf(json, sizeof(json),
+		 "{\"deviceProperties\":[{\"id\":0,\"name\":\"X\",\"computeMajor\":%d,"
+		 "\"computeMinor\":0,\"numSms\":80}]}",
+		 major);
+	assert_int_equal(gp_value_parse(json, strlen(json), &m, NULL), 0);
+	gp_value_free(t->meta);
+	t->meta = m;
+}
+
+static void test_fp32_gemm(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	set_cc(t, 8);
+	tu_kernel(t, "ampere_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
+	tu_kernel(t, "ampere_s16816gemm_fp16_128x128", 0, 7, 80 * US, 10 * US, -1);
+	tu_kernel(t, "elementwise_kernel", 0, 7, 90 * US, 10 * US, -1);
+	r = analyze(t);
+	f = finding(r, "fp32-gemm-no-tc");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "kernel_ns"), 100 * US);
+	assert_int_equal(ev_int(f, "gemm_conv_ns"), 90 * US);
+	assert_int_equal(ev_int(f, "gemm_conv_no_tc_ns"), 80 * US);
+	assert_int_equal(ev_int(f, "gemm_conv_no_tc_kernels"), 1);
+	assert_string_equal(sev(f), "high");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_fp32_gemm_old_gpu(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	set_cc(t, 6);
+	tu_kernel(t, "maxwell_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
+	r = analyze(t);
+	assert_null(finding(r, "fp32-gemm-no-tc"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_fp32_gemm_unknown_cc(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	tu_kernel(t, "ampere_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
+	r = analyze(t);
+	assert_null(finding(r, "fp32-gemm-no-tc"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_exposed_comm(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_kernel(t, "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 20, 0, 50 * US, -1);
+	tu_kernel(t, "gemm_kernel", 0, 7, 40 * US, 60 * US, -1);
+	r = analyze(t);
+	f = finding(r, "exposed-comm");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "comm_ns"), 50 * US);
+	assert_int_equal(ev_int(f, "exposed_comm_ns"), 40 * US);
+	assert_int_equal(ev_int(f, "window_ns"), 100 * US);
+	assert_string_equal(sev(f), "high");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_comm_overlapped(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	tu_kernel(t, "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 20, 10 * US, 50 * US, -1);
+	tu_kernel(t, "gemm_kernel", 0, 7, 0, 100 * US, -1);
+	r = analyze(t);
+	assert_null(finding(r, "exposed-comm"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void occ_kernels(struct gp_trace *t, double occ)
+{
+	size_t a = tu_kernel(t, "k1", 0, 7, 0, 30 * US, -1);
+	size_t b = tu_kernel(t, "k2", 0, 7, 30 * US, 10 * US, -1);
+	size_t z = tu_kernel(t, "k3", 0, 7, 40 * US, 10 * US, -1);
+
+	t->gpu[t->ev.aux[a]].occupancy_pct = occ;
+	t->gpu[t->ev.aux[b]].occupancy_pct = occ + 40.0;
+	t->gpu[t->ev.aux[z]].occupancy_pct = 0.0; /* ignored */
+}
+
+static void test_low_occupancy(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	double occ;
+
+	(void)state;
+	occ_kernels(t, 10.0); /* (10·30 + 50·10) / 40 = 20 */
+	r = analyze(t);
+	f = finding(r, "low-occupancy");
+	assert_non_null(f);
+	occ = ev_dbl(f, "est_achieved_occupancy_pct");
+	assert_true(occ > 19.99 && occ < 20.01);
+	assert_int_equal(ev_int(f, "kernel_ns_with_occupancy"), 40 * US);
+	assert_string_equal(sev(f), "low");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_good_occupancy(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	occ_kernels(t, 50.0);
+	r = analyze(t);
+	assert_null(finding(r, "low-occupancy"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_queue_saturated(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	/* 1100 launches 1 ns apart, kernels of 10 ns from 10 µs on, in order */
+	for (k = 0; k < 1100; k++)
+		launched(t, "q", 7, k, 1, 10000 + 10 * k, 10, k + 1);
+	r = analyze(t);
+	f = finding(r, "queue-saturated");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "max_queue_depth"), 1100);
+	/* depth 1024 at the 1024th launch (ts 1023) until the 77th start (ts 10760) */
+	assert_int_equal(ev_int(f, "time_at_limit_ns"), 10760 - 1023);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_queue_short(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 100; k++)
+		launched(t, "q", 7, k, 1, 10000 + 10 * k, 10, k + 1);
+	r = analyze(t);
+	assert_null(finding(r, "queue-saturated"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void test_ranking(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	size_t i;
+	int last = -1;
+
+	(void)state;
+	/* idle (high), pageable copy (low or medium), sync (low) */
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 10000 * US);
+	launched(t, "k", 7, 0, US, 10 * US, 10 * US, 1);
+	launched(t, "k", 7, 5000 * US, US, 5000 * US + 10 * US, 10 * US, 2);
+	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 100 * US, 10 * US, 100);
+	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 6000 * US, 10 * US, -1);
+	r = analyze(t);
+	f = gp_obj_get(r, "findings");
+	assert_true(gp_value_len(f) >= 3);
+	assert_string_equal(gp_value_get_str(gp_obj_get(gp_arr_get(f, 0), "id")), "gpu-idle");
+	for (i = 0; i < gp_value_len(f); i++) {
+		static const char *const order[] = { "high", "medium", "low", "info" };
+		const char *s = sev(gp_arr_get(f, i));
+		int k;
+
+		for (k = 0; k < 4 && strcmp(s, order[k]); k++)
+			;
+		assert_true(k < 4);
+		assert_true(k >= last);
+		last = k;
+	}
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_gpu),
+		cmocka_unit_test(test_gpu_idle_host_bound),
+		cmocka_unit_test(test_gpu_busy_no_idle),
+		cmocka_unit_test(test_launch_bound),
+		cmocka_unit_test(test_not_launch_bound),
+		cmocka_unit_test(test_dataloader),
+		cmocka_unit_test(test_dataloader_small),
+		cmocka_unit_test(test_sync_in_step),
+		cmocka_unit_test(test_sync_outside_step),
+		cmocka_unit_test(test_pageable),
+		cmocka_unit_test(test_pinned_only),
+		cmocka_unit_test(test_fp32_gemm),
+		cmocka_unit_test(test_fp32_gemm_old_gpu),
+		cmocka_unit_test(test_fp32_gemm_unknown_cc),
+		cmocka_unit_test(test_exposed_comm),
+		cmocka_unit_test(test_comm_overlapped),
+		cmocka_unit_test(test_low_occupancy),
+		cmocka_unit_test(test_good_occupancy),
+		cmocka_unit_test(test_queue_saturated),
+		cmocka_unit_test(test_queue_short),
+		cmocka_unit_test(test_ranking),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
