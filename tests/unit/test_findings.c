@@ -428,7 +428,7 @@ static void test_low_occupancy(void **state)
 	assert_non_null(f);
 	occ = ev_dbl(f, "est_achieved_occupancy_pct");
 	assert_true(occ > 19.99 && occ < 20.01);
-	assert_int_equal(ev_int(f, "kernel_ns_with_occupancy"), 40 * US);
+	assert_int_equal(ev_int(f, "occupancy_kernel_ns"), 40 * US);
 	assert_string_equal(sev(f), "low");
 	gp_value_free(r);
 	gp_trace_free(t);

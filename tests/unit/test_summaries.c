@@ -157,7 +157,7 @@ static void test_no_kernels(void **state)
 }
 
 static size_t mem_op(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t ts,
-		     int64_t dur, int64_t bytes)
+                     int64_t dur, int64_t bytes)
 {
 	size_t i = tu_kernel(t, name, 0, 7, ts, dur, -1);
 
@@ -229,6 +229,7 @@ static void test_annotations(void **state)
 	tu_runtime(t, "cudaMemcpyAsync", 1, 10, 310, 5, 5);
 	t->ev.corr[mem_op(t, GP_K_MEMCPY, "Memcpy DtoD (Device -> Device)", 400, 20, 64)] = 5;
 	tu_add(t, GP_K_GPU_ANNOTATION, "fwd", 0, 7, 30, 50);
+	tu_add(t, GP_K_GPU_ANNOTATION, "ProfilerStep#1", 0, 7, 30, 400);
 
 	r = summarize(t, 0, GP_COMPAT_NONE);
 	/* ProfilerStep#N is left out */

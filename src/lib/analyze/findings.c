@@ -192,6 +192,17 @@ static int base_init(const struct gp__actx *c, const struct gp_value *r, struct 
 		b->step_end = c->span_end;
 		b->step_total_ns = c->span_end - c->span_start;
 	}
+	/* the steps section's durations (tb_plugin's step bounds) win when present */
+	{
+		const struct gp_value *steps = gp_obj_get(r, "steps");
+		int64_t sum = 0, d;
+
+		for (k = 0; k < gp_value_len(steps); k++)
+			if (gp_value_get_int(gp_obj_get(gp_arr_get(steps, k), "dur_ns"), &d))
+				sum += d;
+		if (sum > 0)
+			b->step_total_ns = sum;
+	}
 out:
 	gp_ivset_release(&u);
 	return rc;
@@ -853,7 +864,7 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct base *b, st
 	if (!ev)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp_obj_set_double(ev, "est_achieved_occupancy_pct", occ));
-	GP_TRY(gp_obj_set_int(ev, "kernel_ns_with_occupancy", known_ns));
+	GP_TRY(gp_obj_set_int(ev, "occupancy_kernel_ns", known_ns));
 	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
 	rc = add(fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? SEV_MEDIUM : SEV_LOW,
 		 pct(known_ns, b->window_ns), title, ev,

@@ -121,12 +121,12 @@ static int cmp_point(const void *x, const void *y)
 
 	if (a->t != b->t)
 		return a->t < b->t ? -1 : 1;
-	return a->d - b->d;
+	return b->d - a->d; /* starts first: a zero-length group still shows */
 }
 
 /* sweep over the three type unions; acc[m] = time with exactly the types in bitmask m */
 static int sweep(const struct ivl *comp, const struct ivl *comm, const struct ivl *mem,
-		 int64_t acc[8])
+		 int64_t acc[8], bool seen[8])
 {
 	const struct ivl *l[3] = { comp, comm, mem };
 	const int bit[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
@@ -135,6 +135,7 @@ static int sweep(const struct ivl *comp, const struct ivl *comm, const struct iv
 	int running = 0;
 
 	memset(acc, 0, 8 * sizeof(*acc));
+	memset(seen, 0, 8 * sizeof(*seen));
 	for (k = 0; k < 3; k++)
 		n += 2 * l[k]->n;
 	if (!n)
@@ -153,8 +154,10 @@ static int sweep(const struct ivl *comp, const struct ivl *comm, const struct iv
 	qsort(p, n, sizeof(*p), cmp_point);
 	for (k = 0; k + 1 < n; k++) {
 		running += p[k].d;
-		if (running > 0 && (running & 7))
+		if (running > 0 && (running & 7)) {
 			acc[running & 7] += p[k + 1].t - p[k].t;
+			seen[running & 7] = true;
+		}
 	}
 	gp__free(p);
 	return 0;
@@ -211,9 +214,11 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 	out[0] = out[1] = out[2] = 0;
 	for (k = 0; k < n; k++) {
 		uint32_t i = evs[k];
+		uint8_t kind = c->t->ev.kind[i];
 		int64_t s = c->ts[i], e = s + c->dur[i], gap, l;
 
-		if (c->t->ev.kind[i] == GP_K_SYNC)
+		/* HTA (PR #149) breaks down the idle time between kernels and copies only */
+		if (kind != GP_K_KERNEL && kind != GP_K_MEMCPY && kind != GP_K_MEMSET)
 			continue;
 		if (!have) {
 			prev_end = e;
@@ -345,7 +350,8 @@ static int cmp_ktrow(const void *x, const void *y)
 	return a->mask < b->mask ? -1 : a->mask > b->mask;
 }
 
-static int write_kernel_types(struct gp_value *g, const int64_t acc[8])
+/* @p seen: also list labels that occurred with no time (HTA lists them) */
+static int write_kernel_types(struct gp_value *g, const int64_t acc[8], const bool *seen)
 {
 	static const unsigned bits[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
 	struct gp_value *arr = gp_value_array();
@@ -360,7 +366,7 @@ static int write_kernel_types(struct gp_value *g, const int64_t acc[8])
 		return rc;
 	for (k = 1; k < 8; k++) {
 		total += acc[k];
-		if (acc[k] > 0) {
+		if (acc[k] > 0 || (seen && seen[k])) {
 			rows[nrows].mask = (unsigned)k;
 			rows[nrows++].ns = acc[k];
 		}
@@ -476,6 +482,7 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	const uint32_t *v = c->gpu.v;
 	size_t n = c->gpu.n, k;
 	int64_t first, last, window, busy, compute, idle, non_compute, comm_ns, acc[8];
+	bool seen[8];
 	struct gp_value *g = gp_value_object();
 	const char *note = NULL;
 	bool has_comm = false;
@@ -505,7 +512,7 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	busy = ivl_len(&all);
 	compute = ivl_len(&comp);
 	comm_ns = ivl_len(&comm);
-	GP_TRY(sweep(&comp, &comm, &mem, acc));
+	GP_TRY(sweep(&comp, &comm, &mem, acc, seen));
 	idle = window - busy;
 	non_compute = window - compute - idle;
 	if (non_compute < 0 || idle < 0) {
@@ -546,7 +553,7 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 							acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
 						comm_ns)
 					  : NAN));
-	GP_TRY(write_kernel_types(g, acc));
+	GP_TRY(write_kernel_types(g, acc, c->hta ? seen : NULL));
 	GP_TRY(write_streams(c, g));
 	GP_TRY(write_classification(c, g));
 out:

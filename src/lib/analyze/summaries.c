@@ -82,8 +82,8 @@ static double median_sorted(const int64_t *v, size_t n)
  * Groups the @p n events @p ev by @p keys (NULL: the name id) and fills the
  * statistics of each group from the effective durations.
  */
-static int gtab_build(const struct gp__actx *c, const uint32_t *ev, size_t n,
-		      const uint64_t *keys, struct gtab *gt)
+static int gtab_build(const struct gp__actx *c, const uint32_t *ev, size_t n, const uint64_t *keys,
+                      struct gtab *gt)
 {
 	const struct gp_events *e = &c->t->ev;
 	size_t *cur = NULL, i, k;
@@ -192,10 +192,10 @@ static int gtab_order(const struct gp__actx *c, struct gtab *gt)
 /* ---- rows ---- */
 
 typedef int (*extra_fn)(const struct gp__actx *c, const struct gtab *gt, size_t g,
-			struct gp_value *row, void *user);
+                        struct gp_value *row, void *user);
 
 static int stat_row(const struct gp__actx *c, const struct group *gr, int64_t pct_total,
-		    struct gp_value *row)
+                    struct gp_value *row)
 {
 	int rc = 0;
 
@@ -208,10 +208,9 @@ static int stat_row(const struct gp__actx *c, const struct group *gr, int64_t pc
 	GP_TRY(gp_obj_set_int(row, "max_ns", gr->max));
 	GP_TRY(gp_obj_set_double(row, "std_ns", gr->std));
 	if (pct_total >= 0)
-		GP_TRY(gp_obj_set_double(row, "pct",
-					 pct_total > 0 ? 100.0 * (double)gr->total /
-								 (double)pct_total
-						       : NAN));
+		GP_TRY(gp_obj_set_double(
+		    row, "pct",
+		    pct_total > 0 ? 100.0 * (double)gr->total / (double)pct_total : NAN));
 out:
 	return rc;
 }
@@ -223,8 +222,8 @@ out:
  * @p pct_total < 0 leaves out the "pct" column.
  */
 static int emit_table(const struct gp__actx *c, struct gp_value *r, const char *name,
-		      const struct gtab *gt, int64_t pct_total, extra_fn fn, void *user,
-		      struct gp_value **omitted)
+                      const struct gtab *gt, int64_t pct_total, extra_fn fn, void *user,
+                      struct gp_value **omitted)
 {
 	struct gp_value *arr = gp_value_array(), *om;
 	size_t keep = gt->ng, k;
@@ -297,7 +296,7 @@ static bool uses_tensor_cores(const char *name)
 }
 
 static int kernel_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
-			struct gp_value *row, void *user)
+                        struct gp_value *row, void *user)
 {
 	const struct group *gr = &gt->g[g];
 	int rc = 0;
@@ -305,7 +304,7 @@ static int kernel_extra(const struct gp__actx *c, const struct gtab *gt, size_t 
 	GP_TRY(gp_obj_set_str(row, "type", gp__ktype_name((enum gp_ktype)c->ktype[gr->first])));
 	if (user)
 		GP_TRY(gp_obj_set_bool(row, "tensor_core",
-				       uses_tensor_cores(gp_strtab_get(&c->t->strs, gr->name))));
+		                       uses_tensor_cores(gp_strtab_get(&c->t->strs, gr->name))));
 out:
 	return rc;
 }
@@ -325,7 +324,7 @@ static int an_kernels(const struct gp__actx *c, struct gp_value *r)
 		if (uses_tensor_cores(gp_strtab_get(&c->t->strs, gt.g[g].name)))
 			tc += gt.g[g].total;
 	GP_TRY(gp_obj_set_double(r, "kernels_tensor_core_pct",
-				 gt.total > 0 ? 100.0 * (double)tc / (double)gt.total : NAN));
+	                         gt.total > 0 ? 100.0 * (double)tc / (double)gt.total : NAN));
 	if (c->hta) {
 		gtab_release(&gt);
 		GP_TRY(gtab_build(c, c->gpu.v, c->gpu.n, NULL, &gt));
@@ -340,7 +339,7 @@ out:
 /* ---- API calls ---- */
 
 static int api_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
-		     struct gp_value *row, void *user)
+                     struct gp_value *row, void *user)
 {
 	(void)c;
 	(void)user;
@@ -403,7 +402,7 @@ static const char *mem_direction(const char *name)
 }
 
 static int mem_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
-		     struct gp_value *row, void *user)
+                     struct gp_value *row, void *user)
 {
 	const struct memacc *m = &((const struct memacc *)user)[g];
 	const char *name = gp_strtab_get(&c->t->strs, gt->g[g].name);
@@ -425,7 +424,7 @@ static int mem_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
 	}
 	/* bytes per ns are GB/s */
 	GP_TRY(gp_obj_set_double(row, "bandwidth_gbps",
-				 m->known && m->dur > 0 ? (double)m->bytes / (double)m->dur : NAN));
+	                         m->known && m->dur > 0 ? (double)m->bytes / (double)m->dur : NAN));
 out:
 	return rc;
 }
@@ -504,7 +503,7 @@ static void nest_release(struct nest *ns)
 
 /* at equal (ts, dur) an annotation holds an operator, which holds a runtime call */
 static const uint8_t nest_kinds[] = { GP_K_USER_ANNOTATION, GP_K_CPU_OP, GP_K_RUNTIME,
-				      GP_K_DRIVER };
+	                              GP_K_DRIVER };
 
 static bool nest_before(const struct gp__actx *c, uint32_t a, int ra, uint32_t b, int rb)
 {
@@ -557,7 +556,8 @@ static int nest_build(const struct gp__actx *c, struct nest *ns)
 		merged[i] = bev;
 		head[best]++;
 	}
-	/* stable counting sort by track (an out-of-range track, impossible in a valid model, last) */
+	/* stable counting sort by track (an out-of-range track, impossible in a valid model, last)
+	 */
 	{
 		size_t *start = cnt;
 
@@ -643,7 +643,7 @@ struct annacc {
 };
 
 static int ann_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
-		     struct gp_value *row, void *user)
+                     struct gp_value *row, void *user)
 {
 	const struct annacc *a = &((const struct annacc *)user)[g];
 	int rc = 0;
@@ -725,12 +725,19 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 	}
 	GP_TRY(emit_table(c, r, "annotations", &gt, gt.total, ann_extra, acc, NULL));
 
-	/* Kineto's own GPU-side projections */
+	/* Kineto's own GPU-side projections, its per-step ProfilerStep#N ones aside */
 	gtab_release(&gt);
 	{
 		const struct gp__idx *ga = &c->by_kind[GP_K_GPU_ANNOTATION];
+		uint32_t *gev = gp__reallocarray(ev, ga->n ? ga->n : 1, sizeof(*ev));
 
-		GP_TRY(gtab_build(c, ga->v, ga->n, NULL, &gt));
+		if (!gev)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		ev = gev;
+		for (i = 0, n = 0; i < ga->n; i++)
+			if (strncmp(gp__ev_name(t, ga->v[i]), "ProfilerStep#", 13) != 0)
+				ev[n++] = ga->v[i];
+		GP_TRY(gtab_build(c, ev, n, NULL, &gt));
 		GP_TRY(gtab_order(c, &gt));
 		GP_TRY(emit_table(c, r, "gpu_annotations", &gt, gt.total, NULL, NULL, NULL));
 	}
@@ -748,8 +755,8 @@ struct opacc {
 	int64_t self_ns, gpu_ns, gpu_self_ns;
 };
 
-static int op_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
-		    struct gp_value *row, void *user)
+static int op_extra(const struct gp__actx *c, const struct gtab *gt, size_t g, struct gp_value *row,
+                    void *user)
 {
 	const struct opacc *o = (const struct opacc *)user;
 	int64_t self_total = 0;
@@ -764,8 +771,8 @@ static int op_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
 	GP_TRY(gp_obj_set_int(row, "gpu_ns", o[k].gpu_ns));
 	GP_TRY(gp_obj_set_int(row, "gpu_self_ns", o[k].gpu_self_ns));
 	GP_TRY(gp_obj_set_double(row, "pct_self",
-				 self_total > 0 ? 100.0 * (double)o[k].self_ns / (double)self_total
-						: NAN));
+	                         self_total > 0 ? 100.0 * (double)o[k].self_ns / (double)self_total
+	                                        : NAN));
 out:
 	return rc;
 }

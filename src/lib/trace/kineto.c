@@ -944,6 +944,7 @@ static int step(struct reader *r, const char **pp)
 		const char *q = p;
 		char sep;
 
+		*pp = p; /* a retry or a salvage starts at the event itself */
 		if ((rc = parse_event(r, &q, &e)))
 			return rc;
 		q = gp__json_ws(q, end);

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: MIT
+# lib.sh - helpers for the end-to-end tests (git t/test-lib.sh, perf tests/shell/lib).
+#
+# Sourced by tests/e2e/tNNNN-*.sh. CTest sets GPUPROF (the CLI), GP_SRC_DIR and
+# GP_SHARED_DIR. Exit codes: 0 pass, 1 fail, 77 skip.
+
+set -u
+
+: "${GP_SRC_DIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${GPUPROF:=$GP_SRC_DIR/build/gpuprof}"
+DATA="$GP_SRC_DIR/tests/data/e2e"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpuprof-e2e.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+OUT="$TMP/out"
+ERR="$TMP/err"
+RC=0
+NCHECK=0
+
+# need CMD...: skip the test (77) when a prerequisite is missing
+need() {
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null 2>&1; then
+			echo "skip: '$c' not found"
+			exit 77
+		fi
+	done
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -s "$OUT" ]; then
+		echo "--- stdout (first 40 lines)" >&2
+		head -n 40 "$OUT" >&2
+	fi
+	if [ -s "$ERR" ]; then
+		echo "--- stderr" >&2
+		head -n 20 "$ERR" >&2
+	fi
+	exit 1
+}
+
+# run ARGS...: runs $GPUPROF, stdout in $OUT, stderr in $ERR, status in $RC
+run() {
+	NCHECK=$((NCHECK + 1))
+	"$GPUPROF" "$@" >"$OUT" 2>"$ERR"
+	RC=$?
+}
+
+# expect_rc N ARGS...: runs gpuprof and checks its exit status
+expect_rc() {
+	local want=$1
+	shift
+	run "$@"
+	[ "$RC" -eq "$want" ] || fail "'gpuprof $*' exited $RC, expected $want"
+}
+
+# out_has TEXT / err_has TEXT: fixed-string search in the last run's output
+out_has() {
+	grep -qF -- "$1" "$OUT" || fail "stdout lacks '$1'"
+}
+err_has() {
+	grep -qF -- "$1" "$ERR" || fail "stderr lacks '$1'"
+}
+out_empty() {
+	[ ! -s "$OUT" ] || fail "stdout is not empty"
+}
+# err_one_line: stderr holds exactly one line
+err_one_line() {
+	[ "$(wc -l <"$ERR")" -eq 1 ] || fail "stderr has $(wc -l <"$ERR") lines, expected 1"
+}
+
+# json_ok FILE: FILE parses as JSON
+json_ok() {
+	python3 -m json.tool "$1" >/dev/null 2>"$TMP/json-err" ||
+		fail "'$1' is not valid JSON: $(cat "$TMP/json-err")"
+}
+
+# json_get FILE EXPR: prints a value of the parsed JSON document d (a Python expression)
+json_get() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# no_width_over N FILE: no line of FILE is wider than N characters (UTF-8)
+no_width_over() {
+	python3 -c 'import sys
+w = int(sys.argv[1])
+for i, l in enumerate(open(sys.argv[2], encoding="utf-8").read().splitlines()):
+    if len(l) > w and not l.startswith("== rank"):
+        print("line %d is %d wide: %s" % (i + 1, len(l), l)); sys.exit(1)' "$1" "$2" ||
+		fail "output wider than $1 columns"
+}
+
+done_ok() {
+	echo "ok: $NCHECK checks"
+	exit 0
+}
+
+[ -x "$GPUPROF" ] || { echo "skip: no gpuprof binary at '$GPUPROF'"; exit 77; }

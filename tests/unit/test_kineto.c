@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_kineto.c - the Kineto reader on small hand-written traces
+ * (tests/data/kineto/): both schemas, a bare array, baseTimeNanoseconds after
+ * traceEvents, gzip (one and several members), errors with their offsets,
+ * salvage, every window size, and allocation torture.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuprof/trace.h"
+#include "trace/input.h"
+#include "util/error.h"
+
+static char *data_path(const char *name)
+{
+	static char buf[4096];
+	const char *src = getenv("GP_SRC_DIR");
+
+	snprintf(buf, sizeof(buf), "%s/tests/data/kineto/%s", src ? src : ".", name);
+	return buf;
+}
+
+static char *slurp(const char *name, size_t *n)
+{
+	FILE *f = fopen(data_path(name), "rb");
+	char *p;
+	long len;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	assert_true(len >= 0);
+	rewind(f);
+	p = malloc((size_t)len + 1);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return p;
+}
+
+static struct gp_trace *open_ok(const char *name, bool salvage)
+{
+	struct gp_open_opts o = { .size = sizeof(o), .salvage = salvage };
+	struct gp_trace *t = NULL;
+	int rc = gp_trace_open(data_path(name), &o, &t);
+
+	if (rc)
+		fail_msg("%s: rc %d: %s", name, rc, gp_last_error());
+	assert_non_null(t);
+	return t;
+}
+
+static int open_mem(const char *text, size_t n, bool salvage, struct gp_trace **t)
+{
+	struct gp_open_opts o = { .size = sizeof(o), .salvage = salvage, .name = "mem" };
+
+	return gp_trace_open_mem(text, n, &o, t);
+}
+
+static uint64_t cat_count(const struct gp_trace *t, char ph, const char *cat)
+{
+	uint32_t id = cat ? gp_strtab_find(&t->strs, cat, strlen(cat)) : 0;
+	size_t i;
+
+	for (i = 0; i < t->ncats; i++)
+		if (t->cats[i].ph == ph && t->cats[i].cat == id)
+			return t->cats[i].count;
+	return 0;
+}
+
+static const struct gp_track *track(const struct gp_trace *t, size_t ev)
+{
+	return &t->tracks[t->ev.track[ev]];
+}
+
+static void check_modern(struct gp_trace *t)
+{
+	const struct gp_gpu_info *gi;
+	struct gp_device_props dp;
+	size_t i;
+
+	assert_int_equal(t->events_read, 17);
+	assert_int_equal(t->ev.n, 9);
+	assert_int_equal(t->npy, 1);
+	assert_int_equal(t->py_ts[0], 1000000);
+	assert_int_equal(t->py_dur[0], 600000);
+	assert_int_equal(t->rank, 3);
+	assert_int_equal(t->world_size, 8);
+	assert_false(t->has_base);
+	assert_false(t->ts_float);
+	assert_false(t->bare_array);
+	assert_false(t->salvaged);
+
+	/* ProfilerStep#7 */
+	assert_string_equal(gp__ev_name(t, 0), "ProfilerStep#7");
+	assert_int_equal(t->ev.kind[0], GP_K_USER_ANNOTATION);
+	assert_int_equal(t->ev.flags[0], GP_EVF_STEP);
+	assert_int_equal(t->ev.ts[0], 1000000);
+	assert_int_equal(t->ev.dur[0], 500000);
+	assert_int_equal(t->ev.ext[0], 1);
+	assert_int_equal(t->ev.corr[0], -1);
+	assert_int_equal(t->ev.kind[1], GP_K_CPU_OP);
+	assert_int_equal(t->ev.kind[2], GP_K_RUNTIME);
+	assert_int_equal(t->ev.corr[2], 77);
+	assert_int_equal(t->ev.ext[2], 2);
+
+	/* the kernel and its details */
+	assert_int_equal(t->ev.kind[3], GP_K_KERNEL);
+	assert_int_equal(t->ev.corr[3], 77);
+	assert_int_equal(t->ev.stream[3], 7);
+	assert_int_equal(t->ev.flags[3], GP_EVF_HAS_STREAM);
+	assert_int_not_equal(t->ev.aux[3], UINT32_MAX);
+	gi = &t->gpu[t->ev.aux[3]];
+	assert_int_equal(gi->device, 0);
+	assert_int_equal(gi->grid[0], 2);
+	assert_int_equal(gi->grid[1], 3);
+	assert_int_equal(gi->grid[2], 1);
+	assert_int_equal(gi->block[0], 128);
+	assert_int_equal(gi->regs, 72);
+	assert_int_equal(gi->shmem, 8192);
+	assert_int_equal(gi->bytes, -1);
+	assert_true(gi->blocks_per_sm == 0.5);
+	assert_true(gi->warps_per_sm == 2.25);
+	assert_true(gi->occupancy_pct == 13.0);
+	assert_true(isnan(gi->bw_gbps));
+	assert_int_equal(gi->collective, 0);
+	assert_true(track(t, 3)->gpu);
+	assert_int_equal(track(t, 3)->device, 0);
+	assert_int_equal(track(t, 3)->stream, 7);
+
+	assert_int_equal(t->ev.kind[4], GP_K_MEMCPY);
+	gi = &t->gpu[t->ev.aux[4]];
+	assert_int_equal(gi->bytes, 4096);
+	assert_true(fabs(gi->bw_gbps - 0.2048) < 1e-12);
+	assert_int_equal(gi->regs, -1);
+
+	/* a CPU event that carries args.stream */
+	assert_int_equal(t->ev.kind[5], GP_K_SYNC);
+	assert_int_equal(t->ev.flags[5], GP_EVF_HAS_STREAM);
+	assert_int_equal(t->ev.stream[5], 7);
+	assert_int_equal(t->ev.aux[5], UINT32_MAX);
+	assert_false(track(t, 5)->gpu);
+	assert_string_equal(gp_strtab_get(&t->strs, track(t, 5)->name), "thread 100 (python3)");
+
+	assert_int_equal(t->ev.kind[6], GP_K_GPU_ANNOTATION);
+	assert_int_equal(t->ev.flags[6], 0);
+	assert_int_equal(t->ev.kind[7], GP_K_OTHER);
+	assert_string_equal(gp__ev_name(t, 7), "no category");
+	assert_int_equal(t->ev.kind[8], GP_K_TRACE);
+	assert_string_equal(gp_strtab_get(&t->strs, track(t, 8)->pid_str), "Spans");
+	assert_int_equal(track(t, 8)->pid, -1);
+
+	/* memory events */
+	assert_int_equal(t->nmem, 2);
+	assert_int_equal(t->mem[0].ts, 1015000);
+	assert_int_equal(t->mem[0].bytes, 512);
+	assert_int_equal(t->mem[0].total_allocated, 512);
+	assert_int_equal(t->mem[0].total_reserved, 2097152);
+	assert_int_equal(t->mem[0].addr, 139870000000000LL);
+	assert_int_equal(t->mem[0].device, 0);
+	assert_int_equal(t->mem[0].device_type, 1);
+	assert_int_equal(t->mem[1].bytes, -512);
+	assert_int_equal(t->mem[1].total_allocated, -1);
+	assert_int_equal(t->mem[1].addr, -1);
+
+	/* counts by (ph, cat) */
+	assert_int_equal(cat_count(t, 'X', "cpu_op"), 1);
+	assert_int_equal(cat_count(t, 'X', "python_function"), 1);
+	assert_int_equal(cat_count(t, 's', "ac2g"), 1);
+	assert_int_equal(cat_count(t, 'f', "ac2g"), 1);
+	assert_int_equal(cat_count(t, 'i', "cpu_instant_event"), 2);
+	assert_int_equal(cat_count(t, 'i', NULL), 1);
+	assert_int_equal(cat_count(t, 'M', NULL), 2);
+	assert_int_equal(cat_count(t, 'X', NULL), 1);
+
+	/* metadata: everything but traceEvents */
+	assert_null(gp_obj_get(t->meta, "traceEvents"));
+	assert_string_equal(gp_value_get_str(gp_obj_get(t->meta, "traceName")), "modern.json");
+	assert_true(gp__trace_device_props(t, 0, &dp));
+	assert_int_equal(dp.num_sms, 132);
+	assert_int_equal(dp.compute_major, 9);
+	assert_string_equal(dp.name, "NVIDIA H100 80GB HBM3");
+	for (i = 0; i < t->ev.n; i++)
+		assert_true(t->ev.dur[i] >= 0);
+}
+
+static void test_modern(void **state)
+{
+	struct gp_trace *t = open_ok("modern.json", false);
+
+	(void)state;
+	check_modern(t);
+	assert_int_equal(t->bytes_read, 3238);
+	gp_trace_free(t);
+}
+
+static void test_gzip(void **state)
+{
+	struct gp_trace *t;
+	char *p;
+	size_t n;
+
+	(void)state;
+	t = open_ok("modern.json.gz", false);
+	check_modern(t);
+	assert_int_equal(t->bytes_read, 3238);
+	gp_trace_free(t);
+	/* several gzip members make one stream */
+	t = open_ok("multi.json.gz", false);
+	check_modern(t);
+	gp_trace_free(t);
+	/* and from memory */
+	p = slurp("multi.json.gz", &n);
+	assert_int_equal(open_mem(p, n, false, &t), 0);
+	check_modern(t);
+	gp_trace_free(t);
+	free(p);
+}
+
+static void test_legacy(void **state)
+{
+	struct gp_trace *t = open_ok("legacy2021.json", false);
+	const struct gp_gpu_info *gi;
+
+	(void)state;
+	assert_int_equal(t->events_read, 9);
+	assert_int_equal(t->ev.n, 5);
+	assert_int_equal(t->ev.kind[0], GP_K_USER_ANNOTATION);
+	assert_int_equal(t->ev.flags[0], GP_EVF_STEP);
+	assert_int_equal(t->ev.ts[0], 1623142623460111000LL);
+	assert_int_equal(t->ev.dur[0], 900000);
+	/* numeric string tid is a number */
+	assert_int_equal(track(t, 0)->tid, 25738);
+	assert_int_equal(track(t, 0)->tid_str, 0);
+	assert_int_equal(t->ev.kind[1], GP_K_CPU_OP);
+	assert_int_equal(t->ev.ext[1], 3);
+	assert_int_equal(t->ev.kind[2], GP_K_RUNTIME);
+	assert_int_equal(t->ev.ext[2], 3); /* legacy "external id" */
+	assert_int_equal(t->ev.corr[2], 311);
+	assert_int_equal(t->ev.kind[3], GP_K_KERNEL);
+	assert_int_equal(t->ev.ext[3], 3);
+	gi = &t->gpu[t->ev.aux[3]];
+	assert_int_equal(gi->grid[0], 784);
+	assert_int_equal(gi->grid[2], 2);
+	assert_true(gi->warps_per_sm == 10.0);
+	assert_true(isnan(gi->occupancy_pct));
+	/* "stream 7": a string tid, the stream number from it */
+	assert_int_equal(track(t, 3)->tid, -1);
+	assert_string_equal(gp_strtab_get(&t->strs, track(t, 3)->tid_str), "stream 7");
+	assert_true(track(t, 3)->gpu);
+	assert_int_equal(track(t, 3)->stream, 7);
+	assert_int_equal(track(t, 3)->device, 0);
+	assert_string_equal(gp_strtab_get(&t->strs, track(t, 3)->name), "stream 7 \xc3\xa9\"q\"");
+	/* Memset without args.stream or device: stream from tid, device from pid */
+	assert_int_equal(t->ev.kind[4], GP_K_MEMSET);
+	assert_int_equal(t->ev.flags[4], 0);
+	assert_int_equal(t->ev.track[4], t->ev.track[3]);
+	assert_int_equal(t->gpu[t->ev.aux[4]].bytes, 1024);
+	assert_int_equal(t->nmem, 1);
+	assert_int_equal(t->mem[0].device, -1);
+	assert_int_equal(t->mem[0].device_type, 0);
+	assert_int_equal(t->mem[0].bytes, 4);
+	assert_int_equal(cat_count(t, 's', "async"), 1);
+	assert_int_equal(cat_count(t, 'i', NULL), 1);
+	assert_int_equal(t->rank, -1);
+	gp_trace_free(t);
+}
+
+static void test_bare(void **state)
+{
+	struct gp_trace *t = open_ok("bare.json", false);
+
+	(void)state;
+	assert_true(t->bare_array);
+	assert_int_equal(t->events_read, 3);
+	assert_int_equal(t->ev.n, 2);
+	assert_int_equal(t->ev.kind[1], GP_K_KERNEL);
+	assert_int_equal(cat_count(t, 'C', NULL), 1);
+	assert_int_equal(gp_value_len(t->meta), 0);
+	gp_trace_free(t);
+}
+
+static void test_base_after(void **state)
+{
+	struct gp_trace *t = open_ok("base_after.json", false);
+	const int64_t base = 1751410836000000000LL;
+
+	(void)state;
+	assert_true(t->has_base);
+	assert_int_equal(t->base_ns, base);
+	assert_true(t->ts_float);
+	assert_int_equal(t->ev.n, 2);
+	assert_int_equal(t->ev.ts[0], base + 1428625731896179LL);
+	assert_int_equal(t->ev.dur[0], 12501); /* 12.5006 us rounds to 12501 ns */
+	assert_int_equal(t->ev.ts[1], base + 1428625731900000LL);
+	assert_int_equal(t->ev.dur[1], 15000); /* 1.5e1 */
+	assert_int_equal(t->nmem, 1);
+	assert_int_equal(t->mem[0].ts, base + 1428625731896200LL);
+	assert_int_equal(t->npy, 1);
+	assert_int_equal(t->py_ts[0], base + 1428625731800000LL);
+	assert_int_equal(t->py_dur[0], 200000);
+	gp_trace_free(t);
+}
+
+static void test_truncated(void **state)
+{
+	struct gp_trace *t = NULL;
+	uint64_t off, lost;
+	const char *ev;
+	char *p;
+	size_t n;
+	int rc;
+
+	(void)state;
+	rc = gp_trace_open(data_path("truncated.json"), NULL, &t);
+	assert_int_equal(rc, GP_ETRUNC);
+	assert_null(t);
+	assert_non_null(strstr(gp_last_error(), "truncated.json: byte 1529: unexpected end"));
+
+	t = open_ok("truncated.json", true);
+	p = slurp("truncated.json", &n);
+	ev = p + n;
+	while (ev > p && *ev != '{')
+		ev--;
+	assert_true(gp_trace_salvage(t, &off, &lost));
+	assert_int_equal(off, (uint64_t)(ev - p));
+	assert_int_equal(lost, n - (size_t)(ev - p));
+	assert_int_equal(t->ev.n, 5);
+	assert_int_equal(t->events_read, 5);
+	assert_int_equal(t->rank, 3); /* metadata before traceEvents is kept */
+	gp_trace_free(t);
+
+	/* a truncated gzip: an error, or the events before the cut */
+	free(p);
+	p = slurp("modern.json.gz", &n);
+	rc = open_mem(p, n / 2, false, &t);
+	assert_int_equal(rc, GP_ETRUNC);
+	assert_non_null(strstr(gp_last_error(), "(uncompressed)"));
+	rc = open_mem(p, n / 2, true, &t);
+	assert_int_equal(rc, 0);
+	assert_true(t->salvaged);
+	assert_true(t->ev.n < 9);
+	gp_trace_free(t);
+	free(p);
+}
+
+struct bad_case {
+	const char *text;
+	int rc;
+	const char *msg; /* expected substring of the error */
+};
+
+static void test_errors(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "hello", GP_EFORMAT, "mem: byte 0: not a trace" },
+		{ "", GP_EFORMAT, "mem: byte 0: empty input" },
+		{ "   \n", GP_ETRUNC, "byte 4: unexpected end of input" },
+		{ "{\"traceEvents\": [{\"ph\":\"X\",\"ts\":\"12\",\"dur\":1}]}", GP_EFORMAT,
+		  "byte 32: \"ts\" is not a number" },
+		{ "{\"traceEvents\": {}}", GP_EFORMAT, "byte 16: \"traceEvents\" is not an array" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":-5}]}", GP_EFORMAT,
+		  "byte 39: negative \"dur\"" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":NaN}]}", GP_EFORMAT,
+		  "byte 31: NaN and Infinity are not JSON" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"args\":{\"a\":-Infinity}}]}", GP_EFORMAT,
+		  "byte 39: invalid number" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":99999999999999999}]}", GP_EFORMAT,
+		  "byte 31: timestamp out of range" },
+		{ "{\"traceEvents\":[{\"name\":\"a\xff\"}]}", GP_EFORMAT,
+		  "byte 26: invalid UTF-8 in string" },
+		{ "{\"traceEvents\":[{\"name\":\"a\x01\"}]}", GP_EFORMAT,
+		  "byte 26: control character in string" },
+		{ "{\"traceEvents\":[{\"name\":\"\\x\"}]}", GP_EFORMAT, "byte 25: invalid escape" },
+		{ "{\"traceEvents\":[{\"name\":\"\\ud800\"}]}", GP_EFORMAT,
+		  "byte 25: unpaired high surrogate" },
+		{ "{\"traceEvents\":[]} x", GP_EFORMAT, "byte 19: trailing characters" },
+		{ "{\"traceEvents\":[] ", GP_ETRUNC, "byte 18: unexpected end of input" },
+		{ "{\"traceEvents\":[1]}", GP_EFORMAT, "byte 16: event is not an object" },
+		{ "{\"traceEvents\":[{} {}]}", GP_EFORMAT, "byte 19: expected ',' or ']' after an event" },
+		{ "{\"traceEvents\":[{\"ph\" 1}]}", GP_EFORMAT, "byte 22: expected ':'" },
+		{ "{\"other\":1}", GP_EFORMAT, "no \"traceEvents\" array" },
+		{ "{\"traceEvents\":[], \"traceEvents\":[]}", GP_EFORMAT, "second \"traceEvents\"" },
+		{ "{\"traceEvents\":[], \"baseTimeNanoseconds\":\"x\"}", GP_EFORMAT,
+		  "\"baseTimeNanoseconds\" is not an integer" },
+		{ "{\"traceEvents\":[{\"pid\":1.5}]}", GP_EFORMAT, "byte 23: \"pid\" is not an integer" },
+		{ "{\"a\":tru}", GP_EFORMAT, "byte 5: invalid literal" },
+		{ "\x1f\x8b\x08\x01mtim\x02\x03\xff\xff\xffgarbage", GP_EFORMAT, "corrupt gzip" },
+		{ "\x1f\x8b", GP_ETRUNC, "gzip stream ends early" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		struct gp_trace *t = (struct gp_trace *)1;
+		int rc = open_mem(cases[i].text, strlen(cases[i].text), false, &t);
+
+		if (rc != cases[i].rc || !strstr(gp_last_error(), cases[i].msg))
+			fail_msg("case %zu: rc %d, error \"%s\"; want %d \"%s\"", i, rc,
+				 gp_last_error(), cases[i].rc, cases[i].msg);
+		assert_null(t);
+		/* the same through the streaming window */
+		gp__kineto_test_window = 7;
+		rc = open_mem(cases[i].text, strlen(cases[i].text), false, &t);
+		gp__kineto_test_window = 0;
+		if (rc != cases[i].rc || !strstr(gp_last_error(), cases[i].msg))
+			fail_msg("case %zu (window 7): rc %d, error \"%s\"; want %d \"%s\"", i, rc,
+				 gp_last_error(), cases[i].rc, cases[i].msg);
+		assert_null(t);
+	}
+}
+
+static void test_depth_bomb(void **state)
+{
+	const size_t n = 100000;
+	const char *pre[] = { "{\"traceEvents\":[{\"args\":{\"x\":", "{\"meta\":",
+			      "{\"traceEvents\":[{\"other\":" };
+	struct gp_trace *t;
+	size_t i, k;
+	char *p;
+	int rc;
+
+	(void)state;
+	for (k = 0; k < GP_ARRAY_SIZE(pre); k++) {
+		size_t pl = strlen(pre[k]);
+
+		p = malloc(pl + n);
+		assert_non_null(p);
+		memcpy(p, pre[k], pl);
+		for (i = 0; i < n; i++)
+			p[pl + i] = '[';
+		rc = open_mem(p, pl + n, false, &t);
+		assert_int_equal(rc, GP_ELIMIT);
+		assert_non_null(strstr(gp_last_error(), "nesting too deep"));
+		assert_null(t);
+		/* inside traceEvents, salvage keeps what came before (nothing) */
+		rc = open_mem(p, pl + n, true, &t);
+		if (k == 1) {
+			assert_int_equal(rc, GP_ELIMIT);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_true(t->salvaged);
+			assert_int_equal(t->ev.n, 0);
+			gp_trace_free(t);
+		}
+		free(p);
+	}
+}
+
+/* Every window size gives the same trace as reading in place. */
+static void test_windows(void **state)
+{
+	static const char *files[] = { "modern.json", "legacy2021.json", "bare.json",
+				       "base_after.json", "modern.json.gz", "multi.json.gz" };
+	static const size_t wins[] = { 1, 2, 3, 5, 8, 13, 64, 100, 333, 1000, 4096 };
+	size_t f, w, i;
+
+	(void)state;
+	for (f = 0; f < GP_ARRAY_SIZE(files); f++) {
+		struct gp_trace *ref, *t;
+		char *p, *mj, *rj;
+		size_t n;
+
+		p = slurp(files[f], &n);
+		assert_int_equal(open_mem(p, n, false, &ref), 0);
+		assert_int_equal(gp_value_to_json(ref->meta, 0, &rj, NULL), 0);
+		for (w = 0; w < GP_ARRAY_SIZE(wins); w++) {
+			gp__kineto_test_window = wins[w];
+			i = (size_t)open_mem(p, n, false, &t);
+			gp__kineto_test_window = 0;
+			if (i)
+				fail_msg("%s window %zu: %s", files[f], wins[w], gp_last_error());
+			assert_int_equal(t->events_read, ref->events_read);
+			assert_int_equal(t->ev.n, ref->ev.n);
+			assert_int_equal(t->nmem, ref->nmem);
+			assert_int_equal(t->npy, ref->npy);
+			assert_int_equal(t->ntracks, ref->ntracks);
+			assert_int_equal(t->ncats, ref->ncats);
+			assert_int_equal(t->bytes_read, ref->bytes_read);
+			for (i = 0; i < t->ev.n; i++) {
+				assert_int_equal(t->ev.ts[i], ref->ev.ts[i]);
+				assert_int_equal(t->ev.dur[i], ref->ev.dur[i]);
+				assert_int_equal(t->ev.corr[i], ref->ev.corr[i]);
+				assert_string_equal(gp__ev_name(t, i), gp__ev_name(ref, i));
+			}
+			assert_int_equal(gp_value_to_json(t->meta, 0, &mj, NULL), 0);
+			assert_string_equal(mj, rj);
+			gp_free(mj);
+			gp_trace_free(t);
+		}
+		gp_free(rj);
+		gp_trace_free(ref);
+		free(p);
+	}
+}
+
+static void torture(const char *name, const char *mem, size_t n, size_t win, bool salvage)
+{
+	long k;
+
+	for (k = 1; k < 100000; k++) {
+		struct gp_trace *t = (struct gp_trace *)1;
+		int rc;
+
+		gp__kineto_test_window = win;
+		gp_test_fail_alloc_after(k);
+		if (mem)
+			rc = open_mem(mem, n, salvage, &t);
+		else
+			rc = gp_trace_open(data_path(name), NULL, &t);
+		gp_test_fail_alloc_after(0);
+		gp__kineto_test_window = 0;
+		if (rc == 0) {
+			assert_non_null(t);
+			gp_trace_free(t);
+			break;
+		}
+		assert_int_equal(rc, GP_ENOMEM);
+		assert_null(t);
+	}
+	assert_true(k > 10);
+}
+
+static void test_alloc_torture(void **state)
+{
+	char *p;
+	size_t n;
+
+	(void)state;
+	torture("modern.json", NULL, 0, 0, false);
+	p = slurp("modern.json.gz", &n);
+	torture(NULL, p, n, 0, false);
+	torture(NULL, p, n, 16, false);
+	free(p);
+	p = slurp("truncated.json", &n);
+	torture(NULL, p, n, 32, true);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_modern),      cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_legacy),      cmocka_unit_test(test_bare),
+		cmocka_unit_test(test_base_after),  cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth_bomb),
+		cmocka_unit_test(test_windows),     cmocka_unit_test(test_alloc_torture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
