@@ -82,8 +82,8 @@ static void test_last_step_filter(void **state)
 	op2 = tu_add(t, GP_K_CPU_OP, "aten::mm", 1, 1, 50000, 10000);
 	r1 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 5000, 1000, 1);
 	r2 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 60000, 1000, 2);
-	k1 = tu_kernel(t, "k1", 0, 7, 70000, 1000, 1); /* launched in step 1: kept */
-	k2 = tu_kernel(t, "k2", 0, 7, 80000, 1000, 2); /* launched in step 2: dropped */
+	k1 = tu_kernel(t, "k1", 0, 7, 70000, 1000, 1);  /* launched in step 1: kept */
+	k2 = tu_kernel(t, "k2", 0, 7, 80000, 1000, 2);  /* launched in step 2: dropped */
 	k3 = tu_kernel(t, "k3", 0, 7, 90000, 1000, -1); /* no correlation: kept */
 	ga = tu_add(t, GP_K_GPU_ANNOTATION, "ProfilerStep#1", 0, 7, 45000, 1000);
 

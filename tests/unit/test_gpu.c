@@ -93,7 +93,7 @@ static void check_scenario(const struct gp_value *r)
 	assert_string_equal(gets(r, "gpu/kernel_types/1/type"), "COMMUNICATION");
 	assert_int_equal(geti(r, "gpu/kernel_types/1/ns"), 50000);
 	assert_string_equal(gets(r, "gpu/kernel_types/2/type"),
-			    "COMPUTATION overlapping COMMUNICATION");
+	                    "COMPUTATION overlapping COMMUNICATION");
 	assert_int_equal(geti(r, "gpu/kernel_types/2/ns"), 50000);
 	assert_string_equal(gets(r, "gpu/kernel_types/3/type"), "MEMORY");
 	assert_int_equal(geti(r, "gpu/kernel_types/3/ns"), 10000);
@@ -163,8 +163,9 @@ static void test_kernel_wait_threshold(void **state)
 	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
 	/* no communication: the overlap is unknown */
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/comm_comp_overlap_pct")),
-			 GP_VALUE_DOUBLE);
-	assert_false(gp_value_get_double(gp_value_path(r, "gpu/comm_comp_overlap_pct"), &(double){ 0 }));
+	                 GP_VALUE_DOUBLE);
+	assert_false(
+	    gp_value_get_double(gp_value_path(r, "gpu/comm_comp_overlap_pct"), &(double){ 0 }));
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -184,10 +185,10 @@ static void test_triple_overlap(void **state)
 	r = run_gpu(t, false);
 	/* COMP [0,100) 100; COMP+COMM [100,200)+[250,300) 150; all three [200,250) 50; COMM 100 */
 	assert_string_equal(gets(r, "gpu/kernel_types/0/type"),
-			    "COMPUTATION overlapping COMMUNICATION");
+	                    "COMPUTATION overlapping COMMUNICATION");
 	assert_int_equal(geti(r, "gpu/kernel_types/0/ns"), 150);
 	assert_string_equal(gets(r, "gpu/kernel_types/3/type"),
-			    "COMPUTATION overlapping COMMUNICATION overlapping MEMORY");
+	                    "COMPUTATION overlapping COMMUNICATION overlapping MEMORY");
 	assert_int_equal(geti(r, "gpu/kernel_types/3/ns"), 50);
 	/* comm 300 of which 200 under compute */
 	assert_true(fabs(getd(r, "gpu/comm_comp_overlap_pct") - 200.0 / 3) < 1e-4);
@@ -217,8 +218,10 @@ static void test_no_gpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_breakdown),	  cmocka_unit_test(test_breakdown_hta),
-		cmocka_unit_test(test_kernel_wait_threshold), cmocka_unit_test(test_triple_overlap),
+		cmocka_unit_test(test_breakdown),
+		cmocka_unit_test(test_breakdown_hta),
+		cmocka_unit_test(test_kernel_wait_threshold),
+		cmocka_unit_test(test_triple_overlap),
 		cmocka_unit_test(test_no_gpu),
 	};
 

@@ -137,7 +137,7 @@ static void test_no_launches(void **state)
 	r = run_launches(t, false);
 	assert_int_equal(geti(r, "launches/count"), 0);
 	assert_int_equal(gp_value_type(gp_value_path(r, "launches/launch_delay_ns/p50")),
-			 GP_VALUE_NULL);
+	                 GP_VALUE_NULL);
 	assert_int_equal(gp_value_len(gp_value_path(r, "launches/queue")), 0);
 	gp_value_free(r);
 	gp_trace_free(t);

@@ -120,11 +120,11 @@ static enum gp_ktype classify_hta(const char *n, uint8_t *rule)
 }
 
 static enum gp_ktype classify_gpuprof(const struct gp_trace *t, size_t ev, const char *n,
-				      uint8_t *rule)
+                                      uint8_t *rule)
 {
-	static const char *const coll[] = { "all_reduce",     "allreduce",  "all_gather",
-					    "allgather",      "reduce_scatter", "alltoall",
-					    "all_to_all" };
+	static const char *const coll[] = { "all_reduce", "allreduce",      "all_gather",
+		                            "allgather",  "reduce_scatter", "alltoall",
+		                            "all_to_all" };
 	uint8_t kind = t->ev.kind[ev];
 	uint32_t aux = t->ev.aux[ev];
 	size_t k;

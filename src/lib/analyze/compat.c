@@ -43,8 +43,8 @@ static double us_double(int64_t ns)
 	if (ns > -TWO53 && ns < TWO53)
 		return (double)ns / 1000.0; /* exact operand: one correctly rounded division */
 	a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-	snprintf(buf, sizeof(buf), "%s%llu.%03llu", ns < 0 ? "-" : "", (unsigned long long)(a / 1000),
-		 (unsigned long long)(a % 1000));
+	snprintf(buf, sizeof(buf), "%s%llu.%03llu", ns < 0 ? "-" : "",
+	         (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
 	return strtod(buf, NULL);
 }
 

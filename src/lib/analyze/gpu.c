@@ -72,7 +72,7 @@ static int64_t ivl_len(const struct ivl *l)
  * (0: all) into groups. @p skip_neg leaves out negative durations.
  */
 static int merge_groups(const struct gp__actx *c, const uint32_t *idx, size_t n, unsigned tmask,
-			bool skip_neg, struct ivl *out)
+                        bool skip_neg, struct ivl *out)
 {
 	int64_t runmax = 0;
 	struct gp_iv cur = { 0, 0 };
@@ -126,7 +126,7 @@ static int cmp_point(const void *x, const void *y)
 
 /* sweep over the three type unions; acc[m] = time with exactly the types in bitmask m */
 static int sweep(const struct ivl *comp, const struct ivl *comm, const struct ivl *mem,
-		 int64_t acc[8], bool seen[8])
+                 int64_t acc[8], bool seen[8])
 {
 	const struct ivl *l[3] = { comp, comm, mem };
 	const int bit[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
@@ -291,8 +291,8 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 		int32_t dev = se[a].device;
 		int64_t cat[3];
 
-		for (b = a + 1; b < n && se[b].device == se[a].device && se[b].stream == se[a].stream;
-		     b++)
+		for (b = a + 1;
+		     b < n && se[b].device == se[a].device && se[b].stream == se[a].stream; b++)
 			;
 		if (c->hta) /* the group's device: the first one known */
 			for (k = a; k < b && dev < 0; k++)
@@ -382,8 +382,8 @@ static int write_kernel_types(struct gp_value *g, const int64_t acc[8], const bo
 			if (!(rows[k].mask & bits[j]))
 				continue;
 			len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
-						len ? " overlapping " : "",
-						gp__ktype_name((enum gp_ktype)bits[j]));
+			                        len ? " overlapping " : "",
+			                        gp__ktype_name((enum gp_ktype)bits[j]));
 		}
 		if (!o || (rc = gp_arr_push(arr, o)))
 			return o ? rc : gp__error(GP_ENOMEM, "out of memory");
@@ -451,12 +451,13 @@ static int write_classification(const struct gp__actx *c, struct gp_value *g)
 
 static int write_empty(struct gp_value *g)
 {
-	static const char *const nulls[] = { "window_ns",	 "busy_ns",	 "idle_ns",
-					     "compute_ns",	 "non_compute_ns", "communication_ns",
-					     "idle_pct",	 "compute_pct",	 "non_compute_pct",
-					     "comm_comp_overlap_pct" };
+	static const char *const nulls[] = { "window_ns",       "busy_ns",
+		                             "idle_ns",         "compute_ns",
+		                             "non_compute_ns",  "communication_ns",
+		                             "idle_pct",        "compute_pct",
+		                             "non_compute_pct", "comm_comp_overlap_pct" };
 	static const char *const lists[] = { "kernel_types", "idle_breakdown", "streams",
-					     "classification" };
+		                             "classification" };
 	size_t k;
 	int rc = 0;
 
@@ -548,11 +549,11 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp_obj_set_double(g, "idle_pct", pct(idle, window)));
 	GP_TRY(gp_obj_set_double(g, "compute_pct", pct(compute, window)));
 	GP_TRY(gp_obj_set_double(g, "non_compute_pct", pct(non_compute, window)));
-	GP_TRY(gp_obj_set_double(g, "comm_comp_overlap_pct",
-				 has_comm ? pct(acc[GP_KT_COMP | GP_KT_COMM] +
-							acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
-						comm_ns)
-					  : NAN));
+	GP_TRY(gp_obj_set_double(
+	    g, "comm_comp_overlap_pct",
+	    has_comm ? pct(acc[GP_KT_COMP | GP_KT_COMM] + acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
+	                   comm_ns)
+	             : NAN));
 	GP_TRY(write_kernel_types(g, acc, c->hta ? seen : NULL));
 	GP_TRY(write_streams(c, g));
 	GP_TRY(write_classification(c, g));

@@ -25,8 +25,8 @@
 #include "util/error.h"
 
 #define RUNTIME_CUTOFF_NS 50000
-#define DELAY_CUTOFF_NS	  100000
-#define QUEUE_LIMIT	  1024
+#define DELAY_CUTOFF_NS   100000
+#define QUEUE_LIMIT       1024
 
 static bool name_in(const char *n, const char *const *list, size_t len)
 {
@@ -40,12 +40,12 @@ static bool name_in(const char *n, const char *const *list, size_t len)
 
 /* HTA get_cuda_kernel_launch_stats(include_memory_events=True) */
 static const char *const hta_stat_names[] = { "cudaLaunchKernel", "cudaLaunchKernelExC",
-					      "cudaMemcpyAsync", "cudaMemsetAsync" };
+	                                      "cudaMemcpyAsync", "cudaMemsetAsync" };
 /* HTA get_runtime_launch_events_mask() (CUDA and ROCm names) */
 static const char *const hta_queue_names[] = {
-	"cudaMemsetAsync",  "cudaMemcpyAsync",		"cudaLaunchKernel", "cudaLaunchKernelExC",
-	"cuLaunchKernel",   "cuLaunchKernelEx",		"hipLaunchKernel",  "hipExtModuleLaunchKernel",
-	"hipMemsetAsync",   "hipMemcpyAsync",		"hipMemcpyWithStream",
+	"cudaMemsetAsync", "cudaMemcpyAsync",  "cudaLaunchKernel",    "cudaLaunchKernelExC",
+	"cuLaunchKernel",  "cuLaunchKernelEx", "hipLaunchKernel",     "hipExtModuleLaunchKernel",
+	"hipMemsetAsync",  "hipMemcpyAsync",   "hipMemcpyWithStream",
 };
 
 static int cmp_i64(const void *x, const void *y)
@@ -98,7 +98,7 @@ out:
 }
 
 static int count_obj(struct gp_value *l, const char *key, int64_t count, size_t n,
-		     int64_t threshold)
+                     int64_t threshold)
 {
 	struct gp_value *o = gp_value_object();
 	int rc = 0;
@@ -172,7 +172,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		if (ln < 0)
 			continue;
 		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_queue_names,
-				       GP_ARRAY_SIZE(hta_queue_names)))
+		                       GP_ARRAY_SIZE(hta_queue_names)))
 			continue;
 		dev = c->hta ? -1 : ev_device(c, i);
 		p[n] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
@@ -218,7 +218,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			GP_TRY(gp_obj_set_double(o, "mean", wsum / (double)(p[b - 1].t - p[a].t)));
 		GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
 		GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
-					 span > 0 ? 100.0 * (double)at_limit / (double)span : NAN));
+		                         span > 0 ? 100.0 * (double)at_limit / (double)span : NAN));
 	}
 out:
 	gp__free(p);
@@ -246,7 +246,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 		if (ln < 0)
 			continue;
 		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_stat_names,
-				       GP_ARRAY_SIZE(hta_stat_names)))
+		                       GP_ARRAY_SIZE(hta_stat_names)))
 			continue;
 		call_dur = c->dur[ln];
 		d = c->ts[i] - (c->ts[ln] + call_dur);

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_json.c - the JSON tokenizer (util/json-scan.h) and gp_value_parse():
+ * valid documents, every error class with its byte offset, the depth cap,
+ * UTF-8 and escapes, and truncation inside a streaming window.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuprof/value.h"
+#include "util/error.h"
+#include "util/json-scan.h"
+
+static struct gp_value *parse_ok(const char *s)
+{
+	struct gp_value *v = NULL;
+	size_t off = 99;
+	int rc = gp_value_parse(s, strlen(s), &v, &off);
+
+	if (rc)
+		fail_msg("\"%s\": rc %d at %zu: %s", s, rc, off, gp_last_error());
+	assert_non_null(v);
+	return v;
+}
+
+static void test_valid(void **state)
+{
+	struct gp_value *v;
+	const struct gp_value *x;
+	int64_t i;
+	double d;
+	char *out;
+
+	(void)state;
+	v = parse_ok(" {\"a\": [1, -2, 3.5, 1e2, true, false, null, \"s\"], \"b\": {\"c\": {}},"
+		     " \"d\": [], \"big\": 123456789012345678901234567890,"
+		     " \"min\": -9223372036854775808} \n");
+	assert_int_equal(gp_value_type(v), GP_VALUE_OBJECT);
+	x = gp_obj_get(v, "a");
+	assert_int_equal(gp_value_len(x), 8);
+	assert_true(gp_value_get_int(gp_arr_get(x, 1), &i));
+	assert_int_equal(i, -2);
+	assert_int_equal(gp_value_type(gp_arr_get(x, 2)), GP_VALUE_DOUBLE);
+	assert_true(gp_value_get_double(gp_arr_get(x, 2), &d));
+	assert_true(d == 3.5);
+	assert_int_equal(gp_value_type(gp_arr_get(x, 3)), GP_VALUE_DOUBLE);
+	assert_true(gp_value_get_bool(gp_arr_get(x, 4), false));
+	assert_false(gp_value_get_bool(gp_arr_get(x, 5), true));
+	assert_int_equal(gp_value_type(gp_arr_get(x, 6)), GP_VALUE_NULL);
+	assert_string_equal(gp_value_get_str(gp_arr_get(x, 7)), "s");
+	assert_int_equal(gp_value_type(gp_value_path(v, "b/c")), GP_VALUE_OBJECT);
+	assert_int_equal(gp_value_type(gp_obj_get(v, "big")), GP_VALUE_DOUBLE);
+	assert_true(gp_value_get_int(gp_obj_get(v, "min"), &i));
+	assert_int_equal(i, INT64_MIN);
+	assert_int_equal(gp_value_to_json(gp_obj_get(v, "b"), 0, &out, NULL), 0);
+	assert_string_equal(out, "{\"c\":{}}");
+	gp_free(out);
+	gp_value_free(v);
+
+	/* scalars as documents */
+	v = parse_ok("42");
+	assert_true(gp_value_get_int(v, &i));
+	assert_int_equal(i, 42);
+	gp_value_free(v);
+	v = parse_ok("\"x\"");
+	gp_value_free(v);
+	v = parse_ok("null");
+	gp_value_free(v);
+}
+
+static void test_strings(void **state)
+{
+	struct gp_value *v;
+
+	(void)state;
+	v = parse_ok("[\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\b\\f\\r\", \"caf\xc3\xa9 \xe2\x82\xac "
+		     "\xf0\x9f\x98\x80\", \"a\\u0041b\"]");
+	assert_string_equal(gp_value_get_str(gp_arr_get(v, 0)),
+			    "\xc3\xa9\xf0\x9f\x98\x80\n\t\"\\/\b\f\r");
+	assert_string_equal(gp_value_get_str(gp_arr_get(v, 1)), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	assert_string_equal(gp_value_get_str(gp_arr_get(v, 2)), "aAb");
+	gp_value_free(v);
+	/* a long ASCII run exercises the 16-byte scan */
+	v = parse_ok("\"0123456789abcdef0123456789abcdef0123456789\\\"abcdef\"");
+	assert_string_equal(gp_value_get_str(v), "0123456789abcdef0123456789abcdef0123456789\"abcdef");
+	gp_value_free(v);
+}
+
+struct bad {
+	const char *text;
+	int rc;
+	size_t off;
+};
+
+static void test_errors(void **state)
+{
+	static const struct bad cases[] = {
+		{ "", GP_ETRUNC, 0 },
+		{ "   ", GP_ETRUNC, 3 },
+		{ "{\"a\":1,}", GP_EFORMAT, 7 },
+		{ "[1,2", GP_ETRUNC, 4 },
+		{ "[1 2]", GP_EFORMAT, 3 },
+		{ "{\"a\" 1}", GP_EFORMAT, 5 },
+		{ "{1:2}", GP_EFORMAT, 1 },
+		{ "NaN", GP_EFORMAT, 0 },
+		{ "[Infinity]", GP_EFORMAT, 1 },
+		{ "[-Infinity]", GP_EFORMAT, 2 },
+		{ "[01]", GP_EFORMAT, 2 },
+		{ "[1.]", GP_EFORMAT, 3 },
+		{ "[1e]", GP_EFORMAT, 3 },
+		{ "[+1]", GP_EFORMAT, 1 },
+		{ "[.5]", GP_EFORMAT, 1 },
+		{ "\"a\x01\"", GP_EFORMAT, 2 },
+		{ "\"a\tb\"", GP_EFORMAT, 2 },
+		{ "\"\xc3\x28\"", GP_EFORMAT, 1 },
+		{ "\"\xc0\xaf\"", GP_EFORMAT, 1 },         /* overlong */
+		{ "\"\xe0\x80\xaf\"", GP_EFORMAT, 1 },     /* overlong */
+		{ "\"\xed\xa0\x80\"", GP_EFORMAT, 1 },     /* UTF-16 surrogate */
+		{ "\"\xf4\x90\x80\x80\"", GP_EFORMAT, 1 }, /* past U+10FFFF */
+		{ "\"\xff\"", GP_EFORMAT, 1 },
+		{ "\"\xe2\x82\"", GP_EFORMAT, 1 }, /* sequence cut by the quote */
+		{ "\"\xe2\x82", GP_ETRUNC, 3 },
+		{ "\"\\q\"", GP_EFORMAT, 1 },
+		{ "\"\\u12G4\"", GP_EFORMAT, 1 },
+		{ "\"\\ud800\"", GP_EFORMAT, 1 },
+		{ "\"\\udc00\"", GP_EFORMAT, 1 },
+		{ "\"\\ud800\\u0041\"", GP_EFORMAT, 1 },
+		{ "\"abc", GP_ETRUNC, 4 },
+		{ "{} x", GP_EFORMAT, 3 },
+		{ "[] []", GP_EFORMAT, 3 },
+		{ "tru", GP_ETRUNC, 3 },
+		{ "trux", GP_EFORMAT, 0 },
+		{ "nul", GP_ETRUNC, 3 },
+		{ "[}", GP_EFORMAT, 1 },
+		{ "{]", GP_EFORMAT, 1 },
+		{ "{\"a\":1]", GP_EFORMAT, 6 },
+		{ "[1}", GP_EFORMAT, 2 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < GP_ARRAY_SIZE(cases); i++) {
+		struct gp_value *v = (struct gp_value *)1;
+		size_t off = 999;
+		int rc = gp_value_parse(cases[i].text, strlen(cases[i].text), &v, &off);
+
+		if (rc != cases[i].rc || off != cases[i].off)
+			fail_msg("case %zu \"%s\": rc %d off %zu (%s); want %d at %zu", i,
+				 cases[i].text, rc, off, gp_last_error(), cases[i].rc,
+				 cases[i].off);
+		assert_null(v);
+		assert_non_null(strstr(gp_last_error(), "byte "));
+	}
+}
+
+static void test_depth(void **state)
+{
+	const size_t n = 100000;
+	struct gp_value *v;
+	char *p = malloc(2 * n);
+	size_t off, i;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = 0; i < n; i++) {
+		p[i] = '[';
+		p[2 * n - 1 - i] = ']';
+	}
+	assert_int_equal(gp_value_parse(p, 2 * n, &v, &off), GP_ELIMIT);
+	assert_int_equal(off, GP_JSON_MAX_DEPTH);
+	assert_null(v);
+	/* exactly at the cap is fine */
+	assert_int_equal(gp_value_parse(p + n - GP_JSON_MAX_DEPTH, 2 * GP_JSON_MAX_DEPTH, &v, &off),
+			 0);
+	gp_value_free(v);
+	/* one more is not */
+	assert_int_equal(
+		gp_value_parse(p + n - GP_JSON_MAX_DEPTH - 1, 2 * GP_JSON_MAX_DEPTH + 2, &v, &off),
+		GP_ELIMIT);
+	/* objects too, and the skipper */
+	for (i = 0; i < n; i++)
+		p[i] = i % 6 == 0 ? '{' : i % 6 < 5 ? "\"a\":"[i % 6 - 1] : '[';
+	assert_int_equal(gp_value_parse(p, n, &v, &off), GP_ELIMIT);
+	{
+		struct gp_jscan s = { .end = p + n, .eof = true };
+		const char *q = p;
+
+		assert_int_equal(gp__json_skip(&s, &q, 0), GP_ELIMIT);
+		assert_non_null(s.err_at);
+	}
+	free(p);
+}
+
+static void test_scan_window(void **state)
+{
+	const char *doc = "{\"k\": [1, 2.5e3, \"s\\u00e9\", true, null], \"n\": -12}";
+	size_t n = strlen(doc), cut;
+	struct gp_str num;
+	bool is_int;
+
+	(void)state;
+	/* any cut of a window gives GP_ETRUNC when more may follow */
+	for (cut = 0; cut < n; cut++) {
+		struct gp_jscan s = { .end = doc + cut, .eof = false };
+		const char *p = doc;
+
+		assert_int_equal(gp__json_skip(&s, &p, 0), GP_ETRUNC);
+		assert_true(s.err_at == doc + cut);
+	}
+	{
+		struct gp_jscan s = { .end = doc + n, .eof = true };
+		const char *p = doc;
+
+		assert_int_equal(gp__json_skip(&s, &p, 0), 0);
+		assert_true(p == doc + n);
+	}
+	/* a number that reaches the window end may continue */
+	{
+		struct gp_jscan s = { .end = "123" + 3, .eof = false };
+		const char *p = "123";
+
+		assert_int_equal(gp__json_number(&s, &p, &num, &is_int), GP_ETRUNC);
+		s.end = "123" + 3;
+	}
+	{
+		const char *t = "123";
+		struct gp_jscan s = { .end = t + 3, .eof = true };
+		const char *p = t;
+
+		assert_int_equal(gp__json_number(&s, &p, &num, &is_int), 0);
+		assert_int_equal(num.len, 3);
+		assert_true(is_int);
+	}
+}
+
+static void test_utf8(void **state)
+{
+	char buf[64];
+	size_t n;
+
+	(void)state;
+	assert_true(gp__utf8_valid("plain ascii", 11));
+	assert_true(gp__utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
+	assert_true(gp__utf8_valid("\xf4\x8f\xbf\xbf", 4));
+	assert_false(gp__utf8_valid("\xc3", 1));
+	assert_false(gp__utf8_valid("\x80", 1));
+	assert_false(gp__utf8_valid("\xc1\xbf", 2));
+	assert_false(gp__utf8_valid("\xed\xbf\xbf", 3));
+	assert_false(gp__utf8_valid("\xf5\x80\x80\x80", 4));
+	n = gp__json_unescape("a\\u00e9\\ud83d\\ude00\\n", 21, buf);
+	assert_int_equal(n, 8);
+	assert_memory_equal(buf, "a\xc3\xa9\xf0\x9f\x98\x80\n", 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),  cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_errors), cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_scan_window), cmocka_unit_test(test_utf8),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
