@@ -106,7 +106,7 @@ static const char *pctf(char *buf, size_t n, const struct gp_value *v, double sc
 }
 
 static const char *share(char *buf, size_t n, const struct gp_value *part,
-			 const struct gp_value *whole)
+                         const struct gp_value *whole)
 {
 	double a, b;
 
@@ -201,8 +201,8 @@ static void wrap(FILE *f, const char *s, int indent, int w, const char *first)
 			e++;
 		{
 			char word[512];
-			size_t len = (size_t)(e - s) < sizeof(word) - 1 ? (size_t)(e - s)
-									 : sizeof(word) - 1;
+			size_t len =
+			    (size_t)(e - s) < sizeof(word) - 1 ? (size_t)(e - s) : sizeof(word) - 1;
 
 			memcpy(word, s, len);
 			word[len] = '\0';
@@ -232,8 +232,7 @@ static size_t rows_to_show(const struct gp_value *arr, const struct gp_print_opt
 	return o->top && n > o->top ? o->top : n;
 }
 
-static void more_rows(FILE *f, const struct gp_value *r, const char *key, size_t shown,
-		      size_t len)
+static void more_rows(FILE *f, const struct gp_value *r, const char *key, size_t shown, size_t len)
 {
 	char k[64], b[32];
 	const struct gp_value *om;
@@ -256,20 +255,21 @@ static void print_header(FILE *f, const struct gp_value *r)
 	size_t i;
 
 	fprintf(f, "== rank %s: %s ==\n", intf(b1, sizeof(b1), get(r, "rank")),
-		str(get(r, "file"), "-"));
+	        str(get(r, "file"), "-"));
 	if (!ov)
 		return;
 	fprintf(f, "span      %s   events %s kept of %s read\n",
-		dur(b1, sizeof(b1), get(ov, "span_ns")), intf(b2, sizeof(b2), get(ov, "events_kept")),
-		intf(b3, sizeof(b3), get(ov, "events_read")));
+	        dur(b1, sizeof(b1), get(ov, "span_ns")),
+	        intf(b2, sizeof(b2), get(ov, "events_kept")),
+	        intf(b3, sizeof(b3), get(ov, "events_read")));
 	for (i = 0; i < gp_value_len(devs); i++) {
 		const struct gp_value *d = gp_arr_get(devs, i);
 
 		fprintf(f, "%s %s: %s (sm %s, %s SMs, %s)\n", i ? "         " : "devices  ",
-			intf(b1, sizeof(b1), get(d, "id")), str(get(d, "name"), "-"),
-			str(get(d, "compute_capability"), "-"),
-			intf(b2, sizeof(b2), get(d, "num_sms")),
-			bytes(b3, sizeof(b3), get(d, "total_memory_bytes")));
+		        intf(b1, sizeof(b1), get(d, "id")), str(get(d, "name"), "-"),
+		        str(get(d, "compute_capability"), "-"),
+		        intf(b2, sizeof(b2), get(d, "num_sms")),
+		        bytes(b3, sizeof(b3), get(d, "total_memory_bytes")));
 	}
 	{
 		const struct gp_value *st = get(r, "step_stats");
@@ -277,17 +277,17 @@ static void print_header(FILE *f, const struct gp_value *r)
 		fprintf(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
 		if (st && num(get(st, "mean_ns"), &(double){ 0 }))
 			fprintf(f, "   mean %s  median %s  p95 %s",
-				dur(b1, sizeof(b1), get(st, "mean_ns")),
-				dur(b2, sizeof(b2), get(st, "median_ns")),
-				dur(b3, sizeof(b3), get(st, "p95_ns")));
+			        dur(b1, sizeof(b1), get(st, "mean_ns")),
+			        dur(b2, sizeof(b2), get(st, "median_ns")),
+			        dur(b3, sizeof(b3), get(st, "p95_ns")));
 		fputc('\n', f);
 	}
 	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
 		const struct gp_value *s = get(r, "salvage");
 
 		fprintf(f, "salvaged  damage at byte %s, %s bytes not analysed\n",
-			intf(b1, sizeof(b1), get(s, "damage_offset")),
-			intf(b2, sizeof(b2), get(s, "lost_bytes")));
+		        intf(b1, sizeof(b1), get(s, "damage_offset")),
+		        intf(b2, sizeof(b2), get(s, "lost_bytes")));
 	}
 }
 
@@ -324,7 +324,7 @@ static void print_gpu(FILE *f, const struct gp_value *r)
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-13s %10s\n", "comm/comp",
-		pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
+	        pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
 	kt = get(g, "kernel_types");
 	if (gp_value_len(kt)) {
 		fprintf(f, "  kernel types\n");
@@ -340,12 +340,12 @@ static void print_gpu(FILE *f, const struct gp_value *r)
 	ib = get(g, "idle_breakdown");
 	if (gp_value_len(ib)) {
 		fprintf(f, "  idle by stream  %6s %7s  %11s  %11s  %11s\n", "device", "stream",
-			"host wait", "kernel wait", "other");
+		        "host wait", "kernel wait", "other");
 		for (i = 0; i < gp_value_len(ib); i++) {
 			const struct gp_value *s = gp_arr_get(ib, i);
 
 			fprintf(f, "  %15s %6s %7s  ", "", intf(b1, sizeof(b1), get(s, "device")),
-				intf(b2, sizeof(b2), get(s, "stream")));
+			        intf(b2, sizeof(b2), get(s, "stream")));
 			cell(f, dur(b3, sizeof(b3), get(s, "host_wait_ns")), 11, false);
 			fputs("  ", f);
 			cell(f, dur(b4, sizeof(b4), get(s, "kernel_wait_ns")), 11, false);
@@ -366,7 +366,7 @@ static void print_util(FILE *f, const struct gp_value *r)
 		return;
 	heading(f, "Utilisation (steps window)");
 	fprintf(f, "  %6s  %10s  %11s  %13s  %13s\n", "device", "window", "utilization",
-		"SM efficiency", "occupancy");
+	        "SM efficiency", "occupancy");
 	for (i = 0; i < gp_value_len(u); i++) {
 		const struct gp_value *d = gp_arr_get(u, i);
 
@@ -382,10 +382,10 @@ static void print_util(FILE *f, const struct gp_value *r)
 	}
 }
 
-static const char *const step_keys[] = { "kernel",  "memcpy",	  "memset",   "communication",
-					 "runtime", "dataloader", "cpu_exec", "other" };
-static const char *const step_heads[] = { "Kernel", "Memcpy", "Memset", "Comm",
-					  "Runtime", "DataLd", "CPU", "Other" };
+static const char *const step_keys[] = { "kernel",  "memcpy",     "memset",   "communication",
+	                                 "runtime", "dataloader", "cpu_exec", "other" };
+static const char *const step_heads[] = { "Kernel",  "Memcpy", "Memset", "Comm",
+	                                  "Runtime", "DataLd", "CPU",    "Other" };
 
 static void print_steps(FILE *f, const struct gp_value *r, const struct gp_print_opts *o)
 {
@@ -404,7 +404,7 @@ static void print_steps(FILE *f, const struct gp_value *r, const struct gp_print
 		const struct gp_value *s = gp_arr_get(steps, i), *bd = get(s, "breakdown");
 
 		snprintf(nb, sizeof(nb), "%s%s", str(get(s, "name"), "-"),
-			 gp_value_get_bool(get(s, "incomplete"), false) ? " (inc.)" : "");
+		         gp_value_get_bool(get(s, "incomplete"), false) ? " (inc.)" : "");
 		fputs("  ", f);
 		cell(f, fit(b, sizeof(b), nb, 18), 18, true);
 		fputc(' ', f);
@@ -440,8 +440,8 @@ static void print_steps(FILE *f, const struct gp_value *r, const struct gp_print
 }
 
 /* nsys stats columns: Time %, Total, Instances, Avg, Med, Min, Max, StdDev, Name */
-static void print_stats_table(FILE *f, const struct gp_value *r, const char *key,
-			      const char *title, const struct gp_print_opts *o)
+static void print_stats_table(FILE *f, const struct gp_value *r, const char *key, const char *title,
+                              const struct gp_print_opts *o)
 {
 	static const char *const cols[] = { "avg_ns", "med_ns", "min_ns", "max_ns", "std_ns" };
 	const struct gp_value *arr = get(r, key);
@@ -458,8 +458,8 @@ static void print_stats_table(FILE *f, const struct gp_value *r, const char *key
 	}
 	if (namew < NAME_MIN)
 		namew = NAME_MIN;
-	fprintf(f, "%7s%9s%10s%9s%9s%9s%9s%9s  %s\n", "Time %", "Total", "Instances", "Avg",
-		"Med", "Min", "Max", "StdDev", "Name");
+	fprintf(f, "%7s%9s%10s%9s%9s%9s%9s%9s  %s\n", "Time %", "Total", "Instances", "Avg", "Med",
+	        "Min", "Max", "StdDev", "Name");
 	for (i = 0; i < n; i++) {
 		const struct gp_value *row = gp_arr_get(arr, i);
 
@@ -490,7 +490,7 @@ static void print_memory_ops(FILE *f, const struct gp_value *r, const struct gp_
 		return;
 	}
 	fprintf(f, "%7s%9s%10s%9s%11s%11s%9s  %s\n", "Time %", "Total", "Count", "Avg", "Bytes",
-		"Avg bytes", "GB/s", "Name");
+	        "Avg bytes", "GB/s", "Name");
 	for (i = 0; i < n; i++) {
 		const struct gp_value *row = gp_arr_get(arr, i);
 		double bw;
@@ -515,7 +515,7 @@ static void print_memory_ops(FILE *f, const struct gp_value *r, const struct gp_
 
 /* annotations (CPU time and GPU-projected time) and CPU operators (self and total) */
 static void print_ops(FILE *f, const struct gp_value *r, const char *key, const char *title,
-		      bool cpu_ops, const struct gp_print_opts *o)
+                      bool cpu_ops, const struct gp_print_opts *o)
 {
 	const struct gp_value *arr = get(r, key);
 	int namew = o->width - (10 + 10 + 10 + 10 + 10 + 2);
@@ -526,11 +526,11 @@ static void print_ops(FILE *f, const struct gp_value *r, const char *key, const 
 		return;
 	heading(f, title);
 	if (cpu_ops)
-		fprintf(f, "%10s%10s%10s%10s%10s  %s\n", "Self %", "Self", "Total", "Calls",
-			"GPU", "Name");
+		fprintf(f, "%10s%10s%10s%10s%10s  %s\n", "Self %", "Self", "Total", "Calls", "GPU",
+		        "Name");
 	else
 		fprintf(f, "%10s%10s%10s%10s%10s  %s\n", "Time %", "Total", "Avg", "Calls", "GPU",
-			"Name");
+		        "Name");
 	for (i = 0; i < n; i++) {
 		const struct gp_value *row = gp_arr_get(arr, i);
 
@@ -562,8 +562,8 @@ static void print_memory(FILE *f, const struct gp_value *r, const struct gp_prin
 		return;
 	devs = get(m, "devices");
 	heading(f, "Memory");
-	fprintf(f, "  %6s %12s %12s %12s  %s\n", "device", "peak alloc", "peak reserv",
-		"at end", "peak in");
+	fprintf(f, "  %6s %12s %12s %12s  %s\n", "device", "peak alloc", "peak reserv", "at end",
+	        "peak in");
 	for (i = 0; i < gp_value_len(devs); i++) {
 		const struct gp_value *d = gp_arr_get(devs, i);
 		const char *dev = gp_value_get_str(get(d, "device"));
@@ -579,9 +579,9 @@ static void print_memory(FILE *f, const struct gp_value *r, const struct gp_prin
 		fputc(' ', f);
 		cell(f, bytes(b3, sizeof(b3), get(d, "final_allocated_bytes")), 12, false);
 		snprintf(nb, sizeof(nb), "%s / %s", str(get(d, "peak_step"), "-"),
-			 str(get(d, "peak_op"), "-"));
+		         str(get(d, "peak_op"), "-"));
 		fprintf(f, "  %s%s\n", fit(b3, sizeof(b3), nb, 40),
-			gp_value_get_bool(get(d, "leak_suspect"), false) ? "  LEAK?" : "");
+		        gp_value_get_bool(get(d, "leak_suspect"), false) ? "  LEAK?" : "");
 	}
 	top = get(m, "top_allocators");
 	n = rows_to_show(top, o);
@@ -610,16 +610,16 @@ static void print_launches(FILE *f, const struct gp_value *r)
 	d = get(l, "launch_delay_ns");
 	heading(f, "Launches");
 	fprintf(f, "  launches %s   delay p50 %s  p90 %s  p99 %s  max %s\n",
-		intf(b1, sizeof(b1), get(l, "count")), dur(b2, sizeof(b2), get(d, "p50")),
-		dur(b3, sizeof(b3), get(d, "p90")), dur(b4, sizeof(b4), get(d, "p99")),
-		dur(b5, sizeof(b5), get(d, "max")));
+	        intf(b1, sizeof(b1), get(l, "count")), dur(b2, sizeof(b2), get(d, "p50")),
+	        dur(b3, sizeof(b3), get(d, "p90")), dur(b4, sizeof(b4), get(d, "p99")),
+	        dur(b5, sizeof(b5), get(d, "max")));
 	fprintf(f, "  kernels shorter than their launch call: %s (%s)\n",
-		intf(b1, sizeof(b1), get(get(l, "short_kernels"), "count")),
-		pctf(b2, sizeof(b2), get(get(l, "short_kernels"), "pct"), 1.0));
+	        intf(b1, sizeof(b1), get(get(l, "short_kernels"), "count")),
+	        pctf(b2, sizeof(b2), get(get(l, "short_kernels"), "pct"), 1.0));
 	q = get(l, "queue");
 	if (gp_value_len(q)) {
 		fprintf(f, "  queue  %6s %7s %8s %8s  %14s\n", "device", "stream", "max", "mean",
-			"at limit");
+		        "at limit");
 		for (i = 0; i < gp_value_len(q); i++) {
 			const struct gp_value *s = gp_arr_get(q, i);
 			double mean;
@@ -628,9 +628,10 @@ static void print_launches(FILE *f, const struct gp_value *r)
 				snprintf(b3, sizeof(b3), "%.1f", mean);
 			else
 				snprintf(b3, sizeof(b3), "-");
-			fprintf(f, "  %5s  %6s %7s %8s %8s  ", "", intf(b1, sizeof(b1), get(s, "device")),
-				intf(b2, sizeof(b2), get(s, "stream")),
-				intf(b4, sizeof(b4), get(s, "max")), b3);
+			fprintf(f, "  %5s  %6s %7s %8s %8s  ", "",
+			        intf(b1, sizeof(b1), get(s, "device")),
+			        intf(b2, sizeof(b2), get(s, "stream")),
+			        intf(b4, sizeof(b4), get(s, "max")), b3);
 			cell(f, dur(b1, sizeof(b1), get(s, "time_at_limit_ns")), 14, false);
 			fputc('\n', f);
 		}
@@ -672,7 +673,7 @@ static void print_evidence(FILE *f, const struct gp_value *ev, int w)
 				if (*p == ' ')
 					*p = '\x1f';
 			o += (size_t)snprintf(line + o, o < sizeof(line) ? sizeof(line) - o : 0,
-					      "%s%s=%s", i ? ", " : "", k, nb);
+			                      "%s%s=%s", i ? ", " : "", k, nb);
 		}
 		if (o >= sizeof(line))
 			break;

@@ -137,7 +137,7 @@ int write_file_atomic(const char *path, const char *data, size_t len)
 		saved = errno;
 		free(tmp);
 		return error("cannot create a temporary file next to '%s': %s", path,
-			     strerror(saved));
+		             strerror(saved));
 	}
 	/* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
 	{

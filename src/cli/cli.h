@@ -102,8 +102,8 @@ extern int gp_cli_stdout_errno;
 /* analyze-print.c */
 
 struct gp_print_opts {
-	size_t top;  /* rows per table, 0: all */
-	int width;   /* columns, 100 */
+	size_t top; /* rows per table, 0: all */
+	int width;  /* columns, 100 */
 };
 
 /**

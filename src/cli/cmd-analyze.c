@@ -15,19 +15,19 @@
 #include "gpuprof/gpuprof.h"
 
 static const char usage_text[] =
-	"usage: gpuprof analyze [options] PATH...\n"
-	"\n"
-	"PATH: a PyTorch profiler trace (.json, .json.gz) or a directory of them\n"
-	"\n"
-	"    --json            write the report as JSON (schema gpuprof.analyze/1)\n"
-	"    -o, --output FILE write to FILE (atomically) instead of standard output\n"
-	"    --top N           rows per table (default: 10 for tables, all for --json; 0: all)\n"
-	"    --rank R          only analyse rank R\n"
-	"    --compat MODE     definitions: 'none' (gpuprof's, default) or 'hta'\n"
-	"    --salvage         analyse what precedes the damage of a truncated trace\n"
-	"    --threads N       files read in parallel (default: one per CPU)\n"
-	"    -q, --quiet       no warnings\n"
-	"    -h, --help        this help; 'gpuprof help analyze' for the docs\n";
+    "usage: gpuprof analyze [options] PATH...\n"
+    "\n"
+    "PATH: a PyTorch profiler trace (.json, .json.gz) or a directory of them\n"
+    "\n"
+    "    --json            write the report as JSON (schema gpuprof.analyze/1)\n"
+    "    -o, --output FILE write to FILE (atomically) instead of standard output\n"
+    "    --top N           rows per table (default: 10 for tables, all for --json; 0: all)\n"
+    "    --rank R          only analyse rank R\n"
+    "    --compat MODE     definitions: 'none' (gpuprof's, default) or 'hta'\n"
+    "    --salvage         analyse what precedes the damage of a truncated trace\n"
+    "    --threads N       files read in parallel (default: one per CPU)\n"
+    "    -q, --quiet       no warnings\n"
+    "    -h, --help        this help; 'gpuprof help analyze' for the docs\n";
 
 enum { OPT_JSON = 256, OPT_TOP, OPT_RANK, OPT_COMPAT, OPT_SALVAGE, OPT_THREADS };
 
@@ -48,8 +48,8 @@ static void salvage_warnings(const struct gp_value *report)
 		gp_value_get_int(gp_obj_get(s, "lost_bytes"), &lost);
 		gp_value_get_int(gp_obj_get(s, "events_kept"), &kept);
 		warning("'%s': damaged at byte %lld: %lld bytes after it were not analysed "
-			"(%lld events kept)",
-			file ? file : "?", (long long)off, (long long)lost, (long long)kept);
+		        "(%lld events kept)",
+		        file ? file : "?", (long long)off, (long long)lost, (long long)kept);
 	}
 }
 
@@ -118,7 +118,7 @@ int cmd_analyze(int argc, const char **argv)
 				opts.compat = GP_COMPAT_NONE;
 			else
 				usage_die("option '--compat' expects 'hta' or 'none', not '%s'",
-					  optarg);
+				          optarg);
 			break;
 		case OPT_SALVAGE:
 			opts.salvage = true;
@@ -134,11 +134,11 @@ int cmd_analyze(int argc, const char **argv)
 			return GP_EXIT_OK;
 		case ':':
 			fprintf(stderr, "gpuprof analyze: option '%s' needs a value\n%s",
-				argv[optind - 1], usage_text);
+			        argv[optind - 1], usage_text);
 			return GP_EXIT_USAGE;
 		default:
 			fprintf(stderr, "gpuprof analyze: unknown option '%s'\n%s",
-				argv[optind - 1], usage_text);
+			        argv[optind - 1], usage_text);
 			return GP_EXIT_USAGE;
 		}
 	}

@@ -25,7 +25,7 @@ int cmd_help(int argc, const char **argv)
 	}
 	if (!gp_cli_find(argv[1])) {
 		fprintf(stderr, "gpuprof: '%s' is not a gpuprof command; see 'gpuprof help'\n",
-			argv[1]);
+		        argv[1]);
 		return GP_EXIT_USAGE;
 	}
 	text = gp_cli_doc_find(argv[1]);

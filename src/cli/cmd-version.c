@@ -14,8 +14,8 @@
 #include "gpuprof/gpuprof.h"
 
 static const char usage_text[] = "usage: gpuprof version [--build-options]\n"
-				 "\n"
-				 "    --build-options   list build-time and run-time features\n";
+                                 "\n"
+                                 "    --build-options   list build-time and run-time features\n";
 
 static void feature(const char *name, const char *state)
 {
@@ -49,8 +49,8 @@ static void build_options(void)
 #endif
 	feature("compiler:", buf);
 	feature("library:", strcmp(gp_version(), GP_VERSION_STRING) == 0
-				    ? "libgpuprof " GP_VERSION_STRING
-				    : "libgpuprof version differs from the CLI");
+	                        ? "libgpuprof " GP_VERSION_STRING
+	                        : "libgpuprof version differs from the CLI");
 	if (ncpu > 0) {
 		snprintf(buf, sizeof(buf), "%ld online CPUs", ncpu);
 		feature("analyze threads:", buf);
@@ -79,13 +79,13 @@ int cmd_version(int argc, const char **argv)
 			return GP_EXIT_OK;
 		default:
 			fprintf(stderr, "gpuprof version: unknown option '%s'\n%s",
-				argv[optind - 1], usage_text);
+			        argv[optind - 1], usage_text);
 			return GP_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "gpuprof version: unexpected argument '%s'\n%s", argv[optind],
-			usage_text);
+		        usage_text);
 		return GP_EXIT_USAGE;
 	}
 	printf("gpuprof %s\n", GP_VERSION_STRING);

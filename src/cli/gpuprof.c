@@ -47,9 +47,9 @@ void gp_cli_list_commands(FILE *f)
 	fprintf(f, "commands:\n");
 	for (c = gp_cli_commands; c->name; c++)
 		fprintf(f, "   %-10s %s%s\n", c->name, c->summary,
-			c->fn ? "" : " (not in this version)");
+		        c->fn ? "" : " (not in this version)");
 	fprintf(f, "\n'gpuprof help <command>' shows the docs of a command,\n"
-		   "'gpuprof <command> -h' its options.\n");
+	           "'gpuprof <command> -h' its options.\n");
 }
 
 const char *gp_cli_doc_find(const char *name)
@@ -78,7 +78,7 @@ static int finish_stdout(int status)
 	/* the reader went away (`| head`): nothing worth saying */
 	if (e != EPIPE)
 		fprintf(stderr, "gpuprof: error: cannot write to standard output: %s\n",
-			strerror(e));
+		        strerror(e));
 	return GP_EXIT_FAILURE;
 }
 
@@ -88,7 +88,7 @@ static int run_command(const struct gp_cli_cmd *c, int argc, const char **argv)
 
 	if (!c->fn) {
 		fprintf(stderr, "gpuprof: '%s' is not available yet in this version (%s)\n",
-			c->name, gp_version());
+		        c->name, gp_version());
 		return GP_EXIT_FAILURE;
 	}
 	rc = c->fn(argc, argv);
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	c = gp_cli_find(av[1]);
 	if (!c) {
 		fprintf(stderr, "gpuprof: '%s' is not a gpuprof command; see 'gpuprof help'\n",
-			av[1]);
+		        av[1]);
 		return GP_EXIT_USAGE;
 	}
 	return run_command(c, argc - 1, av + 1);

@@ -70,7 +70,7 @@ static const char *sev(const struct gp_value *f)
 
 /* a kernel with its launch call on thread (1, 1) */
 static size_t launched(struct gp_trace *t, const char *name, int64_t stream, int64_t launch_ts,
-		       int64_t launch_dur, int64_t ts, int64_t dur, int64_t corr)
+                       int64_t launch_dur, int64_t ts, int64_t dur, int64_t corr)
 {
 	tu_runtime(t, "cudaLaunchKernel", 1, 1, launch_ts, launch_dur, corr);
 	return tu_kernel(t, name, 0, stream, ts, dur, corr);
@@ -107,7 +107,7 @@ static void test_gpu_idle_host_bound(void **state)
 	/* 5 kernels of 10 µs every 100 µs, each launched 5 µs before it starts */
 	for (k = 0; k < 5; k++)
 		launched(t, "k", 7, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
-			 k + 1);
+		         k + 1);
 	r = analyze(t);
 	assert_null(finding(r, "no-gpu"));
 	f = finding(r, "gpu-idle");
@@ -190,8 +190,8 @@ static void test_dataloader(void **state)
 
 	(void)state;
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
-	tu_add(t, GP_K_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-	       1, 1, 0, 100 * US);
+	tu_add(t, GP_K_USER_ANNOTATION,
+	       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 0, 100 * US);
 	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 200 * US, 100 * US);
 	r = analyze(t);
 	f = finding(r, "dataloader");
@@ -211,8 +211,8 @@ static void test_dataloader_small(void **state)
 
 	(void)state;
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
-	tu_add(t, GP_K_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
-	       1, 1, 0, 20 * US);
+	tu_add(t, GP_K_USER_ANNOTATION,
+	       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 0, 20 * US);
 	r = analyze(t);
 	assert_null(finding(r, "dataloader"));
 	gp_value_free(r);
@@ -261,7 +261,7 @@ static void test_sync_outside_step(void **state)
 }
 
 static size_t memcpy_ev(struct gp_trace *t, const char *name, int64_t ts, int64_t dur,
-			int64_t bytes)
+                        int64_t bytes)
 {
 	size_t i = tu_kernel(t, name, 0, 7, ts, dur, -1);
 
@@ -311,9 +311,9 @@ static void set_cc(struct gp_trace *t, int major)
 	struct gp_value *m = NULL;
 
 	snprintf(json, sizeof(json),
-		 "{\"deviceProperties\":[{\"id\":0,\"name\":\"X\",\"computeMajor\":%d,"
-		 "\"computeMinor\":0,\"numSms\":80}]}",
-		 major);
+	         "{\"deviceProperties\":[{\"id\":0,\"name\":\"X\",\"computeMajor\":%d,"
+	         "\"computeMinor\":0,\"numSms\":80}]}",
+	         major);
 	assert_int_equal(gp_value_parse(json, strlen(json), &m, NULL), 0);
 	gp_value_free(t->meta);
 	t->meta = m;

@@ -198,7 +198,8 @@ static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap
 		}
 		names[nn++] = full;
 	}
-	qsort(names, nn, sizeof(*names), cmp_str);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
 	for (i = 0; i < nn; i++)
 		GP_TRY(add_job(jobs, n, cap, names[i]));
 	if (*n == before)

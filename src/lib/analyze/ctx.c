@@ -80,9 +80,9 @@ static bool is_gpu_activity(const struct gp__actx *c, size_t i)
 
 	if (k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET)
 		return true;
-	/* HTA: any event with a stream is a GPU event, GPU annotations aside */
-	return c->hta && (c->t->ev.flags[i] & GP_EVF_HAS_STREAM) && k != GP_K_GPU_ANNOTATION &&
-	       k != GP_K_TRACE;
+	/* HTA: any event with an integer stream is a GPU event, GPU annotations aside */
+	return c->hta && (c->t->ev.flags[i] & GP_EVF_HAS_STREAM) && c->t->ev.stream[i] != -1 &&
+	       k != GP_K_GPU_ANNOTATION && k != GP_K_TRACE;
 }
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,

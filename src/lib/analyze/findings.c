@@ -24,24 +24,24 @@
 #include "util/error.h"
 
 /* thresholds (docs/analyses/findings.md) */
-#define IDLE_PCT             20.0
-#define IDLE_HIGH_PCT        50.0
-#define HOST_WAIT_SHARE_PCT  50.0
-#define KERNEL_WAIT_NS       30000 /* HTA consecutive_kernel_delay, 30 µs */
-#define LAUNCH_MIN_KERNELS   50
-#define LAUNCH_MED_NS        10000
-#define LAUNCH_SHORT_PCT     50.0
-#define DATALOADER_PCT       5.0
-#define DATALOADER_HIGH_PCT  20.0
-#define SYNC_MEDIUM_PCT      5.0
-#define PAGEABLE_MEDIUM_PCT  5.0
-#define GEMM_NO_TC_PCT       20.0
-#define GEMM_NO_TC_HIGH_PCT  50.0
-#define EXPOSED_COMM_PCT     10.0
-#define EXPOSED_COMM_HIGH    30.0
-#define LOW_OCC_PCT          30.0
-#define LOW_OCC_MEDIUM_PCT   15.0
-#define QUEUE_LIMIT          1024
+#define IDLE_PCT            20.0
+#define IDLE_HIGH_PCT       50.0
+#define HOST_WAIT_SHARE_PCT 50.0
+#define KERNEL_WAIT_NS      30000 /* HTA consecutive_kernel_delay, 30 µs */
+#define LAUNCH_MIN_KERNELS  50
+#define LAUNCH_MED_NS       10000
+#define LAUNCH_SHORT_PCT    50.0
+#define DATALOADER_PCT      5.0
+#define DATALOADER_HIGH_PCT 20.0
+#define SYNC_MEDIUM_PCT     5.0
+#define PAGEABLE_MEDIUM_PCT 5.0
+#define GEMM_NO_TC_PCT      20.0
+#define GEMM_NO_TC_HIGH_PCT 50.0
+#define EXPOSED_COMM_PCT    10.0
+#define EXPOSED_COMM_HIGH   30.0
+#define LOW_OCC_PCT         30.0
+#define LOW_OCC_MEDIUM_PCT  15.0
+#define QUEUE_LIMIT         1024
 
 enum sev { SEV_HIGH = 0, SEV_MEDIUM, SEV_LOW, SEV_INFO };
 
@@ -69,7 +69,7 @@ static double pct(int64_t part, int64_t whole)
  * @p title and @p suggestion are copied.
  */
 static int add(struct flist *fl, const char *id, enum sev sev, double impact, const char *title,
-	       struct gp_value *ev, const char *suggestion)
+               struct gp_value *ev, const char *suggestion)
 {
 	struct gp_value *f = gp_value_object();
 	int rc = 0;
@@ -246,8 +246,8 @@ static int rule_no_gpu(const struct gp__actx *c, const struct base *b, struct fl
 		return rc;
 	}
 	return add(fl, "no-gpu", SEV_INFO, NAN, "No GPU activity in this trace", ev,
-		   "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
-		   "kernels; the CPU sections still apply");
+	           "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
+	           "kernels; the CPU sections still apply");
 }
 
 /* ---- gpu-idle ---- */
@@ -293,7 +293,7 @@ static int idle_breakdown(const struct gp__actx *c, struct idle_sum *s)
 }
 
 static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r, const struct base *b,
-			 struct flist *fl)
+                         struct flist *fl)
 {
 	const struct gp_value *ib = gp_value_path(r, "gpu/idle_breakdown");
 	struct idle_sum s = { 0, 0, 0 };
@@ -339,14 +339,14 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r, con
 	GP_TRY(gp_obj_set_int(ev, "other_ns", s.other_ns));
 	GP_TRY(gp_obj_set_double(ev, "host_wait_share_pct", host_share));
 	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", idle_pct,
-		 host ? ", mostly waiting for the host (host-bound)" : "");
+	         host ? ", mostly waiting for the host (host-bound)" : "");
 	rc = add(fl, "gpu-idle", idle_pct > IDLE_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM, idle_pct, title,
-		 ev,
-		 host ? "the CPU does not launch work fast enough: look at the top CPU ops and API "
-			"calls in the steps, move data loading off the critical path, and reduce "
-			"launches (CUDA graphs, torch.compile, larger batches)"
-		      : "the GPU waits between kernels: look for synchronisation, copies and gaps "
-			"between streams in the timeline");
+	         ev,
+	         host ? "the CPU does not launch work fast enough: look at the top CPU ops and API "
+	                "calls in the steps, move data loading off the critical path, and reduce "
+	                "launches (CUDA graphs, torch.compile, larger batches)"
+	              : "the GPU waits between kernels: look for synchronisation, copies and gaps "
+	                "between streams in the timeline");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -405,14 +405,14 @@ static int rule_launch_bound(const struct gp__actx *c, const struct base *b, str
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", idle_pct));
 	snprintf(title, sizeof(title),
-		 "Launch-bound: %zu kernels, median %.1f µs, %.0f%% shorter than their launch call",
-		 kx->n, (double)med / 1000.0, isfinite(short_pct) ? short_pct : 0.0);
-	rc = add(fl, "launch-bound", isfinite(idle_pct) && idle_pct > IDLE_HIGH_PCT ? SEV_HIGH
-										 : SEV_MEDIUM,
-		 idle_pct, title, ev,
-		 "launch fewer, larger kernels: capture the step in a CUDA graph "
-		 "(torch.cuda.graphs / torch.compile(mode=\"reduce-overhead\")), fuse small "
-		 "operations with torch.compile, or raise the batch size");
+	         "Launch-bound: %zu kernels, median %.1f µs, %.0f%% shorter than their launch call",
+	         kx->n, (double)med / 1000.0, isfinite(short_pct) ? short_pct : 0.0);
+	rc = add(fl, "launch-bound",
+	         isfinite(idle_pct) && idle_pct > IDLE_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM, idle_pct,
+	         title, ev,
+	         "launch fewer, larger kernels: capture the step in a CUDA graph "
+	         "(torch.cuda.graphs / torch.compile(mode=\"reduce-overhead\")), fuse small "
+	         "operations with torch.compile, or raise the batch size");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -433,7 +433,7 @@ static bool is_dataloader(const char *n)
 static int dataloader_own(const struct gp__actx *c, const struct base *b, int64_t *dl_ns)
 {
 	static const uint8_t above[] = { GP_K_KERNEL, GP_K_MEMCPY, GP_K_MEMSET, GP_K_RUNTIME,
-					 GP_K_DRIVER };
+		                         GP_K_DRIVER };
 	static const uint8_t dl_kinds[] = { GP_K_CPU_OP, GP_K_USER_ANNOTATION };
 	struct gp_ivset dl = GP_IVSET_INIT, hi = GP_IVSET_INIT, o = GP_IVSET_INIT;
 	size_t k, j;
@@ -469,8 +469,8 @@ out:
 	return rc;
 }
 
-static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
-			   const struct base *b, struct flist *fl)
+static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r, const struct base *b,
+                           struct flist *fl)
 {
 	const struct gp_value *steps = gp_obj_get(r, "steps");
 	struct gp_value *ev = NULL;
@@ -508,11 +508,11 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "steps", (int64_t)nsteps));
 	GP_TRY(gp_obj_set_double(ev, "dataloader_pct", share));
 	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the step time", share);
-	rc = add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM, share, title,
-		 ev,
-		 "load data in parallel with the step: DataLoader(num_workers=N>0, "
-		 "pin_memory=True, prefetch_factor=2+, persistent_workers=True); move "
-		 "preprocessing to the workers or the GPU");
+	rc = add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM, share,
+	         title, ev,
+	         "load data in parallel with the step: DataLoader(num_workers=N>0, "
+	         "pin_memory=True, prefetch_factor=2+, persistent_workers=True); move "
+	         "preprocessing to the workers or the GPU");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -538,8 +538,8 @@ static bool is_sync_call(const char *n)
 
 static bool is_dtoh(const char *n)
 {
-	return strstr(n, "DtoH") || strstr(n, "Device -> Host") || strstr(n, "Device -> Pageable") ||
-	       strstr(n, "Device -> Pinned");
+	return strstr(n, "DtoH") || strstr(n, "Device -> Host") ||
+	       strstr(n, "Device -> Pageable") || strstr(n, "Device -> Pinned");
 }
 
 static int rule_sync(const struct gp__actx *c, const struct base *b, struct flist *fl)
@@ -613,15 +613,15 @@ static int rule_sync(const struct gp__actx *c, const struct base *b, struct flis
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
 	snprintf(title, sizeof(title),
-		 "Synchronisation inside the step: %zu sync calls, %zu .item(), %zu device-to-host "
-		 "copies",
-		 nsync, nitem, ndtoh);
-	rc = add(fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? SEV_MEDIUM : SEV_LOW, share, title,
-		 ev,
-		 "each sync stalls the CPU until the GPU catches up: keep losses and metrics on the "
-		 "GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in the "
-		 "loop, and use non_blocking=True copies with events instead of "
-		 "torch.cuda.synchronize()");
+	         "Synchronisation inside the step: %zu sync calls, %zu .item(), %zu device-to-host "
+	         "copies",
+	         nsync, nitem, ndtoh);
+	rc = add(
+	    fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? SEV_MEDIUM : SEV_LOW, share, title, ev,
+	    "each sync stalls the CPU until the GPU catches up: keep losses and metrics on the "
+	    "GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in the "
+	    "loop, and use non_blocking=True copies with events instead of "
+	    "torch.cuda.synchronize()");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -668,10 +668,10 @@ static int rule_pageable(const struct gp__actx *c, const struct base *b, struct 
 	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", share));
 	snprintf(title, sizeof(title), "%zu copies from or to pageable host memory", n);
 	rc = add(fl, "pageable-copies", share > PAGEABLE_MEDIUM_PCT ? SEV_MEDIUM : SEV_LOW, share,
-		 title, ev,
-		 "pageable copies are staged and synchronous: pin host buffers "
-		 "(DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
-		 "tensor.to(device, non_blocking=True)");
+	         title, ev,
+	         "pageable copies are staged and synchronous: pin host buffers "
+	         "(DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+	         "tensor.to(device, non_blocking=True)");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -701,16 +701,26 @@ static bool is_gemm(const char *n)
 static bool uses_tc(const char *n)
 {
 	static const char *const p[] = {
-		"h884",		     "s884",
-		"h1688",	     "s1688",
-		"hmma",		     "i8816",
-		"16816",	     "dgrad_1x1_stride_2x2",
-		"first_layer_wgrad_kernel", "conv1x1",
-		"conv2d_c1_k1",	     "direct_group",
-		"xmma_implicit_gemm", "xmma_sparse_conv",
-		"xmma_warp_specialized_implicit_gemm", "xmma_gemm",
-		"xmma_sparse_gemm",   "c1688",
-		"tensorop",	     "gmma",
+		"h884",
+		"s884",
+		"h1688",
+		"s1688",
+		"hmma",
+		"i8816",
+		"16816",
+		"dgrad_1x1_stride_2x2",
+		"first_layer_wgrad_kernel",
+		"conv1x1",
+		"conv2d_c1_k1",
+		"direct_group",
+		"xmma_implicit_gemm",
+		"xmma_sparse_conv",
+		"xmma_warp_specialized_implicit_gemm",
+		"xmma_gemm",
+		"xmma_sparse_gemm",
+		"c1688",
+		"tensorop",
+		"gmma",
 		"wmma",
 	};
 
@@ -736,7 +746,8 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct base *b, struct
 		if (aux < c->t->ngpu && c->t->gpu[aux].device >= 0 &&
 		    gp__trace_device_props(c->t, c->t->gpu[aux].device, &p) &&
 		    p.compute_major >= 0) {
-			int64_t cc = p.compute_major * 10 + (p.compute_minor >= 0 ? p.compute_minor : 0);
+			int64_t cc =
+			    p.compute_major * 10 + (p.compute_minor >= 0 ? p.compute_minor : 0);
 
 			if (cc > best_cc)
 				best_cc = cc;
@@ -762,14 +773,15 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct base *b, struct
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_kernels", (int64_t)nnotc));
 	GP_TRY(gp_obj_set_double(ev, "gemm_conv_no_tc_pct", share));
 	snprintf(title, sizeof(title),
-		 "%.1f%% of kernel time is GEMM/convolution without Tensor Cores (sm_%lld)", share,
-		 (long long)best_cc);
-	rc = add(fl, "fp32-gemm-no-tc", share > GEMM_NO_TC_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM,
-		 pct(notc_ns, b->window_ns), title, ev,
-		 "use Tensor Cores: mixed precision (torch.autocast(\"cuda\", dtype=torch.bfloat16) "
-		 "or float16 with GradScaler), or TF32 for FP32 models "
-		 "(torch.backends.cuda.matmul.allow_tf32=True, torch.backends.cudnn.allow_tf32=True, "
-		 "torch.set_float32_matmul_precision(\"high\"))");
+	         "%.1f%% of kernel time is GEMM/convolution without Tensor Cores (sm_%lld)", share,
+	         (long long)best_cc);
+	rc = add(
+	    fl, "fp32-gemm-no-tc", share > GEMM_NO_TC_HIGH_PCT ? SEV_HIGH : SEV_MEDIUM,
+	    pct(notc_ns, b->window_ns), title, ev,
+	    "use Tensor Cores: mixed precision (torch.autocast(\"cuda\", dtype=torch.bfloat16) "
+	    "or float16 with GradScaler), or TF32 for FP32 models "
+	    "(torch.backends.cuda.matmul.allow_tf32=True, torch.backends.cudnn.allow_tf32=True, "
+	    "torch.set_float32_matmul_precision(\"high\"))");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -815,12 +827,12 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct base *b, str
 	GP_TRY(gp_obj_set_double(ev, "exposed_comm_pct", share));
 	GP_TRY(gp_obj_set_double(ev, "comm_comp_overlap_pct", pct(comm_ns - exposed_ns, comm_ns)));
 	snprintf(title, sizeof(title),
-		 "Communication not overlapped by computation: %.1f%% of the GPU window", share);
-	rc = add(fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? SEV_HIGH : SEV_MEDIUM, share, title,
-		 ev,
-		 "overlap communication with computation: DDP bucket_cap_mb / gradient_as_bucket_view, "
-		 "FSDP forward/backward prefetch, fewer and larger collectives; check the "
-		 "interconnect and look for stragglers with `gpuprof aggregate`");
+	         "Communication not overlapped by computation: %.1f%% of the GPU window", share);
+	rc = add(
+	    fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? SEV_HIGH : SEV_MEDIUM, share, title, ev,
+	    "overlap communication with computation: DDP bucket_cap_mb / gradient_as_bucket_view, "
+	    "FSDP forward/backward prefetch, fewer and larger collectives; check the "
+	    "interconnect and look for stragglers with `gpuprof aggregate`");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -867,10 +879,10 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct base *b, st
 	GP_TRY(gp_obj_set_int(ev, "occupancy_kernel_ns", known_ns));
 	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
 	rc = add(fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? SEV_MEDIUM : SEV_LOW,
-		 pct(known_ns, b->window_ns), title, ev,
-		 "kernels launch too few blocks or threads to fill the SMs: raise the batch size, "
-		 "fuse small operations (torch.compile), or check the grid and block sizes and "
-		 "register or shared-memory use of the top kernels");
+	         pct(known_ns, b->window_ns), title, ev,
+	         "kernels launch too few blocks or threads to fill the SMs: raise the batch size, "
+	         "fuse small operations (torch.compile), or check the grid and block sizes and "
+	         "register or shared-memory use of the top kernels");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -941,11 +953,12 @@ static int rule_queue(const struct gp__actx *c, const struct base *b, struct fli
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", share));
 	snprintf(title, sizeof(title), "Launch queue full (%d pending launches) for %.1f ms",
-		 QUEUE_LIMIT, (double)full_ns / 1e6);
-	rc = add(fl, "queue-saturated", SEV_MEDIUM, share, title, ev,
-		 "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "
-		 "GPU-bound here, so speed up the top kernels; the CPU time spent blocked is free "
-		 "for data loading or logging");
+	         QUEUE_LIMIT, (double)full_ns / 1e6);
+	rc = add(
+	    fl, "queue-saturated", SEV_MEDIUM, share, title, ev,
+	    "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "
+	    "GPU-bound here, so speed up the top kernels; the CPU time spent blocked is free "
+	    "for data loading or logging");
 	ev = NULL;
 out:
 	gp_value_free(ev);

@@ -98,6 +98,11 @@ static const struct {
 	{ "Device Type", 11, A_DEV_TYPE },
 };
 
+/* Bit n set: some key in arg_keys has length n (a cheap first filter). */
+#define ARG_LENS                                                                                   \
+	((1u << 4) | (1u << 5) | (1u << 6) | (1u << 9) | (1u << 11) | (1u << 12) | (1u << 13) |    \
+	 (1u << 14) | (1u << 15) | (1u << 20) | (1u << 23) | (1u << 25))
+
 /* A string field: raw slice in the window and whether it holds escapes. */
 struct sfield {
 	struct gp_str s;
@@ -117,13 +122,32 @@ struct evrec {
 	struct idfield pid, tid;
 	int64_t ts, dur;
 	bool has_ts, has_dur, ts_float;
-	/* args */
-	int64_t a[A_DEV_TYPE + 1]; /* integer args by enum arg_key, -1 unknown */
-	double bpsm, wpsm, occ, bw;
+	/* args: only those whose bit is set in aset are valid (no per-event memset) */
+	uint32_t aset;
+	int64_t a[A_DEV_TYPE + 1]; /* integer args by enum arg_key */
+	double d[A_DEV_TYPE + 1];  /* double args by enum arg_key */
 	int32_t grid[3], block[3];
 	struct sfield coll, aname;
-	bool has_stream, has_mbytes;
 };
+
+#define ABIT(id) (1u << (id))
+
+static inline int64_t arg_i64(const struct evrec *e, unsigned id)
+{
+	return e->aset & ABIT(id) ? e->a[id] : -1;
+}
+
+static inline int32_t arg_i32(const struct evrec *e, unsigned id)
+{
+	int64_t v = arg_i64(e, id);
+
+	return v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+static inline double arg_dbl(const struct evrec *e, unsigned id)
+{
+	return e->aset & ABIT(id) ? e->d[id] : NAN;
+}
 
 /* Small cache of category strings -> (string id, kind). */
 struct cat_cache {
@@ -439,7 +463,7 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
 		if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
 			return rc;
-		if (!esc) {
+		if (!esc && key.len < 32 && ((ARG_LENS >> key.len) & 1)) {
 			for (i = 0; i < GP_ARRAY_SIZE(arg_keys); i++) {
 				if (arg_keys[i].len == key.len && arg_keys[i].key[0] == key.p[0] &&
 				    memcmp(arg_keys[i].key, key.p, key.len) == 0) {
@@ -460,7 +484,11 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 			if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
 				return rc;
 		} else if (id == A_GRID || id == A_BLOCK) {
-			if ((rc = parse_dim3(r, &p, id == A_GRID ? e->grid : e->block)))
+			int32_t *v = id == A_GRID ? e->grid : e->block;
+
+			v[0] = v[1] = v[2] = -1;
+			e->aset |= ABIT(id);
+			if ((rc = parse_dim3(r, &p, v)))
 				return rc;
 		} else if (id == A_COLL || id == A_NAME) {
 			struct sfield *f = id == A_COLL ? &e->coll : &e->aname;
@@ -475,30 +503,11 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 		} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
 			if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
 				return rc;
-			switch (id) {
-			case A_BPSM:
-				e->bpsm = gp__json_double(num.p, num.len);
-				break;
-			case A_WPSM:
-				e->wpsm = gp__json_double(num.p, num.len);
-				break;
-			case A_OCC:
-				e->occ = gp__json_double(num.p, num.len);
-				break;
-			case A_BW:
-				e->bw = gp__json_double(num.p, num.len);
-				break;
-			default: {
-				int64_t v;
-
-				if (num_i64(&num, is_int, &v)) {
-					e->a[id] = v;
-					if (id == A_STREAM)
-						e->has_stream = true;
-					else if (id == A_MBYTES)
-						e->has_mbytes = true;
-				}
-			}
+			if (id == A_BPSM || id == A_WPSM || id == A_OCC || id == A_BW) {
+				e->d[id] = gp__json_double(num.p, num.len);
+				e->aset |= ABIT(id);
+			} else if (num_i64(&num, is_int, &e->a[id])) {
+				e->aset |= ABIT(id);
 			}
 		} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 			return rc;
@@ -518,13 +527,13 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 
 static void evrec_init(struct evrec *e)
 {
-	memset(e, 0, sizeof(*e));
-	for (size_t i = 0; i < GP_ARRAY_SIZE(e->a); i++)
-		e->a[i] = -1;
-	e->bpsm = e->wpsm = e->occ = e->bw = NAN;
-	for (int i = 0; i < 3; i++)
-		e->grid[i] = e->block[i] = -1;
+	/* only the flags: this runs for every event */
+	e->ph.set = e->cat.set = e->name.set = e->coll.set = e->aname.set = false;
+	e->pid.set = e->tid.set = e->pid.str.set = e->tid.str.set = false;
 	e->pid.num = e->tid.num = -1;
+	e->ts = e->dur = 0;
+	e->has_ts = e->has_dur = e->ts_float = false;
+	e->aset = 0;
 }
 
 /* Parses the event object at *pp into @p e (no side effects on the trace). */
@@ -708,9 +717,9 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 		t->ev.kind[idx] = GP_K_USER_ANNOTATION;
 		t->ev.flags[idx] |= GP_EVF_STEP;
 	}
-	t->ev.corr[idx] = e->a[A_CORR];
-	t->ev.ext[idx] = e->a[A_EXT];
-	if (e->has_stream) {
+	t->ev.corr[idx] = arg_i64(e, A_CORR);
+	t->ev.ext[idx] = arg_i64(e, A_EXT);
+	if (e->aset & ABIT(A_STREAM)) {
 		t->ev.stream[idx] = e->a[A_STREAM];
 		t->ev.flags[idx] |= GP_EVF_HAS_STREAM;
 	}
@@ -719,20 +728,18 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 		struct gp_track *tr;
 
 		memset(&gi, 0, sizeof(gi));
-		gi.device = e->a[A_DEVICE] >= INT32_MIN && e->a[A_DEVICE] <= INT32_MAX
-		                ? (int32_t)e->a[A_DEVICE]
-		                : -1;
-		memcpy(gi.grid, e->grid, sizeof(gi.grid));
-		memcpy(gi.block, e->block, sizeof(gi.block));
-		gi.regs = e->a[A_REGS] >= INT32_MIN && e->a[A_REGS] <= INT32_MAX
-		              ? (int32_t)e->a[A_REGS]
-		              : -1;
-		gi.shmem = e->a[A_SHMEM];
-		gi.bytes = e->a[A_BYTES];
-		gi.blocks_per_sm = e->bpsm;
-		gi.warps_per_sm = e->wpsm;
-		gi.occupancy_pct = e->occ;
-		gi.bw_gbps = e->bw;
+		gi.device = arg_i32(e, A_DEVICE);
+		for (int k = 0; k < 3; k++) {
+			gi.grid[k] = e->aset & ABIT(A_GRID) ? e->grid[k] : -1;
+			gi.block[k] = e->aset & ABIT(A_BLOCK) ? e->block[k] : -1;
+		}
+		gi.regs = arg_i32(e, A_REGS);
+		gi.shmem = arg_i64(e, A_SHMEM);
+		gi.bytes = arg_i64(e, A_BYTES);
+		gi.blocks_per_sm = arg_dbl(e, A_BPSM);
+		gi.warps_per_sm = arg_dbl(e, A_WPSM);
+		gi.occupancy_pct = arg_dbl(e, A_OCC);
+		gi.bw_gbps = arg_dbl(e, A_BW);
 		gi.collective = 0;
 		if (e->coll.set && (rc = intern(r, &e->coll, &gi.collective)))
 			return rc;
@@ -740,11 +747,11 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 			return rc;
 		tr = &t->tracks[track];
 		tr->gpu = true;
-		if (e->a[A_DEVICE] >= 0 && e->a[A_DEVICE] <= INT32_MAX)
-			tr->device = (int32_t)e->a[A_DEVICE];
+		if (arg_i32(e, A_DEVICE) >= 0)
+			tr->device = arg_i32(e, A_DEVICE);
 		else if (tr->device < 0 && e->pid.num >= 0 && e->pid.num <= INT32_MAX)
 			tr->device = (int32_t)e->pid.num;
-		tr->stream = e->has_stream ? e->a[A_STREAM] : stream_from_tid(e);
+		tr->stream = e->aset & ABIT(A_STREAM) ? e->a[A_STREAM] : stream_from_tid(e);
 	}
 	return 0;
 }
@@ -779,24 +786,20 @@ static int commit_event(struct reader *r, const struct evrec *e)
 		return commit_complete(r, e, cat_id);
 	case 'i':
 	case 'I':
-		if (e->has_ts && e->has_mbytes && (!cat_id || cat_id == r->id_instant) &&
-		    e->name.set && !e->name.esc && KEY_IS(&e->name.s, "[memory]")) {
+		if (e->has_ts && (e->aset & ABIT(A_MBYTES)) &&
+		    (!cat_id || cat_id == r->id_instant) && e->name.set && !e->name.esc &&
+		    KEY_IS(&e->name.s, "[memory]")) {
 			struct gp_mem_event m;
 
 			if ((rc = track_of(r, e, &m.track)))
 				return rc;
 			m.ts = e->ts;
 			m.bytes = e->a[A_MBYTES];
-			m.total_allocated = e->a[A_TOT_ALLOC];
-			m.total_reserved = e->a[A_TOT_RES];
-			m.addr = e->a[A_ADDR];
-			m.device = e->a[A_DEV_ID] >= INT32_MIN && e->a[A_DEV_ID] <= INT32_MAX
-			               ? (int32_t)e->a[A_DEV_ID]
-			               : -1;
-			m.device_type =
-			    e->a[A_DEV_TYPE] >= INT32_MIN && e->a[A_DEV_TYPE] <= INT32_MAX
-			        ? (int32_t)e->a[A_DEV_TYPE]
-			        : -1;
+			m.total_allocated = arg_i64(e, A_TOT_ALLOC);
+			m.total_reserved = arg_i64(e, A_TOT_RES);
+			m.addr = arg_i64(e, A_ADDR);
+			m.device = arg_i32(e, A_DEV_ID);
+			m.device_type = arg_i32(e, A_DEV_TYPE);
 			return gp__trace_add_mem(t, &m);
 		}
 		return 0;
