@@ -26,7 +26,7 @@ extern "C" {
 /** Definitions to apply. */
 enum gp_compat {
 	GP_COMPAT_NONE = 0, /**< gpuprof's exact definitions */
-	GP_COMPAT_HTA = 1,  /**< reproduce Holistic Trace Analysis (last-step filter, µs rounding) */
+	GP_COMPAT_HTA = 1, /**< reproduce Holistic Trace Analysis (last-step filter, µs rounding) */
 };
 
 /** Options; zero-initialise, then set size = sizeof(struct gp_analyze_opts). */
@@ -50,7 +50,7 @@ struct gp_analyze_opts {
  * has no distributedInfo.rank.
  */
 GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
-			    int64_t rank_hint, struct gp_value **out);
+                            int64_t rank_hint, struct gp_value **out);
 
 /**
  * Reads and analyses @p n paths: trace files, or directories holding trace files
@@ -61,7 +61,7 @@ GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_op
  * On failure gp_last_error() names the file and the byte offset.
  */
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
-			    struct gp_value **out);
+                            struct gp_value **out);
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,7 @@ GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, stru
  * duration of the call only. This is the fuzzers' entry point.
  */
 GP_API int gp_trace_open_mem(const void *p, size_t n, const struct gp_open_opts *opts,
-			     struct gp_trace **out);
+                             struct gp_trace **out);
 
 /** Frees @p t. NULL is a no-op. */
 GP_API void gp_trace_free(struct gp_trace *t);

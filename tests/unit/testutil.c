@@ -16,7 +16,7 @@ struct gp_trace *tu_trace_new(void)
 }
 
 size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t pid, int64_t tid,
-	      int64_t ts, int64_t dur)
+              int64_t ts, int64_t dur)
 {
 	uint32_t nid, track;
 	size_t idx;
@@ -30,7 +30,7 @@ size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t p
 }
 
 static size_t gpu_event(struct gp_trace *t, enum gp_kind kind, const char *name, int device,
-			int64_t stream, int64_t ts, int64_t dur, int64_t corr)
+                        int64_t stream, int64_t ts, int64_t dur, int64_t corr)
 {
 	struct gp_gpu_info gi;
 	size_t idx = tu_add(t, kind, name, device, stream, ts, dur);
@@ -58,13 +58,13 @@ static size_t gpu_event(struct gp_trace *t, enum gp_kind kind, const char *name,
 }
 
 size_t tu_kernel(struct gp_trace *t, const char *name, int device, int64_t stream, int64_t ts,
-		 int64_t dur, int64_t corr)
+                 int64_t dur, int64_t corr)
 {
 	return gpu_event(t, GP_K_KERNEL, name, device, stream, ts, dur, corr);
 }
 
 size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid, int64_t ts,
-		  int64_t dur, int64_t corr)
+                  int64_t dur, int64_t corr)
 {
 	size_t idx = tu_add(t, GP_K_RUNTIME, name, pid, tid, ts, dur);
 

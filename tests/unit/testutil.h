@@ -22,12 +22,12 @@ struct gp_trace *tu_trace_new(void);
  * (for GPU events pass device and stream). Returns the event index.
  */
 size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t pid, int64_t tid,
-	      int64_t ts, int64_t dur);
+              int64_t ts, int64_t dur);
 /** Adds a kernel on (device, stream) with correlation @p corr. */
 size_t tu_kernel(struct gp_trace *t, const char *name, int device, int64_t stream, int64_t ts,
-		 int64_t dur, int64_t corr);
+                 int64_t dur, int64_t corr);
 /** Adds a runtime call on thread (pid, tid) with correlation @p corr. */
 size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid, int64_t ts,
-		  int64_t dur, int64_t corr);
+                  int64_t dur, int64_t corr);
 
 #endif

@@ -86,7 +86,7 @@ static bool is_gpu_activity(const struct gp__actx *c, size_t i)
 }
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
-		  int64_t rank)
+                  int64_t rank)
 {
 	const struct gp_events *e = &t->ev;
 	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, i, k;

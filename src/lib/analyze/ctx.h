@@ -81,7 +81,7 @@ static inline int64_t gp__end(const struct gp__actx *c, size_t i)
 }
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
-		  int64_t rank);
+                  int64_t rank);
 void gp__actx_release(struct gp__actx *c);
 
 /** @return the launching runtime/driver event of GPU event @p i, or -1. */

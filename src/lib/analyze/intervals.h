@@ -22,7 +22,10 @@ struct gp_ivset {
 	size_t n, cap;
 };
 
-#define GP_IVSET_INIT { NULL, 0, 0 }
+#define GP_IVSET_INIT                                                                              \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 void gp_ivset_release(struct gp_ivset *a);
 void gp_ivset_reset(struct gp_ivset *a);

@@ -13,7 +13,6 @@
 
 #include "util/error.h"
 
-
 int gp__trace_new(const char *path, struct gp_trace **out)
 {
 	struct gp_trace *t = gp__calloc(1, sizeof(*t));
@@ -72,7 +71,7 @@ static int grow_col(void **col, size_t cap, size_t ncap, size_t size)
 	p = gp__reallocarray(*col, ncap, size);
 	if (!p)
 		return gp__error(GP_ENOMEM, "out of memory growing the event table to %zu events",
-				 ncap);
+		                 ncap);
 	*col = p;
 	return 0;
 }
@@ -100,7 +99,7 @@ static int events_grow(struct gp_events *e)
 }
 
 int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
-			int64_t ts, int64_t dur, size_t *idx)
+                        int64_t ts, int64_t dur, size_t *idx)
 {
 	struct gp_events *e = &t->ev;
 	size_t i;
@@ -169,7 +168,7 @@ int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur)
 }
 
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
-		    uint32_t tid_str, uint32_t *out)
+                    uint32_t tid_str, uint32_t *out)
 {
 	struct gp_track *tr;
 	size_t i;
@@ -187,8 +186,8 @@ int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t t
 	}
 	if (t->ntracks >= 1u << 20)
 		return gp__error(GP_ELIMIT, "more than %u tracks", 1u << 20);
-	if ((rc = gp__grow((void **)&t->tracks, &t->tracks_cap, t->ntracks + 1,
-			   sizeof(*t->tracks))))
+	if ((rc =
+	         gp__grow((void **)&t->tracks, &t->tracks_cap, t->ntracks + 1, sizeof(*t->tracks))))
 		return rc;
 	tr = &t->tracks[t->ntracks];
 	memset(tr, 0, sizeof(*tr));
@@ -298,7 +297,7 @@ bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_
 		if (!gp_value_get_int(gp_obj_get(d, "numSms"), &out->num_sms))
 			out->num_sms = -1;
 		if (!gp_value_get_int(gp_obj_get(d, "maxThreadsPerMultiprocessor"),
-				      &out->max_threads_per_sm))
+		                      &out->max_threads_per_sm))
 			out->max_threads_per_sm = -1;
 		if (!gp_value_get_int(gp_obj_get(d, "computeMajor"), &out->compute_major))
 			out->compute_major = -1;

@@ -50,17 +50,17 @@ enum gp_ev_flag {
 
 /** Per-event details of GPU activity (kernel, memcpy, memset), indexed by aux. */
 struct gp_gpu_info {
-	int32_t device;        /* args.device, -1 unknown */
-	int32_t grid[3];       /* -1 unknown */
-	int32_t block[3];      /* -1 unknown */
-	int32_t regs;          /* registers per thread, -1 unknown */
-	int64_t shmem;         /* shared memory bytes, -1 unknown */
-	int64_t bytes;         /* memcpy/memset bytes, -1 unknown */
-	double blocks_per_sm;  /* NaN unknown */
-	double warps_per_sm;   /* NaN unknown */
-	double occupancy_pct;  /* est. achieved occupancy %, NaN unknown */
-	double bw_gbps;        /* memory bandwidth (GB/s), NaN unknown */
-	uint32_t collective;   /* args "Collective name" string id, 0 none */
+	int32_t device;       /* args.device, -1 unknown */
+	int32_t grid[3];      /* -1 unknown */
+	int32_t block[3];     /* -1 unknown */
+	int32_t regs;         /* registers per thread, -1 unknown */
+	int64_t shmem;        /* shared memory bytes, -1 unknown */
+	int64_t bytes;        /* memcpy/memset bytes, -1 unknown */
+	double blocks_per_sm; /* NaN unknown */
+	double warps_per_sm;  /* NaN unknown */
+	double occupancy_pct; /* est. achieved occupancy %, NaN unknown */
+	double bw_gbps;       /* memory bandwidth (GB/s), NaN unknown */
+	uint32_t collective;  /* args "Collective name" string id, 0 none */
 };
 
 /** A [memory] instant event (profile_memory=True). */
@@ -138,7 +138,7 @@ struct gp_trace {
 	int64_t world_size;    /* -1 unknown */
 	int64_t base_ns;       /* baseTimeNanoseconds, 0 when absent */
 	bool has_base;
-	bool ts_float;  /* some ts or dur had a fractional part (HTA rounds then) */
+	bool ts_float;   /* some ts or dur had a fractional part (HTA rounds then) */
 	bool bare_array; /* the file was a bare array of events */
 
 	/* reading */
@@ -165,14 +165,14 @@ bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_
 int gp__trace_new(const char *path, struct gp_trace **out);
 /** Appends an event; every column gets its unknown value except those given. */
 int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
-			int64_t ts, int64_t dur, size_t *idx);
+                        int64_t ts, int64_t dur, size_t *idx);
 /** Adds GPU details to event @p idx (sets aux). */
 int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi);
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
 int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur);
 /** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
-		    uint32_t tid_str, uint32_t *out);
+                    uint32_t tid_str, uint32_t *out);
 int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat);
 /** Kind from a category string (NULL/"" for none). */
 enum gp_kind gp__kind_from_cat(const char *cat, size_t len);

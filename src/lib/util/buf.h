@@ -22,7 +22,10 @@ struct gp_buf {
 };
 
 extern char gp__buf_empty[];
-#define GP_BUF_INIT { gp__buf_empty, 0, 0, 0 }
+#define GP_BUF_INIT                                                                                \
+	{                                                                                          \
+		gp__buf_empty, 0, 0, 0                                                             \
+	}
 
 void gp_buf_init(struct gp_buf *b, size_t max);
 /** Frees the memory and re-initialises (keeps max). */

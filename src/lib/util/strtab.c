@@ -67,7 +67,7 @@ static char *arena_alloc(struct gp_strtab *t, size_t n)
 		size_t sz = n > BLOCK_SIZE ? n : BLOCK_SIZE;
 
 		if (gp__grow((void **)&t->blocks, &t->blocks_cap, t->nblocks + 1,
-			     sizeof(*t->blocks)))
+		             sizeof(*t->blocks)))
 			return NULL;
 		p = gp__malloc(sz);
 		if (!p)

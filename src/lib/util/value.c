@@ -195,7 +195,7 @@ GP_API int gp_arr_push(struct gp_value *arr, struct gp_value *item)
 		return gp__error(GP_EINVAL, "not an array");
 	}
 	if ((rc = gp__grow((void **)&arr->u.a.items, &arr->u.a.cap, arr->u.a.n + 1,
-			   sizeof(*arr->u.a.items)))) {
+	                   sizeof(*arr->u.a.items)))) {
 		gp_value_free(item);
 		return rc;
 	}
@@ -228,7 +228,7 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 		return gp__error(GP_ENOMEM, "out of memory building a report");
 	}
 	if ((rc = gp__grow((void **)&obj->u.o.m, &obj->u.o.cap, obj->u.o.n + 1,
-			   sizeof(*obj->u.o.m)))) {
+	                   sizeof(*obj->u.o.m)))) {
 		gp__free(k);
 		gp_value_free(v);
 		return rc;
@@ -526,7 +526,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 			GP_TRY(indent(b, flags, depth + 1));
 			GP_TRY(write_str(b, sorted[i]->key, strlen(sorted[i]->key)));
 			GP_TRY(gp_buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
-					  (flags & GP_JSON_PRETTY) ? 2 : 1));
+			                  (flags & GP_JSON_PRETTY) ? 2 : 1));
 			GP_TRY(write_value(b, sorted[i]->v, flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
