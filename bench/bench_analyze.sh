@@ -125,7 +125,7 @@ for f in "${list[@]}"; do
 	gpt=$work/gp.$i.times
 	: >"$gpt"
 	gp_ok=1
-	for r in $(seq 1 "$runs"); do
+	for _ in $(seq 1 "$runs"); do
 		if ! /usr/bin/time -f '%e %U %M' -o "$work/t" "$gp" analyze --json -o /dev/null "$f" \
 			>/dev/null 2>"$work/gp.err"; then
 			gp_ok=0

@@ -227,6 +227,8 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 		}
 		gap = s - prev_end;
 		l = gp__launcher(c, i);
+		if (getenv("GP_IDLE_DBG"))
+			fprintf(stderr, "DBG %lld %lld %lld %lld %lld\n", (long long)(s / 1000), (long long)(c->dur[i] / 1000), (long long)(prev_end / 1000), (long long)(l >= 0 ? c->ts[l] / 1000 : -1), (long long)gap / 1000);
 		if (c->hta || gap > 0) {
 			if (l >= 0 && c->ts[l] > prev_end)
 				out[0] += gap;

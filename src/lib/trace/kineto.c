@@ -320,7 +320,7 @@ static bool num_i64(const struct gp_str *num, bool is_int, int64_t *out)
 	double d;
 
 	if (is_int)
-		return gp__int_parse(num->p, num->len, out) == 0;
+		return gp__int_parse_fast(num->p, num->len, out) == 0;
 	d = gp__json_double(num->p, num->len);
 	if (!isfinite(d) || d != floor(d) || d < -9.2e18 || d > 9.2e18)
 		return false;
@@ -337,7 +337,7 @@ static int parse_sfield(struct reader *r, const char **pp, struct sfield *f, con
 	if (**pp != '"')
 		return gp__json_fail(&r->s, *pp, GP_EFORMAT, what);
 	f->set = true;
-	return gp__json_string(&r->s, pp, &f->s, &f->esc);
+	return gp__json_string_fast(&r->s, pp, &f->s, &f->esc);
 }
 
 static int parse_id(struct reader *r, const char **pp, struct idfield *f, const char *what)
@@ -349,11 +349,11 @@ static int parse_id(struct reader *r, const char **pp, struct idfield *f, const 
 	if (*pp >= r->s.end)
 		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
 	if (**pp == '"') {
-		if ((rc = gp__json_string(&r->s, pp, &f->str.s, &f->str.esc)))
+		if ((rc = gp__json_string_fast(&r->s, pp, &f->str.s, &f->str.esc)))
 			return rc;
 		f->set = true;
 		/* numeric strings ("25738") are numbers */
-		if (!f->str.esc && gp__int_parse(f->str.s.p, f->str.s.len, &f->num) == 0)
+		if (!f->str.esc && gp__int_parse_fast(f->str.s.p, f->str.s.len, &f->num) == 0)
 			return 0;
 		f->str.set = true;
 		f->num = -1;
@@ -377,6 +377,7 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 {
 	const char *at = *pp;
 	struct gp_str num;
+	bool is_int;
 	int rc;
 
 	if (at >= r->s.end)
@@ -385,8 +386,20 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 		return gp__json_fail(&r->s, at, GP_EFORMAT, "NaN and Infinity are not JSON");
 	if (*at != '-' && !(*at >= '0' && *at <= '9'))
 		return gp__json_fail(&r->s, at, GP_EFORMAT, what);
-	if ((rc = gp__json_number(&r->s, pp, &num, NULL)))
+	if ((rc = gp__json_number(&r->s, pp, &num, &is_int)))
 		return rc;
+	/* plain integer µs up to 16 digits (absolute epoch µs): no overflow in v */
+	if (is_int && num.len <= 16 && num.p[0] != '-' && (num.p[0] != '0' || num.len == 1)) {
+		int64_t v = 0;
+
+		for (size_t i = 0; i < num.len; i++)
+			v = v * 10 + (num.p[i] - '0');
+		if (v <= INT64_MAX / 1000) {
+			*out = v * 1000;
+			*is_float = false;
+			return 0;
+		}
+	}
 	rc = gp__ts_parse(num.p, num.len, out, is_float);
 	if (rc == GP_ELIMIT)
 		return gp__json_fail(&r->s, at, GP_EFORMAT, "timestamp out of range");
@@ -461,7 +474,7 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 		if (*p != '"')
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-		if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+		if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
 			return rc;
 		if (!esc && key.len < 32 && ((ARG_LENS >> key.len) & 1)) {
 			for (i = 0; i < GP_ARRAY_SIZE(arg_keys); i++) {
@@ -495,7 +508,7 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 
 			if (*p == '"') {
 				f->set = true;
-				if ((rc = gp__json_string(&r->s, &p, &f->s, &f->esc)))
+				if ((rc = gp__json_string_fast(&r->s, &p, &f->s, &f->esc)))
 					return rc;
 			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 				return rc;
@@ -560,7 +573,7 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 		if (*p != '"')
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-		if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+		if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
 			return rc;
 		if (esc)
 			key.len = 0; /* escaped keys never name a field we read */
@@ -679,7 +692,7 @@ static int64_t stream_from_tid(const struct evrec *e)
 	q = p + e->tid.str.s.len;
 	while (q > p && q[-1] >= '0' && q[-1] <= '9')
 		q--;
-	if (q == p + e->tid.str.s.len || gp__int_parse(q, (size_t)(p + e->tid.str.s.len - q), &v))
+	if (q == p + e->tid.str.s.len || gp__int_parse_fast(q, (size_t)(p + e->tid.str.s.len - q), &v))
 		return -1;
 	return v;
 }
@@ -838,7 +851,7 @@ static int parse_member(struct reader *r, const char **pp)
 		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 	if (*p != '"')
 		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-	if ((rc = gp__json_string(&r->s, &p, &key, &esc)))
+	if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
 		return rc;
 	p = gp__json_ws(p, end);
 	if (p >= end)

@@ -468,7 +468,7 @@ value:
 		goto value;
 	}
 	case '"':
-		if ((rc = gp__json_string(s, &p, &str, &esc)))
+		if ((rc = gp__json_string_fast(s, &p, &str, &esc)))
 			return rc;
 		goto close;
 	case 't':
@@ -491,7 +491,7 @@ key:
 		return trunc_at(s, end);
 	if (*p != '"')
 		return gp__json_fail(s, p, GP_EFORMAT, "expected string key in object");
-	if ((rc = gp__json_string(s, &p, &str, &esc)))
+	if ((rc = gp__json_string_fast(s, &p, &str, &esc)))
 		return rc;
 	p = gp__json_ws(p, end);
 	if (p >= end)

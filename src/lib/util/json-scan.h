@@ -16,6 +16,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define GP_JSON_MAX_DEPTH 512
 
@@ -50,6 +55,39 @@ int gp__json_fail(struct gp_jscan *s, const char *at, int status, const char *ms
  * they hold an escape (then use gp__json_unescape()).
  */
 int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, bool *esc);
+
+/**
+ * gp__json_string() with an inline fast path for the common short string:
+ * plain ASCII whose closing quote lies within the next 16 bytes.
+ */
+static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, struct gp_str *raw,
+				       bool *esc)
+{
+#if defined(__SSE2__)
+	const char *p = *pp + 1;
+
+	if (s->end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+						      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+					 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+
+		if (mask) {
+			unsigned k = (unsigned)__builtin_ctz(mask);
+
+			if (p[k] == '"') {
+				raw->p = p;
+				raw->len = k;
+				*esc = false;
+				*pp = p + k + 1;
+				return 0;
+			}
+		}
+	}
+#endif
+	return gp__json_string(s, pp, raw, esc);
+}
 
 /**
  * Scans a number at *@p pp. @p num receives its text; @p is_int whether it

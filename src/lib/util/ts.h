@@ -31,4 +31,26 @@ int gp__ts_parse(const char *p, size_t n, int64_t *ns, bool *is_float);
  */
 int gp__int_parse(const char *p, size_t n, int64_t *out);
 
+/** gp__int_parse() with an inline path for short plain integers (up to 18 digits). */
+static inline int gp__int_parse_fast(const char *p, size_t n, int64_t *out)
+{
+	const char *q = p, *end = p + n;
+	int64_t v = 0;
+	bool neg = false;
+
+	if (q < end && *q == '-') {
+		neg = true;
+		q++;
+	}
+	if (q >= end || end - q > 18 || (*q == '0' && end - q > 1))
+		return gp__int_parse(p, n, out);
+	for (; q < end; q++) {
+		if (*q < '0' || *q > '9')
+			return gp__int_parse(p, n, out);
+		v = v * 10 + (*q - '0');
+	}
+	*out = neg ? -v : v;
+	return 0;
+}
+
 #endif
