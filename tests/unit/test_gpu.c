@@ -170,6 +170,49 @@ static void test_kernel_wait_threshold(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * HTA's launcher fallback: a GPU row whose correlation id no CPU row carries
+ * is joined with the trace's row 0 (index_correlation = min(corr, 0) = 0), so
+ * its gap is host_wait when row 0 started after the gap opened. Rows without
+ * a correlation id (-1) get no launcher. gpuprof's own mode has no fallback.
+ * row 0: ProfilerStep#1 @50k; stream 7: a [1k,11k) corr 1 (launched @0),
+ * b [21k,31k) corr 99, c [100k,110k) no corr, d [130k,140k) corr 98.
+ */
+static void test_hta_row0_launcher(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 50000, 100000);
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, 0, 1000, 1);
+	tu_kernel(t, "a", 0, 7, 1000, 10000, 1);
+	tu_kernel(t, "b", 0, 7, 21000, 10000, 99);
+	tu_kernel(t, "c", 0, 7, 100000, 10000, -1);
+	tu_kernel(t, "d", 0, 7, 130000, 10000, 98);
+
+	/* b: 50k > 11k, host_wait 10k; c: no launcher, other 69k; d: 50k < 110k, kernel_wait 20k */
+	r = run_gpu(t, true);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 10000);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 20000);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	gp_value_free(r);
+
+	r = run_gpu(t, false);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	gp_value_free(r);
+
+	/* a "Trace" row 0 is dropped by HTA's parser: no fallback */
+	t->ev.kind[0] = GP_K_TRACE;
+	r = run_gpu(t, true);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
+	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /* three types overlapping at once get the three-part HTA label */
 static void test_triple_overlap(void **state)
 {
@@ -221,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_breakdown),
 		cmocka_unit_test(test_breakdown_hta),
 		cmocka_unit_test(test_kernel_wait_threshold),
+		cmocka_unit_test(test_hta_row0_launcher),
 		cmocka_unit_test(test_triple_overlap),
 		cmocka_unit_test(test_no_gpu),
 	};

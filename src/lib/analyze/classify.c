@@ -185,3 +185,48 @@ const char *gp__ktype_name(enum gp_ktype k)
 		return "OTHER";
 	}
 }
+
+bool gp__uses_tensor_cores(const char *name)
+{
+	static const char *const pats[] = {
+		"h884",
+		"s884",
+		"h1688",
+		"s1688",
+		"hmma",
+		"i8816",
+		"16816",
+		"dgrad_1x1_stride_2x2",
+		"first_layer_wgrad_kernel",
+		"conv1x1",
+		"conv2d_c1_k1",
+		"direct_group",
+		"xmma_implicit_gemm",
+		"xmma_sparse_conv",
+		"xmma_warp_specialized_implicit_gemm",
+		"xmma_gemm",
+		"xmma_sparse_gemm",
+		"c1688",
+		/* newer than tb_plugin's list */
+		"tensorop",
+		"gmma",
+		"wmma",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		if (strstr(name, pats[i]))
+			return true;
+	return false;
+}
+
+bool gp__is_gemm_like(const char *name)
+{
+	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn" };
+	size_t i;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		if (strcasestr(name, pats[i]))
+			return true;
+	return false;
+}

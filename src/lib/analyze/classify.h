@@ -33,6 +33,23 @@ enum gp_ktype gp__classify(const struct gp_trace *t, size_t ev, bool hta, uint8_
 /** @return a stable rule name such as "hta:^nccl" or "name:multimem_all_reduce". */
 const char *gp__classify_rule_name(uint8_t rule);
 
+/**
+ * @return true when a kernel name shows Tensor Core use: the TensorBoard plugin's
+ * patterns (profiler/tensor_core.py, from NVIDIA PyProf) plus the Ampere/Hopper
+ * names it predates (tensorop, gmma, wmma).
+ */
+bool gp__uses_tensor_cores(const char *name);
+
+/** @return true for GEMM or convolution kernels (gemm, conv, cutlass, xmma, cudnn; any case). */
+bool gp__is_gemm_like(const char *name);
+
+/** Per-name flags cached in the analysis context (ctx.h name_flags). */
+enum gp_name_flag {
+	GP_NF_DONE = 1 << 0,
+	GP_NF_TENSOR_CORE = 1 << 1,
+	GP_NF_GEMM = 1 << 2,
+};
+
 /** @return "COMPUTATION", "COMMUNICATION", "MEMORY" or "OTHER". */
 const char *gp__ktype_name(enum gp_ktype k);
 

@@ -85,11 +85,44 @@ static bool is_gpu_activity(const struct gp__actx *c, size_t i)
 	       k != GP_K_GPU_ANNOTATION && k != GP_K_TRACE;
 }
 
+/*
+ * Kernel typing depends on the name, the kind and the Collective-name arg;
+ * names repeat millions of times, so decisions are cached per (name, kind)
+ * and the name predicates are computed once per name.
+ */
+static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i)
+{
+	const struct gp_trace *t = c->t;
+	uint32_t aux = t->ev.aux[i], name = t->ev.name[i];
+	uint64_t key, v;
+
+	if (!(c->name_flags[name] & GP_NF_DONE)) {
+		const char *n = gp_strtab_get(&t->strs, name);
+
+		c->name_flags[name] = GP_NF_DONE |
+		                      (gp__uses_tensor_cores(n) ? GP_NF_TENSOR_CORE : 0) |
+		                      (gp__is_gemm_like(n) ? GP_NF_GEMM : 0);
+	}
+	if (aux < t->ngpu && t->gpu[aux].collective) {
+		c->ktype[i] = (uint8_t)gp__classify(t, i, c->hta, &c->krule[i]);
+		return 0;
+	}
+	key = (uint64_t)name << 8 | t->ev.kind[i];
+	if (gp_u64map_get(cache, key, &v)) {
+		c->ktype[i] = (uint8_t)(v >> 8);
+		c->krule[i] = (uint8_t)v;
+		return 0;
+	}
+	c->ktype[i] = (uint8_t)gp__classify(t, i, c->hta, &c->krule[i]);
+	return gp_u64map_put(cache, key, (uint64_t)c->ktype[i] << 8 | c->krule[i]);
+}
+
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
                   int64_t rank)
 {
 	const struct gp_events *e = &t->ev;
 	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, i, k;
+	struct gp_u64map cache = { 0 };
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -105,7 +138,8 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 
 	c->ktype = gp__calloc(e->n ? e->n : 1, 1);
 	c->krule = gp__calloc(e->n ? e->n : 1, 1);
-	if (!c->ktype || !c->krule)
+	c->name_flags = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	if (!c->ktype || !c->krule || !c->name_flags)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
 	for (i = 0; i < e->n; i++) {
@@ -136,7 +170,7 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		c->by_kind[kind].v[c->by_kind[kind].n++] = (uint32_t)i;
 		if (is_gpu_activity(c, i)) {
 			c->gpu.v[c->gpu.n++] = (uint32_t)i;
-			c->ktype[i] = (uint8_t)gp__classify(t, i, c->hta, &c->krule[i]);
+			GP_TRY(classify_cached(c, &cache, i));
 		}
 		if ((kind == GP_K_RUNTIME || kind == GP_K_DRIVER) && e->corr[i] >= 0)
 			GP_TRY(gp_u64map_put_new(&c->corr_launch, (uint64_t)e->corr[i], i, NULL));
@@ -179,6 +213,7 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		}
 	}
 out:
+	gp_u64map_release(&cache);
 	if (rc)
 		gp__actx_release(c);
 	return rc;
@@ -193,6 +228,7 @@ void gp__actx_release(struct gp__actx *c)
 	gp__free(c->gpu.v);
 	gp__free(c->ktype);
 	gp__free(c->krule);
+	gp__free(c->name_flags);
 	gp__free(c->ts_own);
 	gp__free(c->dur_own);
 	gp__free(c->keep);

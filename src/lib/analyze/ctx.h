@@ -56,6 +56,8 @@ struct gp__actx {
 	/* per event: enum gp_ktype and the rule id (meaningful for events in gpu) */
 	uint8_t *ktype;
 	uint8_t *krule;
+	/* per string id: enum gp_name_flag bits for kernel names (GP_NF_DONE when computed) */
+	uint8_t *name_flags;
 
 	/* correlation id -> index of the runtime/driver call that launched it */
 	struct gp_u64map corr_launch;

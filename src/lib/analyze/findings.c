@@ -680,53 +680,6 @@ out:
 
 /* ---- fp32-gemm-no-tc ---- */
 
-static bool name_has_any(const char *n, const char *const *pats, size_t np)
-{
-	size_t k;
-
-	for (k = 0; k < np; k++)
-		if (strcasestr(n, pats[k]))
-			return true;
-	return false;
-}
-
-static bool is_gemm(const char *n)
-{
-	static const char *const p[] = { "gemm", "conv", "cutlass", "xmma", "cudnn" };
-
-	return name_has_any(n, p, GP_ARRAY_SIZE(p));
-}
-
-/* tb_plugin's Tensor Core name patterns (profiler/tensor_core.py), plus Ampere/Hopper names */
-static bool uses_tc(const char *n)
-{
-	static const char *const p[] = {
-		"h884",
-		"s884",
-		"h1688",
-		"s1688",
-		"hmma",
-		"i8816",
-		"16816",
-		"dgrad_1x1_stride_2x2",
-		"first_layer_wgrad_kernel",
-		"conv1x1",
-		"conv2d_c1_k1",
-		"direct_group",
-		"xmma_implicit_gemm",
-		"xmma_sparse_conv",
-		"xmma_warp_specialized_implicit_gemm",
-		"xmma_gemm",
-		"xmma_sparse_gemm",
-		"c1688",
-		"tensorop",
-		"gmma",
-		"wmma",
-	};
-
-	return name_has_any(n, p, GP_ARRAY_SIZE(p));
-}
-
 static int rule_fp32_gemm(const struct gp__actx *c, const struct base *b, struct flist *fl)
 {
 	const struct gp__idx *kx = &c->by_kind[GP_K_KERNEL];
@@ -735,27 +688,30 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct base *b, struct
 	size_t k, nnotc = 0;
 	double share;
 	char title[160];
+	int64_t last_dev = -1;
 	int rc = 0;
 
 	for (k = 0; k < kx->n; k++) {
 		uint32_t i = kx->v[k], aux = c->t->ev.aux[i];
-		const char *n = gp__ev_name(c->t, i);
 		struct gp_device_props p;
 
 		kernel_ns += c->dur[i];
+		/* device properties are looked up once per run of the same device */
 		if (aux < c->t->ngpu && c->t->gpu[aux].device >= 0 &&
-		    gp__trace_device_props(c->t, c->t->gpu[aux].device, &p) &&
-		    p.compute_major >= 0) {
-			int64_t cc =
-			    p.compute_major * 10 + (p.compute_minor >= 0 ? p.compute_minor : 0);
+		    c->t->gpu[aux].device != last_dev) {
+			last_dev = c->t->gpu[aux].device;
+			if (gp__trace_device_props(c->t, last_dev, &p) && p.compute_major >= 0) {
+				int64_t cc = p.compute_major * 10 +
+				             (p.compute_minor >= 0 ? p.compute_minor : 0);
 
-			if (cc > best_cc)
-				best_cc = cc;
+				if (cc > best_cc)
+					best_cc = cc;
+			}
 		}
-		if (!is_gemm(n))
+		if (!(c->name_flags[c->t->ev.name[i]] & GP_NF_GEMM))
 			continue;
 		gemm_ns += c->dur[i];
-		if (!uses_tc(n)) {
+		if (!(c->name_flags[c->t->ev.name[i]] & GP_NF_TENSOR_CORE)) {
 			notc_ns += c->dur[i];
 			nnotc++;
 		}

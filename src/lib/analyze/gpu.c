@@ -204,6 +204,30 @@ static int obj_add_int_or_null(struct gp_value *o, const char *k, bool ok, int64
 	return ok ? gp_obj_set_int(o, k, v) : gp_obj_set_null(o, k);
 }
 
+/*
+ * When the call that launched GPU event i started; false if unknown. Under
+ * --compat hta, a GPU row whose correlation id no CPU row carries gets HTA's
+ * fallback: transform_correlation_to_index sets its index_correlation to
+ * min(correlation, 0) = 0, and get_idle_time_breakdown then joins the ts of
+ * the trace's row 0 (the first traceEvents element, here the first stored
+ * event, when HTA keeps it: not a "Trace" row, not removed by the filter).
+ */
+static bool launch_ts(const struct gp__actx *c, size_t i, int64_t *ts)
+{
+	const struct gp_trace *t = c->t;
+	int64_t l = gp__launcher(c, i);
+
+	if (l >= 0) {
+		*ts = c->ts[l];
+		return true;
+	}
+	if (!c->hta || t->ev.corr[i] < 0 || t->ev.n == 0 || t->ev.kind[0] == GP_K_TRACE ||
+	    !gp__kept(c, 0))
+		return false;
+	*ts = c->ts[0];
+	return true;
+}
+
 /* idle categories of one stream's events evs[0..n) (start order) */
 static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n, int64_t out[3])
 {
@@ -215,7 +239,7 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 	for (k = 0; k < n; k++) {
 		uint32_t i = evs[k];
 		uint8_t kind = c->t->ev.kind[i];
-		int64_t s = c->ts[i], e = s + c->dur[i], gap, l;
+		int64_t s = c->ts[i], e = s + c->dur[i], gap, lts;
 
 		/* HTA (PR #149) breaks down the idle time between kernels and copies only */
 		if (kind != GP_K_KERNEL && kind != GP_K_MEMCPY && kind != GP_K_MEMSET)
@@ -226,11 +250,8 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 			continue;
 		}
 		gap = s - prev_end;
-		l = gp__launcher(c, i);
-		if (getenv("GP_IDLE_DBG"))
-			fprintf(stderr, "DBG %lld %lld %lld %lld %lld\n", (long long)(s / 1000), (long long)(c->dur[i] / 1000), (long long)(prev_end / 1000), (long long)(l >= 0 ? c->ts[l] / 1000 : -1), (long long)gap / 1000);
 		if (c->hta || gap > 0) {
-			if (l >= 0 && c->ts[l] > prev_end)
+			if (launch_ts(c, i, &lts) && lts > prev_end)
 				out[0] += gap;
 			else if (gap < KERNEL_WAIT_NS)
 				out[1] += gap;

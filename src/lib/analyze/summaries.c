@@ -263,38 +263,6 @@ out:
 
 /* ---- kernels ---- */
 
-/* tb_plugin's tensor-core kernel name patterns (profiler/tensor_core.py) */
-static const char *const tc_patterns[] = {
-	"h884",
-	"s884",
-	"h1688",
-	"s1688",
-	"hmma",
-	"i8816",
-	"16816",
-	"dgrad_1x1_stride_2x2",
-	"first_layer_wgrad_kernel",
-	"conv1x1",
-	"conv2d_c1_k1",
-	"direct_group",
-	"xmma_implicit_gemm",
-	"xmma_sparse_conv",
-	"xmma_warp_specialized_implicit_gemm",
-	"xmma_gemm",
-	"xmma_sparse_gemm",
-	"c1688",
-};
-
-static bool uses_tensor_cores(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < GP_ARRAY_SIZE(tc_patterns); i++)
-		if (strstr(name, tc_patterns[i]))
-			return true;
-	return false;
-}
-
 static int kernel_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
                         struct gp_value *row, void *user)
 {
@@ -303,8 +271,9 @@ static int kernel_extra(const struct gp__actx *c, const struct gtab *gt, size_t 
 
 	GP_TRY(gp_obj_set_str(row, "type", gp__ktype_name((enum gp_ktype)c->ktype[gr->first])));
 	if (user)
-		GP_TRY(gp_obj_set_bool(row, "tensor_core",
-		                       uses_tensor_cores(gp_strtab_get(&c->t->strs, gr->name))));
+		GP_TRY(
+		    gp_obj_set_bool(row, "tensor_core",
+		                    gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, gr->name))));
 out:
 	return rc;
 }
@@ -321,7 +290,7 @@ static int an_kernels(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gtab_order(c, &gt));
 	GP_TRY(emit_table(c, r, "kernels", &gt, gt.total, kernel_extra, (void *)1, NULL));
 	for (g = 0; g < gt.ng; g++)
-		if (uses_tensor_cores(gp_strtab_get(&c->t->strs, gt.g[g].name)))
+		if (gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, gt.g[g].name)))
 			tc += gt.g[g].total;
 	GP_TRY(gp_obj_set_double(r, "kernels_tensor_core_pct",
 	                         gt.total > 0 ? 100.0 * (double)tc / (double)gt.total : NAN));
