@@ -380,6 +380,7 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 	bool is_int;
 	int rc;
 
+	*is_float = false;
 	if (at >= r->s.end)
 		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
 	if (*at == 'N' || *at == 'I')
