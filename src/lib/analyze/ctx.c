@@ -9,54 +9,56 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/sort.h"
 
-/* qsort has no context argument; sort keys are copied into an array instead */
-struct sortkey {
-	int64_t ts;
-	int64_t negdur;
-	uint32_t idx;
-};
-
-static int cmp_key(const void *x, const void *y)
-{
-	const struct sortkey *a = x, *b = y;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->negdur != b->negdur)
-		return a->negdur < b->negdur ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
+/*
+ * Sorts an index list by (ts, dur descending, index). The lists are built in
+ * index order, so a stable radix sort on ts leaves equal-ts runs in index
+ * order, and only those (short) runs need ordering by duration.
+ */
 static int sort_idx(const struct gp__actx *c, struct gp__idx *ix)
 {
-	struct sortkey *k;
-	size_t i;
-	int sorted = 1;
+	struct gp_kv *kv;
+	size_t i, a, b;
+	int sorted = 1, rc;
 
 	for (i = 1; i < ix->n; i++) {
-		uint32_t a = ix->v[i - 1], b = ix->v[i];
+		uint32_t x = ix->v[i - 1], y = ix->v[i];
 
-		if (c->ts[a] > c->ts[b] || (c->ts[a] == c->ts[b] && c->dur[a] < c->dur[b])) {
+		if (c->ts[x] > c->ts[y] || (c->ts[x] == c->ts[y] && c->dur[x] < c->dur[y])) {
 			sorted = 0;
 			break;
 		}
 	}
 	if (sorted || ix->n < 2)
 		return 0;
-	k = gp__calloc(ix->n, sizeof(*k));
-	if (!k)
+	kv = gp__calloc(ix->n, sizeof(*kv));
+	if (!kv)
 		return gp__error(GP_ENOMEM, "out of memory sorting events");
 	for (i = 0; i < ix->n; i++) {
-		k[i].ts = c->ts[ix->v[i]];
-		k[i].negdur = -c->dur[ix->v[i]];
-		k[i].idx = ix->v[i];
+		kv[i].key = c->ts[ix->v[i]];
+		kv[i].val = ix->v[i];
 	}
-	qsort(k, ix->n, sizeof(*k), cmp_key);
-	for (i = 0; i < ix->n; i++)
-		ix->v[i] = k[i].idx;
-	gp__free(k);
-	return 0;
+	rc = gp__sort_kv(kv, ix->n);
+	for (a = 0; !rc && a < ix->n; a = b) {
+		for (b = a + 1; b < ix->n && kv[b].key == kv[a].key; b++)
+			;
+		/* insertion sort of the tie run by duration, descending; stable */
+		for (i = a + 1; i < b; i++) {
+			struct gp_kv x = kv[i];
+			size_t j = i;
+
+			while (j > a && c->dur[kv[j - 1].val] < c->dur[x.val]) {
+				kv[j] = kv[j - 1];
+				j--;
+			}
+			kv[j] = x;
+		}
+	}
+	for (i = 0; !rc && i < ix->n; i++)
+		ix->v[i] = (uint32_t)kv[i].val;
+	gp__free(kv);
+	return rc;
 }
 
 static int64_t step_number(const char *name)

@@ -22,6 +22,7 @@
 #include "analyze-int.h"
 #include "intervals.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 /* thresholds (docs/analyses/findings.md) */
 #define IDLE_PCT            20.0
@@ -108,13 +109,6 @@ static int cmp_fnd(const void *x, const void *y)
 	if (a->impact != b->impact)
 		return a->impact > b->impact ? -1 : 1;
 	return strcmp(a->id, b->id);
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
 }
 
 /* ---- shared numbers ---- */
@@ -386,8 +380,8 @@ static int rule_launch_bound(const struct gp__actx *c, const struct base *b, str
 	}
 	GP_TRY(gp_ivset_normalize(&lu));
 	launch_ns = gp_ivset_len(&lu);
-	qsort(d, kx->n, sizeof(*d), cmp_i64);
-	med = kx->n % 2 ? d[kx->n / 2] : (d[kx->n / 2 - 1] + d[kx->n / 2]) / 2;
+	GP_TRY(gp__sort_i64(d, kx->n));
+	med = (int64_t)gp__quantile_sorted(d, kx->n, 0.5);
 	short_pct = pct((int64_t)nshort, (int64_t)nlaunched);
 	many_short = med < LAUNCH_MED_NS && short_pct > LAUNCH_SHORT_PCT;
 	cpu_bound = nlaunched > 0 && b->busy_ns > 0 && launch_ns >= b->busy_ns;

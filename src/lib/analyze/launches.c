@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/sort.h"
 
 #define RUNTIME_CUTOFF_NS 50000
 #define DELAY_CUTOFF_NS   100000
@@ -48,22 +49,9 @@ static const char *const hta_queue_names[] = {
 	"hipMemsetAsync",  "hipMemcpyAsync",   "hipMemcpyWithStream",
 };
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* linear interpolation between closest ranks (numpy/pandas default) */
 static int64_t quantile(const int64_t *v, size_t n, double q)
 {
-	double pos = q * (double)(n - 1), lo = floor(pos);
-	size_t i = (size_t)lo;
-
-	if (i + 1 >= n)
-		return v[n - 1];
-	return (int64_t)llround((double)v[i] + (pos - lo) * (double)(v[i + 1] - v[i]));
+	return (int64_t)llround(gp__quantile_sorted(v, n, q));
 }
 
 static int write_dist(struct gp_value *l, const int64_t *d, size_t n)
@@ -257,7 +245,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 		nrt += call_dur > RUNTIME_CUTOFF_NS;
 		ndelay += d > DELAY_CUTOFF_NS;
 	}
-	qsort(delay, n, sizeof(*delay), cmp_i64);
+	GP_TRY(gp__sort_i64(delay, n));
 	GP_TRY(gp_obj_set_int(l, "count", (int64_t)n));
 	GP_TRY(write_dist(l, delay, n));
 	GP_TRY(count_obj(l, "short_kernels", nshort, n, -1));

@@ -14,6 +14,7 @@
 
 #include "analyze-int.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 struct catrow {
 	const char *name;
@@ -105,13 +106,6 @@ out:
 	return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Devices seen in GPU events; when the trace has none, every device of
  * deviceProperties (marked active: false), so a CPU-only trace from a GPU
@@ -140,7 +134,7 @@ static int add_devices(const struct gp__actx *c, struct gp_value *o)
 		if (dev >= 0)
 			ids[n++] = dev;
 	}
-	qsort(ids, n, sizeof(*ids), cmp_i64);
+	GP_TRY(gp__sort_i64(ids, n));
 	for (i = 0; i < n; i++)
 		if (i == 0 || ids[i] != ids[i - 1])
 			GP_TRY(add_device(arr, t, ids[i], true));

@@ -20,6 +20,7 @@
 #include "analyze-int.h"
 #include "intervals.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 enum role { R_KERNEL, R_MEMCPY, R_MEMSET, R_COMM, R_RUNTIME, R_DATALOADER, R_CPU, R__N };
 
@@ -434,25 +435,6 @@ out:
 	return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* numpy's default quantile: linear interpolation between closest ranks */
-static double quantile(const int64_t *v, size_t n, double q)
-{
-	double pos = q * (double)(n - 1);
-	size_t lo = (size_t)floor(pos);
-	double frac = pos - (double)lo;
-
-	if (lo + 1 >= n)
-		return (double)v[n - 1];
-	return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
-}
-
 static int emit_steps(struct sctx *x, struct gp_value *r)
 {
 	struct gp_value *arr = gp_value_array();
@@ -516,15 +498,17 @@ static int emit_stats(struct sctx *x, struct gp_value *r)
 		for (k = 0; k <= R__N; k++)
 			cost[k] += x->st[i].cost[k];
 	}
-	qsort(d, n, sizeof(*d), cmp_i64);
+	GP_TRY(gp__sort_i64(d, n));
 	if (n) {
 		double mean = (double)sum / (double)n, ss = 0;
 
 		for (i = 0; i < n; i++)
 			ss += ((double)d[i] - mean) * ((double)d[i] - mean);
 		GP_TRY(gp_obj_set_int(o, "mean_ns", (int64_t)llround(mean)));
-		GP_TRY(gp_obj_set_int(o, "median_ns", (int64_t)llround(quantile(d, n, 0.5))));
-		GP_TRY(gp_obj_set_int(o, "p95_ns", (int64_t)llround(quantile(d, n, 0.95))));
+		GP_TRY(gp_obj_set_int(o, "median_ns",
+		                      (int64_t)llround(gp__quantile_sorted(d, n, 0.5))));
+		GP_TRY(
+		    gp_obj_set_int(o, "p95_ns", (int64_t)llround(gp__quantile_sorted(d, n, 0.95))));
 		GP_TRY(gp_obj_set_int(o, "min_ns", d[0]));
 		GP_TRY(gp_obj_set_int(o, "max_ns", d[n - 1]));
 		if (n > 1)

@@ -26,6 +26,7 @@
 
 #include "analyze-int.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 #define NONE UINT32_MAX
 
@@ -59,23 +60,6 @@ static void gtab_release(struct gtab *gt)
 	gp__free(gt->durs);
 	gp__free(gt->order);
 	memset(gt, 0, sizeof(*gt));
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* median of a sorted run: the middle value, or the mean of the two middle ones */
-static double median_sorted(const int64_t *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	if (n & 1)
-		return (double)v[n / 2];
-	return ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;
 }
 
 /*
@@ -130,13 +114,13 @@ static int gtab_build(const struct gp__actx *c, const uint32_t *ev, size_t n, co
 		size_t j;
 
 		if (gr->n > 1)
-			qsort(gt->durs + gr->off, gr->n, sizeof(int64_t), cmp_i64);
+			GP_TRY(gp__sort_i64(gt->durs + gr->off, gr->n));
 		for (j = 0; j < gr->n; j++)
 			gr->total += d[j];
 		gr->min = d[0];
 		gr->max = d[gr->n - 1];
 		gr->avg = (double)gr->total / (double)gr->n;
-		gr->med = median_sorted(d, gr->n);
+		gr->med = gp__quantile_sorted(d, gr->n, 0.5);
 		for (j = 0; j < gr->n; j++)
 			ss += ((double)d[j] - gr->avg) * ((double)d[j] - gr->avg);
 		/* sample standard deviation (n - 1); 0 for one instance, as nsys prints */
