@@ -187,6 +187,18 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 	}
 	if (c->span_start > c->span_end)
 		c->span_start = c->span_end = 0;
+	/* launching calls, looked up once: analyses ask for them many times */
+	c->launch = gp__calloc(e->n ? e->n : 1, sizeof(*c->launch));
+	if (!c->launch)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	memset(c->launch, 0xff, (e->n ? e->n : 1) * sizeof(*c->launch));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t g = c->gpu.v[k];
+		uint64_t v;
+
+		if (e->corr[g] >= 0 && gp_u64map_get(&c->corr_launch, (uint64_t)e->corr[g], &v))
+			c->launch[g] = (uint32_t)v;
+	}
 	for (k = 0; k < GP_K__COUNT; k++)
 		GP_TRY(sort_idx(c, &c->by_kind[k]));
 	GP_TRY(sort_idx(c, &c->gpu));
@@ -231,6 +243,7 @@ void gp__actx_release(struct gp__actx *c)
 	gp__free(c->ktype);
 	gp__free(c->krule);
 	gp__free(c->name_flags);
+	gp__free(c->launch);
 	gp__free(c->ts_own);
 	gp__free(c->dur_own);
 	gp__free(c->keep);
@@ -242,9 +255,7 @@ void gp__actx_release(struct gp__actx *c)
 
 int64_t gp__launcher(const struct gp__actx *c, size_t i)
 {
-	uint64_t v;
-
-	if (c->t->ev.corr[i] < 0 || !gp_u64map_get(&c->corr_launch, (uint64_t)c->t->ev.corr[i], &v))
-		return -1;
-	return (int64_t)v;
+	if (c->launch && c->launch[i] != UINT32_MAX)
+		return c->launch[i];
+	return -1;
 }

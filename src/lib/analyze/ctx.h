@@ -61,6 +61,8 @@ struct gp__actx {
 
 	/* correlation id -> index of the runtime/driver call that launched it */
 	struct gp_u64map corr_launch;
+	/* per event: the launching call of each GPU event (UINT32_MAX none), from corr_launch */
+	uint32_t *launch;
 	/* External id -> index of the cpu_op / user_annotation that carries it */
 	struct gp_u64map ext_op;
 
