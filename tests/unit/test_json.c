@@ -36,8 +36,8 @@ static void test_valid(void **state)
 
 	(void)state;
 	v = parse_ok(" {\"a\": [1, -2, 3.5, 1e2, true, false, null, \"s\"], \"b\": {\"c\": {}},"
-		     " \"d\": [], \"big\": 123456789012345678901234567890,"
-		     " \"min\": -9223372036854775808} \n");
+	             " \"d\": [], \"big\": 123456789012345678901234567890,"
+	             " \"min\": -9223372036854775808} \n");
 	assert_int_equal(gp_value_type(v), GP_VALUE_OBJECT);
 	x = gp_obj_get(v, "a");
 	assert_int_equal(gp_value_len(x), 8);
@@ -76,16 +76,19 @@ static void test_strings(void **state)
 	struct gp_value *v;
 
 	(void)state;
-	v = parse_ok("[\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\b\\f\\r\", \"caf\xc3\xa9 \xe2\x82\xac "
-		     "\xf0\x9f\x98\x80\", \"a\\u0041b\"]");
+	v = parse_ok(
+	    "[\"\\u00e9\\ud83d\\ude00\\n\\t\\\"\\\\\\/\\b\\f\\r\", \"caf\xc3\xa9 \xe2\x82\xac "
+	    "\xf0\x9f\x98\x80\", \"a\\u0041b\"]");
 	assert_string_equal(gp_value_get_str(gp_arr_get(v, 0)),
-			    "\xc3\xa9\xf0\x9f\x98\x80\n\t\"\\/\b\f\r");
-	assert_string_equal(gp_value_get_str(gp_arr_get(v, 1)), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	                    "\xc3\xa9\xf0\x9f\x98\x80\n\t\"\\/\b\f\r");
+	assert_string_equal(gp_value_get_str(gp_arr_get(v, 1)),
+	                    "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 	assert_string_equal(gp_value_get_str(gp_arr_get(v, 2)), "aAb");
 	gp_value_free(v);
 	/* a long ASCII run exercises the 16-byte scan */
 	v = parse_ok("\"0123456789abcdef0123456789abcdef0123456789\\\"abcdef\"");
-	assert_string_equal(gp_value_get_str(v), "0123456789abcdef0123456789abcdef0123456789\"abcdef");
+	assert_string_equal(gp_value_get_str(v),
+	                    "0123456789abcdef0123456789abcdef0123456789\"abcdef");
 	gp_value_free(v);
 }
 
@@ -149,8 +152,8 @@ static void test_errors(void **state)
 
 		if (rc != cases[i].rc || off != cases[i].off)
 			fail_msg("case %zu \"%s\": rc %d off %zu (%s); want %d at %zu", i,
-				 cases[i].text, rc, off, gp_last_error(), cases[i].rc,
-				 cases[i].off);
+			         cases[i].text, rc, off, gp_last_error(), cases[i].rc,
+			         cases[i].off);
 		assert_null(v);
 		assert_non_null(strstr(gp_last_error(), "byte "));
 	}
@@ -174,12 +177,12 @@ static void test_depth(void **state)
 	assert_null(v);
 	/* exactly at the cap is fine */
 	assert_int_equal(gp_value_parse(p + n - GP_JSON_MAX_DEPTH, 2 * GP_JSON_MAX_DEPTH, &v, &off),
-			 0);
+	                 0);
 	gp_value_free(v);
 	/* one more is not */
 	assert_int_equal(
-		gp_value_parse(p + n - GP_JSON_MAX_DEPTH - 1, 2 * GP_JSON_MAX_DEPTH + 2, &v, &off),
-		GP_ELIMIT);
+	    gp_value_parse(p + n - GP_JSON_MAX_DEPTH - 1, 2 * GP_JSON_MAX_DEPTH + 2, &v, &off),
+	    GP_ELIMIT);
 	/* objects too, and the skipper */
 	for (i = 0; i < n; i++)
 		p[i] = i % 6 == 0 ? '{' : i % 6 < 5 ? "\"a\":"[i % 6 - 1] : '[';
@@ -258,8 +261,8 @@ static void test_utf8(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),  cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_errors), cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_valid),       cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_scan_window), cmocka_unit_test(test_utf8),
 	};
 

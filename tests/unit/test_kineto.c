@@ -383,13 +383,16 @@ static void test_errors(void **state)
 		{ "{\"traceEvents\":[]} x", GP_EFORMAT, "byte 19: trailing characters" },
 		{ "{\"traceEvents\":[] ", GP_ETRUNC, "byte 18: unexpected end of input" },
 		{ "{\"traceEvents\":[1]}", GP_EFORMAT, "byte 16: event is not an object" },
-		{ "{\"traceEvents\":[{} {}]}", GP_EFORMAT, "byte 19: expected ',' or ']' after an event" },
+		{ "{\"traceEvents\":[{} {}]}", GP_EFORMAT,
+		  "byte 19: expected ',' or ']' after an event" },
 		{ "{\"traceEvents\":[{\"ph\" 1}]}", GP_EFORMAT, "byte 22: expected ':'" },
 		{ "{\"other\":1}", GP_EFORMAT, "no \"traceEvents\" array" },
-		{ "{\"traceEvents\":[], \"traceEvents\":[]}", GP_EFORMAT, "second \"traceEvents\"" },
+		{ "{\"traceEvents\":[], \"traceEvents\":[]}", GP_EFORMAT,
+		  "second \"traceEvents\"" },
 		{ "{\"traceEvents\":[], \"baseTimeNanoseconds\":\"x\"}", GP_EFORMAT,
 		  "\"baseTimeNanoseconds\" is not an integer" },
-		{ "{\"traceEvents\":[{\"pid\":1.5}]}", GP_EFORMAT, "byte 23: \"pid\" is not an integer" },
+		{ "{\"traceEvents\":[{\"pid\":1.5}]}", GP_EFORMAT,
+		  "byte 23: \"pid\" is not an integer" },
 		{ "{\"a\":tru}", GP_EFORMAT, "byte 5: invalid literal" },
 		{ "\x1f\x8b\x08\x01mtim\x02\x03\xff\xff\xffgarbage", GP_EFORMAT, "corrupt gzip" },
 		{ "\x1f\x8b", GP_ETRUNC, "gzip stream ends early" },
@@ -403,7 +406,7 @@ static void test_errors(void **state)
 
 		if (rc != cases[i].rc || !strstr(gp_last_error(), cases[i].msg))
 			fail_msg("case %zu: rc %d, error \"%s\"; want %d \"%s\"", i, rc,
-				 gp_last_error(), cases[i].rc, cases[i].msg);
+			         gp_last_error(), cases[i].rc, cases[i].msg);
 		assert_null(t);
 		/* the same through the streaming window */
 		gp__kineto_test_window = 7;
@@ -411,7 +414,7 @@ static void test_errors(void **state)
 		gp__kineto_test_window = 0;
 		if (rc != cases[i].rc || !strstr(gp_last_error(), cases[i].msg))
 			fail_msg("case %zu (window 7): rc %d, error \"%s\"; want %d \"%s\"", i, rc,
-				 gp_last_error(), cases[i].rc, cases[i].msg);
+			         gp_last_error(), cases[i].rc, cases[i].msg);
 		assert_null(t);
 	}
 }
@@ -420,7 +423,7 @@ static void test_depth_bomb(void **state)
 {
 	const size_t n = 100000;
 	const char *pre[] = { "{\"traceEvents\":[{\"args\":{\"x\":", "{\"meta\":",
-			      "{\"traceEvents\":[{\"other\":" };
+		              "{\"traceEvents\":[{\"other\":" };
 	struct gp_trace *t;
 	size_t i, k;
 	char *p;
@@ -456,8 +459,8 @@ static void test_depth_bomb(void **state)
 /* Every window size gives the same trace as reading in place. */
 static void test_windows(void **state)
 {
-	static const char *files[] = { "modern.json", "legacy2021.json", "bare.json",
-				       "base_after.json", "modern.json.gz", "multi.json.gz" };
+	static const char *files[] = { "modern.json",     "legacy2021.json", "bare.json",
+		                       "base_after.json", "modern.json.gz",  "multi.json.gz" };
 	static const size_t wins[] = { 1, 2, 3, 5, 8, 13, 64, 100, 333, 1000, 4096 };
 	size_t f, w, i;
 
@@ -546,11 +549,11 @@ static void test_alloc_torture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_modern),      cmocka_unit_test(test_gzip),
-		cmocka_unit_test(test_legacy),      cmocka_unit_test(test_bare),
-		cmocka_unit_test(test_base_after),  cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth_bomb),
-		cmocka_unit_test(test_windows),     cmocka_unit_test(test_alloc_torture),
+		cmocka_unit_test(test_modern),     cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_legacy),     cmocka_unit_test(test_bare),
+		cmocka_unit_test(test_base_after), cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_errors),     cmocka_unit_test(test_depth_bomb),
+		cmocka_unit_test(test_windows),    cmocka_unit_test(test_alloc_torture),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ static void test_trap(void **state)
 	/* and not through a double: the nearest double is off by tens of ns */
 	assert_int_not_equal((int64_t)(d * 1000.0), 1712195495505582988LL);
 	assert_int_not_equal((int64_t)d * 1000 + (int64_t)((d - (double)(int64_t)d) * 1000.0 + 0.5),
-			     1712195495505582988LL);
+	                     1712195495505582988LL);
 }
 
 static void test_forms(void **state)
@@ -95,8 +95,8 @@ static void test_limits(void **state)
 
 static void test_bad(void **state)
 {
-	static const char *bad[] = { "",   "-",   "01",  "1.",  ".5",  "1e",   "1e+", "abc",
-				     "1.5x", "+1", "NaN", "- 1", "1 ", "0x10", "1.e3", "--1" };
+	static const char *bad[] = { "",     "-",  "01",  "1.",  ".5", "1e",   "1e+",  "abc",
+		                     "1.5x", "+1", "NaN", "- 1", "1 ", "0x10", "1.e3", "--1" };
 	size_t i;
 	int64_t v;
 
@@ -126,9 +126,9 @@ static void test_int(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_trap),   cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_trap),     cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_rounding), cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_bad),    cmocka_unit_test(test_int),
+		cmocka_unit_test(test_bad),      cmocka_unit_test(test_int),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,7 +152,7 @@ static inline double arg_dbl(const struct evrec *e, unsigned id)
 /* Small cache of category strings -> (string id, kind). */
 struct cat_cache {
 	char s[40];
-	unsigned char len;
+	unsigned char len, kind;
 	uint32_t id;
 };
 
@@ -285,30 +285,36 @@ static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 }
 
 /* Category id through a small cache: traces have a handful of categories. */
-static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id)
+static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id, enum gp_kind *kind)
 {
-	size_t i;
+	const char *p;
+	size_t i, n;
 	int rc;
 
-	if (!f->set) {
-		*id = 0;
+	*id = 0;
+	*kind = GP_K_OTHER;
+	if (!f->set)
 		return 0;
-	}
 	if (!f->esc && f->s.len < sizeof(r->cats[0].s)) {
 		for (i = 0; i < r->ncats; i++) {
 			if (r->cats[i].len == f->s.len &&
 			    memcmp(r->cats[i].s, f->s.p, f->s.len) == 0) {
 				*id = r->cats[i].id;
+				*kind = (enum gp_kind)r->cats[i].kind;
 				return 0;
 			}
 		}
 	}
-	if ((rc = intern(r, f, id)))
+	if ((rc = field_text(r, f, &p, &n)))
+		return rc;
+	*kind = gp__kind_from_cat(p, n);
+	if ((rc = gp_strtab_intern(&r->t->strs, p, n, id)))
 		return rc;
 	if (!f->esc && f->s.len < sizeof(r->cats[0].s) && r->ncats < GP_ARRAY_SIZE(r->cats)) {
 		memcpy(r->cats[r->ncats].s, f->s.p, f->s.len);
 		r->cats[r->ncats].len = (unsigned char)f->s.len;
 		r->cats[r->ncats].id = *id;
+		r->cats[r->ncats].kind = (unsigned char)*kind;
 		r->ncats++;
 	}
 	return 0;
@@ -693,15 +699,16 @@ static int64_t stream_from_tid(const struct evrec *e)
 	q = p + e->tid.str.s.len;
 	while (q > p && q[-1] >= '0' && q[-1] <= '9')
 		q--;
-	if (q == p + e->tid.str.s.len || gp__int_parse_fast(q, (size_t)(p + e->tid.str.s.len - q), &v))
+	if (q == p + e->tid.str.s.len ||
+	    gp__int_parse_fast(q, (size_t)(p + e->tid.str.s.len - q), &v))
 		return -1;
 	return v;
 }
 
-static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id)
+static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id,
+                           enum gp_kind kind)
 {
 	struct gp_trace *t = r->t;
-	enum gp_kind kind;
 	uint32_t name_id, track;
 	size_t idx;
 	int rc;
@@ -711,15 +718,6 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 	if (r->max_events && t->ev.n >= r->max_events)
 		return gp__error(GP_ELIMIT, "%s: more than %llu events", r->name,
 		                 (unsigned long long)r->max_events);
-	kind = GP_K_OTHER;
-	if (e->cat.set) {
-		const char *cp;
-		size_t cn;
-
-		if ((rc = field_text(r, &e->cat, &cp, &cn)))
-			return rc;
-		kind = gp__kind_from_cat(cp, cn);
-	}
 	if ((rc = intern(r, &e->name, &name_id)))
 		return rc;
 	if ((rc = track_of(r, e, &track)))
@@ -773,6 +771,7 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 static int commit_event(struct reader *r, const struct evrec *e)
 {
 	struct gp_trace *t = r->t;
+	enum gp_kind kind;
 	uint32_t cat_id;
 	char ph = 0;
 	int rc;
@@ -789,7 +788,7 @@ static int commit_event(struct reader *r, const struct evrec *e)
 		else if (n > 1)
 			ph = '?';
 	}
-	if ((rc = intern_cat(r, &e->cat, &cat_id)))
+	if ((rc = intern_cat(r, &e->cat, &cat_id, &kind)))
 		return rc;
 	if ((rc = gp__trace_count_cat(t, ph, cat_id)))
 		return rc;
@@ -797,7 +796,7 @@ static int commit_event(struct reader *r, const struct evrec *e)
 		t->ts_float = true;
 	switch (ph) {
 	case 'X':
-		return commit_complete(r, e, cat_id);
+		return commit_complete(r, e, cat_id, kind);
 	case 'i':
 	case 'I':
 		if (e->has_ts && (e->aset & ABIT(A_MBYTES)) &&

@@ -61,7 +61,7 @@ int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, boo
  * plain ASCII whose closing quote lies within the next 16 bytes.
  */
 static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, struct gp_str *raw,
-				       bool *esc)
+                                       bool *esc)
 {
 #if defined(__SSE2__)
 	const char *p = *pp + 1;
@@ -69,8 +69,8 @@ static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, stru
 	if (s->end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
 		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-						      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-					 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+		                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+		                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
 		unsigned mask = (unsigned)_mm_movemask_epi8(m);
 
 		if (mask) {

@@ -85,11 +85,14 @@ static char *arena_alloc(struct gp_strtab *t, size_t n)
 int gp_strtab_init(struct gp_strtab *t)
 {
 	uint32_t id;
+	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (rehash(t, 1024))
 		return GP_ENOMEM;
-	return gp_strtab_intern(t, "", 0, &id);
+	if ((rc = gp_strtab_intern(t, "", 0, &id)))
+		gp_strtab_release(t);
+	return rc;
 }
 
 void gp_strtab_release(struct gp_strtab *t)
