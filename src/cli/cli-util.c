@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void vreport(const char *prefix, const char *fmt, va_list ap)
+GP_CLI_PRINTF(2, 0) static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);
 	fprintf(stderr, "gpuprof: %s", prefix);

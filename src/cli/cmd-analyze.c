@@ -6,9 +6,12 @@
  * human tables are drawn by analyze-print.c from the report tree alone.
  */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gpuprof/analyze.h"
@@ -53,9 +56,25 @@ static void salvage_warnings(const struct gp_value *report)
 	}
 }
 
-static int render_human(const struct gp_value *report, size_t top, char **out, size_t *len)
+/* the terminal's width when printing to one, else $COLUMNS, else 100; within 60..200 */
+static int output_width(bool to_stdout)
 {
-	struct gp_print_opts po = { .top = top, .width = 100 };
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	int w = 100;
+
+	if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		w = ws.ws_col;
+	else if (env && atoi(env) > 0)
+		w = atoi(env);
+	return w < 60 ? 60 : w > 200 ? 200 : w;
+}
+
+static int render_human(const struct gp_value *report, size_t top, bool to_stdout, char **out,
+                        size_t *len)
+{
+	struct gp_print_opts po = { .top = top, .width = output_width(to_stdout) };
 	FILE *f = open_memstream(out, len);
 
 	if (!f)
@@ -165,8 +184,8 @@ int cmd_analyze(int argc, const char **argv)
 			gp_value_free(report);
 			return error("cannot write the report: %s", gp_strerror(rc));
 		}
-		/* the library's buffer ends with NUL: swap it for a final newline */
-		{
+		/* pretty JSON ends with a newline already; compact JSON gets one */
+		if (!len || text[len - 1] != '\n') {
 			char *t = xmalloc(len + 1);
 
 			memcpy(t, text, len);
@@ -174,7 +193,7 @@ int cmd_analyze(int argc, const char **argv)
 			gp_free(text);
 			text = t;
 		}
-	} else if (render_human(report, (size_t)top, &text, &len)) {
+	} else if (render_human(report, (size_t)top, !output, &text, &len)) {
 		gp_value_free(report);
 		return -1;
 	}

@@ -478,6 +478,18 @@ value:
 			return rc;
 		goto close;
 	default:
+		if (is_digit(*p)) {
+			/* plain integers ending in a separator: the common case */
+			const char *q = p + 1;
+
+			if (*p != '0')
+				while (q < end && is_digit(*q))
+					q++;
+			if (q < end && (*q == ',' || *q == ']' || *q == '}' || gp__json_is_ws(*q))) {
+				p = q;
+				goto close;
+			}
+		}
 		if (*p == '-' || is_digit(*p)) {
 			if ((rc = gp__json_number(s, &p, &str, NULL)))
 				return rc;

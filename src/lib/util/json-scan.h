@@ -38,10 +38,44 @@ struct gp_jscan {
 	const char *err_msg;
 };
 
-/** Skips JSON whitespace; @return the first other byte's position (or end). */
+/* Bit c set for the JSON whitespace bytes c (all are <= ' '). */
+#define GP_JSON_WS_MASK ((1ULL << ' ') | (1ULL << '\n') | (1ULL << '\r') | (1ULL << '\t'))
+
+/** @return true if @p c is JSON whitespace. */
+static inline bool gp__json_is_ws(char c)
+{
+	unsigned char u = (unsigned char)c;
+
+	return u <= ' ' && ((GP_JSON_WS_MASK >> u) & 1);
+}
+
+/**
+ * Skips JSON whitespace; @return the first other byte's position (or end).
+ * No whitespace and a single space return at once; longer runs (indentation)
+ * go 16 bytes at a time with SSE2.
+ */
 static inline const char *gp__json_ws(const char *p, const char *end)
 {
-	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+	if (p < end && (unsigned char)*p > ' ')
+		return p;
+	if (end - p >= 2 && *p == ' ' && (unsigned char)p[1] > ' ')
+		return p + 1;
+#if defined(__SSE2__)
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+		                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+		                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
+
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#endif
+	while (p < end && gp__json_is_ws(*p))
 		p++;
 	return p;
 }
