@@ -10,46 +10,6 @@
 
 #include "analyze/analyze-int.h"
 
-static struct gp_value *run_gpu(struct gp_trace *t, bool hta)
-{
-	struct gp_analyze_opts o;
-	struct gp__actx c;
-	struct gp_value *r = gp_value_object();
-
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
-	assert_non_null(r);
-	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
-	assert_int_equal(gp__an_gpu(&c, r), 0);
-	gp__actx_release(&c);
-	return r;
-}
-
-static int64_t geti(const struct gp_value *r, const char *path)
-{
-	int64_t v = -12345;
-
-	assert_true(gp_value_get_int(gp_value_path(r, path), &v));
-	return v;
-}
-
-static double getd(const struct gp_value *r, const char *path)
-{
-	double v = NAN;
-
-	assert_true(gp_value_get_double(gp_value_path(r, path), &v));
-	return v;
-}
-
-static const char *gets(const struct gp_value *r, const char *path)
-{
-	const char *s = gp_value_get_str(gp_value_path(r, path));
-
-	assert_non_null(s);
-	return s;
-}
-
 /*
  * stream 7:  gemm [0,100k)  Memcpy [200k,210k)  gemm2 [220k,230k)  gemm3 [300k,310k)
  * stream 20: ncclDevKernel_AllReduce [50k,150k)
@@ -77,57 +37,57 @@ static struct gp_trace *scenario(void)
 static void check_scenario(const struct gp_value *r)
 {
 	assert_true(gp_value_get_bool(gp_value_path(r, "gpu/has_gpu"), false));
-	assert_int_equal(geti(r, "gpu/window_ns"), 310000);
-	assert_int_equal(geti(r, "gpu/busy_ns"), 180000);
-	assert_int_equal(geti(r, "gpu/idle_ns"), 130000);
-	assert_int_equal(geti(r, "gpu/compute_ns"), 120000);
-	assert_int_equal(geti(r, "gpu/non_compute_ns"), 60000);
-	assert_true(fabs(getd(r, "gpu/idle_pct") - 100.0 * 130 / 310) < 1e-4);
-	assert_true(fabs(getd(r, "gpu/comm_comp_overlap_pct") - 50.0) < 1e-9);
+	assert_int_equal(tu_geti(r, "gpu/window_ns"), 310000);
+	assert_int_equal(tu_geti(r, "gpu/busy_ns"), 180000);
+	assert_int_equal(tu_geti(r, "gpu/idle_ns"), 130000);
+	assert_int_equal(tu_geti(r, "gpu/compute_ns"), 120000);
+	assert_int_equal(tu_geti(r, "gpu/non_compute_ns"), 60000);
+	assert_true(fabs(tu_getd(r, "gpu/idle_pct") - 100.0 * 130 / 310) < 1e-4);
+	assert_true(fabs(tu_getd(r, "gpu/comm_comp_overlap_pct") - 50.0) < 1e-9);
 
 	/* sweep: COMP 70k, COMM 50k, COMP+COMM 50k, MEM 10k (ties: single types first) */
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/kernel_types")), 4);
-	assert_string_equal(gets(r, "gpu/kernel_types/0/type"), "COMPUTATION");
-	assert_int_equal(geti(r, "gpu/kernel_types/0/ns"), 70000);
-	assert_true(fabs(getd(r, "gpu/kernel_types/0/pct") - 100.0 * 70 / 180) < 1e-4);
-	assert_string_equal(gets(r, "gpu/kernel_types/1/type"), "COMMUNICATION");
-	assert_int_equal(geti(r, "gpu/kernel_types/1/ns"), 50000);
-	assert_string_equal(gets(r, "gpu/kernel_types/2/type"),
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/0/type"), "COMPUTATION");
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/0/ns"), 70000);
+	assert_true(fabs(tu_getd(r, "gpu/kernel_types/0/pct") - 100.0 * 70 / 180) < 1e-4);
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/1/type"), "COMMUNICATION");
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/1/ns"), 50000);
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/2/type"),
 	                    "COMPUTATION overlapping COMMUNICATION");
-	assert_int_equal(geti(r, "gpu/kernel_types/2/ns"), 50000);
-	assert_string_equal(gets(r, "gpu/kernel_types/3/type"), "MEMORY");
-	assert_int_equal(geti(r, "gpu/kernel_types/3/ns"), 10000);
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/2/ns"), 50000);
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/3/type"), "MEMORY");
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/3/ns"), 10000);
 
 	/* stream 7: memcpy host_wait 100k, gemm2 kernel_wait 10k, gemm3 other 70k */
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/idle_breakdown")), 2);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/stream"), 7);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/device"), 0);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 100000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 10000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 70000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/1/stream"), 20);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/1/host_wait_ns"), 0);
-	assert_int_equal(geti(r, "gpu/idle_breakdown_total/other_ns"), 70000);
-	assert_int_equal(geti(r, "gpu/streams/0/busy_ns"), 130000);
-	assert_int_equal(geti(r, "gpu/streams/0/count"), 4);
-	assert_int_equal(geti(r, "gpu/streams/1/busy_ns"), 100000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/stream"), 7);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/device"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 100000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 10000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 70000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/1/stream"), 20);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/1/host_wait_ns"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown_total/other_ns"), 70000);
+	assert_int_equal(tu_geti(r, "gpu/streams/0/busy_ns"), 130000);
+	assert_int_equal(tu_geti(r, "gpu/streams/0/count"), 4);
+	assert_int_equal(tu_geti(r, "gpu/streams/1/busy_ns"), 100000);
 }
 
 static void test_breakdown(void **state)
 {
 	struct gp_trace *t = scenario();
-	struct gp_value *r = run_gpu(t, false);
+	struct gp_value *r = tu_section(t, false, gp__an_gpu);
 
 	(void)state;
 	check_scenario(r);
 	/* classification, most kernels first */
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/classification")), 3);
-	assert_string_equal(gets(r, "gpu/classification/0/rule"), "default:computation");
-	assert_int_equal(geti(r, "gpu/classification/0/count"), 3);
-	assert_int_equal(geti(r, "gpu/classification/0/ns"), 120000);
-	assert_string_equal(gets(r, "gpu/classification/1/rule"), "kind:memcpy");
-	assert_string_equal(gets(r, "gpu/classification/2/rule"), "name:^nccl");
-	assert_string_equal(gets(r, "gpu/classification/2/type"), "COMMUNICATION");
+	assert_string_equal(tu_gets(r, "gpu/classification/0/rule"), "default:computation");
+	assert_int_equal(tu_geti(r, "gpu/classification/0/count"), 3);
+	assert_int_equal(tu_geti(r, "gpu/classification/0/ns"), 120000);
+	assert_string_equal(tu_gets(r, "gpu/classification/1/rule"), "kind:memcpy");
+	assert_string_equal(tu_gets(r, "gpu/classification/2/rule"), "name:^nccl");
+	assert_string_equal(tu_gets(r, "gpu/classification/2/type"), "COMMUNICATION");
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -135,11 +95,11 @@ static void test_breakdown(void **state)
 static void test_breakdown_hta(void **state)
 {
 	struct gp_trace *t = scenario();
-	struct gp_value *r = run_gpu(t, true);
+	struct gp_value *r = tu_section(t, true, gp__an_gpu);
 
 	(void)state;
 	check_scenario(r);
-	assert_string_equal(gets(r, "gpu/classification/0/rule"), "hta:computation");
+	assert_string_equal(tu_gets(r, "gpu/classification/0/rule"), "hta:computation");
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -157,10 +117,10 @@ static void test_kernel_wait_threshold(void **state)
 	tu_kernel(t, "a", 0, 7, 1000, 1000, 1);
 	tu_kernel(t, "b", 0, 7, 2000 + 29999, 1000, 2);
 	tu_kernel(t, "c", 0, 7, 32999 + 30000, 1000, 3);
-	r = run_gpu(t, false);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 29999);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 30000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
+	r = tu_section(t, false, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 29999);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 30000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
 	/* no communication: the overlap is unknown */
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/comm_comp_overlap_pct")),
 	                 GP_VALUE_DOUBLE);
@@ -192,23 +152,23 @@ static void test_hta_row0_launcher(void **state)
 	tu_kernel(t, "d", 0, 7, 130000, 10000, 98);
 
 	/* b: 50k > 11k, host_wait 10k; c: no launcher, other 69k; d: 50k < 110k, kernel_wait 20k */
-	r = run_gpu(t, true);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 10000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 20000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	r = tu_section(t, true, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 10000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 20000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
 	gp_value_free(r);
 
-	r = run_gpu(t, false);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	r = tu_section(t, false, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
 	gp_value_free(r);
 
 	/* a "Trace" row 0 is dropped by HTA's parser: no fallback */
 	t->ev.kind[0] = GP_K_TRACE;
-	r = run_gpu(t, true);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
-	assert_int_equal(geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
+	r = tu_section(t, true, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -225,17 +185,17 @@ static void test_triple_overlap(void **state)
 	tu_kernel(t, "ncclKernel_AllReduce", 0, 8, 100, 300, 2);
 	m = tu_kernel(t, "Memcpy DtoD (Device -> Device)", 0, 9, 200, 50, 3);
 	t->ev.kind[m] = GP_K_MEMCPY;
-	r = run_gpu(t, false);
+	r = tu_section(t, false, gp__an_gpu);
 	/* COMP [0,100) 100; COMP+COMM [100,200)+[250,300) 150; all three [200,250) 50; COMM 100 */
-	assert_string_equal(gets(r, "gpu/kernel_types/0/type"),
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/0/type"),
 	                    "COMPUTATION overlapping COMMUNICATION");
-	assert_int_equal(geti(r, "gpu/kernel_types/0/ns"), 150);
-	assert_string_equal(gets(r, "gpu/kernel_types/3/type"),
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/0/ns"), 150);
+	assert_string_equal(tu_gets(r, "gpu/kernel_types/3/type"),
 	                    "COMPUTATION overlapping COMMUNICATION overlapping MEMORY");
-	assert_int_equal(geti(r, "gpu/kernel_types/3/ns"), 50);
+	assert_int_equal(tu_geti(r, "gpu/kernel_types/3/ns"), 50);
 	/* comm 300 of which 200 under compute */
-	assert_true(fabs(getd(r, "gpu/comm_comp_overlap_pct") - 200.0 / 3) < 1e-4);
-	assert_int_equal(geti(r, "gpu/non_compute_ns"), 100);
+	assert_true(fabs(tu_getd(r, "gpu/comm_comp_overlap_pct") - 200.0 / 3) < 1e-4);
+	assert_int_equal(tu_geti(r, "gpu/non_compute_ns"), 100);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -247,9 +207,9 @@ static void test_no_gpu(void **state)
 
 	(void)state;
 	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 0, 100);
-	r = run_gpu(t, false);
+	r = tu_section(t, false, gp__an_gpu);
 	assert_false(gp_value_get_bool(gp_value_path(r, "gpu/has_gpu"), true));
-	assert_string_equal(gets(r, "gpu/note"), "no GPU activity");
+	assert_string_equal(tu_gets(r, "gpu/note"), "no GPU activity");
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/window_ns")), GP_VALUE_NULL);
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/idle_pct")), GP_VALUE_NULL);
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/kernel_types")), 0);

@@ -10,38 +10,6 @@
 
 #include "analyze/analyze-int.h"
 
-static struct gp_value *run_launches(struct gp_trace *t, bool hta)
-{
-	struct gp_analyze_opts o;
-	struct gp__actx c;
-	struct gp_value *r = gp_value_object();
-
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
-	assert_non_null(r);
-	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
-	assert_int_equal(gp__an_launches(&c, r), 0);
-	gp__actx_release(&c);
-	return r;
-}
-
-static int64_t geti(const struct gp_value *r, const char *path)
-{
-	int64_t v = -12345;
-
-	assert_true(gp_value_get_int(gp_value_path(r, path), &v));
-	return v;
-}
-
-static double getd(const struct gp_value *r, const char *path)
-{
-	double v = NAN;
-
-	assert_true(gp_value_get_double(gp_value_path(r, path), &v));
-	return v;
-}
-
 /*
  * calls (ts, dur) -> GPU event (stream, ts, dur), delay = gpu.ts - call end:
  *  cudaLaunchKernel (-10k, 5k)  -> s7  [0, 100k)        5k
@@ -75,35 +43,35 @@ static struct gp_trace *scenario(void)
 static void test_launches_gpuprof(void **state)
 {
 	struct gp_trace *t = scenario();
-	struct gp_value *r = run_launches(t, false);
+	struct gp_value *r = tu_section(t, false, gp__an_launches);
 
 	(void)state;
 	/* delays sorted: 5k 5k 8k 10k 69k 180k */
-	assert_int_equal(geti(r, "launches/count"), 6);
-	assert_int_equal(geti(r, "launches/launch_delay_ns/min"), 5000);
-	assert_int_equal(geti(r, "launches/launch_delay_ns/p50"), 9000);
-	assert_int_equal(geti(r, "launches/launch_delay_ns/p90"), 124500); /* 69k + .5 * 111k */
-	assert_int_equal(geti(r, "launches/launch_delay_ns/max"), 180000);
-	assert_int_equal(geti(r, "launches/launch_delay_ns/mean"), 46167); /* 277k / 6 */
-	assert_int_equal(geti(r, "launches/short_kernels/count"), 2);
-	assert_true(fabs(getd(r, "launches/short_kernels/pct") - 100.0 / 3) < 1e-4);
-	assert_int_equal(geti(r, "launches/runtime_outliers/count"), 1);
-	assert_int_equal(geti(r, "launches/delay_outliers/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/count"), 6);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/min"), 5000);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/p50"), 9000);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/p90"), 124500); /* 69k + .5 * 111k */
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/max"), 180000);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/mean"), 46167); /* 277k / 6 */
+	assert_int_equal(tu_geti(r, "launches/short_kernels/count"), 2);
+	assert_true(fabs(tu_getd(r, "launches/short_kernels/pct") - 100.0 / 3) < 1e-4);
+	assert_int_equal(tu_geti(r, "launches/runtime_outliers/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/delay_outliers/count"), 1);
 
 	/*
 	 * stream 7 depth: +1@-10k -1@0 +1@100k +1@150k +1@190k -1@200k -1@220k
 	 * -1@300k +1@400k -1@470k: max 3; time-weighted over [-10k, 470k):
 	 * 10k*1 + 50k*1 + 40k*2 + 10k*3 + 20k*2 + 80k*1 + 70k*1 = 360k / 480k
 	 */
-	assert_int_equal(geti(r, "launches/queue/0/stream"), 7);
-	assert_int_equal(geti(r, "launches/queue/0/device"), 0);
-	assert_int_equal(geti(r, "launches/queue/0/max"), 3);
-	assert_true(fabs(getd(r, "launches/queue/0/mean") - 0.75) < 1e-9);
-	assert_int_equal(geti(r, "launches/queue/0/time_at_limit_ns"), 0);
-	assert_int_equal(geti(r, "launches/queue/1/stream"), 20);
-	assert_int_equal(geti(r, "launches/queue/1/max"), 1);
-	assert_true(fabs(getd(r, "launches/queue/1/mean") - 1.0) < 1e-9);
-	assert_int_equal(geti(r, "launches/queue_limit"), 1024);
+	assert_int_equal(tu_geti(r, "launches/queue/0/stream"), 7);
+	assert_int_equal(tu_geti(r, "launches/queue/0/device"), 0);
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 3);
+	assert_true(fabs(tu_getd(r, "launches/queue/0/mean") - 0.75) < 1e-9);
+	assert_int_equal(tu_geti(r, "launches/queue/0/time_at_limit_ns"), 0);
+	assert_int_equal(tu_geti(r, "launches/queue/1/stream"), 20);
+	assert_int_equal(tu_geti(r, "launches/queue/1/max"), 1);
+	assert_true(fabs(tu_getd(r, "launches/queue/1/mean") - 1.0) < 1e-9);
+	assert_int_equal(tu_geti(r, "launches/queue_limit"), 1024);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -111,18 +79,18 @@ static void test_launches_gpuprof(void **state)
 static void test_launches_hta(void **state)
 {
 	struct gp_trace *t = scenario();
-	struct gp_value *r = run_launches(t, true);
+	struct gp_value *r = tu_section(t, true, gp__an_launches);
 
 	(void)state;
 	/* HTA's launch stats leave cuLaunchKernel out: 5k 5k 8k 69k 180k */
-	assert_int_equal(geti(r, "launches/count"), 5);
-	assert_int_equal(geti(r, "launches/launch_delay_ns/p50"), 8000);
-	assert_int_equal(geti(r, "launches/short_kernels/count"), 1);
-	assert_int_equal(geti(r, "launches/runtime_outliers/count"), 0);
+	assert_int_equal(tu_geti(r, "launches/count"), 5);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/p50"), 8000);
+	assert_int_equal(tu_geti(r, "launches/short_kernels/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/runtime_outliers/count"), 0);
 	/* its queue counts cuLaunchKernel; the mean is over the samples */
-	assert_int_equal(geti(r, "launches/queue/0/max"), 3);
-	assert_true(fabs(getd(r, "launches/queue/0/mean") - 1.1) < 1e-9); /* 11 / 10 samples */
-	assert_true(fabs(getd(r, "launches/queue/1/mean") - 0.5) < 1e-9);
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 3);
+	assert_true(fabs(tu_getd(r, "launches/queue/0/mean") - 1.1) < 1e-9); /* 11 / 10 samples */
+	assert_true(fabs(tu_getd(r, "launches/queue/1/mean") - 0.5) < 1e-9);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -134,8 +102,8 @@ static void test_no_launches(void **state)
 
 	(void)state;
 	tu_kernel(t, "orphan", 0, 7, 0, 10, -1);
-	r = run_launches(t, false);
-	assert_int_equal(geti(r, "launches/count"), 0);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(r, "launches/count"), 0);
 	assert_int_equal(gp_value_type(gp_value_path(r, "launches/launch_delay_ns/p50")),
 	                 GP_VALUE_NULL);
 	assert_int_equal(gp_value_len(gp_value_path(r, "launches/queue")), 0);

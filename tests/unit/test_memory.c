@@ -10,14 +10,6 @@
 #include "gpuprof/analyze.h"
 #include "gpuprof/value.h"
 
-static int64_t geti(const struct gp_value *r, const char *path)
-{
-	int64_t v = -999;
-
-	assert_true(gp_value_get_int(gp_value_path(r, path), &v));
-	return v;
-}
-
 static void mem(struct gp_trace *t, int64_t ts, int64_t bytes, int64_t total)
 {
 	struct gp_mem_event m = { .ts = ts,
@@ -32,14 +24,6 @@ static void mem(struct gp_trace *t, int64_t ts, int64_t bytes, int64_t total)
 	assert_int_equal(gp__trace_add_mem(t, &m), 0);
 }
 
-static struct gp_value *analyze(struct gp_trace *t)
-{
-	struct gp_value *r = NULL;
-
-	assert_int_equal(gp_analyze_trace(t, NULL, 0, &r), 0);
-	return r;
-}
-
 static void test_none(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -47,7 +31,7 @@ static void test_none(void **state)
 
 	(void)state;
 	tu_add(t, GP_K_CPU_OP, "aten::mm", 1, 1, 0, 10);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_type(gp_obj_get(r, "memory")), GP_VALUE_NULL);
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -68,25 +52,25 @@ static void test_peak(void **state)
 	mem(t, 15, 100, 100);
 	mem(t, 150, 200, 300);
 	mem(t, 170, -250, 50);
-	r = analyze(t);
-	assert_int_equal(geti(r, "memory/devices/0/device"), 0);
-	assert_int_equal(geti(r, "memory/devices/0/peak_allocated_bytes"), 300);
-	assert_int_equal(geti(r, "memory/devices/0/peak_reserved_bytes"), 4096);
-	assert_int_equal(geti(r, "memory/devices/0/peak_ts_ns"), 150);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_int_equal(tu_geti(r, "memory/devices/0/device"), 0);
+	assert_int_equal(tu_geti(r, "memory/devices/0/peak_allocated_bytes"), 300);
+	assert_int_equal(tu_geti(r, "memory/devices/0/peak_reserved_bytes"), 4096);
+	assert_int_equal(tu_geti(r, "memory/devices/0/peak_ts_ns"), 150);
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "memory/devices/0/peak_step")),
 	                    "ProfilerStep#2");
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "memory/devices/0/peak_op")),
 	                    "aten::mm");
-	assert_int_equal(geti(r, "memory/devices/0/final_allocated_bytes"), 50);
-	assert_int_equal(geti(r, "memory/devices/0/alloc_count"), 2);
-	assert_int_equal(geti(r, "memory/devices/0/free_count"), 1);
-	assert_int_equal(geti(r, "memory/devices/0/step_growth/0/allocated_at_end_bytes"), 100);
-	assert_int_equal(geti(r, "memory/devices/0/step_growth/1/allocated_at_end_bytes"), 50);
+	assert_int_equal(tu_geti(r, "memory/devices/0/final_allocated_bytes"), 50);
+	assert_int_equal(tu_geti(r, "memory/devices/0/alloc_count"), 2);
+	assert_int_equal(tu_geti(r, "memory/devices/0/free_count"), 1);
+	assert_int_equal(tu_geti(r, "memory/devices/0/step_growth/0/allocated_at_end_bytes"), 100);
+	assert_int_equal(tu_geti(r, "memory/devices/0/step_growth/1/allocated_at_end_bytes"), 50);
 	assert_false(gp_value_get_bool(gp_value_path(r, "memory/devices/0/leak_suspect"), true));
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "memory/top_allocators/0/name")),
 	                    "aten::mm");
-	assert_int_equal(geti(r, "memory/top_allocators/0/bytes"), 200);
-	assert_int_equal(geti(r, "memory/top_allocators/1/bytes"), 100);
+	assert_int_equal(tu_geti(r, "memory/top_allocators/0/bytes"), 200);
+	assert_int_equal(tu_geti(r, "memory/top_allocators/1/bytes"), 100);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -107,11 +91,11 @@ static void test_leak(void **state)
 		mem(t, i * 100 + 10, 150, -1);
 		mem(t, i * 100 + 20, -50, -1);
 	}
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "memory/devices/0/allocated_source")),
 	                    "bytes_sum");
-	assert_int_equal(geti(r, "memory/devices/0/peak_allocated_bytes"), 350);
-	assert_int_equal(geti(r, "memory/devices/0/step_growth/2/allocated_at_end_bytes"), 300);
+	assert_int_equal(tu_geti(r, "memory/devices/0/peak_allocated_bytes"), 350);
+	assert_int_equal(tu_geti(r, "memory/devices/0/step_growth/2/allocated_at_end_bytes"), 300);
 	assert_true(gp_value_get_bool(gp_value_path(r, "memory/devices/0/leak_suspect"), false));
 	assert_int_equal(gp_value_type(gp_value_path(r, "memory/devices/0/peak_reserved_bytes")),
 	                 GP_VALUE_NULL);

@@ -9,14 +9,6 @@
 #include "gpuprof/analyze.h"
 #include "gpuprof/value.h"
 
-static int64_t geti(const struct gp_value *r, const char *path)
-{
-	int64_t v = -999;
-
-	assert_true(gp_value_get_int(gp_value_path(r, path), &v));
-	return v;
-}
-
 static void count(struct gp_trace *t, char ph, const char *cat, int n)
 {
 	uint32_t id;
@@ -47,28 +39,28 @@ static void test_overview(void **state)
 	count(t, 'X', "gpu_memcpy", 1);
 	count(t, 'f', "ac2g", 1);
 	assert_int_equal(gp_analyze_trace(t, NULL, 0, &r), 0);
-	assert_int_equal(geti(r, "overview/start_ns"), 1000);
-	assert_int_equal(geti(r, "overview/span_ns"), 800);
-	assert_int_equal(geti(r, "overview/steps"), 1);
-	assert_int_equal(geti(r, "overview/threads"), 2);
+	assert_int_equal(tu_geti(r, "overview/start_ns"), 1000);
+	assert_int_equal(tu_geti(r, "overview/span_ns"), 800);
+	assert_int_equal(tu_geti(r, "overview/steps"), 1);
+	assert_int_equal(tu_geti(r, "overview/threads"), 2);
 	assert_true(gp_value_get_bool(gp_value_path(r, "overview/has_gpu"), false));
 	/* categories by count desc, then name */
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "overview/categories/0/cat")),
 	                    "cpu_op");
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "overview/categories/1/cat")),
 	                    "kernel");
-	assert_int_equal(geti(r, "overview/categories/1/count"), 2);
+	assert_int_equal(tu_geti(r, "overview/categories/1/count"), 2);
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "overview/categories/2/cat")),
 	                    "ac2g");
 	assert_string_equal(gp_value_get_str(gp_value_path(r, "overview/categories/2/ph")), "f");
 	/* streams sorted by (device, stream) */
 	assert_int_equal(gp_value_len(gp_value_path(r, "overview/streams")), 2);
-	assert_int_equal(geti(r, "overview/streams/0/stream"), 7);
-	assert_int_equal(geti(r, "overview/streams/0/kernels"), 1);
-	assert_int_equal(geti(r, "overview/streams/0/memcpys"), 1);
-	assert_int_equal(geti(r, "overview/streams/1/stream"), 8);
+	assert_int_equal(tu_geti(r, "overview/streams/0/stream"), 7);
+	assert_int_equal(tu_geti(r, "overview/streams/0/kernels"), 1);
+	assert_int_equal(tu_geti(r, "overview/streams/0/memcpys"), 1);
+	assert_int_equal(tu_geti(r, "overview/streams/1/stream"), 8);
 	/* device 0 seen, no deviceProperties: properties unknown */
-	assert_int_equal(geti(r, "overview/devices/0/id"), 0);
+	assert_int_equal(tu_geti(r, "overview/devices/0/id"), 0);
 	assert_int_equal(gp_value_type(gp_value_path(r, "overview/devices/0/num_sms")),
 	                 GP_VALUE_NULL);
 	assert_int_equal(gp_value_type(gp_value_path(r, "overview/distributed")), GP_VALUE_NULL);

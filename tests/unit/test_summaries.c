@@ -27,30 +27,6 @@ static struct gp_value *summarize(struct gp_trace *t, uint32_t top, enum gp_comp
 	return r;
 }
 
-static int64_t get_int(const struct gp_value *r, const char *path)
-{
-	int64_t v = -12345;
-
-	assert_true(gp_value_get_int(gp_value_path(r, path), &v));
-	return v;
-}
-
-static double get_dbl(const struct gp_value *r, const char *path)
-{
-	double v = -12345;
-
-	assert_true(gp_value_get_double(gp_value_path(r, path), &v));
-	return v;
-}
-
-static const char *get_str(const struct gp_value *r, const char *path)
-{
-	const char *s = gp_value_get_str(gp_value_path(r, path));
-
-	assert_non_null(s);
-	return s;
-}
-
 static void assert_null_at(const struct gp_value *r, const char *path)
 {
 	const struct gp_value *v = gp_value_path(r, path);
@@ -84,32 +60,32 @@ static void test_kernel_stats(void **state)
 	r = summarize(t, 0, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "kernels")), 3);
 	/* B and the TC kernel tie at 145: by name */
-	assert_string_equal(get_str(r, "kernels/0/name"), "B");
-	assert_string_equal(get_str(r, "kernels/1/name"), "volta_h884gemm");
-	assert_string_equal(get_str(r, "kernels/2/name"), "A");
+	assert_string_equal(tu_gets(r, "kernels/0/name"), "B");
+	assert_string_equal(tu_gets(r, "kernels/1/name"), "volta_h884gemm");
+	assert_string_equal(tu_gets(r, "kernels/2/name"), "A");
 
-	assert_int_equal(get_int(r, "kernels/0/count"), 4);
-	assert_int_equal(get_int(r, "kernels/0/total_ns"), 145);
-	assert_float_equal(get_dbl(r, "kernels/0/avg_ns"), 36.25, 1e-9);
-	assert_float_equal(get_dbl(r, "kernels/0/med_ns"), 20.0, 1e-9); /* (15 + 25) / 2 */
-	assert_int_equal(get_int(r, "kernels/0/min_ns"), 5);
-	assert_int_equal(get_int(r, "kernels/0/max_ns"), 100);
-	assert_float_equal(get_dbl(r, "kernels/0/std_ns"), sqrt(5618.75 / 3), 1e-9);
+	assert_int_equal(tu_geti(r, "kernels/0/count"), 4);
+	assert_int_equal(tu_geti(r, "kernels/0/total_ns"), 145);
+	assert_float_equal(tu_getd(r, "kernels/0/avg_ns"), 36.25, 1e-9);
+	assert_float_equal(tu_getd(r, "kernels/0/med_ns"), 20.0, 1e-9); /* (15 + 25) / 2 */
+	assert_int_equal(tu_geti(r, "kernels/0/min_ns"), 5);
+	assert_int_equal(tu_geti(r, "kernels/0/max_ns"), 100);
+	assert_float_equal(tu_getd(r, "kernels/0/std_ns"), sqrt(5618.75 / 3), 1e-9);
 	assert_false(gp_value_get_bool(gp_value_path(r, "kernels/0/tensor_core"), true));
-	assert_string_equal(get_str(r, "kernels/0/type"), "COMPUTATION");
+	assert_string_equal(tu_gets(r, "kernels/0/type"), "COMPUTATION");
 
-	assert_int_equal(get_int(r, "kernels/2/count"), 3);
-	assert_int_equal(get_int(r, "kernels/2/total_ns"), 90);
-	assert_float_equal(get_dbl(r, "kernels/2/avg_ns"), 30.0, 1e-9);
-	assert_float_equal(get_dbl(r, "kernels/2/med_ns"), 20.0, 1e-9);
-	assert_float_equal(get_dbl(r, "kernels/2/std_ns"), sqrt(700.0), 1e-9);
-	assert_float_equal(get_dbl(r, "kernels/2/pct"), 100.0 * 90 / 380, 1e-9);
+	assert_int_equal(tu_geti(r, "kernels/2/count"), 3);
+	assert_int_equal(tu_geti(r, "kernels/2/total_ns"), 90);
+	assert_float_equal(tu_getd(r, "kernels/2/avg_ns"), 30.0, 1e-9);
+	assert_float_equal(tu_getd(r, "kernels/2/med_ns"), 20.0, 1e-9);
+	assert_float_equal(tu_getd(r, "kernels/2/std_ns"), sqrt(700.0), 1e-9);
+	assert_float_equal(tu_getd(r, "kernels/2/pct"), 100.0 * 90 / 380, 1e-9);
 
 	/* one instance: std 0 (nsys prints 0) */
-	assert_float_equal(get_dbl(r, "kernels/1/std_ns"), 0.0, 0);
-	assert_float_equal(get_dbl(r, "kernels/1/med_ns"), 145.0, 0);
+	assert_float_equal(tu_getd(r, "kernels/1/std_ns"), 0.0, 0);
+	assert_float_equal(tu_getd(r, "kernels/1/med_ns"), 145.0, 0);
 	assert_true(gp_value_get_bool(gp_value_path(r, "kernels/1/tensor_core"), false));
-	assert_float_equal(get_dbl(r, "kernels_tensor_core_pct"), 100.0 * 145 / 380, 1e-9);
+	assert_float_equal(tu_getd(r, "kernels_tensor_core_pct"), 100.0 * 145 / 380, 1e-9);
 	assert_null(gp_obj_get(r, "kernels_omitted"));
 	assert_null(gp_obj_get(r, "hta_kernels"));
 	gp_value_free(r);
@@ -125,18 +101,18 @@ static void test_top(void **state)
 	kernels_trace(t);
 	r = summarize(t, 1, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "kernels")), 1);
-	assert_string_equal(get_str(r, "kernels/0/name"), "B");
+	assert_string_equal(tu_gets(r, "kernels/0/name"), "B");
 	/* pct stays a share of the whole table */
-	assert_float_equal(get_dbl(r, "kernels/0/pct"), 100.0 * 145 / 380, 1e-9);
-	assert_int_equal(get_int(r, "kernels_omitted/rows"), 2);
-	assert_int_equal(get_int(r, "kernels_omitted/total_ns"), 235);
-	assert_int_equal(get_int(r, "api_calls_omitted/rows"), 0);
+	assert_float_equal(tu_getd(r, "kernels/0/pct"), 100.0 * 145 / 380, 1e-9);
+	assert_int_equal(tu_geti(r, "kernels_omitted/rows"), 2);
+	assert_int_equal(tu_geti(r, "kernels_omitted/total_ns"), 235);
+	assert_int_equal(tu_geti(r, "api_calls_omitted/rows"), 0);
 	gp_value_free(r);
 
 	/* --compat hta adds hta_kernels over every GPU event */
 	r = summarize(t, 0, GP_COMPAT_HTA);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "hta_kernels")), 3);
-	assert_int_equal(get_int(r, "hta_kernels/2/total_ns"), 90);
+	assert_int_equal(tu_geti(r, "hta_kernels/2/total_ns"), 90);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -180,28 +156,28 @@ static void test_memory_ops(void **state)
 	r = summarize(t, 0, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "memory_ops")), 4);
 
-	assert_string_equal(get_str(r, "memory_ops/0/name"), "Memcpy HtoD (Pageable -> Device)");
-	assert_string_equal(get_str(r, "memory_ops/0/kind"), "memcpy");
-	assert_string_equal(get_str(r, "memory_ops/0/direction"), "HtoD");
+	assert_string_equal(tu_gets(r, "memory_ops/0/name"), "Memcpy HtoD (Pageable -> Device)");
+	assert_string_equal(tu_gets(r, "memory_ops/0/kind"), "memcpy");
+	assert_string_equal(tu_gets(r, "memory_ops/0/direction"), "HtoD");
 	assert_true(gp_value_get_bool(gp_value_path(r, "memory_ops/0/pageable"), false));
-	assert_int_equal(get_int(r, "memory_ops/0/count"), 2);
-	assert_int_equal(get_int(r, "memory_ops/0/total_ns"), 400);
-	assert_int_equal(get_int(r, "memory_ops/0/total_bytes"), 4000);
-	assert_float_equal(get_dbl(r, "memory_ops/0/avg_bytes"), 2000.0, 0);
-	assert_int_equal(get_int(r, "memory_ops/0/min_bytes"), 1000);
-	assert_int_equal(get_int(r, "memory_ops/0/max_bytes"), 3000);
-	assert_float_equal(get_dbl(r, "memory_ops/0/bandwidth_gbps"), 10.0, 1e-9);
+	assert_int_equal(tu_geti(r, "memory_ops/0/count"), 2);
+	assert_int_equal(tu_geti(r, "memory_ops/0/total_ns"), 400);
+	assert_int_equal(tu_geti(r, "memory_ops/0/total_bytes"), 4000);
+	assert_float_equal(tu_getd(r, "memory_ops/0/avg_bytes"), 2000.0, 0);
+	assert_int_equal(tu_geti(r, "memory_ops/0/min_bytes"), 1000);
+	assert_int_equal(tu_geti(r, "memory_ops/0/max_bytes"), 3000);
+	assert_float_equal(tu_getd(r, "memory_ops/0/bandwidth_gbps"), 10.0, 1e-9);
 
-	assert_string_equal(get_str(r, "memory_ops/1/direction"), "DtoH");
+	assert_string_equal(tu_gets(r, "memory_ops/1/direction"), "DtoH");
 	assert_false(gp_value_get_bool(gp_value_path(r, "memory_ops/1/pageable"), true));
 	assert_null_at(r, "memory_ops/1/total_bytes");
 	assert_null_at(r, "memory_ops/1/bandwidth_gbps");
 
-	assert_string_equal(get_str(r, "memory_ops/2/kind"), "memset");
+	assert_string_equal(tu_gets(r, "memory_ops/2/kind"), "memset");
 	assert_null_at(r, "memory_ops/2/direction");
-	assert_float_equal(get_dbl(r, "memory_ops/2/bandwidth_gbps"), 100.0, 1e-9);
+	assert_float_equal(tu_getd(r, "memory_ops/2/bandwidth_gbps"), 100.0, 1e-9);
 
-	assert_string_equal(get_str(r, "memory_ops/3/direction"), "PtoP");
+	assert_string_equal(tu_gets(r, "memory_ops/3/direction"), "PtoP");
 	/* memcpy/memset are not kernels */
 	assert_int_equal(gp_value_len(gp_obj_get(r, "kernels")), 0);
 	gp_value_free(r);
@@ -234,24 +210,24 @@ static void test_annotations(void **state)
 	r = summarize(t, 0, GP_COMPAT_NONE);
 	/* ProfilerStep#N is left out */
 	assert_int_equal(gp_value_len(gp_obj_get(r, "annotations")), 2);
-	assert_string_equal(get_str(r, "annotations/0/name"), "fwd");
-	assert_int_equal(get_int(r, "annotations/0/count"), 2);
-	assert_int_equal(get_int(r, "annotations/0/total_ns"), 200);
-	assert_int_equal(get_int(r, "annotations/0/gpu_ns"), 70); /* 50 + 20 */
-	assert_int_equal(get_int(r, "annotations/0/gpu_ops"), 3);
-	assert_string_equal(get_str(r, "annotations/1/name"), "inner");
-	assert_int_equal(get_int(r, "annotations/1/gpu_ns"), 30);
-	assert_int_equal(get_int(r, "annotations/1/gpu_ops"), 1);
+	assert_string_equal(tu_gets(r, "annotations/0/name"), "fwd");
+	assert_int_equal(tu_geti(r, "annotations/0/count"), 2);
+	assert_int_equal(tu_geti(r, "annotations/0/total_ns"), 200);
+	assert_int_equal(tu_geti(r, "annotations/0/gpu_ns"), 70); /* 50 + 20 */
+	assert_int_equal(tu_geti(r, "annotations/0/gpu_ops"), 3);
+	assert_string_equal(tu_gets(r, "annotations/1/name"), "inner");
+	assert_int_equal(tu_geti(r, "annotations/1/gpu_ns"), 30);
+	assert_int_equal(tu_geti(r, "annotations/1/gpu_ops"), 1);
 
 	assert_int_equal(gp_value_len(gp_obj_get(r, "gpu_annotations")), 1);
-	assert_int_equal(get_int(r, "gpu_annotations/0/total_ns"), 50);
+	assert_int_equal(tu_geti(r, "gpu_annotations/0/total_ns"), 50);
 
 	/* api_calls: runtime calls grouped by name */
-	assert_string_equal(get_str(r, "api_calls/0/name"), "cudaLaunchKernel");
-	assert_int_equal(get_int(r, "api_calls/0/count"), 4);
-	assert_int_equal(get_int(r, "api_calls/0/total_ns"), 30);
-	assert_float_equal(get_dbl(r, "api_calls/0/med_ns"), 7.5, 1e-9);
-	assert_string_equal(get_str(r, "api_calls/0/api"), "runtime");
+	assert_string_equal(tu_gets(r, "api_calls/0/name"), "cudaLaunchKernel");
+	assert_int_equal(tu_geti(r, "api_calls/0/count"), 4);
+	assert_int_equal(tu_geti(r, "api_calls/0/total_ns"), 30);
+	assert_float_equal(tu_getd(r, "api_calls/0/med_ns"), 7.5, 1e-9);
+	assert_string_equal(tu_gets(r, "api_calls/0/api"), "runtime");
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -275,30 +251,30 @@ static void test_cpu_ops(void **state)
 	r = summarize(t, 0, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "cpu_ops")), 4);
 	/* by self time: addmm 50, linear 100-50-10-20 = 20, t 15, empty 3 */
-	assert_string_equal(get_str(r, "cpu_ops/0/name"), "aten::addmm");
-	assert_int_equal(get_int(r, "cpu_ops/0/self_ns"), 50);
-	assert_int_equal(get_int(r, "cpu_ops/0/total_ns"), 50);
-	assert_int_equal(get_int(r, "cpu_ops/0/gpu_ns"), 50);
-	assert_int_equal(get_int(r, "cpu_ops/0/gpu_self_ns"), 50);
-	assert_string_equal(get_str(r, "cpu_ops/1/name"), "aten::linear");
-	assert_int_equal(get_int(r, "cpu_ops/1/self_ns"), 20);
-	assert_int_equal(get_int(r, "cpu_ops/1/total_ns"), 100);
-	assert_int_equal(get_int(r, "cpu_ops/1/gpu_ns"), 50);
-	assert_int_equal(get_int(r, "cpu_ops/1/gpu_self_ns"), 0);
-	assert_string_equal(get_str(r, "cpu_ops/2/name"), "aten::t");
-	assert_int_equal(get_int(r, "cpu_ops/2/count"), 2);
-	assert_int_equal(get_int(r, "cpu_ops/2/self_ns"), 15);
-	assert_int_equal(get_int(r, "cpu_ops/2/max_ns"), 10);
-	assert_float_equal(get_dbl(r, "cpu_ops/2/avg_ns"), 7.5, 1e-9);
-	assert_int_equal(get_int(r, "cpu_ops/3/self_ns"), 3);
-	assert_float_equal(get_dbl(r, "cpu_ops/0/pct_self"), 100.0 * 50 / 88, 1e-9);
+	assert_string_equal(tu_gets(r, "cpu_ops/0/name"), "aten::addmm");
+	assert_int_equal(tu_geti(r, "cpu_ops/0/self_ns"), 50);
+	assert_int_equal(tu_geti(r, "cpu_ops/0/total_ns"), 50);
+	assert_int_equal(tu_geti(r, "cpu_ops/0/gpu_ns"), 50);
+	assert_int_equal(tu_geti(r, "cpu_ops/0/gpu_self_ns"), 50);
+	assert_string_equal(tu_gets(r, "cpu_ops/1/name"), "aten::linear");
+	assert_int_equal(tu_geti(r, "cpu_ops/1/self_ns"), 20);
+	assert_int_equal(tu_geti(r, "cpu_ops/1/total_ns"), 100);
+	assert_int_equal(tu_geti(r, "cpu_ops/1/gpu_ns"), 50);
+	assert_int_equal(tu_geti(r, "cpu_ops/1/gpu_self_ns"), 0);
+	assert_string_equal(tu_gets(r, "cpu_ops/2/name"), "aten::t");
+	assert_int_equal(tu_geti(r, "cpu_ops/2/count"), 2);
+	assert_int_equal(tu_geti(r, "cpu_ops/2/self_ns"), 15);
+	assert_int_equal(tu_geti(r, "cpu_ops/2/max_ns"), 10);
+	assert_float_equal(tu_getd(r, "cpu_ops/2/avg_ns"), 7.5, 1e-9);
+	assert_int_equal(tu_geti(r, "cpu_ops/3/self_ns"), 3);
+	assert_float_equal(tu_getd(r, "cpu_ops/0/pct_self"), 100.0 * 50 / 88, 1e-9);
 	gp_value_free(r);
 
 	r = summarize(t, 2, GP_COMPAT_NONE);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "cpu_ops")), 2);
-	assert_int_equal(get_int(r, "cpu_ops_omitted/rows"), 2);
-	assert_int_equal(get_int(r, "cpu_ops_omitted/self_ns"), 18);
-	assert_int_equal(get_int(r, "cpu_ops_omitted/total_ns"), 18);
+	assert_int_equal(tu_geti(r, "cpu_ops_omitted/rows"), 2);
+	assert_int_equal(tu_geti(r, "cpu_ops_omitted/self_ns"), 18);
+	assert_int_equal(tu_geti(r, "cpu_ops_omitted/total_ns"), 18);
 	gp_value_free(r);
 	gp_trace_free(t);
 }

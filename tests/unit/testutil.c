@@ -71,3 +71,61 @@ size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid
 	t->ev.corr[idx] = corr;
 	return idx;
 }
+
+struct gp_value *tu_analyze(struct gp_trace *t, enum gp_compat compat)
+{
+	struct gp_analyze_opts o;
+	struct gp_value *r = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.only_rank = -1;
+	o.compat = compat;
+	assert_int_equal(gp_analyze_trace(t, &o, 0, &r), 0);
+	assert_non_null(r);
+	return r;
+}
+
+struct gp_value *tu_section(struct gp_trace *t, bool hta,
+                            int (*fn)(const struct gp__actx *c, struct gp_value *r))
+{
+	struct gp_analyze_opts o;
+	struct gp__actx c;
+	struct gp_value *r = gp_value_object();
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
+	assert_non_null(r);
+	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	assert_int_equal(fn(&c, r), 0);
+	gp__actx_release(&c);
+	return r;
+}
+
+int64_t tu_geti(const struct gp_value *r, const char *path)
+{
+	int64_t v = -12345;
+
+	if (!gp_value_get_int(gp_value_path(r, path), &v))
+		fail_msg("no integer at '%s'", path);
+	return v;
+}
+
+double tu_getd(const struct gp_value *r, const char *path)
+{
+	double v = NAN;
+
+	if (!gp_value_get_double(gp_value_path(r, path), &v))
+		fail_msg("no number at '%s'", path);
+	return v;
+}
+
+const char *tu_gets(const struct gp_value *r, const char *path)
+{
+	const char *s = gp_value_get_str(gp_value_path(r, path));
+
+	if (!s)
+		fail_msg("no string at '%s'", path);
+	return s;
+}

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "analyze/analyze-int.h"
 #include "trace/model.h"
 
 /** A new empty trace (asserts on failure). */
@@ -29,5 +30,15 @@ size_t tu_kernel(struct gp_trace *t, const char *name, int device, int64_t strea
 /** Adds a runtime call on thread (pid, tid) with correlation @p corr. */
 size_t tu_runtime(struct gp_trace *t, const char *name, int64_t pid, int64_t tid, int64_t ts,
                   int64_t dur, int64_t corr);
+
+/** Analyses @p t in full (gp_analyze_trace) under @p compat; asserts success. */
+struct gp_value *tu_analyze(struct gp_trace *t, enum gp_compat compat);
+/** Runs one analysis section @p fn over @p t (hta: --compat hta) into a new rank object. */
+struct gp_value *tu_section(struct gp_trace *t, bool hta,
+                            int (*fn)(const struct gp__actx *c, struct gp_value *r));
+/** The number or string at @p path of a report tree; assert that it is there. */
+int64_t tu_geti(const struct gp_value *r, const char *path);
+double tu_getd(const struct gp_value *r, const char *path);
+const char *tu_gets(const struct gp_value *r, const char *path);
 
 #endif
