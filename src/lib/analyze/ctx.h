@@ -11,6 +11,7 @@
 #ifndef GP_ANALYZE_CTX_H
 #define GP_ANALYZE_CTX_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,6 +78,12 @@ struct gp__actx {
 static inline bool gp__kept(const struct gp__actx *c, size_t i)
 {
 	return !c->keep || c->keep[i];
+}
+
+/** 100 × part / whole; NaN (unknown) when whole is not positive. */
+static inline double gp__pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
 }
 
 static inline int64_t gp__end(const struct gp__actx *c, size_t i)

@@ -163,23 +163,6 @@ static int sweep(const struct ivl *comp, const struct ivl *comm, const struct iv
 	return 0;
 }
 
-static double pct(int64_t a, int64_t b)
-{
-	return b > 0 ? 100.0 * (double)a / (double)b : NAN;
-}
-
-static int32_t ev_device(const struct gp__actx *c, size_t i)
-{
-	const struct gp_trace *t = c->t;
-	uint32_t aux = t->ev.aux[i], tr = t->ev.track[i];
-
-	if (aux != UINT32_MAX && aux < t->ngpu && t->gpu[aux].device >= 0)
-		return t->gpu[aux].device;
-	if (tr < t->ntracks && t->tracks[tr].gpu)
-		return t->tracks[tr].device;
-	return -1;
-}
-
 /* GPU events grouped by stream */
 struct sentry {
 	int32_t device; /* grouping device: -1 under --compat hta */
@@ -301,7 +284,7 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 	for (k = 0; k < n; k++) {
 		uint32_t i = c->gpu.v[k];
 
-		se[k].device = c->hta ? -1 : ev_device(c, i);
+		se[k].device = c->hta ? -1 : gp__ev_device(c->t, i);
 		se[k].stream = c->t->ev.stream[i];
 		se[k].pos = (uint32_t)k;
 		se[k].ev = i;
@@ -319,7 +302,7 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 			;
 		if (c->hta) /* the group's device: the first one known */
 			for (k = a; k < b && dev < 0; k++)
-				dev = ev_device(c, se[k].ev);
+				dev = gp__ev_device(c->t, se[k].ev);
 		GP_TRY(merge_groups(c, evs + a, b - a, 0, true, &grp));
 		idle_stream(c, evs + a, b - a, cat);
 		total[0] += cat[0];
@@ -412,7 +395,7 @@ static int write_kernel_types(struct gp_value *g, const int64_t acc[8], const bo
 			return o ? rc : gp__error(GP_ENOMEM, "out of memory");
 		if ((rc = gp_obj_set_str(o, "type", label)) ||
 		    (rc = gp_obj_set_int(o, "ns", rows[k].ns)) ||
-		    (rc = gp_obj_set_double(o, "pct", pct(rows[k].ns, total))))
+		    (rc = gp_obj_set_double(o, "pct", gp__pct(rows[k].ns, total))))
 			return rc;
 	}
 	return 0;
@@ -569,14 +552,14 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp_obj_set_int(g, "compute_ns", compute));
 	GP_TRY(gp_obj_set_int(g, "non_compute_ns", non_compute));
 	GP_TRY(obj_add_int_or_null(g, "communication_ns", has_comm, comm_ns));
-	GP_TRY(gp_obj_set_double(g, "idle_pct", pct(idle, window)));
-	GP_TRY(gp_obj_set_double(g, "compute_pct", pct(compute, window)));
-	GP_TRY(gp_obj_set_double(g, "non_compute_pct", pct(non_compute, window)));
-	GP_TRY(gp_obj_set_double(
-	    g, "comm_comp_overlap_pct",
-	    has_comm ? pct(acc[GP_KT_COMP | GP_KT_COMM] + acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
-	                   comm_ns)
-	             : NAN));
+	GP_TRY(gp_obj_set_double(g, "idle_pct", gp__pct(idle, window)));
+	GP_TRY(gp_obj_set_double(g, "compute_pct", gp__pct(compute, window)));
+	GP_TRY(gp_obj_set_double(g, "non_compute_pct", gp__pct(non_compute, window)));
+	GP_TRY(gp_obj_set_double(g, "comm_comp_overlap_pct",
+	                         has_comm ? gp__pct(acc[GP_KT_COMP | GP_KT_COMM] +
+	                                                acc[GP_KT_COMP | GP_KT_COMM | GP_KT_MEM],
+	                                            comm_ns)
+	                                  : NAN));
 	GP_TRY(write_kernel_types(g, acc, c->hta ? seen : NULL));
 	GP_TRY(write_streams(c, g));
 	GP_TRY(write_classification(c, g));

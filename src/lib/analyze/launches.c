@@ -125,18 +125,6 @@ static int cmp_qpoint(const void *x, const void *y)
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-static int32_t ev_device(const struct gp__actx *c, size_t i)
-{
-	const struct gp_trace *t = c->t;
-	uint32_t aux = t->ev.aux[i], tr = t->ev.track[i];
-
-	if (aux != UINT32_MAX && aux < t->ngpu && t->gpu[aux].device >= 0)
-		return t->gpu[aux].device;
-	if (tr < t->ntracks && t->tracks[tr].gpu)
-		return t->tracks[tr].device;
-	return -1;
-}
-
 static int write_queue(const struct gp__actx *c, struct gp_value *l)
 {
 	size_t n = 0, k, a, b;
@@ -162,7 +150,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_queue_names,
 		                       GP_ARRAY_SIZE(hta_queue_names)))
 			continue;
-		dev = c->hta ? -1 : ev_device(c, i);
+		dev = c->hta ? -1 : gp__ev_device(c->t, i);
 		p[n] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
 		p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
 		n += 2;
@@ -190,7 +178,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		}
 		for (k = a; k < b && dev < 0; k++)
 			if (p[k].d < 0)
-				dev = ev_device(c, p[k].ev);
+				dev = gp__ev_device(c->t, p[k].ev);
 		o = gp_value_object();
 		if (!o || (rc = gp_arr_push(arr, o))) {
 			if (!rc)

@@ -179,6 +179,18 @@ enum gp_kind gp__kind_from_cat(const char *cat, size_t len);
 /** @return the kind's canonical name ("kernel", "cpu_op", ...). */
 const char *gp__kind_name(enum gp_kind k);
 
+/** The device of GPU event @p i: args.device, else its track's device, else -1. */
+static inline int32_t gp__ev_device(const struct gp_trace *t, size_t i)
+{
+	uint32_t aux = t->ev.aux[i], tr = t->ev.track[i];
+
+	if (aux < t->ngpu && t->gpu[aux].device >= 0)
+		return t->gpu[aux].device;
+	if (tr < t->ntracks && t->tracks[tr].gpu)
+		return t->tracks[tr].device;
+	return -1;
+}
+
 static inline const char *gp__ev_name(const struct gp_trace *t, size_t i)
 {
 	return gp_strtab_get(&t->strs, t->ev.name[i]);
