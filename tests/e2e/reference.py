@@ -10,7 +10,7 @@ hta: `--compat hta` against Holistic Trace Analysis: temporal breakdown, idle
 tb:  gpuprof's default definitions against the TensorBoard plugin: the
      step-time breakdown within 0.5 point, GPU utilisation, est. SM efficiency
      and est. achieved occupancy; and against the stdlib script: the raw
-     top-5 kernels (sum and count).
+     GPU busy time and window, and the top-5 kernels (sum and count).
 Every trace must be analysed without error; traces without GPU events must say
 so. Prints one line per check that fails and exits 1 if any did.
 """
@@ -114,12 +114,19 @@ def check_tb(name, r, ref):
     if bd:
         for k, v in bd.items():
             check(name, f"step breakdown {k} %", pct.get(keys[k]), v[1], 0.5)
-    # raw (unfiltered) top-5 kernels of the stdlib script: exact sums and counts
+    # the stdlib script's unfiltered GPU union and window (one device); it sums
+    # float µs, so its last digits carry rounding error: 1 µs tolerance
+    gu = (ref.get("stdlib_ref") or {}).get("gpu_union_us_by_pid") or {}
+    if len(gu) == 1:
+        u = next(iter(gu.values()))
+        check(name, "raw GPU busy us", us(r["gpu"]["busy_ns"]), u["union_us"], US)
+        check(name, "raw GPU window us", us(r["gpu"]["window_ns"]), u["window_us"], US)
+    # raw (unfiltered) top-5 kernels of the stdlib script: sums and exact counts
     rows = r.get("kernels") or []
     for i, k in enumerate((ref.get("stdlib_ref") or {}).get("top5") or []):
         match = [x for x in rows if x["name"].startswith(k["name"][:80])]
         best = min(match, key=lambda x: abs(x["total_ns"] / 1000.0 - k["sum_us"])) if match else None
-        check(name, f"raw top kernel {i} sum us", us(best["total_ns"]) if best else None, k["sum_us"], 0.001)
+        check(name, f"raw top kernel {i} sum us", us(best["total_ns"]) if best else None, k["sum_us"], US)
         check(name, f"raw top kernel {i} count", best["count"] if best else None, k["count"], 0)
     util = {str(u["device"]): u for u in r.get("gpu_utilization") or []}
     for dev, v in (tb.get("gpu_utilization") or {}).items():
