@@ -556,6 +556,50 @@ static int cmp_ep(const void *a, const void *b)
 }
 
 /*
+ * Sorts endpoints by (t, starts first, seq) with a radix sort on t * 2 + type:
+ * seq is the insertion order, which the stable sort keeps. Time ranges too
+ * wide for that key (hostile input) fall back to qsort.
+ */
+static int sort_endpoints(struct endpoint *ep, size_t n)
+{
+	struct gp_kv *kv;
+	struct endpoint *tmp;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		lo = ep[i].t < lo ? ep[i].t : lo;
+		hi = ep[i].t > hi ? ep[i].t : hi;
+	}
+	if (n < 2)
+		return 0;
+	if (hi - lo < 0 || hi - lo > INT64_MAX / 4) {
+		qsort(ep, n, sizeof(*ep), cmp_ep);
+		return 0;
+	}
+	kv = gp__calloc(n, sizeof(*kv));
+	tmp = gp__calloc(n, sizeof(*tmp));
+	if (!kv || !tmp) {
+		gp__free(kv);
+		gp__free(tmp);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		kv[i].key = (ep[i].t - lo) * 2 + ep[i].type;
+		kv[i].val = i;
+	}
+	rc = gp__sort_kv(kv, n);
+	for (i = 0; !rc && i < n; i++)
+		tmp[i] = ep[kv[i].val];
+	if (!rc)
+		memcpy(ep, tmp, n * sizeof(*ep));
+	gp__free(kv);
+	gp__free(tmp);
+	return rc;
+}
+
+/*
  * Est. SM efficiency of one device: sweep the kernels' blocks-per-SM, sum
  * the values of concurrent kernels, clip at 1, integrate inside [ws, we).
  * @return false when no kernel with blocks per SM > 0 overlaps the window.
@@ -567,6 +611,7 @@ static int sm_efficiency(const struct gp__actx *c, int32_t dev, int64_t ws, int6
 	struct endpoint *ep;
 	size_t n = 0, i;
 	double val;
+	int rc = 0;
 
 	*area = 0;
 	*any = false;
@@ -587,7 +632,7 @@ static int sm_efficiency(const struct gp__actx *c, int32_t dev, int64_t ws, int6
 		ep[n] = (struct endpoint){ gp__end(c, k), 1, n, g->blocks_per_sm };
 		n++;
 	}
-	qsort(ep, n, sizeof(*ep), cmp_ep);
+	GP_TRY(sort_endpoints(ep, n));
 	val = n ? ep[0].v : 0;
 	for (i = 1; i < n; i++) {
 		if (ep[i].t > ep[i - 1].t && val > 1e-12) {
@@ -601,8 +646,9 @@ static int sm_efficiency(const struct gp__actx *c, int32_t dev, int64_t ws, int6
 		}
 		val += ep[i].type == 0 ? ep[i].v : -ep[i].v;
 	}
+out:
 	gp__free(ep);
-	return 0;
+	return rc;
 }
 
 static int cmp_i32(const void *a, const void *b)
