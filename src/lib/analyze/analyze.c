@@ -22,25 +22,103 @@
 
 #include "analyze-int.h"
 #include "util/error.h"
+#include "util/value-int.h"
+
+/*
+ * The sections in two groups that share nothing but the (read-only) context:
+ * on a large trace they run on two threads, each into its own object, merged
+ * into the rank object before findings, which reads them all. memory.c reads
+ * the steps' incomplete flags, so it runs after steps in the same group.
+ */
+enum { GROUP_A, GROUP_B, GROUP_LAST, NGROUPS };
 
 static const struct {
 	const char *name;
 	int (*fn)(const struct gp__actx *c, struct gp_value *r);
+	int group;
 } sections[] = {
-	{ "overview", gp__an_overview },   { "gpu", gp__an_gpu },
-	{ "launches", gp__an_launches },   { "steps", gp__an_steps },
-	{ "summaries", gp__an_summaries }, { "memory", gp__an_memory },
-	{ "findings", gp__an_findings },
+	{ "overview", gp__an_overview, GROUP_A },    { "gpu", gp__an_gpu, GROUP_A },
+	{ "launches", gp__an_launches, GROUP_A },    { "summaries", gp__an_summaries, GROUP_A },
+	{ "steps", gp__an_steps, GROUP_B },          { "memory", gp__an_memory, GROUP_B },
+	{ "findings", gp__an_findings, GROUP_LAST },
 };
 
-GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
-                            int64_t rank_hint, struct gp_value **out)
+/* events from which the second thread pays for itself */
+#define PARALLEL_MIN_EVENTS 50000
+
+struct group_run {
+	const struct gp__actx *c;
+	int group;
+	struct gp_value *obj; /* the group's sections; NULL when run on r directly */
+	int rc;
+	char err[1024];
+};
+
+static int run_group(const struct gp__actx *c, int group, struct gp_value *r)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < GP_ARRAY_SIZE(sections); i++) {
+		if (sections[i].group != group)
+			continue;
+		rc = sections[i].fn(c, r);
+		if (rc) {
+			gp__error_prefix("%s: %s analysis", c->t->path, sections[i].name);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void *group_thread(void *arg)
+{
+	struct group_run *g = arg;
+
+	g->rc = run_group(g->c, g->group, g->obj);
+	if (g->rc)
+		snprintf(g->err, sizeof(g->err), "%s", gp_last_error());
+	return NULL;
+}
+
+/* runs groups A and B, on two threads when @p parallel, then merges them into @p r */
+static int run_groups(const struct gp__actx *c, bool parallel, struct gp_value *r)
+{
+	struct group_run b = { .c = c, .group = GROUP_B };
+	pthread_t tid;
+	int rc;
+
+	if (!parallel) {
+		if ((rc = run_group(c, GROUP_A, r)))
+			return rc;
+		return run_group(c, GROUP_B, r);
+	}
+	b.obj = gp_value_object();
+	if (!b.obj)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if (pthread_create(&tid, NULL, group_thread, &b)) {
+		gp_value_free(b.obj);
+		return run_groups(c, false, r);
+	}
+	rc = run_group(c, GROUP_A, r);
+	pthread_join(tid, NULL);
+	if (!rc && b.rc)
+		rc = gp__error(b.rc, "%s", b.err);
+	if (rc) {
+		gp_value_free(b.obj);
+		return rc;
+	}
+	return gp__obj_move_members(r, b.obj);
+}
+
+static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
+                         int64_t rank_hint, bool may_thread, struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o) };
 	struct gp__actx c;
 	struct gp_value *r = NULL;
 	uint64_t off, lost;
-	size_t i;
+	bool parallel;
 	int rc = 0;
 
 	*out = NULL;
@@ -67,13 +145,10 @@ GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_op
 	} else {
 		GP_TRY(gp_obj_set_null(r, "salvage"));
 	}
-	for (i = 0; i < GP_ARRAY_SIZE(sections); i++) {
-		rc = sections[i].fn(&c, r);
-		if (rc) {
-			gp__error_prefix("%s: %s analysis", t->path, sections[i].name);
-			goto out;
-		}
-	}
+	parallel = may_thread && t->ev.n >= PARALLEL_MIN_EVENTS && o.threads != 1 &&
+	           sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	GP_TRY(run_groups(&c, parallel, r));
+	GP_TRY(run_group(&c, GROUP_LAST, r));
 out:
 	gp__actx_release(&c);
 	if (rc) {
@@ -84,12 +159,19 @@ out:
 	return 0;
 }
 
+GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
+                            int64_t rank_hint, struct gp_value **out)
+{
+	return analyze_trace(t, opts, rank_hint, true, out);
+}
+
 /* ---- many paths ---- */
 
 struct job {
 	char *path;
 	int64_t name_rank; /* rank from the file name, -1 none */
 	size_t order;
+	bool may_thread; /* a spare CPU for its sections */
 	/* results */
 	int rc;
 	char err[1024];
@@ -227,7 +309,7 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 			gp_trace_free(t);
 			return;
 		}
-		j->rc = gp_analyze_trace(t, opts, hint, &j->val);
+		j->rc = analyze_trace(t, opts, hint, j->may_thread, &j->val);
 	}
 	if (j->rc)
 		snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
@@ -266,6 +348,7 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
 	size_t njobs = 0, cap = 0, i, nthreads;
+	long ncpu;
 	struct gp_value *report = NULL, *ranks;
 	pthread_t *tids = NULL;
 	struct pool pool;
@@ -289,9 +372,13 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 			GP_TRY(add_job(&jobs, &njobs, &cap, paths[i]));
 	}
 
-	nthreads = o.threads ? o.threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	nthreads = o.threads ? o.threads : (size_t)(ncpu > 0 ? ncpu : 1);
 	if (nthreads < 1)
 		nthreads = 1;
+	/* spare CPUs go to the sections of each file (fewer files than CPUs) */
+	for (i = 0; i < njobs; i++)
+		jobs[i].may_thread = njobs < nthreads;
 	if (nthreads > njobs)
 		nthreads = njobs;
 	memset(&pool, 0, sizeof(pool));

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "value-int.h"
 
 struct gp_member {
 	char *key;
@@ -555,4 +556,27 @@ GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out
 	}
 	*out = gp_buf_detach(&b, len);
 	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
+}
+
+int gp__obj_move_members(struct gp_value *dst, struct gp_value *src)
+{
+	size_t i;
+	int rc = 0;
+
+	if (!src)
+		return 0;
+	if (src->type != GP_VALUE_OBJECT || !dst || dst->type != GP_VALUE_OBJECT) {
+		gp_value_free(src);
+		return gp__error(GP_EINVAL, "not an object");
+	}
+	for (i = 0; i < src->u.o.n; i++) {
+		/* gp_obj_set owns the value from here, even when it fails */
+		int r = gp_obj_set(dst, src->u.o.m[i].key, src->u.o.m[i].v);
+
+		src->u.o.m[i].v = NULL;
+		if (r && !rc)
+			rc = r;
+	}
+	gp_value_free(src);
+	return rc;
 }
