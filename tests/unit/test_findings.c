@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_findings.c - each findings rule on small synthetic traces: one that
- * triggers it (with hand-computed evidence) and one that must not.
+ * triggers it (with hand-computed evidence) and one that must not; the
+ * evidence equals the numbers of the sections it is read from, and a rule
+ * whose section is absent does not fire.
  */
 #include "testutil.h"
 
@@ -11,19 +13,6 @@
 #include "gpuprof/analyze.h"
 
 #define US 1000
-
-static struct gp_value *analyze(struct gp_trace *t)
-{
-	struct gp_analyze_opts o;
-	struct gp_value *r = NULL;
-
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	o.only_rank = -1;
-	assert_int_equal(gp_analyze_trace(t, &o, 0, &r), 0);
-	assert_non_null(r);
-	return r;
-}
 
 static const struct gp_value *finding(const struct gp_value *r, const char *id)
 {
@@ -85,7 +74,7 @@ static void test_no_gpu(void **state)
 	(void)state;
 	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 0, 100 * US);
 	tu_add(t, GP_K_CPU_OP, "aten::mul", 1, 1, 200 * US, 100 * US);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "no-gpu");
 	assert_non_null(f);
 	assert_string_equal(sev(f), "info");
@@ -108,7 +97,7 @@ static void test_gpu_idle_host_bound(void **state)
 	for (k = 0; k < 5; k++)
 		launched(t, "k", 7, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
 		         k + 1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "no-gpu"));
 	f = finding(r, "gpu-idle");
 	assert_non_null(f);
@@ -118,6 +107,8 @@ static void test_gpu_idle_host_bound(void **state)
 	assert_int_equal(ev_int(f, "idle_ns"), 360 * US);
 	assert_int_equal(ev_int(f, "host_wait_ns"), 360 * US);
 	assert_int_equal(ev_int(f, "kernel_wait_ns"), 0);
+	assert_int_equal(ev_int(f, "host_wait_ns"),
+	                 tu_geti(r, "gpu/idle_breakdown_total/host_wait_ns"));
 	assert_string_equal(sev(f), "high");
 	assert_non_null(strstr(gp_value_get_str(gp_obj_get(f, "title")), "host"));
 	gp_value_free(r);
@@ -134,7 +125,7 @@ static void test_gpu_busy_no_idle(void **state)
 	/* back to back: 4 kernels of 50 µs with 1 µs gaps: idle 3/203 < 20 % */
 	for (k = 0; k < 4; k++)
 		launched(t, "k", 7, k * US, US, k * 51 * US + 10 * US, 50 * US, k + 1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "gpu-idle"));
 	assert_null(finding(r, "launch-bound"));
 	assert_int_equal(gp_value_len(gp_obj_get(r, "findings")), 0);
@@ -153,14 +144,20 @@ static void test_launch_bound(void **state)
 	/* 60 kernels of 3 µs, each launched by a 5 µs call, one every 6 µs */
 	for (k = 0; k < 60; k++)
 		launched(t, "small", 7, k * 6 * US, 5 * US, k * 6 * US + 5 * US, 3 * US, k + 1);
-	r = analyze(t);
+	/* a 1 µs memcpy launched by a 2 µs call: a short launch too (launches section) */
+	tu_runtime(t, "cudaMemcpyAsync", 1, 1, 400 * US, 2 * US, 100);
+	t->ev.kind[tu_kernel(t, "Memcpy DtoD (Device -> Device)", 0, 7, 403 * US, US, 100)] =
+	    GP_K_MEMCPY;
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "launch-bound");
 	assert_non_null(f);
-	assert_int_equal(ev_int(f, "kernels"), 60);
+	assert_int_equal(ev_int(f, "kernels"), 61);
 	assert_int_equal(ev_int(f, "kernel_med_ns"), 3 * US);
-	assert_int_equal(ev_int(f, "kernels_shorter_than_launch"), 60);
-	assert_int_equal(ev_int(f, "launch_calls_ns"), 60 * 5 * US);
-	assert_int_equal(ev_int(f, "gpu_busy_ns"), 60 * 3 * US);
+	assert_int_equal(ev_int(f, "kernels_shorter_than_launch"), 61);
+	assert_true(ev_dbl(f, "kernels_shorter_than_launch_pct") ==
+	            tu_getd(r, "launches/short_kernels/pct"));
+	assert_int_equal(ev_int(f, "launch_calls_ns"), 60 * 5 * US + 2 * US);
+	assert_int_equal(ev_int(f, "gpu_busy_ns"), 60 * 3 * US + US);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -175,7 +172,7 @@ static void test_not_launch_bound(void **state)
 	/* 60 kernels of 20 µs, launched well ahead by 5 µs calls */
 	for (k = 0; k < 60; k++)
 		launched(t, "big", 7, k * 6 * US, 5 * US, 400 * US + k * 20 * US, 20 * US, k + 1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "launch-bound"));
 	assert_null(finding(r, "gpu-idle"));
 	gp_value_free(r);
@@ -193,7 +190,7 @@ static void test_dataloader(void **state)
 	tu_add(t, GP_K_USER_ANNOTATION,
 	       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 0, 100 * US);
 	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 200 * US, 100 * US);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "dataloader");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "dataloader_ns"), 100 * US);
@@ -213,7 +210,7 @@ static void test_dataloader_small(void **state)
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
 	tu_add(t, GP_K_USER_ANNOTATION,
 	       "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 0, 20 * US);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "dataloader"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -232,7 +229,7 @@ static void test_sync_in_step(void **state)
 	tu_add(t, GP_K_CPU_OP, "aten::_local_scalar_dense", 1, 1, 710 * US, 40 * US);
 	/* outside the step: not counted */
 	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 2000 * US, 100 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "sync-in-step");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "sync_calls"), 1);
@@ -254,7 +251,7 @@ static void test_sync_outside_step(void **state)
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 400 * US);
 	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 500 * US, 100 * US, -1);
 	tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 100 * US, 10 * US);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "sync-in-step"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -281,7 +278,7 @@ static void test_pageable(void **state)
 	memcpy_ev(t, "Memcpy HtoD (Pinned -> Device)", 10 * US, 10 * US, 1000);
 	memcpy_ev(t, "Memcpy DtoH (Device -> Pageable)", 20 * US, 30 * US, 2048);
 	tu_kernel(t, "k", 0, 7, 50 * US, 50 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "pageable-copies");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "copies"), 2);
@@ -299,7 +296,7 @@ static void test_pinned_only(void **state)
 
 	(void)state;
 	memcpy_ev(t, "Memcpy HtoD (Pinned -> Device)", 0, 10 * US, 1000);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "pageable-copies"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -330,7 +327,7 @@ static void test_fp32_gemm(void **state)
 	tu_kernel(t, "ampere_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
 	tu_kernel(t, "ampere_s16816gemm_fp16_128x128", 0, 7, 80 * US, 10 * US, -1);
 	tu_kernel(t, "elementwise_kernel", 0, 7, 90 * US, 10 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "fp32-gemm-no-tc");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "kernel_ns"), 100 * US);
@@ -350,7 +347,7 @@ static void test_fp32_gemm_old_gpu(void **state)
 	(void)state;
 	set_cc(t, 6);
 	tu_kernel(t, "maxwell_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "fp32-gemm-no-tc"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -363,7 +360,7 @@ static void test_fp32_gemm_unknown_cc(void **state)
 
 	(void)state;
 	tu_kernel(t, "ampere_sgemm_128x64_nn", 0, 7, 0, 80 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "fp32-gemm-no-tc"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -378,12 +375,13 @@ static void test_exposed_comm(void **state)
 	(void)state;
 	tu_kernel(t, "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 20, 0, 50 * US, -1);
 	tu_kernel(t, "gemm_kernel", 0, 7, 40 * US, 60 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "exposed-comm");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "comm_ns"), 50 * US);
 	assert_int_equal(ev_int(f, "exposed_comm_ns"), 40 * US);
 	assert_int_equal(ev_int(f, "window_ns"), 100 * US);
+	assert_true(ev_dbl(f, "comm_comp_overlap_pct") == tu_getd(r, "gpu/comm_comp_overlap_pct"));
 	assert_string_equal(sev(f), "high");
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -397,7 +395,7 @@ static void test_comm_overlapped(void **state)
 	(void)state;
 	tu_kernel(t, "ncclKernel_AllReduce_RING_LL_Sum_float", 0, 20, 10 * US, 50 * US, -1);
 	tu_kernel(t, "gemm_kernel", 0, 7, 0, 100 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "exposed-comm"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -411,7 +409,7 @@ static void occ_kernels(struct gp_trace *t, double occ)
 
 	t->gpu[t->ev.aux[a]].occupancy_pct = occ;
 	t->gpu[t->ev.aux[b]].occupancy_pct = occ + 40.0;
-	t->gpu[t->ev.aux[z]].occupancy_pct = 0.0; /* ignored */
+	t->gpu[t->ev.aux[z]].occupancy_pct = 0.0; /* counted, as in tb_plugin */
 }
 
 static void test_low_occupancy(void **state)
@@ -422,13 +420,15 @@ static void test_low_occupancy(void **state)
 	double occ;
 
 	(void)state;
-	occ_kernels(t, 10.0); /* (10·30 + 50·10) / 40 = 20 */
-	r = analyze(t);
+	occ_kernels(t, 10.0); /* gpu_utilization: (10·30 + 50·10 + 0·10) / 50 = 16 */
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "low-occupancy");
 	assert_non_null(f);
 	occ = ev_dbl(f, "est_achieved_occupancy_pct");
-	assert_true(occ > 19.99 && occ < 20.01);
-	assert_int_equal(ev_int(f, "occupancy_kernel_ns"), 40 * US);
+	assert_true(occ > 15.99 && occ < 16.01);
+	assert_true(occ == tu_getd(r, "gpu_utilization/0/achieved_occupancy_pct"));
+	assert_int_equal(ev_int(f, "device"), 0);
+	assert_true(ev_dbl(f, "gpu_utilization_pct") > 99.99); /* back to back */
 	assert_string_equal(sev(f), "low");
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -440,8 +440,25 @@ static void test_good_occupancy(void **state)
 	struct gp_value *r;
 
 	(void)state;
-	occ_kernels(t, 50.0);
-	r = analyze(t);
+	occ_kernels(t, 50.0); /* (50·30 + 90·10 + 0) / 50 = 48 */
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_null(finding(r, "low-occupancy"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* every kernel reporting 0 (an sm90 artefact): occupancy unknown, no finding */
+static void test_zero_occupancy(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	size_t a;
+
+	(void)state;
+	a = tu_kernel(t, "k1", 0, 7, 0, 30 * US, -1);
+	t->gpu[t->ev.aux[a]].occupancy_pct = 0.0;
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_true(tu_getd(r, "gpu_utilization/0/achieved_occupancy_pct") == 0.0);
 	assert_null(finding(r, "low-occupancy"));
 	gp_value_free(r);
 	gp_trace_free(t);
@@ -458,12 +475,16 @@ static void test_queue_saturated(void **state)
 	/* 1100 launches 1 ns apart, kernels of 10 ns from 10 µs on, in order */
 	for (k = 0; k < 1100; k++)
 		launched(t, "q", 7, k, 1, 10000 + 10 * k, 10, k + 1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = finding(r, "queue-saturated");
 	assert_non_null(f);
 	assert_int_equal(ev_int(f, "max_queue_depth"), 1100);
 	/* depth 1024 at the 1024th launch (ts 1023) until the 77th start (ts 10760) */
 	assert_int_equal(ev_int(f, "time_at_limit_ns"), 10760 - 1023);
+	assert_int_equal(ev_int(f, "time_at_limit_ns"),
+	                 tu_geti(r, "launches/queue/0/time_at_limit_ns"));
+	assert_true(ev_dbl(f, "time_at_limit_pct") ==
+	            tu_getd(r, "launches/queue/0/time_at_limit_pct"));
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -477,8 +498,54 @@ static void test_queue_short(void **state)
 	(void)state;
 	for (k = 0; k < 100; k++)
 		launched(t, "q", 7, k, 1, 10000 + 10 * k, 10, k + 1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	assert_null(finding(r, "queue-saturated"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* the kernels table cut by --top: the median is unknown, the short share alone decides */
+static void test_launch_bound_top(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_analyze_opts o;
+	struct gp_value *r = NULL;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 60; k++)
+		launched(t, k % 2 ? "small_a" : "small_b", 7, k * 6 * US, 5 * US,
+		         k * 6 * US + 5 * US, 3 * US, k + 1);
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.only_rank = -1;
+	o.top = 1;
+	assert_int_equal(gp_analyze_trace(t, &o, 0, &r), 0);
+	f = finding(r, "launch-bound");
+	assert_non_null(f);
+	assert_int_equal(gp_value_type(gp_obj_get(gp_obj_get(f, "evidence"), "kernel_med_ns")),
+	                 GP_VALUE_NULL);
+	assert_int_equal(ev_int(f, "kernels_shorter_than_launch"), 60);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* findings alone, without the sections it reads: no rule fires */
+static void test_no_sections(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	for (k = 0; k < 60; k++)
+		launched(t, "small", 7, k * 6 * US, 5 * US, k * 6 * US + 5 * US, 3 * US, k + 1);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 500 * US, 100 * US, -1);
+	r = tu_section(t, false, gp__an_findings);
+	assert_int_equal(gp_value_type(gp_obj_get(r, "findings")), GP_VALUE_ARRAY);
+	assert_int_equal(gp_value_len(gp_obj_get(r, "findings")), 0);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -498,7 +565,7 @@ static void test_ranking(void **state)
 	launched(t, "k", 7, 5000 * US, US, 5000 * US + 10 * US, 10 * US, 2);
 	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 100 * US, 10 * US, 100);
 	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 6000 * US, 10 * US, -1);
-	r = analyze(t);
+	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = gp_obj_get(r, "findings");
 	assert_true(gp_value_len(f) >= 3);
 	assert_string_equal(gp_value_get_str(gp_obj_get(gp_arr_get(f, 0), "id")), "gpu-idle");
@@ -538,8 +605,11 @@ int main(void)
 		cmocka_unit_test(test_comm_overlapped),
 		cmocka_unit_test(test_low_occupancy),
 		cmocka_unit_test(test_good_occupancy),
+		cmocka_unit_test(test_zero_occupancy),
 		cmocka_unit_test(test_queue_saturated),
 		cmocka_unit_test(test_queue_short),
+		cmocka_unit_test(test_launch_bound_top),
+		cmocka_unit_test(test_no_sections),
 		cmocka_unit_test(test_ranking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

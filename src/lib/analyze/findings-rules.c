@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings-rules.c - the findings rules: each reads the report sections of
+ * the rank and adds at most one finding to the list (findings.c ranks it).
+ *
+ * Every number a section already computes is read from @p r ("gpu",
+ * "launches", "steps", "gpu_utilization", "kernels", "memory_ops",
+ * "overview"), so a finding always agrees with the tables; a rule whose
+ * section is absent does not fire. Only what no section provides is counted
+ * here from the analysis context: synchronisation calls, item() and
+ * device-to-host copies inside the steps, the union of the launch calls, and
+ * the GEMM/convolution time without Tensor Cores. Thresholds are documented
+ * in docs/analyses/findings.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings.h"
+#include "intervals.h"
+#include "util/error.h"
+
+/* thresholds (docs/analyses/findings.md) */
+#define IDLE_PCT            20.0
+#define IDLE_HIGH_PCT       50.0
+#define HOST_WAIT_SHARE_PCT 50.0
+#define LAUNCH_MIN          50
+#define LAUNCH_MED_NS       10000
+#define LAUNCH_SHORT_PCT    50.0
+#define DATALOADER_PCT      5.0
+#define DATALOADER_HIGH_PCT 20.0
+#define SYNC_MEDIUM_PCT     5.0
+#define PAGEABLE_MEDIUM_PCT 5.0
+#define GEMM_NO_TC_PCT      20.0
+#define GEMM_NO_TC_HIGH_PCT 50.0
+#define EXPOSED_COMM_PCT    10.0
+#define EXPOSED_COMM_HIGH   30.0
+#define LOW_OCC_PCT         30.0
+#define LOW_OCC_MEDIUM_PCT  15.0
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static bool geti(const struct gp_value *v, const char *path, int64_t *out)
+{
+	return gp_value_get_int(gp_value_path(v, path), out);
+}
+
+static bool getd(const struct gp_value *v, const char *path, double *out)
+{
+	return gp_value_get_double(gp_value_path(v, path), out);
+}
+
+/* ---- shared numbers, from the sections ---- */
+
+void gp__fnd_base_init(const struct gp_value *r, struct gp__fnd_base *b)
+{
+	const struct gp_value *g = gp_obj_get(r, "gpu"), *hg = gp_obj_get(g, "has_gpu");
+	const struct gp_value *steps = gp_obj_get(r, "steps");
+	size_t k;
+
+	memset(b, 0, sizeof(*b));
+	b->gpu_known = gp_value_type(hg) == GP_VALUE_BOOL;
+	b->has_gpu = gp_value_get_bool(hg, false);
+	if (!b->has_gpu || !geti(g, "window_ns", &b->window_ns) ||
+	    !geti(g, "busy_ns", &b->busy_ns) || !geti(g, "idle_ns", &b->idle_ns))
+		b->window_ns = b->busy_ns = b->idle_ns = 0;
+	if (!b->has_gpu || !getd(g, "idle_pct", &b->idle_pct))
+		b->idle_pct = NAN;
+	b->step_total_ns = -1;
+	for (k = 0; k < gp_value_len(steps); k++) {
+		int64_t d;
+
+		if (!geti(gp_arr_get(steps, k), "dur_ns", &d))
+			continue;
+		b->step_total_ns = (b->step_total_ns < 0 ? 0 : b->step_total_ns) + d;
+		b->nsteps++;
+	}
+}
+
+/* is @p ts inside a step (or anywhere when the trace has no steps)? */
+static bool in_step(const struct gp__actx *c, int64_t ts)
+{
+	size_t lo = 0, hi = c->nsteps;
+
+	if (!c->nsteps)
+		return true;
+	/* steps are sorted by start and do not nest: find the last start <= ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && ts < c->steps[lo - 1].end;
+}
+
+/* evidence @p key: the integer at @p path of @p src, or null when it is not there */
+static int ev_copy_int(struct gp_value *ev, const char *key, const struct gp_value *src,
+                       const char *path)
+{
+	int64_t v;
+
+	return geti(src, path, &v) ? gp_obj_set_int(ev, key, v) : gp_obj_set_null(ev, key);
+}
+
+static struct gp_value *ev_new(void)
+{
+	struct gp_value *ev = gp_value_object();
+
+	if (!ev)
+		gp__error(GP_ENOMEM, "out of memory");
+	return ev;
+}
+
+/* ---- no-gpu ---- */
+
+static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
+                       const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	struct gp_value *ev;
+	int rc = 0;
+
+	if (!b->gpu_known || b->has_gpu)
+		return 0;
+	if (!(ev = ev_new()))
+		return GP_ENOMEM;
+	if ((rc = gp_obj_set_int(ev, "gpu_events", 0)) ||
+	    (rc = gp_obj_set_int(ev, "cpu_ops", (int64_t)c->by_kind[GP_K_CPU_OP].n)) ||
+	    (rc = ev_copy_int(ev, "span_ns", r, "overview/span_ns"))) {
+		gp_value_free(ev);
+		return rc;
+	}
+	return gp__fnd_add(
+	    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this trace", ev,
+	    "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
+	    "kernels; the CPU sections still apply");
+}
+
+/* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
+
+static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
+                         const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *ib = gp_value_path(r, "gpu/idle_breakdown_total");
+	struct gp_value *ev = NULL;
+	int64_t hw, kw, ot;
+	double host_share = NAN;
+	bool host;
+	char title[160];
+	int rc = 0;
+
+	(void)c;
+	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
+		return 0;
+	if (geti(ib, "host_wait_ns", &hw) && geti(ib, "kernel_wait_ns", &kw) &&
+	    geti(ib, "other_ns", &ot))
+		host_share = pct(hw, hw + kw + ot);
+	host = host_share > HOST_WAIT_SHARE_PCT;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "window_ns", b->window_ns));
+	GP_TRY(gp_obj_set_int(ev, "busy_ns", b->busy_ns));
+	GP_TRY(gp_obj_set_int(ev, "idle_ns", b->idle_ns));
+	GP_TRY(gp_obj_set_double(ev, "idle_pct", b->idle_pct));
+	GP_TRY(ev_copy_int(ev, "host_wait_ns", ib, "host_wait_ns"));
+	GP_TRY(ev_copy_int(ev, "kernel_wait_ns", ib, "kernel_wait_ns"));
+	GP_TRY(ev_copy_int(ev, "other_ns", ib, "other_ns"));
+	GP_TRY(gp_obj_set_double(ev, "host_wait_share_pct", host_share));
+	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
+	         host ? ", mostly waiting for the host (host-bound)" : "");
+	rc = gp__fnd_add(
+	    fl, "gpu-idle", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
+	    title, ev,
+	    host ? "the CPU does not launch work fast enough: look at the top CPU ops and API "
+	           "calls in the steps, move data loading off the critical path, and reduce "
+	           "launches (CUDA graphs, torch.compile, larger batches)"
+	         : "the GPU waits between kernels: look for synchronisation, copies and gaps "
+	           "between streams in the timeline");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- launch-bound: launches.short_kernels, kernels[*].med_ns ---- */
+
+struct med_row {
+	int64_t med, count;
+};
+
+static int cmp_med_row(const void *x, const void *y)
+{
+	const struct med_row *a = x, *b = y;
+
+	return a->med < b->med ? -1 : a->med > b->med;
+}
+
+/*
+ * The count-weighted median of the kernels table's per-name medians; false
+ * when unknown (no rows, or rows left out by --top).
+ */
+static int kernel_median(const struct gp_value *r, bool *known, int64_t *med)
+{
+	const struct gp_value *kt = gp_obj_get(r, "kernels");
+	size_t n = gp_value_len(kt), k, m = 0;
+	struct med_row *v;
+	int64_t total = 0, acc = 0, omitted;
+	double d;
+
+	*known = false;
+	if (gp_value_type(kt) != GP_VALUE_ARRAY || !n ||
+	    (geti(r, "kernels_omitted/rows", &omitted) && omitted > 0))
+		return 0;
+	v = gp__calloc(n, sizeof(*v));
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (k = 0; k < n; k++) {
+		const struct gp_value *row = gp_arr_get(kt, k);
+
+		if (!getd(row, "med_ns", &d) || !geti(row, "count", &v[m].count) || v[m].count <= 0)
+			continue;
+		v[m].med = (int64_t)llround(d);
+		total += v[m++].count;
+	}
+	qsort(v, m, sizeof(*v), cmp_med_row);
+	for (k = 0; k < m; k++) {
+		acc += v[k].count;
+		if (2 * acc >= total) {
+			*med = v[k].med;
+			*known = true;
+			break;
+		}
+	}
+	gp__free(v);
+	return 0;
+}
+
+/* the union of the calls that launched GPU work: no section has it */
+static int launch_union(const struct gp__actx *c, int64_t *out)
+{
+	struct gp_ivset lu = GP_IVSET_INIT;
+	size_t k;
+	int rc = 0;
+
+	for (k = 0; k < c->gpu.n; k++) {
+		int64_t l = gp__launcher(c, c->gpu.v[k]);
+
+		if (l >= 0)
+			GP_TRY(gp_ivset_add(&lu, c->ts[l], gp__end(c, (size_t)l)));
+	}
+	GP_TRY(gp_ivset_normalize(&lu));
+	*out = gp_ivset_len(&lu);
+out:
+	gp_ivset_release(&lu);
+	return rc;
+}
+
+static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
+                             const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *l = gp_obj_get(r, "launches");
+	struct gp_value *ev = NULL;
+	int64_t n, nshort, med = 0, launch_ns = 0;
+	double short_pct;
+	bool med_known, many_short, cpu_bound;
+	char title[200], medtxt[32] = "";
+	int rc = 0;
+
+	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
+	    !geti(l, "short_kernels/count", &nshort) || !getd(l, "short_kernels/pct", &short_pct))
+		return 0;
+	GP_TRY(kernel_median(r, &med_known, &med));
+	GP_TRY(launch_union(c, &launch_ns));
+	many_short = (!med_known || med < LAUNCH_MED_NS) && short_pct > LAUNCH_SHORT_PCT;
+	cpu_bound = b->busy_ns > 0 && launch_ns >= b->busy_ns;
+	if (!many_short && !cpu_bound)
+		goto out;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "kernels", n));
+	if (med_known)
+		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", med));
+	else
+		GP_TRY(gp_obj_set_null(ev, "kernel_med_ns"));
+	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", nshort));
+	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", short_pct));
+	GP_TRY(gp_obj_set_int(ev, "launch_calls_ns", launch_ns));
+	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
+	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
+	if (med_known)
+		snprintf(medtxt, sizeof(medtxt), ", median kernel %.1f µs", (double)med / 1000.0);
+	snprintf(title, sizeof(title),
+	         "Launch-bound: %lld launches%s, %.0f%% shorter than their launch call",
+	         (long long)n, medtxt, short_pct);
+	rc = gp__fnd_add(
+	    fl, "launch-bound", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
+	    b->idle_pct, title, ev,
+	    "launch fewer, larger kernels: capture the step in a CUDA graph "
+	    "(torch.cuda.graphs / torch.compile(mode=\"reduce-overhead\")), fuse small "
+	    "operations with torch.compile, or raise the batch size");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- dataloader: steps[*].breakdown.dataloader_ns ---- */
+
+static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
+                           const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *steps = gp_obj_get(r, "steps");
+	struct gp_value *ev = NULL;
+	int64_t dl_ns = 0;
+	double share;
+	char title[160];
+	size_t k;
+	int rc = 0;
+
+	(void)c;
+	for (k = 0; k < gp_value_len(steps); k++) {
+		const struct gp_value *s = gp_arr_get(steps, k);
+		int64_t d, v;
+
+		if (geti(s, "dur_ns", &d) && geti(s, "breakdown/dataloader_ns", &v))
+			dl_ns += v;
+	}
+	share = pct(dl_ns, b->step_total_ns);
+	if (!(share > DATALOADER_PCT))
+		return 0;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "dataloader_ns", dl_ns));
+	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
+	GP_TRY(gp_obj_set_int(ev, "steps", (int64_t)b->nsteps));
+	GP_TRY(gp_obj_set_double(ev, "dataloader_pct", share));
+	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the step time", share);
+	rc =
+	    gp__fnd_add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
+	                share, title, ev,
+	                "load data in parallel with the step: DataLoader(num_workers=N>0, "
+	                "pin_memory=True, prefetch_factor=2+, persistent_workers=True); move "
+	                "preprocessing to the workers or the GPU");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- sync-in-step: counted from the context, step time from the steps section ---- */
+
+static bool is_sync_call(const char *n)
+{
+	static const char *const names[] = {
+		"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize",
+		"cuStreamSynchronize",   "cuCtxSynchronize",      "cuEventSynchronize",
+		"hipStreamSynchronize",  "hipDeviceSynchronize",  "hipEventSynchronize",
+	};
+	size_t k;
+
+	for (k = 0; k < GP_ARRAY_SIZE(names); k++)
+		if (strcmp(n, names[k]) == 0)
+			return true;
+	return false;
+}
+
+static bool is_dtoh(const char *n)
+{
+	return strstr(n, "DtoH") || strstr(n, "Device -> Host") ||
+	       strstr(n, "Device -> Pageable") || strstr(n, "Device -> Pinned");
+}
+
+struct sync_count {
+	size_t nsync, nitem, ndtoh;
+	int64_t sync_ns, item_ns, dtoh_ns;
+};
+
+/* adds the host time blocked in sync calls, item ops and the DtoH copies' launches to @p bl */
+static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_ivset *bl)
+{
+	static const uint8_t api[] = { GP_K_RUNTIME, GP_K_DRIVER };
+	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP], *mc = &c->by_kind[GP_K_MEMCPY];
+	size_t k, j;
+	int rc = 0;
+
+	for (j = 0; j < GP_ARRAY_SIZE(api); j++) {
+		const struct gp__idx *x = &c->by_kind[api[j]];
+
+		for (k = 0; k < x->n; k++) {
+			uint32_t i = x->v[k];
+
+			if (!is_sync_call(gp__ev_name(c->t, i)) || !in_step(c, c->ts[i]))
+				continue;
+			s->nsync++;
+			s->sync_ns += c->dur[i];
+			GP_TRY(gp_ivset_add(bl, c->ts[i], gp__end(c, i)));
+		}
+	}
+	for (k = 0; k < ops->n; k++) {
+		uint32_t i = ops->v[k];
+		const char *n = gp__ev_name(c->t, i);
+		bool item = strcmp(n, "aten::item") == 0;
+
+		/* aten::_local_scalar_dense is called by aten::item: blocked time, not a call */
+		if ((!item && strcmp(n, "aten::_local_scalar_dense") != 0) || !in_step(c, c->ts[i]))
+			continue;
+		if (item) {
+			s->nitem++;
+			s->item_ns += c->dur[i];
+		}
+		GP_TRY(gp_ivset_add(bl, c->ts[i], gp__end(c, i)));
+	}
+	/* device-to-host copies launched inside a step: .cpu(), .item(), .tolist() */
+	for (k = 0; k < mc->n; k++) {
+		uint32_t i = mc->v[k];
+		int64_t l = gp__launcher(c, i);
+
+		if (!is_dtoh(gp__ev_name(c->t, i)) || !in_step(c, l >= 0 ? c->ts[l] : c->ts[i]))
+			continue;
+		s->ndtoh++;
+		s->dtoh_ns += c->dur[i];
+		if (l >= 0)
+			GP_TRY(gp_ivset_add(bl, c->ts[l], gp__end(c, (size_t)l)));
+	}
+	GP_TRY(gp_ivset_normalize(bl));
+out:
+	return rc;
+}
+
+static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
+                     const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	struct gp_ivset blocked = GP_IVSET_INIT;
+	struct sync_count s = { 0, 0, 0, 0, 0, 0 };
+	struct gp_value *ev = NULL;
+	int64_t blocked_ns;
+	double share;
+	char title[200];
+	int rc = 0;
+
+	(void)r;
+	if (b->step_total_ns < 0)
+		return 0;
+	GP_TRY(count_sync(c, &s, &blocked));
+	if (!s.nsync && !s.nitem && !s.ndtoh)
+		goto out;
+	blocked_ns = gp_ivset_len(&blocked);
+	share = pct(blocked_ns, b->step_total_ns);
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "sync_calls", (int64_t)s.nsync));
+	GP_TRY(gp_obj_set_int(ev, "sync_ns", s.sync_ns));
+	GP_TRY(gp_obj_set_int(ev, "item_calls", (int64_t)s.nitem));
+	GP_TRY(gp_obj_set_int(ev, "item_ns", s.item_ns));
+	GP_TRY(gp_obj_set_int(ev, "dtoh_copies", (int64_t)s.ndtoh));
+	GP_TRY(gp_obj_set_int(ev, "dtoh_copy_ns", s.dtoh_ns));
+	GP_TRY(gp_obj_set_int(ev, "host_blocked_ns", blocked_ns));
+	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
+	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
+	snprintf(title, sizeof(title),
+	         "Synchronisation inside the step: %zu sync calls, %zu .item(), %zu device-to-host "
+	         "copies",
+	         s.nsync, s.nitem, s.ndtoh);
+	rc = gp__fnd_add(
+	    fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title,
+	    ev,
+	    "each sync stalls the CPU until the GPU catches up: keep losses and metrics on the "
+	    "GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in the "
+	    "loop, and use non_blocking=True copies with events instead of "
+	    "torch.cuda.synchronize()");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	gp_ivset_release(&blocked);
+	return rc;
+}
+
+/* ---- pageable-copies: memory_ops rows with pageable = true ---- */
+
+static int rule_pageable(const struct gp__actx *c, const struct gp_value *r,
+                         const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *mo = gp_obj_get(r, "memory_ops");
+	struct gp_value *ev = NULL;
+	int64_t n = 0, bytes = 0, time_ns = 0, v;
+	bool bytes_known = false;
+	double share;
+	char title[160];
+	size_t k;
+	int rc = 0;
+
+	(void)c;
+	for (k = 0; k < gp_value_len(mo); k++) {
+		const struct gp_value *row = gp_arr_get(mo, k);
+		const char *kind = gp_value_get_str(gp_obj_get(row, "kind"));
+
+		if (!kind || strcmp(kind, "memcpy") != 0 ||
+		    !gp_value_get_bool(gp_obj_get(row, "pageable"), false) ||
+		    !geti(row, "count", &v))
+			continue;
+		n += v;
+		if (geti(row, "total_ns", &v))
+			time_ns += v;
+		if (geti(row, "total_bytes", &v)) {
+			bytes += v;
+			bytes_known = true;
+		}
+	}
+	if (!n || !b->has_gpu)
+		return 0;
+	share = pct(time_ns, b->window_ns);
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "copies", n));
+	if (bytes_known)
+		GP_TRY(gp_obj_set_int(ev, "bytes", bytes));
+	else
+		GP_TRY(gp_obj_set_null(ev, "bytes"));
+	GP_TRY(gp_obj_set_int(ev, "copy_ns", time_ns));
+	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", share));
+	snprintf(title, sizeof(title), "%lld copies from or to pageable host memory", (long long)n);
+	rc = gp__fnd_add(fl, "pageable-copies",
+	                 share > PAGEABLE_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title, ev,
+	                 "pageable copies are staged and synchronous: pin host buffers "
+	                 "(DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+	                 "tensor.to(device, non_blocking=True)");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- fp32-gemm-no-tc ---- */
+
+/* the highest compute capability (x10) of the active devices in overview.devices, or -1 */
+static int64_t best_cc(const struct gp_value *r)
+{
+	const struct gp_value *devs = gp_value_path(r, "overview/devices");
+	int64_t best = -1;
+	size_t k;
+
+	for (k = 0; k < gp_value_len(devs); k++) {
+		const struct gp_value *d = gp_arr_get(devs, k);
+		const char *s = gp_value_get_str(gp_obj_get(d, "compute_capability"));
+		char *end;
+		long maj, min = 0;
+
+		if (!s || !gp_value_get_bool(gp_obj_get(d, "active"), false))
+			continue;
+		maj = strtol(s, &end, 10);
+		if (end == s || maj < 0 || maj > 1000)
+			continue;
+		if (*end == '.')
+			min = strtol(end + 1, NULL, 10);
+		if (min < 0 || min > 9)
+			min = 0;
+		if (maj * 10 + min > best)
+			best = maj * 10 + min;
+	}
+	return best;
+}
+
+/* the GEMM/convolution time without Tensor Cores: no section splits kernel time so */
+static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
+                          const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp__idx *kx = &c->by_kind[GP_K_KERNEL];
+	struct gp_value *ev = NULL;
+	int64_t kernel_ns = 0, gemm_ns = 0, notc_ns = 0, cc = best_cc(r);
+	size_t k, nnotc = 0;
+	double share;
+	char title[160];
+	int rc = 0;
+
+	if (!b->has_gpu || cc < 70)
+		return 0;
+	for (k = 0; k < kx->n; k++) {
+		uint32_t i = kx->v[k], nf = c->name_flags[c->t->ev.name[i]];
+
+		kernel_ns += c->dur[i];
+		if (!(nf & GP_NF_GEMM))
+			continue;
+		gemm_ns += c->dur[i];
+		if (!(nf & GP_NF_TENSOR_CORE)) {
+			notc_ns += c->dur[i];
+			nnotc++;
+		}
+	}
+	share = pct(notc_ns, kernel_ns);
+	if (!(share > GEMM_NO_TC_PCT))
+		return 0;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_double(ev, "compute_capability", (double)cc / 10.0));
+	GP_TRY(gp_obj_set_int(ev, "kernel_ns", kernel_ns));
+	GP_TRY(gp_obj_set_int(ev, "gemm_conv_ns", gemm_ns));
+	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_ns", notc_ns));
+	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_kernels", (int64_t)nnotc));
+	GP_TRY(gp_obj_set_double(ev, "gemm_conv_no_tc_pct", share));
+	snprintf(title, sizeof(title),
+	         "%.1f%% of kernel time is GEMM/convolution without Tensor Cores (sm_%lld)", share,
+	         (long long)cc);
+	rc = gp__fnd_add(
+	    fl, "fp32-gemm-no-tc", share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
+	    pct(notc_ns, b->window_ns), title, ev,
+	    "use Tensor Cores: mixed precision (torch.autocast(\"cuda\", dtype=torch.bfloat16) "
+	    "or float16 with GradScaler), or TF32 for FP32 models "
+	    "(torch.backends.cuda.matmul.allow_tf32=True, torch.backends.cudnn.allow_tf32=True, "
+	    "torch.set_float32_matmul_precision(\"high\"))");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- exposed-comm: gpu.communication_ns and gpu.comm_comp_overlap_pct ---- */
+
+static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
+                             const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *g = gp_obj_get(r, "gpu");
+	struct gp_value *ev = NULL;
+	int64_t comm_ns, exposed_ns;
+	double overlap, share;
+	char title[160];
+	int rc = 0;
+
+	(void)c;
+	if (!b->has_gpu || !geti(g, "communication_ns", &comm_ns) || comm_ns <= 0 ||
+	    !getd(g, "comm_comp_overlap_pct", &overlap))
+		return 0;
+	exposed_ns = comm_ns - (int64_t)llround((double)comm_ns * overlap / 100.0);
+	share = pct(exposed_ns, b->window_ns);
+	if (!(share > EXPOSED_COMM_PCT))
+		return 0;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "comm_ns", comm_ns));
+	GP_TRY(gp_obj_set_int(ev, "exposed_comm_ns", exposed_ns));
+	GP_TRY(gp_obj_set_int(ev, "window_ns", b->window_ns));
+	GP_TRY(gp_obj_set_double(ev, "exposed_comm_pct", share));
+	GP_TRY(gp_obj_set_double(ev, "comm_comp_overlap_pct", overlap));
+	snprintf(title, sizeof(title),
+	         "Communication not overlapped by computation: %.1f%% of the GPU window", share);
+	rc = gp__fnd_add(
+	    fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? GP_FND_HIGH : GP_FND_MEDIUM, share,
+	    title, ev,
+	    "overlap communication with computation: DDP bucket_cap_mb / gradient_as_bucket_view, "
+	    "FSDP forward/backward prefetch, fewer and larger collectives; check the "
+	    "interconnect and look for stragglers with `gpuprof aggregate`");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- low-occupancy: gpu_utilization[*].achieved_occupancy_pct, the lowest device ---- */
+
+static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r,
+                              const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *gu = gp_obj_get(r, "gpu_utilization"), *worst = NULL;
+	struct gp_value *ev = NULL;
+	double occ = NAN, o, util;
+	char title[160];
+	size_t k;
+	int rc = 0;
+
+	(void)c;
+	if (!b->has_gpu)
+		return 0;
+	for (k = 0; k < gp_value_len(gu); k++) {
+		const struct gp_value *row = gp_arr_get(gu, k);
+
+		/* 0 means every kernel reported 0, an artefact of some sm90 kernels: unknown */
+		if (getd(row, "achieved_occupancy_pct", &o) && o > 0.0 && (!worst || o < occ)) {
+			worst = row;
+			occ = o;
+		}
+	}
+	if (!worst || !(occ < LOW_OCC_PCT))
+		return 0;
+	if (!getd(worst, "utilization", &util))
+		util = NAN;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_double(ev, "est_achieved_occupancy_pct", occ));
+	GP_TRY(ev_copy_int(ev, "device", worst, "device"));
+	GP_TRY(gp_obj_set_double(ev, "gpu_utilization_pct", 100.0 * util));
+	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
+	rc = gp__fnd_add(
+	    fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
+	    100.0 * util, title, ev,
+	    "kernels launch too few blocks or threads to fill the SMs: raise the batch size, "
+	    "fuse small operations (torch.compile), or check the grid and block sizes and "
+	    "register or shared-memory use of the top kernels");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+/* ---- queue-saturated: launches.queue[*] ---- */
+
+static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
+                      const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+{
+	const struct gp_value *l = gp_obj_get(r, "launches"), *q = gp_obj_get(l, "queue");
+	struct gp_value *ev = NULL;
+	int64_t max_depth = 0, full_ns = 0, limit, v;
+	double full_pct = 0.0, p;
+	char title[160];
+	size_t k;
+	int rc = 0;
+
+	(void)c;
+	if (!b->has_gpu || !geti(l, "queue_limit", &limit))
+		return 0;
+	for (k = 0; k < gp_value_len(q); k++) {
+		const struct gp_value *row = gp_arr_get(q, k);
+
+		if (geti(row, "max", &v) && v > max_depth)
+			max_depth = v;
+		if (geti(row, "time_at_limit_ns", &v))
+			full_ns += v;
+		if (getd(row, "time_at_limit_pct", &p))
+			full_pct += p;
+	}
+	if (full_ns <= 0)
+		return 0;
+	if (!(ev = ev_new()))
+		GP_TRY(GP_ENOMEM);
+	GP_TRY(gp_obj_set_int(ev, "max_queue_depth", max_depth));
+	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
+	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
+	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
+	snprintf(title, sizeof(title), "Launch queue full (%lld pending launches) for %.1f ms",
+	         (long long)limit, (double)full_ns / 1e6);
+	rc = gp__fnd_add(
+	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,
+	    "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "
+	    "GPU-bound here, so speed up the top kernels; the CPU time spent blocked is free "
+	    "for data loading or logging");
+	ev = NULL;
+out:
+	gp_value_free(ev);
+	return rc;
+}
+
+const gp__fnd_rule_fn gp__fnd_rules[] = {
+	rule_no_gpu,   rule_gpu_idle,  rule_launch_bound, rule_dataloader,    rule_sync,
+	rule_pageable, rule_fp32_gemm, rule_exposed_comm, rule_low_occupancy, rule_queue,
+};
+const size_t gp__fnd_nrules = GP_ARRAY_SIZE(gp__fnd_rules);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * findings.h - internal declarations shared by findings.c (the list, its
+ * ranking and the entry point gp__an_findings()) and findings-rules.c (the
+ * rules, run in the order of gp__fnd_rules[]).
+ */
+#ifndef GP_ANALYZE_FINDINGS_H
+#define GP_ANALYZE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze-int.h"
+
+enum gp__fnd_sev { GP_FND_HIGH = 0, GP_FND_MEDIUM, GP_FND_LOW, GP_FND_INFO };
+
+struct gp__fnd {
+	const char *id;
+	enum gp__fnd_sev sev;
+	double impact; /* NaN stored as 0 for ranking */
+	struct gp_value *v;
+};
+
+/** The findings of one rank, unsorted; owns each v. */
+struct gp__fnd_list {
+	struct gp__fnd *v;
+	size_t n, cap;
+};
+
+/** Numbers most rules share, read from the gpu and steps sections. */
+struct gp__fnd_base {
+	bool gpu_known; /* the gpu section is there */
+	bool has_gpu;
+	/* gpu section: window, busy, idle (0 when unknown), idle % (NaN when unknown) */
+	int64_t window_ns, busy_ns, idle_ns;
+	double idle_pct;
+	/* steps section: sum of steps[*].dur_ns; -1 when the section is absent or empty */
+	int64_t step_total_ns;
+	size_t nsteps;
+};
+
+/** Fills @p b from the sections of rank object @p r. */
+void gp__fnd_base_init(const struct gp_value *r, struct gp__fnd_base *b);
+
+/**
+ * Adds a finding to @p fl; takes @p ev (the evidence object) even on failure.
+ * @p id must outlive the list; @p title and @p suggestion are copied.
+ * @p impact_pct NaN is written as null.
+ */
+int gp__fnd_add(struct gp__fnd_list *fl, const char *id, enum gp__fnd_sev sev, double impact_pct,
+                const char *title, struct gp_value *ev, const char *suggestion);
+
+/** A rule: adds at most one finding to @p fl; 0 or a negative gp_status. */
+typedef int (*gp__fnd_rule_fn)(const struct gp__actx *c, const struct gp_value *r,
+                               const struct gp__fnd_base *b, struct gp__fnd_list *fl);
+
+extern const gp__fnd_rule_fn gp__fnd_rules[];
+extern const size_t gp__fnd_nrules;
+
+#endif
