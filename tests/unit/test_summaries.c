@@ -23,6 +23,7 @@ static struct gp_value *summarize(struct gp_trace *t, uint32_t top, enum gp_comp
 	assert_non_null(r);
 	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
 	assert_int_equal(gp__an_summaries(&c, r), 0);
+	assert_int_equal(gp__summaries_trim(r, top), 0);
 	gp__actx_release(&c);
 	return r;
 }

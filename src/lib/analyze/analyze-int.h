@@ -22,6 +22,9 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r);
 int gp__an_steps(const struct gp__actx *c, struct gp_value *r);
 /* summaries.c: "kernels", "api_calls", "memory_ops", "annotations", "cpu_ops" */
 int gp__an_summaries(const struct gp__actx *c, struct gp_value *r);
+/* summaries.c: applies --top (opts.top rows per table, the rest summed in
+ * "<table>_omitted") after findings has read the full tables */
+int gp__summaries_trim(struct gp_value *r, uint32_t top);
 /* memory.c: "memory" (reads the incomplete flags of r["steps"], so runs after steps.c) */
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
 /* findings.c: "findings" (reads the sections above) */

@@ -149,6 +149,7 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	           sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	GP_TRY(run_groups(&c, parallel, r));
 	GP_TRY(run_group(&c, GROUP_LAST, r));
+	GP_TRY(gp__summaries_trim(r, o.top));
 out:
 	gp__actx_release(&c);
 	if (rc) {

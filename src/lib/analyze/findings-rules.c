@@ -188,56 +188,12 @@ out:
 	return rc;
 }
 
-/* ---- launch-bound: launches.short_kernels, kernels[*].med_ns ---- */
+/* ---- launch-bound: launches.short_kernels, launches.kernel_dur_ns ---- */
 
-struct med_row {
-	int64_t med, count;
-};
-
-static int cmp_med_row(const void *x, const void *y)
-{
-	const struct med_row *a = x, *b = y;
-
-	return a->med < b->med ? -1 : a->med > b->med;
-}
-
-/*
- * The count-weighted median of the kernels table's per-name medians; false
- * when unknown (no rows, or rows left out by --top).
- */
+/* the median kernel duration, from the launches section */
 static int kernel_median(const struct gp_value *r, bool *known, int64_t *med)
 {
-	const struct gp_value *kt = gp_obj_get(r, "kernels");
-	size_t n = gp_value_len(kt), k, m = 0;
-	struct med_row *v;
-	int64_t total = 0, acc = 0, omitted;
-	double d;
-
-	*known = false;
-	if (gp_value_type(kt) != GP_VALUE_ARRAY || !n ||
-	    (geti(r, "kernels_omitted/rows", &omitted) && omitted > 0))
-		return 0;
-	v = gp__calloc(n, sizeof(*v));
-	if (!v)
-		return gp__error(GP_ENOMEM, "out of memory");
-	for (k = 0; k < n; k++) {
-		const struct gp_value *row = gp_arr_get(kt, k);
-
-		if (!getd(row, "med_ns", &d) || !geti(row, "count", &v[m].count) || v[m].count <= 0)
-			continue;
-		v[m].med = (int64_t)llround(d);
-		total += v[m++].count;
-	}
-	qsort(v, m, sizeof(*v), cmp_med_row);
-	for (k = 0; k < m; k++) {
-		acc += v[k].count;
-		if (2 * acc >= total) {
-			*med = v[k].med;
-			*known = true;
-			break;
-		}
-	}
-	gp__free(v);
+	*known = geti(r, "launches/kernel_dur_ns/p50", med);
 	return 0;
 }
 

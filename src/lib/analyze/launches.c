@@ -54,7 +54,29 @@ static int64_t quantile(const int64_t *v, size_t n, double q)
 	return (int64_t)llround(gp__quantile_sorted(v, n, q));
 }
 
-static int write_dist(struct gp_value *l, const int64_t *d, size_t n)
+static int write_dist(struct gp_value *l, const char *key, const int64_t *d, size_t n);
+
+/* the distribution of kernel durations (every kept kernel, launched or not) */
+static int kernel_durations(const struct gp__actx *c, struct gp_value *l)
+{
+	const struct gp__idx *kx = &c->by_kind[GP_K_KERNEL];
+	int64_t *d = gp__calloc(kx->n ? kx->n : 1, sizeof(*d));
+	size_t k;
+	int rc = 0;
+
+	if (!d)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (k = 0; k < kx->n; k++)
+		d[k] = c->dur[kx->v[k]];
+	GP_TRY(gp__sort_i64(d, kx->n));
+	GP_TRY(write_dist(l, "kernel_dur_ns", d, kx->n));
+out:
+	gp__free(d);
+	return rc;
+}
+
+/* writes the distribution of the sorted @p d as object @p key of @p l */
+static int write_dist(struct gp_value *l, const char *key, const int64_t *d, size_t n)
 {
 	struct gp_value *o = gp_value_object();
 	static const char *const keys[] = { "min", "p50", "p90", "p99", "max", "mean" };
@@ -63,7 +85,7 @@ static int write_dist(struct gp_value *l, const int64_t *d, size_t n)
 
 	if (!o)
 		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(gp_obj_set(l, "launch_delay_ns", o));
+	GP_TRY(gp_obj_set(l, key, o));
 	if (!n) {
 		for (k = 0; k < GP_ARRAY_SIZE(keys); k++)
 			GP_TRY(gp_obj_set_null(o, keys[k]));
@@ -235,7 +257,8 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 	}
 	GP_TRY(gp__sort_i64(delay, n));
 	GP_TRY(gp_obj_set_int(l, "count", (int64_t)n));
-	GP_TRY(write_dist(l, delay, n));
+	GP_TRY(write_dist(l, "launch_delay_ns", delay, n));
+	GP_TRY(kernel_durations(c, l));
 	GP_TRY(count_obj(l, "short_kernels", nshort, n, -1));
 	GP_TRY(count_obj(l, "runtime_outliers", nrt, n, RUNTIME_CUTOFF_NS));
 	GP_TRY(count_obj(l, "delay_outliers", ndelay, n, DELAY_CUTOFF_NS));

@@ -26,6 +26,7 @@
 
 #include "analyze-int.h"
 #include "util/error.h"
+#include "util/value-int.h"
 #include "util/sort.h"
 
 #define NONE UINT32_MAX
@@ -200,29 +201,20 @@ out:
 }
 
 /*
- * Writes table @p name into @p r: the rows in order (the first c->opts.top
- * when set), each the stat columns plus what @p fn adds. With a --top, also
- * "<name>_omitted" {rows, total_ns}, returned in @p omitted for additions.
- * @p pct_total < 0 leaves out the "pct" column.
+ * Writes table @p name into @p r: every row, in order. --top is applied after
+ * findings has read the full tables (gp__summaries_trim).
  */
 static int emit_table(const struct gp__actx *c, struct gp_value *r, const char *name,
-                      const struct gtab *gt, int64_t pct_total, extra_fn fn, void *user,
-                      struct gp_value **omitted)
+                      const struct gtab *gt, int64_t pct_total, extra_fn fn, void *user)
 {
-	struct gp_value *arr = gp_value_array(), *om;
-	size_t keep = gt->ng, k;
-	int64_t rest = 0;
-	char key[64];
+	struct gp_value *arr = gp_value_array();
+	size_t k;
 	int rc = 0;
 
-	if (omitted)
-		*omitted = NULL;
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(r, name, arr));
-	if (c->opts.top && keep > c->opts.top)
-		keep = c->opts.top;
-	for (k = 0; k < keep; k++) {
+	for (k = 0; k < gt->ng; k++) {
 		struct gp_value *row = gp_value_object();
 
 		GP_TRY(gp_arr_push(arr, row));
@@ -230,17 +222,6 @@ static int emit_table(const struct gp__actx *c, struct gp_value *r, const char *
 		if (fn)
 			GP_TRY(fn(c, gt, gt->order[k], row, user));
 	}
-	if (!c->opts.top)
-		goto out;
-	for (k = keep; k < gt->ng; k++)
-		rest += gt->g[gt->order[k]].total;
-	om = gp_value_object();
-	snprintf(key, sizeof(key), "%s_omitted", name);
-	GP_TRY(gp_obj_set(r, key, om));
-	GP_TRY(gp_obj_set_int(om, "rows", (int64_t)(gt->ng - keep)));
-	GP_TRY(gp_obj_set_int(om, "total_ns", rest));
-	if (omitted)
-		*omitted = om;
 out:
 	return rc;
 }
@@ -272,7 +253,7 @@ static int an_kernels(const struct gp__actx *c, struct gp_value *r)
 
 	GP_TRY(gtab_build(c, k->v, k->n, NULL, &gt));
 	GP_TRY(gtab_order(c, &gt));
-	GP_TRY(emit_table(c, r, "kernels", &gt, gt.total, kernel_extra, (void *)1, NULL));
+	GP_TRY(emit_table(c, r, "kernels", &gt, gt.total, kernel_extra, (void *)1));
 	for (g = 0; g < gt.ng; g++)
 		if (gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, gt.g[g].name)))
 			tc += gt.g[g].total;
@@ -282,7 +263,7 @@ static int an_kernels(const struct gp__actx *c, struct gp_value *r)
 		gtab_release(&gt);
 		GP_TRY(gtab_build(c, c->gpu.v, c->gpu.n, NULL, &gt));
 		GP_TRY(gtab_order(c, &gt));
-		GP_TRY(emit_table(c, r, "hta_kernels", &gt, gt.total, kernel_extra, NULL, NULL));
+		GP_TRY(emit_table(c, r, "hta_kernels", &gt, gt.total, kernel_extra, NULL));
 	}
 out:
 	gtab_release(&gt);
@@ -321,7 +302,7 @@ static int an_api(const struct gp__actx *c, struct gp_value *r)
 	}
 	GP_TRY(gtab_build(c, ev, n, keys, &gt));
 	GP_TRY(gtab_order(c, &gt));
-	GP_TRY(emit_table(c, r, "api_calls", &gt, gt.total, api_extra, NULL, NULL));
+	GP_TRY(emit_table(c, r, "api_calls", &gt, gt.total, api_extra, NULL));
 out:
 	gtab_release(&gt);
 	gp__free(ev);
@@ -424,7 +405,7 @@ static int an_memory_ops(const struct gp__actx *c, struct gp_value *r)
 		m->bytes += b;
 		m->dur += c->dur[ev[i]];
 	}
-	GP_TRY(emit_table(c, r, "memory_ops", &gt, gt.total, mem_extra, acc, NULL));
+	GP_TRY(emit_table(c, r, "memory_ops", &gt, gt.total, mem_extra, acc));
 out:
 	gtab_release(&gt);
 	gp__free(acc);
@@ -676,7 +657,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 			acc[g].gpu_ops += ops;
 		}
 	}
-	GP_TRY(emit_table(c, r, "annotations", &gt, gt.total, ann_extra, acc, NULL));
+	GP_TRY(emit_table(c, r, "annotations", &gt, gt.total, ann_extra, acc));
 
 	/* Kineto's own GPU-side projections, its per-step ProfilerStep#N ones aside */
 	gtab_release(&gt);
@@ -692,7 +673,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 				ev[n++] = ga->v[i];
 		GP_TRY(gtab_build(c, ev, n, NULL, &gt));
 		GP_TRY(gtab_order(c, &gt));
-		GP_TRY(emit_table(c, r, "gpu_annotations", &gt, gt.total, NULL, NULL, NULL));
+		GP_TRY(emit_table(c, r, "gpu_annotations", &gt, gt.total, NULL, NULL));
 	}
 out:
 	gtab_release(&gt);
@@ -737,7 +718,6 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
 	int64_t *self = NULL, *gpu = NULL, *gpu_self = NULL;
 	struct opacc *acc = NULL;
-	struct gp_value *om = NULL;
 	struct gtab gt;
 	size_t i, k;
 	int rc = 0;
@@ -797,14 +777,7 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 		acc[gt.ng].self_ns += acc[k].self_ns;
 	}
 	GP_TRY(gtab_order(c, &gt));
-	GP_TRY(emit_table(c, r, "cpu_ops", &gt, -1, op_extra, acc, &om));
-	if (om) {
-		int64_t rest = 0;
-
-		for (k = c->opts.top; k < gt.ng; k++)
-			rest += acc[gt.order[k]].self_ns;
-		GP_TRY(gp_obj_set_int(om, "self_ns", rest));
-	}
+	GP_TRY(emit_table(c, r, "cpu_ops", &gt, -1, op_extra, acc));
 out:
 	gtab_release(&gt);
 	gp__free(self);
@@ -828,5 +801,49 @@ int gp__an_summaries(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(an_cpu_ops(c, &ns, r));
 out:
 	nest_release(&ns);
+	return rc;
+}
+
+/* the tables --top trims, and the totals their "_omitted" object sums */
+static const struct {
+	const char *name;
+	const char *sums[2];
+} trimmed[] = {
+	{ "kernels", { "total_ns", NULL } },      { "hta_kernels", { "total_ns", NULL } },
+	{ "api_calls", { "total_ns", NULL } },    { "memory_ops", { "total_ns", NULL } },
+	{ "annotations", { "total_ns", NULL } },  { "gpu_annotations", { "total_ns", NULL } },
+	{ "cpu_ops", { "total_ns", "self_ns" } },
+};
+
+int gp__summaries_trim(struct gp_value *r, uint32_t top)
+{
+	size_t t, k, j;
+	char key[64];
+	int rc = 0;
+
+	if (!top)
+		return 0;
+	for (t = 0; t < GP_ARRAY_SIZE(trimmed); t++) {
+		struct gp_value *arr = gp__obj_get_mut(r, trimmed[t].name), *om;
+		size_t n = gp_value_len(arr);
+
+		if (gp_value_type(arr) != GP_VALUE_ARRAY)
+			continue;
+		om = gp_value_object();
+		snprintf(key, sizeof(key), "%s_omitted", trimmed[t].name);
+		GP_TRY(gp_obj_set(r, key, om));
+		GP_TRY(gp_obj_set_int(om, "rows", n > top ? (int64_t)(n - top) : 0));
+		for (j = 0; j < 2 && trimmed[t].sums[j]; j++) {
+			int64_t rest = 0, v;
+
+			for (k = top; k < n; k++)
+				if (gp_value_get_int(
+				        gp_obj_get(gp_arr_get(arr, k), trimmed[t].sums[j]), &v))
+					rest += v;
+			GP_TRY(gp_obj_set_int(om, trimmed[t].sums[j], rest));
+		}
+		gp__arr_truncate(arr, top);
+	}
+out:
 	return rc;
 }

@@ -17,6 +17,7 @@
  * opts->salvage, damage after traceEvents has begun keeps what was committed.
  * Called by gp_trace_open()/gp_trace_open_mem(); the fuzzers call the latter.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -69,39 +70,65 @@ enum arg_key {
 	A_DEV_TYPE,
 };
 
-static const struct {
-	const char *key;
-	unsigned char len;
-	unsigned char id;
-} arg_keys[] = {
-	{ "correlation", 11, A_CORR },
-	{ "External id", 11, A_EXT },
-	{ "external id", 11, A_EXT },
-	{ "stream", 6, A_STREAM },
-	{ "device", 6, A_DEVICE },
-	{ "grid", 4, A_GRID },
-	{ "block", 5, A_BLOCK },
-	{ "registers per thread", 20, A_REGS },
-	{ "shared memory", 13, A_SHMEM },
-	{ "blocks per SM", 13, A_BPSM },
-	{ "warps per SM", 12, A_WPSM },
-	{ "est. achieved occupancy %", 25, A_OCC },
-	{ "bytes", 5, A_BYTES },
-	{ "memory bandwidth (GB/s)", 23, A_BW },
-	{ "Collective name", 15, A_COLL },
-	{ "name", 4, A_NAME },
-	{ "Bytes", 5, A_MBYTES },
-	{ "Total Allocated", 15, A_TOT_ALLOC },
-	{ "Total Reserved", 14, A_TOT_RES },
-	{ "Addr", 4, A_ADDR },
-	{ "Device Id", 9, A_DEV_ID },
-	{ "Device Type", 11, A_DEV_TYPE },
-};
-
-/* Bit n set: some key in arg_keys has length n (a cheap first filter). */
-#define ARG_LENS                                                                                   \
-	((1u << 4) | (1u << 5) | (1u << 6) | (1u << 9) | (1u << 11) | (1u << 12) | (1u << 13) |    \
-	 (1u << 14) | (1u << 15) | (1u << 20) | (1u << 23) | (1u << 25))
+/* The enum arg_key of an argument key, A_NONE for the ones we skip. */
+static inline unsigned arg_key_id(const char *k, size_t n)
+{
+#define K(lit, id)                                                                                 \
+	if (memcmp(k, lit, sizeof(lit) - 1) == 0)                                                  \
+		return id;
+	switch (n) {
+	case 4:
+		K("grid", A_GRID)
+		K("name", A_NAME)
+		K("Addr", A_ADDR)
+		break;
+	case 5:
+		K("block", A_BLOCK)
+		K("bytes", A_BYTES)
+		K("Bytes", A_MBYTES)
+		break;
+	case 6:
+		K("stream", A_STREAM)
+		K("device", A_DEVICE)
+		break;
+	case 9:
+		K("Device Id", A_DEV_ID)
+		break;
+	case 11:
+		K("correlation", A_CORR)
+		K("External id", A_EXT)
+		K("external id", A_EXT)
+		K("Device Type", A_DEV_TYPE)
+		break;
+	case 12:
+		K("warps per SM", A_WPSM)
+		break;
+	case 13:
+		K("shared memory", A_SHMEM)
+		K("blocks per SM", A_BPSM)
+		break;
+	case 14:
+		K("Total Reserved", A_TOT_RES)
+		break;
+	case 15:
+		K("Collective name", A_COLL)
+		K("Total Allocated", A_TOT_ALLOC)
+		break;
+	case 20:
+		K("registers per thread", A_REGS)
+		break;
+	case 23:
+		K("memory bandwidth (GB/s)", A_BW)
+		break;
+	case 25:
+		K("est. achieved occupancy %", A_OCC)
+		break;
+	default:
+		break;
+	}
+#undef K
+	return A_NONE;
+}
 
 /* A string field: raw slice in the window and whether it holds escapes. */
 struct sfield {
@@ -180,6 +207,7 @@ struct reader {
 
 	struct gp_buf scratch;
 	struct cat_cache cats[16];
+	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
 	size_t ncats;
 	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
 };
@@ -242,6 +270,33 @@ static int refill(struct reader *r)
 
 /* ---- small helpers ---- */
 
+/* p[0..n) == lit[0..n) for a constant n <= 8: two loads, no memcmp call. */
+static inline bool lit_eq(const char *p, const char *lit, size_t n)
+{
+	uint64_t a = 0, b = 0;
+
+	memcpy(&a, p, n);
+	memcpy(&b, lit, n);
+	return a == b;
+}
+
+/* a[0..n) == b[0..n) for short strings, inline. */
+static inline bool short_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= 8; a += 8, b += 8, n -= 8) {
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	while (n--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
 static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
 {
 	return k->len == n && memcmp(k->p, lit, n) == 0;
@@ -269,10 +324,19 @@ static int field_text(struct reader *r, const struct sfield *f, const char **p, 
 	return 0;
 }
 
+/*
+ * Interns a string field. A small direct-mapped cache, indexed by the length
+ * and the first and last bytes, remembers recent ids: a hit costs one
+ * comparison with the stored string instead of hashing the whole text (long
+ * kernel names repeat all the time).
+ */
 static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 {
+	const struct gp_strtab *st = &r->t->strs;
 	const char *p;
-	size_t n;
+	uint64_t a = 0, b = 0;
+	uint32_t c;
+	size_t n, slot;
 	int rc;
 
 	if (!f->set) {
@@ -281,7 +345,20 @@ static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 	}
 	if ((rc = field_text(r, f, &p, &n)))
 		return rc;
-	return gp_strtab_intern(&r->t->strs, p, n, id);
+	memcpy(&a, p, n < 8 ? n : 8);
+	if (n > 8)
+		memcpy(&b, p + n - 8, 8);
+	slot =
+	    (size_t)(((a ^ (b * 31) ^ n) * 0x9e3779b97f4a7c15ULL) >> 56) % GP_ARRAY_SIZE(r->names);
+	c = r->names[slot];
+	if (c && c < st->n && st->len[c] == n && memcmp(st->str[c], p, n) == 0) {
+		*id = c;
+		return 0;
+	}
+	if ((rc = gp_strtab_intern(&r->t->strs, p, n, id)))
+		return rc;
+	r->names[slot] = *id;
+	return 0;
 }
 
 /* Category id through a small cache: traces have a handful of categories. */
@@ -298,7 +375,7 @@ static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id, en
 	if (!f->esc && f->s.len < sizeof(r->cats[0].s)) {
 		for (i = 0; i < r->ncats; i++) {
 			if (r->cats[i].len == f->s.len &&
-			    memcmp(r->cats[i].s, f->s.p, f->s.len) == 0) {
+			    short_eq(r->cats[i].s, f->s.p, f->s.len)) {
 				*id = r->cats[i].id;
 				*kind = (enum gp_kind)r->cats[i].kind;
 				return 0;
@@ -334,6 +411,159 @@ static bool num_i64(const struct gp_str *num, bool is_int, int64_t *out)
 	return true;
 }
 
+/*
+ * Fast paths for the numbers of a typical trace. Each one validates and
+ * converts in a single pass, and accepts only what the general path
+ * (gp__json_number and a conversion) would accept with the same value:
+ * a number that is followed in the window by a separator or whitespace.
+ * Anything else (a sign, an exponent, too many digits, the window's end,
+ * a grammar error) returns false with nothing consumed, and the caller
+ * takes the general path, which also gives the exact error.
+ */
+
+static inline bool is_dig(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* A byte that may follow a number in the documents we read quickly. */
+static inline bool num_term(char c)
+{
+	return c == ',' || c == '}' || c == ']' || gp__json_is_ws(c);
+}
+
+/* Scans digits from q; @return the end. The value wraps past 19 digits (callers check). */
+static inline const char *dig_run(const char *q, const char *end, uint64_t *v)
+{
+	uint64_t x = *v;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* eight digits at a time (SWAR): check, then combine pairs, quads, octets */
+	while (end - q >= 8) {
+		uint64_t w;
+
+		memcpy(&w, q, 8);
+		if (((w & 0xf0f0f0f0f0f0f0f0ULL) |
+		     ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4) !=
+		    0x3333333333333333ULL)
+			break;
+		w -= 0x3030303030303030ULL;
+		w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
+		w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
+		w = (w * 10000 + (w >> 32)) & 0xffffffffULL;
+		x = x * 100000000 + w;
+		q += 8;
+	}
+#endif
+	while (q < end && is_dig(*q))
+		x = x * 10 + (uint64_t)(*q++ - '0');
+	*v = x;
+	return q;
+}
+
+/* A non-negative integer of at most 18 digits. */
+static inline bool fast_int(const char **pp, const char *end, int64_t *out)
+{
+	const char *p = *pp, *q = p;
+	uint64_t v;
+
+	if (q >= end || !is_dig(*q))
+		return false;
+	v = (uint64_t)(*q++ - '0');
+	if (v)
+		q = dig_run(q, end, &v);
+	if (q >= end || q - p > 18 || !num_term(*q))
+		return false;
+	*out = (int64_t)v;
+	*pp = q;
+	return true;
+}
+
+/*
+ * A non-negative timestamp in µs, integer or with a fraction, at most 16
+ * integer digits, to ns: the first three fraction digits are the ns and the
+ * fourth rounds half away from zero, exactly as gp__ts_parse().
+ */
+static inline bool fast_ts(const char **pp, const char *end, int64_t *ns, bool *flt)
+{
+	const char *p = *pp, *q = p;
+	uint64_t v, f = 0;
+
+	if (q >= end || !is_dig(*q))
+		return false;
+	v = (uint64_t)(*q++ - '0');
+	if (v)
+		q = dig_run(q, end, &v);
+	if (q >= end || q - p > 16)
+		return false;
+	*flt = false;
+	if (*q == '.') {
+		const char *fp = ++q;
+		size_t k;
+
+		while (q < end && is_dig(*q))
+			q++;
+		k = (size_t)(q - fp);
+		if (k == 0 || q >= end)
+			return false;
+		f = (uint64_t)(fp[0] - '0') * 100;
+		if (k > 1)
+			f += (uint64_t)(fp[1] - '0') * 10;
+		if (k > 2)
+			f += (uint64_t)(fp[2] - '0');
+		if (k > 3 && fp[3] >= '5')
+			f++;
+		*flt = true;
+	}
+	if (!num_term(*q) || v >= (uint64_t)(INT64_MAX / 1000) - 1)
+		return false;
+	*ns = (int64_t)(v * 1000 + f);
+	*pp = q;
+	return true;
+}
+
+/*
+ * A non-negative decimal without exponent whose digits fit 2^53 and with at
+ * most 22 fraction digits: m / 10^k is then one correctly rounded IEEE
+ * division of two exact doubles, the same value strtod gives.
+ */
+static inline bool fast_dbl(const char **pp, const char *end, double *out)
+{
+#if FLT_EVAL_METHOD == 0
+	static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	const char *p = *pp, *q = p, *fp;
+	uint64_t v;
+	size_t k = 0;
+
+	if (q >= end || !is_dig(*q))
+		return false;
+	v = (uint64_t)(*q++ - '0');
+	if (v)
+		q = dig_run(q, end, &v);
+	if (q >= end || q - p > 15)
+		return false;
+	if (*q == '.') {
+		fp = ++q;
+		q = dig_run(q, end, &v);
+		k = (size_t)(q - fp);
+		if (k == 0 || q >= end || q - p > 17)
+			return false;
+	}
+	if (!num_term(*q) || v > (1ULL << 53) || k >= GP_ARRAY_SIZE(p10))
+		return false;
+	*out = (double)v / p10[k];
+	*pp = q;
+	return true;
+#else
+	(void)pp;
+	(void)end;
+	(void)out;
+	return false;
+#endif
+}
+
 /* ---- parsing one event ---- */
 
 static int parse_sfield(struct reader *r, const char **pp, struct sfield *f, const char *what)
@@ -352,6 +582,10 @@ static int parse_id(struct reader *r, const char **pp, struct idfield *f, const 
 	bool is_int;
 	int rc;
 
+	if (fast_int(pp, r->s.end, &f->num)) {
+		f->set = true;
+		return 0;
+	}
 	if (*pp >= r->s.end)
 		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
 	if (**pp == '"') {
@@ -386,6 +620,8 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 	bool is_int;
 	int rc;
 
+	if (fast_ts(pp, r->s.end, out, is_float))
+		return 0;
 	*is_float = false;
 	if (at >= r->s.end)
 		return gp__json_fail(&r->s, r->s.end, GP_ETRUNC, "unexpected end of input");
@@ -395,18 +631,6 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 		return gp__json_fail(&r->s, at, GP_EFORMAT, what);
 	if ((rc = gp__json_number(&r->s, pp, &num, &is_int)))
 		return rc;
-	/* plain integer µs up to 16 digits (absolute epoch µs): no overflow in v */
-	if (is_int && num.len <= 16 && num.p[0] != '-' && (num.p[0] != '0' || num.len == 1)) {
-		int64_t v = 0;
-
-		for (size_t i = 0; i < num.len; i++)
-			v = v * 10 + (num.p[i] - '0');
-		if (v <= INT64_MAX / 1000) {
-			*out = v * 1000;
-			*is_float = false;
-			return 0;
-		}
-	}
 	rc = gp__ts_parse(num.p, num.len, out, is_float);
 	if (rc == GP_ELIMIT)
 		return gp__json_fail(&r->s, at, GP_EFORMAT, "timestamp out of range");
@@ -435,7 +659,10 @@ static int parse_dim3(struct reader *r, const char **pp, int32_t *v)
 		p = gp__json_ws(p, end);
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		if (fast_int(&p, end, &x)) {
+			if (i < 3 && x <= INT32_MAX)
+				v[i] = (int32_t)x;
+		} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
 			if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
 				return rc;
 			if (i < 3 && num_i64(&num, is_int, &x) && x >= INT32_MIN && x <= INT32_MAX)
@@ -457,12 +684,17 @@ static int parse_dim3(struct reader *r, const char **pp, int32_t *v)
 	}
 }
 
+static inline bool is_dbl_arg(unsigned id)
+{
+	return id == A_BPSM || id == A_WPSM || id == A_OCC || id == A_BW;
+}
+
 static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 {
 	const char *p = *pp, *end = r->s.end;
 	struct gp_str key, num;
 	bool esc, is_int;
-	size_t i;
+	int64_t x;
 	int rc;
 
 	if (p >= end)
@@ -483,26 +715,32 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
 		if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
 			return rc;
-		if (!esc && key.len < 32 && ((ARG_LENS >> key.len) & 1)) {
-			for (i = 0; i < GP_ARRAY_SIZE(arg_keys); i++) {
-				if (arg_keys[i].len == key.len && arg_keys[i].key[0] == key.p[0] &&
-				    memcmp(arg_keys[i].key, key.p, key.len) == 0) {
-					id = arg_keys[i].id;
-					break;
-				}
-			}
+		if (!esc)
+			id = arg_key_id(key.p, key.len);
+		if (p < end && *p == ':') {
+			p++;
+		} else {
+			p = gp__json_ws(p, end);
+			if (p >= end)
+				return gp__json_fail(&r->s, end, GP_ETRUNC,
+				                     "unexpected end of input");
+			if (*p != ':')
+				return gp__json_fail(&r->s, p, GP_EFORMAT,
+				                     "expected ':' after object key");
+			p++;
 		}
 		p = gp__json_ws(p, end);
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p != ':')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
-		p = gp__json_ws(p + 1, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 		if (id == A_NONE) {
-			if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
+			/* skipped, still validated: strings and plain integers inline */
+			if (*p == '"') {
+				if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
+					return rc;
+			} else if (!fast_int(&p, end, &x) &&
+			           (rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 				return rc;
+			}
 		} else if (id == A_GRID || id == A_BLOCK) {
 			int32_t *v = id == A_GRID ? e->grid : e->block;
 
@@ -520,10 +758,13 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 				return rc;
 			}
+		} else if (is_dbl_arg(id) ? fast_dbl(&p, end, &e->d[id])
+		                          : fast_int(&p, end, &e->a[id])) {
+			e->aset |= ABIT(id);
 		} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
 			if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
 				return rc;
-			if (id == A_BPSM || id == A_WPSM || id == A_OCC || id == A_BW) {
+			if (is_dbl_arg(id)) {
 				e->d[id] = gp__json_double(num.p, num.len);
 				e->aset |= ABIT(id);
 			} else if (num_i64(&num, is_int, &e->a[id])) {
@@ -535,13 +776,15 @@ static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 		p = gp__json_ws(p, end);
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == ',') {
+			p = gp__json_ws(p + 1, end);
+			continue;
+		}
 		if (*p == '}') {
 			*pp = p + 1;
 			return 0;
 		}
-		if (*p != ',')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
-		p = gp__json_ws(p + 1, end);
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
 	}
 }
 
@@ -554,6 +797,85 @@ static void evrec_init(struct evrec *e)
 	e->ts = e->dur = 0;
 	e->has_ts = e->has_dur = e->ts_float = false;
 	e->aset = 0;
+}
+
+/* The event keys we read. */
+enum ev_key { EK_OTHER, EK_PH, EK_TS, EK_CAT, EK_PID, EK_TID, EK_DUR, EK_NAME, EK_ARGS };
+
+/*
+ * Recognizes one of our keys at *pp (its opening quote) straight from the
+ * bytes, with the closing quote: no string scan. @return EK_OTHER, with
+ * nothing consumed, for any other key (or too few bytes left).
+ */
+static inline unsigned ev_key_fast(const char **pp, const char *end)
+{
+	const char *p = *pp;
+
+#define EK(lit, id)                                                                                \
+	if (lit_eq(p + 1, lit "\"", sizeof(lit))) {                                                \
+		*pp = p + sizeof(lit) + 1;                                                         \
+		return id;                                                                         \
+	}
+	if (end - p < 6)
+		return EK_OTHER;
+	switch (p[1]) {
+	case 'p':
+		EK("ph", EK_PH)
+		EK("pid", EK_PID)
+		break;
+	case 't':
+		EK("ts", EK_TS)
+		EK("tid", EK_TID)
+		break;
+	case 'c':
+		EK("cat", EK_CAT)
+		break;
+	case 'd':
+		EK("dur", EK_DUR)
+		break;
+	case 'n':
+		EK("name", EK_NAME)
+		break;
+	case 'a':
+		EK("args", EK_ARGS)
+		break;
+	default:
+		break;
+	}
+#undef EK
+	return EK_OTHER;
+}
+
+/* The key of a scanned (unescaped) key string. */
+static unsigned ev_key_of(const struct gp_str *key)
+{
+	switch (key->len) {
+	case 2:
+		if (KEY_IS(key, "ph"))
+			return EK_PH;
+		if (KEY_IS(key, "ts"))
+			return EK_TS;
+		break;
+	case 3:
+		if (KEY_IS(key, "cat"))
+			return EK_CAT;
+		if (KEY_IS(key, "pid"))
+			return EK_PID;
+		if (KEY_IS(key, "tid"))
+			return EK_TID;
+		if (KEY_IS(key, "dur"))
+			return EK_DUR;
+		break;
+	case 4:
+		if (KEY_IS(key, "name"))
+			return EK_NAME;
+		if (KEY_IS(key, "args"))
+			return EK_ARGS;
+		break;
+	default:
+		break;
+	}
+	return EK_OTHER;
 }
 
 /* Parses the event object at *pp into @p e (no side effects on the trace). */
@@ -576,87 +898,98 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 		return 0;
 	}
 	for (;;) {
+		unsigned k;
+
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 		if (*p != '"')
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-		if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
-			return rc;
-		if (esc)
-			key.len = 0; /* escaped keys never name a field we read */
+		k = ev_key_fast(&p, end);
+		if (k == EK_OTHER) {
+			if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
+				return rc;
+			/* escaped keys never name a field we read */
+			k = esc ? EK_OTHER : ev_key_of(&key);
+		}
+		if (p < end && *p == ':') {
+			p++;
+		} else {
+			p = gp__json_ws(p, end);
+			if (p >= end)
+				return gp__json_fail(&r->s, end, GP_ETRUNC,
+				                     "unexpected end of input");
+			if (*p != ':')
+				return gp__json_fail(&r->s, p, GP_EFORMAT,
+				                     "expected ':' after object key");
+			p++;
+		}
 		p = gp__json_ws(p, end);
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p != ':')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
-		p = gp__json_ws(p + 1, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		switch (key.len) {
-		case 2:
-			if (KEY_IS(&key, "ph")) {
+		switch (k) {
+		case EK_PH:
+			/* almost always one plain character */
+			if (end - p >= 3 && p[0] == '"' && p[2] == '"' &&
+			    (unsigned char)p[1] >= 0x20 && (unsigned char)p[1] < 0x80 &&
+			    p[1] != '"' && p[1] != '\\') {
+				e->ph.s.p = p + 1;
+				e->ph.s.len = 1;
+				e->ph.esc = false;
+				e->ph.set = true;
+				p += 3;
+				rc = 0;
+			} else {
 				rc = parse_sfield(r, &p, &e->ph, "\"ph\" is not a string");
-				goto next;
-			}
-			if (KEY_IS(&key, "ts")) {
-				rc = parse_time(r, &p, &e->ts, &flt, "\"ts\" is not a number");
-				e->has_ts = true;
-				e->ts_float |= flt;
-				goto next;
 			}
 			break;
-		case 3:
-			if (KEY_IS(&key, "cat")) {
-				rc = parse_sfield(r, &p, &e->cat, "\"cat\" is not a string");
-				goto next;
-			}
-			if (KEY_IS(&key, "pid")) {
-				rc = parse_id(r, &p, &e->pid,
-				              "\"pid\" is not an integer or a string");
-				goto next;
-			}
-			if (KEY_IS(&key, "tid")) {
-				rc = parse_id(r, &p, &e->tid,
-				              "\"tid\" is not an integer or a string");
-				goto next;
-			}
-			if (KEY_IS(&key, "dur")) {
-				const char *at = p;
+		case EK_TS:
+			rc = parse_time(r, &p, &e->ts, &flt, "\"ts\" is not a number");
+			e->has_ts = true;
+			e->ts_float |= flt;
+			break;
+		case EK_CAT:
+			rc = parse_sfield(r, &p, &e->cat, "\"cat\" is not a string");
+			break;
+		case EK_PID:
+			rc = parse_id(r, &p, &e->pid, "\"pid\" is not an integer or a string");
+			break;
+		case EK_TID:
+			rc = parse_id(r, &p, &e->tid, "\"tid\" is not an integer or a string");
+			break;
+		case EK_DUR: {
+			const char *at = p;
 
-				rc = parse_time(r, &p, &e->dur, &flt, "\"dur\" is not a number");
-				if (!rc && e->dur < 0)
-					rc = gp__json_fail(&r->s, at, GP_EFORMAT,
-					                   "negative \"dur\"");
-				e->has_dur = true;
-				e->ts_float |= flt;
-				goto next;
-			}
-			break;
-		case 4:
-			if (KEY_IS(&key, "name")) {
-				rc = parse_sfield(r, &p, &e->name, "\"name\" is not a string");
-				goto next;
-			}
-			if (KEY_IS(&key, "args")) {
-				rc = parse_args(r, &p, e);
-				goto next;
-			}
+			rc = parse_time(r, &p, &e->dur, &flt, "\"dur\" is not a number");
+			if (!rc && e->dur < 0)
+				rc = gp__json_fail(&r->s, at, GP_EFORMAT, "negative \"dur\"");
+			e->has_dur = true;
+			e->ts_float |= flt;
 			break;
 		}
-		rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH);
-	next:
+		case EK_NAME:
+			rc = parse_sfield(r, &p, &e->name, "\"name\" is not a string");
+			break;
+		case EK_ARGS:
+			rc = parse_args(r, &p, e);
+			break;
+		default:
+			rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH);
+			break;
+		}
 		if (rc)
 			return rc;
 		p = gp__json_ws(p, end);
 		if (p >= end)
 			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p == ',') {
+			p = gp__json_ws(p + 1, end);
+			continue;
+		}
 		if (*p == '}') {
 			*pp = p + 1;
 			return 0;
 		}
-		if (*p != ',')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
-		p = gp__json_ws(p + 1, end);
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
 	}
 }
 

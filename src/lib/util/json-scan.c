@@ -485,7 +485,8 @@ value:
 			if (*p != '0')
 				while (q < end && is_digit(*q))
 					q++;
-			if (q < end && (*q == ',' || *q == ']' || *q == '}' || gp__json_is_ws(*q))) {
+			if (q < end &&
+			    (*q == ',' || *q == ']' || *q == '}' || gp__json_is_ws(*q))) {
 				p = q;
 				goto close;
 			}

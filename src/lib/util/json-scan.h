@@ -63,11 +63,10 @@ static inline const char *gp__json_ws(const char *p, const char *end)
 #if defined(__SSE2__)
 	while (end - p >= 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(
-		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-		                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
-		                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+		                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+		                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
+		                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
 		unsigned other = ~(unsigned)_mm_movemask_epi8(m) & 0xffffu;
 
 		if (other)
@@ -92,7 +91,7 @@ int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, boo
 
 /**
  * gp__json_string() with an inline fast path for the common short string:
- * plain ASCII whose closing quote lies within the next 16 bytes.
+ * plain ASCII whose closing quote lies within the next 32 bytes.
  */
 static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, struct gp_str *raw,
                                        bool *esc)
@@ -100,17 +99,23 @@ static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, stru
 #if defined(__SSE2__)
 	const char *p = *pp + 1;
 
-	if (s->end - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-		                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-		                         _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
-		unsigned mask = (unsigned)_mm_movemask_epi8(m);
+	if (s->end - p >= 32) {
+		const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
+		              sp = _mm_set1_epi8(0x20);
 
-		if (mask) {
-			unsigned k = (unsigned)__builtin_ctz(mask);
+		for (int i = 0; i < 32; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			/* signed compare: bytes >= 0x80 are negative, so < 0x20 too */
+			__m128i m =
+			    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+			                 _mm_cmplt_epi8(v, sp));
+			unsigned mask = (unsigned)_mm_movemask_epi8(m);
 
-			if (p[k] == '"') {
+			if (mask) {
+				unsigned k = (unsigned)i + (unsigned)__builtin_ctz(mask);
+
+				if (p[k] != '"')
+					break;
 				raw->p = p;
 				raw->len = k;
 				*esc = false;

@@ -13,4 +13,10 @@
  */
 int gp__obj_move_members(struct gp_value *dst, struct gp_value *src);
 
+/** Mutable member @p key of object @p obj, or NULL. */
+struct gp_value *gp__obj_get_mut(struct gp_value *obj, const char *key);
+
+/** Frees the items of array @p arr from index @p n on. */
+void gp__arr_truncate(struct gp_value *arr, size_t n);
+
 #endif

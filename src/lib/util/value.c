@@ -580,3 +580,16 @@ int gp__obj_move_members(struct gp_value *dst, struct gp_value *src)
 	gp_value_free(src);
 	return rc;
 }
+
+struct gp_value *gp__obj_get_mut(struct gp_value *obj, const char *key)
+{
+	return (struct gp_value *)gp_obj_get(obj, key);
+}
+
+void gp__arr_truncate(struct gp_value *arr, size_t n)
+{
+	if (!arr || arr->type != GP_VALUE_ARRAY)
+		return;
+	while (arr->u.a.n > n)
+		gp_value_free(arr->u.a.items[--arr->u.a.n]);
+}
