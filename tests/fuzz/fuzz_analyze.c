@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_analyze.c - libFuzzer target for the analyses: any input the reader
+ * accepts (with salvage) is analysed under both definitions and the report is
+ * serialised, so hostile-but-valid traces (huge or negative times, missing
+ * launches, odd nesting, NaN-free but absurd args) exercise every section.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof/analyze.h"
+#include "gpuprof/trace.h"
+#include "gpuprof/value.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct gp_open_opts o = { .size = sizeof(o), .name = "fuzz", .salvage = true };
+	struct gp_analyze_opts ao = { .size = sizeof(ao), .only_rank = -1, .threads = 1 };
+	struct gp_trace *t = NULL;
+	int compat;
+
+	if (gp_trace_open_mem(data, size, &o, &t))
+		return 0;
+	for (compat = 0; compat < 2; compat++) {
+		struct gp_value *r = NULL;
+		char *json = NULL;
+
+		ao.compat = compat ? GP_COMPAT_HTA : GP_COMPAT_NONE;
+		ao.top = compat ? 2 : 0;
+		if (gp_analyze_trace(t, &ao, 0, &r) == 0 &&
+		    gp_value_to_json(r, GP_JSON_PRETTY, &json, NULL) == 0)
+			gp_free(json);
+		gp_value_free(r);
+	}
+	gp_trace_free(t);
+	return 0;
+}
