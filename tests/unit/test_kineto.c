@@ -15,6 +15,7 @@
 #include "gpuprof/trace.h"
 #include "trace/input.h"
 #include "util/error.h"
+#include "util/ts.h"
 
 static char *data_path(const char *name)
 {
@@ -503,6 +504,88 @@ static void test_windows(void **state)
 	}
 }
 
+/*
+ * Numbers around the reader's fast paths (single-pass integer, timestamp and
+ * decimal conversion) give exactly what the general path gives: the
+ * timestamp parser, strtod and the integer parser, in place and through tiny
+ * windows (where the fast paths mostly give way to the general one).
+ */
+static void test_fast_numbers(void **state)
+{
+	static const char *ts[] = { "0",
+		                    "7",
+		                    "25286",
+		                    "1428625732359.255",
+		                    "1428625732359.2555",
+		                    "1428625732359.2554999",
+		                    "1712195495505582.988",
+		                    "1712195495505582.9995",
+		                    "9223372036854774",
+		                    "9223372036854775.807",
+		                    "12345678.9",
+		                    "0.0005",
+		                    "0.0004999",
+		                    "1.5e3",
+		                    "1234567890123456.5" };
+	static const char *dbl[] = {
+		"4.242424",           "135.515152",         "0.1", "9007199254740993", "19", "1e2",
+		"123456789.12345678", "0.30000000000000004"
+	};
+	static const char *ints[] = {
+		"0",   "5", "25286", "12345678", "123456789012345678", "1234567890123456789",
+		"7.0", "-3"
+	};
+	static const size_t wins[] = { 0, 1, 7, 64 };
+	char doc[1024];
+	size_t i, j, w;
+
+	(void)state;
+	for (i = 0; i < GP_ARRAY_SIZE(ts); i++) {
+		for (j = 0; j < GP_ARRAY_SIZE(dbl) + GP_ARRAY_SIZE(ints); j++) {
+			const char *d = dbl[j % GP_ARRAY_SIZE(dbl)];
+			const char *n = ints[j % GP_ARRAY_SIZE(ints)];
+			int64_t want_ts, want_n;
+			double want_d = strtod(d, NULL);
+			bool flt;
+			int len;
+
+			assert_int_equal(gp__ts_parse(ts[i], strlen(ts[i]), &want_ts, &flt), 0);
+			if (gp__int_parse(n, strlen(n), &want_n))
+				want_n = (int64_t)strtod(n, NULL);
+			len = snprintf(doc, sizeof(doc),
+			               "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
+			               "\"name\":\"k\",\"pid\":%s,\"tid\":%s,\"ts\":%s,\"dur\":%s,"
+			               "\"args\":{\"blocks per SM\":%s,\"correlation\":%s,"
+			               "\"grid\":[%s,1,1],\"queued\":%s}}]}",
+			               n, n, ts[i], ts[i], d, n, n, n);
+			assert_true(len > 0 && (size_t)len < sizeof(doc));
+			for (w = 0; w < GP_ARRAY_SIZE(wins); w++) {
+				struct gp_trace *t;
+				const struct gp_gpu_info *gi;
+				int rc;
+
+				gp__kineto_test_window = wins[w];
+				rc = open_mem(doc, (size_t)len, false, &t);
+				gp__kineto_test_window = 0;
+				if (rc)
+					fail_msg("%s: %s", doc, gp_last_error());
+				assert_int_equal(t->ev.n, 1);
+				assert_int_equal(t->ev.ts[0], want_ts);
+				assert_int_equal(t->ev.dur[0], want_ts);
+				assert_int_equal(t->ts_float, flt);
+				assert_int_equal(t->ev.corr[0], want_n);
+				assert_int_equal(track(t, 0)->pid, want_n);
+				gi = &t->gpu[t->ev.aux[0]];
+				assert_true(gi->blocks_per_sm == want_d);
+				assert_int_equal(gi->grid[0],
+				                 want_n >= INT32_MIN && want_n <= INT32_MAX ? want_n
+				                                                            : -1);
+				gp_trace_free(t);
+			}
+		}
+	}
+}
+
 static void torture(const char *name, const char *mem, size_t n, size_t win, bool salvage)
 {
 	long k;
@@ -549,11 +632,12 @@ static void test_alloc_torture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_modern),     cmocka_unit_test(test_gzip),
-		cmocka_unit_test(test_legacy),     cmocka_unit_test(test_bare),
-		cmocka_unit_test(test_base_after), cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_errors),     cmocka_unit_test(test_depth_bomb),
-		cmocka_unit_test(test_windows),    cmocka_unit_test(test_alloc_torture),
+		cmocka_unit_test(test_modern),       cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_legacy),       cmocka_unit_test(test_bare),
+		cmocka_unit_test(test_base_after),   cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_errors),       cmocka_unit_test(test_depth_bomb),
+		cmocka_unit_test(test_windows),      cmocka_unit_test(test_alloc_torture),
+		cmocka_unit_test(test_fast_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,11 @@
  * only for a single unit larger than itself, up to GP_KINETO_MAX_UNIT.
  * Memory therefore grows with the events kept, not with the file.
  *
+ * The hot path recognises event keys from their bytes and converts common
+ * numbers in one pass; every fast path gives way to the general tokenizer
+ * for anything unusual, so results and error offsets are the same either way
+ * (docs/internals/kineto-reader.md).
+ *
  * Every error names the input and the (uncompressed) byte offset. With
  * opts->salvage, damage after traceEvents has begun keeps what was committed.
  * Called by gp_trace_open()/gp_trace_open_mem(); the fuzzers call the latter.
@@ -30,6 +35,7 @@
 #include "util/ts.h"
 
 #define GP_KINETO_WINDOW   (8u << 20)   /* initial window */
+#define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
 #define GP_KINETO_MAX_UNIT (256u << 20) /* largest single event or member */
 #define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
 
@@ -224,7 +230,7 @@ static uint64_t off_of(const struct reader *r, const char *at)
 /* Moves the current unit to the front, grows if it fills the window, reads more. */
 static int refill(struct reader *r)
 {
-	size_t keep = r->len - r->pos, got = 0;
+	size_t keep = r->len - r->pos, got = 0, want;
 	int rc;
 
 	if (r->pos) {
@@ -254,7 +260,14 @@ static int refill(struct reader *r)
 		r->cap = ncap;
 	}
 	r->win = r->buf;
-	if ((rc = gp__input_read(r->in, r->buf + r->len, r->cap - r->len, &got))) {
+	/*
+	 * Read a little at a time: the parser then finds the bytes still in
+	 * cache, and the unit moved to the front is short.
+	 */
+	want = r->cap - r->len;
+	if (want > GP_KINETO_READ)
+		want = GP_KINETO_READ;
+	if ((rc = gp__input_read(r->in, r->buf + r->len, want, &got))) {
 		gp__error_prefix("%s: byte %llu%s", r->name,
 		                 (unsigned long long)(r->base_off + r->len),
 		                 r->gzip ? " (uncompressed)" : "");
@@ -270,14 +283,13 @@ static int refill(struct reader *r)
 
 /* ---- small helpers ---- */
 
-/* p[0..n) == lit[0..n) for a constant n <= 8: two loads, no memcmp call. */
+/* p[0..n) == lit[0..n) for a short constant literal: unrolled byte compares. */
 static inline bool lit_eq(const char *p, const char *lit, size_t n)
 {
-	uint64_t a = 0, b = 0;
-
-	memcpy(&a, p, n);
-	memcpy(&b, lit, n);
-	return a == b;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != lit[i])
+			return false;
+	return true;
 }
 
 /* a[0..n) == b[0..n) for short strings, inline. */
@@ -438,19 +450,35 @@ static inline const char *dig_run(const char *q, const char *end, uint64_t *v)
 	uint64_t x = *v;
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	/* eight digits at a time (SWAR): check, then combine pairs, quads, octets */
+	/*
+	 * Eight bytes at a time (SWAR): find the leading digits, move them to
+	 * the top of the word (the bytes shifted in are leading zeros), then
+	 * combine pairs, quads and octets.
+	 */
+	static const uint64_t p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+
 	while (end - q >= 8) {
-		uint64_t w;
+		uint64_t w, t;
+		unsigned k;
 
 		memcpy(&w, q, 8);
-		if (((w & 0xf0f0f0f0f0f0f0f0ULL) |
-		     ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4) !=
-		    0x3333333333333333ULL)
+		/* zero bytes where w has a digit; carries only run past a non-digit */
+		t = ((w & 0xf0f0f0f0f0f0f0f0ULL) |
+		     ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4) ^
+		    0x3333333333333333ULL;
+		k = t ? (unsigned)__builtin_ctzll(t) / 8 : 8;
+		if (k == 0)
 			break;
 		w -= 0x3030303030303030ULL;
+		if (k < 8)
+			w <<= 8 * (8 - k);
 		w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
 		w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
 		w = (w * 10000 + (w >> 32)) & 0xffffffffULL;
+		if (k < 8) {
+			*v = x * p10[k] + w;
+			return q + k;
+		}
 		x = x * 100000000 + w;
 		q += 8;
 	}
@@ -1290,9 +1318,11 @@ static int step(struct reader *r, const char **pp)
 		*pp = p;
 		return 0;
 	case ST_EV_ELEM: {
-		const char *q = p;
+		const char *q;
 		char sep;
 
+	next_event:
+		q = p;
 		*pp = p; /* a retry or a salvage starts at the event itself */
 		if ((rc = parse_event(r, &q, &e)))
 			return rc;
@@ -1308,6 +1338,10 @@ static int step(struct reader *r, const char **pp)
 		sep = *q;
 		if (sep == ',') {
 			*pp = q + 1;
+			/* go straight on to the next event while it is in the window */
+			p = gp__json_ws(q + 1, end);
+			if (p < end && *p == '{')
+				goto next_event;
 			return 0;
 		}
 		if (sep == ']') {
