@@ -1074,8 +1074,10 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 	size_t idx;
 	int rc;
 
-	if (cat_id && cat_id == r->id_python)
-		return gp__trace_add_python(t, e->ts, e->dur);
+	if (cat_id && cat_id == r->id_python) {
+		t->npy++;
+		return 0;
+	}
 	if (r->max_events && t->ev.n >= r->max_events)
 		return gp__error(GP_ELIMIT, "%s: more than %llu events", r->name,
 		                 (unsigned long long)r->max_events);
@@ -1386,9 +1388,6 @@ static int finish(struct reader *r)
 			goto range;
 	for (i = 0; i < t->nmem; i++)
 		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts))
-			goto range;
-	for (i = 0; i < t->npy; i++)
-		if (__builtin_add_overflow(t->py_ts[i], x, &t->py_ts[i]))
 			goto range;
 	return 0;
 range:

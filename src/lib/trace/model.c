@@ -54,8 +54,6 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->gpu);
 	gp__free(t->mem);
 	gp__free(t->tracks);
-	gp__free(t->py_ts);
-	gp__free(t->py_dur);
 	gp__free(t->cats);
 	gp_value_free(t->meta);
 	gp_strtab_release(&t->strs);
@@ -63,11 +61,10 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t);
 }
 
-static int grow_col(void **col, size_t cap, size_t ncap, size_t size)
+static int grow_col(void **col, size_t ncap, size_t size)
 {
 	void *p;
 
-	(void)cap;
 	p = gp__reallocarray(*col, ncap, size);
 	if (!p)
 		return gp__error(GP_ENOMEM, "out of memory growing the event table to %zu events",
@@ -76,23 +73,22 @@ static int grow_col(void **col, size_t cap, size_t ncap, size_t size)
 	return 0;
 }
 
-static int events_grow(struct gp_events *e)
+static int events_grow(struct gp_events *e, size_t ncap)
 {
-	size_t ncap = e->cap ? e->cap * 2 : 4096;
 	int rc = 0;
 
 	/* Each column is grown in turn; a failure leaves n unchanged, so the
 	 * columns that did grow are merely larger than needed. */
-	if ((rc = grow_col((void **)&e->ts, e->cap, ncap, sizeof(*e->ts))) ||
-	    (rc = grow_col((void **)&e->dur, e->cap, ncap, sizeof(*e->dur))) ||
-	    (rc = grow_col((void **)&e->corr, e->cap, ncap, sizeof(*e->corr))) ||
-	    (rc = grow_col((void **)&e->ext, e->cap, ncap, sizeof(*e->ext))) ||
-	    (rc = grow_col((void **)&e->stream, e->cap, ncap, sizeof(*e->stream))) ||
-	    (rc = grow_col((void **)&e->name, e->cap, ncap, sizeof(*e->name))) ||
-	    (rc = grow_col((void **)&e->track, e->cap, ncap, sizeof(*e->track))) ||
-	    (rc = grow_col((void **)&e->aux, e->cap, ncap, sizeof(*e->aux))) ||
-	    (rc = grow_col((void **)&e->kind, e->cap, ncap, sizeof(*e->kind))) ||
-	    (rc = grow_col((void **)&e->flags, e->cap, ncap, sizeof(*e->flags))))
+	if ((rc = grow_col((void **)&e->ts, ncap, sizeof(*e->ts))) ||
+	    (rc = grow_col((void **)&e->dur, ncap, sizeof(*e->dur))) ||
+	    (rc = grow_col((void **)&e->corr, ncap, sizeof(*e->corr))) ||
+	    (rc = grow_col((void **)&e->ext, ncap, sizeof(*e->ext))) ||
+	    (rc = grow_col((void **)&e->stream, ncap, sizeof(*e->stream))) ||
+	    (rc = grow_col((void **)&e->name, ncap, sizeof(*e->name))) ||
+	    (rc = grow_col((void **)&e->track, ncap, sizeof(*e->track))) ||
+	    (rc = grow_col((void **)&e->aux, ncap, sizeof(*e->aux))) ||
+	    (rc = grow_col((void **)&e->kind, ncap, sizeof(*e->kind))) ||
+	    (rc = grow_col((void **)&e->flags, ncap, sizeof(*e->flags))))
 		return rc;
 	e->cap = ncap;
 	return 0;
@@ -107,7 +103,7 @@ int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, ui
 
 	if (e->n >= UINT32_MAX - 1)
 		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
-	if (e->n == e->cap && (rc = events_grow(e)))
+	if (e->n == e->cap && (rc = events_grow(e, e->cap ? e->cap * 2 : 4096)))
 		return rc;
 	i = e->n++;
 	e->ts[i] = ts;
@@ -145,25 +141,6 @@ int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
 	if ((rc = gp__grow((void **)&t->mem, &t->mem_cap, t->nmem + 1, sizeof(*t->mem))))
 		return rc;
 	t->mem[t->nmem++] = *m;
-	return 0;
-}
-
-int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur)
-{
-	size_t cap = t->py_cap;
-	int rc;
-
-	if (t->npy == t->py_cap) {
-		if ((rc = gp__grow((void **)&t->py_ts, &cap, t->npy + 1, sizeof(*t->py_ts))))
-			return rc;
-		cap = t->py_cap;
-		if ((rc = gp__grow((void **)&t->py_dur, &cap, t->npy + 1, sizeof(*t->py_dur))))
-			return rc;
-		t->py_cap = cap;
-	}
-	t->py_ts[t->npy] = ts;
-	t->py_dur[t->npy] = dur;
-	t->npy++;
 	return 0;
 }
 

@@ -11,8 +11,8 @@
  *  - every id column holds -1 for "unknown"; unknown doubles are NaN;
  *  - string ids index t->strs; 0 is "";
  *  - events are kept in file order; analyses sort index lists as they need.
- * Only complete ("X") events are stored as events; python_function events are
- * reduced to (ts, dur) pairs; flows and metadata are counted, not stored.
+ * Only complete ("X") events are stored as events; python_function events
+ * (half of a with_stack trace), flows and metadata are counted, not stored.
  */
 #ifndef GP_TRACE_MODEL_H
 #define GP_TRACE_MODEL_H
@@ -125,9 +125,8 @@ struct gp_trace {
 	struct gp_track *tracks;
 	size_t ntracks, tracks_cap;
 
-	/* python_function events: (ts, dur) pairs only */
-	int64_t *py_ts, *py_dur;
-	size_t npy, py_cap;
+	/* python_function events: counted, not stored (no analysis needs them) */
+	size_t npy;
 
 	struct gp_cat_count *cats;
 	size_t ncats, cats_cap;
@@ -169,7 +168,6 @@ int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, ui
 /** Adds GPU details to event @p idx (sets aux). */
 int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi);
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
-int gp__trace_add_python(struct gp_trace *t, int64_t ts, int64_t dur);
 /** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
                     uint32_t tid_str, uint32_t *out);
