@@ -7,11 +7,18 @@
  * gzip member the next bytes must be another member's magic (gzip's own
  * rule for concatenated files) or the end of the input. A stream that ends
  * inside a member is GP_ETRUNC; corrupt data or a bad checksum GP_EFORMAT.
+ *
+ * A large gzip file on a machine with a spare CPU is inflated ahead on a
+ * second thread into a small ring of slots (prefetch), so decompression and
+ * parsing overlap; the bytes and errors the reader sees are those of the
+ * same stream, in the same order.
  */
 #include "input.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +33,25 @@
 #endif
 
 #define GP_IN_CHUNK (1u << 20) /* compressed bytes per read */
+
+#define GP_PF_SLOTS    4
+#define GP_PF_SLOT     (1u << 20) /* uncompressed bytes per slot */
+#define GP_PF_MIN_FILE (1u << 20) /* smaller gzip files are inflated inline */
+
+/* the inflate-ahead thread and its ring of slots */
+struct prefetch {
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *slot[GP_PF_SLOTS];
+	size_t len[GP_PF_SLOTS];
+	uint64_t head, tail; /* slots filled / emptied, ever */
+	size_t pos;          /* bytes already taken from the slot at tail */
+	bool done;           /* the producer stopped: at the end (rc 0) or on rc */
+	bool stop;           /* the consumer is closing */
+	int rc;
+	char err[512];
+};
 
 struct gp_input {
 	int fd; /* -1 for memory */
@@ -44,6 +70,7 @@ struct gp_input {
 	bool in_member; /* inside a gzip member */
 	bool gz_done;   /* the gzip stream ended cleanly */
 	uint64_t members;
+	struct prefetch *pf; /* NULL: inflate inline */
 #if GP_HAVE_ISAL
 	struct inflate_state *st;
 #elif GP_HAVE_ZLIB
@@ -106,10 +133,13 @@ int gp__input_open_mem(const void *p, size_t n, struct gp_input **out)
 	return 0;
 }
 
+static void prefetch_stop(struct gp_input *in);
+
 void gp__input_close(struct gp_input *in)
 {
 	if (!in)
 		return;
+	prefetch_stop(in);
 	if (in->fd >= 0)
 		close(in->fd);
 #if GP_HAVE_ISAL
@@ -367,6 +397,135 @@ static int gz_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 	return 0;
 }
 
+/* ---- inflate ahead ---- */
+
+static void *prefetch_main(void *arg)
+{
+	struct gp_input *in = arg;
+	struct prefetch *pf = in->pf;
+
+	for (;;) {
+		size_t got = 0, k;
+		int rc;
+
+		pthread_mutex_lock(&pf->mu);
+		while (pf->head - pf->tail == GP_PF_SLOTS && !pf->stop)
+			pthread_cond_wait(&pf->cv, &pf->mu);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->mu);
+			return NULL;
+		}
+		k = pf->head % GP_PF_SLOTS;
+		pthread_mutex_unlock(&pf->mu);
+
+		/* the slot at head is the producer's alone until head moves */
+		rc = gz_read(in, pf->slot[k], GP_PF_SLOT, &got);
+
+		pthread_mutex_lock(&pf->mu);
+		if (rc) {
+			pf->rc = rc;
+			snprintf(pf->err, sizeof(pf->err), "%s", gp_last_error());
+		}
+		if (rc || !got) {
+			pf->done = true;
+		} else {
+			pf->len[k] = got;
+			pf->head++;
+		}
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+		if (rc || !got)
+			return NULL;
+	}
+}
+
+/* starts the thread for a large gzip file when a second CPU exists; else inline */
+static void prefetch_start(struct gp_input *in)
+{
+	struct prefetch *pf;
+	size_t i;
+
+	if (in->fd < 0 || !in->size_known || in->file_size < GP_PF_MIN_FILE ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	pf = gp__calloc(1, sizeof(*pf));
+	if (!pf)
+		return;
+	for (i = 0; i < GP_PF_SLOTS; i++) {
+		pf->slot[i] = gp__malloc(GP_PF_SLOT);
+		if (!pf->slot[i])
+			goto fail;
+	}
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	in->pf = pf;
+	if (pthread_create(&pf->tid, NULL, prefetch_main, in) == 0)
+		return;
+	in->pf = NULL;
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+fail:
+	for (i = 0; i < GP_PF_SLOTS; i++)
+		gp__free(pf->slot[i]);
+	gp__free(pf);
+}
+
+static void prefetch_stop(struct gp_input *in)
+{
+	struct prefetch *pf = in->pf;
+	size_t i;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->cv);
+	pthread_mutex_unlock(&pf->mu);
+	pthread_join(pf->tid, NULL);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	for (i = 0; i < GP_PF_SLOTS; i++)
+		gp__free(pf->slot[i]);
+	gp__free(pf);
+	in->pf = NULL;
+}
+
+static int prefetch_read(struct gp_input *in, char *buf, size_t n, size_t *got)
+{
+	struct prefetch *pf = in->pf;
+	size_t k, take;
+
+	pthread_mutex_lock(&pf->mu);
+	while (pf->head == pf->tail && !pf->done)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	if (pf->head == pf->tail) {
+		int rc = pf->rc;
+
+		pthread_mutex_unlock(&pf->mu);
+		if (rc)
+			return gp__error(rc, "%s", pf->err);
+		return 0; /* the end */
+	}
+	k = pf->tail % GP_PF_SLOTS;
+	pthread_mutex_unlock(&pf->mu);
+
+	/* the slot at tail is the consumer's alone until tail moves */
+	take = pf->len[k] - pf->pos;
+	if (take > n)
+		take = n;
+	memcpy(buf, pf->slot[k] + pf->pos, take);
+	pf->pos += take;
+	*got = take;
+	if (pf->pos == pf->len[k]) {
+		pthread_mutex_lock(&pf->mu);
+		pf->pos = 0;
+		pf->tail++;
+		pthread_cond_broadcast(&pf->cv);
+		pthread_mutex_unlock(&pf->mu);
+	}
+	return 0;
+}
+
 int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 {
 	int rc;
@@ -374,8 +533,14 @@ int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 	*got = 0;
 	if (n == 0)
 		return 0;
-	if (!in->started && (rc = start(in)))
-		return rc;
+	if (!in->started) {
+		if ((rc = start(in)))
+			return rc;
+		if (in->gzip)
+			prefetch_start(in);
+	}
+	if (in->pf)
+		return prefetch_read(in, buf, n, got);
 	if (in->gzip)
 		return gz_read(in, buf, n, got);
 	return plain_read(in, buf, n, got);
