@@ -91,12 +91,11 @@ int64_t gp_ivset_len(const struct gp_ivset *a)
 	return sum;
 }
 
-int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
+/* index of the first interval of a normal set that ends after @p s (binary search) */
+static size_t first_ending_after(const struct gp_ivset *a, int64_t s)
 {
-	int64_t sum = 0;
 	size_t lo = 0, hi = a->n;
 
-	/* first interval ending after s */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -105,7 +104,15 @@ int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
 		else
 			hi = mid;
 	}
-	for (; lo < a->n && a->v[lo].s < e; lo++) {
+	return lo;
+}
+
+int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
+{
+	int64_t sum = 0;
+	size_t lo;
+
+	for (lo = first_ending_after(a, s); lo < a->n && a->v[lo].s < e; lo++) {
 		int64_t x = a->v[lo].s > s ? a->v[lo].s : s;
 		int64_t y = a->v[lo].e < e ? a->v[lo].e : e;
 
@@ -208,7 +215,7 @@ int gp_ivset_clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivse
 	int rc;
 
 	gp_ivset_reset(out);
-	for (i = 0; i < a->n; i++) {
+	for (i = first_ending_after(a, s); i < a->n && a->v[i].s < e; i++) {
 		int64_t x = a->v[i].s > s ? a->v[i].s : s;
 		int64_t y = a->v[i].e < e ? a->v[i].e : e;
 

@@ -45,7 +45,7 @@ int gp_ivset_subtract(const struct gp_ivset *a, const struct gp_ivset *b, struct
 int gp_ivset_union(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out);
 /** |a ∩ b| without building the set. */
 int64_t gp_ivset_overlap_len(const struct gp_ivset *a, const struct gp_ivset *b);
-/** out = a ∩ [s, e). */
+/** out = a ∩ [s, e) of a normal set (the first interval found by binary search). */
 int gp_ivset_clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivset *out);
 /** Moves @p src into @p dst (dst's old contents are freed). */
 void gp_ivset_move(struct gp_ivset *dst, struct gp_ivset *src);

@@ -368,31 +368,6 @@ out:
 	return rc;
 }
 
-/* out = a ∩ [s, e), finding the first interval by binary search */
-static int clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivset *out)
-{
-	size_t lo = 0, hi = a->n, i;
-	int rc;
-
-	gp_ivset_reset(out);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a->v[mid].e <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < a->n && a->v[i].s < e; i++) {
-		int64_t x = a->v[i].s > s ? a->v[i].s : s;
-		int64_t y = a->v[i].e < e ? a->v[i].e : e;
-
-		if (y > x && (rc = gp_ivset_add(out, x, y)))
-			return rc;
-	}
-	return 0;
-}
-
 /* priority subtraction inside one step (tb_plugin OverallParser.Statistics) */
 static int breakdown(struct sctx *x, struct step *s)
 {
@@ -406,7 +381,7 @@ static int breakdown(struct sctx *x, struct step *s)
 	if (s->e > s->s)
 		GP_TRY(gp_ivset_add(&slots, s->s, s->e));
 	for (r = 0; r < R__N; r++) {
-		GP_TRY(clip(&x->role[r], s->s, s->e, &part));
+		GP_TRY(gp_ivset_clip(&x->role[r], s->s, s->e, &part));
 		s->cost[r] = gp_ivset_overlap_len(&slots, &part);
 		GP_TRY(gp_ivset_subtract(&slots, &part, &tmp));
 		gp_ivset_move(&slots, &tmp);
@@ -415,7 +390,7 @@ static int breakdown(struct sctx *x, struct step *s)
 
 	/* device busy time: kernels, memcpy, memset (communication kernels too) */
 	for (r = 0; r <= R_COMM; r++) {
-		GP_TRY(clip(&x->role[r], s->s, s->e, &part));
+		GP_TRY(gp_ivset_clip(&x->role[r], s->s, s->e, &part));
 		GP_TRY(gp_ivset_union(&busy, &part, &tmp));
 		gp_ivset_move(&busy, &tmp);
 	}
