@@ -8,11 +8,14 @@
  * Running into the end of the window mid-token gives GP_ETRUNC, so a
  * streaming caller can refill and retry; GP_EFORMAT marks bad input and
  * GP_ELIMIT nesting past GP_JSON_MAX_DEPTH. On any error err_at/err_msg say
- * where and what. Used by the Kineto reader and gp_value_parse().
+ * where and what. Inline fast paths convert the common short numbers in
+ * the same pass (gp__json_fast_int, gp__json_fast_double). Used by the
+ * Kineto reader and gp_value_parse().
  */
 #ifndef GP_UTIL_JSON_SCAN_H
 #define GP_UTIL_JSON_SCAN_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -133,6 +136,133 @@ static inline int gp__json_string_fast(struct gp_jscan *s, const char **pp, stru
  * has neither fraction nor exponent (may be NULL).
  */
 int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, bool *is_int);
+
+/*
+ * Fast paths for the numbers of a typical trace (the Kineto reader). Each one validates and
+ * converts in a single pass, and accepts only what the general path
+ * (gp__json_number and a conversion) would accept with the same value:
+ * a number that is followed in the window by a separator or whitespace.
+ * Anything else (a sign, an exponent, too many digits, the window's end,
+ * a grammar error) returns false with nothing consumed, and the caller
+ * takes the general path, which also gives the exact error.
+ */
+
+/** @return true for an ASCII digit. */
+static inline bool gp__json_is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* A byte that may follow a number in the documents we read quickly. */
+static inline bool gp__json_num_end(char c)
+{
+	return c == ',' || c == '}' || c == ']' || gp__json_is_ws(c);
+}
+
+/* Scans digits from q; @return the end. The value wraps past 19 digits (callers check). */
+static inline const char *gp__json_digits(const char *q, const char *end, uint64_t *v)
+{
+	uint64_t x = *v;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/*
+	 * Eight bytes at a time (SWAR): find the leading digits, move them to
+	 * the top of the word (the bytes shifted in are leading zeros), then
+	 * combine pairs, quads and octets.
+	 */
+	static const uint64_t p10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+
+	while (end - q >= 8) {
+		uint64_t w, t;
+		unsigned k;
+
+		memcpy(&w, q, 8);
+		/* zero bytes where w has a digit; carries only run past a non-digit */
+		t = ((w & 0xf0f0f0f0f0f0f0f0ULL) |
+		     ((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4) ^
+		    0x3333333333333333ULL;
+		k = t ? (unsigned)__builtin_ctzll(t) / 8 : 8;
+		if (k == 0)
+			break;
+		w -= 0x3030303030303030ULL;
+		if (k < 8)
+			w <<= 8 * (8 - k);
+		w = (w * 10 + (w >> 8)) & 0x00ff00ff00ff00ffULL;
+		w = (w * 100 + (w >> 16)) & 0x0000ffff0000ffffULL;
+		w = (w * 10000 + (w >> 32)) & 0xffffffffULL;
+		if (k < 8) {
+			*v = x * p10[k] + w;
+			return q + k;
+		}
+		x = x * 100000000 + w;
+		q += 8;
+	}
+#endif
+	while (q < end && gp__json_is_digit(*q))
+		x = x * 10 + (uint64_t)(*q++ - '0');
+	*v = x;
+	return q;
+}
+
+/* A non-negative integer of at most 18 digits. */
+static inline bool gp__json_fast_int(const char **pp, const char *end, int64_t *out)
+{
+	const char *p = *pp, *q = p;
+	uint64_t v;
+
+	if (q >= end || !gp__json_is_digit(*q))
+		return false;
+	v = (uint64_t)(*q++ - '0');
+	if (v)
+		q = gp__json_digits(q, end, &v);
+	if (q >= end || q - p > 18 || !gp__json_num_end(*q))
+		return false;
+	*out = (int64_t)v;
+	*pp = q;
+	return true;
+}
+
+/*
+ * A non-negative decimal without exponent whose digits fit 2^53 and with at
+ * most 22 fraction digits: m / 10^k is then one correctly rounded IEEE
+ * division of two exact doubles, the same value strtod gives.
+ */
+static inline bool gp__json_fast_double(const char **pp, const char *end, double *out)
+{
+#if FLT_EVAL_METHOD == 0
+	static const double p10[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	const char *p = *pp, *q = p, *fp;
+	uint64_t v;
+	size_t k = 0;
+
+	if (q >= end || !gp__json_is_digit(*q))
+		return false;
+	v = (uint64_t)(*q++ - '0');
+	if (v)
+		q = gp__json_digits(q, end, &v);
+	if (q >= end || q - p > 15)
+		return false;
+	if (*q == '.') {
+		fp = ++q;
+		q = gp__json_digits(q, end, &v);
+		k = (size_t)(q - fp);
+		if (k == 0 || q >= end || q - p > 17)
+			return false;
+	}
+	if (!gp__json_num_end(*q) || v > (1ULL << 53) || k >= sizeof(p10) / sizeof(p10[0]))
+		return false;
+	*out = (double)v / p10[k];
+	*pp = q;
+	return true;
+#else
+	(void)pp;
+	(void)end;
+	(void)out;
+	return false;
+#endif
+}
 
 /** Scans the literal true, false or null; @p which receives 't', 'f' or 'n'. */
 int gp__json_literal(struct gp_jscan *s, const char **pp, char *which);

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kineto-int.h - the state shared by the two halves of the Kineto reader:
+ * kineto.c (the read window, the document state machine, the open API),
+ * kineto-events.c (parsing the elements of traceEvents into a struct evrec)
+ * and kineto-commit.c (committing a struct evrec to the trace model).
+ * Private to src/lib/trace.
+ *
+ * A unit of work (a top-level member or a run of events) is parsed from
+ * r->win + r->pos up to r->s.end; GP_ETRUNC means it ran into the window's
+ * end and is retried from its start after kineto.c refills the window.
+ */
+#ifndef GP_TRACE_KINETO_INT_H
+#define GP_TRACE_KINETO_INT_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "input.h"
+#include "model.h"
+#include "util/buf.h"
+#include "util/json-scan.h"
+
+#define GP_KINETO_WINDOW   (8u << 20)   /* initial window */
+#define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
+#define GP_KINETO_MAX_UNIT (256u << 20) /* largest single event or member */
+#define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
+
+enum state {
+	ST_START,
+	ST_OBJ_FIRST,  /* after '{' of the top-level object */
+	ST_OBJ_MEMBER, /* at a member key */
+	ST_OBJ_SEP,    /* after a member value */
+	ST_EV_FIRST,   /* after '[' of traceEvents */
+	ST_EV_ELEM,    /* at an element of traceEvents */
+	ST_END,        /* after the document: only whitespace may follow */
+	ST_DONE
+};
+
+/* Small cache of category strings -> (string id, kind). */
+struct cat_cache {
+	char s[40];
+	unsigned char len, kind;
+	uint32_t id;
+};
+
+struct reader {
+	struct gp_trace *t;
+	const char *name; /* for messages */
+	bool salvage;
+	uint64_t max_events;
+
+	struct gp_input *in;
+	bool gzip;
+	char *buf; /* owned window storage; NULL when reading memory in place */
+	size_t cap;
+	const char *win; /* window start */
+	size_t len;      /* valid bytes in the window */
+	size_t pos;      /* start of the current unit */
+	uint64_t base_off;
+	bool eof;
+
+	struct gp_jscan s;
+	enum state st;
+	bool in_events;        /* inside traceEvents: damage there can be salvaged */
+	bool saw_events;       /* traceEvents was found */
+	const char *fail_unit; /* start of the unit that failed */
+
+	struct gp_buf scratch;
+	struct cat_cache cats[16];
+	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
+	size_t ncats;
+	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
+};
+
+static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
+{
+	return k->len == n && memcmp(k->p, lit, n) == 0;
+}
+
+#define KEY_IS(k, lit) key_is((k), lit, sizeof(lit) - 1)
+
+/* Argument keys we keep; everything else is skipped (validated, not built). */
+enum arg_key {
+	A_NONE = 0,
+	A_CORR,
+	A_EXT,
+	A_STREAM,
+	A_DEVICE,
+	A_GRID,
+	A_BLOCK,
+	A_REGS,
+	A_SHMEM,
+	A_BPSM,
+	A_WPSM,
+	A_OCC,
+	A_BYTES,
+	A_BW,
+	A_COLL,
+	A_NAME,
+	A_MBYTES,
+	A_TOT_ALLOC,
+	A_TOT_RES,
+	A_ADDR,
+	A_DEV_ID,
+	A_DEV_TYPE,
+};
+
+/* A string field: raw slice in the window and whether it holds escapes. */
+struct sfield {
+	struct gp_str s;
+	bool esc, set;
+};
+
+/* pid or tid: a number, or a string that is not one. */
+struct idfield {
+	int64_t num;
+	struct sfield str;
+	bool set;
+};
+
+/* One traceEvents element, parsed but not yet committed. */
+struct evrec {
+	struct sfield ph, cat, name;
+	struct idfield pid, tid;
+	int64_t ts, dur;
+	bool has_ts, has_dur, ts_float;
+	/* args: only those whose bit is set in aset are valid (no per-event memset) */
+	uint32_t aset;
+	int64_t a[A_DEV_TYPE + 1]; /* integer args by enum arg_key */
+	double d[A_DEV_TYPE + 1];  /* double args by enum arg_key */
+	int32_t grid[3], block[3];
+	struct sfield coll, aname;
+};
+
+#define ABIT(id) (1u << (id))
+
+static inline int64_t arg_i64(const struct evrec *e, unsigned id)
+{
+	return e->aset & ABIT(id) ? e->a[id] : -1;
+}
+
+static inline int32_t arg_i32(const struct evrec *e, unsigned id)
+{
+	int64_t v = arg_i64(e, id);
+
+	return v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : -1;
+}
+
+static inline double arg_dbl(const struct evrec *e, unsigned id)
+{
+	return e->aset & ABIT(id) ? e->d[id] : NAN;
+}
+
+/**
+ * Commits the parsed event @p e to r->t (kineto-commit.c). @return 0 or an
+ * error, described with gp__error() when it comes from the model.
+ */
+int gp__kineto_commit(struct reader *r, const struct evrec *e);
+
+/**
+ * Parses and commits the elements of traceEvents from *@p pp (the first
+ * byte of an element, inside the window) for as long as they lie in the
+ * window; *@p pp then points where the next unit starts (a retry or a
+ * salvage starts at the failed element itself). After the closing ']' it
+ * sets r->st to what follows the array. @return 0, GP_ETRUNC when the
+ * window ends inside an element, else an error with r->s.err_at/err_msg
+ * set (err_msg NULL for an error from the model, already described).
+ */
+int gp__kineto_events(struct reader *r, const char **pp);
+
+#endif
