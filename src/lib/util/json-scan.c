@@ -316,11 +316,6 @@ size_t gp__json_unescape(const char *raw, size_t n, char *out)
 	return (size_t)(o - out);
 }
 
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, bool *is_int)
 {
 	const char *start = *pp, *p = start, *end = s->end;
@@ -332,8 +327,8 @@ int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, boo
 		return trunc_at(s, end);
 	if (*p == '0') {
 		p++;
-	} else if (is_digit(*p)) {
-		while (p < end && is_digit(*p))
+	} else if (gp__json_is_digit(*p)) {
+		while (p < end && gp__json_is_digit(*p))
 			p++;
 	} else {
 		return gp__json_fail(s, p, GP_EFORMAT, "invalid number");
@@ -343,10 +338,10 @@ int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, boo
 		p++;
 		if (p >= end)
 			return trunc_at(s, end);
-		if (!is_digit(*p))
+		if (!gp__json_is_digit(*p))
 			return gp__json_fail(s, p, GP_EFORMAT,
 			                     "invalid number: digit expected after '.'");
-		while (p < end && is_digit(*p))
+		while (p < end && gp__json_is_digit(*p))
 			p++;
 	}
 	if (p < end && (*p == 'e' || *p == 'E')) {
@@ -356,17 +351,17 @@ int gp__json_number(struct gp_jscan *s, const char **pp, struct gp_str *num, boo
 			p++;
 		if (p >= end)
 			return trunc_at(s, end);
-		if (!is_digit(*p))
+		if (!gp__json_is_digit(*p))
 			return gp__json_fail(s, p, GP_EFORMAT,
 			                     "invalid number: digit expected in exponent");
-		while (p < end && is_digit(*p))
+		while (p < end && gp__json_is_digit(*p))
 			p++;
 	}
 	/* the number may continue in the next window */
 	if (p >= end && !s->eof)
 		return trunc_at(s, end);
-	if (p < end &&
-	    (is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))
+	if (p < end && (gp__json_is_digit(*p) || *p == '.' || *p == 'e' || *p == 'E' || *p == '+' ||
+	                *p == '-'))
 		return gp__json_fail(s, p, GP_EFORMAT, "invalid number");
 	num->p = start;
 	num->len = (size_t)(p - start);
@@ -478,12 +473,12 @@ value:
 			return rc;
 		goto close;
 	default:
-		if (is_digit(*p)) {
+		if (gp__json_is_digit(*p)) {
 			/* plain integers ending in a separator: the common case */
 			const char *q = p + 1;
 
 			if (*p != '0')
-				while (q < end && is_digit(*q))
+				while (q < end && gp__json_is_digit(*q))
 					q++;
 			if (q < end &&
 			    (*q == ',' || *q == ']' || *q == '}' || gp__json_is_ws(*q))) {
@@ -491,7 +486,7 @@ value:
 				goto close;
 			}
 		}
-		if (*p == '-' || is_digit(*p)) {
+		if (*p == '-' || gp__json_is_digit(*p)) {
 			if ((rc = gp__json_number(s, &p, &str, NULL)))
 				return rc;
 			goto close;

@@ -12,11 +12,6 @@
 
 #include "error.h"
 
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
 int gp__ts_parse(const char *p, size_t n, int64_t *ns, bool *is_float)
 {
 	const char *end = p + n, *ip, *fp = NULL;
@@ -31,19 +26,19 @@ int gp__ts_parse(const char *p, size_t n, int64_t *ns, bool *is_float)
 		neg = true;
 		p++;
 	}
-	if (p >= end || !is_digit(*p))
+	if (p >= end || !gp__json_is_digit(*p))
 		return GP_EFORMAT;
 	ip = p;
 	if (*p == '0')
 		p++;
 	else
-		while (p < end && is_digit(*p))
+		while (p < end && gp__json_is_digit(*p))
 			p++;
 	nint = (size_t)(p - ip);
 	if (p < end && *p == '.') {
 		flt = true;
 		fp = ++p;
-		while (p < end && is_digit(*p))
+		while (p < end && gp__json_is_digit(*p))
 			p++;
 		nfrac = (size_t)(p - fp);
 		if (!nfrac)
@@ -56,9 +51,9 @@ int gp__ts_parse(const char *p, size_t n, int64_t *ns, bool *is_float)
 		p++;
 		if (p < end && (*p == '+' || *p == '-'))
 			eneg = *p++ == '-';
-		if (p >= end || !is_digit(*p))
+		if (p >= end || !gp__json_is_digit(*p))
 			return GP_EFORMAT;
-		while (p < end && is_digit(*p)) {
+		while (p < end && gp__json_is_digit(*p)) {
 			/* saturate: anything past 10^12 is far beyond int64 either way */
 			if (exp < 1000000000000LL)
 				exp = exp * 10 + (*p - '0');
@@ -115,13 +110,13 @@ int gp__int_parse(const char *p, size_t n, int64_t *out)
 		neg = true;
 		p++;
 	}
-	if (p >= end || !is_digit(*p) || (*p == '0' && end - p > 1))
+	if (p >= end || !gp__json_is_digit(*p) || (*p == '0' && end - p > 1))
 		return GP_EFORMAT;
 	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; p < end; p++) {
 		uint64_t d;
 
-		if (!is_digit(*p))
+		if (!gp__json_is_digit(*p))
 			return GP_EFORMAT;
 		d = (uint64_t)(*p - '0');
 		if (acc > (lim - d) / 10)
