@@ -32,10 +32,10 @@
 #include <zlib.h>
 #endif
 
-#define GP_IN_CHUNK (1u << 20) /* compressed bytes per read */
+#define GP_IN_CHUNK (256u << 10) /* compressed bytes per read */
 
-#define GP_PF_SLOTS    4
-#define GP_PF_SLOT     (1u << 20) /* uncompressed bytes per slot */
+#define GP_PF_SLOTS    8
+#define GP_PF_SLOT     (256u << 10) /* uncompressed bytes per slot */
 #define GP_PF_MIN_FILE (1u << 20) /* smaller gzip files are inflated inline */
 
 /* the inflate-ahead thread and its ring of slots */
