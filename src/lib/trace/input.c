@@ -36,7 +36,7 @@
 
 #define GP_PF_SLOTS    8
 #define GP_PF_SLOT     (256u << 10) /* uncompressed bytes per slot */
-#define GP_PF_MIN_FILE (1u << 20) /* smaller gzip files are inflated inline */
+#define GP_PF_MIN_FILE (1u << 20)   /* smaller gzip files are inflated inline */
 
 /* the inflate-ahead thread and its ring of slots */
 struct prefetch {
