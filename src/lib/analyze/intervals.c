@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/sort.h"
 
 void gp_ivset_release(struct gp_ivset *a)
 {
@@ -43,30 +44,40 @@ int gp_ivset_add(struct gp_ivset *a, int64_t s, int64_t e)
 	return 0;
 }
 
-static int cmp_iv(const void *x, const void *y)
+/* sorts by start: a radix sort on the start with the end as payload */
+static int sort_by_start(struct gp_ivset *a)
 {
-	const struct gp_iv *a = x, *b = y;
+	struct gp_kv *kv = gp__reallocarray(NULL, a->n, sizeof(*kv));
+	size_t i;
+	int rc;
 
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	if (a->e != b->e)
-		return a->e < b->e ? -1 : 1;
-	return 0;
+	if (!kv)
+		return gp__error(GP_ENOMEM, "out of memory sorting %zu intervals", a->n);
+	for (i = 0; i < a->n; i++) {
+		kv[i].key = a->v[i].s;
+		kv[i].val = (uint64_t)a->v[i].e;
+	}
+	rc = gp__sort_kv(kv, a->n);
+	for (i = 0; !rc && i < a->n; i++) {
+		a->v[i].s = kv[i].key;
+		a->v[i].e = (int64_t)kv[i].val;
+	}
+	gp__free(kv);
+	return rc;
 }
 
 int gp_ivset_normalize(struct gp_ivset *a)
 {
 	size_t i, w = 0;
-	int sorted = 1;
+	int rc;
 
 	for (i = 1; i < a->n; i++) {
 		if (a->v[i].s < a->v[i - 1].s) {
-			sorted = 0;
+			if ((rc = sort_by_start(a)))
+				return rc;
 			break;
 		}
 	}
-	if (!sorted)
-		qsort(a->v, a->n, sizeof(*a->v), cmp_iv);
 	for (i = 0; i < a->n; i++) {
 		if (a->v[i].e <= a->v[i].s)
 			continue;

@@ -86,9 +86,18 @@ static bool is_dataloader(const char *name)
 	       prefix(name, "enumerate(DataPipe)#");
 }
 
-static bool is_step_event(const struct gp_trace *t, size_t i)
+enum host_role { HOST_CPU = 1, HOST_DATALOADER, HOST_COMM, HOST_STEP };
+
+/* a host event's role from its name; a DataLoader step wins over a step name */
+static uint8_t host_role(const char *name)
 {
-	return (t->ev.flags[i] & GP_EVF_STEP) || prefix(gp__ev_name(t, i), "ProfilerStep#");
+	if (is_dataloader(name))
+		return HOST_DATALOADER;
+	if (prefix(name, "ProfilerStep#"))
+		return HOST_STEP;
+	if (is_comm_op(name))
+		return HOST_COMM;
+	return HOST_CPU;
 }
 
 /* the role ranges, merged, over the whole trace (tb_plugin StepParser._parse_step) */
@@ -98,29 +107,32 @@ static int build_roles(struct sctx *x)
 	const struct gp_trace *t = c->t;
 	struct gp_u64map comm;
 	static const uint8_t kinds[] = { GP_K_CPU_OP, GP_K_USER_ANNOTATION, GP_K_GPU_ANNOTATION };
+	uint8_t *role_of = NULL;
 	size_t k, j;
 	int rc = 0;
 
 	memset(&comm, 0, sizeof(comm));
 	GP_TRY(gp_u64map_init(&comm, 64));
 	/* communication nodes: External ids of nccl:/gloo: collective ops */
+	/* the role of a host event depends on its name only: decided once per name */
+	role_of = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	if (!role_of)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
 		for (j = 0; j < ix->n; j++) {
-			uint32_t i = ix->v[j];
-			const char *name = gp__ev_name(t, i);
+			uint32_t i = ix->v[j], name = t->ev.name[i];
 			enum role r;
 
-			if (is_dataloader(name))
-				r = R_DATALOADER;
-			else if (is_step_event(t, i))
+			if (!role_of[name])
+				role_of[name] = host_role(gp_strtab_get(&t->strs, name));
+			if (role_of[name] == HOST_STEP || (t->ev.flags[i] & GP_EVF_STEP))
 				continue;
-			else if (is_comm_op(name))
-				r = R_COMM;
-			else
-				r = R_CPU;
-			if (is_comm_op(name) && t->ev.ext[i] >= 0)
+			r = role_of[name] == HOST_DATALOADER ? R_DATALOADER
+			    : role_of[name] == HOST_COMM     ? R_COMM
+			                                     : R_CPU;
+			if (r == R_COMM && t->ev.ext[i] >= 0)
 				GP_TRY(gp_u64map_put(&comm, (uint64_t)t->ev.ext[i], 1));
 			GP_TRY(gp_ivset_add(&x->role[r], c->ts[i], gp__end(c, i)));
 		}
@@ -150,6 +162,7 @@ static int build_roles(struct sctx *x)
 	for (k = 0; k < R__N; k++)
 		GP_TRY(gp_ivset_normalize(&x->role[k]));
 out:
+	gp__free(role_of);
 	gp_u64map_release(&comm);
 	return rc;
 }
