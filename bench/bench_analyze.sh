@@ -126,14 +126,24 @@ for f in "${list[@]}"; do
 	: >"$gpt"
 	gp_ok=1
 	for _ in $(seq 1 "$runs"); do
-		if ! /usr/bin/time -f '%e %U %M' -o "$work/t" "$gp" analyze --json -o /dev/null "$f" \
+		# wall from the clock in ns (time's %e has 10 ms steps); user and RSS from time
+		t0=$(date +%s%N)
+		if ! /usr/bin/time -f '%U %M' -o "$work/t" "$gp" analyze --json -o /dev/null "$f" \
 			>/dev/null 2>"$work/gp.err"; then
 			gp_ok=0
 			echo "# gpuprof analyze failed on $f: $(tail -n 2 "$work/gp.err" | tr '\n' ' ')" >&2
 			break
 		fi
-		tail -n 1 "$work/t" >>"$gpt"
+		t1=$(date +%s%N)
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }') $(tail -n 1 "$work/t")" >>"$gpt"
 	done
+	# in-process phase timing: reading alone, and the whole analysis
+	ing=$work/ingest.$i
+	if [ "$gp_ok" = 1 ] && [ -x "$build/bench_ingest" ]; then
+		"$build/bench_ingest" -n "$runs" "$f" >"$ing" 2>/dev/null || : >"$ing"
+	else
+		: >"$ing"
+	fi
 	report=-
 	if [ "$gp_ok" = 1 ] && [ "$do_python" = 1 ] && [ "${f%.gz}" = "$f" ]; then
 		report=$work/report.$i.json
@@ -149,7 +159,7 @@ for f in "${list[@]}"; do
 		/usr/bin/time -f '%e %U %M' -o "$work/load.$i.time" python3 "$here/baseline.py" --load-only "$f" >"$load"
 		/usr/bin/time -f '%e %U %M' -o "$work/base.$i.time" python3 "$here/baseline.py" "$f" >"$base"
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$bytes" "$json_bytes" "$gpt" "$report" "$load" "$base" >>"$res"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$bytes" "$json_bytes" "$gpt" "$report" "$load" "$base" "$ing" >>"$res"
 done
 
 python3 - "$res" <<'EOF'
@@ -198,7 +208,7 @@ def fmt(v, spec="{:.2f}"):
 rows = []
 with open(sys.argv[1]) as f:
     for line in f:
-        path, nbytes, jbytes, gpt, report, load, base = line.rstrip("\n").split("\t")
+        path, nbytes, jbytes, gpt, report, load, base, ing = line.rstrip("\n").split("\t")
         r = {"file": path, "bytes": int(nbytes), "json_bytes": int(jbytes), "gz": path.endswith(".gz")}
         t = []
         if os.path.exists(gpt):
@@ -208,6 +218,15 @@ with open(sys.argv[1]) as f:
         r["gp_user"] = med([x[1] for x in t])
         r["gp_rss"] = med([x[2] * 1024 for x in t])
         r["gp_runs"] = [x[0] for x in t]
+        # bench_ingest: bytes, read wall/user/sys, analyze wall/user (medians, in process)
+        r["read_user"] = r["read_sys"] = None
+        try:
+            with open(ing) as g:
+                v = g.read().split()
+            if len(v) == 6:
+                r["read_user"], r["read_sys"] = float(v[2]), float(v[3])
+        except OSError:
+            pass
         r["report"] = None if report == "-" else report
         for key, p in (("load", load), ("base", base)):
             r[key] = None
@@ -221,8 +240,8 @@ with open(sys.argv[1]) as f:
         rows.append(r)
 
 print()
-hdr = ("file", "MB", "gpuprof s", "MB/s", "GB/s/core", "RSS MB", "RSS/JSON", "json.load s",
-       "baseline s", "base/gp", "load/gp", "HTA s", "HTA/gp")
+hdr = ("file", "MB", "gpuprof s", "MB/s", "GB/s/core", "read GB/s/core", "RSS MB", "RSS/JSON",
+       "json.load s", "baseline s", "base/gp", "load/gp", "HTA s", "HTA/gp")
 table = []
 for r in rows:
     mb = r["json_bytes"] / 1e6
@@ -238,6 +257,7 @@ for r in rows:
         fmt(w, "{:.3f}"),
         fmt(mb / w if w else None, "{:.0f}"),
         fmt(mb / u / 1000 if u else None, "{:.2f}"),
+        fmt(mb / r["read_user"] / 1000 if r["read_user"] else None, "{:.2f}"),
         fmt(rss / 1e6 if rss else None, "{:.0f}"),
         fmt(rss / r["json_bytes"] if rss else None, "{:.3f}"),
         fmt(load_s, "{:.2f}"),
@@ -253,7 +273,9 @@ for line in [hdr] + table:
 
 print()
 print("MB = 10^6 bytes of uncompressed JSON (for .gz rows too). gpuprof s = median wall of the runs;")
-print("GB/s/core = MB / user CPU s / 1000; RSS = peak resident set (/usr/bin/time %M).")
+print("GB/s/core = MB / user CPU s / 1000 of the whole `analyze` (every thread); read GB/s/core = the")
+print("same for reading alone (gp_trace_open, median of the runs in one process: bench_ingest), the")
+print("ingest budget; RSS = peak resident set (/usr/bin/time %M).")
 print("json.load s and baseline s are in-process times of bench/baseline.py (interpreter start excluded).")
 print("HTA s: 'rec' = the recorded 'HTA process' wall time for this trace in /work/shared/traces/reference;")
 print("'proj' = projected at 9 s per 53.7 MB (issue 2 and /work/shared/reference/measurements.md; HTA")
@@ -275,7 +297,7 @@ for r in rows:
     if r["gp_wall"] is None:
         print("  {}: gpuprof analyze did not run (pending)".format(name))
         continue
-    rate = r["mb"] / r["gp_user"] / 1000 if r["gp_user"] else float("inf")
+    rate = r["mb"] / r["read_user"] / 1000 if r["read_user"] else float("nan")
     ratio = r["gp_rss"] / r["json_bytes"]
     speed = r["hta"] / r["gp_wall"] if r["gp_wall"] else float("inf")
     print("  {}: ingest {:.2f} GB/s per core (>= 1): {}; RSS {:.3f} x JSON (<= 0.5): {}; "
