@@ -147,6 +147,79 @@ static int cmp_qpoint(const void *x, const void *y)
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
+/*
+ * Orders the points as cmp_qpoint does, with stable radix passes from the
+ * least significant key up: (launch first, event), then time, then the rank
+ * of the (device, stream) pair. Many streams (hostile input) fall back to qsort.
+ */
+static int sort_qpoints(struct qpoint *p, size_t n)
+{
+	struct pairkey {
+		int32_t device;
+		int64_t stream;
+	} pairs[64];
+	int64_t rank[64];
+	uint8_t *pair_of = NULL;
+	struct qpoint *tmp = NULL;
+	struct gp_kv *kv = NULL;
+	size_t np = 0, i, j, last = 0;
+	int rc = 0;
+
+	if (n < 2)
+		return 0;
+	pair_of = gp__calloc(n, 1);
+	kv = gp__calloc(n, sizeof(*kv));
+	tmp = gp__calloc(n, sizeof(*tmp));
+	if (!pair_of || !kv || !tmp)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < n; i++) {
+		if (!np || pairs[last].device != p[i].device || pairs[last].stream != p[i].stream) {
+			for (j = 0; j < np; j++)
+				if (pairs[j].device == p[i].device &&
+				    pairs[j].stream == p[i].stream)
+					break;
+			if (j == np) {
+				if (np == GP_ARRAY_SIZE(pairs)) {
+					qsort(p, n, sizeof(*p), cmp_qpoint);
+					goto out;
+				}
+				pairs[np].device = p[i].device;
+				pairs[np].stream = p[i].stream;
+				np++;
+			}
+			last = j;
+		}
+		pair_of[i] = (uint8_t)last;
+	}
+	/* each pair's rank in (device, stream) order */
+	for (i = 0; i < np; i++) {
+		rank[i] = 0;
+		for (j = 0; j < np; j++)
+			rank[i] += pairs[j].device < pairs[i].device ||
+			           (pairs[j].device == pairs[i].device &&
+			            pairs[j].stream < pairs[i].stream);
+	}
+	for (i = 0; i < n; i++) {
+		kv[i].key = (int64_t)((uint64_t)(p[i].d < 0) << 32 | p[i].ev);
+		kv[i].val = i;
+	}
+	GP_TRY(gp__sort_kv(kv, n));
+	for (i = 0; i < n; i++)
+		kv[i].key = p[kv[i].val].t;
+	GP_TRY(gp__sort_kv(kv, n));
+	for (i = 0; i < n; i++)
+		kv[i].key = rank[pair_of[kv[i].val]];
+	GP_TRY(gp__sort_kv(kv, n));
+	for (i = 0; i < n; i++)
+		tmp[i] = p[kv[i].val];
+	memcpy(p, tmp, n * sizeof(*p));
+out:
+	gp__free(pair_of);
+	gp__free(kv);
+	gp__free(tmp);
+	return rc;
+}
+
 static int write_queue(const struct gp__actx *c, struct gp_value *l)
 {
 	size_t n = 0, k, a, b;
@@ -177,7 +250,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
 		n += 2;
 	}
-	qsort(p, n, sizeof(*p), cmp_qpoint);
+	GP_TRY(sort_qpoints(p, n));
 	for (a = 0; a < n; a = b) {
 		struct gp_value *o;
 		int64_t q = 0, qmax = 0, at_limit = 0;
