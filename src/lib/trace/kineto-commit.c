@@ -231,9 +231,10 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 			return rc;
 		tr = &t->tracks[track];
 		tr->gpu = true;
-		if (arg_i32(e, A_DEVICE) >= 0)
+		if (arg_i32(e, A_DEVICE) >= 0) {
 			tr->device = arg_i32(e, A_DEVICE);
-		else if (tr->device < 0 && e->pid.num >= 0 && e->pid.num <= INT32_MAX)
+			tr->set |= GP_TRS_DEVICE;
+		} else if (tr->device < 0 && e->pid.num >= 0 && e->pid.num <= INT32_MAX)
 			tr->device = (int32_t)e->pid.num;
 		tr->stream = e->aset & ABIT(A_STREAM) ? e->a[A_STREAM] : stream_from_tid(e);
 	}
@@ -296,6 +297,7 @@ int gp__kineto_commit(struct reader *r, const struct evrec *e)
 			if ((rc = track_of(r, e, &tr)) || (rc = intern(r, &e->aname, &nid)))
 				return rc;
 			t->tracks[tr].name = nid;
+			t->tracks[tr].set |= GP_TRS_NAME;
 		}
 		return 0;
 	default:

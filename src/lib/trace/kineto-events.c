@@ -549,6 +549,9 @@ int gp__kineto_events(struct reader *r, const char **pp)
 	for (;;) {
 		q = p;
 		*pp = p; /* a retry or a salvage starts at the event itself */
+		/* the split point of a two-thread read: kineto.c decides there */
+		if ((size_t)(p - r->win) >= r->split_rel)
+			return 0;
 		if ((rc = parse_event(r, &q, &e)))
 			return rc;
 		q = gp__json_ws(q, end);

@@ -14,6 +14,7 @@
 #define GP_TRACE_KINETO_INT_H
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,8 @@
 #define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
 #define GP_KINETO_MAX_UNIT (256u << 20) /* largest single event or member */
 #define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
+#define GP_KINETO_PAR_MIN  (16u << 20) /* smallest plain file read by two threads */
+#define GP_KINETO_PAR_SCAN (1u << 20)  /* bytes searched for the second half's first element */
 
 enum state {
 	ST_START,
@@ -69,6 +72,23 @@ struct reader {
 	bool saw_events;       /* traceEvents was found */
 	const char *fail_unit; /* start of the unit that failed */
 
+	/*
+	 * The two-thread read of a large plain file (kineto.c): both halves
+	 * read the file with pread() at fpos instead of through in.
+	 */
+	bool use_fd;
+	int fd;
+	uint64_t fpos;
+	/*
+	 * The first half stops its events loop at win + split_rel (SIZE_MAX:
+	 * never) so kineto.c can check the split there.
+	 */
+	size_t split_rel;
+	struct kpar *par;          /* first half: the second half's reader, NULL none */
+	bool tail;                 /* second half: stop after traceEvents' closing ']' */
+	uint64_t tail_end;         /* second half: the offset just after that ']' */
+	const atomic_bool *cancel; /* second half: set when the first half drops it */
+
 	struct gp_buf scratch;
 	struct cat_cache cats[16];
 	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
@@ -80,6 +100,18 @@ static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
 {
 	return k->len == n && memcmp(k->p, lit, n) == 0;
 }
+
+/*
+ * Test hooks (unit tests only, never the CLI): gp__kineto_no_parallel forces the
+ * single-thread read; gp__kineto_split_at, when non-zero, is the offset at
+ * which the second half looks for its first element (default: the middle).
+ */
+extern bool gp__kineto_no_parallel;
+extern uint64_t gp__kineto_split_at;
+/* smallest file read by two threads: GP_KINETO_PAR_MIN, lowered by tests */
+extern uint64_t gp__kineto_par_min;
+/* Two-thread reads whose halves were merged, and those dropped (tests). */
+extern atomic_uint gp__kineto_par_merged, gp__kineto_par_dropped;
 
 #define KEY_IS(k, lit) key_is((k), lit, sizeof(lit) - 1)
 

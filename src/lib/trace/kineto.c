@@ -19,11 +19,22 @@
  * kineto-commit.c; kineto-int.h holds the shared struct reader
  * (docs/internals/kineto-reader.md).
  *
+ * A large plain file is read by two threads, the second starting at a
+ * guessed element boundary in the middle of traceEvents; the guess is
+ * verified and the halves merged so that every result and error is the
+ * single-thread reader's (see "the two-thread read" below).
+ *
  * Every error names the input and the (uncompressed) byte offset. With
  * opts->salvage, damage after traceEvents has begun keeps what was committed.
  * Called by gp_trace_open()/gp_trace_open_mem(); the fuzzers call the latter.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpuprof/trace.h"
 #include "input.h"
@@ -34,12 +45,49 @@
 #include "util/json-scan.h"
 
 size_t gp__kineto_test_window;
+bool gp__kineto_no_parallel;
+uint64_t gp__kineto_split_at;
+uint64_t gp__kineto_par_min = GP_KINETO_PAR_MIN;
+atomic_uint gp__kineto_par_merged, gp__kineto_par_dropped;
+
+/*
+ * The second half of a two-thread read: a reader of its own (window, trace,
+ * caches) that starts at a candidate element of traceEvents in the middle of
+ * the file and stops after the array's closing ']' (see split_check()).
+ */
+struct kpar {
+	pthread_t tid;
+	struct reader r;
+	uint64_t at; /* offset of its first element: the candidate split */
+	int rc;      /* its read_doc() result, valid once joined */
+	bool joined, merged;
+	atomic_bool cancel; /* set by the first half: stop at the next read */
+	atomic_bool failed; /* set by the second half: it stopped on an error */
+};
 
 /* ---- window ---- */
 
 static uint64_t off_of(const struct reader *r, const char *at)
 {
 	return r->base_off + (uint64_t)(at - r->win);
+}
+
+/* Reads the plain file at r->fpos (the two-thread read). */
+static int file_read(struct reader *r, char *buf, size_t n, size_t *got)
+{
+	ssize_t k;
+
+	*got = 0;
+	if (r->cancel && atomic_load_explicit(r->cancel, memory_order_relaxed))
+		return gp__error(GP_EIO, "read cancelled");
+	do
+		k = pread(r->fd, buf, n, (off_t)r->fpos);
+	while (k < 0 && errno == EINTR);
+	if (k < 0)
+		return gp__error(GP_EIO, "read failed: %s", strerror(errno));
+	*got = (size_t)k;
+	r->fpos += (uint64_t)k;
+	return 0;
 }
 
 /* Moves the current unit to the front, grows if it fills the window, reads more. */
@@ -82,13 +130,16 @@ static int refill(struct reader *r)
 	want = r->cap - r->len;
 	if (want > GP_KINETO_READ)
 		want = GP_KINETO_READ;
-	if ((rc = gp__input_read(r->in, r->buf + r->len, want, &got))) {
+	rc = r->use_fd ? file_read(r, r->buf + r->len, want, &got)
+	               : gp__input_read(r->in, r->buf + r->len, want, &got);
+	if (rc) {
 		gp__error_prefix("%s: byte %llu%s", r->name,
 		                 (unsigned long long)(r->base_off + r->len),
 		                 r->gzip ? " (uncompressed)" : "");
 		return rc;
 	}
-	r->gzip = gp__input_is_gzip(r->in);
+	if (!r->use_fd)
+		r->gzip = gp__input_is_gzip(r->in);
 	if (got == 0)
 		r->eof = true;
 	r->len += got;
@@ -263,13 +314,18 @@ range:
 	                 r->name);
 }
 
+static int split_check(struct reader *r);
+
 static int read_doc(struct reader *r)
 {
 	int rc;
 
 	for (;;) {
-		const char *p = r->win + r->pos;
+		const char *p;
 
+		if (r->par && (rc = split_check(r)))
+			return rc;
+		p = r->win + r->pos;
 		r->s.end = r->win + r->len;
 		r->s.eof = r->eof;
 		r->s.err_at = NULL;
@@ -279,6 +335,10 @@ static int read_doc(struct reader *r)
 			r->pos = (size_t)(p - r->win);
 			if (r->st == ST_DONE)
 				break;
+			if (r->tail && !r->in_events) {
+				r->tail_end = off_of(r, p);
+				return 0;
+			}
 			continue;
 		}
 		r->pos = (size_t)(p - r->win); /* a committed element before a bad separator */
@@ -305,6 +365,204 @@ static int read_doc(struct reader *r)
 	return 0;
 }
 
+/* ---- the two-thread read ---- */
+
+/*
+ * A large plain file is read by two threads: the second (struct kpar) starts
+ * at a candidate element start S in the middle of traceEvents, found by a
+ * guess (the first '{' after "}," and whitespace), and parses from there into
+ * a trace of its own up to the array's closing ']'. The first thread reads
+ * from the start as usual and stops its events loop when it reaches S
+ * (r->split_rel). The guess is right only if the first thread is then at an
+ * element start of traceEvents; it then appends the second trace to its own
+ * (gp__trace_append(), which gives the same ids a single reader would) and
+ * goes on after the ']'. Whenever anything differs from what the single
+ * reader would do (the guess was inside a string, the second half failed or
+ * hit a limit), the second half is dropped and the first reads on alone
+ * from where it is, so results and errors are always the single reader's.
+ */
+
+static void reader_release(struct reader *r)
+{
+	gp__free(r->buf);
+	r->buf = NULL;
+	gp_buf_release(&r->scratch);
+	gp_trace_free(r->t);
+	r->t = NULL;
+}
+
+static void *par_main(void *arg)
+{
+	struct kpar *b = arg;
+
+	b->rc = read_doc(&b->r);
+	if (b->rc)
+		atomic_store(&b->failed, true);
+	return NULL;
+}
+
+/* Stops and frees the second half; the first reads on alone. */
+static void par_drop(struct reader *r)
+{
+	struct kpar *b = r->par;
+
+	if (!b)
+		return;
+	if (!b->merged)
+		atomic_fetch_add_explicit(&gp__kineto_par_dropped, 1, memory_order_relaxed);
+	atomic_store(&b->cancel, true);
+	if (!b->joined)
+		pthread_join(b->tid, NULL);
+	reader_release(&b->r);
+	gp__free(b);
+	r->par = NULL;
+	r->split_rel = SIZE_MAX;
+}
+
+/*
+ * Called by the first half before each unit while the second runs: drops it
+ * once past the candidate (or when it failed), merges it at the candidate.
+ */
+static int split_check(struct reader *r)
+{
+	struct kpar *b = r->par;
+	struct gp_trace *t = r->t, *bt = b->r.t;
+	uint64_t at = off_of(r, r->win + r->pos);
+	int rc;
+
+	if (atomic_load_explicit(&b->failed, memory_order_relaxed) || at > b->at) {
+		par_drop(r);
+		return 0;
+	}
+	if (at < b->at || r->st != ST_EV_ELEM) {
+		r->split_rel = (size_t)(b->at - r->base_off);
+		return 0;
+	}
+	/* an element of traceEvents starts at the candidate: the guess was right */
+	pthread_join(b->tid, NULL);
+	b->joined = true;
+	/*
+	 * Anything the single reader would see differently (an error, a limit
+	 * reached only by the two parts together, uncounted categories): read
+	 * on alone from here and let it happen as it would.
+	 */
+	if (b->rc || bt->cats_full || (r->max_events && t->ev.n + bt->ev.n > r->max_events) ||
+	    t->ntracks + bt->ntracks > (1u << 20) || t->ev.n + bt->ev.n >= UINT32_MAX - 1 ||
+	    t->ngpu + bt->ngpu >= UINT32_MAX - 1) {
+		par_drop(r);
+		return 0;
+	}
+	if ((rc = gp__trace_append(t, bt))) {
+		gp__error_prefix("%s", r->name);
+		return rc;
+	}
+	atomic_fetch_add_explicit(&gp__kineto_par_merged, 1, memory_order_relaxed);
+	b->merged = true;
+	/* go on after the ']' that closed traceEvents */
+	r->base_off = b->r.tail_end;
+	r->fpos = b->r.tail_end;
+	r->pos = r->len = 0;
+	r->eof = false;
+	r->in_events = false;
+	r->st = t->bare_array ? ST_END : ST_OBJ_SEP;
+	par_drop(r);
+	return refill(r);
+}
+
+/* The first '{' after "}," (whitespace allowed around the ','), or -1. */
+static ptrdiff_t find_candidate(const char *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] != '}')
+			continue;
+		j = (size_t)(gp__json_ws(p + i + 1, p + n) - p);
+		if (j >= n || p[j] != ',')
+			continue;
+		j = (size_t)(gp__json_ws(p + j + 1, p + n) - p);
+		if (j < n && p[j] == '{')
+			return (ptrdiff_t)j;
+	}
+	return -1;
+}
+
+/*
+ * Starts the second half when the input is a large plain file and a second
+ * CPU exists; otherwise (or on any failure) the read stays single-threaded.
+ */
+static void par_start(struct reader *r, const char *path)
+{
+	struct kpar *b = NULL;
+	struct reader *q;
+	struct stat sb;
+	uint64_t size, s;
+	ptrdiff_t c;
+	size_t got;
+	int fd = -1;
+
+	if (gp__kineto_no_parallel || gp__kineto_test_window || r->salvage || r->gzip || !path ||
+	    !gp__input_size(r->in, &size) || size < gp__kineto_par_min ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	s = gp__kineto_split_at ? gp__kineto_split_at : size / 2;
+	if (s >= size)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size)
+		goto fail;
+	b = gp__calloc(1, sizeof(*b));
+	if (!b)
+		goto fail;
+	q = &b->r;
+	gp_buf_init(&q->scratch, 0);
+	q->cap = GP_KINETO_WINDOW;
+	q->buf = gp__malloc(q->cap);
+	if (!q->buf)
+		goto fail;
+	q->use_fd = true;
+	q->fd = fd;
+	q->fpos = s;
+	if (file_read(q, q->buf, GP_KINETO_PAR_SCAN, &got) || !got)
+		goto fail;
+	c = find_candidate(q->buf, got);
+	if (c < 0)
+		goto fail;
+	if (gp__trace_new(r->name, &q->t) ||
+	    gp_strtab_intern(&q->t->strs, "python_function", 15, &q->id_python) ||
+	    gp_strtab_intern(&q->t->strs, "cpu_instant_event", 17, &q->id_instant))
+		goto fail;
+	q->name = r->name;
+	q->max_events = r->max_events;
+	q->win = q->buf;
+	q->len = got;
+	q->pos = (size_t)c;
+	q->base_off = s;
+	q->st = ST_EV_ELEM;
+	q->in_events = true;
+	q->saw_events = true;
+	q->tail = true;
+	q->split_rel = SIZE_MAX;
+	q->cancel = &b->cancel;
+	b->at = s + (uint64_t)c;
+	atomic_init(&b->cancel, false);
+	atomic_init(&b->failed, false);
+	if (pthread_create(&b->tid, NULL, par_main, b))
+		goto fail;
+	r->par = b;
+	r->use_fd = true;
+	r->fd = fd;
+	r->fpos = r->base_off + r->len;
+	return;
+fail:
+	if (b)
+		reader_release(&b->r);
+	gp__free(b);
+	close(fd);
+}
+
 static void opts_get(const struct gp_open_opts *in, struct gp_open_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -313,8 +571,9 @@ static void opts_get(const struct gp_open_opts *in, struct gp_open_opts *o)
 	memcpy(o, in, in->size && in->size < sizeof(*o) ? in->size : sizeof(*o));
 }
 
-static int open_input(struct gp_input *in, const char *name, const struct gp_open_opts *uopts,
-                      struct gp_trace **out)
+/* @p path: the file behind @p in, NULL for memory input. */
+static int open_input(struct gp_input *in, const char *path, const char *name,
+                      const struct gp_open_opts *uopts, struct gp_trace **out)
 {
 	struct gp_open_opts opts;
 	struct reader r;
@@ -330,6 +589,8 @@ static int open_input(struct gp_input *in, const char *name, const struct gp_ope
 	r.max_events = opts.max_events;
 	r.in = in;
 	r.st = ST_START;
+	r.fd = -1;
+	r.split_rel = SIZE_MAX;
 	if ((rc = gp__trace_new(name, &r.t)))
 		goto out;
 	r.t->meta = gp_value_object();
@@ -355,6 +616,7 @@ static int open_input(struct gp_input *in, const char *name, const struct gp_ope
 		r.win = r.buf;
 		if ((rc = refill(&r)))
 			goto out;
+		par_start(&r, path);
 	}
 	rc = read_doc(&r);
 	if (rc && r.salvage && r.in_events && salvageable(rc)) {
@@ -372,6 +634,9 @@ static int open_input(struct gp_input *in, const char *name, const struct gp_ope
 		goto out;
 	rc = finish(&r);
 out:
+	par_drop(&r);
+	if (r.use_fd)
+		close(r.fd);
 	gp__free(r.buf);
 	gp_buf_release(&r.scratch);
 	if (rc) {
@@ -394,7 +659,7 @@ GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, stru
 		return gp__error(GP_EINVAL, "gp_trace_open: NULL path");
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
-	rc = open_input(in, path, opts, out);
+	rc = open_input(in, path, path, opts, out);
 	gp__input_close(in);
 	return rc;
 }
@@ -414,7 +679,7 @@ GP_API int gp_trace_open_mem(const void *p, size_t n, const struct gp_open_opts 
 	opts_get(opts, &o);
 	if ((rc = gp__input_open_mem(p, n, &in)))
 		return rc;
-	rc = open_input(in, o.name ? o.name : "<memory>", opts, out);
+	rc = open_input(in, NULL, o.name ? o.name : "<memory>", opts, out);
 	gp__input_close(in);
 	return rc;
 }

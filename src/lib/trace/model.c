@@ -3,8 +3,9 @@
  * model.c - construction and teardown of the trace model (model.h).
  *
  * Columns grow together: an append either extends every column or none, so
- * a failed append leaves the trace consistent. Used by the readers and by
- * tests that build synthetic traces directly.
+ * a failed append leaves the trace consistent. gp__trace_append() merges a
+ * trace read from the second half of a file into the first half's. Used by
+ * the readers and by tests that build synthetic traces directly.
  */
 #include "model.h"
 
@@ -189,8 +190,11 @@ int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat)
 			return 0;
 		}
 	}
-	if (t->ncats >= 4096)
-		return 0; /* a pathological file with endless categories: stop counting new ones */
+	if (t->ncats >= GP_TRACE_MAX_CATS) {
+		/* a pathological file with endless categories: stop counting new ones */
+		t->cats_full = true;
+		return 0;
+	}
 	if ((rc = gp__grow((void **)&t->cats, &t->cats_cap, t->ncats + 1, sizeof(*t->cats))))
 		return rc;
 	t->cats[t->ncats].cat = cat;
@@ -198,6 +202,154 @@ int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat)
 	t->cats[t->ncats].count = 1;
 	t->ncats++;
 	return 0;
+}
+
+/* Capacity the event columns reach by doubling from 4096, as appends grow them. */
+static size_t doubled_cap(size_t cap, size_t need)
+{
+	while (cap < need)
+		cap = cap ? cap * 2 : 4096;
+	return cap;
+}
+
+static int append_cats(struct gp_trace *dst, const struct gp_trace *src, const uint32_t *smap)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < src->ncats; i++) {
+		const struct gp_cat_count *c = &src->cats[i];
+		uint32_t cat = smap[c->cat];
+
+		for (j = 0; j < dst->ncats; j++)
+			if (dst->cats[j].cat == cat && dst->cats[j].ph == c->ph)
+				break;
+		if (j < dst->ncats) {
+			dst->cats[j].count += c->count;
+			continue;
+		}
+		if (dst->ncats >= GP_TRACE_MAX_CATS) {
+			dst->cats_full = true;
+			continue;
+		}
+		if ((rc = gp__grow((void **)&dst->cats, &dst->cats_cap, dst->ncats + 1,
+		                   sizeof(*dst->cats))))
+			return rc;
+		dst->cats[dst->ncats].cat = cat;
+		dst->cats[dst->ncats].ph = c->ph;
+		dst->cats[dst->ncats].count = c->count;
+		dst->ncats++;
+	}
+	dst->cats_full |= src->cats_full;
+	return 0;
+}
+
+/* Finds or adds src's tracks in dst; merges what src's events set on them. */
+static int append_tracks(struct gp_trace *dst, const struct gp_trace *src, const uint32_t *smap,
+                         uint32_t *tmap)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < src->ntracks; i++) {
+		const struct gp_track *s = &src->tracks[i];
+		struct gp_track *d;
+
+		if ((rc = gp__trace_track(dst, s->pid, smap[s->pid_str], s->tid, smap[s->tid_str],
+		                          &tmap[i])))
+			return rc;
+		d = &dst->tracks[tmap[i]];
+		if (s->set & GP_TRS_NAME)
+			d->name = smap[s->name]; /* the last thread_name wins */
+		if (s->gpu) {
+			/*
+			 * Each GPU event sets the stream; the device comes from
+			 * args.device, else from the pid when still unknown. So
+			 * src's device stands unless it was only a pid fallback
+			 * and dst already knew one.
+			 */
+			if ((s->set & GP_TRS_DEVICE) || d->device < 0)
+				d->device = s->device;
+			d->stream = s->stream;
+			d->gpu = true;
+		}
+		d->set |= s->set;
+	}
+	return 0;
+}
+
+static int append_events(struct gp_trace *dst, const struct gp_trace *src, const uint32_t *smap,
+                         const uint32_t *tmap, size_t g0)
+{
+	struct gp_events *d = &dst->ev;
+	const struct gp_events *s = &src->ev;
+	size_t n0 = d->n, i, ncap;
+	int rc;
+
+	if (s->n > UINT32_MAX - 1 - n0)
+		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
+	ncap = doubled_cap(d->cap, n0 + s->n);
+	if (ncap != d->cap && (rc = events_grow(d, ncap)))
+		return rc;
+	if (!s->n)
+		return 0;
+	memcpy(d->ts + n0, s->ts, s->n * sizeof(*s->ts));
+	memcpy(d->dur + n0, s->dur, s->n * sizeof(*s->dur));
+	memcpy(d->corr + n0, s->corr, s->n * sizeof(*s->corr));
+	memcpy(d->ext + n0, s->ext, s->n * sizeof(*s->ext));
+	memcpy(d->stream + n0, s->stream, s->n * sizeof(*s->stream));
+	memcpy(d->kind + n0, s->kind, s->n * sizeof(*s->kind));
+	memcpy(d->flags + n0, s->flags, s->n * sizeof(*s->flags));
+	for (i = 0; i < s->n; i++) {
+		d->name[n0 + i] = smap[s->name[i]];
+		d->track[n0 + i] = tmap[s->track[i]];
+		d->aux[n0 + i] = s->aux[i] == UINT32_MAX ? UINT32_MAX : (uint32_t)(s->aux[i] + g0);
+	}
+	d->n = n0 + s->n;
+	return 0;
+}
+
+int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
+{
+	uint32_t *smap = NULL, *tmap = NULL;
+	size_t i, g0 = dst->ngpu, m0 = dst->nmem;
+	int rc = 0;
+
+	if (src->ngpu > UINT32_MAX - 1 - g0) {
+		rc = gp__error(GP_ELIMIT, "more than %u GPU events", UINT32_MAX - 1);
+		goto out;
+	}
+	smap = gp__calloc(src->strs.n ? src->strs.n : 1, sizeof(*smap));
+	tmap = gp__calloc(src->ntracks ? src->ntracks : 1, sizeof(*tmap));
+	if (!smap || !tmap) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* in src's id order, which is the order of first use in src's part */
+	for (i = 1; i < src->strs.n; i++)
+		GP_TRY(gp_strtab_intern(&dst->strs, src->strs.str[i], src->strs.len[i], &smap[i]));
+	GP_TRY(append_tracks(dst, src, smap, tmap));
+	GP_TRY(gp__grow((void **)&dst->gpu, &dst->gpu_cap, g0 + src->ngpu, sizeof(*dst->gpu)));
+	for (i = 0; i < src->ngpu; i++) {
+		dst->gpu[g0 + i] = src->gpu[i];
+		dst->gpu[g0 + i].collective = smap[src->gpu[i].collective];
+	}
+	dst->ngpu = g0 + src->ngpu;
+	GP_TRY(gp__grow((void **)&dst->mem, &dst->mem_cap, m0 + src->nmem, sizeof(*dst->mem)));
+	for (i = 0; i < src->nmem; i++) {
+		dst->mem[m0 + i] = src->mem[i];
+		dst->mem[m0 + i].track = tmap[src->mem[i].track];
+	}
+	dst->nmem = m0 + src->nmem;
+	GP_TRY(append_events(dst, src, smap, tmap, g0));
+	GP_TRY(append_cats(dst, src, smap));
+	dst->npy += src->npy;
+	dst->events_read += src->events_read;
+	dst->ts_float |= src->ts_float;
+out:
+	gp__free(smap);
+	gp__free(tmap);
+	return rc;
 }
 
 static const struct {

@@ -85,8 +85,15 @@ struct gp_track {
 	uint32_t pid_str, tid_str;
 	uint32_t name; /* thread_name metadata, 0 none */
 	bool gpu;      /* holds GPU activity */
+	uint8_t set;   /* enum gp_track_set: what the reader set (for gp__trace_append) */
 	int32_t device;
 	int64_t stream;
+};
+
+/** Which track fields an event set explicitly (the merge of two halves needs it). */
+enum gp_track_set {
+	GP_TRS_DEVICE = 1 << 0, /* device came from args.device of a GPU event */
+	GP_TRS_NAME = 1 << 1    /* name came from thread_name metadata */
 };
 
 /** Count of events by (ph, cat), for the overview. */
@@ -130,6 +137,7 @@ struct gp_trace {
 
 	struct gp_cat_count *cats;
 	size_t ncats, cats_cap;
+	bool cats_full; /* a (ph, cat) pair went uncounted: GP_TRACE_MAX_CATS reached */
 
 	/* metadata */
 	struct gp_value *meta; /* top-level keys except traceEvents */
@@ -146,6 +154,8 @@ struct gp_trace {
 	bool salvaged;
 	uint64_t damage_offset, lost_bytes;
 };
+
+#define GP_TRACE_MAX_CATS 4096u /* (ph, cat) pairs counted; more are dropped */
 
 /** Device properties from the file (deviceProperties[]), for one device id. */
 struct gp_device_props {
@@ -172,6 +182,20 @@ int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
                     uint32_t tid_str, uint32_t *out);
 int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat);
+/**
+ * Appends everything @p src holds after the events of @p dst, as if the
+ * reader had gone on reading src's part of the file into dst: strings are
+ * interned into dst in src's id order, tracks are found or added in src's
+ * order (names, device and stream merged as later events would have set
+ * them, using gp_track.set), GPU details, aux indices, memory events,
+ * (ph, cat) counts, the python count, events_read and ts_float follow.
+ * dst keeps its metadata, bytes_read and flags otherwise. Because src's
+ * strings and tracks are in first-use order, the ids in dst come out as a
+ * single reader would have made them. @p src must not have dropped
+ * categories (src->cats_full). On failure (GP_ENOMEM, GP_ELIMIT) dst is
+ * consistent but partly appended: the caller discards it.
+ */
+int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src);
 /** Kind from a category string (NULL/"" for none). */
 enum gp_kind gp__kind_from_cat(const char *cat, size_t len);
 /** @return the kind's canonical name ("kernel", "cpu_op", ...). */
