@@ -36,6 +36,13 @@ struct gp_open_opts {
 	const char *name;
 	/** Cap on events kept (0: no cap besides memory); more gives GP_ELIMIT. */
 	uint64_t max_events;
+	/**
+	 * Threads the reader may use: 0 lets it use a second thread where one
+	 * pays (a large plain file is parsed in two halves, a large gzip file is
+	 * inflated ahead); 1 reads on the calling thread only. The result is the
+	 * same either way.
+	 */
+	uint32_t threads;
 };
 
 /**

@@ -303,6 +303,8 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	int64_t hint = j->name_rank >= 0 ? j->name_rank : (int64_t)j->order;
 
 	oo.salvage = opts->salvage;
+	/* a spare CPU also goes to reading the file (two halves, or gzip ahead) */
+	oo.threads = j->may_thread ? 0 : 1;
 	j->rc = gp_trace_open(j->path, &oo, &t);
 	if (!j->rc) {
 		j->rank = t->rank >= 0 ? t->rank : hint;

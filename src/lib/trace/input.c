@@ -71,6 +71,7 @@ struct gp_input {
 	bool gz_done;   /* the gzip stream ended cleanly */
 	uint64_t members;
 	struct prefetch *pf; /* NULL: inflate inline */
+	bool no_prefetch;
 #if GP_HAVE_ISAL
 	struct inflate_state *st;
 #elif GP_HAVE_ZLIB
@@ -445,7 +446,7 @@ static void prefetch_start(struct gp_input *in)
 	struct prefetch *pf;
 	size_t i;
 
-	if (in->fd < 0 || !in->size_known || in->file_size < GP_PF_MIN_FILE ||
+	if (in->no_prefetch || in->fd < 0 || !in->size_known || in->file_size < GP_PF_MIN_FILE ||
 	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
 	pf = gp__calloc(1, sizeof(*pf));
@@ -544,6 +545,11 @@ int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 	if (in->gzip)
 		return gz_read(in, buf, n, got);
 	return plain_read(in, buf, n, got);
+}
+
+void gp__input_no_prefetch(struct gp_input *in)
+{
+	in->no_prefetch = true;
 }
 
 bool gp__input_is_gzip(const struct gp_input *in)

@@ -29,6 +29,9 @@ void gp__input_close(struct gp_input *in);
  */
 int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got);
 
+/** Keeps gzip inflation on the reading thread (no inflate-ahead thread). */
+void gp__input_no_prefetch(struct gp_input *in);
+
 /** @return true if the content is gzip. */
 bool gp__input_is_gzip(const struct gp_input *in);
 

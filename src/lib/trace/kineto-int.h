@@ -54,6 +54,7 @@ struct reader {
 	struct gp_trace *t;
 	const char *name; /* for messages */
 	bool salvage;
+	bool one_thread; /* gp_open_opts.threads == 1 */
 	uint64_t max_events;
 
 	struct gp_input *in;

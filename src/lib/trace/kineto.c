@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -501,8 +502,8 @@ static void par_start(struct reader *r, const char *path)
 	size_t got;
 	int fd = -1;
 
-	if (gp__kineto_no_parallel || gp__kineto_test_window || r->salvage || r->gzip || !path ||
-	    !gp__input_size(r->in, &size) || size < gp__kineto_par_min ||
+	if (gp__kineto_no_parallel || gp__kineto_test_window || r->salvage || r->one_thread ||
+	    r->gzip || !path || !gp__input_size(r->in, &size) || size < gp__kineto_par_min ||
 	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return;
 	s = gp__kineto_split_at ? gp__kineto_split_at : size / 2;
@@ -586,6 +587,7 @@ static int open_input(struct gp_input *in, const char *path, const char *name,
 	gp_buf_init(&r.scratch, 0);
 	r.name = name;
 	r.salvage = opts.salvage;
+	r.one_thread = opts.threads == 1;
 	r.max_events = opts.max_events;
 	r.in = in;
 	r.st = ST_START;
@@ -659,6 +661,9 @@ GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, stru
 		return gp__error(GP_EINVAL, "gp_trace_open: NULL path");
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
+	if (opts && opts->size >= offsetof(struct gp_open_opts, threads) + sizeof(opts->threads) &&
+	    opts->threads == 1)
+		gp__input_no_prefetch(in);
 	rc = open_input(in, path, path, opts, out);
 	gp__input_close(in);
 	return rc;
