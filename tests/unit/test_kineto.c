@@ -370,6 +370,13 @@ static void test_errors(void **state)
 		  "byte 39: invalid number" },
 		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":99999999999999999}]}", GP_EFORMAT,
 		  "byte 31: timestamp out of range" },
+		/* the model's limits: ts + dur within 2^62 ns, durations summing within 2^62 */
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1623142623460111,"
+		  "\"dur\":9138398674455552}]}",
+		  GP_EFORMAT, "byte 16: time out of range" },
+		{ "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":0,\"dur\":4611686018427387},"
+		  "{\"ph\":\"X\",\"ts\":0,\"dur\":4611686018427387}]}",
+		  GP_EFORMAT, "event durations add up to more than 2^62" },
 		{ "{\"traceEvents\":[{\"name\":\"a\xff\"}]}", GP_EFORMAT,
 		  "byte 26: invalid UTF-8 in string" },
 		{ "{\"traceEvents\":[{\"name\":\"a\x01\"}]}", GP_EFORMAT,
@@ -545,15 +552,24 @@ static void test_fast_numbers(void **state)
 			bool flt;
 			int len;
 
+			bool in_range, dur_too;
+
 			assert_int_equal(gp__ts_parse(ts[i], strlen(ts[i]), &want_ts, &flt), 0);
 			if (gp__int_parse(n, strlen(n), &want_n))
 				want_n = (int64_t)strtod(n, NULL);
+			/*
+			 * The model keeps ts and ts + dur within +-2^62 ns: a timestamp
+			 * beyond is parsed exactly and then refused; dur repeats ts only
+			 * while the sum stays inside.
+			 */
+			in_range = want_ts >= -GP_TIME_LIMIT && want_ts <= GP_TIME_LIMIT;
+			dur_too = want_ts >= 0 && want_ts <= GP_TIME_LIMIT / 2;
 			len = snprintf(doc, sizeof(doc),
 			               "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\","
 			               "\"name\":\"k\",\"pid\":%s,\"tid\":%s,\"ts\":%s,\"dur\":%s,"
 			               "\"args\":{\"blocks per SM\":%s,\"correlation\":%s,"
 			               "\"grid\":[%s,1,1],\"queued\":%s}}]}",
-			               n, n, ts[i], ts[i], d, n, n, n);
+			               n, n, ts[i], dur_too ? ts[i] : "0", d, n, n, n);
 			assert_true(len > 0 && (size_t)len < sizeof(doc));
 			for (w = 0; w < GP_ARRAY_SIZE(wins); w++) {
 				struct gp_trace *t;
@@ -563,11 +579,16 @@ static void test_fast_numbers(void **state)
 				gp__kineto_test_window = wins[w];
 				rc = open_mem(doc, (size_t)len, false, &t);
 				gp__kineto_test_window = 0;
+				if (!in_range) {
+					assert_int_equal(rc, GP_EFORMAT);
+					assert_non_null(strstr(gp_last_error(), "out of range"));
+					continue;
+				}
 				if (rc)
 					fail_msg("%s: %s", doc, gp_last_error());
 				assert_int_equal(t->ev.n, 1);
 				assert_int_equal(t->ev.ts[0], want_ts);
-				assert_int_equal(t->ev.dur[0], want_ts);
+				assert_int_equal(t->ev.dur[0], dur_too ? want_ts : 0);
 				assert_int_equal(t->ts_float, flt);
 				assert_int_equal(t->ev.corr[0], want_n);
 				assert_int_equal(track(t, 0)->pid, want_n);

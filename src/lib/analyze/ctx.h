@@ -86,6 +86,20 @@ static inline double gp__pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
 }
 
+/*
+ * a + b saturated to int64. The model bounds every time and every sum over
+ * the events (model.h), so plain additions suffice; this is for the few sums
+ * that can count an event more than once (nested instances, many streams).
+ */
+static inline int64_t gp__add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 static inline int64_t gp__end(const struct gp__actx *c, size_t i)
 {
 	return c->ts[i] + c->dur[i];

@@ -684,7 +684,7 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 		if (geti(row, "max", &v) && v > max_depth)
 			max_depth = v;
 		if (geti(row, "time_at_limit_ns", &v))
-			full_ns += v;
+			full_ns = gp__add_sat(full_ns, v);
 		if (getd(row, "time_at_limit_pct", &p))
 			full_pct += p;
 	}

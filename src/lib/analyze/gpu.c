@@ -305,9 +305,10 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 				dev = gp__ev_device(c->t, se[k].ev);
 		GP_TRY(merge_groups(c, evs + a, b - a, 0, true, &grp));
 		idle_stream(c, evs + a, b - a, cat);
-		total[0] += cat[0];
-		total[1] += cat[1];
-		total[2] += cat[2];
+		/* per stream at most the span; summed over many streams: saturate */
+		total[0] = gp__add_sat(total[0], cat[0]);
+		total[1] = gp__add_sat(total[1], cat[1]);
+		total[2] = gp__add_sat(total[2], cat[2]);
 
 		srow = gp_value_object();
 		if (!srow || (rc = gp_arr_push(streams, srow))) {

@@ -259,7 +259,8 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 		}
 		len += ce - cs;
 		if (gp_u64map_get(&gt.map, t->ev.name[a], &g) && g < gt.ng) {
-			acc[g].gpu_ns += len;
+			/* nested instances of one name count their ops again: saturate */
+			acc[g].gpu_ns = gp__add_sat(acc[g].gpu_ns, len);
 			acc[g].gpu_ops += ops;
 		}
 	}
@@ -375,7 +376,7 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 			continue;
 		/* overlapping siblings could push self below 0 */
 		o->self_ns += self[p] > 0 ? self[p] : 0;
-		o->gpu_ns += gpu[p];
+		o->gpu_ns = gp__add_sat(o->gpu_ns, gpu[p]); /* nested instances */
 		o->gpu_self_ns += gpu_self[p];
 	}
 	for (k = 0; k < gt.ng; k++) {

@@ -188,7 +188,7 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 		return 0;
 	}
 	if (r->max_events && t->ev.n >= r->max_events)
-		return gp__error(GP_ELIMIT, "%s: more than %llu events", r->name,
+		return gp__error(GP_ELIMIT, "more than %llu events",
 		                 (unsigned long long)r->max_events);
 	if ((rc = intern(r, &e->name, &name_id)))
 		return rc;

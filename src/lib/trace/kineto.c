@@ -304,10 +304,12 @@ static int finish(struct reader *r)
 	t->has_base = true;
 	t->base_ns = x;
 	for (i = 0; i < t->ev.n; i++)
-		if (__builtin_add_overflow(t->ev.ts[i], x, &t->ev.ts[i]))
+		if (__builtin_add_overflow(t->ev.ts[i], x, &t->ev.ts[i]) ||
+		    gp__trace_check_time(t->ev.ts[i], t->ev.dur[i]))
 			goto range;
 	for (i = 0; i < t->nmem; i++)
-		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts))
+		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts) ||
+		    gp__trace_check_time(t->mem[i].ts, 0))
 			goto range;
 	return 0;
 range:
@@ -352,8 +354,13 @@ static int read_doc(struct reader *r)
 		}
 		if (rc == GP_ENOMEM)
 			return gp__error(GP_ENOMEM, "%s: out of memory", r->name);
-		if (!r->s.err_msg) /* an error from the model, already described */
+		if (!r->s.err_msg) { /* an error from the model: say where */
+			if (r->s.err_at)
+				gp__error_prefix("%s: byte %llu%s", r->name,
+				                 (unsigned long long)off_of(r, r->s.err_at),
+				                 r->gzip ? " (uncompressed)" : "");
 			return rc;
+		}
 		return gp__error(rc, "%s: byte %llu%s: %s", r->name,
 		                 (unsigned long long)off_of(r, r->s.err_at ? r->s.err_at : p),
 		                 r->gzip ? " (uncompressed)" : "", r->s.err_msg);
@@ -449,7 +456,9 @@ static int split_check(struct reader *r)
 	 */
 	if (b->rc || bt->cats_full || (r->max_events && t->ev.n + bt->ev.n > r->max_events) ||
 	    t->ntracks + bt->ntracks > (1u << 20) || t->ev.n + bt->ev.n >= UINT32_MAX - 1 ||
-	    t->ngpu + bt->ngpu >= UINT32_MAX - 1) {
+	    t->ngpu + bt->ngpu >= UINT32_MAX - 1 || bt->dur_sum > GP_SUM_LIMIT - t->dur_sum ||
+	    bt->mem_bytes_sum > GP_SUM_LIMIT - t->mem_bytes_sum ||
+	    bt->copy_bytes_sum > GP_SUM_LIMIT - t->copy_bytes_sum) {
 		par_drop(r);
 		return 0;
 	}

@@ -95,12 +95,35 @@ static int events_grow(struct gp_events *e, size_t ncap)
 	return 0;
 }
 
+int gp__trace_check_time(int64_t ts, int64_t dur)
+{
+	if (ts < -GP_TIME_LIMIT || ts > GP_TIME_LIMIT || dur < 0 || dur > GP_TIME_LIMIT ||
+	    ts > GP_TIME_LIMIT - dur)
+		return gp__error(GP_EFORMAT, "time out of range: ts and ts + dur must lie within "
+		                             "+-2^62 ns");
+	return 0;
+}
+
+/* adds @p v (>= 0) to the running sum *@p sum, keeping it within GP_SUM_LIMIT */
+static int add_to_sum(int64_t *sum, int64_t v, const char *what)
+{
+	if (v > GP_SUM_LIMIT - *sum)
+		return gp__error(GP_EFORMAT, "%s add up to more than 2^62", what);
+	*sum += v;
+	return 0;
+}
+
 int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
                         int64_t ts, int64_t dur, size_t *idx)
 {
 	struct gp_events *e = &t->ev;
 	size_t i;
 	int rc;
+
+	if ((rc = gp__trace_check_time(ts, dur)))
+		return rc;
+	if ((rc = add_to_sum(&t->dur_sum, dur, "event durations")))
+		return rc;
 
 	if (e->n >= UINT32_MAX - 1)
 		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
@@ -128,6 +151,8 @@ int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_i
 
 	if (idx >= t->ev.n)
 		return gp__error(GP_EINVAL, "no event %zu", idx);
+	if (gi->bytes > 0 && (rc = add_to_sum(&t->copy_bytes_sum, gi->bytes, "copy bytes")))
+		return rc;
 	if ((rc = gp__grow((void **)&t->gpu, &t->gpu_cap, t->ngpu + 1, sizeof(*t->gpu))))
 		return rc;
 	t->gpu[t->ngpu] = *gi;
@@ -138,6 +163,13 @@ int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_i
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
 {
 	int rc;
+
+	if ((rc = gp__trace_check_time(m->ts, 0)))
+		return rc;
+	if (m->bytes == INT64_MIN ||
+	    (rc = add_to_sum(&t->mem_bytes_sum, m->bytes < 0 ? -m->bytes : m->bytes,
+	                     "memory event bytes")))
+		return rc ? rc : gp__error(GP_EFORMAT, "memory event bytes out of range");
 
 	if ((rc = gp__grow((void **)&t->mem, &t->mem_cap, t->nmem + 1, sizeof(*t->mem))))
 		return rc;
@@ -345,6 +377,10 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 	GP_TRY(append_cats(dst, src, smap));
 	dst->npy += src->npy;
 	dst->events_read += src->events_read;
+	/* within GP_SUM_LIMIT: the caller checked before merging */
+	dst->dur_sum += src->dur_sum;
+	dst->mem_bytes_sum += src->mem_bytes_sum;
+	dst->copy_bytes_sum += src->copy_bytes_sum;
 	dst->ts_float |= src->ts_float;
 out:
 	gp__free(smap);

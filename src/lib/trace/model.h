@@ -8,6 +8,11 @@
  *    JSON "ts" (µs, parsed from its decimal text, never through a double) times
  *    1000, plus baseTimeNanoseconds when the file has it;
  *  - dur >= 0 (a negative dur is a format error);
+ *  - every ts and ts + dur lies within ±GP_TIME_LIMIT (about ±146 years of
+ *    ns), and the durations of all events, the |Bytes| of all memory events
+ *    and the bytes of all copies each add up to at most GP_SUM_LIMIT, so any
+ *    difference of two times, and any sum over a subset of the events, fits
+ *    in int64 (hostile input cannot make an analysis overflow);
  *  - every id column holds -1 for "unknown"; unknown doubles are NaN;
  *  - string ids index t->strs; 0 is "";
  *  - events are kept in file order; analyses sort index lists as they need.
@@ -24,6 +29,9 @@
 #include "gpuprof/trace.h"
 #include "gpuprof/value.h"
 #include "util/strtab.h"
+
+#define GP_TIME_LIMIT ((INT64_C(1) << 62) - 1)
+#define GP_SUM_LIMIT  ((INT64_C(1) << 62) - 1)
 
 /** What an event is, from its category (both the 2021 and the modern Kineto names). */
 enum gp_kind {
@@ -148,6 +156,9 @@ struct gp_trace {
 	bool ts_float;   /* some ts or dur had a fractional part (HTA rounds then) */
 	bool bare_array; /* the file was a bare array of events */
 
+	/* running sums behind the GP_SUM_LIMIT invariant */
+	int64_t dur_sum, mem_bytes_sum, copy_bytes_sum;
+
 	/* reading */
 	uint64_t events_read; /* every element of traceEvents */
 	uint64_t bytes_read;  /* uncompressed JSON bytes */
@@ -172,12 +183,17 @@ bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_
 
 /* Model construction (used by readers and tests). All return 0 or a negative status. */
 int gp__trace_new(const char *path, struct gp_trace **out);
-/** Appends an event; every column gets its unknown value except those given. */
+/**
+ * Appends an event; every column gets its unknown value except those given.
+ * GP_EFORMAT when @p ts / @p dur break the time or sum limits above.
+ */
 int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, uint32_t track,
                         int64_t ts, int64_t dur, size_t *idx);
 /** Adds GPU details to event @p idx (sets aux). */
 int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi);
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
+/** Checks that @p ts and @p ts + @p dur lie within ±GP_TIME_LIMIT. */
+int gp__trace_check_time(int64_t ts, int64_t dur);
 /** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
                     uint32_t tid_str, uint32_t *out);
