@@ -178,6 +178,28 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 	return 0;
 }
 
+/* after an object key: the ':' and the start of the value (not at the end) */
+static inline int expect_colon(struct reader *r, const char **pp, const char *end)
+{
+	const char *p = *pp;
+
+	if (p < end && *p == ':') {
+		p++;
+	} else {
+		p = gp__json_ws(p, end);
+		if (p >= end)
+			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if (*p != ':')
+			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ':' after object key");
+		p++;
+	}
+	p = gp__json_ws(p, end);
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	*pp = p;
+	return 0;
+}
+
 /* grid/block: [x, y, z] of integers; anything else leaves them unknown. */
 static int parse_dim3(struct reader *r, const char **pp, int32_t *v)
 {
@@ -261,21 +283,8 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 			return rc;
 		if (!esc)
 			id = arg_key_id(key.p, key.len);
-		if (p < end && *p == ':') {
-			p++;
-		} else {
-			p = gp__json_ws(p, end);
-			if (p >= end)
-				return gp__json_fail(&r->s, end, GP_ETRUNC,
-				                     "unexpected end of input");
-			if (*p != ':')
-				return gp__json_fail(&r->s, p, GP_EFORMAT,
-				                     "expected ':' after object key");
-			p++;
-		}
-		p = gp__json_ws(p, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if ((rc = expect_colon(r, &p, end)))
+			return rc;
 		if (id == A_NONE) {
 			/* skipped, still validated: strings and plain integers inline */
 			if (*p == '"') {
@@ -455,21 +464,8 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 			/* escaped keys never name a field we read */
 			k = esc ? EK_OTHER : ev_key_of(&key);
 		}
-		if (p < end && *p == ':') {
-			p++;
-		} else {
-			p = gp__json_ws(p, end);
-			if (p >= end)
-				return gp__json_fail(&r->s, end, GP_ETRUNC,
-				                     "unexpected end of input");
-			if (*p != ':')
-				return gp__json_fail(&r->s, p, GP_EFORMAT,
-				                     "expected ':' after object key");
-			p++;
-		}
-		p = gp__json_ws(p, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+		if ((rc = expect_colon(r, &p, end)))
+			return rc;
 		switch (k) {
 		case EK_PH:
 			/* almost always one plain character */
