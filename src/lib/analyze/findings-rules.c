@@ -190,13 +190,6 @@ out:
 
 /* ---- launch-bound: launches.short_kernels, launches.kernel_dur_ns ---- */
 
-/* the median kernel duration, from the launches section */
-static int kernel_median(const struct gp_value *r, bool *known, int64_t *med)
-{
-	*known = geti(r, "launches/kernel_dur_ns/p50", med);
-	return 0;
-}
-
 /* the union of the calls that launched GPU work: no section has it */
 static int launch_union(const struct gp__actx *c, int64_t *out)
 {
@@ -231,7 +224,7 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
 	    !geti(l, "short_kernels/count", &nshort) || !getd(l, "short_kernels/pct", &short_pct))
 		return 0;
-	GP_TRY(kernel_median(r, &med_known, &med));
+	med_known = geti(r, "launches/kernel_dur_ns/p50", &med);
 	GP_TRY(launch_union(c, &launch_ns));
 	many_short = (!med_known || med < LAUNCH_MED_NS) && short_pct > LAUNCH_SHORT_PCT;
 	cpu_bound = b->busy_ns > 0 && launch_ns >= b->busy_ns;

@@ -178,6 +178,27 @@ static int parse_time(struct reader *r, const char **pp, int64_t *out, bool *is_
 	return 0;
 }
 
+/*
+ * After a member's value: ',' moves to the next key (0), '}' closes the
+ * object (1, @p pp past it), anything else is an error (negative).
+ */
+static inline int after_member(struct reader *r, const char **pp, const char *end)
+{
+	const char *p = gp__json_ws(*pp, end);
+
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (*p == ',') {
+		*pp = gp__json_ws(p + 1, end);
+		return 0;
+	}
+	if (*p == '}') {
+		*pp = p + 1;
+		return 1;
+	}
+	return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
+}
+
 /* after an object key: the ':' and the start of the value (not at the end) */
 static inline int expect_colon(struct reader *r, const char **pp, const char *end)
 {
@@ -326,18 +347,13 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 		} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 			return rc;
 		}
-		p = gp__json_ws(p, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p == ',') {
-			p = gp__json_ws(p + 1, end);
-			continue;
-		}
-		if (*p == '}') {
-			*pp = p + 1;
+		rc = after_member(r, &p, end);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			*pp = p;
 			return 0;
 		}
-		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
 	}
 }
 
@@ -518,18 +534,13 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 		}
 		if (rc)
 			return rc;
-		p = gp__json_ws(p, end);
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p == ',') {
-			p = gp__json_ws(p + 1, end);
-			continue;
-		}
-		if (*p == '}') {
-			*pp = p + 1;
+		rc = after_member(r, &p, end);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			*pp = p;
 			return 0;
 		}
-		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected ',' or '}' in object");
 	}
 }
 
