@@ -95,6 +95,43 @@ static void test_launches_hta(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * Correlation ids spread far apart (no dense array: the hash map) and a
+ * repeated id (the first call keeps it) give the same answers.
+ */
+static void test_launches_sparse_ids(void **state)
+{
+	static const int64_t big = INT64_C(1) << 40;
+	struct gp_trace *t = scenario(), *u = scenario();
+	struct gp_value *a, *b;
+	char *ja = NULL, *jb = NULL;
+	size_t i, na, nb;
+
+	(void)state;
+	for (i = 0; i < u->ev.n; i++)
+		u->ev.corr[i] = u->ev.corr[i] * big + 3;
+	a = tu_section(t, false, gp__an_launches);
+	b = tu_section(u, false, gp__an_launches);
+	assert_int_equal(gp_value_to_json(gp_obj_get(a, "launches"), 0, &ja, &na), 0);
+	assert_int_equal(gp_value_to_json(gp_obj_get(b, "launches"), 0, &jb, &nb), 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(ja, jb, na);
+	gp_free(ja);
+	gp_free(jb);
+	gp_value_free(a);
+	gp_value_free(b);
+	gp_trace_free(u);
+
+	/* a second call with correlation 1, later: the kernel stays with the first */
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, 600000, 1000, 1);
+	a = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(a, "launches/count"), 6);
+	assert_int_equal(tu_geti(a, "launches/launch_delay_ns/min"), 5000);
+	assert_int_equal(tu_geti(a, "launches/launch_delay_ns/max"), 180000);
+	gp_value_free(a);
+	gp_trace_free(t);
+}
+
 static void test_no_launches(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -116,6 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launches_gpuprof),
 		cmocka_unit_test(test_launches_hta),
+		cmocka_unit_test(test_launches_sparse_ids),
 		cmocka_unit_test(test_no_launches),
 	};
 

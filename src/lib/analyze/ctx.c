@@ -119,11 +119,49 @@ static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i
 	return gp_u64map_put(cache, key, (uint64_t)c->ktype[i] << 8 | c->krule[i]);
 }
 
+/* ids spread over more than this many slots per id (plus a constant) use the hash map */
+#define IDMAP_SPREAD 4
+
+/* key range [lo, hi] of @p count ids (count 0: empty) */
+static int idmap_init(struct gp__idmap *m, int64_t lo, int64_t hi, size_t count)
+{
+	memset(m, 0, sizeof(*m));
+	if (count && (uint64_t)(hi - lo) < (uint64_t)IDMAP_SPREAD * count + 4096) {
+		m->lo = lo;
+		m->n = (size_t)(hi - lo) + 1;
+		m->dense = gp__malloc(m->n * sizeof(*m->dense));
+		if (!m->dense)
+			return gp__error(GP_ENOMEM, "out of memory");
+		memset(m->dense, 0xff, m->n * sizeof(*m->dense));
+		return 0;
+	}
+	return gp_u64map_init(&m->map, count);
+}
+
+/* maps @p id (>= 0, inside the range given to idmap_init) to @p ev unless already mapped */
+static int idmap_put_first(struct gp__idmap *m, int64_t id, uint32_t ev)
+{
+	if (m->dense) {
+		if (m->dense[id - m->lo] == UINT32_MAX)
+			m->dense[id - m->lo] = ev;
+		return 0;
+	}
+	return gp_u64map_put_new(&m->map, (uint64_t)id, ev, NULL);
+}
+
+static void idmap_release(struct gp__idmap *m)
+{
+	gp__free(m->dense);
+	gp_u64map_release(&m->map);
+	memset(m, 0, sizeof(*m));
+}
+
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
                   int64_t rank)
 {
 	const struct gp_events *e = &t->ev;
-	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, i, k;
+	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, ncorr = 0, next = 0, i, k;
+	int64_t corr_lo = INT64_MAX, corr_hi = INT64_MIN, ext_lo = INT64_MAX, ext_hi = INT64_MIN;
 	struct gp_u64map cache = { 0 };
 	int rc = 0;
 
@@ -150,6 +188,17 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		counts[e->kind[i]]++;
 		if (is_gpu_activity(c, i))
 			ngpu++;
+		if ((e->kind[i] == GP_K_RUNTIME || e->kind[i] == GP_K_DRIVER) && e->corr[i] >= 0) {
+			ncorr++;
+			corr_lo = e->corr[i] < corr_lo ? e->corr[i] : corr_lo;
+			corr_hi = e->corr[i] > corr_hi ? e->corr[i] : corr_hi;
+		}
+		if ((e->kind[i] == GP_K_CPU_OP || e->kind[i] == GP_K_USER_ANNOTATION) &&
+		    e->ext[i] >= 0) {
+			next++;
+			ext_lo = e->ext[i] < ext_lo ? e->ext[i] : ext_lo;
+			ext_hi = e->ext[i] > ext_hi ? e->ext[i] : ext_hi;
+		}
 	}
 	for (k = 0; k < GP_K__COUNT; k++) {
 		c->by_kind[k].v = gp__calloc(counts[k] ? counts[k] : 1, sizeof(uint32_t));
@@ -159,8 +208,8 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 	c->gpu.v = gp__calloc(ngpu ? ngpu : 1, sizeof(uint32_t));
 	if (!c->gpu.v)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	GP_TRY(gp_u64map_init(&c->corr_launch, counts[GP_K_RUNTIME] + counts[GP_K_DRIVER]));
-	GP_TRY(gp_u64map_init(&c->ext_op, counts[GP_K_CPU_OP] + counts[GP_K_USER_ANNOTATION]));
+	GP_TRY(idmap_init(&c->corr_launch, corr_lo, corr_hi, ncorr));
+	GP_TRY(idmap_init(&c->ext_op, ext_lo, ext_hi, next));
 
 	c->span_start = INT64_MAX;
 	c->span_end = INT64_MIN;
@@ -175,9 +224,9 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 			GP_TRY(classify_cached(c, &cache, i));
 		}
 		if ((kind == GP_K_RUNTIME || kind == GP_K_DRIVER) && e->corr[i] >= 0)
-			GP_TRY(gp_u64map_put_new(&c->corr_launch, (uint64_t)e->corr[i], i, NULL));
+			GP_TRY(idmap_put_first(&c->corr_launch, e->corr[i], (uint32_t)i));
 		if ((kind == GP_K_CPU_OP || kind == GP_K_USER_ANNOTATION) && e->ext[i] >= 0)
-			GP_TRY(gp_u64map_put_new(&c->ext_op, (uint64_t)e->ext[i], i, NULL));
+			GP_TRY(idmap_put_first(&c->ext_op, e->ext[i], (uint32_t)i));
 		if (kind != GP_K_TRACE) {
 			if (c->ts[i] < c->span_start)
 				c->span_start = c->ts[i];
@@ -193,14 +242,19 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	memset(c->launch, 0xff, (e->n ? e->n : 1) * sizeof(*c->launch));
 	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t g = c->gpu.v[k];
-		uint64_t v;
+		uint32_t g = c->gpu.v[k], v;
 
-		if (e->corr[g] >= 0 && gp_u64map_get(&c->corr_launch, (uint64_t)e->corr[g], &v))
-			c->launch[g] = (uint32_t)v;
+		if (e->corr[g] >= 0 && gp__idmap_get(&c->corr_launch, e->corr[g], &v))
+			c->launch[g] = v;
 	}
-	for (k = 0; k < GP_K__COUNT; k++)
+	c->kpos = gp__malloc((e->n ? e->n : 1) * sizeof(*c->kpos));
+	if (!c->kpos)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (k = 0; k < GP_K__COUNT; k++) {
 		GP_TRY(sort_idx(c, &c->by_kind[k]));
+		for (i = 0; i < c->by_kind[k].n; i++)
+			c->kpos[c->by_kind[k].v[i]] = (uint32_t)i;
+	}
 	GP_TRY(sort_idx(c, &c->gpu));
 
 	/* steps: CPU ProfilerStep#N annotations, in time order */
@@ -244,12 +298,13 @@ void gp__actx_release(struct gp__actx *c)
 	gp__free(c->krule);
 	gp__free(c->name_flags);
 	gp__free(c->launch);
+	gp__free(c->kpos);
 	gp__free(c->ts_own);
 	gp__free(c->dur_own);
 	gp__free(c->keep);
 	gp__free(c->steps);
-	gp_u64map_release(&c->corr_launch);
-	gp_u64map_release(&c->ext_op);
+	idmap_release(&c->corr_launch);
+	idmap_release(&c->ext_op);
 	memset(c, 0, sizeof(*c));
 }
 

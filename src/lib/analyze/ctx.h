@@ -27,6 +27,37 @@ struct gp__idx {
 	size_t n;
 };
 
+/**
+ * An id (correlation, External id) -> event index map, the first event kept
+ * for a repeated id. Kineto numbers ids densely, so it is usually an array
+ * over [lo, lo + n); ids spread wider than a few times their count go to a
+ * hash map instead.
+ */
+struct gp__idmap {
+	int64_t lo;
+	size_t n;
+	uint32_t *dense; /* [n], UINT32_MAX for none; NULL when the map is used */
+	struct gp_u64map map;
+};
+
+/** @return whether @p id is mapped, and its event in *@p ev. */
+static inline bool gp__idmap_get(const struct gp__idmap *m, int64_t id, uint32_t *ev)
+{
+	uint64_t v;
+
+	if (m->dense) {
+		if (id < m->lo || (uint64_t)(id - m->lo) >= m->n ||
+		    m->dense[id - m->lo] == UINT32_MAX)
+			return false;
+		*ev = m->dense[id - m->lo];
+		return true;
+	}
+	if (id < 0 || !gp_u64map_get(&m->map, (uint64_t)id, &v))
+		return false;
+	*ev = (uint32_t)v;
+	return true;
+}
+
 /** A CPU ProfilerStep#N annotation, as found in the trace. */
 struct gp__step {
 	uint32_t ev;    /* event index */
@@ -48,6 +79,8 @@ struct gp__actx {
 
 	/* kept events of each kind, sorted */
 	struct gp__idx by_kind[GP_K__COUNT];
+	/* per kept event: its position in by_kind[its kind] */
+	uint32_t *kpos;
 	/*
 	 * GPU activity, sorted: kernels, memcpy and memset; under --compat hta
 	 * every kept event with args.stream (HTA's "stream != -1"), except
@@ -61,11 +94,11 @@ struct gp__actx {
 	uint8_t *name_flags;
 
 	/* correlation id -> index of the runtime/driver call that launched it */
-	struct gp_u64map corr_launch;
+	struct gp__idmap corr_launch;
 	/* per event: the launching call of each GPU event (UINT32_MAX none), from corr_launch */
 	uint32_t *launch;
 	/* External id -> index of the cpu_op / user_annotation that carries it */
-	struct gp_u64map ext_op;
+	struct gp__idmap ext_op;
 
 	/* CPU ProfilerStep#N annotations among kept events, sorted by ts */
 	struct gp__step *steps;
@@ -103,6 +136,14 @@ static inline int64_t gp__add_sat(int64_t a, int64_t b)
 static inline int64_t gp__end(const struct gp__actx *c, size_t i)
 {
 	return c->ts[i] + c->dur[i];
+}
+
+/** Whether the name with string id @p name suggests tensor cores (cached for GPU events). */
+static inline bool gp__name_tensor_core(const struct gp__actx *c, uint32_t name)
+{
+	if (c->name_flags[name] & GP_NF_DONE)
+		return (c->name_flags[name] & GP_NF_TENSOR_CORE) != 0;
+	return gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, name));
 }
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,

@@ -330,21 +330,43 @@ struct sync_count {
 	int64_t sync_ns, item_ns, dtoh_ns;
 };
 
+/* what count_sync() looks for in a name; decided once per name (string id) */
+enum { SN_DONE = 1, SN_SYNC = 2, SN_ITEM = 4, SN_SCALAR = 8, SN_DTOH = 16 };
+
+static uint8_t sync_name(uint8_t *memo, const struct gp_trace *t, uint32_t name)
+{
+	const char *n;
+
+	if (memo[name])
+		return memo[name];
+	n = gp_strtab_get(&t->strs, name);
+	memo[name] = SN_DONE | (is_sync_call(n) ? SN_SYNC : 0) |
+	             (strcmp(n, "aten::item") == 0 ? SN_ITEM : 0) |
+	             (strcmp(n, "aten::_local_scalar_dense") == 0 ? SN_SCALAR : 0) |
+	             (is_dtoh(n) ? SN_DTOH : 0);
+	return memo[name];
+}
+
 /* adds the host time blocked in sync calls, item ops and the DtoH copies' launches to @p bl */
 static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_ivset *bl)
 {
 	static const uint8_t api[] = { GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP], *mc = &c->by_kind[GP_K_MEMCPY];
+	const struct gp_trace *t = c->t;
+	uint8_t *memo;
 	size_t k, j;
 	int rc = 0;
 
+	memo = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	if (!memo)
+		return gp__error(GP_ENOMEM, "out of memory");
 	for (j = 0; j < GP_ARRAY_SIZE(api); j++) {
 		const struct gp__idx *x = &c->by_kind[api[j]];
 
 		for (k = 0; k < x->n; k++) {
 			uint32_t i = x->v[k];
 
-			if (!is_sync_call(gp__ev_name(c->t, i)) || !in_step(c, c->ts[i]))
+			if (!(sync_name(memo, t, t->ev.name[i]) & SN_SYNC) || !in_step(c, c->ts[i]))
 				continue;
 			s->nsync++;
 			s->sync_ns += c->dur[i];
@@ -353,13 +375,12 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 	}
 	for (k = 0; k < ops->n; k++) {
 		uint32_t i = ops->v[k];
-		const char *n = gp__ev_name(c->t, i);
-		bool item = strcmp(n, "aten::item") == 0;
+		uint8_t f = sync_name(memo, t, t->ev.name[i]);
 
 		/* aten::_local_scalar_dense is called by aten::item: blocked time, not a call */
-		if ((!item && strcmp(n, "aten::_local_scalar_dense") != 0) || !in_step(c, c->ts[i]))
+		if (!(f & (SN_ITEM | SN_SCALAR)) || !in_step(c, c->ts[i]))
 			continue;
-		if (item) {
+		if (f & SN_ITEM) {
 			s->nitem++;
 			s->item_ns += c->dur[i];
 		}
@@ -370,7 +391,8 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 		uint32_t i = mc->v[k];
 		int64_t l = gp__launcher(c, i);
 
-		if (!is_dtoh(gp__ev_name(c->t, i)) || !in_step(c, l >= 0 ? c->ts[l] : c->ts[i]))
+		if (!(sync_name(memo, t, t->ev.name[i]) & SN_DTOH) ||
+		    !in_step(c, l >= 0 ? c->ts[l] : c->ts[i]))
 			continue;
 		s->ndtoh++;
 		s->dtoh_ns += c->dur[i];
@@ -379,6 +401,7 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 	}
 	GP_TRY(gp_ivset_normalize(bl));
 out:
+	gp__free(memo);
 	return rc;
 }
 

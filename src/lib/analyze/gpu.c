@@ -30,6 +30,7 @@
 
 #include "intervals.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 #define KERNEL_WAIT_NS 30000 /* HTA's consecutive_kernel_delay: 30 µs */
 
@@ -110,18 +111,29 @@ static int merge_groups(const struct gp__actx *c, const uint32_t *idx, size_t n,
 	return have ? ivl_push(out, cur.s, cur.e) : 0;
 }
 
-struct point {
-	int64_t t;
-	int d;
-};
-
-static int cmp_point(const void *x, const void *y)
+/*
+ * The boundary points of the three type unions, in time order; at one time
+ * starts come first, larger type bits first (a zero-length group still shows).
+ * val holds the signed type bit + 8.
+ */
+static void order_points(struct gp_kv *p, size_t n)
 {
-	const struct point *a = x, *b = y;
+	size_t a, b, i;
 
-	if (a->t != b->t)
-		return a->t < b->t ? -1 : 1;
-	return b->d - a->d; /* starts first: a zero-length group still shows */
+	for (a = 0; a < n; a = b) {
+		for (b = a + 1; b < n && p[b].key == p[a].key; b++)
+			;
+		for (i = a + 1; i < b; i++) {
+			struct gp_kv x = p[i];
+			size_t j = i;
+
+			while (j > a && p[j - 1].val < x.val) {
+				p[j] = p[j - 1];
+				j--;
+			}
+			p[j] = x;
+		}
+	}
 }
 
 /* sweep over the three type unions; acc[m] = time with exactly the types in bitmask m */
@@ -130,9 +142,9 @@ static int sweep(const struct ivl *comp, const struct ivl *comm, const struct iv
 {
 	const struct ivl *l[3] = { comp, comm, mem };
 	const int bit[3] = { GP_KT_COMP, GP_KT_COMM, GP_KT_MEM };
-	struct point *p;
+	struct gp_kv *p;
 	size_t n = 0, k, j, w = 0;
-	int running = 0;
+	int running = 0, rc;
 
 	memset(acc, 0, 8 * sizeof(*acc));
 	memset(seen, 0, 8 * sizeof(*seen));
@@ -145,17 +157,21 @@ static int sweep(const struct ivl *comp, const struct ivl *comm, const struct iv
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (k = 0; k < 3; k++) {
 		for (j = 0; j < l[k]->n; j++) {
-			p[w].t = l[k]->v[j].s;
-			p[w++].d = bit[k];
-			p[w].t = l[k]->v[j].e;
-			p[w++].d = -bit[k];
+			p[w].key = l[k]->v[j].s;
+			p[w++].val = (uint64_t)(8 + bit[k]);
+			p[w].key = l[k]->v[j].e;
+			p[w++].val = (uint64_t)(8 - bit[k]);
 		}
 	}
-	qsort(p, n, sizeof(*p), cmp_point);
+	if ((rc = gp__sort_kv(p, n))) {
+		gp__free(p);
+		return rc;
+	}
+	order_points(p, n);
 	for (k = 0; k + 1 < n; k++) {
-		running += p[k].d;
+		running += (int)p[k].val - 8;
 		if (running > 0 && (running & 7)) {
-			acc[running & 7] += p[k + 1].t - p[k].t;
+			acc[running & 7] += p[k + 1].key - p[k].key;
 			seen[running & 7] = true;
 		}
 	}
@@ -171,15 +187,34 @@ struct sentry {
 	uint32_t ev;
 };
 
-static int cmp_sentry(const void *x, const void *y)
+/*
+ * Sorts se[0..n) (built in start order) by (device, stream, start order):
+ * two stable radix passes, by stream and then by device.
+ */
+static int group_sentries(struct sentry *se, size_t n)
 {
-	const struct sentry *a = x, *b = y;
+	struct gp_kv *kv = gp__calloc(n ? n : 1, sizeof(*kv));
+	struct sentry *tmp = gp__calloc(n ? n : 1, sizeof(*tmp));
+	size_t k;
+	int rc = 0;
 
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (a->stream != b->stream)
-		return a->stream < b->stream ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
+	if (!kv || !tmp)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (k = 0; k < n; k++) {
+		kv[k].key = se[k].stream;
+		kv[k].val = k;
+	}
+	GP_TRY(gp__sort_kv(kv, n));
+	for (k = 0; k < n; k++)
+		kv[k].key = se[kv[k].val].device;
+	GP_TRY(gp__sort_kv(kv, n));
+	for (k = 0; k < n; k++)
+		tmp[k] = se[kv[k].val];
+	memcpy(se, tmp, n * sizeof(*se));
+out:
+	gp__free(kv);
+	gp__free(tmp);
+	return rc;
 }
 
 static int obj_add_int_or_null(struct gp_value *o, const char *k, bool ok, int64_t v)
@@ -289,7 +324,7 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 		se[k].pos = (uint32_t)k;
 		se[k].ev = i;
 	}
-	qsort(se, n, sizeof(*se), cmp_sentry);
+	GP_TRY(group_sentries(se, n));
 	for (k = 0; k < n; k++)
 		evs[k] = se[k].ev;
 	for (a = 0; a < n; a = b) {

@@ -208,31 +208,6 @@ static int build_host_steps(struct sctx *x)
 	return 0;
 }
 
-/* position of runtime event @p ev in c->by_kind[GP_K_RUNTIME] (sorted by ts, -dur, index) */
-static size_t runtime_pos(const struct gp__actx *c, uint32_t ev)
-{
-	const struct gp__idx *ix = &c->by_kind[GP_K_RUNTIME];
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint32_t m = ix->v[mid];
-		int less;
-
-		if (c->ts[m] != c->ts[ev])
-			less = c->ts[m] < c->ts[ev];
-		else if (c->dur[m] != c->dur[ev])
-			less = c->dur[m] > c->dur[ev];
-		else
-			less = m < ev;
-		if (less)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->v[lo] == ev ? lo : SIZE_MAX;
-}
-
 /*
  * tb_plugin StepParser._find_device_steps + _update_steps_duration: stretch
  * each host step to the device work launched by the runtime calls fully
@@ -273,9 +248,7 @@ static int device_steps(struct sctx *x)
 
 			if (l < 0 || c->t->ev.kind[l] != GP_K_RUNTIME)
 				continue;
-			p = runtime_pos(c, (uint32_t)l);
-			if (p == SIZE_MAX)
-				continue;
+			p = c->kpos[l];
 			rt_cnt[p]++;
 			if (c->ts[d] < rt_min[p])
 				rt_min[p] = c->ts[d];
@@ -328,7 +301,7 @@ static int device_steps(struct sctx *x)
 				size_t p = SIZE_MAX;
 
 				if (l >= 0 && c->t->ev.kind[l] == GP_K_RUNTIME)
-					p = runtime_pos(c, (uint32_t)l);
+					p = c->kpos[l];
 				if (p != SIZE_MAX && rt_in[p])
 					continue; /* launched inside a step */
 				if (gp__end(c, d) < dev_min[0] && gp__end(c, d) > prev_end)

@@ -150,11 +150,11 @@ out:
 static uint32_t gpu_op_anchor(const struct gp__actx *c, const struct nest *ns, size_t g)
 {
 	int64_t l = gp__launcher(c, g);
-	uint64_t v;
+	uint32_t v;
 
 	if (l >= 0 && (size_t)l < c->t->ev.n && ns->pos[l] != NONE)
 		return ns->parent[ns->pos[l]];
-	if (c->t->ev.ext[g] >= 0 && gp_u64map_get(&c->ext_op, (uint64_t)c->t->ev.ext[g], &v) &&
+	if (c->t->ev.ext[g] >= 0 && gp__idmap_get(&c->ext_op, c->t->ev.ext[g], &v) &&
 	    v < c->t->ev.n)
 		return ns->pos[v];
 	return NONE;

@@ -204,9 +204,7 @@ static int kernel_extra(const struct gp__actx *c, const struct gtab *gt, size_t 
 
 	GP_TRY(gp_obj_set_str(row, "type", gp__ktype_name((enum gp_ktype)c->ktype[gr->first])));
 	if (user)
-		GP_TRY(
-		    gp_obj_set_bool(row, "tensor_core",
-		                    gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, gr->name))));
+		GP_TRY(gp_obj_set_bool(row, "tensor_core", gp__name_tensor_core(c, gr->name)));
 out:
 	return rc;
 }
@@ -223,7 +221,7 @@ static int an_kernels(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp__gtab_order(c, &gt));
 	GP_TRY(gp__emit_table(c, r, "kernels", &gt, gt.total, kernel_extra, (void *)1));
 	for (g = 0; g < gt.ng; g++)
-		if (gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, gt.g[g].name)))
+		if (gp__name_tensor_core(c, gt.g[g].name))
 			tc += gt.g[g].total;
 	GP_TRY(gp_obj_set_double(r, "kernels_tensor_core_pct",
 	                         gt.total > 0 ? 100.0 * (double)tc / (double)gt.total : NAN));
