@@ -162,8 +162,11 @@ for f in "${list[@]}"; do
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$bytes" "$json_bytes" "$gpt" "$report" "$load" "$base" "$ing" >>"$res"
 done
 
-python3 - "$res" <<'EOF'
+GP_BENCH_DIR=$here python3 - "$res" <<'EOF'
 import json, os, statistics, sys
+
+sys.path.insert(0, os.environ["GP_BENCH_DIR"])
+import hta_reference
 
 # HTA is not installable here; its time is projected from recorded runs on this machine class:
 # ~9 s for load plus analyses on a 53.7 MB, 216k-event trace (issue 2; /work/shared/reference/
@@ -188,17 +191,7 @@ def tail_time(path):
 
 
 def hta_recorded(path):
-    name = os.path.basename(path)
-    for ext in (".gz", ".json"):
-        if name.endswith(ext):
-            name = name[: -len(ext)]
-    try:
-        with open(os.path.join(REF_DIR, name + ".json")) as f:
-            wall = json.load(f)["hta_process"]["wall"]
-        m, s = wall.split(":")
-        return int(m) * 60 + float(s)
-    except (OSError, KeyError, ValueError, TypeError):
-        return None
+    return hta_reference.recorded(REF_DIR, path)
 
 
 def fmt(v, spec="{:.2f}"):

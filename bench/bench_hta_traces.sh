@@ -5,8 +5,9 @@
 #
 # usage: bench/bench_hta_traces.sh [--runs N] [TRACES_DIR]
 #
-# For every trace of TRACES_DIR (default ../shared/traces) that REFERENCE.md gives an
-# "HTA process: wall" time for, times `gpuprof analyze --json -o /dev/null TRACE` as a whole
+# For every trace of TRACES_DIR (default ../shared/traces) with a recorded HTA process wall time
+# (TRACES_DIR/reference/<name>.json, read by bench/hta_reference.py), times
+# `gpuprof analyze --json -o /dev/null TRACE` as a whole
 # process (the trace as stored, .json.gz; the median of --runs runs, default 11) and prints the
 # ratio to HTA's recorded process time. HTA cannot run here (no PyPI), so its side is the
 # recorded wall time of its process: Python start-up, imports, load and analyses, on a 2-vCPU
@@ -25,27 +26,22 @@ dir=$root/../shared/traces
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) runs=${2:?}; shift 2 ;;
-	-h | --help) sed -n '4,15p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,16p' "$0"; exit 0 ;;
 	-*) echo "bench_hta_traces.sh: unknown option '$1'" >&2; exit 2 ;;
 	*) dir=$1; shift ;;
 	esac
 done
 [ -x "$gpuprof" ] || { echo "bench_hta_traces.sh: no gpuprof at $gpuprof (set GP_BUILD_DIR)" >&2; exit 2; }
-[ -f "$dir/REFERENCE.md" ] || { echo "bench_hta_traces.sh: no $dir/REFERENCE.md" >&2; exit 77; }
+[ -d "$dir/reference" ] || { echo "bench_hta_traces.sh: no $dir/reference" >&2; exit 77; }
 
-python3 - "$gpuprof" "$dir" "$runs" <<'EOF'
-import re, statistics, subprocess, sys, time, gzip, os
+GP_BENCH_DIR=$here python3 - "$gpuprof" "$dir" "$runs" <<'EOF'
+import statistics, subprocess, sys, time, gzip, os
+
+sys.path.insert(0, os.environ["GP_BENCH_DIR"])
+import hta_reference
 
 gp, root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ref = open(os.path.join(root, "REFERENCE.md")).read()
-rows = []
-for sec in re.split(r"^### ", ref, flags=re.M)[1:]:
-    name = sec.split("\n", 1)[0].strip()
-    m = re.search(r"HTA process: wall (\d+):([\d.]+) s", sec)
-    path = os.path.join(root, name)
-    if not m or not os.path.exists(path):
-        continue
-    rows.append((name, path, int(m.group(1)) * 60 + float(m.group(2))))
+rows = [(rel, os.path.join(root, rel), wall) for rel, wall in hta_reference.all_recorded(root)]
 
 def size(p):
     if p.endswith(".gz"):
