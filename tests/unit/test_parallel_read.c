@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_parallel_read.c - the two-thread read of large plain files
- * (kineto.c): generated traces of about 17 MiB in /tmp are opened once with
+ * test_parallel_read.c - the two-thread read of large files, plain and
+ * gzip (kineto.c): generated traces of about 17 MiB in /tmp (and their
+ * gzip, made with the gzip program, skipped without it) are opened once with
  * the single-thread reader (gp__kineto_no_parallel) and once with two
  * threads, and everything must be the same: every column, string, track,
  * GPU detail, memory event, category count and the metadata, the reports,
@@ -370,6 +371,20 @@ static void tmp_path(char *buf, size_t n, const char *what)
 	snprintf(buf, n, "/tmp/gp_par_%ld_%s.json", (long)getpid(), what);
 }
 
+/* Writes @p path + ".gz" (into @p gz) with the gzip program; false without one. */
+static bool gzip_file(const char *path, char *gz, size_t n)
+{
+	char cmd[1024];
+
+	snprintf(gz, n, "%s.gz", path);
+	snprintf(cmd, sizeof(cmd), "gzip -1 -c '%s' > '%s' 2>/dev/null", path, gz);
+	if (system(cmd) != 0) {
+		unlink(gz);
+		return false;
+	}
+	return true;
+}
+
 static void test_object(void **state)
 {
 	char path[256];
@@ -435,18 +450,73 @@ static void test_errors(void **state)
 	unlink(path);
 }
 
+/*
+ * gzip: the second half inflates its own stream up to the split; after the
+ * merge the first goes on with that stream (the checksum, the members after
+ * traceEvents). Everything must still be the single reader's.
+ */
+static void test_gzip(void **state)
+{
+	char path[256], gz[300];
+	long tricky;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "gzobj");
+	gen_trace(path, SH_OBJ, DM_NONE, &tricky);
+	if (!gzip_file(path, gz, sizeof(gz))) {
+		unlink(path);
+		skip();
+	}
+	unlink(path);
+	gp__kineto_par_sync = true;
+	with_reports = true;
+	assert_int_equal(check(gz, 0, EX_MERGED), 0);
+	with_reports = false;
+	/* the candidate inside a name; right at the start; near the end */
+	gp__kineto_split_at = (uint64_t)tricky;
+	assert_int_equal(check(gz, 0, EX_DROPPED), 0);
+	gp__kineto_split_at = 300;
+	assert_int_equal(check(gz, 0, EX_ANY), 0);
+	gp__kineto_split_at = TARGET - 600;
+	assert_int_equal(check(gz, 0, EX_ANY), 0);
+	gp__kineto_split_at = 0;
+	unlink(gz);
+
+	tmp_path(path, sizeof(path), "gzbare");
+	gen_trace(path, SH_BARE, DM_NONE, NULL);
+	assert_true(gzip_file(path, gz, sizeof(gz)));
+	unlink(path);
+	assert_int_equal(check(gz, 0, EX_MERGED), 0);
+	/* cut inside the compressed data: a truncated stream in either half */
+	assert_int_equal(truncate(gz, 300000), 0);
+	assert_int_equal(check(gz, 0, EX_ANY), GP_ETRUNC);
+	unlink(gz);
+
+	tmp_path(path, sizeof(path), "gzerr");
+	gen_trace(path, SH_OBJ, DM_SECOND, NULL);
+	assert_true(gzip_file(path, gz, sizeof(gz)));
+	unlink(path);
+	assert_int_equal(check(gz, 0, EX_DROPPED), GP_EFORMAT);
+	assert_non_null(strstr(gp_last_error(), "(uncompressed)"));
+	unlink(gz);
+}
+
 /* Removes the files of a failed test too (an assertion leaves the test early). */
 static int remove_files(void **state)
 {
-	static const char *const what[] = { "obj", "bare", "err1", "err2", "cut" };
-	char path[256];
+	static const char *const what[] = { "obj", "bare",  "err1",   "err2",
+		                            "cut", "gzobj", "gzbare", "gzerr" };
+	char path[256], gz[300];
 	size_t i;
 
 	(void)state;
 	gp__kineto_split_at = 0;
+	gp__kineto_par_sync = false;
 	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++) {
 		tmp_path(path, sizeof(path), what[i]);
 		unlink(path);
+		snprintf(gz, sizeof(gz), "%s.gz", path);
+		unlink(gz);
 	}
 	return 0;
 }
@@ -457,6 +527,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_object, remove_files),
 		cmocka_unit_test_teardown(test_bare, remove_files),
 		cmocka_unit_test_teardown(test_errors, remove_files),
+		cmocka_unit_test_teardown(test_gzip, remove_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,6 +72,7 @@ struct gp_input {
 	uint64_t members;
 	struct prefetch *pf; /* NULL: inflate inline */
 	bool no_prefetch;
+	bool pf_checked; /* prefetch_start() ran */
 #if GP_HAVE_ISAL
 	struct inflate_state *st;
 #elif GP_HAVE_ZLIB
@@ -534,11 +535,11 @@ int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 	*got = 0;
 	if (n == 0)
 		return 0;
-	if (!in->started) {
-		if ((rc = start(in)))
-			return rc;
-		if (in->gzip)
-			prefetch_start(in);
+	if (!in->started && (rc = start(in)))
+		return rc;
+	if (in->gzip && !in->pf_checked) {
+		in->pf_checked = true;
+		prefetch_start(in);
 	}
 	if (in->pf)
 		return prefetch_read(in, buf, n, got);
@@ -550,6 +551,33 @@ int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got)
 void gp__input_no_prefetch(struct gp_input *in)
 {
 	in->no_prefetch = true;
+}
+
+int gp__input_start(struct gp_input *in)
+{
+	return in->started ? 0 : start(in);
+}
+
+bool gp__input_gzip_size_hint(const struct gp_input *in, uint64_t *size)
+{
+	unsigned char b[4];
+	uint64_t isize;
+	ssize_t k;
+
+	/* a gzip member is at least 18 bytes; its last 4 are ISIZE, little-endian */
+	if (!in->started || !in->gzip || in->fd < 0 || !in->size_known || in->file_size < 18)
+		return false;
+	do
+		k = pread(in->fd, b, sizeof(b), (off_t)(in->file_size - 4));
+	while (k < 0 && errno == EINTR);
+	if (k != (ssize_t)sizeof(b))
+		return false;
+	isize = (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24;
+	/* JSON compresses well: a size below the compressed one is a wrapped or a foreign value */
+	if (isize < in->file_size)
+		return false;
+	*size = isize;
+	return true;
 }
 
 bool gp__input_is_gzip(const struct gp_input *in)

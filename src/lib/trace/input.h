@@ -32,6 +32,20 @@ int gp__input_read(struct gp_input *in, char *buf, size_t n, size_t *got);
 /** Keeps gzip inflation on the reading thread (no inflate-ahead thread). */
 void gp__input_no_prefetch(struct gp_input *in);
 
+/**
+ * Looks at the first bytes (gzip or not) before the first read, so that the
+ * caller can choose gp__input_no_prefetch() for gzip. Errors as for
+ * gp__input_read(); after one, the input must not be read.
+ */
+int gp__input_start(struct gp_input *in);
+
+/**
+ * For a gzip file: the uncompressed size its trailer records (the last
+ * member's, modulo 2^32), as a hint for splitting work; @return false when
+ * there is none or it is implausible. Never disturbs the stream.
+ */
+bool gp__input_gzip_size_hint(const struct gp_input *in, uint64_t *size);
+
 /** @return true if the content is gzip. */
 bool gp__input_is_gzip(const struct gp_input *in);
 

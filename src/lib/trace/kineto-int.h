@@ -29,7 +29,7 @@
 #define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
 #define GP_KINETO_MAX_UNIT (256u << 20) /* largest single event or member */
 #define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
-#define GP_KINETO_PAR_MIN  (16u << 20) /* smallest plain file read by two threads */
+#define GP_KINETO_PAR_MIN  (16u << 20) /* smallest (uncompressed) file read by two threads */
 #define GP_KINETO_PAR_SCAN (1u << 20)  /* bytes searched for the second half's first element */
 
 enum state {
@@ -58,6 +58,7 @@ struct reader {
 	uint64_t max_events;
 
 	struct gp_input *in;
+	struct gp_input *own_in; /* first half of a gzip read: the second's stream, adopted */
 	bool gzip;
 	char *buf; /* owned window storage; NULL when reading memory in place */
 	size_t cap;
@@ -75,7 +76,8 @@ struct reader {
 
 	/*
 	 * The two-thread read of a large plain file (kineto.c): both halves
-	 * read the file with pread() at fpos instead of through in.
+	 * read the file with pread() at fpos instead of through in. (A gzip
+	 * file's halves each read a stream of their own through in.)
 	 */
 	bool use_fd;
 	int fd;
@@ -109,6 +111,11 @@ static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
  */
 extern bool gp__kineto_no_parallel;
 extern uint64_t gp__kineto_split_at;
+/*
+ * gzip: the first half waits until the second has found its candidate, so
+ * that a starved second thread cannot make a test's merge a drop.
+ */
+extern bool gp__kineto_par_sync;
 /* smallest file read by two threads: GP_KINETO_PAR_MIN, lowered by tests */
 extern uint64_t gp__kineto_par_min;
 /* Two-thread reads whose halves were merged, and those dropped (tests). */

@@ -19,10 +19,10 @@
  * kineto-commit.c; kineto-int.h holds the shared struct reader
  * (docs/internals/kineto-reader.md).
  *
- * A large plain file is read by two threads, the second starting at a
- * guessed element boundary in the middle of traceEvents; the guess is
- * verified and the halves merged so that every result and error is the
- * single-thread reader's (see "the two-thread read" below).
+ * A large file is read by two threads, the second starting at a guessed
+ * element boundary in the middle of traceEvents; the guess is verified and
+ * the halves merged so that every result and error is the single-thread
+ * reader's (see "the two-thread read" below).
  *
  * Every error names the input and the (uncompressed) byte offset. With
  * opts->salvage, damage after traceEvents has begun keeps what was committed.
@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
@@ -48,6 +49,7 @@
 size_t gp__kineto_test_window;
 bool gp__kineto_no_parallel;
 uint64_t gp__kineto_split_at;
+bool gp__kineto_par_sync;
 uint64_t gp__kineto_par_min = GP_KINETO_PAR_MIN;
 atomic_uint gp__kineto_par_merged, gp__kineto_par_dropped;
 
@@ -59,8 +61,13 @@ atomic_uint gp__kineto_par_merged, gp__kineto_par_dropped;
 struct kpar {
 	pthread_t tid;
 	struct reader r;
-	uint64_t at; /* offset of its first element: the candidate split */
-	int rc;      /* its read_doc() result, valid once joined */
+	/* offset of its first element, the candidate split; UINT64_MAX until known */
+	_Atomic uint64_t at;
+	struct gp_input *in;    /* gzip: its own stream of the file; NULL for a plain file */
+	uint64_t size;          /* gzip: the uncompressed size, from the trailer */
+	uint64_t skip;          /* gzip: the bytes inflated and dropped before looking */
+	_Atomic uint64_t a_pos; /* gzip: the bytes the first half has read so far */
+	int rc;                 /* its read_doc() result, valid once joined */
 	bool joined, merged;
 	atomic_bool cancel; /* set by the first half: stop at the next read */
 	atomic_bool failed; /* set by the second half: it stopped on an error */
@@ -124,6 +131,8 @@ static int refill(struct reader *r)
 		r->cap = ncap;
 	}
 	r->win = r->buf;
+	if (r->cancel && atomic_load_explicit(r->cancel, memory_order_relaxed))
+		return gp__error(GP_EIO, "read cancelled");
 	/*
 	 * Read a little at a time: the parser then finds the bytes still in
 	 * cache, and the unit moved to the front is short.
@@ -145,6 +154,8 @@ static int refill(struct reader *r)
 		r->eof = true;
 	r->len += got;
 	r->t->bytes_read = r->base_off + r->len;
+	if (r->par)
+		atomic_store_explicit(&r->par->a_pos, r->t->bytes_read, memory_order_relaxed);
 	return 0;
 }
 
@@ -388,6 +399,15 @@ static int read_doc(struct reader *r)
  * reader would do (the guess was inside a string, the second half failed or
  * hit a limit), the second half is dropped and the first reads on alone
  * from where it is, so results and errors are always the single reader's.
+ *
+ * A gzip file cannot be entered in the middle: the second half opens a
+ * stream of its own, inflates and drops bytes, then looks for its candidate.
+ * Inflating is faster than parsing, so it drops bytes while the first half
+ * parses, until it is halfway between the first half and the end (the size
+ * the gzip trailer records): from there both have as much left to parse and
+ * end together, whatever the two speeds. After the merge the first half goes on with the
+ * second's stream and window, whose checksum covers the whole file. Both
+ * inflate on their own thread: no inflate-ahead thread then.
  */
 
 static void reader_release(struct reader *r)
@@ -399,11 +419,68 @@ static void reader_release(struct reader *r)
 	r->t = NULL;
 }
 
+static ptrdiff_t find_candidate(const char *p, size_t n);
+
+/*
+ * gzip: inflates and drops bytes until halfway between the first half and
+ * the end (or gp__kineto_split_at), then finds the candidate (0, or an error).
+ */
+static int par_gz_begin(struct kpar *b)
+{
+	struct reader *q = &b->r;
+	uint64_t done = 0;
+	ptrdiff_t c;
+	size_t got;
+	int rc;
+
+	for (;;) {
+		size_t want = GP_KINETO_READ;
+
+		if (gp__kineto_split_at) {
+			if (done >= gp__kineto_split_at)
+				break;
+			if (want > gp__kineto_split_at - done)
+				want = (size_t)(gp__kineto_split_at - done);
+		} else if (done >= b->size / 2 +
+		                       atomic_load_explicit(&b->a_pos, memory_order_relaxed) / 2) {
+			break;
+		}
+		if (atomic_load_explicit(&b->cancel, memory_order_relaxed))
+			return gp__error(GP_EIO, "read cancelled");
+		if ((rc = gp__input_read(b->in, q->buf, want, &got)))
+			return rc;
+		if (!got)
+			return gp__error(GP_ETRUNC, "the stream ends before the split");
+		done += got;
+	}
+	b->skip = done;
+	q->len = 0;
+	while (q->len < GP_KINETO_PAR_SCAN) {
+		if ((rc =
+		         gp__input_read(b->in, q->buf + q->len, GP_KINETO_PAR_SCAN - q->len, &got)))
+			return rc;
+		if (!got) {
+			q->eof = true;
+			break;
+		}
+		q->len += got;
+	}
+	c = find_candidate(q->buf, q->len);
+	if (c < 0)
+		return gp__error(GP_EFORMAT, "no element start after the split");
+	q->pos = (size_t)c;
+	q->base_off = b->skip;
+	atomic_store_explicit(&b->at, b->skip + (uint64_t)c, memory_order_release);
+	return 0;
+}
+
 static void *par_main(void *arg)
 {
 	struct kpar *b = arg;
 
-	b->rc = read_doc(&b->r);
+	b->rc = b->in ? par_gz_begin(b) : 0;
+	if (!b->rc)
+		b->rc = read_doc(&b->r);
 	if (b->rc)
 		atomic_store(&b->failed, true);
 	return NULL;
@@ -422,6 +499,7 @@ static void par_drop(struct reader *r)
 	if (!b->joined)
 		pthread_join(b->tid, NULL);
 	reader_release(&b->r);
+	gp__input_close(b->in);
 	gp__free(b);
 	r->par = NULL;
 	r->split_rel = SIZE_MAX;
@@ -436,14 +514,22 @@ static int split_check(struct reader *r)
 	struct kpar *b = r->par;
 	struct gp_trace *t = r->t, *bt = b->r.t;
 	uint64_t at = off_of(r, r->win + r->pos);
+	uint64_t bat = atomic_load_explicit(&b->at, memory_order_acquire);
 	int rc;
 
-	if (atomic_load_explicit(&b->failed, memory_order_relaxed) || at > b->at) {
+	while (gp__kineto_par_sync && bat == UINT64_MAX &&
+	       !atomic_load_explicit(&b->failed, memory_order_relaxed)) {
+		sched_yield();
+		bat = atomic_load_explicit(&b->at, memory_order_acquire);
+	}
+
+	if (atomic_load_explicit(&b->failed, memory_order_relaxed) || at > bat) {
 		par_drop(r);
 		return 0;
 	}
-	if (at < b->at || r->st != ST_EV_ELEM) {
-		r->split_rel = (size_t)(b->at - r->base_off);
+	if (at < bat || r->st != ST_EV_ELEM) {
+		/* not there yet, or (gzip) the candidate not yet found: look again later */
+		r->split_rel = bat == UINT64_MAX ? SIZE_MAX : (size_t)(bat - r->base_off);
 		return 0;
 	}
 	/* an element of traceEvents starts at the candidate: the guess was right */
@@ -468,13 +554,33 @@ static int split_check(struct reader *r)
 	}
 	atomic_fetch_add_explicit(&gp__kineto_par_merged, 1, memory_order_relaxed);
 	b->merged = true;
+	r->in_events = false;
+	r->st = t->bare_array ? ST_END : ST_OBJ_SEP;
+	if (b->in) {
+		/* gzip: go on with the second half's stream and window, at its ']' */
+		char *buf = r->buf;
+		size_t cap = r->cap;
+
+		r->buf = b->r.buf;
+		r->cap = b->r.cap;
+		b->r.buf = buf;
+		b->r.cap = cap;
+		r->win = r->buf;
+		r->len = b->r.len;
+		r->pos = b->r.pos;
+		r->base_off = b->r.base_off;
+		r->eof = b->r.eof;
+		r->in = r->own_in = b->in;
+		b->in = NULL;
+		t->bytes_read = r->base_off + r->len;
+		par_drop(r);
+		return 0;
+	}
 	/* go on after the ']' that closed traceEvents */
 	r->base_off = b->r.tail_end;
 	r->fpos = b->r.tail_end;
 	r->pos = r->len = 0;
 	r->eof = false;
-	r->in_events = false;
-	r->st = t->bare_array ? ST_END : ST_OBJ_SEP;
 	par_drop(r);
 	return refill(r);
 }
@@ -497,9 +603,26 @@ static ptrdiff_t find_candidate(const char *p, size_t n)
 	return -1;
 }
 
+/* whether a second thread may read: a file, a spare CPU, no salvage or test setting */
+static bool par_possible(const struct reader *r, const char *path)
+{
+	return !gp__kineto_no_parallel && !gp__kineto_test_window && !r->salvage &&
+	       !r->one_thread && path && sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/* the (uncompressed) size when large enough for two threads, else 0 */
+static uint64_t par_size(const struct reader *r)
+{
+	uint64_t size;
+
+	if (r->gzip ? !gp__input_gzip_size_hint(r->in, &size) : !gp__input_size(r->in, &size))
+		return 0;
+	return size >= gp__kineto_par_min ? size : 0;
+}
+
 /*
- * Starts the second half when the input is a large plain file and a second
- * CPU exists; otherwise (or on any failure) the read stays single-threaded.
+ * Starts the second half when the input is a large file and a second CPU
+ * exists; otherwise (or on any failure) the read stays single-threaded.
  */
 static void par_start(struct reader *r, const char *path)
 {
@@ -511,35 +634,48 @@ static void par_start(struct reader *r, const char *path)
 	size_t got;
 	int fd = -1;
 
-	if (gp__kineto_no_parallel || gp__kineto_test_window || r->salvage || r->one_thread ||
-	    r->gzip || !path || !gp__input_size(r->in, &size) || size < gp__kineto_par_min ||
-	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (!par_possible(r, path) || !(size = par_size(r)))
 		return;
 	s = gp__kineto_split_at ? gp__kineto_split_at : size / 2;
 	if (s >= size)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size)
-		goto fail;
 	b = gp__calloc(1, sizeof(*b));
 	if (!b)
-		goto fail;
+		return;
 	q = &b->r;
 	gp_buf_init(&q->scratch, 0);
 	q->cap = GP_KINETO_WINDOW;
 	q->buf = gp__malloc(q->cap);
 	if (!q->buf)
 		goto fail;
-	q->use_fd = true;
-	q->fd = fd;
-	q->fpos = s;
-	if (file_read(q, q->buf, GP_KINETO_PAR_SCAN, &got) || !got)
-		goto fail;
-	c = find_candidate(q->buf, got);
-	if (c < 0)
-		goto fail;
+	if (r->gzip) {
+		/* the second half finds its candidate on its own thread */
+		if (gp__input_open_file(path, &b->in))
+			goto fail;
+		gp__input_no_prefetch(b->in);
+		q->in = b->in;
+		b->size = size;
+		atomic_init(&b->a_pos, r->base_off + r->len);
+		atomic_init(&b->at, UINT64_MAX);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			goto fail;
+		if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != size)
+			goto fail;
+		q->use_fd = true;
+		q->fd = fd;
+		q->fpos = s;
+		if (file_read(q, q->buf, GP_KINETO_PAR_SCAN, &got) || !got)
+			goto fail;
+		c = find_candidate(q->buf, got);
+		if (c < 0)
+			goto fail;
+		q->len = got;
+		q->pos = (size_t)c;
+		q->base_off = s;
+		atomic_init(&b->at, s + (uint64_t)c);
+	}
 	if (gp__trace_new(r->name, &q->t) ||
 	    gp_strtab_intern(&q->t->strs, "python_function", 15, &q->id_python) ||
 	    gp_strtab_intern(&q->t->strs, "cpu_instant_event", 17, &q->id_instant))
@@ -547,30 +683,29 @@ static void par_start(struct reader *r, const char *path)
 	q->name = r->name;
 	q->max_events = r->max_events;
 	q->win = q->buf;
-	q->len = got;
-	q->pos = (size_t)c;
-	q->base_off = s;
 	q->st = ST_EV_ELEM;
 	q->in_events = true;
 	q->saw_events = true;
 	q->tail = true;
 	q->split_rel = SIZE_MAX;
 	q->cancel = &b->cancel;
-	b->at = s + (uint64_t)c;
 	atomic_init(&b->cancel, false);
 	atomic_init(&b->failed, false);
 	if (pthread_create(&b->tid, NULL, par_main, b))
 		goto fail;
 	r->par = b;
-	r->use_fd = true;
-	r->fd = fd;
-	r->fpos = r->base_off + r->len;
+	if (!r->gzip) {
+		r->use_fd = true;
+		r->fd = fd;
+		r->fpos = r->base_off + r->len;
+	}
 	return;
 fail:
-	if (b)
-		reader_release(&b->r);
+	reader_release(&b->r);
+	gp__input_close(b->in);
 	gp__free(b);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void opts_get(const struct gp_open_opts *in, struct gp_open_opts *o)
@@ -625,6 +760,19 @@ static int open_input(struct gp_input *in, const char *path, const char *name,
 			goto out;
 		}
 		r.win = r.buf;
+		/*
+		 * A gzip file that two threads will read is inflated by each on
+		 * its own thread: decide before the first read.
+		 */
+		if (par_possible(&r, path)) {
+			if ((rc = gp__input_start(in))) {
+				gp__error_prefix("%s: byte 0", name);
+				goto out;
+			}
+			r.gzip = gp__input_is_gzip(in);
+			if (r.gzip && par_size(&r))
+				gp__input_no_prefetch(in);
+		}
 		if ((rc = refill(&r)))
 			goto out;
 		par_start(&r, path);
@@ -646,6 +794,7 @@ static int open_input(struct gp_input *in, const char *path, const char *name,
 	rc = finish(&r);
 out:
 	par_drop(&r);
+	gp__input_close(r.own_in);
 	if (r.use_fd)
 		close(r.fd);
 	gp__free(r.buf);
