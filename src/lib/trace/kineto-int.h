@@ -107,7 +107,8 @@ static inline bool key_is(const struct gp_str *k, const char *lit, size_t n)
 /*
  * Test hooks (unit tests only, never the CLI): gp__kineto_no_parallel forces the
  * single-thread read; gp__kineto_split_at, when non-zero, is the offset at
- * which the second half looks for its first element (default: the middle).
+ * which the second half looks for its first element (default: the middle of
+ * a plain file; for gzip, halfway between the first half and the end).
  */
 extern bool gp__kineto_no_parallel;
 extern uint64_t gp__kineto_split_at;
