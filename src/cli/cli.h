@@ -33,6 +33,7 @@
 int cmd_analyze(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
+int cmd_top(int argc, const char **argv);
 
 /** A command of the table in gpuprof.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gpuprof-config.h"
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/sample.h"
 
 static const char usage_text[] = "usage: gpuprof version [--build-options]\n"
                                  "\n"
@@ -20,6 +21,32 @@ static const char usage_text[] = "usage: gpuprof version [--build-options]\n"
 static void feature(const char *name, const char *state)
 {
 	printf("  %-22s %s\n", name, state);
+}
+
+/* NVML is loaded at run time: say whether it loads here, and why not */
+static void nvml_probe(void)
+{
+	struct gp_sampler_opts o;
+	struct gp_sampler *s = NULL;
+	char buf[512];
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.no_procs = true;
+	if (gp_sampler_open(&s, &o)) {
+		feature("nvml:", "error");
+		return;
+	}
+	if (gp_sampler_gpu_status(s)) {
+		snprintf(buf, sizeof(buf), "not available: %s", gp_sampler_gpu_status(s));
+	} else {
+		const char *drv = gp_sampler_driver_version(s);
+
+		snprintf(buf, sizeof(buf), "dlopen ok (%s)%s%s", gp_sampler_nvml_library(s),
+		         drv ? ", driver " : "", drv ? drv : "");
+	}
+	feature("nvml:", buf);
+	gp_sampler_close(s);
 }
 
 static void build_options(void)
@@ -37,7 +64,11 @@ static void build_options(void)
 	feature("json parser:", "built-in (streaming)");
 	feature("cupti tracer:", "not built (this version)");
 	feature("cuda toolkit headers:", GP_HAVE_CUPTI ? "found" : "not found");
-	feature("nvml:", "not used yet");
+	nvml_probe();
+	feature("top full screen:",
+	        GP_HAVE_CURSES ? "yes (ncursesw)" : "no (built without ncursesw)");
+	feature("top --listen:",
+	        GP_HAVE_MHD ? "yes (libmicrohttpd)" : "no (built without libmicrohttpd)");
 	feature("sanitizers:", GP_SANITIZE_OPTS[0] ? GP_SANITIZE_OPTS : "none");
 	feature("build type:", GP_BUILD_TYPE[0] ? GP_BUILD_TYPE : "none");
 #if defined(__clang__)

@@ -19,7 +19,7 @@
 const struct gp_cli_cmd gp_cli_commands[] = {
 	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings" },
 	{ "run", NULL, "capture a program: CUDA kernels, copies, API calls, NVTX ranges" },
-	{ "top", NULL, "live GPU/CPU monitor" },
+	{ "top", cmd_top, "live GPU/CPU monitor; JSON lines; Prometheus metrics" },
 	{ "bench", NULL, "iteration statistics: latency p50/p95/p99, FPS, warmup" },
 	{ "compare", NULL, "regression verdict with significance" },
 	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers" },

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top.h - what the parts of `gpuprof top` share: the options, the stop
+ * conditions (signals, --count, --duration), the timeline recorder
+ * (top-record.c), the Prometheus exporter (prom.c) and the full-screen
+ * monitor (top-ui.c).
+ */
+#ifndef GP_CLI_TOP_H
+#define GP_CLI_TOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpuprof/sample.h"
+
+struct gp_top_opts {
+	bool json;
+	const char *record;   /* --record FILE */
+	const char *listen;   /* --listen ADDR:PORT */
+	const char *textfile; /* --textfile DIR */
+	uint32_t interval_ms;
+	uint64_t count;      /* 0: no limit */
+	uint64_t duration_s; /* 0: no limit */
+	int32_t pid;
+	bool no_gpu, no_procs;
+};
+
+/* cmd-top.c */
+void gp_top_catch_signals(void);
+/** The signal that asked us to stop, 0 if none. */
+int gp_top_stopped(void);
+bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t start_ns);
+int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
+                struct gp_sample *out);
+
+/* top-record.c: samples to o->record until a stop condition. @return 0 or -1. */
+int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o);
+
+/* prom.c */
+struct gp_prom;
+/** Starts the HTTP endpoint (o->listen) and/or the textfile writer (o->textfile). */
+int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_top_opts *o);
+/** Serves until a stop condition. @return 0 or -1. */
+int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o);
+void gp_prom_stop(struct gp_prom *p);
+/**
+ * Renders a sample in the Prometheus text format 0.0.4 into a malloc'd
+ * string; @p labels are the launcher labels (rank, local_rank, job) or "".
+ */
+char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len);
+
+/* top-ui.c: the full-screen monitor. @return 0 or -1. */
+int gp_top_ui(struct gp_sampler *s, const struct gp_top_opts *o);
+
+#endif
