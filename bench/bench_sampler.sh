@@ -17,10 +17,10 @@ lib=${GPUPROF_NVML_LIBRARY:-$build/tests/fake/libfake-nvml.so}
 [ -x "$build/bench_sampler" ] || { echo "bench_sampler.sh: build bench_sampler first" >&2; exit 2; }
 echo "NVML: $lib; $(nproc) CPUs; $(ls /proc | grep -c '^[0-9]') processes"
 "$build/bench_sampler" -l "$lib" -s "$secs" 100 1
-sleep 1000 &
-child=$!
-bash -c 'sleep 1000 & sleep 1000 & wait' &
+bash -c 'sleep 1000 & sleep 1000 & wait' </dev/null >/dev/null 2>&1 &
 tree=$!
+sleep 0.2
 echo "with --pid (a tree of $(( $(pgrep -P $tree | wc -l) + 1 )) processes):"
 "$build/bench_sampler" -l "$lib" -s "$secs" -p "$tree" 100 1
-kill $child $tree 2>/dev/null; pkill -P $tree 2>/dev/null || true
+pkill -P $tree 2>/dev/null || true
+kill $tree 2>/dev/null || true

@@ -217,6 +217,13 @@ GP_API const char *gp_sampler_driver_version(struct gp_sampler *s);
 GP_API uint32_t gp_sampler_interval_ms(struct gp_sampler *s);
 
 /**
+ * The numeric value of field @p f (enum gp_gpu_field, GP_GF_MEM_TOTAL ..
+ * GP_GF_PCIE_RX) of @p g in the field's unit; NaN when the field is unknown,
+ * GP_GF_CLOCK_REASONS/GP_GF_PROCS, or the GPU was lost in this sample.
+ */
+GP_API double gp_gpu_sample_value(const struct gp_gpu_sample *g, int f);
+
+/**
  * Decodes clock-event (throttle) bits into names ("gpu_idle", "power_cap",
  * "sw_thermal", ..., dcgm-exporter's names), joined by @p sep into @p buf.
  * Unknown bits print as hex. @return buf.

@@ -16,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -190,50 +191,6 @@ static const struct metric gpu_metrics[] = {
 	  GP_GF_PCIE_RX },
 };
 
-static double gpu_value(const struct gp_gpu_sample *g, int f)
-{
-	switch (f) {
-	case GP_GF_MEM_TOTAL:
-		return (double)g->mem_total_bytes;
-	case GP_GF_MEM_USED:
-		return (double)g->mem_used_bytes;
-	case GP_GF_MEM_RESERVED:
-		return (double)g->mem_reserved_bytes;
-	case GP_GF_UTIL_GPU:
-		return g->util_gpu;
-	case GP_GF_UTIL_MEM:
-		return g->util_mem;
-	case GP_GF_CLOCK_SM:
-		return g->clock_sm_hz;
-	case GP_GF_CLOCK_MEM:
-		return g->clock_mem_hz;
-	case GP_GF_CLOCK_GR:
-		return g->clock_graphics_hz;
-	case GP_GF_CLOCK_SM_MAX:
-		return g->clock_sm_max_hz;
-	case GP_GF_CLOCK_MEM_MAX:
-		return g->clock_mem_max_hz;
-	case GP_GF_CLOCK_GR_MAX:
-		return g->clock_graphics_max_hz;
-	case GP_GF_TEMP:
-		return g->temp_celsius;
-	case GP_GF_TEMP_SLOWDOWN:
-		return g->temp_slowdown_celsius;
-	case GP_GF_POWER:
-		return g->power_watts;
-	case GP_GF_POWER_LIMIT:
-		return g->power_limit_watts;
-	case GP_GF_ENERGY:
-		return g->energy_joules;
-	case GP_GF_PCIE_TX:
-		return g->pcie_tx_bytes_per_second;
-	case GP_GF_PCIE_RX:
-		return g->pcie_rx_bytes_per_second;
-	default:
-		return 0;
-	}
-}
-
 static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "power_cap",
 	                                    "hw_slowdown", "sync_boost",     "sw_thermal",
 	                                    "hw_thermal",  "hw_power_brake", "display_clocks" };
@@ -275,13 +232,15 @@ char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *le
 		for (unsigned i = 0; i < n; i++) {
 			const struct gp_gpu_sample *g = &s->gpus[i];
 
-			if (!(g->valid & (1ULL << mt->field)))
+			double v = gp_gpu_sample_value(g, mt->field);
+
+			if (isnan(v))
 				continue;
 			if (!head)
 				outf(&o, "# HELP %s %s\n# TYPE %s %s\n", mt->name, mt->help,
 				     mt->name, mt->type);
 			head = true;
-			outf(&o, "%s{%s} %.17g\n", mt->name, labels[i], gpu_value(g, mt->field));
+			outf(&o, "%s{%s} %.17g\n", mt->name, labels[i], v);
 		}
 	}
 	{

@@ -68,6 +68,15 @@ static struct gp_sampler *open_with(const char *lib, size_t history)
 			fail_msg("%s = %.17g, expected %.17g", #a, a_, b_);                        \
 	} while (0)
 
+/* the NVML calls the fake logged to @p fd (FAKE_NVML_CALLS), NUL-terminated */
+static void read_calls(int fd, char *buf, size_t cap)
+{
+	ssize_t n = read(fd, buf, cap - 1);
+
+	assert_true(n > 0);
+	buf[n] = 0;
+}
+
 #define VALID(g, f) (((g)->valid >> (f)) & 1)
 
 static void test_full(void **state)
@@ -132,7 +141,6 @@ static void test_old_symbols(void **state)
 	char calls[] = "/tmp/gp-nvml-calls-XXXXXX";
 	int fd = mkstemp(calls);
 	char buf[65536];
-	ssize_t n;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -153,9 +161,7 @@ static void test_old_symbols(void **state)
 	assert_int_equal(a->gpus[1].procs[0].pid, 1010);
 	assert_false(a->gpus[1].procs[0].util_valid);
 	gp_sampler_close(s);
-	n = read(fd, buf, sizeof(buf) - 1);
-	assert_true(n > 0);
-	buf[n] = 0;
+	read_calls(fd, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "nvmlInit\n"));
 	assert_null(strstr(buf, "nvmlInit_v2"));
 	assert_non_null(strstr(buf, "nvmlDeviceGetMemoryInfo\n"));
@@ -172,7 +178,6 @@ static void test_newest_symbols_first(void **state)
 	char calls[] = "/tmp/gp-nvml-calls-XXXXXX";
 	int fd = mkstemp(calls);
 	char buf[65536];
-	ssize_t n;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -182,9 +187,7 @@ static void test_newest_symbols_first(void **state)
 	assert_int_equal(gp_sampler_sample_now(s, a), 0);
 	assert_int_equal(gp_sampler_sample_now(s, a), 0);
 	gp_sampler_close(s);
-	n = read(fd, buf, sizeof(buf) - 1);
-	assert_true(n > 0);
-	buf[n] = 0;
+	read_calls(fd, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "nvmlInit_v2\n"));
 	assert_null(strstr(buf, "nvmlInit\n"));
 	assert_non_null(strstr(buf, "nvmlDeviceGetMemoryInfo_v2\n"));

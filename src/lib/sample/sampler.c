@@ -82,47 +82,47 @@ static void copy_sample(struct gp_sample *dst, const struct gp_sample *src)
 
 /* ---- the history ---- */
 
-static float gpu_field(const struct gp_gpu_sample *g, int f)
+double gp_gpu_sample_value(const struct gp_gpu_sample *g, int f)
 {
-	if (g->status == GP_ENODEV || !(g->valid & GP_GF_BIT(f)))
+	if (!g || f < 0 || f >= GP_GF_COUNT || g->status == GP_ENODEV || !(g->valid & GP_GF_BIT(f)))
 		return NAN;
 	switch (f) {
 	case GP_GF_MEM_TOTAL:
-		return (float)g->mem_total_bytes;
+		return (double)g->mem_total_bytes;
 	case GP_GF_MEM_USED:
-		return (float)g->mem_used_bytes;
+		return (double)g->mem_used_bytes;
 	case GP_GF_MEM_RESERVED:
-		return (float)g->mem_reserved_bytes;
+		return (double)g->mem_reserved_bytes;
 	case GP_GF_UTIL_GPU:
-		return (float)g->util_gpu;
+		return g->util_gpu;
 	case GP_GF_UTIL_MEM:
-		return (float)g->util_mem;
+		return g->util_mem;
 	case GP_GF_CLOCK_SM:
-		return (float)g->clock_sm_hz;
+		return g->clock_sm_hz;
 	case GP_GF_CLOCK_MEM:
-		return (float)g->clock_mem_hz;
+		return g->clock_mem_hz;
 	case GP_GF_CLOCK_GR:
-		return (float)g->clock_graphics_hz;
+		return g->clock_graphics_hz;
 	case GP_GF_CLOCK_SM_MAX:
-		return (float)g->clock_sm_max_hz;
+		return g->clock_sm_max_hz;
 	case GP_GF_CLOCK_MEM_MAX:
-		return (float)g->clock_mem_max_hz;
+		return g->clock_mem_max_hz;
 	case GP_GF_CLOCK_GR_MAX:
-		return (float)g->clock_graphics_max_hz;
+		return g->clock_graphics_max_hz;
 	case GP_GF_TEMP:
-		return (float)g->temp_celsius;
+		return g->temp_celsius;
 	case GP_GF_TEMP_SLOWDOWN:
-		return (float)g->temp_slowdown_celsius;
+		return g->temp_slowdown_celsius;
 	case GP_GF_POWER:
-		return (float)g->power_watts;
+		return g->power_watts;
 	case GP_GF_POWER_LIMIT:
-		return (float)g->power_limit_watts;
+		return g->power_limit_watts;
 	case GP_GF_ENERGY:
-		return (float)g->energy_joules;
+		return g->energy_joules;
 	case GP_GF_PCIE_TX:
-		return (float)g->pcie_tx_bytes_per_second;
+		return g->pcie_tx_bytes_per_second;
 	case GP_GF_PCIE_RX:
-		return (float)g->pcie_rx_bytes_per_second;
+		return g->pcie_rx_bytes_per_second;
 	default:
 		return NAN;
 	}
@@ -146,7 +146,8 @@ static void point_of(const struct gp_sample *s, struct gp_hist_point *p)
 	    h->valid & GP_HF_BIT(GP_HF_PROC_RSS) ? (float)h->proc_rss_bytes : NAN;
 	for (unsigned i = 0; i < GP_SAMPLE_MAX_GPUS; i++)
 		for (int f = 0; f < GP_HIST_GPU_FIELDS; f++)
-			p->gpu[i][f] = i < s->ngpus ? gpu_field(&s->gpus[i], f) : NAN;
+			p->gpu[i][f] =
+			    i < s->ngpus ? (float)gp_gpu_sample_value(&s->gpus[i], f) : NAN;
 }
 
 /* weighted mean of two values, a NaN side not counting */
