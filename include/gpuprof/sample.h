@@ -162,8 +162,10 @@ struct gp_sampler_opts {
 
 /**
  * Opens the backends (NVML when available; a missing NVML is not an error:
- * gp_sampler_gpu_status() says why there is no GPU) and takes a first sample.
- * The thread starts with gp_sampler_start(). @return 0 or a negative status.
+ * gp_sampler_gpu_status() says why there is no GPU) and reads the slow GPU
+ * fields (process lists) once. Sampling starts with gp_sampler_start(), or
+ * one sample at a time with gp_sampler_sample_now(). @return 0 or a negative
+ * status.
  */
 GP_API int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts);
 

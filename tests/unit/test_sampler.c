@@ -366,6 +366,28 @@ static void test_interval_bounds(void **state)
 	gp_sampler_close(s);
 }
 
+static void test_no_procs(void **state)
+{
+	struct gp_sample *a = malloc(sizeof(*a));
+	struct gp_sampler_opts o;
+	struct gp_sampler *s = NULL;
+
+	(void)state;
+	clear_env();
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.nvml_library = lib_full;
+	o.no_procs = true;
+	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_sample_now(s, a), 0);
+	assert_int_equal(a->ngpus, 2);
+	assert_false(VALID(&a->gpus[0], GP_GF_PROCS));
+	assert_int_equal(a->gpus[0].nprocs, 0);
+	assert_true(VALID(&a->gpus[0], GP_GF_MEM_USED));
+	gp_sampler_close(s);
+	free(a);
+}
+
 static void test_reasons_str(void **state)
 {
 	char buf[128];
@@ -423,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_history_downsampling),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_interval_bounds),
+		cmocka_unit_test(test_no_procs),
 		cmocka_unit_test(test_reasons_str),
 		cmocka_unit_test(test_json),
 	};

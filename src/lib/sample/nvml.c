@@ -685,7 +685,7 @@ static void read_proc_util(struct gp__nvml *n, struct dev *d, struct gp_gpu_samp
 	}
 }
 
-void gp__nvml_slow(struct gp__nvml *n, unsigned i, struct gp_gpu_sample *g)
+void gp__nvml_slow(struct gp__nvml *n, unsigned i, bool procs, struct gp_gpu_sample *g)
 {
 	struct dev *d;
 	unsigned int tx, rx;
@@ -697,7 +697,7 @@ void gp__nvml_slow(struct gp__nvml *n, unsigned i, struct gp_gpu_sample *g)
 	g->nprocs = g->procs_all = 0;
 	if (d->lost || !d->h)
 		return;
-	if (read_procs(n, d, g)) {
+	if (procs && read_procs(n, d, g)) {
 		g->valid |= GP_GF_BIT(GP_GF_PROCS);
 		read_proc_util(n, d, g);
 	}

@@ -220,7 +220,7 @@ static void read_slow(struct gp_sampler *s, unsigned i, struct gp_gpu_sample *tm
 	struct slow w;
 
 	memset(tmp, 0, sizeof(*tmp));
-	gp__nvml_slow(s->nvml, i, tmp);
+	gp__nvml_slow(s->nvml, i, !s->o.no_procs, tmp);
 	memset(&w, 0, sizeof(w));
 	w.valid = tmp->valid;
 	w.nprocs = tmp->nprocs;
@@ -397,10 +397,10 @@ int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts)
 		s->nvml = NULL;
 	}
 	gp_clear_error();
-	if (s->nvml && !s->o.no_procs) {
+	if (s->nvml) {
 		struct gp_gpu_sample *tmp = gp__malloc(sizeof(*tmp));
 
-		/* the first process list, so that the first sample has one */
+		/* the slow fields once, so that the first sample has the process list */
 		for (unsigned i = 0; tmp && i < gp__nvml_count(s->nvml); i++)
 			read_slow(s, i, tmp);
 		gp__free(tmp);
@@ -421,7 +421,7 @@ int gp_sampler_start(struct gp_sampler *s)
 	if (rc)
 		return gp__error(GP_ENOMEM, "cannot start the sampling thread: %s", strerror(rc));
 	s->started = true;
-	if (s->nvml && (!s->o.no_procs || gp__nvml_count(s->nvml))) {
+	if (s->nvml) {
 		rc = pthread_create(&s->slow_tid, NULL, slow_main, s);
 		if (rc)
 			gp__log(GP_LOG_WARN, "no slow-field thread: %s", strerror(rc));
