@@ -113,16 +113,18 @@ int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq,
 	}
 }
 
-static int run_json(struct gp_sampler *s, const struct gp_top_opts *o)
+int gp_top_write_samples(struct gp_sampler *s, const struct gp_top_opts *o, FILE *f, uint64_t *n)
 {
 	struct gp_sample *smp = xmalloc(sizeof(*smp));
 	int64_t start = mono_ns();
-	uint64_t seq = 0, taken = 0;
+	uint64_t seq = 0;
 	int rc = 0;
 
-	while (!gp_top_should_stop(o, taken, start)) {
+	*n = 0;
+	while (!gp_top_should_stop(o, *n, start)) {
 		char *line = NULL;
 		size_t len = 0;
+		bool ok;
 
 		rc = gp_top_next(s, o, seq, start, smp);
 		if (rc) {
@@ -134,16 +136,31 @@ static int run_json(struct gp_sampler *s, const struct gp_top_opts *o)
 			rc = error("%s", gp_last_error());
 			break;
 		}
-		rc = write_stdout(line, len);
-		if (!rc)
-			rc = write_stdout("\n", 1);
+		errno = 0;
+		/* a line at a time on a pipe: the reader sees each sample as it comes */
+		ok = fwrite(line, 1, len, f) == len && fputc('\n', f) != EOF &&
+		     (f != stdout || fflush(f) == 0);
 		gp_free(line);
-		fflush(stdout);
-		if (rc || ferror(stdout))
+		if (!ok) {
+			rc = GP_TOP_EWRITE;
 			break;
-		taken++;
+		}
+		(*n)++;
 	}
 	free(smp);
+	return rc;
+}
+
+static int run_json(struct gp_sampler *s, const struct gp_top_opts *o)
+{
+	uint64_t n;
+	int rc = gp_top_write_samples(s, o, stdout, &n);
+
+	if (rc == GP_TOP_EWRITE) {
+		/* main reports it (quietly for a closed pipe) */
+		gp_cli_stdout_errno = errno ? errno : EIO;
+		return -1;
+	}
 	return rc;
 }
 

@@ -87,51 +87,25 @@ out:
 
 int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o)
 {
-	struct gp_sample *smp = xmalloc(sizeof(*smp));
-	int64_t start = clock_ns(CLOCK_MONOTONIC);
-	uint64_t seq = 0, n = 0;
+	uint64_t n = 0;
 	FILE *f;
 	int rc = 0;
 
 	f = fopen(o->record, "we");
-	if (!f) {
-		free(smp);
+	if (!f)
 		return error("cannot write '%s': %s", o->record, strerror(errno));
-	}
-	if (header(f, s, o)) {
-		rc = error("cannot write '%s': %s", o->record, strerror(errno));
-		goto out;
-	}
-	while (!gp_top_should_stop(o, n, start)) {
-		char *line = NULL;
-		size_t len = 0;
-		int r = gp_top_next(s, o, seq, start, smp);
-
-		if (r) {
-			rc = r < 0 ? r : 0;
-			break;
-		}
-		seq = smp->seq;
-		if (gp_sample_to_json(smp, &line, &len)) {
-			rc = error("%s", gp_last_error());
-			break;
-		}
-		if (fwrite(line, 1, len, f) != len || fputc('\n', f) == EOF) {
-			gp_free(line);
-			rc = error("cannot write '%s': %s", o->record, strerror(errno));
-			break;
-		}
-		gp_free(line);
-		n++;
-	}
+	if (header(f, s, o))
+		rc = GP_TOP_EWRITE;
+	if (!rc)
+		rc = gp_top_write_samples(s, o, f, &n);
 	if (!rc && trailer(f, s, n))
+		rc = GP_TOP_EWRITE;
+	if (!rc && (fflush(f) || fsync(fileno(f))))
+		rc = GP_TOP_EWRITE;
+	if (rc == GP_TOP_EWRITE)
+		rc = error("cannot write '%s': %s", o->record, strerror(errno ? errno : EIO));
+	if (fclose(f) && !rc)
 		rc = error("cannot write '%s': %s", o->record, strerror(errno));
-out:
-	if (fflush(f) || fsync(fileno(f)))
-		rc = rc ? rc : error("cannot write '%s': %s", o->record, strerror(errno));
-	if (fclose(f))
-		rc = rc ? rc : error("cannot write '%s': %s", o->record, strerror(errno));
-	free(smp);
 	if (!rc)
 		fprintf(stderr, "gpuprof top: %llu samples written to '%s'\n",
 		        (unsigned long long)n, o->record);

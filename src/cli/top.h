@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpuprof/sample.h"
 
@@ -32,6 +33,14 @@ int gp_top_stopped(void);
 bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t start_ns);
 int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
                 struct gp_sample *out);
+
+/**
+ * Writes JSON lines of samples to @p f until a stop condition, counting them
+ * in *@p n. @return 0; -1 on a sampler error (printed); GP_TOP_EWRITE when
+ * writing to @p f failed (errno says why, nothing printed).
+ */
+#define GP_TOP_EWRITE (-2)
+int gp_top_write_samples(struct gp_sampler *s, const struct gp_top_opts *o, FILE *f, uint64_t *n);
 
 /* top-record.c: samples to o->record until a stop condition. @return 0 or -1. */
 int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o);

@@ -87,6 +87,13 @@ expect_rc 2 top --interval 60001
 expect_rc 2 top --json --record "$TMP/x"
 expect_rc 2 top --bogus
 expect_rc 1 top --record /nonexistent/dir/file --count 1
+if [ -w /dev/full ]; then
+	expect_rc 1 top --record /dev/full --count 2 --interval 10
+	err_has "cannot write '/dev/full'"
+	"$GPUPROF" top --json --count 2 --interval 10 >/dev/full 2>"$ERR"
+	[ $? -eq 1 ] || fail "top --json to a full disk should fail"
+	err_has "cannot write to standard output"
+fi
 
 # --- Prometheus over HTTP
 need promtool
@@ -150,8 +157,6 @@ ts = [threading.Thread(target=scrape) for _ in range(16)]
 [t.join() for t in ts]
 assert res == [200] * 16, res
 # the sampler went on meanwhile: the sample counter of two scrapes differs
-def cost(body):
-    return [l for l in body.splitlines() if l.startswith("gpuprof_sample_duration_seconds")]
 a = get("/metrics")[2]
 time.sleep(0.3)
 b = get("/metrics")[2]

@@ -160,9 +160,11 @@ static int load(struct gp__nvml *n, const char *library)
 	return 0;
 }
 
+/* the clocks read, in the order of dev.clock_max[] */
+static const int clk[3] = { NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_CLOCK_GRAPHICS };
+
 static void read_static(struct gp__nvml *n, struct dev *d)
 {
-	static const int clk[3] = { NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_CLOCK_GRAPHICS };
 	static const int bit[3] = { GP_GF_CLOCK_SM_MAX, GP_GF_CLOCK_MEM_MAX, GP_GF_CLOCK_GR_MAX };
 	struct nvml_fns *f = &n->f;
 	nvmlPciInfo_t pci;
@@ -505,7 +507,6 @@ static void copy_static(const struct dev *d, unsigned i, struct gp_gpu_sample *g
 
 void gp__nvml_sample(struct gp__nvml *n, unsigned i, int64_t now_ns, struct gp_gpu_sample *g)
 {
-	static const int clk[3] = { NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_CLOCK_GRAPHICS };
 	static const int bit[3] = { GP_GF_CLOCK_SM, GP_GF_CLOCK_MEM, GP_GF_CLOCK_GR };
 	struct nvml_fns *f;
 	struct calls c = { 0, 0, NVML_SUCCESS, NULL };

@@ -29,14 +29,6 @@
 #define MIN_HISTORY         8
 #define SLOW_PERIOD_NS      1000000000LL
 
-/* the slow fields of one GPU, as the slow thread last read them */
-struct slow {
-	uint64_t valid; /* GP_GF_PROCS, GP_GF_PCIE_TX/RX */
-	uint32_t nprocs, procs_all;
-	struct gp_gpu_proc procs[GP_SAMPLE_MAX_PROCS];
-	double pcie_tx, pcie_rx;
-};
-
 struct gp_sampler {
 	struct gp_sampler_opts o;
 	int64_t interval_ns;
@@ -44,8 +36,9 @@ struct gp_sampler {
 	struct gp__nvml *nvml;
 	char gpu_status[320];
 
-	pthread_mutex_t mu; /* everything below */
-	pthread_cond_t cv;  /* a new sample, or stop */
+	pthread_mutex_t mu;     /* everything below */
+	pthread_cond_t cv;      /* a new sample, or stop: for gp_sampler_wait() */
+	pthread_cond_t stop_cv; /* stop: the two threads sleep on it between periods */
 	bool stop, started, slow_started;
 	pthread_t tid, slow_tid;
 	struct gp_sample latest;
@@ -53,7 +46,8 @@ struct gp_sampler {
 	uint64_t seq, missed, downsampled;
 	struct gp_hist_point *hist;
 	size_t hn, hcap;
-	struct slow slow[GP_SAMPLE_MAX_GPUS];
+	/* the slow fields (process lists, PCIe fallback) as the slow thread last read them */
+	struct gp_gpu_sample slow[GP_SAMPLE_MAX_GPUS];
 
 	struct gp_sample work; /* the sampling thread's scratch */
 };
@@ -199,7 +193,7 @@ static void merge_slow(struct gp_sampler *s, struct gp_sample *out)
 {
 	for (unsigned i = 0; i < out->ngpus; i++) {
 		struct gp_gpu_sample *g = &out->gpus[i];
-		const struct slow *w = &s->slow[i];
+		const struct gp_gpu_sample *w = &s->slow[i];
 
 		if (g->status == GP_ENODEV)
 			continue;
@@ -208,8 +202,8 @@ static void merge_slow(struct gp_sampler *s, struct gp_sample *out)
 		g->procs_all = w->procs_all;
 		memcpy(g->procs, w->procs, sizeof(g->procs[0]) * w->nprocs);
 		if (gp__nvml_pcie_slow(s->nvml, i) && (w->valid & GP_GF_BIT(GP_GF_PCIE_TX))) {
-			g->pcie_tx_bytes_per_second = w->pcie_tx;
-			g->pcie_rx_bytes_per_second = w->pcie_rx;
+			g->pcie_tx_bytes_per_second = w->pcie_tx_bytes_per_second;
+			g->pcie_rx_bytes_per_second = w->pcie_rx_bytes_per_second;
 			g->valid |= GP_GF_BIT(GP_GF_PCIE_TX) | GP_GF_BIT(GP_GF_PCIE_RX);
 		}
 	}
@@ -217,19 +211,10 @@ static void merge_slow(struct gp_sampler *s, struct gp_sample *out)
 
 static void read_slow(struct gp_sampler *s, unsigned i, struct gp_gpu_sample *tmp)
 {
-	struct slow w;
-
 	memset(tmp, 0, sizeof(*tmp));
 	gp__nvml_slow(s->nvml, i, !s->o.no_procs, tmp);
-	memset(&w, 0, sizeof(w));
-	w.valid = tmp->valid;
-	w.nprocs = tmp->nprocs;
-	w.procs_all = tmp->procs_all;
-	memcpy(w.procs, tmp->procs, sizeof(w.procs[0]) * tmp->nprocs);
-	w.pcie_tx = tmp->pcie_tx_bytes_per_second;
-	w.pcie_rx = tmp->pcie_rx_bytes_per_second;
 	pthread_mutex_lock(&s->mu);
-	s->slow[i] = w;
+	s->slow[i] = *tmp;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -265,14 +250,17 @@ static void publish(struct gp_sampler *s, struct gp_sample *smp)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* Waits until @p deadline (monotonic ns) or stop; @return true on stop. Called locked. */
+/*
+ * Waits until @p deadline (monotonic ns) or stop; @return true on stop. Called
+ * locked. On stop_cv, not cv: a published sample must not wake the other thread.
+ */
 static bool wait_until(struct gp_sampler *s, int64_t deadline)
 {
 	struct timespec ts;
 
 	ns_to_ts(deadline, &ts);
 	while (!s->stop) {
-		int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		int rc = pthread_cond_timedwait(&s->stop_cv, &s->mu, &ts);
 
 		if (rc == ETIMEDOUT)
 			break;
@@ -380,6 +368,7 @@ int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cv, &ca);
+	pthread_cond_init(&s->stop_cv, &ca);
 	pthread_condattr_destroy(&ca);
 
 	if ((rc = gp__host_open(&s->host, s->o.proc_root, s->o.watch_pid))) {
@@ -438,6 +427,7 @@ void gp_sampler_close(struct gp_sampler *s)
 	pthread_mutex_lock(&s->mu);
 	s->stop = true;
 	pthread_cond_broadcast(&s->cv);
+	pthread_cond_broadcast(&s->stop_cv);
 	pthread_mutex_unlock(&s->mu);
 	if (s->started)
 		pthread_join(s->tid, NULL);
@@ -446,6 +436,7 @@ void gp_sampler_close(struct gp_sampler *s)
 	gp__host_close(s->host);
 	gp__nvml_close(s->nvml);
 	pthread_cond_destroy(&s->cv);
+	pthread_cond_destroy(&s->stop_cv);
 	pthread_mutex_destroy(&s->mu);
 	gp__free(s->hist);
 	gp__free(s);
