@@ -3,9 +3,10 @@
 #
 # bench_sampler.sh - the sampler's cost: time per sample and share of one core
 # at 10 Hz and 1 kHz, against the fake NVML of the tests (2 scripted GPUs) and
-# the real procfs, then with a watched process tree (--pid). The idle baseline
-# is the same process sleeping as long without a sampler. Budget (DESIGN.md):
-# <= 0.1 % of one core at 10 Hz.
+# the real procfs (10 Hz three times: this is noisy), then with a watched
+# process tree (--pid). Each line also gives the floor: what a thread that only
+# wakes up at that rate costs in the same process. Budget (DESIGN.md): <= 0.1 %
+# of one core at 10 Hz.
 #
 # usage: bench/bench_sampler.sh [SECONDS]   (default 20 per rate)
 # Environment: GP_BUILD_DIR (default build). A real NVML: GPUPROF_NVML_LIBRARY=libnvidia-ml.so.1
@@ -16,7 +17,7 @@ secs=${1:-20}
 lib=${GPUPROF_NVML_LIBRARY:-$build/tests/fake/libfake-nvml.so}
 [ -x "$build/bench_sampler" ] || { echo "bench_sampler.sh: build bench_sampler first" >&2; exit 2; }
 echo "NVML: $lib; $(nproc) CPUs; $(ls /proc | grep -c '^[0-9]') processes"
-"$build/bench_sampler" -l "$lib" -s "$secs" 100 1
+"$build/bench_sampler" -l "$lib" -s "$secs" 100 100 100 1
 bash -c 'sleep 1000 & sleep 1000 & wait' </dev/null >/dev/null 2>&1 &
 tree=$!
 sleep 0.2

@@ -6,10 +6,16 @@
  * sampling thread runs at a given rate: the process's CPU time (getrusage)
  * over the wall time while its main thread sleeps.
  *
+ * Before each rate, the floor: the same process with a thread that only wakes
+ * up at that rate (a timed wait on a condition variable, as the sampler's
+ * thread sleeps) and does nothing, so that the sampler's own cost can be told
+ * from what a wake-up costs on the machine (on a VM, tens of microseconds).
+ *
  * usage: bench_sampler [-l NVML_LIBRARY] [-s SECONDS] [-p PID] INTERVAL_MS...
  * The NVML library is GPUPROF_NVML_LIBRARY's default unless -l is given
  * (bench/bench_sampler.sh passes the fake one of the tests).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +42,63 @@ static double wall_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+struct idle {
+	unsigned interval_ms, n;
+};
+
+static void *idle_main(void *arg)
+{
+	const struct idle *id = arg;
+	pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_condattr_t ca;
+	pthread_cond_t cv;
+	struct timespec t;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&cv, &ca);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	pthread_mutex_lock(&mu);
+	for (unsigned i = 0; i < id->n; i++) {
+		t.tv_nsec += (long)id->interval_ms * 1000000L;
+		while (t.tv_nsec >= 1000000000L) {
+			t.tv_nsec -= 1000000000L;
+			t.tv_sec++;
+		}
+		while (pthread_cond_timedwait(&cv, &mu, &t) == 0)
+			;
+	}
+	pthread_mutex_unlock(&mu);
+	pthread_cond_destroy(&cv);
+	pthread_condattr_destroy(&ca);
+	return NULL;
+}
+
+/* CPU time per wake-up of a thread that only wakes up every @p interval ms */
+static double idle_floor_us(unsigned interval, double secs)
+{
+	struct idle id = { interval, 0 };
+	pthread_t t;
+	double c0, c1;
+
+	id.n = (unsigned)(secs * 1000 / interval);
+	if (id.n == 0)
+		id.n = 1;
+	c0 = cpu_s();
+	if (pthread_create(&t, NULL, idle_main, &id))
+		return -1;
+	pthread_join(t, NULL);
+	c1 = cpu_s();
+	return (c1 - c0) / id.n * 1e6;
+}
+
 static int run(const char *lib, unsigned interval, double secs, int pid)
 {
 	struct gp_sampler_opts o;
 	struct gp_sampler *s = NULL;
 	struct gp_sample *smp = malloc(sizeof(*smp));
 	uint64_t seq0, seq1, missed;
-	double c0, w0, c1, w1;
+	double c0, w0, c1, w1, floor_us = idle_floor_us(interval, secs < 5 ? secs : 5), per;
 	unsigned ngpu;
 	struct timespec ts;
 
@@ -76,11 +132,13 @@ static int run(const char *lib, unsigned interval, double secs, int pid)
 	ngpu = smp->ngpus;
 	missed = gp_sampler_missed(s);
 	gp_sampler_close(s);
+	per = seq1 > seq0 ? (c1 - c0) / (seq1 - seq0) * 1e6 : 0.0;
 	printf("%6u ms  %8.1f Hz  %2u GPUs  %7llu samples  CPU per sample %7.1f us"
-	       " (its own timer: %6.1f us)  %8.4f %% of a core  missed %llu\n",
-	       interval, (seq1 - seq0) / (w1 - w0), ngpu, (unsigned long long)(seq1 - seq0),
-	       seq1 > seq0 ? (c1 - c0) / (seq1 - seq0) * 1e6 : 0.0, smp->cost_ns / 1e3,
-	       100 * (c1 - c0) / (w1 - w0), (unsigned long long)missed);
+	       " (its own timer: %6.1f us; an idle wake-up: %5.1f us, above it: %6.1f us)"
+	       "  %8.4f %% of a core  missed %llu\n",
+	       interval, (seq1 - seq0) / (w1 - w0), ngpu, (unsigned long long)(seq1 - seq0), per,
+	       smp->cost_ns / 1e3, floor_us, per - floor_us, 100 * (c1 - c0) / (w1 - w0),
+	       (unsigned long long)missed);
 	free(smp);
 	return 0;
 }

@@ -324,6 +324,47 @@ static void test_history_downsampling(void **state)
 	free(a);
 }
 
+/*
+ * With GPUs: each point holds the GPUs the sampler found (the rest NaN), and
+ * merged points are the sample-weighted means (fake GPU 0's utilisation is
+ * 10k % 101 % at its k-th sample; memory totals are constant).
+ */
+static void test_history_gpus(void **state)
+{
+	struct gp_sample *a = malloc(sizeof(*a));
+	struct gp_hist_point *h = malloc(16 * sizeof(*h));
+	struct gp_sampler *s;
+	double want = 0, got = 0;
+	uint64_t total = 0;
+	size_t n;
+
+	(void)state;
+	clear_env();
+	setenv("FAKE_NVML_GPUS", "2", 1);
+	s = open_with(lib_full, 8);
+	for (int k = 0; k < 16; k++) {
+		assert_int_equal(gp_sampler_sample_now(s, a), 0);
+		want += (10 * k % 101) / 100.0;
+	}
+	n = gp_sampler_history(s, h, 16);
+	assert_true(n <= 8 && n >= 4);
+	for (size_t i = 0; i < n; i++) {
+		total += h[i].n;
+		got += h[i].n * (double)h[i].gpu[0][GP_GF_UTIL_GPU];
+		assert_near(h[i].gpu[0][GP_GF_MEM_TOTAL], 80.0 * 1073741824.0, 0);
+		assert_near(h[i].gpu[1][GP_GF_MEM_TOTAL], 40.0 * 1073741824.0, 0);
+		assert_true(isnan(h[i].gpu[2][GP_GF_MEM_TOTAL]));
+		assert_true(isnan(h[i].gpu[GP_SAMPLE_MAX_GPUS - 1][GP_GF_UTIL_GPU]));
+	}
+	assert_int_equal(total, 16);
+	assert_true(h[0].n > 1);
+	assert_near(got, want, 1e-4);
+	gp_sampler_close(s);
+	clear_env();
+	free(h);
+	free(a);
+}
+
 static void test_thread(void **state)
 {
 	struct gp_sample *a = malloc(sizeof(*a));
@@ -443,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_no_gpu_reasons),
 		cmocka_unit_test(test_failures_mid_run),
 		cmocka_unit_test(test_history_downsampling),
+		cmocka_unit_test(test_history_gpus),
 		cmocka_unit_test(test_thread),
 		cmocka_unit_test(test_interval_bounds),
 		cmocka_unit_test(test_no_procs),

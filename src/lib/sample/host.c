@@ -34,9 +34,9 @@
  *   contributes nothing to that last interval, so the sum never goes negative
  *   and short-lived children are under-counted. At most GP_HOST_MAX_TREE
  *   processes are followed, and a process joining the tree counts from the
- *   next interval. proc_rss_bytes sums the resident pages of
- *   <root>/<pid>/statm (second number) times the page size; it needs the
- *   root's statm.
+ *   next interval. proc_rss_bytes sums the resident pages (field 24 of
+ *   <root>/<pid>/stat, the number statm gives second, so one file per
+ *   process is read) times the page size; it needs the root's.
  * - Finding the tree costs one listing of <root> per sample, plus a stat read
  *   for each member and each new pid: a pid listed last time outside the tree
  *   keeps the parent it had then (reading every process's stat at 10 Hz would
@@ -84,8 +84,10 @@
 struct gp__host_proc {
 	int32_t pid, ppid;
 	uint64_t ticks, start; /* utime + stime; the start time, to notice a reused pid */
-	bool member;           /* in the watched tree */
-	bool fresh;            /* read this sample (else carried over from the previous one) */
+	uint64_t rss_pages;    /* resident pages (stat field 24), when rss_ok */
+	bool rss_ok;
+	bool member; /* in the watched tree */
+	bool fresh;  /* read this sample (else carried over from the previous one) */
 };
 
 struct gp__host {
@@ -543,11 +545,14 @@ static void sample_load(struct gp__host *h, struct gp_host_sample *s)
 struct pid_stat {
 	int32_t ppid;
 	uint64_t ticks, start;
+	uint64_t rss_pages; /* field 24, the resident set as statm's second field */
+	bool rss_ok;
 };
 
 /**
  * Parses <root>/<pid>/stat. The comm (field 2) is in parentheses and may hold
- * spaces and ')' itself, so the fields resume after the LAST ')'.
+ * spaces and ')' itself, so the fields resume after the LAST ')'. Fields 3-22
+ * must be there; a line that ends before field 24 leaves the RSS unknown.
  */
 static bool read_pid_stat(const struct gp__host *h, int32_t pid, struct pid_stat *ps)
 {
@@ -567,13 +572,20 @@ static bool read_pid_stat(const struct gp__host *h, int32_t pid, struct pid_stat
 	if (p == b)
 		return false;
 	/* p is just past the comm's ')' ending field 2 */
-	for (field = 3; field <= 22; field++) {
+	ps->rss_ok = false;
+	for (field = 3; field <= 24; field++) {
+		if (field > 22 && (p >= end || *p == '\n'))
+			return true; /* an old or cut line: no RSS */
 		if (p >= end || *p != ' ')
 			return false;
 		p++;
 		for (tok_end = p; tok_end < end && *tok_end != ' ' && *tok_end != '\n'; tok_end++)
 			;
-		if (field == 4 || field == 14 || field == 15 || field == 22) {
+		if (field == 24) {
+			ps->rss_ok = num_u64(&p, tok_end, &v) && p == tok_end &&
+			             v <= UINT64_MAX / h->page_bytes;
+			ps->rss_pages = v;
+		} else if (field == 4 || field == 14 || field == 15 || field == 22) {
 			if (!num_u64(&p, tok_end, &v) || p != tok_end)
 				return false;
 			if (field == 4) {
@@ -590,31 +602,6 @@ static bool read_pid_stat(const struct gp__host *h, int32_t pid, struct pid_stat
 		}
 		p = tok_end;
 	}
-	return true;
-}
-
-/** Resident bytes from <root>/<pid>/statm ("size resident shared ..."). */
-static bool read_pid_rss(const struct gp__host *h, int32_t pid, uint64_t *bytes)
-{
-	char b[256], rel[32];
-	const char *p, *end;
-	ssize_t n;
-	uint64_t size, pages;
-
-	pid_path(rel, pid, "statm");
-	n = read_file(h->root_fd, rel, b, sizeof(b));
-	if (n <= 0)
-		return false;
-	p = b;
-	end = b + n;
-	if (!num_u64(&p, end, &size) || p >= end || *p != ' ')
-		return false;
-	p++;
-	if (!num_u64(&p, end, &pages) || (p < end && *p != ' ' && *p != '\n'))
-		return false;
-	if (pages > UINT64_MAX / h->page_bytes)
-		return false;
-	*bytes = pages * h->page_bytes;
 	return true;
 }
 
@@ -684,6 +671,8 @@ static ssize_t list_procs(struct gp__host *h, int64_t now_ns)
 			cur[n].ppid = ps.ppid;
 			cur[n].ticks = ps.ticks;
 			cur[n].start = ps.start;
+			cur[n].rss_pages = ps.rss_pages;
+			cur[n].rss_ok = ps.rss_ok;
 			cur[n].fresh = true;
 		} else {
 			continue; /* exited since the listing, or garbage */
@@ -727,6 +716,8 @@ static uint32_t mark_tree(struct gp__host *h, struct gp__host_proc *v, size_t n)
 				e->ppid = ps.ppid;
 				e->ticks = ps.ticks;
 				e->start = ps.start;
+				e->rss_pages = ps.rss_pages;
+				e->rss_ok = ps.rss_ok;
 				changed = true; /* look at it again, with its parent of now */
 				continue;
 			}
@@ -744,7 +735,6 @@ static void sample_tree(struct gp__host *h, int64_t now_ns, struct gp_host_sampl
 	size_t nprev = h->proc_prev ? h->nprocs[h->lp] : 0;
 	struct pid_stat root;
 	uint64_t dticks = 0, rss = 0, bytes;
-	bool rss_ok;
 	ssize_t n, i;
 
 	if (!read_pid_stat(h, h->watch_pid, &root)) {
@@ -760,7 +750,8 @@ static void sample_tree(struct gp__host *h, int64_t now_ns, struct gp_host_sampl
 	s->proc_count = mark_tree(h, cur, (size_t)n);
 
 	/* deltas of the processes in both samples (see the top) */
-	rss_ok = read_pid_rss(h, h->watch_pid, &rss);
+	if (root.rss_ok)
+		rss = root.rss_pages * h->page_bytes;
 	if (h->proc_prev && h->root_start == root.start && root.ticks >= h->root_ticks)
 		dticks = root.ticks - h->root_ticks;
 	for (i = 0; i < n; i++) {
@@ -769,11 +760,13 @@ static void sample_tree(struct gp__host *h, int64_t now_ns, struct gp_host_sampl
 		old = proc_find(prev, nprev, cur[i].pid);
 		if (old && old->member && old->start == cur[i].start && cur[i].ticks >= old->ticks)
 			dticks += cur[i].ticks - old->ticks;
-		if (read_pid_rss(h, cur[i].pid, &bytes)) /* may have exited meanwhile */
+		if (cur[i].rss_ok) { /* read this sample: members are never carried over */
+			bytes = cur[i].rss_pages * h->page_bytes;
 			rss = bytes > UINT64_MAX - rss ? UINT64_MAX : rss + bytes;
+		}
 	}
 
-	if (rss_ok) {
+	if (root.rss_ok) {
 		s->proc_rss_bytes = rss;
 		s->valid |= GP_HF_BIT(GP_HF_PROC_RSS);
 	}

@@ -550,12 +550,6 @@ void gp__nvml_sample(struct gp__nvml *n, unsigned i, int64_t now_ns, struct gp_g
 	}
 	read_temp(n, d, &c, g);
 	read_power(n, d, &c, now_ns, g);
-	if (f->nvmlDeviceGetEnforcedPowerLimit &&
-	    call_ok(d, &c, f->nvmlDeviceGetEnforcedPowerLimit(d->h, &v),
-	            "nvmlDeviceGetEnforcedPowerLimit")) {
-		g->power_limit_watts = v / 1e3;
-		g->valid |= GP_GF_BIT(GP_GF_POWER_LIMIT);
-	}
 	if (n->reasons &&
 	    call_ok(d, &c, n->reasons(d->h, &reasons), "nvmlDeviceGetCurrentClocksEventReasons")) {
 		g->clock_event_reasons = reasons;
@@ -694,10 +688,18 @@ void gp__nvml_slow(struct gp__nvml *n, unsigned i, bool procs, struct gp_gpu_sam
 	if (!n || i >= n->n)
 		return;
 	d = &n->dev[i];
-	g->valid &= ~(GP_GF_BIT(GP_GF_PROCS) | GP_GF_BIT(GP_GF_PCIE_TX) | GP_GF_BIT(GP_GF_PCIE_RX));
+	g->valid &= ~(GP_GF_BIT(GP_GF_PROCS) | GP_GF_BIT(GP_GF_PCIE_TX) | GP_GF_BIT(GP_GF_PCIE_RX) |
+	              GP_GF_BIT(GP_GF_POWER_LIMIT));
 	g->nprocs = g->procs_all = 0;
 	if (d->lost || !d->h)
 		return;
+	/* changed only by an administrator: once a second is enough (one NVML call fewer per
+	 * sample) */
+	if (n->f.nvmlDeviceGetEnforcedPowerLimit &&
+	    n->f.nvmlDeviceGetEnforcedPowerLimit(d->h, &tx) == NVML_SUCCESS) {
+		g->power_limit_watts = tx / 1e3;
+		g->valid |= GP_GF_BIT(GP_GF_POWER_LIMIT);
+	}
 	if (procs && read_procs(n, d, g)) {
 		g->valid |= GP_GF_BIT(GP_GF_PROCS);
 		read_proc_util(n, d, g);

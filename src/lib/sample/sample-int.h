@@ -70,7 +70,8 @@ void gp__nvml_sample(struct gp__nvml *n, unsigned i, int64_t now_ns, struct gp_g
  * Reads the slow fields of GPU @p i: the process list with per-process
  * utilisation and, when the PCIe byte counters are not available, the PCIe
  * throughput that blocks about 20 ms. Call it off the sampling thread.
- * Fills only GP_GF_PROCS, nprocs, procs_all, procs[] (when @p procs) and
+ * Fills only GP_GF_PROCS, nprocs, procs_all, procs[] (when @p procs), the
+ * enforced power limit (it changes only by an administrator's hand) and
  * (fallback) PCIe.
  */
 void gp__nvml_slow(struct gp__nvml *n, unsigned i, bool procs, struct gp_gpu_sample *g);
