@@ -34,6 +34,7 @@ int cmd_analyze(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_top(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
 
 /** A command of the table in gpuprof.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {
@@ -99,6 +100,9 @@ int write_file_atomic(const char *path, const char *data, size_t len);
 int write_stdout(const char *data, size_t len);
 /** The errno of the first failed write_stdout(), 0 if none. */
 extern int gp_cli_stdout_errno;
+
+/** SIGPIPE was ignored when gpuprof started (main ignores it; `run` restores it for CMD). */
+extern bool gp_cli_sigpipe_ignored;
 
 /* analyze-print.c */
 

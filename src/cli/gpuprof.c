@@ -16,9 +16,11 @@
 #include "cli.h"
 #include "gpuprof/gpuprof.h"
 
+bool gp_cli_sigpipe_ignored;
+
 const struct gp_cli_cmd gp_cli_commands[] = {
 	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings" },
-	{ "run", NULL, "capture a program: CUDA kernels, copies, API calls, NVTX ranges" },
+	{ "run", cmd_run, "capture a program: CUDA kernels, copies, API calls, NVTX ranges" },
 	{ "top", cmd_top, "live GPU/CPU monitor; JSON lines; Prometheus metrics" },
 	{ "bench", NULL, "iteration statistics: latency p50/p95/p99, FPS, warmup" },
 	{ "compare", NULL, "regression verdict with significance" },
@@ -105,7 +107,7 @@ int main(int argc, char **argv)
 	const char **av = (const char **)argv;
 	const struct gp_cli_cmd *c;
 
-	signal(SIGPIPE, SIG_IGN);
+	gp_cli_sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
 #ifdef M_MMAP_THRESHOLD
 	/*
 	 * Keep large temporaries (sort buffers, per-event arrays) in their own

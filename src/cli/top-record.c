@@ -4,7 +4,8 @@
  * lines (docs/metrics-format.md, "gpuprof.metrics/1"): a header line, one
  * "gpuprof.sample/1" line per sample, and an end line with the counts. The
  * file is written as it goes (a crash keeps what was sampled) and synced at
- * the end; `run`, `analyze` and `report` read it.
+ * the end; `run`, `analyze` and `report` read it. `gpuprof run` writes the
+ * same format with gp_metrics_header() and gp_metrics_trailer().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ static int put_line(FILE *f, const struct gp_value *v)
 	return rc;
 }
 
-static int header(FILE *f, struct gp_sampler *s, const struct gp_top_opts *o)
+int gp_metrics_header(FILE *f, struct gp_sampler *s, int32_t watched_pid)
 {
 	struct gp_value *h = gp_value_object();
 	char host[256] = "";
@@ -60,7 +61,8 @@ static int header(FILE *f, struct gp_sampler *s, const struct gp_top_opts *o)
 	    (lib ? gp_obj_set_str(h, "nvml_library", lib) : gp_obj_set_null(h, "nvml_library")) ||
 	    (drv ? gp_obj_set_str(h, "driver_version", drv)
 	         : gp_obj_set_null(h, "driver_version")) ||
-	    (o->pid ? gp_obj_set_int(h, "watched_pid", o->pid) : gp_obj_set_null(h, "watched_pid")))
+	    (watched_pid ? gp_obj_set_int(h, "watched_pid", watched_pid)
+	                 : gp_obj_set_null(h, "watched_pid")))
 		goto out;
 	rc = put_line(f, h);
 out:
@@ -68,7 +70,7 @@ out:
 	return rc;
 }
 
-static int trailer(FILE *f, struct gp_sampler *s, uint64_t n)
+int gp_metrics_trailer(FILE *f, struct gp_sampler *s, uint64_t n)
 {
 	struct gp_value *e = gp_value_object();
 	int rc = -1;
@@ -94,11 +96,11 @@ int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o)
 	f = fopen(o->record, "we");
 	if (!f)
 		return error("cannot write '%s': %s", o->record, strerror(errno));
-	if (header(f, s, o))
+	if (gp_metrics_header(f, s, o->pid))
 		rc = GP_TOP_EWRITE;
 	if (!rc)
 		rc = gp_top_write_samples(s, o, f, &n);
-	if (!rc && trailer(f, s, n))
+	if (!rc && gp_metrics_trailer(f, s, n))
 		rc = GP_TOP_EWRITE;
 	if (!rc && (fflush(f) || fsync(fileno(f))))
 		rc = GP_TOP_EWRITE;

@@ -45,6 +45,14 @@ int gp_top_write_samples(struct gp_sampler *s, const struct gp_top_opts *o, FILE
 /* top-record.c: samples to o->record until a stop condition. @return 0 or -1. */
 int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o);
 
+/*
+ * The header and end lines of a gpuprof.metrics/1 timeline (top-record.c),
+ * shared with `gpuprof run`; @p watched_pid 0 writes null. @return 0, or
+ * non-zero when out of memory or writing to @p f failed (errno says why).
+ */
+int gp_metrics_header(FILE *f, struct gp_sampler *s, int32_t watched_pid);
+int gp_metrics_trailer(FILE *f, struct gp_sampler *s, uint64_t n);
+
 /* prom.c */
 struct gp_prom;
 /** Starts the HTTP endpoint (o->listen) and/or the textfile writer (o->textfile). */

@@ -16,7 +16,7 @@ out_has "usage: gpuprof"
 expect_rc 2 no-such-command
 err_has "'no-such-command' is not a gpuprof command"
 expect_rc 2 --no-such-option
-for c in run bench compare aggregate report export; do
+for c in bench compare aggregate report export; do
 	expect_rc 1 "$c"
 	err_has "'$c' is not available yet in this version"
 	expect_rc 0 help "$c"
@@ -25,6 +25,10 @@ done
 
 expect_rc 0 help top
 out_has "gpuprof-top"
+expect_rc 0 help run
+out_has "gpuprof-run"
+expect_rc 2 run
+err_has "no command given"
 expect_rc 0 top -h
 out_has "--listen"
 

@@ -194,9 +194,13 @@ static bool is_trace_name(const char *name)
 
 	if (name[0] == '.')
 		return false;
+	/* a `gpuprof run` directory: its own outputs are not traces */
+	if (strcmp(name, "run.json") == 0 || strcmp(name, "report.json") == 0)
+		return false;
 	return (n > 5 && strcmp(name + n - 5, ".json") == 0) ||
 	       (n > 8 && strcmp(name + n - 8, ".json.gz") == 0) ||
-	       (n > 3 && strcmp(name + n - 3, ".gz") == 0);
+	       (n > 3 && strcmp(name + n - 3, ".gz") == 0) ||
+	       (n > 6 && strcmp(name + n - 6, ".gpcap") == 0);
 }
 
 /* "rank-3", "rank3", "rank_3", "worker3" anywhere in the base name */
@@ -287,8 +291,9 @@ static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap
 	for (i = 0; i < nn; i++)
 		GP_TRY(add_job(jobs, n, cap, names[i]));
 	if (*n == before)
-		rc = gp__error(GP_ENOENT,
-		               "'%s': no trace files (*.json, *.json.gz) in this directory", dir);
+		rc = gp__error(
+		    GP_ENOENT,
+		    "'%s': no trace files (*.json, *.json.gz, *.gpcap) in this directory", dir);
 out:
 	for (i = 0; i < nn; i++)
 		gp__free(names[i]);

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run-metrics.c - the metrics of `gpuprof run`: the library's sampler on the
+ * process tree of CMD, recorded by a thread of its own into DIR/metrics.jsonl
+ * in the format of `gpuprof top --record` (gpuprof.metrics/1, the header and
+ * end lines from top-record.c), and the one-line status shown on a terminal.
+ *
+ * Threads: the recorder thread alone writes the file; the main thread only
+ * reads the newest sample (gp_sampler_latest, which locks) for the status
+ * line and asks the recorder to stop through an atomic flag, which it sees
+ * within STOP_POLL_MS.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "run.h"
+#include "top.h"
+
+#define STOP_POLL_MS 50
+
+struct gp_run_metrics {
+	struct gp_sampler *s;
+	char *path;
+	FILE *f;
+	pthread_t thread;
+	bool started, stopped;
+	atomic_bool stop;
+	atomic_uint_least64_t n;
+	struct gp_sample *rec; /* the recorder thread's */
+	struct gp_sample *st;  /* the status line's (main thread) */
+	int werrno;            /* the recorder's write error, 0 none */
+	char err[256];         /* the recorder's sampler error, "" none */
+};
+
+static void *recorder(void *arg)
+{
+	struct gp_run_metrics *m = arg;
+	uint64_t seq = 0;
+
+	while (!atomic_load(&m->stop)) {
+		char *line = NULL;
+		size_t len = 0;
+		int rc = gp_sampler_wait(m->s, seq, STOP_POLL_MS, m->rec);
+
+		if (rc == GP_ETRUNC)
+			continue;
+		if (rc) {
+			snprintf(m->err, sizeof(m->err), "%s", gp_last_error());
+			break;
+		}
+		seq = m->rec->seq;
+		if (gp_sample_to_json(m->rec, &line, &len)) {
+			snprintf(m->err, sizeof(m->err), "%s", gp_last_error());
+			break;
+		}
+		errno = 0;
+		if (fwrite(line, 1, len, m->f) != len || fputc('\n', m->f) == EOF) {
+			m->werrno = errno ? errno : EIO;
+			gp_free(line);
+			break;
+		}
+		gp_free(line);
+		atomic_fetch_add(&m->n, 1);
+	}
+	return NULL;
+}
+
+int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_t pid,
+                         const char *path)
+{
+	struct gp_run_metrics *m = xcalloc(1, sizeof(*m));
+	struct gp_sampler_opts so;
+	int e;
+
+	*out = NULL;
+	atomic_init(&m->stop, false);
+	atomic_init(&m->n, 0);
+	m->path = xstrdup(path);
+	m->rec = xmalloc(sizeof(*m->rec));
+	m->st = xmalloc(sizeof(*m->st));
+	memset(&so, 0, sizeof(so));
+	so.size = sizeof(so);
+	so.interval_ms = interval_ms;
+	so.watch_pid = (int32_t)pid;
+	if (gp_sampler_open(&m->s, &so)) {
+		error("sampler: %s", gp_last_error());
+		goto out_free;
+	}
+	m->f = fopen(path, "we");
+	if (!m->f) {
+		error("cannot write '%s': %s", path, strerror(errno));
+		goto out_free;
+	}
+	errno = 0;
+	if (gp_metrics_header(m->f, m->s, (int32_t)pid)) {
+		error("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		goto out_free;
+	}
+	if (gp_sampler_start(m->s)) {
+		error("sampler: %s", gp_last_error());
+		goto out_free;
+	}
+	e = pthread_create(&m->thread, NULL, recorder, m);
+	if (e) {
+		error("cannot start the recorder thread: %s", strerror(e));
+		goto out_free;
+	}
+	m->started = true;
+	*out = m;
+	return 0;
+out_free:
+	gp_run_metrics_free(m);
+	return -1;
+}
+
+int gp_run_metrics_stop(struct gp_run_metrics *m)
+{
+	int rc = 0, e;
+
+	if (!m || m->stopped)
+		return 0;
+	m->stopped = true;
+	if (m->started) {
+		atomic_store(&m->stop, true);
+		pthread_join(m->thread, NULL);
+		m->started = false;
+	}
+	if (m->err[0])
+		rc = error("sampler: %s", m->err);
+	e = m->werrno;
+	errno = 0;
+	if (!e && gp_metrics_trailer(m->f, m->s, atomic_load(&m->n)))
+		e = errno ? errno : EIO;
+	errno = 0;
+	if (!e && (fflush(m->f) || fsync(fileno(m->f))))
+		e = errno ? errno : EIO;
+	if (e)
+		rc = error("cannot write '%s': %s", m->path, strerror(e));
+	if (fclose(m->f) && !rc)
+		rc = error("cannot write '%s': %s", m->path, strerror(errno));
+	m->f = NULL;
+	return rc;
+}
+
+void gp_run_metrics_free(struct gp_run_metrics *m)
+{
+	if (!m)
+		return;
+	if (m->started) {
+		atomic_store(&m->stop, true);
+		pthread_join(m->thread, NULL);
+	}
+	if (m->f)
+		fclose(m->f);
+	gp_sampler_close(m->s);
+	free(m->rec);
+	free(m->st);
+	free(m->path);
+	free(m);
+}
+
+const char *gp_run_metrics_gpu_status(struct gp_run_metrics *m)
+{
+	return m ? gp_sampler_gpu_status(m->s) : NULL;
+}
+
+uint64_t gp_run_metrics_count(struct gp_run_metrics *m)
+{
+	return m ? atomic_load(&m->n) : 0;
+}
+
+GP_CLI_PRINTF(3, 4) static void add(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len + 1 >= n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, n - len, fmt, ap);
+	va_end(ap);
+}
+
+/* the GPU with the highest utilisation (or the first one read) */
+static const struct gp_gpu_sample *busiest(const struct gp_sample *s)
+{
+	const struct gp_gpu_sample *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < s->ngpus && i < GP_SAMPLE_MAX_GPUS; i++) {
+		const struct gp_gpu_sample *g = &s->gpus[i];
+		double u = gp_gpu_sample_value(g, GP_GF_UTIL_GPU);
+
+		if (g->status)
+			continue;
+		if (!best || (u == u && !(gp_gpu_sample_value(best, GP_GF_UTIL_GPU) >= u)))
+			best = g;
+	}
+	return best;
+}
+
+static void add_gpu(char *buf, size_t n, const struct gp_sample *s, const char *why)
+{
+	const struct gp_gpu_sample *g = busiest(s);
+	double used, total, util;
+
+	if (why) {
+		/* the reason's first part ("no NVML"): the details are in run.json */
+		const char *colon = strstr(why, ": ");
+
+		add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
+		return;
+	}
+	if (!g) {
+		add(buf, n, " | GPU: not readable");
+		return;
+	}
+	used = gp_gpu_sample_value(g, GP_GF_MEM_USED);
+	total = gp_gpu_sample_value(g, GP_GF_MEM_TOTAL);
+	util = gp_gpu_sample_value(g, GP_GF_UTIL_GPU);
+	add(buf, n, " | GPU%u", g->index);
+	if (used == used && total == total)
+		add(buf, n, " %.1f/%.1f GiB", used / (1024.0 * 1024 * 1024),
+		    total / (1024.0 * 1024 * 1024));
+	else
+		add(buf, n, " mem -");
+	if (util == util)
+		add(buf, n, " %.0f%%", util * 100);
+	else
+		add(buf, n, " -%%");
+}
+
+void gp_run_status_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n,
+                          int width)
+{
+	int64_t sec = elapsed_ns / 1000000000LL;
+	const struct gp_host_sample *h;
+	size_t len;
+
+	if (!n)
+		return;
+	buf[0] = 0;
+	if (sec >= 3600)
+		add(buf, n, "gpuprof run %lld:%02lld:%02lld", (long long)(sec / 3600),
+		    (long long)(sec / 60 % 60), (long long)(sec % 60));
+	else
+		add(buf, n, "gpuprof run %lld:%02lld", (long long)(sec / 60),
+		    (long long)(sec % 60));
+	if (!m) {
+		add(buf, n, " | no sampling");
+	} else if (gp_sampler_latest(m->s, m->st)) {
+		add(buf, n, " | waiting for the first sample");
+	} else {
+		add_gpu(buf, n, m->st, gp_sampler_gpu_status(m->s));
+		h = &m->st->host;
+		if (h->valid & (1ULL << GP_HF_CPU_BUSY))
+			add(buf, n, " | host CPU %.0f%%", h->cpu_busy * 100);
+		else
+			add(buf, n, " | host CPU -");
+		if (h->valid & (1ULL << GP_HF_PROC_CPU))
+			add(buf, n, " | tree CPU %.0f%% (%u proc%s)", h->proc_cpu * 100,
+			    (unsigned)h->proc_count, h->proc_count == 1 ? "" : "s");
+		else
+			add(buf, n, " | tree CPU -");
+	}
+	/* one terminal line: a wrapped line could not be redrawn with \r */
+	len = strlen(buf);
+	if (width > 0 && len > (size_t)width) {
+		len = (size_t)width;
+		while (len && ((unsigned char)buf[len] & 0xC0) == 0x80)
+			len--;
+		buf[len] = 0;
+	}
+}

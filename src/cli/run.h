@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - what the parts of `gpuprof run` share: the options (run-opts.c,
+ * from the command line and a YAML file), the child process and its
+ * environment (run-child.c), the metrics timeline and the status line
+ * (run-metrics.c) and the run record run.json (run-json.c). cmd-run.c ties
+ * them together.
+ *
+ * Ownership: struct gp_run and everything it points to belong to cmd-run.c,
+ * which frees them with gp_run_release(); the other files borrow.
+ */
+#ifndef GP_CLI_RUN_H
+#define GP_CLI_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gpuprof/sample.h"
+
+/** The options, in the order of gp_run_opt_names[] (the config file's keys). */
+enum gp_run_opt {
+	GP_RO_OUTPUT,
+	GP_RO_SAMPLE_MS,
+	GP_RO_NO_CUDA,
+	GP_RO_CAPTURE_RANGE,
+	GP_RO_DELAY,
+	GP_RO_DURATION,
+	GP_RO_SCHEDULE,
+	GP_RO_ITER_RANGE,
+	GP_RO_TAG,
+	GP_RO_QUIET,
+	GP_RO_FORCE,
+	GP_RO_COUNT
+};
+
+/** "output", "sample-ms", ...: the long option names, also the config keys. */
+extern const char *const gp_run_opt_names[GP_RO_COUNT];
+
+#define GP_RUN_MAX_TAGS      256
+#define GP_RUN_MAX_TAG_LEN   4096      /* key=value */
+#define GP_RUN_MAX_SECONDS   315360000 /* 10 years, for --delay and --duration */
+#define GP_RUN_MAX_SCHED     1000000000
+#define GP_RUN_MAX_TEXT_LEN  4096 /* --capture-range, --iter-range, -o */
+#define GP_RUN_CONFIG_MAX_SZ (1 << 20)
+
+struct gp_run_tag {
+	char *key, *value; /* owned */
+};
+
+struct gp_run_sched {
+	uint32_t wait, warmup, active, repeat; /* repeat 0: forever */
+};
+
+/** The options as resolved. Strings are owned (gp_run_opts_release). */
+struct gp_run_opts {
+	char *output;       /* -o DIR; NULL: ./gpuprof-run-N */
+	uint32_t sample_ms; /* 0: no sampling */
+	bool no_cuda, quiet, force;
+	char *capture_range; /* "nvtx:NAME" or "cudaProfilerApi", or NULL */
+	int64_t delay_ns;    /* -1: not given */
+	int64_t duration_ns; /* -1: not given */
+	bool have_schedule;
+	struct gp_run_sched schedule;
+	char *iter_range;
+	struct gp_run_tag *tags; /* sorted by key, keys unique */
+	size_t ntags;
+	char *config; /* --config FILE as given, or NULL */
+	unsigned set; /* bit (1u << enum gp_run_opt): given, on the command line or in the file */
+	unsigned from_config; /* bit: the value came from the config file */
+};
+
+/* ---- run-opts.c ---- */
+
+void gp_run_opts_init(struct gp_run_opts *o);
+void gp_run_opts_release(struct gp_run_opts *o);
+
+/**
+ * Sets option @p which from its text (a flag takes "true" or "false").
+ * @return 0, or -1 with a message (no prefix, no full stop) in @p err.
+ */
+int gp_run_opt_set(struct gp_run_opts *o, enum gp_run_opt which, const char *text, char *err,
+                   size_t errlen);
+
+/** Adds or replaces one tag. @return 0, or -1 with a message in @p err. */
+int gp_run_tag_set(struct gp_run_opts *o, const char *key, size_t klen, const char *value,
+                   char *err, size_t errlen);
+
+/**
+ * Reads the YAML file o->config and fills in every option not already set
+ * in @p o (the command line wins; tags are merged, the command line's
+ * winning for the same key). Exits 2 with "FILE:LINE: ..." on a bad file.
+ */
+void gp_run_config_load(struct gp_run_opts *o);
+
+/** "wait=W,warmup=U,active=A,repeat=R" into @p buf. */
+const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n);
+
+/* ---- run-child.c ---- */
+
+/** The injector: where it is (or why not) and what of it is used. */
+struct gp_run_injector {
+	char *path;   /* absolute, owned; NULL when not found */
+	char *reason; /* why not found, owned; NULL when found */
+	bool cuda, nvtx;
+};
+
+/** The child process and the signals gpuprof handles meanwhile. */
+struct gp_run_child {
+	pid_t pid;  /* 0 before fork */
+	int go_fd;  /* write end: one byte lets the child exec, EOF makes it exit */
+	int err_fd; /* read end: the errno of a failed exec, EOF on success */
+	int sig_fd; /* signalfd: SIGCHLD and the forwarded signals */
+	sigset_t old_mask;
+	struct sigaction old_int, old_quit, old_chld;
+	bool signals_set;
+	int status; /* waitpid status once reaped */
+	bool reaped;
+	int exec_errno;                                   /* 0, or why exec failed */
+	char *const *argv, *const *envp, *const *sh_argv; /* borrowed */
+	const char *path;
+};
+
+/**
+ * Refuses (exit 2) when another CUDA tool's injection variable is set, naming
+ * the variable, its value and the tool that probably set it.
+ */
+void gp_run_check_env(void);
+
+/**
+ * Resolves @p cmd like execvp (PATH when it has no slash) into *@p path
+ * (malloc'd). @return 0, or 126/127 after printing why, like a shell.
+ */
+int gp_run_resolve(const char *cmd, char **path);
+
+/** Finds the injector ($GPUPROF_INJECT_LIBRARY, next to the binary, ../lib/gpuprof/). */
+void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda);
+
+/**
+ * The child's environment: gpuprof's, less the variables of the contract,
+ * plus those of this run (listed as "NAME=VALUE" in *@p set, a NULL-ended
+ * array sharing the strings of *@p envp). Both arrays malloc'd; the strings
+ * added are malloc'd too and listed in *@p set.
+ */
+void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector *inj,
+                      const char *dir, int64_t start_mono_ns, char ***envp, char ***set);
+
+/** Blocks SIGCHLD and the forwarded signals, ignores SIGINT and SIGQUIT. @return 0 or -1. */
+int gp_run_signals_take(struct gp_run_child *c);
+/** Undoes gp_run_signals_take(). */
+void gp_run_signals_restore(struct gp_run_child *c);
+
+/** Forks the child, which waits for gp_run_child_release(). @return 0 or -1. */
+int gp_run_child_fork(struct gp_run_child *c);
+/** Lets the child exec. @return 0 when it did, else c->exec_errno says why. */
+int gp_run_child_release(struct gp_run_child *c);
+/** Makes a child that was never released exit, and reaps it. */
+void gp_run_child_abort(struct gp_run_child *c);
+
+/**
+ * Waits for the child, forwarding SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 to it
+ * and calling @p tick every @p tick_ms (0: never). @return 0 or -1.
+ */
+int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg, int tick_ms);
+
+/** "SIGTERM", or "SIG<n>" for a signal without a name. */
+const char *gp_run_signame(int sig, char *buf, size_t n);
+
+/* ---- run-metrics.c ---- */
+
+struct gp_run_metrics;
+
+/**
+ * Opens the sampler on process tree @p pid and starts recording to @p path
+ * (gpuprof.metrics/1) on its own thread. @return 0 or -1 (printed).
+ */
+int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_t pid,
+                         const char *path);
+/** Stops recording and writes the end line. @return 0 or -1 (printed). NULL: 0. */
+int gp_run_metrics_stop(struct gp_run_metrics *m);
+/** Frees @p m (stopping it first). NULL is a no-op. */
+void gp_run_metrics_free(struct gp_run_metrics *m);
+/** Why GPUs are not sampled, or NULL. */
+const char *gp_run_metrics_gpu_status(struct gp_run_metrics *m);
+/** Samples written so far. */
+uint64_t gp_run_metrics_count(struct gp_run_metrics *m);
+
+/**
+ * Formats the status line into @p buf, at most @p width columns: elapsed
+ * time, the busiest GPU (memory, utilisation) or why none, host CPU and the
+ * process tree's CPU. @p m may be NULL (no sampling).
+ */
+void gp_run_status_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n,
+                          int width);
+
+/* ---- run-json.c ---- */
+
+/** Everything known about a run; run.json is its image. */
+struct gp_run {
+	struct gp_run_opts opts;
+	int argc;
+	const char **argv; /* CMD and its arguments, borrowed from main */
+	char *exe;         /* the resolved path of CMD */
+	char *dir;         /* absolute capture directory */
+	char *config_path; /* absolute --config path, or NULL */
+	char *cwd, host[256];
+	struct gp_run_injector inj;
+	char **env_set; /* "NAME=VALUE" set for CMD, NULL-ended */
+	int64_t start_real_ns, start_mono_ns;
+	int64_t end_real_ns, end_mono_ns; /* 0 while running */
+	pid_t pid;
+	const char *state; /* "starting", "running", "exited", "signaled", "exec_failed" */
+	int exit_code;     /* valid when state is "exited" */
+	int exit_signal;   /* valid when state is "signaled" */
+	bool core_dumped;
+	int exec_errno;
+	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
+	uint64_t samples;
+	bool metrics_ok;
+};
+
+/** Writes DIR/run.json atomically. @return 0 or -1 (printed). */
+int gp_run_json_write(const struct gp_run *r);
+
+#endif

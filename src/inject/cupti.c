@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cupti.c - CUPTI's activity API, loaded with dlopen: $GPUPROF_CUPTI_LIBRARY
+ * (only that one when set), else libcupti.so.13, else libcupti.so (a libcupti already mapped in the
+ * process, e.g. PyTorch's, is the one these names find first).
+ *
+ * Order (../shared/reference/cupti-nvtx-nvml.md 2.1): the monotonic clock is
+ * registered once, before any kind is enabled; then the buffer callbacks;
+ * then CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET, RUNTIME, SYNCHRONIZATION,
+ * OVERHEAD, DEVICE, CONTEXT; then the driver's launch calls one by one
+ * (cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch: Triton launches are seen)
+ * and the noisiest runtime calls off. A failing step is a warning and the
+ * rest goes on.
+ *
+ * Buffers: 4 MiB each, at most GPUPROF_CUPTI_BUFFERS (default 32) at once; a
+ * request beyond that gets no buffer (CUPTI drops those records and counts
+ * them; the refusal is counted too). Completed buffers are queued; the writer
+ * thread decodes them into capture records (drain) and frees them.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "inject.h"
+
+#define BUF_SIZE     (4u << 20)
+#define MAX_BUFS_DEF 32
+
+/* the CUPTI functions used (their types from cupti.h); any may be missing: that step is skipped */
+#define GP_CUPTI_FUNCS(X)                                                                          \
+	X(cuptiGetVersion)                                                                         \
+	X(cuptiGetResultString)                                                                    \
+	X(cuptiActivityRegisterTimestampCallback)                                                  \
+	X(cuptiActivityRegisterCallbacks)                                                          \
+	X(cuptiActivityEnable)                                                                     \
+	X(cuptiActivityDisable)                                                                    \
+	X(cuptiActivityEnableDriverApi)                                                            \
+	X(cuptiActivityEnableRuntimeApi)                                                           \
+	X(cuptiActivityFlushAll)                                                                   \
+	X(cuptiActivityGetNextRecord)                                                              \
+	X(cuptiActivityGetNumDroppedRecords)                                                       \
+	X(cuptiGetCallbackName)
+
+#define X_FIELD(name) __typeof__(name) *name;
+static struct {
+	GP_CUPTI_FUNCS(X_FIELD)
+} F;
+#undef X_FIELD
+
+static void *g_lib;
+static uint32_t g_version;
+static unsigned g_max_bufs = MAX_BUFS_DEF;
+static bool g_started;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* the fields below */
+static unsigned g_bufs; /* buffers out (given to CUPTI or queued) */
+struct done_buf {
+	struct done_buf *next;
+	uint8_t *buf;
+	size_t valid;
+};
+static struct done_buf *g_done, **g_done_tail = &g_done;
+static uint64_t g_dropped_records, g_refused_buffers;
+
+/* ---- strings (writer thread only) ---- */
+
+struct str_ent {
+	uint64_t hash;
+	uint32_t id, len;
+	char *s;
+};
+static struct str_ent *g_strs;
+static size_t g_nstrs, g_strs_cap; /* open addressing, cap a power of two */
+static uint32_t g_rt_name[1024], g_drv_name[1024];
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The id of @p s (a GP_CAP_STRING record the first time); 0 when out of memory. */
+static uint32_t intern(const char *s, size_t n)
+{
+	struct gp_cap_string rec = { 0, 0 };
+	uint64_t h = fnv1a(s, n);
+	size_t i;
+
+	if (n > UINT32_MAX / 2)
+		return 0;
+	if (2 * (g_nstrs + 1) > g_strs_cap) {
+		size_t cap = g_strs_cap ? 2 * g_strs_cap : 1024;
+		struct str_ent *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return 0;
+		for (size_t k = 0; k < g_strs_cap; k++) {
+			if (!g_strs[k].s)
+				continue;
+			for (i = g_strs[k].hash & (cap - 1); t[i].s; i = (i + 1) & (cap - 1))
+				;
+			t[i] = g_strs[k];
+		}
+		free(g_strs);
+		g_strs = t;
+		g_strs_cap = cap;
+	}
+	for (i = h & (g_strs_cap - 1); g_strs[i].s; i = (i + 1) & (g_strs_cap - 1))
+		if (g_strs[i].hash == h && g_strs[i].len == n && memcmp(g_strs[i].s, s, n) == 0)
+			return g_strs[i].id;
+	g_strs[i].s = malloc(n + 1);
+	if (!g_strs[i].s)
+		return 0;
+	memcpy(g_strs[i].s, s, n);
+	g_strs[i].s[n] = 0;
+	g_strs[i].hash = h;
+	g_strs[i].len = (uint32_t)n;
+	g_strs[i].id = gp_inj_new_id();
+	g_nstrs++;
+	rec.id = g_strs[i].id;
+	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
+	return rec.id;
+}
+
+static uint32_t intern_c(const char *s)
+{
+	return s ? intern(s, strlen(s)) : 0;
+}
+
+/* The API's name without CUPTI's version suffix ("cudaLaunchKernel_v7000" -> "cudaLaunchKernel").
+ */
+static uint32_t api_name(CUpti_CallbackDomain dom, uint32_t cbid)
+{
+	uint32_t *cache = dom == CUPTI_CB_DOMAIN_RUNTIME_API ? g_rt_name : g_drv_name;
+	const char *name = NULL;
+	char tmp[64];
+	size_t n;
+
+	if (cbid < 1024 && cache[cbid])
+		return cache[cbid];
+	if (!F.cuptiGetCallbackName || F.cuptiGetCallbackName(dom, cbid, &name) != CUPTI_SUCCESS ||
+	    !name) {
+		snprintf(tmp, sizeof(tmp), "%s cbid %u",
+		         dom == CUPTI_CB_DOMAIN_RUNTIME_API ? "runtime" : "driver", cbid);
+		name = tmp;
+	}
+	n = strlen(name);
+	{
+		const char *v = strstr(name, "_v");
+
+		if (v && v > name && v[2] && strspn(v + 2, "0123456789") == strlen(v + 2))
+			n = (size_t)(v - name);
+	}
+	{
+		uint32_t id = intern(name, n);
+
+		if (cbid < 1024)
+			cache[cbid] = id;
+		return id;
+	}
+}
+
+/* ---- CUPTI's buffer callbacks ---- */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	void *p = NULL;
+	bool ok;
+
+	*max_records = 0;
+	pthread_mutex_lock(&g_mu);
+	ok = g_bufs < g_max_bufs && !gp_inj_forked();
+	if (ok)
+		g_bufs++;
+	else
+		g_refused_buffers++;
+	pthread_mutex_unlock(&g_mu);
+	if (ok && posix_memalign(&p, 8, BUF_SIZE) != 0) {
+		p = NULL;
+		pthread_mutex_lock(&g_mu);
+		g_bufs--;
+		g_refused_buffers++;
+		pthread_mutex_unlock(&g_mu);
+	}
+	*buffer = p;
+	*size = p ? BUF_SIZE : 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buf, size_t size,
+                                      size_t valid)
+{
+	struct done_buf *d;
+	size_t dropped = 0;
+
+	(void)size;
+	if (F.cuptiActivityGetNumDroppedRecords &&
+	    F.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
+		dropped = 0;
+	d = malloc(sizeof(*d));
+	pthread_mutex_lock(&g_mu);
+	g_dropped_records += dropped;
+	if (!buf || !d || gp_inj_forked()) {
+		if (buf)
+			g_bufs--;
+		pthread_mutex_unlock(&g_mu);
+		free(buf);
+		free(d);
+		return;
+	}
+	d->next = NULL;
+	d->buf = buf;
+	d->valid = valid;
+	*g_done_tail = d;
+	g_done_tail = &d->next;
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- decoding (writer thread) ---- */
+
+static void put_kernel(const CUpti_ActivityKernel10 *k)
+{
+	struct gp_cap_kernel r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)k->start;
+	r.end = (int64_t)k->end;
+	r.device = k->deviceId;
+	r.context = k->contextId;
+	r.stream = k->streamId;
+	r.correlation = k->correlationId;
+	r.grid[0] = k->gridX;
+	r.grid[1] = k->gridY;
+	r.grid[2] = k->gridZ;
+	r.block[0] = k->blockX;
+	r.block[1] = k->blockY;
+	r.block[2] = k->blockZ;
+	r.name = intern_c(k->name);
+	r.regs = k->registersPerThread;
+	r.launch_type = k->launchType;
+	r.is_device_launched = k->isDeviceLaunched;
+	r.static_smem = (uint32_t)k->staticSharedMemory;
+	r.dynamic_smem = (uint32_t)k->dynamicSharedMemory;
+	r.graph_id = k->graphId;
+	r.graph_node_id = k->graphNodeId;
+	gp_inj_write(GP_CAP_KERNEL, &r, sizeof(r), NULL, 0);
+}
+
+static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
+{
+	struct gp_cap_memcpy r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)m->start;
+	r.end = (int64_t)m->end;
+	r.bytes = m->bytes;
+	r.device = r.src_device = r.dst_device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.correlation = m->correlationId;
+	r.runtime_correlation = m->runtimeCorrelationId;
+	r.copy_kind = m->copyKind;
+	r.src_kind = m->srcKind;
+	r.dst_kind = m->dstKind;
+	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
+	gp_inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+}
+
+static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
+{
+	struct gp_cap_memcpy r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)m->start;
+	r.end = (int64_t)m->end;
+	r.bytes = m->bytes;
+	r.device = m->deviceId;
+	r.src_device = m->srcDeviceId;
+	r.dst_device = m->dstDeviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.correlation = m->correlationId;
+	r.copy_kind = m->copyKind;
+	r.src_kind = m->srcKind;
+	r.dst_kind = m->dstKind;
+	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
+	gp_inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+}
+
+static void put_memset(const CUpti_ActivityMemset4 *m)
+{
+	struct gp_cap_memset r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)m->start;
+	r.end = (int64_t)m->end;
+	r.bytes = m->bytes;
+	r.device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.correlation = m->correlationId;
+	r.value = m->value;
+	r.memory_kind = (uint8_t)m->memoryKind;
+	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? 1 : 0;
+	gp_inj_write(GP_CAP_MEMSET, &r, sizeof(r), NULL, 0);
+}
+
+static void put_api(const CUpti_ActivityAPI *a)
+{
+	struct gp_cap_api r;
+	CUpti_CallbackDomain dom = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME
+	                               ? CUPTI_CB_DOMAIN_RUNTIME_API
+	                               : CUPTI_CB_DOMAIN_DRIVER_API;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)a->start;
+	r.end = (int64_t)a->end;
+	r.pid = a->processId;
+	r.tid = a->threadId;
+	r.correlation = a->correlationId;
+	r.cbid = a->cbid;
+	r.name = api_name(dom, a->cbid);
+	r.ret = (int32_t)a->returnValue;
+	r.domain = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME               ? GP_CAP_RUNTIME
+	           : a->kind == CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API ? GP_CAP_INTERNAL_LAUNCH
+	                                                                : GP_CAP_DRIVER;
+	gp_inj_write(GP_CAP_API, &r, sizeof(r), NULL, 0);
+}
+
+static void put_sync(const CUpti_ActivitySynchronization2 *s)
+{
+	struct gp_cap_sync r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)s->start;
+	r.end = (int64_t)s->end;
+	r.type = (uint32_t)s->type;
+	r.context = s->contextId;
+	r.stream = s->streamId;
+	r.correlation = s->correlationId;
+	r.event = s->cudaEventId;
+	gp_inj_write(GP_CAP_SYNC, &r, sizeof(r), NULL, 0);
+}
+
+static void put_overhead(const CUpti_ActivityOverhead3 *o)
+{
+	struct gp_cap_overhead r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = (int64_t)o->start;
+	r.end = (int64_t)o->end;
+	r.kind = (uint32_t)o->overheadKind;
+	r.object_kind = (uint32_t)o->objectKind;
+	if (o->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS ||
+	    o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) {
+		r.pid = o->objectId.pt.processId;
+		r.tid = o->objectId.pt.threadId;
+	} else {
+		r.pid = o->objectId.dcs.deviceId;
+	}
+	r.correlation = o->correlationId;
+	gp_inj_write(GP_CAP_OVERHEAD, &r, sizeof(r), NULL, 0);
+}
+
+static void put_device(const CUpti_ActivityDevice5 *d)
+{
+	struct gp_cap_device r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = d->id;
+	r.name = intern_c(d->name);
+	r.global_memory_bytes = d->globalMemorySize;
+	r.cc_major = d->computeCapabilityMajor;
+	r.cc_minor = d->computeCapabilityMinor;
+	r.sm_count = d->numMultiprocessors;
+	r.max_warps_per_sm = d->maxWarpsPerMultiprocessor;
+	r.max_threads_per_sm = d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp;
+	r.max_regs_per_sm = d->maxRegistersPerMultiprocessor;
+	r.max_smem_per_sm = d->maxSharedMemoryPerMultiprocessor;
+	memcpy(r.uuid, &d->uuid,
+	       sizeof(r.uuid) < sizeof(d->uuid) ? sizeof(r.uuid) : sizeof(d->uuid));
+	gp_inj_write(GP_CAP_DEVICE, &r, sizeof(r), NULL, 0);
+}
+
+static void put_context(const CUpti_ActivityContext3 *c)
+{
+	struct gp_cap_context r = { c->contextId, c->deviceId, c->nullStreamId, 0 };
+
+	gp_inj_write(GP_CAP_CONTEXT, &r, sizeof(r), NULL, 0);
+}
+
+static void decode(uint8_t *buf, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	unsigned unknown = 0;
+
+	while (F.cuptiActivityGetNextRecord(buf, valid, &rec) == CUPTI_SUCCESS && rec) {
+		switch (rec->kind) {
+		case CUPTI_ACTIVITY_KIND_KERNEL:
+		case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+			put_kernel((const CUpti_ActivityKernel10 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMCPY:
+			put_memcpy((const CUpti_ActivityMemcpy6 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMCPY2:
+			put_p2p((const CUpti_ActivityMemcpyPtoP4 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMSET:
+			put_memset((const CUpti_ActivityMemset4 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_RUNTIME:
+		case CUPTI_ACTIVITY_KIND_DRIVER:
+		case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
+			put_api((const CUpti_ActivityAPI *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+			put_sync((const CUpti_ActivitySynchronization2 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_OVERHEAD:
+			put_overhead((const CUpti_ActivityOverhead3 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_DEVICE:
+			put_device((const CUpti_ActivityDevice5 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_CONTEXT:
+			put_context((const CUpti_ActivityContext3 *)(void *)rec);
+			break;
+		default:
+			unknown++;
+			break;
+		}
+	}
+	if (unknown)
+		gp_inj_warn(0, "%u CUPTI records of kinds not decoded were skipped", unknown);
+}
+
+void gp_inj_cupti_drain(void)
+{
+	struct done_buf *d, *next;
+
+	pthread_mutex_lock(&g_mu);
+	d = g_done;
+	g_done = NULL;
+	g_done_tail = &g_done;
+	pthread_mutex_unlock(&g_mu);
+	for (; d; d = next) {
+		next = d->next;
+		if (F.cuptiActivityGetNextRecord && !gp_inj_forked())
+			decode(d->buf, d->valid);
+		free(d->buf);
+		free(d);
+		pthread_mutex_lock(&g_mu);
+		g_bufs--;
+		pthread_mutex_unlock(&g_mu);
+	}
+}
+
+void gp_inj_cupti_flush(bool forced)
+{
+	if (g_started && F.cuptiActivityFlushAll && !gp_inj_forked())
+		F.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void gp_inj_cupti_stop(void)
+{
+	gp_inj_cupti_flush(true);
+}
+
+void gp_inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
+{
+	pthread_mutex_lock(&g_mu);
+	*records = g_dropped_records;
+	*buffers = g_refused_buffers;
+	pthread_mutex_unlock(&g_mu);
+}
+
+uint32_t gp_inj_cupti_version(void)
+{
+	return g_version;
+}
+
+/* ---- start ---- */
+
+static const char *result_str(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (F.cuptiGetResultString && F.cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s)
+		return s;
+	return "unknown CUPTI error";
+}
+
+static bool check(CUptiResult r, const char *what)
+{
+	if (r == CUPTI_SUCCESS)
+		return true;
+	gp_inj_warn((uint32_t)r, "%s failed: %s (%d)", what, result_str(r), (int)r);
+	return false;
+}
+
+int gp_inj_cupti_start(void)
+{
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+		CUPTI_ACTIVITY_KIND_OVERHEAD,          CUPTI_ACTIVITY_KIND_DEVICE,
+		CUPTI_ACTIVITY_KIND_CONTEXT,
+	};
+	static const CUpti_CallbackId drv_on[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+	};
+	static const CUpti_CallbackId rt_off[] = {
+		CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+	};
+	const char *names[3] = { getenv("GPUPROF_CUPTI_LIBRARY"), "libcupti.so.13", "libcupti.so" };
+	int nnames = names[0] && *names[0] ? 1 : 3; /* a library named by the user, or none */
+	const char *v = getenv("GPUPROF_CUPTI_BUFFERS");
+
+	for (int i = 0; i < nnames && !g_lib; i++)
+		if (names[i] && *names[i])
+			g_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!g_lib) {
+		gp_inj_warn(0, "no CUPTI (%s): no GPU activity is recorded", dlerror());
+		return -1;
+	}
+#define X_SYM(name) *(void **)(&F.name) = dlsym(g_lib, #name);
+	GP_CUPTI_FUNCS(X_SYM)
+#undef X_SYM
+	if (v && *v && atoi(v) > 0 && atoi(v) <= 4096)
+		g_max_bufs = (unsigned)atoi(v);
+	if (F.cuptiGetVersion)
+		F.cuptiGetVersion(&g_version);
+	if (!F.cuptiActivityRegisterCallbacks || !F.cuptiActivityEnable ||
+	    !F.cuptiActivityGetNextRecord || !F.cuptiActivityFlushAll) {
+		gp_inj_warn(0, "CUPTI lacks the activity API: no GPU activity is recorded");
+		return -1;
+	}
+	/* the one clock, registered once, before anything is enabled */
+	if (F.cuptiActivityRegisterTimestampCallback)
+		check(F.cuptiActivityRegisterTimestampCallback(gp_inj_now),
+		      "cuptiActivityRegisterTimestampCallback");
+	else
+		gp_inj_warn(0, "CUPTI has no timestamp callback: GPU times are on CUPTI's clock");
+	if (!check(F.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+	           "cuptiActivityRegisterCallbacks"))
+		return -1;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		CUptiResult r = F.cuptiActivityEnable(kinds[i]);
+
+		if (r != CUPTI_SUCCESS)
+			gp_inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
+			            (int)kinds[i], result_str(r), (int)r);
+	}
+	for (size_t i = 0; F.cuptiActivityEnableDriverApi && i < sizeof(drv_on) / sizeof(drv_on[0]);
+	     i++)
+		check(F.cuptiActivityEnableDriverApi(drv_on[i], 1), "cuptiActivityEnableDriverApi");
+	for (size_t i = 0;
+	     F.cuptiActivityEnableRuntimeApi && i < sizeof(rt_off) / sizeof(rt_off[0]); i++)
+		check(F.cuptiActivityEnableRuntimeApi(rt_off[i], 0),
+		      "cuptiActivityEnableRuntimeApi");
+	g_started = true;
+	return 0;
+}

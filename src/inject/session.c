@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.c - the capture of one process: its file, the writer thread, fork,
+ * signals and exit (see docs/capture-format.md and docs/cli/gpuprof-run.md).
+ *
+ * The file is $GPUPROF_CAPTURE_DIR/capture-<host>-<pid>.gpcap (the current
+ * directory without it), created exclusively. Only the writer thread writes
+ * to it, in whole records: small records go through one locked queue
+ * (gp_inj_write), NVTX events through per-thread blocks the writer drains
+ * without locking their owners, CUPTI buffers are decoded on the writer
+ * thread itself. It wakes every GPUPROF_FLUSH_MS (default 500 ms), so a
+ * process killed with SIGKILL keeps what was made before its last wake.
+ *
+ * Memory is bounded (GPUPROF_INJECT_MAX_MB, default 256, for queued records
+ * and NVTX blocks; CUPTI's buffers have their own bound in cupti.c): what
+ * does not fit is dropped and counted in the GP_CAP_DROPPED record.
+ *
+ * Exit: an atexit handler stops CUPTI with a forced flush, writes the last
+ * records (DROPPED, END) and closes the file. SIGTERM, SIGINT, SIGHUP whose
+ * disposition is the default when the capture starts get a handler that has
+ * the writer thread do the same (at most 2 s), then dies of the signal as it
+ * would have. A forked child records nothing: pthread_atfork marks it, and
+ * every entry point returns at once there (a child that execs and uses CUDA
+ * or NVTX is captured on its own, through the inherited environment).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuprof-config.h"
+#include "inject.h"
+
+#define FLUSH_MS_DEFAULT 500
+#define MAX_MB_DEFAULT   256
+#define SIGNAL_WAIT_MS   2000
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static bool g_on;               /* the capture file is open */
+static _Atomic bool g_forked;   /* this process is a forked child: record nothing */
+static _Atomic bool g_stopping; /* exit or a fatal signal: the writer makes its last pass */
+static _Atomic uint32_t g_next_id = 1;
+static int g_fd = -1;
+static pid_t g_pid;
+static int g_pipe[2] = { -1, -1 }; /* wakes the writer: 'f' flush, 's' stop, a signal number */
+static int g_ack[2] = { -1, -1 };  /* the writer's answer to a signal */
+static pthread_t g_writer;
+static bool g_writer_started;
+static unsigned g_flush_ms = FLUSH_MS_DEFAULT;
+static size_t g_max_bytes = (size_t)MAX_MB_DEFAULT << 20;
+static bool g_verbose;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* everything below */
+static unsigned char *g_q;                               /* queued records */
+static size_t g_qlen, g_qcap;
+static struct gp_inj_block *g_blocks; /* NVTX blocks, newest first */
+static size_t g_held;                 /* bytes of g_q + blocks */
+static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
+
+static struct sigaction g_old_act[65];
+
+/* ---- small helpers ---- */
+
+uint64_t gp_inj_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static __thread uint32_t t_tid;
+
+uint32_t gp_inj_tid(void)
+{
+	if (!t_tid)
+		t_tid = (uint32_t)syscall(SYS_gettid);
+	return t_tid;
+}
+
+uint32_t gp_inj_new_id(void)
+{
+	return atomic_fetch_add(&g_next_id, 1);
+}
+
+bool gp_inj_forked(void)
+{
+	return atomic_load_explicit(&g_forked, memory_order_relaxed);
+}
+
+static void write_all(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n > 0) {
+		ssize_t w = write(g_fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			pthread_mutex_lock(&g_mu);
+			g_write_lost += n;
+			pthread_mutex_unlock(&g_mu);
+			return;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+}
+
+/* ---- the queue ---- */
+
+void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t nb)
+{
+	static const unsigned char zero[8];
+	struct gp_cap_rec_header h;
+	size_t pay = na + nb, pad = (8 - pay % 8) % 8, need;
+
+	if (!g_on || gp_inj_forked() || pay > GP_CAP_MAX_PAYLOAD)
+		return;
+	need = sizeof(h) + pay + pad;
+	h.type = type;
+	h.size = (uint32_t)pay;
+	pthread_mutex_lock(&g_mu);
+	if (g_qlen + need > g_qcap) {
+		size_t cap = g_qcap ? g_qcap : 65536;
+		unsigned char *q;
+
+		while (cap < g_qlen + need)
+			cap *= 2;
+		if (g_held - g_qcap + cap > g_max_bytes || !(q = realloc(g_q, cap))) {
+			g_queue_lost++;
+			pthread_mutex_unlock(&g_mu);
+			return;
+		}
+		g_held += cap - g_qcap;
+		g_q = q;
+		g_qcap = cap;
+	}
+	memcpy(g_q + g_qlen, &h, sizeof(h));
+	if (na)
+		memcpy(g_q + g_qlen + sizeof(h), a, na);
+	if (nb)
+		memcpy(g_q + g_qlen + sizeof(h) + na, b, nb);
+	memcpy(g_q + g_qlen + sizeof(h) + pay, zero, pad);
+	g_qlen += need;
+	pthread_mutex_unlock(&g_mu);
+}
+
+void gp_inj_warn(uint32_t code, const char *fmt, ...)
+{
+	struct gp_cap_warn w = { (int64_t)gp_inj_now(), code, 0 };
+	char text[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(text))
+		n = sizeof(text) - 1;
+	gp_inj_write(GP_CAP_WARN, &w, sizeof(w), text, (size_t)n);
+	if (g_verbose)
+		fprintf(stderr, "gpuprof-inject[%d]: %s\n", (int)getpid(), text);
+}
+
+struct gp_inj_block *gp_inj_block_new(size_t cap)
+{
+	struct gp_inj_block *b;
+
+	if (!g_on || gp_inj_forked())
+		return NULL;
+	pthread_mutex_lock(&g_mu);
+	if (g_held + cap > g_max_bytes || !(b = malloc(sizeof(*b) + cap))) {
+		pthread_mutex_unlock(&g_mu);
+		return NULL;
+	}
+	atomic_init(&b->used, 0);
+	atomic_init(&b->sealed, false);
+	b->written = 0;
+	b->cap = cap;
+	b->next = g_blocks;
+	g_blocks = b;
+	g_held += cap;
+	pthread_mutex_unlock(&g_mu);
+	return b;
+}
+
+void gp_inj_nvtx_lost(uint64_t n)
+{
+	pthread_mutex_lock(&g_mu);
+	g_nvtx_lost += n;
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- the writer ---- */
+
+/* Writes what is queued and what the blocks published; frees drained sealed blocks. */
+static void write_pass(void)
+{
+	unsigned char *q;
+	size_t qlen, qcap;
+	struct gp_inj_block **pp, *b, *dead = NULL;
+
+	pthread_mutex_lock(&g_mu);
+	q = g_q;
+	qlen = g_qlen;
+	qcap = g_qcap;
+	g_q = NULL;
+	g_qlen = g_qcap = 0;
+	g_held -= qcap;
+	pthread_mutex_unlock(&g_mu);
+	if (qlen)
+		write_all(q, qlen);
+	free(q);
+
+	/* the list only grows at its head (under g_mu) while this runs: walk it unlocked */
+	pthread_mutex_lock(&g_mu);
+	b = g_blocks;
+	pthread_mutex_unlock(&g_mu);
+	for (; b; b = b->next) {
+		bool sealed = atomic_load_explicit(&b->sealed, memory_order_acquire);
+		size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
+
+		if (used > b->written) {
+			write_all(b->data + b->written, used - b->written);
+			b->written = used;
+		}
+		(void)sealed;
+	}
+	/* unlink the sealed, fully written ones */
+	pthread_mutex_lock(&g_mu);
+	for (pp = &g_blocks; (b = *pp);) {
+		if (atomic_load_explicit(&b->sealed, memory_order_acquire) &&
+		    b->written == atomic_load_explicit(&b->used, memory_order_acquire)) {
+			*pp = b->next;
+			g_held -= b->cap;
+			b->next = dead;
+			dead = b;
+		} else {
+			pp = &b->next;
+		}
+	}
+	pthread_mutex_unlock(&g_mu);
+	while (dead) {
+		b = dead->next;
+		free(dead);
+		dead = b;
+	}
+}
+
+static void json_str(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* The END and DROPPED records: the last of the file. */
+static void write_end(const char *reason)
+{
+	struct gp_cap_dropped d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memset(&d, 0, sizeof(d));
+	d.ts = (int64_t)gp_inj_now();
+	gp_inj_cupti_dropped(&d.cupti_records, &d.cupti_buffers);
+	pthread_mutex_lock(&g_mu);
+	d.nvtx_records = g_nvtx_lost;
+	d.write_bytes = g_write_lost;
+	d.cupti_records += g_queue_lost;
+	pthread_mutex_unlock(&g_mu);
+	gp_inj_write(GP_CAP_DROPPED, &d, sizeof(d), NULL, 0);
+	f = open_memstream(&text, &len);
+	if (f) {
+		struct timespec rt;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		fprintf(f, "{\"mono_ns\":%llu,\"real_ns\":%llu,\"reason\":",
+		        (unsigned long long)gp_inj_now(),
+		        (unsigned long long)rt.tv_sec * 1000000000ull +
+		            (unsigned long long)rt.tv_nsec);
+		json_str(f, reason, strlen(reason));
+		fputc('}', f);
+		if (fclose(f) == 0)
+			gp_inj_write(GP_CAP_END, text, len, NULL, 0);
+		free(text);
+	}
+}
+
+/* The last pass: CUPTI's forced flush, everything written, the file closed. */
+static void finish(const char *reason)
+{
+	gp_inj_cupti_stop();
+	gp_inj_cupti_drain();
+	write_pass();
+	write_end(reason);
+	write_pass();
+	fsync(g_fd);
+}
+
+static void *writer_main(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
+	for (;;) {
+		struct pollfd p = { g_pipe[0], POLLIN, 0 };
+		unsigned char cmd = 0;
+		int r = poll(&p, 1, (int)g_flush_ms);
+
+		if (r > 0 && read(g_pipe[0], &cmd, 1) != 1)
+			cmd = 0;
+		if (cmd == 's')
+			break;
+		if (cmd > 0 && cmd < 65) { /* a fatal signal: finish, answer, stop */
+			char sig[32];
+
+			snprintf(sig, sizeof(sig), "signal %d", cmd);
+			finish(sig);
+			if (write(g_ack[1], &cmd, 1) < 0) {
+				/* the handler gives up after SIGNAL_WAIT_MS */
+			}
+			return NULL;
+		}
+		gp_inj_cupti_flush(false);
+		gp_inj_cupti_drain();
+		write_pass();
+	}
+	return NULL;
+}
+
+static void wake(unsigned char cmd)
+{
+	ssize_t w;
+
+	do
+		w = write(g_pipe[1], &cmd, 1);
+	while (w < 0 && errno == EINTR);
+}
+
+/* ---- exit, signals, fork ---- */
+
+static void at_exit(void)
+{
+	if (!g_on || gp_inj_forked() || getpid() != g_pid || atomic_exchange(&g_stopping, true))
+		return;
+	if (g_writer_started) {
+		wake('s');
+		pthread_join(g_writer, NULL);
+	}
+	finish("exit");
+	close(g_fd);
+	g_on = false;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (!gp_inj_forked() && g_writer_started && !atomic_exchange(&g_stopping, true)) {
+		struct pollfd p = { g_ack[0], POLLIN, 0 };
+		unsigned char c = (unsigned char)sig;
+
+		wake(c);
+		if (poll(&p, 1, SIGNAL_WAIT_MS) > 0 && read(g_ack[0], &c, 1) < 0) {
+			/* nothing more to do */
+		}
+	}
+	/* die of it as the program would have (the signal is blocked until we return) */
+	sigaction(sig, &g_old_act[sig], NULL);
+	raise(sig);
+	errno = saved;
+}
+
+static void install_signals(void)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+
+		if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			continue; /* the program handles it (Python's SIGINT): exit runs at_exit */
+		g_old_act[sigs[i]] = old;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&g_mu);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&g_mu);
+}
+
+static void fork_child(void)
+{
+	/* the writer thread does not exist here; the parent's file is not ours */
+	atomic_store(&g_forked, true);
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- the process record ---- */
+
+static void env_num(FILE *f, const char *key, const char *const *vars, const char **launcher,
+                    const char *const *launchers)
+{
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtoll(v, &end, 10);
+		if (errno || *end || n < 0)
+			continue;
+		fprintf(f, ",\"%s\":%lld", key, n);
+		if (launcher && !*launcher)
+			*launcher = launchers[i];
+		return;
+	}
+	fprintf(f, ",\"%s\":null", key);
+}
+
+static void write_meta(struct timespec mono, struct timespec real)
+{
+	static const char *const rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+		                                 "PMI_RANK", NULL };
+	static const char *const local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID",
+		                                  "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+		                                  NULL };
+	static const char *const size_vars[] = { "WORLD_SIZE", "SLURM_NTASKS",
+		                                 "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL };
+	static const char *const launchers[] = { "torchrun", "slurm", "openmpi", "mpich" };
+	const char *launcher = "", *tags = getenv("GPUPROF_TAGS"),
+	           *start = getenv("GPUPROF_RUN_START_NS");
+	char host[256] = "", exe[PATH_MAX], buf[4096], *text = NULL;
+	size_t len = 0;
+	ssize_t n;
+	FILE *f = open_memstream(&text, &len);
+	int fd;
+
+	if (!f)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	fprintf(
+	    f,
+	    "{\"schema\":\"gpuprof.capture/1\",\"gpuprof_version\":\"%s\",\"pid\":%d,\"ppid\":%d",
+	    GP_VERSION_STRING, (int)getpid(), (int)getppid());
+	fputs(",\"host\":", f);
+	json_str(f, host, strlen(host));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	fputs(",\"exe\":", f);
+	json_str(f, exe, n > 0 ? (size_t)n : 0);
+	fputs(",\"cmdline\":[", f);
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		size_t got = 0;
+		bool first = true;
+
+		while (got < sizeof(buf) && (n = read(fd, buf + got, sizeof(buf) - got)) > 0)
+			got += (size_t)n;
+		close(fd);
+		for (size_t i = 0; i < got;) {
+			size_t l = strnlen(buf + i, got - i);
+
+			if (!first)
+				fputc(',', f);
+			first = false;
+			json_str(f, buf + i, l);
+			i += l + 1;
+		}
+	}
+	fputc(']', f);
+	env_num(f, "rank", rank_vars, &launcher, launchers);
+	env_num(f, "local_rank", local_vars, NULL, NULL);
+	env_num(f, "world_size", size_vars, NULL, NULL);
+	fputs(",\"launcher\":", f);
+	if (*launcher)
+		json_str(f, launcher, strlen(launcher));
+	else
+		fputs("null", f);
+	fputs(",\"tags\":{", f);
+	for (const char *p = tags; p && *p;) {
+		const char *nl = strchr(p, '\n'), *end = nl ? nl : p + strlen(p);
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+
+		if (eq && eq > p) {
+			if (p != tags)
+				fputc(',', f);
+			json_str(f, p, (size_t)(eq - p));
+			fputc(':', f);
+			json_str(f, eq + 1, (size_t)(end - eq - 1));
+		}
+		p = nl ? nl + 1 : end;
+	}
+	fprintf(f, "},\"clock\":{\"mono_ns\":%llu,\"real_ns\":%llu}",
+	        (unsigned long long)mono.tv_sec * 1000000000ull + (unsigned long long)mono.tv_nsec,
+	        (unsigned long long)real.tv_sec * 1000000000ull + (unsigned long long)real.tv_nsec);
+	fprintf(f, ",\"run_start_mono_ns\":%s",
+	        start && *start && strspn(start, "0123456789") == strlen(start) ? start : "null");
+	fputc('}', f);
+	if (fclose(f) == 0)
+		gp_inj_write(GP_CAP_META, text, len, NULL, 0);
+	free(text);
+}
+
+/* ---- opening ---- */
+
+static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned hi)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || *end || n < lo || n > hi)
+		return def;
+	return (unsigned)n;
+}
+
+static int open_file(void)
+{
+	const char *dir = getenv("GPUPROF_CAPTURE_DIR");
+	char host[128] = "host", path[PATH_MAX];
+
+	if (!dir || !*dir)
+		dir = ".";
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	for (int k = 0; k < 100; k++) {
+		int fd, n;
+
+		n = k ? snprintf(path, sizeof(path), "%s/capture-%s-%d-%d%s", dir, host,
+		                 (int)getpid(), k, GP_CAP_SUFFIX)
+		      : snprintf(path, sizeof(path), "%s/capture-%s-%d%s", dir, host, (int)getpid(),
+		                 GP_CAP_SUFFIX);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return -1;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST) {
+			if (fd < 0 && g_verbose)
+				fprintf(stderr, "gpuprof-inject[%d]: cannot create %s: %s\n",
+				        (int)getpid(), path, strerror(errno));
+			return fd;
+		}
+	}
+	return -1;
+}
+
+static void session_open(void)
+{
+	struct gp_cap_file_header h;
+	struct timespec mono, real;
+
+	g_verbose = getenv("GPUPROF_INJECT_VERBOSE") != NULL;
+	g_flush_ms = env_uint("GPUPROF_FLUSH_MS", FLUSH_MS_DEFAULT, 10, 60000);
+	g_max_bytes = (size_t)env_uint("GPUPROF_INJECT_MAX_MB", MAX_MB_DEFAULT, 1, 65536) << 20;
+	g_pid = getpid();
+	g_fd = open_file();
+	if (g_fd < 0)
+		return;
+	memcpy(h.magic, GP_CAP_MAGIC, 8);
+	h.version = GP_CAP_VERSION;
+	h.header_size = GP_CAP_HEADER_SIZE;
+	write_all(&h, sizeof(h));
+	if (pipe2(g_pipe, O_CLOEXEC) != 0 || pipe2(g_ack, O_CLOEXEC) != 0) {
+		close(g_fd);
+		g_fd = -1;
+		return;
+	}
+	fcntl(g_pipe[1], F_SETFL, O_NONBLOCK);
+	g_on = true;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	write_meta(mono, real);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(at_exit);
+	install_signals();
+	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0)
+		g_writer_started = true;
+	else
+		gp_inj_warn(0, "no writer thread: records are written at exit only");
+}
+
+bool gp_inj_session(void)
+{
+	if (gp_inj_forked())
+		return false;
+	pthread_once(&g_once, session_open);
+	return g_on && !gp_inj_forked() && !atomic_load(&g_stopping);
+}
+
+/* ---- the CUDA entry point ---- */
+
+GP_INJ_EXPORT int InitializeInjection(void);
+
+/*
+ * Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names
+ * this library. @return 1 (success) even when CUPTI cannot be used: the
+ * program must run on, and the capture says why it holds no GPU activity.
+ */
+int InitializeInjection(void)
+{
+	static pthread_mutex_t once_mu = PTHREAD_MUTEX_INITIALIZER;
+	static bool done;
+
+	pthread_mutex_lock(&once_mu);
+	if (!done && gp_inj_session()) {
+		done = true;
+		gp_inj_cupti_start();
+	}
+	pthread_mutex_unlock(&once_mu);
+	return 1;
+}

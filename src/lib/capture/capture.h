@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capture.h - reading capture files (capfmt.h) into the trace model; called
+ * by gp_trace_open() and gp_trace_open_mem() when the content starts with
+ * the capture magic.
+ */
+#ifndef GP_CAPTURE_H
+#define GP_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpuprof/trace.h"
+
+/** true when @p p starts with the capture magic. */
+bool gp__capture_sniff(const void *p, size_t n);
+
+/**
+ * Reads a whole capture in memory. Errors name @p name and the byte offset;
+ * a capture cut inside a record is GP_ETRUNC unless opts->salvage.
+ */
+int gp__capture_open_mem(const void *p, size_t n, const char *name, const struct gp_open_opts *opts,
+                         struct gp_trace **out);
+
+#endif

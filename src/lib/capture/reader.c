@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.c - a capture file (docs/capture-format.md) into the trace model,
+ * so that every analysis of a Kineto trace runs on it unchanged.
+ *
+ * Mapping: kernels, copies and memsets go on GPU tracks (pid = device, tid =
+ * stream) as kernel / gpu_memcpy / gpu_memset events with their correlation
+ * ids; runtime and driver calls on thread tracks (pid, tid) as cuda_runtime
+ * / cuda_driver; synchronisations as cuda_sync on the stream's track; NVTX
+ * push/pop ranges (matched per thread) and start/end ranges (by id) as
+ * user_annotation events named "message" in the default domain and
+ * "domain:message" in others (nsys's naming). META becomes the metadata key
+ * "gpuprof_capture" (rank, world size from there), DEVICE records a Kineto
+ * style "deviceProperties" array. Names follow Kineto's: "Memcpy HtoD
+ * (Pageable -> Device)", "Memset (Device)".
+ *
+ * Truncation is expected (a process killed with SIGKILL): a record cut short
+ * ends the read; it is an error unless opts->salvage, and
+ * gp_trace_salvage() tells how many bytes were lost either way. A record
+ * whose size is impossible is damage, reported with its byte offset. An
+ * unknown record type is skipped.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "capfmt.h"
+#include "capture.h"
+#include "trace/model.h"
+#include "util/error.h"
+#include "util/strtab.h"
+
+#define MAX_OPEN_RANGES 4096u /* per thread; deeper pushes are counted as unmatched */
+
+struct open_range {
+	int64_t ts;
+	uint32_t name; /* model string id */
+};
+
+struct tstack {
+	uint32_t tid;
+	size_t n, cap;
+	struct open_range *v;
+};
+
+struct rd {
+	struct gp_trace *t;
+	const char *name;
+	int32_t pid;
+	struct gp_u64map strs;    /* capture string id -> model string id */
+	struct gp_u64map domains; /* domain id -> model string id of its name */
+	struct gp_u64map starts;  /* start/end range id -> index into sv */
+	struct open_range *sv;    /* open start/end ranges */
+	uint32_t *sv_tid;
+	size_t nsv, sv_cap, sv_tid_cap;
+	struct tstack *stacks;
+	size_t nstacks, stacks_cap;
+	struct gp_value *devices;
+	uint64_t unmatched, marks, warnings, dropped_records;
+};
+
+static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
+{
+	uint64_t v;
+
+	*out = 0;
+	if (cap_id && gp_u64map_get(&r->strs, cap_id, &v) == 1)
+		*out = (uint32_t)v;
+	return 0;
+}
+
+static int intern(struct rd *r, const char *s, size_t n, uint32_t *out)
+{
+	return gp_strtab_intern(&r->t->strs, s, n, out);
+}
+
+static int track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t device, uint32_t *out)
+{
+	int rc = gp__trace_track(r->t, pid, 0, tid, 0, out);
+
+	if (rc == 0 && gpu) {
+		struct gp_track *tr = &r->t->tracks[*out];
+
+		tr->gpu = true;
+		tr->device = device;
+		tr->stream = tid;
+	}
+	return rc;
+}
+
+static int add(struct rd *r, enum gp_kind kind, uint32_t name, uint32_t tr, int64_t start,
+               int64_t end, int64_t corr, int64_t stream, size_t *idx)
+{
+	int rc;
+
+	if (end < start)
+		end = start; /* a record CUPTI could not finish: zero length */
+	if ((rc = gp__trace_add_event(r->t, kind, name, tr, start, end - start, idx)))
+		return rc;
+	r->t->ev.corr[*idx] = corr;
+	if (stream >= 0) {
+		r->t->ev.stream[*idx] = stream;
+		r->t->ev.flags[*idx] |= GP_EVF_HAS_STREAM;
+	}
+	return 0;
+}
+
+/* ---- GPU activity ---- */
+
+static const char *mem_kind(unsigned k)
+{
+	static const char *const n[] = { "Unknown", "Pageable", "Pinned",        "Device",
+		                         "Array",   "Managed",  "Device Static", "Managed Static" };
+
+	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "Unknown";
+}
+
+static const char *copy_kind(unsigned k)
+{
+	static const char *const n[] = { "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+		                         "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP" };
+
+	return k < sizeof(n) / sizeof(n[0]) ? n[k] : "Unknown";
+}
+
+static int on_kernel(struct rd *r, const struct gp_cap_kernel *k)
+{
+	struct gp_gpu_info gi;
+	uint32_t name, tr;
+	size_t idx;
+	int rc;
+
+	str_of(r, k->name, &name);
+	if ((rc = track(r, k->device, k->stream, true, (int32_t)k->device, &tr)) ||
+	    (rc = add(r, GP_K_KERNEL, name, tr, k->start, k->end, k->correlation, k->stream, &idx)))
+		return rc;
+	memset(&gi, 0, sizeof(gi));
+	gi.device = (int32_t)k->device;
+	for (int i = 0; i < 3; i++) {
+		gi.grid[i] = k->grid[i];
+		gi.block[i] = k->block[i];
+	}
+	gi.regs = k->regs;
+	gi.shmem = (int64_t)k->static_smem + k->dynamic_smem;
+	gi.bytes = -1;
+	gi.blocks_per_sm = gi.warps_per_sm = gi.occupancy_pct = gi.bw_gbps = __builtin_nan("");
+	return gp__trace_add_gpu_info(r->t, idx, &gi);
+}
+
+static int add_copy(struct rd *r, enum gp_kind kind, const char *label, uint32_t device,
+                    uint32_t stream, int64_t start, int64_t end, uint32_t corr, uint64_t bytes)
+{
+	struct gp_gpu_info gi;
+	uint32_t name, tr;
+	size_t idx;
+	int rc;
+
+	if ((rc = intern(r, label, strlen(label), &name)) ||
+	    (rc = track(r, device, stream, true, (int32_t)device, &tr)) ||
+	    (rc = add(r, kind, name, tr, start, end, corr, stream, &idx)))
+		return rc;
+	memset(&gi, 0, sizeof(gi));
+	gi.device = (int32_t)device;
+	for (int i = 0; i < 3; i++)
+		gi.grid[i] = gi.block[i] = -1;
+	gi.regs = -1;
+	gi.shmem = -1;
+	gi.bytes = bytes > (uint64_t)INT64_MAX / 4 ? -1 : (int64_t)bytes;
+	gi.blocks_per_sm = gi.warps_per_sm = gi.occupancy_pct = __builtin_nan("");
+	gi.bw_gbps = end > start && gi.bytes >= 0 ? (double)gi.bytes / (double)(end - start)
+	                                          : __builtin_nan("");
+	return gp__trace_add_gpu_info(r->t, idx, &gi);
+}
+
+static int on_memcpy(struct rd *r, const struct gp_cap_memcpy *m)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "Memcpy %s (%s -> %s)", copy_kind(m->copy_kind),
+	         mem_kind(m->src_kind), mem_kind(m->dst_kind));
+	return add_copy(r, GP_K_MEMCPY, label, m->device, m->stream, m->start, m->end,
+	                m->correlation, m->bytes);
+}
+
+static int on_memset(struct rd *r, const struct gp_cap_memset *m)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "Memset (%s)", mem_kind(m->memory_kind));
+	return add_copy(r, GP_K_MEMSET, label, m->device, m->stream, m->start, m->end,
+	                m->correlation, m->bytes);
+}
+
+static int on_api(struct rd *r, const struct gp_cap_api *a)
+{
+	uint32_t name, tr;
+	size_t idx;
+	int rc;
+
+	str_of(r, a->name, &name);
+	if ((rc = track(r, a->pid, a->tid, false, -1, &tr)))
+		return rc;
+	return add(r, a->domain == GP_CAP_RUNTIME ? GP_K_RUNTIME : GP_K_DRIVER, name, tr, a->start,
+	           a->end, a->correlation, -1, &idx);
+}
+
+static int on_sync(struct rd *r, const struct gp_cap_sync *s)
+{
+	static const char *const names[] = { "Unknown Sync", "Event Sync", "Stream Wait Event",
+		                             "Stream Sync", "Context Sync" };
+	const char *label = s->type < 5 ? names[s->type] : names[0];
+	uint32_t name, tr;
+	size_t idx;
+	int rc;
+
+	if ((rc = intern(r, label, strlen(label), &name)) ||
+	    (rc = track(r, r->pid, 0, false, -1, &tr)))
+		return rc;
+	return add(r, GP_K_SYNC, name, tr, s->start, s->end, s->correlation, s->stream, &idx);
+}
+
+static int on_device(struct rd *r, const struct gp_cap_device *d)
+{
+	struct gp_value *o;
+	uint64_t v;
+	const char *name = "";
+
+	if (!r->devices && !(r->devices = gp_value_array()))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if (d->name && gp_u64map_get(&r->strs, d->name, &v) == 1)
+		name = gp_strtab_get(&r->t->strs, (uint32_t)v);
+	if (!(o = gp_value_object()) || gp_obj_set_int(o, "id", d->id) ||
+	    gp_obj_set_str(o, "name", name) ||
+	    gp_obj_set_int(o, "totalGlobalMem",
+	                   d->global_memory_bytes > INT64_MAX ? -1
+	                                                      : (int64_t)d->global_memory_bytes) ||
+	    gp_obj_set_int(o, "computeMajor", d->cc_major) ||
+	    gp_obj_set_int(o, "computeMinor", d->cc_minor) ||
+	    gp_obj_set_int(o, "numSms", d->sm_count) ||
+	    gp_obj_set_int(o, "maxThreadsPerMultiprocessor", d->max_threads_per_sm) ||
+	    gp_obj_set_int(o, "regsPerMultiprocessor", d->max_regs_per_sm) ||
+	    gp_obj_set_int(o, "sharedMemPerMultiprocessor", d->max_smem_per_sm) ||
+	    gp_arr_push(r->devices, o)) {
+		gp_value_free(o);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* ---- NVTX ---- */
+
+static struct tstack *stack_of(struct rd *r, uint32_t tid)
+{
+	for (size_t i = 0; i < r->nstacks; i++)
+		if (r->stacks[i].tid == tid)
+			return &r->stacks[i];
+	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0)
+		return NULL;
+	memset(&r->stacks[r->nstacks], 0, sizeof(r->stacks[0]));
+	r->stacks[r->nstacks].tid = tid;
+	return &r->stacks[r->nstacks++];
+}
+
+/* "message" in the default domain, "domain:message" in others; a registered string by id */
+static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len,
+                      uint32_t *out)
+{
+	uint64_t dom = 0;
+	char buf[4200];
+	const char *dn;
+	int k;
+
+	if (n->name) {
+		uint64_t v;
+
+		if (gp_u64map_get(&r->strs, n->name, &v) == 1) {
+			msg = gp_strtab_get(&r->t->strs, (uint32_t)v);
+			len = strlen(msg);
+		}
+	}
+	if (!n->domain || gp_u64map_get(&r->domains, n->domain, &dom) != 1)
+		return intern(r, msg, len, out);
+	dn = gp_strtab_get(&r->t->strs, (uint32_t)dom);
+	k = snprintf(buf, sizeof(buf), "%s:%.*s", dn, (int)(len > 4096 ? 4096 : len), msg);
+	if (k < 0)
+		return intern(r, msg, len, out);
+	return intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, out);
+}
+
+static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, uint32_t name)
+{
+	uint32_t tr;
+	size_t idx;
+	int rc;
+
+	if ((rc = track(r, r->pid, tid, false, -1, &tr)))
+		return rc;
+	return add(r, GP_K_USER_ANNOTATION, name, tr, start, end, -1, -1, &idx);
+}
+
+static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
+{
+	struct tstack *st;
+	uint64_t v;
+	uint32_t name;
+	int rc;
+
+	switch (n->kind) {
+	case GP_NVTX_DOMAIN:
+		if ((rc = intern(r, msg, len, &name)))
+			return rc;
+		return gp_u64map_put(&r->domains, n->id, name);
+	case GP_NVTX_PUSH:
+		if (!(st = stack_of(r, n->tid)))
+			return gp__error(GP_ENOMEM, "out of memory");
+		if (st->n >= MAX_OPEN_RANGES) {
+			r->unmatched++;
+			return 0;
+		}
+		if ((rc = range_name(r, n, msg, len, &name)))
+			return rc;
+		if (gp__grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v)) < 0)
+			return gp__error(GP_ENOMEM, "out of memory");
+		st->v[st->n].ts = n->ts;
+		st->v[st->n++].name = name;
+		return 0;
+	case GP_NVTX_POP:
+		if (!(st = stack_of(r, n->tid)))
+			return gp__error(GP_ENOMEM, "out of memory");
+		if (st->n == 0) {
+			r->unmatched++;
+			return 0;
+		}
+		st->n--;
+		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name);
+	case GP_NVTX_START:
+		if ((rc = range_name(r, n, msg, len, &name)))
+			return rc;
+		if (gp__grow((void **)&r->sv, &r->sv_cap, r->nsv + 1, sizeof(*r->sv)) < 0 ||
+		    gp__grow((void **)&r->sv_tid, &r->sv_tid_cap, r->nsv + 1, sizeof(*r->sv_tid)) <
+		        0)
+			return gp__error(GP_ENOMEM, "out of memory");
+		r->sv[r->nsv].ts = n->ts;
+		r->sv[r->nsv].name = name;
+		r->sv_tid[r->nsv] = n->tid;
+		if ((rc = gp_u64map_put(&r->starts, n->id, r->nsv)))
+			return rc;
+		r->nsv++;
+		return 0;
+	case GP_NVTX_END:
+		if (gp_u64map_get(&r->starts, n->id, &v) != 1 || v >= r->nsv ||
+		    r->sv[v].name == UINT32_MAX) {
+			r->unmatched++;
+			return 0;
+		}
+		/* a start/end range belongs to the thread that started it */
+		rc = close_range(r, r->sv_tid[v], r->sv[v].ts, n->ts, r->sv[v].name);
+		r->sv[v].name = UINT32_MAX;
+		return rc;
+	case GP_NVTX_MARK:
+		r->marks++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* ---- records ---- */
+
+/* Copies a payload of @p size into @p dst of @p want bytes: longer is cut, shorter zero-extended.
+ */
+static bool fixed(void *dst, size_t want, size_t min, const unsigned char *p, size_t size)
+{
+	if (size < min)
+		return false;
+	memset(dst, 0, want);
+	memcpy(dst, p, size < want ? size : want);
+	return true;
+}
+
+static int on_meta(struct rd *r, const unsigned char *p, size_t size)
+{
+	struct gp_value *v = NULL;
+	int64_t x;
+	int rc;
+
+	if (gp_value_parse((const char *)p, size, &v, NULL) != 0 ||
+	    gp_value_type(v) != GP_VALUE_OBJECT) {
+		gp_value_free(v);
+		gp_clear_error();
+		r->warnings++;
+		return 0;
+	}
+	if (gp_value_get_int(gp_obj_get(v, "rank"), &x) && x >= 0)
+		r->t->rank = x;
+	if (gp_value_get_int(gp_obj_get(v, "world_size"), &x) && x > 0)
+		r->t->world_size = x;
+	if (gp_value_get_int(gp_obj_get(v, "pid"), &x) && x > 0 && x <= INT32_MAX)
+		r->pid = (int32_t)x;
+	if ((rc = gp_obj_set(r->t->meta, "gpuprof_capture", v)))
+		gp_value_free(v);
+	return rc;
+}
+
+static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t size)
+{
+	union {
+		struct gp_cap_kernel k;
+		struct gp_cap_memcpy mc;
+		struct gp_cap_memset ms;
+		struct gp_cap_api a;
+		struct gp_cap_sync s;
+		struct gp_cap_device d;
+		struct gp_cap_nvtx n;
+		struct gp_cap_dropped dr;
+		struct gp_cap_string str;
+	} u;
+
+	switch (type) {
+	case GP_CAP_META:
+		return on_meta(r, p, size);
+	case GP_CAP_STRING: {
+		uint32_t id;
+		int rc;
+
+		if (size < sizeof(u.str))
+			break;
+		memcpy(&u.str, p, sizeof(u.str));
+		if ((rc = intern(r, (const char *)p + sizeof(u.str), size - sizeof(u.str), &id)))
+			return rc;
+		return gp_u64map_put(&r->strs, u.str.id, id);
+	}
+	case GP_CAP_KERNEL:
+		if (fixed(&u.k, sizeof(u.k), GP_CAP_MIN_KERNEL, p, size))
+			return on_kernel(r, &u.k);
+		break;
+	case GP_CAP_MEMCPY:
+		if (fixed(&u.mc, sizeof(u.mc), GP_CAP_MIN_MEMCPY, p, size))
+			return on_memcpy(r, &u.mc);
+		break;
+	case GP_CAP_MEMSET:
+		if (fixed(&u.ms, sizeof(u.ms), GP_CAP_MIN_MEMSET, p, size))
+			return on_memset(r, &u.ms);
+		break;
+	case GP_CAP_API:
+		if (fixed(&u.a, sizeof(u.a), GP_CAP_MIN_API, p, size))
+			return on_api(r, &u.a);
+		break;
+	case GP_CAP_SYNC:
+		if (fixed(&u.s, sizeof(u.s), GP_CAP_MIN_SYNC, p, size))
+			return on_sync(r, &u.s);
+		break;
+	case GP_CAP_DEVICE:
+		if (fixed(&u.d, sizeof(u.d), GP_CAP_MIN_DEVICE, p, size))
+			return on_device(r, &u.d);
+		break;
+	case GP_CAP_NVTX:
+		if (size >= sizeof(u.n)) {
+			memcpy(&u.n, p, sizeof(u.n));
+			return on_nvtx(r, &u.n, (const char *)p + sizeof(u.n), size - sizeof(u.n));
+		}
+		break;
+	case GP_CAP_DROPPED:
+		if (fixed(&u.dr, sizeof(u.dr), GP_CAP_MIN_DROPPED, p, size))
+			r->dropped_records += u.dr.cupti_records + u.dr.nvtx_records;
+		return 0;
+	case GP_CAP_WARN:
+		r->warnings++;
+		return 0;
+	default:
+		return 0; /* a newer writer's record: skipped */
+	}
+	r->warnings++; /* too short for its type: skipped */
+	return 0;
+}
+
+/* Counts (ph 'X', category) like the Kineto reader, so the overview lists them. */
+static int count_cats(struct rd *r)
+{
+	for (size_t i = 0; i < r->t->ev.n; i++) {
+		const char *c = gp__kind_name((enum gp_kind)r->t->ev.kind[i]);
+		uint32_t id;
+		int rc;
+
+		if ((rc = intern(r, c, strlen(c), &id)) ||
+		    (rc = gp__trace_count_cat(r->t, 'X', id)))
+			return rc;
+	}
+	return 0;
+}
+
+static int summary(struct rd *r)
+{
+	struct gp_value *s = gp_value_object();
+
+	if (!s || gp_obj_set_int(s, "nvtx_unmatched", (int64_t)r->unmatched) ||
+	    gp_obj_set_int(s, "nvtx_marks", (int64_t)r->marks) ||
+	    gp_obj_set_int(s, "warnings", (int64_t)r->warnings) ||
+	    gp_obj_set_int(s, "dropped_records", (int64_t)r->dropped_records) ||
+	    gp_obj_set(r->t->meta, "gpuprof_capture_read", s)) {
+		gp_value_free(s);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	if (r->devices) {
+		if (gp_obj_set(r->t->meta, "deviceProperties", r->devices))
+			return gp__error(GP_ENOMEM, "out of memory");
+		r->devices = NULL;
+	}
+	return 0;
+}
+
+bool gp__capture_sniff(const void *p, size_t n)
+{
+	return n >= 8 && memcmp(p, GP_CAP_MAGIC, 8) == 0;
+}
+
+int gp__capture_open_mem(const void *data, size_t n, const char *name,
+                         const struct gp_open_opts *opts, struct gp_trace **out)
+{
+	const unsigned char *p = data;
+	struct gp_cap_file_header h;
+	struct rd r;
+	size_t off;
+	bool salvage = opts &&
+	               opts->size >= offsetof(struct gp_open_opts, salvage) + sizeof(bool) &&
+	               opts->salvage;
+	int rc;
+
+	*out = NULL;
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	if (n < sizeof(h) || !gp__capture_sniff(p, n))
+		return gp__error(GP_EFORMAT, "%s: not a gpuprof capture (no header)", name);
+	memcpy(&h, p, sizeof(h));
+	if (h.version != GP_CAP_VERSION)
+		return gp__error(GP_EFORMAT, "%s: capture format version %u, this gpuprof reads %u",
+		                 name, h.version, GP_CAP_VERSION);
+	if (h.header_size < sizeof(h) || h.header_size > n || h.header_size % 8)
+		return gp__error(GP_EFORMAT, "%s: at byte 8: bad header size %u", name,
+		                 h.header_size);
+	if ((rc = gp__trace_new(name, &r.t)))
+		return rc;
+	r.t->meta = gp_value_object();
+	if (!r.t->meta || gp_u64map_init(&r.strs, 1024) || gp_u64map_init(&r.domains, 16) ||
+	    gp_u64map_init(&r.starts, 64)) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (off = h.header_size; off < n;) {
+		struct gp_cap_rec_header rh;
+		size_t padded;
+
+		if (n - off < sizeof(rh))
+			break; /* cut in a record header */
+		memcpy(&rh, p + off, sizeof(rh));
+		if (rh.size > GP_CAP_MAX_PAYLOAD || rh.type == 0) {
+			rc = gp__error(GP_EFORMAT,
+			               "%s: at byte %zu: damaged record (type %u, size %u)", name,
+			               off, rh.type, rh.size);
+			if (!salvage)
+				goto out;
+			gp_clear_error();
+			rc = 0;
+			break;
+		}
+		padded = ((size_t)rh.size + 7) & ~(size_t)7;
+		if (n - off - sizeof(rh) < padded)
+			break; /* cut in a payload */
+		if ((rc = record(&r, rh.type, p + off + sizeof(rh), rh.size)))
+			goto out;
+		r.t->events_read++;
+		off += sizeof(rh) + padded;
+	}
+	if (off < n) {
+		r.t->salvaged = true;
+		r.t->damage_offset = off;
+		r.t->lost_bytes = n - off;
+		if (!salvage) {
+			rc = gp__error(
+			    GP_ETRUNC,
+			    "%s: at byte %zu: the capture ends inside a record (%zu bytes "
+			    "lost; --salvage reads what precedes)",
+			    name, off, n - off);
+			goto out;
+		}
+	}
+	r.t->bytes_read = n;
+	if ((rc = count_cats(&r)) || (rc = summary(&r)))
+		goto out;
+	*out = r.t;
+	r.t = NULL;
+out:
+	for (size_t i = 0; i < r.nstacks; i++)
+		gp__free(r.stacks[i].v);
+	gp__free(r.stacks);
+	gp__free(r.sv);
+	gp__free(r.sv_tid);
+	gp_u64map_release(&r.strs);
+	gp_u64map_release(&r.domains);
+	gp_u64map_release(&r.starts);
+	gp_value_free(r.devices);
+	gp_trace_free(r.t);
+	return rc;
+}
