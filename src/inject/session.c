@@ -230,14 +230,12 @@ static void write_pass(void)
 	b = g_blocks;
 	pthread_mutex_unlock(&g_mu);
 	for (; b; b = b->next) {
-		bool sealed = atomic_load_explicit(&b->sealed, memory_order_acquire);
 		size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
 
 		if (used > b->written) {
 			write_all(b->data + b->written, used - b->written);
 			b->written = used;
 		}
-		(void)sealed;
 	}
 	/* unlink the sealed, fully written ones */
 	pthread_mutex_lock(&g_mu);
@@ -298,8 +296,8 @@ static void write_end(const char *reason)
 		struct timespec rt;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
-		fprintf(f, "{\"mono_ns\":%llu,\"real_ns\":%llu,\"reason\":",
-		        (unsigned long long)gp_inj_now(),
+		fprintf(f, "{\"cupti_version\":%u,\"mono_ns\":%llu,\"real_ns\":%llu,\"reason\":",
+		        gp_inj_cupti_version(), (unsigned long long)gp_inj_now(),
 		        (unsigned long long)rt.tv_sec * 1000000000ull +
 		            (unsigned long long)rt.tv_nsec);
 		json_str(f, reason, strlen(reason));

@@ -37,7 +37,9 @@ while o + 8 <= len(b):
     if o + 8 + sz > len(b):
         break
     if t == 2:
-        reason = json.loads(b[o + 8:o + 8 + sz])["reason"]
+        end = json.loads(b[o + 8:o + 8 + sz])
+        reason = end["reason"]
+        assert end["cupti_version"] == 130001, end  # the fake's CUPTI_API_VERSION
     o += 8 + sz + (8 - sz % 8) % 8
 print(reason)
 EOF
