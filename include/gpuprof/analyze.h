@@ -63,6 +63,15 @@ GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_op
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
                             struct gp_value **out);
 
+/**
+ * Keeps @p top rows in each summary table of every rank of @p report (a report
+ * built with opts.top = 0), the rest summed in "<table>_omitted": the report
+ * that opts.top = @p top would have given, without analysing again (`gpuprof
+ * run` writes the full report.json and prints the trimmed tables).
+ * @return 0, GP_ENOMEM or GP_EINVAL.
+ */
+GP_API int gp_analyze_trim(struct gp_value *report, uint32_t top);
+
 #ifdef __cplusplus
 }
 #endif

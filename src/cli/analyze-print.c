@@ -729,6 +729,147 @@ static void print_rank(FILE *f, const struct gp_value *r, const struct gp_print_
 	print_findings(f, r, o);
 }
 
+/* ---- report-wide parts: tags, the metrics timeline of a run directory ---- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "tags      k=v k2=v2" (keys sorted), nothing when there is none */
+static void print_tags(FILE *f, const struct gp_value *report)
+{
+	const struct gp_value *t = get(report, "tags");
+	size_t i, n = gp_value_len(t);
+	const char **keys;
+
+	if (gp_value_type(t) != GP_VALUE_OBJECT || !n)
+		return;
+	keys = xcalloc(n, sizeof(*keys));
+	for (i = 0; i < n; i++)
+		keys[i] = gp_obj_key_at(t, i);
+	qsort(keys, n, sizeof(*keys), cmp_cstr);
+	fputs("tags     ", f);
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s=%s", keys[i], str(get(t, keys[i]), "-"));
+	fputc('\n', f);
+	free(keys);
+}
+
+/* member @p key of the series named "@p prefix.@p field" in the metrics' series, or NULL */
+static const struct gp_value *series_stat(const struct gp_value *series, const char *prefix,
+                                          const char *field, const char *key)
+{
+	char name[96];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s.%s", prefix, field);
+	for (i = 0; i < gp_value_len(series); i++) {
+		const struct gp_value *s = gp_arr_get(series, i);
+		const char *sn = gp_value_get_str(get(s, "name"));
+
+		if (sn && strcmp(sn, name) == 0)
+			return get(s, key);
+	}
+	return NULL;
+}
+
+/* "123.4 W" / "71 °C" (@p decimals, then @p suffix); "-" when unknown */
+static const char *unitf(char *buf, size_t n, const struct gp_value *v, int decimals,
+                         const char *suffix)
+{
+	double d;
+
+	if (!num(v, &d))
+		return "-";
+	snprintf(buf, n, "%.*f%s", decimals, d, suffix);
+	return buf;
+}
+
+static void print_metrics(FILE *f, const struct gp_value *report)
+{
+	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
+	                      *gpus = get(m, "gpus");
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[64];
+	size_t i;
+
+	if (gp_value_type(m) != GP_VALUE_OBJECT)
+		return;
+	if (gp_value_get_str(get(m, "error"))) {
+		heading(f, "Metrics");
+		fprintf(f, "  cannot read %s\n", str(get(m, "error"), "-"));
+		return;
+	}
+	fprintf(f, "\nMetrics (%s samples, every %s ms%s)\n",
+	        intf(b1, sizeof(b1), get(m, "samples")),
+	        intf(b2, sizeof(b2), get(m, "interval_ms")),
+	        gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
+	if (gp_value_len(gpus)) {
+		fprintf(f, "  %-24s %9s %8s %21s %10s %9s %8s\n", "GPU", "util mean", "util max",
+		        "memory peak", "power mean", "power max", "temp max");
+		for (i = 0; i < gp_value_len(gpus); i++) {
+			const struct gp_value *g = gp_arr_get(gpus, i);
+			char prefix[32], name[64], mem[80];
+			double idx = 0;
+
+			num(get(g, "index"), &idx);
+			snprintf(prefix, sizeof(prefix), "gpu%.0f", idx);
+			snprintf(b7, sizeof(b7), "%.0f %s", idx, str(get(g, "name"), "-"));
+			fputs("  ", f);
+			cell(f, fit(name, sizeof(name), b7, 24), 24, true);
+			fputc(' ', f);
+			cell(f,
+			     pctf(b1, sizeof(b1),
+			          series_stat(series, prefix, "utilization_gpu_ratio", "mean"),
+			          100.0),
+			     9, false);
+			fputc(' ', f);
+			cell(f,
+			     pctf(b2, sizeof(b2),
+			          series_stat(series, prefix, "utilization_gpu_ratio", "max"),
+			          100.0),
+			     8, false);
+			fputc(' ', f);
+			snprintf(mem, sizeof(mem), "%s / %s",
+			         bytes(b3, sizeof(b3),
+			               series_stat(series, prefix, "memory_used_bytes", "max")),
+			         bytes(b4, sizeof(b4), get(g, "memory_total_bytes")));
+			cell(f, mem, 21, false);
+			fputc(' ', f);
+			cell(f,
+			     unitf(b5, sizeof(b5),
+			           series_stat(series, prefix, "power_watts", "mean"), 1, " W"),
+			     10, false);
+			fputc(' ', f);
+			cell(f,
+			     unitf(b6, sizeof(b6),
+			           series_stat(series, prefix, "power_watts", "max"), 1, " W"),
+			     9, false);
+			fputc(' ', f);
+			cell(f,
+			     unitf(b1, sizeof(b1),
+			           series_stat(series, prefix, "temperature_celsius", "max"), 0,
+			           " °C"),
+			     8, false);
+			fputc('\n', f);
+		}
+	} else {
+		fprintf(f, "  no GPU: %s\n", str(get(m, "gpu_status"), "-"));
+	}
+	fprintf(f, "  host CPU busy   mean %s  max %s\n",
+	        pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"), 100.0),
+	        pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"), 100.0));
+	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
+	    series_stat(series, "process_tree", "cpu_cores", "max"))
+		fprintf(
+		    f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
+		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")),
+		    unitf(b2, sizeof(b2), series_stat(series, "process_tree", "cpu_cores", "mean"),
+		          2, ""),
+		    unitf(b3, sizeof(b3), series_stat(series, "process_tree", "cpu_cores", "max"),
+		          2, ""));
+}
+
 void gp_print_report(FILE *f, const struct gp_value *report, const struct gp_print_opts *opts)
 {
 	struct gp_print_opts o = { .top = 10, .width = 100 };
@@ -739,6 +880,7 @@ void gp_print_report(FILE *f, const struct gp_value *report, const struct gp_pri
 		o = *opts;
 	if (o.width < 60)
 		o.width = 60;
+	print_tags(f, report);
 	for (i = 0; i < gp_value_len(ranks); i++) {
 		if (i)
 			fputc('\n', f);
@@ -746,4 +888,5 @@ void gp_print_report(FILE *f, const struct gp_value *report, const struct gp_pri
 	}
 	if (!gp_value_len(ranks))
 		fprintf(f, "no ranks in this report\n");
+	print_metrics(f, report);
 }

@@ -127,9 +127,27 @@ int write_file_atomic(const char *path, const char *data, size_t len)
 	char *tmp = xmalloc(tlen);
 	int fd, saved;
 
+	struct stat sb;
+
 	if (!*base) {
 		free(tmp);
 		return error("cannot write '%s': not a file name", path);
+	}
+	/* a device or a FIFO (-o /dev/null, -o /dev/stdout) is written in place, never replaced */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		free(tmp);
+		if (S_ISDIR(sb.st_mode))
+			return error("cannot write '%s': it is a directory", path);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write_all(fd, data, len)) {
+			saved = errno;
+			if (fd >= 0)
+				close(fd);
+			return error("cannot write '%s': %s", path, strerror(saved));
+		}
+		if (close(fd))
+			return error("cannot write '%s': %s", path, strerror(errno));
+		return 0;
 	}
 	snprintf(tmp, tlen, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
 	fd = mkstemp(tmp);

@@ -12,7 +12,8 @@
  * gpuprof's, and a death by signal is passed on by dying of the same signal
  * once the outputs are complete. The parts: options and --config
  * (run-opts.c), process and environment (run-child.c), metrics and status
- * line (run-metrics.c), run.json (run-json.c).
+ * line (run-metrics.c), run.json (run-json.c), report.json and the summary
+ * on standard error (run-report.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,6 +42,7 @@ static const char usage_text[] =
     "    --sample-ms N         GPU/CPU sampling interval, 1 to 60000 ms (default: 100;\n"
     "                          0: no sampling)\n"
     "    --no-cuda             no CUDA activity capture (NVTX ranges only)\n"
+    "    --cuda-events         also record cudaEventRecord calls on their streams\n"
     "    --capture-range R     capture only inside 'nvtx:NAME' ranges or between\n"
     "                          cudaProfilerStart/Stop ('cudaProfilerApi')\n"
     "    --delay S             start capturing S seconds after CMD starts\n"
@@ -49,13 +51,15 @@ static const char usage_text[] =
     "    --iter-range NAME     the NVTX range that marks one iteration (with --schedule)\n"
     "    --tag KEY=VALUE       a tag recorded with the run (repeatable)\n"
     "    --config FILE         options from a YAML file; the command line overrides it\n"
-    "    --quiet               no status line or notes on standard error\n"
+    "    --quiet               no status line, notes or summary on standard error\n"
+    "    --no-report           no DIR/report.json and no summary at the end\n"
     "    -h, --help            this help; 'gpuprof help run' for the docs\n";
 
 enum {
 	OPT_FORCE = 256,
 	OPT_SAMPLE_MS,
 	OPT_NO_CUDA,
+	OPT_CUDA_EVENTS,
 	OPT_CAPTURE_RANGE,
 	OPT_DELAY,
 	OPT_DURATION,
@@ -64,6 +68,7 @@ enum {
 	OPT_TAG,
 	OPT_CONFIG,
 	OPT_QUIET,
+	OPT_NO_REPORT,
 };
 
 /* one line: the problem and where to look */
@@ -85,6 +90,7 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
 		{ "no-cuda", no_argument, NULL, OPT_NO_CUDA },
+		{ "cuda-events", no_argument, NULL, OPT_CUDA_EVENTS },
 		{ "capture-range", required_argument, NULL, OPT_CAPTURE_RANGE },
 		{ "delay", required_argument, NULL, OPT_DELAY },
 		{ "duration", required_argument, NULL, OPT_DURATION },
@@ -93,6 +99,7 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		{ "tag", required_argument, NULL, OPT_TAG },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,6 +121,9 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 			break;
 		case OPT_NO_CUDA:
 			set(o, GP_RO_NO_CUDA, "true");
+			break;
+		case OPT_CUDA_EVENTS:
+			set(o, GP_RO_CUDA_EVENTS, "true");
 			break;
 		case OPT_CAPTURE_RANGE:
 			set(o, GP_RO_CAPTURE_RANGE, optarg);
@@ -141,6 +151,9 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 			break;
 		case OPT_QUIET:
 			set(o, GP_RO_QUIET, "true");
+			break;
+		case OPT_NO_REPORT:
+			o->no_report = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -342,6 +355,7 @@ static void run_release(struct gp_run *r, char **envp, char **sh_argv)
 	free(r->inj.path);
 	free(r->inj.reason);
 	free(r->gpu_status);
+	free(r->report_error);
 	gp_run_opts_release(&r->opts);
 }
 
@@ -363,6 +377,7 @@ int cmd_run(int argc, const char **argv)
 	r.argc = argc - first;
 	r.argv = argv + first;
 	r.state = "starting";
+	r.report_state = r.opts.no_report ? "disabled" : "pending";
 
 	/* everything that can refuse the run, before anything is created */
 	gp_run_check_env();
@@ -456,10 +471,13 @@ int cmd_run(int argc, const char **argv)
 		r.samples = gp_run_metrics_count(m);
 	}
 	/*
-	 * The report step goes here: once the tracer's capture files are
-	 * complete (every process of CMD has exited), read DIR and write the
-	 * summary and report.json, before run.json gets its final state.
+	 * The report step: the tracer's capture files are complete (every
+	 * process of CMD has exited); DIR/report.json and the summary come
+	 * before run.json gets its final state (run-report.c). gpuprof's own
+	 * signal dispositions come back first: Ctrl-C stops a long analysis.
 	 */
+	gp_run_signals_restore(&c);
+	gp_run_report(&r);
 	if (gp_run_json_write(&r) == 0 && !r.opts.quiet)
 		fprintf(stderr, "gpuprof run: capture in '%s'\n", r.dir);
 	if (strcmp(r.state, "exited") == 0)

@@ -26,7 +26,7 @@ const struct gp_cli_cmd gp_cli_commands[] = {
 	{ "compare", NULL, "regression verdict with significance" },
 	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers" },
 	{ "report", NULL, "one self-contained HTML page" },
-	{ "export", NULL, "convert a trace to chrome, perfetto or csv" },
+	{ "export", cmd_export, "convert a trace for Perfetto and chrome://tracing" },
 	{ "version", cmd_version, "what this build and this machine support" },
 	{ "help", cmd_help, "show the docs of a command" },
 	{ NULL, NULL, NULL },

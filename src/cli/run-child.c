@@ -41,6 +41,7 @@ static const char *const contract_vars[] = {
 	"GPUPROF_CAPTURE_RANGE",       "GPUPROF_CAPTURE_DELAY_NS",
 	"GPUPROF_CAPTURE_DURATION_NS", "GPUPROF_CAPTURE_SCHEDULE",
 	"GPUPROF_CAPTURE_ITER_RANGE",  "GPUPROF_TAGS",
+	"GPUPROF_CUDA_EVENTS",
 };
 
 static const char *guess_tool(const char *v)
@@ -270,6 +271,8 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 		                     gp_run_sched_str(&o->schedule, sched, sizeof(sched)));
 	if (o->iter_range)
 		add[k++] = xasprintf("GPUPROF_CAPTURE_ITER_RANGE=%s", o->iter_range);
+	if (o->cuda_events)
+		add[k++] = xstrdup("GPUPROF_CUDA_EVENTS=1");
 	if (o->ntags) {
 		/* "k=v" lines, sorted by key; keys and values hold no newline */
 		for (i = 0; i < o->ntags; i++)

@@ -58,6 +58,7 @@ static struct gp_value *options(const struct gp_run *r)
 		enum gp_run_opt opt;
 	} keys[] = {
 		{ "capture_range", GP_RO_CAPTURE_RANGE },
+		{ "cuda_events", GP_RO_CUDA_EVENTS },
 		{ "delay_ns", GP_RO_DELAY },
 		{ "duration_ns", GP_RO_DURATION },
 		{ "force", GP_RO_FORCE },
@@ -79,6 +80,7 @@ static struct gp_value *options(const struct gp_run *r)
 	TRY(gp_obj_set_str(v, "output", r->dir));
 	TRY(gp_obj_set_int(v, "sample_ms", o->sample_ms));
 	TRY(gp_obj_set_bool(v, "no_cuda", o->no_cuda));
+	TRY(gp_obj_set_bool(v, "cuda_events", o->cuda_events));
 	TRY(set_opt_str(v, "capture_range", o->capture_range));
 	TRY(set_opt_ns(v, "delay_ns", o->delay_ns));
 	TRY(set_opt_ns(v, "duration_ns", o->duration_ns));
@@ -88,6 +90,7 @@ static struct gp_value *options(const struct gp_run *r)
 	TRY(set_opt_str(v, "iter_range", o->iter_range));
 	TRY(gp_obj_set_bool(v, "quiet", o->quiet));
 	TRY(gp_obj_set_bool(v, "force", o->force));
+	TRY(gp_obj_set_bool(v, "no_report", o->no_report));
 	TRY(set_opt_str(v, "config", r->config_path));
 	TRY(!(from = gp_value_array()));
 	TRY(gp_obj_set(v, "from_config", from));
@@ -182,6 +185,15 @@ static struct gp_value *build(const struct gp_run *r)
 	TRY(set_opt_str(o, "file", r->metrics_ok ? "metrics.jsonl" : NULL));
 	TRY(gp_obj_set_int(o, "samples", (int64_t)r->samples));
 	TRY(set_opt_str(o, "gpu_status", r->gpu_status));
+
+	TRY(!(o = gp_value_object()));
+	TRY(gp_obj_set(v, "report", o));
+	TRY(set_opt_str(o, "state", r->report_state ? r->report_state : "pending"));
+	TRY(set_opt_str(o, "file",
+	                r->report_state && strcmp(r->report_state, "written") == 0 ? "report.json"
+	                                                                           : NULL));
+	TRY(set_opt_str(o, "error", r->report_error));
+	TRY(gp_obj_set_bool(o, "salvaged", r->report_salvaged));
 	return v;
 out_nomem:
 	gp_value_free(v);

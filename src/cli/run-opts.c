@@ -30,7 +30,7 @@ const char *const gp_run_opt_names[GP_RO_COUNT] = {
 	[GP_RO_DELAY] = "delay",       [GP_RO_DURATION] = "duration",
 	[GP_RO_SCHEDULE] = "schedule", [GP_RO_ITER_RANGE] = "iter-range",
 	[GP_RO_TAG] = "tag",           [GP_RO_QUIET] = "quiet",
-	[GP_RO_FORCE] = "force",
+	[GP_RO_FORCE] = "force",       [GP_RO_CUDA_EVENTS] = "cuda-events",
 };
 
 void gp_run_opts_init(struct gp_run_opts *o)
@@ -287,6 +287,9 @@ int gp_run_opt_set(struct gp_run_opts *o, enum gp_run_opt which, const char *tex
 	case GP_RO_NO_CUDA:
 		rc = set_bool(&o->no_cuda, name, text, err, errlen);
 		break;
+	case GP_RO_CUDA_EVENTS:
+		rc = set_bool(&o->cuda_events, name, text, err, errlen);
+		break;
 	case GP_RO_QUIET:
 		rc = set_bool(&o->quiet, name, text, err, errlen);
 		break;
@@ -493,6 +496,7 @@ static void cfg_member(struct cfg *c, const yaml_node_t *k, const yaml_node_t *v
 		cfg_die(c, k, "'%s' given twice", scalar(k));
 	switch (which) {
 	case GP_RO_NO_CUDA:
+	case GP_RO_CUDA_EVENTS:
 	case GP_RO_QUIET:
 	case GP_RO_FORCE:
 		b = yaml_bool(v);
@@ -625,6 +629,8 @@ void gp_run_config_load(struct gp_run_opts *o)
 		o->sample_ms = f.sample_ms;
 	if (fresh & (1u << GP_RO_NO_CUDA))
 		o->no_cuda = f.no_cuda;
+	if (fresh & (1u << GP_RO_CUDA_EVENTS))
+		o->cuda_events = f.cuda_events;
 	if (fresh & (1u << GP_RO_QUIET))
 		o->quiet = f.quiet;
 	if (fresh & (1u << GP_RO_FORCE))

@@ -25,6 +25,7 @@ enum gp_run_opt {
 	GP_RO_OUTPUT,
 	GP_RO_SAMPLE_MS,
 	GP_RO_NO_CUDA,
+	GP_RO_CUDA_EVENTS,
 	GP_RO_CAPTURE_RANGE,
 	GP_RO_DELAY,
 	GP_RO_DURATION,
@@ -59,6 +60,8 @@ struct gp_run_opts {
 	char *output;       /* -o DIR; NULL: ./gpuprof-run-N */
 	uint32_t sample_ms; /* 0: no sampling */
 	bool no_cuda, quiet, force;
+	bool cuda_events;    /* --cuda-events: CUPTI's CUDA_EVENT kind */
+	bool no_report;      /* --no-report (command line only; cmd-run.c) */
 	char *capture_range; /* "nvtx:NAME" or "cudaProfilerApi", or NULL */
 	int64_t delay_ns;    /* -1: not given */
 	int64_t duration_ns; /* -1: not given */
@@ -219,9 +222,23 @@ struct gp_run {
 	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
 	uint64_t samples;
 	bool metrics_ok;
+	/* the report step (run-report.c): "pending", "written", "failed" or "disabled" */
+	const char *report_state;
+	char *report_error; /* owned; why there is no report.json, or NULL */
+	bool report_salvaged;
 };
 
 /** Writes DIR/run.json atomically. @return 0 or -1 (printed). */
 int gp_run_json_write(const struct gp_run *r);
+
+/* ---- run-report.c ---- */
+
+/**
+ * The report step, once CMD and its tracer have ended: analyses DIR as
+ * `gpuprof analyze DIR` does, writes DIR/report.json (the `--json` report) and,
+ * unless --quiet, prints the summary on standard error. A failure is a note,
+ * recorded in r->report_state / r->report_error; it never changes the exit status.
+ */
+void gp_run_report(struct gp_run *r);
 
 #endif

@@ -4,13 +4,16 @@
  * (only that one when set), else libcupti.so.13, else libcupti.so (a libcupti already mapped in the
  * process, e.g. PyTorch's, is the one these names find first).
  *
- * Order (../shared/reference/cupti-nvtx-nvml.md 2.1): the monotonic clock is
+ * Attaching (at the start, or when a capture window opens: window.c), in the
+ * order of ../shared/reference/cupti-nvtx-nvml.md 2.1: the monotonic clock is
  * registered once, before any kind is enabled; then the buffer callbacks;
  * then CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET, RUNTIME, SYNCHRONIZATION,
- * OVERHEAD, DEVICE, CONTEXT; then the driver's launch calls one by one
- * (cuLaunchKernel, cuLaunchKernelEx, cuGraphLaunch: Triton launches are seen)
- * and the noisiest runtime calls off. A failing step is a warning and the
- * rest goes on.
+ * OVERHEAD, DEVICE, CONTEXT (and CUDA_EVENT with GPUPROF_CUDA_EVENTS=1); then
+ * the driver's launch calls one by one (cuLaunchKernel, cuLaunchKernelEx,
+ * cuGraphLaunch: Triton launches are seen) and the noisiest runtime calls
+ * off. A failing step is a warning and the rest goes on. Detaching (a window
+ * closes): the kinds disabled, a forced flush, then cuptiFinalize at the next
+ * runtime or driver API exit, from CUPTI's callback (NVIDIA's advice).
  *
  * Buffers: 4 MiB each, at most GPUPROF_CUPTI_BUFFERS (default 32) at once; a
  * request beyond that gets no buffer (CUPTI drops those records and counts
@@ -43,7 +46,13 @@
 	X(cuptiActivityFlushAll)                                                                   \
 	X(cuptiActivityGetNextRecord)                                                              \
 	X(cuptiActivityGetNumDroppedRecords)                                                       \
-	X(cuptiGetCallbackName)
+	X(cuptiGetCallbackName)                                                                    \
+	X(cuptiGetTimestamp)                                                                       \
+	X(cuptiSubscribe)                                                                          \
+	X(cuptiEnableCallback)                                                                     \
+	X(cuptiEnableDomain)                                                                       \
+	X(cuptiFinalize)                                                                           \
+	X(cuptiActivityEnableCudaEventDeviceTimestamps)
 
 #define X_FIELD(name) __typeof__(name) *name;
 static struct {
@@ -52,9 +61,20 @@ static struct {
 #undef X_FIELD
 
 static void *g_lib;
+static bool g_usable; /* loaded, with the activity API */
 static uint32_t g_version;
 static unsigned g_max_bufs = MAX_BUFS_DEF;
-static bool g_started;
+static _Atomic bool g_started; /* kinds enabled: flushes make sense */
+static bool g_cuda_events;     /* GPUPROF_CUDA_EVENTS=1 */
+static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older */
+
+/* attach / detach (window.c calls them with its lock held; the callback only tries this one) */
+static pthread_mutex_t g_att_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool g_clock_set;                         /* the timestamp callback was registered once */
+static CUpti_SubscriberHandle g_sub;             /* our callback subscriber, NULL when none */
+static bool g_sub_failed;                        /* another tool holds the one subscriber slot */
+static _Atomic bool g_fin_req;                   /* detach at the next API exit */
+static uint64_t g_clock_dropped, g_clock_warned; /* writer thread only */
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* the fields below */
 static unsigned g_bufs; /* buffers out (given to CUPTI or queued) */
@@ -224,10 +244,72 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 /* ---- decoding (writer thread) ---- */
 
+/*
+ * Whether a record is kept: on our clock, and not made during a warm-up
+ * (window.c). A time more than a second before CUPTI was loaded or after now
+ * cannot be ours: CUPTI lost the clock callback (e.g. across a detach) and
+ * these records would land years away.
+ *
+ * Host records (API calls, syncs, overheads) are judged by their start. A GPU
+ * op may run after its warm-up ended, so it is judged by its launch instead:
+ * correlation ids grow with every call, so the calls dropped in a warm-up span
+ * one range of ids, and an op whose id lies in a range is dropped with them.
+ */
+static uint32_t g_warm_cmin[GP_INJ_MAX_WARM], g_warm_cmax[GP_INJ_MAX_WARM]; /* 0: none yet */
+
+static bool on_clock(uint64_t start)
+{
+	int64_t ts = (int64_t)start;
+
+	if (start > INT64_MAX || ts < g_load_ns - 1000000000 ||
+	    ts > (int64_t)gp_inj_now() + 1000000000) {
+		g_clock_dropped++;
+		return false;
+	}
+	return true;
+}
+
+static bool keep(uint64_t start)
+{
+	return on_clock(start) && gp_inj_win_warm((int64_t)start) < 0;
+}
+
+static bool keep_api(uint64_t start, uint32_t corr)
+{
+	long w;
+
+	if (!on_clock(start))
+		return false;
+	w = gp_inj_win_warm((int64_t)start);
+	if (w < 0)
+		return true;
+	if (corr && (!g_warm_cmin[w] || corr < g_warm_cmin[w]))
+		g_warm_cmin[w] = corr;
+	if (corr > g_warm_cmax[w])
+		g_warm_cmax[w] = corr;
+	return false;
+}
+
+static bool keep_gpu(uint64_t start, uint32_t corr)
+{
+	size_t n = gp_inj_win_nwarm();
+
+	if (!on_clock(start))
+		return false;
+	if (!corr)
+		return gp_inj_win_warm((int64_t)start) < 0;
+	for (size_t w = 0; w < n && w < GP_INJ_MAX_WARM; w++)
+		if (g_warm_cmin[w] && corr >= g_warm_cmin[w] && corr <= g_warm_cmax[w])
+			return false;
+	return true;
+}
+
 static void put_kernel(const CUpti_ActivityKernel10 *k)
 {
 	struct gp_cap_kernel r;
 
+	if (!keep_gpu(k->start, k->correlationId))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)k->start;
 	r.end = (int64_t)k->end;
@@ -256,6 +338,8 @@ static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
 	struct gp_cap_memcpy r;
 
+	if (!keep_gpu(m->start, m->correlationId))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
 	r.end = (int64_t)m->end;
@@ -276,6 +360,8 @@ static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
 {
 	struct gp_cap_memcpy r;
 
+	if (!keep_gpu(m->start, m->correlationId))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
 	r.end = (int64_t)m->end;
@@ -297,6 +383,8 @@ static void put_memset(const CUpti_ActivityMemset4 *m)
 {
 	struct gp_cap_memset r;
 
+	if (!keep_gpu(m->start, m->correlationId))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
 	r.end = (int64_t)m->end;
@@ -318,6 +406,8 @@ static void put_api(const CUpti_ActivityAPI *a)
 	                               ? CUPTI_CB_DOMAIN_RUNTIME_API
 	                               : CUPTI_CB_DOMAIN_DRIVER_API;
 
+	if (!keep_api(a->start, a->correlationId))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)a->start;
 	r.end = (int64_t)a->end;
@@ -337,6 +427,8 @@ static void put_sync(const CUpti_ActivitySynchronization2 *s)
 {
 	struct gp_cap_sync r;
 
+	if (!keep(s->start))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)s->start;
 	r.end = (int64_t)s->end;
@@ -352,6 +444,8 @@ static void put_overhead(const CUpti_ActivityOverhead3 *o)
 {
 	struct gp_cap_overhead r;
 
+	if (!keep(o->start))
+		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)o->start;
 	r.end = (int64_t)o->end;
@@ -395,6 +489,20 @@ static void put_context(const CUpti_ActivityContext3 *c)
 	gp_inj_write(GP_CAP_CONTEXT, &r, sizeof(r), NULL, 0);
 }
 
+static void put_cuda_event(const CUpti_ActivityCudaEvent2 *e)
+{
+	struct gp_cap_cuda_event r;
+
+	memset(&r, 0, sizeof(r));
+	r.device_ts = e->deviceTimestamp;
+	r.correlation = e->correlationId;
+	r.context = e->contextId;
+	r.stream = e->streamId;
+	r.event = e->eventId;
+	r.device = e->deviceId;
+	gp_inj_write(GP_CAP_CUDA_EVENT, &r, sizeof(r), NULL, 0);
+}
+
 static void decode(uint8_t *buf, size_t valid)
 {
 	CUpti_Activity *rec = NULL;
@@ -432,6 +540,9 @@ static void decode(uint8_t *buf, size_t valid)
 		case CUPTI_ACTIVITY_KIND_CONTEXT:
 			put_context((const CUpti_ActivityContext3 *)(void *)rec);
 			break;
+		case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+			put_cuda_event((const CUpti_ActivityCudaEvent2 *)(void *)rec);
+			break;
 		default:
 			unknown++;
 			break;
@@ -439,6 +550,11 @@ static void decode(uint8_t *buf, size_t valid)
 	}
 	if (unknown)
 		gp_inj_warn(0, "%u CUPTI records of kinds not decoded were skipped", unknown);
+	if (g_clock_dropped > g_clock_warned) {
+		gp_inj_warn(0, "%llu CUPTI records with times off the capture clock were dropped",
+		            (unsigned long long)(g_clock_dropped - g_clock_warned));
+		g_clock_warned = g_clock_dropped;
+	}
 }
 
 void gp_inj_cupti_drain(void)
@@ -464,7 +580,7 @@ void gp_inj_cupti_drain(void)
 
 void gp_inj_cupti_flush(bool forced)
 {
-	if (g_started && F.cuptiActivityFlushAll && !gp_inj_forked())
+	if (atomic_load(&g_started) && F.cuptiActivityFlushAll && !gp_inj_forked())
 		F.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
@@ -505,31 +621,190 @@ static bool check(CUptiResult r, const char *what)
 	return false;
 }
 
-int gp_inj_cupti_start(void)
+static const CUpti_ActivityKind g_kinds[] = {
+	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+	CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
+	CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	CUPTI_ACTIVITY_KIND_OVERHEAD,          CUPTI_ACTIVITY_KIND_DEVICE,
+	CUPTI_ACTIVITY_KIND_CONTEXT,
+};
+static const CUpti_CallbackId g_drv_on[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+};
+static const CUpti_CallbackId g_rt_off[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
+	CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
+};
+
+/* CUPTI's callback: the profiler calls (cudaProfilerApi) and the deferred detach */
+static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain dom, CUpti_CallbackId cbid,
+                                 const void *info)
 {
-	static const CUpti_ActivityKind kinds[] = {
-		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-		CUPTI_ACTIVITY_KIND_MEMCPY2,           CUPTI_ACTIVITY_KIND_MEMSET,
-		CUPTI_ACTIVITY_KIND_RUNTIME,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-		CUPTI_ACTIVITY_KIND_OVERHEAD,          CUPTI_ACTIVITY_KIND_DEVICE,
-		CUPTI_ACTIVITY_KIND_CONTEXT,
-	};
-	static const CUpti_CallbackId drv_on[] = {
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-	};
-	static const CUpti_CallbackId rt_off[] = {
-		CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020,
-		CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020,
-	};
+	const CUpti_CallbackData *d = info;
+
+	(void)user;
+	if (!d || gp_inj_forked())
+		return;
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && gp_inj_win_profiler_api()) {
+		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart &&
+		    d->callbackSite == CUPTI_API_EXIT)
+			gp_inj_win_profiler(true);
+		else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop &&
+		         d->callbackSite == CUPTI_API_ENTER)
+			gp_inj_win_profiler(false);
+	}
+	/*
+	 * NVIDIA's advice: finalize at an API's exit. trylock: a thread that
+	 * holds the lock may be waiting inside CUPTI; the next exit will do.
+	 */
+	if (d->callbackSite == CUPTI_API_EXIT && atomic_load(&g_fin_req) &&
+	    pthread_mutex_trylock(&g_att_mu) == 0) {
+		if (atomic_load(&g_fin_req)) {
+			atomic_store(&g_fin_req, false);
+			if (check(F.cuptiFinalize(), "cuptiFinalize"))
+				g_sub = NULL; /* finalize ends every subscription */
+		}
+		pthread_mutex_unlock(&g_att_mu);
+	}
+}
+
+static bool subscribe(void)
+{
+	CUptiResult r;
+
+	if (g_sub)
+		return true;
+	if (g_sub_failed || !F.cuptiSubscribe || !F.cuptiEnableCallback || !F.cuptiEnableDomain)
+		return false;
+	r = F.cuptiSubscribe(&g_sub, (CUpti_CallbackFunc)on_callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		g_sub = NULL;
+		g_sub_failed = true;
+		gp_inj_warn((uint32_t)r,
+		            "cuptiSubscribe failed: %s (%d): another tool holds CUPTI's callbacks; "
+		            "CUPTI stays attached between capture windows",
+		            result_str(r), (int)r);
+		return false;
+	}
+	if (gp_inj_win_profiler_api()) {
+		check(F.cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
+		                            CUPTI_DRIVER_TRACE_CBID_cuProfilerStart),
+		      "cuptiEnableCallback(cuProfilerStart)");
+		check(F.cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
+		                            CUPTI_DRIVER_TRACE_CBID_cuProfilerStop),
+		      "cuptiEnableCallback(cuProfilerStop)");
+	}
+	return true;
+}
+
+/* The clock: registered once; after a detach only when CUPTI no longer uses it. */
+static void set_clock(void)
+{
+	uint64_t t;
+
+	if (!F.cuptiActivityRegisterTimestampCallback) {
+		if (!g_clock_set)
+			gp_inj_warn(
+			    0, "CUPTI has no timestamp callback: GPU times are on CUPTI's clock");
+		g_clock_set = true;
+		return;
+	}
+	if (g_clock_set && F.cuptiGetTimestamp && F.cuptiGetTimestamp(&t) == CUPTI_SUCCESS &&
+	    llabs((long long)(t - gp_inj_now())) < 1000000000ll)
+		return; /* still ours: registering again would corrupt records */
+	if (check(F.cuptiActivityRegisterTimestampCallback(gp_inj_now),
+	          "cuptiActivityRegisterTimestampCallback") &&
+	    g_clock_set)
+		gp_inj_warn(0, "the clock callback was registered again after CUPTI detached");
+	g_clock_set = true;
+}
+
+void gp_inj_cupti_attach(void)
+{
+	if (!g_usable || gp_inj_forked())
+		return;
+	pthread_mutex_lock(&g_att_mu);
+	if (atomic_load(&g_fin_req)) {
+		/* a detach still pending: cancel it, CUPTI is wanted again */
+		atomic_store(&g_fin_req, false);
+		if (g_sub) {
+			F.cuptiEnableDomain(0, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+			F.cuptiEnableDomain(0, g_sub, CUPTI_CB_DOMAIN_DRIVER_API);
+		}
+	}
+	if (atomic_load(&g_started))
+		goto out;
+	/* the one clock, before anything is enabled */
+	set_clock();
+	if (!check(F.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
+	           "cuptiActivityRegisterCallbacks"))
+		goto out;
+	for (size_t i = 0; i < sizeof(g_kinds) / sizeof(g_kinds[0]); i++) {
+		CUptiResult r = F.cuptiActivityEnable(g_kinds[i]);
+
+		if (r != CUPTI_SUCCESS)
+			gp_inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
+			            (int)g_kinds[i], result_str(r), (int)r);
+	}
+	if (g_cuda_events) {
+		check(F.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT),
+		      "cuptiActivityEnable(CUDA_EVENT)");
+		if (F.cuptiActivityEnableCudaEventDeviceTimestamps)
+			check(F.cuptiActivityEnableCudaEventDeviceTimestamps(1),
+			      "cuptiActivityEnableCudaEventDeviceTimestamps");
+	}
+	for (size_t i = 0;
+	     F.cuptiActivityEnableDriverApi && i < sizeof(g_drv_on) / sizeof(g_drv_on[0]); i++)
+		check(F.cuptiActivityEnableDriverApi(g_drv_on[i], 1),
+		      "cuptiActivityEnableDriverApi");
+	for (size_t i = 0;
+	     F.cuptiActivityEnableRuntimeApi && i < sizeof(g_rt_off) / sizeof(g_rt_off[0]); i++)
+		check(F.cuptiActivityEnableRuntimeApi(g_rt_off[i], 0),
+		      "cuptiActivityEnableRuntimeApi");
+	atomic_store(&g_started, true);
+out:
+	pthread_mutex_unlock(&g_att_mu);
+}
+
+void gp_inj_cupti_detach(bool finalize)
+{
+	if (!g_usable || gp_inj_forked())
+		return;
+	pthread_mutex_lock(&g_att_mu);
+	if (!atomic_load(&g_started))
+		goto out;
+	for (size_t i = 0; F.cuptiActivityDisable && i < sizeof(g_kinds) / sizeof(g_kinds[0]); i++)
+		F.cuptiActivityDisable(g_kinds[i]);
+	if (g_cuda_events && F.cuptiActivityDisable)
+		F.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+	for (size_t i = 0;
+	     F.cuptiActivityEnableDriverApi && i < sizeof(g_drv_on) / sizeof(g_drv_on[0]); i++)
+		F.cuptiActivityEnableDriverApi(g_drv_on[i], 0);
+	/* what was recorded so far goes to the writer */
+	F.cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&g_started, false);
+	if (finalize && F.cuptiFinalize && subscribe()) {
+		/* detach at the next runtime or driver API exit (on_callback) */
+		atomic_store(&g_fin_req, true);
+		F.cuptiEnableDomain(1, g_sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+		F.cuptiEnableDomain(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	}
+out:
+	pthread_mutex_unlock(&g_att_mu);
+}
+
+int gp_inj_cupti_load(void)
+{
 	const char *names[3] = { getenv("GPUPROF_CUPTI_LIBRARY"), "libcupti.so.13", "libcupti.so" };
 	int nnames = names[0] && *names[0] ? 1 : 3; /* a library named by the user, or none */
-	const char *v = getenv("GPUPROF_CUPTI_BUFFERS");
+	const char *v = getenv("GPUPROF_CUPTI_BUFFERS"), *ev = getenv("GPUPROF_CUDA_EVENTS");
 
+	g_load_ns = (int64_t)gp_inj_now();
 	for (int i = 0; i < nnames && !g_lib; i++)
 		if (names[i] && *names[i])
 			g_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -542,6 +817,7 @@ int gp_inj_cupti_start(void)
 #undef X_SYM
 	if (v && *v && atoi(v) > 0 && atoi(v) <= 4096)
 		g_max_bufs = (unsigned)atoi(v);
+	g_cuda_events = ev && !strcmp(ev, "1");
 	if (F.cuptiGetVersion)
 		F.cuptiGetVersion(&g_version);
 	if (!F.cuptiActivityRegisterCallbacks || !F.cuptiActivityEnable ||
@@ -549,29 +825,10 @@ int gp_inj_cupti_start(void)
 		gp_inj_warn(0, "CUPTI lacks the activity API: no GPU activity is recorded");
 		return -1;
 	}
-	/* the one clock, registered once, before anything is enabled */
-	if (F.cuptiActivityRegisterTimestampCallback)
-		check(F.cuptiActivityRegisterTimestampCallback(gp_inj_now),
-		      "cuptiActivityRegisterTimestampCallback");
-	else
-		gp_inj_warn(0, "CUPTI has no timestamp callback: GPU times are on CUPTI's clock");
-	if (!check(F.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
-	           "cuptiActivityRegisterCallbacks"))
-		return -1;
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		CUptiResult r = F.cuptiActivityEnable(kinds[i]);
-
-		if (r != CUPTI_SUCCESS)
-			gp_inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
-			            (int)kinds[i], result_str(r), (int)r);
-	}
-	for (size_t i = 0; F.cuptiActivityEnableDriverApi && i < sizeof(drv_on) / sizeof(drv_on[0]);
-	     i++)
-		check(F.cuptiActivityEnableDriverApi(drv_on[i], 1), "cuptiActivityEnableDriverApi");
-	for (size_t i = 0;
-	     F.cuptiActivityEnableRuntimeApi && i < sizeof(rt_off) / sizeof(rt_off[0]); i++)
-		check(F.cuptiActivityEnableRuntimeApi(rt_off[i], 0),
-		      "cuptiActivityEnableRuntimeApi");
-	g_started = true;
+	g_usable = true;
+	/* cudaProfilerApi: the subscription that sees the profiler calls, from the start */
+	if (gp_inj_win_profiler_api() && !subscribe())
+		gp_inj_warn(0, "--capture-range cudaProfilerApi cannot be followed: nothing is "
+		               "recorded");
 	return 0;
 }

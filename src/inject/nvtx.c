@@ -12,6 +12,7 @@
  */
 #define NVTX_NO_IMPL
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -26,9 +27,12 @@
 static pthread_key_t g_key;
 static bool g_key_ok;
 
+#define MAX_WATCH_DEPTH 32 /* push/pop levels whose window bits are kept (2 bits each) */
+
 struct tstate {
 	struct gp_inj_block *b;
-	int depth; /* open push/pop ranges, for the value push and pop return */
+	int depth;      /* open push/pop ranges, for the value push and pop return */
+	uint64_t wbits; /* per level: the GP_WIN_M_* bits of a range that opened a window */
 };
 
 static __thread struct tstate t_st;
@@ -85,6 +89,12 @@ static bool on(void)
 	return !gp_inj_forked() && gp_inj_session();
 }
 
+/* events (not definitions) are recorded inside capture windows only */
+static bool rec(void)
+{
+	return gp_inj_win_recording();
+}
+
 static void rec_init(struct gp_cap_nvtx *r, uint8_t kind, uint32_t domain)
 {
 	memset(r, 0, sizeof(*r));
@@ -123,156 +133,316 @@ static size_t utf8_of(const wchar_t *w, char *out, size_t cap)
 	return n;
 }
 
-/* An event with attributes: message (ASCII, wide or registered), color, category. */
-static void put_attr(uint8_t kind, uint32_t domain, uint64_t id, const nvtxEventAttributes_t *a)
+/* An event's message: text (ASCII or converted), or a registered string's id. */
+struct msg {
+	const char *s;
+	size_t n;
+	uint32_t reg, color, category;
+	char buf[MAX_MSG];
+};
+
+static void msg_text(struct msg *m, const char *s)
+{
+	memset(m, 0, offsetof(struct msg, buf));
+	m->s = s;
+	m->n = s ? strnlen(s, MAX_MSG) : 0;
+}
+
+static void msg_wide(struct msg *m, const wchar_t *w)
+{
+	memset(m, 0, offsetof(struct msg, buf));
+	m->n = utf8_of(w, m->buf, sizeof(m->buf));
+	m->s = m->buf;
+}
+
+static void msg_attr(struct msg *m, const nvtxEventAttributes_t *a)
+{
+	memset(m, 0, offsetof(struct msg, buf));
+	if (!a || a->size < 48) /* NVTX_EVENT_ATTRIB_STRUCT_SIZE of version 2 and later */
+		return;
+	if (a->colorType == NVTX_COLOR_ARGB)
+		m->color = a->color;
+	m->category = a->category;
+	switch (a->messageType) {
+	case NVTX_MESSAGE_TYPE_ASCII:
+		m->s = a->message.ascii;
+		m->n = m->s ? strnlen(m->s, MAX_MSG) : 0;
+		break;
+	case NVTX_MESSAGE_TYPE_UNICODE:
+		m->n = utf8_of(a->message.unicode, m->buf, sizeof(m->buf));
+		m->s = m->buf;
+		break;
+	case NVTX_MESSAGE_TYPE_REGISTERED:
+		m->reg = (uint32_t)(uintptr_t)a->message.registered;
+		break;
+	default:
+		break;
+	}
+}
+
+static void put_msg(uint8_t kind, uint32_t domain, uint64_t id, const struct msg *m)
 {
 	struct gp_cap_nvtx r;
-	char wbuf[MAX_MSG];
-	const char *msg = NULL;
-	size_t n = 0;
 
 	rec_init(&r, kind, domain);
 	r.id = id;
-	if (a && a->size >= 48) { /* NVTX_EVENT_ATTRIB_STRUCT_SIZE of version 2 and later */
-		if (a->colorType == NVTX_COLOR_ARGB)
-			r.color = a->color;
-		r.category = a->category;
-		switch (a->messageType) {
-		case NVTX_MESSAGE_TYPE_ASCII:
-			msg = a->message.ascii;
-			n = msg ? strnlen(msg, MAX_MSG) : 0;
-			break;
-		case NVTX_MESSAGE_TYPE_UNICODE:
-			n = utf8_of(a->message.unicode, wbuf, sizeof(wbuf));
-			msg = wbuf;
-			break;
-		case NVTX_MESSAGE_TYPE_REGISTERED:
-			r.name = (uint32_t)(uintptr_t)a->message.registered;
-			break;
-		default:
+	r.name = m->reg;
+	r.color = m->color;
+	r.category = m->category;
+	put(&r, m->s, m->n);
+}
+
+/* ---- capture windows: which events open and close them (window.c) ---- */
+
+#define MAX_WATCHED 64 /* registered strings and open start/end ranges that match */
+
+static pthread_mutex_t g_wmu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint64_t id;
+	unsigned which;
+} g_wreg[MAX_WATCHED], g_wstart[MAX_WATCHED];
+static size_t g_nwreg, g_nwstart;
+
+/* GP_WIN_M_* bits of the message, 0 when it names no window range */
+static unsigned watch(const struct msg *m)
+{
+	unsigned which = 0;
+
+	if (!gp_inj_win_watching())
+		return 0;
+	if (m->reg) {
+		pthread_mutex_lock(&g_wmu);
+		for (size_t i = 0; i < g_nwreg; i++)
+			if (g_wreg[i].id == m->reg)
+				which = g_wreg[i].which;
+		pthread_mutex_unlock(&g_wmu);
+		return which;
+	}
+	gp_inj_win_match(m->s, m->n, &which);
+	return which;
+}
+
+static void watch_reg(uint32_t id, const char *s, size_t n)
+{
+	unsigned which;
+
+	if (!gp_inj_win_watching() || !gp_inj_win_match(s, n, &which))
+		return;
+	pthread_mutex_lock(&g_wmu);
+	if (g_nwreg < MAX_WATCHED) {
+		g_wreg[g_nwreg].id = id;
+		g_wreg[g_nwreg++].which = which;
+	}
+	pthread_mutex_unlock(&g_wmu);
+}
+
+/* push: the window opens before the push is recorded; pop: closes after */
+static int do_push(uint32_t domain, const struct msg *m)
+{
+	unsigned w = watch(m);
+	int d = t_st.depth;
+
+	if (w && d < MAX_WATCH_DEPTH) {
+		gp_inj_win_begin(w);
+		t_st.wbits |= (uint64_t)w << (2 * d);
+	}
+	if (rec())
+		put_msg(GP_NVTX_PUSH, domain, 0, m);
+	return t_st.depth++;
+}
+
+static int do_pop(uint32_t domain)
+{
+	struct gp_cap_nvtx r;
+	unsigned w = 0;
+	int d;
+
+	if (rec()) {
+		rec_init(&r, GP_NVTX_POP, domain);
+		put(&r, NULL, 0);
+	}
+	if (t_st.depth <= 0)
+		return -1; /* a pop without a push */
+	d = --t_st.depth;
+	if (d < MAX_WATCH_DEPTH) {
+		w = (unsigned)(t_st.wbits >> (2 * d)) & 3u;
+		t_st.wbits &= ~((uint64_t)3 << (2 * d));
+	}
+	if (w)
+		gp_inj_win_end(w);
+	return d;
+}
+
+static nvtxRangeId_t do_start(uint32_t domain, const struct msg *m)
+{
+	uint64_t id = gp_inj_new_id();
+	unsigned w = watch(m);
+
+	if (w) {
+		pthread_mutex_lock(&g_wmu);
+		if (g_nwstart < MAX_WATCHED) {
+			g_wstart[g_nwstart].id = id;
+			g_wstart[g_nwstart++].which = w;
+		} else {
+			w = 0; /* too many open at once: this one is not followed */
+		}
+		pthread_mutex_unlock(&g_wmu);
+		if (w)
+			gp_inj_win_begin(w);
+	}
+	if (rec())
+		put_msg(GP_NVTX_START, domain, id, m);
+	return id;
+}
+
+static void do_end(uint32_t domain, nvtxRangeId_t id)
+{
+	struct gp_cap_nvtx r;
+	unsigned w = 0;
+
+	if (rec()) {
+		rec_init(&r, GP_NVTX_END, domain);
+		r.id = id;
+		put(&r, NULL, 0);
+	}
+	if (!gp_inj_win_watching())
+		return;
+	pthread_mutex_lock(&g_wmu);
+	for (size_t i = 0; i < g_nwstart; i++) {
+		if (g_wstart[i].id == id) {
+			w = g_wstart[i].which;
+			g_wstart[i] = g_wstart[--g_nwstart];
 			break;
 		}
 	}
-	put(&r, msg, n);
+	pthread_mutex_unlock(&g_wmu);
+	if (w)
+		gp_inj_win_end(w);
 }
 
-static void put_text(uint8_t kind, uint32_t domain, uint64_t id, const char *msg)
+static void do_mark(uint32_t domain, const struct msg *m)
 {
-	struct gp_cap_nvtx r;
+	unsigned w = watch(m);
 
-	rec_init(&r, kind, domain);
-	r.id = id;
-	put(&r, msg, msg ? strnlen(msg, MAX_MSG) : 0);
+	if (w)
+		gp_inj_win_mark(w);
+	if (rec())
+		put_msg(GP_NVTX_MARK, domain, 0, m);
 }
 
 /* ---- the handlers ---- */
 
 static void NVTX_API mark_ex(const nvtxEventAttributes_t *a)
 {
-	if (on())
-		put_attr(GP_NVTX_MARK, 0, 0, a);
+	struct msg m;
+
+	if (!on())
+		return;
+	msg_attr(&m, a);
+	do_mark(0, &m);
 }
 
-static void NVTX_API mark_a(const char *m)
+static void NVTX_API mark_a(const char *s)
 {
-	if (on())
-		put_text(GP_NVTX_MARK, 0, 0, m);
+	struct msg m;
+
+	if (!on())
+		return;
+	msg_text(&m, s);
+	do_mark(0, &m);
+}
+
+static void NVTX_API mark_w(const wchar_t *s)
+{
+	struct msg m;
+
+	if (!on())
+		return;
+	msg_wide(&m, s);
+	do_mark(0, &m);
 }
 
 static nvtxRangeId_t NVTX_API start_ex(const nvtxEventAttributes_t *a)
 {
-	uint64_t id;
+	struct msg m;
 
 	if (!on())
 		return 0;
-	id = gp_inj_new_id();
-	put_attr(GP_NVTX_START, 0, id, a);
-	return id;
+	msg_attr(&m, a);
+	return do_start(0, &m);
 }
 
-static nvtxRangeId_t NVTX_API start_a(const char *m)
+static nvtxRangeId_t NVTX_API start_a(const char *s)
 {
-	uint64_t id;
+	struct msg m;
 
 	if (!on())
 		return 0;
-	id = gp_inj_new_id();
-	put_text(GP_NVTX_START, 0, id, m);
-	return id;
+	msg_text(&m, s);
+	return do_start(0, &m);
+}
+
+static nvtxRangeId_t NVTX_API start_w(const wchar_t *s)
+{
+	struct msg m;
+
+	if (!on())
+		return 0;
+	msg_wide(&m, s);
+	return do_start(0, &m);
 }
 
 static void NVTX_API range_end(nvtxRangeId_t id)
 {
 	if (on())
-		put_text(GP_NVTX_END, 0, id, NULL);
+		do_end(0, id);
 }
 
 static int NVTX_API push_ex(const nvtxEventAttributes_t *a)
 {
+	struct msg m;
+
 	if (!on())
 		return NVTX_NO_PUSH_POP_TRACKING;
-	put_attr(GP_NVTX_PUSH, 0, 0, a);
-	return t_st.depth++;
+	msg_attr(&m, a);
+	return do_push(0, &m);
 }
 
-static int NVTX_API push_a(const char *m)
+static int NVTX_API push_a(const char *s)
 {
+	struct msg m;
+
 	if (!on())
 		return NVTX_NO_PUSH_POP_TRACKING;
-	put_text(GP_NVTX_PUSH, 0, 0, m);
-	return t_st.depth++;
+	msg_text(&m, s);
+	return do_push(0, &m);
+}
+
+static int NVTX_API push_w(const wchar_t *s)
+{
+	struct msg m;
+
+	if (!on())
+		return NVTX_NO_PUSH_POP_TRACKING;
+	msg_wide(&m, s);
+	return do_push(0, &m);
 }
 
 static int NVTX_API pop(void)
 {
 	if (!on())
 		return NVTX_NO_PUSH_POP_TRACKING;
-	put_text(GP_NVTX_POP, 0, 0, NULL);
-	if (t_st.depth > 0)
-		return --t_st.depth;
-	return -1; /* a pop without a push */
+	return do_pop(0);
 }
 
 static void NVTX_API name_thread_a(uint32_t tid, const char *name)
 {
-	if (on())
-		put_text(GP_NVTX_NAME_THREAD, 0, tid, name);
-}
-
-static void NVTX_API mark_w(const wchar_t *m)
-{
-	char buf[MAX_MSG];
-	struct gp_cap_nvtx r;
+	struct msg m;
 
 	if (!on())
 		return;
-	rec_init(&r, GP_NVTX_MARK, 0);
-	put(&r, buf, utf8_of(m, buf, sizeof(buf)));
-}
-
-static int NVTX_API push_w(const wchar_t *m)
-{
-	char buf[MAX_MSG];
-	struct gp_cap_nvtx r;
-
-	if (!on())
-		return NVTX_NO_PUSH_POP_TRACKING;
-	rec_init(&r, GP_NVTX_PUSH, 0);
-	put(&r, buf, utf8_of(m, buf, sizeof(buf)));
-	return t_st.depth++;
-}
-
-static nvtxRangeId_t NVTX_API start_w(const wchar_t *m)
-{
-	char buf[MAX_MSG];
-	struct gp_cap_nvtx r;
-
-	if (!on())
-		return 0;
-	rec_init(&r, GP_NVTX_START, 0);
-	r.id = gp_inj_new_id();
-	put(&r, buf, utf8_of(m, buf, sizeof(buf)));
-	return r.id;
+	msg_text(&m, name);
+	put_msg(GP_NVTX_NAME_THREAD, 0, tid, &m);
 }
 
 /* domains: a handle is a process-wide id (NVTX calls init once per DSO) */
@@ -283,93 +453,102 @@ static uint32_t dom_id(nvtxDomainHandle_t d)
 
 static void NVTX_API d_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	if (on())
-		put_attr(GP_NVTX_MARK, dom_id(d), 0, a);
+	struct msg m;
+
+	if (!on())
+		return;
+	msg_attr(&m, a);
+	do_mark(dom_id(d), &m);
 }
 
 static nvtxRangeId_t NVTX_API d_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	uint64_t id;
+	struct msg m;
 
 	if (!on())
 		return 0;
-	id = gp_inj_new_id();
-	put_attr(GP_NVTX_START, dom_id(d), id, a);
-	return id;
+	msg_attr(&m, a);
+	return do_start(dom_id(d), &m);
 }
 
 static void NVTX_API d_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
 {
 	if (on())
-		put_text(GP_NVTX_END, dom_id(d), id, NULL);
+		do_end(dom_id(d), id);
 }
 
 static int NVTX_API d_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
+	struct msg m;
+
 	if (!on())
 		return NVTX_NO_PUSH_POP_TRACKING;
-	put_attr(GP_NVTX_PUSH, dom_id(d), 0, a);
-	return t_st.depth++;
+	msg_attr(&m, a);
+	return do_push(dom_id(d), &m);
 }
 
 static int NVTX_API d_pop(nvtxDomainHandle_t d)
 {
 	if (!on())
 		return NVTX_NO_PUSH_POP_TRACKING;
-	put_text(GP_NVTX_POP, dom_id(d), 0, NULL);
-	if (t_st.depth > 0)
-		return --t_st.depth;
-	return -1;
+	return do_pop(dom_id(d));
+}
+
+static nvtxStringHandle_t register_string(const char *s, size_t n)
+{
+	struct gp_cap_string rec = { 0, 0 };
+
+	rec.id = gp_inj_new_id();
+	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
+	watch_reg(rec.id, s, n);
+	return (nvtxStringHandle_t)(uintptr_t)rec.id;
 }
 
 static nvtxStringHandle_t NVTX_API d_register_a(nvtxDomainHandle_t d, const char *s)
 {
-	struct gp_cap_string rec = { 0, 0 };
-
 	(void)d;
 	if (!on() || !s)
 		return NULL;
-	rec.id = gp_inj_new_id();
-	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, strnlen(s, MAX_MSG));
-	return (nvtxStringHandle_t)(uintptr_t)rec.id;
+	return register_string(s, strnlen(s, MAX_MSG));
 }
 
 static nvtxStringHandle_t NVTX_API d_register_w(nvtxDomainHandle_t d, const wchar_t *s)
 {
-	struct gp_cap_string rec = { 0, 0 };
-	char buf[MAX_MSG];
+	struct msg m;
 
 	(void)d;
 	if (!on() || !s)
 		return NULL;
-	rec.id = gp_inj_new_id();
-	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), buf, utf8_of(s, buf, sizeof(buf)));
-	return (nvtxStringHandle_t)(uintptr_t)rec.id;
+	msg_wide(&m, s);
+	return register_string(m.s, m.n);
+}
+
+static nvtxDomainHandle_t create_domain(const struct msg *m)
+{
+	uint32_t id = gp_inj_new_id();
+
+	put_msg(GP_NVTX_DOMAIN, 0, id, m);
+	return (nvtxDomainHandle_t)(uintptr_t)id;
 }
 
 static nvtxDomainHandle_t NVTX_API d_create_a(const char *name)
 {
-	struct gp_cap_nvtx r;
+	struct msg m;
 
 	if (!on())
 		return NULL;
-	rec_init(&r, GP_NVTX_DOMAIN, 0);
-	r.id = gp_inj_new_id();
-	put(&r, name, name ? strnlen(name, MAX_MSG) : 0);
-	return (nvtxDomainHandle_t)(uintptr_t)r.id;
+	msg_text(&m, name);
+	return create_domain(&m);
 }
 
 static nvtxDomainHandle_t NVTX_API d_create_w(const wchar_t *name)
 {
-	struct gp_cap_nvtx r;
-	char buf[MAX_MSG];
+	struct msg m;
 
 	if (!on())
 		return NULL;
-	rec_init(&r, GP_NVTX_DOMAIN, 0);
-	r.id = gp_inj_new_id();
-	put(&r, buf, utf8_of(name, buf, sizeof(buf)));
-	return (nvtxDomainHandle_t)(uintptr_t)r.id;
+	msg_wide(&m, name);
+	return create_domain(&m);
 }
 
 static void NVTX_API d_destroy(nvtxDomainHandle_t d)

@@ -311,6 +311,7 @@ static void write_end(const char *reason)
 /* The last pass: CUPTI's forced flush, everything written, the file closed. */
 static void finish(const char *reason)
 {
+	gp_inj_win_exit();
 	gp_inj_cupti_stop();
 	gp_inj_cupti_drain();
 	write_pass();
@@ -329,7 +330,12 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct pollfd p = { g_pipe[0], POLLIN, 0 };
 		unsigned char cmd = 0;
-		int r = poll(&p, 1, (int)g_flush_ms);
+		int64_t edge = gp_inj_win_next_edge(); /* ns to the time gate's next edge */
+		int ms = (int)g_flush_ms, r;
+
+		if (edge >= 0 && edge / 1000000 < ms)
+			ms = (int)((edge + 999999) / 1000000);
+		r = poll(&p, 1, ms);
 
 		if (r > 0 && read(g_pipe[0], &cmd, 1) != 1)
 			cmd = 0;
@@ -345,6 +351,7 @@ static void *writer_main(void *arg)
 			}
 			return NULL;
 		}
+		gp_inj_win_tick();
 		gp_inj_cupti_flush(false);
 		gp_inj_cupti_drain();
 		write_pass();
@@ -612,6 +619,7 @@ static void session_open(void)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	write_meta(mono, real);
+	gp_inj_win_init();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	install_signals();
@@ -646,7 +654,8 @@ int InitializeInjection(void)
 	pthread_mutex_lock(&once_mu);
 	if (!done && gp_inj_session()) {
 		done = true;
-		gp_inj_cupti_start();
+		if (gp_inj_cupti_load() == 0)
+			gp_inj_win_cuda_ready();
 	}
 	pthread_mutex_unlock(&once_mu);
 	return 1;

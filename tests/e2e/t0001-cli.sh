@@ -16,7 +16,7 @@ out_has "usage: gpuprof"
 expect_rc 2 no-such-command
 err_has "'no-such-command' is not a gpuprof command"
 expect_rc 2 --no-such-option
-for c in bench compare aggregate report export; do
+for c in bench compare aggregate report; do
 	expect_rc 1 "$c"
 	err_has "'$c' is not available yet in this version"
 	expect_rc 0 help "$c"

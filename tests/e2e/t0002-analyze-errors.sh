@@ -55,4 +55,17 @@ err_has "truncated.json"
 expect_rc 0 analyze --salvage -q "$B/truncated.json"
 [ ! -s "$ERR" ] || fail "-q printed a warning"
 
+# -o naming a FIFO (or a device such as /dev/null) is written in place, never replaced
+NCHECK=$((NCHECK + 1))
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" >"$TMP/fifo.out" &
+reader=$!
+if ! "$GPUPROF" analyze --json -o "$TMP/fifo" "$GP_SRC_DIR/tests/data/e2e/tiny.json" 2>"$ERR"; then
+	: >"$TMP/fifo" # let the reader go
+	fail "analyze -o FIFO: $(cat "$ERR")"
+fi
+wait "$reader"
+[ -p "$TMP/fifo" ] || fail "the FIFO was replaced by a file"
+json_ok "$TMP/fifo.out"
+
 done_ok

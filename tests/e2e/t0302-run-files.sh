@@ -51,7 +51,7 @@ assert sorted(d) == sorted([
     "schema", "gpuprof_version", "command", "executable", "cwd", "hostname", "tags", "options",
     "injector", "environment", "start_unix_ns", "start_time", "start_monotonic_ns",
     "end_unix_ns", "end_time", "end_monotonic_ns", "wall_ns", "pid", "state", "exit_code",
-    "exit_signal", "core_dumped", "exec_error", "sampler"]), sorted(d)
+    "exit_signal", "core_dumped", "exec_error", "sampler", "report"]), sorted(d)
 assert d["schema"] == "gpuprof.run/1" and d["gpuprof_version"] == version
 assert d["command"] == ["python3", "during.py", "--flag"]
 assert os.path.basename(d["executable"]).startswith("python3")
@@ -69,9 +69,13 @@ for k in ("start", "end"):
     assert int(t.timestamp()) == d[k + "_unix_ns"] // 10**9
 o = d["options"]
 assert o == {"output": os.path.join(tmp, "nogpu"), "sample_ms": 20, "no_cuda": False,
-             "capture_range": None, "delay_ns": None, "duration_ns": None, "schedule": None,
-             "iter_range": None, "quiet": False, "force": False, "config": None,
-             "from_config": []}, o
+             "cuda_events": False, "capture_range": None, "delay_ns": None, "duration_ns": None, "schedule": None,
+             "iter_range": None, "quiet": False, "force": False, "no_report": False,
+             "config": None, "from_config": []}, o
+# no tracer in this test: no capture, so no report (and no note: the tracer's absence was said)
+assert d["report"] == {"state": "failed", "file": None, "salvaged": False,
+                       "error": "no capture file: CUDA and NVTX capture are not available"}, \
+    d["report"]
 s = d["sampler"]
 assert s["interval_ms"] == 20 and s["file"] == "metrics.jsonl"
 assert s["gpu_status"] == "NVML found no GPU", s

@@ -50,7 +50,11 @@ for mode in exit term kill fork; do
 	d="$TMP/cap-$mode"
 	mkdir "$d"
 	NCHECK=$((NCHECK + 1))
-	GPUPROF_CAPTURE_DIR="$d" "$SIM" "$INJ" "$FAKE" 5 "$mode" >"$TMP/sim.out" 2>"$TMP/sim.err"
+	# CUDA events on request, in one of the four
+	ev=0
+	[ "$mode" = exit ] && ev=1
+	GPUPROF_CUDA_EVENTS=$ev GPUPROF_CAPTURE_DIR="$d" "$SIM" "$INJ" "$FAKE" 5 "$mode" \
+		>"$TMP/sim.out" 2>"$TMP/sim.err"
 	rc=$?
 	case $mode in
 	exit | fork) want=0 ;;
@@ -85,6 +89,11 @@ assert m["Memset (Device)"]["total_bytes"] == 4096, m
 ov = r["overview"]
 assert ov["has_gpu"] and len(ov["streams"]) >= 2, ov["streams"]
 assert ov["devices"] and ov["devices"][0]["name"] == "Fake H100", ov["devices"]
+cap = ov["capture"]
+assert cap["windows"] is None and cap["dropped_records"] == 0, cap
+assert cap["cuda_events"] == (1 if sys.argv[2] == "exit" else 0), cap
+assert cap["cuda_events_unplaced"] == 0, cap
+assert api["cudaEventRecord"]["count"] == 1, api
 EOF
 done
 

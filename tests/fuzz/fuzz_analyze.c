@@ -4,15 +4,40 @@
  * accepts (with salvage) is analysed under both definitions and the report is
  * serialised, so hostile-but-valid traces (huge or negative times, missing
  * launches, odd nesting, NaN-free but absurd args) exercise every section.
+ * The trace is also exported as Chrome JSON, which must parse back.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "gpuprof/analyze.h"
+#include "gpuprof/export.h"
 #include "gpuprof/trace.h"
 #include "gpuprof/value.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* the Chrome export of any trace the reader accepts is valid JSON */
+static void export_chrome(const struct gp_trace *t)
+{
+	struct gp_chrome_writer *w = NULL;
+	struct gp_value *doc = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	if (gp_chrome_writer_new(f, &w) == 0 && gp_chrome_writer_add_trace(w, t, "r\"0") == 0 &&
+	    gp_chrome_writer_finish(w) == 0 && fflush(f) == 0 &&
+	    gp_value_parse(text, len, &doc, NULL) != 0)
+		__builtin_trap();
+	gp_value_free(doc);
+	gp_chrome_writer_free(w);
+	fclose(f);
+	free(text);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			gp_free(json);
 		gp_value_free(r);
 	}
+	export_chrome(t);
 	gp_trace_free(t);
 	return 0;
 }

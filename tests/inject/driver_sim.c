@@ -6,7 +6,8 @@
  * to CUPTI (clock registered once, before any kind; the kinds enabled), then
  * feeds canned activity records through the tracer's real buffer callbacks:
  * a device, 2 streams x KERNELS kernels with their cudaLaunchKernel records,
- * a cuLaunchKernel driver launch, a copy, a memset, a stream sync.
+ * a cuLaunchKernel driver launch, a copy, a memset, a stream sync, a
+ * cudaEventRecord with its CUDA_EVENT record.
  *
  * usage: driver_sim INJECT_LIB FAKE_CUPTI_LIB KERNELS MODE
  *   MODE exit: returns 0 (the tracer's atexit handler writes the rest)
@@ -76,7 +77,8 @@ static void emit_all(int kernels)
 	CUpti_ActivityMemcpy6 mc;
 	CUpti_ActivityMemset4 ms;
 	CUpti_ActivitySynchronization2 sy;
-	CUpti_ActivityAPI drv;
+	CUpti_ActivityAPI drv, rec;
+	CUpti_ActivityCudaEvent2 ev;
 
 	memset(&dev, 0, sizeof(dev));
 	dev.kind = CUPTI_ACTIVITY_KIND_DEVICE;
@@ -128,6 +130,22 @@ static void emit_all(int kernels)
 	sy.streamId = 7;
 	sy.correlationId = 1000002;
 	p_fake_cupti_emit(&sy, sizeof(sy));
+	/* a cudaEventRecord and its CUDA_EVENT record (kept only with GPUPROF_CUDA_EVENTS=1) */
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	rec.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020;
+	rec.start = t + 500;
+	rec.end = t + 1500;
+	rec.processId = rec.threadId = (uint32_t)getpid();
+	rec.correlationId = 1000003;
+	p_fake_cupti_emit(&rec, sizeof(rec));
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+	ev.correlationId = 1000003;
+	ev.contextId = 1;
+	ev.streamId = 13;
+	ev.eventId = 42;
+	p_fake_cupti_emit(&ev, sizeof(ev));
 }
 
 int main(int argc, char **argv)

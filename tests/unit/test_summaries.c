@@ -233,6 +233,53 @@ static void test_annotations(void **state)
 	gp_trace_free(t);
 }
 
+/* "ranges": nsys's projection, first GPU op start to last GPU op end, gaps included */
+static void test_ranges(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	uint32_t dom, msg, full;
+	struct gp_value *r;
+	size_t x;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "step", 1, 10, 0, 1000);
+	full = t->ev.name[tu_add(t, GP_K_USER_ANNOTATION, "dom:fwd", 1, 10, 0, 500)];
+	assert_int_equal(gp_strtab_intern(&t->strs, "dom", 3, &dom), 0);
+	assert_int_equal(gp_strtab_intern(&t->strs, "fwd", 3, &msg), 0);
+	assert_int_equal(gp_u64map_put(&t->nvtx_names, full, (uint64_t)dom << 32 | msg), 0);
+	tu_runtime(t, "cudaLaunchKernel", 1, 10, 10, 5, 1);
+	tu_kernel(t, "k1", 0, 7, 100, 10, 1);
+	tu_runtime(t, "cudaLaunchKernel", 1, 10, 20, 5, 2);
+	tu_kernel(t, "k2", 0, 8, 300, 10, 2);
+	/* a start/end range that ended on another thread is not projected */
+	x = tu_add(t, GP_K_USER_ANNOTATION, "xr", 1, 10, 600, 300);
+	t->ev.flags[x] |= GP_EVF_STARTEND | GP_EVF_XTHREAD;
+	tu_runtime(t, "cudaLaunchKernel", 1, 10, 610, 5, 3);
+	tu_kernel(t, "k3", 0, 7, 620, 30, 3);
+	/* a launch on another thread belongs to no range of thread 10 */
+	tu_runtime(t, "cudaLaunchKernel", 1, 11, 30, 5, 4);
+	tu_kernel(t, "k4", 0, 7, 900, 10, 4);
+
+	r = summarize(t, 0, GP_COMPAT_NONE);
+	assert_int_equal(gp_value_len(gp_obj_get(r, "ranges")), 3);
+	assert_string_equal(tu_gets(r, "ranges/0/name"), "step");
+	assert_string_equal(tu_gets(r, "ranges/0/domain"), "");
+	assert_int_equal(tu_geti(r, "ranges/0/gpu_projected_ns"), 550); /* [100, 650) */
+	assert_int_equal(tu_geti(r, "ranges/0/gpu_ops"), 3);
+	assert_string_equal(tu_gets(r, "ranges/1/name"), "fwd");
+	assert_string_equal(tu_gets(r, "ranges/1/domain"), "dom");
+	assert_int_equal(tu_geti(r, "ranges/1/total_ns"), 500);
+	assert_int_equal(tu_geti(r, "ranges/1/gpu_projected_ns"), 210); /* [100, 310) */
+	assert_int_equal(tu_geti(r, "ranges/1/gpu_ops"), 2);
+	assert_string_equal(tu_gets(r, "ranges/2/name"), "xr");
+	assert_int_equal(tu_geti(r, "ranges/2/gpu_projected_ns"), 0);
+	assert_int_equal(tu_geti(r, "ranges/2/gpu_ops"), 0);
+	/* the annotations table keeps the union of the op intervals */
+	assert_int_equal(tu_geti(r, "annotations/1/gpu_ns"), 20);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_cpu_ops(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -285,7 +332,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel_stats), cmocka_unit_test(test_top),
 		cmocka_unit_test(test_no_kernels),   cmocka_unit_test(test_memory_ops),
-		cmocka_unit_test(test_annotations),  cmocka_unit_test(test_cpu_ops),
+		cmocka_unit_test(test_annotations),  cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_cpu_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

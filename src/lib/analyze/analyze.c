@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "analyze-int.h"
+#include "metrics.h"
 #include "util/error.h"
 #include "util/value-int.h"
 
@@ -167,6 +168,20 @@ GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_op
 	return analyze_trace(t, opts, rank_hint, true, out);
 }
 
+GP_API int gp_analyze_trim(struct gp_value *report, uint32_t top)
+{
+	struct gp_value *ranks = gp__obj_get_mut(report, "ranks");
+	size_t i;
+	int rc;
+
+	if (gp_value_type(ranks) != GP_VALUE_ARRAY)
+		return gp__error(GP_EINVAL, "gp_analyze_trim: not a report");
+	for (i = 0; i < gp_value_len(ranks); i++)
+		if ((rc = gp__summaries_trim((struct gp_value *)gp_arr_get(ranks, i), top)))
+			return rc;
+	return 0;
+}
+
 /* ---- many paths ---- */
 
 struct job {
@@ -179,6 +194,7 @@ struct job {
 	char err[1024];
 	int64_t rank;
 	struct gp_value *val;
+	struct gp_value *tags; /* the capture's META tags (gpuprof run --tag), or NULL */
 };
 
 struct pool {
@@ -313,6 +329,12 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	oo.threads = j->may_thread ? 0 : 1;
 	j->rc = gp_trace_open(j->path, &oo, &t);
 	if (!j->rc) {
+		const struct gp_value *tags =
+		    gp_obj_get(gp_obj_get(t->meta, "gpuprof_capture"), "tags");
+
+		/* tags are the run's, whichever rank is analysed; a failed clone only loses them */
+		if (gp_value_type(tags) == GP_VALUE_OBJECT)
+			j->tags = gp_value_clone(tags);
 		j->rank = t->rank >= 0 ? t->rank : hint;
 		if (opts->only_rank >= 0 && j->rank != opts->only_rank) {
 			gp_trace_free(t);
@@ -438,10 +460,15 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 	if (!gp_value_len(ranks) && o.only_rank >= 0)
 		GP_TRY(gp__error(GP_ENOENT, "no trace of rank %lld among the inputs",
 		                 (long long)o.only_rank));
+	/* "tags" and "metrics" of run directories (metrics.c) */
+	GP_TRY(gp__an_run_dirs(report, paths, n));
+	for (i = 0; i < njobs; i++)
+		GP_TRY(gp__tags_merge(report, jobs[i].tags));
 out:
 	for (i = 0; i < njobs; i++) {
 		gp__free(jobs[i].path);
 		gp_value_free(jobs[i].val);
+		gp_value_free(jobs[i].tags);
 	}
 	gp__free(jobs);
 	gp__free(tids);

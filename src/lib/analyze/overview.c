@@ -341,6 +341,29 @@ out:
 	return rc;
 }
 
+/* A capture of `gpuprof run`: the process, and what the reader counted (windows, losses). */
+static int add_capture(const struct gp_trace *t, struct gp_value *o)
+{
+	static const char *const proc[] = { "pid", "ppid", "host", "exe", "cmdline", "launcher" };
+	const struct gp_value *rd = gp_obj_get(t->meta, "gpuprof_capture_read");
+	const struct gp_value *m = gp_obj_get(t->meta, "gpuprof_capture");
+	struct gp_value *d;
+	int rc = 0;
+
+	if (!rd)
+		return gp_obj_set_null(o, "capture");
+	if (!(d = gp_value_clone(rd)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "capture", d));
+	for (size_t i = 0; i < GP_ARRAY_SIZE(proc); i++) {
+		const struct gp_value *v = gp_obj_get(m, proc[i]);
+
+		GP_TRY(gp_obj_set(d, proc[i], v ? gp_value_clone(v) : gp_value_null()));
+	}
+out:
+	return rc;
+}
+
 int gp__an_overview(const struct gp__actx *c, struct gp_value *r)
 {
 	const struct gp_trace *t = c->t;
@@ -368,6 +391,7 @@ int gp__an_overview(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(add_streams(c, o));
 	GP_TRY(add_distributed(t, o));
 	GP_TRY(add_trace_info(t, o));
+	GP_TRY(add_capture(t, o));
 out:
 	return rc;
 }

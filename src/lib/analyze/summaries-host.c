@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * summaries-host.c - the host-side summary tables: "annotations" (CPU time
- * and GPU-projected time), "gpu_annotations" and "cpu_ops" (self and total).
+ * and GPU-projected time), "ranges" (the same ranges with nsys's NVTX
+ * projection), "gpu_annotations" and "cpu_ops" (self and total).
  *
  * CPU nesting (operator self time, the GPU time of operators, the GPU
  * projection of annotations) comes from one pass per host track over
@@ -195,6 +196,67 @@ out:
 	return rc;
 }
 
+/*
+ * "ranges": nsys's nvtx_sum and nvtx_gpu_proj_sum in one row per range name.
+ * An instance's projection runs from the start of the first GPU op it
+ * encloses (its launch call inside the range, on the range's thread) to the
+ * end of the last, gaps included; a start/end range ended on another thread
+ * is not projected. @p pr is sorted by (annotation, start).
+ */
+struct rngacc {
+	int64_t proj_ns, ops;
+};
+
+static int rng_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
+                     struct gp_value *row, void *user)
+{
+	const struct rngacc *a = &((const struct rngacc *)user)[g];
+	const struct gp_trace *t = c->t;
+	uint64_t v;
+	int rc = 0;
+
+	if (gp_u64map_get(&t->nvtx_names, gt->g[g].name, &v) == 1) {
+		GP_TRY(gp_obj_set_str(row, "name", gp_strtab_get(&t->strs, (uint32_t)v)));
+		GP_TRY(gp_obj_set_str(row, "domain", gp_strtab_get(&t->strs, (uint32_t)(v >> 32))));
+	} else {
+		/* the default domain (or a Kineto annotation) */
+		GP_TRY(gp_obj_set_str(row, "domain", ""));
+	}
+	GP_TRY(gp_obj_set_int(row, "gpu_projected_ns", a->proj_ns));
+	GP_TRY(gp_obj_set_int(row, "gpu_ops", a->ops));
+out:
+	return rc;
+}
+
+static int emit_ranges(const struct gp__actx *c, const struct gtab *gt, const struct proj *pr,
+                       size_t npr, struct gp_value *r)
+{
+	const struct gp_trace *t = c->t;
+	struct rngacc *acc = gp__calloc(gt->ng ? gt->ng : 1, sizeof(*acc));
+	size_t i = 0;
+	int rc = 0;
+
+	if (!acc)
+		return gp__error(GP_ENOMEM, "out of memory");
+	while (i < npr) {
+		uint32_t a = pr[i].ann;
+		int64_t s = pr[i].s, e = pr[i].e, ops = 0;
+		uint64_t g;
+
+		for (; i < npr && pr[i].ann == a; i++, ops++)
+			if (pr[i].e > e)
+				e = pr[i].e;
+		if ((t->ev.flags[a] & GP_EVF_XTHREAD) ||
+		    gp_u64map_get(&gt->map, t->ev.name[a], &g) != 1 || g >= gt->ng)
+			continue;
+		acc[g].proj_ns = gp__add_sat(acc[g].proj_ns, e - s);
+		acc[g].ops += ops;
+	}
+	rc = gp__emit_table(c, r, "ranges", gt, -1, rng_extra, acc);
+	gp__free(acc);
+	return rc;
+}
+
 static int an_annotations(const struct gp__actx *c, const struct nest *ns, struct gp_value *r)
 {
 	static const uint8_t gpu_kinds[] = { GP_K_KERNEL, GP_K_MEMCPY, GP_K_MEMSET };
@@ -265,6 +327,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 		}
 	}
 	GP_TRY(gp__emit_table(c, r, "annotations", &gt, gt.total, ann_extra, acc));
+	GP_TRY(emit_ranges(c, &gt, pr, npr, r));
 
 	/* Kineto's own GPU-side projections, its per-step ProfilerStep#N ones aside */
 	gp__gtab_release(&gt);

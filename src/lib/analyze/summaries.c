@@ -397,10 +397,10 @@ static const struct {
 	const char *name;
 	const char *sums[2];
 } trimmed[] = {
-	{ "kernels", { "total_ns", NULL } },      { "hta_kernels", { "total_ns", NULL } },
-	{ "api_calls", { "total_ns", NULL } },    { "memory_ops", { "total_ns", NULL } },
-	{ "annotations", { "total_ns", NULL } },  { "gpu_annotations", { "total_ns", NULL } },
-	{ "cpu_ops", { "total_ns", "self_ns" } },
+	{ "kernels", { "total_ns", NULL } },         { "hta_kernels", { "total_ns", NULL } },
+	{ "api_calls", { "total_ns", NULL } },       { "memory_ops", { "total_ns", NULL } },
+	{ "annotations", { "total_ns", NULL } },     { "ranges", { "total_ns", NULL } },
+	{ "gpu_annotations", { "total_ns", NULL } }, { "cpu_ops", { "total_ns", "self_ns" } },
 };
 
 int gp__summaries_trim(struct gp_value *r, uint32_t top)

@@ -56,6 +56,15 @@ struct rd {
 	size_t nstacks, stacks_cap;
 	struct gp_value *devices;
 	uint64_t unmatched, marks, warnings, dropped_records;
+	/* capture windows (WINDOW records) */
+	struct gp_value *windows;  /* [{start_ns, end_ns, reason, end_reason}] */
+	struct gp_value *win_last; /* its last element */
+	bool win_seen, win_open;
+	uint64_t cut; /* NVTX ranges cut by a window's edge */
+	/* CUDA events, placed at their cudaEventRecord call once every record is read */
+	struct gp_cap_cuda_event *cev;
+	size_t ncev, cev_cap;
+	uint64_t cev_unplaced;
 };
 
 static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
@@ -177,8 +186,10 @@ static int on_memcpy(struct rd *r, const struct gp_cap_memcpy *m)
 
 	snprintf(label, sizeof(label), "Memcpy %s (%s -> %s)", copy_kind(m->copy_kind),
 	         mem_kind(m->src_kind), mem_kind(m->dst_kind));
+	/* CUPTI: correlationId is the driver call's; the runtime call's, when there was one, is
+	 * runtimeCorrelationId (the API records kept are the runtime's) */
 	return add_copy(r, GP_K_MEMCPY, label, m->device, m->stream, m->start, m->end,
-	                m->correlation, m->bytes);
+	                m->runtime_correlation ? m->runtime_correlation : m->correlation, m->bytes);
 }
 
 static int on_memset(struct rd *r, const struct gp_cap_memset *m)
@@ -267,7 +278,8 @@ static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg
 	uint64_t dom = 0;
 	char buf[4200];
 	const char *dn;
-	int k;
+	uint32_t mid;
+	int k, rc;
 
 	if (n->name) {
 		uint64_t v;
@@ -280,21 +292,31 @@ static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg
 	if (!n->domain || gp_u64map_get(&r->domains, n->domain, &dom) != 1)
 		return intern(r, msg, len, out);
 	dn = gp_strtab_get(&r->t->strs, (uint32_t)dom);
-	k = snprintf(buf, sizeof(buf), "%s:%.*s", dn, (int)(len > 4096 ? 4096 : len), msg);
+	if (len > 4096)
+		len = 4096;
+	k = snprintf(buf, sizeof(buf), "%s:%.*s", dn, (int)len, msg);
 	if (k < 0)
 		return intern(r, msg, len, out);
-	return intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, out);
+	if ((rc = intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, out)) ||
+	    (rc = intern(r, msg, len, &mid)))
+		return rc;
+	/* the analyses name a range by its message and its domain apart */
+	return gp_u64map_put(&r->t->nvtx_names, *out, dom << 32 | mid);
 }
 
-static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, uint32_t name)
+static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, uint32_t name,
+                       uint8_t flags)
 {
 	uint32_t tr;
-	size_t idx;
+	size_t idx = SIZE_MAX;
 	int rc;
 
-	if ((rc = track(r, r->pid, tid, false, -1, &tr)))
+	if ((rc = track(r, r->pid, tid, false, -1, &tr)) ||
+	    (rc = add(r, GP_K_USER_ANNOTATION, name, tr, start, end, -1, -1, &idx)))
 		return rc;
-	return add(r, GP_K_USER_ANNOTATION, name, tr, start, end, -1, -1, &idx);
+	if (idx < r->t->ev.n)
+		r->t->ev.flags[idx] |= flags;
+	return 0;
 }
 
 static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
@@ -327,11 +349,14 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		if (!(st = stack_of(r, n->tid)))
 			return gp__error(GP_ENOMEM, "out of memory");
 		if (st->n == 0) {
-			r->unmatched++;
+			if (r->win_seen)
+				r->cut++; /* pushed before the window opened */
+			else
+				r->unmatched++;
 			return 0;
 		}
 		st->n--;
-		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name);
+		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name, 0);
 	case GP_NVTX_START:
 		if ((rc = range_name(r, n, msg, len, &name)))
 			return rc;
@@ -349,11 +374,15 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 	case GP_NVTX_END:
 		if (gp_u64map_get(&r->starts, n->id, &v) != 1 || v >= r->nsv ||
 		    r->sv[v].name == UINT32_MAX) {
-			r->unmatched++;
+			if (r->win_seen)
+				r->cut++;
+			else
+				r->unmatched++;
 			return 0;
 		}
 		/* a start/end range belongs to the thread that started it */
-		rc = close_range(r, r->sv_tid[v], r->sv[v].ts, n->ts, r->sv[v].name);
+		rc = close_range(r, r->sv_tid[v], r->sv[v].ts, n->ts, r->sv[v].name,
+		                 GP_EVF_STARTEND | (r->sv_tid[v] != n->tid ? GP_EVF_XTHREAD : 0));
 		r->sv[v].name = UINT32_MAX;
 		return rc;
 	case GP_NVTX_MARK:
@@ -362,6 +391,99 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 	default:
 		return 0;
 	}
+}
+
+/* ---- capture windows, CUDA events ---- */
+
+static const char *window_reason(uint32_t reason)
+{
+	static const char *const n[] = { "unknown",         "start",    "duration", "nvtx",
+		                         "cudaProfilerApi", "schedule", "exit" };
+
+	return reason < sizeof(n) / sizeof(n[0]) ? n[reason] : "unknown";
+}
+
+/* A window closes: the NVTX ranges still open lose their end, and are counted as cut. */
+static int on_window(struct rd *r, const struct gp_cap_window *w)
+{
+	int rc = 0;
+
+	r->win_seen = true;
+	if (!r->windows && !(r->windows = gp_value_array()))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if (w->on && !r->win_open) {
+		struct gp_value *o = gp_value_object();
+
+		if ((rc = gp_arr_push(r->windows, o)))
+			return rc;
+		r->win_last = o;
+		if ((rc = gp_obj_set_int(o, "start_ns", w->ts)) ||
+		    (rc = gp_obj_set(o, "end_ns", gp_value_null())) ||
+		    (rc = gp_obj_set_str(o, "reason", window_reason(w->reason))))
+			return rc;
+		r->win_open = true;
+	} else if (!w->on && r->win_open) {
+		if ((rc = gp_obj_set_int(r->win_last, "end_ns", w->ts)) ||
+		    (rc = gp_obj_set_str(r->win_last, "end_reason", window_reason(w->reason))))
+			return rc;
+		r->win_open = false;
+		for (size_t i = 0; i < r->nstacks; i++) {
+			r->cut += r->stacks[i].n;
+			r->stacks[i].n = 0;
+		}
+		for (size_t i = 0; i < r->nsv; i++) {
+			if (r->sv[i].name != UINT32_MAX) {
+				r->sv[i].name = UINT32_MAX;
+				r->cut++;
+			}
+		}
+	}
+	return 0;
+}
+
+static int on_cuda_event(struct rd *r, const struct gp_cap_cuda_event *e)
+{
+	if (gp__grow((void **)&r->cev, &r->cev_cap, r->ncev + 1, sizeof(*r->cev)) < 0)
+		return gp__error(GP_ENOMEM, "out of memory");
+	r->cev[r->ncev++] = *e;
+	return 0;
+}
+
+/* Each CUDA event as an instant on its stream, at the end of the cudaEventRecord that made it. */
+static int place_cuda_events(struct rd *r)
+{
+	struct gp_u64map api;
+	uint32_t name;
+	int rc = 0;
+
+	if (!r->ncev)
+		return 0;
+	memset(&api, 0, sizeof(api));
+	for (size_t i = 0; i < r->t->ev.n; i++)
+		if (r->t->ev.kind[i] == GP_K_RUNTIME && r->t->ev.corr[i] >= 0 &&
+		    (rc = gp_u64map_put(&api, (uint64_t)r->t->ev.corr[i], i)))
+			goto out;
+	if ((rc = intern(r, "CUDA event", 10, &name)))
+		goto out;
+	for (size_t i = 0; i < r->ncev; i++) {
+		const struct gp_cap_cuda_event *e = &r->cev[i];
+		uint64_t a;
+		uint32_t tr;
+		size_t idx;
+		int64_t ts;
+
+		if (gp_u64map_get(&api, e->correlation, &a) != 1 || a >= r->t->ev.n) {
+			r->cev_unplaced++;
+			continue;
+		}
+		ts = r->t->ev.ts[a] + r->t->ev.dur[a];
+		if ((rc = track(r, e->device, e->stream, true, (int32_t)e->device, &tr)) ||
+		    (rc = add(r, GP_K_OTHER, name, tr, ts, ts, e->correlation, -1, &idx)))
+			goto out;
+	}
+out:
+	gp_u64map_release(&api);
+	return rc;
 }
 
 /* ---- records ---- */
@@ -413,6 +535,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		struct gp_cap_nvtx n;
 		struct gp_cap_dropped dr;
 		struct gp_cap_string str;
+		struct gp_cap_window w;
+		struct gp_cap_cuda_event ce;
 	} u;
 
 	switch (type) {
@@ -466,6 +590,14 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 	case GP_CAP_WARN:
 		r->warnings++;
 		return 0;
+	case GP_CAP_WINDOW:
+		if (fixed(&u.w, sizeof(u.w), GP_CAP_MIN_WINDOW, p, size))
+			return on_window(r, &u.w);
+		break;
+	case GP_CAP_CUDA_EVENT:
+		if (fixed(&u.ce, sizeof(u.ce), GP_CAP_MIN_CUDA_EVENT, p, size))
+			return on_cuda_event(r, &u.ce);
+		break;
 	default:
 		return 0; /* a newer writer's record: skipped */
 	}
@@ -496,10 +628,16 @@ static int summary(struct rd *r)
 	    gp_obj_set_int(s, "nvtx_marks", (int64_t)r->marks) ||
 	    gp_obj_set_int(s, "warnings", (int64_t)r->warnings) ||
 	    gp_obj_set_int(s, "dropped_records", (int64_t)r->dropped_records) ||
+	    gp_obj_set_int(s, "nvtx_cut_by_window", (int64_t)r->cut) ||
+	    gp_obj_set_int(s, "cuda_events", (int64_t)r->ncev) ||
+	    gp_obj_set_int(s, "cuda_events_unplaced", (int64_t)r->cev_unplaced) ||
+	    gp_obj_set(s, "windows", r->windows ? r->windows : gp_value_null()) ||
 	    gp_obj_set(r->t->meta, "gpuprof_capture_read", s)) {
+		r->windows = NULL;
 		gp_value_free(s);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
+	r->windows = NULL;
 	if (r->devices) {
 		if (gp_obj_set(r->t->meta, "deviceProperties", r->devices))
 			return gp__error(GP_ENOMEM, "out of memory");
@@ -584,7 +722,7 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 		}
 	}
 	r.t->bytes_read = n;
-	if ((rc = count_cats(&r)) || (rc = summary(&r)))
+	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r)))
 		goto out;
 	*out = r.t;
 	r.t = NULL;
@@ -598,6 +736,8 @@ out:
 	gp_u64map_release(&r.domains);
 	gp_u64map_release(&r.starts);
 	gp_value_free(r.devices);
+	gp_value_free(r.windows);
+	gp__free(r.cev);
 	gp_trace_free(r.t);
 	return rc;
 }

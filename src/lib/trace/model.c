@@ -57,6 +57,7 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->tracks);
 	gp__free(t->cats);
 	gp_value_free(t->meta);
+	gp_u64map_release(&t->nvtx_names);
 	gp_strtab_release(&t->strs);
 	gp__free(t->path);
 	gp__free(t);
@@ -375,6 +376,15 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 	dst->nmem = m0 + src->nmem;
 	GP_TRY(append_events(dst, src, smap, tmap, g0));
 	GP_TRY(append_cats(dst, src, smap));
+	for (i = 0; i < src->nvtx_names.nslot; i++) {
+		uint64_t k = src->nvtx_names.keys[i], v = src->nvtx_names.vals[i];
+
+		if (!src->nvtx_names.used[i] || k >= src->strs.n || (v >> 32) >= src->strs.n ||
+		    (v & UINT32_MAX) >= src->strs.n)
+			continue;
+		GP_TRY(gp_u64map_put(&dst->nvtx_names, smap[k],
+		                     (uint64_t)smap[v >> 32] << 32 | smap[v & UINT32_MAX]));
+	}
 	dst->npy += src->npy;
 	dst->events_read += src->events_read;
 	/* within GP_SUM_LIMIT: the caller checked before merging */

@@ -52,8 +52,10 @@ enum gp_kind {
 
 /** Event flags. */
 enum gp_ev_flag {
-	GP_EVF_STEP = 1 << 0,      /* a CPU ProfilerStep#N annotation */
-	GP_EVF_HAS_STREAM = 1 << 1 /* the event carried args.stream (also on CPU events) */
+	GP_EVF_STEP = 1 << 0,       /* a CPU ProfilerStep#N annotation */
+	GP_EVF_HAS_STREAM = 1 << 1, /* the event carried args.stream (also on CPU events) */
+	GP_EVF_STARTEND = 1 << 2,   /* an NVTX start/end range (push/pop otherwise) */
+	GP_EVF_XTHREAD = 1 << 3     /* a start/end range ended on another thread: not projected */
 };
 
 /** Per-event details of GPU activity (kernel, memcpy, memset), indexed by aux. */
@@ -146,6 +148,10 @@ struct gp_trace {
 	struct gp_cat_count *cats;
 	size_t ncats, cats_cap;
 	bool cats_full; /* a (ph, cat) pair went uncounted: GP_TRACE_MAX_CATS reached */
+
+	/* NVTX ranges of a named domain (captures): the name id of "domain:message" ->
+	 * domain id << 32 | message id */
+	struct gp_u64map nvtx_names;
 
 	/* metadata */
 	struct gp_value *meta; /* top-level keys except traceEvents */

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * window.c - capture windows: when the tracer records. Read once from the
+ * environment that `gpuprof run` sets (docs/cli/gpuprof-run.md):
+ *
+ *   GPUPROF_CAPTURE_DELAY_NS, GPUPROF_CAPTURE_DURATION_NS: a time gate that
+ *     opens DELAY after GPUPROF_RUN_START_NS (the run's start on
+ *     CLOCK_MONOTONIC; the session's start without it) and closes DURATION
+ *     later, for good;
+ *   GPUPROF_CAPTURE_RANGE: "nvtx:NAME", inside every outermost NVTX range
+ *     whose message is NAME (any domain, any thread); or "cudaProfilerApi",
+ *     from the exit of cuProfilerStart to the entry of cuProfilerStop (the
+ *     runtime's cudaProfilerStart/Stop call them);
+ *   GPUPROF_CAPTURE_SCHEDULE "wait=W,warmup=U,active=A,repeat=R" with
+ *     GPUPROF_CAPTURE_ITER_RANGE NAME: iterations are the outermost NVTX
+ *     ranges named NAME, or the spans between marks named NAME; as
+ *     torch.profiler's schedule, W are skipped, U warm up, A are recorded, R
+ *     times (0: for ever). Between two iterations the state is the next one's.
+ *
+ * The tracer records while every option given says so. Outside, NVTX events
+ * are not recorded (domains, registered strings and thread names still are:
+ * they are definitions), CUPTI's kinds are disabled and CUPTI is detached
+ * (cupti.c), so the program runs at full speed. During a warm-up CUPTI is
+ * attached but what it records is dropped by the decoder (gp_inj_win_warm).
+ * With cudaProfilerApi CUPTI stays subscribed to the two profiler calls, with
+ * every kind disabled. Each change of "recording" is a WINDOW record.
+ *
+ * All state changes happen under one mutex, from whichever thread causes
+ * them: an NVTX call, the writer thread's timer, a CUPTI callback.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject.h"
+
+enum phase { PH_OFF, PH_WAIT, PH_WARMUP, PH_ACTIVE };
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool g_rec = true; /* NVTX events and CUPTI records are kept */
+static _Atomic bool g_watch;      /* NVTX messages are compared with the names */
+static _Atomic int g_prof_api;    /* cudaProfilerApi mode */
+
+static struct {
+	bool any; /* some window option */
+	/* the time gate: [on, off) */
+	int64_t gate_on, gate_off;
+	bool timed;
+	/* capture range */
+	bool range_nvtx;
+	char *range_name;
+	int range_depth; /* outermost NAME ranges open, over every thread */
+	bool prof_on;
+	/* schedule */
+	bool sched;
+	uint32_t wait, warmup, active, repeat;
+	char *iter_name;
+	int iter_depth;
+	bool mark_iter; /* an iteration opened by a mark runs to the next mark */
+	uint64_t iter;  /* iterations ended */
+	enum phase phase;
+	/* applied */
+	bool rec, cupti, cuda_ready;
+	uint32_t reason;
+} W;
+
+/* warm-up intervals [s, e) (e = INT64_MAX while open); written under g_mu, read by the decoder */
+static int64_t g_warm_s[GP_INJ_MAX_WARM];
+static _Atomic int64_t g_warm_e[GP_INJ_MAX_WARM];
+static _Atomic size_t g_nwarm;
+
+/* ---- the decision ---- */
+
+static enum phase phase_of(uint64_t k)
+{
+	uint64_t cycle = (uint64_t)W.wait + W.warmup + W.active, j;
+
+	if (W.repeat && k / cycle >= W.repeat)
+		return PH_OFF;
+	j = k % cycle;
+	if (j < W.wait)
+		return PH_WAIT;
+	if (j < (uint64_t)W.wait + W.warmup)
+		return PH_WARMUP;
+	return PH_ACTIVE;
+}
+
+static void warm_begin(int64_t now)
+{
+	size_t n = atomic_load(&g_nwarm);
+
+	if (n >= GP_INJ_MAX_WARM)
+		return;
+	g_warm_s[n] = now;
+	g_warm_e[n] = INT64_MAX;
+	atomic_store(&g_nwarm, n + 1);
+}
+
+static void warm_end(int64_t now)
+{
+	size_t n = atomic_load(&g_nwarm);
+
+	if (n && g_warm_e[n - 1] == INT64_MAX)
+		g_warm_e[n - 1] = now;
+}
+
+static void put_window(int64_t ts, bool on, uint32_t reason)
+{
+	struct gp_cap_window w;
+
+	memset(&w, 0, sizeof(w));
+	w.ts = ts;
+	w.on = on;
+	w.reason = reason;
+	gp_inj_write(GP_CAP_WINDOW, &w, sizeof(w), NULL, 0);
+}
+
+/* Brings recording and CUPTI in line with the options. g_mu held. */
+static void apply(uint32_t reason)
+{
+	int64_t now = (int64_t)gp_inj_now();
+	bool gate = now >= W.gate_on && now < W.gate_off;
+	bool range = W.range_nvtx ? W.range_depth > 0 : atomic_load(&g_prof_api) ? W.prof_on : true;
+	bool rec = gate && range && (!W.sched || W.phase == PH_ACTIVE);
+	bool cupti = gate && range && (!W.sched || W.phase == PH_ACTIVE || W.phase == PH_WARMUP);
+
+	if (cupti && !W.cupti) {
+		W.cupti = true;
+		if (!rec)
+			warm_begin(now);
+		if (W.cuda_ready)
+			gp_inj_cupti_attach();
+	}
+	if (rec != W.rec) {
+		W.rec = rec;
+		if (rec)
+			warm_end(now);
+		else if (cupti && W.cupti)
+			warm_begin(now); /* from an active iteration straight into a warm-up */
+		put_window(now, rec, reason);
+		atomic_store(&g_rec, rec);
+	}
+	if (!cupti && W.cupti) {
+		W.cupti = false;
+		warm_end(now);
+		if (W.cuda_ready)
+			gp_inj_cupti_detach(!atomic_load(&g_prof_api));
+	}
+}
+
+/* ---- the environment ---- */
+
+static bool env_ns(const char *name, int64_t *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || *end || n < 0) {
+		gp_inj_warn(0, "%s='%s' is not a number of ns: ignored", name, v);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+static bool parse_schedule(const char *s)
+{
+	uint32_t *dst[4] = { &W.wait, &W.warmup, &W.active, &W.repeat };
+	static const char *const keys[4] = { "wait", "warmup", "active", "repeat" };
+
+	while (*s) {
+		const char *eq = strchr(s, '=');
+		char *end;
+		unsigned long v;
+		size_t k;
+
+		if (!eq)
+			return false;
+		for (k = 0; k < 4; k++)
+			if ((size_t)(eq - s) == strlen(keys[k]) &&
+			    !strncmp(s, keys[k], (size_t)(eq - s)))
+				break;
+		errno = 0;
+		v = strtoul(eq + 1, &end, 10);
+		if (k == 4 || errno || end == eq + 1 || v > 1000000000ul || (*end && *end != ','))
+			return false;
+		*dst[k] = (uint32_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return W.active > 0;
+}
+
+void gp_inj_win_init(void)
+{
+	const char *range = getenv("GPUPROF_CAPTURE_RANGE");
+	const char *sched = getenv("GPUPROF_CAPTURE_SCHEDULE");
+	const char *iter = getenv("GPUPROF_CAPTURE_ITER_RANGE");
+	int64_t t0 = (int64_t)gp_inj_now(), delay = 0, dur = -1;
+	bool has_delay, has_dur;
+
+	pthread_mutex_lock(&g_mu);
+	W.gate_on = INT64_MIN;
+	W.gate_off = INT64_MAX;
+	W.rec = true;
+	env_ns("GPUPROF_RUN_START_NS", &t0);
+	has_delay = env_ns("GPUPROF_CAPTURE_DELAY_NS", &delay);
+	has_dur = env_ns("GPUPROF_CAPTURE_DURATION_NS", &dur);
+	if (has_delay || has_dur) {
+		W.any = W.timed = true;
+		W.gate_on = t0 + delay;
+		if (dur >= 0)
+			W.gate_off = W.gate_on + dur;
+	}
+	if (range && !strncmp(range, "nvtx:", 5) && range[5]) {
+		W.any = W.range_nvtx = true;
+		W.range_name = strdup(range + 5);
+	} else if (range && !strcmp(range, "cudaProfilerApi")) {
+		W.any = true;
+		atomic_store(&g_prof_api, 1);
+	} else if (range && *range) {
+		gp_inj_warn(0, "GPUPROF_CAPTURE_RANGE='%s' is not understood: ignored", range);
+	}
+	if (sched && *sched) {
+		if (!iter || !*iter || !parse_schedule(sched)) {
+			gp_inj_warn(
+			    0,
+			    "GPUPROF_CAPTURE_SCHEDULE='%s' (iterations '%s') is not usable: "
+			    "ignored",
+			    sched, iter ? iter : "");
+		} else {
+			W.any = W.sched = true;
+			W.iter_name = strdup(iter);
+			W.phase = PH_OFF; /* until the first iteration begins */
+		}
+	}
+	if ((W.range_nvtx && !W.range_name) || (W.sched && !W.iter_name))
+		gp_inj_warn(0, "out of memory for the capture window's names");
+	atomic_store(&g_watch, W.range_name || W.iter_name);
+	if (W.any) {
+		/* nothing is recorded until a window opens */
+		W.rec = false;
+		atomic_store(&g_rec, false);
+		apply(GP_WIN_START);
+	}
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- what the other parts ask ---- */
+
+bool gp_inj_win_recording(void)
+{
+	return atomic_load_explicit(&g_rec, memory_order_relaxed);
+}
+
+bool gp_inj_win_watching(void)
+{
+	return atomic_load_explicit(&g_watch, memory_order_relaxed);
+}
+
+bool gp_inj_win_profiler_api(void)
+{
+	return atomic_load(&g_prof_api) != 0;
+}
+
+long gp_inj_win_warm(int64_t ts)
+{
+	size_t n = atomic_load(&g_nwarm);
+
+	for (size_t i = n; i-- > 0;)
+		if (ts >= g_warm_s[i] && ts < g_warm_e[i])
+			return (long)i;
+	return -1;
+}
+
+size_t gp_inj_win_nwarm(void)
+{
+	return atomic_load(&g_nwarm);
+}
+
+void gp_inj_win_cuda_ready(void)
+{
+	pthread_mutex_lock(&g_mu);
+	W.cuda_ready = true;
+	if (!W.any || W.cupti)
+		gp_inj_cupti_attach();
+	pthread_mutex_unlock(&g_mu);
+}
+
+int64_t gp_inj_win_next_edge(void)
+{
+	int64_t now = (int64_t)gp_inj_now(), e = -1;
+
+	if (!W.timed)
+		return -1;
+	pthread_mutex_lock(&g_mu);
+	if (now < W.gate_on)
+		e = W.gate_on - now;
+	else if (now < W.gate_off && W.gate_off != INT64_MAX)
+		e = W.gate_off - now;
+	pthread_mutex_unlock(&g_mu);
+	return e;
+}
+
+void gp_inj_win_tick(void)
+{
+	int64_t now;
+
+	if (!W.timed)
+		return;
+	now = (int64_t)gp_inj_now();
+	pthread_mutex_lock(&g_mu);
+	apply(now >= W.gate_off ? GP_WIN_DURATION : GP_WIN_START);
+	pthread_mutex_unlock(&g_mu);
+}
+
+void gp_inj_win_exit(void)
+{
+	pthread_mutex_lock(&g_mu);
+	if (W.any && W.rec) {
+		W.rec = false;
+		put_window((int64_t)gp_inj_now(), false, GP_WIN_EXIT);
+	}
+	pthread_mutex_unlock(&g_mu);
+}
+
+/* ---- NVTX and CUPTI events ---- */
+
+bool gp_inj_win_match(const char *msg, size_t n, unsigned *which)
+{
+	*which = 0;
+	if (!msg)
+		return false;
+	if (W.range_name && strlen(W.range_name) == n && !memcmp(W.range_name, msg, n))
+		*which |= GP_WIN_M_RANGE;
+	if (W.iter_name && strlen(W.iter_name) == n && !memcmp(W.iter_name, msg, n))
+		*which |= GP_WIN_M_ITER;
+	return *which != 0;
+}
+
+static void iter_begin(void)
+{
+	W.phase = phase_of(W.iter);
+	apply(GP_WIN_SCHEDULE);
+}
+
+static void iter_end(void)
+{
+	W.iter++;
+	W.phase = phase_of(W.iter); /* between iterations: the next one's state */
+	apply(GP_WIN_SCHEDULE);
+}
+
+void gp_inj_win_begin(unsigned which)
+{
+	pthread_mutex_lock(&g_mu);
+	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth++ == 0)
+		apply(GP_WIN_NVTX);
+	if ((which & GP_WIN_M_ITER) && W.sched) {
+		if (W.mark_iter) { /* ranges and marks mixed: a range ends a mark's iteration */
+			W.mark_iter = false;
+			iter_end();
+		}
+		if (W.iter_depth++ == 0)
+			iter_begin();
+	}
+	pthread_mutex_unlock(&g_mu);
+}
+
+void gp_inj_win_end(unsigned which)
+{
+	pthread_mutex_lock(&g_mu);
+	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth > 0 && --W.range_depth == 0)
+		apply(GP_WIN_NVTX);
+	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth > 0 && --W.iter_depth == 0)
+		iter_end();
+	pthread_mutex_unlock(&g_mu);
+}
+
+void gp_inj_win_mark(unsigned which)
+{
+	pthread_mutex_lock(&g_mu);
+	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth == 0) {
+		if (W.mark_iter)
+			iter_end();
+		W.mark_iter = true;
+		iter_begin();
+	}
+	pthread_mutex_unlock(&g_mu);
+}
+
+void gp_inj_win_profiler(bool start)
+{
+	pthread_mutex_lock(&g_mu);
+	if (atomic_load(&g_prof_api) && W.prof_on != start) {
+		W.prof_on = start;
+		apply(GP_WIN_PROFILER_API);
+	}
+	pthread_mutex_unlock(&g_mu);
+}

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metrics.c - the report parts of a `gpuprof run` directory: "metrics" (the
+ * run's metrics timeline, metrics.jsonl, as per-series statistics and at most
+ * GP_METRICS_MAX_POINTS points a series, on the capture clock) and "tags"
+ * (the run's --tag KEY=VALUE, from run.json and the captures' META).
+ *
+ * Statistics use every known sample; quantiles are the library's one
+ * definition (linear interpolation between closest ranks, as
+ * gp__quantile_sorted). The points are a min/max decimation, so a peak (of
+ * memory, of power) is never averaged away and each point is a real sample.
+ * Nothing here fails the analysis over a bad timeline: the object then says
+ * why in "error". Called by gp_analyze_paths() (analyze.c).
+ */
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "util/sort.h"
+#include "util/value-int.h"
+
+#define RUN_JSON_MAX_BYTES ((size_t)16 << 20)
+
+/* ---- points ---- */
+
+static int push_point(struct gp_value *points, int64_t t, double v)
+{
+	struct gp_value *p = gp_value_array();
+
+	if (!p)
+		return gp__error(GP_ENOMEM, "out of memory");
+	if (gp_arr_push(p, gp_value_int(t)) ||
+	    gp_arr_push(p, isnan(v) ? gp_value_null() : gp_value_double(v))) {
+		gp_value_free(p);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	return gp_arr_push(points, p) ? gp__error(GP_ENOMEM, "out of memory") : 0;
+}
+
+int gp__metrics_points(const int64_t *t, const double *v, size_t n, size_t max_points,
+                       struct gp_value *points)
+{
+	size_t i, b, nbins;
+	int rc = 0;
+
+	if ((n && (!t || !v)) || !points || max_points < 2)
+		return gp__error(GP_EINVAL, "gp__metrics_points: bad argument");
+	if (n <= max_points) {
+		for (i = 0; i < n; i++)
+			GP_TRY(push_point(points, t[i], v[i]));
+		return 0;
+	}
+	nbins = max_points / 2;
+	for (b = 0; b < nbins; b++) {
+		/* n <= GP_METRICS_MAX_SAMPLES, so b * n does not overflow */
+		size_t lo = b * n / nbins, hi = (b + 1) * n / nbins, imin = SIZE_MAX,
+		       imax = SIZE_MAX;
+
+		for (i = lo; i < hi; i++) {
+			if (isnan(v[i]))
+				continue;
+			if (imin == SIZE_MAX || v[i] < v[imin])
+				imin = i;
+			if (imax == SIZE_MAX || v[i] > v[imax])
+				imax = i;
+		}
+		if (imin == SIZE_MAX) {
+			GP_TRY(push_point(points, t[lo], NAN));
+			continue;
+		}
+		if (imin > imax) {
+			size_t x = imin;
+
+			imin = imax;
+			imax = x;
+		}
+		GP_TRY(push_point(points, t[imin], v[imin]));
+		if (imax != imin)
+			GP_TRY(push_point(points, t[imax], v[imax]));
+	}
+out:
+	return rc;
+}
+
+/* ---- statistics ---- */
+
+/*
+ * Doubles as int64 keys in the same order, so that the library's radix sort
+ * (gp__sort_i64, linear in n) sorts them: ten million samples sort in a
+ * fraction of a second, where qsort takes seconds. No NaN reaches here.
+ */
+static int64_t dbl_key(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof(b));
+	b = (b >> 63) ? ~b : b | (1ULL << 63);
+	return (int64_t)(b ^ (1ULL << 63));
+}
+
+static double key_dbl(int64_t k)
+{
+	uint64_t b = (uint64_t)k ^ (1ULL << 63);
+	double d;
+
+	b = (b >> 63) ? b & ~(1ULL << 63) : ~b;
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/* the same definition as gp__quantile_sorted(), on the keys of doubles */
+static double quantile_sorted(const int64_t *v, size_t n, double q)
+{
+	double pos, frac, lo_v;
+	size_t lo;
+
+	if (!n)
+		return NAN;
+	pos = q * (double)(n - 1);
+	lo = (size_t)pos;
+	if (lo + 1 >= n)
+		return key_dbl(v[n - 1]);
+	frac = pos - (double)lo;
+	lo_v = key_dbl(v[lo]);
+	return lo_v + (key_dbl(v[lo + 1]) - lo_v) * frac;
+}
+
+static int series_object(const struct gp_metrics_series *s, int64_t *scratch, struct gp_value *o)
+{
+	struct gp_value *points;
+	double sum = 0, last = NAN;
+	size_t i, k = 0;
+	int rc = 0;
+
+	for (i = 0; i < s->n; i++) {
+		if (isnan(s->v[i]))
+			continue;
+		scratch[k++] = dbl_key(s->v[i]);
+		sum += s->v[i];
+		last = s->v[i];
+	}
+	GP_TRY(gp_obj_set_str(o, "name", s->name));
+	GP_TRY(gp_obj_set_str(o, "unit", s->unit));
+	GP_TRY(gp_obj_set_int(o, "count", (int64_t)k));
+	if (k)
+		GP_TRY(gp__sort_i64(scratch, k));
+	GP_TRY(gp_obj_set_double(o, "min", k ? key_dbl(scratch[0]) : NAN));
+	GP_TRY(gp_obj_set_double(o, "max", k ? key_dbl(scratch[k - 1]) : NAN));
+	GP_TRY(gp_obj_set_double(o, "mean", k ? sum / (double)k : NAN));
+	GP_TRY(gp_obj_set_double(o, "p95", quantile_sorted(scratch, k, 0.95)));
+	GP_TRY(gp_obj_set_double(o, "last", last));
+	points = gp_value_array();
+	GP_TRY(gp_obj_set(o, "points", points));
+	GP_TRY(gp__metrics_points(s->t_ns, s->v, s->n, GP_METRICS_MAX_POINTS, points));
+out:
+	return rc;
+}
+
+/*
+ * Fields that hardly change during a run (totals, limits) or that another
+ * series repeats (the graphics clock follows the SM clock; energy is the
+ * integral of power): given once as values, not plotted, to keep reports small.
+ */
+static const char *const context_fields[] = {
+	"memory_total_bytes", "memory_reserved_bytes", "power_limit_watts",
+	"energy_joules",      "clock_graphics_hertz",
+};
+
+static bool is_context(const char *name)
+{
+	const char *dot = strchr(name, '.');
+	size_t i;
+
+	for (i = 0; dot && i < GP_ARRAY_SIZE(context_fields); i++)
+		if (strcmp(dot + 1, context_fields[i]) == 0)
+			return true;
+	return false;
+}
+
+/* first, last and largest known value of series @p name; false when it has none */
+static bool series_values(const struct gp_metrics_timeline *m, const char *name, double *first,
+                          double *last, double *max)
+{
+	const struct gp_metrics_series *s = gp_metrics_timeline_series(m, name);
+	bool any = false;
+	size_t i;
+
+	for (i = 0; s && i < s->n; i++) {
+		if (isnan(s->v[i]))
+			continue;
+		if (!any)
+			*first = *max = s->v[i];
+		*last = s->v[i];
+		if (s->v[i] > *max)
+			*max = s->v[i];
+		any = true;
+	}
+	return any;
+}
+
+static int set_str_or_null(struct gp_value *o, const char *key, const char *s)
+{
+	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
+}
+
+static int set_int_or_null(struct gp_value *o, const char *key, int64_t x)
+{
+	return x >= 0 ? gp_obj_set_int(o, key, x) : gp_obj_set_null(o, key);
+}
+
+enum val_kind { VAL_LAST, VAL_MAX, VAL_DELTA };
+
+/* sets @p key of @p o from series "gpu<gpu>.<field>" ("host.<field>" when gpu < 0) */
+static int context_value(const struct gp_metrics_timeline *m, int gpu, const char *field,
+                         enum val_kind kind, struct gp_value *o, const char *key)
+{
+	char name[64];
+	double first = NAN, last = NAN, max = NAN;
+
+	if (gpu < 0)
+		snprintf(name, sizeof(name), "host.%s", field);
+	else
+		snprintf(name, sizeof(name), "gpu%d.%s", gpu, field);
+	if (!series_values(m, name, &first, &last, &max))
+		return gp_obj_set_null(o, key);
+	return gp_obj_set_double(o, key,
+	                         kind == VAL_LAST  ? last
+	                         : kind == VAL_MAX ? max
+	                                           : (last >= first ? last - first : NAN));
+}
+
+static int gpus_array(const struct gp_metrics_timeline *m, struct gp_value *o)
+{
+	struct gp_value *arr = gp_value_array();
+	int i;
+	int rc = 0;
+
+	GP_TRY(gp_obj_set(o, "gpus", arr));
+	for (i = 0; i < (int)m->ngpus && i < GP_METRICS_MAX_GPUS; i++) {
+		const struct gp_metrics_gpu *g = &m->gpus[i];
+		struct gp_value *x;
+
+		if (!g->seen)
+			continue;
+		x = gp_value_object();
+		GP_TRY(gp_arr_push(arr, x));
+		GP_TRY(gp_obj_set_int(x, "index", (int64_t)i));
+		GP_TRY(set_str_or_null(x, "name", g->name));
+		GP_TRY(set_str_or_null(x, "uuid", g->uuid));
+		GP_TRY(set_str_or_null(x, "pci_bus_id", g->pci_bus_id));
+		GP_TRY(context_value(m, i, "memory_total_bytes", VAL_MAX, x, "memory_total_bytes"));
+		GP_TRY(context_value(m, i, "power_limit_watts", VAL_LAST, x, "power_limit_watts"));
+		GP_TRY(context_value(m, i, "energy_joules", VAL_DELTA, x, "energy_used_joules"));
+	}
+out:
+	return rc;
+}
+
+int gp__metrics_object(const struct gp_metrics_timeline *m, const char *file, struct gp_value **out)
+{
+	struct gp_value *o = gp_value_object(), *arr;
+	int64_t *scratch = NULL;
+	size_t i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!o)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(set_str_or_null(o, "file", file));
+	GP_TRY(gp_obj_set_null(o, "error"));
+	GP_TRY(set_str_or_null(o, "hostname", m->hostname));
+	GP_TRY(set_int_or_null(o, "interval_ms", m->interval_ms));
+	GP_TRY(set_int_or_null(o, "start_monotonic_ns", m->start_monotonic_ns));
+	GP_TRY(set_str_or_null(o, "gpu_status", m->gpu_status));
+	GP_TRY(set_str_or_null(o, "driver_version", m->driver_version));
+	GP_TRY(set_int_or_null(o, "watched_pid", m->watched_pid));
+	GP_TRY(gp_obj_set_int(o, "samples", (int64_t)m->nsamples));
+	GP_TRY(set_int_or_null(o, "first_ns", m->nsamples ? m->t_ns[0] : -1));
+	GP_TRY(set_int_or_null(o, "last_ns", m->nsamples ? m->t_ns[m->nsamples - 1] : -1));
+	GP_TRY(gp_obj_set_bool(o, "ended", m->ended));
+	GP_TRY(set_int_or_null(o, "missed_periods", m->missed_periods));
+	GP_TRY(gp_obj_set_int(o, "malformed_lines", (int64_t)m->malformed_lines));
+	GP_TRY(gp_obj_set_bool(o, "partial_last_line", m->partial_last_line));
+	GP_TRY(gp_obj_set_bool(o, "truncated", m->truncated));
+	GP_TRY(gp_obj_set_int(o, "max_points", GP_METRICS_MAX_POINTS));
+	GP_TRY(gpus_array(m, o));
+	GP_TRY(context_value(m, -1, "memory_total_bytes", VAL_LAST, o, "host_memory_total_bytes"));
+	arr = gp_value_array();
+	GP_TRY(gp_obj_set(o, "series", arr));
+	if (m->nsamples) {
+		scratch = gp__calloc(m->nsamples, sizeof(*scratch));
+		if (!scratch)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	}
+	for (i = 0; i < m->nseries; i++) {
+		struct gp_value *s;
+
+		if (is_context(m->series[i].name))
+			continue;
+		s = gp_value_object();
+		GP_TRY(gp_arr_push(arr, s));
+		GP_TRY(series_object(&m->series[i], scratch, s));
+	}
+out:
+	gp__free(scratch);
+	if (rc) {
+		gp_value_free(o);
+		return rc;
+	}
+	*out = o;
+	return 0;
+}
+
+/* ---- the run directory ---- */
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = gp__malloc(n);
+
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static struct gp_value *tags_object(struct gp_value *report)
+{
+	struct gp_value *t = gp__obj_get_mut(report, "tags");
+
+	if (gp_value_type(t) == GP_VALUE_OBJECT)
+		return t;
+	t = gp_value_object();
+	if (!t || gp_obj_set(report, "tags", t))
+		return NULL;
+	return t;
+}
+
+int gp__tags_merge(struct gp_value *report, const struct gp_value *tags)
+{
+	struct gp_value *dst;
+	size_t i;
+
+	if (gp_value_type(tags) != GP_VALUE_OBJECT)
+		return 0;
+	dst = tags_object(report);
+	if (!dst)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < gp_value_len(tags); i++) {
+		const char *k = gp_obj_key_at(tags, i);
+		const char *v = gp_value_get_str(gp_obj_value_at(tags, i));
+
+		if (!k || !v || gp_obj_get(dst, k))
+			continue;
+		if (gp_obj_set_str(dst, k, v))
+			return gp__error(GP_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The tags of DIR/run.json (schema gpuprof.run/1), merged into the report.
+ * A missing, oversized or unreadable run.json is skipped: tags are an extra.
+ */
+static int run_json_tags(struct gp_value *report, const char *dir)
+{
+	char *path = join(dir, "run.json"), *text = NULL;
+	const char *schema;
+	struct gp_value *v = NULL;
+	struct stat st;
+	size_t got = 0;
+	int fd = -1, rc = 0;
+
+	if (!path)
+		return gp__error(GP_ENOMEM, "out of memory");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (size_t)st.st_size > RUN_JSON_MAX_BYTES)
+		goto out;
+	text = gp__malloc((size_t)st.st_size);
+	if (!text)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	rc = gp_value_parse(text, got, &v, NULL);
+	if (rc == GP_ENOMEM)
+		goto out;
+	rc = 0;
+	gp_clear_error();
+	schema = gp_value_get_str(gp_obj_get(v, "schema"));
+	if (!schema || strcmp(schema, "gpuprof.run/1") != 0)
+		goto out;
+	rc = gp__tags_merge(report, gp_obj_get(v, "tags"));
+out:
+	gp_value_free(v);
+	gp__free(text);
+	gp__free(path);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+static int metrics_from(struct gp_value *report, const char *file)
+{
+	struct gp_metrics_timeline *m = NULL;
+	struct gp_value *o = NULL;
+	int rc;
+
+	rc = gp_metrics_timeline_read(file, &m);
+	if (rc == GP_ENOMEM)
+		return rc;
+	if (rc) {
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", gp_last_error());
+		gp_clear_error();
+		o = gp_value_object();
+		if (!o || gp_obj_set_str(o, "file", file) || gp_obj_set_str(o, "error", msg)) {
+			gp_value_free(o);
+			return gp__error(GP_ENOMEM, "out of memory");
+		}
+	} else {
+		rc = gp__metrics_object(m, file, &o);
+		gp_metrics_timeline_free(m);
+		if (rc)
+			return rc;
+	}
+	return gp_obj_set(report, "metrics", o) ? gp__error(GP_ENOMEM, "out of memory") : 0;
+}
+
+int gp__an_run_dirs(struct gp_value *report, const char *const *paths, size_t n)
+{
+	bool have_metrics = false;
+	size_t i;
+	int rc = 0;
+
+	if (!tags_object(report))
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		char *mpath;
+
+		if (!paths[i] || !is_dir(paths[i]))
+			continue;
+		GP_TRY(run_json_tags(report, paths[i]));
+		if (have_metrics)
+			continue;
+		mpath = join(paths[i], "metrics.jsonl");
+		if (!mpath)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		if (is_file(mpath)) {
+			have_metrics = true;
+			rc = metrics_from(report, mpath);
+		}
+		gp__free(mpath);
+		if (rc)
+			goto out;
+	}
+out:
+	return rc;
+}

@@ -1,0 +1,1258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chrome.c - the streaming Chrome trace-event JSON writer behind `gpuprof
+ * export --format chrome` (the format ui.perfetto.dev and chrome://tracing
+ * load; docs/cli/gpuprof-export.md describes the output).
+ *
+ * Streams: events go out in the model's order through one fixed buffer, so
+ * memory holds the per-trace tables (a row per track and per process, a map
+ * from correlation id to API call, a byte per string) and never the JSON.
+ * Everything is linear in the events written.
+ *
+ * Invariants of the output, relied on by the tests:
+ *  - ts and dur are the model's integer ns printed as µs with exactly three
+ *    decimals ("1234.567"), never through a double;
+ *  - every string is valid JSON: control characters, quotes and backslashes
+ *    escaped, "</" written "<\/" (safe inside an HTML <script>), U+2028 and
+ *    U+2029 escaped, and each byte of invalid UTF-8 replaced by U+FFFD;
+ *  - keys are sorted in every object, so the output is deterministic;
+ *  - a flow's "s" and "f" share cat and name ("ac2g", as Kineto writes them)
+ *    and an id unique in the document: trace k's flow from correlation id C
+ *    has id base_k + C, base_0 = 0, so a single trace's ids are its
+ *    correlation ids; a second GPU operation of the same correlation id (a
+ *    CUDA graph launch) gets base_k + max + 1 + j;
+ *  - host pids are kept when no earlier trace of the document used them and
+ *    they lie in 1 .. 2^30 - 1; GPU processes, counter processes and any other
+ *    host process get pids from 2^30 up (above any Linux pid), so pids never
+ *    collide between ranks.
+ * Used by export.c (gp_export_paths) and the unit tests.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export-int.h"
+#include "gpuprof/export.h"
+#include "sample/metrics-read.h"
+#include "trace/model.h"
+#include "util/error.h"
+#include "util/sort.h"
+#include "util/strtab.h"
+
+#define OUTBUF_SIZE   (256u * 1024u)
+#define SYNTH_BASE    (INT64_C(1) << 30)           /* first synthetic pid or tid */
+#define SORT_GPU      (INT64_C(1) << 24)           /* process sort indexes: hosts, then GPUs, */
+#define SORT_METRIC   (INT64_C(1) << 28)           /* then metrics */
+#define FLOW_CORR_MAX (INT64_C(1) << 40)           /* larger correlation ids get dense flow ids */
+#define SMALL_MAX     1024u                        /* bound on the fixed-size part of one event */
+#define ORIGIN_MARGIN (INT64_C(3600) * 1000000000) /* the origin's lead on baseTimeNanoseconds */
+
+struct gp_chrome_writer {
+	FILE *f;
+	char *buf;
+	size_t len;
+	int err;        /* the first failure, sticky */
+	bool any_event; /* the next event needs a comma */
+	bool started;   /* the opening of the document is written */
+	bool finished;
+	int64_t origin;   /* subtracted from every time: the first trace's baseTimeNanoseconds */
+	int64_t next_pid; /* synthetic pids */
+	struct gp_u64map real_pids; /* host pids kept as they are, by all traces so far */
+	int64_t sort_host, sort_gpu, sort_metric;
+	uint64_t flow_base; /* the next trace's flow ids start here */
+	uint64_t async_id;  /* ids of async slices (NVTX start/end ranges) */
+	struct gp_export_stats st;
+};
+
+/* ---- output buffer ---- */
+
+static int flush_buf(struct gp_chrome_writer *w)
+{
+	if (w->err)
+		return w->err;
+	if (w->len) {
+		errno = 0;
+		if (fwrite(w->buf, 1, w->len, w->f) != w->len) {
+			w->err = gp__error(GP_EIO, "cannot write the trace: %s",
+			                   strerror(errno ? errno : EIO));
+			return w->err;
+		}
+		w->st.bytes += w->len;
+		w->len = 0;
+	}
+	return 0;
+}
+
+/* room for @p n (<= OUTBUF_SIZE) bytes at the end of the buffer, or NULL on a write error */
+static char *reserve(struct gp_chrome_writer *w, size_t n)
+{
+	if (w->err)
+		return NULL;
+	if (OUTBUF_SIZE - w->len < n && flush_buf(w))
+		return NULL;
+	return w->buf + w->len;
+}
+
+static void commit(struct gp_chrome_writer *w, const char *end)
+{
+	w->len = (size_t)(end - w->buf);
+}
+
+static int put(struct gp_chrome_writer *w, const char *p, size_t n)
+{
+	if (w->err)
+		return w->err;
+	if (OUTBUF_SIZE - w->len < n) {
+		if (flush_buf(w))
+			return w->err;
+		if (n >= OUTBUF_SIZE) {
+			/* a huge string: straight through */
+			errno = 0;
+			if (fwrite(p, 1, n, w->f) != n)
+				return w->err = gp__error(GP_EIO, "cannot write the trace: %s",
+				                          strerror(errno ? errno : EIO));
+			w->st.bytes += n;
+			return 0;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+	return 0;
+}
+
+static int puts_(struct gp_chrome_writer *w, const char *s)
+{
+	return put(w, s, strlen(s));
+}
+
+/* ---- numbers ---- */
+
+static char *fmt_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return fmt_u64(p, (uint64_t)v);
+}
+
+/* integer ns as µs with three decimals: 1234567 -> "1234.567", -1 -> "-0.001" */
+static char *fmt_us(char *p, int64_t ns)
+{
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	unsigned r = (unsigned)(a % 1000);
+
+	if (ns < 0)
+		*p++ = '-';
+	p = fmt_u64(p, a / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + r / 100);
+	*p++ = (char)('0' + r / 10 % 10);
+	*p++ = (char)('0' + r % 10);
+	return p;
+}
+
+/* a finite double: at most 6 decimals, trailing zeros dropped (as value.c writes them) */
+static char *fmt_dbl(char *p, double d)
+{
+	char tmp[64];
+	int n;
+
+	if (d == 0)
+		d = 0; /* no "-0" */
+	n = snprintf(tmp, sizeof(tmp), "%.6f", d);
+	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
+		n = snprintf(tmp, sizeof(tmp), "%.17g", d);
+		if (n <= 0 || (size_t)n >= sizeof(tmp))
+			n = snprintf(tmp, sizeof(tmp), "0");
+	} else {
+		while (n > 1 && tmp[n - 1] == '0')
+			n--;
+		if (tmp[n - 1] == '.')
+			n--;
+		if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
+			n = snprintf(tmp, sizeof(tmp), "0");
+	}
+	memcpy(p, tmp, (size_t)n);
+	return p + n;
+}
+
+static char *fmt_lit(char *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* ---- strings ---- */
+
+/* length of the valid UTF-8 sequence at s[0..n) (n > 0, s[0] >= 0x80), 0 if invalid */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t k, i;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		k = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		k = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		k = 4;
+	else
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F; /* no surrogates */
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F; /* at most U+10FFFF */
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return k;
+}
+
+/* how many bytes of s[i0..n) need no escaping (i0 > 0 looks back for "</") */
+static size_t plain_run(const unsigned char *s, size_t i0, size_t n)
+{
+	size_t i = i0, k;
+
+	while (i < n) {
+		unsigned char c = s[i];
+
+		if (c < 0x80) {
+			if (c < 0x20 || c == '"' || c == '\\' || (c == '/' && i && s[i - 1] == '<'))
+				break;
+			i++;
+			continue;
+		}
+		k = utf8_len(s + i, n - i);
+		/* U+2028 and U+2029 end a line in JavaScript */
+		if (!k || (k == 3 && c == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] & 0xFE) == 0xA8))
+			break;
+		i += k;
+	}
+	return i - i0;
+}
+
+static bool plain_str(const char *s, size_t n)
+{
+	return plain_run((const unsigned char *)s, 0, n) == n;
+}
+
+/* the escaped body of a JSON string (no quotes) */
+static int put_escaped(struct gp_chrome_writer *w, const char *str, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = plain_run(s, i, n);
+		unsigned char c;
+		char esc[8];
+		size_t elen = 2;
+
+		if (k && put(w, str + i, k))
+			return w->err;
+		i += k;
+		if (i >= n)
+			break;
+		c = s[i];
+		esc[0] = '\\';
+		if (c < 0x80) {
+			switch (c) {
+			case '"':
+			case '\\':
+			case '/':
+				esc[1] = (char)c;
+				break;
+			case '\b':
+				esc[1] = 'b';
+				break;
+			case '\f':
+				esc[1] = 'f';
+				break;
+			case '\n':
+				esc[1] = 'n';
+				break;
+			case '\r':
+				esc[1] = 'r';
+				break;
+			case '\t':
+				esc[1] = 't';
+				break;
+			default:
+				memcpy(esc + 1, "u00", 3);
+				esc[4] = hex[c >> 4];
+				esc[5] = hex[c & 15];
+				elen = 6;
+			}
+			i++;
+		} else if (utf8_len(s + i, n - i) == 3) {
+			/* U+2028 / U+2029 */
+			memcpy(esc + 1, c == 0xE2 && s[i + 2] == 0xA8 ? "u2028" : "u2029", 5);
+			elen = 6;
+			i += 3;
+		} else {
+			/* invalid UTF-8: U+FFFD for this byte */
+			memcpy(esc, "\xEF\xBF\xBD", 3);
+			elen = 3;
+			i++;
+		}
+		if (put(w, esc, elen))
+			return w->err;
+	}
+	return 0;
+}
+
+static int put_jstr(struct gp_chrome_writer *w, const char *s, size_t n)
+{
+	if (put(w, "\"", 1) || put_escaped(w, s, n))
+		return w->err;
+	return put(w, "\"", 1);
+}
+
+/*
+ * The opening of the document, written with the first trace (or timeline, or
+ * the end). Viewers read times as doubles, which hold epoch nanoseconds only
+ * to a quarter of a µs: when the first trace has a baseTimeNanoseconds
+ * (Kineto), times are written relative to an origin an hour before it, kept
+ * as the document's own baseTimeNanoseconds, as Kineto does. The hour keeps
+ * the times of ranks that started a little earlier positive (Perfetto drops
+ * negative times); viewers show times from the first event anyway.
+ */
+static int start(struct gp_chrome_writer *w, const struct gp_trace *t)
+{
+	char *p;
+
+	if (w->started)
+		return w->err;
+	w->started = true;
+	if (t && t->has_base && t->base_ns >= ORIGIN_MARGIN && t->base_ns <= GP_TIME_LIMIT)
+		w->origin = t->base_ns - ORIGIN_MARGIN;
+	if (!(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	*p++ = '{';
+	if (w->origin) {
+		p = fmt_lit(p, "\"baseTimeNanoseconds\":");
+		p = fmt_i64(p, w->origin);
+		*p++ = ',';
+	}
+	p = fmt_lit(p, "\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"gpuprof\","
+	               "\"gpuprof_version\":");
+	commit(w, p);
+	if (put_jstr(w, gp_version(), strlen(gp_version())))
+		return w->err;
+	return puts_(w, ",\"schema\":\"gpuprof.chrome/1\"},\"traceEvents\":[\n");
+}
+
+/* ---- one trace ---- */
+
+struct proc {
+	int64_t cpid;  /* pid in the output */
+	int64_t key;   /* host: pid (or pid_str id with str); GPU: device, -1 unknown */
+	bool gpu, str; /* str: a host process named by a pid string */
+};
+
+struct tctx {
+	struct gp_chrome_writer *w;
+	const struct gp_trace *t;
+	const char *label; /* NULL: none */
+	struct proc *procs;
+	size_t nprocs, procs_cap;
+	uint32_t *tproc; /* per track: its process */
+	int64_t *ttid;   /* per track: tid in the output */
+	uint8_t *sclean; /* per string: 0 not looked at, 1 plain, 2 needs escaping */
+	struct gp_u64map host_num, host_str, gpu_dev, named;
+	int64_t next_tid; /* synthetic tids */
+	const char *exe;  /* a capture's executable (base name), NULL if none */
+	int64_t exe_pid;
+	uint32_t *gpu_order; /* the GPU processes by device */
+	size_t ngpus;
+};
+
+static int put_sid(struct tctx *c, uint32_t id)
+{
+	const char *s;
+	size_t n;
+
+	if (id >= c->t->strs.n)
+		return put(c->w, "\"\"", 2);
+	s = gp_strtab_get(&c->t->strs, id);
+	n = gp_strtab_strlen(&c->t->strs, id);
+	if (!c->sclean[id])
+		c->sclean[id] = plain_str(s, n) ? 1 : 2;
+	if (c->sclean[id] == 1) {
+		/* the common case: copied as it is */
+		char *p = n + 2 <= OUTBUF_SIZE ? reserve(c->w, n + 2) : NULL;
+
+		if (p) {
+			*p++ = '"';
+			memcpy(p, s, n);
+			p[n] = '"';
+			commit(c->w, p + n + 1);
+			return 0;
+		}
+		if (c->w->err)
+			return c->w->err;
+	}
+	return put_jstr(c->w, s, n);
+}
+
+/* starts an event: the separator and "{" */
+static int ev_begin(struct gp_chrome_writer *w)
+{
+	if (w->any_event)
+		return put(w, ",\n{", 3);
+	w->any_event = true;
+	return put(w, "{", 1);
+}
+
+static int add_proc(struct tctx *c, struct gp_u64map *m, uint64_t mkey, const struct proc *p,
+                    uint32_t *out)
+{
+	uint64_t v;
+	int rc;
+
+	if (gp_u64map_get(m, mkey, &v) == 1) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	if ((rc = gp__grow((void **)&c->procs, &c->procs_cap, c->nprocs + 1, sizeof(*c->procs))))
+		return rc;
+	c->procs[c->nprocs] = *p;
+	if ((rc = gp_u64map_put(m, mkey, c->nprocs)))
+		return rc;
+	*out = (uint32_t)c->nprocs++;
+	return 0;
+}
+
+static int gpu_proc(struct tctx *c, int64_t device, uint32_t *out)
+{
+	struct proc p = { .key = device < 0 ? -1 : device, .gpu = true };
+
+	return add_proc(c, &c->gpu_dev, (uint64_t)p.key, &p, out);
+}
+
+static int host_proc(struct tctx *c, const struct gp_track *tr, uint32_t *out)
+{
+	struct proc p = { .gpu = false };
+
+	if (tr->pid_str) {
+		p.str = true;
+		p.key = tr->pid_str;
+		return add_proc(c, &c->host_str, tr->pid_str, &p, out);
+	}
+	p.key = tr->pid;
+	return add_proc(c, &c->host_num, (uint64_t)tr->pid, &p, out);
+}
+
+/* the capture's executable, for the name of its process */
+static void capture_exe(struct tctx *c)
+{
+	const struct gp_value *cap = gp_obj_get(c->t->meta, "gpuprof_capture");
+	const char *exe = gp_value_get_str(gp_obj_get(cap, "exe"));
+	const char *slash;
+
+	c->exe = NULL;
+	if (!exe || !gp_value_get_int(gp_obj_get(cap, "pid"), &c->exe_pid))
+		return;
+	slash = strrchr(exe, '/');
+	c->exe = slash && slash[1] ? slash + 1 : exe;
+}
+
+/* every track and memory event gets its process; then pids and tids */
+static int map_tracks(struct tctx *c)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	size_t i;
+	int rc = 0;
+
+	if (t->ntracks) {
+		c->tproc = gp__calloc(t->ntracks, sizeof(*c->tproc));
+		c->ttid = gp__calloc(t->ntracks, sizeof(*c->ttid));
+		if (!c->tproc || !c->ttid)
+			return gp__error(GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < t->ntracks; i++) {
+		const struct gp_track *tr = &t->tracks[i];
+
+		if (tr->gpu)
+			GP_TRY(gpu_proc(c, tr->device, &c->tproc[i]));
+		else
+			GP_TRY(host_proc(c, tr, &c->tproc[i]));
+	}
+	for (i = 0; i < t->nmem; i++) {
+		uint32_t pi;
+
+		if (t->mem[i].device_type == 1 && t->mem[i].device >= 0)
+			GP_TRY(gpu_proc(c, t->mem[i].device, &pi));
+	}
+
+	/* host pids: kept unless taken or out of range; GPUs: synthetic, by device */
+	if (c->nprocs && !(c->gpu_order = gp__calloc(c->nprocs, sizeof(*c->gpu_order))))
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nprocs; i++) {
+		struct proc *p = &c->procs[i];
+		uint64_t dummy;
+
+		if (p->gpu) {
+			c->gpu_order[c->ngpus++] = (uint32_t)i;
+			continue;
+		}
+		if (!p->str && p->key > 0 && p->key < SYNTH_BASE &&
+		    gp_u64map_get(&w->real_pids, (uint64_t)p->key, &dummy) != 1) {
+			p->cpid = p->key;
+			GP_TRY(gp_u64map_put(&w->real_pids, (uint64_t)p->key, 1));
+		} else {
+			p->cpid = w->next_pid++;
+		}
+	}
+	if (c->ngpus) {
+		/* by device, unknown last */
+		struct gp_kv *kv = gp__calloc(c->ngpus, sizeof(*kv));
+
+		if (!kv)
+			return gp__error(GP_ENOMEM, "out of memory");
+		for (i = 0; i < c->ngpus; i++) {
+			int64_t d = c->procs[c->gpu_order[i]].key;
+
+			kv[i].key = d < 0 ? INT64_MAX : d;
+			kv[i].val = c->gpu_order[i];
+		}
+		rc = gp__sort_kv(kv, c->ngpus);
+		for (i = 0; !rc && i < c->ngpus; i++) {
+			c->gpu_order[i] = (uint32_t)kv[i].val;
+			c->procs[kv[i].val].cpid = w->next_pid++;
+		}
+		gp__free(kv);
+		if (rc)
+			return rc;
+	}
+
+	/* tids: stream numbers on GPUs, thread ids on hosts, else synthetic */
+	c->next_tid = SYNTH_BASE;
+	for (i = 0; i < t->ntracks; i++) {
+		const struct gp_track *tr = &t->tracks[i];
+
+		if (tr->gpu && tr->stream >= 0 && tr->stream < SYNTH_BASE)
+			c->ttid[i] = tr->stream;
+		else if (!tr->gpu && !tr->tid_str && tr->tid >= 0 && tr->tid < SYNTH_BASE)
+			c->ttid[i] = tr->tid;
+		else
+			c->ttid[i] = c->next_tid++;
+	}
+out:
+	return rc;
+}
+
+/* {"args":{"name":NAME},"name":WHAT,"ph":"M","pid":P[,"tid":T]}, NAME = "LABEL: A" */
+static int meta_name(struct gp_chrome_writer *w, const char *label, const char *what, int64_t pid,
+                     int64_t tid, const char *a, size_t alen)
+{
+	char *p;
+
+	if (ev_begin(w) || puts_(w, "\"args\":{\"name\":\""))
+		return w->err;
+	if (label && (put_escaped(w, label, strlen(label)) || (a && puts_(w, ": "))))
+		return w->err;
+	if (a && put_escaped(w, a, alen))
+		return w->err;
+	if (!(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	p = fmt_lit(p, "\"},\"name\":\"");
+	p = fmt_lit(p, what);
+	p = fmt_lit(p, "\",\"ph\":\"M\",\"pid\":");
+	p = fmt_i64(p, pid);
+	if (tid != INT64_MIN) {
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, tid);
+	}
+	*p++ = '}';
+	commit(w, p);
+	return 0;
+}
+
+/* {"args":{"sort_index":N},"name":WHAT,"ph":"M","pid":P[,"tid":T]} */
+static int meta_sort(struct gp_chrome_writer *w, const char *what, int64_t pid, int64_t tid,
+                     int64_t idx)
+{
+	char *p;
+
+	if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	p = fmt_lit(p, "\"args\":{\"sort_index\":");
+	p = fmt_i64(p, idx);
+	p = fmt_lit(p, "},\"name\":\"");
+	p = fmt_lit(p, what);
+	p = fmt_lit(p, "\",\"ph\":\"M\",\"pid\":");
+	p = fmt_i64(p, pid);
+	if (tid != INT64_MIN) {
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, tid);
+	}
+	*p++ = '}';
+	commit(w, p);
+	return 0;
+}
+
+static int write_proc_meta(struct tctx *c, struct proc *p)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	char num[64];
+	int rc;
+
+	if (p->gpu) {
+		struct gp_device_props dp;
+
+		if (p->key >= 0)
+			snprintf(num, sizeof(num), "GPU %lld", (long long)p->key);
+		else
+			snprintf(num, sizeof(num), "GPU ?");
+		if ((rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN, num,
+		                    strlen(num))))
+			return rc;
+		if (p->key >= 0 && gp__trace_device_props(t, p->key, &dp) && dp.name && *dp.name) {
+			/* chrome://tracing shows labels beside the name */
+			char *q;
+
+			if (ev_begin(w) || puts_(w, "\"args\":{\"labels\":") ||
+			    put_jstr(w, dp.name, strlen(dp.name)) || !(q = reserve(w, SMALL_MAX)))
+				return w->err;
+			q = fmt_lit(q, "},\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
+			q = fmt_i64(q, p->cpid);
+			*q++ = '}';
+			commit(w, q);
+		}
+		return meta_sort(w, "process_sort_index", p->cpid, INT64_MIN, w->sort_gpu++);
+	}
+	if (p->str) {
+		uint32_t id = (uint32_t)p->key;
+
+		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN,
+		               gp_strtab_get(&t->strs, id), gp_strtab_strlen(&t->strs, id));
+	} else if (c->exe && p->key == c->exe_pid) {
+		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN, c->exe,
+		               strlen(c->exe));
+	} else if (p->cpid != p->key) {
+		/* the pid had to change: the name keeps the original */
+		snprintf(num, sizeof(num), "pid %lld", (long long)p->key);
+		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN, num, strlen(num));
+	} else if (c->label) {
+		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN, NULL, 0);
+	} else {
+		rc = 0; /* viewers show "Process PID" */
+	}
+	if (rc)
+		return rc;
+	return meta_sort(w, "process_sort_index", p->cpid, INT64_MIN, w->sort_host++);
+}
+
+static int write_thread_meta(struct tctx *c, uint32_t i)
+{
+	const struct gp_trace *t = c->t;
+	const struct gp_track *tr = &t->tracks[i];
+	struct gp_chrome_writer *w = c->w;
+	int64_t pid = c->procs[c->tproc[i]].cpid, tid = c->ttid[i];
+	uint64_t key = (uint64_t)c->tproc[i] << 32 | (uint64_t)tid, v;
+	uint32_t sid = 0;
+	char num[64];
+	int rc;
+
+	/* tracks of one stream (a numeric and a "stream N" tid) share a thread */
+	if (gp_u64map_get(&c->named, key, &v) == 1)
+		return 0;
+	if ((rc = gp_u64map_put(&c->named, key, 1)))
+		return rc;
+	if (tr->gpu) {
+		if (tr->stream >= 0)
+			snprintf(num, sizeof(num), "stream %lld", (long long)tr->stream);
+		else
+			snprintf(num, sizeof(num), "stream ?");
+		if ((rc = meta_name(w, NULL, "thread_name", pid, tid, num, strlen(num))))
+			return rc;
+		return meta_sort(w, "thread_sort_index", pid, tid,
+		                 tr->stream >= 0 && tr->stream < SYNTH_BASE ? tr->stream
+		                                                            : SYNTH_BASE);
+	}
+	/* host threads: their name, else the tid of the file when the tid had to change */
+	if (tr->name)
+		sid = tr->name;
+	else if (tr->tid_str)
+		sid = tr->tid_str;
+	if (sid)
+		return meta_name(w, NULL, "thread_name", pid, tid, gp_strtab_get(&t->strs, sid),
+		                 gp_strtab_strlen(&t->strs, sid));
+	if (tid != tr->tid) {
+		snprintf(num, sizeof(num), "thread %lld", (long long)tr->tid);
+		return meta_name(w, NULL, "thread_name", pid, tid, num, strlen(num));
+	}
+	return 0;
+}
+
+/* the category of a kind as modern Kineto writes it, so that tools that read Kineto read it */
+static const char *cat_name(uint8_t kind)
+{
+	return kind == GP_K_TRACE ? "Trace" : gp__kind_name((enum gp_kind)kind);
+}
+
+static bool is_gpu_op(uint8_t kind)
+{
+	return kind == GP_K_KERNEL || kind == GP_K_MEMCPY || kind == GP_K_MEMSET;
+}
+
+static char *arg_key(char *p, bool *first, const char *key)
+{
+	if (!*first)
+		*p++ = ',';
+	*first = false;
+	*p++ = '"';
+	p = fmt_lit(p, key);
+	*p++ = '"';
+	*p++ = ':';
+	return p;
+}
+
+static char *arg_dim3(char *p, bool *first, const char *key, const int32_t v[3])
+{
+	int k;
+
+	if (v[0] < 0 && v[1] < 0 && v[2] < 0)
+		return p;
+	p = arg_key(p, first, key);
+	*p++ = '[';
+	for (k = 0; k < 3; k++) {
+		if (k)
+			*p++ = ',';
+		p = v[k] >= 0 ? fmt_i64(p, v[k]) : fmt_lit(p, "null");
+	}
+	*p++ = ']';
+	return p;
+}
+
+static char *arg_dbl(char *p, bool *first, const char *key, double d)
+{
+	if (!isfinite(d))
+		return p;
+	return fmt_dbl(arg_key(p, first, key), d);
+}
+
+static char *arg_int(char *p, bool *first, const char *key, int64_t v)
+{
+	if (v < 0)
+		return p;
+	return fmt_i64(arg_key(p, first, key), v);
+}
+
+/* "args":{...}, (with its comma) when the event has any; keys in bytewise order */
+static int write_args(struct tctx *c, size_t i)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	const struct gp_gpu_info *gi = t->ev.aux[i] < t->ngpu ? &t->gpu[t->ev.aux[i]] : NULL;
+	int64_t stream = -1;
+	bool first = true;
+	char *p;
+
+	if (t->ev.flags[i] & GP_EVF_HAS_STREAM)
+		stream = t->ev.stream[i];
+	else if (gi && t->ev.track[i] < t->ntracks)
+		stream = t->tracks[t->ev.track[i]].stream;
+	if (!gi && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
+		return 0;
+	if (put(w, "\"args\":{", 8))
+		return w->err;
+	if (gi && gi->collective && gi->collective < t->strs.n) {
+		if (puts_(w, "\"Collective name\":") || put_sid(c, gi->collective))
+			return w->err;
+		first = false;
+	}
+	if (!(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	p = arg_int(p, &first, "External id", t->ev.ext[i]);
+	if (gi) {
+		p = arg_dim3(p, &first, "block", gi->block);
+		p = arg_dbl(p, &first, "blocks per SM", gi->blocks_per_sm);
+		p = arg_int(p, &first, "bytes", gi->bytes);
+	}
+	p = arg_int(p, &first, "correlation", t->ev.corr[i]);
+	if (gi) {
+		p = arg_int(p, &first, "device", gp__ev_device(t, i));
+		p = arg_dbl(p, &first, "est. achieved occupancy %", gi->occupancy_pct);
+		p = arg_dim3(p, &first, "grid", gi->grid);
+		p = arg_dbl(p, &first, "memory bandwidth (GB/s)", gi->bw_gbps);
+		p = arg_int(p, &first, "registers per thread", gi->regs);
+		p = arg_int(p, &first, "shared memory", gi->shmem);
+	}
+	p = arg_int(p, &first, "stream", stream);
+	if (gi)
+		p = arg_dbl(p, &first, "warps per SM", gi->warps_per_sm);
+	*p++ = '}';
+	*p++ = ',';
+	commit(w, p);
+	return 0;
+}
+
+/* "cat":KIND,"dur":D,"name":NAME,"ph":"X" ... or the "b"/"e" of an async slice */
+static int write_event(struct tctx *c, size_t i)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	uint32_t tr = t->ev.track[i];
+	const struct proc *pr;
+	int64_t ts = t->ev.ts[i];
+	bool async;
+	int half;
+	char *p;
+
+	if (tr >= t->ntracks)
+		return 0; /* not in a valid model */
+	pr = &c->procs[c->tproc[tr]];
+	/* NVTX start/end ranges need not nest: async slices, on a track of their name */
+	async = (t->ev.flags[i] & GP_EVF_STARTEND) && !pr->gpu;
+	for (half = 0; half < (async ? 2 : 1); half++) {
+		if (ev_begin(w) || (half == 0 && write_args(c, i)) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, "\"cat\":\"");
+		p = fmt_lit(p, cat_name(t->ev.kind[i]));
+		if (!async) {
+			p = fmt_lit(p, "\",\"dur\":");
+			p = fmt_us(p, t->ev.dur[i]);
+			p = fmt_lit(p, ",");
+		} else {
+			p = fmt_lit(p, "\",\"id\":");
+			p = fmt_u64(p, w->async_id);
+			p = fmt_lit(p, ",");
+		}
+		p = fmt_lit(p, "\"name\":");
+		commit(w, p);
+		if (put_sid(c, t->ev.name[i]) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, !async ? ",\"ph\":\"X\",\"pid\":"
+		               : half ? ",\"ph\":\"e\",\"pid\":"
+		                      : ",\"ph\":\"b\",\"pid\":");
+		p = fmt_i64(p, pr->cpid);
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, c->ttid[tr]);
+		p = fmt_lit(p, ",\"ts\":");
+		p = fmt_us(p, (half ? ts + t->ev.dur[i] : ts) - w->origin);
+		*p++ = '}';
+		commit(w, p);
+	}
+	if (async)
+		w->async_id++;
+	w->st.events++;
+	return 0;
+}
+
+/* one end of a flow: "s" at the API call, "f" (bound to the enclosing slice) at the GPU op */
+static int write_flow_end(struct tctx *c, size_t i, bool finish, uint64_t id)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	uint32_t tr = t->ev.track[i];
+	char *p;
+
+	if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	p = fmt_lit(p,
+	            finish ? "\"bp\":\"e\",\"cat\":\"ac2g\",\"id\":" : "\"cat\":\"ac2g\",\"id\":");
+	p = fmt_u64(p, id);
+	p = fmt_lit(p, finish ? ",\"name\":\"ac2g\",\"ph\":\"f\",\"pid\":"
+	                      : ",\"name\":\"ac2g\",\"ph\":\"s\",\"pid\":");
+	p = fmt_i64(p, c->procs[c->tproc[tr]].cpid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_i64(p, c->ttid[tr]);
+	p = fmt_lit(p, ",\"ts\":");
+	p = fmt_us(p, t->ev.ts[i] - w->origin);
+	*p++ = '}';
+	commit(w, p);
+	return 0;
+}
+
+#define FLOW_USED (UINT64_C(1) << 63)
+
+/* flows from each API call to the GPU operations with its correlation id */
+static int write_flows(struct tctx *c)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	struct gp_u64map api;
+	int64_t maxcorr = -1;
+	uint64_t ndup = 0, nflows = 0, v;
+	size_t i, napi = 0;
+	bool dense;
+	int pass, rc = 0;
+
+	memset(&api, 0, sizeof(api));
+	for (i = 0; i < t->ev.n; i++) {
+		uint8_t k = t->ev.kind[i];
+
+		if (t->ev.corr[i] < 0)
+			continue;
+		if (k == GP_K_RUNTIME || k == GP_K_DRIVER)
+			napi++;
+		if ((k == GP_K_RUNTIME || k == GP_K_DRIVER || is_gpu_op(k)) &&
+		    t->ev.corr[i] > maxcorr)
+			maxcorr = t->ev.corr[i];
+	}
+	if (!napi)
+		return 0;
+	GP_TRY(gp_u64map_init(&api, napi));
+	/* the runtime call when both a runtime and a driver call carry the id */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < t->ev.n; i++)
+			if (t->ev.corr[i] >= 0 &&
+			    t->ev.kind[i] == (pass ? GP_K_DRIVER : GP_K_RUNTIME) &&
+			    t->ev.track[i] < t->ntracks)
+				GP_TRY(gp_u64map_put_new(&api, (uint64_t)t->ev.corr[i], i, NULL));
+
+	dense = maxcorr >= FLOW_CORR_MAX;
+	for (i = 0; i < t->ev.n; i++) {
+		uint64_t id;
+		size_t a;
+
+		if (!is_gpu_op(t->ev.kind[i]) || t->ev.corr[i] < 0 ||
+		    t->ev.track[i] >= t->ntracks ||
+		    gp_u64map_get(&api, (uint64_t)t->ev.corr[i], &v) != 1)
+			continue;
+		a = (size_t)(v & ~FLOW_USED);
+		if (dense)
+			id = w->flow_base + nflows;
+		else if (v & FLOW_USED)
+			id = w->flow_base + (uint64_t)maxcorr + 1 + ndup++;
+		else
+			id = w->flow_base + (uint64_t)t->ev.corr[i];
+		if (!(v & FLOW_USED))
+			GP_TRY(gp_u64map_put(&api, (uint64_t)t->ev.corr[i], v | FLOW_USED));
+		GP_TRY(write_flow_end(c, a, false, id));
+		GP_TRY(write_flow_end(c, i, true, id));
+		nflows++;
+	}
+	w->flow_base += dense ? nflows : (uint64_t)maxcorr + 1 + ndup;
+	w->st.flows += nflows;
+out:
+	gp_u64map_release(&api);
+	return rc;
+}
+
+/* PyTorch memory events: counters of allocated and reserved bytes */
+static int write_mem(struct tctx *c)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	size_t i;
+	uint64_t v;
+
+	for (i = 0; i < t->nmem; i++) {
+		const struct gp_mem_event *m = &t->mem[i];
+		int64_t pid;
+		bool first = true;
+		char *p;
+
+		if (m->total_allocated < 0 && m->total_reserved < 0)
+			continue;
+		if (m->device_type == 1 && m->device >= 0 &&
+		    gp_u64map_get(&c->gpu_dev, (uint64_t)(int64_t)m->device, &v) == 1)
+			pid = c->procs[v].cpid;
+		else if (m->track < t->ntracks)
+			pid = c->procs[c->tproc[m->track]].cpid;
+		else
+			continue;
+		if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, "\"args\":{");
+		p = arg_int(p, &first, "allocated_bytes", m->total_allocated);
+		p = arg_int(p, &first, "reserved_bytes", m->total_reserved);
+		p = fmt_lit(p, "},\"name\":\"memory\",\"ph\":\"C\",\"pid\":");
+		p = fmt_i64(p, pid);
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, pid);
+		p = fmt_lit(p, ",\"ts\":");
+		p = fmt_us(p, m->ts - w->origin);
+		*p++ = '}';
+		commit(w, p);
+		w->st.counters++;
+	}
+	return 0;
+}
+
+static void tctx_release(struct tctx *c)
+{
+	gp__free(c->procs);
+	gp__free(c->tproc);
+	gp__free(c->ttid);
+	gp__free(c->sclean);
+	gp__free(c->gpu_order);
+	gp_u64map_release(&c->host_num);
+	gp_u64map_release(&c->host_str);
+	gp_u64map_release(&c->gpu_dev);
+	gp_u64map_release(&c->named);
+}
+
+GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct gp_trace *t,
+                                      const char *label)
+{
+	struct tctx c;
+	size_t i;
+	int rc = 0;
+
+	if (!w || !t)
+		return gp__error(GP_EINVAL, "no writer or no trace");
+	if (w->err)
+		return w->err;
+	if (w->finished)
+		return gp__error(GP_EINVAL, "the trace document is already finished");
+	if (start(w, t))
+		return w->err;
+	memset(&c, 0, sizeof(c));
+	c.w = w;
+	c.t = t;
+	c.label = label && *label ? label : NULL;
+	c.sclean = gp__calloc(t->strs.n ? t->strs.n : 1, 1);
+	if (!c.sclean)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	capture_exe(&c);
+	GP_TRY(map_tracks(&c));
+	for (i = 0; i < c.nprocs; i++)
+		if (!c.procs[i].gpu)
+			GP_TRY(write_proc_meta(&c, &c.procs[i]));
+	for (i = 0; i < c.ngpus; i++)
+		GP_TRY(write_proc_meta(&c, &c.procs[c.gpu_order[i]]));
+	for (i = 0; i < t->ntracks; i++)
+		GP_TRY(write_thread_meta(&c, (uint32_t)i));
+	for (i = 0; i < t->ev.n; i++)
+		GP_TRY(write_event(&c, i));
+	GP_TRY(write_flows(&c));
+	GP_TRY(write_mem(&c));
+	w->st.traces++;
+out:
+	tctx_release(&c);
+	if (rc && !w->err)
+		w->err = rc;
+	if (rc)
+		gp__error_prefix("%s", t->path ? t->path : "<trace>");
+	return rc;
+}
+
+/* ---- metrics timelines ---- */
+
+/* the process of a metrics series: "gpuN." -> GPU N, everything else the host */
+static int series_gpu(const char *name, const char **rest)
+{
+	int g = 0;
+
+	*rest = name;
+	if (strncmp(name, "gpu", 3) != 0 || name[3] < '0' || name[3] > '9')
+		goto host;
+	for (name += 3; *name >= '0' && *name <= '9' && g < GP_METRICS_MAX_GPUS; name++)
+		g = g * 10 + (*name - '0');
+	if (*name != '.' || g >= GP_METRICS_MAX_GPUS)
+		goto host;
+	*rest = name + 1;
+	return g;
+host:
+	if (strncmp(*rest, "host.", 5) == 0)
+		*rest += 5;
+	return -1;
+}
+
+static int metrics_proc(struct gp_chrome_writer *w, const struct gp_metrics_timeline *m, int gpu,
+                        int64_t *pid)
+{
+	char name[64];
+	int rc;
+
+	*pid = w->next_pid++;
+	if (gpu >= 0)
+		snprintf(name, sizeof(name), "GPU %d metrics", gpu);
+	else
+		snprintf(name, sizeof(name), "host metrics");
+	if ((rc = meta_name(w, m->hostname, "process_name", *pid, INT64_MIN, name, strlen(name))))
+		return rc;
+	if (gpu >= 0 && (unsigned)gpu < m->ngpus && m->gpus[gpu].name && *m->gpus[gpu].name) {
+		char *q;
+
+		if (ev_begin(w) || puts_(w, "\"args\":{\"labels\":") ||
+		    put_jstr(w, m->gpus[gpu].name, strlen(m->gpus[gpu].name)) ||
+		    !(q = reserve(w, SMALL_MAX)))
+			return w->err;
+		q = fmt_lit(q, "},\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
+		q = fmt_i64(q, *pid);
+		*q++ = '}';
+		commit(w, q);
+	}
+	return meta_sort(w, "process_sort_index", *pid, INT64_MIN, w->sort_metric++);
+}
+
+/* {"args":{"value":V},"name":NAME,"ph":"C","pid":P,"tid":P,"ts":T} for each known value */
+static int write_series(struct gp_chrome_writer *w, const struct gp_metrics_series *s,
+                        const char *name, int64_t pid)
+{
+	size_t i, nlen = strlen(name);
+
+	for (i = 0; i < s->n; i++) {
+		char *p;
+
+		if (!isfinite(s->v[i]))
+			continue; /* unknown: no point */
+		if (s->t_ns[i] < -GP_TIME_LIMIT || s->t_ns[i] > GP_TIME_LIMIT)
+			continue; /* not a time */
+		if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, "\"args\":{\"value\":");
+		p = fmt_dbl(p, s->v[i]);
+		p = fmt_lit(p, "},\"name\":");
+		commit(w, p);
+		if (put_jstr(w, name, nlen) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
+		p = fmt_i64(p, pid);
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, pid);
+		p = fmt_lit(p, ",\"ts\":");
+		p = fmt_us(p, s->t_ns[i] - w->origin);
+		*p++ = '}';
+		commit(w, p);
+		w->st.counters++;
+	}
+	return 0;
+}
+
+int gp__chrome_writer_add_timeline(struct gp_chrome_writer *w, const struct gp_metrics_timeline *m)
+{
+	int64_t pids[GP_METRICS_MAX_GPUS + 1];
+	size_t i;
+	int rc;
+
+	if (!w || !m)
+		return gp__error(GP_EINVAL, "no writer or no timeline");
+	if (w->err)
+		return w->err;
+	if (w->finished)
+		return gp__error(GP_EINVAL, "the trace document is already finished");
+	if (start(w, NULL))
+		return w->err;
+	/* pids[0]: the host, pids[1 + g]: GPU g; made when a series needs them */
+	for (i = 0; i < GP_ARRAY_SIZE(pids); i++)
+		pids[i] = -1;
+	for (i = 0; i < m->nseries; i++) {
+		const struct gp_metrics_series *s = &m->series[i];
+		const char *rest;
+		int g;
+
+		if (!s->name || !s->v || !s->t_ns)
+			continue;
+		g = series_gpu(s->name, &rest);
+		if (pids[g + 1] < 0 && (rc = metrics_proc(w, m, g, &pids[g + 1])))
+			return rc;
+		if ((rc = write_series(w, s, rest, pids[g + 1])))
+			return rc;
+	}
+	w->st.timelines++;
+	return 0;
+}
+
+GP_API int gp_chrome_writer_add_metrics(struct gp_chrome_writer *w, const char *path)
+{
+	struct gp_metrics_timeline *m = NULL;
+	int rc;
+
+	if (!w || !path)
+		return gp__error(GP_EINVAL, "no writer or no metrics file");
+	if (w->err)
+		return w->err;
+	/* nothing written yet on a read error: the writer stays usable */
+	if ((rc = gp_metrics_timeline_read(path, &m)))
+		return rc;
+	rc = gp__chrome_writer_add_timeline(w, m);
+	gp_metrics_timeline_free(m);
+	return rc;
+}
+
+/* ---- the document ---- */
+
+GP_API int gp_chrome_writer_new(FILE *f, struct gp_chrome_writer **out)
+{
+	struct gp_chrome_writer *w;
+
+	*out = NULL;
+	if (!f)
+		return gp__error(GP_EINVAL, "no output file");
+	w = gp__calloc(1, sizeof(*w));
+	if (!w || !(w->buf = gp__malloc(OUTBUF_SIZE))) {
+		gp__free(w);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	w->f = f;
+	w->next_pid = SYNTH_BASE;
+	w->async_id = 1;
+	w->sort_gpu = SORT_GPU;
+	w->sort_metric = SORT_METRIC;
+	*out = w;
+	return 0;
+}
+
+GP_API int gp_chrome_writer_finish(struct gp_chrome_writer *w)
+{
+	if (!w)
+		return gp__error(GP_EINVAL, "no writer");
+	if (w->err || start(w, NULL))
+		return w->err;
+	if (!w->finished) {
+		if (puts_(w, "\n]}\n"))
+			return w->err;
+		w->finished = true;
+	}
+	if (flush_buf(w))
+		return w->err;
+	errno = 0;
+	if (fflush(w->f))
+		return w->err = gp__error(GP_EIO, "cannot write the trace: %s",
+		                          strerror(errno ? errno : EIO));
+	return 0;
+}
+
+GP_API void gp_chrome_writer_stats(const struct gp_chrome_writer *w, struct gp_export_stats *out)
+{
+	if (!out)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (!w)
+		return;
+	*out = w->st;
+	out->bytes += w->len;
+}
+
+GP_API void gp_chrome_writer_free(struct gp_chrome_writer *w)
+{
+	if (!w)
+		return;
+	gp_u64map_release(&w->real_pids);
+	gp__free(w->buf);
+	gp__free(w);
+}

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export.c - gp_export_paths(): the inputs of `gpuprof export` (trace files,
+ * capture files, directories of them, run directories) through the Chrome
+ * writer (chrome.c), one trace in memory at a time, and the atomic output
+ * file of gp_export_paths_to_file().
+ *
+ * A directory's files are taken as `gpuprof analyze` takes them (*.json,
+ * *.json.gz, *.gz, *.gpcap in name order; a run directory's run.json and
+ * report.json are not traces), and also skipping *.chrome.json, the exports
+ * this module writes, so exporting twice does not read its own output.
+ * With several traces each is labelled: "rank R" from its metadata or its
+ * file name, "pid P" for a capture with no rank, else its position.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export-int.h"
+#include "gpuprof/export.h"
+#include "sample/metrics-read.h"
+#include "trace/model.h"
+#include "util/error.h"
+
+struct input {
+	char *path;
+	size_t order;
+};
+
+struct inputs {
+	struct input *v;
+	size_t n, cap;
+};
+
+static void inputs_release(struct inputs *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++)
+		gp__free(in->v[i].path);
+	gp__free(in->v);
+	memset(in, 0, sizeof(*in));
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+static bool is_trace_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return false;
+	/* a `gpuprof run` directory's own outputs, and our exports, are not traces */
+	if (strcmp(name, "run.json") == 0 || strcmp(name, "report.json") == 0 ||
+	    ends_with(name, n, ".chrome.json"))
+		return false;
+	return ends_with(name, n, ".json") || ends_with(name, n, ".gz") ||
+	       ends_with(name, n, ".gpcap");
+}
+
+static int add_input(struct inputs *in, const char *path)
+{
+	int rc;
+
+	if ((rc = gp__grow((void **)&in->v, &in->cap, in->n + 1, sizeof(*in->v))))
+		return rc;
+	if (!(in->v[in->n].path = gp__strdup(path)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	in->v[in->n].order = in->n;
+	in->n++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int expand_dir(const char *dir, struct inputs *in)
+{
+	char **names = NULL;
+	size_t nn = 0, ncap = 0, i, before = in->n;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	if (!d)
+		return gp__error(GP_ENOENT, "cannot open directory '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		struct stat st;
+		size_t len;
+		char *full;
+
+		if (!is_trace_name(de->d_name))
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		if (!(full = gp__malloc(len)))
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		snprintf(full, len, "%s/%s", dir, de->d_name);
+		if (stat(full, &st) || !S_ISREG(st.st_mode)) {
+			gp__free(full);
+			continue;
+		}
+		if ((rc = gp__grow((void **)&names, &ncap, nn + 1, sizeof(*names)))) {
+			gp__free(full);
+			goto out;
+		}
+		names[nn++] = full;
+	}
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	for (i = 0; i < nn; i++)
+		GP_TRY(add_input(in, names[i]));
+	if (in->n == before)
+		rc = gp__error(
+		    GP_ENOENT,
+		    "'%s': no trace files (*.json, *.json.gz, *.gpcap) in this directory", dir);
+out:
+	for (i = 0; i < nn; i++)
+		gp__free(names[i]);
+	gp__free(names);
+	closedir(d);
+	return rc;
+}
+
+/* "rank-3", "rank3", "rank_3", "worker3" in the base name (analyze's rule); -1 none */
+static int64_t rank_from_name(const char *path)
+{
+	static const char *const keys[] = { "rank", "worker" };
+	const char *base = strrchr(path, '/');
+	size_t k;
+
+	base = base ? base + 1 : path;
+	for (k = 0; k < GP_ARRAY_SIZE(keys); k++) {
+		const char *p = base;
+
+		while ((p = strstr(p, keys[k]))) {
+			const char *q = p + strlen(keys[k]);
+			int64_t v = 0;
+			int digits = 0;
+
+			if (*q == '-' || *q == '_' || *q == '.')
+				q++;
+			while (isdigit((unsigned char)*q) && digits < 9) {
+				v = v * 10 + (*q++ - '0');
+				digits++;
+			}
+			if (digits && !isdigit((unsigned char)*q))
+				return v;
+			p++;
+		}
+	}
+	return -1;
+}
+
+/* the label of trace @p i of @p n: none for a single trace */
+static void trace_label(const struct gp_trace *t, const struct input *in, size_t n, char *buf,
+                        size_t len)
+{
+	const struct gp_value *cap = gp_obj_get(t->meta, "gpuprof_capture");
+	int64_t r = t->rank, pid;
+
+	buf[0] = '\0';
+	if (n <= 1)
+		return;
+	if (r < 0)
+		r = rank_from_name(in->path);
+	if (r >= 0)
+		snprintf(buf, len, "rank %lld", (long long)r);
+	else if (cap && gp_value_get_int(gp_obj_get(cap, "pid"), &pid))
+		snprintf(buf, len, "pid %lld", (long long)pid);
+	else
+		snprintf(buf, len, "trace %zu", in->order);
+}
+
+/*
+ * A run directory's metrics.jsonl, when @p dir has one: counters. One that
+ * cannot be read is left out (counted, its reason kept in the last error),
+ * as analyze leaves it out of the report; a write error or no memory ends
+ * the export.
+ */
+static int run_dir_metrics(struct gp_chrome_writer *w, const char *dir, uint64_t *skipped)
+{
+	struct gp_metrics_timeline *m = NULL;
+	size_t len = strlen(dir) + sizeof("/metrics.jsonl");
+	struct stat st;
+	char *path;
+	int rc;
+
+	if (!(path = gp__malloc(len)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	snprintf(path, len, "%s/metrics.jsonl", dir);
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		gp__free(path);
+		return 0;
+	}
+	rc = gp_metrics_timeline_read(path, &m);
+	if (rc && rc != GP_ENOMEM) {
+		gp__error_prefix("metrics left out");
+		(*skipped)++;
+		rc = 0;
+	} else if (!rc) {
+		rc = gp__chrome_writer_add_timeline(w, m);
+	}
+	gp_metrics_timeline_free(m);
+	gp__free(path);
+	return rc;
+}
+
+static int is_dir(const char *path, bool *dir)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return gp__error(GP_ENOENT, "cannot read '%s': %s", path, strerror(errno));
+	*dir = S_ISDIR(st.st_mode);
+	return 0;
+}
+
+GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_export_opts *opts,
+                           FILE *f, struct gp_export_stats *stats)
+{
+	struct gp_export_opts o = { .size = sizeof(o) };
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_chrome_writer *w = NULL;
+	struct inputs in;
+	uint64_t skipped = 0;
+	size_t i;
+	int rc = 0;
+
+	memset(&in, 0, sizeof(in));
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (opts)
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if (o.format != GP_EXPORT_CHROME)
+		return gp__error(GP_EINVAL, "export format %d is not supported", (int)o.format);
+	if (!n || !paths)
+		return gp__error(GP_EINVAL, "no input files");
+	if (!f)
+		return gp__error(GP_EINVAL, "no output file");
+	for (i = 0; i < n; i++) {
+		bool dir = false;
+
+		GP_TRY(is_dir(paths[i], &dir));
+		if (dir)
+			GP_TRY(expand_dir(paths[i], &in));
+		else
+			GP_TRY(add_input(&in, paths[i]));
+	}
+
+	oo.salvage = o.salvage;
+	oo.threads = o.threads;
+	GP_TRY(gp_chrome_writer_new(f, &w));
+	for (i = 0; i < in.n; i++) {
+		struct gp_trace *t = NULL;
+		char label[64];
+
+		GP_TRY(gp_trace_open(in.v[i].path, &oo, &t));
+		trace_label(t, &in.v[i], in.n, label, sizeof(label));
+		rc = gp_chrome_writer_add_trace(w, t, label);
+		gp_trace_free(t);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < n && !o.no_metrics; i++) {
+		bool dir = false;
+
+		GP_TRY(is_dir(paths[i], &dir));
+		if (dir)
+			GP_TRY(run_dir_metrics(w, paths[i], &skipped));
+	}
+	if (o.metrics)
+		GP_TRY(gp_chrome_writer_add_metrics(w, o.metrics));
+	GP_TRY(gp_chrome_writer_finish(w));
+out:
+	if (stats && w) {
+		gp_chrome_writer_stats(w, stats);
+		stats->metrics_skipped = skipped;
+	}
+	gp_chrome_writer_free(w);
+	inputs_release(&in);
+	return rc;
+}
+
+static int export_to_special(const char *const *paths, size_t n, const struct gp_export_opts *opts,
+                             const char *out_path, struct gp_export_stats *stats)
+{
+	FILE *f = fopen(out_path, "w");
+	int rc, e;
+
+	if (!f)
+		return gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+	rc = gp_export_paths(paths, n, opts, f, stats);
+	e = fclose(f) ? errno : 0;
+	if (!rc && e)
+		rc = gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e));
+	return rc;
+}
+
+GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
+                                   const struct gp_export_opts *opts, const char *out_path,
+                                   struct gp_export_stats *stats)
+{
+	const char *slash, *base;
+	size_t dirlen, tlen;
+	char *tmp = NULL;
+	FILE *f = NULL;
+	int fd = -1, rc = 0, e;
+	struct stat st;
+	mode_t um;
+
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (!out_path || !*out_path)
+		return gp__error(GP_EINVAL, "no output file name");
+	if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode))
+		return gp__error(GP_EINVAL, "cannot write '%s': it is a directory", out_path);
+	if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode))
+		/* /dev/null, a FIFO, a terminal: written as it is, never renamed over */
+		return export_to_special(paths, n, opts, out_path, stats);
+	slash = strrchr(out_path, '/');
+	base = slash ? slash + 1 : out_path;
+	if (!*base)
+		return gp__error(GP_EINVAL, "cannot write '%s': not a file name", out_path);
+	dirlen = slash ? (size_t)(slash - out_path) + 1 : 0;
+	tlen = dirlen + strlen(base) + 32;
+	if (!(tmp = gp__malloc(tlen)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	snprintf(tmp, tlen, "%.*s.%s.tmp.XXXXXX", (int)dirlen, out_path, base);
+	if ((fd = mkstemp(tmp)) < 0) {
+		e = errno;
+		gp__free(tmp);
+		return gp__error(GP_EIO, "cannot create a temporary file next to '%s': %s",
+		                 out_path, strerror(e));
+	}
+	/* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
+	um = umask(0);
+	umask(um);
+	(void)fchmod(fd, 0666 & ~um);
+	if (!(f = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
+	}
+	GP_TRY(gp_export_paths(paths, n, opts, f, stats));
+	errno = 0;
+	if (fflush(f) || fsync(fileno(f))) {
+		e = errno ? errno : EIO;
+		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
+	}
+	e = fclose(f) ? errno : 0;
+	f = NULL;
+	if (e)
+		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
+	if (rename(tmp, out_path)) {
+		e = errno;
+		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
+	}
+out:
+	if (f)
+		fclose(f);
+	if (rc)
+		unlink(tmp);
+	gp__free(tmp);
+	return rc;
+}
