@@ -22,6 +22,7 @@
 
 #include "analyze-int.h"
 #include "metrics.h"
+#include "trace/input.h"
 #include "util/error.h"
 #include "util/value-int.h"
 
@@ -219,36 +220,6 @@ static bool is_trace_name(const char *name)
 	       (n > 6 && strcmp(name + n - 6, ".gpcap") == 0);
 }
 
-/* "rank-3", "rank3", "rank_3", "worker3" anywhere in the base name */
-static int64_t rank_from_name(const char *path)
-{
-	static const char *const keys[] = { "rank", "worker" };
-	const char *base = strrchr(path, '/');
-	size_t k;
-
-	base = base ? base + 1 : path;
-	for (k = 0; k < GP_ARRAY_SIZE(keys); k++) {
-		const char *p = base;
-
-		while ((p = strstr(p, keys[k]))) {
-			const char *q = p + strlen(keys[k]);
-			int64_t v = 0;
-			int digits = 0;
-
-			if (*q == '-' || *q == '_' || *q == '.')
-				q++;
-			while (isdigit((unsigned char)*q) && digits < 9) {
-				v = v * 10 + (*q++ - '0');
-				digits++;
-			}
-			if (digits && !isdigit((unsigned char)*q))
-				return v;
-			p++;
-		}
-	}
-	return -1;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -264,7 +235,7 @@ static int add_job(struct job **jobs, size_t *n, size_t *cap, const char *path)
 	(*jobs)[*n].path = gp__strdup(path);
 	if (!(*jobs)[*n].path)
 		return gp__error(GP_ENOMEM, "out of memory");
-	(*jobs)[*n].name_rank = rank_from_name(path);
+	(*jobs)[*n].name_rank = gp__rank_from_name(path);
 	(*jobs)[*n].order = *n;
 	(*n)++;
 	return 0;

@@ -26,6 +26,7 @@
 #include "gpuprof/export.h"
 #include "sample/metrics-read.h"
 #include "trace/model.h"
+#include "trace/input.h"
 #include "util/error.h"
 
 struct input {
@@ -134,36 +135,6 @@ out:
 	return rc;
 }
 
-/* "rank-3", "rank3", "rank_3", "worker3" in the base name (analyze's rule); -1 none */
-static int64_t rank_from_name(const char *path)
-{
-	static const char *const keys[] = { "rank", "worker" };
-	const char *base = strrchr(path, '/');
-	size_t k;
-
-	base = base ? base + 1 : path;
-	for (k = 0; k < GP_ARRAY_SIZE(keys); k++) {
-		const char *p = base;
-
-		while ((p = strstr(p, keys[k]))) {
-			const char *q = p + strlen(keys[k]);
-			int64_t v = 0;
-			int digits = 0;
-
-			if (*q == '-' || *q == '_' || *q == '.')
-				q++;
-			while (isdigit((unsigned char)*q) && digits < 9) {
-				v = v * 10 + (*q++ - '0');
-				digits++;
-			}
-			if (digits && !isdigit((unsigned char)*q))
-				return v;
-			p++;
-		}
-	}
-	return -1;
-}
-
 /* the label of trace @p i of @p n: none for a single trace */
 static void trace_label(const struct gp_trace *t, const struct input *in, size_t n, char *buf,
                         size_t len)
@@ -175,7 +146,7 @@ static void trace_label(const struct gp_trace *t, const struct input *in, size_t
 	if (n <= 1)
 		return;
 	if (r < 0)
-		r = rank_from_name(in->path);
+		r = gp__rank_from_name(in->path);
 	if (r >= 0)
 		snprintf(buf, len, "rank %lld", (long long)r);
 	else if (cap && gp_value_get_int(gp_obj_get(cap, "pid"), &pid))

@@ -15,6 +15,7 @@
  */
 #include "input.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -606,4 +607,34 @@ bool gp__input_mem_view(const struct gp_input *in, const char **p, size_t *n)
 	*p = (const char *)in->mem;
 	*n = in->mem_len;
 	return true;
+}
+
+/* "rank-3", "rank3", "rank_3", "worker3" anywhere in the base name; -1 none */
+int64_t gp__rank_from_name(const char *path)
+{
+	static const char *const keys[] = { "rank", "worker" };
+	const char *base = strrchr(path, '/');
+	size_t k;
+
+	base = base ? base + 1 : path;
+	for (k = 0; k < GP_ARRAY_SIZE(keys); k++) {
+		const char *p = base;
+
+		while ((p = strstr(p, keys[k]))) {
+			const char *q = p + strlen(keys[k]);
+			int64_t v = 0;
+			int digits = 0;
+
+			if (*q == '-' || *q == '_' || *q == '.')
+				q++;
+			while (isdigit((unsigned char)*q) && digits < 9) {
+				v = v * 10 + (*q++ - '0');
+				digits++;
+			}
+			if (digits && !isdigit((unsigned char)*q))
+				return v;
+			p++;
+		}
+	}
+	return -1;
 }

@@ -69,4 +69,7 @@ bool gp__input_mem_view(const struct gp_input *in, const char **p, size_t *n);
  */
 extern size_t gp__kineto_test_window;
 
+/** The rank in a trace file's base name ("rank-3", "rank3", "rank_3", "worker3"); -1 none. */
+int64_t gp__rank_from_name(const char *path);
+
 #endif
