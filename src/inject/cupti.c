@@ -298,9 +298,15 @@ static bool keep_gpu(uint64_t start, uint32_t corr)
 		return false;
 	if (!corr)
 		return gp_inj_win_warm((int64_t)start) < 0;
-	for (size_t w = 0; w < n && w < GP_INJ_MAX_WARM; w++)
-		if (g_warm_cmin[w] && corr >= g_warm_cmin[w] && corr <= g_warm_cmax[w])
+	/* the ranges grow with time: scan back from the newest, stop below the op's id */
+	for (size_t w = n < GP_INJ_MAX_WARM ? n : GP_INJ_MAX_WARM; w-- > 0;) {
+		if (!g_warm_cmin[w])
+			continue;
+		if (corr > g_warm_cmax[w])
+			break;
+		if (corr >= g_warm_cmin[w])
 			return false;
+	}
 	return true;
 }
 

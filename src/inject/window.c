@@ -273,9 +273,13 @@ long gp_inj_win_warm(int64_t ts)
 {
 	size_t n = atomic_load(&g_nwarm);
 
-	for (size_t i = n; i-- > 0;)
-		if (ts >= g_warm_s[i] && ts < g_warm_e[i])
+	/* newest first; an interval that ended before @p ts ends the search */
+	for (size_t i = n; i-- > 0;) {
+		if (ts >= g_warm_e[i])
+			break;
+		if (ts >= g_warm_s[i])
 			return (long)i;
+	}
 	return -1;
 }
 

@@ -10,8 +10,6 @@
  */
 #include "gpuprof/analyze.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -205,26 +203,6 @@ struct pool {
 	pthread_mutex_t lock;
 };
 
-static bool is_trace_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (name[0] == '.')
-		return false;
-	/* a `gpuprof run` directory: its own outputs are not traces */
-	if (strcmp(name, "run.json") == 0 || strcmp(name, "report.json") == 0)
-		return false;
-	return (n > 5 && strcmp(name + n - 5, ".json") == 0) ||
-	       (n > 8 && strcmp(name + n - 8, ".json.gz") == 0) ||
-	       (n > 3 && strcmp(name + n - 3, ".gz") == 0) ||
-	       (n > 6 && strcmp(name + n - 6, ".gpcap") == 0);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int add_job(struct job **jobs, size_t *n, size_t *cap, const char *path)
 {
 	int rc;
@@ -243,49 +221,15 @@ static int add_job(struct job **jobs, size_t *n, size_t *cap, const char *path)
 
 static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap)
 {
-	char **names = NULL;
-	size_t nn = 0, ncap = 0, i, before = *n;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int rc = 0;
+	char **names;
+	size_t nn, i;
+	int rc;
 
-	if (!d)
-		return gp__error(GP_EIO, "cannot open directory '%s': %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		char *full;
-		struct stat st;
-		size_t len;
-
-		if (!is_trace_name(de->d_name))
-			continue;
-		len = strlen(dir) + strlen(de->d_name) + 2;
-		full = gp__malloc(len);
-		if (!full)
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		snprintf(full, len, "%s/%s", dir, de->d_name);
-		if (stat(full, &st) || !S_ISREG(st.st_mode)) {
-			gp__free(full);
-			continue;
-		}
-		if ((rc = gp__grow((void **)&names, &ncap, nn + 1, sizeof(*names)))) {
-			gp__free(full);
-			goto out;
-		}
-		names[nn++] = full;
-	}
-	if (nn)
-		qsort(names, nn, sizeof(*names), cmp_str);
-	for (i = 0; i < nn; i++)
-		GP_TRY(add_job(jobs, n, cap, names[i]));
-	if (*n == before)
-		rc = gp__error(
-		    GP_ENOENT,
-		    "'%s': no trace files (*.json, *.json.gz, *.gpcap) in this directory", dir);
-out:
-	for (i = 0; i < nn; i++)
-		gp__free(names[i]);
-	gp__free(names);
-	closedir(d);
+	if ((rc = gp__trace_list(dir, &names, &nn)))
+		return rc;
+	for (i = 0; i < nn && !rc; i++)
+		rc = add_job(jobs, n, cap, names[i]);
+	gp__trace_list_free(names, nn);
 	return rc;
 }
 

@@ -12,8 +12,6 @@
  * With several traces each is labelled: "rank R" from its metadata or its
  * file name, "pid P" for a capture with no rank, else its position.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -49,27 +47,6 @@ static void inputs_release(struct inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t k = strlen(suffix);
-
-	return n > k && strcmp(s + n - k, suffix) == 0;
-}
-
-static bool is_trace_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (name[0] == '.')
-		return false;
-	/* a `gpuprof run` directory's own outputs, and our exports, are not traces */
-	if (strcmp(name, "run.json") == 0 || strcmp(name, "report.json") == 0 ||
-	    ends_with(name, n, ".chrome.json"))
-		return false;
-	return ends_with(name, n, ".json") || ends_with(name, n, ".gz") ||
-	       ends_with(name, n, ".gpcap");
-}
-
 static int add_input(struct inputs *in, const char *path)
 {
 	int rc;
@@ -83,55 +60,17 @@ static int add_input(struct inputs *in, const char *path)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int expand_dir(const char *dir, struct inputs *in)
 {
-	char **names = NULL;
-	size_t nn = 0, ncap = 0, i, before = in->n;
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int rc = 0;
+	char **names;
+	size_t nn, i;
+	int rc;
 
-	if (!d)
-		return gp__error(GP_ENOENT, "cannot open directory '%s': %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		struct stat st;
-		size_t len;
-		char *full;
-
-		if (!is_trace_name(de->d_name))
-			continue;
-		len = strlen(dir) + strlen(de->d_name) + 2;
-		if (!(full = gp__malloc(len)))
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		snprintf(full, len, "%s/%s", dir, de->d_name);
-		if (stat(full, &st) || !S_ISREG(st.st_mode)) {
-			gp__free(full);
-			continue;
-		}
-		if ((rc = gp__grow((void **)&names, &ncap, nn + 1, sizeof(*names)))) {
-			gp__free(full);
-			goto out;
-		}
-		names[nn++] = full;
-	}
-	if (nn)
-		qsort(names, nn, sizeof(*names), cmp_str);
-	for (i = 0; i < nn; i++)
-		GP_TRY(add_input(in, names[i]));
-	if (in->n == before)
-		rc = gp__error(
-		    GP_ENOENT,
-		    "'%s': no trace files (*.json, *.json.gz, *.gpcap) in this directory", dir);
-out:
-	for (i = 0; i < nn; i++)
-		gp__free(names[i]);
-	gp__free(names);
-	closedir(d);
+	if ((rc = gp__trace_list(dir, &names, &nn)))
+		return rc;
+	for (i = 0; i < nn && !rc; i++)
+		rc = add_input(in, names[i]);
+	gp__trace_list_free(names, nn);
 	return rc;
 }
 

@@ -16,10 +16,12 @@
 #include "input.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -637,4 +639,83 @@ int64_t gp__rank_from_name(const char *path)
 		}
 	}
 	return -1;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* a trace in a directory: not hidden, not a `gpuprof run` output or an export */
+static bool is_trace_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.' || strcmp(name, "run.json") == 0 || strcmp(name, "report.json") == 0 ||
+	    ends_with(name, n, ".chrome.json"))
+		return false;
+	return ends_with(name, n, ".json") || ends_with(name, n, ".gz") ||
+	       ends_with(name, n, ".gpcap");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gp__trace_list_free(char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		gp__free(paths[i]);
+	gp__free(paths);
+}
+
+int gp__trace_list(const char *dir, char ***out, size_t *nout)
+{
+	char **names = NULL;
+	size_t nn = 0, ncap = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int rc = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!d)
+		return gp__error(GP_ENOENT, "cannot open directory '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		struct stat st;
+		size_t len;
+		char *full;
+
+		if (!is_trace_name(de->d_name))
+			continue;
+		len = strlen(dir) + strlen(de->d_name) + 2;
+		if (!(full = gp__malloc(len)))
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		snprintf(full, len, "%s/%s", dir, de->d_name);
+		if (stat(full, &st) || !S_ISREG(st.st_mode)) {
+			gp__free(full);
+			continue;
+		}
+		if ((rc = gp__grow((void **)&names, &ncap, nn + 1, sizeof(*names)))) {
+			gp__free(full);
+			goto out;
+		}
+		names[nn++] = full;
+	}
+	if (!nn)
+		GP_TRY(gp__error(
+		    GP_ENOENT,
+		    "'%s': no trace files (*.json, *.json.gz, *.gpcap) in this directory", dir));
+	qsort(names, nn, sizeof(*names), cmp_str);
+	*out = names;
+	*nout = nn;
+	names = NULL;
+	nn = 0;
+out:
+	gp__trace_list_free(names, nn);
+	closedir(d);
+	return rc;
 }

@@ -72,4 +72,12 @@ extern size_t gp__kineto_test_window;
 /** The rank in a trace file's base name ("rank-3", "rank3", "rank_3", "worker3"); -1 none. */
 int64_t gp__rank_from_name(const char *path);
 
+/**
+ * The trace files of directory @p dir (*.json, *.json.gz, *.gz, *.gpcap; not hidden files, a
+ * run's run.json and report.json, nor exports *.chrome.json), as "dir/name" paths sorted by
+ * name. GP_ENOENT when there is none. Free with gp__trace_list_free().
+ */
+int gp__trace_list(const char *dir, char ***paths, size_t *n);
+void gp__trace_list_free(char **paths, size_t n);
+
 #endif
