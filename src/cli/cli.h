@@ -36,6 +36,8 @@ int cmd_help(int argc, const char **argv);
 int cmd_top(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
+int cmd_bench(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
 
 /** A command of the table in gpuprof.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {

@@ -16,11 +16,18 @@ out_has "usage: gpuprof"
 expect_rc 2 no-such-command
 err_has "'no-such-command' is not a gpuprof command"
 expect_rc 2 --no-such-option
-for c in bench compare aggregate report; do
+for c in aggregate report; do
 	expect_rc 1 "$c"
 	err_has "'$c' is not available yet in this version"
 	expect_rc 0 help "$c"
 	out_has "gpuprof-$c"
+done
+for c in bench compare; do
+	expect_rc 2 "$c"
+	expect_rc 0 help "$c"
+	out_has "gpuprof-$c"
+	expect_rc 0 "$c" -h
+	out_has "usage: gpuprof $c"
 done
 
 expect_rc 0 help top

@@ -55,7 +55,8 @@ enum gp_ev_flag {
 	GP_EVF_STEP = 1 << 0,       /* a CPU ProfilerStep#N annotation */
 	GP_EVF_HAS_STREAM = 1 << 1, /* the event carried args.stream (also on CPU events) */
 	GP_EVF_STARTEND = 1 << 2,   /* an NVTX start/end range (push/pop otherwise) */
-	GP_EVF_XTHREAD = 1 << 3     /* a start/end range ended on another thread: not projected */
+	GP_EVF_XTHREAD = 1 << 3,    /* a start/end range ended on another thread: not projected */
+	GP_EVF_MARK = 1 << 4        /* an NVTX mark (captures): dur 0, kind GP_K_OTHER */
 };
 
 /** Per-event details of GPU activity (kernel, memcpy, memset), indexed by aux. */

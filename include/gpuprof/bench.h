@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - iteration series and their statistics: the result of `gpuprof
+ * bench`, of the Python helper gpuprof.bench(), and one input of `gpuprof
+ * compare`, in the "gpuprof.bench/1" schema (docs/bench-schema.md).
+ *
+ * A gp_bench holds named series; each series holds the measured iterations
+ * (warm-up already removed) and, per iteration, optional GPU time and peak
+ * memory. gp_bench_result() computes the statistics (stats.h) and builds
+ * the JSON tree. The entry points take plain scalars and arrays so that
+ * Python's ctypes can call them without declaring structs.
+ */
+#ifndef GPUPROF_BENCH_H
+#define GPUPROF_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof.h"
+#include "value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GP_BENCH_SCHEMA "gpuprof.bench/1"
+
+struct gp_bench;
+
+/**
+ * A new, empty result. @p source_kind: "command", "trace", "capture" or
+ * "python". @p seed: of the bootstrap intervals (0: the fixed default).
+ * @return NULL when out of memory.
+ */
+GP_API struct gp_bench *gp_bench_new(const char *source_kind, uint64_t seed);
+GP_API void gp_bench_free(struct gp_bench *b);
+
+/** Adds a free-form tag ("dtype": "fp16", "compiled": "yes", ...) shown and compared. */
+GP_API int gp_bench_tag(struct gp_bench *b, const char *key, const char *value);
+
+/** Records one element of the source (a command's argv word, a path). */
+GP_API int gp_bench_source_arg(struct gp_bench *b, const char *arg);
+
+/**
+ * Adds a series of @p n measured iterations.
+ * @param name       the series ("step", "frame", the command line)
+ * @param rate_name  what one item is per second ("FPS", "samples/s", "steps/s"); NULL: "items/s"
+ * @param batch_size items per iteration (> 0; 1 when each iteration is one item)
+ * @param warmup     iterations run before these and excluded
+ * @param times_ns   wall time of each iteration, ns
+ * @param gpu_ns     GPU time of each iteration (kernel time projected onto it), ns; NULL: unknown
+ * @param mem_bytes  peak device memory of each iteration, bytes; NULL: unknown
+ * @param exit_codes the command's exit status per iteration; NULL: not a command
+ * @return the index of the series, or a negative status.
+ */
+GP_API int gp_bench_add(struct gp_bench *b, const char *name, const char *rate_name,
+                        double batch_size, uint32_t warmup, const double *times_ns, size_t n,
+                        const double *gpu_ns, const double *mem_bytes, const int *exit_codes);
+
+/**
+ * Adds to series @p series the warm-up iterations' times (kept for the
+ * steady-state check and shown, never in the statistics).
+ */
+GP_API int gp_bench_warmup_times(struct gp_bench *b, int series, const double *times_ns, size_t n);
+
+/** Where the iterations of a trace or capture are (gp_bench_add_paths()). */
+struct gp_bench_iter_opts {
+	uint32_t size; /**< sizeof(struct gp_bench_iter_opts) */
+	/** An NVTX range or annotation (Kineto user_annotation) whose instances are the
+	 * iterations; NULL with frame_mark NULL: ProfilerStep#N. */
+	const char *iter_range;
+	/** An NVTX mark (a frame mark of the annotation API): an iteration runs from
+	 * one such mark to the next. */
+	const char *frame_mark;
+	uint32_t warmup;   /**< leading iterations excluded (kept as warm-up times) */
+	double batch_size; /**< items per iteration; 0: 1 */
+	const char
+	    *rate_name;    /**< NULL: "steps/s" for steps, "FPS" for frames, else "iterations/s" */
+	int64_t only_rank; /**< -1: every rank */
+};
+
+/**
+ * Adds a series per trace (per rank) found in @p paths (traces, directories
+ * of traces, `gpuprof run` directories, capture files): the iterations that
+ * @p opts names, each with its wall time and its GPU time (the union of the
+ * GPU activity launched inside it). Series are named after the iterations,
+ * with " [rank R]" when there are several traces.
+ * @return 0 or a negative status (GP_ENOENT: no such iterations in a trace).
+ */
+GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size_t n,
+                              const struct gp_bench_iter_opts *opts);
+
+/** Builds the "gpuprof.bench/1" tree. @return 0 or a negative status. */
+GP_API int gp_bench_result(const struct gp_bench *b, struct gp_value **out);
+
+/** The result as JSON text (gp_free()d by the caller), pretty when @p pretty. */
+GP_API int gp_bench_json(const struct gp_bench *b, bool pretty, char **out, size_t *len);
+
+/** Output formats of gp_bench_format(). */
+enum gp_bench_format { GP_BENCH_TEXT = 0, GP_BENCH_MARKDOWN = 1 };
+
+/**
+ * The result (a "gpuprof.bench/1" tree, as built or as read back) as a
+ * table for people: plain text or Markdown. gp_free() the text.
+ */
+GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format fmt, char **out,
+                           size_t *len);
+
+/** gp_bench_result() then gp_bench_format(): the table of @p b (gp_free() the text). */
+GP_API int gp_bench_text(const struct gp_bench *b, enum gp_bench_format fmt, char **out,
+                         size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare-int.h - what the files of src/lib/compare share.
+ *
+ * load.c tells the inputs apart and loads them; compare.c holds the entry
+ * points, the options and the overall verdict; metric.c compares one metric
+ * (samples through gp_stats_compare(), or one value per side); bench.c and
+ * report.c pair series and ranks and choose their metrics; table.c diffs
+ * the kernel and operator tables; explain.c says why, where the numbers
+ * support it; format.c draws the result for people. Every function works on
+ * one struct gp__cmp, which owns the result tree being built.
+ */
+#ifndef GP_COMPARE_INT_H
+#define GP_COMPARE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof/compare.h"
+#include "gpuprof/stats.h"
+#include "gpuprof/value.h"
+#include "util/error.h"
+
+/* defaults of struct gp_compare_opts */
+#define GP__CMP_ALPHA       0.01
+#define GP__CMP_THRESHOLD   0.05
+#define GP__CMP_MIN_SAMPLES 5
+/* GPU idle share change (percentage points) that an explanation mentions */
+#define GP__CMP_IDLE_POINTS 5.0
+/* a speedup under this, with reduced precision, points to a host- or memory-bound model */
+#define GP__CMP_FP16_SPEEDUP 1.5
+
+/** What a metric measures, which decides its verdict words. */
+enum gp__mkind {
+	GP__MK_TIME = 0, /**< faster / slower */
+	GP__MK_RATE,     /**< faster / slower (throughput) */
+	GP__MK_MEMORY,   /**< better / worse */
+	GP__MK_PCT,      /**< better / worse (a share, 0-100) */
+};
+
+/** A metric's description. */
+struct gp__metric {
+	const char *name;  /**< key of --threshold-for and of the JSON ("step_time") */
+	const char *title; /**< for people ("step time") */
+	const char *unit;  /**< "ns", "bytes", "%", or a rate ("runs/s") */
+	enum gp__mkind kind;
+	enum gp_better better;
+};
+
+/** The comparison being built. */
+struct gp__cmp {
+	double alpha, threshold;
+	uint32_t min_samples, resamples;
+	uint64_t seed;
+	int64_t rank;
+	const struct gp_compare_opts *opts; /* the caller's, for the per-metric thresholds */
+	const char *base_label, *new_label; /* the paths, or "base" and "new" */
+	struct gp_value *result;            /* the root */
+	struct gp_value *groups;            /* result.groups */
+	struct gp_value *warnings;          /* result.warnings */
+	struct gp_value *regressions;       /* result.regressions */
+	/* over the metrics with samples: how many of each verdict */
+	size_t n_sampled, n_better, n_worse, n_inconclusive;
+	size_t n_single_changed; /* metrics without samples past their threshold */
+};
+
+/* compare.c */
+
+/** Checks the caller's options (size, alpha, thresholds and their metric names). */
+int gp__cmp_check_opts(const struct gp_compare_opts *o);
+
+/** The threshold (a fraction) of metric @p name. */
+double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
+/** Appends {id, text} to result.warnings. */
+int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...) GP_PRINTF(3, 4);
+/** Compares the tags objects of the two sides into result.tag_changes. */
+int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
+/** A new object appended to array @p arr (NULL when out of memory). */
+struct gp_value *gp__cmp_push_obj(struct gp_value *arr);
+
+/* metric.c */
+
+/**
+ * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m and appends the
+ * metric object to @p metrics; counts it in @p c and records a regression
+ * under group @p group. @p out_obj (may be NULL) receives the object.
+ */
+int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metric *m,
+                    const double *b, size_t nb, const double *n, size_t nn,
+                    struct gp_value *metrics, const struct gp_value **out_obj);
+/** Compares one value per side (no test: "same" or "inconclusive"). */
+int gp__cmp_single(struct gp__cmp *c, const struct gp__metric *m, double b, double n,
+                   struct gp_value *metrics);
+/** The verdict word of @p v for a metric of kind @p k ("faster", "worse", ...). */
+const char *gp__cmp_verdict_word(enum gp_verdict v, enum gp__mkind k);
+/** The median of @p n values (copied and sorted); NaN when n is 0. */
+double gp__cmp_median(const double *x, size_t n);
+/** The mean of @p n values; NaN when n is 0. */
+double gp__cmp_mean(const double *x, size_t n);
+/** 100 (n - b) / b; NaN when b is 0 or either is not finite. */
+double gp__cmp_pct(double b, double n);
+
+/* bench.c */
+
+/** Checks that @p v is a usable "gpuprof.bench/1" tree; errors name @p label and the field. */
+int gp__cmp_check_bench(const struct gp_value *v, const char *label);
+int gp__cmp_bench(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
+
+/* report.c */
+
+/** Checks that @p v is a usable "gpuprof.analyze/1" tree; errors name @p label and the field. */
+int gp__cmp_check_report(const struct gp_value *v, const char *label);
+int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
+
+/* table.c */
+
+/**
+ * Diffs the summary table @p key ("kernels" or "cpu_ops") of two rank objects
+ * into a new object (rows sorted by |delta total|, totals, counts by status).
+ */
+int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *base_rank,
+                  const struct gp_value *new_rank, const char *key, struct gp_value **out);
+
+/* explain.c */
+
+/** The explanations of a rank group (its metrics and tables already built). */
+int gp__cmp_explain_rank(struct gp__cmp *c, const struct gp_value *base_rank,
+                         const struct gp_value *new_rank, struct gp_value *group);
+/** The explanations of a bench series pair. */
+int gp__cmp_explain_bench(struct gp__cmp *c, const struct gp_value *base_doc,
+                          const struct gp_value *new_doc, struct gp_value *group);
+
+/** gp_compare_values() with the names errors and warnings give the two sides. */
+int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *new_,
+                            const struct gp_compare_opts *opts, const char *base_label,
+                            const char *new_label, struct gp_value **out);
+
+/* load.c */
+
+/** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
+int gp__cmp_tree_kind(const struct gp_value *v);
+
+#endif

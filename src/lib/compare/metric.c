@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * metric.c - one metric of a comparison as a JSON object.
+ *
+ * With samples on both sides, gp_stats_compare() gives the medians, the
+ * ratio with its bootstrap interval, the Mann-Whitney U p-value and the
+ * verdict, which this file words by the metric's kind (faster/slower for
+ * times and rates, better/worse otherwise) and counts for the overall
+ * verdict. A base median of 0 has no ratio: the verdict is then "same" when
+ * the new median is 0 too, else "inconclusive", with no test.
+ *
+ * With one value per side (a trace's totals) there is no test, so no
+ * regression: "same" when |delta| is under the threshold, else
+ * "inconclusive"; "direction" still says which way it moved.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare-int.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double gp__cmp_median(const double *x, size_t n)
+{
+	double *s, m;
+
+	if (n == 0)
+		return NAN;
+	if (!(s = gp__calloc(n, sizeof(*s))))
+		return NAN;
+	memcpy(s, x, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	gp__free(s);
+	return m;
+}
+
+double gp__cmp_mean(const double *x, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	if (n == 0)
+		return NAN;
+	for (i = 0; i < n; i++)
+		sum += x[i];
+	return sum / (double)n;
+}
+
+double gp__cmp_pct(double b, double n)
+{
+	if (!isfinite(b) || !isfinite(n) || b == 0)
+		return NAN;
+	return 100 * (n - b) / fabs(b);
+}
+
+const char *gp__cmp_verdict_word(enum gp_verdict v, enum gp__mkind k)
+{
+	bool timed = k == GP__MK_TIME || k == GP__MK_RATE;
+
+	switch (v) {
+	case GP_VERDICT_BETTER:
+		return timed ? "faster" : "better";
+	case GP_VERDICT_WORSE:
+		return timed ? "slower" : "worse";
+	case GP_VERDICT_INCONCLUSIVE:
+		return "inconclusive";
+	case GP_VERDICT_SAME:
+	default:
+		return "same";
+	}
+}
+
+static const char *direction(const struct gp__metric *m, double b, double n)
+{
+	if (!isfinite(b) || !isfinite(n) || b == n)
+		return NULL;
+	return (n < b) == (m->better == GP_LOWER_IS_BETTER) ? "better" : "worse";
+}
+
+/* the members every metric has */
+static int common(struct gp_value *o, const struct gp__metric *m, double b, double n, double thr,
+                  bool samples)
+{
+	if (gp_obj_set_str(o, "metric", m->name) || gp_obj_set_str(o, "title", m->title) ||
+	    gp_obj_set_str(o, "unit", m->unit) ||
+	    gp_obj_set_str(o, "better", m->better == GP_LOWER_IS_BETTER ? "lower" : "higher") ||
+	    gp_obj_set_bool(o, "samples", samples) ||
+	    gp_obj_set_str(o, "statistic", samples ? "median" : "value") ||
+	    gp_obj_set_double(o, "base", b) || gp_obj_set_double(o, "new", n) ||
+	    gp_obj_set_double(o, "delta", n - b) ||
+	    gp_obj_set_double(o, "delta_pct", gp__cmp_pct(b, n)) ||
+	    gp_obj_set_double(o, "threshold_pct", 100 * thr) ||
+	    gp_obj_set_str(o, "direction", direction(m, b, n)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int record_regression(struct gp__cmp *c, const char *group, const struct gp__metric *m,
+                             const struct gp_change *ch)
+{
+	struct gp_value *r = gp__cmp_push_obj(c->regressions);
+
+	if (!r || gp_obj_set_str(r, "group", group) || gp_obj_set_str(r, "metric", m->name) ||
+	    gp_obj_set_str(r, "title", m->title) ||
+	    gp_obj_set_double(r, "delta_pct", ch->delta_pct) || gp_obj_set_double(r, "p", ch->p))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
+}
+
+int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metric *m,
+                    const double *b, size_t nb, const double *n, size_t nn,
+                    struct gp_value *metrics, const struct gp_value **out_obj)
+{
+	double thr = gp__cmp_threshold(c, m->name);
+	struct gp_change ch;
+	struct gp_value *o;
+	char reason[128] = "";
+	int rc;
+
+	if (out_obj)
+		*out_obj = NULL;
+	if (nb == 0 || nn == 0)
+		return 0;
+	memset(&ch, 0, sizeof(ch));
+	ch.n_base = nb;
+	ch.n_new = nn;
+	ch.base_median = gp__cmp_median(b, nb);
+	ch.new_median = gp__cmp_median(n, nn);
+	if (ch.base_median == 0) {
+		/* no ratio and no relative change: say only whether anything moved */
+		ch.verdict = ch.new_median == 0 ? GP_VERDICT_SAME : GP_VERDICT_INCONCLUSIVE;
+		ch.delta_pct = ch.ratio = ch.ratio_lo = ch.ratio_hi = ch.p = NAN;
+	} else {
+		struct gp_change_opts co;
+
+		memset(&co, 0, sizeof(co));
+		co.size = sizeof(co);
+		co.resamples = c->resamples;
+		co.seed = c->seed;
+		co.alpha = c->alpha;
+		co.threshold = thr;
+		co.min_samples = c->min_samples;
+		if ((rc = gp_stats_compare(b, nb, n, nn, m->better, &co, &ch))) {
+			if (rc != GP_ENOMEM)
+				gp__error_prefix("%s: %s", group, m->title);
+			return rc;
+		}
+	}
+	if (ch.verdict == GP_VERDICT_INCONCLUSIVE) {
+		if (ch.base_median == 0)
+			snprintf(reason, sizeof(reason),
+			         "the base median is 0: no relative change");
+		else if (nb < c->min_samples || nn < c->min_samples)
+			snprintf(reason, sizeof(reason),
+			         "too few samples: %zu and %zu, at least %u per side needed", nb,
+			         nn, c->min_samples);
+		else if (gp_mann_whitney_min_p(nb, nn) >= c->alpha)
+			snprintf(reason, sizeof(reason),
+			         "too few samples: with %zu and %zu, p cannot go below alpha %g",
+			         nb, nn, c->alpha);
+		else
+			snprintf(reason, sizeof(reason),
+			         "past the threshold but not significant (p >= alpha %g)",
+			         c->alpha);
+	}
+	/* not tested (too few samples): the p-value still says how far from significant */
+	if (isnan(ch.p) && ch.base_median != 0) {
+		struct gp_mwu u;
+
+		if ((rc = gp_mann_whitney(b, nb, n, nn, &u)) == 0)
+			ch.p = u.p;
+		else if (rc == GP_ENOMEM)
+			return rc;
+		gp_clear_error();
+	}
+	if (!(o = gp__cmp_push_obj(metrics)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = common(o, m, ch.base_median, ch.new_median, thr, true)))
+		return rc;
+	if (gp_obj_set_str(o, "reason", reason[0] ? reason : NULL) ||
+	    gp_obj_set_int(o, "n_base", (int64_t)ch.n_base) ||
+	    gp_obj_set_int(o, "n_new", (int64_t)ch.n_new) ||
+	    gp_obj_set_double(o, "ratio", ch.ratio) ||
+	    gp_obj_set_double(o, "ratio_lo", ch.ratio_lo) ||
+	    gp_obj_set_double(o, "ratio_hi", ch.ratio_hi) || gp_obj_set_double(o, "p", ch.p) ||
+	    gp_obj_set_str(o, "verdict", gp__cmp_verdict_word(ch.verdict, m->kind)) ||
+	    gp_obj_set_bool(o, "regression", ch.verdict == GP_VERDICT_WORSE))
+		return gp__error(GP_ENOMEM, "out of memory");
+	c->n_sampled++;
+	switch (ch.verdict) {
+	case GP_VERDICT_WORSE:
+		c->n_worse++;
+		if ((rc = record_regression(c, group, m, &ch)))
+			return rc;
+		break;
+	case GP_VERDICT_BETTER:
+		c->n_better++;
+		break;
+	case GP_VERDICT_INCONCLUSIVE:
+		c->n_inconclusive++;
+		break;
+	case GP_VERDICT_SAME:
+	default:
+		break;
+	}
+	if (out_obj)
+		*out_obj = o;
+	return 0;
+}
+
+int gp__cmp_single(struct gp__cmp *c, const struct gp__metric *m, double b, double n,
+                   struct gp_value *metrics)
+{
+	double thr = gp__cmp_threshold(c, m->name), d = gp__cmp_pct(b, n);
+	enum gp_verdict v;
+	struct gp_value *o;
+	int rc;
+
+	if (!isfinite(b) || !isfinite(n))
+		return 0;
+	if (b == n)
+		v = GP_VERDICT_SAME;
+	else if (b == 0 || fabs(d) >= 100 * thr)
+		v = GP_VERDICT_INCONCLUSIVE;
+	else
+		v = GP_VERDICT_SAME;
+	if (!(o = gp__cmp_push_obj(metrics)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = common(o, m, b, n, thr, false)))
+		return rc;
+	if (gp_obj_set_null(o, "n_base") || gp_obj_set_null(o, "n_new") ||
+	    gp_obj_set_str(o, "reason",
+	                   v == GP_VERDICT_INCONCLUSIVE ? "one value per side: no test" : NULL) ||
+	    gp_obj_set_double(o, "ratio", b != 0 ? n / b : NAN) || gp_obj_set_null(o, "ratio_lo") ||
+	    gp_obj_set_null(o, "ratio_hi") || gp_obj_set_null(o, "p") ||
+	    gp_obj_set_str(o, "verdict", gp__cmp_verdict_word(v, m->kind)) ||
+	    gp_obj_set_bool(o, "regression", false))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if (v == GP_VERDICT_INCONCLUSIVE)
+		c->n_single_changed++;
+	return 0;
+}

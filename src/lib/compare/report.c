@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - analyze report against analyze report ("gpuprof.analyze/1",
+ * docs/report-schema.md); traces and captures arrive here analysed.
+ *
+ * Ranks are paired by rank number (only --rank R when given); when each side
+ * has exactly one rank they are paired whatever their numbers, with a
+ * warning. Per pair:
+ *   - step time: the complete steps' dur_ns as samples (gp_stats_compare(),
+ *     lower is better); the only metric of a report that can be a regression;
+ *   - one value per side, never a regression: GPU busy, GPU idle %, compute,
+ *     communication, memcpy time, comm/comp overlap % (higher is better),
+ *     kernel time, peak memory (the largest GPU peak_allocated_bytes);
+ *   - the kernel and operator diff (table.c) and the explanations (explain.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare-int.h"
+
+/* a summary table: a list of objects, each with a name, a count and a total_ns */
+static int check_table(const struct gp_value *r, size_t ri, const char *key, const char *label)
+{
+	const struct gp_value *t = gp_obj_get(r, key);
+	size_t i;
+
+	if (!t || gp_value_type(t) == GP_VALUE_NULL)
+		return 0;
+	if (gp_value_type(t) != GP_VALUE_ARRAY)
+		return gp__error(GP_EFORMAT, "%s: ranks[%zu].%s is not a list", label, ri, key);
+	for (i = 0; i < gp_value_len(t); i++) {
+		const struct gp_value *row = gp_arr_get(t, i);
+		int64_t count;
+		double total;
+
+		if (!gp_value_get_str(gp_obj_get(row, "name")))
+			return gp__error(GP_EFORMAT, "%s: ranks[%zu].%s[%zu].name is missing",
+			                 label, ri, key, i);
+		if (!gp_value_get_int(gp_obj_get(row, "count"), &count) || count < 0)
+			return gp__error(GP_EFORMAT, "%s: ranks[%zu].%s[%zu].count is not a count",
+			                 label, ri, key, i);
+		if (!gp_value_get_double(gp_obj_get(row, "total_ns"), &total) || total < 0)
+			return gp__error(
+			    GP_EFORMAT,
+			    "%s: ranks[%zu].%s[%zu].total_ns is not a number of 0 or more", label,
+			    ri, key, i);
+	}
+	return 0;
+}
+
+int gp__cmp_check_report(const struct gp_value *v, const char *label)
+{
+	const struct gp_value *ranks = gp_obj_get(v, "ranks");
+	size_t i, j;
+	int rc;
+
+	if (gp_value_type(v) != GP_VALUE_OBJECT)
+		return gp__error(GP_EFORMAT, "%s: not a JSON object", label);
+	if (gp_value_type(ranks) != GP_VALUE_ARRAY)
+		return gp__error(GP_EFORMAT, "%s: \"ranks\" is missing or not a list", label);
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *r = gp_arr_get(ranks, i);
+		const struct gp_value *steps = gp_obj_get(r, "steps");
+		int64_t rank;
+
+		if (gp_value_type(r) != GP_VALUE_OBJECT)
+			return gp__error(GP_EFORMAT, "%s: ranks[%zu] is not an object", label, i);
+		if (!gp_value_get_int(gp_obj_get(r, "rank"), &rank))
+			return gp__error(GP_EFORMAT, "%s: ranks[%zu].rank is not an integer", label,
+			                 i);
+		if ((rc = check_table(r, i, "kernels", label)) ||
+		    (rc = check_table(r, i, "cpu_ops", label)))
+			return rc;
+		if (steps && gp_value_type(steps) != GP_VALUE_NULL &&
+		    gp_value_type(steps) != GP_VALUE_ARRAY)
+			return gp__error(GP_EFORMAT, "%s: ranks[%zu].steps is not a list", label,
+			                 i);
+		for (j = 0; j < gp_value_len(steps); j++) {
+			const struct gp_value *d = gp_obj_get(gp_arr_get(steps, j), "dur_ns");
+			double x;
+
+			if (d && gp_value_type(d) != GP_VALUE_NULL &&
+			    !(gp_value_get_double(d, &x) && x >= 0))
+				return gp__error(
+				    GP_EFORMAT,
+				    "%s: ranks[%zu].steps[%zu].dur_ns is not a number of 0 "
+				    "or more",
+				    label, i, j);
+		}
+	}
+	return 0;
+}
+
+static double num(const struct gp_value *v, const char *path)
+{
+	double d;
+
+	return gp_value_get_double(gp_value_path(v, path), &d) ? d : NAN;
+}
+
+/* the complete steps' durations; *n their number */
+static double *step_times(const struct gp_value *r, size_t *n)
+{
+	const struct gp_value *steps = gp_obj_get(r, "steps");
+	size_t i, len = gp_value_len(steps);
+	double *x = gp__calloc(len ? len : 1, sizeof(*x));
+
+	*n = 0;
+	if (!x)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		const struct gp_value *s = gp_arr_get(steps, i);
+
+		if (gp_value_get_bool(gp_obj_get(s, "incomplete"), false))
+			continue;
+		if (gp_value_get_double(gp_obj_get(s, "dur_ns"), &x[*n]))
+			(*n)++;
+	}
+	return x;
+}
+
+/* sum of memory_ops total_ns of kind memcpy; NaN without the table */
+static double memcpy_ns(const struct gp_value *r)
+{
+	const struct gp_value *t = gp_obj_get(r, "memory_ops");
+	double sum = 0, d;
+	size_t i;
+
+	if (gp_value_type(t) != GP_VALUE_ARRAY)
+		return NAN;
+	for (i = 0; i < gp_value_len(t); i++) {
+		const struct gp_value *row = gp_arr_get(t, i);
+		const char *kind = gp_value_get_str(gp_obj_get(row, "kind"));
+
+		if (kind && strcmp(kind, "memcpy") == 0 &&
+		    gp_value_get_double(gp_obj_get(row, "total_ns"), &d))
+			sum += d;
+	}
+	return sum;
+}
+
+/* sum of kernels total_ns, with the rows a --top report left out; NaN without the table */
+static double kernel_ns(const struct gp_value *r)
+{
+	const struct gp_value *t = gp_obj_get(r, "kernels");
+	double sum = 0, d;
+	size_t i;
+
+	if (gp_value_type(t) != GP_VALUE_ARRAY)
+		return NAN;
+	for (i = 0; i < gp_value_len(t); i++)
+		if (gp_value_get_double(gp_obj_get(gp_arr_get(t, i), "total_ns"), &d))
+			sum += d;
+	if (gp_value_get_double(gp_value_path(r, "kernels_omitted/total_ns"), &d))
+		sum += d;
+	return sum;
+}
+
+/* the largest peak_allocated_bytes of the GPU devices (not "cpu"); NaN without one */
+static double peak_memory(const struct gp_value *r)
+{
+	const struct gp_value *devs = gp_value_path(r, "memory/devices");
+	double best = NAN, d;
+	size_t i;
+
+	for (i = 0; i < gp_value_len(devs); i++) {
+		const struct gp_value *x = gp_arr_get(devs, i);
+
+		if (gp_value_type(gp_obj_get(x, "device")) != GP_VALUE_INT)
+			continue;
+		if (gp_value_get_double(gp_obj_get(x, "peak_allocated_bytes"), &d) &&
+		    (isnan(best) || d > best))
+			best = d;
+	}
+	return best;
+}
+
+static const struct gp__metric m_step = { "step_time", "step time", "ns", GP__MK_TIME,
+	                                  GP_LOWER_IS_BETTER };
+
+static int single_metrics(struct gp__cmp *c, const struct gp_value *br, const struct gp_value *nr,
+                          struct gp_value *metrics)
+{
+	static const struct {
+		struct gp__metric m;
+		const char *path; /* NULL: computed */
+	} singles[] = {
+		{ { "gpu_busy", "GPU busy", "ns", GP__MK_TIME, GP_LOWER_IS_BETTER },
+		  "gpu/busy_ns" },
+		{ { "gpu_idle_pct", "GPU idle", "%", GP__MK_PCT, GP_LOWER_IS_BETTER },
+		  "gpu/idle_pct" },
+		{ { "compute", "compute", "ns", GP__MK_TIME, GP_LOWER_IS_BETTER },
+		  "gpu/compute_ns" },
+		{ { "communication", "communication", "ns", GP__MK_TIME, GP_LOWER_IS_BETTER },
+		  "gpu/communication_ns" },
+		{ { "memcpy", "memcpy", "ns", GP__MK_TIME, GP_LOWER_IS_BETTER }, NULL },
+		{ { "comm_comp_overlap_pct", "comm/comp overlap", "%", GP__MK_PCT,
+		    GP_HIGHER_IS_BETTER },
+		  "gpu/comm_comp_overlap_pct" },
+		{ { "kernel_time", "kernel time", "ns", GP__MK_TIME, GP_LOWER_IS_BETTER }, NULL },
+		{ { "peak_memory", "peak memory", "bytes", GP__MK_MEMORY, GP_LOWER_IS_BETTER },
+		  NULL },
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < GP_ARRAY_SIZE(singles); i++) {
+		const char *name = singles[i].m.name;
+		double b, n;
+
+		if (singles[i].path) {
+			b = num(br, singles[i].path);
+			n = num(nr, singles[i].path);
+		} else if (strcmp(name, "memcpy") == 0) {
+			b = memcpy_ns(br);
+			n = memcpy_ns(nr);
+		} else if (strcmp(name, "kernel_time") == 0) {
+			b = kernel_ns(br);
+			n = kernel_ns(nr);
+		} else {
+			b = peak_memory(br);
+			n = peak_memory(nr);
+		}
+		if ((rc = gp__cmp_single(c, &singles[i].m, b, n, metrics)))
+			return rc;
+	}
+	return 0;
+}
+
+static int compare_pair(struct gp__cmp *c, const struct gp_value *br, const struct gp_value *nr)
+{
+	struct gp_value *g, *metrics = gp_value_array(), *expl, *t;
+	int64_t rb = 0, rn = 0;
+	double *sb = NULL, *sn = NULL;
+	size_t nb = 0, nn = 0;
+	char name[48];
+	int rc = 0;
+
+	gp_value_get_int(gp_obj_get(br, "rank"), &rb);
+	gp_value_get_int(gp_obj_get(nr, "rank"), &rn);
+	snprintf(name, sizeof(name), "rank %lld", (long long)rb);
+	if (!metrics || !(g = gp__cmp_push_obj(c->groups))) {
+		gp_value_free(metrics);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	if (gp_obj_set(g, "metrics", metrics) || gp_obj_set_str(g, "name", name) ||
+	    gp_obj_set_int(g, "base_rank", rb) || gp_obj_set_int(g, "new_rank", rn) ||
+	    !(expl = gp_value_array()) || gp_obj_set(g, "explanations", expl))
+		return gp__error(GP_ENOMEM, "out of memory");
+
+	if (!(sb = step_times(br, &nb)) || !(sn = step_times(nr, &nn)))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp__cmp_sampled(c, name, &m_step, sb, nb, sn, nn, metrics, NULL));
+	if (nb != nn && nb && nn)
+		GP_TRY(
+		    gp__cmp_warn(c, "steps_differ",
+		                 "%s: base has %zu complete steps and new %zu: totals (GPU busy, "
+		                 "compute, kernel time, the tables' total time) cover different "
+		                 "amounts of work; compare step time and per-call time",
+		                 name, nb, nn));
+	GP_TRY(single_metrics(c, br, nr, metrics));
+
+	GP_TRY(gp__cmp_table(c, name, br, nr, "kernels", &t));
+	if (t && gp_obj_set(g, "kernels", t))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp__cmp_table(c, name, br, nr, "cpu_ops", &t));
+	if (t && gp_obj_set(g, "operators", t))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp__cmp_explain_rank(c, br, nr, g));
+out:
+	gp__free(sb);
+	gp__free(sn);
+	return rc;
+}
+
+/* the rank objects of @p report selected by --rank */
+static size_t select_ranks(const struct gp__cmp *c, const struct gp_value *report,
+                           const struct gp_value **out, size_t cap)
+{
+	const struct gp_value *ranks = gp_obj_get(report, "ranks");
+	size_t i, n = 0;
+
+	for (i = 0; i < gp_value_len(ranks) && n < cap; i++) {
+		const struct gp_value *r = gp_arr_get(ranks, i);
+		int64_t k = -1;
+
+		gp_value_get_int(gp_obj_get(r, "rank"), &k);
+		if (c->rank < 0 || k == c->rank)
+			out[n++] = r;
+	}
+	return n;
+}
+
+static int64_t rank_of(const struct gp_value *r)
+{
+	int64_t k = -1;
+
+	gp_value_get_int(gp_obj_get(r, "rank"), &k);
+	return k;
+}
+
+static int unmatched(struct gp__cmp *c, const char *side, int64_t rank)
+{
+	struct gp_value *arr =
+	    (struct gp_value *)gp_obj_get(gp_obj_get(c->result, "unmatched"), side);
+	char name[48];
+
+	snprintf(name, sizeof(name), "rank %lld", (long long)rank);
+	if (gp_arr_push(arr, gp_value_str(name)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return gp__cmp_warn(c, "unmatched_rank", "%s is only in %s", name, side);
+}
+
+int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_)
+{
+	size_t cb = gp_value_len(gp_obj_get(base, "ranks")),
+	       cn = gp_value_len(gp_obj_get(new_, "ranks"));
+	const struct gp_value **bl = gp__calloc(cb + 1, sizeof(*bl));
+	const struct gp_value **nl = gp__calloc(cn + 1, sizeof(*nl));
+	const char *cpb = gp_value_get_str(gp_obj_get(base, "compat"));
+	const char *cpn = gp_value_get_str(gp_obj_get(new_, "compat"));
+	size_t nb, nn, i, j, pairs = 0;
+	int rc = 0;
+
+	if (!bl || !nl)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	nb = select_ranks(c, base, bl, cb);
+	nn = select_ranks(c, new_, nl, cn);
+	if (c->rank >= 0 && (!nb || !nn))
+		GP_TRY(gp__error(GP_EINVAL, "%s has no rank %lld",
+		                 !nb ? c->base_label : c->new_label, (long long)c->rank));
+	if (cpb && cpn && strcmp(cpb, cpn) != 0)
+		GP_TRY(gp__cmp_warn(c, "compat_differs",
+		                    "the reports use different definitions (base --compat %s, new "
+		                    "--compat %s): their numbers differ for that reason too",
+		                    cpb, cpn));
+	if (nb == 1 && nn == 1) {
+		if (rank_of(bl[0]) != rank_of(nl[0]))
+			GP_TRY(gp__cmp_warn(
+			    c, "ranks_paired",
+			    "each side has one rank: rank %lld (base) is compared with "
+			    "rank %lld (new)",
+			    (long long)rank_of(bl[0]), (long long)rank_of(nl[0])));
+		GP_TRY(compare_pair(c, bl[0], nl[0]));
+		goto out;
+	}
+	for (i = 0; i < nb; i++) {
+		for (j = 0; j < nn && rank_of(nl[j]) != rank_of(bl[i]); j++)
+			;
+		if (j == nn) {
+			GP_TRY(unmatched(c, "base", rank_of(bl[i])));
+			continue;
+		}
+		GP_TRY(compare_pair(c, bl[i], nl[j]));
+		pairs++;
+	}
+	for (j = 0; j < nn; j++) {
+		for (i = 0; i < nb && rank_of(nl[j]) != rank_of(bl[i]); i++)
+			;
+		if (i == nb)
+			GP_TRY(unmatched(c, "new", rank_of(nl[j])));
+	}
+	if (!pairs)
+		GP_TRY(gp__error(GP_EINVAL, "%s and %s have no rank in common", c->base_label,
+		                 c->new_label));
+out:
+	gp__free(bl);
+	gp__free(nl);
+	return rc;
+}
