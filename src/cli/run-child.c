@@ -41,7 +41,7 @@ static const char *const contract_vars[] = {
 	"GPUPROF_CAPTURE_RANGE",       "GPUPROF_CAPTURE_DELAY_NS",
 	"GPUPROF_CAPTURE_DURATION_NS", "GPUPROF_CAPTURE_SCHEDULE",
 	"GPUPROF_CAPTURE_ITER_RANGE",  "GPUPROF_TAGS",
-	"GPUPROF_CUDA_EVENTS",
+	"GPUPROF_CUDA_EVENTS",         "GPUPROF_ANNOTATE_LIBRARY",
 };
 
 static const char *guess_tool(const char *v)
@@ -258,6 +258,9 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 		add[k++] = xasprintf("NVTX_INJECTION64_PATH=%s", inj->path);
 	if (inj->cuda)
 		add[k++] = xasprintf("CUDA_INJECTION64_PATH=%s", inj->path);
+	/* the recorder of the annotation API (include/gpuprof/annotate.h), also with --no-cuda */
+	if (inj->path)
+		add[k++] = xasprintf("GPUPROF_ANNOTATE_LIBRARY=%s", inj->path);
 	add[k++] = xasprintf("GPUPROF_CAPTURE_DIR=%s", dir);
 	add[k++] = xasprintf("GPUPROF_RUN_START_NS=%lld", (long long)start_mono_ns);
 	if (o->capture_range)

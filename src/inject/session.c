@@ -6,10 +6,19 @@
  * The file is $GPUPROF_CAPTURE_DIR/capture-<host>-<pid>.gpcap (the current
  * directory without it), created exclusively. Only the writer thread writes
  * to it, in whole records: small records go through one locked queue
- * (gp_inj_write), NVTX events through per-thread blocks the writer drains
- * without locking their owners, CUPTI buffers are decoded on the writer
- * thread itself. It wakes every GPUPROF_FLUSH_MS (default 500 ms), so a
- * process killed with SIGKILL keeps what was made before its last wake.
+ * (gp_inj_write), NVTX and annotation events through per-thread blocks the
+ * writer drains without locking their owners, CUPTI buffers are decoded on
+ * the writer thread itself. It wakes every GPUPROF_FLUSH_MS (default
+ * 500 ms), so a process killed with SIGKILL keeps what was made before its
+ * last wake. A pass notes how far each block is filled, then writes the
+ * queue, then the blocks up to that point: a definition queued before an
+ * event was made (a string, a domain, a site) is in the file before it.
+ *
+ * The event clock (inject.h, gp_inj_ts): with the TSC, the writer converts
+ * each block event's raw TSC into CLOCK_MONOTONIC ns just before writing it,
+ * by linear interpolation between the (TSC, CLOCK_MONOTONIC) pair read at
+ * the previous pass (the session's start for the first) and the one read at
+ * this pass, so the error is that of the pairs (tens of ns), not a drift.
  *
  * Memory is bounded (GPUPROF_INJECT_MAX_MB, default 256, for queued records
  * and NVTX blocks; CUPTI's buffers have their own bound in cupti.c): what
@@ -63,10 +72,30 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* everything below */
 static unsigned char *g_q;                               /* queued records */
 static size_t g_qlen, g_qcap;
 static struct gp_inj_block *g_blocks; /* NVTX blocks, newest first */
-static size_t g_held;                 /* bytes of g_q + blocks */
+/*
+ * Blocks ready for the threads' next ones, their pages touched (a page fault
+ * on a thread's hot path costs more than the event): written blocks are kept
+ * for reuse up to SPARE_MAX_BYTES (a quarter of the bound at most), and the
+ * writer keeps at least SPARE_MIN ready, allocated and touched on its thread.
+ * They count in g_held.
+ */
+#define SPARE_MAX_BYTES (32u << 20)
+#define SPARE_MIN       16
+static struct gp_inj_block *g_spare;
+static size_t g_nspare;
+static size_t g_held; /* bytes of g_q + blocks */
 static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
 
 static struct sigaction g_old_act[65];
+
+bool gp__inj_tsc; /* block events carry the TSC (set before the writer starts) */
+_Atomic bool gp__inj_live;
+/* (TSC, CLOCK_MONOTONIC) pairs: the previous pass's, and the last ratio that held */
+static struct {
+	uint64_t tsc;
+	int64_t ns;
+} g_cal;
+static double g_ns_per_tick;
 
 /* ---- small helpers ---- */
 
@@ -182,17 +211,23 @@ struct gp_inj_block *gp_inj_block_new(size_t cap)
 	if (!g_on || gp_inj_forked())
 		return NULL;
 	pthread_mutex_lock(&g_mu);
-	if (g_held + cap > g_max_bytes || !(b = malloc(sizeof(*b) + cap))) {
+	if (g_spare && g_spare->cap == cap) {
+		b = g_spare; /* still counted in g_held */
+		g_spare = b->next;
+		g_nspare--;
+	} else if (g_held + cap > g_max_bytes || !(b = malloc(sizeof(*b) + cap))) {
 		pthread_mutex_unlock(&g_mu);
 		return NULL;
+	} else {
+		g_held += cap;
 	}
 	atomic_init(&b->used, 0);
 	atomic_init(&b->sealed, false);
 	b->written = 0;
+	b->snap = 0;
 	b->cap = cap;
 	b->next = g_blocks;
 	g_blocks = b;
-	g_held += cap;
 	pthread_mutex_unlock(&g_mu);
 	return b;
 }
@@ -206,12 +241,103 @@ void gp_inj_nvtx_lost(uint64_t n)
 
 /* ---- the writer ---- */
 
+/* A (TSC, CLOCK_MONOTONIC) pair read together: the TSC between two clock reads. */
+static void cal_read(uint64_t *tsc, int64_t *ns)
+{
+	int64_t a = (int64_t)gp_inj_now(), b;
+
+	*tsc = gp_inj_rdtsc();
+	b = (int64_t)gp_inj_now();
+	*ns = a + (b - a) / 2;
+}
+
+/* Turns the raw TSC of the block events in [p, end) into ns on the line through g_cal and now. */
+static void cal_convert(unsigned char *p, const unsigned char *end, uint64_t tsc1, int64_t ns1)
+{
+	double k = g_ns_per_tick;
+
+	if (tsc1 > g_cal.tsc && ns1 > g_cal.ns)
+		k = (double)(ns1 - g_cal.ns) / (double)(tsc1 - g_cal.tsc);
+	g_ns_per_tick = k;
+	while ((size_t)(end - p) >= sizeof(struct gp_cap_rec_header)) {
+		struct gp_cap_rec_header h;
+		size_t len;
+
+		memcpy(&h, p, sizeof(h));
+		len = sizeof(h) + (((size_t)h.size + 7) & ~(size_t)7);
+		if (len > (size_t)(end - p))
+			break; /* cannot be: records are published whole */
+		/* every block record begins with its int64 timestamp */
+		if ((h.type == GP_CAP_NVTX || h.type == GP_CAP_COUNTER ||
+		     h.type == GP_CAP_WINDOW) &&
+		    h.size >= sizeof(int64_t)) {
+			int64_t raw, ns;
+
+			memcpy(&raw, p + sizeof(h), sizeof(raw));
+			/* signed: an event may precede the previous pair by a little */
+			ns = g_cal.ns + (int64_t)((double)(int64_t)((uint64_t)raw - g_cal.tsc) * k);
+			memcpy(p + sizeof(h), &ns, sizeof(ns));
+		}
+		p += len;
+	}
+}
+
+static size_t spare_max(void)
+{
+	size_t m = g_max_bytes / 4 < SPARE_MAX_BYTES ? g_max_bytes / 4 : SPARE_MAX_BYTES;
+
+	return m / GP_INJ_BLOCK_SIZE;
+}
+
+/* Writer thread: at least SPARE_MIN blocks ready, within the memory bound. */
+static void spare_fill(void)
+{
+	for (;;) {
+		struct gp_inj_block *b;
+
+		pthread_mutex_lock(&g_mu);
+		if (g_nspare >= SPARE_MIN || g_held + GP_INJ_BLOCK_SIZE > g_max_bytes) {
+			pthread_mutex_unlock(&g_mu);
+			return;
+		}
+		g_held += GP_INJ_BLOCK_SIZE;
+		pthread_mutex_unlock(&g_mu);
+		b = malloc(sizeof(*b) + GP_INJ_BLOCK_SIZE);
+		pthread_mutex_lock(&g_mu);
+		if (!b) {
+			g_held -= GP_INJ_BLOCK_SIZE;
+			pthread_mutex_unlock(&g_mu);
+			return;
+		}
+		pthread_mutex_unlock(&g_mu);
+		memset(b->data, 0, GP_INJ_BLOCK_SIZE); /* the page faults, here */
+		b->cap = GP_INJ_BLOCK_SIZE;
+		pthread_mutex_lock(&g_mu);
+		b->next = g_spare;
+		g_spare = b;
+		g_nspare++;
+		pthread_mutex_unlock(&g_mu);
+	}
+}
+
 /* Writes what is queued and what the blocks published; frees drained sealed blocks. */
 static void write_pass(void)
 {
 	unsigned char *q;
 	size_t qlen, qcap;
-	struct gp_inj_block **pp, *b, *dead = NULL;
+	struct gp_inj_block **pp, *b, *head, *dead = NULL;
+	uint64_t tsc = 0;
+	int64_t ns = 0;
+
+	/* how far each block is filled now: their events were made after what is queued now */
+	pthread_mutex_lock(&g_mu);
+	head = g_blocks;
+	pthread_mutex_unlock(&g_mu);
+	/* the list only grows at its head (under g_mu) while this runs: walk it unlocked */
+	for (b = head; b; b = b->next)
+		b->snap = atomic_load_explicit(&b->used, memory_order_acquire);
+	if (gp__inj_tsc)
+		cal_read(&tsc, &ns);
 
 	pthread_mutex_lock(&g_mu);
 	q = g_q;
@@ -225,17 +351,17 @@ static void write_pass(void)
 		write_all(q, qlen);
 	free(q);
 
-	/* the list only grows at its head (under g_mu) while this runs: walk it unlocked */
-	pthread_mutex_lock(&g_mu);
-	b = g_blocks;
-	pthread_mutex_unlock(&g_mu);
-	for (; b; b = b->next) {
-		size_t used = atomic_load_explicit(&b->used, memory_order_acquire);
-
-		if (used > b->written) {
-			write_all(b->data + b->written, used - b->written);
-			b->written = used;
+	for (b = head; b; b = b->next) {
+		if (b->snap > b->written) {
+			if (gp__inj_tsc)
+				cal_convert(b->data + b->written, b->data + b->snap, tsc, ns);
+			write_all(b->data + b->written, b->snap - b->written);
+			b->written = b->snap;
 		}
+	}
+	if (gp__inj_tsc) {
+		g_cal.tsc = tsc;
+		g_cal.ns = ns;
 	}
 	/* unlink the sealed, fully written ones */
 	pthread_mutex_lock(&g_mu);
@@ -243,6 +369,12 @@ static void write_pass(void)
 		if (atomic_load_explicit(&b->sealed, memory_order_acquire) &&
 		    b->written == atomic_load_explicit(&b->used, memory_order_acquire)) {
 			*pp = b->next;
+			if (g_nspare < spare_max()) {
+				b->next = g_spare;
+				g_spare = b;
+				g_nspare++;
+				continue;
+			}
 			g_held -= b->cap;
 			b->next = dead;
 			dead = b;
@@ -308,9 +440,11 @@ static void write_end(const char *reason)
 	}
 }
 
-/* The last pass: CUPTI's forced flush, everything written, the file closed. */
+/* The last pass: the events, the window's end, CUPTI's forced flush, the END record. */
 static void finish(const char *reason)
 {
+	/* the events made so far first: a window still open ends after them */
+	write_pass();
 	gp_inj_win_exit();
 	gp_inj_cupti_stop();
 	gp_inj_cupti_drain();
@@ -327,6 +461,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
+	spare_fill();
 	for (;;) {
 		struct pollfd p = { g_pipe[0], POLLIN, 0 };
 		unsigned char cmd = 0;
@@ -355,6 +490,7 @@ static void *writer_main(void *arg)
 		gp_inj_cupti_flush(false);
 		gp_inj_cupti_drain();
 		write_pass();
+		spare_fill();
 	}
 	return NULL;
 }
@@ -374,6 +510,7 @@ static void at_exit(void)
 {
 	if (!g_on || gp_inj_forked() || getpid() != g_pid || atomic_exchange(&g_stopping, true))
 		return;
+	atomic_store(&gp__inj_live, false);
 	if (g_writer_started) {
 		wake('s');
 		pthread_join(g_writer, NULL);
@@ -391,6 +528,7 @@ static void on_signal(int sig)
 		struct pollfd p = { g_ack[0], POLLIN, 0 };
 		unsigned char c = (unsigned char)sig;
 
+		atomic_store(&gp__inj_live, false);
 		wake(c);
 		if (poll(&p, 1, SIGNAL_WAIT_MS) > 0 && read(g_ack[0], &c, 1) < 0) {
 			/* nothing more to do */
@@ -435,6 +573,7 @@ static void fork_child(void)
 {
 	/* the writer thread does not exist here; the parent's file is not ours */
 	atomic_store(&g_forked, true);
+	atomic_store(&gp__inj_live, false);
 	pthread_mutex_unlock(&g_mu);
 }
 
@@ -593,6 +732,36 @@ static int open_file(void)
 	return -1;
 }
 
+/*
+ * The TSC as the event clock: x86-64, and the kernel keeps CLOCK_MONOTONIC on
+ * it (clocksource "tsc": invariant and synchronised across CPUs, which the
+ * kernel checked), unless GPUPROF_INJECT_CLOCK=mono.
+ */
+static bool tsc_usable(void)
+{
+#if defined(__x86_64__)
+	const char *env = getenv("GPUPROF_INJECT_CLOCK");
+	char cs[32] = "";
+	ssize_t n;
+	int fd;
+
+	if (env && !strcmp(env, "mono"))
+		return false;
+	fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	          O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, cs, sizeof(cs) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	cs[n] = 0;
+	return !strcmp(cs, "tsc\n") || !strcmp(cs, "tsc");
+#else
+	return false;
+#endif
+}
+
 static void session_open(void)
 {
 	struct gp_cap_file_header h;
@@ -623,10 +792,17 @@ static void session_open(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	install_signals();
-	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0)
+	/* no event exists yet: the clock is chosen before the writer or any event runs */
+	gp__inj_tsc = tsc_usable();
+	if (gp__inj_tsc)
+		cal_read(&g_cal.tsc, &g_cal.ns);
+	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0) {
 		g_writer_started = true;
-	else
+	} else {
+		gp__inj_tsc = false; /* nobody would convert during the run */
 		gp_inj_warn(0, "no writer thread: records are written at exit only");
+	}
+	atomic_store(&gp__inj_live, true);
 }
 
 bool gp_inj_session(void)

@@ -26,7 +26,11 @@
  * every kind disabled. Each change of "recording" is a WINDOW record.
  *
  * All state changes happen under one mutex, from whichever thread causes
- * them: an NVTX call, the writer thread's timer, a CUPTI callback.
+ * them: an NVTX or annotation call, the writer thread's timer, a CUPTI
+ * callback. The WINDOW record of a change caused by a range or mark goes
+ * into the calling thread's block (record.c), in order with its events, so
+ * that a range that ends just before its window closes is never cut by a
+ * writer pass falling between the two.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,9 +43,9 @@
 enum phase { PH_OFF, PH_WAIT, PH_WARMUP, PH_ACTIVE };
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic bool g_rec = true; /* NVTX events and CUPTI records are kept */
-static _Atomic bool g_watch;      /* NVTX messages are compared with the names */
-static _Atomic int g_prof_api;    /* cudaProfilerApi mode */
+_Atomic bool gp__inj_rec = true; /* NVTX events and CUPTI records are kept */
+static _Atomic bool g_watch;     /* NVTX messages are compared with the names */
+static _Atomic int g_prof_api;   /* cudaProfilerApi mode */
 
 static struct {
 	bool any; /* some window option */
@@ -106,14 +110,27 @@ static void warm_end(int64_t now)
 		g_warm_e[n - 1] = now;
 }
 
+/* set while a range or mark of this thread changes the windows (gp_inj_win_begin, ...) */
+static __thread bool t_event;
+
+/*
+ * A change caused by a thread's range or mark is written into that thread's
+ * block, in order with its events (a pop, then the window's end), whatever
+ * the writer's passes; other changes go through the shared queue.
+ */
 static void put_window(int64_t ts, bool on, uint32_t reason)
 {
 	struct gp_cap_window w;
 
 	memset(&w, 0, sizeof(w));
-	w.ts = ts;
 	w.on = on;
 	w.reason = reason;
+	if (t_event) {
+		w.ts = gp_inj_ts(); /* the block's clock */
+		if (gp_inj_put_window_here(&w))
+			return;
+	}
+	w.ts = ts;
 	gp_inj_write(GP_CAP_WINDOW, &w, sizeof(w), NULL, 0);
 }
 
@@ -140,7 +157,7 @@ static void apply(uint32_t reason)
 		else if (cupti && W.cupti)
 			warm_begin(now); /* from an active iteration straight into a warm-up */
 		put_window(now, rec, reason);
-		atomic_store(&g_rec, rec);
+		atomic_store(&gp__inj_rec, rec);
 	}
 	if (!cupti && W.cupti) {
 		W.cupti = false;
@@ -246,18 +263,13 @@ void gp_inj_win_init(void)
 	if (W.any) {
 		/* nothing is recorded until a window opens */
 		W.rec = false;
-		atomic_store(&g_rec, false);
+		atomic_store(&gp__inj_rec, false);
 		apply(GP_WIN_START);
 	}
 	pthread_mutex_unlock(&g_mu);
 }
 
 /* ---- what the other parts ask ---- */
-
-bool gp_inj_win_recording(void)
-{
-	return atomic_load_explicit(&g_rec, memory_order_relaxed);
-}
 
 bool gp_inj_win_watching(void)
 {
@@ -364,6 +376,7 @@ static void iter_end(void)
 void gp_inj_win_begin(unsigned which)
 {
 	pthread_mutex_lock(&g_mu);
+	t_event = true;
 	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth++ == 0)
 		apply(GP_WIN_NVTX);
 	if ((which & GP_WIN_M_ITER) && W.sched) {
@@ -374,28 +387,33 @@ void gp_inj_win_begin(unsigned which)
 		if (W.iter_depth++ == 0)
 			iter_begin();
 	}
+	t_event = false;
 	pthread_mutex_unlock(&g_mu);
 }
 
 void gp_inj_win_end(unsigned which)
 {
 	pthread_mutex_lock(&g_mu);
+	t_event = true;
 	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth > 0 && --W.range_depth == 0)
 		apply(GP_WIN_NVTX);
 	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth > 0 && --W.iter_depth == 0)
 		iter_end();
+	t_event = false;
 	pthread_mutex_unlock(&g_mu);
 }
 
 void gp_inj_win_mark(unsigned which)
 {
 	pthread_mutex_lock(&g_mu);
+	t_event = true;
 	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth == 0) {
 		if (W.mark_iter)
 			iter_end();
 		W.mark_iter = true;
 		iter_begin();
 	}
+	t_event = false;
 	pthread_mutex_unlock(&g_mu);
 }
 

@@ -20,6 +20,8 @@ json.dump(env, open(sys.argv[1], "w"), sort_keys=True)
 EOF
 
 # --- an injector, every capture option, tags
+# (a GPUPROF_ANNOTATE_LIBRARY of the user's is replaced, like every variable of the contract)
+GPUPROF_ANNOTATE_LIBRARY=/some/other/recorder.so \
 GPUPROF_INJECT_LIBRARY=fake-inject.so expect_rc 0 run --quiet -o runs/all \
 	--capture-range nvtx:train --delay 1.5 --duration .25 \
 	--schedule active=3,wait=1 --iter-range step \
@@ -35,6 +37,7 @@ want = {
     "GPUPROF_INJECT_LIBRARY": "fake-inject.so",
     "NVTX_INJECTION64_PATH": inj,
     "CUDA_INJECTION64_PATH": inj,
+    "GPUPROF_ANNOTATE_LIBRARY": inj,
     "GPUPROF_CAPTURE_DIR": os.path.join(tmp, "runs/all"),
     "GPUPROF_RUN_START_NS": str(run["start_monotonic_ns"]),
     "GPUPROF_CAPTURE_RANGE": "nvtx:train",
@@ -66,6 +69,7 @@ import json
 env = json.load(open("env-nocuda.json"))
 assert "CUDA_INJECTION64_PATH" not in env, env
 assert env["NVTX_INJECTION64_PATH"].endswith("/fake-inject.so")
+assert env["GPUPROF_ANNOTATE_LIBRARY"] == env["NVTX_INJECTION64_PATH"], env
 run = json.load(open("runs/nocuda/run.json"))
 assert run["injector"]["cuda"] is False and run["injector"]["nvtx"] is True
 assert run["options"]["no_cuda"] is True

@@ -18,7 +18,8 @@ json_ok "$OUT"
 	fail "source"
 [ "$(json_get "$OUT" 'd["series"][0]["n"], d["series"][0]["warmup"], len(d["series"][0]["warmup_times_ns"])')" = "(5, 1, 1)" ] ||
 	fail "runs and warm-up"
-[ "$(json_get "$OUT" 'sorted(w["id"] for w in d["series"][0]["warnings"])')" = "['short_runs']" ] ||
+# (outlier warnings may come too on a busy machine)
+json_get "$OUT" '[w["id"] for w in d["series"][0]["warnings"]]' | grep -q short_runs ||
 	fail "a 'true' run is short: $(json_get "$OUT" 'd["series"][0]["warnings"]')"
 json_get "$OUT" 'all(c == 0 for c in d["series"][0]["exit_codes"])' | grep -q True || fail "exit codes"
 

@@ -25,6 +25,8 @@ int gp__an_summaries(const struct gp__actx *c, struct gp_value *r);
 /* summaries.c: applies --top (opts.top rows per table, the rest summed in
  * "<table>_omitted") after findings has read the full tables */
 int gp__summaries_trim(struct gp_value *r, uint32_t top);
+/* counters.c: "counters" (the counter samples of a capture, per name) */
+int gp__an_counters(const struct gp__actx *c, struct gp_value *r);
 /* memory.c: "memory" (reads the incomplete flags of r["steps"], so runs after steps.c) */
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
 /* findings.c: "findings" (reads the sections above) */

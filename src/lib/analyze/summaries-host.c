@@ -222,6 +222,11 @@ static int rng_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
 		/* the default domain (or a Kineto annotation) */
 		GP_TRY(gp_obj_set_str(row, "domain", ""));
 	}
+	/* the annotation API's call site ("file:line"), null for NVTX and Kineto ranges */
+	if (gp_u64map_get(&t->range_src, gt->g[g].name, &v) == 1)
+		GP_TRY(gp_obj_set_str(row, "source", gp_strtab_get(&t->strs, (uint32_t)v)));
+	else
+		GP_TRY(gp_obj_set_null(row, "source"));
 	GP_TRY(gp_obj_set_int(row, "gpu_projected_ns", a->proj_ns));
 	GP_TRY(gp_obj_set_int(row, "gpu_ops", a->ops));
 out:

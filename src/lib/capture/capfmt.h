@@ -37,23 +37,25 @@ struct gp_cap_rec_header {
 };
 
 enum gp_cap_type {
-	GP_CAP_META = 1,       /* JSON object: the process (first record) */
-	GP_CAP_END = 2,        /* JSON object: the end of the capture */
-	GP_CAP_WARN = 3,       /* struct gp_cap_warn + UTF-8 text */
-	GP_CAP_STRING = 4,     /* struct gp_cap_string + the bytes */
-	GP_CAP_KERNEL = 5,     /* struct gp_cap_kernel */
-	GP_CAP_MEMCPY = 6,     /* struct gp_cap_memcpy */
-	GP_CAP_MEMSET = 7,     /* struct gp_cap_memset */
-	GP_CAP_API = 8,        /* struct gp_cap_api */
-	GP_CAP_SYNC = 9,       /* struct gp_cap_sync */
-	GP_CAP_OVERHEAD = 10,  /* struct gp_cap_overhead */
-	GP_CAP_DEVICE = 11,    /* struct gp_cap_device */
-	GP_CAP_CONTEXT = 12,   /* struct gp_cap_context */
-	GP_CAP_NVTX = 13,      /* struct gp_cap_nvtx + the message (UTF-8, may be empty) */
-	GP_CAP_DROPPED = 14,   /* struct gp_cap_dropped */
-	GP_CAP_THREAD = 15,    /* struct gp_cap_thread + the name */
-	GP_CAP_WINDOW = 16,    /* struct gp_cap_window: capture on or off */
-	GP_CAP_CUDA_EVENT = 17 /* struct gp_cap_cuda_event (GPUPROF_CUDA_EVENTS=1) */
+	GP_CAP_META = 1,        /* JSON object: the process (first record) */
+	GP_CAP_END = 2,         /* JSON object: the end of the capture */
+	GP_CAP_WARN = 3,        /* struct gp_cap_warn + UTF-8 text */
+	GP_CAP_STRING = 4,      /* struct gp_cap_string + the bytes */
+	GP_CAP_KERNEL = 5,      /* struct gp_cap_kernel */
+	GP_CAP_MEMCPY = 6,      /* struct gp_cap_memcpy */
+	GP_CAP_MEMSET = 7,      /* struct gp_cap_memset */
+	GP_CAP_API = 8,         /* struct gp_cap_api */
+	GP_CAP_SYNC = 9,        /* struct gp_cap_sync */
+	GP_CAP_OVERHEAD = 10,   /* struct gp_cap_overhead */
+	GP_CAP_DEVICE = 11,     /* struct gp_cap_device */
+	GP_CAP_CONTEXT = 12,    /* struct gp_cap_context */
+	GP_CAP_NVTX = 13,       /* struct gp_cap_nvtx + the message (UTF-8, may be empty) */
+	GP_CAP_DROPPED = 14,    /* struct gp_cap_dropped */
+	GP_CAP_THREAD = 15,     /* struct gp_cap_thread + the name */
+	GP_CAP_WINDOW = 16,     /* struct gp_cap_window: capture on or off */
+	GP_CAP_CUDA_EVENT = 17, /* struct gp_cap_cuda_event (GPUPROF_CUDA_EVENTS=1) */
+	GP_CAP_SITE = 18,       /* struct gp_cap_site: an annotation call site */
+	GP_CAP_COUNTER = 19     /* struct gp_cap_counter: a counter sample */
 };
 
 /*
@@ -210,6 +212,28 @@ struct gp_cap_cuda_event {
 	uint32_t context, stream, event, device, pad;
 };
 #define GP_CAP_MIN_CUDA_EVENT sizeof(struct gp_cap_cuda_event)
+
+/*
+ * An annotation call site (include/gpuprof/annotate.h): its name is the STRING
+ * @id, registered once per site, and NVTX records whose registered-string id
+ * is @id (ranges and frame marks in the "gpuprof" domain) come from it.
+ */
+struct gp_cap_site {
+	uint32_t id;   /* string id of the name (the site's id) */
+	uint32_t line; /* 0 unknown */
+	uint32_t file; /* string id, 0 unknown */
+	uint32_t func; /* string id, 0 unknown */
+};
+#define GP_CAP_MIN_SITE sizeof(struct gp_cap_site)
+
+/* A counter sample (GPUPROF_COUNTER); the name is a STRING id (a site's, as above) */
+struct gp_cap_counter {
+	int64_t ts;
+	uint32_t tid;
+	uint32_t name; /* string id */
+	double value;
+};
+#define GP_CAP_MIN_COUNTER sizeof(struct gp_cap_counter)
 
 enum gp_cap_window_reason {
 	GP_WIN_START = 1,        /* at start (no range, or after --delay) */

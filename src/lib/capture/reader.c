@@ -9,7 +9,10 @@
  * / cuda_driver; synchronisations as cuda_sync on the stream's track; NVTX
  * push/pop ranges (matched per thread) and start/end ranges (by id) as
  * user_annotation events named "message" in the default domain and
- * "domain:message" in others (nsys's naming). META becomes the metadata key
+ * "domain:message" in others (nsys's naming); marks as zero-length events
+ * flagged GP_EVF_MARK, named the same way. Annotation API records: a SITE
+ * gives the ranges pushed with its id their source ("file:line", the first
+ * site of a name wins, t->range_src); COUNTER samples go to t->ctr. META becomes the metadata key
  * "gpuprof_capture" (rank, world size from there), DEVICE records a Kineto
  * style "deviceProperties" array. Names follow Kineto's: "Memcpy HtoD
  * (Pageable -> Device)", "Memset (Device)".
@@ -21,6 +24,7 @@
  * unknown record type is skipped.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capfmt.h"
@@ -65,6 +69,9 @@ struct rd {
 	struct gp_cap_cuda_event *cev;
 	size_t ncev, cev_cap;
 	uint64_t cev_unplaced;
+	/* the annotation API: site id -> model string id of "file:line"; marks per name */
+	struct gp_u64map sites;
+	struct gp_u64map mark_counts; /* model name id -> count */
 };
 
 static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
@@ -319,6 +326,75 @@ static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, u
 	return 0;
 }
 
+/* A push of an annotation site: the range's name gets the site's "file:line" (the first wins) */
+static int site_of(struct rd *r, const struct gp_cap_nvtx *n, uint32_t name)
+{
+	uint64_t src;
+
+	if (!n->name || !r->sites.n || gp_u64map_get(&r->sites, n->name, &src) != 1)
+		return 0;
+	return gp_u64map_put_new(&r->t->range_src, name, src, NULL);
+}
+
+/* A mark: a zero-length event flagged GP_EVF_MARK on its thread, named as a range; counted */
+static int on_mark(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
+{
+	uint32_t name, tr;
+	size_t idx = SIZE_MAX;
+	uint64_t k = 0;
+	int rc;
+
+	if ((rc = range_name(r, n, msg, len, &name)) ||
+	    (rc = track(r, r->pid, n->tid, false, -1, &tr)) ||
+	    (rc = add(r, GP_K_OTHER, name, tr, n->ts, n->ts, -1, -1, &idx)))
+		return rc;
+	if (idx < r->t->ev.n)
+		r->t->ev.flags[idx] |= GP_EVF_MARK;
+	gp_u64map_get(&r->mark_counts, name, &k);
+	return gp_u64map_put(&r->mark_counts, name, k + 1);
+}
+
+/* A call site of the annotation API: "file:line" when its file is known */
+static int on_site(struct rd *r, const struct gp_cap_site *s)
+{
+	char buf[4200];
+	uint64_t f;
+	uint32_t id;
+	int k, rc;
+
+	if (!s->id || !s->file || gp_u64map_get(&r->strs, s->file, &f) != 1)
+		return 0;
+	k = snprintf(buf, sizeof(buf), "%.4096s:%u", gp_strtab_get(&r->t->strs, (uint32_t)f),
+	             s->line);
+	if (k < 0)
+		return 0;
+	if ((rc = intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, &id)))
+		return rc;
+	return gp_u64map_put(&r->sites, s->id, id);
+}
+
+/* A counter sample of the annotation API, on its thread's track */
+static int on_counter(struct rd *r, const struct gp_cap_counter *c)
+{
+	struct gp_counter_sample *x;
+	uint32_t name, tr;
+	int rc;
+
+	if ((rc = gp__trace_check_time(c->ts, 0)))
+		return rc;
+	str_of(r, c->name, &name);
+	if ((rc = track(r, r->pid, c->tid, false, -1, &tr)))
+		return rc;
+	if (gp__grow((void **)&r->t->ctr, &r->t->ctr_cap, r->t->nctr + 1, sizeof(*r->t->ctr)) < 0)
+		return gp__error(GP_ENOMEM, "out of memory");
+	x = &r->t->ctr[r->t->nctr++];
+	x->ts = c->ts;
+	x->value = c->value;
+	x->name = name;
+	x->track = tr;
+	return 0;
+}
+
 static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
 {
 	struct tstack *st;
@@ -338,7 +414,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			r->unmatched++;
 			return 0;
 		}
-		if ((rc = range_name(r, n, msg, len, &name)))
+		if ((rc = range_name(r, n, msg, len, &name)) || (rc = site_of(r, n, name)))
 			return rc;
 		if (gp__grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v)) < 0)
 			return gp__error(GP_ENOMEM, "out of memory");
@@ -387,7 +463,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		return rc;
 	case GP_NVTX_MARK:
 		r->marks++;
-		return 0;
+		return on_mark(r, n, msg, len);
 	default:
 		return 0;
 	}
@@ -537,6 +613,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		struct gp_cap_string str;
 		struct gp_cap_window w;
 		struct gp_cap_cuda_event ce;
+		struct gp_cap_site site;
+		struct gp_cap_counter ctr;
 	} u;
 
 	switch (type) {
@@ -598,6 +676,14 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		if (fixed(&u.ce, sizeof(u.ce), GP_CAP_MIN_CUDA_EVENT, p, size))
 			return on_cuda_event(r, &u.ce);
 		break;
+	case GP_CAP_SITE:
+		if (fixed(&u.site, sizeof(u.site), GP_CAP_MIN_SITE, p, size))
+			return on_site(r, &u.site);
+		break;
+	case GP_CAP_COUNTER:
+		if (fixed(&u.ctr, sizeof(u.ctr), GP_CAP_MIN_COUNTER, p, size))
+			return on_counter(r, &u.ctr);
+		break;
 	default:
 		return 0; /* a newer writer's record: skipped */
 	}
@@ -620,28 +706,101 @@ static int count_cats(struct rd *r)
 	return 0;
 }
 
+struct mark_row {
+	const char *domain, *name;
+	uint64_t count;
+};
+
+static int cmp_mark(const void *x, const void *y)
+{
+	const struct mark_row *a = x, *b = y;
+	int c = strcmp(a->domain, b->domain);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+/* [{domain, name, count}] of the marks, sorted by (domain, name) */
+static int marks_list(struct rd *r, struct gp_value **out)
+{
+	struct gp_u64map *m = &r->mark_counts;
+	struct gp_value *a = gp_value_array();
+	struct mark_row *rows = gp__calloc(m->n ? m->n : 1, sizeof(*rows));
+	size_t n = 0, i;
+	int rc = 0;
+
+	*out = NULL;
+	if (!a || !rows) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < m->nslot; i++) {
+		uint32_t id = (uint32_t)m->keys[i];
+		uint64_t v;
+
+		if (!m->used[i])
+			continue;
+		rows[n].domain = "";
+		rows[n].name = gp_strtab_get(&r->t->strs, id);
+		rows[n].count = m->vals[i];
+		if (gp_u64map_get(&r->t->nvtx_names, id, &v) == 1) {
+			rows[n].domain = gp_strtab_get(&r->t->strs, (uint32_t)(v >> 32));
+			rows[n].name = gp_strtab_get(&r->t->strs, (uint32_t)v);
+		}
+		n++;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), cmp_mark);
+	for (i = 0; i < n; i++) {
+		struct gp_value *o = gp_value_object();
+
+		if (!o || gp_arr_push(a, o) || gp_obj_set_str(o, "domain", rows[i].domain) ||
+		    gp_obj_set_str(o, "name", rows[i].name) ||
+		    gp_obj_set_int(o, "count", (int64_t)rows[i].count)) {
+			rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	*out = a;
+	a = NULL;
+out:
+	gp__free(rows);
+	gp_value_free(a);
+	return rc;
+}
+
 static int summary(struct rd *r)
 {
-	struct gp_value *s = gp_value_object();
+	struct gp_value *s = gp_value_object(), *marks = NULL, *w = r->windows;
+	int rc;
 
-	if (!s || gp_obj_set_int(s, "nvtx_unmatched", (int64_t)r->unmatched) ||
+	r->windows = NULL; /* s owns it from here (gp_obj_set takes it even on failure) */
+	if (!s || gp_obj_set(s, "windows", w ? w : gp_value_null())) {
+		gp_value_free(s);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	if ((rc = marks_list(r, &marks))) {
+		gp_value_free(s);
+		return rc;
+	}
+	if (gp_obj_set(s, "marks", marks) ||
+	    gp_obj_set_int(s, "nvtx_unmatched", (int64_t)r->unmatched) ||
 	    gp_obj_set_int(s, "nvtx_marks", (int64_t)r->marks) ||
 	    gp_obj_set_int(s, "warnings", (int64_t)r->warnings) ||
 	    gp_obj_set_int(s, "dropped_records", (int64_t)r->dropped_records) ||
 	    gp_obj_set_int(s, "nvtx_cut_by_window", (int64_t)r->cut) ||
 	    gp_obj_set_int(s, "cuda_events", (int64_t)r->ncev) ||
-	    gp_obj_set_int(s, "cuda_events_unplaced", (int64_t)r->cev_unplaced) ||
-	    gp_obj_set(s, "windows", r->windows ? r->windows : gp_value_null()) ||
-	    gp_obj_set(r->t->meta, "gpuprof_capture_read", s)) {
-		r->windows = NULL;
+	    gp_obj_set_int(s, "cuda_events_unplaced", (int64_t)r->cev_unplaced)) {
 		gp_value_free(s);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	r->windows = NULL;
+	if (gp_obj_set(r->t->meta, "gpuprof_capture_read", s))
+		return gp__error(GP_ENOMEM, "out of memory");
 	if (r->devices) {
-		if (gp_obj_set(r->t->meta, "deviceProperties", r->devices))
+		struct gp_value *d = r->devices;
+
+		r->devices = NULL; /* the metadata owns it, even on failure */
+		if (gp_obj_set(r->t->meta, "deviceProperties", d))
 			return gp__error(GP_ENOMEM, "out of memory");
-		r->devices = NULL;
 	}
 	return 0;
 }
@@ -678,6 +837,7 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	if ((rc = gp__trace_new(name, &r.t)))
 		return rc;
 	r.t->meta = gp_value_object();
+	r.t->has_counters = true;
 	if (!r.t->meta || gp_u64map_init(&r.strs, 1024) || gp_u64map_init(&r.domains, 16) ||
 	    gp_u64map_init(&r.starts, 64)) {
 		rc = gp__error(GP_ENOMEM, "out of memory");
@@ -735,6 +895,8 @@ out:
 	gp_u64map_release(&r.strs);
 	gp_u64map_release(&r.domains);
 	gp_u64map_release(&r.starts);
+	gp_u64map_release(&r.sites);
+	gp_u64map_release(&r.mark_counts);
 	gp_value_free(r.devices);
 	gp_value_free(r.windows);
 	gp__free(r.cev);

@@ -58,6 +58,8 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->cats);
 	gp_value_free(t->meta);
 	gp_u64map_release(&t->nvtx_names);
+	gp_u64map_release(&t->range_src);
+	gp__free(t->ctr);
 	gp_strtab_release(&t->strs);
 	gp__free(t->path);
 	gp__free(t);
@@ -385,6 +387,20 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 		GP_TRY(gp_u64map_put(&dst->nvtx_names, smap[k],
 		                     (uint64_t)smap[v >> 32] << 32 | smap[v & UINT32_MAX]));
 	}
+	for (i = 0; i < src->range_src.nslot; i++) {
+		uint64_t k = src->range_src.keys[i], v = src->range_src.vals[i];
+
+		if (src->range_src.used[i] && k < src->strs.n && v < src->strs.n)
+			GP_TRY(gp_u64map_put_new(&dst->range_src, smap[k], smap[v], NULL));
+	}
+	GP_TRY(
+	    gp__grow((void **)&dst->ctr, &dst->ctr_cap, dst->nctr + src->nctr, sizeof(*dst->ctr)));
+	for (i = 0; i < src->nctr; i++) {
+		dst->ctr[dst->nctr] = src->ctr[i];
+		dst->ctr[dst->nctr].name = smap[src->ctr[i].name];
+		dst->ctr[dst->nctr++].track = tmap[src->ctr[i].track];
+	}
+	dst->has_counters |= src->has_counters;
 	dst->npy += src->npy;
 	dst->events_read += src->events_read;
 	/* within GP_SUM_LIMIT: the caller checked before merging */

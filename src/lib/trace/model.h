@@ -74,6 +74,14 @@ struct gp_gpu_info {
 	uint32_t collective;  /* args "Collective name" string id, 0 none */
 };
 
+/** A counter sample (captures: GPUPROF_COUNTER of the annotation API). */
+struct gp_counter_sample {
+	int64_t ts;
+	double value;
+	uint32_t name;  /* string id */
+	uint32_t track; /* the thread that sampled it */
+};
+
 /** A [memory] instant event (profile_memory=True). */
 struct gp_mem_event {
 	int64_t ts;
@@ -153,6 +161,15 @@ struct gp_trace {
 	/* NVTX ranges of a named domain (captures): the name id of "domain:message" ->
 	 * domain id << 32 | message id */
 	struct gp_u64map nvtx_names;
+
+	/* captures of the annotation API: a range's name id -> the string id of its first call
+	 * site, "file:line" */
+	struct gp_u64map range_src;
+
+	/* counter samples, in file order; has_counters: the source can hold them (a capture) */
+	struct gp_counter_sample *ctr;
+	size_t nctr, ctr_cap;
+	bool has_counters;
 
 	/* metadata */
 	struct gp_value *meta; /* top-level keys except traceEvents */

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: MIT
+"""Tests of gpuprof.bench() and gpuprof.summarize() (python/gpuprof/bench.py), run by
+CTest with the other module tests (python.gpuprof). Without PyTorch here, bench() times
+with the monotonic clock; the CUDA-event path is a GPU test (t0912).
+
+- the statistics are libgpuprof's: the document bench() returns equals what the CLI
+  computes from the same samples (`gpuprof compare` of the file against itself is
+  "same"), and the numbers agree with Python's statistics module;
+- warm-up runs are excluded, batch size and rate name give the throughput;
+- json_path writes a gpuprof.bench/1 file that `gpuprof compare` reads, and a 2x slower
+  function is a regression (exit 3);
+- bad arguments raise ValueError; without the library bench() raises RuntimeError.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("GP_BUILD_DIR", os.path.join(SRC, "build"))
+LIB = os.environ.get("GP_LIBGPUPROF", os.path.join(BUILD, "libgpuprof.so"))
+GPUPROF = os.environ.get("GPUPROF", os.path.join(BUILD, "gpuprof"))
+SANITIZED = os.environ.get("GP_SANITIZED") == "1"
+
+sys.path.insert(0, os.path.join(SRC, "python"))
+sys.dont_write_bytecode = True
+
+
+@unittest.skipIf(SANITIZED, "sanitizer build: python3 cannot load the instrumented library")
+@unittest.skipUnless(os.path.isfile(LIB), "no libgpuprof.so")
+class BenchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.environ["GPUPROF_LIBRARY"] = LIB
+        import gpuprof
+        gpuprof._lib._reset_for_tests()
+        cls.gp = gpuprof
+        cls.tmp = tempfile.mkdtemp(prefix="gpuprof-pybench.")
+
+    def test_counts_and_statistics(self):
+        calls = []
+        doc = self.gp.bench(lambda: calls.append(1), warmup=3, iters=25, batch_size=8,
+                            rate_name="samples/s", name="append", show=False, tags={"k": "v"})
+        self.assertEqual(len(calls), 28)
+        self.assertEqual(doc["schema"], "gpuprof.bench/1")
+        self.assertEqual(doc["source"]["kind"], "python")
+        self.assertEqual(doc["tags"], {"clock": "monotonic", "k": "v"})
+        s = doc["series"][0]
+        self.assertEqual((s["name"], s["n"], s["warmup"]), ("append", 25, 3))
+        self.assertEqual(len(s["warmup_times_ns"]), 3)
+        x = s["times_ns"]
+        st = s["stats"]
+        self.assertAlmostEqual(st["median_ns"], statistics.median(x), delta=1e-6)
+        self.assertAlmostEqual(st["mean_ns"], statistics.mean(x), delta=1e-3)
+        self.assertAlmostEqual(st["std_ns"], statistics.stdev(x), delta=1e-3)
+        self.assertEqual(st["min_ns"], min(x))
+        self.assertAlmostEqual(s["throughput"]["items_per_s"], 8 * 25 / (sum(x) / 1e9),
+                               delta=1e-6 * s["throughput"]["items_per_s"])
+        self.assertEqual(s["throughput"]["rate_name"], "samples/s")
+
+    def test_summarize_matches_fixed_samples(self):
+        doc, table = self.gp.summarize([{"name": "s", "times_ns": [1e6, 2e6, 3e6, 4e6],
+                                         "gpu_ns": [0.5e6, 1e6, 1e6, 2e6]}], seed=5)
+        s = doc["series"][0]
+        self.assertEqual(doc["seed"], 5)
+        self.assertEqual(s["stats"]["median_ns"], 2.5e6)
+        # R-7 p90 of 4 values: h = 2.7 -> 3 + 0.7 * 1 = 3.7 ms
+        self.assertAlmostEqual(s["stats"]["p90_ns"], 3.7e6, delta=1e-6)
+        self.assertEqual(s["gpu_stats"]["median_ns"], 1e6)
+        self.assertIn("few_samples", [w["id"] for w in s["warnings"]])
+        self.assertIn("s  (4 iterations, 0 warm-up)", table)
+        again, _ = self.gp.summarize([{"name": "s", "times_ns": [1e6, 2e6, 3e6, 4e6]}], seed=5)
+        self.assertEqual(again["series"][0]["stats"]["median_ci_ns"],
+                         s["stats"]["median_ci_ns"])
+
+    def test_json_file_and_compare(self):
+        base = os.path.join(self.tmp, "base.json")
+        new = os.path.join(self.tmp, "new.json")
+        self.gp.bench(time.sleep, 0.002, warmup=2, iters=20, show=False, json_path=base)
+        self.gp.bench(time.sleep, 0.004, warmup=2, iters=20, show=False, json_path=new)
+        with open(base, encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["series"][0]["n"], 20)
+        same = subprocess.run([GPUPROF, "compare", base, base], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+        self.assertEqual(same.returncode, 0, same.stderr)
+        slower = subprocess.run([GPUPROF, "compare", "--json", base, new],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.assertEqual(slower.returncode, 3, slower.stderr)
+        self.assertTrue(json.loads(slower.stdout)["regression"])
+
+    def test_bad_arguments(self):
+        for kw in ({"iters": 0}, {"warmup": -1}, {"batch_size": 0}):
+            with self.assertRaises(ValueError):
+                self.gp.bench(lambda: None, show=False, **kw)
+        with self.assertRaises(RuntimeError):
+            self.gp.bench(lambda: None, device="cuda", show=False)
+
+
+class NoLibraryTest(unittest.TestCase):
+    def test_raises_with_the_reason(self):
+        code = ("import gpuprof\n"
+                "try:\n"
+                "    gpuprof.bench(lambda: None, iters=1, show=False)\n"
+                "except RuntimeError as e:\n"
+                "    print('raised:', e)\n")
+        env = dict(os.environ, GPUPROF_LIBRARY="/nonexistent/libgpuprof.so",
+                   PYTHONPATH=os.path.join(SRC, "python"), PYTHONDONTWRITEBYTECODE="1")
+        r = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("raised: gpuprof.bench needs libgpuprof.so", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
