@@ -75,16 +75,23 @@ struct gp_bench_iter_opts {
 	const char *frame_mark;
 	uint32_t warmup;   /**< leading iterations excluded (kept as warm-up times) */
 	double batch_size; /**< items per iteration; 0: 1 */
-	const char
-	    *rate_name;    /**< NULL: "steps/s" for steps, "FPS" for frames, else "iterations/s" */
+	/** NULL: "steps/s" for steps, "FPS" for frames, "NAME/s" for range NAME. */
+	const char *rate_name;
 	int64_t only_rank; /**< -1: every rank */
+	/** More series at once (frames and diffusion steps, blocks...): ranges and marks, a
+	 * series each, after iter_range and frame_mark. */
+	const char *const *ranges;
+	size_t nranges;
+	const char *const *marks;
+	size_t nmarks;
 };
 
 /**
  * Adds a series per trace (per rank) found in @p paths (traces, directories
- * of traces, `gpuprof run` directories, capture files): the iterations that
- * @p opts names, each with its wall time and its GPU time (the union of the
- * GPU activity launched inside it). Series are named after the iterations,
+ * of traces, `gpuprof run` directories, capture files) and per kind of
+ * iteration that @p opts names (ProfilerStep#N when it names none): each
+ * iteration with its wall time and its GPU time (the union of the GPU
+ * activity launched inside it). Series are named after the iterations,
  * with " [rank R]" when there are several traces.
  * @return 0 or a negative status (GP_ENOENT: no such iterations in a trace).
  */

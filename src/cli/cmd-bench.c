@@ -42,7 +42,8 @@ static const char usage_text[] =
     "    -b, --batch-size B    items per iteration, for the rate (default 1)\n"
     "        --rate-name NAME  what an item per second is called (FPS, samples/s, ...)\n"
     "        --name NAME       the series' name (default: the command line)\n"
-    "        --iter-range NAME iterations are the instances of range NAME (paths)\n"
+    "        --iter-range NAME iterations are the instances of range NAME (paths;\n"
+    "                          repeatable, also with --frame-mark: a series each)\n"
     "        --frame-mark NAME iterations run from one mark NAME to the next (paths)\n"
     "        --rank R          only rank R (paths)\n"
     "        --shell           run CMD through /bin/sh -c (one string)\n"
@@ -76,13 +77,22 @@ enum {
 struct bench_cli {
 	long long warmup, runs; /* -1: default */
 	double batch;
-	const char *rate, *name, *iter, *frame, *output;
+	const char *rate, *name, *output;
+	const char **ranges, **marks; /* --iter-range, --frame-mark (repeatable) */
+	size_t nranges, nmarks;
 	long long rank;
 	bool shell, show, ignore, json, md;
 	const char **tags;
 	size_t ntags;
 	unsigned long long seed;
 };
+
+static void free_cli(struct bench_cli *o)
+{
+	free(o->tags);
+	free(o->ranges);
+	free(o->marks);
+}
 
 static int64_t now_ns(void)
 {
@@ -234,6 +244,16 @@ static int write_out(const struct bench_cli *o, const char *text, size_t len)
 	return write_stdout(text, len);
 }
 
+static void push_name(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		die("out of memory");
+	nv[(*n)++] = s;
+	*v = nv;
+}
+
 static void parse_tag(struct bench_cli *o, const char *s)
 {
 	const char *eq = strchr(s, '=');
@@ -318,10 +338,10 @@ int cmd_bench(int argc, const char **argv)
 			o.name = optarg;
 			break;
 		case OPT_ITER:
-			o.iter = optarg;
+			push_name(&o.ranges, &o.nranges, optarg);
 			break;
 		case OPT_FRAME:
-			o.frame = optarg;
+			push_name(&o.marks, &o.nmarks, optarg);
 			break;
 		case OPT_RANK:
 			o.rank = parse_count("--rank", optarg, INT32_MAX);
@@ -352,17 +372,17 @@ int cmd_bench(int argc, const char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			free(o.tags);
+			free_cli(&o);
 			return GP_EXIT_OK;
 		case ':':
 			fprintf(stderr, "gpuprof bench: option '%s' needs a value\n%s",
 			        argv[optind - 1], usage_text);
-			free(o.tags);
+			free_cli(&o);
 			return GP_EXIT_USAGE;
 		default:
 			fprintf(stderr, "gpuprof bench: unknown option '%s'\n%s", argv[optind - 1],
 			        usage_text);
-			free(o.tags);
+			free_cli(&o);
 			return GP_EXIT_USAGE;
 		}
 	}
@@ -371,17 +391,15 @@ int cmd_bench(int argc, const char **argv)
 	if (optind >= argc) {
 		fprintf(stderr, "gpuprof bench: no command (after --) and no trace given\n%s",
 		        usage_text);
-		free(o.tags);
+		free_cli(&o);
 		return GP_EXIT_USAGE;
 	}
-	if (has_dashdash && (o.iter || o.frame || o.rank >= 0))
+	if (has_dashdash && (o.nranges || o.nmarks || o.rank >= 0))
 		usage_die("bench: --iter-range, --frame-mark and --rank apply to traces, not to a "
 		          "command");
 	if (!has_dashdash && (o.runs >= 0 || o.shell || o.show || o.ignore))
 		usage_die("bench: --runs, --shell, --show-output and -i apply to a command: put it "
 		          "after '--'");
-	if (o.iter && o.frame)
-		usage_die("bench: --iter-range and --frame-mark exclude each other");
 
 	b = gp_bench_new(has_dashdash ? "command" : "trace", o.seed);
 	if (!b)
@@ -403,8 +421,10 @@ int cmd_bench(int argc, const char **argv)
 	} else {
 		struct gp_bench_iter_opts io = { .size = sizeof(io) };
 
-		io.iter_range = o.iter;
-		io.frame_mark = o.frame;
+		io.ranges = o.ranges;
+		io.nranges = o.nranges;
+		io.marks = o.marks;
+		io.nmarks = o.nmarks;
 		io.warmup = o.warmup >= 0 ? (uint32_t)o.warmup : 0;
 		io.batch_size = o.batch;
 		io.rate_name = o.rate;
@@ -446,6 +466,6 @@ out:
 	gp_free(text);
 	gp_value_free(res);
 	gp_bench_free(b);
-	free(o.tags);
+	free_cli(&o);
 	return rc;
 }

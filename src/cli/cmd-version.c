@@ -62,7 +62,10 @@ static void build_options(void)
 	feature("gzip:", "none");
 #endif
 	feature("json parser:", "built-in (streaming)");
-	feature("cupti tracer:", "not built (this version)");
+	feature("injected tracer:",
+	        GP_HAVE_CUPTI ? "libgpuprof-inject.so: CUPTI (dlopen), NVTX, annotations"
+	                      : "libgpuprof-inject.so: annotations only (built without the CUDA "
+	                        "toolkit: no CUPTI, no NVTX)");
 	feature("cuda toolkit headers:", GP_HAVE_CUPTI ? "found" : "not found");
 	nvml_probe();
 	feature("top full screen:",

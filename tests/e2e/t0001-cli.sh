@@ -64,7 +64,7 @@ expect_rc 0 --version
 out_has "gpuprof "
 expect_rc 0 version --build-options
 out_has "gzip:"
-out_has "cupti tracer:"
+out_has "injected tracer:"
 out_has "cuda toolkit headers:"
 out_has "nvml:"
 out_has "sanitizers:"

@@ -170,7 +170,7 @@ static void test_ranges(void **state)
 	assert_int_equal(gp__bench_add_trace(b, t, "mem", 0, false, &o), 0);
 	r = result(b);
 	assert_string_equal(tu_gets(r, "series/0/name"), "iter");
-	assert_string_equal(tu_gets(r, "series/0/rate_name"), "iterations/s");
+	assert_string_equal(tu_gets(r, "series/0/rate_name"), "iter/s");
 	assert_int_equal(tu_geti(r, "series/0/n"), 2);
 	assert_int_equal(tu_geti(r, "series/0/warmup_times_ns/0"), 100);
 	assert_int_equal(tu_geti(r, "series/0/times_ns/0"), 100);

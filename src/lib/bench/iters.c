@@ -258,7 +258,7 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 {
 	struct iters it;
 	const char *what;
-	char name[512];
+	char name[512], rate[256];
 	size_t w;
 	int rc = 0, si;
 
@@ -294,14 +294,16 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 		snprintf(name, sizeof(name), "%s [rank %lld]", what, (long long)rank);
 	else
 		snprintf(name, sizeof(name), "%s", what);
-	si = gp_bench_add(b, name,
-	                  o->rate_name        ? o->rate_name
-	                  : o->frame_mark     ? "FPS"
-	                  : !o->iter_range    ? "steps/s"
-	                  : o->batch_size > 1 ? "items/s"
-	                                      : "iterations/s",
-	                  o->batch_size > 0 ? o->batch_size : 1, (uint32_t)w, it.times + w,
-	                  it.n - w, it.has_gpu ? it.gpu + w : NULL, NULL, NULL);
+	if (o->rate_name)
+		snprintf(rate, sizeof(rate), "%s", o->rate_name);
+	else if (o->frame_mark)
+		snprintf(rate, sizeof(rate), "FPS");
+	else if (!o->iter_range)
+		snprintf(rate, sizeof(rate), "steps/s");
+	else
+		snprintf(rate, sizeof(rate), "%s/s", what);
+	si = gp_bench_add(b, name, rate, o->batch_size > 0 ? o->batch_size : 1, (uint32_t)w,
+	                  it.times + w, it.n - w, it.has_gpu ? it.gpu + w : NULL, NULL, NULL);
 	GP_TRY(si);
 	if (w)
 		GP_TRY(gp_bench_warmup_times(b, si, it.times, w));
@@ -324,8 +326,29 @@ static int add_file(struct gp_bench *b, const char *path, int64_t order, bool se
 	rank = t->rank >= 0 ? t->rank : gp__rank_from_name(path);
 	if (rank < 0)
 		rank = order;
-	if (o->only_rank < 0 || rank == o->only_rank)
+	if (o->only_rank >= 0 && rank != o->only_rank)
+		goto out;
+	if (!o->iter_range && !o->frame_mark && !o->nranges && !o->nmarks) {
 		rc = gp__bench_add_trace(b, t, path, rank, several, o);
+		goto out;
+	}
+	/* one series per range or mark name */
+	for (size_t k = 0; !rc && k < 2 + o->nranges + o->nmarks; k++) {
+		struct gp_bench_iter_opts one = *o;
+
+		one.iter_range = one.frame_mark = NULL;
+		if (k == 0)
+			one.iter_range = o->iter_range;
+		else if (k == 1)
+			one.frame_mark = o->frame_mark;
+		else if (k - 2 < o->nranges)
+			one.iter_range = o->ranges[k - 2];
+		else
+			one.frame_mark = o->marks[k - 2 - o->nranges];
+		if (one.iter_range || one.frame_mark)
+			rc = gp__bench_add_trace(b, t, path, rank, several, &one);
+	}
+out:
 	gp_trace_free(t);
 	return rc;
 }
@@ -342,8 +365,6 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
 		return gp__error(GP_EINVAL, "no input");
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	if (o.iter_range && o.frame_mark)
-		return gp__error(GP_EINVAL, "iterations come from a range or from marks, not both");
 	for (i = 0; i < n; i++) {
 		struct stat st;
 		char **list = NULL;
