@@ -132,10 +132,11 @@ static inline int gpuprof_annotate_attached(void)
 #include <dlfcn.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define GPUPROF__LOCAL __attribute__((weak, visibility("hidden")))
 
-/* 0 fresh, 1 started, 2 done: one per module, like the table */
+/* 0 fresh, 1 done, 1 + pid while a thread of process pid runs the init: one per module */
 GPUPROF__LOCAL int gpuprof__annotate_state_v1 = 0;
 
 GPUPROF__LOCAL void gpuprof__annotate_init_v1(void);
@@ -156,15 +157,23 @@ GPUPROF__LOCAL struct gpuprof_annotate_table_v1 gpuprof_annotate_v1 = {
 GPUPROF__LOCAL void gpuprof__annotate_init_v1(void)
 {
 	struct gpuprof_annotate_table_v1 t = { 0, 0, 0, 0 };
-	int fresh = 0;
+	int fresh = 0, me, s;
 
-	if (__atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE) == 2)
+	/* the state: 0 fresh, 1 done, else 1 + the pid of the process whose thread runs it */
+	if (__atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE) == 1)
 		return;
-	if (!__atomic_compare_exchange_n(&gpuprof__annotate_state_v1, &fresh, 1, 0,
+	me = (int)getpid() + 1;
+	if (!__atomic_compare_exchange_n(&gpuprof__annotate_state_v1, &fresh, me, 0,
 	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		/* another thread runs it: wait (the table must be final when we return) */
-		while (__atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE) != 2)
+		while ((s = __atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE)) != 1) {
+			if (s != me) {
+				/* a fork while another thread ran it: that thread is not in this
+				 * process, and a forked child records nothing */
+				goto store;
+			}
 			sched_yield();
+		}
 		return;
 	}
 	{
@@ -187,11 +196,12 @@ GPUPROF__LOCAL void gpuprof__annotate_init_v1(void)
 			}
 		}
 	}
+store:
 	__atomic_store_n(&gpuprof_annotate_v1.push, t.push, __ATOMIC_RELEASE);
 	__atomic_store_n(&gpuprof_annotate_v1.pop, t.pop, __ATOMIC_RELEASE);
 	__atomic_store_n(&gpuprof_annotate_v1.frame, t.frame, __ATOMIC_RELEASE);
 	__atomic_store_n(&gpuprof_annotate_v1.counter, t.counter, __ATOMIC_RELEASE);
-	__atomic_store_n(&gpuprof__annotate_state_v1, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof__annotate_state_v1, 1, __ATOMIC_RELEASE);
 }
 
 /* The stubs: init, then the call through the final table (never back into a stub). */

@@ -30,7 +30,8 @@ struct gp_bench;
 
 /**
  * A new, empty result. @p source_kind: "command", "trace", "capture" or
- * "python". @p seed: of the bootstrap intervals (0: the fixed default).
+ * "python". @p seed: of the bootstrap intervals (0: the fixed default; the low 63
+ * bits are used and recorded).
  * @return NULL when out of memory.
  */
 GP_API struct gp_bench *gp_bench_new(const char *source_kind, uint64_t seed);

@@ -155,8 +155,10 @@ struct gp_change {
 /**
  * Compares two samples of one metric. Verdict: INCONCLUSIVE when a side has
  * fewer than min_samples values or gp_mann_whitney_min_p() >= alpha; else
- * BETTER or WORSE (by @p better) when p < alpha and |delta| >= threshold;
- * else INCONCLUSIVE when |delta| >= threshold (not significant); else SAME.
+ * BETTER or WORSE (by @p better) when p < alpha and the change is large:
+ * new/base >= 1 + threshold or new/base <= 1 / (1 + threshold) (symmetric in
+ * ratio, so a time and the rate 1/time pass it together); else INCONCLUSIVE
+ * when the change is large (not significant); else SAME.
  * A regression is verdict == GP_VERDICT_WORSE. @p opts may be NULL (defaults).
  * @return 0, GP_EINVAL (an empty side, NaN/inf, base median 0, alpha or
  * confidence outside (0, 1), a negative threshold) or GP_ENOMEM; *out is

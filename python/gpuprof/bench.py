@@ -111,9 +111,10 @@ def summarize(series, tags=None, seed=0, kind="python", args=()):
 
 
 def _cuda(device):
+    """(torch, the CUDA device) to time on with events, or (None, None) for the host clock."""
     torch = sys.modules.get("torch")
-    if device == "cpu":
-        return None
+    if device is not None and str(device) == "cpu":
+        return None, None
     if torch is None and device is not None:
         try:
             import torch  # noqa: F811 (asked for a device: torch must be there)
@@ -121,11 +122,17 @@ def _cuda(device):
             raise RuntimeError("gpuprof.bench: device %r asked for, but PyTorch cannot be "
                                "imported: %s" % (device, e))
     if torch is None or not torch.cuda.is_available():
-        if device not in (None, "cpu"):
+        if device is not None:
             raise RuntimeError("gpuprof.bench: device %r asked for, but CUDA is not available"
                                % (device,))
-        return None
-    return torch
+        return None, None
+    dev = torch.device(device if device is not None else "cuda")
+    if dev.type != "cuda":
+        raise ValueError("gpuprof.bench: device %r: expected None, 'cpu' or a CUDA device"
+                         % (device,))
+    if dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return torch, dev
 
 
 def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=None,
@@ -143,31 +150,33 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
         raise ValueError("gpuprof.bench: batch_size must be positive")
     _library()  # fail before running anything when the library is missing
     label = name or getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "fn")
-    torch = _cuda(device)
+    torch, dev = _cuda(device)
     warm_ns, times_ns, mem = [], [], None
     if torch is not None:
-        torch.cuda.synchronize()
-        for _ in range(warmup):
-            t0 = time.perf_counter_ns()
-            fn(*args, **kwargs)
-            torch.cuda.synchronize()
-            warm_ns.append(time.perf_counter_ns() - t0)
-        mem = [] if memory else None
-        pairs = []
-        for _ in range(iters):
-            if memory:
-                torch.cuda.reset_peak_memory_stats()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn(*args, **kwargs)
-            end.record()
-            pairs.append((start, end))
-            if memory:
-                mem.append(torch.cuda.max_memory_allocated())
-        torch.cuda.synchronize()
-        # elapsed_time is in ms (float, 0.5 us resolution)
-        times_ns = [max(s.elapsed_time(e) * 1e6, 1.0) for s, e in pairs]
+        # the events go on dev's current stream; fn's work is assumed to go there too
+        with torch.cuda.device(dev):
+            torch.cuda.synchronize(dev)
+            for _ in range(warmup):
+                t0 = time.perf_counter_ns()
+                fn(*args, **kwargs)
+                torch.cuda.synchronize(dev)
+                warm_ns.append(time.perf_counter_ns() - t0)
+            mem = [] if memory else None
+            pairs = []
+            for _ in range(iters):
+                if memory:
+                    torch.cuda.reset_peak_memory_stats(dev)
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn(*args, **kwargs)
+                end.record()
+                pairs.append((start, end))
+                if memory:
+                    mem.append(torch.cuda.max_memory_allocated(dev))
+            torch.cuda.synchronize(dev)
+            # elapsed_time is in ms (float, 0.5 us resolution)
+            times_ns = [max(s.elapsed_time(e) * 1e6, 1.0) for s, e in pairs]
         clock = "cuda_event"
     else:
         for _ in range(warmup):

@@ -41,11 +41,18 @@ static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t g_key;
 static bool g_key_ok;
 
-/* a thread ends: its block is sealed (the writer frees it once written) */
+/*
+ * A thread ends: its block is sealed (the writer recycles it once written)
+ * and forgotten, so that an event from a later key destructor of this thread
+ * takes a new block (and sets the key again: its destructor runs once more)
+ * instead of writing into a block the writer may have handed to another thread.
+ */
 static void thread_gone(void *p)
 {
 	struct gp_inj_block *b = p;
 
+	if (t_st.b == b)
+		t_st.b = NULL;
 	if (b)
 		atomic_store_explicit(&b->sealed, true, memory_order_release);
 }

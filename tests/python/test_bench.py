@@ -101,6 +101,118 @@ class BenchTest(unittest.TestCase):
             self.gp.bench(lambda: None, device="cuda", show=False)
 
 
+class _FakeTorch:
+    """Just what bench() uses of torch: a CUDA device whose events advance 2 ms per fn call,
+    and a log of the calls, to check the synchronisation and the memory reset."""
+
+    def __init__(self):
+        self.log, self.clock_ms, self.peak = [], 0.0, 0
+        fake = self
+
+        class Dev:
+            def __init__(self, kind, index=None):
+                if ":" in str(kind):
+                    kind, index = str(kind).split(":")
+                    index = int(index)
+                self.type, self.index = str(kind), index
+
+            def __str__(self):
+                return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+
+        class Ev:
+            def __init__(self, enable_timing=False):
+                assert enable_timing
+                self.t = None
+
+            def record(self):
+                fake.log.append("record")
+                self.t = fake.clock_ms
+
+            def elapsed_time(self, other):
+                assert "sync" in fake.log[-1:] or fake.log[-1] == "read", fake.log[-3:]
+                fake.log.append("read")
+                return other.t - self.t
+
+        class DevCtx:
+            def __init__(self, d):
+                fake.log.append("device %s" % d)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *a):
+                return False
+
+        class Cuda:
+            Event = Ev
+
+            @staticmethod
+            def is_available():
+                return True
+
+            @staticmethod
+            def current_device():
+                return 0
+
+            @staticmethod
+            def device(d):
+                return DevCtx(d)
+
+            @staticmethod
+            def synchronize(d=None):
+                fake.log.append("sync")
+
+            @staticmethod
+            def reset_peak_memory_stats(d=None):
+                fake.log.append("reset")
+                fake.peak = 0
+
+            @staticmethod
+            def max_memory_allocated(d=None):
+                return fake.peak
+
+        self.device = Dev
+        self.cuda = Cuda
+
+    def work(self):
+        self.log.append("fn")
+        self.clock_ms += 2.0
+        self.peak = 1 << 20
+
+
+@unittest.skipIf(SANITIZED, "sanitizer build: python3 cannot load the instrumented library")
+@unittest.skipUnless(os.path.isfile(LIB), "no libgpuprof.so")
+class CudaPathTest(unittest.TestCase):
+    """The CUDA-event path with a fake torch (the real one is t0913, a GPU test)."""
+
+    def test_events_sync_and_memory(self):
+        os.environ["GPUPROF_LIBRARY"] = LIB
+        import gpuprof
+        fake = _FakeTorch()
+        sys.modules["torch"] = fake
+        try:
+            doc = gpuprof.bench(fake.work, warmup=2, iters=5, show=False, device="cuda:0")
+        finally:
+            del sys.modules["torch"]
+        s = doc["series"][0]
+        self.assertEqual(doc["tags"]["clock"], "cuda_event")
+        self.assertEqual(s["times_ns"], [2e6] * 5)
+        self.assertEqual(s["peak_memory_bytes"], [1 << 20] * 5)
+        log = fake.log
+        self.assertEqual(log[0], "device cuda:0")
+        # a sync before the warm-up, after each warm-up call, none inside the timed loop,
+        # one after it, before the events are read
+        self.assertEqual(log[1:6], ["sync", "fn", "sync", "fn", "sync"])
+        timed = log[6:log.index("read")]
+        self.assertEqual(timed, ["reset", "record", "fn", "record"] * 5 + ["sync"])
+        with self.assertRaises(ValueError):
+            sys.modules["torch"] = fake
+            try:
+                gpuprof.bench(fake.work, iters=1, show=False, device="mps")
+            finally:
+                del sys.modules["torch"]
+
+
 class NoLibraryTest(unittest.TestCase):
     def test_raises_with_the_reason(self):
         code = ("import gpuprof\n"

@@ -111,12 +111,28 @@ static void all_calls(int n)
 
 static void assert_empty_table(void)
 {
-	assert_int_equal(gpuprof__annotate_state_v1, 2);
+	assert_int_equal(gpuprof__annotate_state_v1, 1);
 	assert_null(gpuprof_annotate_v1.push);
 	assert_null(gpuprof_annotate_v1.pop);
 	assert_null(gpuprof_annotate_v1.frame);
 	assert_null(gpuprof_annotate_v1.counter);
 	assert_int_equal(gpuprof_annotate_attached(), 0);
+}
+
+/*
+ * A fork while another thread of the parent ran the init: the child sees the
+ * parent's "running" state, which no thread of its own will finish. Its calls
+ * must not wait for it: they find no recorder (a forked child records nothing).
+ */
+static void test_fork_during_init(void **state)
+{
+	(void)state;
+	setenv("GPUPROF_ANNOTATE_LIBRARY", "/nonexistent/recorder.so", 1);
+	gpuprof__annotate_state_v1 = (int)getppid() + 1; /* "another process runs it" */
+	GPUPROF_FRAME();
+	GPUPROF_RANGE_PUSH("after fork");
+	GPUPROF_RANGE_POP();
+	assert_empty_table();
 }
 
 /* no tool: each entry's first call runs the init, which empties the table */
@@ -248,7 +264,7 @@ static void test_init_race(void **state)
 		assert_int_equal(pthread_create(&th[i], NULL, racer, NULL), 0);
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
-	assert_int_equal(gpuprof__annotate_state_v1, 2);
+	assert_int_equal(gpuprof__annotate_state_v1, 1);
 	assert_int_equal(counts()->inits, inits + 1);
 	assert_int_equal(__atomic_load_n(&counts()->push, __ATOMIC_ACQUIRE) > 0, 1);
 }
@@ -473,6 +489,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_init_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disabled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bindings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_during_init, setup, teardown),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_counters_kineto),
 	};

@@ -760,6 +760,38 @@ static void test_compare_verdicts(void **state)
 	assert_int_equal(c.verdict, GP_VERDICT_INCONCLUSIVE);
 }
 
+/*
+ * A time and its rate agree: times 5.1 % up are rates 4.85 % down, and the
+ * threshold holds in ratio both ways (up to 1.05, down to 1 / 1.05 = 0.9524),
+ * so both are verdicts (WORSE). 4.7 % down (ratio 0.953) is under it: SAME.
+ */
+static void test_compare_reciprocal(void **state)
+{
+	struct gp_change_opts o = { .size = sizeof(o), .resamples = 200 };
+	double tb[20], tn[20], rb[20], rn[20], dn[20];
+	struct gp_change ct, cr, cd;
+
+	(void)state;
+	for (int i = 0; i < 20; i++) {
+		tb[i] = 100 + 0.01 * i;
+		tn[i] = tb[i] * 1.051;
+		rb[i] = 1 / tb[i];
+		rn[i] = 1 / tn[i];
+		dn[i] = tb[i] * 0.953;
+	}
+	assert_int_equal(gp_stats_compare(tb, 20, tn, 20, GP_LOWER_IS_BETTER, &o, &ct), 0);
+	assert_int_equal(gp_stats_compare(rb, 20, rn, 20, GP_HIGHER_IS_BETTER, &o, &cr), 0);
+	assert_int_equal(ct.verdict, GP_VERDICT_WORSE);
+	assert_int_equal(cr.verdict, GP_VERDICT_WORSE);
+	assert_true(cr.delta_pct < -4.8 && cr.delta_pct > -4.9);
+	assert_int_equal(gp_stats_compare(tb, 20, dn, 20, GP_LOWER_IS_BETTER, &o, &cd), 0);
+	assert_int_equal(cd.verdict, GP_VERDICT_SAME);
+	for (int i = 0; i < 20; i++)
+		dn[i] = tb[i] * 0.952;
+	assert_int_equal(gp_stats_compare(tb, 20, dn, 20, GP_LOWER_IS_BETTER, &o, &cd), 0);
+	assert_int_equal(cd.verdict, GP_VERDICT_BETTER);
+}
+
 static void test_compare_small(void **state)
 {
 	const double a[] = { 10, 11, 12, 13 };
@@ -890,7 +922,7 @@ int main(void)
 		cmocka_unit_test(test_mwu_min_p),        cmocka_unit_test(test_mwu_errors),
 		cmocka_unit_test(test_compare_verdicts), cmocka_unit_test(test_compare_small),
 		cmocka_unit_test(test_compare_interval), cmocka_unit_test(test_compare_errors),
-		cmocka_unit_test(test_verdict_name),
+		cmocka_unit_test(test_verdict_name),     cmocka_unit_test(test_compare_reciprocal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,6 +111,7 @@ static int grow_sites(void)
 GP_API void *gp_annotate_site(const char *name, const char *file, int line, const char *func)
 {
 	struct entry *e = NULL;
+	bool full;
 	uint64_t h;
 	size_t i;
 
@@ -120,7 +121,9 @@ GP_API void *gp_annotate_site(const char *name, const char *file, int line, cons
 		line = 0;
 	h = hash_str(hash_str(14695981039346656037ull, name) * 31 + (uint64_t)line, file);
 	pthread_mutex_lock(&g_mu);
-	if ((g_n + 1) * 2 > g_nslot && (g_n >= MAX_SITES || grow_sites()))
+	/* at the limit (or out of memory) the known sites are still found; no new one is made */
+	full = g_n >= MAX_SITES || ((g_n + 1) * 2 > g_nslot && grow_sites());
+	if (!g_nslot)
 		goto out;
 	for (i = h & (g_nslot - 1); g_tab[i]; i = (i + 1) & (g_nslot - 1)) {
 		struct entry *x = g_tab[i];
@@ -131,6 +134,8 @@ GP_API void *gp_annotate_site(const char *name, const char *file, int line, cons
 			goto out;
 		}
 	}
+	if (full)
+		goto out;
 	if (!(e = gp__calloc(1, sizeof(*e))) || !(e->site.name = gp__strdup(name)) ||
 	    (file && !(e->site.file = intern(file))) || (func && !(e->site.func = intern(func)))) {
 		if (e)

@@ -44,7 +44,10 @@ GP_API struct gp_bench *gp_bench_new(const char *source_kind, uint64_t seed)
 		gp__error(GP_ENOMEM, "out of memory");
 		return NULL;
 	}
-	b->seed = seed ? seed : GP_BENCH_SEED;
+	/* 63 bits, so that the seed in the JSON (an int64) is the seed used */
+	b->seed = (seed ? seed : GP_BENCH_SEED) & (uint64_t)INT64_MAX;
+	if (!b->seed)
+		b->seed = GP_BENCH_SEED;
 	b->kind = gp__strdup(source_kind ? source_kind : "command");
 	b->tags = gp_value_object();
 	b->args = gp_value_array();
@@ -508,7 +511,7 @@ GP_API int gp_bench_result(const struct gp_bench *b, struct gp_value **out)
 	GP_TRY(gp_obj_set_str(v, "kind", b->kind));
 	GP_TRY(attach(v, "args", gp_value_clone(b->args)));
 	GP_TRY(attach(r, "tags", gp_value_clone(b->tags)));
-	GP_TRY(gp_obj_set_int(r, "seed", (int64_t)(b->seed & INT64_MAX)));
+	GP_TRY(gp_obj_set_int(r, "seed", (int64_t)b->seed));
 	GP_TRY(attach(r, "series", v = gp_value_array()));
 	for (size_t i = 0; i < b->n; i++) {
 		struct gp_value *s;

@@ -82,8 +82,11 @@ static int gpu_ops(const struct gp_trace *t, struct op **out, size_t *nout)
 		if ((k == GP_K_RUNTIME || k == GP_K_DRIVER) && t->ev.corr[i] >= 0) {
 			uint64_t prev;
 
-			/* the first call with an id launches (a driver call under a runtime one) */
+			/* the earliest call with an id launches (a driver call under a runtime one)
+			 */
 			rc = gp_u64map_put_new(&launch, (uint64_t)t->ev.corr[i], i, &prev);
+			if (rc >= 0 && prev != i && t->ev.ts[i] < t->ev.ts[prev])
+				rc = gp_u64map_put(&launch, (uint64_t)t->ev.corr[i], i);
 			if (rc < 0)
 				goto out;
 			rc = 0;

@@ -37,7 +37,7 @@ double gp__cmp_median(const double *x, size_t n)
 		return NAN;
 	memcpy(s, x, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	m = gp_quantile_sorted(s, n, 0.5); /* R-7, as the statistics (no overflow near DBL_MAX) */
 	gp__free(s);
 	return m;
 }
@@ -58,7 +58,8 @@ double gp__cmp_pct(double b, double n)
 {
 	if (!isfinite(b) || !isfinite(n) || b == 0)
 		return NAN;
-	return 100 * (n - b) / fabs(b);
+	/* n / b first: n - b can overflow to infinity with values near DBL_MAX */
+	return 100 * (b > 0 ? n / b - 1 : (n - b) / fabs(b));
 }
 
 const char *gp__cmp_verdict_word(enum gp_verdict v, enum gp__mkind k)
@@ -228,8 +229,9 @@ int gp__cmp_single(struct gp__cmp *c, const struct gp__metric *m, double b, doub
 		return 0;
 	if (b == n)
 		v = GP_VERDICT_SAME;
-	else if (b == 0 || fabs(d) >= 100 * thr)
-		v = GP_VERDICT_INCONCLUSIVE;
+	else if (b == 0 || d >= 100 * thr ||
+	         (b > 0 && n >= 0 ? n / b <= 1 / (1 + thr) : d <= -100 * thr))
+		v = GP_VERDICT_INCONCLUSIVE; /* large (the rule of gp_stats_compare), no samples */
 	else
 		v = GP_VERDICT_SAME;
 	if (!(o = gp__cmp_push_obj(metrics)))

@@ -472,7 +472,11 @@ int gp_stats_compare(const double *base, size_t nb, const double *new_, size_t n
 	if (nb < o.min_samples || nn < o.min_samples || gp_mann_whitney_min_p(nb, nn) >= o.alpha) {
 		c.verdict = GP_VERDICT_INCONCLUSIVE;
 	} else {
-		bool big = fabs(rel) >= o.threshold;
+		/* symmetric in ratio (asv's factor): up by thr, or down to 1 / (1 + thr), so
+		 * that a time and its reciprocal, a rate, pass the threshold together */
+		bool big = rel >= o.threshold || (c.base_median > 0 && c.new_median >= 0
+		                                      ? c.ratio <= 1 / (1 + o.threshold)
+		                                      : rel <= -o.threshold);
 
 		GP_TRY(gp_mann_whitney(vb, nb, vn, nn, &u));
 		c.p = u.p;
