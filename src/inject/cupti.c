@@ -117,7 +117,8 @@ static uint32_t intern(const char *s, size_t n)
 		return 0;
 	if (2 * (g_nstrs + 1) > g_strs_cap) {
 		size_t cap = g_strs_cap ? 2 * g_strs_cap : 1024;
-		struct str_ent *t = calloc(cap, sizeof(*t));
+		struct str_ent *t =
+		    cap <= SIZE_MAX / sizeof(*t) ? gp_inj_alloc(cap * sizeof(*t), true) : NULL;
 
 		if (!t)
 			return 0;
@@ -128,14 +129,14 @@ static uint32_t intern(const char *s, size_t n)
 				;
 			t[i] = g_strs[k];
 		}
-		free(g_strs);
+		gp_inj_free(g_strs);
 		g_strs = t;
 		g_strs_cap = cap;
 	}
 	for (i = h & (g_strs_cap - 1); g_strs[i].s; i = (i + 1) & (g_strs_cap - 1))
 		if (g_strs[i].hash == h && g_strs[i].len == n && memcmp(g_strs[i].s, s, n) == 0)
 			return g_strs[i].id;
-	g_strs[i].s = malloc(n + 1);
+	g_strs[i].s = gp_inj_alloc(n + 1, false);
 	if (!g_strs[i].s)
 		return 0;
 	memcpy(g_strs[i].s, s, n);
@@ -576,8 +577,8 @@ void gp_inj_cupti_drain(void)
 		next = d->next;
 		if (F.cuptiActivityGetNextRecord && !gp_inj_forked())
 			decode(d->buf, d->valid);
-		free(d->buf);
-		free(d);
+		gp_inj_free(d->buf);
+		gp_inj_free(d);
 		pthread_mutex_lock(&g_mu);
 		g_bufs--;
 		pthread_mutex_unlock(&g_mu);

@@ -40,6 +40,13 @@ bool gp_inj_session(void);
 extern _Atomic bool gp__inj_live;
 /** true in a forked child, where nothing is recorded (see session.c). */
 bool gp_inj_forked(void);
+/**
+ * malloc (calloc when @p zero) and free for the writer thread: under the lock
+ * that fork_prepare takes, so that no fork happens while the writer is inside
+ * the allocator (glibc's is fork-safe; a sanitizer's is not).
+ */
+void *gp_inj_alloc(size_t n, bool zero);
+void gp_inj_free(void *p);
 /** CLOCK_MONOTONIC in ns: the one clock of the capture. */
 uint64_t gp_inj_now(void);
 

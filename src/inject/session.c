@@ -303,6 +303,25 @@ static size_t spare_max(void)
 	return m / GP_INJ_BLOCK_SIZE;
 }
 
+void *gp_inj_alloc(size_t n, bool zero)
+{
+	void *p;
+
+	pthread_mutex_lock(&g_mu);
+	p = zero ? calloc(1, n) : malloc(n);
+	pthread_mutex_unlock(&g_mu);
+	return p;
+}
+
+void gp_inj_free(void *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&g_mu);
+	free(p);
+	pthread_mutex_unlock(&g_mu);
+}
+
 /* Writer thread: at least SPARE_MIN blocks ready, within the memory bound. */
 static void spare_fill(void)
 {
@@ -314,15 +333,14 @@ static void spare_fill(void)
 			pthread_mutex_unlock(&g_mu);
 			return;
 		}
-		g_held += GP_INJ_BLOCK_SIZE;
-		pthread_mutex_unlock(&g_mu);
+		/* malloc under g_mu, which fork_prepare takes: no fork while this thread is inside
+		 * the allocator (a sanitizer's allocator, unlike glibc's, is not fork-safe) */
 		b = malloc(sizeof(*b) + GP_INJ_BLOCK_SIZE);
-		pthread_mutex_lock(&g_mu);
 		if (!b) {
-			g_held -= GP_INJ_BLOCK_SIZE;
 			pthread_mutex_unlock(&g_mu);
 			return;
 		}
+		g_held += GP_INJ_BLOCK_SIZE;
 		pthread_mutex_unlock(&g_mu);
 		memset(b->data, 0, GP_INJ_BLOCK_SIZE); /* the page faults, here */
 		b->cap = GP_INJ_BLOCK_SIZE;
@@ -363,7 +381,9 @@ static void write_pass(void)
 	pthread_mutex_unlock(&g_mu);
 	if (qlen)
 		write_all(q, qlen);
+	pthread_mutex_lock(&g_mu); /* the allocator only under g_mu: see spare_fill */
 	free(q);
+	pthread_mutex_unlock(&g_mu);
 
 	for (b = head; b; b = b->next) {
 		if (b->snap > b->written) {
@@ -396,12 +416,12 @@ static void write_pass(void)
 			pp = &b->next;
 		}
 	}
-	pthread_mutex_unlock(&g_mu);
 	while (dead) {
 		b = dead->next;
 		free(dead);
 		dead = b;
 	}
+	pthread_mutex_unlock(&g_mu);
 }
 
 static void json_str(FILE *f, const char *s, size_t n)
