@@ -13,6 +13,7 @@
 #include "gpuprof/bench.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/fmt.h"
 
 static double num(const struct gp_value *o, const char *key)
 {
@@ -21,35 +22,14 @@ static double num(const struct gp_value *o, const char *key)
 	return gp_value_get_double(gp_obj_get(o, key), &d) ? d : NAN;
 }
 
-/* a duration in ns with a unit that keeps 3-4 significant digits */
 static const char *fmt_ns(char *buf, size_t n, double ns)
 {
-	double a = fabs(ns);
-
-	if (!isfinite(ns))
-		snprintf(buf, n, "-");
-	else if (a >= 1e9)
-		snprintf(buf, n, "%.3f s", ns / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, n, "%.3f ms", ns / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, n, "%.3f us", ns / 1e3);
-	else
-		snprintf(buf, n, "%.1f ns", ns);
-	return buf;
+	return gp__fmt_ns(buf, n, ns, false);
 }
 
 static const char *fmt_bytes(char *buf, size_t n, double b)
 {
-	if (!isfinite(b))
-		snprintf(buf, n, "-");
-	else if (b >= 1073741824.0)
-		snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
-	else if (b >= 1048576.0)
-		snprintf(buf, n, "%.1f MiB", b / 1048576.0);
-	else
-		snprintf(buf, n, "%.0f B", b);
-	return buf;
+	return gp__fmt_bytes(buf, n, b);
 }
 
 static const char *fmt_rate(char *buf, size_t n, double r)

@@ -20,6 +20,7 @@
 #include "gpuprof/bench.h"
 #include "gpuprof/stats.h"
 #include "util/error.h"
+#include "util/fmt.h"
 
 #define SHORT_RUN_NS 5e6 /* hyperfine's MIN_EXECUTION_TIME: a command this short is start-up */
 #define FEW_SAMPLES  5   /* fewer measured iterations: no verdict can be significant */
@@ -285,13 +286,6 @@ static int warn(struct gp_value *w, const char *id, const char *fmt, ...)
 	return gp_arr_push(w, o);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The steady-state check (docs/analyses/statistics.md): the first k = max(2, n/10)
  * measured iterations are "still warming up" when their median is over 10 %
@@ -312,8 +306,8 @@ static int steady(const double *x, size_t n, size_t *k_out, double *slow_pct)
 	first = rest + m;
 	memcpy(first, x, k * sizeof(*x));
 	memcpy(rest, x + k, m * sizeof(*x));
-	qsort(rest, m, sizeof(*rest), cmp_double);
-	qsort(first, k, sizeof(*first), cmp_double);
+	qsort(rest, m, sizeof(*rest), gp__cmp_double);
+	qsort(first, k, sizeof(*first), gp__cmp_double);
 	mr = gp_quantile_sorted(rest, m, 0.5);
 	mf = gp_quantile_sorted(first, k, 0.5);
 	p75 = gp_quantile_sorted(rest, m, 0.75);
@@ -394,7 +388,7 @@ static int gpu_share(const struct gp_bench_series *s, struct gp_value *o)
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->n; i++)
 		r[i] = s->gpu[i] / s->times[i];
-	qsort(r, s->n, sizeof(*r), cmp_double);
+	qsort(r, s->n, sizeof(*r), gp__cmp_double);
 	rc = gp_obj_set_double(o, "gpu_share", gp_quantile_sorted(r, s->n, 0.5));
 	gp__free(r);
 	return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "util/fmt.h"
 #include "util/buf.h"
 
 #define NAME_COLS 72
@@ -75,38 +76,12 @@ static const char *str(const struct gp_value *v, const char *key)
 
 static const char *dur(char *buf, size_t n, double ns, bool sign)
 {
-	double a = fabs(ns);
-	const char *sg = !sign ? (ns < 0 ? "-" : "") : ns < 0 ? "-" : "+";
-
-	if (!isfinite(ns))
-		snprintf(buf, n, "-");
-	else if (a >= 1e9)
-		snprintf(buf, n, "%s%.3f s", sg, a / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, n, "%s%.3f ms", sg, a / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, n, "%s%.3f µs", sg, a / 1e3);
-	else
-		snprintf(buf, n, "%s%.0f ns", sg, a);
-	return buf;
+	return gp__fmt_ns(buf, n, ns, sign);
 }
 
 static const char *bytes(char *buf, size_t n, double b)
 {
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double a = fabs(b);
-	size_t k = 0;
-
-	if (!isfinite(b)) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	while (a >= 1024 && k < 4) {
-		a /= 1024;
-		k++;
-	}
-	snprintf(buf, n, k ? "%s%.2f %s" : "%s%.0f %s", b < 0 ? "-" : "", a, u[k]);
-	return buf;
+	return gp__fmt_bytes(buf, n, b);
 }
 
 /* a metric's value in its unit */

@@ -19,13 +19,7 @@
 #include <string.h>
 
 #include "compare-int.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
+#include "util/fmt.h"
 
 double gp__cmp_median(const double *x, size_t n)
 {
@@ -36,7 +30,7 @@ double gp__cmp_median(const double *x, size_t n)
 	if (!(s = gp__calloc(n, sizeof(*s))))
 		return NAN;
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), gp__cmp_double);
 	m = gp_quantile_sorted(s, n, 0.5); /* R-7, as the statistics (no overflow near DBL_MAX) */
 	gp__free(s);
 	return m;

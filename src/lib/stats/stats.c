@@ -18,6 +18,7 @@
 
 #include "gpuprof/stats.h"
 #include "util/error.h"
+#include "util/fmt.h"
 
 #define DEFAULT_RESAMPLES  10000
 #define DEFAULT_CONFIDENCE 0.95
@@ -163,13 +164,6 @@ double gp_quantile_sorted(const double *sorted, size_t n, double q)
 	return lerp(sorted[lo], sorted[lo + 1], frac);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* GP_EINVAL unless @p x holds n >= 1 finite values */
 static int check_sample(const double *x, size_t n, const char *what)
 {
@@ -195,7 +189,7 @@ static double *sorted_copy(const double *x, size_t n)
 		return NULL;
 	}
 	memcpy(v, x, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), gp__cmp_double);
 	return v;
 }
 
@@ -235,7 +229,7 @@ static double resample(struct rng *r, const double *v, size_t n, size_t *cnt, do
 /* the percentile interval of @p b (sorted here) at confidence @p conf */
 static void interval(double *b, size_t nb, double conf, double *lo, double *hi)
 {
-	qsort(b, nb, sizeof(*b), cmp_double);
+	qsort(b, nb, sizeof(*b), gp__cmp_double);
 	*lo = gp_quantile_sorted(b, nb, (1 - conf) / 2);
 	*hi = gp_quantile_sorted(b, nb, (1 + conf) / 2);
 }
@@ -303,7 +297,7 @@ int gp_stats_compute(const double *x, size_t n, const struct gp_stats_opts *opts
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < n; i++)
 		dev[i] = fabs(v[i] - s.median);
-	qsort(dev, n, sizeof(*dev), cmp_double);
+	qsort(dev, n, sizeof(*dev), gp__cmp_double);
 	s.mad = gp_quantile_sorted(dev, n, 0.5);
 
 	s.mean_lo = s.mean_hi = s.median_lo = s.median_hi = NAN;
@@ -356,7 +350,7 @@ long gp_stats_outliers(const double *x, size_t n, double threshold, bool *flags)
 	med = gp_quantile_sorted(v, n, 0.5);
 	for (i = 0; i < n; i++)
 		v[i] = fabs(x[i] - med);
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), gp__cmp_double);
 	mad = gp_quantile_sorted(v, n, 0.5);
 	for (i = 0; i < n; i++) /* in sorted order: independent of the order of x */
 		sum += v[i];
