@@ -18,9 +18,10 @@ json_ok "$OUT"
 	fail "source"
 [ "$(json_get "$OUT" 'd["series"][0]["n"], d["series"][0]["warmup"], len(d["series"][0]["warmup_times_ns"])')" = "(5, 1, 1)" ] ||
 	fail "runs and warm-up"
-# (outlier warnings may come too on a busy machine)
-json_get "$OUT" '[w["id"] for w in d["series"][0]["warnings"]]' | grep -q short_runs ||
-	fail "a 'true' run is short: $(json_get "$OUT" 'd["series"][0]["warnings"]')"
+# short_runs exactly when the median run is under 5 ms (on a loaded machine even 'true' may
+# take longer), whatever outlier warnings a busy machine adds
+json_get "$OUT" '("short_runs" in [w["id"] for w in d["series"][0]["warnings"]]) == (d["series"][0]["stats"]["median_ns"] < 5e6)' |
+	grep -q True || fail "short_runs warning: $(json_get "$OUT" 'd["series"][0]["warnings"]')"
 json_get "$OUT" 'all(c == 0 for c in d["series"][0]["exit_codes"])' | grep -q True || fail "exit codes"
 
 # the statistics agree with Python's on the written samples (R-7 quantiles, n-1 std)
