@@ -118,6 +118,49 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static bool strip_suffix(char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	if (n > k && strcmp(s + n - k, suffix) == 0) {
+		s[n - k] = '\0';
+		return true;
+	}
+	return false;
+}
+
+char *derive_output(const char *path, const char *suffix)
+{
+	struct stat st;
+	char *base, *out;
+	size_t n;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *real = realpath(path, NULL);
+
+		if (!real)
+			return NULL;
+		n = strlen(real);
+		if (n <= 1) {
+			/* "/" has no sibling to write */
+			free(real);
+			return NULL;
+		}
+		out = xmalloc(n + strlen(suffix) + 1);
+		memcpy(out, real, n);
+		memcpy(out + n, suffix, strlen(suffix) + 1);
+		free(real);
+		return out;
+	}
+	base = xmalloc(strlen(path) + strlen(suffix) + 1);
+	strcpy(base, path);
+	if (!strip_suffix(base, ".json.gz") && !strip_suffix(base, ".json") &&
+	    !strip_suffix(base, ".gpcap"))
+		strip_suffix(base, ".gz");
+	strcat(base, suffix);
+	return base;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	const char *slash = strrchr(path, '/');

@@ -38,6 +38,7 @@ int cmd_run(int argc, const char **argv);
 int cmd_export(int argc, const char **argv);
 int cmd_bench(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
 
 /** A command of the table in gpuprof.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {
@@ -95,6 +96,14 @@ long long parse_count(const char *opt, const char *s, long long max);
  * printed. @return 0 or -1.
  */
 int write_file_atomic(const char *path, const char *data, size_t len);
+
+/**
+ * The output file beside input @p path, as `nsys export` names it: a
+ * directory DIR gives DIR@p suffix (beside it, absolute), NAME.json,
+ * NAME.json.gz, NAME.gpcap and NAME.gz give NAME@p suffix. NULL for "/" or a
+ * directory that cannot be resolved. Free with free().
+ */
+char *derive_output(const char *path, const char *suffix);
 
 /**
  * Writes @p len bytes to stdout. Errors are left in ferror(stdout) and

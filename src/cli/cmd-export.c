@@ -39,50 +39,6 @@ static const char usage_text[] =
 
 enum { OPT_FORMAT = 256, OPT_SALVAGE, OPT_METRICS, OPT_NO_METRICS };
 
-static bool strip_suffix(char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	if (n > k && strcmp(s + n - k, suffix) == 0) {
-		s[n - k] = '\0';
-		return true;
-	}
-	return false;
-}
-
-/* the default output next to @p path (see the top of the file); NULL if none can be made */
-static char *default_output(const char *path)
-{
-	struct stat st;
-	char *base, *out;
-	size_t n;
-
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		char *real = realpath(path, NULL);
-
-		if (!real)
-			return NULL;
-		n = strlen(real);
-		if (n <= 1) {
-			/* "/" has no sibling to write */
-			free(real);
-			return NULL;
-		}
-		out = xmalloc(n + sizeof(".chrome.json"));
-		memcpy(out, real, n);
-		memcpy(out + n, ".chrome.json", sizeof(".chrome.json"));
-		free(real);
-		return out;
-	}
-	base = xmalloc(strlen(path) + sizeof(".chrome.json"));
-	strcpy(base, path);
-	if (!strip_suffix(base, ".json.gz") && !strip_suffix(base, ".json") &&
-	    !strip_suffix(base, ".gpcap"))
-		strip_suffix(base, ".gz");
-	strcat(base, ".chrome.json");
-	return base;
-}
-
 int cmd_export(int argc, const char **argv)
 {
 	static const struct option longopts[] = {
@@ -154,7 +110,7 @@ int cmd_export(int argc, const char **argv)
 	if (!output) {
 		if (argc - optind > 1)
 			usage_die("export: several inputs: name the output with -o FILE");
-		derived = default_output(argv[optind]);
+		derived = derive_output(argv[optind], ".chrome.json");
 		if (!derived)
 			usage_die("export: cannot derive an output name from '%s': use -o FILE",
 			          argv[optind]);

@@ -25,7 +25,7 @@ const struct gp_cli_cmd gp_cli_commands[] = {
 	{ "bench", cmd_bench, "iteration statistics: latency p50/p95/p99, FPS, warmup" },
 	{ "compare", cmd_compare, "regression verdict with significance" },
 	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers" },
-	{ "report", NULL, "one self-contained HTML page" },
+	{ "report", cmd_report, "one self-contained HTML page" },
 	{ "export", cmd_export, "convert a trace for Perfetto and chrome://tracing" },
 	{ "version", cmd_version, "what this build and this machine support" },
 	{ "help", cmd_help, "show the docs of a command" },

@@ -16,13 +16,13 @@ out_has "usage: gpuprof"
 expect_rc 2 no-such-command
 err_has "'no-such-command' is not a gpuprof command"
 expect_rc 2 --no-such-option
-for c in aggregate report; do
+for c in aggregate; do
 	expect_rc 1 "$c"
 	err_has "'$c' is not available yet in this version"
 	expect_rc 0 help "$c"
 	out_has "gpuprof-$c"
 done
-for c in bench compare; do
+for c in bench compare report; do
 	expect_rc 2 "$c"
 	expect_rc 0 help "$c"
 	out_has "gpuprof-$c"

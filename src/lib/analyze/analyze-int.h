@@ -15,6 +15,9 @@
 int gp__an_overview(const struct gp__actx *c, struct gp_value *r);
 /* gpu.c: "gpu" (temporal, kernel types, overlap, idle breakdown per stream) */
 int gp__an_gpu(const struct gp__actx *c, struct gp_value *r);
+/* timeline.c: "timeline" (GPU busy time per device and stream in 200 bins over the span,
+ * null without GPU activity) */
+int gp__an_timeline(const struct gp__actx *c, struct gp_value *r);
 /* launches.c: "launches" (launch delay, queue depth, short kernels) */
 int gp__an_launches(const struct gp__actx *c, struct gp_value *r);
 /* steps.c: "steps", "step_stats", "gpu_utilization" (utilisation, SM efficiency, occupancy

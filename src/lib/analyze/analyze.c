@@ -38,10 +38,11 @@ static const struct {
 	int (*fn)(const struct gp__actx *c, struct gp_value *r);
 	int group;
 } sections[] = {
-	{ "overview", gp__an_overview, GROUP_A },   { "gpu", gp__an_gpu, GROUP_A },
-	{ "summaries", gp__an_summaries, GROUP_A }, { "launches", gp__an_launches, GROUP_B },
-	{ "steps", gp__an_steps, GROUP_B },         { "memory", gp__an_memory, GROUP_B },
-	{ "counters", gp__an_counters, GROUP_A },   { "findings", gp__an_findings, GROUP_LAST },
+	{ "overview", gp__an_overview, GROUP_A },    { "gpu", gp__an_gpu, GROUP_A },
+	{ "summaries", gp__an_summaries, GROUP_A },  { "launches", gp__an_launches, GROUP_B },
+	{ "steps", gp__an_steps, GROUP_B },          { "memory", gp__an_memory, GROUP_B },
+	{ "counters", gp__an_counters, GROUP_A },    { "timeline", gp__an_timeline, GROUP_B },
+	{ "findings", gp__an_findings, GROUP_LAST },
 };
 
 /* events from which the second thread pays for itself */

@@ -141,4 +141,15 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 /** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
 int gp__cmp_tree_kind(const struct gp_value *v);
 
+/**
+ * Whether the file @p path (gzip or not) starts like a gpuprof JSON document
+ * (a "schema" of "gpuprof.*", "gpuprof_version", "series" or "ranks" among
+ * its first top-level keys) rather than a trace: *@p is_doc.
+ * @return 0, or GP_ENOENT, GP_EIO, GP_ENOMEM naming the file.
+ */
+int gp__doc_sniff(const char *path, bool *is_doc);
+
+/** Reads and parses the gpuprof JSON document @p path whole (at most 1 GiB); errors name it. */
+int gp__doc_read(const char *path, struct gp_value **out);
+
 #endif

@@ -164,6 +164,15 @@ static int sniff_file(const char *path, enum sniff *out)
 	return 0;
 }
 
+int gp__doc_sniff(const char *path, bool *is_doc)
+{
+	enum sniff s = SNIFF_TRACE;
+	int rc = sniff_file(path, &s);
+
+	*is_doc = rc == 0 && s == SNIFF_DOC;
+	return rc;
+}
+
 /* "'path'": how errors and warnings name a file */
 static char *quoted(const char *path)
 {
@@ -179,29 +188,38 @@ static char *quoted(const char *path)
 	return q;
 }
 
-/* parses the gpuprof document @p path whole; checks its schema */
-static int load_doc(const char *path, struct gp_value **out, enum gp_compare_input *kind)
+int gp__doc_read(const char *path, struct gp_value **out)
 {
-	struct gp_value *v = NULL;
-	const char *schema;
-	char *text = NULL, *label = NULL;
+	char *text = NULL;
 	size_t got = 0, off = 0;
-	int rc, k;
+	int rc;
 
 	*out = NULL;
 	if ((rc = read_prefix(path, DOC_MAX_BYTES, &text, &got)))
 		return rc;
 	if (got == DOC_MAX_BYTES) {
-		rc = gp__error(GP_ELIMIT,
-		               "'%s': larger than %zu bytes: not a bench result or report", path,
-		               DOC_MAX_BYTES);
+		rc = gp__error(GP_ELIMIT, "'%s': larger than %zu bytes: not a gpuprof document",
+		               path, DOC_MAX_BYTES);
 		goto out;
 	}
-	if ((rc = gp_value_parse(text, got, &v, &off))) {
-		if (rc != GP_ENOMEM)
-			gp__error_prefix("'%s'", path);
-		goto out;
-	}
+	if ((rc = gp_value_parse(text, got, out, &off)) && rc != GP_ENOMEM)
+		gp__error_prefix("'%s'", path);
+out:
+	gp__free(text);
+	return rc;
+}
+
+/* parses the gpuprof document @p path whole; checks its schema */
+static int load_doc(const char *path, struct gp_value **out, enum gp_compare_input *kind)
+{
+	struct gp_value *v = NULL;
+	const char *schema;
+	char *label = NULL;
+	int rc, k;
+
+	*out = NULL;
+	if ((rc = gp__doc_read(path, &v)))
+		return rc;
 	schema = gp_value_get_str(gp_obj_get(v, "schema"));
 	k = gp__cmp_tree_kind(v);
 	if (k < 0) {
@@ -226,7 +244,6 @@ static int load_doc(const char *path, struct gp_value **out, enum gp_compare_inp
 	v = NULL;
 out:
 	gp_value_free(v);
-	gp__free(text);
 	gp__free(label);
 	return rc;
 }

@@ -1,0 +1,911 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.js - draws the gpuprof report page from its data (the page model in
+ * the #gp-data element, docs/cli/gpuprof-report.md): summary cards, findings,
+ * the step breakdown, the binned GPU timeline, the metrics timeline, sortable
+ * and filterable tables, a latency histogram and the compare view, with its
+ * own small SVG code. Every string of the data goes into the page through
+ * textContent or setAttribute, never parsed as HTML. Embedded by html.c.
+ * When done, <body data-gp-state> is "ok" (or "error", with the reason shown).
+ */
+(function () {
+  'use strict';
+
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var ROWS_FIRST = 50; /* table rows drawn before "show all" */
+  var CATS = ['kernel', 'memcpy', 'memset', 'communication', 'runtime', 'dataloader', 'cpu_exec', 'other'];
+  var CAT_COLOR = {
+    kernel: '#4c78a8', memcpy: '#f58518', memset: '#e45756', communication: '#72b7b2',
+    runtime: '#54a24b', dataloader: '#eeca3b', cpu_exec: '#b279a2', other: '#bab0ac'
+  };
+  var page, main, nav;
+
+  /* ---- DOM helpers ---- */
+
+  function setAttrs(e, a) {
+    var k, v;
+    if (!a) return;
+    for (k in a) {
+      if (!Object.prototype.hasOwnProperty.call(a, k)) continue;
+      v = a[k];
+      /* unknown values (and NaN from a malformed document) leave the attribute out */
+      if (v === null || v === undefined || v === false || (typeof v === 'number' && !isFinite(v))) continue;
+      if (k === 'text') e.textContent = String(v);
+      else if (k === 'cls') e.setAttribute('class', v);
+      else if (k.slice(0, 2) === 'on' && typeof v === 'function') e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+
+  function append(e, kids) {
+    var i;
+    if (kids === null || kids === undefined) return;
+    if (!Array.isArray(kids)) kids = [kids];
+    for (i = 0; i < kids.length; i++) {
+      if (kids[i] === null || kids[i] === undefined) continue;
+      if (Array.isArray(kids[i])) append(e, kids[i]);
+      else if (typeof kids[i] === 'object') e.appendChild(kids[i]);
+      else e.appendChild(document.createTextNode(String(kids[i])));
+    }
+  }
+
+  function h(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    setAttrs(e, attrs);
+    append(e, kids);
+    return e;
+  }
+
+  function s(tag, attrs, kids) {
+    var e = document.createElementNS(SVGNS, tag);
+    setAttrs(e, attrs);
+    append(e, kids);
+    return e;
+  }
+
+  function clear(e) {
+    while (e.firstChild) e.removeChild(e.firstChild);
+  }
+
+  /* ---- values and formats (as the CLI's tables: util/fmt.c) ---- */
+
+  function num(v) {
+    return typeof v === 'number' && isFinite(v);
+  }
+
+  function get(o, path) {
+    var parts = path.split('.'), i;
+    for (i = 0; i < parts.length; i++) {
+      if (o === null || typeof o !== 'object') return null;
+      o = o[parts[i]];
+    }
+    return o === undefined ? null : o;
+  }
+
+  function arr(v) {
+    return Array.isArray(v) ? v : [];
+  }
+
+  function fmtNs(ns) {
+    var a, sg;
+    if (!num(ns)) return '-';
+    a = Math.abs(ns);
+    sg = ns < 0 ? '-' : '';
+    if (a >= 1e9) return sg + (a / 1e9).toFixed(3) + ' s';
+    if (a >= 1e6) return sg + (a / 1e6).toFixed(3) + ' ms';
+    if (a >= 1e3) return sg + (a / 1e3).toFixed(3) + ' \u00b5s';
+    return sg + a.toFixed(0) + ' ns';
+  }
+
+  /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
+  function fmtAxisNs(ns) {
+    return fmtNs(ns).replace(/(\.\d*?)0+ /, '$1 ').replace(/\. /, ' ');
+  }
+
+  function fmtBytes(b) {
+    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], a, k = 0;
+    if (!num(b)) return '-';
+    a = Math.abs(b);
+    while (a >= 1024 && k < 4) {
+      a /= 1024;
+      k++;
+    }
+    return (b < 0 ? '-' : '') + (k ? a.toFixed(2) : a.toFixed(0)) + ' ' + u[k];
+  }
+
+  function fmtInt(n) {
+    if (!num(n)) return '-';
+    return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  }
+
+  function fmtPct(p, sign) {
+    if (!num(p)) return '-';
+    return (sign && p > 0 ? '+' : '') + p.toFixed(1) + '%';
+  }
+
+  function fmtNum(v, digits) {
+    if (!num(v)) return '-';
+    if (Math.abs(v) >= 1000) return fmtInt(v);
+    return String(Number(v.toFixed(digits === undefined ? 3 : digits)));
+  }
+
+  function fmtRate(v) {
+    if (!num(v)) return '-';
+    return Math.abs(v) >= 100 ? fmtInt(v) : v.toFixed(2);
+  }
+
+  /* the formatter for a JSON key by its suffix (report-schema.md's conventions) */
+  function fmtByKey(key, v) {
+    if (typeof v === 'boolean') return v ? 'yes' : 'no';
+    if (typeof v === 'string') return v;
+    if (!num(v)) return v === null ? '-' : JSON.stringify(v);
+    if (/_ns$/.test(key)) return fmtNs(v);
+    if (/_bytes$/.test(key)) return fmtBytes(v);
+    if (/_pct$/.test(key)) return fmtPct(v);
+    if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
+    return fmtNum(v);
+  }
+
+  var FMT = {
+    ns: fmtNs, bytes: fmtBytes, int: fmtInt, pct: function (v) { return fmtPct(v); },
+    spct: function (v) { return fmtPct(v, true); }, num: function (v) { return fmtNum(v); },
+    gbps: function (v) { return num(v) ? v.toFixed(2) + ' GB/s' : '-'; },
+    ratio: function (v) { return num(v) ? (100 * v).toFixed(1) + '%' : '-'; },
+    bool: function (v) { return v === true ? 'yes' : v === false ? 'no' : '-'; },
+    str: function (v) { return v === null || v === undefined ? '-' : String(v); }
+  };
+
+  /* R-7 quantile of sorted values (numpy's default) */
+  function quantile(sorted, q) {
+    var pos, lo;
+    if (!sorted.length) return null;
+    pos = q * (sorted.length - 1);
+    lo = Math.floor(pos);
+    if (lo + 1 >= sorted.length) return sorted[sorted.length - 1];
+    return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
+  }
+
+  /* ticks: about n round values over [lo, hi] */
+  function ticks(lo, hi, n) {
+    var span = hi - lo, step, mag, err, out = [], t;
+    if (!(span > 0)) return [lo];
+    step = span / n;
+    mag = Math.pow(10, Math.floor(Math.log(step) / Math.LN10));
+    err = step / mag;
+    step = (err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1) * mag;
+    for (t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(t);
+    return out;
+  }
+
+  /* ---- page structure ---- */
+
+  function section(id, title, has, note) {
+    var sec = h('section', { id: id, cls: 'gp-sec', 'data-gp-has': has ? '1' : '0' }, h('h2', { text: title }));
+    main.appendChild(sec);
+    nav.appendChild(h('a', { href: '#' + id, text: title }));
+    if (!has && note) sec.appendChild(h('p', { cls: 'gp-note', text: note }));
+    return sec;
+  }
+
+  function card(key, label, value, shown, sub) {
+    return h('div', { cls: 'gp-card', 'data-gp-card': key }, [
+      h('div', { cls: 'gp-k', text: label }),
+      h('div', { cls: 'gp-v', 'data-value': num(value) || typeof value === 'string' ? String(value) : 'null', text: shown }),
+      sub ? h('div', { cls: 'gp-s', text: sub }) : null
+    ]);
+  }
+
+  /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
+  function fmtEvidence(key, v) {
+    var txt;
+    if (Array.isArray(v)) {
+      return v.map(function (x) { return fmtEvidence(key, x); }).join('; ');
+    }
+    if (v && typeof v === 'object') {
+      return Object.keys(v).map(function (k) {
+        txt = fmtEvidence(k, v[k]);
+        return (k === 'name' || k === 'type' || k === 'component' ? '' : k.replace(/_/g, ' ') + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
+      }).join(', ');
+    }
+    return fmtByKey(key, v);
+  }
+
+  function evidence(ev) {
+    var box = h('div', { cls: 'gp-evidence' }), k, keys;
+    if (!ev || typeof ev !== 'object') return null;
+    keys = Object.keys(ev);
+    for (k = 0; k < keys.length; k++) {
+      box.appendChild(h('span', { 'data-key': keys[k] }, [keys[k].replace(/_/g, ' ') + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
+    }
+    return keys.length ? box : null;
+  }
+
+  /* ---- generic table: sort on a header click, filter by name, top rows first ---- */
+
+  function table(name, cols, rows, opt) {
+    var box = h('div', { cls: 'gp-tablebox', 'data-gp-tablebox': name });
+    var state = { key: opt.sort || null, desc: opt.desc !== false, filter: '', all: false };
+    var input = h('input', { type: 'search', placeholder: 'filter ' + (opt.what || 'names'), 'data-gp-filter': name, 'aria-label': 'filter ' + name });
+    var count = h('span', { cls: 'gp-count', 'data-gp-count': name });
+    var more = h('button', { type: 'button', cls: 'gp-more', 'data-gp-more': name });
+    var tbl = h('table', { cls: 'gp-table', 'data-gp-table': name });
+    var thead = h('thead'), tbody = h('tbody'), tr = h('tr'), i;
+
+    for (i = 0; i < cols.length; i++) {
+      (function (c) {
+        var th = h('th', { 'data-col': c.key, cls: c.fmt === 'str' ? 'gp-str' : null, title: c.title || null, text: c.label });
+        th.addEventListener('click', function () {
+          if (state.key === c.key) state.desc = !state.desc;
+          else {
+            state.key = c.key;
+            state.desc = c.fmt !== 'str';
+          }
+          draw();
+        });
+        tr.appendChild(th);
+      })(cols[i]);
+    }
+    thead.appendChild(tr);
+    tbl.appendChild(thead);
+    tbl.appendChild(tbody);
+    input.addEventListener('input', function () {
+      state.filter = input.value.toLowerCase();
+      draw();
+    });
+    more.addEventListener('click', function () {
+      state.all = !state.all;
+      draw();
+    });
+
+    function cmp(a, b) {
+      var x = a[state.key], y = b[state.key], r;
+      var xn = x === null || x === undefined, yn = y === null || y === undefined;
+      if (xn || yn) return xn === yn ? 0 : xn ? 1 : -1; /* unknown last either way */
+      if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
+      else r = x < y ? -1 : x > y ? 1 : 0;
+      return state.desc ? -r : r;
+    }
+
+    function draw() {
+      var shown = rows, n, j, k, row, trr, c, v, cls;
+      if (state.filter) {
+        shown = rows.filter(function (r) {
+          return String(r[opt.filterKey || 'name'] || '').toLowerCase().indexOf(state.filter) >= 0;
+        });
+      }
+      if (state.key) shown = shown.map(function (r, idx) { return [r, idx]; }).sort(function (a, b) {
+        return cmp(a[0], b[0]) || a[1] - b[1];
+      }).map(function (p) { return p[0]; });
+      n = state.all ? shown.length : Math.min(shown.length, ROWS_FIRST);
+      clear(tbody);
+      for (j = 0; j < n; j++) {
+        row = shown[j];
+        trr = h('tr', { 'data-gp-row': '' });
+        for (k = 0; k < cols.length; k++) {
+          c = cols[k];
+          v = row[c.key];
+          cls = c.fmt === 'str' ? (c.key === (opt.filterKey || 'name') ? 'gp-str gp-name' : 'gp-str') : null;
+          if (c.sign && num(v)) cls = v > 0 ? 'gp-pos' : v < 0 ? 'gp-neg' : null;
+          if (c.badge && v) {
+            trr.appendChild(h('td', { 'data-col': c.key, 'data-value': String(v), cls: 'gp-str' }, h('span', { cls: 'gp-badge ' + v, text: v })));
+            continue;
+          }
+          trr.appendChild(h('td', {
+            'data-col': c.key, cls: cls, title: cls === 'gp-str gp-name' ? String(v) : null,
+            'data-value': v === null || v === undefined ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v),
+            text: (FMT[c.fmt] || FMT.str)(v)
+          }));
+        }
+        tbody.appendChild(trr);
+      }
+      for (j = 0; j < tr.children.length; j++) {
+        c = tr.children[j];
+        if (c.getAttribute('data-col') === state.key) c.setAttribute('aria-sort', state.desc ? 'descending' : 'ascending');
+        else c.removeAttribute('aria-sort');
+      }
+      count.textContent = n + ' of ' + shown.length + (shown.length !== rows.length ? ' (' + rows.length + ' in all)' : '');
+      more.textContent = state.all ? 'Show the first ' + ROWS_FIRST : 'Show all ' + shown.length;
+      more.hidden = shown.length <= ROWS_FIRST;
+    }
+
+    box.appendChild(h('h3', { cls: 'gp-sub', text: opt.title }));
+    if (opt.note) box.appendChild(h('p', { cls: 'gp-note', text: opt.note }));
+    box.appendChild(h('div', { cls: 'gp-toolbar' }, [input, count, more]));
+    box.appendChild(h('div', { cls: 'gp-scroll' }, tbl));
+    draw();
+    return box;
+  }
+
+  /* ---- charts ---- */
+
+  /* a histogram of @p values (ns) with p50 and p95 markers */
+  function histogram(name, values, p50, p95) {
+    var W = 960, H = 236, L = 56, R = 12, T = 30, B = 34;
+    var v = values.filter(num).slice().sort(function (a, b) { return a - b; });
+    var n = v.length, lo, hi, k, width, counts = [], i, b, maxc = 0, svg, x, y, t, tk;
+    if (n === 0) return null;
+    lo = v[0];
+    hi = v[n - 1];
+    k = n < 5 ? n : Math.max(5, Math.min(40, Math.ceil(Math.sqrt(n))));
+    if (hi === lo) k = 1;
+    width = (hi - lo) / k || 1;
+    for (i = 0; i < k; i++) counts.push(0);
+    for (i = 0; i < n; i++) {
+      b = Math.min(k - 1, Math.floor((v[i] - lo) / width));
+      counts[b]++;
+    }
+    for (i = 0; i < k; i++) maxc = Math.max(maxc, counts[i]);
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'histogram', 'data-series': name, role: 'img', 'aria-label': 'histogram of ' + name });
+    x = function (val) { return L + (hi === lo ? (W - L - R) / 2 : (val - lo) / (hi - lo) * (W - L - R)); };
+    y = function (c) { return H - B - c / maxc * (H - T - B); };
+    svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: H - B, x2: W - R, y2: H - B }));
+    for (i = 0; i < k; i++) {
+      var x0 = hi === lo ? L + (W - L - R) * 0.4 : x(lo + i * width), x1 = hi === lo ? L + (W - L - R) * 0.6 : x(lo + (i + 1) * width);
+      svg.appendChild(s('rect', {
+        cls: 'gp-bar', x: x0 + 0.5, y: y(counts[i]), width: Math.max(0.5, x1 - x0 - 1), height: H - B - y(counts[i]),
+        'data-count': counts[i], 'data-lo': lo + i * width, 'data-hi': lo + (i + 1) * width
+      }, s('title', { text: fmtNs(lo + i * width) + ' \u2013 ' + fmtNs(lo + (i + 1) * width) + ': ' + counts[i] })));
+    }
+    tk = ticks(lo, hi, 6);
+    for (i = 0; i < tk.length; i++) {
+      t = tk[i];
+      if (t < lo || t > hi) continue;
+      svg.appendChild(s('text', { x: x(t), y: H - B + 16, 'text-anchor': 'middle', text: fmtAxisNs(t) }));
+    }
+    svg.appendChild(s('text', { x: L - 6, y: T + 8, 'text-anchor': 'end', text: String(maxc) }));
+    svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: T, x2: L, y2: H - B }));
+    svg.appendChild(s('text', { x: L - 6, y: H - B, 'text-anchor': 'end', text: '0' }));
+    [['p50', p50, T - 18], ['p95', p95, T - 4]].forEach(function (m) {
+      var xm;
+      if (!num(m[1]) || m[1] < lo || m[1] > hi) return;
+      xm = x(m[1]);
+      svg.appendChild(s('line', { cls: 'gp-q', x1: xm, x2: xm, y1: m[2] + 3, y2: H - B, 'data-q': m[0] }));
+      svg.appendChild(s('text', { x: xm > W * 0.75 ? xm - 4 : xm + 4, y: m[2] + 4, 'text-anchor': xm > W * 0.75 ? 'end' : 'start', text: m[0] + ' ' + fmtNs(m[1]) }));
+    });
+    return svg;
+  }
+
+  /* a line chart of [t, v] points (v null: a gap), with vertical markers at @p marks */
+  /* o: {marks: [x], scale: y multiplier, xfmt: x label (default: time from x0), width} */
+  function lineChart(name, points, x0, x1, fmt, o) {
+    var W = o.width || 960, H = 120, L = 64, R = 10, T = 8, B = 22;
+    var vals = [], i, lo, hi, svg, d = '', pen = false, tk, t, xs, ys, marks = o.marks, scale = o.scale || 1, xfmt = o.xfmt;
+    for (i = 0; i < points.length; i++) if (num(points[i][1])) vals.push(points[i][1] * scale);
+    if (!vals.length) return null;
+    lo = Math.min(0, Math.min.apply(null, vals));
+    hi = Math.max.apply(null, vals);
+    if (hi === lo) hi = lo + 1;
+    xs = function (tv) { return L + (x1 > x0 ? (tv - x0) / (x1 - x0) : 0.5) * (W - L - R); };
+    ys = function (v) { return H - B - (v - lo) / (hi - lo) * (H - T - B); };
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'metric', 'data-series': name, role: 'img', 'aria-label': name });
+    svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: H - B, x2: W - R, y2: H - B }));
+    svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: T, x2: L, y2: H - B }));
+    svg.appendChild(s('text', { x: L - 6, y: T + 8, 'text-anchor': 'end', text: fmt(hi / scale) }));
+    svg.appendChild(s('text', { x: L - 6, y: H - B, 'text-anchor': 'end', text: fmt(lo / scale) }));
+    for (i = 0; i < arr(marks).length; i++) {
+      if (marks[i] < x0 || marks[i] > x1) continue;
+      svg.appendChild(s('line', { cls: 'gp-marker', x1: xs(marks[i]), x2: xs(marks[i]), y1: T, y2: H - B, 'data-mark': '' }));
+    }
+    for (i = 0; i < points.length; i++) {
+      if (!num(points[i][1]) || !num(points[i][0])) {
+        pen = false;
+        continue;
+      }
+      d += (pen ? 'L' : 'M') + xs(points[i][0]).toFixed(1) + ' ' + ys(points[i][1] * scale).toFixed(1);
+      pen = true;
+    }
+    svg.appendChild(s('path', { cls: 'gp-line', d: d }));
+    if (xfmt) {
+      /* x in its own units: iterations */
+      tk = ticks(x0, x1, 8);
+      for (i = 0; i < tk.length; i++) {
+        if (tk[i] < x0 || tk[i] > x1 || tk[i] !== Math.round(tk[i])) continue;
+        svg.appendChild(s('text', { x: xs(tk[i]), y: H - 6, 'text-anchor': 'middle', text: xfmt(tk[i]) }));
+      }
+      return svg;
+    }
+    tk = ticks(0, x1 - x0, W > 600 ? 8 : 5);
+    for (i = 0; i < tk.length; i++) {
+      t = x0 + tk[i];
+      if (t > x1) continue;
+      svg.appendChild(s('text', { x: xs(t), y: H - 6, 'text-anchor': 'middle', text: fmtAxisNs(tk[i]) }));
+    }
+    return svg;
+  }
+
+  /* ---- analyze: one rank ---- */
+
+  function rankBusyPct(r) {
+    var w = get(r, 'gpu.window_ns'), b = get(r, 'gpu.busy_ns');
+    return num(w) && w > 0 && num(b) ? 100 * b / w : null;
+  }
+
+  function peakMemory(r, metrics) {
+    var devs = arr(get(r, 'memory.devices')), best = null, i, ser;
+    for (i = 0; i < devs.length; i++) {
+      if (num(devs[i].peak_allocated_bytes) && (!best || devs[i].peak_allocated_bytes > best.v)) {
+        best = { v: devs[i].peak_allocated_bytes, sub: 'allocated, device ' + devs[i].device + (devs[i].peak_step ? ', ' + devs[i].peak_step : '') };
+      }
+    }
+    if (best) return best;
+    ser = arr(get(metrics, 'series'));
+    for (i = 0; i < ser.length; i++) {
+      if (/^gpu\d+\.memory_used_bytes$/.test(ser[i].name) && num(ser[i].max) && (!best || ser[i].max > best.v)) {
+        best = { v: ser[i].max, sub: 'used (NVML), ' + ser[i].name.split('.')[0].replace('gpu', 'GPU ') };
+      }
+    }
+    return best;
+  }
+
+  function summaryAnalyze(r, doc) {
+    var st = r.step_stats || {}, sec, mean = st.mean_ns, busy = rankBusyPct(r), mem = peakMemory(r, doc.metrics);
+    var has = !!r;
+    sec = section('gp-summary', 'Summary', has);
+    sec.appendChild(h('div', { cls: 'gp-cards' }, [
+      card('step_p50', 'Step time p50', st.median_ns, fmtNs(st.median_ns), num(st.count) ? st.count + ' complete steps, mean ' + fmtNs(mean) : 'no complete step'),
+      card('step_p95', 'Step time p95', st.p95_ns, fmtNs(st.p95_ns), 'max ' + fmtNs(st.max_ns)),
+      card('throughput', 'Steps per second', num(mean) && mean > 0 ? 1e9 / mean : null, num(mean) && mean > 0 ? fmtRate(1e9 / mean) + ' steps/s' : '-', '1 / mean step time'),
+      card('gpu_busy', 'GPU busy', busy, fmtPct(busy), num(busy) ? 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns')) : 'no GPU activity'),
+      card('peak_memory', 'Peak memory', mem ? mem.v : null, mem ? fmtBytes(mem.v) : '-', mem ? mem.sub : 'no memory events or metrics'),
+      card('findings', 'Findings', arr(r.findings).length, String(arr(r.findings).length), arr(r.findings).length ? 'ranked below' : 'nothing to flag')
+    ]));
+  }
+
+  function findingsSection(list, title) {
+    var sec = section('gp-findings', title || 'Findings', list.length > 0, 'Nothing to flag.'), ul, i, f;
+    if (!list.length) return;
+    ul = h('ol', { cls: 'gp-findings' });
+    for (i = 0; i < list.length; i++) {
+      f = list[i];
+      ul.appendChild(h('li', { cls: 'gp-finding', 'data-gp-finding': f.id || '', 'data-severity': f.severity || 'info' }, [
+        h('div', null, [h('span', { cls: 'gp-badge ' + (f.severity || ''), text: f.severity || 'note' }),
+          h('span', { cls: 'gp-title', text: f.title || f.text || '' }),
+          num(f.impact_pct) ? h('span', { cls: 'gp-count', text: '  up to ' + fmtPct(f.impact_pct) + ' of the time' }) : null]),
+        f.suggestion ? h('p', { cls: 'gp-sugg', text: f.suggestion }) : null,
+        evidence(f.evidence)
+      ]));
+    }
+    sec.appendChild(ul);
+  }
+
+  function stepsSection(r) {
+    var steps = arr(r.steps).filter(function (st) { return st && num(st.dur_ns); }), sec, W = 960, H = 260, L = 64, R = 10, T = 10, B = 30, svg, bars = [], i, j, g, maxd = 0;
+    var per, group, x, bw, y, tk, leg, pct;
+    sec = section('gp-steps', 'Step breakdown', steps.length > 0, 'No ProfilerStep in this trace: the whole trace is one step.');
+    if (!steps.length) return;
+    /* more steps than fit: consecutive groups, their mean */
+    per = Math.max(1, Math.ceil(steps.length / 300));
+    for (i = 0; i < steps.length; i += per) {
+      group = steps.slice(i, i + per);
+      var b = { name: group.length > 1 ? group[0].name + ' \u2026 ' + group[group.length - 1].name : group[0].name, number: group[0].number, dur: 0, incomplete: false, cats: {} };
+      for (j = 0; j < group.length; j++) {
+        b.dur += group[j].dur_ns / group.length;
+        b.incomplete = b.incomplete || !!group[j].incomplete;
+        CATS.forEach(function (c) { b.cats[c] = (b.cats[c] || 0) + (get(group[j], 'breakdown.' + c + '_ns') || 0) / group.length; });
+      }
+      bars.push(b);
+      maxd = Math.max(maxd, b.dur);
+    }
+    if (!(maxd > 0)) maxd = 1;
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'steps', role: 'img', 'aria-label': 'step time breakdown' });
+    bw = (W - L - R) / bars.length;
+    y = function (v) { return H - B - v / maxd * (H - T - B); };
+    tk = ticks(0, maxd, 4);
+    for (i = 0; i < tk.length; i++) {
+      svg.appendChild(s('line', { cls: 'gp-axis', x1: L, x2: W - R, y1: y(tk[i]), y2: y(tk[i]) }));
+      svg.appendChild(s('text', { x: L - 6, y: y(tk[i]) + 4, 'text-anchor': 'end', text: fmtAxisNs(tk[i]) }));
+    }
+    for (i = 0; i < bars.length; i++) {
+      x = L + i * bw;
+      g = s('g', { 'data-step': num(bars[i].number) ? bars[i].number : bars[i].name, opacity: bars[i].incomplete ? 0.45 : null });
+      var acc = 0, tip = bars[i].name + (per > 1 ? ' (mean of ' + per + ')' : '') + ': ' + fmtNs(bars[i].dur) + (bars[i].incomplete ? ' (incomplete)' : '');
+      CATS.forEach(function (c) {
+        var v = bars[i].cats[c];
+        if (!(v > 0)) return;
+        g.appendChild(s('rect', { x: x + bw * 0.1, width: Math.max(0.5, bw * 0.8), y: y(acc + v), height: Math.max(0, y(acc) - y(acc + v)), fill: CAT_COLOR[c], 'data-cat': c, 'data-value': v }));
+        acc += v;
+        tip += '\n' + c + ' ' + fmtNs(v) + ' (' + fmtPct(100 * v / bars[i].dur) + ')';
+      });
+      g.appendChild(s('title', { text: tip }));
+      svg.appendChild(g);
+      if (bars.length <= 40 || i % Math.ceil(bars.length / 20) === 0) {
+        svg.appendChild(s('text', { x: x + bw / 2, y: H - B + 14, 'text-anchor': 'middle', text: num(bars[i].number) ? '#' + bars[i].number : bars[i].name }));
+      }
+    }
+    sec.appendChild(svg);
+    leg = h('div', { cls: 'gp-legend' });
+    pct = get(r, 'step_stats.breakdown_pct') || {};
+    CATS.forEach(function (c) {
+      leg.appendChild(h('span', { 'data-cat': c, 'data-value': num(pct[c + '_pct']) ? pct[c + '_pct'] : 'null' }, [h('i', { style: 'background:' + CAT_COLOR[c] }), c.replace('_', ' ') + ' ' + fmtPct(pct[c + '_pct'])]));
+    });
+    sec.appendChild(leg);
+    sec.appendChild(table('steps', [
+      { key: 'name', label: 'Step', fmt: 'str' }, { key: 'dur_ns', label: 'Time', fmt: 'ns' },
+      { key: 'gpu_busy_ns', label: 'GPU busy', fmt: 'ns' }, { key: 'kernel_count', label: 'Kernels', fmt: 'int' },
+      { key: 'incomplete', label: 'Incomplete', fmt: 'bool' }
+    ], steps, { title: 'Steps', what: 'steps', sort: null }));
+  }
+
+  function timelineSection(r) {
+    var tl = r.timeline, sec, rows = [], W = 960, L = 130, R = 10, RH = 16, T = 6, i, j, svg, H, cw, row, y, f, tk, t;
+    if (tl && !(num(tl.start_ns) && num(tl.end_ns) && tl.end_ns > tl.start_ns && tl.bin_ns > 0 && tl.bins > 0 && tl.bins <= 100000)) tl = null;
+    sec = section('gp-timeline', 'GPU timeline', !!tl, tl === undefined ? 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.' : 'No GPU activity in this trace.');
+    if (!tl) return;
+    arr(tl.devices).forEach(function (d) {
+      rows.push({ label: 'GPU ' + d.device + ' (all)', key: 'gpu' + d.device, busy: arr(d.busy_ns), total: d.total_busy_ns, dev: true });
+      arr(tl.streams).forEach(function (st) {
+        if (st.device === d.device) rows.push({ label: 'stream ' + st.stream, key: st.device + ':' + st.stream, busy: arr(st.busy_ns), total: st.total_busy_ns });
+      });
+    });
+    H = T + rows.length * (RH + 3) + 24;
+    cw = (W - L - R) / tl.bins;
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'timeline', role: 'img', 'aria-label': 'GPU busy time per stream' });
+    for (i = 0; i < rows.length; i++) {
+      row = rows[i];
+      y = T + i * (RH + 3);
+      var g = s('g', { 'data-stream': row.key, 'data-total': row.total });
+      g.appendChild(s('title', { text: row.label + ': busy ' + fmtNs(row.total) + ' (' + fmtPct(100 * row.total / (tl.end_ns - tl.start_ns)) + ' of the trace)' }));
+      g.appendChild(s('text', { x: L - 6, y: y + RH - 4, 'text-anchor': 'end', 'font-weight': row.dev ? '600' : null, text: row.label }));
+      g.appendChild(s('rect', { x: L, y: y, width: W - L - R, height: RH, fill: '#eef1f5' }));
+      for (j = 0; j < row.busy.length && j < tl.bins; j++) {
+        f = row.busy[j] / tl.bin_ns;
+        if (!(f > 0)) continue;
+        g.appendChild(s('rect', { x: L + j * cw, y: y, width: cw + 0.3, height: RH, fill: row.dev ? '#1d4ed8' : '#4c78a8', 'fill-opacity': (0.12 + 0.88 * Math.min(1, f)).toFixed(3) }));
+      }
+      svg.appendChild(g);
+    }
+    arr(r.steps).forEach(function (st) {
+      if (!num(st.start_ns) || st.start_ns < tl.start_ns || st.start_ns > tl.end_ns) return;
+      var xx = L + (st.start_ns - tl.start_ns) / (tl.bins * tl.bin_ns) * (W - L - R);
+      svg.appendChild(s('line', { cls: 'gp-marker', x1: xx, x2: xx, y1: T - 2, y2: H - 22, 'data-mark': st.name }));
+    });
+    tk = ticks(0, tl.end_ns - tl.start_ns, 8);
+    for (i = 0; i < tk.length; i++) {
+      t = tk[i];
+      svg.appendChild(s('text', { x: L + t / (tl.bins * tl.bin_ns) * (W - L - R), y: H - 6, 'text-anchor': 'middle', text: fmtAxisNs(t) }));
+    }
+    sec.appendChild(h('p', { cls: 'gp-note', text: tl.bins + ' bins of ' + fmtNs(tl.bin_ns) + ' from the trace start; the darker a cell, the more of it the stream was busy (blank: idle). Dashed lines: step starts.' + (tl.streams_omitted ? ' ' + tl.streams_omitted + ' less busy streams are not shown.' : '') }));
+    sec.appendChild(svg);
+  }
+
+  var METRIC_ORDER = [
+    ['utilization_gpu_ratio', 'utilization', FMT.pct, 100],
+    ['memory_used_bytes', 'memory used', fmtBytes, 1],
+    ['power_watts', 'power', function (v) { return num(v) ? v.toFixed(0) + ' W' : '-'; }, 1],
+    ['temperature_celsius', 'temperature', function (v) { return num(v) ? v.toFixed(0) + ' \u00b0C' : '-'; }, 1],
+    ['clock_sm_hertz', 'SM clock', function (v) { return num(v) ? (v / 1e6).toFixed(0) + ' MHz' : '-'; }, 1],
+    ['clock_memory_hertz', 'memory clock', function (v) { return num(v) ? (v / 1e6).toFixed(0) + ' MHz' : '-'; }, 1],
+    ['utilization_memory_ratio', 'memory utilization (NVML)', FMT.pct, 100]
+  ];
+  var HOST_ORDER = [
+    ['host.cpu_busy_ratio', 'Host CPU busy', FMT.pct, 100],
+    ['process_tree.cpu_cores', 'Process tree CPU', function (v) { return num(v) ? v.toFixed(2) + ' cores' : '-'; }, 1],
+    ['process_tree.rss_bytes', 'Process tree RSS', fmtBytes, 1],
+    ['host.memory_available_bytes', 'Host memory available', fmtBytes, 1]
+  ];
+
+  function metricsSection(r, doc) {
+    var m = doc.metrics, ser = arr(get(m, 'series')), byName = {}, x0 = Infinity, x1 = -Infinity, sec, grid, i, marks, gpus = {};
+    sec = section('gp-metrics', 'Metrics timeline', ser.length > 0,
+      m && m.error ? 'The metrics could not be read: ' + m.error : 'No metrics in this input: gpuprof run samples GPU and CPU metrics into its directory (metrics.jsonl).');
+    if (!ser.length) return;
+    for (i = 0; i < ser.length; i++) {
+      byName[ser[i].name] = ser[i];
+      arr(ser[i].points).forEach(function (p) {
+        if (num(p[0])) {
+          x0 = Math.min(x0, p[0]);
+          x1 = Math.max(x1, p[0]);
+        }
+      });
+      if (/^gpu\d+\./.test(ser[i].name)) gpus[ser[i].name.split('.')[0]] = true;
+    }
+    marks = arr(r && r.steps).map(function (st) { return st.start_ns; }).filter(num);
+    sec.appendChild(h('p', { cls: 'gp-note', text: 'Sampled every ' + (num(m.interval_ms) ? m.interval_ms + ' ms' : '?') + ', ' + fmtInt(m.samples) + ' samples' + (num(m.max_points) ? ' (at most ' + m.max_points + ' points a series: the lowest and highest of each bin)' : '') + '. Dashed lines: step starts.' }));
+    grid = h('div', { cls: 'gp-metrics' });
+    function add(name, title, fmt, scale) {
+      var sr = byName[name], chart;
+      if (!sr) return;
+      chart = lineChart(name, arr(sr.points), x0, x1, fmt, { marks: marks, scale: scale, width: 480 });
+      if (!chart) return;
+      grid.appendChild(h('div', { cls: 'gp-metric', 'data-series': name }, [
+        h('h3', { text: title }),
+        h('div', { cls: 'gp-s', text: 'min ' + fmt(sr.min) + ' \u00b7 mean ' + fmt(sr.mean) + ' \u00b7 p95 ' + fmt(sr.p95) + ' \u00b7 max ' + fmt(sr.max) }),
+        chart
+      ]));
+    }
+    Object.keys(gpus).sort().forEach(function (gname) {
+      METRIC_ORDER.forEach(function (mo) { add(gname + '.' + mo[0], gname.replace('gpu', 'GPU ') + ' ' + mo[1], mo[2], mo[3]); });
+    });
+    HOST_ORDER.forEach(function (mo) { add(mo[0], mo[1], mo[2], mo[3]); });
+    sec.appendChild(grid);
+  }
+
+  function tablesSection(r) {
+    var sec = section('gp-tables', 'Kernels and operators', true), ranges = arr(r.ranges), ann = arr(r.annotations);
+    sec.appendChild(table('kernels', [
+      { key: 'name', label: 'Kernel', fmt: 'str' }, { key: 'type', label: 'Type', fmt: 'str' },
+      { key: 'pct', label: 'Time %', fmt: 'pct' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
+      { key: 'count', label: 'Instances', fmt: 'int' }, { key: 'avg_ns', label: 'Avg', fmt: 'ns' },
+      { key: 'med_ns', label: 'Med', fmt: 'ns' }, { key: 'min_ns', label: 'Min', fmt: 'ns' },
+      { key: 'max_ns', label: 'Max', fmt: 'ns' }, { key: 'std_ns', label: 'StdDev', fmt: 'ns' },
+      { key: 'tensor_core', label: 'Tensor cores', fmt: 'bool' }
+    ], arr(r.kernels), { title: 'GPU kernels', what: 'kernels', sort: 'total_ns' }));
+    sec.appendChild(table('cpu_ops', [
+      { key: 'name', label: 'Operator', fmt: 'str' }, { key: 'pct_self', label: 'Self %', fmt: 'pct' },
+      { key: 'self_ns', label: 'Self', fmt: 'ns' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
+      { key: 'count', label: 'Calls', fmt: 'int' }, { key: 'avg_ns', label: 'Avg', fmt: 'ns' },
+      { key: 'gpu_ns', label: 'GPU', fmt: 'ns', title: 'GPU time of the kernels it launched' },
+      { key: 'gpu_self_ns', label: 'GPU self', fmt: 'ns' }
+    ], arr(r.cpu_ops), { title: 'CPU operators', what: 'operators', sort: 'self_ns' }));
+    sec.appendChild(table('api_calls', [
+      { key: 'name', label: 'API call', fmt: 'str' }, { key: 'api', label: 'API', fmt: 'str' },
+      { key: 'pct', label: 'Time %', fmt: 'pct' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
+      { key: 'count', label: 'Calls', fmt: 'int' }, { key: 'avg_ns', label: 'Avg', fmt: 'ns' },
+      { key: 'med_ns', label: 'Med', fmt: 'ns' }, { key: 'max_ns', label: 'Max', fmt: 'ns' }
+    ], arr(r.api_calls), { title: 'CUDA API calls', what: 'calls', sort: 'total_ns' }));
+    sec.appendChild(table('memory_ops', [
+      { key: 'name', label: 'Operation', fmt: 'str' }, { key: 'pct', label: 'Time %', fmt: 'pct' },
+      { key: 'total_ns', label: 'Total', fmt: 'ns' }, { key: 'count', label: 'Count', fmt: 'int' },
+      { key: 'total_bytes', label: 'Bytes', fmt: 'bytes' }, { key: 'bandwidth_gbps', label: 'Bandwidth', fmt: 'gbps' },
+      { key: 'avg_ns', label: 'Avg', fmt: 'ns' }, { key: 'max_ns', label: 'Max', fmt: 'ns' }
+    ], arr(r.memory_ops), { title: 'Memory operations', what: 'operations', sort: 'total_ns' }));
+    if (ranges.length) {
+      sec.appendChild(table('ranges', [
+        { key: 'name', label: 'Range', fmt: 'str' }, { key: 'domain', label: 'Domain', fmt: 'str' },
+        { key: 'total_ns', label: 'Total', fmt: 'ns' }, { key: 'count', label: 'Instances', fmt: 'int' },
+        { key: 'avg_ns', label: 'Avg', fmt: 'ns' }, { key: 'gpu_projected_ns', label: 'GPU projected', fmt: 'ns' },
+        { key: 'gpu_ops', label: 'GPU ops', fmt: 'int' }, { key: 'source', label: 'Source', fmt: 'str' }
+      ], ranges, { title: 'NVTX and annotation ranges', what: 'ranges', sort: 'total_ns' }));
+    }
+    if (ann.length) {
+      sec.appendChild(table('annotations', [
+        { key: 'name', label: 'Annotation', fmt: 'str' }, { key: 'total_ns', label: 'CPU total', fmt: 'ns' },
+        { key: 'count', label: 'Instances', fmt: 'int' }, { key: 'gpu_ns', label: 'GPU', fmt: 'ns' },
+        { key: 'gpu_ops', label: 'GPU ops', fmt: 'int' }
+      ], ann, { title: 'User annotations', what: 'annotations', sort: 'total_ns' }));
+    }
+  }
+
+  function histogramAnalyze(r) {
+    var steps = arr(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); });
+    var sec = section('gp-histogram', 'Step time distribution', steps.length >= 2, 'Fewer than two complete steps: no distribution to draw.');
+    if (steps.length < 2) return;
+    sec.appendChild(h('p', { cls: 'gp-note', text: steps.length + ' complete steps; red lines: p50 and p95.' }));
+    sec.appendChild(histogram('steps', steps.map(function (st) { return st.dur_ns; }), get(r, 'step_stats.median_ns'), get(r, 'step_stats.p95_ns')));
+  }
+
+  function perfettoSection() {
+    var p = page.perfetto, files = arr(p && p.files), kineto, sec;
+    sec = section('gp-perfetto', 'Open the trace in Perfetto', !!p, 'This input has no trace to open: a bench or compare result holds statistics only.');
+    if (!p) return;
+    kineto = files.filter(function (f) { return /\.json(\.gz)?$/.test(f); });
+    var box = h('div', { cls: 'gp-hint' });
+    box.appendChild(h('p', { text: 'Perfetto (ui.perfetto.dev) shows every kernel, copy, API call and range on a zoomable timeline, in the browser, without uploading the file: open the page, choose "Open trace file", and pick the file.' }));
+    if (kineto.length && kineto.length === files.length) {
+      box.appendChild(h('p', { text: 'A PyTorch profiler trace opens as it is:' }));
+      box.appendChild(h('pre', null, h('code', { 'data-gp-files': '', text: kineto.join('\n') })));
+      box.appendChild(h('p', { text: 'or, as gpuprof draws it (GPU rows per stream, flow arrows from each launch):' }));
+    } else {
+      box.appendChild(h('p', { text: 'Export the capture as Chrome trace JSON, which Perfetto opens:' }));
+    }
+    if (p.command) box.appendChild(h('pre', null, h('code', { 'data-gp-command': '', text: p.command })));
+    sec.appendChild(box);
+  }
+
+  function ranksTable(doc) {
+    var ranks = arr(doc.ranks), rows;
+    if (ranks.length < 2) return null;
+    rows = ranks.map(function (r) {
+      return { rank: r.rank, file: r.file, step_p50: get(r, 'step_stats.median_ns'), step_p95: get(r, 'step_stats.p95_ns'), gpu_busy: rankBusyPct(r), findings: arr(r.findings).length };
+    });
+    return table('ranks', [
+      { key: 'rank', label: 'Rank', fmt: 'int' }, { key: 'file', label: 'File', fmt: 'str' },
+      { key: 'step_p50', label: 'Step p50', fmt: 'ns' }, { key: 'step_p95', label: 'Step p95', fmt: 'ns' },
+      { key: 'gpu_busy', label: 'GPU busy', fmt: 'pct' }, { key: 'findings', label: 'Findings', fmt: 'int' }
+    ], rows, { title: 'Ranks', what: 'files', filterKey: 'file', sort: 'rank', desc: false });
+  }
+
+  function renderAnalyze(doc, ri) {
+    var ranks = arr(doc.ranks), r = ranks[ri] || {}, sel, rt;
+    if (ranks.length > 1) {
+      sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
+      ranks.forEach(function (x, i) {
+        sel.appendChild(h('option', { value: String(i), selected: i === ri, text: 'rank ' + x.rank }));
+      });
+      sel.addEventListener('change', function () { render(Number(sel.value)); });
+      nav.appendChild(sel);
+    }
+    summaryAnalyze(r, doc);
+    rt = ranksTable(doc);
+    if (rt) main.querySelector('#gp-summary').appendChild(rt);
+    findingsSection(arr(r.findings));
+    stepsSection(r);
+    timelineSection(r);
+    metricsSection(r, doc);
+    tablesSection(r);
+    histogramAnalyze(r);
+    perfettoSection();
+  }
+
+  /* ---- bench ---- */
+
+  function renderBench(doc) {
+    var series = arr(doc.series), first = series[0] || {}, st = first.stats || {}, sec, warns = [], i;
+    sec = section('gp-summary', 'Summary', series.length > 0, 'No series.');
+    sec.appendChild(h('div', { cls: 'gp-cards' }, [
+      card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? first.n + ' iterations after ' + (first.warmup || 0) + ' warm-up' : null),
+      card('p95', 'p95', st.p95_ns, fmtNs(st.p95_ns), 'p99 ' + fmtNs(st.p99_ns)),
+      card('throughput', first.rate_name || 'Throughput', get(first, 'throughput.items_per_s'), fmtRate(get(first, 'throughput.items_per_s')) + ' ' + (first.rate_name || '/s'), 'batch size ' + (first.batch_size || 1)),
+      card('mean', 'Mean \u00b1 \u03c3', st.mean_ns, fmtNs(st.mean_ns), '\u03c3 ' + fmtNs(st.std_ns) + ', CV ' + (num(st.cv) ? (100 * st.cv).toFixed(1) + '%' : '-')),
+      card('gpu_share', 'GPU share', first.gpu_share, num(first.gpu_share) ? (100 * first.gpu_share).toFixed(1) + '%' : '-', num(first.gpu_share) ? (first.gpu_share >= 0.9 ? 'GPU-bound' : first.gpu_share < 0.5 ? 'host-bound: the GPU waits' : 'mixed') : 'no GPU time per iteration'),
+      card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak')
+    ]));
+    sec.appendChild(table('series', [
+      { key: 'name', label: 'Series', fmt: 'str' }, { key: 'n', label: 'n', fmt: 'int' },
+      { key: 'mean_ns', label: 'Mean', fmt: 'ns' }, { key: 'median_ns', label: 'Median', fmt: 'ns' },
+      { key: 'p95_ns', label: 'p95', fmt: 'ns' }, { key: 'p99_ns', label: 'p99', fmt: 'ns' },
+      { key: 'std_ns', label: 'StdDev', fmt: 'ns' }, { key: 'mad_ns', label: 'MAD', fmt: 'ns' },
+      { key: 'items_per_s', label: 'Rate', fmt: 'num' }, { key: 'rate_name', label: 'Unit', fmt: 'str' },
+      { key: 'outliers', label: 'Outliers', fmt: 'int' }
+    ], series.map(function (x) {
+      var t = x.stats || {};
+      return { name: x.name, n: x.n, mean_ns: t.mean_ns, median_ns: t.median_ns, p95_ns: t.p95_ns, p99_ns: t.p99_ns, std_ns: t.std_ns, mad_ns: t.mad_ns, items_per_s: get(x, 'throughput.items_per_s'), rate_name: x.rate_name, outliers: x.outliers };
+    }), { title: 'Series', what: 'series', sort: null }));
+    for (i = 0; i < series.length; i++) {
+      arr(series[i].warnings).forEach(function (w) {
+        warns.push({ id: w.id, severity: 'warning', title: (series.length > 1 ? series[i].name + ': ' : '') + w.text });
+      });
+    }
+    findingsSection(warns, 'Warnings');
+    sec = section('gp-histogram', 'Latency distribution', series.length > 0, 'No iterations.');
+    series.forEach(function (x) {
+      var times = arr(x.times_ns), pts = times.map(function (t, k) { return [k, t]; }), lc;
+      sec.appendChild(h('h3', { cls: 'gp-sub', text: x.name }));
+      var hg = histogram(x.name, times, get(x, 'stats.p50_ns'), get(x, 'stats.p95_ns'));
+      if (hg) sec.appendChild(hg);
+      if (times.length > 1) {
+        sec.appendChild(h('p', { cls: 'gp-note', text: 'Iterations in order (warm-up excluded):' }));
+        lc = lineChart(x.name + ' (in order)', pts, 0, times.length - 1, fmtAxisNs, { xfmt: function (k) { return '#' + fmtInt(k + 1); } });
+        if (lc) {
+          lc.setAttribute('data-gp-chart', 'sequence');
+          sec.appendChild(lc);
+        }
+      }
+    });
+    perfettoSection();
+  }
+
+  /* ---- compare ---- */
+
+  function fmtUnit(unit, v) {
+    if (unit === 'ns') return fmtNs(v);
+    if (unit === 'bytes') return fmtBytes(v);
+    if (unit === '%') return fmtPct(v);
+    return num(v) ? fmtNum(v) + (unit ? ' ' + unit : '') : '-';
+  }
+
+  /* the ratio and its interval on a log axis around 1 */
+  function ciBar(m) {
+    var W = 120, H = 14, lo = m.ratio_lo, hi = m.ratio_hi, r = m.ratio, svg, x;
+    if (!num(r)) return null;
+    x = function (v) { return W / 2 + Math.max(-1, Math.min(1, Math.log(v) / Math.log(2))) * (W / 2 - 4); };
+    svg = s('svg', { cls: 'gp-ci', width: W, height: H, viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'ci' });
+    svg.appendChild(s('line', { x1: W / 2, x2: W / 2, y1: 0, y2: H, stroke: '#94a3b8' }));
+    if (num(lo) && num(hi) && lo > 0 && hi > 0) svg.appendChild(s('line', { x1: x(lo), x2: x(hi), y1: H / 2, y2: H / 2, stroke: '#334155', 'stroke-width': 2 }));
+    if (r > 0) svg.appendChild(s('circle', { cx: x(r), cy: H / 2, r: 3.5, fill: m.direction === 'worse' ? '#b91c1c' : m.direction === 'better' ? '#15803d' : '#475569' }));
+    svg.appendChild(s('title', { text: 'ratio ' + fmtNum(r, 4) + (num(lo) ? ' [' + fmtNum(lo, 4) + ', ' + fmtNum(hi, 4) + ']' : '') + ' (log scale, 0.5\u00d7 to 2\u00d7)' }));
+    return svg;
+  }
+
+  function renderCompare(doc) {
+    var groups = arr(doc.groups), sec, finds = [], nm = 0, nslow = 0, nfast = 0;
+    groups.forEach(function (g) {
+      arr(g.metrics).forEach(function (m) {
+        nm++;
+        if (m.direction === 'worse' && m.verdict !== 'same' && m.verdict !== 'inconclusive') nslow++;
+        if (m.direction === 'better' && m.verdict !== 'same' && m.verdict !== 'inconclusive') nfast++;
+      });
+    });
+    sec = section('gp-summary', 'Summary', true);
+    sec.appendChild(h('div', { cls: 'gp-cards' }, [
+      card('verdict', 'Verdict', doc.verdict || null, doc.verdict || '-', doc.regression ? 'a regression: gpuprof compare exits 3' : 'no regression'),
+      card('regressions', 'Regressions', arr(doc.regressions).length, String(arr(doc.regressions).length), arr(doc.regressions).map(function (x) { return x.title; }).join(', ') || 'none'),
+      card('worse', 'Changed for the worse', nslow, String(nslow), 'of ' + nm + ' metrics'),
+      card('better', 'Changed for the better', nfast, String(nfast), 'of ' + nm + ' metrics')
+    ]));
+    if (doc.summary) sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-summary': '', text: doc.summary }));
+    sec.appendChild(h('p', { cls: 'gp-note', text: 'Base: ' + (get(doc, 'base.path') || '-') + ' (' + (get(doc, 'base.input') || '?') + ') \u00b7 New: ' + (get(doc, 'new.path') || '-') + ' (' + (get(doc, 'new.input') || '?') + ') \u00b7 \u03b1 = ' + fmtNum(get(doc, 'options.alpha'), 4) + ', threshold ' + fmtNum(get(doc, 'options.threshold_pct'), 2) + '%' }));
+    groups.forEach(function (g) {
+      arr(g.explanations).forEach(function (e) {
+        finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text, evidence: e.evidence });
+      });
+    });
+    arr(doc.warnings).forEach(function (w) { finds.push({ id: w.id, severity: 'warning', title: w.text }); });
+    arr(doc.tag_changes).forEach(function (t) {
+      finds.push({ id: 'tag_change', severity: 'info', title: 'tag ' + t.key + ': ' + (t.base === null ? '-' : t.base) + ' \u2192 ' + (t.new === null ? '-' : t.new) });
+    });
+    findingsSection(finds, 'Why: explanations and warnings');
+    sec = section('gp-compare', 'Comparison', groups.length > 0, 'Nothing was paired.');
+    groups.forEach(function (g, gi) {
+      var rows = arr(g.metrics).map(function (m) {
+        return {
+          metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new), base_v: m.base, new_v: m.new,
+          delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) ? '[' + fmtNum(m.ratio_lo, 3) + ', ' + fmtNum(m.ratio_hi, 3) + ']' : '-',
+          p: m.p, verdict: m.verdict, n: num(m.n_base) ? m.n_base + ' / ' + m.n_new : '-', reason: m.reason, m: m
+        };
+      });
+      var tb = h('table', { cls: 'gp-table', 'data-gp-table': 'compare-metrics', 'data-group': gi });
+      var head = h('tr');
+      ['Metric', 'Base', 'New', '\u0394', 'Ratio', '95% interval', '', 'p', 'n', 'Verdict'].forEach(function (l, k) {
+        head.appendChild(h('th', { cls: k === 0 ? 'gp-str' : null, text: l }));
+      });
+      tb.appendChild(h('thead', null, head));
+      var body = h('tbody');
+      rows.forEach(function (x) {
+        body.appendChild(h('tr', { 'data-metric': x.metric }, [
+          h('td', { cls: 'gp-str', text: x.title || x.metric }),
+          h('td', { 'data-col': 'base', 'data-value': x.base_v === null ? 'null' : String(x.base_v), text: x.base }),
+          h('td', { 'data-col': 'new', 'data-value': x.new_v === null ? 'null' : String(x.new_v), text: x.new_ }),
+          h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
+          h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: fmtNum(x.ratio, 4) }),
+          h('td', { 'data-col': 'ci', text: x.ci }),
+          h('td', null, ciBar(x.m)),
+          h('td', { 'data-col': 'p', 'data-value': num(x.p) ? String(x.p) : 'null', text: num(x.p) ? (x.p < 1e-4 ? x.p.toExponential(1) : x.p.toFixed(4)) : '-' }),
+          h('td', { 'data-col': 'n', text: x.n }),
+          h('td', { 'data-col': 'verdict', 'data-value': x.verdict || 'null', cls: 'gp-str', title: x.reason || null }, h('span', { cls: 'gp-badge ' + (x.m.regression ? 'regression' : x.verdict || ''), text: (x.verdict || '-') + (x.m.regression ? ' (regression)' : '') }))
+        ]));
+      });
+      tb.appendChild(body);
+      sec.appendChild(h('h3', { cls: 'gp-sub', text: g.name || 'group ' + gi }));
+      sec.appendChild(h('div', { cls: 'gp-scroll' }, tb));
+      ['kernels', 'operators'].forEach(function (t) {
+        var d = g[t];
+        if (!d || !arr(d.rows).length) return;
+        var cols = [
+          { key: 'name', label: t === 'kernels' ? 'Kernel' : 'Operator', fmt: 'str' }, { key: 'status', label: 'Status', fmt: 'str', badge: true },
+          { key: 'base_total_ns', label: 'Base total', fmt: 'ns' }, { key: 'new_total_ns', label: 'New total', fmt: 'ns' },
+          { key: 'delta_total_ns', label: '\u0394 total', fmt: 'ns', sign: true }, { key: 'base_avg_ns', label: 'Base avg', fmt: 'ns' },
+          { key: 'new_avg_ns', label: 'New avg', fmt: 'ns' }, { key: 'delta_avg_pct', label: '\u0394 avg', fmt: 'spct', sign: true },
+          { key: 'base_count', label: 'Base n', fmt: 'int' }, { key: 'new_count', label: 'New n', fmt: 'int' }
+        ];
+        sec.appendChild(table('diff-' + t + (gi ? '-' + gi : ''), cols, arr(d.rows), {
+          title: (t === 'kernels' ? 'Kernels' : 'Operators') + ': ' + fmtInt(get(d, 'added.names')) + ' added (' + fmtNs(get(d, 'added.total_ns')) + '), ' + fmtInt(get(d, 'removed.names')) + ' removed (' + fmtNs(get(d, 'removed.total_ns')) + '), ' + fmtInt(d.slower) + ' slower, ' + fmtInt(d.faster) + ' faster per call (\u00b1' + fmtNum(d.threshold_pct, 2) + '%); total ' + fmtNs(d.base_total_ns) + ' \u2192 ' + fmtNs(d.new_total_ns),
+          what: t, sort: null
+        }));
+      });
+    });
+    perfettoSection();
+  }
+
+  /* ---- main ---- */
+
+  function render(ri) {
+    var doc = page.doc;
+    clear(main);
+    clear(nav);
+    if (page.kind === 'bench') renderBench(doc);
+    else if (page.kind === 'compare') renderCompare(doc);
+    else renderAnalyze(doc, ri || 0);
+  }
+
+  function fail(e) {
+    var box = document.getElementById('gp-error');
+    document.body.setAttribute('data-gp-state', 'error');
+    if (box) {
+      box.hidden = false;
+      box.textContent = 'The report could not be drawn: ' + (e && e.message ? e.message : String(e));
+    }
+  }
+
+  try {
+    main = document.getElementById('gp-main');
+    nav = document.getElementById('gp-nav');
+    page = JSON.parse(document.getElementById('gp-data').textContent);
+    if (!page || page.schema !== 'gpuprof.page/1') throw new Error('the data is not a gpuprof.page/1 model');
+    render(0);
+    document.body.setAttribute('data-gp-state', 'ok');
+  } catch (e) {
+    fail(e);
+    throw e;
+  }
+})();

@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * load.c - the page model of `gpuprof report`: any input, read into the
+ * document it stands for, plus where it came from.
+ *
+ * A gpuprof JSON document (analyze, bench, compare) is read as it is; traces,
+ * captures and `gpuprof run` directories go through gp_analyze_paths(). The
+ * page model ("gpuprof.page/1") then holds:
+ *   kind      "analyze", "bench" or "compare": which document `doc` is;
+ *   doc       the document;
+ *   title     --title, else the first input's file name;
+ *   inputs    the paths given;
+ *   env       {host, gpus[], driver_version, cuda_version, command, date,
+ *             source_version, tags}: gathered from the document (metrics
+ *             header, Kineto's deviceProperties and versions, the capture's
+ *             process) and from a run directory's run.json; null when unknown;
+ *   perfetto  {files[], command}: what opens in ui.perfetto.dev, null when
+ *             nothing does (a bench or compare result).
+ * html.c draws it; nothing here prints.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compare/compare-int.h"
+#include "gpuprof/analyze.h"
+#include "gpuprof/bench.h"
+#include "gpuprof/compare.h"
+#include "gpuprof/report.h"
+#include "trace/input.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/value-int.h"
+#include "report-int.h"
+
+enum doc_kind { DOC_ANALYZE, DOC_BENCH, DOC_COMPARE };
+
+static const char *const kind_names[] = { "analyze", "bench", "compare" };
+
+static const char *get_str(const struct gp_value *v, const char *path)
+{
+	return gp_value_get_str(gp_value_path(v, path));
+}
+
+/* a word as a POSIX shell reads it back: bare when safe, else in single quotes */
+static int add_shell_word(struct gp_buf *b, const char *w)
+{
+	const char *p;
+	int rc;
+
+	if (*w &&
+	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
+	        strlen(w))
+		return gp_buf_addstr(b, w);
+	GP_TRY(gp_buf_addch(b, '\''));
+	for (p = w; *p; p++)
+		GP_TRY(*p == '\'' ? gp_buf_addstr(b, "'\\''") : gp_buf_addch(b, *p));
+	rc = gp_buf_addch(b, '\'');
+out:
+	return rc;
+}
+
+/* the strings of array @p words (or a string as it is), joined as a shell command line */
+static int command_line(const struct gp_value *words, struct gp_buf *b)
+{
+	size_t i;
+	int rc = 0;
+
+	if (gp_value_get_str(words))
+		return gp_buf_addstr(b, gp_value_get_str(words));
+	for (i = 0; i < gp_value_len(words); i++) {
+		const char *w = gp_value_get_str(gp_arr_get(words, i));
+
+		if (!w)
+			continue;
+		if (b->len)
+			GP_TRY(gp_buf_addch(b, ' '));
+		GP_TRY(add_shell_word(b, w));
+	}
+out:
+	return rc;
+}
+
+/* sets @p key of @p obj to the buffer's text, or null when empty; releases @p b */
+static int set_buf(struct gp_value *obj, const char *key, struct gp_buf *b)
+{
+	int rc = b->len ? gp_obj_set_str(obj, key, b->buf) : gp_obj_set_null(obj, key);
+
+	gp_buf_release(b);
+	return rc;
+}
+
+static int set_str_or_null(struct gp_value *obj, const char *key, const char *s)
+{
+	return s && *s ? gp_obj_set_str(obj, key, s) : gp_obj_set_null(obj, key);
+}
+
+/* a CUDA version as Kineto writes it (1000 major + 10 minor, or a string), as "12.4" */
+static int set_version(struct gp_value *obj, const char *key, const struct gp_value *v)
+{
+	char tmp[48];
+	int64_t x;
+
+	if (gp_value_get_str(v))
+		return set_str_or_null(obj, key, gp_value_get_str(v));
+	if (gp_value_get_int(v, &x) && x > 0 && x < INT32_MAX) {
+		if (x >= 1000)
+			snprintf(tmp, sizeof(tmp), "%lld.%lld", (long long)(x / 1000),
+			         (long long)(x % 1000 / 10));
+		else
+			snprintf(tmp, sizeof(tmp), "%lld", (long long)x);
+		return gp_obj_set_str(obj, key, tmp);
+	}
+	return gp_obj_set_null(obj, key);
+}
+
+/* appends @p s to array @p arr unless it is there already */
+static int push_unique(struct gp_value *arr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < gp_value_len(arr); i++)
+		if (strcmp(gp_value_get_str(gp_arr_get(arr, i)), s) == 0)
+			return 0;
+	return gp_arr_push(arr, gp_value_str(s));
+}
+
+/* "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" from a deviceProperties row */
+static int device_label(const struct gp_value *d, struct gp_buf *b)
+{
+	const char *name = get_str(d, "name"), *cc = get_str(d, "compute_capability");
+	int64_t id = -1, sms = 0, mem = 0;
+	const char *sep = " (";
+	int rc = 0;
+
+	gp_value_get_int(gp_obj_get(d, "id"), &id);
+	gp_value_get_int(gp_obj_get(d, "num_sms"), &sms);
+	gp_value_get_int(gp_obj_get(d, "total_memory_bytes"), &mem);
+	if (id >= 0)
+		GP_TRY(gp_buf_addf(b, "%lld: ", (long long)id));
+	GP_TRY(gp_buf_addstr(b, name && *name ? name : "GPU"));
+	if (cc && *cc) {
+		GP_TRY(gp_buf_addf(b, "%ssm_", sep));
+		for (; *cc; cc++)
+			if (*cc != '.')
+				GP_TRY(gp_buf_addch(b, *cc));
+		sep = ", ";
+	}
+	if (sms > 0) {
+		GP_TRY(gp_buf_addf(b, "%s%lld SMs", sep, (long long)sms));
+		sep = ", ";
+	}
+	if (mem > 0) {
+		GP_TRY(gp_buf_addf(b, "%s%.1f GiB", sep, (double)mem / (1024.0 * 1024 * 1024)));
+		sep = ", ";
+	}
+	if (strcmp(sep, ", ") == 0)
+		GP_TRY(gp_buf_addch(b, ')'));
+out:
+	return rc;
+}
+
+/* env of an analyze report; @p run is a run directory's run.json or NULL */
+static int env_analyze(const struct gp_value *doc, const struct gp_value *run, struct gp_value *env,
+                       struct gp_value *gpus)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks"),
+	                      *metrics = gp_obj_get(doc, "metrics");
+	const struct gp_value *trace = NULL, *capture = NULL;
+	struct gp_buf b;
+	const char *host;
+	size_t i, j;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *ov = gp_obj_get(gp_arr_get(ranks, i), "overview");
+		const struct gp_value *devs = gp_obj_get(ov, "devices");
+
+		if (!trace && gp_value_type(gp_obj_get(ov, "trace")) == GP_VALUE_OBJECT)
+			trace = gp_obj_get(ov, "trace");
+		if (!capture && gp_value_type(gp_obj_get(ov, "capture")) == GP_VALUE_OBJECT)
+			capture = gp_obj_get(ov, "capture");
+		for (j = 0; j < gp_value_len(devs) && gp_value_len(gpus) < 64; j++) {
+			gp_buf_reset(&b);
+			GP_TRY(device_label(gp_arr_get(devs, j), &b));
+			GP_TRY(push_unique(gpus, b.buf));
+		}
+	}
+	/* the sampled GPUs of a run: every GPU of the machine, by NVML */
+	if (gp_value_len(gpus) == 0)
+		for (j = 0; j < gp_value_len(gp_obj_get(metrics, "gpus")) && j < 64; j++) {
+			const struct gp_value *g = gp_arr_get(gp_obj_get(metrics, "gpus"), j);
+			int64_t idx = -1;
+
+			gp_value_get_int(gp_obj_get(g, "index"), &idx);
+			gp_buf_reset(&b);
+			GP_TRY(gp_buf_addf(&b, "%lld: %s", (long long)idx,
+			                   get_str(g, "name") ? get_str(g, "name") : "GPU"));
+			GP_TRY(push_unique(gpus, b.buf));
+		}
+	gp_buf_reset(&b);
+
+	host = get_str(metrics, "hostname");
+	if (!host)
+		host = get_str(capture, "host");
+	if (!host)
+		host = get_str(run, "hostname");
+	GP_TRY(set_str_or_null(env, "host", host));
+	if (get_str(metrics, "driver_version"))
+		GP_TRY(gp_obj_set_str(env, "driver_version", get_str(metrics, "driver_version")));
+	else if (gp_obj_get(trace, "cuda_driver_version") &&
+	         gp_value_type(gp_obj_get(trace, "cuda_driver_version")) != GP_VALUE_NULL)
+		GP_TRY(
+		    set_version(env, "driver_version", gp_obj_get(trace, "cuda_driver_version")));
+	else
+		GP_TRY(set_version(env, "driver_version", gp_obj_get(trace, "hip_driver_version")));
+	if (gp_obj_get(trace, "cuda_runtime_version") &&
+	    gp_value_type(gp_obj_get(trace, "cuda_runtime_version")) != GP_VALUE_NULL)
+		GP_TRY(set_version(env, "cuda_version", gp_obj_get(trace, "cuda_runtime_version")));
+	else
+		GP_TRY(set_version(env, "cuda_version", gp_obj_get(trace, "hip_runtime_version")));
+	GP_TRY(command_line(run ? gp_obj_get(run, "command") : gp_obj_get(capture, "cmdline"), &b));
+	GP_TRY(set_buf(env, "command", &b));
+	GP_TRY(set_str_or_null(env, "date", get_str(run, "start_time")));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
+static int env_bench(const struct gp_value *doc, struct gp_value *env)
+{
+	const struct gp_value *src = gp_obj_get(doc, "source");
+	struct gp_buf b;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	GP_TRY(set_str_or_null(env, "host", get_str(doc, "host/hostname")));
+	GP_TRY(gp_obj_set_null(env, "driver_version"));
+	GP_TRY(gp_obj_set_null(env, "cuda_version"));
+	if (get_str(src, "kind") && strcmp(get_str(src, "kind"), "command") == 0)
+		GP_TRY(command_line(gp_obj_get(src, "args"), &b));
+	GP_TRY(set_buf(env, "command", &b));
+	GP_TRY(set_str_or_null(env, "date", get_str(doc, "date")));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
+static int env_compare(const struct gp_value *doc, struct gp_value *env)
+{
+	struct gp_buf b;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	GP_TRY(gp_obj_set_null(env, "host"));
+	GP_TRY(gp_obj_set_null(env, "driver_version"));
+	GP_TRY(gp_obj_set_null(env, "cuda_version"));
+	if (get_str(doc, "base/path") && get_str(doc, "new/path")) {
+		GP_TRY(gp_buf_addstr(&b, "gpuprof compare "));
+		GP_TRY(add_shell_word(&b, get_str(doc, "base/path")));
+		GP_TRY(gp_buf_addch(&b, ' '));
+		GP_TRY(add_shell_word(&b, get_str(doc, "new/path")));
+	}
+	GP_TRY(set_buf(env, "command", &b));
+	GP_TRY(gp_obj_set_null(env, "date"));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
+/* the "env" object of the page */
+static int add_env(struct gp_value *page, enum doc_kind kind, const struct gp_value *doc,
+                   const struct gp_value *run)
+{
+	struct gp_value *env = gp_value_object(), *gpus = NULL;
+	const struct gp_value *tags = gp_obj_get(doc, "tags");
+	int rc;
+
+	if ((rc = gp_obj_set(page, "env", env)))
+		return rc;
+	if ((rc = gp_obj_set(env, "gpus", gpus = gp_value_array())))
+		return rc;
+	if (kind == DOC_ANALYZE)
+		GP_TRY(env_analyze(doc, run, env, gpus));
+	else if (kind == DOC_BENCH)
+		GP_TRY(env_bench(doc, env));
+	else
+		GP_TRY(env_compare(doc, env));
+	GP_TRY(set_str_or_null(env, "source_version", get_str(doc, "gpuprof_version")));
+	GP_TRY(gp_obj_set(env, "tags",
+	                  gp_value_type(tags) == GP_VALUE_OBJECT ? gp_value_clone(tags)
+	                                                         : gp_value_object()));
+out:
+	return rc;
+}
+
+/*
+ * What opens in Perfetto: a Kineto trace as it is, anything else through
+ * `gpuprof export`. @p traces are the files the document was made from.
+ */
+static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct gp_value *doc,
+                        const char *const *paths, size_t n, bool analysed)
+{
+	struct gp_value *p, *files;
+	struct gp_buf b;
+	size_t i, nfiles = 0;
+	int rc = 0;
+
+	if (kind != DOC_ANALYZE)
+		return gp_obj_set_null(page, "perfetto");
+	p = gp_value_object();
+	if ((rc = gp_obj_set(page, "perfetto", p)))
+		return rc;
+	if ((rc = gp_obj_set(p, "files", files = gp_value_array())))
+		return rc;
+	gp_buf_init(&b, 0);
+	GP_TRY(gp_buf_addstr(&b, "gpuprof export"));
+	if (analysed) {
+		for (i = 0; i < n; i++) {
+			GP_TRY(gp_buf_addch(&b, ' '));
+			GP_TRY(add_shell_word(&b, paths[i]));
+		}
+		nfiles = n;
+	} else {
+		const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+
+		for (i = 0; i < gp_value_len(ranks); i++) {
+			const char *f = get_str(gp_arr_get(ranks, i), "file");
+
+			if (!f)
+				continue;
+			GP_TRY(gp_buf_addch(&b, ' '));
+			GP_TRY(add_shell_word(&b, f));
+			nfiles++;
+		}
+	}
+	for (i = 0; i < gp_value_len(gp_obj_get(doc, "ranks")); i++) {
+		const char *f = get_str(gp_arr_get(gp_obj_get(doc, "ranks"), i), "file");
+
+		if (f)
+			GP_TRY(gp_arr_push(files, gp_value_str(f)));
+	}
+	GP_TRY(gp_buf_addstr(&b, " -o trace.chrome.json"));
+	if (nfiles)
+		GP_TRY(gp_obj_set_str(p, "command", b.buf));
+	else
+		GP_TRY(gp_obj_set_null(p, "command"));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
+/* keeps only rank @p rank of a loaded report */
+static int keep_rank(struct gp_value *doc, int64_t rank, const char *path)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	struct gp_value *kept = gp_value_array();
+	size_t i;
+	int rc = 0;
+
+	if (!kept)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *r = gp_arr_get(ranks, i);
+		int64_t x = -1;
+
+		if (gp_value_get_int(gp_obj_get(r, "rank"), &x) && x == rank)
+			GP_TRY(gp_arr_push(kept, gp_value_clone(r)));
+	}
+	if (gp_value_len(kept) == 0)
+		GP_TRY(gp__error(GP_EINVAL, "'%s': no rank %lld", path, (long long)rank));
+	rc = gp_obj_set(doc, "ranks", kept);
+	kept = NULL;
+out:
+	gp_value_free(kept);
+	return rc;
+}
+
+/* which gpuprof document @p v (read from @p path) is, checked as compare checks it */
+static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *kind)
+{
+	const char *schema = gp_value_get_str(gp_obj_get(v, "schema"));
+	char label[4096];
+
+	snprintf(label, sizeof(label), "'%s'", path);
+	if (schema && strcmp(schema, GP_ANALYZE_SCHEMA) == 0) {
+		*kind = DOC_ANALYZE;
+		return gp__cmp_check_report(v, label);
+	}
+	if (schema && strcmp(schema, GP_BENCH_SCHEMA) == 0) {
+		*kind = DOC_BENCH;
+		return gp__cmp_check_bench(v, label);
+	}
+	if (schema && strcmp(schema, GP_COMPARE_SCHEMA) == 0) {
+		*kind = DOC_COMPARE;
+		if (gp_value_type(gp_obj_get(v, "groups")) != GP_VALUE_ARRAY)
+			return gp__error(GP_EFORMAT, "'%s': a compare result without \"groups\"",
+			                 path);
+		return 0;
+	}
+	if (schema)
+		return gp__error(
+		    GP_EVERSION, "'%s': schema '%s' is not one that report reads (%s, %s, %s)",
+		    path, schema, GP_ANALYZE_SCHEMA, GP_BENCH_SCHEMA, GP_COMPARE_SCHEMA);
+	return gp__error(GP_EFORMAT, "'%s': no \"schema\": not a gpuprof document", path);
+}
+
+/* a directory: gpuprof documents (bench results or reports) or traces */
+static int dir_has_docs(const char *dir, bool *docs)
+{
+	char **files = NULL;
+	size_t n = 0, i;
+	bool d;
+	int rc;
+
+	*docs = false;
+	rc = gp__trace_list(dir, &files, &n);
+	if (rc == GP_ENOENT) {
+		gp_clear_error();
+		return 0;
+	}
+	for (i = 0; !rc && i < n && !*docs; i++)
+		if (!(rc = gp__doc_sniff(files[i], &d)))
+			*docs = d;
+	gp__trace_list_free(files, n);
+	return rc;
+}
+
+/* run.json of a `gpuprof run` directory, or NULL (unreadable: left out, the analysis says) */
+static struct gp_value *read_run_json(const char *dir)
+{
+	struct gp_value *v = NULL;
+	struct gp_buf p;
+
+	gp_buf_init(&p, 0);
+	if (gp_buf_addf(&p, "%s/run.json", dir) == 0 && access(p.buf, R_OK) == 0 &&
+	    gp__doc_read(p.buf, &v) != 0) {
+		gp_clear_error();
+		v = NULL;
+	}
+	gp_buf_release(&p);
+	return v;
+}
+
+static int analyze_paths(const char *const *paths, size_t n, const struct gp_report_opts *o,
+                         struct gp_value **out)
+{
+	struct gp_analyze_opts ao;
+
+	memset(&ao, 0, sizeof(ao));
+	ao.size = sizeof(ao);
+	ao.top = o->top;
+	ao.salvage = o->salvage;
+	ao.threads = o->threads;
+	ao.only_rank = o->rank;
+	return gp_analyze_paths(paths, n, &ao, out);
+}
+
+/* the document of the inputs and its kind; *@p analysed: made from traces here */
+static int load_doc(const char *const *paths, size_t n, const struct gp_report_opts *o,
+                    struct gp_value **doc, enum doc_kind *kind, bool *analysed,
+                    struct gp_value **run)
+{
+	struct stat st;
+	bool is_doc = false;
+	int rc;
+
+	*analysed = true;
+	*kind = DOC_ANALYZE;
+	if (n != 1)
+		return analyze_paths(paths, n, o, doc);
+	if (stat(paths[0], &st)) {
+		int e = errno;
+
+		return gp__error(e == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", paths[0],
+		                 strerror(e));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		struct gp_compare_opts co;
+		enum gp_compare_input k;
+
+		if ((rc = dir_has_docs(paths[0], &is_doc)))
+			return rc;
+		if (!is_doc) {
+			*run = read_run_json(paths[0]);
+			return analyze_paths(paths, n, o, doc);
+		}
+		memset(&co, 0, sizeof(co));
+		co.size = sizeof(co);
+		co.rank = o->rank;
+		co.threads = o->threads;
+		if ((rc = gp_compare_load(paths[0], &co, &k, doc)))
+			return rc;
+		*analysed = false;
+		*kind = k == GP_COMPARE_BENCH ? DOC_BENCH : DOC_ANALYZE;
+		return 0;
+	}
+	if ((rc = gp__doc_sniff(paths[0], &is_doc)))
+		return rc;
+	if (!is_doc)
+		return analyze_paths(paths, n, o, doc);
+	*analysed = false;
+	if ((rc = gp__doc_read(paths[0], doc)))
+		return rc;
+	return doc_kind(*doc, paths[0], kind);
+}
+
+int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char *const *paths,
+                    size_t n, bool analysed, const char *title, struct gp_value **out)
+{
+	struct gp_value *page = NULL, *inputs;
+	enum doc_kind kind = DOC_ANALYZE;
+	const char *slash;
+	size_t i, len;
+	int rc;
+
+	*out = NULL;
+	if ((rc = doc_kind(doc, n ? paths[0] : "", &kind)))
+		goto out;
+	if (!(page = gp_value_object()))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp_obj_set_str(page, "schema", GP_PAGE_SCHEMA));
+	GP_TRY(gp_obj_set_str(page, "kind", kind_names[kind]));
+	GP_TRY(gp_obj_set_str(page, "gpuprof_version", gp_version()));
+	if (title) {
+		GP_TRY(gp_obj_set_str(page, "title", title));
+	} else {
+		/* the last component of the first path, trailing slashes aside */
+		len = n ? strlen(paths[0]) : 0;
+		while (len > 1 && paths[0][len - 1] == '/')
+			len--;
+		for (slash = n ? paths[0] + len : ""; n && slash > paths[0] && slash[-1] != '/';
+		     slash--)
+			;
+		GP_TRY(gp_obj_set(page, "title",
+		                  gp_value_strn(slash, n ? (size_t)(paths[0] + len - slash) : 0)));
+	}
+	GP_TRY(gp_obj_set(page, "inputs", inputs = gp_value_array()));
+	for (i = 0; i < n; i++)
+		GP_TRY(gp_arr_push(inputs, gp_value_str(paths[i])));
+	GP_TRY(add_env(page, kind, doc, run));
+	GP_TRY(add_perfetto(page, kind, doc, paths, n, analysed));
+	rc = gp_obj_set(page, "doc", doc);
+	doc = NULL;
+	if (rc)
+		goto out;
+	*out = page;
+	page = NULL;
+out:
+	gp_value_free(doc);
+	gp_value_free(page);
+	return rc;
+}
+
+GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_report_opts *opts,
+                          struct gp_value **out)
+{
+	struct gp_report_opts o = { .size = sizeof(o), .rank = -1 };
+	struct gp_value *doc = NULL, *run = NULL;
+	enum doc_kind kind = DOC_ANALYZE;
+	bool analysed = false;
+	size_t i;
+	int rc;
+
+	if (!out || !paths || n == 0)
+		return gp__error(GP_EINVAL, "gp_report_load: no input");
+	*out = NULL;
+	if (opts) {
+		if (opts->size < sizeof(uint32_t))
+			return gp__error(GP_EINVAL, "gp_report_load: opts.size not set");
+		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+		o.size = sizeof(o);
+	}
+	for (i = 0; i < n; i++)
+		if (!paths[i])
+			return gp__error(GP_EINVAL, "gp_report_load: NULL path");
+	if ((rc = load_doc(paths, n, &o, &doc, &kind, &analysed, &run)))
+		goto out;
+	if (kind == DOC_ANALYZE && !analysed) {
+		if (o.top)
+			GP_TRY(gp_analyze_trim(doc, o.top));
+		if (o.rank >= 0)
+			GP_TRY(keep_rank(doc, o.rank, paths[0]));
+	}
+	rc = gp__report_page(doc, run, paths, n, analysed, o.title, out);
+	doc = NULL;
+out:
+	if (rc == GP_ENOMEM && !*gp_last_error())
+		gp__error(GP_ENOMEM, "out of memory");
+	gp_value_free(doc);
+	gp_value_free(run);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-int.h - the report's internals shared with its fuzz target and tests.
+ */
+#ifndef GP_REPORT_INT_H
+#define GP_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpuprof/value.h"
+
+/**
+ * The page model of the gpuprof document @p doc (analyze, bench or compare;
+ * checked as compare checks it; taken over, even on failure), read from
+ * @p paths[0..n) (n may be 0) or analysed from them (@p analysed). @p run is
+ * a run directory's run.json or NULL; @p title NULL takes the first path's name.
+ * @return 0 or a negative status naming paths[0].
+ */
+int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char *const *paths,
+                    size_t n, bool analysed, const char *title, struct gp_value **out);
+
+#endif

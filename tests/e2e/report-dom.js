@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-dom.js - what t0501 reads off a drawn report page in Chromium (through
+ * cdp.py): a function of {table, col, filter} that returns the page's facts
+ * as JSON: sections, cards, environment, tables, charts, and the result of
+ * sorting, filtering and showing all rows of one table by clicking and typing
+ * as a person would. The test appends "(ARGS)" and evaluates it.
+ */
+(function (args) {
+  function q(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function rowsOf(t) { return q('tbody tr', t); }
+  function colValues(t, col) {
+    return rowsOf(t).map(function (r) {
+      var td = r.querySelector('td[data-col="' + col + '"]');
+      return td ? JSON.parse(td.getAttribute('data-value')) : null;
+    });
+  }
+  var f = {
+    state: document.body.getAttribute('data-gp-state'),
+    kind: document.body.getAttribute('data-gp-kind'),
+    title: document.getElementById('gp-title').textContent,
+    doctitle: document.title,
+    error: document.getElementById('gp-error').textContent,
+    scripts: document.scripts.length,
+    imgs: q('img').length, iframes: q('iframe').length, svgsOnload: q('svg[onload]').length,
+    sections: {}, nav: q('#gp-nav a').map(function (a) { return a.getAttribute('href'); }),
+    cards: {}, env: {}, tables: {}, charts: {}, legend: {}
+  };
+  q('section.gp-sec').forEach(function (s) { f.sections[s.id] = s.getAttribute('data-gp-has'); });
+  q('[data-gp-card]').forEach(function (c) {
+    var v = c.querySelector('.gp-v');
+    f.cards[c.getAttribute('data-gp-card')] = { value: v.getAttribute('data-value'), text: v.textContent };
+  });
+  q('[data-env]').forEach(function (e) { f.env[e.getAttribute('data-env')] = e.textContent; });
+  q('table[data-gp-table]').forEach(function (t) {
+    var name = t.getAttribute('data-gp-table'), rows = rowsOf(t), count = document.querySelector('[data-gp-count="' + name + '"]');
+    var first = {};
+    if (rows.length) q('td[data-col]', rows[0]).forEach(function (td) { first[td.getAttribute('data-col')] = { value: td.getAttribute('data-value'), text: td.textContent }; });
+    f.tables[name] = {
+      rows: rows.length, count: count ? count.textContent : null, first: first,
+      names: rows.map(function (r) { var td = r.querySelector('td'); return td ? td.textContent : null; }),
+      metrics: rows.map(function (r) { return r.getAttribute('data-metric'); })
+    };
+  });
+  q('svg[data-gp-chart]').forEach(function (s) { var k = s.getAttribute('data-gp-chart'); f.charts[k] = (f.charts[k] || 0) + 1; });
+  f.histCounts = q('svg[data-gp-chart="histogram"]').map(function (s) {
+    return q('rect[data-count]', s).reduce(function (a, r) { return a + Number(r.getAttribute('data-count')); }, 0);
+  });
+  f.histQuantiles = q('svg[data-gp-chart="histogram"] line[data-q]').map(function (l) { return l.getAttribute('data-q'); });
+  f.stepBars = q('svg[data-gp-chart="steps"] g[data-step]').map(function (g) {
+    return { step: g.getAttribute('data-step'), sum: q('rect[data-value]', g).reduce(function (a, r) { return a + Number(r.getAttribute('data-value')); }, 0) };
+  });
+  f.timelineRows = q('svg[data-gp-chart="timeline"] g[data-stream]').map(function (g) {
+    return { key: g.getAttribute('data-stream'), total: Number(g.getAttribute('data-total')) };
+  });
+  f.timelineMarks = q('svg[data-gp-chart="timeline"] line[data-mark]').length;
+  f.metricSeries = q('svg[data-gp-chart="metric"]').map(function (s) { return s.getAttribute('data-series'); });
+  f.metricMarks = q('svg[data-gp-chart="metric"] line[data-mark]').length;
+  q('.gp-legend [data-cat]').forEach(function (e) { f.legend[e.getAttribute('data-cat')] = e.getAttribute('data-value'); });
+  f.findings = q('[data-gp-finding]').map(function (e) { return { id: e.getAttribute('data-gp-finding'), severity: e.getAttribute('data-severity'), title: e.querySelector('.gp-title').textContent }; });
+  f.perfetto = { command: (document.querySelector('[data-gp-command]') || {}).textContent || null, files: (document.querySelector('[data-gp-files]') || {}).textContent || null };
+
+  /* a person sorts, filters and shows all rows of one table */
+  if (args && args.table) {
+    var t = document.querySelector('table[data-gp-table="' + args.table + '"]'), th, inp, more, r = {};
+    if (t) {
+      th = t.querySelector('th[data-col="' + args.col + '"]');
+      th.click();
+      r.first = colValues(t, args.col);
+      r.firstSort = th.getAttribute('aria-sort');
+      th.click();
+      r.second = colValues(t, args.col);
+      r.secondSort = th.getAttribute('aria-sort');
+      inp = document.querySelector('[data-gp-filter="' + args.table + '"]');
+      inp.value = args.filter;
+      inp.dispatchEvent(new Event('input'));
+      r.filtered = rowsOf(t).map(function (x) { return x.querySelector('td').textContent; });
+      r.filteredCount = document.querySelector('[data-gp-count="' + args.table + '"]').textContent;
+      inp.value = '';
+      inp.dispatchEvent(new Event('input'));
+      more = document.querySelector('[data-gp-more="' + args.table + '"]');
+      r.moreHidden = more.hidden;
+      r.before = rowsOf(t).length;
+      if (!more.hidden) more.click();
+      r.after = rowsOf(t).length;
+      r.afterCount = document.querySelector('[data-gp-count="' + args.table + '"]').textContent;
+    }
+    f.interaction = r;
+  }
+  /* the rank selector redraws the page for another rank */
+  if (args && args.rank !== undefined) {
+    var sel = document.getElementById('gp-rank');
+    f.rankOptions = sel ? q('option', sel).map(function (o) { return o.textContent; }) : null;
+    if (sel) {
+      sel.value = String(args.rank);
+      sel.dispatchEvent(new Event('change'));
+      f.afterRank = { p50: document.querySelector('[data-gp-card="step_p50"] .gp-v').getAttribute('data-value'), state: document.body.getAttribute('data-gp-state') };
+    }
+  }
+  return f;
+})

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_report.c - libFuzzer target for what `gpuprof report` reads and
+ * writes: a gpuprof document (analyze, bench or compare JSON) made into a
+ * page model (src/lib/report/load.c: the environment and Perfetto hints read
+ * out of any tree) and drawn as HTML (html.c); and the input's raw bytes
+ * escaped for each context of the page.
+ *
+ * Findings besides crashes, leaks and sanitizer reports: an escaped text or
+ * attribute with a raw < > " ' or an ampersand that starts no reference, a
+ * script-JSON escape with a raw < > &, a page with other than two script
+ * elements, or a page whose data element does not parse back.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuprof/gpuprof.h"
+#include "gpuprof/report.h"
+#include "gpuprof/value.h"
+#include "report/html.h"
+#include "report/report-int.h"
+#include "util/buf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static void check_escapes(const char *s, size_t n)
+{
+	struct gp_buf b;
+	size_t i;
+
+	gp_buf_init(&b, 0);
+	if (gp__html_text(&b, s, n) == 0)
+		for (i = 0; i < b.len; i++)
+			if (strchr("<>\"'", b.buf[i]) ||
+			    (b.buf[i] == '&' && !(b.buf[i + 1] && strchr("aglq#", b.buf[i + 1]))))
+				abort();
+	gp_buf_reset(&b);
+	if (gp__html_attr(&b, s, n) == 0)
+		for (i = 0; i < b.len; i++)
+			if (strchr("<>\"'\n\t\r", b.buf[i]))
+				abort();
+	gp_buf_reset(&b);
+	if (gp__html_script_json(&b, s, n) == 0 && b.len != strcspn(b.buf, "<>&"))
+		abort();
+	gp_buf_release(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const paths[] = { "in<put>.json" };
+	static const char open_tag[] = "<script type=\"application/json\" id=\"gp-data\">";
+	struct gp_value *doc = NULL, *page = NULL, *back = NULL;
+	const char *d, *e;
+	char *html = NULL;
+	size_t len = 0;
+
+	if (size > (1u << 20))
+		return 0;
+	check_escapes((const char *)data, size);
+	if (gp_value_parse((const char *)data, size, &doc, NULL))
+		return 0;
+	if (gp__report_page(doc, NULL, paths, 1, false, NULL, &page))
+		return 0;
+	if (gp_report_html(page, &html, &len) == 0) {
+		if (count(html, "<script") != 2)
+			abort();
+		d = strstr(html, open_tag);
+		e = d ? strstr(d, "</script>") : NULL;
+		if (!d || !e)
+			abort();
+		d += sizeof(open_tag) - 1;
+		if (gp_value_parse(d, (size_t)(e - d), &back, NULL))
+			abort();
+		gp_value_free(back);
+		gp_free(html);
+	}
+	gp_value_free(page);
+	return 0;
+}

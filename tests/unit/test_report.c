@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_report.c - the report page's escaping, one test per context (HTML
+ * text, a double-quoted attribute, JSON inside a script element), and the
+ * page around a page model with hostile strings: they come out as text, the
+ * data parses back to the same value, and nothing but the two script
+ * elements of the page is a script.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "gpuprof/report.h"
+#include "report/html.h"
+#include "util/buf.h"
+
+static const char evil[] = "</script><script>alert(1)</script>";
+
+static char *esc(int (*fn)(struct gp_buf *, const char *, size_t), const char *s, size_t n)
+{
+	struct gp_buf b;
+	char *out;
+
+	gp_buf_init(&b, 0);
+	assert_int_equal(fn(&b, s, n), 0);
+	out = gp_buf_detach(&b, NULL);
+	return out;
+}
+
+static void test_text(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = esc(gp__html_text, evil, strlen(evil));
+	assert_string_equal(s, "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
+	gp_free(s);
+	s = esc(gp__html_text, "a&b \"q\" 'x' <!-- -->", 20);
+	assert_string_equal(s, "a&amp;b &quot;q&quot; &#39;x&#39; &lt;!-- --&gt;");
+	gp_free(s);
+	/* valid UTF-8 is kept, newlines and tabs too (text) */
+	s = esc(gp__html_text, "\xc2\xb5s\tline\n", 9);
+	assert_string_equal(s, "\xc2\xb5s\tline\n");
+	gp_free(s);
+	/* invalid UTF-8 (a lone continuation, an overlong '<', a surrogate, a cut sequence) and
+	 * control characters become U+FFFD, one per bad byte */
+	s = esc(gp__html_text,
+	        "a\x80"
+	        "b\xc0\xbc"
+	        "c\xed\xa0\x80"
+	        "d\x01\x7f\xe2\x82",
+	        14);
+	assert_string_equal(s, "a\xef\xbf\xbd"
+	                       "b\xef\xbf\xbd\xef\xbf\xbd"
+	                       "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                       "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	gp_free(s);
+	/* a NUL inside the length is replaced, not a terminator */
+	s = esc(gp__html_text, "x\0y", 3);
+	assert_string_equal(s, "x\xef\xbf\xbdy");
+	gp_free(s);
+	s = esc(gp__html_text, "", 0);
+	assert_string_equal(s, "");
+	gp_free(s);
+}
+
+static void test_attr(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = esc(gp__html_attr, "\" onmouseover=\"alert(1)", 23);
+	assert_string_equal(s, "&quot; onmouseover=&quot;alert(1)");
+	gp_free(s);
+	s = esc(gp__html_attr, "' x='1", 6);
+	assert_string_equal(s, "&#39; x=&#39;1");
+	gp_free(s);
+	/* whitespace as references, so the value reads back exactly */
+	s = esc(gp__html_attr, "a\tb\nc\rd", 7);
+	assert_string_equal(s, "a&#9;b&#10;c&#13;d");
+	gp_free(s);
+	s = esc(gp__html_attr, "\xe2\x80\xa8&\xff", 5);
+	assert_string_equal(s, "\xe2\x80\xa8&amp;\xef\xbf\xbd");
+	gp_free(s);
+}
+
+static void test_script_json(void **state)
+{
+	struct gp_value *v, *back = NULL;
+	char *json, *s;
+	size_t len;
+
+	(void)state;
+	v = gp_value_object();
+	assert_int_equal(gp_obj_set_str(v, "k", evil), 0);
+	assert_int_equal(gp_obj_set_str(v, "c", "<!-- a & b > c \xe2\x80\xa8\xe2\x80\xa9 \xc2\xb5"),
+	                 0);
+	assert_int_equal(gp_value_to_json(v, 0, &json, &len), 0);
+	s = esc(gp__html_script_json, json, len);
+	assert_null(strchr(s, '<'));
+	assert_null(strchr(s, '>'));
+	assert_null(strchr(s, '&'));
+	assert_null(strstr(s, "\xe2\x80\xa8"));
+	assert_null(strstr(s, "\xe2\x80\xa9"));
+	assert_non_null(strstr(s, "\\u003c/script\\u003e"));
+	assert_non_null(strstr(s, "\\u2028\\u2029 \xc2\xb5"));
+	/* JSON.parse gives the same value back */
+	assert_int_equal(gp_value_parse(s, strlen(s), &back, NULL), 0);
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "k")), evil);
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "c")),
+	                    "<!-- a & b > c \xe2\x80\xa8\xe2\x80\xa9 \xc2\xb5");
+	gp_value_free(back);
+	gp_free(s);
+	gp_free(json);
+	gp_value_free(v);
+
+	/* invalid UTF-8 inside a string becomes the escape of U+FFFD: still valid JSON */
+	s = esc(gp__html_script_json, "{\"a\":\"x\xc3(y\"}", 12);
+	assert_string_equal(s, "{\"a\":\"x\\ufffd(y\"}");
+	assert_int_equal(gp_value_parse(s, strlen(s), &back, NULL), 0);
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "a")), "x\xef\xbf\xbd(y");
+	gp_value_free(back);
+	gp_free(s);
+}
+
+/* a page model with hostile strings everywhere the header shows them */
+static struct gp_value *evil_page(void)
+{
+	struct gp_value *p = gp_value_object(), *env, *doc, *tags, *gpus, *in;
+
+	assert_int_equal(gp_obj_set_str(p, "schema", GP_PAGE_SCHEMA), 0);
+	assert_int_equal(gp_obj_set_str(p, "kind", "analyze"), 0);
+	assert_int_equal(gp_obj_set_str(p, "title", evil), 0);
+	assert_int_equal(gp_obj_set(p, "inputs", in = gp_value_array()), 0);
+	assert_int_equal(gp_arr_push(in, gp_value_str("/tmp/\"><img src=x onerror=alert(1)>.json")),
+	                 0);
+	assert_int_equal(gp_obj_set(p, "env", env = gp_value_object()), 0);
+	assert_int_equal(gp_obj_set_str(env, "host", "<b>host</b>"), 0);
+	assert_int_equal(gp_obj_set_str(env, "command", "python -c 'print(\"</script>\")'"), 0);
+	assert_int_equal(gp_obj_set_null(env, "driver_version"), 0);
+	assert_int_equal(gp_obj_set(env, "gpus", gpus = gp_value_array()), 0);
+	assert_int_equal(gp_arr_push(gpus, gp_value_str("0: <svg onload=alert(1)>")), 0);
+	assert_int_equal(gp_obj_set(env, "tags", tags = gp_value_object()), 0);
+	assert_int_equal(gp_obj_set_str(tags, "k\"x", "v<&>"), 0);
+	assert_int_equal(gp_obj_set(p, "doc", doc = gp_value_object()), 0);
+	assert_int_equal(gp_obj_set_str(doc, "kernel", evil), 0);
+	return p;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static void test_page(void **state)
+{
+	struct gp_value *p = evil_page(), *back = NULL;
+	const char *data, *end;
+	char *html = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(gp_report_html(p, &html, &len), 0);
+	assert_int_equal(strlen(html), len);
+	assert_non_null(strstr(html, "<!DOCTYPE html>"));
+	assert_non_null(strstr(html, "Content-Security-Policy"));
+	assert_non_null(strstr(html, "default-src 'none'"));
+	/* the page's own two script elements and nothing else */
+	assert_int_equal(count(html, "<script"), 2);
+	assert_int_equal(count(html, "</script>"), 2);
+	assert_null(strstr(html, "<img"));
+	assert_null(strstr(html, "<svg onload"));
+	assert_null(strstr(html, "<b>host"));
+	/* text, attribute and title contexts */
+	assert_non_null(strstr(html, "<title>gpuprof report: &lt;/script&gt;&lt;script&gt;"));
+	assert_non_null(strstr(html, "title=\"&lt;/script&gt;&lt;script&gt;alert(1)"));
+	assert_non_null(
+	    strstr(html, "title=\"/tmp/&quot;&gt;&lt;img src=x onerror=alert(1)&gt;.json\""));
+	assert_non_null(strstr(html, "data-key=\"k&quot;x\">k&quot;x=v&lt;&amp;&gt;</span>"));
+	assert_non_null(
+	    strstr(html, "<code>python -c &#39;print(&quot;&lt;/script&gt;&quot;)&#39;</code>"));
+	assert_non_null(strstr(html, "data-env=\"driver_version\" class=\"gp-unknown\">-</dd>"));
+	/* the data element parses back to the page model */
+	data = strstr(html, "<script type=\"application/json\" id=\"gp-data\">");
+	assert_non_null(data);
+	data += strlen("<script type=\"application/json\" id=\"gp-data\">");
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	assert_int_equal(gp_value_parse(data, (size_t)(end - data), &back, NULL), 0);
+	assert_string_equal(gp_value_get_str(gp_value_path(back, "doc/kernel")), evil);
+	assert_string_equal(gp_value_get_str(gp_value_path(back, "env/host")), "<b>host</b>");
+	gp_value_free(back);
+	gp_free(html);
+	gp_value_free(p);
+}
+
+static void test_not_a_page(void **state)
+{
+	struct gp_value *p = gp_value_object();
+	char *html = (char *)1;
+	size_t len = 1;
+
+	(void)state;
+	assert_int_equal(gp_report_html(p, &html, &len), GP_EINVAL);
+	assert_null(html);
+	assert_int_equal(len, 0);
+	assert_int_equal(gp_obj_set_str(p, "schema", GP_PAGE_SCHEMA), 0);
+	assert_int_equal(gp_obj_set_str(p, "kind", "aggregate?"), 0);
+	assert_int_equal(gp_obj_set(p, "doc", gp_value_object()), 0);
+	assert_int_equal(gp_report_html(p, &html, &len), GP_EINVAL);
+	assert_int_equal(gp_report_html(NULL, &html, &len), GP_EINVAL);
+	gp_value_free(p);
+}
+
+/* every allocation failure is an error, never a crash or a leak */
+static void test_page_alloc_failures(void **state)
+{
+	struct gp_value *p = evil_page();
+	char *html = NULL;
+	size_t len;
+	long n;
+	int rc;
+
+	(void)state;
+	for (n = 0; n < 200; n++) {
+		gp_test_fail_alloc_after(n);
+		rc = gp_report_html(p, &html, &len);
+		gp_test_fail_alloc_after(-1);
+		if (rc == 0) {
+			gp_free(html);
+			break;
+		}
+		assert_int_equal(rc, GP_ENOMEM);
+		assert_null(html);
+	}
+	assert_true(n < 200);
+	gp_value_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),        cmocka_unit_test(test_attr),
+		cmocka_unit_test(test_script_json), cmocka_unit_test(test_page),
+		cmocka_unit_test(test_not_a_page),  cmocka_unit_test(test_page_alloc_failures),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
