@@ -8,7 +8,6 @@
  *
  * Exit status: 0, 1 on an error (one message naming the file), 2 on a usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,7 +51,7 @@ int cmd_report(int argc, const char **argv)
 	struct gp_report_opts opts;
 	struct gp_value *page = NULL;
 	const char *output = NULL;
-	char *derived = NULL, *html = NULL, *out;
+	char *derived = NULL, *html = NULL;
 	bool quiet = false;
 	size_t len = 0;
 	int c, rc;
@@ -121,13 +120,9 @@ int cmd_report(int argc, const char **argv)
 		free(derived);
 		return error("%s", msg && *msg ? msg : gp_strerror(rc));
 	}
-	/* copied to memory of the CLI's own allocator, as the other commands do */
-	out = xmalloc(len + 1);
-	memcpy(out, html, len);
+	rc = strcmp(output, "-") == 0 ? write_stdout(html, len)
+	                              : write_file_atomic(output, html, len);
 	gp_free(html);
-	rc =
-	    strcmp(output, "-") == 0 ? write_stdout(out, len) : write_file_atomic(output, out, len);
-	free(out);
 	if (rc) {
 		free(derived);
 		return GP_EXIT_FAILURE;

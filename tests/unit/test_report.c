@@ -213,6 +213,22 @@ static void test_not_a_page(void **state)
 	assert_int_equal(gp_obj_set(p, "doc", gp_value_object()), 0);
 	assert_int_equal(gp_report_html(p, &html, &len), GP_EINVAL);
 	assert_int_equal(gp_report_html(NULL, &html, &len), GP_EINVAL);
+	/* a page model whose header fields have the wrong types still draws: unknown */
+	assert_int_equal(gp_obj_set_str(p, "kind", "bench"), 0);
+	assert_int_equal(gp_obj_set(p, "env", gp_value_object()), 0);
+	assert_int_equal(gp_obj_set(p, "title", gp_value_int(3)), 0);
+	assert_int_equal(gp_obj_set(p, "inputs", gp_value_object()), 0);
+	{
+		struct gp_value *env = (struct gp_value *)gp_obj_get(p, "env"), *tags;
+
+		assert_int_equal(gp_obj_set(env, "tags", tags = gp_value_array()), 0);
+		assert_int_equal(gp_arr_push(tags, gp_value_int(1)), 0);
+		assert_int_equal(gp_obj_set(env, "gpus", gp_value_object()), 0);
+	}
+	assert_int_equal(gp_report_html(p, &html, &len), 0);
+	assert_non_null(strstr(html, "data-env=\"host\" class=\"gp-unknown\">-</dd>"));
+	assert_null(strstr(html, "data-env=\"tags\""));
+	gp_free(html);
 	gp_value_free(p);
 }
 

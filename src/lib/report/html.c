@@ -258,12 +258,14 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 		GP_TRY(gp_buf_addstr(b, "</span> "));
 	}
 	GP_TRY(gp_buf_addstr(b, "</dd></div>\n"));
-	if (gp_value_len(tags)) {
+	if (gp_value_type(tags) == GP_VALUE_OBJECT && gp_value_len(tags)) {
 		GP_TRY(gp_buf_addstr(b, "<div><dt>Tags</dt><dd data-env=\"tags\">"));
 		for (i = 0; i < gp_value_len(tags); i++) {
 			const char *k = gp_obj_key_at(tags, i);
 			const char *v = gp_value_get_str(gp_obj_value_at(tags, i));
 
+			if (!k)
+				continue;
 			GP_TRY(gp_buf_addstr(b, "<span class=\"gp-tag\" data-key=\""));
 			GP_TRY(attr(b, k));
 			GP_TRY(gp_buf_addstr(b, "\">"));
@@ -315,7 +317,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	                         "initial-scale=1\">\n"
 	                         "<meta http-equiv=\"Content-Security-Policy\" "
 	                         "content=\"default-src 'none'; style-src 'unsafe-inline'; "
-	                         "script-src 'unsafe-inline'; img-src data:\">\n"
+	                         "script-src 'unsafe-inline'; img-src 'none'\">\n"
 	                         "<meta name=\"generator\" content=\"gpuprof "));
 	GP_TRY(attr(&b, gp_version()));
 	GP_TRY(gp_buf_addstr(&b, "\">\n<title>gpuprof report: "));

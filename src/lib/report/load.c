@@ -97,23 +97,51 @@ static int set_str_or_null(struct gp_value *obj, const char *key, const char *s)
 	return s && *s ? gp_obj_set_str(obj, key, s) : gp_obj_set_null(obj, key);
 }
 
-/* a CUDA version as Kineto writes it (1000 major + 10 minor, or a string), as "12.4" */
-static int set_version(struct gp_value *obj, const char *key, const struct gp_value *v)
+/*
+ * Appends a version as Kineto writes it (1000 major + 10 minor, or a string)
+ * as "12.4"; nothing for an unknown one. @return 0 or a negative status.
+ */
+static int add_version(struct gp_buf *b, const char *prefix, const struct gp_value *v)
 {
-	char tmp[48];
 	int64_t x;
 
-	if (gp_value_get_str(v))
-		return set_str_or_null(obj, key, gp_value_get_str(v));
-	if (gp_value_get_int(v, &x) && x > 0 && x < INT32_MAX) {
-		if (x >= 1000)
-			snprintf(tmp, sizeof(tmp), "%lld.%lld", (long long)(x / 1000),
-			         (long long)(x % 1000 / 10));
-		else
-			snprintf(tmp, sizeof(tmp), "%lld", (long long)x);
-		return gp_obj_set_str(obj, key, tmp);
+	if (gp_value_get_str(v) && *gp_value_get_str(v))
+		return gp_buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
+	if (!gp_value_get_int(v, &x) || x <= 0 || x >= INT32_MAX)
+		return 0;
+	if (x >= 1000)
+		return gp_buf_addf(b, "%s%lld.%lld", prefix, (long long)(x / 1000),
+		                   (long long)(x % 1000 / 10));
+	return gp_buf_addf(b, "%s%lld", prefix, (long long)x);
+}
+
+/*
+ * env.cuda_version: the runtime's version, then the driver API's (what
+ * cudaDriverGetVersion says, not the NVIDIA driver's own number): "12.4
+ * (driver API 12.9)"; HIP's for a ROCm trace.
+ */
+static int cuda_version(const struct gp_value *trace, struct gp_value *env)
+{
+	const struct gp_value *rt = gp_obj_get(trace, "cuda_runtime_version");
+	const struct gp_value *drv = gp_obj_get(trace, "cuda_driver_version");
+	struct gp_buf b;
+	size_t before;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	if (gp_value_type(rt) == GP_VALUE_NULL && gp_value_type(drv) == GP_VALUE_NULL) {
+		rt = gp_obj_get(trace, "hip_runtime_version");
+		drv = gp_obj_get(trace, "hip_driver_version");
 	}
-	return gp_obj_set_null(obj, key);
+	GP_TRY(add_version(&b, "", rt));
+	before = b.len;
+	GP_TRY(add_version(&b, b.len ? " (driver API " : "driver API ", drv));
+	if (before && b.len > before)
+		GP_TRY(gp_buf_addch(&b, ')'));
+	rc = set_buf(env, "cuda_version", &b);
+out:
+	gp_buf_release(&b);
+	return rc;
 }
 
 /* appends @p s to array @p arr unless it is there already */
@@ -197,8 +225,9 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 
 			gp_value_get_int(gp_obj_get(g, "index"), &idx);
 			gp_buf_reset(&b);
-			GP_TRY(gp_buf_addf(&b, "%lld: %s", (long long)idx,
-			                   get_str(g, "name") ? get_str(g, "name") : "GPU"));
+			if (idx >= 0)
+				GP_TRY(gp_buf_addf(&b, "%lld: ", (long long)idx));
+			GP_TRY(gp_buf_addstr(&b, get_str(g, "name") ? get_str(g, "name") : "GPU"));
 			GP_TRY(push_unique(gpus, b.buf));
 		}
 	gp_buf_reset(&b);
@@ -209,19 +238,9 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 	if (!host)
 		host = get_str(run, "hostname");
 	GP_TRY(set_str_or_null(env, "host", host));
-	if (get_str(metrics, "driver_version"))
-		GP_TRY(gp_obj_set_str(env, "driver_version", get_str(metrics, "driver_version")));
-	else if (gp_obj_get(trace, "cuda_driver_version") &&
-	         gp_value_type(gp_obj_get(trace, "cuda_driver_version")) != GP_VALUE_NULL)
-		GP_TRY(
-		    set_version(env, "driver_version", gp_obj_get(trace, "cuda_driver_version")));
-	else
-		GP_TRY(set_version(env, "driver_version", gp_obj_get(trace, "hip_driver_version")));
-	if (gp_obj_get(trace, "cuda_runtime_version") &&
-	    gp_value_type(gp_obj_get(trace, "cuda_runtime_version")) != GP_VALUE_NULL)
-		GP_TRY(set_version(env, "cuda_version", gp_obj_get(trace, "cuda_runtime_version")));
-	else
-		GP_TRY(set_version(env, "cuda_version", gp_obj_get(trace, "hip_runtime_version")));
+	/* the NVIDIA driver, as NVML says (a trace holds only the CUDA driver API's version) */
+	GP_TRY(set_str_or_null(env, "driver_version", get_str(metrics, "driver_version")));
+	GP_TRY(cuda_version(trace, env));
 	GP_TRY(command_line(run ? gp_obj_get(run, "command") : gp_obj_get(capture, "cmdline"), &b));
 	GP_TRY(set_buf(env, "command", &b));
 	GP_TRY(set_str_or_null(env, "date", get_str(run, "start_time")));

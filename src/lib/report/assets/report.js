@@ -32,7 +32,7 @@
       if (v === null || v === undefined || v === false || (typeof v === 'number' && !isFinite(v))) continue;
       if (k === 'text') e.textContent = String(v);
       else if (k === 'cls') e.setAttribute('class', v);
-      else if (k.slice(0, 2) === 'on' && typeof v === 'function') e.addEventListener(k.slice(2), v);
+      else if (k.slice(0, 2) === 'on') { if (typeof v === 'function') e.addEventListener(k.slice(2), v); }
       else e.setAttribute(k, v === true ? '' : String(v));
     }
   }
@@ -84,6 +84,11 @@
 
   function arr(v) {
     return Array.isArray(v) ? v : [];
+  }
+
+  /* a list of rows (objects); anything else in it is left out */
+  function objs(v) {
+    return arr(v).filter(function (x) { return x !== null && typeof x === 'object' && !Array.isArray(x); });
   }
 
   function fmtNs(ns) {
@@ -173,7 +178,12 @@
     mag = Math.pow(10, Math.floor(Math.log(step) / Math.LN10));
     err = step / mag;
     step = (err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1) * mag;
-    for (t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push(t);
+    /* by index, at most 50: t += step could stand still where step is below the doubles' spacing */
+    for (var i = 0, t0 = Math.ceil(lo / step) * step; i < 50; i++) {
+      t = t0 + i * step;
+      if (t > hi + step * 1e-9) break;
+      out.push(t);
+    }
     return out;
   }
 
@@ -318,6 +328,41 @@
 
   /* ---- charts ---- */
 
+  /* dashed vertical lines at the values of @p at within [x0, x1], one per pixel column at most */
+  function markers(svg, at, x0, x1, xs, y0, y1) {
+    var seen = {}, i, x, n = 0;
+    for (i = 0; i < at.length; i++) {
+      if (!num(at[i]) || at[i] < x0 || at[i] > x1) continue;
+      x = Math.round(xs(at[i]));
+      if (seen[x]) continue;
+      seen[x] = true;
+      n++;
+      svg.appendChild(s('line', { cls: 'gp-marker', x1: x, x2: x, y1: y0, y2: y1, 'data-mark': '' }));
+    }
+    return n;
+  }
+
+  /*
+   * At most about @p max points of [x, y] @p points: consecutive bins, each
+   * giving its lowest and highest point in order (min/max decimation, as the
+   * metrics timeline of the report is decimated: no peak is averaged away).
+   */
+  function decimate(points, max) {
+    var out = [], per, i, j, lo, hi;
+    if (points.length <= max) return points;
+    per = Math.ceil(points.length / (max / 2));
+    for (i = 0; i < points.length; i += per) {
+      lo = hi = i;
+      for (j = i; j < Math.min(points.length, i + per); j++) {
+        if (points[j][1] < points[lo][1]) lo = j;
+        if (points[j][1] > points[hi][1]) hi = j;
+      }
+      out.push(points[Math.min(lo, hi)]);
+      if (lo !== hi) out.push(points[Math.max(lo, hi)]);
+    }
+    return out;
+  }
+
   /* a histogram of @p values (ns) with p50 and p95 markers */
   function histogram(name, values, p50, p95) {
     var W = 960, H = 236, L = 56, R = 12, T = 30, B = 34;
@@ -370,10 +415,16 @@
   function lineChart(name, points, x0, x1, fmt, o) {
     var W = o.width || 960, H = 120, L = 64, R = 10, T = 8, B = 22;
     var vals = [], i, lo, hi, svg, d = '', pen = false, tk, t, xs, ys, marks = o.marks, scale = o.scale || 1, xfmt = o.xfmt;
-    for (i = 0; i < points.length; i++) if (num(points[i][1])) vals.push(points[i][1] * scale);
+    points = points.filter(function (p) { return Array.isArray(p) && p.length >= 2; });
+    lo = 0;
+    hi = -Infinity;
+    for (i = 0; i < points.length; i++) {
+      if (!num(points[i][1])) continue;
+      vals.push(points[i][1] * scale);
+      lo = Math.min(lo, points[i][1] * scale);
+      hi = Math.max(hi, points[i][1] * scale);
+    }
     if (!vals.length) return null;
-    lo = Math.min(0, Math.min.apply(null, vals));
-    hi = Math.max.apply(null, vals);
     if (hi === lo) hi = lo + 1;
     xs = function (tv) { return L + (x1 > x0 ? (tv - x0) / (x1 - x0) : 0.5) * (W - L - R); };
     ys = function (v) { return H - B - (v - lo) / (hi - lo) * (H - T - B); };
@@ -382,10 +433,7 @@
     svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: T, x2: L, y2: H - B }));
     svg.appendChild(s('text', { x: L - 6, y: T + 8, 'text-anchor': 'end', text: fmt(hi / scale) }));
     svg.appendChild(s('text', { x: L - 6, y: H - B, 'text-anchor': 'end', text: fmt(lo / scale) }));
-    for (i = 0; i < arr(marks).length; i++) {
-      if (marks[i] < x0 || marks[i] > x1) continue;
-      svg.appendChild(s('line', { cls: 'gp-marker', x1: xs(marks[i]), x2: xs(marks[i]), y1: T, y2: H - B, 'data-mark': '' }));
-    }
+    markers(svg, arr(marks), x0, x1, xs, T, H - B);
     for (i = 0; i < points.length; i++) {
       if (!num(points[i][1]) || !num(points[i][0])) {
         pen = false;
@@ -421,14 +469,14 @@
   }
 
   function peakMemory(r, metrics) {
-    var devs = arr(get(r, 'memory.devices')), best = null, i, ser;
+    var devs = objs(get(r, 'memory.devices')), best = null, i, ser;
     for (i = 0; i < devs.length; i++) {
       if (num(devs[i].peak_allocated_bytes) && (!best || devs[i].peak_allocated_bytes > best.v)) {
         best = { v: devs[i].peak_allocated_bytes, sub: 'allocated, device ' + devs[i].device + (devs[i].peak_step ? ', ' + devs[i].peak_step : '') };
       }
     }
     if (best) return best;
-    ser = arr(get(metrics, 'series'));
+    ser = objs(get(metrics, 'series'));
     for (i = 0; i < ser.length; i++) {
       if (/^gpu\d+\.memory_used_bytes$/.test(ser[i].name) && num(ser[i].max) && (!best || ser[i].max > best.v)) {
         best = { v: ser[i].max, sub: 'used (NVML), ' + ser[i].name.split('.')[0].replace('gpu', 'GPU ') };
@@ -447,7 +495,7 @@
       card('throughput', 'Steps per second', num(mean) && mean > 0 ? 1e9 / mean : null, num(mean) && mean > 0 ? fmtRate(1e9 / mean) + ' steps/s' : '-', '1 / mean step time'),
       card('gpu_busy', 'GPU busy', busy, fmtPct(busy), num(busy) ? 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns')) : 'no GPU activity'),
       card('peak_memory', 'Peak memory', mem ? mem.v : null, mem ? fmtBytes(mem.v) : '-', mem ? mem.sub : 'no memory events or metrics'),
-      card('findings', 'Findings', arr(r.findings).length, String(arr(r.findings).length), arr(r.findings).length ? 'ranked below' : 'nothing to flag')
+      card('findings', 'Findings', Array.isArray(r.findings) ? objs(r.findings).length : null, Array.isArray(r.findings) ? String(objs(r.findings).length) : '-', !Array.isArray(r.findings) ? 'not in this report' : objs(r.findings).length ? 'ranked below' : 'nothing to flag')
     ]));
   }
 
@@ -469,7 +517,7 @@
   }
 
   function stepsSection(r) {
-    var steps = arr(r.steps).filter(function (st) { return st && num(st.dur_ns); }), sec, W = 960, H = 260, L = 64, R = 10, T = 10, B = 30, svg, bars = [], i, j, g, maxd = 0;
+    var steps = objs(r.steps).filter(function (st) { return st && num(st.dur_ns); }), sec, W = 960, H = 260, L = 64, R = 10, T = 10, B = 30, svg, bars = [], i, j, g, maxd = 0;
     var per, group, x, bw, y, tk, leg, pct;
     sec = section('gp-steps', 'Step breakdown', steps.length > 0, 'No ProfilerStep in this trace: the whole trace is one step.');
     if (!steps.length) return;
@@ -531,9 +579,9 @@
     if (tl && !(num(tl.start_ns) && num(tl.end_ns) && tl.end_ns > tl.start_ns && tl.bin_ns > 0 && tl.bins > 0 && tl.bins <= 100000)) tl = null;
     sec = section('gp-timeline', 'GPU timeline', !!tl, tl === undefined ? 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.' : 'No GPU activity in this trace.');
     if (!tl) return;
-    arr(tl.devices).forEach(function (d) {
+    objs(tl.devices).forEach(function (d) {
       rows.push({ label: 'GPU ' + d.device + ' (all)', key: 'gpu' + d.device, busy: arr(d.busy_ns), total: d.total_busy_ns, dev: true });
-      arr(tl.streams).forEach(function (st) {
+      objs(tl.streams).forEach(function (st) {
         if (st.device === d.device) rows.push({ label: 'stream ' + st.stream, key: st.device + ':' + st.stream, busy: arr(st.busy_ns), total: st.total_busy_ns });
       });
     });
@@ -554,11 +602,9 @@
       }
       svg.appendChild(g);
     }
-    arr(r.steps).forEach(function (st) {
-      if (!num(st.start_ns) || st.start_ns < tl.start_ns || st.start_ns > tl.end_ns) return;
-      var xx = L + (st.start_ns - tl.start_ns) / (tl.bins * tl.bin_ns) * (W - L - R);
-      svg.appendChild(s('line', { cls: 'gp-marker', x1: xx, x2: xx, y1: T - 2, y2: H - 22, 'data-mark': st.name }));
-    });
+    markers(svg, objs(r.steps).map(function (st) { return st.start_ns; }), tl.start_ns, tl.end_ns, function (v) {
+      return L + (v - tl.start_ns) / (tl.bins * tl.bin_ns) * (W - L - R);
+    }, T - 2, H - 22);
     tk = ticks(0, tl.end_ns - tl.start_ns, 8);
     for (i = 0; i < tk.length; i++) {
       t = tk[i];
@@ -585,21 +631,21 @@
   ];
 
   function metricsSection(r, doc) {
-    var m = doc.metrics, ser = arr(get(m, 'series')), byName = {}, x0 = Infinity, x1 = -Infinity, sec, grid, i, marks, gpus = {};
+    var m = doc.metrics, ser = objs(get(m, 'series')), byName = Object.create(null), x0 = Infinity, x1 = -Infinity, sec, grid, i, marks, gpus = Object.create(null);
     sec = section('gp-metrics', 'Metrics timeline', ser.length > 0,
       m && m.error ? 'The metrics could not be read: ' + m.error : 'No metrics in this input: gpuprof run samples GPU and CPU metrics into its directory (metrics.jsonl).');
     if (!ser.length) return;
     for (i = 0; i < ser.length; i++) {
       byName[ser[i].name] = ser[i];
       arr(ser[i].points).forEach(function (p) {
-        if (num(p[0])) {
+        if (Array.isArray(p) && num(p[0])) {
           x0 = Math.min(x0, p[0]);
           x1 = Math.max(x1, p[0]);
         }
       });
-      if (/^gpu\d+\./.test(ser[i].name)) gpus[ser[i].name.split('.')[0]] = true;
+      if (typeof ser[i].name === 'string' && /^gpu\d+\./.test(ser[i].name)) gpus[ser[i].name.split('.')[0]] = true;
     }
-    marks = arr(r && r.steps).map(function (st) { return st.start_ns; }).filter(num);
+    marks = objs(r && r.steps).map(function (st) { return st.start_ns; }).filter(num);
     sec.appendChild(h('p', { cls: 'gp-note', text: 'Sampled every ' + (num(m.interval_ms) ? m.interval_ms + ' ms' : '?') + ', ' + fmtInt(m.samples) + ' samples' + (num(m.max_points) ? ' (at most ' + m.max_points + ' points a series: the lowest and highest of each bin)' : '') + '. Dashed lines: step starts.' }));
     grid = h('div', { cls: 'gp-metrics' });
     function add(name, title, fmt, scale) {
@@ -621,7 +667,7 @@
   }
 
   function tablesSection(r) {
-    var sec = section('gp-tables', 'Kernels and operators', true), ranges = arr(r.ranges), ann = arr(r.annotations);
+    var sec = section('gp-tables', 'Kernels and operators', true), ranges = objs(r.ranges), ann = objs(r.annotations);
     sec.appendChild(table('kernels', [
       { key: 'name', label: 'Kernel', fmt: 'str' }, { key: 'type', label: 'Type', fmt: 'str' },
       { key: 'pct', label: 'Time %', fmt: 'pct' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
@@ -629,26 +675,26 @@
       { key: 'med_ns', label: 'Med', fmt: 'ns' }, { key: 'min_ns', label: 'Min', fmt: 'ns' },
       { key: 'max_ns', label: 'Max', fmt: 'ns' }, { key: 'std_ns', label: 'StdDev', fmt: 'ns' },
       { key: 'tensor_core', label: 'Tensor cores', fmt: 'bool' }
-    ], arr(r.kernels), { title: 'GPU kernels', what: 'kernels', sort: 'total_ns' }));
+    ], objs(r.kernels), { title: 'GPU kernels', what: 'kernels', sort: 'total_ns' }));
     sec.appendChild(table('cpu_ops', [
       { key: 'name', label: 'Operator', fmt: 'str' }, { key: 'pct_self', label: 'Self %', fmt: 'pct' },
       { key: 'self_ns', label: 'Self', fmt: 'ns' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
       { key: 'count', label: 'Calls', fmt: 'int' }, { key: 'avg_ns', label: 'Avg', fmt: 'ns' },
       { key: 'gpu_ns', label: 'GPU', fmt: 'ns', title: 'GPU time of the kernels it launched' },
       { key: 'gpu_self_ns', label: 'GPU self', fmt: 'ns' }
-    ], arr(r.cpu_ops), { title: 'CPU operators', what: 'operators', sort: 'self_ns' }));
+    ], objs(r.cpu_ops), { title: 'CPU operators', what: 'operators', sort: 'self_ns' }));
     sec.appendChild(table('api_calls', [
       { key: 'name', label: 'API call', fmt: 'str' }, { key: 'api', label: 'API', fmt: 'str' },
       { key: 'pct', label: 'Time %', fmt: 'pct' }, { key: 'total_ns', label: 'Total', fmt: 'ns' },
       { key: 'count', label: 'Calls', fmt: 'int' }, { key: 'avg_ns', label: 'Avg', fmt: 'ns' },
       { key: 'med_ns', label: 'Med', fmt: 'ns' }, { key: 'max_ns', label: 'Max', fmt: 'ns' }
-    ], arr(r.api_calls), { title: 'CUDA API calls', what: 'calls', sort: 'total_ns' }));
+    ], objs(r.api_calls), { title: 'CUDA API calls', what: 'calls', sort: 'total_ns' }));
     sec.appendChild(table('memory_ops', [
       { key: 'name', label: 'Operation', fmt: 'str' }, { key: 'pct', label: 'Time %', fmt: 'pct' },
       { key: 'total_ns', label: 'Total', fmt: 'ns' }, { key: 'count', label: 'Count', fmt: 'int' },
       { key: 'total_bytes', label: 'Bytes', fmt: 'bytes' }, { key: 'bandwidth_gbps', label: 'Bandwidth', fmt: 'gbps' },
       { key: 'avg_ns', label: 'Avg', fmt: 'ns' }, { key: 'max_ns', label: 'Max', fmt: 'ns' }
-    ], arr(r.memory_ops), { title: 'Memory operations', what: 'operations', sort: 'total_ns' }));
+    ], objs(r.memory_ops), { title: 'Memory operations', what: 'operations', sort: 'total_ns' }));
     if (ranges.length) {
       sec.appendChild(table('ranges', [
         { key: 'name', label: 'Range', fmt: 'str' }, { key: 'domain', label: 'Domain', fmt: 'str' },
@@ -667,7 +713,7 @@
   }
 
   function histogramAnalyze(r) {
-    var steps = arr(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); });
+    var steps = objs(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); });
     var sec = section('gp-histogram', 'Step time distribution', steps.length >= 2, 'Fewer than two complete steps: no distribution to draw.');
     if (steps.length < 2) return;
     sec.appendChild(h('p', { cls: 'gp-note', text: steps.length + ' complete steps; red lines: p50 and p95.' }));
@@ -693,10 +739,10 @@
   }
 
   function ranksTable(doc) {
-    var ranks = arr(doc.ranks), rows;
+    var ranks = objs(doc.ranks), rows;
     if (ranks.length < 2) return null;
     rows = ranks.map(function (r) {
-      return { rank: r.rank, file: r.file, step_p50: get(r, 'step_stats.median_ns'), step_p95: get(r, 'step_stats.p95_ns'), gpu_busy: rankBusyPct(r), findings: arr(r.findings).length };
+      return { rank: r.rank, file: r.file, step_p50: get(r, 'step_stats.median_ns'), step_p95: get(r, 'step_stats.p95_ns'), gpu_busy: rankBusyPct(r), findings: objs(r.findings).length };
     });
     return table('ranks', [
       { key: 'rank', label: 'Rank', fmt: 'int' }, { key: 'file', label: 'File', fmt: 'str' },
@@ -706,7 +752,7 @@
   }
 
   function renderAnalyze(doc, ri) {
-    var ranks = arr(doc.ranks), r = ranks[ri] || {}, sel, rt;
+    var ranks = objs(doc.ranks), r = ranks[ri] || {}, sel, rt;
     if (ranks.length > 1) {
       sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
       ranks.forEach(function (x, i) {
@@ -718,7 +764,7 @@
     summaryAnalyze(r, doc);
     rt = ranksTable(doc);
     if (rt) main.querySelector('#gp-summary').appendChild(rt);
-    findingsSection(arr(r.findings));
+    findingsSection(objs(r.findings));
     stepsSection(r);
     timelineSection(r);
     metricsSection(r, doc);
@@ -730,7 +776,7 @@
   /* ---- bench ---- */
 
   function renderBench(doc) {
-    var series = arr(doc.series), first = series[0] || {}, st = first.stats || {}, sec, warns = [], i;
+    var series = objs(doc.series), first = series[0] || {}, st = first.stats || {}, sec, warns = [], i;
     sec = section('gp-summary', 'Summary', series.length > 0, 'No series.');
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
       card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? first.n + ' iterations after ' + (first.warmup || 0) + ' warm-up' : null),
@@ -752,14 +798,14 @@
       return { name: x.name, n: x.n, mean_ns: t.mean_ns, median_ns: t.median_ns, p95_ns: t.p95_ns, p99_ns: t.p99_ns, std_ns: t.std_ns, mad_ns: t.mad_ns, items_per_s: get(x, 'throughput.items_per_s'), rate_name: x.rate_name, outliers: x.outliers };
     }), { title: 'Series', what: 'series', sort: null }));
     for (i = 0; i < series.length; i++) {
-      arr(series[i].warnings).forEach(function (w) {
+      objs(series[i].warnings).forEach(function (w) {
         warns.push({ id: w.id, severity: 'warning', title: (series.length > 1 ? series[i].name + ': ' : '') + w.text });
       });
     }
     findingsSection(warns, 'Warnings');
     sec = section('gp-histogram', 'Latency distribution', series.length > 0, 'No iterations.');
     series.forEach(function (x) {
-      var times = arr(x.times_ns), pts = times.map(function (t, k) { return [k, t]; }), lc;
+      var times = arr(x.times_ns), pts = decimate(times.map(function (t, k) { return [k, t]; }).filter(function (p) { return num(p[1]); }), 1000), lc;
       sec.appendChild(h('h3', { cls: 'gp-sub', text: x.name }));
       var hg = histogram(x.name, times, get(x, 'stats.p50_ns'), get(x, 'stats.p95_ns'));
       if (hg) sec.appendChild(hg);
@@ -798,9 +844,9 @@
   }
 
   function renderCompare(doc) {
-    var groups = arr(doc.groups), sec, finds = [], nm = 0, nslow = 0, nfast = 0;
+    var groups = objs(doc.groups), sec, finds = [], nm = 0, nslow = 0, nfast = 0;
     groups.forEach(function (g) {
-      arr(g.metrics).forEach(function (m) {
+      objs(g.metrics).forEach(function (m) {
         nm++;
         if (m.direction === 'worse' && m.verdict !== 'same' && m.verdict !== 'inconclusive') nslow++;
         if (m.direction === 'better' && m.verdict !== 'same' && m.verdict !== 'inconclusive') nfast++;
@@ -809,25 +855,25 @@
     sec = section('gp-summary', 'Summary', true);
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
       card('verdict', 'Verdict', doc.verdict || null, doc.verdict || '-', doc.regression ? 'a regression: gpuprof compare exits 3' : 'no regression'),
-      card('regressions', 'Regressions', arr(doc.regressions).length, String(arr(doc.regressions).length), arr(doc.regressions).map(function (x) { return x.title; }).join(', ') || 'none'),
+      card('regressions', 'Regressions', objs(doc.regressions).length, String(objs(doc.regressions).length), objs(doc.regressions).map(function (x) { return (x.group ? x.group + ': ' : '') + x.title; }).join(', ') || 'none'),
       card('worse', 'Changed for the worse', nslow, String(nslow), 'of ' + nm + ' metrics'),
       card('better', 'Changed for the better', nfast, String(nfast), 'of ' + nm + ' metrics')
     ]));
     if (doc.summary) sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-summary': '', text: doc.summary }));
     sec.appendChild(h('p', { cls: 'gp-note', text: 'Base: ' + (get(doc, 'base.path') || '-') + ' (' + (get(doc, 'base.input') || '?') + ') \u00b7 New: ' + (get(doc, 'new.path') || '-') + ' (' + (get(doc, 'new.input') || '?') + ') \u00b7 \u03b1 = ' + fmtNum(get(doc, 'options.alpha'), 4) + ', threshold ' + fmtNum(get(doc, 'options.threshold_pct'), 2) + '%' }));
     groups.forEach(function (g) {
-      arr(g.explanations).forEach(function (e) {
+      objs(g.explanations).forEach(function (e) {
         finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text, evidence: e.evidence });
       });
     });
-    arr(doc.warnings).forEach(function (w) { finds.push({ id: w.id, severity: 'warning', title: w.text }); });
-    arr(doc.tag_changes).forEach(function (t) {
+    objs(doc.warnings).forEach(function (w) { finds.push({ id: w.id, severity: 'warning', title: w.text }); });
+    objs(doc.tag_changes).forEach(function (t) {
       finds.push({ id: 'tag_change', severity: 'info', title: 'tag ' + t.key + ': ' + (t.base === null ? '-' : t.base) + ' \u2192 ' + (t.new === null ? '-' : t.new) });
     });
     findingsSection(finds, 'Why: explanations and warnings');
     sec = section('gp-compare', 'Comparison', groups.length > 0, 'Nothing was paired.');
     groups.forEach(function (g, gi) {
-      var rows = arr(g.metrics).map(function (m) {
+      var rows = objs(g.metrics).map(function (m) {
         return {
           metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new), base_v: m.base, new_v: m.new,
           delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) ? '[' + fmtNum(m.ratio_lo, 3) + ', ' + fmtNum(m.ratio_hi, 3) + ']' : '-',
@@ -860,7 +906,7 @@
       sec.appendChild(h('div', { cls: 'gp-scroll' }, tb));
       ['kernels', 'operators'].forEach(function (t) {
         var d = g[t];
-        if (!d || !arr(d.rows).length) return;
+        if (!d || !objs(d.rows).length) return;
         var cols = [
           { key: 'name', label: t === 'kernels' ? 'Kernel' : 'Operator', fmt: 'str' }, { key: 'status', label: 'Status', fmt: 'str', badge: true },
           { key: 'base_total_ns', label: 'Base total', fmt: 'ns' }, { key: 'new_total_ns', label: 'New total', fmt: 'ns' },
@@ -868,7 +914,7 @@
           { key: 'new_avg_ns', label: 'New avg', fmt: 'ns' }, { key: 'delta_avg_pct', label: '\u0394 avg', fmt: 'spct', sign: true },
           { key: 'base_count', label: 'Base n', fmt: 'int' }, { key: 'new_count', label: 'New n', fmt: 'int' }
         ];
-        sec.appendChild(table('diff-' + t + (gi ? '-' + gi : ''), cols, arr(d.rows), {
+        sec.appendChild(table('diff-' + t + (gi ? '-' + gi : ''), cols, objs(d.rows), {
           title: (t === 'kernels' ? 'Kernels' : 'Operators') + ': ' + fmtInt(get(d, 'added.names')) + ' added (' + fmtNs(get(d, 'added.total_ns')) + '), ' + fmtInt(get(d, 'removed.names')) + ' removed (' + fmtNs(get(d, 'removed.total_ns')) + '), ' + fmtInt(d.slower) + ' slower, ' + fmtInt(d.faster) + ' faster per call (\u00b1' + fmtNum(d.threshold_pct, 2) + '%); total ' + fmtNs(d.base_total_ns) + ' \u2192 ' + fmtNs(d.new_total_ns),
           what: t, sort: null
         }));
