@@ -249,7 +249,11 @@ if HAVE_RUN:
     assert "gpu0.power_watts" in want and set(f["metricSeries"]) == want, (f["metricSeries"], want)
     assert f["env"]["host"] == a["metrics"]["hostname"], f["env"]
     assert f["env"]["command"] == "sh cmd.sh" and f["env"]["date"] != "-", f["env"]
-    assert f["metricMarks"] >= 0
+    # the step starts marked on every metric chart (the capture's clock is the sampler's)
+    ts = [pt[0] for x in a["metrics"]["series"] for pt in x["points"] if isinstance(pt[0], int)]
+    inside = [st for st in a["ranks"][0]["steps"] if min(ts) <= st["start_ns"] <= max(ts)]
+    assert inside, "the run's step starts outside the metrics timeline"
+    assert f["metricMarks"] == len(f["metricSeries"]) * len(inside), (f["metricMarks"], len(inside))
 
 # --- hostile names render as text
 f, p = page("evil")

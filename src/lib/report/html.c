@@ -16,6 +16,7 @@
 
 #include "gpuprof/report.h"
 #include "html.h"
+#include "report-int.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -191,8 +192,7 @@ out:
 	return rc;
 }
 
-/* the last path component of @p path, trailing slashes aside: [*base, *base + *n) */
-static void base_name(const char *path, const char **base, size_t *n)
+void gp__base_name(const char *path, const char **base, size_t *n)
 {
 	size_t len = strlen(path);
 	const char *p;
@@ -250,7 +250,7 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 
 		if (!p)
 			continue;
-		base_name(p, &base, &n);
+		gp__base_name(p, &base, &n);
 		GP_TRY(gp_buf_addstr(b, "<span class=\"gp-path\" title=\""));
 		GP_TRY(attr(b, p));
 		GP_TRY(gp_buf_addstr(b, "\">"));

@@ -532,7 +532,6 @@ int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char
 {
 	struct gp_value *page = NULL, *inputs;
 	enum doc_kind kind = DOC_ANALYZE;
-	const char *slash;
 	size_t i, len;
 	int rc;
 
@@ -547,15 +546,12 @@ int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char
 	if (title) {
 		GP_TRY(gp_obj_set_str(page, "title", title));
 	} else {
-		/* the last component of the first path, trailing slashes aside */
-		len = n ? strlen(paths[0]) : 0;
-		while (len > 1 && paths[0][len - 1] == '/')
-			len--;
-		for (slash = n ? paths[0] + len : ""; n && slash > paths[0] && slash[-1] != '/';
-		     slash--)
-			;
-		GP_TRY(gp_obj_set(page, "title",
-		                  gp_value_strn(slash, n ? (size_t)(paths[0] + len - slash) : 0)));
+		const char *base = "";
+
+		len = 0;
+		if (n)
+			gp__base_name(paths[0], &base, &len);
+		GP_TRY(gp_obj_set(page, "title", gp_value_strn(base, len)));
 	}
 	GP_TRY(gp_obj_set(page, "inputs", inputs = gp_value_array()));
 	for (i = 0; i < n; i++)

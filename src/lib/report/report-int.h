@@ -20,4 +20,7 @@
 int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char *const *paths,
                     size_t n, bool analysed, const char *title, struct gp_value **out);
 
+/** The last component of @p path, trailing slashes aside: [*@p base, *@p base + *@p n). */
+void gp__base_name(const char *path, const char **base, size_t *n);
+
 #endif

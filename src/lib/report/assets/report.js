@@ -155,20 +155,9 @@
     ns: fmtNs, bytes: fmtBytes, int: fmtInt, pct: function (v) { return fmtPct(v); },
     spct: function (v) { return fmtPct(v, true); }, num: function (v) { return fmtNum(v); },
     gbps: function (v) { return num(v) ? v.toFixed(2) + ' GB/s' : '-'; },
-    ratio: function (v) { return num(v) ? (100 * v).toFixed(1) + '%' : '-'; },
     bool: function (v) { return v === true ? 'yes' : v === false ? 'no' : '-'; },
     str: function (v) { return v === null || v === undefined ? '-' : String(v); }
   };
-
-  /* R-7 quantile of sorted values (numpy's default) */
-  function quantile(sorted, q) {
-    var pos, lo;
-    if (!sorted.length) return null;
-    pos = q * (sorted.length - 1);
-    lo = Math.floor(pos);
-    if (lo + 1 >= sorted.length) return sorted[sorted.length - 1];
-    return sorted[lo] + (pos - lo) * (sorted[lo + 1] - sorted[lo]);
-  }
 
   /* ticks: about n round values over [lo, hi] */
   function ticks(lo, hi, n) {
