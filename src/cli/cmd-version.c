@@ -70,8 +70,8 @@ static void build_options(void)
 	nvml_probe();
 	feature("top full screen:",
 	        GP_HAVE_CURSES ? "yes (ncursesw)" : "no (built without ncursesw)");
-	feature("top --listen:",
-	        GP_HAVE_MHD ? "yes (libmicrohttpd)" : "no (built without libmicrohttpd)");
+	feature("top --listen:", GP_HAVE_MHD ? "yes (libmicrohttpd, loaded when used)"
+	                                     : "no (built without libmicrohttpd)");
 	feature("sanitizers:", GP_SANITIZE_OPTS[0] ? GP_SANITIZE_OPTS : "none");
 	feature("build type:", GP_BUILD_TYPE[0] ? GP_BUILD_TYPE : "none");
 #if defined(__clang__)
