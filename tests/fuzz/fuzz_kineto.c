@@ -4,15 +4,51 @@
  *
  * Each input is opened from memory in place, in place with salvage, and
  * through a small streaming window (so refills, window growth and the gzip
- * stream are exercised too), then parsed by gp_value_parse. Silent: the
+ * stream are exercised too), then parsed by gp_value_parse. The in-place
+ * read is done again without the reader's key-segment memo: status, error
+ * message and events must be the same (abort otherwise). Silent: the
  * library never prints and no log callback is set.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gpuprof/trace.h"
 #include "gpuprof/value.h"
 #include "trace/input.h"
+#include "trace/model.h"
+
+/* a digest of what the reader kept: counts and every event's columns */
+static uint64_t digest(const struct gp_trace *t)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+#define MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ULL)
+	MIX(t->ev.n);
+	MIX(t->events_read);
+	MIX(t->ngpu);
+	MIX(t->nmem);
+	MIX(t->ntracks);
+	MIX(t->npy);
+	MIX(t->strs.n);
+	for (i = 0; i < t->ev.n; i++) {
+		MIX(t->ev.ts[i]);
+		MIX(t->ev.dur[i]);
+		MIX(t->ev.corr[i]);
+		MIX(t->ev.ext[i]);
+		MIX(t->ev.stream[i]);
+		MIX(t->ev.name[i]);
+		MIX(t->ev.track[i]);
+		MIX(t->ev.aux[i]);
+		MIX(t->ev.kind[i]);
+		MIX(t->ev.flags[i]);
+	}
+#undef MIX
+	return h;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,8 +59,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gp_value *v = NULL;
 	size_t off;
 
-	if (gp_trace_open_mem(data, size, &o, &t) == 0)
-		gp_trace_free(t);
+	{
+		char err[512];
+		uint64_t h = 0;
+		int rc = gp_trace_open_mem(data, size, &o, &t), rc2;
+
+		if (rc == 0) {
+			h = digest(t);
+			gp_trace_free(t);
+		}
+		snprintf(err, sizeof(err), "%s", rc ? gp_last_error() : "");
+		gp__kineto_no_memo = true;
+		rc2 = gp_trace_open_mem(data, size, &o, &t);
+		gp__kineto_no_memo = false;
+		if (rc2 != rc || (rc && strcmp(err, gp_last_error()) != 0) ||
+		    (!rc && digest(t) != h))
+			abort(); /* the memo changed what was read */
+		if (rc2 == 0)
+			gp_trace_free(t);
+	}
 	o.salvage = true;
 	if (gp_trace_open_mem(data, size, &o, &t) == 0)
 		gp_trace_free(t);

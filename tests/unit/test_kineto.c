@@ -14,6 +14,7 @@
 
 #include "gpuprof/trace.h"
 #include "trace/input.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/ts.h"
 
@@ -461,6 +462,161 @@ static void test_depth_bomb(void **state)
 }
 
 /* Every window size gives the same trace as reading in place. */
+/*
+ * The key-segment memo (kineto-int.h): events whose layout changes between
+ * occurrences of the same keys (spacing around ',' and ':', a key in another
+ * place, an unknown or escaped key where a known one was, keys longer than a
+ * segment, more distinct segments than the memo holds) give the values the
+ * text says, in place and through a small window; errors right after a
+ * remembered segment are reported at their own byte.
+ */
+static void test_key_memo(void **state)
+{
+	static const char *const layouts[] = {
+		/* @T ts, @D dur, @E external id, @C correlation */
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+		"\"ts\": @T, \"dur\": @D, \"args\": {\"External id\": @E, \"correlation\": @C}}",
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":1,"
+		"\"ts\":@T,\"dur\":@D,\"args\":{\"External id\":@E,\"correlation\":@C}}",
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+		"\"ts\":   @T, \"dur\" :@D, \"args\": {\"External id\":  @E , \"correlation\": @C "
+		"}}",
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+		"\"dur\": @D, \"ts\": @T, \"args\": {\"correlation\": @C, \"External id\": @E}}",
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+		"\"tss\": 99, \"ts\": @T, \"dur\": @D, \"args\": {\"External idx\": 5, "
+		"\"External id\": @E, \"correlatio\\u006e\": 77, \"correlation\": @C}}",
+		"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, "
+		"\"a key longer than any segment the memo keeps, by far\": [1, {\"ts\": 3}], "
+		"\"ts\": @T, \"dur\": @D, \"args\": {\"another argument key longer than a "
+		"segment\": "
+		"\"x\", \"External id\": @E, \"correlation\": @C}}",
+	};
+	enum { N = 600 };
+	static int64_t want_ts[N], want_dur[N], want_ext[N], want_corr[N];
+	struct gp_buf b = GP_BUF_INIT;
+	struct gp_trace *t, *tw, *tg;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(gp_buf_addstr(&b, "{\"traceEvents\": [\n"), 0);
+	for (i = 0; i < N; i++) {
+		int ts = 1000 + 3 * (int)i, dur = 1 + (int)(i % 7), ext = 10 + (int)i,
+		    corr = 5000 + (int)i;
+
+		if (i)
+			assert_int_equal(gp_buf_addstr(&b, ",\n  "), 0);
+		if (i >= 300 && i < 560) {
+			/* a new key every time: more segments than the memo holds */
+			assert_int_equal(
+			    gp_buf_addf(&b,
+			                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+			                "\"op\", \"k%zu\": 1, \"ts\": %d, \"dur\": %d, "
+			                "\"args\": {\"a%zu\": 2, \"External id\": %d, "
+			                "\"correlation\": %d}}",
+			                i, ts, dur, i, ext, corr),
+			    0);
+		} else {
+			const char *l = layouts[(i / 3) % GP_ARRAY_SIZE(layouts)];
+
+			for (; *l; l++) {
+				int v;
+
+				if (*l != '@') {
+					assert_int_equal(gp_buf_addch(&b, *l), 0);
+					continue;
+				}
+				l++;
+				v = *l == 'T' ? ts : *l == 'D' ? dur : *l == 'E' ? ext : corr;
+				assert_int_equal(gp_buf_addf(&b, "%d", v), 0);
+			}
+		}
+		want_ts[i] = (int64_t)ts * 1000;
+		want_dur[i] = (int64_t)dur * 1000;
+		want_ext[i] = ext;
+		want_corr[i] = corr;
+	}
+	assert_int_equal(gp_buf_addstr(&b, "\n]}\n"), 0);
+
+	assert_int_equal(open_mem(b.buf, b.len, false, &t), 0);
+	gp__kineto_test_window = 61;
+	assert_int_equal(open_mem(b.buf, b.len, false, &tw), 0);
+	gp__kineto_test_window = 0;
+	/* and the same without the memo, column by column */
+	gp__kineto_no_memo = true;
+	assert_int_equal(open_mem(b.buf, b.len, false, &tg), 0);
+	gp__kineto_no_memo = false;
+	assert_int_equal(tg->ev.n, N);
+	assert_int_equal(tg->strs.n, t->strs.n);
+	assert_int_equal(tg->ntracks, t->ntracks);
+	for (i = 0; i < N; i++)
+		assert_true(tg->ev.ts[i] == t->ev.ts[i] && tg->ev.dur[i] == t->ev.dur[i] &&
+		            tg->ev.ext[i] == t->ev.ext[i] && tg->ev.corr[i] == t->ev.corr[i] &&
+		            tg->ev.name[i] == t->ev.name[i] && tg->ev.track[i] == t->ev.track[i] &&
+		            tg->ev.kind[i] == t->ev.kind[i] && tg->ev.flags[i] == t->ev.flags[i]);
+	gp_trace_free(tg);
+	assert_int_equal(t->ev.n, N);
+	assert_int_equal(tw->ev.n, N);
+	for (i = 0; i < N; i++) {
+		if (t->ev.ts[i] != want_ts[i] || t->ev.dur[i] != want_dur[i] ||
+		    t->ev.ext[i] != want_ext[i] || t->ev.corr[i] != want_corr[i])
+			fail_msg("event %zu: ts %lld dur %lld ext %lld corr %lld", i,
+			         (long long)t->ev.ts[i], (long long)t->ev.dur[i],
+			         (long long)t->ev.ext[i], (long long)t->ev.corr[i]);
+		assert_true(tw->ev.ts[i] == want_ts[i] && tw->ev.dur[i] == want_dur[i] &&
+		            tw->ev.ext[i] == want_ext[i] && tw->ev.corr[i] == want_corr[i]);
+		assert_string_equal(gp__ev_name(t, i), "op");
+	}
+	gp_trace_free(t);
+	gp_trace_free(tw);
+	gp_buf_release(&b);
+
+	/* errors just after a segment the memo knows: the offset is the bad value's */
+	{
+		static const struct {
+			const char *ts, *ext, *msg;
+			size_t into; /* the reported byte, from the bad value's start */
+		} cases[] = {
+			{ "\"12\"", "1", "\"ts\" is not a number", 0 },
+			{ "5", "tru", "invalid literal", 0 },
+			{ "5", "-", "invalid number", 1 },
+			{ "5", "1 2", "expected ',' or '}' in object", 2 },
+		};
+		static const char ev[] = "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", "
+		                         "\"ts\": %s, \"dur\": 1, \"args\": {\"External id\": %s}}";
+		size_t c, k;
+
+		for (c = 0; c < GP_ARRAY_SIZE(cases); c++) {
+			char want[64];
+			size_t at;
+			int rc;
+
+			b = (struct gp_buf)GP_BUF_INIT;
+			assert_int_equal(gp_buf_addstr(&b, "{\"traceEvents\": ["), 0);
+			for (k = 0; k < 3; k++) {
+				assert_int_equal(gp_buf_addf(&b, ev, "5", "1"), 0);
+				assert_int_equal(gp_buf_addstr(&b, ", "), 0);
+			}
+			at = b.len;
+			assert_int_equal(gp_buf_addf(&b, ev, cases[c].ts, cases[c].ext), 0);
+			/* the bad value: the ts value, else the External id value */
+			if (strcmp(cases[c].ts, "5") != 0)
+				at = (size_t)(strstr(b.buf + at, cases[c].ts) - b.buf);
+			else
+				at = (size_t)(strstr(b.buf + at, "id\": ") - b.buf) + 5;
+			at += cases[c].into;
+			assert_int_equal(gp_buf_addstr(&b, "]}"), 0);
+			snprintf(want, sizeof(want), "byte %zu: %s", at, cases[c].msg);
+			rc = open_mem(b.buf, b.len, false, &t);
+			if (rc != GP_EFORMAT || !strstr(gp_last_error(), want))
+				fail_msg("case %zu: rc %d \"%s\", want \"%s\"", c, rc,
+				         gp_last_error(), want);
+			assert_null(t);
+			gp_buf_release(&b);
+		}
+	}
+}
+
 static void test_windows(void **state)
 {
 	static const char *files[] = { "modern.json",     "legacy2021.json", "bare.json",
@@ -654,7 +810,7 @@ int main(void)
 		cmocka_unit_test(test_base_after),   cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_errors),       cmocka_unit_test(test_depth_bomb),
 		cmocka_unit_test(test_windows),      cmocka_unit_test(test_alloc_torture),
-		cmocka_unit_test(test_fast_numbers),
+		cmocka_unit_test(test_fast_numbers), cmocka_unit_test(test_key_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

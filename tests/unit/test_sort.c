@@ -73,11 +73,58 @@ static void test_kv_stable(void **state)
 	free(v);
 }
 
+/* keys that differ in their low w bits only, for every digit split; sorted and reversed input */
+static void test_widths(void **state)
+{
+	static const unsigned widths[] = { 1, 2, 10, 11, 12, 22, 23, 30, 33, 34, 44, 45, 63, 64 };
+	size_t n = 3000, i, w, pass;
+	int64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	struct gp_kv *v = malloc(n * sizeof(*v));
+
+	(void)state;
+	for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		uint64_t m = widths[w] == 64 ? ~0ULL : (1ULL << widths[w]) - 1;
+
+		for (pass = 0; pass < 3; pass++) {
+			for (i = 0; i < n; i++)
+				a[i] = (int64_t)((1661938466265032000ULL & ~m) | (next() & m));
+			if (pass) {
+				qsort(a, n, sizeof(*a), cmp);
+				if (pass == 2) /* reversed */
+					for (i = 0; i < n / 2; i++) {
+						int64_t t = a[i];
+
+						a[i] = a[n - 1 - i];
+						a[n - 1 - i] = t;
+					}
+			}
+			for (i = 0; i < n; i++) {
+				b[i] = a[i];
+				v[i].key = a[i];
+				v[i].val = i;
+			}
+			assert_int_equal(gp__sort_i64(a, n), 0);
+			assert_int_equal(gp__sort_kv(v, n), 0);
+			qsort(b, n, sizeof(*b), cmp);
+			for (i = 0; i < n; i++) {
+				assert_true(a[i] == b[i]);
+				assert_true(v[i].key == b[i]);
+				if (i && v[i - 1].key == v[i].key)
+					assert_true(v[i - 1].val < v[i].val);
+			}
+		}
+	}
+	free(a);
+	free(b);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_kv_stable),
+		cmocka_unit_test(test_widths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,11 +14,13 @@
 /*
  * Sorts an index list by (ts, dur descending, index). The lists are built in
  * index order, so a stable radix sort on ts leaves equal-ts runs in index
- * order, and only those (short) runs need ordering by duration.
+ * order, and only those (short) runs need ordering by duration. @p buf holds
+ * 2 * ix->n pairs: the keys and the sort's scratch (one buffer for all the
+ * lists: each fresh one would be faulted in page by page).
  */
-static int sort_idx(const struct gp__actx *c, struct gp__idx *ix)
+static int sort_idx(const struct gp__actx *c, struct gp__idx *ix, struct gp_kv *buf)
 {
-	struct gp_kv *kv;
+	struct gp_kv *kv = buf;
 	size_t i, a, b;
 	int sorted = 1, rc;
 
@@ -32,14 +34,11 @@ static int sort_idx(const struct gp__actx *c, struct gp__idx *ix)
 	}
 	if (sorted || ix->n < 2)
 		return 0;
-	kv = gp__calloc(ix->n, sizeof(*kv));
-	if (!kv)
-		return gp__error(GP_ENOMEM, "out of memory sorting events");
 	for (i = 0; i < ix->n; i++) {
 		kv[i].key = c->ts[ix->v[i]];
 		kv[i].val = ix->v[i];
 	}
-	rc = gp__sort_kv(kv, ix->n);
+	rc = gp__sort_kv_with(kv, ix->n, kv + ix->n);
 	for (a = 0; !rc && a < ix->n; a = b) {
 		for (b = a + 1; b < ix->n && kv[b].key == kv[a].key; b++)
 			;
@@ -57,7 +56,6 @@ static int sort_idx(const struct gp__actx *c, struct gp__idx *ix)
 	}
 	for (i = 0; !rc && i < ix->n; i++)
 		ix->v[i] = (uint32_t)kv[i].val;
-	gp__free(kv);
 	return rc;
 }
 
@@ -163,6 +161,7 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, ncorr = 0, next = 0, i, k;
 	int64_t corr_lo = INT64_MAX, corr_hi = INT64_MIN, ext_lo = INT64_MAX, ext_hi = INT64_MIN;
 	struct gp_u64map cache = { 0 };
+	struct gp_kv *sortbuf = NULL;
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -250,12 +249,23 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 	c->kpos = gp__malloc((e->n ? e->n : 1) * sizeof(*c->kpos));
 	if (!c->kpos)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	{
+		size_t most = c->gpu.n;
+
+		for (k = 0; k < GP_K__COUNT; k++)
+			most = c->by_kind[k].n > most ? c->by_kind[k].n : most;
+		sortbuf = gp__reallocarray(NULL, 2 * (most ? most : 1), sizeof(*sortbuf));
+		if (!sortbuf)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory sorting events"));
+	}
 	for (k = 0; k < GP_K__COUNT; k++) {
-		GP_TRY(sort_idx(c, &c->by_kind[k]));
+		GP_TRY(sort_idx(c, &c->by_kind[k], sortbuf));
 		for (i = 0; i < c->by_kind[k].n; i++)
 			c->kpos[c->by_kind[k].v[i]] = (uint32_t)i;
 	}
-	GP_TRY(sort_idx(c, &c->gpu));
+	GP_TRY(sort_idx(c, &c->gpu, sortbuf));
+	gp__free(sortbuf);
+	sortbuf = NULL;
 
 	/* steps: CPU ProfilerStep#N annotations, in time order */
 	{
@@ -281,6 +291,7 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		}
 	}
 out:
+	gp__free(sortbuf);
 	gp_u64map_release(&cache);
 	if (rc)
 		gp__actx_release(c);

@@ -69,6 +69,13 @@ bool gp__input_mem_view(const struct gp_input *in, const char **p, size_t *n);
  */
 extern size_t gp__kineto_test_window;
 
+/*
+ * Test hook (unit tests and the fuzzer): when true, the Kineto reader does
+ * not use its key-segment memo (kineto-int.h), so a test can check that
+ * results and errors are the same with it and without it.
+ */
+extern bool gp__kineto_no_memo;
+
 /** The rank in a trace file's base name ("rank-3", "rank3", "rank_3", "worker3"); -1 none. */
 int64_t gp__rank_from_name(const char *path);
 

@@ -103,6 +103,76 @@ static bool num_i64(const struct gp_str *num, bool is_int, int64_t *out)
 	return true;
 }
 
+/* ---- key segments (kineto-int.h) ---- */
+
+bool gp__kineto_no_memo;
+
+/*
+ * The node among @p cand (a memo's start or a node's next) whose bytes lie at
+ * @p p and are followed by a non-space byte before @p end; 0 when none.
+ */
+static inline unsigned seg_match(const struct gp_seg_memo *m, const uint8_t *cand, const char *p,
+                                 const char *end)
+{
+#if defined(__SSE2__)
+	/* the usual case: three 16-byte compares, the bytes past len masked off */
+	if (end - p > GP_SEG_MAX) {
+		const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)p),
+		              a1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16)),
+		              a2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+
+		for (unsigned w = 0; w < GP_SEG_WAYS && cand[w]; w++) {
+			const struct gp_seg_node *s = &m->node[cand[w] - 1];
+			uint64_t eq =
+			    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			        a0, _mm_loadu_si128((const __m128i *)(const void *)s->b))) |
+			    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			        a1, _mm_loadu_si128((const __m128i *)(const void *)(s->b + 16))))
+			        << 16 |
+			    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			        a2, _mm_loadu_si128((const __m128i *)(const void *)(s->b + 32))))
+			        << 32;
+			uint64_t want = (1ULL << s->len) - 1;
+
+			if ((eq & want) == want && (unsigned char)p[s->len] > ' ')
+				return cand[w];
+		}
+		return 0;
+	}
+#endif
+	for (unsigned w = 0; w < GP_SEG_WAYS && cand[w]; w++) {
+		const struct gp_seg_node *s = &m->node[cand[w] - 1];
+
+		if (end - p > (ptrdiff_t)s->len && memcmp(p, s->b, s->len) == 0 &&
+		    (unsigned char)p[s->len] > ' ')
+			return cand[w];
+	}
+	return 0;
+}
+
+/*
+ * Remembers the segment [@p from, @p to) with key id @p id as the newest of
+ * @p cand. @return its node, or 0 when it is too long or the memo is full.
+ */
+static unsigned seg_learn(struct gp_seg_memo *m, uint8_t *cand, const char *from, const char *to,
+                          unsigned id)
+{
+	size_t len = (size_t)(to - from);
+	struct gp_seg_node *s;
+
+	if (len > GP_SEG_MAX || m->n >= GP_SEG_NODES)
+		return 0;
+	s = &m->node[m->n++];
+	s->len = (uint8_t)len;
+	s->id = (uint8_t)id;
+	memset(s->next, 0, sizeof(s->next));
+	memset(s->b, 0, sizeof(s->b));
+	memcpy(s->b, from, len);
+	memmove(cand + 1, cand, GP_SEG_WAYS - 1);
+	cand[0] = m->n;
+	return m->n;
+}
+
 /* ---- parsing one event ---- */
 
 static int parse_sfield(struct reader *r, const char **pp, struct sfield *f, const char *what)
@@ -278,9 +348,11 @@ static inline bool is_dbl_arg(unsigned id)
  */
 __attribute__((noinline)) static int parse_args(struct reader *r, const char **pp, struct evrec *e)
 {
-	const char *p = *pp, *end = r->s.end;
+	const char *p = *pp, *end = r->s.end, *seg;
+	struct gp_seg_memo *m = &r->args_memo;
+	uint8_t *cand = gp__kineto_no_memo ? NULL : m->start;
 	struct gp_str key, num;
-	bool esc, is_int;
+	bool esc, is_int, first = true;
 	int64_t x;
 	int rc;
 
@@ -288,24 +360,47 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
 	if (*p != '{')
 		return gp__json_fail(&r->s, p, GP_EFORMAT, "\"args\" is not an object");
-	p = gp__json_ws(p + 1, end);
-	if (p < end && *p == '}') {
-		*pp = p + 1;
-		return 0;
-	}
+	seg = p + 1;
 	for (;;) {
-		unsigned id = A_NONE;
+		unsigned id = A_NONE, node = cand ? seg_match(m, cand, seg, end) : 0;
 
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p != '"')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-		if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
-			return rc;
-		if (!esc)
-			id = arg_key_id(key.p, key.len);
-		if ((rc = expect_colon(r, &p, end)))
-			return rc;
+		if (node) {
+			id = m->node[node - 1].id;
+			p = seg + m->node[node - 1].len;
+		} else {
+			/* the separator (or the object's start), the key and the ':' */
+			p = seg;
+			if (first) {
+				p = gp__json_ws(p, end);
+				if (p < end && *p == '}') {
+					*pp = p + 1;
+					return 0;
+				}
+			} else {
+				rc = after_member(r, &p, end);
+				if (rc < 0)
+					return rc;
+				if (rc) {
+					*pp = p;
+					return 0;
+				}
+			}
+			if (p >= end)
+				return gp__json_fail(&r->s, end, GP_ETRUNC,
+				                     "unexpected end of input");
+			if (*p != '"')
+				return gp__json_fail(&r->s, p, GP_EFORMAT,
+				                     "expected string key in object");
+			if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
+				return rc;
+			if (!esc)
+				id = arg_key_id(key.p, key.len);
+			if ((rc = expect_colon(r, &p, end)))
+				return rc;
+			node = cand ? seg_learn(m, cand, seg, p, id) : 0;
+		}
+		cand = node ? m->node[node - 1].next : NULL;
+		first = false;
 		if (id == A_NONE) {
 			/* skipped, still validated: strings and plain integers inline */
 			if (*p == '"') {
@@ -347,13 +442,7 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 		} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 			return rc;
 		}
-		rc = after_member(r, &p, end);
-		if (rc < 0)
-			return rc;
-		if (rc) {
-			*pp = p;
-			return 0;
-		}
+		seg = p;
 	}
 }
 
@@ -450,9 +539,11 @@ static unsigned ev_key_of(const struct gp_str *key)
 /* Parses the event object at *pp into @p e (no side effects on the trace). */
 static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 {
-	const char *p = *pp, *end = r->s.end;
+	const char *p = *pp, *end = r->s.end, *seg;
+	struct gp_seg_memo *m = &r->ev_memo;
+	uint8_t *cand = gp__kineto_no_memo ? NULL : m->start;
 	struct gp_str key;
-	bool esc, flt;
+	bool esc, flt, first = true;
 	int rc;
 
 	evrec_init(e);
@@ -461,27 +552,50 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 			return gp__json_fail(&r->s, p, GP_EFORMAT, "NaN and Infinity are not JSON");
 		return gp__json_fail(&r->s, p, GP_EFORMAT, "event is not an object");
 	}
-	p = gp__json_ws(p + 1, end);
-	if (p < end && *p == '}') {
-		*pp = p + 1;
-		return 0;
-	}
+	seg = p + 1;
 	for (;;) {
-		unsigned k;
+		unsigned k, node = cand ? seg_match(m, cand, seg, end) : 0;
 
-		if (p >= end)
-			return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
-		if (*p != '"')
-			return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
-		k = ev_key_fast(&p, end);
-		if (k == EK_OTHER) {
-			if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
+		if (node) {
+			k = m->node[node - 1].id;
+			p = seg + m->node[node - 1].len;
+		} else {
+			/* the separator (or the object's start), the key and the ':' */
+			p = seg;
+			if (first) {
+				p = gp__json_ws(p, end);
+				if (p < end && *p == '}') {
+					*pp = p + 1;
+					return 0;
+				}
+			} else {
+				rc = after_member(r, &p, end);
+				if (rc < 0)
+					return rc;
+				if (rc) {
+					*pp = p;
+					return 0;
+				}
+			}
+			if (p >= end)
+				return gp__json_fail(&r->s, end, GP_ETRUNC,
+				                     "unexpected end of input");
+			if (*p != '"')
+				return gp__json_fail(&r->s, p, GP_EFORMAT,
+				                     "expected string key in object");
+			k = ev_key_fast(&p, end);
+			if (k == EK_OTHER) {
+				if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
+					return rc;
+				/* escaped keys never name a field we read */
+				k = esc ? EK_OTHER : ev_key_of(&key);
+			}
+			if ((rc = expect_colon(r, &p, end)))
 				return rc;
-			/* escaped keys never name a field we read */
-			k = esc ? EK_OTHER : ev_key_of(&key);
+			node = cand ? seg_learn(m, cand, seg, p, k) : 0;
 		}
-		if ((rc = expect_colon(r, &p, end)))
-			return rc;
+		cand = node ? m->node[node - 1].next : NULL;
+		first = false;
 		switch (k) {
 		case EK_PH:
 			/* almost always one plain character */
@@ -534,13 +648,7 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 		}
 		if (rc)
 			return rc;
-		rc = after_member(r, &p, end);
-		if (rc < 0)
-			return rc;
-		if (rc) {
-			*pp = p;
-			return 0;
-		}
+		seg = p;
 	}
 }
 

@@ -50,6 +50,35 @@ struct cat_cache {
 	uint32_t id;
 };
 
+/*
+ * Key segments already seen (kineto-events.c): the bytes from the end of an
+ * object member's value (or the object's opening brace) to the start of the
+ * next member's value, that is whitespace, the comma, the key string and the
+ * colon, with the key's id. Kineto writes every event of a kind with the same
+ * keys in the same layout, so a segment seen once is met again: it is then
+ * recognised by one memcmp instead of being scanned and dispatched. A match
+ * is only taken where the generic parser would read the same bytes the same
+ * way (after a value, or after the brace, inside the same kind of object),
+ * and followed by a non-space byte, so results and errors do not depend on
+ * the memo. Nodes are numbered from 1 (0: none) and chained: each knows the
+ * segments that followed it, newest first. All-zero is empty.
+ */
+#define GP_SEG_MAX   48  /* longest segment remembered */
+#define GP_SEG_NODES 255 /* segments remembered per memo; then no more are learnt */
+#define GP_SEG_WAYS  3   /* followers remembered per segment */
+
+struct gp_seg_node {
+	uint8_t len, id;
+	uint8_t next[GP_SEG_WAYS];
+	char b[GP_SEG_MAX];
+};
+
+struct gp_seg_memo {
+	uint8_t n;
+	uint8_t start[GP_SEG_WAYS]; /* the first segments of an object */
+	struct gp_seg_node node[GP_SEG_NODES];
+};
+
 struct reader {
 	struct gp_trace *t;
 	const char *name; /* for messages */
@@ -93,6 +122,8 @@ struct reader {
 	const atomic_bool *cancel; /* second half: set when the first half drops it */
 
 	struct gp_buf scratch;
+	struct gp_seg_memo args_memo; /* the members of "args" objects */
+	struct gp_seg_memo ev_memo;   /* the members of events */
 	struct cat_cache cats[16];
 	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
 	size_t ncats;

@@ -5,11 +5,17 @@
 #include "sort.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
 
 #define SMALL 64
+
+/* digits of at most DIGIT_BITS bits: 3 passes cover the 30-33 bits in which the timestamps of a
+ * trace of a few seconds differ, where bytes took 4 */
+#define DIGIT_BITS 11
+#define MAX_DIGITS ((64 + DIGIT_BITS - 1) / DIGIT_BITS)
 
 static inline uint64_t ukey(int64_t k)
 {
@@ -17,14 +23,19 @@ static inline uint64_t ukey(int64_t k)
 }
 
 /*
- * One generic LSD pass structure for both element types: counts for all 8
- * byte positions are made in one read, positions with a single bucket are
- * skipped, and the buffers are swapped after each pass.
+ * One generic LSD pass structure for both element types. A first read finds
+ * the bits in which the keys differ and whether they are sorted already (then
+ * nothing else is done); the differing low bits are split into as few digits
+ * of at most DIGIT_BITS bits as cover them, counted for all digits in one
+ * read, and scattered one digit per pass, the buffers swapped after each.
+ * Small inputs use insertion sort.
  */
 #define RADIX_BODY(T, KEYOF)                                                                       \
-	size_t cnt[8][256];                                                                        \
+	uint32_t cnt[MAX_DIGITS][1u << DIGIT_BITS];                                                \
 	T *tmp, *src = v, *dst;                                                                    \
-	size_t i, b;                                                                               \
+	uint64_t k0, diff = 0, mask;                                                               \
+	size_t i, d, ndig, width, nb;                                                              \
+	bool sorted = true;                                                                        \
                                                                                                    \
 	if (n < 2)                                                                                 \
 		return 0;                                                                          \
@@ -40,28 +51,42 @@ static inline uint64_t ukey(int64_t k)
 		}                                                                                  \
 		return 0;                                                                          \
 	}                                                                                          \
-	tmp = gp__reallocarray(NULL, n, sizeof(T));                                                \
+	if (n > UINT32_MAX)                                                                        \
+		return gp__error(GP_ELIMIT, "cannot sort %zu elements (at most 2^32 - 1)", n);     \
+	k0 = KEYOF(v[0]);                                                                          \
+	for (i = 1; i < n; i++) {                                                                  \
+		diff |= KEYOF(v[i]) ^ k0;                                                          \
+		sorted &= KEYOF(v[i - 1]) <= KEYOF(v[i]);                                          \
+	}                                                                                          \
+	if (sorted)                                                                                \
+		return 0;                                                                          \
+	ndig = ((size_t)(64 - __builtin_clzll(diff)) + DIGIT_BITS - 1) / DIGIT_BITS;               \
+	width = ((size_t)(64 - __builtin_clzll(diff)) + ndig - 1) / ndig;                          \
+	nb = (size_t)1 << width;                                                                   \
+	mask = nb - 1;                                                                             \
+	tmp = scratch ? scratch : gp__reallocarray(NULL, n, sizeof(T));                            \
 	if (!tmp)                                                                                  \
 		return gp__error(GP_ENOMEM, "out of memory sorting %zu elements", n);              \
-	memset(cnt, 0, sizeof(cnt));                                                               \
+	for (d = 0; d < ndig; d++)                                                                 \
+		memset(cnt[d], 0, nb * sizeof(cnt[d][0]));                                         \
 	for (i = 0; i < n; i++) {                                                                  \
 		uint64_t k = KEYOF(v[i]);                                                          \
-		for (b = 0; b < 8; b++)                                                            \
-			cnt[b][(k >> (8 * b)) & 255]++;                                            \
+		for (d = 0; d < ndig; d++)                                                         \
+			cnt[d][(k >> (d * width)) & mask]++;                                       \
 	}                                                                                          \
 	dst = tmp;                                                                                 \
-	for (b = 0; b < 8; b++) {                                                                  \
-		size_t sum = 0, c;                                                                 \
-		uint64_t k0 = (KEYOF(src[0]) >> (8 * b)) & 255;                                    \
-		if (cnt[b][k0] == n)                                                               \
+	for (d = 0; d < ndig; d++) {                                                               \
+		uint32_t sum = 0, c;                                                               \
+		size_t b;                                                                          \
+		if (cnt[d][(k0 >> (d * width)) & mask] == n)                                       \
 			continue;                                                                  \
-		for (c = 0; c < 256; c++) {                                                        \
-			size_t t = cnt[b][c];                                                      \
-			cnt[b][c] = sum;                                                           \
-			sum += t;                                                                  \
+		for (b = 0; b < nb; b++) {                                                         \
+			c = cnt[d][b];                                                             \
+			cnt[d][b] = sum;                                                           \
+			sum += c;                                                                  \
 		}                                                                                  \
 		for (i = 0; i < n; i++)                                                            \
-			dst[cnt[b][(KEYOF(src[i]) >> (8 * b)) & 255]++] = src[i];                  \
+			dst[cnt[d][(KEYOF(src[i]) >> (d * width)) & mask]++] = src[i];             \
 		{                                                                                  \
 			T *sw = src;                                                               \
 			src = dst;                                                                 \
@@ -70,7 +95,8 @@ static inline uint64_t ukey(int64_t k)
 	}                                                                                          \
 	if (src != v)                                                                              \
 		memcpy(v, src, n * sizeof(T));                                                     \
-	gp__free(tmp);                                                                             \
+	if (tmp != scratch)                                                                        \
+		gp__free(tmp);                                                                     \
 	return 0;
 
 #define KEY_I64(x) ukey(x)
@@ -78,12 +104,19 @@ static inline uint64_t ukey(int64_t k)
 
 int gp__sort_i64(int64_t *v, size_t n)
 {
+	int64_t *scratch = NULL;
+
 	RADIX_BODY(int64_t, KEY_I64)
+}
+
+int gp__sort_kv_with(struct gp_kv *v, size_t n, struct gp_kv *scratch)
+{
+	RADIX_BODY(struct gp_kv, KEY_KV)
 }
 
 int gp__sort_kv(struct gp_kv *v, size_t n)
 {
-	RADIX_BODY(struct gp_kv, KEY_KV)
+	return gp__sort_kv_with(v, n, NULL);
 }
 
 double gp__quantile_sorted(const int64_t *v, size_t n, double q)

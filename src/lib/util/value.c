@@ -459,6 +459,21 @@ static int write_double(struct gp_buf *b, double d)
 	return gp_buf_add(b, tmp, (size_t)n);
 }
 
+/* decimal text of @p i, without printf */
+static int write_int(struct gp_buf *b, int64_t i)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (i < 0)
+		*--p = '-';
+	return gp_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 static int cmp_member(const void *a, const void *b)
 {
 	const struct gp_member *const *x = a, *const *y = b;
@@ -468,21 +483,30 @@ static int cmp_member(const void *a, const void *b)
 
 static int indent(struct gp_buf *b, unsigned flags, int depth)
 {
+	/* a newline and 64 spaces: one append for up to 32 levels */
+	static const char nl[] =
+	    "\n                                                                ";
+	size_t want = 1 + 2 * (size_t)depth, k;
+	const char *from = nl;
 	int rc;
 
 	if (!(flags & GP_JSON_PRETTY))
 		return 0;
-	if ((rc = gp_buf_addch(b, '\n')))
-		return rc;
-	while (depth-- > 0)
-		if ((rc = gp_buf_add(b, "  ", 2)))
+	while (want) {
+		k = want < (size_t)(nl + sizeof(nl) - 1 - from)
+		        ? want
+		        : (size_t)(nl + sizeof(nl) - 1 - from);
+		if ((rc = gp_buf_add(b, from, k)))
 			return rc;
+		want -= k;
+		from = nl + 1;
+	}
 	return 0;
 }
 
 static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flags, int depth)
 {
-	const struct gp_member **sorted = NULL;
+	const struct gp_member *few[16], **sorted = NULL, **order;
 	size_t i;
 	int rc = 0;
 
@@ -494,7 +518,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 	case GP_VALUE_BOOL:
 		return gp_buf_addstr(b, v->u.b ? "true" : "false");
 	case GP_VALUE_INT:
-		return gp_buf_addf(b, "%" PRId64, v->u.i);
+		return write_int(b, v->u.i);
 	case GP_VALUE_DOUBLE:
 		return write_double(b, v->u.d);
 	case GP_VALUE_STRING:
@@ -514,21 +538,40 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 	case GP_VALUE_OBJECT:
 		if (!v->u.o.n)
 			return gp_buf_addstr(b, "{}");
-		sorted = gp__calloc(v->u.o.n, sizeof(*sorted));
-		if (!sorted)
-			return gp__error(GP_ENOMEM, "out of memory writing a report");
+		/* members in key order: on the stack and by insertion for the usual few */
+		if (v->u.o.n <= GP_ARRAY_SIZE(few)) {
+			order = few;
+		} else {
+			sorted = gp__calloc(v->u.o.n, sizeof(*sorted));
+			if (!sorted)
+				return gp__error(GP_ENOMEM, "out of memory writing a report");
+			order = sorted;
+		}
 		for (i = 0; i < v->u.o.n; i++)
-			sorted[i] = &v->u.o.m[i];
-		qsort(sorted, v->u.o.n, sizeof(*sorted), cmp_member);
+			order[i] = &v->u.o.m[i];
+		if (sorted) {
+			qsort(order, v->u.o.n, sizeof(*order), cmp_member);
+		} else {
+			for (i = 1; i < v->u.o.n; i++) {
+				const struct gp_member *x = order[i];
+				size_t j = i;
+
+				while (j > 0 && strcmp(order[j - 1]->key, x->key) > 0) {
+					order[j] = order[j - 1];
+					j--;
+				}
+				order[j] = x;
+			}
+		}
 		GP_TRY(gp_buf_addch(b, '{'));
 		for (i = 0; i < v->u.o.n; i++) {
 			if (i)
 				GP_TRY(gp_buf_addch(b, ','));
 			GP_TRY(indent(b, flags, depth + 1));
-			GP_TRY(write_str(b, sorted[i]->key, strlen(sorted[i]->key)));
+			GP_TRY(write_str(b, order[i]->key, strlen(order[i]->key)));
 			GP_TRY(gp_buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
 			                  (flags & GP_JSON_PRETTY) ? 2 : 1));
-			GP_TRY(write_value(b, sorted[i]->v, flags, depth + 1));
+			GP_TRY(write_value(b, order[i]->v, flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
 		rc = gp_buf_addch(b, '}');
