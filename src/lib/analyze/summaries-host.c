@@ -168,15 +168,31 @@ struct proj {
 	int64_t s, e; /* GPU op interval */
 };
 
-static int cmp_proj(const void *x, const void *y)
+/*
+ * Groups @p *pr by annotation instance, keeping each group's order (stable
+ * counting sort on the instance's position in its kind's sorted list).
+ */
+static int group_by_instance(const struct gp__actx *c, struct proj **pr, size_t npr)
 {
-	const struct proj *a = x, *b = y;
+	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
+	size_t *at = gp__calloc(ua->n + 1, sizeof(*at)), i;
+	struct proj *out = gp__reallocarray(NULL, npr, sizeof(*out));
 
-	if (a->ann != b->ann)
-		return a->ann < b->ann ? -1 : 1;
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	return a->e < b->e ? -1 : a->e > b->e;
+	if (!at || !out) {
+		gp__free(at);
+		gp__free(out);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < npr; i++)
+		at[c->kpos[(*pr)[i].ann] + 1]++;
+	for (i = 1; i <= ua->n; i++)
+		at[i] += at[i - 1];
+	for (i = 0; i < npr; i++)
+		out[at[c->kpos[(*pr)[i].ann]]++] = (*pr)[i];
+	gp__free(at);
+	gp__free(*pr);
+	*pr = out;
+	return 0;
 }
 
 struct annacc {
@@ -201,7 +217,8 @@ out:
  * An instance's projection runs from the start of the first GPU op it
  * encloses (its launch call inside the range, on the range's thread) to the
  * end of the last, gaps included; a start/end range ended on another thread
- * is not projected. @p pr is sorted by (annotation, start).
+ * is not projected. @p pr is grouped by annotation instance, each group in
+ * start order.
  */
 struct rngacc {
 	int64_t proj_ns, ops;
@@ -264,12 +281,11 @@ static int emit_ranges(const struct gp__actx *c, const struct gtab *gt, const st
 
 static int an_annotations(const struct gp__actx *c, const struct nest *ns, struct gp_value *r)
 {
-	static const uint8_t gpu_kinds[] = { GP_K_KERNEL, GP_K_MEMCPY, GP_K_MEMSET };
 	const struct gp_trace *t = c->t;
 	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
 	uint32_t *ev = gp__calloc(ua->n ? ua->n : 1, sizeof(*ev));
 	struct proj *pr = NULL;
-	size_t npr = 0, prcap = 0, n = 0, i, k;
+	size_t npr = 0, prcap = 0, n = 0, i;
 	struct annacc *acc = NULL;
 	struct gtab gt;
 	int rc = 0;
@@ -286,29 +302,32 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 	if (!acc)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
-	/* each GPU op belongs to every annotation instance around its launch call */
-	for (k = 0; n && k < GP_ARRAY_SIZE(gpu_kinds); k++) {
-		const struct gp__idx *gx = &c->by_kind[gpu_kinds[k]];
+	/*
+	 * Each GPU op belongs to every annotation instance around its launch
+	 * call. The ops are taken in time order (c->gpu), then the pairs grouped
+	 * by instance with a stable counting sort on the instance's position
+	 * among the annotations: each instance's ops stay in start order.
+	 */
+	for (i = 0; n && i < c->gpu.n; i++) {
+		uint32_t g = c->gpu.v[i], p;
+		uint8_t kd = t->ev.kind[g];
 
-		for (i = 0; i < gx->n; i++) {
-			uint32_t g = gx->v[i], p = gpu_op_anchor(c, ns, g);
+		if (kd != GP_K_KERNEL && kd != GP_K_MEMCPY && kd != GP_K_MEMSET)
+			continue;
+		for (p = gpu_op_anchor(c, ns, g); p != NONE; p = ns->parent[p]) {
+			uint32_t a = ns->ev[p];
 
-			for (; p != NONE; p = ns->parent[p]) {
-				uint32_t a = ns->ev[p];
-
-				if (t->ev.kind[a] != GP_K_USER_ANNOTATION ||
-				    (t->ev.flags[a] & GP_EVF_STEP))
-					continue;
-				GP_TRY(gp__grow((void **)&pr, &prcap, npr + 1, sizeof(*pr)));
-				pr[npr].ann = a;
-				pr[npr].s = c->ts[g];
-				pr[npr].e = gp__end(c, g);
-				npr++;
-			}
+			if (t->ev.kind[a] != GP_K_USER_ANNOTATION || (t->ev.flags[a] & GP_EVF_STEP))
+				continue;
+			GP_TRY(gp__grow((void **)&pr, &prcap, npr + 1, sizeof(*pr)));
+			pr[npr].ann = a;
+			pr[npr].s = c->ts[g];
+			pr[npr].e = gp__end(c, g);
+			npr++;
 		}
 	}
 	if (npr > 1)
-		qsort(pr, npr, sizeof(*pr), cmp_proj);
+		GP_TRY(group_by_instance(c, &pr, npr));
 	/* per instance: the union of its GPU ops' intervals */
 	for (i = 0; i < npr;) {
 		uint32_t a = pr[i].ann;
@@ -388,20 +407,19 @@ out:
 
 static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp_value *r)
 {
-	static const uint8_t gpu_kinds[] = { GP_K_KERNEL, GP_K_MEMCPY, GP_K_MEMSET };
 	const struct gp_trace *t = c->t;
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	int64_t *self = NULL, *gpu = NULL, *gpu_self = NULL;
+	int64_t *self = NULL;
 	struct opacc *acc = NULL;
 	struct gtab gt;
-	size_t i, k;
+	size_t i;
 	int rc = 0;
 
 	memset(&gt, 0, sizeof(gt));
+	GP_TRY(gp__gtab_build(c, ops->v, ops->n, NULL, &gt));
+	acc = gp__calloc(gt.ng + 1, sizeof(*acc));
 	self = gp__calloc(ns->m ? ns->m : 1, sizeof(*self));
-	gpu = gp__calloc(ns->m ? ns->m : 1, sizeof(*gpu));
-	gpu_self = gp__calloc(ns->m ? ns->m : 1, sizeof(*gpu_self));
-	if (!self || !gpu || !gpu_self)
+	if (!acc || !self)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
 	/* self = inclusive minus direct cpu_op / user_annotation children */
@@ -413,51 +431,47 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 		if (ns->parent[i] != NONE && (kd == GP_K_CPU_OP || kd == GP_K_USER_ANNOTATION))
 			self[ns->parent[i]] -= c->dur[ns->ev[i]];
 	}
-	/* GPU time: to every enclosing operator (gpu_ns), the innermost one (gpu_self_ns) */
-	for (k = 0; k < GP_ARRAY_SIZE(gpu_kinds); k++) {
-		const struct gp__idx *gx = &c->by_kind[gpu_kinds[k]];
+	/*
+	 * GPU time: to every enclosing operator's row (gpu_ns, saturating: nested
+	 * instances of one name count an op again), the innermost one's too
+	 * (gpu_self_ns). An operator's row: its group in gt, by its position
+	 * among the operators.
+	 */
+	for (i = 0; i < c->gpu.n; i++) {
+		uint32_t g = c->gpu.v[i], p;
+		uint8_t kd = t->ev.kind[g];
+		bool first = true;
 
-		for (i = 0; i < gx->n; i++) {
-			uint32_t g = gx->v[i], p = gpu_op_anchor(c, ns, g);
-			bool first = true;
+		if (kd != GP_K_KERNEL && kd != GP_K_MEMCPY && kd != GP_K_MEMSET)
+			continue;
+		for (p = gpu_op_anchor(c, ns, g); p != NONE; p = ns->parent[p]) {
+			struct opacc *o;
 
-			for (; p != NONE; p = ns->parent[p]) {
-				if (t->ev.kind[ns->ev[p]] != GP_K_CPU_OP)
-					continue;
-				gpu[p] += c->dur[g];
-				if (first)
-					gpu_self[p] += c->dur[g];
-				first = false;
-			}
+			if (t->ev.kind[ns->ev[p]] != GP_K_CPU_OP)
+				continue;
+			o = &acc[gt.gid[c->kpos[ns->ev[p]]]];
+			o->gpu_ns = gp__add_sat(o->gpu_ns, c->dur[g]);
+			if (first)
+				o->gpu_self_ns += c->dur[g];
+			first = false;
 		}
 	}
-
-	GP_TRY(gp__gtab_build(c, ops->v, ops->n, NULL, &gt));
-	acc = gp__calloc(gt.ng + 1, sizeof(*acc));
-	if (!acc)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < ops->n; i++) {
 		uint32_t p = ns->pos[ops->v[i]];
-		struct opacc *o = &acc[gt.gid[i]];
 
-		if (p == NONE)
-			continue;
 		/* overlapping siblings could push self below 0 */
-		o->self_ns += self[p] > 0 ? self[p] : 0;
-		o->gpu_ns = gp__add_sat(o->gpu_ns, gpu[p]); /* nested instances */
-		o->gpu_self_ns += gpu_self[p];
+		if (p != NONE)
+			acc[gt.gid[i]].self_ns += self[p] > 0 ? self[p] : 0;
 	}
-	for (k = 0; k < gt.ng; k++) {
-		gt.g[k].sortv = acc[k].self_ns;
-		acc[gt.ng].self_ns += acc[k].self_ns;
+	for (i = 0; i < gt.ng; i++) {
+		gt.g[i].sortv = acc[i].self_ns;
+		acc[gt.ng].self_ns += acc[i].self_ns;
 	}
 	GP_TRY(gp__gtab_order(c, &gt));
 	GP_TRY(gp__emit_table(c, r, "cpu_ops", &gt, -1, op_extra, acc));
 out:
 	gp__gtab_release(&gt);
 	gp__free(self);
-	gp__free(gpu);
-	gp__free(gpu_self);
 	gp__free(acc);
 	return rc;
 }
