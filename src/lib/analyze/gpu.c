@@ -186,6 +186,7 @@ struct sentry {
 	uint32_t pos; /* position in c->gpu (start order) */
 	uint32_t ev;
 };
+_Static_assert(sizeof(struct sentry) >= sizeof(struct gp_kv), "group_sentries' scratch");
 
 /*
  * Sorts se[0..n) (built in start order) by (device, stream, start order):
@@ -200,14 +201,15 @@ static int group_sentries(struct sentry *se, size_t n)
 
 	if (!kv || !tmp)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	/* tmp (n entries of 24 bytes) is the sorts' scratch until the entries are copied */
 	for (k = 0; k < n; k++) {
 		kv[k].key = se[k].stream;
 		kv[k].val = k;
 	}
-	GP_TRY(gp__sort_kv(kv, n));
+	GP_TRY(gp__sort_kv_with(kv, n, (struct gp_kv *)(void *)tmp));
 	for (k = 0; k < n; k++)
 		kv[k].key = se[kv[k].val].device;
-	GP_TRY(gp__sort_kv(kv, n));
+	GP_TRY(gp__sort_kv_with(kv, n, (struct gp_kv *)(void *)tmp));
 	for (k = 0; k < n; k++)
 		tmp[k] = se[kv[k].val];
 	memcpy(se, tmp, n * sizeof(*se));

@@ -131,6 +131,7 @@ struct qpoint {
 	int d; /* +1 launch, -1 GPU start */
 	uint32_t ev;
 };
+_Static_assert(sizeof(struct qpoint) >= sizeof(struct gp_kv), "sort_qpoints' scratch");
 
 static int cmp_qpoint(const void *x, const void *y)
 {
@@ -199,17 +200,18 @@ static int sort_qpoints(struct qpoint *p, size_t n)
 			           (pairs[j].device == pairs[i].device &&
 			            pairs[j].stream < pairs[i].stream);
 	}
+	/* tmp (n points of 32 bytes) is the sorts' scratch until the points are copied */
 	for (i = 0; i < n; i++) {
 		kv[i].key = (int64_t)((uint64_t)(p[i].d < 0) << 32 | p[i].ev);
 		kv[i].val = i;
 	}
-	GP_TRY(gp__sort_kv(kv, n));
+	GP_TRY(gp__sort_kv_with(kv, n, (struct gp_kv *)(void *)tmp));
 	for (i = 0; i < n; i++)
 		kv[i].key = p[kv[i].val].t;
-	GP_TRY(gp__sort_kv(kv, n));
+	GP_TRY(gp__sort_kv_with(kv, n, (struct gp_kv *)(void *)tmp));
 	for (i = 0; i < n; i++)
 		kv[i].key = rank[pair_of[kv[i].val]];
-	GP_TRY(gp__sort_kv(kv, n));
+	GP_TRY(gp__sort_kv_with(kv, n, (struct gp_kv *)(void *)tmp));
 	for (i = 0; i < n; i++)
 		tmp[i] = p[kv[i].val];
 	memcpy(p, tmp, n * sizeof(*p));
