@@ -642,9 +642,18 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 		case EK_ARGS:
 			rc = parse_args(r, &p, e);
 			break;
-		default:
-			rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH);
+		default: {
+			/* skipped, still validated: strings and plain integers inline */
+			int64_t x;
+
+			if (*p == '"')
+				rc = gp__json_string_fast(&r->s, &p, &key, &esc);
+			else if (!gp__json_fast_int(&p, end, &x))
+				rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH);
+			else
+				rc = 0;
 			break;
+		}
 		}
 		if (rc)
 			return rc;
