@@ -119,12 +119,54 @@ static void test_widths(void **state)
 	free(v);
 }
 
+/* inputs made of a few sorted runs (merged rather than radix-sorted): order and stability */
+static void test_runs(void **state)
+{
+	size_t n = 5000, i, k, r, trial;
+	struct gp_kv *v = malloc(n * sizeof(*v));
+	int64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+
+	(void)state;
+	for (k = 2; k <= 7; k++) {
+		for (trial = 0; trial < 20; trial++) {
+			size_t start = 0;
+
+			for (r = 0; r < k; r++) {
+				/* run lengths from 1 up; the last run takes the rest */
+				size_t len = r + 1 == k ? n - start : 1 + next() % (n / k);
+				int64_t key = (int64_t)(next() % 50) - 25;
+
+				for (i = start; i < start + len; i++) {
+					key += (int64_t)(next() %
+					                 3); /* duplicates within and across runs */
+					v[i].key = key;
+					v[i].val = i;
+					a[i] = b[i] = key;
+				}
+				start += len;
+			}
+			assert_int_equal(gp__sort_kv(v, n), 0);
+			assert_int_equal(gp__sort_i64(a, n), 0);
+			qsort(b, n, sizeof(*b), cmp);
+			for (i = 0; i < n; i++) {
+				assert_true(v[i].key == b[i] && a[i] == b[i]);
+				if (i && v[i - 1].key == v[i].key)
+					assert_true(v[i - 1].val < v[i].val);
+			}
+		}
+	}
+	free(v);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_i64),
 		cmocka_unit_test(test_kv_stable),
 		cmocka_unit_test(test_widths),
+		cmocka_unit_test(test_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

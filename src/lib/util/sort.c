@@ -5,7 +5,6 @@
 #include "sort.h"
 
 #include <math.h>
-#include <stdbool.h>
 #include <string.h>
 
 #include "error.h"
@@ -22,20 +21,51 @@ static inline uint64_t ukey(int64_t k)
 	return (uint64_t)k ^ (1ULL << 63); /* order-preserving for signed keys */
 }
 
+/* inputs made of at most this many sorted runs are merged instead (at most two passes) */
+#define MERGE_RUNS 4
+
 /*
- * One generic LSD pass structure for both element types. A first read finds
- * the bits in which the keys differ and whether they are sorted already (then
- * nothing else is done); the differing low bits are split into as few digits
- * of at most DIGIT_BITS bits as cover them, counted for all digits in one
- * read, and scattered one digit per pass, the buffers swapped after each.
- * Small inputs use insertion sort.
+ * One pass of a bottom-up merge: the runs of @p src bounded by b[0..nr]
+ * (b[0] = 0, b[nr] = n) merged pairwise into @p dst, left first on ties
+ * (stable); b is updated. @return the number of runs left.
  */
-#define RADIX_BODY(T, KEYOF)                                                                       \
+#define MERGE_PASS(NAME, T, KEYOF)                                                                 \
+	static size_t NAME(const T *src, T *dst, size_t *b, size_t nr)                             \
+	{                                                                                          \
+		size_t r, o = 0;                                                                   \
+                                                                                                   \
+		for (r = 0; r + 1 < nr; r += 2) {                                                  \
+			size_t i = b[r], j = b[r + 1], ie = b[r + 1], je = b[r + 2], k = b[r];     \
+                                                                                                   \
+			while (i < ie && j < je)                                                   \
+				dst[k++] = KEYOF(src[j]) < KEYOF(src[i]) ? src[j++] : src[i++];    \
+			memcpy(dst + k, src + i, (ie - i) * sizeof(T));                            \
+			k += ie - i;                                                               \
+			memcpy(dst + k, src + j, (je - j) * sizeof(T));                            \
+			b[o++] = b[r];                                                             \
+		}                                                                                  \
+		if (r < nr) {                                                                      \
+			memcpy(dst + b[r], src + b[r], (b[r + 1] - b[r]) * sizeof(T));             \
+			b[o++] = b[r];                                                             \
+		}                                                                                  \
+		b[o] = b[nr];                                                                      \
+		return o;                                                                          \
+	}
+
+/*
+ * One generic sort for both element types. A first read finds the bits in
+ * which the keys differ and the sorted runs the input is made of: one run
+ * is left as it is; a few (the per-thread or per-stream lists of a trace
+ * interleaved) are merged; otherwise the differing low bits are split into
+ * as few digits of at most DIGIT_BITS bits as cover them, counted for all
+ * digits in one read, and scattered one digit per LSD pass, the buffers
+ * swapped after each. Small inputs use insertion sort.
+ */
+#define RADIX_BODY(T, KEYOF, MERGE)                                                                \
 	uint32_t cnt[MAX_DIGITS][1u << DIGIT_BITS];                                                \
 	T *tmp, *src = v, *dst;                                                                    \
 	uint64_t k0, diff = 0, mask;                                                               \
-	size_t i, d, ndig, width, nb;                                                              \
-	bool sorted = true;                                                                        \
+	size_t i, d, ndig, width, nb, runs = 1, nr = 1, bnd[MERGE_RUNS + 2];                       \
                                                                                                    \
 	if (n < 2)                                                                                 \
 		return 0;                                                                          \
@@ -54,19 +84,33 @@ static inline uint64_t ukey(int64_t k)
 	if (n > UINT32_MAX)                                                                        \
 		return gp__error(GP_ELIMIT, "cannot sort %zu elements (at most 2^32 - 1)", n);     \
 	k0 = KEYOF(v[0]);                                                                          \
+	bnd[0] = 0;                                                                                \
 	for (i = 1; i < n; i++) {                                                                  \
+		size_t down = KEYOF(v[i - 1]) > KEYOF(v[i]);                                       \
+                                                                                                   \
 		diff |= KEYOF(v[i]) ^ k0;                                                          \
-		sorted &= KEYOF(v[i - 1]) <= KEYOF(v[i]);                                          \
+		/* branch-free: the slot after the last run start is rewritten until a run ends */ \
+		bnd[nr] = i;                                                                       \
+		nr += down & (nr <= MERGE_RUNS);                                                   \
+		runs += down;                                                                      \
 	}                                                                                          \
-	if (sorted)                                                                                \
+	if (runs == 1)                                                                             \
 		return 0;                                                                          \
+	tmp = scratch ? scratch : gp__reallocarray(NULL, n, sizeof(T));                            \
+	if (!tmp)                                                                                  \
+		return gp__error(GP_ENOMEM, "out of memory sorting %zu elements", n);              \
+	if (runs <= MERGE_RUNS) {                                                                  \
+		bnd[runs] = n;                                                                     \
+		for (dst = tmp; runs > 1; dst = src == v ? tmp : v) {                              \
+			runs = MERGE(src, dst, bnd, runs);                                         \
+			src = dst;                                                                 \
+		}                                                                                  \
+		goto done;                                                                         \
+	}                                                                                          \
 	ndig = ((size_t)(64 - __builtin_clzll(diff)) + DIGIT_BITS - 1) / DIGIT_BITS;               \
 	width = ((size_t)(64 - __builtin_clzll(diff)) + ndig - 1) / ndig;                          \
 	nb = (size_t)1 << width;                                                                   \
 	mask = nb - 1;                                                                             \
-	tmp = scratch ? scratch : gp__reallocarray(NULL, n, sizeof(T));                            \
-	if (!tmp)                                                                                  \
-		return gp__error(GP_ENOMEM, "out of memory sorting %zu elements", n);              \
 	for (d = 0; d < ndig; d++)                                                                 \
 		memset(cnt[d], 0, nb * sizeof(cnt[d][0]));                                         \
 	for (i = 0; i < n; i++) {                                                                  \
@@ -93,6 +137,7 @@ static inline uint64_t ukey(int64_t k)
 			dst = sw;                                                                  \
 		}                                                                                  \
 	}                                                                                          \
+	done:                                                                                      \
 	if (src != v)                                                                              \
 		memcpy(v, src, n * sizeof(T));                                                     \
 	if (tmp != scratch)                                                                        \
@@ -102,16 +147,19 @@ static inline uint64_t ukey(int64_t k)
 #define KEY_I64(x) ukey(x)
 #define KEY_KV(x)  ukey((x).key)
 
+MERGE_PASS(merge_i64, int64_t, KEY_I64)
+MERGE_PASS(merge_kv, struct gp_kv, KEY_KV)
+
 int gp__sort_i64(int64_t *v, size_t n)
 {
 	int64_t *scratch = NULL;
 
-	RADIX_BODY(int64_t, KEY_I64)
+	RADIX_BODY(int64_t, KEY_I64, merge_i64)
 }
 
 int gp__sort_kv_with(struct gp_kv *v, size_t n, struct gp_kv *scratch)
 {
-	RADIX_BODY(struct gp_kv, KEY_KV)
+	RADIX_BODY(struct gp_kv, KEY_KV, merge_kv)
 }
 
 int gp__sort_kv(struct gp_kv *v, size_t n)
