@@ -117,8 +117,14 @@ static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i
 	return gp_u64map_put(cache, key, (uint64_t)c->ktype[i] << 8 | c->krule[i]);
 }
 
-/* ids spread over more than this many slots per id (plus a constant) use the hash map */
-#define IDMAP_SPREAD 4
+/*
+ * ids spread over more than this many slots per id (plus a constant) use the
+ * hash map. A dense slot is 4 bytes, the map's 17 at a load of at most one
+ * half, so up to 8 slots per id the array is no larger than the map (and a
+ * lookup is one load): CUDA correlation ids, which every thread's calls
+ * share, are typically spread 4-6 per call in one thread's trace.
+ */
+#define IDMAP_SPREAD 8
 
 /* key range [lo, hi] of @p count ids (count 0: empty) */
 static int idmap_init(struct gp__idmap *m, int64_t lo, int64_t hi, size_t count)
