@@ -355,12 +355,28 @@ out:
 }
 
 /* priority subtraction inside one step (tb_plugin OverallParser.Statistics) */
+/* the position of the first event of @p ix (in start order) starting at or after @p t */
+static size_t first_at(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ts[ix->v[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int breakdown(struct sctx *x, struct step *s)
 {
 	struct gp_ivset slots = GP_IVSET_INIT, part = GP_IVSET_INIT, tmp = GP_IVSET_INIT;
 	struct gp_ivset busy = GP_IVSET_INIT;
 	const struct gp__idx *kx = &x->c->by_kind[GP_K_KERNEL];
-	size_t r, i;
+	size_t r;
 	int rc = 0;
 
 	memset(s->cost, 0, sizeof(s->cost));
@@ -381,13 +397,8 @@ static int breakdown(struct sctx *x, struct step *s)
 		gp_ivset_move(&busy, &tmp);
 	}
 	s->busy_ns = gp_ivset_len(&busy);
-	s->kernels = 0;
-	for (i = 0; i < kx->n; i++) {
-		int64_t ts = x->c->ts[kx->v[i]];
-
-		if (ts >= s->s && ts < s->e)
-			s->kernels++;
-	}
+	/* kernels starting in [s, e): kx is in start order */
+	s->kernels = first_at(x->c, kx, s->e) - first_at(x->c, kx, s->s);
 out:
 	gp_ivset_release(&slots);
 	gp_ivset_release(&part);
