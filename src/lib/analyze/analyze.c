@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "metrics.h"
 #include "trace/input.h"
 #include "util/error.h"
+#include "util/spin.h"
 #include "util/value-int.h"
 
 /*
@@ -48,10 +50,24 @@ static const struct {
 /* events from which the second thread pays for itself */
 #define PARALLEL_MIN_EVENTS 50000
 
+/* the longest spin-wait for the other thread (util/spin.h); then it sleeps */
+#define SPIN_NS (50u * 1000 * 1000)
+
+/*
+ * Group B's thread. It is started before the analysis context is built and
+ * spins until the context is ready: a thread started on an idle CPU of a VM
+ * begins up to a host tick later (0-4 ms measured), about as long as the
+ * context takes, which so hides it. Then it runs the group into obj.
+ */
 struct group_run {
 	const struct gp__actx *c;
-	int group;
-	struct gp_value *obj; /* the group's sections; NULL when run on r directly */
+	struct gp_value *obj; /* the group's sections */
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	atomic_bool go;     /* c is set, or the run is cancelled */
+	atomic_bool cancel; /* with go: end without running */
+	atomic_bool done;   /* set by the thread as its last step */
 	int rc;
 	char err[1024];
 };
@@ -77,40 +93,80 @@ static void *group_thread(void *arg)
 {
 	struct group_run *g = arg;
 
-	g->rc = run_group(g->c, g->group, g->obj);
-	if (g->rc)
-		snprintf(g->err, sizeof(g->err), "%s", gp_last_error());
+	gp__spin_until(&g->go, SPIN_NS);
+	pthread_mutex_lock(&g->mu);
+	while (!atomic_load(&g->go))
+		pthread_cond_wait(&g->cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+	if (!atomic_load(&g->cancel)) {
+		g->rc = run_group(g->c, GROUP_B, g->obj);
+		if (g->rc)
+			snprintf(g->err, sizeof(g->err), "%s", gp_last_error());
+	}
+	atomic_store_explicit(&g->done, true, memory_order_release);
 	return NULL;
 }
 
-/* runs groups A and B, on two threads when @p parallel, then merges them into @p r */
-static int run_groups(const struct gp__actx *c, bool parallel, struct gp_value *r)
+/* starts group B's thread, to wait for group_go(); false when it could not */
+static bool group_start(struct group_run *g)
 {
-	struct group_run b = { .c = c, .group = GROUP_B };
-	pthread_t tid;
+	memset(g, 0, sizeof(*g));
+	g->obj = gp_value_object();
+	if (!g->obj)
+		return false;
+	atomic_init(&g->go, false);
+	atomic_init(&g->cancel, false);
+	atomic_init(&g->done, false);
+	pthread_mutex_init(&g->mu, NULL);
+	pthread_cond_init(&g->cv, NULL);
+	if (pthread_create(&g->tid, NULL, group_thread, g) == 0)
+		return true;
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+	gp_value_free(g->obj);
+	return false;
+}
+
+/* lets group B's thread run on @p c, or end without running when @p c is NULL */
+static void group_go(struct group_run *g, const struct gp__actx *c)
+{
+	pthread_mutex_lock(&g->mu);
+	g->c = c;
+	atomic_store(&g->cancel, c == NULL);
+	atomic_store(&g->go, true);
+	pthread_cond_signal(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* waits for group B's thread (spinning first: it usually ends within milliseconds) */
+static void group_join(struct group_run *g)
+{
+	gp__spin_until(&g->done, SPIN_NS);
+	pthread_join(g->tid, NULL);
+	pthread_mutex_destroy(&g->mu);
+	pthread_cond_destroy(&g->cv);
+}
+
+/* runs groups A and B, B on its thread when @p b is non-NULL (then joined and freed here) */
+static int run_groups(const struct gp__actx *c, struct group_run *b, struct gp_value *r)
+{
 	int rc;
 
-	if (!parallel) {
+	if (!b) {
 		if ((rc = run_group(c, GROUP_A, r)))
 			return rc;
 		return run_group(c, GROUP_B, r);
 	}
-	b.obj = gp_value_object();
-	if (!b.obj)
-		return gp__error(GP_ENOMEM, "out of memory");
-	if (pthread_create(&tid, NULL, group_thread, &b)) {
-		gp_value_free(b.obj);
-		return run_groups(c, false, r);
-	}
+	group_go(b, c);
 	rc = run_group(c, GROUP_A, r);
-	pthread_join(tid, NULL);
-	if (!rc && b.rc)
-		rc = gp__error(b.rc, "%s", b.err);
+	group_join(b);
+	if (!rc && b->rc)
+		rc = gp__error(b->rc, "%s", b->err);
 	if (rc) {
-		gp_value_free(b.obj);
+		gp_value_free(b->obj);
 		return rc;
 	}
-	return gp__obj_move_members(r, b.obj);
+	return gp__obj_move_members(r, b->obj);
 }
 
 static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
@@ -119,22 +175,25 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	struct gp_analyze_opts o = { .size = sizeof(o) };
 	struct gp__actx c;
 	struct gp_value *r = NULL;
+	struct group_run b;
 	uint64_t off, lost;
-	bool parallel;
+	bool started = false;
 	int rc = 0;
 
 	*out = NULL;
+	memset(&c, 0, sizeof(c));
 	if (!t)
 		return gp__error(GP_EINVAL, "no trace");
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	o.size = sizeof(o);
+	if (may_thread && t->ev.n >= PARALLEL_MIN_EVENTS && o.threads != 1 &&
+	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		started = group_start(&b);
 	GP_TRY(gp__actx_init(&c, t, &o, t->rank >= 0 ? t->rank : rank_hint));
 	r = gp_value_object();
-	if (!r) {
-		gp__actx_release(&c);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
+	if (!r)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp_obj_set_int(r, "rank", c.rank));
 	GP_TRY(gp_obj_set_str(r, "file", t->path));
 	if (gp_trace_salvage(t, &off, &lost)) {
@@ -147,12 +206,18 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	} else {
 		GP_TRY(gp_obj_set_null(r, "salvage"));
 	}
-	parallel = may_thread && t->ev.n >= PARALLEL_MIN_EVENTS && o.threads != 1 &&
-	           sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	GP_TRY(run_groups(&c, parallel, r));
+	rc = run_groups(&c, started ? &b : NULL, r);
+	started = false; /* joined, its object merged or freed */
+	if (rc)
+		goto out;
 	GP_TRY(run_group(&c, GROUP_LAST, r));
 	GP_TRY(gp__summaries_trim(r, o.top));
 out:
+	if (started) {
+		group_go(&b, NULL);
+		group_join(&b);
+		gp_value_free(b.obj);
+	}
 	gp__actx_release(&c);
 	if (rc) {
 		gp_value_free(r);

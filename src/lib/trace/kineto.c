@@ -47,6 +47,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json-scan.h"
+#include "util/spin.h"
 
 size_t gp__kineto_test_window;
 bool gp__kineto_no_parallel;
@@ -73,6 +74,7 @@ struct kpar {
 	bool joined, merged;
 	atomic_bool cancel; /* set by the first half: stop at the next read */
 	atomic_bool failed; /* set by the second half: it stopped on an error */
+	atomic_bool done;   /* set by the second half as its last step */
 };
 
 /* ---- window ---- */
@@ -485,6 +487,7 @@ static void *par_main(void *arg)
 		b->rc = read_doc(&b->r);
 	if (b->rc)
 		atomic_store(&b->failed, true);
+	atomic_store_explicit(&b->done, true, memory_order_release);
 	return NULL;
 }
 
@@ -534,7 +537,12 @@ static int split_check(struct reader *r)
 		r->split_rel = bat == UINT64_MAX ? SIZE_MAX : (size_t)(bat - r->base_off);
 		return 0;
 	}
-	/* an element of traceEvents starts at the candidate: the guess was right */
+	/*
+	 * An element of traceEvents starts at the candidate: the guess was
+	 * right. The second half ends within milliseconds either way: spin
+	 * rather than sleep (util/spin.h).
+	 */
+	gp__spin_until(&b->done, GP_KINETO_SPIN_NS);
 	pthread_join(b->tid, NULL);
 	b->joined = true;
 	/*
@@ -693,6 +701,7 @@ static void par_start(struct reader *r, const char *path)
 	q->cancel = &b->cancel;
 	atomic_init(&b->cancel, false);
 	atomic_init(&b->failed, false);
+	atomic_init(&b->done, false);
 	if (pthread_create(&b->tid, NULL, par_main, b))
 		goto fail;
 	r->par = b;
