@@ -27,58 +27,72 @@
 #include "util/value-int.h"
 
 /*
- * The sections in two groups that share nothing but the (read-only) context:
- * on a large trace they run on two threads, each into its own object, merged
- * into the rank object before findings, which reads them all. memory.c reads
- * the steps' incomplete flags, so it runs after steps in the same group;
- * launches joins them there so that the two groups take about as long.
+ * The sections as tasks that share nothing but the (read-only) context. On a
+ * large trace two threads take the tasks in this order, the usually longest
+ * first, each into its own object, merged into the rank object before
+ * findings (the last task), which reads them all: a thread that is done
+ * takes the next task, so the two end together whatever the trace's mix.
+ * memory.c reads the steps' incomplete flags in the same object, so memory
+ * is part of the steps task.
  */
-enum { GROUP_A, GROUP_B, GROUP_LAST, NGROUPS };
+enum { TASK_LAST = 7 };
 
 static const struct {
 	const char *name;
 	int (*fn)(const struct gp__actx *c, struct gp_value *r);
-	int group;
+	unsigned task;
 } sections[] = {
-	{ "overview", gp__an_overview, GROUP_A },    { "gpu", gp__an_gpu, GROUP_A },
-	{ "summaries", gp__an_summaries, GROUP_A },  { "launches", gp__an_launches, GROUP_B },
-	{ "steps", gp__an_steps, GROUP_B },          { "memory", gp__an_memory, GROUP_B },
-	{ "counters", gp__an_counters, GROUP_A },    { "timeline", gp__an_timeline, GROUP_B },
-	{ "findings", gp__an_findings, GROUP_LAST },
+	{ "summaries", gp__an_summaries, 0 },
+	{ "steps", gp__an_steps, 1 },
+	{ "memory", gp__an_memory, 1 },
+	{ "launches", gp__an_launches, 2 },
+	{ "gpu", gp__an_gpu, 3 },
+	{ "timeline", gp__an_timeline, 4 },
+	{ "overview", gp__an_overview, 5 },
+	{ "counters", gp__an_counters, 6 },
+	{ "findings", gp__an_findings, TASK_LAST },
 };
 
 /* events from which the second thread pays for itself */
-#define PARALLEL_MIN_EVENTS 50000
+#define PARALLEL_MIN_EVENTS 20000
 
 /* the longest spin-wait for the other thread (util/spin.h); then it sleeps */
 #define SPIN_NS (50u * 1000 * 1000)
 
+/* the tasks both threads take from */
+struct tasks {
+	atomic_uint next;   /* the next task to take */
+	atomic_bool failed; /* a task failed: take no more */
+};
+
 /*
- * Group B's thread. It is started before the analysis context is built and
+ * The second thread. It is started before the analysis context is built and
  * spins until the context is ready: a thread started on an idle CPU of a VM
  * begins up to a host tick later (0-4 ms measured), about as long as the
- * context takes, which so hides it. Then it runs the group into obj.
+ * context takes, which so hides it. Then it takes tasks into obj.
  */
-struct group_run {
+struct helper {
 	const struct gp__actx *c;
-	struct gp_value *obj; /* the group's sections */
+	struct tasks *tk;
+	struct gp_value *obj; /* the sections of its tasks */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	atomic_bool go;     /* c is set, or the run is cancelled */
+	atomic_bool go;     /* c and tk are set, or the run is cancelled */
 	atomic_bool cancel; /* with go: end without running */
 	atomic_bool done;   /* set by the thread as its last step */
 	int rc;
 	char err[1024];
 };
 
-static int run_group(const struct gp__actx *c, int group, struct gp_value *r)
+/* runs the sections of task @p k into @p r */
+static int run_task(const struct gp__actx *c, unsigned k, struct gp_value *r)
 {
 	size_t i;
 	int rc;
 
 	for (i = 0; i < GP_ARRAY_SIZE(sections); i++) {
-		if (sections[i].group != group)
+		if (sections[i].task != k)
 			continue;
 		rc = sections[i].fn(c, r);
 		if (rc) {
@@ -89,84 +103,101 @@ static int run_group(const struct gp__actx *c, int group, struct gp_value *r)
 	return 0;
 }
 
-static void *group_thread(void *arg)
+/* takes tasks until none is left (or one failed), running them into @p r */
+static int take_tasks(const struct gp__actx *c, struct tasks *tk, struct gp_value *r)
 {
-	struct group_run *g = arg;
+	for (;;) {
+		unsigned k = atomic_fetch_add(&tk->next, 1);
+		int rc;
 
-	gp__spin_until(&g->go, SPIN_NS);
-	pthread_mutex_lock(&g->mu);
-	while (!atomic_load(&g->go))
-		pthread_cond_wait(&g->cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-	if (!atomic_load(&g->cancel)) {
-		g->rc = run_group(g->c, GROUP_B, g->obj);
-		if (g->rc)
-			snprintf(g->err, sizeof(g->err), "%s", gp_last_error());
+		if (k >= TASK_LAST || atomic_load(&tk->failed))
+			return 0;
+		if ((rc = run_task(c, k, r))) {
+			atomic_store(&tk->failed, true);
+			return rc;
+		}
 	}
-	atomic_store_explicit(&g->done, true, memory_order_release);
+}
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+
+	gp__spin_until(&h->go, SPIN_NS);
+	pthread_mutex_lock(&h->mu);
+	while (!atomic_load(&h->go))
+		pthread_cond_wait(&h->cv, &h->mu);
+	pthread_mutex_unlock(&h->mu);
+	if (!atomic_load(&h->cancel)) {
+		h->rc = take_tasks(h->c, h->tk, h->obj);
+		if (h->rc)
+			snprintf(h->err, sizeof(h->err), "%s", gp_last_error());
+	}
+	atomic_store_explicit(&h->done, true, memory_order_release);
 	return NULL;
 }
 
-/* starts group B's thread, to wait for group_go(); false when it could not */
-static bool group_start(struct group_run *g)
+/* starts the second thread, to wait for helper_go(); false when it could not */
+static bool helper_start(struct helper *h)
 {
-	memset(g, 0, sizeof(*g));
-	g->obj = gp_value_object();
-	if (!g->obj)
+	memset(h, 0, sizeof(*h));
+	h->obj = gp_value_object();
+	if (!h->obj)
 		return false;
-	atomic_init(&g->go, false);
-	atomic_init(&g->cancel, false);
-	atomic_init(&g->done, false);
-	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->cv, NULL);
-	if (pthread_create(&g->tid, NULL, group_thread, g) == 0)
+	atomic_init(&h->go, false);
+	atomic_init(&h->cancel, false);
+	atomic_init(&h->done, false);
+	pthread_mutex_init(&h->mu, NULL);
+	pthread_cond_init(&h->cv, NULL);
+	if (pthread_create(&h->tid, NULL, helper_main, h) == 0)
 		return true;
-	pthread_mutex_destroy(&g->mu);
-	pthread_cond_destroy(&g->cv);
-	gp_value_free(g->obj);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
+	gp_value_free(h->obj);
 	return false;
 }
 
-/* lets group B's thread run on @p c, or end without running when @p c is NULL */
-static void group_go(struct group_run *g, const struct gp__actx *c)
+/* lets the second thread take tasks on @p c, or end without running when @p c is NULL */
+static void helper_go(struct helper *h, const struct gp__actx *c, struct tasks *tk)
 {
-	pthread_mutex_lock(&g->mu);
-	g->c = c;
-	atomic_store(&g->cancel, c == NULL);
-	atomic_store(&g->go, true);
-	pthread_cond_signal(&g->cv);
-	pthread_mutex_unlock(&g->mu);
+	pthread_mutex_lock(&h->mu);
+	h->c = c;
+	h->tk = tk;
+	atomic_store(&h->cancel, c == NULL);
+	atomic_store(&h->go, true);
+	pthread_cond_signal(&h->cv);
+	pthread_mutex_unlock(&h->mu);
 }
 
-/* waits for group B's thread (spinning first: it usually ends within milliseconds) */
-static void group_join(struct group_run *g)
+/* waits for the second thread (spinning first: it usually ends within milliseconds) */
+static void helper_join(struct helper *h)
 {
-	gp__spin_until(&g->done, SPIN_NS);
-	pthread_join(g->tid, NULL);
-	pthread_mutex_destroy(&g->mu);
-	pthread_cond_destroy(&g->cv);
+	gp__spin_until(&h->done, SPIN_NS);
+	pthread_join(h->tid, NULL);
+	pthread_mutex_destroy(&h->mu);
+	pthread_cond_destroy(&h->cv);
 }
 
-/* runs groups A and B, B on its thread when @p b is non-NULL (then joined and freed here) */
-static int run_groups(const struct gp__actx *c, struct group_run *b, struct gp_value *r)
+/* runs every task but the last, on two threads when @p h is non-NULL (then joined and freed) */
+static int run_tasks(const struct gp__actx *c, struct helper *h, struct gp_value *r)
 {
+	struct tasks tk;
 	int rc;
 
-	if (!b) {
-		if ((rc = run_group(c, GROUP_A, r)))
-			return rc;
-		return run_group(c, GROUP_B, r);
-	}
-	group_go(b, c);
-	rc = run_group(c, GROUP_A, r);
-	group_join(b);
-	if (!rc && b->rc)
-		rc = gp__error(b->rc, "%s", b->err);
+	atomic_init(&tk.next, 0);
+	atomic_init(&tk.failed, false);
+	if (!h)
+		return take_tasks(c, &tk, r);
+	helper_go(h, c, &tk);
+	rc = take_tasks(c, &tk, r);
+	helper_join(h);
+	if (!rc && h->rc)
+		rc = gp__error(h->rc, "%s", h->err);
 	if (rc) {
-		gp_value_free(b->obj);
+		gp_value_free(h->obj);
 		return rc;
 	}
-	return gp__obj_move_members(r, b->obj);
+	return gp__obj_move_members(r, h->obj);
 }
 
 static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
@@ -175,7 +206,7 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	struct gp_analyze_opts o = { .size = sizeof(o) };
 	struct gp__actx c;
 	struct gp_value *r = NULL;
-	struct group_run b;
+	struct helper h;
 	uint64_t off, lost;
 	bool started = false;
 	int rc = 0;
@@ -189,7 +220,7 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	o.size = sizeof(o);
 	if (may_thread && t->ev.n >= PARALLEL_MIN_EVENTS && o.threads != 1 &&
 	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		started = group_start(&b);
+		started = helper_start(&h);
 	GP_TRY(gp__actx_init(&c, t, &o, t->rank >= 0 ? t->rank : rank_hint));
 	r = gp_value_object();
 	if (!r)
@@ -206,17 +237,17 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	} else {
 		GP_TRY(gp_obj_set_null(r, "salvage"));
 	}
-	rc = run_groups(&c, started ? &b : NULL, r);
+	rc = run_tasks(&c, started ? &h : NULL, r);
 	started = false; /* joined, its object merged or freed */
 	if (rc)
 		goto out;
-	GP_TRY(run_group(&c, GROUP_LAST, r));
+	GP_TRY(run_task(&c, TASK_LAST, r));
 	GP_TRY(gp__summaries_trim(r, o.top));
 out:
 	if (started) {
-		group_go(&b, NULL);
-		group_join(&b);
-		gp_value_free(b.obj);
+		helper_go(&h, NULL, NULL);
+		helper_join(&h);
+		gp_value_free(h.obj);
 	}
 	gp__actx_release(&c);
 	if (rc) {
