@@ -23,7 +23,7 @@
 #include "metrics.h"
 #include "trace/input.h"
 #include "util/error.h"
-#include "util/spin.h"
+#include "util/spare.h"
 #include "util/value-int.h"
 
 /*
@@ -56,31 +56,17 @@ static const struct {
 /* events from which the second thread pays for itself */
 #define PARALLEL_MIN_EVENTS 20000
 
-/* the longest spin-wait for the other thread (util/spin.h); then it sleeps */
-#define SPIN_NS (50u * 1000 * 1000)
-
 /* the tasks both threads take from */
 struct tasks {
 	atomic_uint next;   /* the next task to take */
 	atomic_bool failed; /* a task failed: take no more */
 };
 
-/*
- * The second thread. It is started before the analysis context is built and
- * spins until the context is ready: a thread started on an idle CPU of a VM
- * begins up to a host tick later (0-4 ms measured), about as long as the
- * context takes, which so hides it. Then it takes tasks into obj.
- */
-struct helper {
+/* the spare thread's share of the tasks, into an object of its own */
+struct spare_tasks {
 	const struct gp__actx *c;
 	struct tasks *tk;
-	struct gp_value *obj; /* the sections of its tasks */
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	atomic_bool go;     /* c and tk are set, or the run is cancelled */
-	atomic_bool cancel; /* with go: end without running */
-	atomic_bool done;   /* set by the thread as its last step */
+	struct gp_value *obj;
 	int rc;
 	char err[1024];
 };
@@ -119,85 +105,39 @@ static int take_tasks(const struct gp__actx *c, struct tasks *tk, struct gp_valu
 	}
 }
 
-static void *helper_main(void *arg)
+static void spare_tasks_main(void *arg)
 {
-	struct helper *h = arg;
+	struct spare_tasks *st = arg;
 
-	gp__spin_until(&h->go, SPIN_NS);
-	pthread_mutex_lock(&h->mu);
-	while (!atomic_load(&h->go))
-		pthread_cond_wait(&h->cv, &h->mu);
-	pthread_mutex_unlock(&h->mu);
-	if (!atomic_load(&h->cancel)) {
-		h->rc = take_tasks(h->c, h->tk, h->obj);
-		if (h->rc)
-			snprintf(h->err, sizeof(h->err), "%s", gp_last_error());
-	}
-	atomic_store_explicit(&h->done, true, memory_order_release);
-	return NULL;
+	st->rc = take_tasks(st->c, st->tk, st->obj);
+	if (st->rc)
+		snprintf(st->err, sizeof(st->err), "%s", gp_last_error());
 }
 
-/* starts the second thread, to wait for helper_go(); false when it could not */
-static bool helper_start(struct helper *h)
+/* runs every task but the last, on two threads when @p spare is non-NULL */
+static int run_tasks(const struct gp__actx *c, struct gp_spare *spare, struct gp_value *r)
 {
-	memset(h, 0, sizeof(*h));
-	h->obj = gp_value_object();
-	if (!h->obj)
-		return false;
-	atomic_init(&h->go, false);
-	atomic_init(&h->cancel, false);
-	atomic_init(&h->done, false);
-	pthread_mutex_init(&h->mu, NULL);
-	pthread_cond_init(&h->cv, NULL);
-	if (pthread_create(&h->tid, NULL, helper_main, h) == 0)
-		return true;
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-	gp_value_free(h->obj);
-	return false;
-}
-
-/* lets the second thread take tasks on @p c, or end without running when @p c is NULL */
-static void helper_go(struct helper *h, const struct gp__actx *c, struct tasks *tk)
-{
-	pthread_mutex_lock(&h->mu);
-	h->c = c;
-	h->tk = tk;
-	atomic_store(&h->cancel, c == NULL);
-	atomic_store(&h->go, true);
-	pthread_cond_signal(&h->cv);
-	pthread_mutex_unlock(&h->mu);
-}
-
-/* waits for the second thread (spinning first: it usually ends within milliseconds) */
-static void helper_join(struct helper *h)
-{
-	gp__spin_until(&h->done, SPIN_NS);
-	pthread_join(h->tid, NULL);
-	pthread_mutex_destroy(&h->mu);
-	pthread_cond_destroy(&h->cv);
-}
-
-/* runs every task but the last, on two threads when @p h is non-NULL (then joined and freed) */
-static int run_tasks(const struct gp__actx *c, struct helper *h, struct gp_value *r)
-{
+	struct spare_tasks st = { .c = c };
 	struct tasks tk;
 	int rc;
 
 	atomic_init(&tk.next, 0);
 	atomic_init(&tk.failed, false);
-	if (!h)
+	if (spare)
+		st.obj = gp_value_object();
+	if (!st.obj)
 		return take_tasks(c, &tk, r);
-	helper_go(h, c, &tk);
+	st.tk = &tk;
+	gp__spare_run(spare, spare_tasks_main, &st);
 	rc = take_tasks(c, &tk, r);
-	helper_join(h);
-	if (!rc && h->rc)
-		rc = gp__error(h->rc, "%s", h->err);
+	gp__spare_wait(spare);
+	if (!rc && st.rc)
+		rc = gp__error(st.rc, "%s", st.err);
 	if (rc) {
-		gp_value_free(h->obj);
+		gp_value_free(st.obj);
 		return rc;
 	}
-	return gp__obj_move_members(r, h->obj);
+	return gp__obj_move_members(r, st.obj);
 }
 
 static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts *opts,
@@ -206,9 +146,8 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	struct gp_analyze_opts o = { .size = sizeof(o) };
 	struct gp__actx c;
 	struct gp_value *r = NULL;
-	struct helper h;
+	struct gp_spare *spare = NULL;
 	uint64_t off, lost;
-	bool started = false;
 	int rc = 0;
 
 	*out = NULL;
@@ -218,10 +157,15 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	o.size = sizeof(o);
+	/*
+	 * The spare thread starts before the context is built: a thread started
+	 * on an idle CPU of a VM begins up to a host tick later (0-4 ms measured),
+	 * and it is first needed for the context's sorts.
+	 */
 	if (may_thread && t->ev.n >= PARALLEL_MIN_EVENTS && o.threads != 1 &&
 	    sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		started = helper_start(&h);
-	GP_TRY(gp__actx_init(&c, t, &o, t->rank >= 0 ? t->rank : rank_hint));
+		spare = gp__spare_start();
+	GP_TRY(gp__actx_init_with(&c, t, &o, t->rank >= 0 ? t->rank : rank_hint, spare));
 	r = gp_value_object();
 	if (!r)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -237,18 +181,13 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	} else {
 		GP_TRY(gp_obj_set_null(r, "salvage"));
 	}
-	rc = run_tasks(&c, started ? &h : NULL, r);
-	started = false; /* joined, its object merged or freed */
-	if (rc)
-		goto out;
+	GP_TRY(run_tasks(&c, spare, r));
+	gp__spare_stop(spare);
+	spare = NULL;
 	GP_TRY(run_task(&c, TASK_LAST, r));
 	GP_TRY(gp__summaries_trim(r, o.top));
 out:
-	if (started) {
-		helper_go(&h, NULL, NULL);
-		helper_join(&h);
-		gp_value_free(h.obj);
-	}
+	gp__spare_stop(spare);
 	gp__actx_release(&c);
 	if (rc) {
 		gp_value_free(r);

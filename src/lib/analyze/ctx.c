@@ -5,10 +5,12 @@
  */
 #include "ctx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error.h"
+#include "util/spare.h"
 #include "util/sort.h"
 
 /*
@@ -56,6 +58,102 @@ static int sort_idx(const struct gp__actx *c, struct gp__idx *ix, struct gp_kv *
 	}
 	for (i = 0; !rc && i < ix->n; i++)
 		ix->v[i] = (uint32_t)kv[i].val;
+	return rc;
+}
+
+/* index lists to sort, with one buffer for all of them (the spare thread's share, or the caller's)
+ */
+struct sort_job {
+	struct gp__actx *c;
+	struct gp__idx *ix[GP_K__COUNT + 1];
+	bool kind[GP_K__COUNT + 1]; /* a by_kind list: its kpos are set too */
+	size_t n, most;
+	int rc;
+	char err[512];
+};
+
+static int sort_lists(struct sort_job *j)
+{
+	struct gp_kv *buf;
+	size_t k, i;
+	int rc = 0;
+
+	if (!j->n)
+		return 0;
+	buf = gp__reallocarray(NULL, 2 * (j->most ? j->most : 1), sizeof(*buf));
+	if (!buf)
+		return gp__error(GP_ENOMEM, "out of memory sorting events");
+	for (k = 0; k < j->n && !rc; k++) {
+		rc = sort_idx(j->c, j->ix[k], buf);
+		for (i = 0; !rc && j->kind[k] && i < j->ix[k]->n; i++)
+			j->c->kpos[j->ix[k]->v[i]] = (uint32_t)i;
+	}
+	gp__free(buf);
+	return rc;
+}
+
+static void sort_job_main(void *arg)
+{
+	struct sort_job *j = arg;
+
+	j->rc = sort_lists(j);
+	if (j->rc)
+		snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
+}
+
+/*
+ * Sorts every by_kind list and gpu, setting kpos. With a spare thread the
+ * lists are dealt, largest first, to whichever side has fewer elements so
+ * far, and the spare sorts its share while the caller sorts the rest.
+ */
+static int sort_all(struct gp__actx *c, struct gp_spare *spare)
+{
+	struct sort_job side[2];
+	struct gp__idx *all[GP_K__COUNT + 1];
+	bool kind[GP_K__COUNT + 1];
+	size_t total[2] = { 0, 0 }, n = 0, i, k;
+	int rc;
+
+	memset(side, 0, sizeof(side));
+	for (k = 0; k < GP_K__COUNT; k++) {
+		all[n] = &c->by_kind[k];
+		kind[n++] = true;
+	}
+	all[n] = &c->gpu;
+	kind[n++] = false;
+	for (k = 0; k < 2; k++)
+		side[k].c = c;
+	for (i = 0; i < n; i++) {
+		size_t best = i, s;
+
+		/* largest first */
+		for (k = i + 1; k < n; k++)
+			if (all[k]->n > all[best]->n)
+				best = k;
+		if (best != i) {
+			struct gp__idx *x = all[i];
+			bool y = kind[i];
+
+			all[i] = all[best];
+			kind[i] = kind[best];
+			all[best] = x;
+			kind[best] = y;
+		}
+		s = spare && total[1] < total[0] ? 1 : 0;
+		side[s].ix[side[s].n] = all[i];
+		side[s].kind[side[s].n++] = kind[i];
+		total[s] += all[i]->n;
+		if (all[i]->n > side[s].most)
+			side[s].most = all[i]->n;
+	}
+	if (spare && side[1].n)
+		gp__spare_run(spare, sort_job_main, &side[1]);
+	rc = sort_lists(&side[0]);
+	if (spare && side[1].n) {
+		gp__spare_wait(spare);
+		if (!rc && side[1].rc)
+			rc = gp__error(side[1].rc, "%s", side[1].err);
+	}
 	return rc;
 }
 
@@ -163,11 +261,16 @@ static void idmap_release(struct gp__idmap *m)
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
                   int64_t rank)
 {
+	return gp__actx_init_with(c, t, o, rank, NULL);
+}
+
+int gp__actx_init_with(struct gp__actx *c, const struct gp_trace *t,
+                       const struct gp_analyze_opts *o, int64_t rank, struct gp_spare *spare)
+{
 	const struct gp_events *e = &t->ev;
 	size_t counts[GP_K__COUNT] = { 0 }, ngpu = 0, ncorr = 0, next = 0, i, k;
 	int64_t corr_lo = INT64_MAX, corr_hi = INT64_MIN, ext_lo = INT64_MAX, ext_hi = INT64_MIN;
 	struct gp_u64map cache = { 0 };
-	struct gp_kv *sortbuf = NULL;
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -255,23 +358,7 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 	c->kpos = gp__malloc((e->n ? e->n : 1) * sizeof(*c->kpos));
 	if (!c->kpos)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	{
-		size_t most = c->gpu.n;
-
-		for (k = 0; k < GP_K__COUNT; k++)
-			most = c->by_kind[k].n > most ? c->by_kind[k].n : most;
-		sortbuf = gp__reallocarray(NULL, 2 * (most ? most : 1), sizeof(*sortbuf));
-		if (!sortbuf)
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory sorting events"));
-	}
-	for (k = 0; k < GP_K__COUNT; k++) {
-		GP_TRY(sort_idx(c, &c->by_kind[k], sortbuf));
-		for (i = 0; i < c->by_kind[k].n; i++)
-			c->kpos[c->by_kind[k].v[i]] = (uint32_t)i;
-	}
-	GP_TRY(sort_idx(c, &c->gpu, sortbuf));
-	gp__free(sortbuf);
-	sortbuf = NULL;
+	GP_TRY(sort_all(c, spare));
 
 	/* steps: CPU ProfilerStep#N annotations, in time order */
 	{
@@ -297,7 +384,6 @@ int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_
 		}
 	}
 out:
-	gp__free(sortbuf);
 	gp_u64map_release(&cache);
 	if (rc)
 		gp__actx_release(c);

@@ -148,6 +148,10 @@ static inline bool gp__name_tensor_core(const struct gp__actx *c, uint32_t name)
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,
                   int64_t rank);
+struct gp_spare;
+/** gp__actx_init() with a spare thread (util/spare.h) that sorts part of the index lists. */
+int gp__actx_init_with(struct gp__actx *c, const struct gp_trace *t,
+                       const struct gp_analyze_opts *o, int64_t rank, struct gp_spare *spare);
 void gp__actx_release(struct gp__actx *c);
 
 /** @return the launching runtime/driver event of GPU event @p i, or -1. */
