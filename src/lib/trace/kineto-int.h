@@ -31,7 +31,6 @@
 #define GP_KINETO_DEPTH    (GP_JSON_MAX_DEPTH - 4)
 #define GP_KINETO_PAR_MIN  (16u << 20) /* smallest (uncompressed) file read by two threads */
 #define GP_KINETO_PAR_SCAN (1u << 20)  /* bytes searched for the second half's first element */
-#define GP_KINETO_SPIN_NS  (50u * 1000 * 1000) /* the first half's longest spin for the second */
 
 enum state {
 	ST_START,

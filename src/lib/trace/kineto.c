@@ -542,7 +542,7 @@ static int split_check(struct reader *r)
 	 * right. The second half ends within milliseconds either way: spin
 	 * rather than sleep (util/spin.h).
 	 */
-	gp__spin_until(&b->done, GP_KINETO_SPIN_NS);
+	gp__spin_until(&b->done, GP_SPIN_NS);
 	pthread_join(b->tid, NULL);
 	b->joined = true;
 	/*

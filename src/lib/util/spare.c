@@ -11,9 +11,6 @@
 #include "error.h"
 #include "spin.h"
 
-/* the longest spin for a job or for its end; then the waiter sleeps */
-#define SPARE_SPIN_NS (50u * 1000 * 1000)
-
 struct gp_spare {
 	pthread_t tid;
 	pthread_mutex_t mu;
@@ -34,7 +31,7 @@ static void *spare_main(void *p)
 		void *arg;
 		bool quit;
 
-		gp__spin_until(&s->wake, SPARE_SPIN_NS);
+		gp__spin_until(&s->wake, GP_SPIN_NS);
 		pthread_mutex_lock(&s->mu);
 		while (!atomic_load(&s->wake))
 			pthread_cond_wait(&s->cv, &s->mu);
@@ -84,7 +81,7 @@ void gp__spare_run(struct gp_spare *s, void (*fn)(void *), void *arg)
 
 void gp__spare_wait(struct gp_spare *s)
 {
-	gp__spin_until(&s->idle, SPARE_SPIN_NS);
+	gp__spin_until(&s->idle, GP_SPIN_NS);
 	pthread_mutex_lock(&s->mu);
 	while (!atomic_load(&s->idle))
 		pthread_cond_wait(&s->cv, &s->mu);
