@@ -106,11 +106,16 @@ static int track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t devic
 static int add(struct rd *r, enum gp_kind kind, uint32_t name, uint32_t tr, int64_t start,
                int64_t end, int64_t corr, int64_t stream, size_t *idx)
 {
+	uint64_t d;
 	int rc;
 
 	if (end < start)
 		end = start; /* a record CUPTI could not finish: zero length */
-	if ((rc = gp__trace_add_event(r->t, kind, name, tr, start, end - start, idx)))
+	/* the true difference, in unsigned arithmetic; past the model's limit it is refused */
+	d = (uint64_t)end - (uint64_t)start;
+	if ((rc = gp__trace_add_event(r->t, kind, name, tr, start,
+	                              d > (uint64_t)GP_TIME_LIMIT ? GP_TIME_LIMIT + 1 : (int64_t)d,
+	                              idx)))
 		return rc;
 	r->t->ev.corr[*idx] = corr;
 	if (stream >= 0) {
@@ -182,8 +187,10 @@ static int add_copy(struct rd *r, enum gp_kind kind, const char *label, uint32_t
 	gi.shmem = -1;
 	gi.bytes = bytes > (uint64_t)INT64_MAX / 4 ? -1 : (int64_t)bytes;
 	gi.blocks_per_sm = gi.warps_per_sm = gi.occupancy_pct = __builtin_nan("");
-	gi.bw_gbps = end > start && gi.bytes >= 0 ? (double)gi.bytes / (double)(end - start)
-	                                          : __builtin_nan("");
+	/* the event's duration, as add() stored it (within the model's limits) */
+	gi.bw_gbps = r->t->ev.dur[idx] > 0 && gi.bytes >= 0
+	                 ? (double)gi.bytes / (double)r->t->ev.dur[idx]
+	                 : __builtin_nan("");
 	return gp__trace_add_gpu_info(r->t, idx, &gi);
 }
 
