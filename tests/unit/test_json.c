@@ -7,6 +7,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,12 +259,80 @@ static void test_utf8(void **state)
 	assert_memory_equal(buf, "a\xc3\xa9\xf0\x9f\x98\x80\n", 8);
 }
 
+/* the writer's text of a double: "%.6f" with trailing zeros removed (%.17g when too long) */
+static void want_fixed6(double d, char *out, size_t cap)
+{
+	int n;
+
+	if (d == 0)
+		d = 0;
+	n = snprintf(out, cap, "%.6f", d);
+	if (n >= 64) { /* the writer's buffer: longer numbers go out as %.17g */
+		snprintf(out, cap, "%.17g", d);
+		return;
+	}
+	while (n > 1 && out[n - 1] == '0')
+		n--;
+	if (out[n - 1] == '.')
+		n--;
+	out[n] = '\0';
+	if (strcmp(out, "-0") == 0)
+		strcpy(out, "0");
+}
+
+/* doubles written without printf where that is exact: the same text as printf's */
+static void test_doubles(void **state)
+{
+	static const double fixed[] = {
+		0.0000005,  0.0000015, 0.0000025,     2.5e-7,       -2.5e-7,        -0.0000005,
+		1e-7,       -1e-7,     0.1,           0.3,          68.31,          99.999999,
+		99.9999995, 1099511.6, 1099511.62777, -1099511.627, 1234567.5,      123.4564995,
+		5.0,        -5.0,      1e300,         -1e-300,      4503599.627370, 0.000001
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	char want[400];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < GP_ARRAY_SIZE(fixed) + 200000; i++) {
+		double d;
+		struct gp_value *v;
+		char *text;
+
+		if (i < GP_ARRAY_SIZE(fixed)) {
+			d = fixed[i];
+		} else {
+			/* random magnitudes from 1e-9 to 1e9, random signs, and decimal-looking
+			 * values */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			d = (double)(x >> 11) / 9007199254740992.0 *
+			    pow(10.0, (double)(x % 19) - 9.0);
+			if (x & 1)
+				d = -d;
+			if ((x >> 5) % 4 == 0)
+				d = round(d * 1e7) /
+				    1e7; /* a tie at the 7th decimal now and then */
+		}
+		v = gp_value_double(d);
+		assert_non_null(v);
+		assert_int_equal(gp_value_to_json(v, 0, &text, NULL), 0);
+		want_fixed6(d, want, sizeof(want));
+		if (strcmp(text, want) != 0)
+			fail_msg("%.17g: wrote %s, printf gives %s", d, text, want);
+		gp_free(text);
+		gp_value_free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),       cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_scan_window), cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_doubles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

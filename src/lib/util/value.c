@@ -436,15 +436,67 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 	return gp_buf_addch(b, '"');
 }
 
+/*
+ * The "%.6f" text of @p d with its trailing zeros (and '.') removed, without
+ * printf when that is exact: for |d| < 2^40 / 10^6 the product m = d * 10^6
+ * is within 2^-13 of the exact one (half an ulp below 2^40), so unless m lies
+ * within 2^-11 of a tie its nearest integer is the correctly rounded one
+ * printf gives. @return the length written to @p out (>= 24 bytes), 0 when
+ * the caller must use printf.
+ */
+static size_t fixed6_fast(double d, char *out)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	double m = d * 1e6, r, frac;
+	uint64_t u;
+	size_t n = 0, k;
+	int dec = 0;
+
+	if (!(m > -1099511627776.0 && m < 1099511627776.0))
+		return 0;
+	r = nearbyint(m);
+	frac = fabs(m - trunc(m));
+	if (fabs(frac - 0.5) < 1.0 / 2048)
+		return 0;
+	u = (uint64_t)(r < 0 ? -r : r);
+	if (r < 0 && u)
+		out[n++] = '-';
+	/* the digits of u, at least 7 (one before the point) */
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+		dec++;
+	} while (u || dec < 7);
+	k = (size_t)(digits + sizeof(digits) - p); /* digits, the last 6 after the point */
+	memcpy(out + n, p, k - 6);
+	n += k - 6;
+	/* the fraction without its trailing zeros */
+	{
+		size_t f = 6;
+
+		while (f && p[k - 6 + f - 1] == '0')
+			f--;
+		if (f) {
+			out[n++] = '.';
+			memcpy(out + n, p + k - 6, f);
+			n += f;
+		}
+	}
+	return n;
+}
+
 static int write_double(struct gp_buf *b, double d)
 {
 	char tmp[64];
+	size_t fast;
 	int n;
 
 	if (!isfinite(d))
 		return gp_buf_addstr(b, "null");
 	if (d == 0)
 		d = 0; /* no "-0" */
+	if ((fast = fixed6_fast(d, tmp)))
+		return gp_buf_add(b, tmp, fast);
 	n = snprintf(tmp, sizeof(tmp), "%.6f", d);
 	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
 		n = snprintf(tmp, sizeof(tmp), "%.17g", d);
