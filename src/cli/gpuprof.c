@@ -114,8 +114,16 @@ int main(int argc, char **argv)
 	 * mappings, returned to the system when freed: glibc's default raises
 	 * the threshold after such a free and then serves them from a heap
 	 * that never shrinks, which costs several MB of peak RSS on big traces.
+	 * The heap of the small blocks, on the other hand, is not trimmed each
+	 * time its top is free (glibc's default at 128 KiB): a trim and the
+	 * growth after it cost a system call, a TLB flush on every CPU the
+	 * process ran on and the page faults again. On trace_diff_test: 18 %
+	 * fewer page faults and 8 % less CPU for 0.5 MB more peak RSS.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#ifdef M_TRIM_THRESHOLD
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 #endif
 	if (argc < 2) {
 		gp_cli_list_commands(stdout);
