@@ -291,6 +291,47 @@ static inline int expect_colon(struct reader *r, const char **pp, const char *en
 	return 0;
 }
 
+/*
+ * The next member of an object, at @p seg (just after the previous value, or
+ * after the '{' when @p first): a segment of @p cand matched (*@p node, its
+ * key id in *@p id, *@p pp at the value), or else the separator parsed there
+ * (*@p node 0, *@p pp at the key's opening quote). @return 0, 1 when the
+ * object closed instead (*@p pp past its '}'), or a negative status.
+ */
+static inline int member_start(struct reader *r, const struct gp_seg_memo *m, const uint8_t *cand,
+                               const char *seg, bool first, const char **pp, unsigned *node,
+                               unsigned *id)
+{
+	const char *p = seg, *end = r->s.end;
+	int rc;
+
+	*node = cand ? seg_match(m, cand, seg, end) : 0;
+	if (*node) {
+		*id = m->node[*node - 1].id;
+		*pp = seg + m->node[*node - 1].len;
+		return 0;
+	}
+	if (first) {
+		p = gp__json_ws(p, end);
+		if (p < end && *p == '}') {
+			*pp = p + 1;
+			return 1;
+		}
+	} else {
+		rc = after_member(r, &p, end);
+		if (rc) {
+			*pp = p;
+			return rc;
+		}
+	}
+	if (p >= end)
+		return gp__json_fail(&r->s, end, GP_ETRUNC, "unexpected end of input");
+	if (*p != '"')
+		return gp__json_fail(&r->s, p, GP_EFORMAT, "expected string key in object");
+	*pp = p;
+	return 0;
+}
+
 /* grid/block: [x, y, z] of integers; anything else leaves them unknown. */
 static int parse_dim3(struct reader *r, const char **pp, int32_t *v)
 {
@@ -362,35 +403,17 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 		return gp__json_fail(&r->s, p, GP_EFORMAT, "\"args\" is not an object");
 	seg = p + 1;
 	for (;;) {
-		unsigned id = A_NONE, node = cand ? seg_match(m, cand, seg, end) : 0;
+		unsigned id = A_NONE, node;
 
-		if (node) {
-			id = m->node[node - 1].id;
-			p = seg + m->node[node - 1].len;
-		} else {
-			/* the separator (or the object's start), the key and the ':' */
-			p = seg;
-			if (first) {
-				p = gp__json_ws(p, end);
-				if (p < end && *p == '}') {
-					*pp = p + 1;
-					return 0;
-				}
-			} else {
-				rc = after_member(r, &p, end);
-				if (rc < 0)
-					return rc;
-				if (rc) {
-					*pp = p;
-					return 0;
-				}
-			}
-			if (p >= end)
-				return gp__json_fail(&r->s, end, GP_ETRUNC,
-				                     "unexpected end of input");
-			if (*p != '"')
-				return gp__json_fail(&r->s, p, GP_EFORMAT,
-				                     "expected string key in object");
+		rc = member_start(r, m, cand, seg, first, &p, &node, &id);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			*pp = p;
+			return 0;
+		}
+		if (!node) {
+			/* the key and the ':' */
 			if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
 				return rc;
 			if (!esc)
@@ -554,35 +577,17 @@ static int parse_event(struct reader *r, const char **pp, struct evrec *e)
 	}
 	seg = p + 1;
 	for (;;) {
-		unsigned k, node = cand ? seg_match(m, cand, seg, end) : 0;
+		unsigned k = EK_OTHER, node;
 
-		if (node) {
-			k = m->node[node - 1].id;
-			p = seg + m->node[node - 1].len;
-		} else {
-			/* the separator (or the object's start), the key and the ':' */
-			p = seg;
-			if (first) {
-				p = gp__json_ws(p, end);
-				if (p < end && *p == '}') {
-					*pp = p + 1;
-					return 0;
-				}
-			} else {
-				rc = after_member(r, &p, end);
-				if (rc < 0)
-					return rc;
-				if (rc) {
-					*pp = p;
-					return 0;
-				}
-			}
-			if (p >= end)
-				return gp__json_fail(&r->s, end, GP_ETRUNC,
-				                     "unexpected end of input");
-			if (*p != '"')
-				return gp__json_fail(&r->s, p, GP_EFORMAT,
-				                     "expected string key in object");
+		rc = member_start(r, m, cand, seg, first, &p, &node, &k);
+		if (rc < 0)
+			return rc;
+		if (rc) {
+			*pp = p;
+			return 0;
+		}
+		if (!node) {
+			/* the key and the ':' */
 			k = ev_key_fast(&p, end);
 			if (k == EK_OTHER) {
 				if ((rc = gp__json_string_fast(&r->s, &p, &key, &esc)))
