@@ -203,7 +203,8 @@ static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "po
 char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len)
 {
 	struct out o = { NULL, 0, 0, false };
-	char host[300], launch[900], (*labels)[1024] = NULL;
+	/* each label set holds its longest parts (label_value truncates each to its buffer) */
+	char host[300], launch[900], (*labels)[2048] = NULL;
 	const struct gp_host_sample *h = &s->host;
 	unsigned n = s->ngpus < GP_SAMPLE_MAX_GPUS ? s->ngpus : GP_SAMPLE_MAX_GPUS;
 
@@ -272,7 +273,7 @@ char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *le
 		}
 	}
 	{
-		char hl[1200];
+		char hl[1280];
 
 		snprintf(hl, sizeof(hl), "Hostname=\"%s\"%s", host, launch);
 		if (h->valid & (1ULL << GP_HF_CPU_BUSY))
