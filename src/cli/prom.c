@@ -8,13 +8,14 @@
  * UUID, pci_bus_id, device, modelName, Hostname) plus rank, local_rank and
  * job when a launcher set them. An unknown value is left out, never 0.
  *
- * HTTP is libmicrohttpd's, on its own internal thread with an event loop:
- * the library is loaded with dlopen when --listen asks for it (its header
+ * HTTP is libmicrohttpd's, on its own internal thread with an event loop.
+ * The library is loaded with dlopen when --listen asks for it (its header
  * gives the types), so no other command pays for it and its TLS stack at
- * start-up (about 2.5 ms and 2.7 MB here); a scrape copies the newest sample under the sampler's
- * lock and renders it, so a slow or malformed client never touches the sampling thread, and
- * concurrent scrapes each render their own copy. The textfile writer is a
- * thread that rewrites DIR/gpuprof.prom (temp file + rename) per sample.
+ * start-up (about 2.5 ms and 2.7 MB here). A scrape copies the newest sample
+ * under the sampler's lock and renders it, so a slow or malformed client
+ * never touches the sampling thread, and concurrent scrapes each render
+ * their own copy. The textfile writer is a thread that rewrites
+ * DIR/gpuprof.prom (temp file + rename) per sample.
  */
 #include <arpa/inet.h>
 #include <errno.h>
