@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -127,6 +128,31 @@ static bool strip_suffix(char *s, const char *suffix)
 		return true;
 	}
 	return false;
+}
+
+int bad_option(const char *cmd, int c, const char *const *argv, const char *usage)
+{
+	if (c == ':')
+		fprintf(stderr, "gpuprof %s: option '%s' needs a value\n%s", cmd, argv[optind - 1],
+		        usage);
+	else
+		fprintf(stderr, "gpuprof %s: unknown option '%s'\n%s", cmd, argv[optind - 1],
+		        usage);
+	return GP_EXIT_USAGE;
+}
+
+const char *output_for(const char *cmd, const char *given, const char *first, int n,
+                       const char *suffix, char **derived)
+{
+	*derived = NULL;
+	if (given)
+		return given;
+	if (n > 1)
+		usage_die("%s: several inputs: name the output with -o FILE", cmd);
+	*derived = derive_output(first, suffix);
+	if (!*derived)
+		usage_die("%s: cannot derive an output name from '%s': use -o FILE", cmd, first);
+	return *derived;
 }
 
 char *derive_output(const char *path, const char *suffix)

@@ -91,6 +91,13 @@ char *xstrdup(const char *s);
 long long parse_count(const char *opt, const char *s, long long max);
 
 /**
+ * The usage error for what getopt_long() returned in @p c (':' an option
+ * without its value, anything else an unknown option) in command @p cmd:
+ * the message and @p usage on stderr. @return GP_EXIT_USAGE.
+ */
+int bad_option(const char *cmd, int c, const char *const *argv, const char *usage);
+
+/**
  * Writes @p len bytes to @p path atomically: a temp file in the same directory,
  * fsync, then rename(2). On failure nothing is left behind and an error is
  * printed. @return 0 or -1.
@@ -104,6 +111,15 @@ int write_file_atomic(const char *path, const char *data, size_t len);
  * directory that cannot be resolved. Free with free().
  */
 char *derive_output(const char *path, const char *suffix);
+
+/**
+ * The output file of command @p cmd: @p given (-o) when non-NULL, else
+ * derive_output() of its one input @p first with @p suffix, kept in
+ * *@p derived for the caller to free(). Several inputs (@p n > 1) without -o,
+ * or a name that cannot be derived, are usage errors (exit 2).
+ */
+const char *output_for(const char *cmd, const char *given, const char *first, int n,
+                       const char *suffix, char **derived);
 
 /**
  * Writes @p len bytes to stdout. Errors are left in ferror(stdout) and

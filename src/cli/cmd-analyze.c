@@ -151,14 +151,8 @@ int cmd_analyze(int argc, const char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return GP_EXIT_OK;
-		case ':':
-			fprintf(stderr, "gpuprof analyze: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "gpuprof analyze: unknown option '%s'\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
+			return bad_option("analyze", c, argv, usage_text);
 		}
 	}
 	if (optind >= argc) {

@@ -374,16 +374,9 @@ int cmd_bench(int argc, const char **argv)
 			fputs(usage_text, stdout);
 			free_cli(&o);
 			return GP_EXIT_OK;
-		case ':':
-			fprintf(stderr, "gpuprof bench: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			free_cli(&o);
-			return GP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "gpuprof bench: unknown option '%s'\n%s", argv[optind - 1],
-			        usage_text);
 			free_cli(&o);
-			return GP_EXIT_USAGE;
+			return bad_option("bench", c, argv, usage_text);
 		}
 	}
 	if (o.json && o.md)

@@ -165,14 +165,8 @@ int cmd_compare(int argc, const char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return GP_EXIT_OK;
-		case ':':
-			fprintf(stderr, "gpuprof compare: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "gpuprof compare: unknown option '%s'\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
+			return bad_option("compare", c, argv, usage_text);
 		}
 	}
 	if (json && markdown)

@@ -91,29 +91,16 @@ int cmd_export(int argc, const char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return GP_EXIT_OK;
-		case ':':
-			fprintf(stderr, "gpuprof export: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "gpuprof export: unknown option '%s'\n%s", argv[optind - 1],
-			        usage_text);
-			return GP_EXIT_USAGE;
+			return bad_option("export", c, argv, usage_text);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "gpuprof export: no trace given\n%s", usage_text);
 		return GP_EXIT_USAGE;
 	}
-	if (!output) {
-		if (argc - optind > 1)
-			usage_die("export: several inputs: name the output with -o FILE");
-		derived = derive_output(argv[optind], ".chrome.json");
-		if (!derived)
-			usage_die("export: cannot derive an output name from '%s': use -o FILE",
-			          argv[optind]);
-		output = derived;
-	}
+	output =
+	    output_for("export", output, argv[optind], argc - optind, ".chrome.json", &derived);
 
 	if (strcmp(output, "-") == 0) {
 		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout, &st);

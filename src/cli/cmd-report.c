@@ -85,29 +85,16 @@ int cmd_report(int argc, const char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return GP_EXIT_OK;
-		case ':':
-			fprintf(stderr, "gpuprof report: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "gpuprof report: unknown option '%s'\n%s", argv[optind - 1],
-			        usage_text);
-			return GP_EXIT_USAGE;
+			return bad_option("report", c, argv, usage_text);
 		}
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "gpuprof report: no input given\n%s", usage_text);
 		return GP_EXIT_USAGE;
 	}
-	if (!output) {
-		if (argc - optind > 1)
-			usage_die("report: several inputs: name the output with -o FILE");
-		derived = derive_output(argv[optind], ".report.html");
-		if (!derived)
-			usage_die("report: cannot derive an output name from '%s': use -o FILE",
-			          argv[optind]);
-		output = derived;
-	}
+	output =
+	    output_for("report", output, argv[optind], argc - optind, ".report.html", &derived);
 
 	rc = gp_report_load(argv + optind, (size_t)(argc - optind), &opts, &page);
 	if (!rc)

@@ -224,14 +224,8 @@ static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(GP_EXIT_OK);
-		case ':':
-			fprintf(stderr, "gpuprof top: option '%s' needs a value\n%s",
-			        argv[optind - 1], usage_text);
-			exit(GP_EXIT_USAGE);
 		default:
-			fprintf(stderr, "gpuprof top: unknown option '%s'\n%s", argv[optind - 1],
-			        usage_text);
-			exit(GP_EXIT_USAGE);
+			exit(bad_option("top", c, argv, usage_text));
 		}
 	}
 	if (optind < argc) {

@@ -112,9 +112,7 @@ int cmd_version(int argc, const char **argv)
 			fputs(usage_text, stdout);
 			return GP_EXIT_OK;
 		default:
-			fprintf(stderr, "gpuprof version: unknown option '%s'\n%s",
-			        argv[optind - 1], usage_text);
-			return GP_EXIT_USAGE;
+			return bad_option("version", c, argv, usage_text);
 		}
 	}
 	if (optind < argc) {

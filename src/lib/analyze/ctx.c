@@ -220,7 +220,7 @@ static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i
  * hash map. A dense slot is 4 bytes, the map's 17 at a load of at most one
  * half, so up to 8 slots per id the array is no larger than the map (and a
  * lookup is one load): CUDA correlation ids, which every thread's calls
- * share, are typically spread 4-6 per call in one thread's trace.
+ * share, are spread about 5 per call in trace_diff_test (one rank).
  */
 #define IDMAP_SPREAD 8
 
