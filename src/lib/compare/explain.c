@@ -30,6 +30,7 @@
 
 #include "compare-int.h"
 #include "util/buf.h"
+#include "util/fmt.h"
 
 #define TOP_KERNELS    3
 #define NAME_MAX_SHOWN 60
@@ -58,23 +59,6 @@ static int add(struct gp_value *arr, const char *id, struct gp_value *evidence, 
 	if (gp_obj_set(o, "evidence", evidence))
 		return gp__error(GP_ENOMEM, "out of memory");
 	return 0;
-}
-
-/* a duration with its sign, "+12.345 ms" */
-static const char *sdur(char *buf, size_t n, double ns)
-{
-	double a = fabs(ns);
-	const char *sign = ns < 0 ? "-" : "+";
-
-	if (a >= 1e9)
-		snprintf(buf, n, "%s%.3f s", sign, a / 1e9);
-	else if (a >= 1e6)
-		snprintf(buf, n, "%s%.3f ms", sign, a / 1e6);
-	else if (a >= 1e3)
-		snprintf(buf, n, "%s%.3f us", sign, a / 1e3);
-	else
-		snprintf(buf, n, "%s%.0f ns", sign, a);
-	return buf;
 }
 
 /* a name cut to NAME_MAX_SHOWN bytes (at a UTF-8 boundary) with "..." */
@@ -180,8 +164,8 @@ static int side_rule(struct gp_value *arr, double d_step, double d_busy, double 
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	sdur(a, sizeof(a), d_step);
-	sdur(b, sizeof(b), d_busy);
+	gp__fmt_ns(a, sizeof(a), d_step, true);
+	gp__fmt_ns(b, sizeof(b), d_busy, true);
 	if (gpu)
 		return add(arr, "gpu_side", ev,
 		           "%s changed by %s and %s by %s: the change is in the GPU work itself "
@@ -242,15 +226,16 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		    gp_obj_set_double(o, "base_ns", sb.v[2 + best]) ||
 		    gp_obj_set_double(o, "new_ns", sn.v[2 + best]))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp_buf_addf(&t, "%s%s %s", shown ? ", " : "", components[best],
-		                   sdur(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best])));
+		GP_TRY(
+		    gp_buf_addf(&t, "%s%s %s", shown ? ", " : "", components[best],
+		                gp__fmt_ns(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best], true)));
 		shown++;
 	}
 	if (shown) {
 		char a[32];
 
 		rc = add(arr, "step_breakdown", ev, "of the %s change of the mean step: %s",
-		         sdur(a, sizeof(a), d), t.buf);
+		         gp__fmt_ns(a, sizeof(a), d, true), t.buf);
 		ev = NULL;
 	}
 out:
@@ -331,12 +316,13 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 		    gp_obj_set_double(o, "share_pct", 100 * (tn[best] - tb[best]) / d))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_buf_addf(&t, "%s%s %s (%.0f %%)", shown++ ? ", " : "", types[best],
-		                   sdur(a, sizeof(a), tn[best] - tb[best]),
+		                   gp__fmt_ns(a, sizeof(a), tn[best] - tb[best], true),
 		                   100 * (tn[best] - tb[best]) / d));
 	}
 	rc = add(arr, "gpu_time_by_type", ev,
 	         "GPU time (kernels, copies, memsets, summed) %s by %s (%+.1f %%): %s",
-	         d > 0 ? "rose" : "fell", sdur(a, sizeof(a), fabs(d)) + 1, 100 * d / sb, t.buf);
+	         d > 0 ? "rose" : "fell", gp__fmt_ns(a, sizeof(a), fabs(d), true) + 1, 100 * d / sb,
+	         t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
@@ -378,7 +364,8 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		    gp_obj_set_double(o, "delta_avg_pct", dp))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_buf_addf(&t, "%s%s %s", shown++ ? "; " : "",
-		                   short_name(nb, sizeof(nb), name), sdur(a, sizeof(a), dt)));
+		                   short_name(nb, sizeof(nb), name),
+		                   gp__fmt_ns(a, sizeof(a), dt, true)));
 		if (strcmp(st, "added") == 0 || strcmp(st, "removed") == 0)
 			GP_TRY(gp_buf_addf(&t, " (%s)", st));
 		else
@@ -391,8 +378,8 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	rc = add(arr, "top_kernels", ev,
 	         "%zu kernel%s account%s for %.0f %% of the %s change of kernel time: %s", shown,
-	         shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d, sdur(a, sizeof(a), d),
-	         t.buf);
+	         shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
+	         gp__fmt_ns(a, sizeof(a), d, true), t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
