@@ -53,9 +53,12 @@ for mode in exit term kill fork; do
 	# CUDA events on request, in one of the four
 	ev=0
 	[ "$mode" = exit ] && ev=1
-	GPUPROF_CUDA_EVENTS=$ev GPUPROF_CAPTURE_DIR="$d" "$SIM" "$INJ" "$FAKE" 5 "$mode" \
+	# a run takes a second or two: a hang fails here, naming the mode, instead of at
+	# ctest's 600 s limit (one ASan run hung once, in a mode the log did not say)
+	GPUPROF_CUDA_EVENTS=$ev GPUPROF_CAPTURE_DIR="$d" timeout 120 "$SIM" "$INJ" "$FAKE" 5 "$mode" \
 		>"$TMP/sim.out" 2>"$TMP/sim.err"
 	rc=$?
+	[ "$rc" -ne 124 ] || fail "driver_sim $mode hung (stopped after 120 s): $(tail -n 20 "$TMP/sim.err")"
 	case $mode in
 	exit | fork) want=0 ;;
 	term) want=143 ;;
