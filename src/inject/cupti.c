@@ -203,8 +203,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	else
 		g_refused_buffers++;
 	pthread_mutex_unlock(&g_mu);
-	if (ok && posix_memalign(&p, 8, BUF_SIZE) != 0) {
-		p = NULL;
+	/* CUPTI wants 8-byte alignment, malloc gives 16; no fork while inside the allocator */
+	if (ok && !(p = gp_inj_alloc(BUF_SIZE, false))) {
 		pthread_mutex_lock(&g_mu);
 		g_bufs--;
 		g_refused_buffers++;
@@ -224,15 +224,15 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	if (F.cuptiActivityGetNumDroppedRecords &&
 	    F.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
 		dropped = 0;
-	d = malloc(sizeof(*d));
+	d = gp_inj_alloc(sizeof(*d), false);
 	pthread_mutex_lock(&g_mu);
 	g_dropped_records += dropped;
 	if (!buf || !d || gp_inj_forked()) {
 		if (buf)
 			g_bufs--;
 		pthread_mutex_unlock(&g_mu);
-		free(buf);
-		free(d);
+		gp_inj_free(buf);
+		gp_inj_free(d);
 		return;
 	}
 	d->next = NULL;

@@ -85,6 +85,14 @@ static struct gp_inj_block *g_spare;
 static size_t g_nspare;
 static size_t g_held; /* bytes of g_q + blocks */
 static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
+/*
+ * The writer thread is running its own code. session_open waits for it: a
+ * thread's start-up allocates outside our locks (a sanitizer's thread set-up
+ * calls pthread_getattr_np, which mallocs), and a fork in that moment would
+ * leave a sanitizer's allocator locked in the child for good.
+ */
+static bool g_writer_running;
+static pthread_cond_t g_writer_cv = PTHREAD_COND_INITIALIZER;
 
 static struct sigaction g_old_act[65];
 
@@ -495,6 +503,10 @@ static void *writer_main(void *arg)
 	(void)arg;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
+	pthread_mutex_lock(&g_mu);
+	g_writer_running = true;
+	pthread_cond_signal(&g_writer_cv);
+	pthread_mutex_unlock(&g_mu);
 	spare_fill();
 	for (;;) {
 		struct pollfd p = { g_pipe[0], POLLIN, 0 };
@@ -832,6 +844,10 @@ static void session_open(void)
 		cal_read(&g_cal.tsc, &g_cal.ns);
 	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0) {
 		g_writer_started = true;
+		pthread_mutex_lock(&g_mu);
+		while (!g_writer_running)
+			pthread_cond_wait(&g_writer_cv, &g_mu);
+		pthread_mutex_unlock(&g_mu);
 	} else {
 		gp__inj_tsc = false; /* nobody would convert during the run */
 		gp_inj_warn(0, "no writer thread: records are written at exit only");

@@ -13,7 +13,9 @@
  *   MODE exit: returns 0 (the tracer's atexit handler writes the rest)
  *        term: raise(SIGTERM) with the default disposition (the tracer flushes, then it dies)
  *        kill: waits 1.5 s (the periodic writes), then SIGKILL
- *        fork: a forked child emits records too and exits; they must not appear
+ *        fork: a child forked just after InitializeInjection exits; another,
+ *              forked after the records, emits records too and exits; none may
+ *              appear, and neither may hang
  * Prints "checks ok" when the tracer drove CUPTI as it should; exit 1 otherwise.
  */
 #include <dlfcn.h>
@@ -167,6 +169,18 @@ int main(int argc, char **argv)
 		return fail("no InitializeInjection");
 	if (init() != 1 || init() != 1) /* a second call is harmless */
 		return fail("InitializeInjection did not return 1");
+	if (strcmp(argv[4], "fork") == 0) {
+		/* a fork just after the tracer started its writer thread: the child allocates and
+		 * exits normally (under ASan, a leak check that needs every allocator lock) */
+		pid_t p = fork();
+
+		if (p == 0) {
+			free(malloc(64));
+			exit(0);
+		}
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			return fail("the early fork");
+	}
 	fake = dlopen(argv[2], RTLD_NOW | RTLD_NOLOAD);
 	if (!fake)
 		return fail("the tracer did not load the fake CUPTI");
