@@ -316,7 +316,11 @@ static void print_gpu(FILE *f, const struct gp_value *r)
 		return;
 	w = get(g, "window_ns");
 	heading(f, "GPU time");
-	fprintf(f, "  %-13s %10s\n", "window", dur(b1, sizeof(b1), w));
+	fprintf(f, "  %-13s %10s", "window", dur(b1, sizeof(b1), w));
+	if (gp_value_type(get(g, "outside_windows_ns")) == GP_VALUE_INT)
+		fprintf(f, "  (%s between capture windows left out)",
+		        dur(b2, sizeof(b2), get(g, "outside_windows_ns")));
+	fputc('\n', f);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		fprintf(f, "  %-13s ", rows[i][0]);
 		cell(f, dur(b1, sizeof(b1), get(g, rows[i][1])), 10, false);

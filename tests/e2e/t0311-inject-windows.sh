@@ -63,6 +63,14 @@ else:
     assert int(fin[1]) == int(want_fin), fin
 # the clock was registered once, even across detach and attach
 assert fin[3] == "1", fin
+# busy/idle: the GPU time between two windows is neither window nor idle time
+g = r["gpu"]
+ow = g["outside_windows_ns"]
+assert ow is not None and ow >= 0, g
+assert g["idle_ns"] == g["window_ns"] - g["busy_ns"] and g["idle_ns"] >= 0, g
+between = sum(b["start_ns"] - a["end_ns"] for a, b in zip(wins, wins[1:]))
+assert ow <= between, (ow, wins)
+print(name, "gpu:", g["window_ns"], g["busy_ns"], g["idle_ns"], ow, between)
 # the kernels' API calls are there, and nothing else of the skipped iterations
 assert sum(a["count"] for a in r["api_calls"]) == len(got), r["api_calls"]
 print(name, "ok:", got)

@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analyze/analyze-int.h"
@@ -200,6 +201,63 @@ static void test_triple_overlap(void **state)
 	gp_trace_free(t);
 }
 
+static void set_windows(struct gp_trace *t, const char *windows)
+{
+	char json[300];
+	struct gp_value *m = NULL;
+
+	snprintf(json, sizeof(json), "{\"gpuprof_capture_read\":{\"windows\":%s}}", windows);
+	assert_int_equal(gp_value_parse(json, strlen(json), &m, NULL), 0);
+	gp_value_free(t->meta);
+	t->meta = m;
+}
+
+/*
+ * A capture with two windows, [-20k, 120k) and [250k, open): nothing was
+ * recorded in [120k, 250k), so its idle part (80k: [150k,200k), [210k,220k),
+ * [230k,250k)) is neither window nor idle time; the GPU work that ran on
+ * there (launched in the first window) stays busy. Per stream 7: the gap
+ * [100k,200k) keeps its 20k inside the first window (host_wait), [210k,220k)
+ * lies between the windows (no gap), [230k,300k) keeps its 50k (other).
+ */
+static void test_capture_windows(void **state)
+{
+	struct gp_trace *t = scenario();
+	struct gp_value *r;
+
+	(void)state;
+	set_windows(t, "[{\"start_ns\":-20000,\"end_ns\":120000},"
+	               "{\"start_ns\":250000,\"end_ns\":null}]");
+	r = tu_section(t, false, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/outside_windows_ns"), 80000);
+	assert_int_equal(tu_geti(r, "gpu/window_ns"), 230000);
+	assert_int_equal(tu_geti(r, "gpu/busy_ns"), 180000);
+	assert_int_equal(tu_geti(r, "gpu/idle_ns"), 50000);
+	assert_int_equal(tu_geti(r, "gpu/compute_ns"), 120000);
+	assert_int_equal(tu_geti(r, "gpu/non_compute_ns"), 60000);
+	assert_true(fabs(tu_getd(r, "gpu/idle_pct") - 100.0 * 50 / 230) < 1e-4);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/stream"), 7);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 20000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 50000);
+	gp_value_free(r);
+
+	/* one window around everything: as without windows, and 0 left out */
+	set_windows(t, "[{\"start_ns\":-1,\"end_ns\":1000000}]");
+	r = tu_section(t, false, gp__an_gpu);
+	check_scenario(r);
+	assert_int_equal(tu_geti(r, "gpu/outside_windows_ns"), 0);
+	gp_value_free(r);
+
+	/* the whole run captured (windows null), or a Kineto trace: null */
+	set_windows(t, "null");
+	r = tu_section(t, false, gp__an_gpu);
+	check_scenario(r);
+	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/outside_windows_ns")), GP_VALUE_NULL);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_no_gpu(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -212,6 +270,7 @@ static void test_no_gpu(void **state)
 	assert_string_equal(tu_gets(r, "gpu/note"), "no GPU activity");
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/window_ns")), GP_VALUE_NULL);
 	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/idle_pct")), GP_VALUE_NULL);
+	assert_int_equal(gp_value_type(gp_value_path(r, "gpu/outside_windows_ns")), GP_VALUE_NULL);
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/kernel_types")), 0);
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/idle_breakdown")), 0);
 	gp_value_free(r);
@@ -226,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_wait_threshold),
 		cmocka_unit_test(test_hta_row0_launcher),
 		cmocka_unit_test(test_triple_overlap),
+		cmocka_unit_test(test_capture_windows),
 		cmocka_unit_test(test_no_gpu),
 	};
 

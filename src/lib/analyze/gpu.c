@@ -5,13 +5,16 @@
  * Over the GPU activity of ctx.h (c->gpu, sorted by start):
  *  - temporal breakdown: window (first start to last end), busy (union of all
  *    activity), idle = window - busy, compute (union of COMPUTATION),
- *    non-compute = window - compute - idle;
+ *    non-compute = window - compute - idle; in a capture of `gpuprof run`
+ *    with capture windows, the idle time outside every window (nothing was
+ *    recorded there) is left out of window and idle;
  *  - kernel-type breakdown: a sweep over the per-type unions, overlapping time
  *    under HTA's combined labels ("COMPUTATION overlapping COMMUNICATION");
  *  - comm/comp overlap: |COMP ∩ COMM| / |COMM|, null without communication;
- *  - idle breakdown per stream: each gap before a GPU event is host_wait when
- *    the call that launched the event started after the gap opened, else
- *    kernel_wait when shorter than 30 µs, else other;
+ *  - idle breakdown per stream: each gap before a GPU event (less its part
+ *    outside the capture windows) is host_wait when the call that launched
+ *    the event started after the gap opened, else kernel_wait when shorter
+ *    than 30 µs, else other;
  *  - per-stream busy time and which classification rule typed what.
  * Unions are built as HTA's merge_kernel_intervals builds them (sort by start,
  * a new group when a start passes every end so far); on well-formed events
@@ -66,6 +69,65 @@ static int64_t ivl_len(const struct ivl *l)
 	for (i = 0; i < l->n; i++)
 		sum += l->v[i].e - l->v[i].s;
 	return sum;
+}
+
+/*
+ * The capture windows of a `gpuprof run` capture as a normal set (a window
+ * still open when the process died runs to the end of time); @p *have false
+ * when the input has none (a Kineto trace, or a capture of the whole run).
+ */
+static int capture_windows(const struct gp__actx *c, struct gp_ivset *win, bool *have)
+{
+	const struct gp_value *w =
+	    gp_obj_get(gp_obj_get(c->t->meta, "gpuprof_capture_read"), "windows");
+	size_t i, n = gp_value_len(w);
+	int rc;
+
+	*have = gp_value_type(w) == GP_VALUE_ARRAY && n > 0;
+	for (i = 0; *have && i < n; i++) {
+		const struct gp_value *o = gp_arr_get(w, i);
+		int64_t s, e;
+
+		if (!gp_value_get_int(gp_obj_get(o, "start_ns"), &s))
+			continue;
+		if (!gp_value_get_int(gp_obj_get(o, "end_ns"), &e))
+			e = INT64_MAX;
+		if ((rc = gp_ivset_add(win, s, e)))
+			return rc;
+	}
+	return gp_ivset_normalize(win);
+}
+
+/* Length of [s, e) outside the windows @p win (a normal set). */
+static int64_t outside(const struct gp_ivset *win, int64_t s, int64_t e)
+{
+	return e > s ? (e - s) - gp_ivset_len_within(win, s, e) : 0;
+}
+
+/*
+ * Idle time of [first, last) outside the capture windows: the parts of it
+ * that no window covers, less the GPU activity @p busy still running there
+ * (an op launched in a window may end after it).
+ */
+static int idle_outside(const struct gp_ivset *win, const struct ivl *busy, int64_t first,
+                        int64_t last, int64_t *out)
+{
+	struct gp_ivset span = GP_IVSET_INIT, gaps = GP_IVSET_INIT, act = GP_IVSET_INIT;
+	size_t i;
+	int rc = 0;
+
+	*out = 0;
+	GP_TRY(gp_ivset_add(&span, first, last));
+	GP_TRY(gp_ivset_subtract(&span, win, &gaps));
+	for (i = 0; i < busy->n; i++)
+		GP_TRY(gp_ivset_add(&act, busy->v[i].s, busy->v[i].e));
+	GP_TRY(gp_ivset_normalize(&act));
+	*out = gp_ivset_len(&gaps) - gp_ivset_overlap_len(&gaps, &act);
+out:
+	gp_ivset_release(&span);
+	gp_ivset_release(&gaps);
+	gp_ivset_release(&act);
+	return rc;
 }
 
 /*
@@ -248,8 +310,12 @@ static bool launch_ts(const struct gp__actx *c, size_t i, int64_t *ts)
 	return true;
 }
 
-/* idle categories of one stream's events evs[0..n) (start order) */
-static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n, int64_t out[3])
+/*
+ * idle categories of one stream's events evs[0..n) (start order); a gap's
+ * part outside the capture windows @p win (NULL: none) is not idle time
+ */
+static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
+                        const struct gp_ivset *win, int64_t out[3])
 {
 	int64_t prev_end = 0;
 	bool have = false;
@@ -270,6 +336,8 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 			continue;
 		}
 		gap = s - prev_end;
+		if (win && gap > 0 && (gap -= outside(win, prev_end, s)) <= 0)
+			gap = -1; /* all of it between two windows: no gap */
 		if (c->hta || gap > 0) {
 			if (launch_ts(c, i, &lts) && lts > prev_end)
 				out[0] += gap;
@@ -284,7 +352,7 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 	}
 }
 
-static int write_streams(const struct gp__actx *c, struct gp_value *g)
+static int write_streams(const struct gp__actx *c, const struct gp_ivset *win, struct gp_value *g)
 {
 	size_t n = c->gpu.n, k, a, b;
 	struct sentry *se = NULL;
@@ -341,7 +409,7 @@ static int write_streams(const struct gp__actx *c, struct gp_value *g)
 			for (k = a; k < b && dev < 0; k++)
 				dev = gp__ev_device(c->t, se[k].ev);
 		GP_TRY(merge_groups(c, evs + a, b - a, 0, true, &grp));
-		idle_stream(c, evs + a, b - a, cat);
+		idle_stream(c, evs + a, b - a, win, cat);
 		/* per stream at most the span; summed over many streams: saturate */
 		total[0] = gp__add_sat(total[0], cat[0]);
 		total[1] = gp__add_sat(total[1], cat[1]);
@@ -495,11 +563,12 @@ static int write_classification(const struct gp__actx *c, struct gp_value *g)
 
 static int write_empty(struct gp_value *g)
 {
-	static const char *const nulls[] = { "window_ns",       "busy_ns",
-		                             "idle_ns",         "compute_ns",
-		                             "non_compute_ns",  "communication_ns",
-		                             "idle_pct",        "compute_pct",
-		                             "non_compute_pct", "comm_comp_overlap_pct" };
+	static const char *const nulls[] = { "window_ns",         "busy_ns",
+		                             "idle_ns",           "compute_ns",
+		                             "non_compute_ns",    "communication_ns",
+		                             "idle_pct",          "compute_pct",
+		                             "non_compute_pct",   "comm_comp_overlap_pct",
+		                             "outside_windows_ns" };
 	static const char *const lists[] = { "kernel_types", "idle_breakdown", "streams",
 		                             "classification" };
 	size_t k;
@@ -524,10 +593,11 @@ out:
 int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 {
 	struct ivl all = { 0 }, comp = { 0 }, comm = { 0 }, mem = { 0 };
+	struct gp_ivset win = GP_IVSET_INIT;
 	const uint32_t *v = c->gpu.v;
 	size_t n = c->gpu.n, k;
-	int64_t first, last, window, busy, compute, idle, non_compute, comm_ns, acc[8];
-	bool seen[8];
+	int64_t first, last, window, busy, compute, idle, non_compute, comm_ns, acc[8], off = 0;
+	bool seen[8], windowed;
 	struct gp_value *g = gp_value_object();
 	const char *note = NULL;
 	bool has_comm = false;
@@ -582,6 +652,16 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 		       "us rounding); the union without them is shown";
 	}
 
+	/* a capture's time between its windows: nothing was recorded there */
+	GP_TRY(capture_windows(c, &win, &windowed));
+	if (windowed) {
+		GP_TRY(idle_outside(&win, &all, first, last, &off));
+		if (off > idle) /* only with HTA's negative durations */
+			off = idle > 0 ? idle : 0;
+		window -= off;
+		idle -= off;
+	}
+
 	GP_TRY(gp_obj_set_bool(g, "has_gpu", true));
 	GP_TRY(gp_obj_set_str(g, "note", note));
 	GP_TRY(gp_obj_set_int(g, "window_ns", window));
@@ -589,6 +669,7 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp_obj_set_int(g, "idle_ns", idle));
 	GP_TRY(gp_obj_set_int(g, "compute_ns", compute));
 	GP_TRY(gp_obj_set_int(g, "non_compute_ns", non_compute));
+	GP_TRY(obj_add_int_or_null(g, "outside_windows_ns", windowed, off));
 	GP_TRY(obj_add_int_or_null(g, "communication_ns", has_comm, comm_ns));
 	GP_TRY(gp_obj_set_double(g, "idle_pct", gp__pct(idle, window)));
 	GP_TRY(gp_obj_set_double(g, "compute_pct", gp__pct(compute, window)));
@@ -599,9 +680,10 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	                                            comm_ns)
 	                                  : NAN));
 	GP_TRY(write_kernel_types(g, acc, c->hta ? seen : NULL));
-	GP_TRY(write_streams(c, g));
+	GP_TRY(write_streams(c, windowed ? &win : NULL, g));
 	GP_TRY(write_classification(c, g));
 out:
+	gp_ivset_release(&win);
 	ivl_release(&all);
 	ivl_release(&comp);
 	ivl_release(&comm);
