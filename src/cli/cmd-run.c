@@ -401,6 +401,8 @@ int cmd_run(int argc, const char **argv)
 		        "gpuprof run: CUDA and NVTX capture are not available in this build "
 		        "(%s); recording metrics only\n",
 		        r.inj.reason);
+	else if (r.inj.reason && !r.opts.quiet)
+		fprintf(stderr, "gpuprof run: %s\n", r.inj.reason);
 
 	/* the child's argv as execvp would make it for a script without #! */
 	sh_argv = xcalloc((size_t)r.argc + 2, sizeof(*sh_argv));

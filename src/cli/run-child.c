@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuprof-config.h"
 #include "run.h"
 
 extern char **environ;
@@ -207,7 +208,12 @@ void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 			}
 		}
 	}
-	if (inj->path) {
+	if (inj->path && !(env && *env) && !GP_HAVE_CUPTI) {
+		/* this build's tracer records the annotation API only (cupti-null.c, no nvtx.c) */
+		inj->reason =
+		    xstrdup("gpuprof was built without the CUDA toolkit: its tracer records "
+		            "annotations only, no NVTX ranges and no GPU activity");
+	} else if (inj->path) {
 		inj->nvtx = true;
 		inj->cuda = !no_cuda;
 	}

@@ -105,9 +105,10 @@ const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n);
 
 /** The injector: where it is (or why not) and what of it is used. */
 struct gp_run_injector {
-	char *path;   /* absolute, owned; NULL when not found */
-	char *reason; /* why not found, owned; NULL when found */
-	bool cuda, nvtx;
+	char *path; /* absolute, owned; NULL when not found */
+	/* why not found, or why a found one records no NVTX or CUDA (owned); else NULL */
+	char *reason;
+	bool cuda, nvtx; /* the injections set up */
 };
 
 /** The child process and the signals gpuprof handles meanwhile. */
