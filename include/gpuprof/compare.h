@@ -89,6 +89,13 @@ GP_API int gp_compare_values(const struct gp_value *base, const struct gp_value 
 GP_API int gp_compare_paths(const char *base, const char *new_, const struct gp_compare_opts *opts,
                             struct gp_value **out);
 
+/**
+ * Checks @p opts (size, alpha, thresholds and their metric names) as every
+ * call above does first, without reading anything. @return 0 or GP_EINVAL
+ * with a last-error message that names the bad option.
+ */
+GP_API int gp_compare_check_opts(const struct gp_compare_opts *opts);
+
 /** @return true when the result @p result holds a regression (`gpuprof compare` exits 3). */
 GP_API bool gp_compare_regression(const struct gp_value *result);
 

@@ -181,6 +181,8 @@ int cmd_compare(int argc, const char **argv)
 	opts.threshold_names = names;
 	opts.threshold_values = values;
 	opts.n_thresholds = nthr;
+	if (gp_compare_check_opts(&opts)) /* a metric name unknown: a usage error, before reading */
+		usage_die("compare: %s", gp_last_error());
 
 	rc = gp_compare_paths(argv[optind], argv[optind + 1], &opts, &result);
 	for (i = 0; i < nthr; i++)

@@ -132,6 +132,6 @@ err_one_line
 err_has "'$TMP/missing.json.gz'"
 expect_rc 2 compare "$B"
 expect_rc 2 compare --threshold 0 "$B" "$N"
-expect_rc 1 compare --threshold-for kernel=5 "$B" "$N"
+expect_rc 2 compare --threshold-for kernel=5 "$B" "$N"
 err_has "no metric 'kernel'"
 done_ok

@@ -67,9 +67,6 @@ struct gp__cmp {
 
 /* compare.c */
 
-/** Checks the caller's options (size, alpha, thresholds and their metric names). */
-int gp__cmp_check_opts(const struct gp_compare_opts *o);
-
 /** The threshold (a fraction) of metric @p name. */
 double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
 /** Appends {id, text} to result.warnings. */

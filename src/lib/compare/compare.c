@@ -141,7 +141,7 @@ out:
 	return rc;
 }
 
-int gp__cmp_check_opts(const struct gp_compare_opts *o)
+int gp_compare_check_opts(const struct gp_compare_opts *o)
 {
 	size_t i, k;
 
@@ -332,7 +332,7 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
-	GP_TRY(gp__cmp_check_opts(opts));
+	GP_TRY(gp_compare_check_opts(opts));
 	c.opts = opts;
 	c.alpha = opts && opts->alpha > 0 ? opts->alpha : GP__CMP_ALPHA;
 	c.threshold = opts && opts->threshold > 0 ? opts->threshold : GP__CMP_THRESHOLD;

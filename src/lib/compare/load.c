@@ -475,7 +475,7 @@ GP_API int gp_compare_paths(const char *base, const char *new_, const struct gp_
 	if (!base || !new_)
 		return gp__error(GP_EINVAL, "gp_compare_paths: NULL path");
 	/* a bad option fails before any trace is read */
-	if ((rc = gp__cmp_check_opts(opts)))
+	if ((rc = gp_compare_check_opts(opts)))
 		return rc;
 	threaded = pthread_create(&th, NULL, load_side, &b) == 0;
 	load_side(&n);
