@@ -15,7 +15,8 @@
  *
  * Capture windows (window.c): a range or mark whose message names a window
  * range (--capture-range nvtx:NAME, --iter-range NAME) opens and closes
- * windows; the bits of a push are kept per nesting level until its pop.
+ * windows; the bits of a push are kept per domain and nesting level until
+ * its pop (NVTX keeps a push/pop stack per thread per domain).
  * Events are recorded inside windows only; definitions always.
  */
 #include <pthread.h>
@@ -27,12 +28,20 @@
 
 #define MAX_WATCH_DEPTH 32 /* push/pop levels whose window bits are kept (2 bits each) */
 #define MAX_WATCHED     64 /* registered strings and open start/end ranges that match */
+#define LEVEL_SLOTS     4  /* domains with push/pop ranges open at once on a thread */
+
+/* a thread's push/pop stack in one domain (NVTX keeps one per thread per domain) */
+struct level {
+	uint32_t domain;
+	int depth;      /* open push/pop ranges, for the value push and pop return */
+	uint64_t wbits; /* per level: the GP_WIN_M_* bits of a range that opened a window */
+};
 
 struct tstate {
 	struct gp_inj_block *b;
 	uint32_t tid;
-	int depth;      /* open push/pop ranges, for the value push and pop return */
-	uint64_t wbits; /* per level: the GP_WIN_M_* bits of a range that opened a window */
+	/* [0]: the default domain; the others taken by a domain while it has ranges open */
+	struct level lv[LEVEL_SLOTS];
 };
 
 static __thread struct tstate t_st;
@@ -297,33 +306,63 @@ void gp_inj_name_thread(uint32_t tid, const struct gp_inj_msg *m)
 
 /* ---- events ---- */
 
+/*
+ * The stack of @p domain on this thread: slot 0 for the default domain, else
+ * the slot that domain last had (kept while no other domain needs it), else
+ * a free one. With more domains open at once than slots, the last slot is
+ * shared (their levels and window bits mix).
+ */
+static inline struct level *level_of(struct tstate *st, uint32_t domain)
+{
+	struct level *free_lv = NULL;
+
+	if (domain == 0)
+		return &st->lv[0];
+	for (int i = 1; i < LEVEL_SLOTS; i++) {
+		struct level *l = &st->lv[i];
+
+		if (l->domain == domain)
+			return l;
+		if (l->depth <= 0 && !free_lv)
+			free_lv = l;
+	}
+	if (!free_lv)
+		return &st->lv[LEVEL_SLOTS - 1];
+	free_lv->domain = domain;
+	free_lv->depth = 0;
+	free_lv->wbits = 0;
+	return free_lv;
+}
+
 /* push: the window opens before the push is recorded; pop: closes after */
 int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
 {
 	struct tstate *st = &t_st;
-	int d = st->depth;
+	struct level *l = level_of(st, domain);
+	int d = l->depth;
 
 	if (which && d < MAX_WATCH_DEPTH) {
 		gp_inj_win_begin(which);
-		st->wbits |= (uint64_t)which << (2 * d);
+		l->wbits |= (uint64_t)which << (2 * d);
 	}
 	if (rec())
 		put_msg(st, GP_NVTX_PUSH, domain, 0, m);
-	return st->depth++;
+	return l->depth++;
 }
 
 void gp_inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
 {
 	struct tstate *st = &t_st;
-	int d = st->depth;
+	struct level *l = level_of(st, domain);
+	int d = l->depth;
 
 	if (which && d < MAX_WATCH_DEPTH) {
 		gp_inj_win_begin(which);
-		st->wbits |= (uint64_t)which << (2 * d);
+		l->wbits |= (uint64_t)which << (2 * d);
 	}
 	if (rec())
 		put_nvtx_short(st, GP_NVTX_PUSH, domain, reg, 0);
-	st->depth++;
+	l->depth++;
 }
 
 void gp_inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which)
@@ -337,17 +376,18 @@ void gp_inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which)
 int gp_inj_pop(uint32_t domain)
 {
 	struct tstate *st = &t_st;
+	struct level *l = level_of(st, domain);
 	unsigned w = 0;
 	int d;
 
 	if (rec())
 		put_nvtx_short(st, GP_NVTX_POP, domain, 0, 0);
-	if (st->depth <= 0)
+	if (l->depth <= 0)
 		return -1; /* a pop without a push */
-	d = --st->depth;
+	d = --l->depth;
 	if (d < MAX_WATCH_DEPTH) {
-		w = (unsigned)(st->wbits >> (2 * d)) & 3u;
-		st->wbits &= ~((uint64_t)3 << (2 * d));
+		w = (unsigned)(l->wbits >> (2 * d)) & 3u;
+		l->wbits &= ~((uint64_t)3 << (2 * d));
 	}
 	if (w)
 		gp_inj_win_end(w);

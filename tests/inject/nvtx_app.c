@@ -7,7 +7,10 @@
  *
  * usage: nvtx_app [exit | kill | fork]
  *   exit: three outer ranges with an inner one each, a mark, a start/end
- *         range, a range in domain "mydomain"; then exits 3
+ *         range, a range in domain "mydomain" interleaved with one
+ *         "around" of the default domain (NVTX: a push/pop stack per thread
+ *         per domain; exits 4 if the levels the tool returns say otherwise);
+ *         then exits 3
  *   kill: the same, then waits for the tracer's periodic write and dies of SIGKILL
  *   fork: the same, and a forked child that annotates too (it must not be captured)
  */
@@ -24,6 +27,7 @@ int main(int argc, char **argv)
 	nvtxDomainHandle_t d = nvtxDomainCreateA("mydomain");
 	nvtxEventAttributes_t a;
 	nvtxRangeId_t id;
+	int lv[4];
 
 	for (int i = 0; i < 3; i++) {
 		nvtxRangePushA("outer");
@@ -40,9 +44,17 @@ int main(int argc, char **argv)
 	a.message.ascii = "dom range";
 	a.colorType = NVTX_COLOR_ARGB;
 	a.color = 0xff00ff00u;
-	nvtxDomainRangePushEx(d, &a);
-	nvtxDomainRangePop(d);
+	lv[0] = nvtxRangePushA("around");
+	lv[1] = nvtxDomainRangePushEx(d, &a); /* level 0 of its own domain */
+	lv[2] = nvtxRangePop();               /* ends "around" */
+	lv[3] = nvtxDomainRangePop(d);
 	nvtxRangeEnd(id);
+	/* without a tool NVTX returns -2 (no push/pop tracking) */
+	if (lv[0] != -2 && (lv[0] || lv[1] || lv[2] || lv[3])) {
+		fprintf(stderr, "nvtx_app: push/pop levels %d %d %d %d, expected 0 0 0 0\n", lv[0],
+		        lv[1], lv[2], lv[3]);
+		return 4;
+	}
 	if (strcmp(mode, "fork") == 0) {
 		pid_t p = fork();
 

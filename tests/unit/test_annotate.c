@@ -463,6 +463,73 @@ static void test_reader(void **state)
 	free(c);
 }
 
+/* total_ns of the range row named @p name in domain @p domain ("" the default one) */
+static int64_t range_total(const struct gp_value *r, const char *name, const char *domain)
+{
+	const struct gp_value *rows = gp_obj_get(r, "ranges");
+
+	for (size_t i = 0; i < gp_value_len(rows); i++) {
+		const struct gp_value *row = gp_arr_get(rows, i);
+		const char *d = gp_value_get_str(gp_obj_get(row, "domain"));
+		int64_t v = -1;
+
+		if (strcmp(gp_value_get_str(gp_obj_get(row, "name")), name) == 0 &&
+		    strcmp(d ? d : "", domain) == 0) {
+			assert_true(gp_value_get_int(gp_obj_get(row, "total_ns"), &v));
+			return v;
+		}
+	}
+	fail_msg("no range %s in domain '%s'", name, domain);
+	return -1;
+}
+
+/*
+ * NVTX keeps a push/pop stack per thread per domain: on one thread, A
+ * (default domain) [100, 300), B (domain "lib") [200, 400) and C (the
+ * annotation API's domain "gpuprof") [250, 350) interleave; each pop closes
+ * its own domain's range. One stack per thread gave B 100, C 150 and A 300.
+ */
+static void test_reader_domains(void **state)
+{
+	struct gp_cap_file_header h;
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_trace *t = NULL;
+	struct gp_value *r;
+	struct cap *c = calloc(1, sizeof(*c));
+
+	(void)state;
+	assert_non_null(c);
+	memcpy(h.magic, GP_CAP_MAGIC, 8);
+	h.version = GP_CAP_VERSION;
+	h.header_size = GP_CAP_HEADER_SIZE;
+	memcpy(c->b, &h, sizeof(h));
+	c->n = sizeof(h);
+	cap_rec(c, GP_CAP_META, "{\"pid\":77}", 10, NULL);
+	cap_nvtx(c, GP_NVTX_DOMAIN, 1, 9, 0, 0, 1, "lib");
+	cap_nvtx(c, GP_NVTX_DOMAIN, 2, 9, 0, 0, 2, "gpuprof");
+	cap_nvtx(c, GP_NVTX_PUSH, 100, 9, 0, 0, 0, "A");
+	cap_nvtx(c, GP_NVTX_PUSH, 200, 9, 1, 0, 0, "B");
+	cap_nvtx(c, GP_NVTX_PUSH, 250, 9, 2, 0, 0, "C");
+	cap_nvtx(c, GP_NVTX_POP, 300, 9, 0, 0, 0, NULL);
+	cap_nvtx(c, GP_NVTX_POP, 350, 9, 2, 0, 0, NULL);
+	cap_nvtx(c, GP_NVTX_POP, 400, 9, 1, 0, 0, NULL);
+	/* another thread's pop in domain "lib" closes nothing of thread 9 */
+	cap_nvtx(c, GP_NVTX_PUSH, 500, 9, 1, 0, 0, "D");
+	cap_nvtx(c, GP_NVTX_POP, 510, 10, 1, 0, 0, NULL);
+	cap_nvtx(c, GP_NVTX_POP, 600, 9, 1, 0, 0, NULL);
+	assert_int_equal(gp__capture_open_mem(c->b, c->n, "domains.gpcap", &oo, &t), 0);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_int_equal(gp_value_len(gp_obj_get(r, "ranges")), 4);
+	assert_int_equal(range_total(r, "A", ""), 200);
+	assert_int_equal(range_total(r, "B", "lib"), 200);
+	assert_int_equal(range_total(r, "C", "gpuprof"), 100);
+	assert_int_equal(range_total(r, "D", "lib"), 100);
+	assert_int_equal(tu_geti(r, "overview/capture/nvtx_unmatched"), 1);
+	gp_value_free(r);
+	gp_trace_free(t);
+	free(c);
+}
+
 /* a Kineto trace cannot hold counters: null, and no source on its ranges */
 static void test_counters_kineto(void **state)
 {
@@ -491,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bindings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_during_init, setup, teardown),
 		cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_reader_domains),
 		cmocka_unit_test(test_counters_kineto),
 	};
 

@@ -40,8 +40,9 @@ struct open_range {
 	uint32_t name; /* model string id */
 };
 
+/* the open push/pop ranges of one thread in one domain (NVTX: a stack per thread per domain) */
 struct tstack {
-	uint32_t tid;
+	uint32_t tid, domain;
 	size_t n, cap;
 	struct open_range *v;
 };
@@ -273,15 +274,16 @@ static int on_device(struct rd *r, const struct gp_cap_device *d)
 
 /* ---- NVTX ---- */
 
-static struct tstack *stack_of(struct rd *r, uint32_t tid)
+static struct tstack *stack_of(struct rd *r, uint32_t tid, uint32_t domain)
 {
 	for (size_t i = 0; i < r->nstacks; i++)
-		if (r->stacks[i].tid == tid)
+		if (r->stacks[i].tid == tid && r->stacks[i].domain == domain)
 			return &r->stacks[i];
 	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0)
 		return NULL;
 	memset(&r->stacks[r->nstacks], 0, sizeof(r->stacks[0]));
 	r->stacks[r->nstacks].tid = tid;
+	r->stacks[r->nstacks].domain = domain;
 	return &r->stacks[r->nstacks++];
 }
 
@@ -415,7 +417,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			return rc;
 		return gp_u64map_put(&r->domains, n->id, name);
 	case GP_NVTX_PUSH:
-		if (!(st = stack_of(r, n->tid)))
+		if (!(st = stack_of(r, n->tid, n->domain)))
 			return gp__error(GP_ENOMEM, "out of memory");
 		if (st->n >= MAX_OPEN_RANGES) {
 			r->unmatched++;
@@ -429,7 +431,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		st->v[st->n++].name = name;
 		return 0;
 	case GP_NVTX_POP:
-		if (!(st = stack_of(r, n->tid)))
+		if (!(st = stack_of(r, n->tid, n->domain)))
 			return gp__error(GP_ENOMEM, "out of memory");
 		if (st->n == 0) {
 			if (r->win_seen)
