@@ -196,8 +196,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	bool ok;
 
 	*max_records = 0;
+	*buffer = NULL;
+	*size = 0;
+	/* a forked child records nothing; g_mu may have been held by a thread of the parent */
+	if (gp_inj_forked())
+		return;
 	pthread_mutex_lock(&g_mu);
-	ok = g_bufs < g_max_bufs && !gp_inj_forked();
+	ok = g_bufs < g_max_bufs;
 	if (ok)
 		g_bufs++;
 	else
@@ -221,13 +226,17 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 
 	(void)size;
+	if (gp_inj_forked()) { /* a buffer the parent had, completed in a forked child */
+		gp_inj_free(buf);
+		return;
+	}
 	if (F.cuptiActivityGetNumDroppedRecords &&
 	    F.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
 		dropped = 0;
 	d = gp_inj_alloc(sizeof(*d), false);
 	pthread_mutex_lock(&g_mu);
 	g_dropped_records += dropped;
-	if (!buf || !d || gp_inj_forked()) {
+	if (!buf || !d) {
 		if (buf)
 			g_bufs--;
 		pthread_mutex_unlock(&g_mu);
