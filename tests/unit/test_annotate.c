@@ -387,18 +387,12 @@ static void cap_counter(struct cap *c, int64_t ts, uint32_t tid, uint32_t name, 
 	cap_rec(c, GP_CAP_COUNTER, &r, sizeof(r), NULL);
 }
 
-static void test_reader(void **state)
+/* a capture in memory: the file header and a META record of pid 77 */
+static struct cap *cap_new(void)
 {
 	struct gp_cap_file_header h;
-	struct gp_cap_site site = { 2, 42, 3, 4 }, site2 = { 5, 7, 3, 0 };
-	struct gp_open_opts oo = { .size = sizeof(oo) };
-	struct gp_trace *t = NULL;
-	struct gp_value *r, *rk;
-	const struct gp_value *rows, *marks;
 	struct cap *c = calloc(1, sizeof(*c));
-	size_t nmark = 0, i;
 
-	(void)state;
 	assert_non_null(c);
 	memcpy(h.magic, GP_CAP_MAGIC, 8);
 	h.version = GP_CAP_VERSION;
@@ -406,6 +400,20 @@ static void test_reader(void **state)
 	memcpy(c->b, &h, sizeof(h));
 	c->n = sizeof(h);
 	cap_rec(c, GP_CAP_META, "{\"pid\":77}", 10, NULL);
+	return c;
+}
+
+static void test_reader(void **state)
+{
+	struct gp_cap_site site = { 2, 42, 3, 4 }, site2 = { 5, 7, 3, 0 };
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_trace *t = NULL;
+	struct gp_value *r, *rk;
+	const struct gp_value *rows, *marks;
+	struct cap *c = cap_new();
+	size_t nmark = 0, i;
+
+	(void)state;
 	cap_nvtx(c, GP_NVTX_DOMAIN, 1, 9, 0, 0, 1, "gpuprof");
 	cap_str(c, 2, "step");
 	cap_str(c, 3, "src/app.c");
@@ -491,20 +499,12 @@ static int64_t range_total(const struct gp_value *r, const char *name, const cha
  */
 static void test_reader_domains(void **state)
 {
-	struct gp_cap_file_header h;
 	struct gp_open_opts oo = { .size = sizeof(oo) };
 	struct gp_trace *t = NULL;
 	struct gp_value *r;
-	struct cap *c = calloc(1, sizeof(*c));
+	struct cap *c = cap_new();
 
 	(void)state;
-	assert_non_null(c);
-	memcpy(h.magic, GP_CAP_MAGIC, 8);
-	h.version = GP_CAP_VERSION;
-	h.header_size = GP_CAP_HEADER_SIZE;
-	memcpy(c->b, &h, sizeof(h));
-	c->n = sizeof(h);
-	cap_rec(c, GP_CAP_META, "{\"pid\":77}", 10, NULL);
 	cap_nvtx(c, GP_NVTX_DOMAIN, 1, 9, 0, 0, 1, "lib");
 	cap_nvtx(c, GP_NVTX_DOMAIN, 2, 9, 0, 0, 2, "gpuprof");
 	cap_nvtx(c, GP_NVTX_PUSH, 100, 9, 0, 0, 0, "A");
