@@ -68,9 +68,9 @@ g = r["gpu"]
 ow = g["outside_windows_ns"]
 assert ow is not None and ow >= 0, g
 assert g["idle_ns"] == g["window_ns"] - g["busy_ns"] and g["idle_ns"] >= 0, g
-between = sum(b["start_ns"] - a["end_ns"] for a, b in zip(wins, wins[1:]))
-assert ow <= between, (ow, wins)
-print(name, "gpu:", g["window_ns"], g["busy_ns"], g["idle_ns"], ow, between)
+# (how much depends on timing: the time between windows, and after the last one up to the end
+# of a kernel launched inside it, when the GPU was idle there; test_gpu has exact cases)
+print(name, "gpu:", g["window_ns"], g["busy_ns"], g["idle_ns"], ow)
 # the kernels' API calls are there, and nothing else of the skipped iterations
 assert sum(a["count"] for a in r["api_calls"]) == len(got), r["api_calls"]
 print(name, "ok:", got)
