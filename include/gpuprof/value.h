@@ -99,7 +99,8 @@ enum gp_json_flags {
 /**
  * Serialises @p v: object keys sorted bytewise, integers exactly, doubles with
  * at most 6 decimals and no trailing zeros, NaN/infinity as null, strings
- * escaped as JSON with valid UTF-8 kept and control characters as \\u00XX.
+ * escaped as JSON with valid UTF-8 kept, each byte of invalid UTF-8 as U+FFFD
+ * and control characters as \\u00XX: the text is always valid UTF-8 JSON.
  * @param out receives a NUL-terminated string to free with gp_free().
  * @param len receives its length (may be NULL).
  */

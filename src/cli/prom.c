@@ -39,6 +39,7 @@
 #include <microhttpd.h>
 
 #include "util/dl.h"
+#include "util/json-scan.h"
 #endif
 
 struct gp_prom {
@@ -105,21 +106,38 @@ static void outf(struct out *o, const char *fmt, ...)
 	}
 }
 
-/* a label value with \, " and newline escaped */
+/*
+ * A label value with \, " and newline escaped, in valid UTF-8 (the format's
+ * encoding: U+FFFD for a byte that is not), cut at a character's end.
+ */
 static void label_value(char *dst, size_t n, const char *s)
 {
-	size_t k = 0;
+	size_t k = 0, i = 0, len = strlen(s);
 
-	for (; *s && k + 3 < n; s++) {
-		if (*s == '\\' || *s == '"') {
-			dst[k++] = '\\';
-			dst[k++] = *s;
-		} else if (*s == '\n') {
-			dst[k++] = '\\';
-			dst[k++] = 'n';
-		} else {
-			dst[k++] = *s;
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		const char *add = s + i;
+		size_t m = 1, step = 1;
+
+		if (c == '\\' || c == '"') {
+			add = c == '"' ? "\\\"" : "\\\\";
+			m = 2;
+		} else if (c == '\n') {
+			add = "\\n";
+			m = 2;
+		} else if (c >= 0x80) {
+			m = step = gp__utf8_len((const unsigned char *)s + i, len - i);
+			if (!m) {
+				add = "\xEF\xBF\xBD";
+				m = 3;
+				step = 1;
+			}
 		}
+		if (k + m >= n)
+			break;
+		memcpy(dst + k, add, m);
+		k += m;
+		i += step;
 	}
 	dst[k] = 0;
 }

@@ -187,4 +187,19 @@ promtool check metrics <"$TMP/tf/gpuprof.prom" 2>&1 |
 	grep -v "label names should be written in 'snake_case' not 'camelCase'" | grep . &&
 	fail "promtool rejects the textfile"
 
+# a label value that is not UTF-8 and is cut at its buffer's end inside a 2-byte character:
+# the exposition stays UTF-8 (U+FFFD for the bad bytes, the cut at a character's end)
+mkdir "$TMP/tf8"
+job="x$(printf '\377\303')y$(printf 'é%.0s' $(seq 300))"
+SLURM_JOB_ID="$job" "$GPUPROF" top --textfile "$TMP/tf8" --interval 20 --duration 1 \
+	>"$OUT" 2>"$ERR" || fail "top --textfile with a job label failed"
+python3 -c '
+import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")  # strict
+assert "job=\"x\ufffd\ufffdyé" in t, t[:300]
+' "$TMP/tf8/gpuprof.prom" || fail "the textfile with a bad job label is not UTF-8"
+promtool check metrics <"$TMP/tf8/gpuprof.prom" 2>&1 |
+	grep -v "label names should be written in 'snake_case' not 'camelCase'" | grep . &&
+	fail "promtool rejects the textfile with the job label"
+
 echo "ok: $NCHECK gpuprof runs"

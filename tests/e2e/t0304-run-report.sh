@@ -70,7 +70,8 @@ for r in d["ranks"]:
     kernels.update({k["name"]: k["count"] for k in r["kernels"]})
     ranges.update({a["name"]: a["count"] for a in r["annotations"]})
 assert kernels == {"_Z7kernelAPf": 5, "_Z7kernelBPf": 5}, kernels
-assert ranges == {"outer": 3, "inner": 3, "startend": 1, "around": 1, "mydomain:dom range": 1}, ranges
+assert ranges == {"outer": 3, "inner": 3, "startend": 1, "around": 1, "mydomain:dom range": 1,
+                  "bad \ufffd name": 1}, ranges
 # the metrics timeline, on the capture's clock (CLOCK_MONOTONIC, as run.json's times)
 m = d["metrics"]
 assert m["file"] == tmp + "/r1/metrics.jsonl" and m["error"] is None

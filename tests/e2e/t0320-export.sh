@@ -260,7 +260,7 @@ expect_rc 0 analyze --json "$TMP/run-sim"
 expect_rc 0 export -q "$TMP/run-nvtx" -o "$TMP/nvtx.json"
 check "$TMP/nvtx.json" '
 a = collections.Counter(x["name"] for x in xs if x["cat"] == "user_annotation")
-assert a == {"outer": 3, "inner": 3, "around": 1, "mydomain:dom range": 1}, a
+assert a == {"outer": 3, "inner": 3, "around": 1, "mydomain:dom range": 1, "bad \ufffd name": 1}, a
 # "around" (default domain) and "dom range" interleave: a push/pop stack per domain pairs each
 # pop with its own push ("around" ends first; one stack would end "dom range" first)
 ar = next(x for x in xs if x["name"] == "around")

@@ -2,8 +2,9 @@
 /*
  * fuzz_analyze.c - libFuzzer target for the analyses: any input the reader
  * accepts (with salvage) is analysed under both definitions and the report is
- * serialised, so hostile-but-valid traces (huge or negative times, missing
- * launches, odd nesting, NaN-free but absurd args) exercise every section.
+ * serialised and must parse back, so hostile-but-valid traces (huge or
+ * negative times, missing launches, odd nesting, NaN-free but absurd args,
+ * names that are not UTF-8) exercise every section.
  * The trace is also exported as Chrome JSON, which must parse back.
  */
 #include <stddef.h>
@@ -49,14 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gp_trace_open_mem(data, size, &o, &t))
 		return 0;
 	for (compat = 0; compat < 2; compat++) {
-		struct gp_value *r = NULL;
+		struct gp_value *r = NULL, *back = NULL;
 		char *json = NULL;
+		size_t len = 0;
 
 		ao.compat = compat ? GP_COMPAT_HTA : GP_COMPAT_NONE;
 		ao.top = compat ? 2 : 0;
+		/* the report's JSON parses back (strict UTF-8), whatever the names were */
 		if (gp_analyze_trace(t, &ao, 0, &r) == 0 &&
-		    gp_value_to_json(r, GP_JSON_PRETTY, &json, NULL) == 0)
+		    gp_value_to_json(r, GP_JSON_PRETTY, &json, &len) == 0) {
+			if (gp_value_parse(json, len, &back, NULL) != 0)
+				__builtin_trap();
+			gp_value_free(back);
 			gp_free(json);
+		}
 		gp_value_free(r);
 	}
 	export_chrome(t);

@@ -6,7 +6,8 @@
  * that output and exit code pass through.
  *
  * usage: nvtx_app [exit | kill | fork]
- *   exit: three outer ranges with an inner one each, a mark, a start/end
+ *   exit: three outer ranges with an inner one each, a mark, a range whose
+ *         name is not UTF-8, a start/end
  *         range, a range in domain "mydomain" interleaved with one
  *         "around" of the default domain (NVTX: a push/pop stack per thread
  *         per domain; exits 4 if the levels the tool returns say otherwise);
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 		nvtxRangePop();
 	}
 	nvtxMarkA("a mark");
+	nvtxRangePushA("bad \xff name"); /* not UTF-8: the reports show U+FFFD */
+	nvtxRangePop();
 	id = nvtxRangeStartA("startend");
 	memset(&a, 0, sizeof(a));
 	a.version = NVTX_VERSION;

@@ -254,9 +254,51 @@ static void test_utf8(void **state)
 	assert_false(gp__utf8_valid("\xc1\xbf", 2));
 	assert_false(gp__utf8_valid("\xed\xbf\xbf", 3));
 	assert_false(gp__utf8_valid("\xf5\x80\x80\x80", 4));
+	/* repair: valid sequences kept, U+FFFD per bad byte (a cut sequence is two here) */
+	n = gp__utf8_repair("\xc3\xa9x\x80\xe2\x82", 6, buf);
+	assert_int_equal(n, 12);
+	assert_memory_equal(buf, "\xc3\xa9x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 12);
+	assert_true(gp__utf8_valid(buf, n));
 	n = gp__json_unescape("a\\u00e9\\ud83d\\ude00\\n", 21, buf);
 	assert_int_equal(n, 8);
 	assert_memory_equal(buf, "a\xc3\xa9\xf0\x9f\x98\x80\n", 8);
+}
+
+/*
+ * The writer keeps valid UTF-8 and puts U+FFFD for each byte that is not (a
+ * lone continuation byte, a cut sequence, an overlong form, a surrogate, past
+ * U+10FFFF), so that its text always parses back (strictly) as UTF-8 JSON.
+ */
+static void test_write_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "a\x80z", "a\xef\xbf\xbdz" },
+		{ "cut \xe2\x82", "cut \xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xc1\xbf", "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80!", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd!" },
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xff\"\xfe\n", "\xef\xbf\xbd\"\xef\xbf\xbd\n" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gp_value *v = gp_value_str(cases[i].in), *back = NULL;
+		char *text = NULL;
+		size_t len = 0;
+
+		assert_non_null(v);
+		assert_int_equal(gp_value_to_json(v, 0, &text, &len), 0);
+		assert_true(gp__utf8_valid(text, len));
+		assert_int_equal(gp_value_parse(text, len, &back, NULL), 0);
+		assert_string_equal(gp_value_get_str(back), cases[i].out);
+		gp_free(text);
+		gp_value_free(v);
+		gp_value_free(back);
+	}
 }
 
 /* the writer's text of a double: "%.6f" with trailing zeros removed (%.17g when too long) */
@@ -332,7 +374,7 @@ int main(void)
 		cmocka_unit_test(test_valid),       cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_scan_window), cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_doubles),
+		cmocka_unit_test(test_doubles),     cmocka_unit_test(test_write_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,7 @@
 #include "capture.h"
 #include "trace/model.h"
 #include "util/error.h"
+#include "util/json-scan.h"
 #include "util/strtab.h"
 
 #define MAX_OPEN_RANGES 4096u /* per thread; deeper pushes are counted as unmatched */
@@ -85,9 +86,29 @@ static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
 	return 0;
 }
 
+/*
+ * A string of the capture into the model. NVTX takes any bytes, so a name
+ * that is not UTF-8 is interned with U+FFFD for each bad byte: every output
+ * (text, JSON, HTML, Chrome) then shows and groups it the same way.
+ */
 static int intern(struct rd *r, const char *s, size_t n, uint32_t *out)
 {
-	return gp_strtab_intern(&r->t->strs, s, n, out);
+	char stack[512], *fixed;
+	size_t m;
+	int rc;
+
+	if (gp__utf8_valid(s, n))
+		return gp_strtab_intern(&r->t->strs, s, n, out);
+	if (n > SIZE_MAX / 3)
+		return gp__error(GP_ELIMIT, "a string of %zu bytes", n);
+	fixed = 3 * n <= sizeof(stack) ? stack : gp__malloc(3 * n);
+	if (!fixed)
+		return gp__error(GP_ENOMEM, "out of memory");
+	m = gp__utf8_repair(s, n, fixed);
+	rc = gp_strtab_intern(&r->t->strs, fixed, m, out);
+	if (fixed != stack)
+		gp__free(fixed);
+	return rc;
 }
 
 static int track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t device, uint32_t *out)

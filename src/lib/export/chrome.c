@@ -38,6 +38,7 @@
 #include "sample/metrics-read.h"
 #include "trace/model.h"
 #include "util/error.h"
+#include "util/json-scan.h"
 #include "util/sort.h"
 #include "util/strtab.h"
 
@@ -203,36 +204,6 @@ static char *fmt_lit(char *p, const char *s)
 
 /* ---- strings ---- */
 
-/* length of the valid UTF-8 sequence at s[0..n) (n > 0, s[0] >= 0x80), 0 if invalid */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t k, i;
-
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F; /* no surrogates */
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F; /* at most U+10FFFF */
-	if (n < k || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return k;
-}
-
 /* how many bytes of s[i0..n) need no escaping (i0 > 0 looks back for "</") */
 static size_t plain_run(const unsigned char *s, size_t i0, size_t n)
 {
@@ -247,7 +218,7 @@ static size_t plain_run(const unsigned char *s, size_t i0, size_t n)
 			i++;
 			continue;
 		}
-		k = utf8_len(s + i, n - i);
+		k = gp__utf8_len(s + i, n - i);
 		/* U+2028 and U+2029 end a line in JavaScript */
 		if (!k || (k == 3 && c == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] & 0xFE) == 0xA8))
 			break;
@@ -310,7 +281,7 @@ static int put_escaped(struct gp_chrome_writer *w, const char *str, size_t n)
 				elen = 6;
 			}
 			i++;
-		} else if (utf8_len(s + i, n - i) == 3) {
+		} else if (gp__utf8_len(s + i, n - i) == 3) {
 			/* U+2028 / U+2029 */
 			memcpy(esc + 1, c == 0xE2 && s[i + 2] == 0xA8 ? "u2028" : "u2029", 5);
 			elen = 6;

@@ -86,6 +86,27 @@ bool gp__utf8_valid(const char *s, size_t n)
 	return true;
 }
 
+size_t gp__utf8_repair(const char *s, size_t n, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, o = 0, k;
+
+	while (i < n) {
+		if (p[i] < 0x80) {
+			out[o++] = s[i++];
+		} else if ((k = gp__utf8_len(p + i, n - i))) {
+			memcpy(out + o, s + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	return o;
+}
+
 static inline int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -295,4 +295,44 @@ int gp__json_parse_value(struct gp_jscan *s, const char **pp, unsigned max_depth
 /** @return true if @p p[0..n) is valid UTF-8 (RFC 3629: no overlongs, no surrogates). */
 bool gp__utf8_valid(const char *p, size_t n);
 
+/**
+ * Copies @p s[0..n) to @p out (room for 3 × @p n bytes) with U+FFFD for each
+ * byte that is not part of valid UTF-8. @return the length written.
+ */
+size_t gp__utf8_repair(const char *s, size_t n, char *out);
+
+/**
+ * Length of the valid UTF-8 sequence at @p s[0..n) (n > 0, s[0] >= 0x80),
+ * 0 if it is invalid or cut short: the writers of JSON and Chrome traces put
+ * U+FFFD for each such byte, so that their output is always valid UTF-8.
+ */
+static inline size_t gp__utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t k, i;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		k = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		k = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		k = 4;
+	else
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0;
+	else if (c == 0xED)
+		hi = 0x9F; /* no surrogates */
+	else if (c == 0xF0)
+		lo = 0x90;
+	else if (c == 0xF4)
+		hi = 0x8F; /* at most U+10FFFF */
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return k;
+}
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "error.h"
+#include "json-scan.h"
 #include "value-int.h"
 
 struct gp_member {
@@ -396,12 +397,22 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[7];
-		size_t elen = 2;
+		size_t elen = 2, k;
 
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
 			continue;
+		if (c >= 0x80 && (k = gp__utf8_len((const unsigned char *)s + i, len - i))) {
+			i += k - 1; /* valid UTF-8: kept */
+			continue;
+		}
 		if ((rc = gp_buf_add(b, s + run, i - run)))
 			return rc;
+		run = i + 1;
+		if (c >= 0x80) { /* a byte of invalid UTF-8: U+FFFD */
+			if ((rc = gp_buf_add(b, "\xEF\xBF\xBD", 3)))
+				return rc;
+			continue;
+		}
 		esc[0] = '\\';
 		switch (c) {
 		case '"':
@@ -429,7 +440,6 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 		}
 		if ((rc = gp_buf_add(b, esc, elen)))
 			return rc;
-		run = i + 1;
 	}
 	if ((rc = gp_buf_add(b, s + run, len - run)))
 		return rc;
