@@ -248,6 +248,39 @@ static void more_rows(FILE *f, const struct gp_value *r, const char *key, size_t
 
 /* ---- sections ---- */
 
+/* a capture of `gpuprof run`: what was lost, and the tracer's warnings (why no GPU activity) */
+static void print_capture(FILE *f, const struct gp_value *cap)
+{
+	const struct gp_value *wm = get(cap, "warning_messages");
+	char b1[32], b2[32], b3[32], first[48];
+	double d;
+
+	if (gp_value_type(cap) != GP_VALUE_OBJECT)
+		return;
+	fprintf(f, "capture   pid %s   dropped records %s   warnings %s\n",
+	        intf(b1, sizeof(b1), get(cap, "pid")),
+	        intf(b2, sizeof(b2), get(cap, "dropped_records")),
+	        intf(b3, sizeof(b3), get(cap, "warnings")));
+	for (size_t i = 0; i < gp_value_len(wm); i++) {
+		const struct gp_value *w = gp_arr_get(wm, i);
+
+		if (num(get(w, "count"), &d) && d > 1)
+			snprintf(first, sizeof(first), "warning (%.0f×) ", d);
+		else
+			snprintf(first, sizeof(first), "warning   ");
+		wrap(f, str(get(w, "text"), "-"), 0, 100, first);
+	}
+	if (gp_value_len(wm) && num(get(cap, "warnings"), &d) && d > 0) {
+		double listed = 0, c;
+
+		for (size_t i = 0; i < gp_value_len(wm); i++)
+			if (num(get(gp_arr_get(wm, i), "count"), &c))
+				listed += c;
+		if (d > listed)
+			fprintf(f, "          … %.0f more warnings of other kinds\n", d - listed);
+	}
+}
+
 static void print_header(FILE *f, const struct gp_value *r)
 {
 	const struct gp_value *ov = get(r, "overview"), *devs = get(ov, "devices");
@@ -289,6 +322,7 @@ static void print_header(FILE *f, const struct gp_value *r)
 		        intf(b1, sizeof(b1), get(s, "damage_offset")),
 		        intf(b2, sizeof(b2), get(s, "lost_bytes")));
 	}
+	print_capture(f, get(ov, "capture"));
 }
 
 static bool has_gpu(const struct gp_value *r)

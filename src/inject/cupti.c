@@ -836,6 +836,21 @@ int gp_inj_cupti_load(void)
 	g_cuda_events = ev && !strcmp(ev, "1");
 	if (F.cuptiGetVersion)
 		F.cuptiGetVersion(&g_version);
+	/*
+	 * The records are read with this build's cupti_activity.h structs, which
+	 * hold within a CUDA major release (CUPTI_API_VERSION xxyyzz from 13.0 on;
+	 * 12.x reported 19..28, with other record layouts): another release's
+	 * records would be misread, or read past their end.
+	 */
+	if (g_version / 10000 != CUPTI_API_VERSION / 10000) {
+		gp_inj_warn(
+		    0,
+		    "CUPTI API version %u is not from CUDA %u (this tracer's CUPTI is %u): "
+		    "its records cannot be read, no GPU activity is recorded; build gpuprof "
+		    "with your program's CUDA or set GPUPROF_CUPTI_LIBRARY",
+		    g_version, CUPTI_API_VERSION / 10000, CUPTI_API_VERSION);
+		return -1;
+	}
 	if (!F.cuptiActivityRegisterCallbacks || !F.cuptiActivityEnable ||
 	    !F.cuptiActivityGetNextRecord || !F.cuptiActivityFlushAll) {
 		gp_inj_warn(0, "CUPTI lacks the activity API: no GPU activity is recorded");

@@ -127,6 +127,30 @@ NCHECK=$((NCHECK + 1))
 GPUPROF_CAPTURE_DIR="$d" GPUPROF_INJECT_VERBOSE=1 "$SIM" "$INJ" /nonexistent/libcupti.so 1 exit \
 	>/dev/null 2>"$TMP/sim.err"
 grep -q "no CUPTI" "$TMP/sim.err" || fail "no warning without CUPTI: $(cat "$TMP/sim.err")"
+# and `gpuprof analyze` shows the tracer's warning under the capture line
+expect_rc 0 analyze "$d"
+grep -q "^warning   no CUPTI (/nonexistent/libcupti.so" "$OUT" ||
+	fail "analyze does not show why there is no GPU activity: $(cat "$OUT")"
+
+# --- a CUPTI of another CUDA release (12.9's API version 28): its records would be misread, so
+# none is read; the program runs on and the capture says why
+d="$TMP/cap-cupti12"
+mkdir "$d"
+NCHECK=$((NCHECK + 1))
+FAKE_CUPTI_VERSION=28 GPUPROF_CAPTURE_DIR="$d" GPUPROF_INJECT_VERBOSE=1 \
+	"$SIM" "$INJ" "$FAKE" 1 exit >/dev/null 2>"$TMP/sim.err"
+grep -q "CUPTI API version 28 is not from CUDA 13" "$TMP/sim.err" ||
+	fail "no warning for CUPTI 12: $(cat "$TMP/sim.err")"
+analyze_dir "$d"
+python3 - "$OUT" <<'EOF' || fail "the capture with CUPTI 12"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranks"][0]
+assert not r["overview"]["has_gpu"], r["overview"]
+cap = r["overview"]["capture"]
+assert cap["warnings"] == 1 and len(cap["warning_messages"]) == 1, cap
+w = cap["warning_messages"][0]
+assert w["count"] == 1 and w["text"].startswith("CUPTI API version 28 is not from CUDA 13"), w
+EOF
 
 # --- NVTX: a real annotated program; output and exit code pass through; the fork child is not captured
 for mode in exit fork kill; do

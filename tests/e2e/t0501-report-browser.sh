@@ -67,6 +67,11 @@ EOF
 		"$GPUPROF" run --quiet --no-report -o run1 --sample-ms 10 -- sh cmd.sh >/dev/null 2>&1
 	"$GPUPROF" analyze --json run1 >run.analyze.json || fail "analyze run1"
 	expect_rc 0 report -q -o run.html run1
+	# a run whose tracer found no CUPTI: the page says so, first
+	GPUPROF_INJECT_LIBRARY="$INJ" GPUPROF_NVML_LIBRARY="$NVML" "$GPUPROF" run --quiet \
+		--no-report -o run2 --sample-ms 0 -- "$SIM" "$INJ" /nonexistent/libcupti.so 1 exit \
+		>/dev/null 2>&1
+	expect_rc 0 report -q -o nocupti.html run2
 	HAVE_RUN=1
 fi
 python3 "$E/reportpage.py" hostile-trace evil.json || fail "hostile trace"
@@ -150,7 +155,9 @@ def check_rest(f, r):
     if peaks:
         assert close(c["peak_memory"]["value"], max(peaks)), c["peak_memory"]
     assert c["findings"]["value"] == str(len(r["findings"]))
-    assert [x["id"] for x in f["findings"]] == [x["id"] for x in r["findings"]], f["findings"]
+    # the capture's warnings first (why data is missing), then the findings
+    capw = ((r["overview"].get("capture") or {}).get("warning_messages")) or []
+    assert [x["id"] for x in f["findings"]] == ["capture-warning"] * len(capw) + [x["id"] for x in r["findings"]], f["findings"]
     # tables: every row is in the page, the top 50 drawn, sorted as the JSON
     for t in ("kernels", "cpu_ops", "api_calls", "memory_ops"):
         rows = r[t]
@@ -238,6 +245,10 @@ assert f["charts"].get("ci", 0) == len([m for m in g["metrics"] if m["ratio"] is
 
 # --- a run directory: the metrics timeline
 if HAVE_RUN:
+    f, p = page("nocupti")
+    w = f["findings"][0]
+    assert w["id"] == "capture-warning" and w["severity"] == "warning", f["findings"]
+    assert w["title"].startswith("Capture: no CUPTI (/nonexistent/libcupti.so"), w
     f, p = page("run")
     a = json.load(open("run.analyze.json"))
     assert p["doc"] == a and a["metrics"]["series"], "no metrics in the run"

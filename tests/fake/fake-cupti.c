@@ -21,6 +21,8 @@
  *                     else. An unknown NAME or bad CODE is printed once on
  *                     stderr ("fake-cupti: ...") and flagged in
  *                     fake_cupti_state.config_error; the other items apply.
+ *   FAKE_CUPTI_VERSION=N  cuptiGetVersion reports N (a CUPTI of another CUDA
+ *                     release: 28 is CUDA 12.9's) instead of CUPTI_API_VERSION.
  *
  * What it models (cupti_activity.h, cupti_callbacks.h, and
  * shared/reference/cupti-nvtx-nvml.md sections 1.5 and 2):
@@ -657,7 +659,11 @@ CUptiResult cuptiGetVersion(uint32_t *version)
 		return r;
 	if (!version)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*version = CUPTI_API_VERSION;
+	{
+		const char *v = getenv("FAKE_CUPTI_VERSION");
+
+		*version = v && *v ? (uint32_t)strtoul(v, NULL, 10) : CUPTI_API_VERSION;
+	}
 	return CUPTI_SUCCESS;
 }
 

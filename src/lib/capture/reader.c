@@ -62,6 +62,7 @@ struct rd {
 	size_t nstacks, stacks_cap;
 	struct gp_value *devices;
 	uint64_t unmatched, marks, warnings, dropped_records;
+	struct gp_value *wmsgs; /* [{code, text, count}]: the first MAX_WARN_TEXTS distinct ones */
 	/* capture windows (WINDOW records) */
 	struct gp_value *windows;  /* [{start_ns, end_ns, reason, end_reason}] */
 	struct gp_value *win_last; /* its last element */
@@ -109,6 +110,48 @@ static int intern(struct rd *r, const char *s, size_t n, uint32_t *out)
 	if (fixed != stack)
 		gp__free(fixed);
 	return rc;
+}
+
+#define MAX_WARN_TEXTS 32
+
+/*
+ * A warning: counted, and its text listed once with how often it came (the
+ * tracer's WARN records: a CUPTI call that failed, a kind refused, no CUPTI;
+ * the reader's own: a record it had to skip).
+ */
+static int warn(struct rd *r, uint32_t code, const char *text, size_t n)
+{
+	struct gp_value *o;
+	char fixed[3 * 1024];
+	int64_t count;
+	size_t i, m;
+	int rc;
+
+	r->warnings++;
+	while (n && text[n - 1] == '\0') /* the tracer pads its text */
+		n--;
+	if (n > sizeof(fixed) / 3)
+		n = sizeof(fixed) / 3; /* the first KiB says what it is */
+	m = gp__utf8_repair(text, n, fixed);
+	if (!r->wmsgs && !(r->wmsgs = gp_value_array()))
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < gp_value_len(r->wmsgs); i++) {
+		const struct gp_value *w = gp_arr_get(r->wmsgs, i);
+		const char *t = gp_value_get_str(gp_obj_get(w, "text"));
+
+		if (t && strlen(t) == m && memcmp(t, fixed, m) == 0 &&
+		    gp_value_get_int(gp_obj_get(w, "count"), &count))
+			return gp_obj_set_int((struct gp_value *)w, "count", count + 1);
+	}
+	if (i >= MAX_WARN_TEXTS)
+		return 0;
+	o = gp_value_object();
+	if ((rc = gp_arr_push(r->wmsgs, o)))
+		return rc;
+	if (gp_obj_set_int(o, "code", code) || gp_obj_set(o, "text", gp_value_strn(fixed, m)) ||
+	    gp_obj_set_int(o, "count", 1))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
 }
 
 static int track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t device, uint32_t *out)
@@ -615,8 +658,8 @@ static int on_meta(struct rd *r, const unsigned char *p, size_t size)
 	    gp_value_type(v) != GP_VALUE_OBJECT) {
 		gp_value_free(v);
 		gp_clear_error();
-		r->warnings++;
-		return 0;
+		return warn(r, 0, "the META record is not a JSON object: the process is unknown",
+		            60);
 	}
 	if (gp_value_get_int(gp_obj_get(v, "rank"), &x) && x >= 0)
 		r->t->rank = x;
@@ -645,6 +688,7 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		struct gp_cap_cuda_event ce;
 		struct gp_cap_site site;
 		struct gp_cap_counter ctr;
+		struct gp_cap_warn wr;
 	} u;
 
 	switch (type) {
@@ -696,8 +740,10 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 			r->dropped_records += u.dr.cupti_records + u.dr.nvtx_records;
 		return 0;
 	case GP_CAP_WARN:
-		r->warnings++;
-		return 0;
+		if (size < sizeof(struct gp_cap_warn))
+			break;
+		memcpy(&u.wr, p, sizeof(u.wr));
+		return warn(r, u.wr.code, (const char *)p + sizeof(u.wr), size - sizeof(u.wr));
 	case GP_CAP_WINDOW:
 		if (fixed(&u.w, sizeof(u.w), GP_CAP_MIN_WINDOW, p, size))
 			return on_window(r, &u.w);
@@ -717,8 +763,13 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 	default:
 		return 0; /* a newer writer's record: skipped */
 	}
-	r->warnings++; /* too short for its type: skipped */
-	return 0;
+	{
+		char t[96];
+		int k = snprintf(t, sizeof(t),
+		                 "a record of type %u too short for its type: skipped", type);
+
+		return warn(r, 0, t, (size_t)k < sizeof(t) ? (size_t)k : sizeof(t) - 1);
+	}
 }
 
 /* Counts (ph 'X', category) like the Kineto reader, so the overview lists them. */
@@ -805,6 +856,12 @@ static int summary(struct rd *r)
 
 	r->windows = NULL; /* s owns it from here (gp_obj_set takes it even on failure) */
 	if (!s || gp_obj_set(s, "windows", w ? w : gp_value_null())) {
+		gp_value_free(s);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	w = r->wmsgs;
+	r->wmsgs = NULL; /* likewise */
+	if (gp_obj_set(s, "warning_messages", w ? w : gp_value_array())) {
 		gp_value_free(s);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
@@ -929,6 +986,7 @@ out:
 	gp_u64map_release(&r.mark_counts);
 	gp_value_free(r.devices);
 	gp_value_free(r.windows);
+	gp_value_free(r.wmsgs);
 	gp__free(r.cev);
 	gp_trace_free(r.t);
 	return rc;

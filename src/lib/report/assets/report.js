@@ -753,7 +753,10 @@
     summaryAnalyze(r, doc);
     rt = ranksTable(doc);
     if (rt) main.querySelector('#gp-summary').appendChild(rt);
-    findingsSection(objs(r.findings));
+    /* the tracer's warnings (no CUPTI, a call that failed) first: they say why data is missing */
+    findingsSection(objs(get(r, 'overview.capture.warning_messages')).map(function (w) {
+      return { id: 'capture-warning', severity: 'warning', title: 'Capture: ' + w.text + (num(w.count) && w.count > 1 ? ' (' + w.count + '\u00d7)' : '') };
+    }).concat(objs(r.findings)));
     stepsSection(r);
     timelineSection(r);
     metricsSection(r, doc);
