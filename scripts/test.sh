@@ -5,11 +5,14 @@
 #
 # 1. an ASan+UBSan build (clang) of the library, CLI and tests, and its ctest;
 # 2. a libFuzzer build (clang) and a short run of every fuzz target over its corpus;
-# 3. the release build (gcc, warnings as errors) and its ctest, which also checks
+# 3. a minimal build (gcc, warnings as errors): no CUDA toolkit, no libmicrohttpd,
+#    ncursesw or libyaml (pkg-config hidden), gzip by zlib: every optional part
+#    left out still compiles, and the binary runs;
+# 4. the release build (gcc, warnings as errors) and its ctest, which also checks
 #    formatting (clang-format) — run last so CTest's summary closes the output.
 #
 # Environment: JOBS (default: nproc), FUZZ_SECONDS per target (default 30),
-# SKIP_ASAN=1 / SKIP_FUZZ=1 to leave a stage out while developing.
+# SKIP_ASAN=1 / SKIP_FUZZ=1 / SKIP_MINIMAL=1 to leave a stage out while developing.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,6 +49,15 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 		fi
 		rm -rf "$work"
 	done
+fi
+
+if [ "${SKIP_MINIMAL:-0}" != 1 ]; then
+	stage "minimal build (no CUDA, microhttpd, ncursesw, libyaml, isa-l; gcc, -Werror)"
+	cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DGP_WERROR=ON -DGP_WITH_CUPTI=OFF \
+		-DGP_BUILD_TESTS=OFF -DGP_BUILD_BENCH=OFF -DPKG_CONFIG_EXECUTABLE=/nonexistent \
+		-DISAL_INCLUDE_DIR=ISAL_INCLUDE_DIR-NOTFOUND -DISAL_LIBRARY=ISAL_LIBRARY-NOTFOUND >/dev/null
+	cmake --build build-minimal -j"$jobs" >/dev/null
+	build-minimal/gpuprof version --build-options
 fi
 
 stage "release build (gcc, -Werror) and tests"

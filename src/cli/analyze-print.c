@@ -186,7 +186,10 @@ static void heading(FILE *f, const char *title)
 	fprintf(f, "\n%s\n", title);
 }
 
-/* word-wraps @p s at @p w columns, each line indented by @p indent spaces */
+/*
+ * word-wraps @p s at @p w columns, each line indented by @p indent spaces;
+ * control characters become '?' (a capture's warning text is the program's)
+ */
 static void wrap(FILE *f, const char *s, int indent, int w, const char *first)
 {
 	int col = indent;
@@ -204,8 +207,16 @@ static void wrap(FILE *f, const char *s, int indent, int w, const char *first)
 			size_t len =
 			    (size_t)(e - s) < sizeof(word) - 1 ? (size_t)(e - s) : sizeof(word) - 1;
 
+			/* a word cut at the buffer's end: not inside a UTF-8 character */
+			while (len && len < (size_t)(e - s) &&
+			       ((unsigned char)s[len] & 0xc0) == 0x80)
+				len--;
 			memcpy(word, s, len);
 			word[len] = '\0';
+			for (char *p = word; *p; p++)
+				if (((unsigned char)*p < 0x20 && *p != '\x1f') || *p == 0x7f)
+					*p =
+					    '?'; /* '\x1f' stands for a space that does not break */
 			ww = width(word);
 			if (col + ww + 1 > w && col > indent + width(first)) {
 				fprintf(f, "\n%*s", indent + width(first), "");

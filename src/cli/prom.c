@@ -34,12 +34,12 @@
 #include "cli.h"
 #include "gpuprof-config.h"
 #include "top.h"
+#include "util/json-scan.h"
 
 #if GP_HAVE_MHD
 #include <microhttpd.h>
 
 #include "util/dl.h"
-#include "util/json-scan.h"
 #endif
 
 struct gp_prom {

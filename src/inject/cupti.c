@@ -208,8 +208,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	else
 		g_refused_buffers++;
 	pthread_mutex_unlock(&g_mu);
-	/* CUPTI wants 8-byte alignment, malloc gives 16; no fork while inside the allocator */
-	if (ok && !(p = gp_inj_alloc(BUF_SIZE, false))) {
+	/*
+	 * Not gp_inj_alloc: CUPTI may call this from a launch that holds driver
+	 * locks, and the lock gp_inj_alloc takes is fork_prepare's (a fork that
+	 * also waits for a driver lock would close a cycle).
+	 */
+	if (ok && posix_memalign(&p, 8, BUF_SIZE) != 0) {
+		p = NULL;
 		pthread_mutex_lock(&g_mu);
 		g_bufs--;
 		g_refused_buffers++;
@@ -227,21 +232,21 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 	(void)size;
 	if (gp_inj_forked()) { /* a buffer the parent had, completed in a forked child */
-		gp_inj_free(buf);
+		free(buf);
 		return;
 	}
 	if (F.cuptiActivityGetNumDroppedRecords &&
 	    F.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
 		dropped = 0;
-	d = gp_inj_alloc(sizeof(*d), false);
+	d = malloc(sizeof(*d)); /* not gp_inj_alloc: see buffer_requested */
 	pthread_mutex_lock(&g_mu);
 	g_dropped_records += dropped;
 	if (!buf || !d) {
 		if (buf)
 			g_bufs--;
 		pthread_mutex_unlock(&g_mu);
-		gp_inj_free(buf);
-		gp_inj_free(d);
+		free(buf);
+		free(d);
 		return;
 	}
 	d->next = NULL;
@@ -814,6 +819,17 @@ out:
 	pthread_mutex_unlock(&g_att_mu);
 }
 
+/*
+ * The CUDA major release of a CUPTI API version (cupti_version.h): xxyyzz
+ * from CUDA 13.0 on; 19..28 were CUDA 12.x, 13..18 CUDA 11.x; 0 older.
+ */
+static unsigned cuda_major(uint32_t v)
+{
+	if (v >= 10000)
+		return v / 10000;
+	return v >= 19 ? 12 : v >= 13 ? 11 : 0;
+}
+
 int gp_inj_cupti_load(void)
 {
 	const char *names[3] = { getenv("GPUPROF_CUPTI_LIBRARY"), "libcupti.so.13", "libcupti.so" };
@@ -838,17 +854,16 @@ int gp_inj_cupti_load(void)
 		F.cuptiGetVersion(&g_version);
 	/*
 	 * The records are read with this build's cupti_activity.h structs, which
-	 * hold within a CUDA major release (CUPTI_API_VERSION xxyyzz from 13.0 on;
-	 * 12.x reported 19..28, with other record layouts): another release's
-	 * records would be misread, or read past their end.
+	 * hold within a CUDA major release: another release's records would be
+	 * misread, or read past their end.
 	 */
-	if (g_version / 10000 != CUPTI_API_VERSION / 10000) {
+	if (cuda_major(g_version) != cuda_major(CUPTI_API_VERSION)) {
 		gp_inj_warn(
 		    0,
 		    "CUPTI API version %u is not from CUDA %u (this tracer's CUPTI is %u): "
 		    "its records cannot be read, no GPU activity is recorded; build gpuprof "
 		    "with your program's CUDA or set GPUPROF_CUPTI_LIBRARY",
-		    g_version, CUPTI_API_VERSION / 10000, CUPTI_API_VERSION);
+		    g_version, cuda_major(CUPTI_API_VERSION), CUPTI_API_VERSION);
 		return -1;
 	}
 	if (!F.cuptiActivityRegisterCallbacks || !F.cuptiActivityEnable ||

@@ -41,10 +41,11 @@ extern _Atomic bool gp__inj_live;
 /** true in a forked child, where nothing is recorded (see session.c). */
 bool gp_inj_forked(void);
 /**
- * malloc (calloc when @p zero) and free for the writer thread and CUPTI's
- * buffer callbacks: under the lock that fork_prepare takes, so that no fork
- * happens while one of them is inside the allocator (glibc's is fork-safe; a
+ * malloc (calloc when @p zero) and free for the writer thread, outside any
+ * CUPTI call: under the lock that fork_prepare takes, so that no fork happens
+ * while the writer is inside the allocator (glibc's is fork-safe; a
  * sanitizer's is not: the child then hangs in its next malloc or at exit).
+ * Not for CUPTI's callbacks, which may run with driver locks held.
  */
 void *gp_inj_alloc(size_t n, bool zero);
 void gp_inj_free(void *p);

@@ -309,10 +309,11 @@ void gp_inj_name_thread(uint32_t tid, const struct gp_inj_msg *m)
 /*
  * The stack of @p domain on this thread: slot 0 for the default domain, else
  * the slot that domain last had (kept while no other domain needs it), else
- * a free one. With more domains open at once than slots, the last slot is
- * shared (their levels and window bits mix).
+ * (@p take) a free one. NULL when there is none: more domains have ranges
+ * open on this thread than there are slots; such a push is recorded (the
+ * reader pairs pushes and pops itself) but not followed: no level, no window.
  */
-static inline struct level *level_of(struct tstate *st, uint32_t domain)
+static inline struct level *level_of(struct tstate *st, uint32_t domain, bool take)
 {
 	struct level *free_lv = NULL;
 
@@ -326,8 +327,8 @@ static inline struct level *level_of(struct tstate *st, uint32_t domain)
 		if (l->depth <= 0 && !free_lv)
 			free_lv = l;
 	}
-	if (!free_lv)
-		return &st->lv[LEVEL_SLOTS - 1];
+	if (!take || !free_lv)
+		return NULL;
 	free_lv->domain = domain;
 	free_lv->depth = 0;
 	free_lv->wbits = 0;
@@ -338,9 +339,15 @@ static inline struct level *level_of(struct tstate *st, uint32_t domain)
 int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
 {
 	struct tstate *st = &t_st;
-	struct level *l = level_of(st, domain);
-	int d = l->depth;
+	struct level *l = level_of(st, domain, true);
+	int d;
 
+	if (!l) {
+		if (rec())
+			put_msg(st, GP_NVTX_PUSH, domain, 0, m);
+		return -2; /* NVTX_NO_PUSH_POP_TRACKING */
+	}
+	d = l->depth;
 	if (which && d < MAX_WATCH_DEPTH) {
 		gp_inj_win_begin(which);
 		l->wbits |= (uint64_t)which << (2 * d);
@@ -353,9 +360,15 @@ int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
 void gp_inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
 {
 	struct tstate *st = &t_st;
-	struct level *l = level_of(st, domain);
-	int d = l->depth;
+	struct level *l = level_of(st, domain, true);
+	int d;
 
+	if (!l) {
+		if (rec())
+			put_nvtx_short(st, GP_NVTX_PUSH, domain, reg, 0);
+		return;
+	}
+	d = l->depth;
 	if (which && d < MAX_WATCH_DEPTH) {
 		gp_inj_win_begin(which);
 		l->wbits |= (uint64_t)which << (2 * d);
@@ -376,14 +389,14 @@ void gp_inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which)
 int gp_inj_pop(uint32_t domain)
 {
 	struct tstate *st = &t_st;
-	struct level *l = level_of(st, domain);
+	struct level *l = level_of(st, domain, false);
 	unsigned w = 0;
 	int d;
 
 	if (rec())
 		put_nvtx_short(st, GP_NVTX_POP, domain, 0, 0);
-	if (l->depth <= 0)
-		return -1; /* a pop without a push */
+	if (!l || l->depth <= 0)
+		return -1; /* a pop without a push (or of a push not followed) */
 	d = --l->depth;
 	if (d < MAX_WATCH_DEPTH) {
 		w = (unsigned)(l->wbits >> (2 * d)) & 3u;

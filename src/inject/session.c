@@ -86,12 +86,13 @@ static size_t g_nspare;
 static size_t g_held; /* bytes of g_q + blocks */
 static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
 /*
- * The writer thread is running its own code. session_open waits for it: a
- * thread's start-up allocates outside our locks (a sanitizer's thread set-up
- * calls pthread_getattr_np, which mallocs), and a fork in that moment would
- * leave a sanitizer's allocator locked in the child for good.
+ * The writer thread is starting, or running its own code. session_open and
+ * fork_prepare wait from one to the other: a thread's start-up allocates
+ * outside our locks (a sanitizer's thread set-up calls pthread_getattr_np,
+ * which mallocs), and a fork in that moment would leave a sanitizer's
+ * allocator locked in the child for good.
  */
-static bool g_writer_running;
+static bool g_writer_starting, g_writer_running;
 static pthread_cond_t g_writer_cv = PTHREAD_COND_INITIALIZER;
 
 static struct sigaction g_old_act[65];
@@ -505,7 +506,7 @@ static void *writer_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
 	pthread_mutex_lock(&g_mu);
 	g_writer_running = true;
-	pthread_cond_signal(&g_writer_cv);
+	pthread_cond_broadcast(&g_writer_cv);
 	pthread_mutex_unlock(&g_mu);
 	spare_fill();
 	for (;;) {
@@ -608,6 +609,8 @@ static void install_signals(void)
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&g_mu);
+	while (g_writer_starting && !g_writer_running)
+		pthread_cond_wait(&g_writer_cv, &g_mu);
 }
 
 static void fork_parent(void)
@@ -842,6 +845,9 @@ static void session_open(void)
 	gp__inj_tsc = tsc_usable();
 	if (gp__inj_tsc)
 		cal_read(&g_cal.tsc, &g_cal.ns);
+	pthread_mutex_lock(&g_mu);
+	g_writer_starting = true;
+	pthread_mutex_unlock(&g_mu);
 	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0) {
 		g_writer_started = true;
 		pthread_mutex_lock(&g_mu);
@@ -849,6 +855,10 @@ static void session_open(void)
 			pthread_cond_wait(&g_writer_cv, &g_mu);
 		pthread_mutex_unlock(&g_mu);
 	} else {
+		pthread_mutex_lock(&g_mu);
+		g_writer_starting = false;
+		pthread_cond_broadcast(&g_writer_cv);
+		pthread_mutex_unlock(&g_mu);
 		gp__inj_tsc = false; /* nobody would convert during the run */
 		gp_inj_warn(0, "no writer thread: records are written at exit only");
 	}

@@ -241,6 +241,12 @@ static void test_capture_windows(void **state)
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 0);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 50000);
 	gp_value_free(r);
+	/* the same under --compat hta: the gap between the windows is none there either */
+	r = tu_section(t, true, gp__an_gpu);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 20000);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 0);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 50000);
+	gp_value_free(r);
 
 	/* one window around everything: as without windows, and 0 left out */
 	set_windows(t, "[{\"start_ns\":-1,\"end_ns\":1000000}]");

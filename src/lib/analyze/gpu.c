@@ -326,6 +326,7 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 		uint32_t i = evs[k];
 		uint8_t kind = c->t->ev.kind[i];
 		int64_t s = c->ts[i], e = s + c->dur[i], gap, lts;
+		bool none = false;
 
 		/* HTA (PR #149) breaks down the idle time between kernels and copies only */
 		if (kind != GP_K_KERNEL && kind != GP_K_MEMCPY && kind != GP_K_MEMSET)
@@ -336,9 +337,12 @@ static void idle_stream(const struct gp__actx *c, const uint32_t *evs, size_t n,
 			continue;
 		}
 		gap = s - prev_end;
-		if (win && gap > 0 && (gap -= outside(win, prev_end, s)) <= 0)
-			gap = -1; /* all of it between two windows: no gap */
-		if (c->hta || gap > 0) {
+		/* a gap's part outside the capture windows is not idle; all of it: no gap at all */
+		if (win && gap > 0) {
+			gap -= outside(win, prev_end, s);
+			none = gap <= 0;
+		}
+		if (!none && (c->hta || gap > 0)) {
 			if (launch_ts(c, i, &lts) && lts > prev_end)
 				out[0] += gap;
 			else if (gap < KERNEL_WAIT_NS)

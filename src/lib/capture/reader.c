@@ -34,7 +34,7 @@
 #include "util/json-scan.h"
 #include "util/strtab.h"
 
-#define MAX_OPEN_RANGES 4096u /* per thread; deeper pushes are counted as unmatched */
+#define MAX_OPEN_RANGES 4096u /* per thread and domain; deeper pushes count as unmatched */
 
 struct open_range {
 	int64_t ts;
