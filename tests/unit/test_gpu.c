@@ -35,6 +35,14 @@ static struct gp_trace *scenario(void)
 	return t;
 }
 
+/* the idle breakdown of the first stream */
+static void check_idle0(const struct gp_value *r, int64_t host, int64_t kernel, int64_t other)
+{
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), host);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), kernel);
+	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), other);
+}
+
 static void check_scenario(const struct gp_value *r)
 {
 	assert_true(gp_value_get_bool(gp_value_path(r, "gpu/has_gpu"), false));
@@ -63,9 +71,7 @@ static void check_scenario(const struct gp_value *r)
 	assert_int_equal(gp_value_len(gp_value_path(r, "gpu/idle_breakdown")), 2);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/stream"), 7);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/device"), 0);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 100000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 10000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 70000);
+	check_idle0(r, 100000, 10000, 70000);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/1/stream"), 20);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/1/host_wait_ns"), 0);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown_total/other_ns"), 70000);
@@ -154,15 +160,11 @@ static void test_hta_row0_launcher(void **state)
 
 	/* b: 50k > 11k, host_wait 10k; c: no launcher, other 69k; d: 50k < 110k, kernel_wait 20k */
 	r = tu_section(t, true, gp__an_gpu);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 10000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 20000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	check_idle0(r, 10000, 20000, 69000);
 	gp_value_free(r);
 
 	r = tu_section(t, false, gp__an_gpu);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 0);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 30000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 69000);
+	check_idle0(r, 0, 30000, 69000);
 	gp_value_free(r);
 
 	/* a "Trace" row 0 is dropped by HTA's parser: no fallback */
@@ -237,15 +239,11 @@ static void test_capture_windows(void **state)
 	assert_int_equal(tu_geti(r, "gpu/non_compute_ns"), 60000);
 	assert_true(fabs(tu_getd(r, "gpu/idle_pct") - 100.0 * 50 / 230) < 1e-4);
 	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/stream"), 7);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 20000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 0);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 50000);
+	check_idle0(r, 20000, 0, 50000);
 	gp_value_free(r);
 	/* the same under --compat hta: the gap between the windows is none there either */
 	r = tu_section(t, true, gp__an_gpu);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/host_wait_ns"), 20000);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/kernel_wait_ns"), 0);
-	assert_int_equal(tu_geti(r, "gpu/idle_breakdown/0/other_ns"), 50000);
+	check_idle0(r, 20000, 0, 50000);
 	gp_value_free(r);
 
 	/* one window around everything: as without windows, and 0 left out */
