@@ -87,6 +87,18 @@ cp "$OUT" "$TMP/text"
 out_has "step time              76.763 ms    116.910 ms   +52.3 % 1.523 ["
 out_has "20 of 197 rows, by |delta total|"
 out_has "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
+# prose (the inputs, the tables' summaries, why, warnings) wraps at 100 columns, a number
+# never apart from its unit; only the tables' rows may be wider
+python3 - "$OUT" <<'EOF' || fail "the text's prose is not wrapped (above)"
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+row = re.compile(r"^(  (added|removed|slower|faster|same|status) |metric |\S.* (faster|slower|same|inconclusive|better|worse|slower \(REGRESSION\))$)")
+wide = [l for l in lines if len(l) > 100 and not row.match(l)]
+assert not wide, wide
+assert any(l.startswith("why:") for l in lines) and any(l.startswith("    ") for l in lines), lines
+cut = [l for l in lines if re.match(r"^\s+(ms|µs|ns|s|%)\b", l)]
+assert not cut, cut
+EOF
 expect_rc 3 compare --top 0 "$B" "$N"
 [ "$(grep -c '^  \(added\|removed\|slower\|faster\|same\) ' "$OUT")" -eq $((197 + 179)) ] ||
 	fail "--top 0 shows every row"

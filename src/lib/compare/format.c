@@ -19,6 +19,7 @@
 #include "util/buf.h"
 
 #define NAME_COLS 72
+#define TEXT_COLS 100 /* prose lines of the text format wrap here */
 
 struct fmt {
 	struct gp_buf b;
@@ -47,6 +48,77 @@ static size_t cols(const char *s)
 	for (; *s; s++)
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	return n;
+}
+
+/*
+ * A paragraph of the text format: @p first, then the words of the text that
+ * @p fmt makes, wrapped at TEXT_COLS columns (a word longer than a line
+ * stands alone; a word of 3 columns or less stays with the one before it, so
+ * that "7.948 ms" or "+19.1 %" is not cut), later lines indented by @p indent
+ * spaces; then a newline. Markdown: the text as is (Markdown flows it).
+ */
+static void para(struct fmt *f, const char *first, size_t indent, const char *fmt, ...)
+    GP_PRINTF(4, 5);
+static void para(struct fmt *f, const char *first, size_t indent, const char *fmt, ...)
+{
+	struct gp_buf t = GP_BUF_INIT;
+	size_t col, lead;
+	const char *p;
+	va_list ap;
+
+	if (f->rc)
+		return;
+	va_start(ap, fmt);
+	f->rc = gp_buf_vaddf(&t, fmt, ap);
+	va_end(ap);
+	if (f->rc)
+		goto out;
+	out(f, "%s", first);
+	if (f->md) {
+		out(f, "%s\n", t.buf);
+		goto out;
+	}
+	col = lead = cols(first);
+	for (p = t.buf; *p;) {
+		size_t n = 0, w = 0;
+
+		/* a word, and the short words after it */
+		for (;;) {
+			size_t k = 0, kw = 0;
+
+			while (p[n + k] && p[n + k] != ' ') {
+				kw += ((unsigned char)p[n + k] & 0xc0) != 0x80;
+				k++;
+			}
+			if (n && kw > 3)
+				break;
+			n += k;
+			w += kw;
+			if (p[n] != ' ' || !p[n + 1] || p[n + 1] == ' ')
+				break;
+			n++; /* the space before the next word */
+			w++;
+		}
+		while (n && p[n - 1] == ' ') { /* not ending on a space */
+			n--;
+			w--;
+		}
+		if (col > lead && col + 1 + w > TEXT_COLS) {
+			out(f, "\n%*s", (int)indent, "");
+			col = lead = indent;
+		} else if (col > lead) {
+			out(f, " ");
+			col++;
+		}
+		out(f, "%.*s", (int)n, p);
+		col += w;
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+	out(f, "\n");
+out:
+	gp_buf_release(&t);
 }
 
 /* @p s left-aligned in @p w columns (right-aligned when @p right), then a space */
@@ -232,8 +304,12 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *reason = gp_value_get_str(gp_obj_get(m, "reason"));
 
-		if (reason && gp_value_get_bool(gp_obj_get(m, "samples"), false))
-			out(f, f->md ? "\n_%s: %s_\n" : "  %s: %s\n", str(m, "title"), reason);
+		if (!reason || !gp_value_get_bool(gp_obj_get(m, "samples"), false))
+			continue;
+		if (f->md)
+			out(f, "\n_%s: %s_\n", str(m, "title"), reason);
+		else
+			para(f, "  ", 4, "%s: %s", str(m, "title"), reason);
 	}
 }
 
@@ -245,21 +321,22 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 
 	if (!t)
 		return;
-	out(f,
-	    "%s%s: %.0f names in base, %.0f in new; total %s -> %s (%s); %.0f added (%s), %.0f "
-	    "removed (%s); %.0f slower, %.0f faster per call (threshold %g %%)%s%s\n",
-	    f->md ? "<details><summary>" : "", what, num(t, "base_names"), num(t, "new_names"),
-	    dur(a, sizeof(a), num(t, "base_total_ns"), false),
-	    dur(b, sizeof(b), num(t, "new_total_ns"), false),
-	    dur(c, sizeof(c), num(t, "delta_total_ns"), true), num(gp_obj_get(t, "added"), "names"),
-	    dur(d, sizeof(d), num(gp_obj_get(t, "added"), "total_ns"), false),
-	    num(gp_obj_get(t, "removed"), "names"),
-	    dur(e, sizeof(e), num(gp_obj_get(t, "removed"), "total_ns"), false), num(t, "slower"),
-	    num(t, "faster"), num(t, "threshold_pct"),
-	    gp_value_get_bool(gp_obj_get(t, "complete"), true)
-	        ? ""
-	        : " (incomplete: a report was trimmed)",
-	    f->md ? "</summary>\n" : "");
+	para(f, f->md ? "<details><summary>" : "", 2,
+	     "%s: %.0f names in base, %.0f in new; total %s -> %s (%s); %.0f added (%s), %.0f "
+	     "removed (%s); %.0f slower, %.0f faster per call (threshold %g %%)%s%s",
+	     what, num(t, "base_names"), num(t, "new_names"),
+	     dur(a, sizeof(a), num(t, "base_total_ns"), false),
+	     dur(b, sizeof(b), num(t, "new_total_ns"), false),
+	     dur(c, sizeof(c), num(t, "delta_total_ns"), true),
+	     num(gp_obj_get(t, "added"), "names"),
+	     dur(d, sizeof(d), num(gp_obj_get(t, "added"), "total_ns"), false),
+	     num(gp_obj_get(t, "removed"), "names"),
+	     dur(e, sizeof(e), num(gp_obj_get(t, "removed"), "total_ns"), false), num(t, "slower"),
+	     num(t, "faster"), num(t, "threshold_pct"),
+	     gp_value_get_bool(gp_obj_get(t, "complete"), true)
+	         ? ""
+	         : " (incomplete: a report was trimmed)",
+	     f->md ? "</summary>\n" : "");
 	if (!n) {
 		out(f, f->md ? "\n</details>\n\n" : "\n");
 		return;
@@ -321,7 +398,7 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 		const char *p = str(gp_arr_get(arr, i), "text");
 
 		if (!f->md) {
-			out(f, "  - %s\n", p);
+			para(f, "  - ", 4, "%s", p);
 			continue;
 		}
 		/* kernel names hold C++ templates: keep "<...>" from reading as HTML */
@@ -335,15 +412,12 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 	out(f, "\n");
 }
 
-static void side(struct fmt *f, const struct gp_value *res, const char *key)
+/* the path of side @p key ("base", "new") of a result, or @p key when it has none */
+static const char *side_path(const struct gp_value *res, const char *key)
 {
-	const struct gp_value *s = gp_obj_get(res, key);
-	const char *path = gp_value_get_str(gp_obj_get(s, "path"));
+	const char *path = gp_value_get_str(gp_obj_get(gp_obj_get(res, key), "path"));
 
-	if (f->md)
-		out(f, "%s `%s` (%s)", key, path ? path : key, str(s, "input"));
-	else
-		out(f, "%s '%s' (%s)", key, path ? path : key, str(s, "input"));
+	return path ? path : key;
 }
 
 GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_format fmt,
@@ -370,11 +444,13 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		out(&f, "### gpuprof compare: %s\n\n**%s**\n\n", verdict, str(result, "summary"));
 	else
 		out(&f, "%s\n", str(result, "summary"));
-	side(&f, result, "base");
-	out(&f, " -> ");
-	side(&f, result, "new");
-	out(&f, "; alpha %g, threshold %g %%%s", num(opts, "alpha"), num(opts, "threshold_pct"),
-	    f.md ? "\n\n" : "\n\n");
+	para(&f, "", 2,
+	     f.md ? "%s `%s` (%s) -> %s `%s` (%s); alpha %g, threshold %g %%"
+	          : "%s '%s' (%s) -> %s '%s' (%s); alpha %g, threshold %g %%",
+	     "base", side_path(result, "base"), str(gp_obj_get(result, "base"), "input"), "new",
+	     side_path(result, "new"), str(gp_obj_get(result, "new"), "input"), num(opts, "alpha"),
+	     num(opts, "threshold_pct"));
+	out(&f, "\n");
 	for (i = 0; i < gp_value_len(groups); i++) {
 		const struct gp_value *g = gp_arr_get(groups, i);
 		const char *bs = gp_value_get_str(gp_obj_get(g, "base_series"));
