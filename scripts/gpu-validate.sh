@@ -19,9 +19,10 @@
 #   test   ctest -L gpu -V (t0900 top/NVML, t0910 CUDA program, t0911 PyTorch
 #          loop, t0912 annotations, t0913 Python bench), then the injection
 #          tests of the fake CUPTI for comparison.
-#   bench  bench_capture.sh (~5 min on an H100), bench_sampler.sh against the
+#   bench  bench_capture.sh (30 runs of the PyTorch loop; never timed on a device,
+#          so give the call the full 600 s), bench_sampler.sh against the
 #          real NVML, bench_annotate.sh.
-#   all    build test bench (more than one device call's 10 minutes: split it).
+#   all    build test bench (likely more than one device call's 10 minutes: split it).
 #
 # Environment: GPV_BUILD (the build directory, default build-gpu), GPV_FORCE_DEPS=1 (build
 # with .gpudeps/ even where the system has the packages: to try that path here).
