@@ -6,7 +6,8 @@
 # the real procfs (10 Hz three times: this is noisy), then with a watched
 # process tree (--pid). Each line also gives the floor: what a thread that only
 # wakes up at that rate costs in the same process. Budget (DESIGN.md): <= 0.1 %
-# of one core at 10 Hz.
+# of one core at 10 Hz. The host's /proc/stat and meminfo are read at most
+# every 250 ms (docs/metrics-format.md): at 10 Hz, one sample in three.
 #
 # usage: bench/bench_sampler.sh [SECONDS]   (default 20 per rate)
 # Environment: GP_BUILD_DIR (default build). A real NVML: GPUPROF_NVML_LIBRARY=libnvidia-ml.so.1

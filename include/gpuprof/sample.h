@@ -90,7 +90,7 @@ struct gp_gpu_sample {
 
 /** The host fields, each with a bit in gp_host_sample.valid. */
 enum gp_host_field {
-	GP_HF_CPU_BUSY, /**< cpu_busy and cpu_core_busy[] (needs two samples) */
+	GP_HF_CPU_BUSY, /**< cpu_busy and cpu_core_busy[] (needs two reads, 250 ms apart) */
 	GP_HF_MEM,      /**< mem_total_bytes, mem_available_bytes */
 	GP_HF_LOAD,     /**< load1, load5, load15 */
 	GP_HF_PROC_CPU, /**< proc_cpu: CPU of the watched process tree (needs two samples) */
@@ -100,9 +100,14 @@ enum gp_host_field {
 
 /** The host at one instant. */
 struct gp_host_sample {
-	uint64_t valid;  /**< bit (1 << enum gp_host_field) set: the field is known */
-	double cpu_busy; /**< 0..1 over all cores since the previous sample */
-	uint32_t ncpus;  /**< cores in cpu_core_busy[] */
+	uint64_t valid; /**< bit (1 << enum gp_host_field) set: the field is known */
+	/**
+	 * 0..1 over all cores between the last two reads of /proc/stat, at
+	 * most every 250 ms (its counters move in 10 ms ticks); a sample in
+	 * between carries the last values, cpu_core_busy[] too
+	 */
+	double cpu_busy;
+	uint32_t ncpus; /**< cores in cpu_core_busy[] */
 	uint32_t ncpus_all;
 	float cpu_core_busy[GP_SAMPLE_MAX_CPUS];
 	uint64_t mem_total_bytes, mem_available_bytes;

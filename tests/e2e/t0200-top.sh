@@ -110,14 +110,17 @@ def get(path):
     with urllib.request.urlopen(url + path, timeout=5) as r:
         return r.status, r.headers.get("Content-Type"), r.read().decode()
 
+# up, and until the host CPU share is there (two reads of /proc/stat, 250 ms apart)
 for _ in range(100):
     try:
         st, ctype, body = get("/metrics")
-        break
+        if "gpuprof_host_cpu_busy_ratio" in body:
+            break
     except OSError:
-        time.sleep(0.05)
+        pass
+    time.sleep(0.05)
 else:
-    sys.exit("server did not come up")
+    sys.exit("server did not come up, or no host CPU share within 5 s")
 assert st == 200 and ctype.startswith("text/plain; version=0.0.4"), ctype
 for name in ("gpuprof_gpu_memory_used_bytes", "gpuprof_gpu_utilization_ratio",
              "gpuprof_gpu_power_watts", "gpuprof_gpu_energy_joules_total",

@@ -29,7 +29,7 @@ cat >cmd.sh <<EOF
 "$SIM" "$INJ" "$FAKE" 5 exit 2>>cmd.err
 "$APP" exit 2>>cmd.err
 echo "exit \$?"
-sleep 0.2
+sleep 0.5 # the host CPU share needs two reads of /proc/stat, 250 ms apart
 exit 5
 EOF
 

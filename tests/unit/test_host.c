@@ -824,8 +824,8 @@ static void test_real_proc(void **state)
 	assert_int_equal(gp__host_sample(h, mono_ns(), s), 0);
 	assert_true(HAS(s, GP_HF_PROC_RSS));
 	assert_false(HAS(s, GP_HF_PROC_CPU));
-	/* burn 100 ms of CPU, so the counters move */
-	for (t0 = mono_ns(); mono_ns() - t0 < SEC / 10;)
+	/* burn 250 ms of CPU, so the counters move (stat is read at most every 250 ms) */
+	for (t0 = mono_ns(); mono_ns() - t0 < SEC / 4;)
 		x += 1;
 	assert_true(x > 0);
 	assert_int_equal(gp__host_sample(h, mono_ns(), s), 0);
@@ -885,6 +885,80 @@ static void test_refresh_periods(void **state)
 	assert_int_equal(s->mem_available_bytes, 20 * 1024);
 }
 
+/*
+ * stat is read at most every 250 ms (5 ms early counts): a sample in between
+ * carries the last shares, per core too; a failed read is tried again at once.
+ */
+static void test_cpu_period(void **state)
+{
+	struct fx *f = *state;
+	struct gp_host_sample *s = &f->s;
+	const int64_t ms = 1000000;
+
+	put_basics(f); /* cpu: total 1000, idle 800; cpu0 and cpu1: total 500, idle 400 */
+	open_fx(f, 0);
+	sample(f, 1000 * ms);
+	assert_false(HAS(s, GP_HF_CPU_BUSY));
+	put(f, "stat",
+	    "cpu  200 0 100 800 100 0 0 0 0 0\n"
+	    "cpu0 160 0 40 350 50 0 0 0 0 0\n"
+	    "cpu1 40 0 60 450 50 0 0 0 0 0\n");
+	sample(f, 1100 * ms); /* too soon: not read, still no share */
+	assert_false(HAS(s, GP_HF_CPU_BUSY));
+	assert_int_equal(s->ncpus, 2);
+	assert_true(isnan(s->cpu_core_busy[0]) && isnan(s->cpu_core_busy[1]));
+	sample(f, 1246 * ms); /* 246 ms: on time within the slack */
+	assert_true(HAS(s, GP_HF_CPU_BUSY));
+	assert_near(s->cpu_busy, 0.5, 1e-9);
+	assert_near(s->cpu_core_busy[0], 1.0, 1e-6);
+	assert_near(s->cpu_core_busy[1], 0.0, 1e-6);
+	put(f, "stat",
+	    "cpu  200 0 100 1000 100 0 0 0 0 0\n"
+	    "cpu0 160 0 40 450 50 0 0 0 0 0\n"
+	    "cpu1 40 0 60 550 50 0 0 0 0 0\n");
+	sample(f, 1400 * ms); /* carried: the window 1000-1246 ms */
+	assert_true(HAS(s, GP_HF_CPU_BUSY));
+	assert_near(s->cpu_busy, 0.5, 1e-9);
+	assert_int_equal(s->ncpus, 2);
+	assert_int_equal(s->ncpus_all, 2);
+	assert_near(s->cpu_core_busy[0], 1.0, 1e-6);
+	assert_near(s->cpu_core_busy[1], 0.0, 1e-6);
+	assert_true(isnan(s->cpu_core_busy[2]));
+	sample(f, 1500 * ms); /* read: all idle since 1246 ms */
+	assert_near(s->cpu_busy, 0.0, 1e-9);
+	assert_near(s->cpu_core_busy[0], 0.0, 1e-6);
+	/* a garbage stat: no share, and stat is read again at the next sample */
+	put(f, "stat", "garbage\n");
+	sample(f, 1800 * ms);
+	assert_false(HAS(s, GP_HF_CPU_BUSY));
+	assert_int_equal(s->ncpus, 0);
+	put(f, "stat",
+	    "cpu  300 0 100 1100 100 0 0 0 0 0\n"
+	    "cpu0 260 0 40 450 50 0 0 0 0 0\n"
+	    "cpu1 40 0 60 650 50 0 0 0 0 0\n");
+	sample(f, 1801 * ms); /* read again, a new start: no share yet */
+	assert_false(HAS(s, GP_HF_CPU_BUSY));
+	assert_int_equal(s->ncpus, 2);
+	put(f, "stat",
+	    "cpu  350 0 100 1250 100 0 0 0 0 0\n"
+	    "cpu0 310 0 40 450 50 0 0 0 0 0\n"
+	    "cpu1 40 0 60 800 50 0 0 0 0 0\n");
+	sample(f, 1900 * ms);
+	assert_false(HAS(s, GP_HF_CPU_BUSY));
+	sample(f, 2100 * ms);
+	assert_true(HAS(s, GP_HF_CPU_BUSY));
+	assert_near(s->cpu_busy, 0.25, 1e-9);
+	assert_near(s->cpu_core_busy[0], 1.0, 1e-6);
+	assert_near(s->cpu_core_busy[1], 0.0, 1e-6);
+	/* the clock going back reads at once */
+	put(f, "stat",
+	    "cpu  450 0 100 1250 100 0 0 0 0 0\n"
+	    "cpu0 410 0 40 450 50 0 0 0 0 0\n"
+	    "cpu1 40 0 60 800 50 0 0 0 0 0\n");
+	sample(f, 2000 * ms);
+	assert_near(s->cpu_busy, 1.0, 1e-9);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
@@ -897,6 +971,7 @@ int main(void)
 		T(test_garbage_stat),
 		T(test_garbage_mem_load),
 		T(test_refresh_periods),
+		T(test_cpu_period),
 		T(test_random_bytes),
 		T(test_proc_tree),
 		T(test_tree_listing),
