@@ -885,6 +885,18 @@ static void test_refresh_periods(void **state)
 	assert_int_equal(s->mem_available_bytes, 20 * 1024);
 }
 
+/* stat with the user and idle ticks of all cores, of cpu0 and of cpu1 */
+static void put_cpu(struct fx *f, int user, int idle, int user0, int idle0, int user1, int idle1)
+{
+	char b[256];
+
+	snprintf(b, sizeof(b),
+	         "cpu  %d 0 100 %d 100 0 0 0 0 0\ncpu0 %d 0 40 %d 50 0 0 0 0 0\n"
+	         "cpu1 %d 0 60 %d 50 0 0 0 0 0\n",
+	         user, idle, user0, idle0, user1, idle1);
+	put(f, "stat", b);
+}
+
 /*
  * stat is read at most every 250 ms (5 ms early counts): a sample in between
  * carries the last shares, per core too; a failed read is tried again at once.
@@ -899,10 +911,7 @@ static void test_cpu_period(void **state)
 	open_fx(f, 0);
 	sample(f, 1000 * ms);
 	assert_false(HAS(s, GP_HF_CPU_BUSY));
-	put(f, "stat",
-	    "cpu  200 0 100 800 100 0 0 0 0 0\n"
-	    "cpu0 160 0 40 350 50 0 0 0 0 0\n"
-	    "cpu1 40 0 60 450 50 0 0 0 0 0\n");
+	put_cpu(f, 200, 800, 160, 350, 40, 450);
 	sample(f, 1100 * ms); /* too soon: not read, still no share */
 	assert_false(HAS(s, GP_HF_CPU_BUSY));
 	assert_int_equal(s->ncpus, 2);
@@ -912,10 +921,7 @@ static void test_cpu_period(void **state)
 	assert_near(s->cpu_busy, 0.5, 1e-9);
 	assert_near(s->cpu_core_busy[0], 1.0, 1e-6);
 	assert_near(s->cpu_core_busy[1], 0.0, 1e-6);
-	put(f, "stat",
-	    "cpu  200 0 100 1000 100 0 0 0 0 0\n"
-	    "cpu0 160 0 40 450 50 0 0 0 0 0\n"
-	    "cpu1 40 0 60 550 50 0 0 0 0 0\n");
+	put_cpu(f, 200, 1000, 160, 450, 40, 550);
 	sample(f, 1400 * ms); /* carried: the window 1000-1246 ms */
 	assert_true(HAS(s, GP_HF_CPU_BUSY));
 	assert_near(s->cpu_busy, 0.5, 1e-9);
@@ -932,17 +938,11 @@ static void test_cpu_period(void **state)
 	sample(f, 1800 * ms);
 	assert_false(HAS(s, GP_HF_CPU_BUSY));
 	assert_int_equal(s->ncpus, 0);
-	put(f, "stat",
-	    "cpu  300 0 100 1100 100 0 0 0 0 0\n"
-	    "cpu0 260 0 40 450 50 0 0 0 0 0\n"
-	    "cpu1 40 0 60 650 50 0 0 0 0 0\n");
+	put_cpu(f, 300, 1100, 260, 450, 40, 650);
 	sample(f, 1801 * ms); /* read again, a new start: no share yet */
 	assert_false(HAS(s, GP_HF_CPU_BUSY));
 	assert_int_equal(s->ncpus, 2);
-	put(f, "stat",
-	    "cpu  350 0 100 1250 100 0 0 0 0 0\n"
-	    "cpu0 310 0 40 450 50 0 0 0 0 0\n"
-	    "cpu1 40 0 60 800 50 0 0 0 0 0\n");
+	put_cpu(f, 350, 1250, 310, 450, 40, 800);
 	sample(f, 1900 * ms);
 	assert_false(HAS(s, GP_HF_CPU_BUSY));
 	sample(f, 2100 * ms);
@@ -951,10 +951,7 @@ static void test_cpu_period(void **state)
 	assert_near(s->cpu_core_busy[0], 1.0, 1e-6);
 	assert_near(s->cpu_core_busy[1], 0.0, 1e-6);
 	/* the clock going back reads at once */
-	put(f, "stat",
-	    "cpu  450 0 100 1250 100 0 0 0 0 0\n"
-	    "cpu0 410 0 40 450 50 0 0 0 0 0\n"
-	    "cpu1 40 0 60 800 50 0 0 0 0 0\n");
+	put_cpu(f, 450, 1250, 410, 450, 40, 800);
 	sample(f, 2000 * ms);
 	assert_near(s->cpu_busy, 1.0, 1e-9);
 }

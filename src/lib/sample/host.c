@@ -858,6 +858,25 @@ static bool due(bool have, int64_t last_ns, int64_t now_ns, int64_t period)
 	return !have || now_ns < last_ns || now_ns - last_ns >= period - GP_HOST_SLACK_NS;
 }
 
+/* Copies the fields of one part (@p bit: CPU, memory or load) and its validity bit. */
+static void copy_part(struct gp_host_sample *to, const struct gp_host_sample *from, uint64_t bit)
+{
+	to->valid = (to->valid & ~bit) | (from->valid & bit);
+	if (bit == GP_HF_BIT(GP_HF_CPU_BUSY)) {
+		to->cpu_busy = from->cpu_busy;
+		to->ncpus = from->ncpus;
+		to->ncpus_all = from->ncpus_all;
+		memcpy(to->cpu_core_busy, from->cpu_core_busy, sizeof(to->cpu_core_busy));
+	} else if (bit == GP_HF_BIT(GP_HF_MEM)) {
+		to->mem_total_bytes = from->mem_total_bytes;
+		to->mem_available_bytes = from->mem_available_bytes;
+	} else {
+		to->load1 = from->load1;
+		to->load5 = from->load5;
+		to->load15 = from->load15;
+	}
+}
+
 int gp__host_sample(struct gp__host *h, int64_t now_ns, struct gp_host_sample *s)
 {
 	const uint64_t cpu_bit = GP_HF_BIT(GP_HF_CPU_BUSY), mem_bit = GP_HF_BIT(GP_HF_MEM);
@@ -866,46 +885,27 @@ int gp__host_sample(struct gp__host *h, int64_t now_ns, struct gp_host_sample *s
 
 	memset(s, 0, sizeof(*s));
 	s->proc_pid = h->watch_pid;
+	/* CPU: the period runs from the first read (a baseline, no share yet) too */
 	if (due(h->cpu_prev, h->cpu_ns, now_ns, GP_HOST_CPU_NS)) {
 		sample_cpu(h, s);
 		h->cpu_ns = now_ns;
-		l->valid = (l->valid & ~cpu_bit) | (s->valid & cpu_bit);
-		l->cpu_busy = s->cpu_busy;
-		l->ncpus = s->ncpus;
-		l->ncpus_all = s->ncpus_all;
-		memcpy(l->cpu_core_busy, s->cpu_core_busy, sizeof(l->cpu_core_busy[0]) * s->ncpus);
+		copy_part(l, s, cpu_bit);
 	} else {
-		s->valid |= l->valid & cpu_bit;
-		s->cpu_busy = l->cpu_busy;
-		s->ncpus = l->ncpus;
-		s->ncpus_all = l->ncpus_all;
-		memcpy(s->cpu_core_busy, l->cpu_core_busy, sizeof(s->cpu_core_busy[0]) * l->ncpus);
-		for (size_t i = l->ncpus; i < GP_SAMPLE_MAX_CPUS; i++)
-			s->cpu_core_busy[i] = NAN;
+		copy_part(s, l, cpu_bit);
 	}
 	if (due(l->valid & mem_bit, h->mem_ns, now_ns, GP_HOST_MEM_NS)) {
 		sample_mem(h, s);
 		h->mem_ns = now_ns;
-		l->valid = (l->valid & ~mem_bit) | (s->valid & mem_bit);
-		l->mem_total_bytes = s->mem_total_bytes;
-		l->mem_available_bytes = s->mem_available_bytes;
+		copy_part(l, s, mem_bit);
 	} else {
-		s->valid |= mem_bit;
-		s->mem_total_bytes = l->mem_total_bytes;
-		s->mem_available_bytes = l->mem_available_bytes;
+		copy_part(s, l, mem_bit);
 	}
 	if (due(l->valid & load_bit, h->load_ns, now_ns, GP_HOST_LOAD_NS)) {
 		sample_load(h, s);
 		h->load_ns = now_ns;
-		l->valid = (l->valid & ~load_bit) | (s->valid & load_bit);
-		l->load1 = s->load1;
-		l->load5 = s->load5;
-		l->load15 = s->load15;
+		copy_part(l, s, load_bit);
 	} else {
-		s->valid |= load_bit;
-		s->load1 = l->load1;
-		s->load5 = l->load5;
-		s->load15 = l->load15;
+		copy_part(s, l, load_bit);
 	}
 	if (h->watch_pid > 0)
 		sample_tree(h, now_ns, s);
