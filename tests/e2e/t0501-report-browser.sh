@@ -61,7 +61,7 @@ HAVE_RUN=0
 if [ -e "$INJ" ] && [ -e "$FAKE" ] && [ -e "$SIM" ] && [ -e "$NVML" ]; then
 	cat >cmd.sh <<EOF
 "$SIM" "$INJ" "$FAKE" 40 exit 2>/dev/null
-sleep 0.3
+sleep 0.5 # the host CPU share needs two reads of /proc/stat, 250 ms apart
 EOF
 	GPUPROF_INJECT_LIBRARY="$INJ" GPUPROF_NVML_LIBRARY="$NVML" \
 		"$GPUPROF" run --quiet --no-report -o run1 --sample-ms 10 -- sh cmd.sh >/dev/null 2>&1
