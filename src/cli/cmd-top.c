@@ -27,6 +27,11 @@ static const char usage_text[] =
     "    --json              JSON lines on standard output (schema gpuprof.sample/1)\n"
     "    --record FILE       write the metrics timeline to FILE (gpuprof.metrics/1)\n"
     "    --listen ADDR:PORT  serve Prometheus metrics on /metrics (e.g. 127.0.0.1:9400)\n"
+    "    --listen-timeout S  close a connection that takes over S seconds to send a\n"
+    "                        request and take the answer, 1 to 3600 (default: 5)\n"
+    "    --listen-per-address N\n"
+    "                        connections from one client address, 0 to 64, 0: no limit\n"
+    "                        of its own (default: 8; 64 in all)\n"
     "    --textfile DIR      write DIR/gpuprof.prom for node_exporter's textfile collector\n"
     "    --interval MS       sampling interval in ms, 1 to 60000 (default: 1000; 100 with\n"
     "                        --record)\n"
@@ -41,6 +46,8 @@ enum {
 	OPT_JSON = 256,
 	OPT_RECORD,
 	OPT_LISTEN,
+	OPT_LISTEN_TIMEOUT,
+	OPT_LISTEN_PER_ADDRESS,
 	OPT_TEXTFILE,
 	OPT_INTERVAL,
 	OPT_COUNT,
@@ -170,6 +177,8 @@ static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen-timeout", required_argument, NULL, OPT_LISTEN_TIMEOUT },
+		{ "listen-per-address", required_argument, NULL, OPT_LISTEN_PER_ADDRESS },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "count", required_argument, NULL, OPT_COUNT },
@@ -180,8 +189,11 @@ static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *limit_opt = NULL;
 	int c;
 
+	o->listen_timeout_s = GP_LISTEN_TIMEOUT_S;
+	o->listen_per_address = GP_LISTEN_PER_ADDRESS;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, (char *const *)argv, ":h", longopts, NULL)) != -1) {
@@ -194,6 +206,19 @@ static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
 			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
+			break;
+		case OPT_LISTEN_TIMEOUT:
+			o->listen_timeout_s = (uint32_t)parse_count("--listen-timeout", optarg,
+			                                            GP_LISTEN_TIMEOUT_MAX_S);
+			if (!o->listen_timeout_s)
+				usage_die("option '--listen-timeout' expects 1 to %d s, not '%s'",
+				          GP_LISTEN_TIMEOUT_MAX_S, optarg);
+			limit_opt = "--listen-timeout";
+			break;
+		case OPT_LISTEN_PER_ADDRESS:
+			o->listen_per_address = (uint32_t)parse_count(
+			    "--listen-per-address", optarg, GP_LISTEN_MAX_CONNECTIONS);
+			limit_opt = "--listen-per-address";
 			break;
 		case OPT_TEXTFILE:
 			o->textfile = optarg;
@@ -233,6 +258,8 @@ static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
 		        usage_text);
 		exit(GP_EXIT_USAGE);
 	}
+	if (limit_opt && !o->listen)
+		usage_die("option '%s' needs '--listen'", limit_opt);
 	if (o->json + (o->record != NULL) > 1)
 		usage_die("options '--json' and '--record' cannot be combined");
 	if (o->pid && kill(o->pid, 0) != 0 && errno == ESRCH)

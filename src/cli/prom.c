@@ -16,6 +16,21 @@
  * never touches the sampling thread, and concurrent scrapes each render
  * their own copy. The textfile writer is a thread that rewrites
  * DIR/gpuprof.prom (temp file + rename) per sample.
+ *
+ * Clients are hostile until they have sent a request. libmicrohttpd 0.9.75
+ * has a total connection limit, a per-address one, and an idle timeout that
+ * restarts on every byte received, but nothing that bounds the time a request
+ * takes: 64 connections trickling a byte a second would hold every slot
+ * forever. So the guard below tracks each connection through libmicrohttpd's
+ * notifications (started, request answered, closed) and gives it
+ * --listen-timeout seconds from its accept, or from its previous answer, to
+ * get a request answered; a reaper thread shuts down the socket of one that
+ * runs over, and libmicrohttpd, reading end-of-file, closes it itself (the
+ * socket stays its own: shutdown() only, under a lock the close notification
+ * also takes, so the descriptor cannot have been reused). When every slot is
+ * taken the oldest connection is shut down, so a scrape always gets in.
+ * libmicrohttpd's messages about clients are counted (a metric and one line at
+ * exit), never printed one by one, so bad clients cannot flood standard error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,18 +57,58 @@
 #include "util/dl.h"
 #endif
 
+#if GP_HAVE_MHD
+/* One connection libmicrohttpd accepted; a free slot has c == NULL. */
+struct conn {
+	struct MHD_Connection *c;
+	int fd;              /* libmicrohttpd's socket: shut down here, never closed */
+	int64_t deadline_ns; /* its current request must be answered by then */
+	bool idle;           /* kept alive after an answer, no new request answered yet */
+	bool closing;        /* shut down here, not yet closed by libmicrohttpd */
+};
+
+/* The connections' bookkeeping, shared by libmicrohttpd's thread and the reaper. */
+struct http_guard {
+	pthread_mutex_t lock; /* conns, nconns, nclosing, stop, first_error */
+	pthread_cond_t wake;  /* on CLOCK_MONOTONIC: a new connection, or stop */
+	struct conn conns[GP_LISTEN_MAX_CONNECTIONS];
+	unsigned nconns, nclosing;
+	int64_t timeout_ns;
+	bool stop, lock_ok, wake_ok, reaper;
+	pthread_t tid;
+	atomic_bool serving; /* started: libmicrohttpd's messages are about clients */
+	atomic_uint_least64_t errors, timed_out, evicted, idle;
+	char first_error[160]; /* the first message about a client, made printable */
+	char start_error[160]; /* the first message while starting */
+};
+#endif
+
 struct gp_prom {
 	struct gp_sampler *s;
 	char hostname[256];
 #if GP_HAVE_MHD
 	struct MHD_Daemon *d;
 	struct gp_dl dl;
+	struct http_guard g;
 #endif
 	const char *textfile;
 	pthread_t tid;
 	bool writer;
 	atomic_bool stop;
 };
+
+/* The HTTP endpoint's own counters, in its /metrics only (not the textfile) */
+struct http_counts {
+	uint64_t client_errors, timed_out, evicted, idle;
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /* ---- rendering ---- */
 
@@ -219,7 +274,8 @@ static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "po
 	                                    "hw_slowdown", "sync_boost",     "sw_thermal",
 	                                    "hw_thermal",  "hw_power_brake", "display_clocks" };
 
-char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len)
+static char *render(const struct gp_sample *s, const char *hostname, const struct http_counts *hc,
+                    size_t *len)
 {
 	struct out o = { NULL, 0, 0, false };
 	/* each label set holds its longest parts (label_value truncates each to its buffer) */
@@ -345,6 +401,23 @@ char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *le
 		     "# TYPE gpuprof_info gauge\n"
 		     "gpuprof_info{%s,version=\"%s\"} 1\n",
 		     hl, s->cost_ns / 1e9, hl, gp_version());
+		if (hc)
+			outf(&o,
+			     "# HELP gpuprof_http_client_errors_total Errors met on HTTP client "
+			     "connections (malformed, abandoned or refused).\n"
+			     "# TYPE gpuprof_http_client_errors_total counter\n"
+			     "gpuprof_http_client_errors_total{%s} %llu\n"
+			     "# HELP gpuprof_http_connections_closed_total HTTP connections closed "
+			     "by gpuprof: timeout, no request answered in time; evicted, the "
+			     "oldest when all were taken; idle, kept alive with no new request in "
+			     "time.\n"
+			     "# TYPE gpuprof_http_connections_closed_total counter\n"
+			     "gpuprof_http_connections_closed_total{%s,reason=\"timeout\"} %llu\n"
+			     "gpuprof_http_connections_closed_total{%s,reason=\"evicted\"} %llu\n"
+			     "gpuprof_http_connections_closed_total{%s,reason=\"idle\"} %llu\n",
+			     hl, (unsigned long long)hc->client_errors, hl,
+			     (unsigned long long)hc->timed_out, hl, (unsigned long long)hc->evicted,
+			     hl, (unsigned long long)hc->idle);
 	}
 	free(labels);
 	if (o.oom) {
@@ -354,6 +427,11 @@ char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *le
 	if (len)
 		*len = o.len;
 	return o.buf;
+}
+
+char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len)
+{
+	return render(s, hostname, NULL, len);
 }
 
 /* ---- the textfile writer ---- */
@@ -420,6 +498,7 @@ static struct {
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
 /* Loads libmicrohttpd into @p dl and fills mhd (0, or the dlerror in gp_last_error()). */
@@ -435,9 +514,217 @@ static int mhd_load(struct gp_dl *dl)
 		{ { "MHD_add_response_header" }, (void **)&mhd.add_response_header, true },
 		{ { "MHD_queue_response" }, (void **)&mhd.queue_response, true },
 		{ { "MHD_destroy_response" }, (void **)&mhd.destroy_response, true },
+		{ { "MHD_get_connection_info" }, (void **)&mhd.get_connection_info, true },
 	};
 
 	return gp_dl_load(dl, NULL, libs, syms, sizeof(syms) / sizeof(syms[0]));
+}
+
+/* -- the connection guard (see the top of the file) -- */
+
+/* Shuts a connection's socket down; libmicrohttpd sees end-of-file and closes it. */
+static void conn_shut(struct http_guard *g, struct conn *k)
+{
+	shutdown(k->fd, SHUT_RDWR);
+	k->closing = true;
+	g->nclosing++;
+}
+
+/* When every slot is taken: shuts down the oldest connection but @p keep. */
+static void evict_oldest(struct http_guard *g, const struct conn *keep)
+{
+	struct conn *old = NULL;
+
+	for (size_t i = 0; i < GP_LISTEN_MAX_CONNECTIONS; i++) {
+		struct conn *k = &g->conns[i];
+
+		if (k->c && !k->closing && k != keep && (!old || k->deadline_ns < old->deadline_ns))
+			old = k;
+	}
+	if (old) {
+		conn_shut(g, old);
+		atomic_fetch_add(&g->evicted, 1);
+	}
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: a connection accepted or closed (libmicrohttpd's thread) */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_guard *g = &((struct gp_prom *)cls)->g;
+	struct conn *k = *ctx;
+
+	pthread_mutex_lock(&g->lock);
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED && k) {
+		/* before libmicrohttpd closes the socket: the reaper cannot touch it after */
+		if (k->closing)
+			g->nclosing--;
+		g->nconns--;
+		memset(k, 0, sizeof(*k));
+		*ctx = NULL;
+	} else if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		for (size_t i = 0; ci && !k && i < GP_LISTEN_MAX_CONNECTIONS; i++)
+			if (!g->conns[i].c)
+				k = &g->conns[i];
+		if (k) {
+			k->c = c;
+			k->fd = ci->connect_fd;
+			k->deadline_ns = mono_ns() + g->timeout_ns;
+			k->idle = k->closing = false;
+			g->nconns++;
+			*ctx = k;
+			if (g->nconns - g->nclosing >= GP_LISTEN_MAX_CONNECTIONS)
+				evict_oldest(g, k);
+			pthread_cond_signal(&g->wake);
+		} else if (ci) {
+			/* cannot happen: there are as many slots as libmicrohttpd's limit */
+			shutdown(ci->connect_fd, SHUT_RDWR);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * MHD_OPTION_NOTIFY_COMPLETED: a request answered; a kept-alive connection
+ * starts anew. (libmicrohttpd 0.9.75 closes every connection after its answer,
+ * as handle() queues it on its first call; later versions may keep it alive.)
+ */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req,
+                         enum MHD_RequestTerminationCode toe)
+{
+	struct http_guard *g = &((struct gp_prom *)cls)->g;
+	const union MHD_ConnectionInfo *ci =
+	    mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+
+	(void)req;
+	(void)toe;
+	if (!k)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (k->c == c && !k->closing) {
+		k->deadline_ns = mono_ns() + g->timeout_ns;
+		k->idle = true;
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * Shuts down the connections past their deadline, sleeping until the next one.
+ * A kept-alive connection counts as idle (the normal end of one that a scraper
+ * keeps between scrapes), although it may be trickling its next request: no
+ * notification tells the two apart, and either way it is closed in time.
+ */
+static void *reaper_main(void *arg)
+{
+	struct http_guard *g = arg;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->stop) {
+		int64_t now = mono_ns(), next = INT64_MAX;
+
+		for (size_t i = 0; i < GP_LISTEN_MAX_CONNECTIONS; i++) {
+			struct conn *k = &g->conns[i];
+
+			if (!k->c || k->closing)
+				continue;
+			if (k->deadline_ns <= now) {
+				conn_shut(g, k);
+				atomic_fetch_add(k->idle ? &g->idle : &g->timed_out, 1);
+			} else if (k->deadline_ns < next) {
+				next = k->deadline_ns;
+			}
+		}
+		if (next == INT64_MAX) {
+			pthread_cond_wait(&g->wake, &g->lock);
+		} else {
+			struct timespec ts = { (time_t)(next / 1000000000LL),
+				               (long)(next % 1000000000LL) };
+
+			pthread_cond_timedwait(&g->wake, &g->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/*
+ * MHD_OPTION_EXTERNAL_LOGGER. While starting, the first message is kept for
+ * the error; once serving, every message is about a client: counted, and the
+ * first kept (made printable: it may quote the client's URL) for the summary.
+ */
+static void on_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void on_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_guard *g = &((struct gp_prom *)cls)->g;
+	bool serving = atomic_load(&g->serving);
+	char *dst = serving ? g->first_error : g->start_error;
+	size_t n = sizeof(g->first_error);
+
+	if (serving && atomic_fetch_add(&g->errors, 1) != 0)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (!dst[0]) {
+		size_t len;
+
+		vsnprintf(dst, n, fmt, ap);
+		len = strlen(dst);
+		while (len && (dst[len - 1] == '\n' || dst[len - 1] == ' '))
+			dst[--len] = 0;
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] >= 0x7f)
+				dst[i] = '?';
+	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* @return 0, or the pthread error number */
+static int guard_init(struct http_guard *g, uint32_t timeout_s)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	g->timeout_ns = (int64_t)timeout_s * 1000000000LL;
+	if ((rc = pthread_mutex_init(&g->lock, NULL)))
+		return rc;
+	g->lock_ok = true;
+	if ((rc = pthread_condattr_init(&ca)))
+		return rc;
+	if (!(rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)))
+		rc = pthread_cond_init(&g->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc)
+		return rc;
+	g->wake_ok = true;
+	return 0;
+}
+
+/* Stops the reaper; the lock stays for libmicrohttpd's close notifications. */
+static void guard_stop(struct http_guard *g)
+{
+	if (!g->reaper)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->stop = true;
+	pthread_cond_signal(&g->wake);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->tid, NULL);
+	g->reaper = false;
+}
+
+static void guard_release(struct http_guard *g)
+{
+	guard_stop(g);
+	if (g->wake_ok)
+		pthread_cond_destroy(&g->wake);
+	if (g->lock_ok)
+		pthread_mutex_destroy(&g->lock);
+	g->wake_ok = g->lock_ok = false;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type,
@@ -463,6 +750,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char index[] = "gpuprof top: metrics at /metrics\n";
 	static char unavailable[] = "no sample yet\n";
 	struct gp_prom *p = cls;
+	struct http_counts hc;
 	struct gp_sample *s;
 	char *text;
 	size_t len = 0;
@@ -484,7 +772,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", unavailable,
 		             sizeof(unavailable) - 1, MHD_RESPMEM_PERSISTENT);
 	}
-	text = gp_prom_render(s, p->hostname, &len);
+	hc.client_errors = atomic_load(&p->g.errors);
+	hc.timed_out = atomic_load(&p->g.timed_out);
+	hc.evicted = atomic_load(&p->g.evicted);
+	hc.idle = atomic_load(&p->g.idle);
+	text = render(s, p->hostname, &hc, &len);
 	free(s);
 	if (!text)
 		return MHD_NO;
@@ -538,50 +830,120 @@ static int parse_listen(const char *spec, struct sockaddr_storage *ss)
 		return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
 	}
 }
+
+/* "127.0.0.1:9400" or "[::1]:9400" from a parsed address */
+static void format_addr(const struct sockaddr_storage *ss, char *dst, size_t n)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		snprintf(dst, n, "[%s]:%u", host, (unsigned)ntohs(a->sin6_port));
+	} else {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		snprintf(dst, n, "%s:%u", host, (unsigned)ntohs(a->sin_port));
+	}
+}
+
+/*
+ * Loads libmicrohttpd and starts the daemon on @p ss (parse_listen()) and the
+ * reaper. @return 0 or error(); gp_prom_stop() undoes what was done.
+ */
+static int listen_start(struct gp_prom *p, const struct gp_top_opts *o,
+                        const struct sockaddr_storage *ss)
+{
+	struct http_guard *g = &p->g;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	char addr[INET6_ADDRSTRLEN + 8];
+	int e;
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if (mhd_load(&p->dl))
+		return error("--listen needs libmicrohttpd at run time (Debian: libmicrohttpd12): "
+		             "%s; --textfile works without it",
+		             gp_last_error());
+	if ((e = guard_init(g, o->listen_timeout_s)))
+		return error("cannot start the HTTP endpoint: %s", strerror(e));
+	/*
+	 * The logger first, so that nothing goes to libmicrohttpd's own (stderr).
+	 * Its idle timeout is a backstop a second after the reaper's deadline.
+	 */
+	errno = 0;
+	p->d = mhd.start_daemon(
+	    flags, 0, NULL, NULL, handle, p, MHD_OPTION_EXTERNAL_LOGGER, (MHD_LogCallback)on_log, p,
+	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)o->listen_timeout_s + 1, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)GP_LISTEN_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)o->listen_per_address, MHD_OPTION_NOTIFY_CONNECTION,
+	    (MHD_NotifyConnectionCallback)on_connection, p, MHD_OPTION_NOTIFY_COMPLETED,
+	    (MHD_RequestCompletedCallback)on_completed, p, MHD_OPTION_END);
+	if (!p->d) {
+		e = errno;
+		return error("cannot listen on '%s': %s", o->listen,
+		             e                   ? strerror(e)
+		             : g->start_error[0] ? g->start_error
+		                                 : "libmicrohttpd failed to start");
+	}
+	atomic_store(&g->serving, true);
+	if (g->start_error[0])
+		warning("libmicrohttpd: %s", g->start_error);
+	if ((e = pthread_create(&g->tid, NULL, reaper_main, g)))
+		return error("cannot start the HTTP endpoint: %s", strerror(e));
+	g->reaper = true;
+	format_addr(ss, addr, sizeof(addr));
+	fprintf(stderr, "gpuprof top: serving Prometheus metrics on http://%s/metrics\n", addr);
+	return 0;
+}
+
+/* Stops serving; one line on standard error sums up what clients did wrong. */
+static void listen_stop(struct gp_prom *p)
+{
+	struct http_guard *g = &p->g;
+	unsigned long long errors, closed;
+
+	guard_stop(g);
+	if (p->d)
+		mhd.stop_daemon(p->d);
+	p->d = NULL;
+	errors = atomic_load(&g->errors);
+	closed = atomic_load(&g->timed_out) + atomic_load(&g->evicted);
+	if (errors || closed)
+		fprintf(
+		    stderr,
+		    "gpuprof top: HTTP: %llu client error%s, %llu slow connection%s closed%s%s%s\n",
+		    errors, errors == 1 ? "" : "s", closed, closed == 1 ? "" : "s",
+		    g->first_error[0] ? " (the first error: " : "", g->first_error,
+		    g->first_error[0] ? ")" : "");
+	guard_release(g);
+	gp_dl_close(&p->dl);
+}
 #endif
 
 int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_top_opts *o)
 {
-	struct gp_prom *p = xcalloc(1, sizeof(*p));
+	struct gp_prom *p;
+#if GP_HAVE_MHD
+	struct sockaddr_storage ss;
 
+	if (o->listen && parse_listen(o->listen, &ss))
+		usage_die("option '--listen' expects HOST:PORT (e.g. 127.0.0.1:9400), not '%s'",
+		          o->listen);
+#endif
+	p = xcalloc(1, sizeof(*p));
 	*out = NULL;
 	p->s = s;
 	gethostname(p->hostname, sizeof(p->hostname) - 1);
 	if (o->listen) {
 #if GP_HAVE_MHD
-		struct sockaddr_storage ss;
-		unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
-
-		if (parse_listen(o->listen, &ss)) {
-			free(p);
-			usage_die(
-			    "option '--listen' expects HOST:PORT (e.g. 127.0.0.1:9400), not '%s'",
-			    o->listen);
+		if (listen_start(p, o, &ss)) {
+			gp_prom_stop(p);
+			return -1;
 		}
-		if (ss.ss_family == AF_INET6)
-			flags |= MHD_USE_IPv6;
-		if (mhd_load(&p->dl)) {
-			free(p);
-			return error(
-			    "--listen needs libmicrohttpd at run time (Debian: libmicrohttpd12): "
-			    "%s; --textfile works without it",
-			    gp_last_error());
-		}
-		p->d = mhd.start_daemon(flags, 0, NULL, NULL, handle, p, MHD_OPTION_SOCK_ADDR,
-		                        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT,
-		                        (unsigned)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-		                        MHD_OPTION_END);
-		if (!p->d) {
-			int e = errno;
-
-			gp_dl_close(&p->dl);
-			free(p);
-			errno = e;
-			return error("cannot listen on '%s': %s", o->listen,
-			             errno ? strerror(errno) : "libmicrohttpd failed to start");
-		}
-		fprintf(stderr, "gpuprof top: serving Prometheus metrics on http://%s/metrics\n",
-		        o->listen);
 #else
 		free(p);
 		return error("--listen is not available: this gpuprof was built without "
@@ -609,11 +971,9 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 
 int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o)
 {
-	struct timespec ts0, ts;
-	int64_t start;
+	int64_t start = mono_ns();
+	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts0);
-	start = (int64_t)ts0.tv_sec * 1000000000LL + ts0.tv_nsec;
 	(void)p;
 	while (!gp_top_should_stop(o, 0, start)) {
 		ts.tv_sec = 0;
@@ -631,9 +991,7 @@ void gp_prom_stop(struct gp_prom *p)
 	if (p->writer)
 		pthread_join(p->tid, NULL);
 #if GP_HAVE_MHD
-	if (p->d)
-		mhd.stop_daemon(p->d);
-	gp_dl_close(&p->dl);
+	listen_stop(p);
 #endif
 	free(p);
 }

@@ -19,6 +19,10 @@ struct gp_top_opts {
 	const char *record;   /* --record FILE */
 	const char *listen;   /* --listen ADDR:PORT */
 	const char *textfile; /* --textfile DIR */
+	/* --listen-timeout S: a connection's time to complete each request */
+	uint32_t listen_timeout_s;
+	/* --listen-per-address N: connections from one client address, 0: no limit */
+	uint32_t listen_per_address;
 	uint32_t interval_ms;
 	uint64_t count;      /* 0: no limit */
 	uint64_t duration_s; /* 0: no limit */
@@ -54,6 +58,15 @@ int gp_metrics_header(FILE *f, struct gp_sampler *s, int32_t watched_pid);
 int gp_metrics_trailer(FILE *f, struct gp_sampler *s, uint64_t n);
 
 /* prom.c */
+/*
+ * The HTTP endpoint's limits: its connections in all, the default per client
+ * address, and the default time a connection has to deliver a complete request
+ * and take its answer (from its accept, or from the end of its previous answer).
+ */
+#define GP_LISTEN_MAX_CONNECTIONS 64
+#define GP_LISTEN_PER_ADDRESS     8
+#define GP_LISTEN_TIMEOUT_S       5
+#define GP_LISTEN_TIMEOUT_MAX_S   3600
 struct gp_prom;
 /** Starts the HTTP endpoint (o->listen) and/or the textfile writer (o->textfile). */
 int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_top_opts *o);

@@ -98,8 +98,9 @@ fi
 # --- Prometheus over HTTP
 need promtool
 port=$((20000 + $$ % 20000))
+# 16 concurrent scrapes below come from one address: past the default limit of 8
 RANK=3 LOCAL_RANK=1 SLURM_JOB_ID=77 "$GPUPROF" top --listen "127.0.0.1:$port" --interval 50 \
-	>"$TMP/listen.out" 2>"$TMP/listen.err" &
+	--listen-per-address 32 >"$TMP/listen.out" 2>"$TMP/listen.err" &
 pid=$!
 python3 - "$port" "$TMP" <<'EOF' || { kill "$pid"; fail "the /metrics endpoint misbehaved"; }
 import socket, subprocess, sys, threading, time, urllib.request
@@ -175,7 +176,8 @@ kill -TERM "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 0 ] || fail "top --listen exited $rc on SIGTERM"
-grep -qF "serving Prometheus metrics" "$TMP/listen.err" || fail "no serving message"
+grep -qF "serving Prometheus metrics on http://127.0.0.1:$port/metrics" "$TMP/listen.err" ||
+	fail "no serving message"
 
 "$GPUPROF" top --listen 127.0.0.1:notaport >"$OUT" 2>"$ERR"
 [ $? -eq 2 ] || fail "a bad --listen is a usage error"
