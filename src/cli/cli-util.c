@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli-util.c - the CLI's shared helpers: messages, dying allocators, number
- * parsing and output files that are never left half-written.
+ * parsing, output files that are never left half-written (gp_tempfile) and
+ * the signal handlers that remove them when gpuprof is killed.
  *
  * Only the CLI may exit on an error (STYLE.md §3); the library reports through
  * return codes and gp_last_error().
@@ -12,10 +13,13 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "gpuprof/gpuprof.h"
 
 GP_CLI_PRINTF(2, 0) static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -190,21 +194,14 @@ char *derive_output(const char *path, const char *suffix)
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	const char *slash = strrchr(path, '/');
-	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-	const char *base = slash ? slash + 1 : path;
-	size_t tlen = dirlen + strlen(base) + 32;
-	char *tmp = xmalloc(tlen);
+	struct gp_tempfile *tmp;
+	struct stat sb;
 	int fd, saved;
 
-	struct stat sb;
-
-	if (!*base) {
-		free(tmp);
+	if (!*(slash ? slash + 1 : path))
 		return error("cannot write '%s': not a file name", path);
-	}
 	/* a device or a FIFO (-o /dev/null, -o /dev/stdout) is written in place, never replaced */
 	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		free(tmp);
 		if (S_ISDIR(sb.st_mode))
 			return error("cannot write '%s': it is a directory", path);
 		fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -218,42 +215,53 @@ int write_file_atomic(const char *path, const char *data, size_t len)
 			return error("cannot write '%s': %s", path, strerror(errno));
 		return 0;
 	}
-	snprintf(tmp, tlen, "%.*s.%s.tmp.XXXXXX", (int)dirlen, path, base);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	/* registered: the signal handlers below remove it if gpuprof is killed meanwhile */
+	if (gp_tempfile_create(path, &tmp))
+		return error("%s", gp_last_error());
+	if (write_all(gp_tempfile_fd(tmp), data, len)) {
 		saved = errno;
-		free(tmp);
-		return error("cannot create a temporary file next to '%s': %s", path,
-		             strerror(saved));
-	}
-	/* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		(void)fchmod(fd, 0666 & ~um);
-	}
-	if (write_all(fd, data, len) || fsync(fd)) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
+		gp_tempfile_discard(tmp);
 		return error("cannot write '%s': %s", path, strerror(saved));
 	}
-	if (close(fd)) {
-		saved = errno;
-		unlink(tmp);
-		free(tmp);
-		return error("cannot write '%s': %s", path, strerror(saved));
-	}
-	if (rename(tmp, path)) {
-		saved = errno;
-		unlink(tmp);
-		free(tmp);
-		return error("cannot write '%s': %s", path, strerror(saved));
-	}
-	free(tmp);
+	if (gp_tempfile_commit(tmp))
+		return error("%s", gp_last_error());
 	return 0;
+}
+
+/*
+ * The signals that end gpuprof by default: a handler removes the temporary
+ * files of the outputs being written (gp_tempfile_cleanup_signal()), then
+ * dies of the same signal, as git's tempfile.c and sigchain.c do. Signals
+ * ignored when gpuprof starts (nohup) stay ignored, also for `run`'s CMD.
+ */
+static const int cleanup_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+static struct sigaction default_action; /* SIG_DFL, set up before any handler runs */
+
+static void remove_tempfiles_and_die(int sig)
+{
+	gp_tempfile_cleanup_signal();
+	sigaction(sig, &default_action, NULL);
+	/* blocked until this handler returns, then delivered with the default action */
+	raise(sig);
+}
+
+void gp_cli_signals_install(void)
+{
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&default_action, 0, sizeof(default_action));
+	default_action.sa_handler = SIG_DFL;
+	sigemptyset(&default_action.sa_mask);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = remove_tempfiles_and_die;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		sigaddset(&sa.sa_mask, cleanup_signals[i]);
+	for (i = 0; i < sizeof(cleanup_signals) / sizeof(cleanup_signals[0]); i++)
+		if (sigaction(cleanup_signals[i], NULL, &old) == 0 &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(cleanup_signals[i], &sa, NULL);
 }
 
 int gp_cli_stdout_errno;

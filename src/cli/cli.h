@@ -40,11 +40,19 @@ int cmd_bench(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 
+/**
+ * Flags of a command in the table. GP_CLI_KEEP_STATUS: the command's exit
+ * status is not its own but a program's (`run`: CMD's), so a failure to write
+ * gpuprof's standard output is said on standard error and leaves it as it is.
+ */
+#define GP_CLI_KEEP_STATUS 0x1u
+
 /** A command of the table in gpuprof.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {
 	const char *name;
 	int (*fn)(int argc, const char **argv);
 	const char *summary;
+	unsigned flags; /* GP_CLI_* */
 };
 
 /** The command table (gpuprof.c), terminated by a NULL name. */
@@ -98,11 +106,22 @@ long long parse_count(const char *opt, const char *s, long long max);
 int bad_option(const char *cmd, int c, const char *const *argv, const char *usage);
 
 /**
- * Writes @p len bytes to @p path atomically: a temp file in the same directory,
- * fsync, then rename(2). On failure nothing is left behind and an error is
- * printed. @return 0 or -1.
+ * Writes @p len bytes to @p path atomically: a temp file in the same directory
+ * (gp_tempfile_create()), fsync, then rename(2). On failure nothing is left
+ * behind and an error is printed; killed by a signal, the handlers of
+ * gp_cli_signals_install() remove the temp file. @return 0 or -1.
  */
 int write_file_atomic(const char *path, const char *data, size_t len);
+
+/**
+ * Installs main's handlers of SIGHUP, SIGINT, SIGQUIT and SIGTERM, where their
+ * disposition is the default one (an ignored signal stays ignored): remove
+ * every temporary file of this process (gp_tempfile_cleanup_signal()), then
+ * die of the signal with its default action, as before. A command may replace
+ * them for a while (`run` blocks or ignores them while CMD runs; `top` stops
+ * on them) and restore them after.
+ */
+void gp_cli_signals_install(void);
 
 /**
  * The output file beside input @p path, as `nsys export` names it: a

@@ -5,8 +5,13 @@
  * Every command is listed, including those of later versions, which answer
  * that they are not available yet (exit 1). After a command returns, main
  * flushes and closes stdout and fails on a write error (a full disk); a
- * closed pipe (`gpuprof ... | head`) fails quietly. SIGPIPE is ignored so a
- * closed pipe shows up as EPIPE rather than killing the process mid-write.
+ * closed pipe (`gpuprof ... | head`) fails quietly, and a closed stdout
+ * (`>&-`) that nothing was written to is no error. A command flagged
+ * GP_CLI_KEEP_STATUS (`run`, whose status is CMD's) keeps its status and
+ * only says so on stderr. SIGPIPE is ignored so a closed pipe shows up as
+ * EPIPE rather than killing the process mid-write; SIGHUP, SIGINT, SIGQUIT
+ * and SIGTERM remove the temporary files of unfinished outputs before gpuprof
+ * dies of them (gp_cli_signals_install()).
  */
 #include <errno.h>
 #include <malloc.h>
@@ -19,17 +24,18 @@
 bool gp_cli_sigpipe_ignored;
 
 const struct gp_cli_cmd gp_cli_commands[] = {
-	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings" },
-	{ "run", cmd_run, "capture a program: CUDA kernels, copies, API calls, NVTX ranges" },
-	{ "top", cmd_top, "live GPU/CPU monitor; JSON lines; Prometheus metrics" },
-	{ "bench", cmd_bench, "iteration statistics: latency p50/p95/p99, FPS, warmup" },
-	{ "compare", cmd_compare, "regression verdict with significance" },
-	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers" },
-	{ "report", cmd_report, "one self-contained HTML page" },
-	{ "export", cmd_export, "convert a trace for Perfetto and chrome://tracing" },
-	{ "version", cmd_version, "what this build and this machine support" },
-	{ "help", cmd_help, "show the docs of a command" },
-	{ NULL, NULL, NULL },
+	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings", 0 },
+	{ "run", cmd_run, "capture a program: CUDA kernels, copies, API calls, NVTX ranges",
+	  GP_CLI_KEEP_STATUS },
+	{ "top", cmd_top, "live GPU/CPU monitor; JSON lines; Prometheus metrics", 0 },
+	{ "bench", cmd_bench, "iteration statistics: latency p50/p95/p99, FPS, warmup", 0 },
+	{ "compare", cmd_compare, "regression verdict with significance", 0 },
+	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers", 0 },
+	{ "report", cmd_report, "one self-contained HTML page", 0 },
+	{ "export", cmd_export, "convert a trace for Perfetto and chrome://tracing", 0 },
+	{ "version", cmd_version, "what this build and this machine support", 0 },
+	{ "help", cmd_help, "show the docs of a command", 0 },
+	{ NULL, NULL, NULL, 0 },
 };
 
 const struct gp_cli_cmd *gp_cli_find(const char *name)
@@ -65,24 +71,32 @@ const char *gp_cli_doc_find(const char *name)
 	return NULL;
 }
 
-/* git's run_builtin: the command's status, unless stdout could not be written */
-static int finish_stdout(int status)
+/*
+ * git's run_builtin: the command's status, unless stdout could not be
+ * written. A closed stdout (`>&-`) fails only when something was written to
+ * it (the write failed and left ferror() set): closing it then finds EBADF
+ * with nothing lost. With GP_CLI_KEEP_STATUS the error is said once on
+ * stderr and the status stays the command's.
+ */
+static int finish_stdout(int status, unsigned flags)
 {
 	int e = 0;
 
+	errno = 0;
 	if (ferror(stdout))
 		e = gp_cli_stdout_errno ? gp_cli_stdout_errno : EIO;
 	else if (fflush(stdout))
 		e = errno ? errno : EIO;
-	if (fclose(stdout) && !e)
+	errno = 0;
+	if (fclose(stdout) && !e && errno != EBADF)
 		e = errno ? errno : EIO;
 	if (!e)
 		return status;
 	/* the reader went away (`| head`): nothing worth saying */
 	if (e != EPIPE)
-		fprintf(stderr, "gpuprof: error: cannot write to standard output: %s\n",
-		        strerror(e));
-	return GP_EXIT_FAILURE;
+		fprintf(stderr, "gpuprof: %s: cannot write to standard output: %s\n",
+		        flags & GP_CLI_KEEP_STATUS ? "warning" : "error", strerror(e));
+	return flags & GP_CLI_KEEP_STATUS ? status : GP_EXIT_FAILURE;
 }
 
 static int run_command(const struct gp_cli_cmd *c, int argc, const char **argv)
@@ -99,7 +113,7 @@ static int run_command(const struct gp_cli_cmd *c, int argc, const char **argv)
 		rc = GP_EXIT_FAILURE;
 	else if (rc > 255)
 		rc = GP_EXIT_FAILURE;
-	return finish_stdout(rc);
+	return finish_stdout(rc, c->flags);
 }
 
 int main(int argc, char **argv)
@@ -108,6 +122,8 @@ int main(int argc, char **argv)
 	const struct gp_cli_cmd *c;
 
 	gp_cli_sigpipe_ignored = signal(SIGPIPE, SIG_IGN) == SIG_IGN;
+	/* before any command: `run` overrides them while CMD runs and restores them */
+	gp_cli_signals_install();
 #ifdef M_MMAP_THRESHOLD
 	/*
 	 * Keep large temporaries (sort buffers, per-event arrays) in their own
@@ -127,13 +143,13 @@ int main(int argc, char **argv)
 #endif
 	if (argc < 2) {
 		gp_cli_list_commands(stdout);
-		return finish_stdout(GP_EXIT_USAGE);
+		return finish_stdout(GP_EXIT_USAGE, 0);
 	}
 	if (strcmp(av[1], "--version") == 0 || strcmp(av[1], "-v") == 0)
 		return run_command(gp_cli_find("version"), 1, av + 1);
 	if (strcmp(av[1], "--help") == 0 || strcmp(av[1], "-h") == 0) {
 		gp_cli_list_commands(stdout);
-		return finish_stdout(GP_EXIT_OK);
+		return finish_stdout(GP_EXIT_OK, 0);
 	}
 	if (av[1][0] == '-') {
 		fprintf(stderr, "gpuprof: unknown option '%s'\n", av[1]);

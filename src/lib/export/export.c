@@ -3,7 +3,8 @@
  * export.c - gp_export_paths(): the inputs of `gpuprof export` (trace files,
  * capture files, directories of them, run directories) through the Chrome
  * writer (chrome.c), one trace in memory at a time, and the atomic output
- * file of gp_export_paths_to_file().
+ * file of gp_export_paths_to_file() (util/tempfile.c: registered, so that
+ * the CLI's signal handlers remove it when an export is interrupted).
  *
  * A directory's files are taken as `gpuprof analyze` takes them (*.json,
  * *.json.gz, *.gz, *.gpcap in name order; a run directory's run.json and
@@ -13,12 +14,10 @@
  * file name, "pid P" for a capture with no rank, else its position.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "export-int.h"
 #include "gpuprof/export.h"
@@ -26,6 +25,7 @@
 #include "trace/model.h"
 #include "trace/input.h"
 #include "util/error.h"
+#include "util/tempfile.h"
 
 struct input {
 	char *path;
@@ -223,13 +223,10 @@ GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
                                    const struct gp_export_opts *opts, const char *out_path,
                                    struct gp_export_stats *stats)
 {
-	const char *slash, *base;
-	size_t dirlen, tlen;
-	char *tmp = NULL;
-	FILE *f = NULL;
-	int fd = -1, rc = 0, e;
+	struct gp_tempfile *tmp = NULL;
 	struct stat st;
-	mode_t um;
+	FILE *f;
+	int rc = 0;
 
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
@@ -240,49 +237,13 @@ GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
 	if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode))
 		/* /dev/null, a FIFO, a terminal: written as it is, never renamed over */
 		return export_to_special(paths, n, opts, out_path, stats);
-	slash = strrchr(out_path, '/');
-	base = slash ? slash + 1 : out_path;
-	if (!*base)
-		return gp__error(GP_EINVAL, "cannot write '%s': not a file name", out_path);
-	dirlen = slash ? (size_t)(slash - out_path) + 1 : 0;
-	tlen = dirlen + strlen(base) + 32;
-	if (!(tmp = gp__malloc(tlen)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	snprintf(tmp, tlen, "%.*s.%s.tmp.XXXXXX", (int)dirlen, out_path, base);
-	if ((fd = mkstemp(tmp)) < 0) {
-		e = errno;
-		gp__free(tmp);
-		return gp__error(GP_EIO, "cannot create a temporary file next to '%s': %s",
-		                 out_path, strerror(e));
-	}
-	/* mkstemp makes 0600; an output file gets the usual 0666 & ~umask */
-	um = umask(0);
-	umask(um);
-	(void)fchmod(fd, 0666 & ~um);
-	if (!(f = fdopen(fd, "w"))) {
-		e = errno;
-		close(fd);
-		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
-	}
+	/* registered for the CLI's signal handlers: an interrupted export leaves nothing */
+	GP_TRY(gp_tempfile_create(out_path, &tmp));
+	GP_TRY(gp__tempfile_stream(tmp, &f));
 	GP_TRY(gp_export_paths(paths, n, opts, f, stats));
-	errno = 0;
-	if (fflush(f) || fsync(fileno(f))) {
-		e = errno ? errno : EIO;
-		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
-	}
-	e = fclose(f) ? errno : 0;
-	f = NULL;
-	if (e)
-		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
-	if (rename(tmp, out_path)) {
-		e = errno;
-		GP_TRY(gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e)));
-	}
+	rc = gp_tempfile_commit(tmp);
+	tmp = NULL;
 out:
-	if (f)
-		fclose(f);
-	if (rc)
-		unlink(tmp);
-	gp__free(tmp);
+	gp_tempfile_discard(tmp);
 	return rc;
 }
