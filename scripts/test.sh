@@ -4,15 +4,17 @@
 # scripts/test.sh - the project's test command (README, .ci/run).
 #
 # 1. an ASan+UBSan build (clang) of the library, CLI and tests, and its ctest;
-# 2. a libFuzzer build (clang) and a short run of every fuzz target over its corpus;
-# 3. a minimal build (gcc, warnings as errors): no CUDA toolkit, no libmicrohttpd,
+# 2. a ThreadSanitizer build (clang) of the injected tracer, stress_app and gpuprof, and
+#    the tracer's stress tests (t0312, t0317) with it;
+# 3. a libFuzzer build (clang) and a short run of every fuzz target over its corpus;
+# 4. a minimal build (gcc, warnings as errors): no CUDA toolkit, no libmicrohttpd,
 #    ncursesw or libyaml (pkg-config hidden), gzip by zlib: every optional part
 #    left out still compiles, and the binary runs;
-# 4. the release build (gcc, warnings as errors) and its ctest, which also checks
+# 5. the release build (gcc, warnings as errors) and its ctest, which also checks
 #    formatting (clang-format) — run last so CTest's summary closes the output.
 #
 # Environment: JOBS (default: nproc), FUZZ_SECONDS per target (default 30),
-# SKIP_ASAN=1 / SKIP_FUZZ=1 / SKIP_MINIMAL=1 to leave a stage out while developing.
+# SKIP_ASAN=1 / SKIP_TSAN=1 / SKIP_FUZZ=1 / SKIP_MINIMAL=1 to leave a stage out while developing.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +30,19 @@ if [ "${SKIP_ASAN:-0}" != 1 ]; then
 		-DGP_WERROR=ON -DGP_SANITIZE=address,undefined -DGP_BUILD_BENCH=OFF >/dev/null
 	cmake --build build-asan -j"$jobs"
 	(cd build-asan && ctest -j"$jobs" --output-on-failure -LE slow)
+fi
+
+if [ "${SKIP_TSAN:-0}" != 1 ]; then
+	# the tracer and the program that stresses it, under ThreadSanitizer; gpuprof itself
+	# from the ASan build when there is one (the release build's comes last)
+	stage "ThreadSanitizer: the tracer under stress (clang)"
+	cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
+		-DGP_WERROR=ON -DGP_SANITIZE=thread -DGP_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-tsan -j"$jobs" --target gpuprof gpuprof_inject stress_app >/dev/null
+	for t in t0312-inject-fds t0317-inject-stress; do
+		GP_SANITIZED=1 GP_BUILD_DIR="$top/build-tsan" GP_TSAN_DIR="$top/build-tsan" \
+			GPUPROF="$top/build-tsan/gpuprof" bash "tests/e2e/$t.sh" | tail -n 2
+	done
 fi
 
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then

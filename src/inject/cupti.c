@@ -255,6 +255,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	*g_done_tail = d;
 	g_done_tail = &d->next;
 	pthread_mutex_unlock(&g_mu);
+	gp_inj_kick(); /* a whole buffer waits: decode and write it now, not at the next tick */
 }
 
 /* ---- decoding (writer thread) ---- */

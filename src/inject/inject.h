@@ -85,6 +85,12 @@ static inline int64_t gp_inj_ts(void)
 	return gp__inj_tsc ? (int64_t)gp_inj_rdtsc() : (int64_t)gp_inj_now();
 }
 
+/**
+ * Asks the writer for a pass now rather than at its next tick (much is
+ * waiting: KICK_BYTES of queued records or new blocks, a CUPTI buffer).
+ * Lock-free and async-signal-safe, so CUPTI's callbacks may call it.
+ */
+void gp_inj_kick(void);
 /** Appends one record (header, payload @p a then @p b, padding) to the shared queue. */
 void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t nb);
 /** A GP_CAP_WARN record (and stderr with GPUPROF_INJECT_VERBOSE). */
@@ -163,6 +169,8 @@ void gp_inj_mark(uint32_t domain, const struct gp_inj_msg *m, unsigned which);
 void gp_inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which);
 /** A counter sample, the counter named by STRING @p name. */
 void gp_inj_counter(uint32_t name, double value);
+/** A counter sample named by value: @p s, @p n bytes (not NUL-ended), inline after the record. */
+void gp_inj_counter_str(const char *s, size_t n, double value);
 /**
  * window.c: the WINDOW record of a change caused by an event of the calling thread goes into
  * that thread's block, so that it is written in order with the thread's events. @return false

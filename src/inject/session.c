@@ -8,11 +8,20 @@
  * to it, in whole records: small records go through one locked queue
  * (gp_inj_write), NVTX and annotation events through per-thread blocks the
  * writer drains without locking their owners, CUPTI buffers are decoded on
- * the writer thread itself. It wakes every GPUPROF_FLUSH_MS (default
- * 500 ms), so a process killed with SIGKILL keeps what was made before its
- * last wake. A pass notes how far each block is filled, then writes the
- * queue, then the blocks up to that point: a definition queued before an
- * event was made (a string, a domain, a site) is in the file before it.
+ * the writer thread itself. It makes a pass at its start (the META record
+ * is in the file at once), every GPUPROF_FLUSH_MS (default 500 ms), and as
+ * soon as KICK_BYTES wait or CUPTI hands over a buffer, so a process killed
+ * with SIGKILL loses what it made after the last pass, which the pass's
+ * FLUSH record dates. A pass notes how far each block is filled, then
+ * writes the queue, then the blocks up to that point, oldest block first: a
+ * definition queued before an event was made (a string, a domain, a site)
+ * is in the file before it, and a thread's records are in the order it
+ * made them.
+ *
+ * The program owns the descriptor table (capture_fd): the writer checks the
+ * capture's descriptor before each write and reopens the file when the
+ * program closed or replaced it; it is woken by futexes, not a pipe, so
+ * there is no other descriptor to lose.
  *
  * The event clock (inject.h, gp_inj_ts): with the TSC, the writer converts
  * each block event's raw TSC into CLOCK_MONOTONIC ns just before writing it,
@@ -35,13 +44,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,16 +62,14 @@
 #define FLUSH_MS_DEFAULT 500
 #define MAX_MB_DEFAULT   256
 #define SIGNAL_WAIT_MS   2000
+#define KICK_BYTES       (4u << 20) /* this much waiting: a pass now, not at the next tick */
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static bool g_on;               /* the capture file is open */
 static _Atomic bool g_forked;   /* this process is a forked child: record nothing */
 static _Atomic bool g_stopping; /* exit or a fatal signal: the writer makes its last pass */
 static _Atomic uint32_t g_next_id = 1;
-static int g_fd = -1;
 static pid_t g_pid;
-static int g_pipe[2] = { -1, -1 }; /* wakes the writer: 'f' flush, 's' stop, a signal number */
-static int g_ack[2] = { -1, -1 };  /* the writer's answer to a signal */
 static pthread_t g_writer;
 static bool g_writer_started;
 static unsigned g_flush_ms = FLUSH_MS_DEFAULT;
@@ -71,7 +79,13 @@ static bool g_verbose;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* everything below */
 static unsigned char *g_q;                               /* queued records */
 static size_t g_qlen, g_qcap;
-static struct gp_inj_block *g_blocks; /* NVTX blocks, newest first */
+/*
+ * NVTX blocks in the order they were made, so that a pass writes a thread's
+ * full (sealed) blocks before its current one: a thread's records must be
+ * in the file in the order it made them (the reader pairs pushes and pops
+ * in file order).
+ */
+static struct gp_inj_block *g_blocks, *g_blocks_last;
 /*
  * Blocks ready for the threads' next ones, their pages touched (a page fault
  * on a thread's hot path costs more than the event): written blocks are kept
@@ -135,14 +149,100 @@ bool gp_inj_forked(void)
 	return atomic_load_explicit(&g_forked, memory_order_relaxed);
 }
 
+/* ---- the capture's descriptor ---- */
+
+/*
+ * The program owns the descriptor table: it may close every descriptor above
+ * 2 (closerange, closefrom, daemons, test harnesses), dup2 a file over any
+ * number, and then open files that get our old number. So the writer never
+ * trusts the number: before each write it checks that the descriptor is
+ * still the file it opened (device and inode, fstat), and if it is not, it
+ * neither writes to it nor closes it (both would harm the program's file):
+ * it opens the capture again by its path, checks that this is the same
+ * file, and says so in a WARN record. When that fails (the file or its
+ * directory was removed) the capture stops, and what is lost is counted.
+ * Only the writer thread, or the exiting thread after it stopped, calls these.
+ */
+static int g_fd = -1;
+static char g_path[PATH_MAX];
+static dev_t g_fd_dev;
+static ino_t g_fd_ino;
+static _Atomic bool g_fd_dead; /* the file could not be found again: nothing more is written */
+static int g_fd_lost = -1;     /* the number we lost, for the next WARN record */
+
+static bool is_capture(int fd)
+{
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == g_fd_dev && st.st_ino == g_fd_ino;
+}
+
+/* fsync and close of the capture, only while the descriptor is still its own */
+static void capture_sync(void)
+{
+	if (is_capture(g_fd))
+		fsync(g_fd);
+}
+
+static void capture_close(void)
+{
+	if (is_capture(g_fd))
+		close(g_fd);
+	g_fd = -1;
+}
+
+/* The capture's descriptor, verified now; -1 when the capture has stopped. */
+static int capture_fd(void)
+{
+	int fd;
+
+	if (is_capture(g_fd))
+		return g_fd;
+	if (atomic_load_explicit(&g_fd_dead, memory_order_relaxed))
+		return -1;
+	/* not ours any more: never write to it nor close it */
+	if (g_fd_lost < 0)
+		g_fd_lost = g_fd;
+	g_fd = -1;
+	fd = open(g_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0 && is_capture(fd)) {
+		g_fd = fd;
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd); /* a file of that name we did not create: leave it alone */
+	atomic_store(&g_fd_dead, true);
+	atomic_store(&gp__inj_live, false);
+	if (g_verbose)
+		fprintf(stderr,
+		        "gpuprof-inject[%d]: the capture file %s is gone and its descriptor was "
+		        "closed: capture stopped\n",
+		        (int)getpid(), g_path);
+	return -1;
+}
+
+/*
+ * A WARN record for a descriptor lost and found again (queued: the next pass
+ * writes it). The same text each time, so that the reader counts them.
+ */
+static void note_reopen(void)
+{
+	if (g_fd_lost < 0 || g_fd < 0)
+		return;
+	gp_inj_warn(EBADF, "the program closed or replaced the capture's file descriptor "
+	                   "(closerange, closefrom, dup2 or close): the tracer reopened its file");
+	g_fd_lost = -1;
+}
+
 static void write_all(const void *p, size_t n)
 {
 	const unsigned char *c = p;
+	int fd = n ? capture_fd() : -1;
 
 	while (n > 0) {
-		ssize_t w = write(g_fd, c, n);
+		ssize_t w = fd >= 0 ? write(fd, c, n) : -1;
 
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR && fd >= 0)
 			continue;
 		if (w <= 0) {
 			pthread_mutex_lock(&g_mu);
@@ -155,6 +255,33 @@ static void write_all(const void *p, size_t n)
 	}
 }
 
+/* ---- waking the writer: futexes, no descriptor the program could close ---- */
+
+static _Atomic uint32_t g_wake;   /* bumped by every request; the writer waits on it */
+static _Atomic bool g_req_stop;   /* at_exit: the writer returns */
+static _Atomic int g_req_sig;     /* a fatal signal: the writer finishes the capture */
+static _Atomic bool g_req_kick;   /* much is waiting: a pass now */
+static _Atomic uint32_t g_acked;  /* 1: the writer finished for the signal */
+static _Atomic size_t g_kick_new; /* bytes of blocks made since the last pass */
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t v, const struct timespec *rel)
+{
+	return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, v, rel, NULL, 0);
+}
+
+/* async-signal-safe: an atomic and a system call */
+static void wake_writer(void)
+{
+	atomic_fetch_add(&g_wake, 1);
+	futex(&g_wake, FUTEX_WAKE, 1, NULL);
+}
+
+void gp_inj_kick(void)
+{
+	if (!atomic_exchange(&g_req_kick, true))
+		wake_writer();
+}
+
 /* ---- the queue ---- */
 
 void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t nb)
@@ -162,6 +289,7 @@ void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t
 	static const unsigned char zero[8];
 	struct gp_cap_rec_header h;
 	size_t pay = na + nb, pad = (8 - pay % 8) % 8, need;
+	bool kick;
 
 	if (!g_on || gp_inj_forked() || pay > GP_CAP_MAX_PAYLOAD)
 		return;
@@ -191,7 +319,10 @@ void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t
 		memcpy(g_q + g_qlen + sizeof(h) + na, b, nb);
 	memcpy(g_q + g_qlen + sizeof(h) + pay, zero, pad);
 	g_qlen += need;
+	kick = g_qlen >= KICK_BYTES && g_qlen - need < KICK_BYTES;
 	pthread_mutex_unlock(&g_mu);
+	if (kick)
+		gp_inj_kick();
 }
 
 void gp_inj_warn(uint32_t code, const char *fmt, ...)
@@ -235,9 +366,15 @@ struct gp_inj_block *gp_inj_block_new(size_t cap)
 	b->written = 0;
 	b->snap = 0;
 	b->cap = cap;
-	b->next = g_blocks;
-	g_blocks = b;
+	b->next = NULL;
+	if (g_blocks_last)
+		g_blocks_last->next = b;
+	else
+		g_blocks = b;
+	g_blocks_last = b;
 	pthread_mutex_unlock(&g_mu);
+	if (atomic_fetch_add(&g_kick_new, cap) + cap >= KICK_BYTES)
+		gp_inj_kick();
 	return b;
 }
 
@@ -361,21 +498,39 @@ static void spare_fill(void)
 	}
 }
 
-/* Writes what is queued and what the blocks published; frees drained sealed blocks. */
+static uint64_t g_passes;
+
+/*
+ * Writes what is queued and what the blocks published, then a FLUSH record
+ * (what was recorded before the pass began is in the file above it, but
+ * for what CUPTI still holds); frees drained sealed blocks.
+ */
 static void write_pass(void)
 {
 	unsigned char *q;
 	size_t qlen, qcap;
-	struct gp_inj_block **pp, *b, *head, *dead = NULL;
+	struct gp_inj_block *prev, *next, *b, *head, *last, *dead = NULL;
+	struct {
+		struct gp_cap_rec_header h;
+		struct gp_cap_flush f;
+	} fl;
 	uint64_t tsc = 0;
 	int64_t ns = 0;
 
+	memset(&fl, 0, sizeof(fl));
+	fl.f.ts = (int64_t)gp_inj_now();
+	atomic_store(&g_req_kick, false);
+	atomic_store(&g_kick_new, 0);
 	/* how far each block is filled now: their events were made after what is queued now */
 	pthread_mutex_lock(&g_mu);
 	head = g_blocks;
+	last = g_blocks_last;
 	pthread_mutex_unlock(&g_mu);
-	/* the list only grows at its head (under g_mu) while this runs: walk it unlocked */
-	for (b = head; b; b = b->next)
+	/*
+	 * Blocks are only appended (under g_mu) while this runs: [head, last] is
+	 * walked unlocked, never reading last->next, which an append may write.
+	 */
+	for (b = last ? head : NULL; b; b = b == last ? NULL : b->next)
 		b->snap = atomic_load_explicit(&b->used, memory_order_acquire);
 	if (gp__inj_tsc)
 		cal_read(&tsc, &ns);
@@ -394,7 +549,8 @@ static void write_pass(void)
 	free(q);
 	pthread_mutex_unlock(&g_mu);
 
-	for (b = head; b; b = b->next) {
+	/* oldest first: a thread's sealed blocks before its current one */
+	for (b = last ? head : NULL; b; b = b == last ? NULL : b->next) {
 		if (b->snap > b->written) {
 			if (gp__inj_tsc)
 				cal_convert(b->data + b->written, b->data + b->snap, tsc, ns);
@@ -406,24 +562,35 @@ static void write_pass(void)
 		g_cal.tsc = tsc;
 		g_cal.ns = ns;
 	}
+	fl.h.type = GP_CAP_FLUSH;
+	fl.h.size = sizeof(fl.f);
+	fl.f.pass = ++g_passes;
+	write_all(&fl, sizeof(fl));
+	note_reopen();
 	/* unlink the sealed, fully written ones */
 	pthread_mutex_lock(&g_mu);
-	for (pp = &g_blocks; (b = *pp);) {
-		if (atomic_load_explicit(&b->sealed, memory_order_acquire) &&
-		    b->written == atomic_load_explicit(&b->used, memory_order_acquire)) {
-			*pp = b->next;
-			if (g_nspare < spare_max()) {
-				b->next = g_spare;
-				g_spare = b;
-				g_nspare++;
-				continue;
-			}
-			g_held -= b->cap;
-			b->next = dead;
-			dead = b;
-		} else {
-			pp = &b->next;
+	for (prev = NULL, b = g_blocks; b; b = next) {
+		next = b->next;
+		if (!atomic_load_explicit(&b->sealed, memory_order_acquire) ||
+		    b->written != atomic_load_explicit(&b->used, memory_order_acquire)) {
+			prev = b;
+			continue;
 		}
+		if (prev)
+			prev->next = next;
+		else
+			g_blocks = next;
+		if (g_blocks_last == b)
+			g_blocks_last = prev;
+		if (g_nspare < spare_max()) {
+			b->next = g_spare;
+			g_spare = b;
+			g_nspare++;
+			continue;
+		}
+		g_held -= b->cap;
+		b->next = dead;
+		dead = b;
 	}
 	while (dead) {
 		b = dead->next;
@@ -486,6 +653,8 @@ static void write_end(const char *reason)
 /* The last pass: the events, the window's end, CUPTI's forced flush, the END record. */
 static void finish(const char *reason)
 {
+	size_t queued;
+
 	/* the events made so far first: a window still open ends after them */
 	write_pass();
 	gp_inj_win_exit();
@@ -494,7 +663,22 @@ static void finish(const char *reason)
 	write_pass();
 	write_end(reason);
 	write_pass();
-	fsync(g_fd);
+	pthread_mutex_lock(&g_mu);
+	queued = g_qlen;
+	pthread_mutex_unlock(&g_mu);
+	if (queued) /* a WARN of the last pass (a descriptor found again) */
+		write_pass();
+	capture_sync();
+}
+
+/* Waits until a request or @p ms pass; @p seq is g_wake as read before the requests were checked.
+ */
+static void writer_wait(uint32_t seq, int ms)
+{
+	struct timespec rel = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	if (!atomic_load(&g_req_kick))
+		futex(&g_wake, FUTEX_WAIT, seq, &rel);
 }
 
 static void *writer_main(void *arg)
@@ -508,29 +692,28 @@ static void *writer_main(void *arg)
 	g_writer_running = true;
 	pthread_cond_broadcast(&g_writer_cv);
 	pthread_mutex_unlock(&g_mu);
+	/* the process's META at once: a capture killed before the first tick still says whose */
+	write_pass();
 	spare_fill();
 	for (;;) {
-		struct pollfd p = { g_pipe[0], POLLIN, 0 };
-		unsigned char cmd = 0;
+		uint32_t seq = atomic_load(&g_wake);
 		int64_t edge = gp_inj_win_next_edge(); /* ns to the time gate's next edge */
-		int ms = (int)g_flush_ms, r;
+		int ms = (int)g_flush_ms, sig;
 
 		if (edge >= 0 && edge / 1000000 < ms)
 			ms = (int)((edge + 999999) / 1000000);
-		r = poll(&p, 1, ms);
-
-		if (r > 0 && read(g_pipe[0], &cmd, 1) != 1)
-			cmd = 0;
-		if (cmd == 's')
+		if (!atomic_load(&g_req_stop) && !atomic_load(&g_req_sig))
+			writer_wait(seq, ms);
+		if (atomic_load(&g_req_stop))
 			break;
-		if (cmd > 0 && cmd < 65) { /* a fatal signal: finish, answer, stop */
-			char sig[32];
+		if ((sig = atomic_load(&g_req_sig)) !=
+		    0) { /* a fatal signal: finish, answer, stop */
+			char text[32];
 
-			snprintf(sig, sizeof(sig), "signal %d", cmd);
-			finish(sig);
-			if (write(g_ack[1], &cmd, 1) < 0) {
-				/* the handler gives up after SIGNAL_WAIT_MS */
-			}
+			snprintf(text, sizeof(text), "signal %d", sig);
+			finish(text);
+			atomic_store(&g_acked, 1);
+			futex(&g_acked, FUTEX_WAKE, INT_MAX, NULL);
 			return NULL;
 		}
 		gp_inj_win_tick();
@@ -542,15 +725,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static void wake(unsigned char cmd)
-{
-	ssize_t w;
-
-	do
-		w = write(g_pipe[1], &cmd, 1);
-	while (w < 0 && errno == EINTR);
-}
-
 /* ---- exit, signals, fork ---- */
 
 static void at_exit(void)
@@ -559,12 +733,41 @@ static void at_exit(void)
 		return;
 	atomic_store(&gp__inj_live, false);
 	if (g_writer_started) {
-		wake('s');
+		atomic_store(&g_req_stop, true);
+		wake_writer();
 		pthread_join(g_writer, NULL);
 	}
 	finish("exit");
-	close(g_fd);
+	capture_close();
 	g_on = false;
+}
+
+/* The handler waits for the writer's answer, at most SIGNAL_WAIT_MS (async-signal-safe). */
+static void wait_acked(void)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += SIGNAL_WAIT_MS / 1000;
+	end.tv_nsec += (long)(SIGNAL_WAIT_MS % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!atomic_load(&g_acked)) {
+		struct timespec rel;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		rel.tv_sec = end.tv_sec - now.tv_sec;
+		rel.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (rel.tv_nsec < 0) {
+			rel.tv_sec--;
+			rel.tv_nsec += 1000000000L;
+		}
+		if (rel.tv_sec < 0)
+			return;
+		futex(&g_acked, FUTEX_WAIT, 0, &rel);
+	}
 }
 
 static void on_signal(int sig)
@@ -572,14 +775,10 @@ static void on_signal(int sig)
 	int saved = errno;
 
 	if (!gp_inj_forked() && g_writer_started && !atomic_exchange(&g_stopping, true)) {
-		struct pollfd p = { g_ack[0], POLLIN, 0 };
-		unsigned char c = (unsigned char)sig;
-
 		atomic_store(&gp__inj_live, false);
-		wake(c);
-		if (poll(&p, 1, SIGNAL_WAIT_MS) > 0 && read(g_ack[0], &c, 1) < 0) {
-			/* nothing more to do */
-		}
+		atomic_store(&g_req_sig, sig);
+		wake_writer();
+		wait_acked();
 	}
 	/* die of it as the program would have (the signal is blocked until we return) */
 	sigaction(sig, &g_old_act[sig], NULL);
@@ -616,6 +815,18 @@ static void fork_prepare(void)
 static void fork_parent(void)
 {
 	pthread_mutex_unlock(&g_mu);
+}
+
+static void fork_child(void);
+
+/*
+ * From the moment the library is loaded, not only once the capture is open:
+ * a child forked while another thread opens the capture, or before it does,
+ * is a forked child all the same, and records nothing (docs/cli/gpuprof-run.md).
+ */
+__attribute__((constructor)) static void on_load(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 static void fork_child(void)
@@ -771,11 +982,24 @@ static int open_file(void)
 		if (n < 0 || (size_t)n >= sizeof(path))
 			return -1;
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST) {
-			if (fd < 0 && g_verbose)
+		if (fd >= 0) {
+			struct stat st;
+
+			/* its identity, checked before every write (capture_fd) */
+			if (fstat(fd, &st) != 0) {
+				close(fd);
+				return -1;
+			}
+			g_fd_dev = st.st_dev;
+			g_fd_ino = st.st_ino;
+			memcpy(g_path, path, (size_t)n + 1);
+			return fd;
+		}
+		if (errno != EEXIST) {
+			if (g_verbose)
 				fprintf(stderr, "gpuprof-inject[%d]: cannot create %s: %s\n",
 				        (int)getpid(), path, strerror(errno));
-			return fd;
+			return -1;
 		}
 	}
 	return -1;
@@ -827,18 +1051,11 @@ static void session_open(void)
 	h.version = GP_CAP_VERSION;
 	h.header_size = GP_CAP_HEADER_SIZE;
 	write_all(&h, sizeof(h));
-	if (pipe2(g_pipe, O_CLOEXEC) != 0 || pipe2(g_ack, O_CLOEXEC) != 0) {
-		close(g_fd);
-		g_fd = -1;
-		return;
-	}
-	fcntl(g_pipe[1], F_SETFL, O_NONBLOCK);
 	g_on = true;
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	write_meta(mono, real);
 	gp_inj_win_init();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(at_exit);
 	install_signals();
 	/* no event exists yet: the clock is chosen before the writer or any event runs */

@@ -26,6 +26,16 @@ need() {
 	done
 }
 
+# need_python_binding: python3 loads this build's libgpuprof.so and its tracer (not in a
+# sanitizer build, whose libraries need the sanitizer's runtime first)
+need_python_binding() {
+	need python3
+	if [ "${GP_SANITIZED:-}" = 1 ]; then
+		echo "skip: sanitizer build (python3 cannot load its libraries)"
+		exit 77
+	fi
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -s "$OUT" ]; then

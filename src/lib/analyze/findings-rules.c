@@ -123,7 +123,9 @@ static struct gp_value *ev_new(void)
 static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
                        const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
+	const struct gp_value *cap;
 	struct gp_value *ev;
+	bool ended;
 	int rc = 0;
 
 	if (!b->gpu_known || b->has_gpu)
@@ -136,10 +138,26 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 		gp_value_free(ev);
 		return rc;
 	}
+	cap = gp_value_path(r, "overview/capture");
+	if (gp_value_type(cap) != GP_VALUE_OBJECT)
+		return gp__fnd_add(
+		    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this trace", ev,
+		    "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
+		    "kernels; the CPU sections still apply");
+	/* a capture of `gpuprof run`: ProfilerActivity is not the user's knob there */
+	ended = gp_value_type(gp_obj_get(cap, "end")) == GP_VALUE_OBJECT;
+	if ((rc = gp_obj_set_bool(ev, "capture_ended", ended))) {
+		gp_value_free(ev);
+		return rc;
+	}
 	return gp__fnd_add(
-	    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this trace", ev,
-	    "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
-	    "kernels; the CPU sections still apply");
+	    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this capture", ev,
+	    ended ? "the process made no CUDA work the tracer could record: see the capture's "
+	            "warnings (CUPTI not found or refused), and run without --no-cuda or "
+	            "--capture-range settings that exclude it; the CPU sections still apply"
+	          : "the capture has no END record: the process was killed or crashed, and "
+	            "what the tracer had not written yet (GPU activity included) is lost; let "
+	            "it exit, or stop it with SIGTERM or SIGINT, which the tracer handles");
 }
 
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */

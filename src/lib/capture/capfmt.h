@@ -55,7 +55,8 @@ enum gp_cap_type {
 	GP_CAP_WINDOW = 16,     /* struct gp_cap_window: capture on or off */
 	GP_CAP_CUDA_EVENT = 17, /* struct gp_cap_cuda_event (GPUPROF_CUDA_EVENTS=1) */
 	GP_CAP_SITE = 18,       /* struct gp_cap_site: an annotation call site */
-	GP_CAP_COUNTER = 19     /* struct gp_cap_counter: a counter sample */
+	GP_CAP_COUNTER = 19,    /* struct gp_cap_counter: a counter sample */
+	GP_CAP_FLUSH = 20       /* struct gp_cap_flush: the end of one write pass */
 };
 
 /*
@@ -226,7 +227,11 @@ struct gp_cap_site {
 };
 #define GP_CAP_MIN_SITE sizeof(struct gp_cap_site)
 
-/* A counter sample (GPUPROF_COUNTER); the name is a STRING id (a site's, as above) */
+/*
+ * A counter sample (GPUPROF_COUNTER); the name is a STRING id (a site's, as
+ * above), or 0 when the name is given by value: then the bytes after the
+ * struct are the name (UTF-8, cut at 4 KiB), as an NVTX record's message
+ */
 struct gp_cap_counter {
 	int64_t ts;
 	uint32_t tid;
@@ -234,6 +239,18 @@ struct gp_cap_counter {
 	double value;
 };
 #define GP_CAP_MIN_COUNTER sizeof(struct gp_cap_counter)
+
+/*
+ * The last record of each pass of the writer: what the process recorded
+ * before @ts is in the file before this record, but for what CUPTI had not
+ * handed over yet (its buffers are returned when full, or at exit). A
+ * capture without END ends at its last FLUSH: what came after is lost.
+ */
+struct gp_cap_flush {
+	int64_t ts;    /* CLOCK_MONOTONIC when the pass began */
+	uint64_t pass; /* 1, 2, ... */
+};
+#define GP_CAP_MIN_FLUSH sizeof(struct gp_cap_flush)
 
 enum gp_cap_window_reason {
 	GP_WIN_START = 1,        /* at start (no range, or after --delay) */

@@ -46,20 +46,41 @@ struct tstack {
 	uint32_t tid, domain;
 	size_t n, cap;
 	struct open_range *v;
+	bool listed; /* in rd.busy */
 };
 
 struct rd {
 	struct gp_trace *t;
 	const char *name;
+	size_t off; /* the byte offset of the record being read */
 	int32_t pid;
 	struct gp_u64map strs;    /* capture string id -> model string id */
 	struct gp_u64map domains; /* domain id -> model string id of its name */
-	struct gp_u64map starts;  /* start/end range id -> index into sv */
-	struct open_range *sv;    /* open start/end ranges */
+	/*
+	 * Start/end ranges since the last window closed: sv (a closed one has
+	 * name UINT32_MAX), found by id through starts, whose values are
+	 * generation << 32 | index; a window's end cuts every open one at once
+	 * by starting a new generation.
+	 */
+	struct gp_u64map starts;
+	struct open_range *sv;
 	uint32_t *sv_tid;
-	size_t nsv, sv_cap, sv_tid_cap;
+	size_t nsv, sv_cap, sv_tid_cap, sv_open;
+	uint32_t sv_gen;
 	struct tstack *stacks;
 	size_t nstacks, stacks_cap;
+	struct gp_u64map stack_ix; /* tid << 32 | domain -> index into stacks */
+	uint32_t *busy;            /* stacks that had a push since the last window closed */
+	size_t nbusy, busy_cap;
+	/* order: a thread's records must come in the order it made them */
+	struct gp_u64map last_ts; /* tid -> the time of its last event record */
+	uint64_t out_of_order;
+	struct gp_u64map order_warned; /* threads named in a warning so far */
+	/* the end: END record, FLUSH records */
+	bool ended;
+	char end_reason[64];
+	int64_t start_ns, end_ns, last_flush_ns; /* start: META's clock; 0 unknown */
+	uint64_t flushes;
 	struct gp_value *devices;
 	uint64_t unmatched, marks, warnings, dropped_records;
 	struct gp_value *wmsgs; /* [{code, text, count}]: the first MAX_WARN_TEXTS distinct ones */
@@ -338,17 +359,56 @@ static int on_device(struct rd *r, const struct gp_cap_device *d)
 
 /* ---- NVTX ---- */
 
+/* The push/pop stack of (tid, domain), made on first use; a hash lookup (there may be millions). */
 static struct tstack *stack_of(struct rd *r, uint32_t tid, uint32_t domain)
 {
-	for (size_t i = 0; i < r->nstacks; i++)
-		if (r->stacks[i].tid == tid && r->stacks[i].domain == domain)
-			return &r->stacks[i];
-	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0)
+	uint64_t key = (uint64_t)tid << 32 | domain, i;
+
+	if (gp_u64map_get(&r->stack_ix, key, &i) == 1 && i < r->nstacks)
+		return &r->stacks[i];
+	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0 ||
+	    gp_u64map_put(&r->stack_ix, key, r->nstacks) < 0)
 		return NULL;
 	memset(&r->stacks[r->nstacks], 0, sizeof(r->stacks[0]));
 	r->stacks[r->nstacks].tid = tid;
 	r->stacks[r->nstacks].domain = domain;
 	return &r->stacks[r->nstacks++];
+}
+
+#define ORDER_SLACK_NS 100 /* the TSC-to-ns conversion of two passes may differ by this */
+#define ORDER_WARN_MAX 8   /* threads named in a warning; the others are counted */
+
+/*
+ * The tracer writes each thread's records in the order the thread made them
+ * (capture-format.md), and ranges are paired in file order: a record older
+ * than its thread's previous one means they cannot be paired reliably.
+ * Counted, and said in a warning naming the thread and the byte offset.
+ */
+static int check_order(struct rd *r, uint32_t tid, int64_t ts)
+{
+	uint64_t prev;
+	char text[256];
+	int k, rc;
+
+	if (gp_u64map_get(&r->last_ts, tid, &prev) == 1 && ts + ORDER_SLACK_NS < (int64_t)prev) {
+		r->out_of_order++;
+		if (r->order_warned.n < ORDER_WARN_MAX &&
+		    gp_u64map_get(&r->order_warned, tid, NULL) == 0) {
+			if ((rc = gp_u64map_put(&r->order_warned, tid, 1)))
+				return rc;
+			k = snprintf(
+			    text, sizeof(text),
+			    "thread %u's records are out of order at byte %zu (a record at "
+			    "%lld ns after one at %lld ns): its ranges cannot be paired "
+			    "reliably; the capture was written by a faulty tracer or altered",
+			    tid, r->off, (long long)ts, (long long)prev);
+			if ((rc = warn(r, 0, text,
+			               (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1)))
+				return rc;
+		}
+		return 0; /* the later time stays the thread's last */
+	}
+	return gp_u64map_put(&r->last_ts, tid, (uint64_t)ts);
 }
 
 /* "message" in the default domain, "domain:message" in others; a registered string by id */
@@ -446,16 +506,25 @@ static int on_site(struct rd *r, const struct gp_cap_site *s)
 	return gp_u64map_put(&r->sites, s->id, id);
 }
 
-/* A counter sample of the annotation API, on its thread's track */
-static int on_counter(struct rd *r, const struct gp_cap_counter *c)
+/*
+ * A counter sample of the annotation API, on its thread's track. Its name is
+ * a STRING id, or (name 0) the @p len bytes at @p msg after the record: a
+ * name by value, which the tracer registers nowhere (docs/capture-format.md).
+ */
+static int on_counter(struct rd *r, const struct gp_cap_counter *c, const char *msg, size_t len)
 {
 	struct gp_counter_sample *x;
 	uint32_t name, tr;
 	int rc;
 
-	if ((rc = gp__trace_check_time(c->ts, 0)))
+	if ((rc = gp__trace_check_time(c->ts, 0)) || (rc = check_order(r, c->tid, c->ts)))
 		return rc;
-	str_of(r, c->name, &name);
+	if (!c->name && len) {
+		if ((rc = intern(r, msg, len > 4096 ? 4096 : len, &name)))
+			return rc;
+	} else {
+		str_of(r, c->name, &name);
+	}
 	if ((rc = track(r, r->pid, c->tid, false, -1, &tr)))
 		return rc;
 	if (gp__grow((void **)&r->t->ctr, &r->t->ctr_cap, r->t->nctr + 1, sizeof(*r->t->ctr)) < 0)
@@ -475,6 +544,9 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 	uint32_t name;
 	int rc;
 
+	/* a domain is defined through the tracer's shared queue, not the thread's blocks */
+	if (n->kind != GP_NVTX_DOMAIN && (rc = check_order(r, n->tid, n->ts)))
+		return rc;
 	switch (n->kind) {
 	case GP_NVTX_DOMAIN:
 		if ((rc = intern(r, msg, len, &name)))
@@ -491,6 +563,13 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			return rc;
 		if (gp__grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v)) < 0)
 			return gp__error(GP_ENOMEM, "out of memory");
+		if (!st->listed) {
+			if (gp__grow((void **)&r->busy, &r->busy_cap, r->nbusy + 1,
+			             sizeof(*r->busy)) < 0)
+				return gp__error(GP_ENOMEM, "out of memory");
+			r->busy[r->nbusy++] = (uint32_t)(st - r->stacks);
+			st->listed = true;
+		}
 		st->v[st->n].ts = n->ts;
 		st->v[st->n++].name = name;
 		return 0;
@@ -505,10 +584,16 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			return 0;
 		}
 		st->n--;
+		if (n->ts < st->v[st->n].ts) {
+			r->unmatched++; /* a pop before its push: records out of order */
+			return 0;
+		}
 		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name, 0);
 	case GP_NVTX_START:
 		if ((rc = range_name(r, n, msg, len, &name)))
 			return rc;
+		if (r->nsv >= UINT32_MAX)
+			return gp__error(GP_ELIMIT, "more than 2^32 start/end ranges");
 		if (gp__grow((void **)&r->sv, &r->sv_cap, r->nsv + 1, sizeof(*r->sv)) < 0 ||
 		    gp__grow((void **)&r->sv_tid, &r->sv_tid_cap, r->nsv + 1, sizeof(*r->sv_tid)) <
 		        0)
@@ -516,13 +601,14 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		r->sv[r->nsv].ts = n->ts;
 		r->sv[r->nsv].name = name;
 		r->sv_tid[r->nsv] = n->tid;
-		if ((rc = gp_u64map_put(&r->starts, n->id, r->nsv)))
+		if ((rc = gp_u64map_put(&r->starts, n->id, (uint64_t)r->sv_gen << 32 | r->nsv)))
 			return rc;
 		r->nsv++;
+		r->sv_open++;
 		return 0;
 	case GP_NVTX_END:
-		if (gp_u64map_get(&r->starts, n->id, &v) != 1 || v >= r->nsv ||
-		    r->sv[v].name == UINT32_MAX) {
+		if (gp_u64map_get(&r->starts, n->id, &v) != 1 || v >> 32 != r->sv_gen ||
+		    (v &= UINT32_MAX) >= r->nsv || r->sv[v].name == UINT32_MAX) {
 			if (r->win_seen)
 				r->cut++;
 			else
@@ -533,6 +619,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		rc = close_range(r, r->sv_tid[v], r->sv[v].ts, n->ts, r->sv[v].name,
 		                 GP_EVF_STARTEND | (r->sv_tid[v] != n->tid ? GP_EVF_XTHREAD : 0));
 		r->sv[v].name = UINT32_MAX;
+		r->sv_open--;
 		return rc;
 	case GP_NVTX_MARK:
 		r->marks++;
@@ -576,16 +663,19 @@ static int on_window(struct rd *r, const struct gp_cap_window *w)
 		    (rc = gp_obj_set_str(r->win_last, "end_reason", window_reason(w->reason))))
 			return rc;
 		r->win_open = false;
-		for (size_t i = 0; i < r->nstacks; i++) {
-			r->cut += r->stacks[i].n;
-			r->stacks[i].n = 0;
+		/* only the stacks pushed to since the last close: linear in the records */
+		for (size_t i = 0; i < r->nbusy; i++) {
+			struct tstack *st = &r->stacks[r->busy[i]];
+
+			r->cut += st->n;
+			st->n = 0;
+			st->listed = false;
 		}
-		for (size_t i = 0; i < r->nsv; i++) {
-			if (r->sv[i].name != UINT32_MAX) {
-				r->sv[i].name = UINT32_MAX;
-				r->cut++;
-			}
-		}
+		r->nbusy = 0;
+		r->cut += r->sv_open;
+		r->sv_open = 0;
+		r->nsv = 0;
+		r->sv_gen++;
 	}
 	return 0;
 }
@@ -667,9 +757,33 @@ static int on_meta(struct rd *r, const unsigned char *p, size_t size)
 		r->t->world_size = x;
 	if (gp_value_get_int(gp_obj_get(v, "pid"), &x) && x > 0 && x <= INT32_MAX)
 		r->pid = (int32_t)x;
+	if (gp_value_get_int(gp_obj_get(gp_obj_get(v, "clock"), "mono_ns"), &x) && x > 0)
+		r->start_ns = x;
 	if ((rc = gp_obj_set(r->t->meta, "gpuprof_capture", v)))
 		gp_value_free(v);
 	return rc;
+}
+
+/* END: the capture is whole; its reason ("exit", "signal N") and time */
+static int on_end(struct rd *r, const unsigned char *p, size_t size)
+{
+	struct gp_value *v = NULL;
+	const char *reason;
+	int64_t x;
+
+	r->ended = true;
+	snprintf(r->end_reason, sizeof(r->end_reason), "unknown");
+	if (gp_value_parse((const char *)p, size, &v, NULL) != 0) {
+		gp_clear_error();
+		return warn(r, 0, "the END record is not a JSON object", 35);
+	}
+	reason = gp_value_get_str(gp_obj_get(v, "reason"));
+	if (reason && *reason && gp__utf8_valid(reason, strlen(reason)))
+		snprintf(r->end_reason, sizeof(r->end_reason), "%s", reason);
+	if (gp_value_get_int(gp_obj_get(v, "mono_ns"), &x) && x >= 0)
+		r->end_ns = x;
+	gp_value_free(v);
+	return 0;
 }
 
 static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t size)
@@ -689,11 +803,22 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		struct gp_cap_site site;
 		struct gp_cap_counter ctr;
 		struct gp_cap_warn wr;
+		struct gp_cap_flush fl;
 	} u;
 
 	switch (type) {
 	case GP_CAP_META:
 		return on_meta(r, p, size);
+	case GP_CAP_END:
+		return on_end(r, p, size);
+	case GP_CAP_FLUSH:
+		if (fixed(&u.fl, sizeof(u.fl), GP_CAP_MIN_FLUSH, p, size)) {
+			r->flushes++;
+			if (u.fl.ts > r->last_flush_ns)
+				r->last_flush_ns = u.fl.ts;
+			return 0;
+		}
+		break;
 	case GP_CAP_STRING: {
 		uint32_t id;
 		int rc;
@@ -758,7 +883,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		break;
 	case GP_CAP_COUNTER:
 		if (fixed(&u.ctr, sizeof(u.ctr), GP_CAP_MIN_COUNTER, p, size))
-			return on_counter(r, &u.ctr);
+			return on_counter(r, &u.ctr, (const char *)p + sizeof(u.ctr),
+			                  size > sizeof(u.ctr) ? size - sizeof(u.ctr) : 0);
 		break;
 	default:
 		return 0; /* a newer writer's record: skipped */
@@ -849,11 +975,49 @@ out:
 	return rc;
 }
 
+/*
+ * A capture without END: the process did not get to finish it (SIGKILL, a
+ * crash, an exec, or the tracer stopped). Said as a warning, with when the
+ * tracer last wrote (its last FLUSH record): what came after is lost.
+ */
+static int warn_unended(struct rd *r)
+{
+	char text[512], when[96];
+	int k;
+
+	if (r->ended)
+		return 0;
+	if (r->flushes && r->start_ns && r->last_flush_ns >= r->start_ns)
+		snprintf(when, sizeof(when), ", %.3f s after the capture began,",
+		         (double)(r->last_flush_ns - r->start_ns) / 1e9);
+	else
+		when[0] = 0;
+	if (r->flushes)
+		k = snprintf(
+		    text, sizeof(text),
+		    "the capture has no END record: the process was killed (SIGKILL), "
+		    "crashed or exec'd before the tracer finished it; what it recorded after "
+		    "the tracer's last write%s is lost, with the GPU activity CUPTI had not "
+		    "handed over yet",
+		    when);
+	else
+		k = snprintf(
+		    text, sizeof(text),
+		    "the capture has no END record and no FLUSH record: the process was "
+		    "killed, crashed or exec'd before the tracer finished it (or an older "
+		    "tracer wrote it); what came after the last record in the file is lost");
+	return warn(r, 0, text, (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1);
+}
+
 static int summary(struct rd *r)
 {
-	struct gp_value *s = gp_value_object(), *marks = NULL, *w = r->windows;
+	struct gp_value *s, *marks = NULL, *w, *end;
 	int rc;
 
+	if ((rc = warn_unended(r)))
+		return rc;
+	s = gp_value_object();
+	w = r->windows;
 	r->windows = NULL; /* s owns it from here (gp_obj_set takes it even on failure) */
 	if (!s || gp_obj_set(s, "windows", w ? w : gp_value_null())) {
 		gp_value_free(s);
@@ -869,7 +1033,18 @@ static int summary(struct rd *r)
 		gp_value_free(s);
 		return rc;
 	}
-	if (gp_obj_set(s, "marks", marks) ||
+	end = r->ended ? gp_value_object() : gp_value_null();
+	if (end && r->ended &&
+	    (gp_obj_set_str(end, "reason", r->end_reason) ||
+	     (r->end_ns ? gp_obj_set_int(end, "mono_ns", r->end_ns)
+	                : gp_obj_set_null(end, "mono_ns")))) {
+		gp_value_free(end);
+		end = NULL;
+	}
+	if (gp_obj_set(s, "marks", marks) || !end || gp_obj_set(s, "end", end) ||
+	    (r->flushes ? gp_obj_set_int(s, "last_flush_ns", r->last_flush_ns)
+	                : gp_obj_set_null(s, "last_flush_ns")) ||
+	    gp_obj_set_int(s, "nvtx_out_of_order", (int64_t)r->out_of_order) ||
 	    gp_obj_set_int(s, "nvtx_unmatched", (int64_t)r->unmatched) ||
 	    gp_obj_set_int(s, "nvtx_marks", (int64_t)r->marks) ||
 	    gp_obj_set_int(s, "warnings", (int64_t)r->warnings) ||
@@ -913,10 +1088,12 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	memset(&r, 0, sizeof(r));
 	r.name = name;
 	if (n < sizeof(h) || !gp__capture_sniff(p, n))
-		return gp__error(GP_EFORMAT, "%s: not a gpuprof capture (no header)", name);
+		return gp__error(GP_EFORMAT, "%s: at byte 0: not a gpuprof capture (%s)", name,
+		                 n < sizeof(h) ? "shorter than its 16-byte header" : "no magic");
 	memcpy(&h, p, sizeof(h));
 	if (h.version != GP_CAP_VERSION)
-		return gp__error(GP_EFORMAT, "%s: capture format version %u, this gpuprof reads %u",
+		return gp__error(GP_EFORMAT,
+		                 "%s: at byte 8: capture format version %u, this gpuprof reads %u",
 		                 name, h.version, GP_CAP_VERSION);
 	if (h.header_size < sizeof(h) || h.header_size > n || h.header_size % 8)
 		return gp__error(GP_EFORMAT, "%s: at byte 8: bad header size %u", name,
@@ -950,8 +1127,12 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 		padded = ((size_t)rh.size + 7) & ~(size_t)7;
 		if (n - off - sizeof(rh) < padded)
 			break; /* cut in a payload */
-		if ((rc = record(&r, rh.type, p + off + sizeof(rh), rh.size)))
+		r.off = off;
+		if ((rc = record(&r, rh.type, p + off + sizeof(rh), rh.size))) {
+			gp__error_prefix("%s: at byte %zu (a record of type %u)", name, off,
+			                 rh.type);
 			goto out;
+		}
 		r.t->events_read++;
 		off += sizeof(rh) + padded;
 	}
@@ -969,14 +1150,21 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 		}
 	}
 	r.t->bytes_read = n;
-	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r)))
+	r.off = off;
+	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r))) {
+		gp__error_prefix("%s", name);
 		goto out;
+	}
 	*out = r.t;
 	r.t = NULL;
 out:
 	for (size_t i = 0; i < r.nstacks; i++)
 		gp__free(r.stacks[i].v);
 	gp__free(r.stacks);
+	gp__free(r.busy);
+	gp_u64map_release(&r.stack_ix);
+	gp_u64map_release(&r.last_ts);
+	gp_u64map_release(&r.order_warned);
 	gp__free(r.sv);
 	gp__free(r.sv_tid);
 	gp_u64map_release(&r.strs);

@@ -55,6 +55,7 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->gpu);
 	gp__free(t->mem);
 	gp__free(t->tracks);
+	gp__free(t->track_ix);
 	gp__free(t->cats);
 	gp_value_free(t->meta);
 	gp_u64map_release(&t->nvtx_names);
@@ -180,20 +181,68 @@ int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
 	return 0;
 }
 
+static size_t track_hash(int64_t pid, uint32_t pid_str, int64_t tid, uint32_t tid_str)
+{
+	return (size_t)gp_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid ^
+	                           ((uint64_t)pid_str << 32 | tid_str));
+}
+
+static bool track_is(const struct gp_track *tr, int64_t pid, uint32_t pid_str, int64_t tid,
+                     uint32_t tid_str)
+{
+	return tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str && tr->tid_str == tid_str;
+}
+
+/* (Re)builds the index with room for twice the tracks. */
+static int track_index(struct gp_trace *t)
+{
+	size_t n = 64, mask;
+	uint32_t *ix;
+
+	while (n < 2 * (t->ntracks + 1))
+		n *= 2;
+	if (!(ix = gp__calloc(n, sizeof(*ix))))
+		return gp__error(GP_ENOMEM, "out of memory");
+	mask = n - 1;
+	for (size_t i = 0; i < t->ntracks; i++) {
+		const struct gp_track *tr = &t->tracks[i];
+		size_t j = track_hash(tr->pid, tr->pid_str, tr->tid, tr->tid_str) & mask;
+
+		while (ix[j])
+			j = (j + 1) & mask;
+		ix[j] = (uint32_t)i + 1;
+	}
+	gp__free(t->track_ix);
+	t->track_ix = ix;
+	t->track_ix_slots = n;
+	return 0;
+}
+
+/*
+ * Finds or adds the track (pid, tid) with their string forms. A hash index
+ * (a trace may have a million threads; a scan per event would be quadratic),
+ * behind a check of the track found last, which most events repeat.
+ */
 int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t tid,
                     uint32_t tid_str, uint32_t *out)
 {
 	struct gp_track *tr;
-	size_t i;
+	size_t j, mask;
 	int rc;
 
-	/* Traces have few tracks (threads and streams): search from the end,
-	 * where the most recently added ones are. */
-	for (i = t->ntracks; i-- > 0;) {
-		tr = &t->tracks[i];
-		if (tr->pid == pid && tr->tid == tid && tr->pid_str == pid_str &&
-		    tr->tid_str == tid_str) {
-			*out = (uint32_t)i;
+	if (t->track_last && t->track_last <= t->ntracks &&
+	    track_is(&t->tracks[t->track_last - 1], pid, pid_str, tid, tid_str)) {
+		*out = t->track_last - 1;
+		return 0;
+	}
+	if (2 * (t->ntracks + 1) > t->track_ix_slots && (rc = track_index(t)))
+		return rc;
+	mask = t->track_ix_slots - 1;
+	for (j = track_hash(pid, pid_str, tid, tid_str) & mask; t->track_ix[j];
+	     j = (j + 1) & mask) {
+		if (track_is(&t->tracks[t->track_ix[j] - 1], pid, pid_str, tid, tid_str)) {
+			*out = t->track_ix[j] - 1;
+			t->track_last = t->track_ix[j];
 			return 0;
 		}
 	}
@@ -210,7 +259,9 @@ int gp__trace_track(struct gp_trace *t, int64_t pid, uint32_t pid_str, int64_t t
 	tr->tid_str = tid_str;
 	tr->device = -1;
 	tr->stream = -1;
+	t->track_ix[j] = (uint32_t)t->ntracks + 1;
 	*out = (uint32_t)t->ntracks++;
+	t->track_last = *out + 1;
 	return 0;
 }
 

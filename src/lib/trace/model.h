@@ -150,6 +150,10 @@ struct gp_trace {
 
 	struct gp_track *tracks;
 	size_t ntracks, tracks_cap;
+	/* gp__trace_track's index: open addressing, slot = track index + 1, 0 empty */
+	uint32_t *track_ix;
+	size_t track_ix_slots;
+	uint32_t track_last; /* the track found last (+ 1): the next lookup is often the same */
 
 	/* python_function events: counted, not stored (no analysis needs them) */
 	size_t npy;
