@@ -53,6 +53,8 @@ static const char usage_text[] =
     "    --config FILE         options from a YAML file; the command line overrides it\n"
     "    --quiet               no status line, notes or summary on standard error\n"
     "    --no-report           no DIR/report.json and no summary at the end\n"
+    "    --wait all|primary    wait for every process CMD started (default), or for CMD\n"
+    "                          only (the others still running are listed)\n"
     "    -h, --help            this help; 'gpuprof help run' for the docs\n";
 
 enum {
@@ -69,6 +71,7 @@ enum {
 	OPT_CONFIG,
 	OPT_QUIET,
 	OPT_NO_REPORT,
+	OPT_WAIT,
 };
 
 /* one line: the problem and where to look */
@@ -100,6 +103,7 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -154,6 +158,9 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 			break;
 		case OPT_NO_REPORT:
 			o->no_report = true;
+			break;
+		case OPT_WAIT:
+			set(o, GP_RO_WAIT, optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -304,8 +311,15 @@ static void status_erase(struct status *st)
 
 static void record_end(struct gp_run *r, const struct gp_run_child *c)
 {
-	r->end_real_ns = clock_ns(CLOCK_REALTIME);
-	r->end_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	int64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	/* CMD's end, not that of the processes it left behind, which gpuprof may have waited for */
+	r->end_mono_ns = c->reaped && c->end_mono_ns ? c->end_mono_ns : now;
+	r->end_real_ns = clock_ns(CLOCK_REALTIME) - (now - r->end_mono_ns);
+	r->procs = c->procs;
+	r->nprocs = c->nprocs;
+	r->left = c->left;
+	r->nleft = c->nleft;
 	if (c->exec_errno) {
 		r->state = "exec_failed";
 		r->exec_errno = c->exec_errno;
@@ -319,6 +333,29 @@ static void record_end(struct gp_run *r, const struct gp_run_child *c)
 	} else {
 		r->state = "unknown";
 	}
+}
+
+/* --wait primary: which processes of CMD were left running, said exactly (run.json too) */
+static void note_left(const struct gp_run *r)
+{
+	size_t i, traced = 0;
+
+	if (r->opts.quiet || !r->nleft)
+		return;
+	for (i = 0; i < r->nleft; i++)
+		traced += r->left[i].tracer;
+	fprintf(stderr,
+	        "gpuprof run: --wait primary: not waiting for %zu process%s CMD started:", r->nleft,
+	        r->nleft == 1 ? "" : "es");
+	for (i = 0; i < r->nleft; i++)
+		fprintf(stderr, "%s pid %d (%s%s)", i ? "," : "", (int)r->left[i].pid,
+		        r->left[i].cmd, r->left[i].tracer ? ", tracer loaded" : "");
+	fputc('\n', stderr);
+	if (traced)
+		fprintf(
+		    stderr,
+		    "gpuprof run: the capture%s of %zu of them may be incomplete in the report\n",
+		    traced == 1 ? "" : "s", traced);
 }
 
 /* Dies of @p sig as CMD did, so the parent sees the same death; 128+sig if we survive. */
@@ -366,7 +403,7 @@ int cmd_run(int argc, const char **argv)
 	struct gp_run_metrics *m = NULL;
 	struct status st;
 	char **envp = NULL, **sh_argv = NULL, *mpath = NULL;
-	int first, rc, i;
+	int first, rc, i, guard = -1;
 	bool tty;
 
 	memset(&r, 0, sizeof(r));
@@ -418,10 +455,15 @@ int cmd_run(int argc, const char **argv)
 	c.envp = envp;
 	c.sh_argv = sh_argv;
 
+	c.wait_all = !r.opts.wait_primary;
+	c.quiet = r.opts.quiet;
+	c.inj_path = r.inj.path;
 	if (gp_run_signals_take(&c)) {
 		rc = GP_EXIT_FAILURE;
 		goto out;
 	}
+	guard = gp_run_guardian_start(r.dir);
+	gp_run_subreaper();
 	if (gp_run_child_fork(&c)) {
 		rc = GP_EXIT_FAILURE;
 		goto out_signals;
@@ -465,6 +507,7 @@ int cmd_run(int argc, const char **argv)
 	}
 	status_erase(&st);
 	record_end(&r, &c);
+	note_left(&r);
 
 	/* CMD has ended: complete the outputs */
 	if (m) {
@@ -479,6 +522,9 @@ int cmd_run(int argc, const char **argv)
 	 * signal dispositions come back first: Ctrl-C stops a long analysis.
 	 */
 	gp_run_signals_restore(&c);
+	/* how CMD and its processes ended, for the report step too (a capture cut short is
+	 * dated by its process's end: analyze/metrics.c) */
+	gp_run_json_write(&r);
 	gp_run_report(&r);
 	if (gp_run_json_write(&r) == 0 && !r.opts.quiet)
 		fprintf(stderr, "gpuprof run: capture in '%s'\n", r.dir);
@@ -494,6 +540,8 @@ out_metrics:
 out_signals:
 	gp_run_signals_restore(&c);
 out:
+	gp_run_guardian_done(guard);
+	gp_run_child_release_lists(&c);
 	if (r.state && strcmp(r.state, "signaled") == 0) {
 		int sig = r.exit_signal;
 

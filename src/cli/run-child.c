@@ -14,6 +14,7 @@
  * runs and nothing unsafe can happen in one. The fork happens before any
  * thread exists, so the child may use malloc'd memory prepared beforehand.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -480,36 +482,255 @@ void gp_run_child_abort(struct gp_run_child *c)
 		reap(c);
 }
 
-static int64_t mono_ms(void)
+static int64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void gp_run_subreaper(void)
+{
+	/* without it (not Linux >= 3.4) orphans go to init and are not waited for */
+	prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+}
+
+void gp_run_child_release_lists(struct gp_run_child *c)
+{
+	free(c->procs);
+	free(c->left);
+	c->procs = NULL;
+	c->left = NULL;
+	c->nprocs = c->procs_cap = c->nleft = 0;
+}
+
+/* Reads /proc/PID/FILE (at most @p n - 1 bytes, NUL-ended). @return the bytes read, -1. */
+static ssize_t read_proc(pid_t pid, const char *file, char *buf, size_t n)
+{
+	char path[64];
+	ssize_t got = 0, k;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while ((size_t)got < n - 1 && (k = read(fd, buf + got, n - 1 - (size_t)got)) > 0)
+		got += k;
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
+/* The parent of @p pid from /proc/PID/stat (after the last ')': comm may hold any byte), -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char buf[512], *p;
+	long pp;
+
+	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return -1;
+	if (sscanf(p + 1, " %*c %ld", &pp) != 1)
+		return -1;
+	return (pid_t)pp;
+}
+
+/* Whether @p pid has the tracer mapped (the basename of @p inj in /proc/PID/maps). */
+static bool has_tracer(pid_t pid, const char *inj)
+{
+	char path[64], line[1024];
+	const char *base = inj ? strrchr(inj, '/') : NULL;
+	bool found = false;
+	FILE *f;
+
+	base = base ? base + 1 : inj;
+	if (!base || !*base)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, base) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * gpuprof's children now (the processes of CMD it is subreaper of): pids into
+ * @p out (at most @p max). @return how many there are (may exceed @p max).
+ */
+static size_t children(pid_t *out, size_t max)
+{
+	pid_t self = getpid();
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || parent_of((pid_t)pid) != self)
+			continue;
+		if (n < max)
+			out[n] = (pid_t)pid;
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* "pid 123 (./prog arg...)" of a process, its command line cut at @p n bytes */
+static void describe(pid_t pid, char *buf, size_t n)
+{
+	char cmd[256];
+	ssize_t got = read_proc(pid, "cmdline", cmd, sizeof(cmd));
+
+	for (ssize_t i = 0; i < got - 1; i++)
+		if (cmd[i] == 0 || (unsigned char)cmd[i] < 0x20)
+			cmd[i] = ' ';
+	if (got <= 0)
+		snprintf(cmd, sizeof(cmd), "?");
+	if (n) {
+		size_t k = strnlen(cmd, n - 1);
+
+		memcpy(buf, cmd, k); /* cut; the note's reader needs the start */
+		buf[k] = 0;
+	}
+}
+
+#define MAX_LISTED 8 /* processes named in a note; more are counted */
+
+/* One note on standard error: CMD ended, the processes still running that gpuprof waits for. */
+static void note_waiting(const struct gp_run_child *c)
+{
+	pid_t pids[MAX_LISTED];
+	size_t n = children(pids, MAX_LISTED), i;
+	char st[64], cmd[128];
+
+	if (c->quiet || !n)
+		return;
+	if (WIFEXITED(c->status))
+		snprintf(st, sizeof(st), "exited with status %d", WEXITSTATUS(c->status));
+	else
+		snprintf(st, sizeof(st), "was killed by signal %d", WTERMSIG(c->status));
+	fprintf(stderr,
+	        "gpuprof run: CMD %s; waiting for %zu process%s it started, still running:", st, n,
+	        n == 1 ? "" : "es");
+	for (i = 0; i < n && i < MAX_LISTED; i++) {
+		describe(pids[i], cmd, sizeof(cmd));
+		fprintf(stderr, "%s pid %d (%s)", i ? "," : "", (int)pids[i], cmd);
+	}
+	fprintf(stderr, "%s ('--wait primary' does not wait for them)\n",
+	        n > MAX_LISTED ? ", ..." : "");
+}
+
+/* --wait primary: the processes of CMD still running, into c->left */
+static void list_left(struct gp_run_child *c)
+{
+	pid_t pids[256];
+	size_t n = children(pids, 256);
+
+	if (n > 256)
+		n = 256;
+	if (!n)
+		return;
+	c->left = xcalloc(n, sizeof(*c->left));
+	for (size_t i = 0; i < n; i++) {
+		c->left[i].pid = pids[i];
+		describe(pids[i], c->left[i].cmd, sizeof(c->left[i].cmd));
+		c->left[i].tracer = has_tracer(pids[i], c->inj_path);
+	}
+	c->nleft = n;
+}
+
+static void reaped_other(struct gp_run_child *c, pid_t pid, int st)
+{
+	if (c->nprocs == c->procs_cap) {
+		size_t cap = c->procs_cap ? 2 * c->procs_cap : 16;
+		struct gp_run_proc *p = realloc(c->procs, cap * sizeof(*p));
+
+		if (!p)
+			die("out of memory");
+		c->procs = p;
+		c->procs_cap = cap;
+	}
+	c->procs[c->nprocs].pid = pid;
+	c->procs[c->nprocs].status = st;
+	c->procs[c->nprocs].end_mono_ns = mono_ns();
+	c->nprocs++;
+}
+
+/*
+ * Reaps every child that has ended. @return 1 when none is left (ECHILD),
+ * 0 when some still run, -1 on an error.
+ */
+static int reap_ended(struct gp_run_child *c)
+{
+	for (;;) {
+		int st;
+		pid_t r = waitpid(-1, &st, WNOHANG);
+
+		if (r == 0)
+			return 0;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				return 1;
+			return error("waitpid: %s", strerror(errno));
+		}
+		if (r == c->pid) {
+			c->status = st;
+			c->reaped = true;
+			c->end_mono_ns = mono_ns();
+		} else {
+			reaped_other(c, r, st);
+		}
+	}
+}
+
+/* A signal for CMD: to CMD while it runs, then to the other processes still waited for. */
+static void forward(struct gp_run_child *c, int sig)
+{
+	pid_t pids[1024];
+	size_t n;
+
+	if (!c->reaped) {
+		kill(c->pid, sig);
+		return;
+	}
+	n = children(pids, 1024);
+	for (size_t i = 0; i < n && i < 1024; i++)
+		kill(pids[i], sig);
 }
 
 int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg, int tick_ms)
 {
-	int64_t next = tick_ms > 0 ? mono_ms() + tick_ms : 0;
+	int64_t next = tick_ms > 0 ? mono_ns() / 1000000 + tick_ms : 0;
+	bool noted = false;
 
 	for (;;) {
 		struct signalfd_siginfo si;
 		struct pollfd pfd;
-		int st, timeout = -1, pr;
-		pid_t r = waitpid(c->pid, &st, WNOHANG);
+		int timeout = -1, pr, none = reap_ended(c);
 
-		if (r == c->pid) {
-			c->status = st;
-			c->reaped = true;
+		if (none < 0)
+			return -1;
+		if (c->reaped && (none || !c->wait_all)) {
+			if (!c->wait_all)
+				list_left(c);
 			return 0;
 		}
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return error("waitpid: %s", strerror(errno));
+		if (c->reaped && !noted) {
+			note_waiting(c);
+			noted = true;
 		}
 		if (tick_ms > 0) {
-			int64_t now = mono_ms();
+			int64_t now = mono_ns() / 1000000;
 
 			if (now >= next) {
 				tick(arg);
@@ -526,9 +747,9 @@ int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg
 		if (pr <= 0)
 			continue;
 		while (read(c->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			/* SIGCHLD only wakes us: waitpid above says whether CMD ended */
+			/* SIGCHLD only wakes us: reap_ended above says who ended */
 			if (si.ssi_signo != SIGCHLD)
-				kill(c->pid, (int)si.ssi_signo);
+				forward(c, (int)si.ssi_signo);
 		}
 	}
 }

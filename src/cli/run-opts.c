@@ -31,6 +31,7 @@ const char *const gp_run_opt_names[GP_RO_COUNT] = {
 	[GP_RO_SCHEDULE] = "schedule", [GP_RO_ITER_RANGE] = "iter-range",
 	[GP_RO_TAG] = "tag",           [GP_RO_QUIET] = "quiet",
 	[GP_RO_FORCE] = "force",       [GP_RO_CUDA_EVENTS] = "cuda-events",
+	[GP_RO_WAIT] = "wait",
 };
 
 void gp_run_opts_init(struct gp_run_opts *o)
@@ -319,6 +320,12 @@ int gp_run_opt_set(struct gp_run_opts *o, enum gp_run_opt which, const char *tex
 	case GP_RO_ITER_RANGE:
 		rc = set_text(&o->iter_range, "iter-range", text, err, errlen);
 		break;
+	case GP_RO_WAIT:
+		if (strcmp(text, "all") && strcmp(text, "primary"))
+			return fail(err, errlen,
+			            "option '--wait' expects 'all' or 'primary', not '%s'", text);
+		o->wait_primary = strcmp(text, "primary") == 0;
+		break;
 	case GP_RO_TAG: {
 		const char *eq = strchr(text, '=');
 
@@ -517,6 +524,7 @@ static void cfg_member(struct cfg *c, const yaml_node_t *k, const yaml_node_t *v
 	case GP_RO_OUTPUT:
 	case GP_RO_CAPTURE_RANGE:
 	case GP_RO_ITER_RANGE:
+	case GP_RO_WAIT:
 		if (v->type != YAML_SCALAR_NODE || (is_plain(v) && !*scalar(v)))
 			cfg_die(c, v, "'%s' expects a string, not %s", scalar(k), kind_name(v));
 		cfg_set(c, v, which, scalar(v));
@@ -647,6 +655,8 @@ void gp_run_config_load(struct gp_run_opts *o)
 	}
 	if (fresh & (1u << GP_RO_ITER_RANGE))
 		take_str(&o->iter_range, &f.iter_range);
+	if (fresh & (1u << GP_RO_WAIT))
+		o->wait_primary = f.wait_primary;
 	/* tags merge: the file's, then the command line's over them */
 	if (f.ntags) {
 		struct gp_run_opts cl = *o;

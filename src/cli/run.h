@@ -34,6 +34,7 @@ enum gp_run_opt {
 	GP_RO_TAG,
 	GP_RO_QUIET,
 	GP_RO_FORCE,
+	GP_RO_WAIT,
 	GP_RO_COUNT
 };
 
@@ -62,6 +63,7 @@ struct gp_run_opts {
 	bool no_cuda, quiet, force;
 	bool cuda_events;    /* --cuda-events: CUPTI's CUDA_EVENT kind */
 	bool no_report;      /* --no-report (command line only; cmd-run.c) */
+	bool wait_primary;   /* --wait primary: not for CMD's other processes */
 	char *capture_range; /* "nvtx:NAME" or "cudaProfilerApi", or NULL */
 	int64_t delay_ns;    /* -1: not given */
 	int64_t duration_ns; /* -1: not given */
@@ -111,6 +113,20 @@ struct gp_run_injector {
 	bool cuda, nvtx; /* the injections set up */
 };
 
+/** Another process of CMD that gpuprof reaped (an orphan of CMD: gpuprof is their subreaper). */
+struct gp_run_proc {
+	pid_t pid;
+	int status;          /* waitpid status */
+	int64_t end_mono_ns; /* when gpuprof reaped it */
+};
+
+/** A process of CMD still running when gpuprof stopped waiting (--wait primary). */
+struct gp_run_left {
+	pid_t pid;
+	char cmd[128]; /* its command line, cut */
+	bool tracer;   /* it has the tracer loaded: its capture may be incomplete */
+};
+
 /** The child process and the signals gpuprof handles meanwhile. */
 struct gp_run_child {
 	pid_t pid;  /* 0 before fork */
@@ -122,6 +138,14 @@ struct gp_run_child {
 	bool signals_set;
 	int status; /* waitpid status once reaped */
 	bool reaped;
+	int64_t end_mono_ns;       /* when CMD was reaped */
+	bool wait_all;             /* also wait for every other process of CMD (--wait all) */
+	bool quiet;                /* no note on standard error about the processes waited for */
+	const char *inj_path;      /* the tracer, to tell which processes loaded it (may be NULL) */
+	struct gp_run_proc *procs; /* the others reaped, in order (malloc'd) */
+	size_t nprocs, procs_cap;
+	struct gp_run_left *left; /* not waited for (malloc'd) */
+	size_t nleft;
 	int exec_errno;                                   /* 0, or why exec failed */
 	char *const *argv, *const *envp, *const *sh_argv; /* borrowed */
 	const char *path;
@@ -155,6 +179,8 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 int gp_run_signals_take(struct gp_run_child *c);
 /** Undoes gp_run_signals_take(). */
 void gp_run_signals_restore(struct gp_run_child *c);
+/** Frees c->procs and c->left. */
+void gp_run_child_release_lists(struct gp_run_child *c);
 
 /** Forks the child, which waits for gp_run_child_release(). @return 0 or -1. */
 int gp_run_child_fork(struct gp_run_child *c);
@@ -164,8 +190,19 @@ int gp_run_child_release(struct gp_run_child *c);
 void gp_run_child_abort(struct gp_run_child *c);
 
 /**
+ * Makes gpuprof the subreaper of CMD's processes (prctl PR_SET_CHILD_SUBREAPER):
+ * the orphans CMD leaves behind (`cmd &` in a shell, a daemon's double fork)
+ * become gpuprof's children, so it can wait for them. Before the fork.
+ */
+void gp_run_subreaper(void);
+
+/**
  * Waits for the child, forwarding SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 to it
- * and calling @p tick every @p tick_ms (0: never). @return 0 or -1.
+ * and calling @p tick every @p tick_ms (0: never). With c->wait_all it then
+ * waits for every other process of CMD too (they are gpuprof's children by
+ * then, as their subreaper), saying once on standard error which ones, and
+ * forwards the signals to them; the ones reaped go to c->procs. Without it,
+ * the processes still running are listed in c->left. @return 0 or -1.
  */
 int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg, int tick_ms);
 
@@ -215,9 +252,11 @@ struct gp_run {
 	int64_t start_real_ns, start_mono_ns;
 	int64_t end_real_ns, end_mono_ns; /* 0 while running */
 	pid_t pid;
-	const char *state; /* "starting", "running", "exited", "signaled", "exec_failed" */
-	int exit_code;     /* valid when state is "exited" */
-	int exit_signal;   /* valid when state is "signaled" */
+	const char
+	    *state; /* "starting", "running", "exited", "signaled", "exec_failed", "unknown" */
+	const char *state_reason; /* why "unknown", or NULL */
+	int exit_code;            /* valid when state is "exited" */
+	int exit_signal;          /* valid when state is "signaled" */
 	bool core_dumped;
 	int exec_errno;
 	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
@@ -227,10 +266,32 @@ struct gp_run {
 	const char *report_state;
 	char *report_error; /* owned; why there is no report.json, or NULL */
 	bool report_salvaged;
+	/* CMD's other processes (borrowed from struct gp_run_child): reaped, not waited for */
+	const struct gp_run_proc *procs;
+	size_t nprocs;
+	const struct gp_run_left *left;
+	size_t nleft;
 };
 
-/** Writes DIR/run.json atomically. @return 0 or -1 (printed). */
+/**
+ * Writes DIR/run.json atomically. The first one (state "running") reserves
+ * room on disk after the document; a later one that cannot be written
+ * atomically (a full disk) goes there in place, or, when even that fails,
+ * says state "unknown" with why. @return 0 or -1 (printed).
+ */
 int gp_run_json_write(const struct gp_run *r);
+
+/**
+ * Starts the guardian of DIR/run.json: a process of its own (its own session,
+ * adopted by init) that outlives gpuprof, and, if gpuprof dies without
+ * calling gp_run_guardian_done() (SIGKILL, a crash), turns a run.json still
+ * saying "running" into state "unknown" with why. Before any thread starts
+ * and before gp_run_subreaper(). @return the descriptor to pass to
+ * gp_run_guardian_done(), or -1 (then there is no guardian).
+ */
+int gp_run_guardian_start(const char *dir);
+/** gpuprof's files are complete: the guardian exits and changes nothing. */
+void gp_run_guardian_done(int fd);
 
 /* ---- run-report.c ---- */
 

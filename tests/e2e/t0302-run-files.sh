@@ -51,7 +51,9 @@ assert sorted(d) == sorted([
     "schema", "gpuprof_version", "command", "executable", "cwd", "hostname", "tags", "options",
     "injector", "environment", "start_unix_ns", "start_time", "start_monotonic_ns",
     "end_unix_ns", "end_time", "end_monotonic_ns", "wall_ns", "pid", "state", "exit_code",
-    "exit_signal", "core_dumped", "exec_error", "sampler", "report"]), sorted(d)
+    "exit_signal", "core_dumped", "exec_error", "state_reason", "processes", "not_waited",
+    "sampler", "report"]), sorted(d)
+assert d["state_reason"] is None and d["processes"] == [] and d["not_waited"] == []
 assert d["schema"] == "gpuprof.run/1" and d["gpuprof_version"] == version
 assert d["command"] == ["python3", "during.py", "--flag"]
 assert os.path.basename(d["executable"]).startswith("python3")
@@ -71,7 +73,7 @@ o = d["options"]
 assert o == {"output": os.path.join(tmp, "nogpu"), "sample_ms": 20, "no_cuda": False,
              "cuda_events": False, "capture_range": None, "delay_ns": None, "duration_ns": None, "schedule": None,
              "iter_range": None, "quiet": False, "force": False, "no_report": False,
-             "config": None, "from_config": []}, o
+             "config": None, "from_config": [], "wait": "all"}, o
 # no tracer in this test: no capture, so no report (and no note: the tracer's absence was said)
 assert d["report"] == {"state": "failed", "file": None, "salvaged": False,
                        "error": "no capture file: CUDA and NVTX capture are not available"}, \

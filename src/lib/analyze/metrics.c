@@ -3,7 +3,9 @@
  * metrics.c - the report parts of a `gpuprof run` directory: "metrics" (the
  * run's metrics timeline, metrics.jsonl, as per-series statistics and at most
  * GP_METRICS_MAX_POINTS points a series, on the capture clock) and "tags"
- * (the run's --tag KEY=VALUE, from run.json and the captures' META).
+ * (the run's --tag KEY=VALUE, from run.json and the captures' META), and
+ * how long a process whose capture has no END lived after the tracer's last
+ * write (from run.json: when gpuprof run reaped it).
  *
  * Statistics use every known sample; quantiles are the library's one
  * definition (linear interpolation between closest ranks, as
@@ -379,11 +381,112 @@ int gp__tags_merge(struct gp_value *report, const struct gp_value *tags)
 	return 0;
 }
 
+/* run.json's record of how process @p pid ended: CMD itself, or one of "processes" */
+static const struct gp_value *process_end(const struct gp_value *run, int64_t pid)
+{
+	const struct gp_value *procs = gp_obj_get(run, "processes");
+	int64_t x;
+
+	if (gp_value_get_int(gp_obj_get(run, "pid"), &x) && x == pid)
+		return run;
+	for (size_t i = 0; i < gp_value_len(procs); i++) {
+		const struct gp_value *p = gp_arr_get(procs, i);
+
+		if (gp_value_get_int(gp_obj_get(p, "pid"), &x) && x == pid)
+			return p;
+	}
+	return NULL;
+}
+
+/* whether another capture of the report is of process @p pid (an exec: the same pid, anew) */
+static bool pid_again(const struct gp_value *ranks, const struct gp_value *cap, int64_t pid)
+{
+	for (size_t i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *c =
+		    gp_obj_get(gp_obj_get(gp_arr_get(ranks, i), "overview"), "capture");
+		int64_t x;
+
+		if (c != cap && gp_value_get_int(gp_obj_get(c, "pid"), &x) && x == pid)
+			return true;
+	}
+	return false;
+}
+
 /*
- * The tags of DIR/run.json (schema gpuprof.run/1), merged into the report.
- * A missing, oversized or unreadable run.json is skipped: tags are an extra.
+ * A capture of DIR without END (the reader's "end" null): how long its
+ * process lived after the tracer's last write, from run.json (gpuprof run
+ * reaps CMD and the orphans it leaves, and records when). Into the capture
+ * object: "process_end" {state, exit_code, exit_signal, end_monotonic_ns} and
+ * "lost_after_flush_ns", and a warning saying it. Nothing when run.json does
+ * not know the process, or when the same pid has another capture (an exec:
+ * its next image, which the reader's warning already names as a cause).
  */
-static int run_json_tags(struct gp_value *report, const char *dir)
+static int process_ends(struct gp_value *report, const struct gp_value *run, const char *dir)
+{
+	const struct gp_value *ranks = gp_obj_get(report, "ranks");
+	size_t dlen = strlen(dir);
+
+	for (size_t i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *rank = gp_arr_get(ranks, i);
+		/* the report is ours to change: the getters only hand out const */
+		struct gp_value *cap =
+		    (struct gp_value *)gp_obj_get(gp_obj_get(rank, "overview"), "capture");
+		const char *file = gp_value_get_str(gp_obj_get(rank, "file")), *sig;
+		const struct gp_value *pe;
+		struct gp_value *wm, *w, *copy;
+		int64_t pid, end, flush, code, nw = 0;
+		char how[64], text[320];
+		int k;
+
+		if (gp_value_type(cap) != GP_VALUE_OBJECT ||
+		    gp_value_type(gp_obj_get(cap, "end")) != GP_VALUE_NULL || !file ||
+		    strncmp(file, dir, dlen) || file[dlen] != '/' ||
+		    !gp_value_get_int(gp_obj_get(cap, "pid"), &pid) ||
+		    !gp_value_get_int(gp_obj_get(cap, "last_flush_ns"), &flush) ||
+		    pid_again(ranks, cap, pid) || !(pe = process_end(run, pid)) ||
+		    !gp_value_get_int(gp_obj_get(pe, "end_monotonic_ns"), &end))
+			continue;
+		if ((sig = gp_value_get_str(gp_obj_get(pe, "exit_signal"))))
+			snprintf(how, sizeof(how), "was killed by %s", sig);
+		else if (gp_value_get_int(gp_obj_get(pe, "exit_code"), &code))
+			snprintf(how, sizeof(how), "exited with status %lld", (long long)code);
+		else
+			snprintf(how, sizeof(how), "ended");
+		k = snprintf(text, sizeof(text),
+		             "the process (pid %lld) %s %.3f s after the tracer's last write: what "
+		             "it recorded in that time is lost",
+		             (long long)pid, how, end > flush ? (double)(end - flush) / 1e9 : 0.0);
+		if (!(copy = gp_value_object()) || gp_obj_set(cap, "process_end", copy) ||
+		    gp_obj_set(copy, "state", gp_value_clone(gp_obj_get(pe, "state"))) ||
+		    gp_obj_set(copy, "exit_code", gp_value_clone(gp_obj_get(pe, "exit_code"))) ||
+		    gp_obj_set(copy, "exit_signal",
+		               gp_value_clone(gp_obj_get(pe, "exit_signal"))) ||
+		    gp_obj_set_int(copy, "end_monotonic_ns", end) ||
+		    gp_obj_set_int(cap, "lost_after_flush_ns", end > flush ? end - flush : 0))
+			return gp__error(GP_ENOMEM, "out of memory");
+		wm = (struct gp_value *)gp_obj_get(cap, "warning_messages");
+		if (gp_value_type(wm) != GP_VALUE_ARRAY)
+			continue;
+		if (!(w = gp_value_object()) || gp_arr_push(wm, w) ||
+		    gp_obj_set_int(w, "code", 0) ||
+		    gp_obj_set(w, "text",
+		               gp_value_strn(text, (size_t)k < sizeof(text) ? (size_t)k
+		                                                            : sizeof(text) - 1)) ||
+		    gp_obj_set_int(w, "count", 1))
+			return gp__error(GP_ENOMEM, "out of memory");
+		gp_value_get_int(gp_obj_get(cap, "warnings"), &nw);
+		if (gp_obj_set_int(cap, "warnings", nw + 1))
+			return gp__error(GP_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * DIR/run.json (schema gpuprof.run/1): its tags merged into the report, and
+ * the end of each process whose capture was cut short (process_ends). A
+ * missing, oversized or unreadable run.json is skipped: these are extras.
+ */
+static int run_json_merge(struct gp_value *report, const char *dir)
 {
 	char *path = join(dir, "run.json"), *text = NULL;
 	const char *schema;
@@ -418,7 +521,8 @@ static int run_json_tags(struct gp_value *report, const char *dir)
 	schema = gp_value_get_str(gp_obj_get(v, "schema"));
 	if (!schema || strcmp(schema, "gpuprof.run/1") != 0)
 		goto out;
-	rc = gp__tags_merge(report, gp_obj_get(v, "tags"));
+	if ((rc = gp__tags_merge(report, gp_obj_get(v, "tags"))) == 0)
+		rc = process_ends(report, v, dir);
 out:
 	gp_value_free(v);
 	gp__free(text);
@@ -469,7 +573,7 @@ int gp__an_run_dirs(struct gp_value *report, const char *const *paths, size_t n)
 
 		if (!paths[i] || !is_dir(paths[i]))
 			continue;
-		GP_TRY(run_json_tags(report, paths[i]));
+		GP_TRY(run_json_merge(report, paths[i]));
 		if (have_metrics)
 			continue;
 		mpath = join(paths[i], "metrics.jsonl");
