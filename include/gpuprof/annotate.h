@@ -25,7 +25,10 @@
  * name, __FILE__, __LINE__ and __func__, plus a word the recorder uses as a
  * cache (the id it gave the site on first use), so later calls pass one
  * pointer and copy no string. Names must be string literals or strings that
- * live as long as the process.
+ * live as long as the process. Names made at run time ("step 17") go by
+ * value instead (gpuprof_range_push_str, gpuprof_frame_str,
+ * gpuprof_counter_str): copied into the capture at each call, with no site
+ * and no source location, so that nothing grows with the number of names.
  *
  * Defining GPUPROF_DISABLE before including this header turns every macro
  * into ((void)0) and every function into an empty inline one.
@@ -40,7 +43,15 @@
 #ifndef GPUPROF_ANNOTATE_H
 #define GPUPROF_ANNOTATE_H
 
-#define GPUPROF_ANNOTATE_VERSION 1
+/*
+ * 2: the table gained the by-value entries (push_str, frame_str, counter_str).
+ * The recorder's interface is still gpuprof_annotate_init_v1 (the size it is
+ * given says which entries the caller has); this module's own symbols carry
+ * the header's version (gpuprof_annotate_v2, ...), so that translation units
+ * built with different versions of this header keep separate tables even
+ * within one module.
+ */
+#define GPUPROF_ANNOTATE_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,17 +76,29 @@ struct gpuprof_site {
  * The table a recorder fills (gpuprof_annotate_init_v1). Entries may be
  * NULL: that call is then a no-op. Entries are called from any thread and
  * must not block, allocate on the common path or throw.
+ *
+ * Entries are only ever appended: a caller built with an older header passes
+ * a smaller size, and the recorder fills no entry past it; an older recorder
+ * fills the entries it knows and leaves the later ones NULL (their calls are
+ * then no-ops).
  */
 struct gpuprof_annotate_table_v1 {
 	void (*push)(struct gpuprof_site *site);
 	void (*pop)(void);
 	void (*frame)(struct gpuprof_site *site);
 	void (*counter)(struct gpuprof_site *site, double value);
+	/* since version 2 of the header: names by value, @p len bytes of UTF-8 (not
+	 * necessarily NUL-ended), read during the call only; recorded whole (cut at 4 KiB) at
+	 * each call, with no site: no source location */
+	void (*push_str)(const char *name, unsigned long len);
+	void (*frame_str)(const char *name, unsigned long len);
+	void (*counter_str)(const char *name, unsigned long len, double value);
 };
 
 /**
  * What a recorder library exports: fills the entries of @p table it knows,
- * within @p size bytes (sizeof the caller's table), leaving others alone.
+ * within @p size bytes (sizeof the caller's table), leaving others alone:
+ * it must not write past @p size.
  * @return 0 when it records; anything else, and the caller sets every entry
  * to NULL.
  */
@@ -122,6 +145,25 @@ static inline void gpuprof_counter(struct gpuprof_site *site, double value)
 	(void)value;
 }
 
+static inline void gpuprof_range_push_str(const char *name, unsigned long len)
+{
+	(void)name;
+	(void)len;
+}
+
+static inline void gpuprof_frame_str(const char *name, unsigned long len)
+{
+	(void)name;
+	(void)len;
+}
+
+static inline void gpuprof_counter_str(const char *name, unsigned long len, double value)
+{
+	(void)name;
+	(void)len;
+	(void)value;
+}
+
 static inline int gpuprof_annotate_attached(void)
 {
 	return 0;
@@ -137,36 +179,40 @@ static inline int gpuprof_annotate_attached(void)
 #define GPUPROF__LOCAL __attribute__((weak, visibility("hidden")))
 
 /* 0 fresh, 1 done, 1 + pid while a thread of process pid runs the init: one per module */
-GPUPROF__LOCAL int gpuprof__annotate_state_v1 = 0;
+GPUPROF__LOCAL int gpuprof__annotate_state_v2 = 0;
 
-GPUPROF__LOCAL void gpuprof__annotate_init_v1(void);
-GPUPROF__LOCAL void gpuprof__annotate_push_stub_v1(struct gpuprof_site *site);
-GPUPROF__LOCAL void gpuprof__annotate_pop_stub_v1(void);
-GPUPROF__LOCAL void gpuprof__annotate_frame_stub_v1(struct gpuprof_site *site);
-GPUPROF__LOCAL void gpuprof__annotate_counter_stub_v1(struct gpuprof_site *site, double value);
+GPUPROF__LOCAL void gpuprof__annotate_init_v2(void);
+GPUPROF__LOCAL void gpuprof__annotate_push_stub_v2(struct gpuprof_site *site);
+GPUPROF__LOCAL void gpuprof__annotate_pop_stub_v2(void);
+GPUPROF__LOCAL void gpuprof__annotate_frame_stub_v2(struct gpuprof_site *site);
+GPUPROF__LOCAL void gpuprof__annotate_counter_stub_v2(struct gpuprof_site *site, double value);
+GPUPROF__LOCAL void gpuprof__annotate_push_str_stub_v2(const char *name, unsigned long len);
+GPUPROF__LOCAL void gpuprof__annotate_frame_str_stub_v2(const char *name, unsigned long len);
+GPUPROF__LOCAL void gpuprof__annotate_counter_str_stub_v2(const char *name, unsigned long len,
+                                                          double value);
 
 /** This module's table: the init stubs until the first call, then the recorder's or NULL. */
-GPUPROF__LOCAL struct gpuprof_annotate_table_v1 gpuprof_annotate_v1 = {
-	gpuprof__annotate_push_stub_v1,
-	gpuprof__annotate_pop_stub_v1,
-	gpuprof__annotate_frame_stub_v1,
-	gpuprof__annotate_counter_stub_v1,
+GPUPROF__LOCAL struct gpuprof_annotate_table_v1 gpuprof_annotate_v2 = {
+	gpuprof__annotate_push_stub_v2,        gpuprof__annotate_pop_stub_v2,
+	gpuprof__annotate_frame_stub_v2,       gpuprof__annotate_counter_stub_v2,
+	gpuprof__annotate_push_str_stub_v2,    gpuprof__annotate_frame_str_stub_v2,
+	gpuprof__annotate_counter_str_stub_v2,
 };
 
 /* Looks for the recorder and fills the table; once per module, never fails. */
-GPUPROF__LOCAL void gpuprof__annotate_init_v1(void)
+GPUPROF__LOCAL void gpuprof__annotate_init_v2(void)
 {
-	struct gpuprof_annotate_table_v1 t = { 0, 0, 0, 0 };
+	struct gpuprof_annotate_table_v1 t = { 0, 0, 0, 0, 0, 0, 0 };
 	int fresh = 0, me, s;
 
 	/* the state: 0 fresh, 1 done, else 1 + the pid of the process whose thread runs it */
-	if (__atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE) == 1)
+	if (__atomic_load_n(&gpuprof__annotate_state_v2, __ATOMIC_ACQUIRE) == 1)
 		return;
 	me = (int)getpid() + 1;
-	if (!__atomic_compare_exchange_n(&gpuprof__annotate_state_v1, &fresh, me, 0,
+	if (!__atomic_compare_exchange_n(&gpuprof__annotate_state_v2, &fresh, me, 0,
 	                                 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		/* another thread runs it: wait (the table must be final when we return) */
-		while ((s = __atomic_load_n(&gpuprof__annotate_state_v1, __ATOMIC_ACQUIRE)) != 1) {
+		while ((s = __atomic_load_n(&gpuprof__annotate_state_v2, __ATOMIC_ACQUIRE)) != 1) {
 			if (s != me) {
 				/* a fork while another thread ran it: that thread is not in this
 				 * process, and a forked child records nothing */
@@ -193,56 +239,93 @@ GPUPROF__LOCAL void gpuprof__annotate_init_v1(void)
 				t.pop = 0;
 				t.frame = 0;
 				t.counter = 0;
+				t.push_str = 0;
+				t.frame_str = 0;
+				t.counter_str = 0;
 			}
 		}
 	}
 store:
-	__atomic_store_n(&gpuprof_annotate_v1.push, t.push, __ATOMIC_RELEASE);
-	__atomic_store_n(&gpuprof_annotate_v1.pop, t.pop, __ATOMIC_RELEASE);
-	__atomic_store_n(&gpuprof_annotate_v1.frame, t.frame, __ATOMIC_RELEASE);
-	__atomic_store_n(&gpuprof_annotate_v1.counter, t.counter, __ATOMIC_RELEASE);
-	__atomic_store_n(&gpuprof__annotate_state_v1, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.push, t.push, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.pop, t.pop, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.frame, t.frame, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.counter, t.counter, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.push_str, t.push_str, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.frame_str, t.frame_str, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof_annotate_v2.counter_str, t.counter_str, __ATOMIC_RELEASE);
+	__atomic_store_n(&gpuprof__annotate_state_v2, 1, __ATOMIC_RELEASE);
 }
 
 /* The stubs: init, then the call through the final table (never back into a stub). */
-GPUPROF__LOCAL void gpuprof__annotate_push_stub_v1(struct gpuprof_site *site)
+GPUPROF__LOCAL void gpuprof__annotate_push_stub_v2(struct gpuprof_site *site)
 {
 	void (*fn)(struct gpuprof_site *);
 
-	gpuprof__annotate_init_v1();
-	fn = __atomic_load_n(&gpuprof_annotate_v1.push, __ATOMIC_ACQUIRE);
-	if (fn && fn != gpuprof__annotate_push_stub_v1)
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.push, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_push_stub_v2)
 		fn(site);
 }
 
-GPUPROF__LOCAL void gpuprof__annotate_pop_stub_v1(void)
+GPUPROF__LOCAL void gpuprof__annotate_pop_stub_v2(void)
 {
 	void (*fn)(void);
 
-	gpuprof__annotate_init_v1();
-	fn = __atomic_load_n(&gpuprof_annotate_v1.pop, __ATOMIC_ACQUIRE);
-	if (fn && fn != gpuprof__annotate_pop_stub_v1)
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.pop, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_pop_stub_v2)
 		fn();
 }
 
-GPUPROF__LOCAL void gpuprof__annotate_frame_stub_v1(struct gpuprof_site *site)
+GPUPROF__LOCAL void gpuprof__annotate_frame_stub_v2(struct gpuprof_site *site)
 {
 	void (*fn)(struct gpuprof_site *);
 
-	gpuprof__annotate_init_v1();
-	fn = __atomic_load_n(&gpuprof_annotate_v1.frame, __ATOMIC_ACQUIRE);
-	if (fn && fn != gpuprof__annotate_frame_stub_v1)
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.frame, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_frame_stub_v2)
 		fn(site);
 }
 
-GPUPROF__LOCAL void gpuprof__annotate_counter_stub_v1(struct gpuprof_site *site, double value)
+GPUPROF__LOCAL void gpuprof__annotate_counter_stub_v2(struct gpuprof_site *site, double value)
 {
 	void (*fn)(struct gpuprof_site *, double);
 
-	gpuprof__annotate_init_v1();
-	fn = __atomic_load_n(&gpuprof_annotate_v1.counter, __ATOMIC_ACQUIRE);
-	if (fn && fn != gpuprof__annotate_counter_stub_v1)
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.counter, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_counter_stub_v2)
 		fn(site, value);
+}
+
+GPUPROF__LOCAL void gpuprof__annotate_push_str_stub_v2(const char *name, unsigned long len)
+{
+	void (*fn)(const char *, unsigned long);
+
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.push_str, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_push_str_stub_v2)
+		fn(name, len);
+}
+
+GPUPROF__LOCAL void gpuprof__annotate_frame_str_stub_v2(const char *name, unsigned long len)
+{
+	void (*fn)(const char *, unsigned long);
+
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.frame_str, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_frame_str_stub_v2)
+		fn(name, len);
+}
+
+GPUPROF__LOCAL void gpuprof__annotate_counter_str_stub_v2(const char *name, unsigned long len,
+                                                          double value)
+{
+	void (*fn)(const char *, unsigned long, double);
+
+	gpuprof__annotate_init_v2();
+	fn = __atomic_load_n(&gpuprof_annotate_v2.counter_str, __ATOMIC_ACQUIRE);
+	if (fn && fn != gpuprof__annotate_counter_str_stub_v2)
+		fn(name, len, value);
 }
 
 /* ---- the function forms (for bindings and for code that keeps its own sites) ---- */
@@ -251,7 +334,7 @@ GPUPROF__LOCAL void gpuprof__annotate_counter_stub_v1(struct gpuprof_site *site,
 static inline void gpuprof_range_push(struct gpuprof_site *site)
 {
 	void (*fn)(struct gpuprof_site *) =
-	    __atomic_load_n(&gpuprof_annotate_v1.push, __ATOMIC_RELAXED);
+	    __atomic_load_n(&gpuprof_annotate_v2.push, __ATOMIC_RELAXED);
 
 	if (fn)
 		fn(site);
@@ -260,7 +343,7 @@ static inline void gpuprof_range_push(struct gpuprof_site *site)
 /** Closes the innermost range the calling thread opened. */
 static inline void gpuprof_range_pop(void)
 {
-	void (*fn)(void) = __atomic_load_n(&gpuprof_annotate_v1.pop, __ATOMIC_RELAXED);
+	void (*fn)(void) = __atomic_load_n(&gpuprof_annotate_v2.pop, __ATOMIC_RELAXED);
 
 	if (fn)
 		fn();
@@ -270,7 +353,7 @@ static inline void gpuprof_range_pop(void)
 static inline void gpuprof_frame(struct gpuprof_site *site)
 {
 	void (*fn)(struct gpuprof_site *) =
-	    __atomic_load_n(&gpuprof_annotate_v1.frame, __ATOMIC_RELAXED);
+	    __atomic_load_n(&gpuprof_annotate_v2.frame, __ATOMIC_RELAXED);
 
 	if (fn)
 		fn(site);
@@ -280,17 +363,55 @@ static inline void gpuprof_frame(struct gpuprof_site *site)
 static inline void gpuprof_counter(struct gpuprof_site *site, double value)
 {
 	void (*fn)(struct gpuprof_site *, double) =
-	    __atomic_load_n(&gpuprof_annotate_v1.counter, __ATOMIC_RELAXED);
+	    __atomic_load_n(&gpuprof_annotate_v2.counter, __ATOMIC_RELAXED);
 
 	if (fn)
 		fn(site, value);
 }
 
+/*
+ * By value: for names made at run time, which a static site cannot hold. @p name is @p len
+ * bytes of UTF-8 (need not be NUL-ended), read during the call only. Each call copies the
+ * name into the capture (cut at 4 KiB); there is no site, so no source location. A recorder
+ * older than version 2 of this header leaves these entries NULL: the calls do nothing.
+ */
+
+/** Opens a range named @p name (@p len bytes) on the calling thread; gpuprof_range_pop closes it.
+ */
+static inline void gpuprof_range_push_str(const char *name, unsigned long len)
+{
+	void (*fn)(const char *, unsigned long) =
+	    __atomic_load_n(&gpuprof_annotate_v2.push_str, __ATOMIC_RELAXED);
+
+	if (fn)
+		fn(name, len);
+}
+
+/** A frame mark named @p name (@p len bytes). */
+static inline void gpuprof_frame_str(const char *name, unsigned long len)
+{
+	void (*fn)(const char *, unsigned long) =
+	    __atomic_load_n(&gpuprof_annotate_v2.frame_str, __ATOMIC_RELAXED);
+
+	if (fn)
+		fn(name, len);
+}
+
+/** A sample @p value of the counter named @p name (@p len bytes). */
+static inline void gpuprof_counter_str(const char *name, unsigned long len, double value)
+{
+	void (*fn)(const char *, unsigned long, double) =
+	    __atomic_load_n(&gpuprof_annotate_v2.counter_str, __ATOMIC_RELAXED);
+
+	if (fn)
+		fn(name, len, value);
+}
+
 /** Runs the init if needed. @return 1 when a recorder filled this module's table, else 0. */
 static inline int gpuprof_annotate_attached(void)
 {
-	gpuprof__annotate_init_v1();
-	return __atomic_load_n(&gpuprof_annotate_v1.push, __ATOMIC_ACQUIRE) != 0;
+	gpuprof__annotate_init_v2();
+	return __atomic_load_n(&gpuprof_annotate_v2.push, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* ---- the macros ---- */
@@ -363,22 +484,40 @@ static inline void gpuprof__scope_end(int *unused)
 #include "gpuprof.h" /* GP_API */
 /**
  * A site for @p name at @p file : @p line in @p func (strings copied; @p file and @p func may
- * be NULL). Sites with the same (name, file, line) are shared. @return a site that lives as
- * long as the process, or NULL when out of memory (the calls below accept NULL as a no-op).
+ * be NULL). Sites with the same (name, file, line) are shared. Sites are kept for the life of
+ * the process, at most GPUPROF_ANNOTATE_MAX_SITES of them (an environment variable read on the
+ * first call: 0 to 1048576, default 65536): past that, known sites are still found and new
+ * ones are not made. @return the site, or NULL when the table is full or out of memory (the
+ * calls below accept NULL as a no-op): the caller then passes the name by value
+ * (gp_annotate_push_name, ...). Thread-safe (a mutex).
  */
 GP_API void *gp_annotate_site(const char *name, const char *file, int line, const char *func);
+/**
+ * The number of sites gp_annotate_site() made so far; @p limit (may be NULL) gets the most
+ * it makes (GPUPROF_ANNOTATE_MAX_SITES). Thread-safe.
+ */
+GP_API uint64_t gp_annotate_site_count(uint64_t *limit);
 /** Opens a range at @p site (from gp_annotate_site) on the calling thread. */
 GP_API void gp_annotate_push(void *site);
 /** Closes the calling thread's innermost range. */
 GP_API void gp_annotate_pop(void);
-/** A frame mark named @p name ("frame" when NULL). */
+/** A frame mark named @p name ("frame" when NULL): at its site, or by value past the limit. */
 GP_API void gp_annotate_frame(const char *name);
 /** A frame mark at @p site. */
 GP_API void gp_annotate_frame_site(void *site);
-/** A sample of the counter named @p name. */
+/** A sample of the counter named @p name: at its site, or by value past the limit. */
 GP_API void gp_annotate_counter(const char *name, double value);
 /** A sample of the counter at @p site. */
 GP_API void gp_annotate_counter_site(void *site, double value);
+/**
+ * Names by value (no site, no source location, nothing kept): a range opens, a frame mark, a
+ * counter sample, named by the @p len bytes at @p name (UTF-8, need not be NUL-ended, read
+ * during the call only). For bindings past the site limit, and for names made at run time.
+ * NULL @p name is a no-op.
+ */
+GP_API void gp_annotate_push_name(const char *name, size_t len);
+GP_API void gp_annotate_frame_name(const char *name, size_t len);
+GP_API void gp_annotate_counter_name(const char *name, size_t len, double value);
 /** @return 1 when a recorder is attached to libgpuprof (runs the init), else 0. */
 GP_API int gp_annotate_attached(void);
 #endif

@@ -25,10 +25,18 @@ records, every call is a no-op in Python; ``available()`` and
 ``recording()`` tell which. No dependency, no build step; PyTorch is only
 used through the model object given to ``annotate_modules``. See
 docs/python.md.
+
+Names are registered once per call site (name, file, line) and kept for the
+life of the process, up to a limit (libgpuprof's GPUPROF_ANNOTATE_MAX_SITES,
+65,536 by default). Past it, new names are passed by value at each call: every
+event keeps its name, but has no source location, and nothing grows with the
+number of distinct names (``range("step %d" % i)`` over millions of steps). A
+RuntimeWarning says so, once.
 """
 import functools
 import sys
 import threading
+import warnings
 
 from . import _lib
 
@@ -65,7 +73,8 @@ def available():
 
 _bind_lock = threading.Lock()
 _b = {"done": False, "rec": False, "site": None, "push": None, "pop": None, "frame": None,
-      "counter": None}
+      "counter": None, "push_name": None, "frame_name": None, "counter_name": None,
+      "max_sites": 0}
 
 
 def _bound():
@@ -77,7 +86,13 @@ def _bound():
             if lib is not None:
                 _b.update(site=lib.gp_annotate_site, push=lib.gp_annotate_push,
                           pop=lib.gp_annotate_pop, frame=lib.gp_annotate_frame_site,
-                          counter=lib.gp_annotate_counter_site)
+                          counter=lib.gp_annotate_counter_site,
+                          max_sites=_lib.max_sites(lib))
+                # names by value: absent from a libgpuprof older than this package (None:
+                # past the limit, new names then record nothing, as before)
+                _b.update(push_name=getattr(lib, "gp_annotate_push_name", None),
+                          frame_name=getattr(lib, "gp_annotate_frame_name", None),
+                          counter_name=getattr(lib, "gp_annotate_counter_name", None))
                 # runs libgpuprof's one-time init: a recorder is attached now or never
                 _b["rec"] = bool(lib.gp_annotate_attached())
             _b["done"] = True
@@ -94,17 +109,42 @@ def _enc(s):
 
 
 _sites = {}  # (name, file, line) -> site: a range made again at the same place reuses its site
+_full = [False]  # libgpuprof made no more sites: new names go by value
+_warned = [False]
+
+
+def _by_value_warning():
+    if _warned[0]:
+        return
+    _warned[0] = True
+    what = ("recorded by value, each event with its name but without a source location"
+            if _b["push_name"] else "not recorded (libgpuprof predates names by value)")
+    warnings.warn(
+        "gpuprof: the limit of %d annotation call sites (GPUPROF_ANNOTATE_MAX_SITES) is "
+        "reached: later new names are %s (see docs/python.md)" % (_b["max_sites"], what),
+        RuntimeWarning, stacklevel=5)
 
 
 def _make_site(name, file, line, func):
-    """A site of libgpuprof (an address that lives as long as the process), or None."""
+    """A site of libgpuprof (an address that lives as long as the process), or None: nothing
+    records, or the sites reached their limit (the caller then passes the name by value).
+    Only sites are kept, so this dict is bounded by the limit too."""
     b = _bound()
     if not b["rec"]:
         return None
     key = (name, file, line)
     s = _sites.get(key)
     if s is None:
-        s = _sites[key] = b["site"](_enc(name), _enc(file), int(line or 0), _enc(func)) or None
+        if _full[0] or len(_sites) >= b["max_sites"]:
+            _full[0] = True
+            _by_value_warning()
+            return None
+        s = b["site"](_enc(name), _enc(file), int(line or 0), _enc(func))
+        if not s:  # the limit (or out of memory): no site from now on
+            _full[0] = True
+            _by_value_warning()
+            return None
+        _sites[key] = s
     return s
 
 
@@ -122,7 +162,7 @@ class range:  # noqa: A001 - the name users write: gpuprof.range
     range after the function's qualified name). Ranges nest per thread. The call site (the
     file and line where the range object is made) is registered once, on first use."""
 
-    __slots__ = ("name", "_file", "_line", "_func", "_site", "_made")
+    __slots__ = ("name", "_file", "_line", "_func", "_site", "_made", "_val")
 
     def __new__(cls, name=None):
         if callable(name) and not isinstance(name, str):  # @gpuprof.range without ()
@@ -141,12 +181,15 @@ class range:  # noqa: A001 - the name users write: gpuprof.range
         self._file, self._line, self._func = _caller(depth)
         self._site = None
         self._made = False
+        self._val = None
 
     def _get(self):
         if not self._made:
             if self.name is None:
                 raise TypeError("gpuprof.range() without a name is a decorator only")
             self._site = _make_site(self.name, self._file, self._line, self._func)
+            if not self._site and _b["rec"] and _b["push_name"]:
+                self._val = _enc(self.name)  # past the limit: by value
             self._made = True
         return self._site
 
@@ -154,10 +197,12 @@ class range:  # noqa: A001 - the name users write: gpuprof.range
         site = self._site if self._made else self._get()
         if site:
             _b["push"](site)
+        elif self._val is not None:
+            _b["push_name"](self._val, len(self._val))
         return self
 
     def __exit__(self, et, ev, tb):
-        if self._site:
+        if self._site or self._val is not None:
             _b["pop"]()
         return False
 
@@ -167,7 +212,7 @@ class range:  # noqa: A001 - the name users write: gpuprof.range
             rng = object.__new__(range)
             rng.name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "function")
             rng._file, rng._line, rng._func = self._file, self._line, self._func
-            rng._site, rng._made = None, False
+            rng._site, rng._made, rng._val = None, False, None
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -180,13 +225,15 @@ class range:  # noqa: A001 - the name users write: gpuprof.range
         return "gpuprof.range(%r)" % (self.name,)
 
 
-_named = {}  # frame and counter names -> sites
+_named = {}  # frame and counter names -> sites (only sites: bounded as _sites is)
 
 
 def _named_site(name):
     s = _named.get(name)
     if s is None:
-        s = _named[name] = _make_site(name, None, 0, None) or 0
+        s = _make_site(name, None, 0, None)
+        if s:
+            _named[name] = s
     return s
 
 
@@ -195,9 +242,13 @@ def frame(name=None):
     --schedule ... --iter-range NAME`` can delimit iterations with them."""
     if not _bound()["rec"]:
         return
-    s = _named_site("frame" if name is None else str(name))
+    name = "frame" if name is None else str(name)
+    s = _named_site(name)
     if s:
         _b["frame"](s)
+    elif _b["frame_name"]:
+        v = _enc(name)
+        _b["frame_name"](v, len(v))
 
 
 def counter(name, value):
@@ -205,9 +256,13 @@ def counter(name, value):
     min, max, mean and last per counter."""
     if not _bound()["rec"]:
         return
-    s = _named_site(str(name))
+    name = str(name)
+    s = _named_site(name)
     if s:
         _b["counter"](s, float(value))
+    elif _b["counter_name"]:
+        v = _enc(name)
+        _b["counter_name"](v, len(v), float(value))
 
 
 # ---- PyTorch modules ----
@@ -257,18 +312,22 @@ def annotate_modules(model, prefix="", depth=None):
     handles, n = [], 0
     if not recording():
         return ModuleHooks(handles, 0)
-    push, pop = _b["push"], _b["pop"]
+    push, pop, push_name = _b["push"], _b["pop"], _b["push_name"]
     for qual, mod in model.named_modules():
         d = qual.count(".") + 1 if qual else 0
         if depth is not None and d > depth:
             continue
         cls = type(mod).__name__
-        site = _module_site(prefix + ("%s (%s)" % (qual, cls) if qual else cls), mod)
-        if not site:
+        name = prefix + ("%s (%s)" % (qual, cls) if qual else cls)
+        site = _module_site(name, mod)
+        if site:
+            def pre(module, args, _s=site):
+                push(_s)
+        elif push_name:  # past the limit of sites: by value
+            def pre(module, args, _v=_enc(name)):
+                push_name(_v, len(_v))
+        else:
             continue
-
-        def pre(module, args, _s=site):
-            push(_s)
 
         def post(module, args, output):
             pop()

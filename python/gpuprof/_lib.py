@@ -63,6 +63,39 @@ def _bind(lib):
         f = getattr(lib, name)
         f.restype = res
         f.argtypes = args
+    # names by value and the limit of sites: optional (a libgpuprof older than the package
+    # lacks them; the package then keeps its old behaviour)
+    sz = ctypes.c_size_t
+    optional = {
+        "gp_annotate_push_name": (None, [cp, sz]),
+        "gp_annotate_frame_name": (None, [cp, sz]),
+        "gp_annotate_counter_name": (None, [cp, sz, ctypes.c_double]),
+        "gp_annotate_site_count": (ctypes.c_uint64, [ctypes.POINTER(ctypes.c_uint64)]),
+    }
+    for name, (res, args) in optional.items():
+        f = getattr(lib, name, None)
+        if f is not None:
+            f.restype = res
+            f.argtypes = args
+
+
+OLD_MAX_SITES = 1 << 20  # what a libgpuprof without gp_annotate_site_count keeps at most
+
+
+def max_sites(lib):
+    """The most sites ``lib`` makes (GPUPROF_ANNOTATE_MAX_SITES, read by the library)."""
+    f = getattr(lib, "gp_annotate_site_count", None)
+    if f is None:
+        return OLD_MAX_SITES
+    limit = ctypes.c_uint64(0)
+    f(ctypes.byref(limit))
+    return int(limit.value)
+
+
+def site_count(lib):
+    """The number of sites ``lib`` made so far, or None when it cannot tell."""
+    f = getattr(lib, "gp_annotate_site_count", None)
+    return None if f is None else int(f(None))
 
 
 def load():

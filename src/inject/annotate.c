@@ -14,8 +14,16 @@
  * and a SITE record; the id and the site's window bits are then cached in
  * site->tool, so later calls copy no string, take no lock and allocate
  * nothing: one clock read and one append (docs/annotate.md, bench/).
+ *
+ * Names by value (push_str, frame_str, counter_str: a binding past its limit
+ * of sites, GPUPROF_ANNOTATE_MAX_SITES, or names made at run time) register
+ * nothing: the push or mark is an NVTX record with its name inline, the
+ * counter sample a COUNTER record with name 0 and the name after it, so
+ * memory and the capture grow with events, not with distinct names. Windows
+ * match them by their text. The first such call writes one WARN record.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -29,7 +37,8 @@
 #define MAX_PATHS 4096 /* file and function strings shared by pointer */
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static uint32_t g_domain; /* the "gpuprof" domain's id; 0: not usable */
+static uint32_t g_domain;        /* the "gpuprof" domain's id; 0: not usable */
+static atomic_bool g_byval_seen; /* the WARN of names by value is written */
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* registration */
 static struct {
@@ -142,12 +151,63 @@ static void a_counter(struct gpuprof_site *s, double value)
 		gp_inj_counter((uint32_t)(v & TOOL_ID), value);
 }
 
+/* ---- names by value ---- */
+
+/* The first name by value: say so once, in the capture (the report lists its warnings). */
+static __attribute__((noinline)) void byval_first(void)
+{
+	if (atomic_exchange_explicit(&g_byval_seen, true, memory_order_relaxed))
+		return;
+	gp_inj_warn(0, "annotation names by value from here on (the call sites reached "
+	               "GPUPROF_ANNOTATE_MAX_SITES, or the program names them at run time): every "
+	               "event keeps its name; new names get no source location");
+}
+
+/* The message of a name by value (cut at GP_INJ_MAX_MSG); false: ignore the call. */
+static inline bool byval_msg(const char *name, unsigned long len, struct gp_inj_msg *m)
+{
+	if (!name || !gp_inj_on())
+		return false;
+	if (!atomic_load_explicit(&g_byval_seen, memory_order_relaxed))
+		byval_first();
+	memset(m, 0, sizeof(*m));
+	m->s = name;
+	m->n = len > GP_INJ_MAX_MSG ? GP_INJ_MAX_MSG : (size_t)len;
+	return true;
+}
+
+static void a_push_str(const char *name, unsigned long len)
+{
+	struct gp_inj_msg m;
+
+	if (byval_msg(name, len, &m))
+		gp_inj_push(g_domain, &m, gp_inj_watch(&m));
+}
+
+static void a_frame_str(const char *name, unsigned long len)
+{
+	struct gp_inj_msg m;
+
+	if (byval_msg(name, len, &m))
+		gp_inj_mark(g_domain, &m, gp_inj_watch(&m));
+}
+
+static void a_counter_str(const char *name, unsigned long len, double value)
+{
+	struct gp_inj_msg m;
+
+	if (byval_msg(name, len, &m))
+		gp_inj_counter_str(m.s, m.n, value);
+}
+
 GP_INJ_EXPORT int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, unsigned long size);
 
 /*
- * Fills the entries of @p t that fit in @p size. @return 0, or -1 when
- * nothing can be recorded here (a forked child, no capture file): the
- * caller's table then stays empty and its calls cost one load and a branch.
+ * Fills the entries of @p t that fit in @p size, and none past it: a caller
+ * built with an older header has a shorter table (four entries before the
+ * names by value). @return 0, or -1 when nothing can be recorded here (a
+ * forked child, no capture file): the caller's table then stays empty and
+ * its calls cost one load and a branch.
  */
 int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, unsigned long size)
 {
@@ -164,6 +224,12 @@ int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, unsigned long 
 		t->frame = a_frame;
 	if (FITS(counter))
 		t->counter = a_counter;
+	if (FITS(push_str))
+		t->push_str = a_push_str;
+	if (FITS(frame_str))
+		t->frame_str = a_frame_str;
+	if (FITS(counter_str))
+		t->counter_str = a_counter_str;
 	return 0;
 #undef FITS
 }

@@ -477,3 +477,22 @@ void gp_inj_counter(uint32_t name, double value)
 	r->value = value;
 	commit(st, need);
 }
+
+/*
+ * A counter sample named by value (the annotation API past its sites): name 0,
+ * then the name's @p n bytes (cut at GP_INJ_MAX_MSG), as an NVTX message follows
+ * its record. Registers nothing: the capture grows with samples, not names.
+ */
+void gp_inj_counter_str(const char *s, size_t n, double value)
+{
+	struct gp_cap_counter r;
+
+	if (!rec())
+		return;
+	memset(&r, 0, sizeof(r));
+	r.ts = gp_inj_ts();
+	r.tid = tid_of(&t_st);
+	r.name = 0;
+	r.value = value;
+	put(&t_st, GP_CAP_COUNTER, &r, sizeof(r), s, n);
+}

@@ -12,6 +12,9 @@ the three methods it uses).
 - with a recorder (tests/fake/libfake-annotate.so, which counts): range as a
   context manager (also when the body raises) and as a decorator, frame,
   counter, annotate_modules and its depth and remove();
+- past the limit of sites (GPUPROF_ANNOTATE_MAX_SITES): new names go by
+  value (ranges, frames, counters, modules), known ones keep their sites, the
+  dicts and libgpuprof's registry stay at the limit, one RuntimeWarning;
 - under `gpuprof run --no-cuda`: a script's ranges, call sites, marks and
   counters are in the report.
 
@@ -382,6 +385,70 @@ class WithRecorder(unittest.TestCase):
                                           "2 (Sequential)"])
         self.assertEqual(r["after_remove"], 0)
         self.assertEqual(r["pre_left"], [0, 0, 0, 0, 0])
+
+    def test_limit_of_sites(self):
+        code = "FAKE = %r\n" % FAKE + FAKE_MODULES + LIMIT
+        r = py(code, clean_env(GPUPROF_LIBRARY=LIB, GPUPROF_ANNOTATE_LIBRARY=FAKE,
+                               GPUPROF_ANNOTATE_MAX_SITES="3"))
+        self.assertTrue(r["rec"])
+        # three sites, seven names by value, every range closed
+        self.assertEqual(r["ranges"], [3, 7, 10, 0, "step 9"])
+        self.assertEqual(r["again"], [4, 8, 1, "step 7"])
+        # the frame and the counter are new names: by value
+        self.assertEqual(r["named"], [0, 1, 0, 1, 2.5, "queue"])
+        # five modules, all past the limit: pushed by value, and popped
+        self.assertEqual(r["modules"], [5, 5, 5, 0])
+        (cat, msg), = r["warnings"]
+        self.assertEqual(cat, "RuntimeWarning")
+        self.assertIn("limit of 3 annotation call sites", msg)
+        self.assertIn("by value", msg)
+        self.assertEqual(r["sizes"], [3, 0, 3, 3])
+
+
+LIMIT = """
+import ctypes, gpuprof, gpuprof._lib as L, json, warnings
+
+class Counts(ctypes.Structure):
+    _fields_ = [("inits", ctypes.c_long), ("push", ctypes.c_long), ("pop", ctypes.c_long),
+                ("frame", ctypes.c_long), ("counter", ctypes.c_long),
+                ("counter_sum", ctypes.c_double), ("last_site", ctypes.c_void_p),
+                ("depth", ctypes.c_int), ("max_depth", ctypes.c_int),
+                ("push_str", ctypes.c_long), ("frame_str", ctypes.c_long),
+                ("counter_str", ctypes.c_long), ("last_name", ctypes.c_char * 64)]
+
+out = {"rec": gpuprof.recording()}
+fake = ctypes.CDLL(FAKE)
+fake.fake_annotate_counts.restype = ctypes.POINTER(Counts)
+c = fake.fake_annotate_counts().contents
+
+def mk(name):  # every range made here: one file and line, the site's key is the name
+    return gpuprof.range(name)
+
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    for i in range(10):  # the limit is 3: step 0, 1, 2 get sites
+        with mk("step %d" % i):
+            pass
+    out["ranges"] = [c.push, c.push_str, c.pop, c.depth, c.last_name.decode()]
+    with mk("step 1"):  # known: its site
+        pass
+    with mk("step 7"):  # by value again
+        out["again"] = [c.push, c.push_str, c.depth, c.last_name.decode()]
+    gpuprof.frame("tick")
+    gpuprof.counter("queue", 2.5)
+    out["named"] = [c.frame, c.frame_str, c.counter, c.counter_str, c.counter_sum,
+                    c.last_name.decode()]
+    m = model()
+    h = gpuprof.annotate_modules(m, prefix="net/")
+    p0, q0 = c.push_str, c.pop
+    m(0)
+    out["modules"] = [len(h), c.push_str - p0, c.pop - q0, c.depth]
+    h.remove()
+out["warnings"] = [(x.category.__name__, str(x.message)) for x in w]
+out["sizes"] = [len(gpuprof._sites), len(gpuprof._named), L.site_count(L.load()),
+                L.max_sites(L.load())]
+print(json.dumps(out))
+"""
 
 
 SCRIPT = """\

@@ -12,20 +12,32 @@
  *    a recorder that fills only part of the table leaves the rest NULL;
  *  - GPUPROF_DISABLE (annotate_disabled.c, compiled with it): the macros
  *    compile and record nothing;
- *  - libgpuprof's entry points for bindings (gp_annotate_*): shared sites;
+ *  - names by value (push_str, frame_str, counter_str): they reach a
+ *    recorder that has them, and are no-ops with one that predates them;
+ *  - libgpuprof's entry points for bindings (gp_annotate_*): shared sites,
+ *    the limit of sites (GPUPROF_ANNOTATE_MAX_SITES) and the names by value
+ *    past it;
+ *  - the recorder (libgpuprof-inject.so, in a forked child that records into
+ *    a temporary directory): a caller's table of the first version (four
+ *    entries) is filled without a byte written past it; sites and names by
+ *    value come back from the capture with their names, counts, sources and
+ *    the one warning;
  *  - the capture reader: SITE records give ranges their source, COUNTER
- *    records become counter samples, marks become GP_EVF_MARK events, and
- *    the "counters" section summarises them.
+ *    records become counter samples (named by STRING id or inline), marks
+ *    become GP_EVF_MARK events, and the "counters" section summarises them.
  * Each test resets this module's table to its init stubs (the header's
  * internal names) so that the init runs again.
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define GPUPROF_ANNOTATE_BINDINGS
 #include "capture/capfmt.h"
@@ -41,6 +53,8 @@ struct fake_annotate_counts {
 	double counter_sum;
 	const struct gpuprof_site *last_site;
 	int depth, max_depth;
+	long push_str, frame_str, counter_str;
+	char last_name[64];
 };
 
 /* annotate_disabled.c, compiled with GPUPROF_DISABLE */
@@ -52,11 +66,14 @@ static void (*fake_reset)(void);
 /* Back to the state before any call: the stubs, the init not run. */
 static void reset_module(void)
 {
-	gpuprof_annotate_v1.push = gpuprof__annotate_push_stub_v1;
-	gpuprof_annotate_v1.pop = gpuprof__annotate_pop_stub_v1;
-	gpuprof_annotate_v1.frame = gpuprof__annotate_frame_stub_v1;
-	gpuprof_annotate_v1.counter = gpuprof__annotate_counter_stub_v1;
-	gpuprof__annotate_state_v1 = 0;
+	gpuprof_annotate_v2.push = gpuprof__annotate_push_stub_v2;
+	gpuprof_annotate_v2.pop = gpuprof__annotate_pop_stub_v2;
+	gpuprof_annotate_v2.frame = gpuprof__annotate_frame_stub_v2;
+	gpuprof_annotate_v2.counter = gpuprof__annotate_counter_stub_v2;
+	gpuprof_annotate_v2.push_str = gpuprof__annotate_push_str_stub_v2;
+	gpuprof_annotate_v2.frame_str = gpuprof__annotate_frame_str_stub_v2;
+	gpuprof_annotate_v2.counter_str = gpuprof__annotate_counter_str_stub_v2;
+	gpuprof__annotate_state_v2 = 0;
 }
 
 static int setup(void **state)
@@ -65,6 +82,7 @@ static int setup(void **state)
 	unsetenv("GPUPROF_ANNOTATE_LIBRARY");
 	unsetenv("FAKE_ANNOTATE_FAIL");
 	unsetenv("FAKE_ANNOTATE_PARTIAL");
+	unsetenv("FAKE_ANNOTATE_OLD");
 	reset_module();
 	return 0;
 }
@@ -75,6 +93,7 @@ static int teardown(void **state)
 	unsetenv("GPUPROF_ANNOTATE_LIBRARY");
 	unsetenv("FAKE_ANNOTATE_FAIL");
 	unsetenv("FAKE_ANNOTATE_PARTIAL");
+	unsetenv("FAKE_ANNOTATE_OLD");
 	reset_module();
 	if (fake_reset)
 		fake_reset();
@@ -111,11 +130,14 @@ static void all_calls(int n)
 
 static void assert_empty_table(void)
 {
-	assert_int_equal(gpuprof__annotate_state_v1, 1);
-	assert_null(gpuprof_annotate_v1.push);
-	assert_null(gpuprof_annotate_v1.pop);
-	assert_null(gpuprof_annotate_v1.frame);
-	assert_null(gpuprof_annotate_v1.counter);
+	assert_int_equal(gpuprof__annotate_state_v2, 1);
+	assert_null(gpuprof_annotate_v2.push);
+	assert_null(gpuprof_annotate_v2.pop);
+	assert_null(gpuprof_annotate_v2.frame);
+	assert_null(gpuprof_annotate_v2.counter);
+	assert_null(gpuprof_annotate_v2.push_str);
+	assert_null(gpuprof_annotate_v2.frame_str);
+	assert_null(gpuprof_annotate_v2.counter_str);
 	assert_int_equal(gpuprof_annotate_attached(), 0);
 }
 
@@ -128,7 +150,7 @@ static void test_fork_during_init(void **state)
 {
 	(void)state;
 	setenv("GPUPROF_ANNOTATE_LIBRARY", "/nonexistent/recorder.so", 1);
-	gpuprof__annotate_state_v1 = (int)getppid() + 1; /* "another process runs it" */
+	gpuprof__annotate_state_v2 = (int)getppid() + 1; /* "another process runs it" */
 	GPUPROF_FRAME();
 	GPUPROF_RANGE_PUSH("after fork");
 	GPUPROF_RANGE_POP();
@@ -139,7 +161,7 @@ static void test_fork_during_init(void **state)
 static void test_no_tool(void **state)
 {
 	(void)state;
-	assert_ptr_equal(gpuprof_annotate_v1.push, gpuprof__annotate_push_stub_v1);
+	assert_ptr_equal(gpuprof_annotate_v2.push, gpuprof__annotate_push_stub_v2);
 	GPUPROF_COUNTER("first", 1); /* any entry may come first */
 	assert_empty_table();
 	all_calls(100000);
@@ -232,15 +254,78 @@ static void test_partial_table(void **state)
 	setenv("GPUPROF_ANNOTATE_LIBRARY", FAKE_ANNOTATE_PATH, 1);
 	setenv("FAKE_ANNOTATE_PARTIAL", "1", 1);
 	GPUPROF_FRAME(); /* the first call is one of the missing entries */
-	assert_non_null(gpuprof_annotate_v1.push);
-	assert_non_null(gpuprof_annotate_v1.pop);
-	assert_null(gpuprof_annotate_v1.frame);
-	assert_null(gpuprof_annotate_v1.counter);
+	assert_non_null(gpuprof_annotate_v2.push);
+	assert_non_null(gpuprof_annotate_v2.pop);
+	assert_null(gpuprof_annotate_v2.frame);
+	assert_null(gpuprof_annotate_v2.counter);
 	all_calls(10);
 	c = counts();
 	assert_int_equal(c->push, 20);
 	assert_int_equal(c->frame, 0);
 	assert_int_equal(c->counter, 0);
+}
+
+/* names by value reach the recorder: copied during the call, any bytes, not NUL-ended */
+static void test_by_value(void **state)
+{
+	const struct fake_annotate_counts *c;
+	char name[16] = "step 12345";
+
+	(void)state;
+	assert_int_equal(gp_annotate_attached(), 0); /* libgpuprof's table: the same module */
+	reset_module();
+	setenv("GPUPROF_ANNOTATE_LIBRARY", FAKE_ANNOTATE_PATH, 1);
+	gpuprof_range_push_str(name, 6); /* the first call of all: the stub runs the init */
+	c = counts();
+	assert_non_null(gpuprof_annotate_v2.push_str);
+	assert_int_equal(c->push_str, 1);
+	assert_string_equal(c->last_name, "step 1");
+	memcpy(name, "XXXX", 4); /* the caller's buffer is its own again */
+	gpuprof_range_pop();
+	assert_int_equal(c->depth, 0);
+	gpuprof_frame_str("tick tock", 4);
+	assert_string_equal(c->last_name, "tick");
+	gpuprof_counter_str("queue", 5, 2.5);
+	gpuprof_counter_str("", 0, 1.5);
+	assert_int_equal(c->frame_str, 1);
+	assert_int_equal(c->counter_str, 2);
+	assert_true(c->counter_sum == 4.0);
+	/* the bindings' entry points: NULL is a no-op */
+	gp_annotate_push_name("by name", 7);
+	gp_annotate_pop();
+	gp_annotate_push_name(NULL, 3);
+	gp_annotate_frame_name("f", 1);
+	gp_annotate_frame_name(NULL, 0);
+	gp_annotate_counter_name("k", 1, 1.0);
+	gp_annotate_counter_name(NULL, 1, 1.0);
+	assert_int_equal(c->push_str, 2);
+	assert_int_equal(c->frame_str, 2);
+	assert_int_equal(c->counter_str, 3);
+	assert_int_equal(c->pop, 2);
+	assert_int_equal(c->push + c->frame + c->counter, 0); /* no site was made or used */
+}
+
+/* a recorder that predates the names by value: those entries stay NULL, the calls do nothing */
+static void test_by_value_old_recorder(void **state)
+{
+	const struct fake_annotate_counts *c;
+
+	(void)state;
+	setenv("GPUPROF_ANNOTATE_LIBRARY", FAKE_ANNOTATE_PATH, 1);
+	setenv("FAKE_ANNOTATE_OLD", "1", 1);
+	gpuprof_frame_str("first", 5); /* the first call is a missing entry */
+	assert_non_null(gpuprof_annotate_v2.push);
+	assert_non_null(gpuprof_annotate_v2.counter);
+	assert_null(gpuprof_annotate_v2.push_str);
+	assert_null(gpuprof_annotate_v2.frame_str);
+	assert_null(gpuprof_annotate_v2.counter_str);
+	gpuprof_range_push_str("x", 1);
+	gpuprof_counter_str("x", 1, 1);
+	all_calls(3);
+	c = counts();
+	assert_int_equal(c->push_str + c->frame_str + c->counter_str, 0);
+	assert_int_equal(c->push, 6);
+	assert_int_equal(c->counter, 3);
 }
 
 static void *racer(void *arg)
@@ -264,7 +349,7 @@ static void test_init_race(void **state)
 		assert_int_equal(pthread_create(&th[i], NULL, racer, NULL), 0);
 	for (int i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
-	assert_int_equal(gpuprof__annotate_state_v1, 1);
+	assert_int_equal(gpuprof__annotate_state_v2, 1);
 	assert_int_equal(counts()->inits, inits + 1);
 	assert_int_equal(__atomic_load_n(&counts()->push, __ATOMIC_ACQUIRE) > 0, 1);
 }
@@ -332,6 +417,213 @@ static void test_bindings(void **state)
 	assert_true(n->counter_sum == 4.0);
 }
 
+/*
+ * The limit of sites (GPUPROF_ANNOTATE_MAX_SITES, default 65,536: this process
+ * does not set it): gp_annotate_site() makes no more past it, known sites are
+ * still found, and the named frames and counters go by value. Runs after
+ * every other test that makes sites (the registry lives as long as the process).
+ */
+static void test_site_limit(void **state)
+{
+	const struct fake_annotate_counts *c;
+	uint64_t limit = 0, n0, i;
+	void *known;
+	char name[32];
+
+	(void)state;
+	known = gp_annotate_site("known", "limit.py", 1, NULL);
+	assert_non_null(known);
+	n0 = gp_annotate_site_count(&limit);
+	assert_int_equal(limit, 65536);
+	assert_true(n0 >= 1 && n0 < limit);
+	assert_int_equal(gp_annotate_site_count(NULL), n0);
+	for (i = n0; i < limit; i++) {
+		snprintf(name, sizeof(name), "limit %llu", (unsigned long long)i);
+		assert_non_null(gp_annotate_site(name, "limit.py", 2, "f"));
+	}
+	assert_int_equal(gp_annotate_site_count(NULL), limit);
+	assert_null(gp_annotate_site("one too many", "limit.py", 2, "f"));
+	assert_int_equal(gp_annotate_site_count(NULL), limit);
+	assert_ptr_equal(gp_annotate_site("known", "limit.py", 1, NULL), known);
+	assert_ptr_equal(gp_annotate_site("limit 65535", "limit.py", 2, NULL),
+	                 gp_annotate_site("limit 65535", "limit.py", 2, "g"));
+	/* with a recorder: new named frames and counters by value, known ones at their site */
+	setenv("GPUPROF_ANNOTATE_LIBRARY", FAKE_ANNOTATE_PATH, 1);
+	assert_int_equal(gp_annotate_attached(), 1);
+	c = counts();
+	fake_reset();
+	gp_annotate_counter("a new counter", 3);
+	assert_int_equal(c->counter_str, 1);
+	assert_string_equal(c->last_name, "a new counter");
+	gp_annotate_frame("a new frame");
+	assert_int_equal(c->frame_str, 1);
+	assert_string_equal(c->last_name, "a new frame");
+	gp_annotate_frame("loss"); /* made by test_bindings: still a site */
+	assert_int_equal(c->frame, 1);
+	assert_int_equal(gp_annotate_site_count(NULL), limit);
+}
+
+/* ---- the recorder, libgpuprof-inject.so, in a child process ---- */
+
+#define CANARY ((void *)(uintptr_t)0x5a5a5a5a5a5a5a5aull)
+
+/* The child: exit status 0 when the table checks pass (the capture is written at exit). */
+static int recorder_child(const char *lib)
+{
+	static struct gpuprof_site site = GPUPROF_SITE_INIT("sited");
+	union {
+		struct gpuprof_annotate_table_v1 t;
+		void *slot[16];
+	} u;
+	const size_t v1 = offsetof(struct gpuprof_annotate_table_v1, counter) + sizeof(u.t.counter);
+	gpuprof_annotate_init_fn init;
+	char big[5000];
+	void *h;
+
+	if (!(h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
+		return 10;
+	*(void **)&init = dlsym(h, GPUPROF_ANNOTATE_INIT_SYMBOL);
+	if (!init)
+		return 11;
+	/* a caller built with the first header: four entries, nothing written past them */
+	for (int i = 0; i < 16; i++)
+		u.slot[i] = CANARY;
+	if (init(&u.t, 3) != -1 || u.slot[0] != CANARY) /* too small for one entry: refused */
+		return 12;
+	if (init(&u.t, (unsigned long)v1) != 0)
+		return 13;
+	for (int i = 0; i < 4; i++)
+		if (!u.slot[i] || u.slot[i] == CANARY)
+			return 14;
+	for (int i = 4; i < 16; i++)
+		if (u.slot[i] != CANARY)
+			return 15;
+	/* this header's table: seven entries, and still nothing past them */
+	if (init(&u.t, sizeof(u.t)) != 0)
+		return 16;
+	if (!u.t.push_str || !u.t.frame_str || !u.t.counter_str)
+		return 17;
+	for (size_t i = sizeof(u.t) / sizeof(void *); i < 16; i++)
+		if (u.slot[i] != CANARY)
+			return 18;
+	/* the calls: a site, names by value (cut, not NUL-ended, too long) */
+	u.t.push(&site);
+	u.t.push_str("by value", 8);
+	u.t.pop();
+	u.t.pop();
+	u.t.push_str("abcdef", 3);
+	u.t.pop();
+	memset(big, 'x', sizeof(big));
+	u.t.push_str(big, sizeof(big));
+	u.t.pop();
+	u.t.frame_str("tick", 4);
+	u.t.frame_str("tick", 4);
+	u.t.counter_str("depth", 5, 1.5);
+	u.t.counter_str("depth", 5, 2.5);
+	u.t.counter(&site, 7);
+	return 0;
+}
+
+/* the one capture file in @p dir (a path to free), or NULL */
+static char *find_capture(const char *dir)
+{
+	struct dirent *e;
+	char *path = NULL;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+
+		if (n > 6 && !strcmp(e->d_name + n - 6, ".gpcap")) {
+			assert_null(path);
+			path = malloc(strlen(dir) + n + 2);
+			assert_non_null(path);
+			sprintf(path, "%s/%s", dir, e->d_name);
+		}
+	}
+	closedir(d);
+	return path;
+}
+
+static const struct gp_value *row_named(const struct gp_value *rows, const char *name)
+{
+	for (size_t i = 0; i < gp_value_len(rows); i++) {
+		const struct gp_value *row = gp_arr_get(rows, i);
+
+		if (!strcmp(gp_value_get_str(gp_obj_get(row, "name")), name))
+			return row;
+	}
+	fail_msg("no row named %.40s", name);
+	return NULL;
+}
+
+static void test_recorder_table(void **state)
+{
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	const struct gp_value *rows, *row;
+	const char *bd = getenv("GP_BUILD_DIR");
+	char lib[4096], dir[] = "/tmp/gpuprof-annot-XXXXXX", *cap, big[4097];
+	struct gp_trace *t = NULL;
+	struct gp_value *r;
+	int64_t v;
+	int st;
+	pid_t pid;
+
+	(void)state;
+	if (!bd || snprintf(lib, sizeof(lib), "%s/libgpuprof-inject.so", bd) >= (int)sizeof(lib) ||
+	    access(lib, R_OK) != 0)
+		skip(); /* no recorder built here */
+	assert_non_null(mkdtemp(dir));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("GPUPROF_CAPTURE_DIR", dir, 1);
+		unsetenv("GPUPROF_CAPTURE_RANGE");
+		unsetenv("GPUPROF_CAPTURE_SCHEDULE");
+		exit(recorder_child(lib)); /* exit: the recorder writes the capture at exit */
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	cap = find_capture(dir);
+	assert_non_null(cap);
+	assert_int_equal(gp_trace_open(cap, &oo, &t), 0);
+	unlink(cap);
+	free(cap);
+	rmdir(dir);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	rows = gp_obj_get(r, "ranges");
+	assert_int_equal(gp_value_len(rows), 4);
+	row = row_named(rows, "sited");
+	assert_true(gp_value_get_int(gp_obj_get(row, "count"), &v) && v == 1);
+	assert_non_null(strstr(gp_value_get_str(gp_obj_get(row, "source")), "test_annotate.c:"));
+	row = row_named(rows, "by value");
+	assert_true(gp_value_get_int(gp_obj_get(row, "count"), &v) && v == 1);
+	assert_string_equal(gp_value_get_str(gp_obj_get(row, "domain")), "gpuprof");
+	assert_int_equal(gp_value_type(gp_obj_get(row, "source")), GP_VALUE_NULL);
+	row = row_named(rows, "abc");
+	assert_true(gp_value_get_int(gp_obj_get(row, "count"), &v) && v == 1);
+	memset(big, 'x', 4096); /* cut at 4 KiB */
+	big[4096] = '\0';
+	row_named(rows, big);
+	assert_int_equal(tu_geti(r, "overview/capture/nvtx_unmatched"), 0);
+	assert_string_equal(tu_gets(r, "overview/capture/marks/0/name"), "tick");
+	assert_int_equal(tu_geti(r, "overview/capture/marks/0/count"), 2);
+	rows = gp_obj_get(r, "counters");
+	assert_int_equal(gp_value_len(rows), 2);
+	row = row_named(rows, "depth");
+	assert_true(gp_value_get_int(gp_obj_get(row, "count"), &v) && v == 2);
+	row = row_named(rows, "sited");
+	assert_true(gp_value_get_int(gp_obj_get(row, "count"), &v) && v == 1);
+	/* said once */
+	assert_int_equal(tu_geti(r, "overview/capture/warning_messages/0/count"), 1);
+	assert_non_null(strstr(tu_gets(r, "overview/capture/warning_messages/0/text"), "by value"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /* ---- the reader: a capture made by hand ---- */
 
 struct cap {
@@ -375,7 +667,8 @@ static void cap_nvtx(struct cap *c, uint8_t kind, int64_t ts, uint32_t tid, uint
 	cap_rec(c, GP_CAP_NVTX, &r, sizeof(r), msg);
 }
 
-static void cap_counter(struct cap *c, int64_t ts, uint32_t tid, uint32_t name, double v)
+static void cap_counter_str(struct cap *c, int64_t ts, uint32_t tid, uint32_t name, double v,
+                            const char *inline_name)
 {
 	struct gp_cap_counter r;
 
@@ -384,7 +677,12 @@ static void cap_counter(struct cap *c, int64_t ts, uint32_t tid, uint32_t name, 
 	r.tid = tid;
 	r.name = name;
 	r.value = v;
-	cap_rec(c, GP_CAP_COUNTER, &r, sizeof(r), NULL);
+	cap_rec(c, GP_CAP_COUNTER, &r, sizeof(r), inline_name);
+}
+
+static void cap_counter(struct cap *c, int64_t ts, uint32_t tid, uint32_t name, double v)
+{
+	cap_counter_str(c, ts, tid, name, v, NULL);
 }
 
 /* a capture in memory: the file header and a META record of pid 77 */
@@ -466,6 +764,57 @@ static void test_reader(void **state)
 	assert_string_equal(tu_gets(rk, "overview/capture/marks/0/name"), "frame");
 	assert_string_equal(tu_gets(rk, "overview/capture/marks/0/domain"), "gpuprof");
 	assert_int_equal(tu_geti(rk, "overview/capture/marks/0/count"), 3);
+	gp_value_free(r);
+	gp_trace_free(t);
+	free(c);
+}
+
+/*
+ * Names by value: a COUNTER record with name 0 carries its name after the
+ * struct, and samples of one name (by value or by STRING id) are one counter;
+ * an NVTX push of the annotation domain with its message inline is a range
+ * without a source. A COUNTER with name 0 and nothing after it is unnamed.
+ */
+static void test_reader_by_value(void **state)
+{
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_trace *t = NULL;
+	struct gp_value *r;
+	const struct gp_value *rows;
+	struct cap *c = cap_new();
+
+	(void)state;
+	cap_nvtx(c, GP_NVTX_DOMAIN, 1, 9, 0, 0, 1, "gpuprof");
+	cap_str(c, 6, "queue");
+	cap_counter(c, 100, 9, 6, 1.0);
+	cap_counter_str(c, 110, 9, 0, 3.0, "queue"); /* the same counter, by value */
+	cap_counter_str(c, 120, 9, 0, 5.0, "step 123456");
+	cap_counter_str(c, 130, 10, 0, 7.0, "step 123456");
+	cap_counter_str(c, 140, 9, 0, 8.0, NULL);
+	cap_nvtx(c, GP_NVTX_PUSH, 200, 9, 1, 0, 0, "step 7");
+	cap_nvtx(c, GP_NVTX_POP, 250, 9, 1, 0, 0, NULL);
+	cap_nvtx(c, GP_NVTX_MARK, 260, 9, 1, 0, 0, "tick 7");
+	assert_int_equal(gp__capture_open_mem(c->b, c->n, "byvalue.gpcap", &oo, &t), 0);
+	assert_int_equal(t->nctr, 5);
+	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[1].name), "queue");
+	assert_int_equal(t->ctr[0].name, t->ctr[1].name);
+	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[2].name), "step 123456");
+	assert_int_equal(t->ctr[2].name, t->ctr[3].name);
+	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[4].name), "");
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	rows = gp_obj_get(r, "counters");
+	assert_int_equal(gp_value_len(rows), 3);
+	assert_string_equal(tu_gets(r, "counters/1/name"), "queue");
+	assert_int_equal(tu_geti(r, "counters/1/count"), 2);
+	assert_true(tu_getd(r, "counters/1/mean") == 2.0);
+	assert_string_equal(tu_gets(r, "counters/2/name"), "step 123456");
+	assert_int_equal(tu_geti(r, "counters/2/count"), 2);
+	assert_true(tu_getd(r, "counters/2/last") == 7.0);
+	assert_string_equal(tu_gets(r, "ranges/0/name"), "step 7");
+	assert_string_equal(tu_gets(r, "ranges/0/domain"), "gpuprof");
+	assert_int_equal(tu_geti(r, "ranges/0/total_ns"), 50);
+	assert_int_equal(gp_value_type(gp_value_path(r, "ranges/0/source")), GP_VALUE_NULL);
+	assert_string_equal(tu_gets(r, "overview/capture/marks/0/name"), "tick 7");
 	gp_value_free(r);
 	gp_trace_free(t);
 	free(c);
@@ -553,14 +902,20 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recorder_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partial_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_value, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_value_old_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_init_race, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disabled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bindings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork_during_init, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_site_limit, setup, teardown),
+		cmocka_unit_test(test_recorder_table),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_reader_domains),
+		cmocka_unit_test(test_reader_by_value),
 		cmocka_unit_test(test_counters_kineto),
 	};
 
+	unsetenv("GPUPROF_ANNOTATE_MAX_SITES"); /* test_site_limit: the default limit */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

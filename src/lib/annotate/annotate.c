@@ -16,16 +16,27 @@
  * Named frames and counters (gp_annotate_frame, gp_annotate_counter) find
  * their site there by name: one lock per call, so a binding that calls them
  * often keeps the site (gp_annotate_frame_site, gp_annotate_counter_site).
+ *
+ * The registry is bounded: a program that names its ranges at run time
+ * ("step 17", ...) would otherwise keep every name forever, here, in the
+ * binding and in the capture. It holds at most GPUPROF_ANNOTATE_MAX_SITES
+ * sites (read once; default 65,536); past that gp_annotate_site() returns
+ * NULL and the binding passes names by value (gp_annotate_push_name, ...),
+ * which the recorder copies into each event instead of registering them: no
+ * source location, but nothing that grows with the number of names.
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuprof/annotate.h"
 #include "util/error.h"
 
-#define MAX_SITES (1u << 20) /* sites kept at most; more make NULL (no-op) sites */
+#define MAX_SITES_ENV     "GPUPROF_ANNOTATE_MAX_SITES"
+#define MAX_SITES_DEFAULT 65536u
+#define MAX_SITES_TOP     (1u << 20) /* the most GPUPROF_ANNOTATE_MAX_SITES may ask for */
 
 struct entry {
 	struct gpuprof_site site; /* first: the pointer handed out */
@@ -37,6 +48,24 @@ static struct entry **g_tab; /* open addressing, nslot a power of 2 */
 static size_t g_n, g_nslot;
 static char **g_strs; /* interned file and function names, same scheme */
 static size_t g_nstr, g_nstr_slot;
+static size_t g_max_sites; /* GPUPROF_ANNOTATE_MAX_SITES, read once */
+static pthread_once_t g_max_once = PTHREAD_ONCE_INIT;
+
+/* The limit: GPUPROF_ANNOTATE_MAX_SITES when it is a number 0..MAX_SITES_TOP, else the default */
+static void read_max_sites(void)
+{
+	const char *e = getenv(MAX_SITES_ENV);
+	unsigned long long v = 0;
+	const char *p;
+
+	g_max_sites = MAX_SITES_DEFAULT;
+	if (!e || !*e)
+		return;
+	for (p = e; *p >= '0' && *p <= '9' && v <= MAX_SITES_TOP; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (!*p && v <= MAX_SITES_TOP)
+		g_max_sites = (size_t)v;
+}
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
@@ -119,10 +148,11 @@ GP_API void *gp_annotate_site(const char *name, const char *file, int line, cons
 		return NULL;
 	if (line < 0)
 		line = 0;
+	pthread_once(&g_max_once, read_max_sites);
 	h = hash_str(hash_str(14695981039346656037ull, name) * 31 + (uint64_t)line, file);
 	pthread_mutex_lock(&g_mu);
 	/* at the limit (or out of memory) the known sites are still found; no new one is made */
-	full = g_n >= MAX_SITES || ((g_n + 1) * 2 > g_nslot && grow_sites());
+	full = g_n >= g_max_sites || ((g_n + 1) * 2 > g_nslot && grow_sites());
 	if (!g_nslot)
 		goto out;
 	for (i = h & (g_nslot - 1); g_tab[i]; i = (i + 1) & (g_nslot - 1)) {
@@ -154,6 +184,19 @@ out:
 	return e ? &e->site : NULL;
 }
 
+GP_API uint64_t gp_annotate_site_count(uint64_t *limit)
+{
+	uint64_t n;
+
+	pthread_once(&g_max_once, read_max_sites);
+	pthread_mutex_lock(&g_mu);
+	n = g_n;
+	pthread_mutex_unlock(&g_mu);
+	if (limit)
+		*limit = g_max_sites;
+	return n;
+}
+
 GP_API void gp_annotate_push(void *site)
 {
 	if (site)
@@ -173,10 +216,17 @@ GP_API void gp_annotate_frame_site(void *site)
 
 GP_API void gp_annotate_frame(const char *name)
 {
+	void *site;
+
 	/* with no recorder, no site is made: the call stays one load and one branch */
-	if (!__atomic_load_n(&gpuprof_annotate_v1.frame, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&gpuprof_annotate_v2.frame, __ATOMIC_RELAXED))
 		return;
-	gp_annotate_frame_site(gp_annotate_site(name ? name : "frame", NULL, 0, NULL));
+	if (!name)
+		name = "frame";
+	if ((site = gp_annotate_site(name, NULL, 0, NULL)))
+		gp_annotate_frame_site(site);
+	else
+		gp_annotate_frame_name(name, strlen(name)); /* past the limit */
 }
 
 GP_API void gp_annotate_counter_site(void *site, double value)
@@ -187,9 +237,32 @@ GP_API void gp_annotate_counter_site(void *site, double value)
 
 GP_API void gp_annotate_counter(const char *name, double value)
 {
-	if (!name || !__atomic_load_n(&gpuprof_annotate_v1.counter, __ATOMIC_RELAXED))
+	void *site;
+
+	if (!name || !__atomic_load_n(&gpuprof_annotate_v2.counter, __ATOMIC_RELAXED))
 		return;
-	gp_annotate_counter_site(gp_annotate_site(name, NULL, 0, NULL), value);
+	if ((site = gp_annotate_site(name, NULL, 0, NULL)))
+		gp_annotate_counter_site(site, value);
+	else
+		gp_annotate_counter_name(name, strlen(name), value); /* past the limit */
+}
+
+GP_API void gp_annotate_push_name(const char *name, size_t len)
+{
+	if (name)
+		gpuprof_range_push_str(name, (unsigned long)len);
+}
+
+GP_API void gp_annotate_frame_name(const char *name, size_t len)
+{
+	if (name)
+		gpuprof_frame_str(name, (unsigned long)len);
+}
+
+GP_API void gp_annotate_counter_name(const char *name, size_t len, double value)
+{
+	if (name)
+		gpuprof_counter_str(name, (unsigned long)len, value);
 }
 
 GP_API int gp_annotate_attached(void)
