@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prom.c - `gpuprof top --listen ADDR:PORT` and `--textfile DIR`: the
- * sampler's newest sample in the Prometheus text exposition format 0.0.4.
- *
- * Naming follows Prometheus' conventions (base units, _bytes, _celsius,
- * _watts, _hertz, _joules_total, ratios 0..1), labels dcgm-exporter's (gpu,
- * UUID, pci_bus_id, device, modelName, Hostname) plus rank, local_rank and
- * job when a launcher set them. An unknown value is left out, never 0.
+ * sampler's newest sample, rendered by prom-render.c (the Prometheus text
+ * exposition format 0.0.4), served over HTTP or written to a file.
  *
  * HTTP is libmicrohttpd's, on its own internal thread with an event loop.
  * The library is loaded with dlopen when --listen asks for it (its header
@@ -34,7 +30,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -49,7 +44,6 @@
 #include "cli.h"
 #include "gpuprof-config.h"
 #include "top.h"
-#include "util/json-scan.h"
 
 #if GP_HAVE_MHD
 #include <microhttpd.h>
@@ -97,341 +91,12 @@ struct gp_prom {
 	atomic_bool stop;
 };
 
-/* The HTTP endpoint's own counters, in its /metrics only (not the textfile) */
-struct http_counts {
-	uint64_t client_errors, timed_out, evicted, idle;
-};
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* ---- rendering ---- */
-
-struct out {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void outf(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void outf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->oom)
-		return;
-	if (!o->buf) {
-		o->cap = 16384;
-		o->buf = malloc(o->cap);
-		if (!o->buf) {
-			o->oom = true;
-			return;
-		}
-	}
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			o->oom = true;
-			return;
-		}
-		if ((size_t)n < o->cap - o->len) {
-			o->len += (size_t)n;
-			return;
-		}
-		{
-			size_t ncap = (o->cap + (size_t)n + 1) * 2;
-			char *nb = realloc(o->buf, ncap);
-
-			if (!nb) {
-				o->oom = true;
-				return;
-			}
-			o->buf = nb;
-			o->cap = ncap;
-		}
-	}
-}
-
-/*
- * A label value with \, " and newline escaped, in valid UTF-8 (the format's
- * encoding: U+FFFD for a byte that is not), cut at a character's end.
- */
-static void label_value(char *dst, size_t n, const char *s)
-{
-	size_t k = 0, i = 0, len = strlen(s);
-
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		const char *add = s + i;
-		size_t m = 1, step = 1;
-
-		if (c == '\\' || c == '"') {
-			add = c == '"' ? "\\\"" : "\\\\";
-			m = 2;
-		} else if (c == '\n') {
-			add = "\\n";
-			m = 2;
-		} else if (c >= 0x80) {
-			m = step = gp__utf8_len((const unsigned char *)s + i, len - i);
-			if (!m) {
-				add = "\xEF\xBF\xBD";
-				m = 3;
-				step = 1;
-			}
-		}
-		if (k + m >= n)
-			break;
-		memcpy(dst + k, add, m);
-		k += m;
-		i += step;
-	}
-	dst[k] = 0;
-}
-
-/* ,rank="..",local_rank="..",job=".." from the launcher's environment */
-static void launcher_labels(char *dst, size_t n)
-{
-	static const char *const rank[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-		                            "PMI_RANK", NULL };
-	static const char *const local[] = { "LOCAL_RANK", "SLURM_LOCALID",
-		                             "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-		                             NULL };
-	static const char *const job[] = { "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID", "LSB_JOBID",
-		                           "PBS_JOBID", NULL };
-	static const struct {
-		const char *label;
-		const char *const *vars;
-	} l[] = { { "rank", rank }, { "local_rank", local }, { "job", job } };
-	size_t k = 0;
-
-	dst[0] = 0;
-	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
-		for (size_t j = 0; l[i].vars[j]; j++) {
-			const char *v = getenv(l[i].vars[j]);
-			char esc[256];
-
-			if (!v || !*v)
-				continue;
-			label_value(esc, sizeof(esc), v);
-			k += (size_t)snprintf(dst + k, k < n ? n - k : 0, ",%s=\"%s\"", l[i].label,
-			                      esc);
-			break;
-		}
-		if (k >= n) {
-			dst[0] = 0;
-			return;
-		}
-	}
-}
-
-struct metric {
-	const char *name, *type, *help;
-	int field; /* enum gp_gpu_field */
-};
-
-static const struct metric gpu_metrics[] = {
-	{ "gpuprof_gpu_memory_total_bytes", "gauge", "GPU memory in total.", GP_GF_MEM_TOTAL },
-	{ "gpuprof_gpu_memory_used_bytes", "gauge", "GPU memory in use.", GP_GF_MEM_USED },
-	{ "gpuprof_gpu_memory_reserved_bytes", "gauge", "GPU memory reserved by the driver.",
-	  GP_GF_MEM_RESERVED },
-	{ "gpuprof_gpu_utilization_ratio", "gauge",
-	  "Share of the driver's last sample period (1/6 s to 1 s) with a kernel running.",
-	  GP_GF_UTIL_GPU },
-	{ "gpuprof_gpu_memory_utilization_ratio", "gauge",
-	  "Share of the driver's last sample period with device memory being read or written.",
-	  GP_GF_UTIL_MEM },
-	{ "gpuprof_gpu_sm_clock_hertz", "gauge", "SM clock.", GP_GF_CLOCK_SM },
-	{ "gpuprof_gpu_memory_clock_hertz", "gauge", "Memory clock.", GP_GF_CLOCK_MEM },
-	{ "gpuprof_gpu_graphics_clock_hertz", "gauge", "Graphics clock.", GP_GF_CLOCK_GR },
-	{ "gpuprof_gpu_sm_clock_max_hertz", "gauge", "Maximum SM clock.", GP_GF_CLOCK_SM_MAX },
-	{ "gpuprof_gpu_memory_clock_max_hertz", "gauge", "Maximum memory clock.",
-	  GP_GF_CLOCK_MEM_MAX },
-	{ "gpuprof_gpu_graphics_clock_max_hertz", "gauge", "Maximum graphics clock.",
-	  GP_GF_CLOCK_GR_MAX },
-	{ "gpuprof_gpu_temperature_celsius", "gauge", "GPU temperature.", GP_GF_TEMP },
-	{ "gpuprof_gpu_slowdown_temperature_celsius", "gauge",
-	  "Temperature at which the GPU starts to slow down.", GP_GF_TEMP_SLOWDOWN },
-	{ "gpuprof_gpu_power_watts", "gauge", "Power draw.", GP_GF_POWER },
-	{ "gpuprof_gpu_power_limit_watts", "gauge", "Enforced power limit.", GP_GF_POWER_LIMIT },
-	{ "gpuprof_gpu_energy_joules_total", "counter",
-	  "Energy consumed since the driver was loaded.", GP_GF_ENERGY },
-	{ "gpuprof_gpu_pcie_transmit_bytes_per_second", "gauge", "PCIe transmit throughput.",
-	  GP_GF_PCIE_TX },
-	{ "gpuprof_gpu_pcie_receive_bytes_per_second", "gauge", "PCIe receive throughput.",
-	  GP_GF_PCIE_RX },
-};
-
-static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "power_cap",
-	                                    "hw_slowdown", "sync_boost",     "sw_thermal",
-	                                    "hw_thermal",  "hw_power_brake", "display_clocks" };
-
-static char *render(const struct gp_sample *s, const char *hostname, const struct http_counts *hc,
-                    size_t *len)
-{
-	struct out o = { NULL, 0, 0, false };
-	/* each label set holds its longest parts (label_value truncates each to its buffer) */
-	char host[300], launch[900], (*labels)[2048] = NULL;
-	const struct gp_host_sample *h = &s->host;
-	unsigned n = s->ngpus < GP_SAMPLE_MAX_GPUS ? s->ngpus : GP_SAMPLE_MAX_GPUS;
-
-	label_value(host, sizeof(host), hostname ? hostname : "");
-	launcher_labels(launch, sizeof(launch));
-	labels = calloc(n ? n : 1, sizeof(*labels));
-	if (!labels)
-		return NULL;
-	for (unsigned i = 0; i < n; i++) {
-		const struct gp_gpu_sample *g = &s->gpus[i];
-		char uuid[200], pci[80], model[200];
-
-		label_value(uuid, sizeof(uuid), g->uuid);
-		label_value(pci, sizeof(pci), g->pci_bus_id);
-		label_value(model, sizeof(model), g->name);
-		snprintf(labels[i], sizeof(labels[i]),
-		         "gpu=\"%u\",UUID=\"%s\",pci_bus_id=\"%s\",device=\"nvidia%u\","
-		         "modelName=\"%s\",Hostname=\"%s\"%s",
-		         g->index, uuid, pci, g->index, model, host, launch);
-	}
-	if (n) {
-		outf(&o, "# HELP gpuprof_gpu_up 1 when the GPU could be read in the last sample.\n"
-		         "# TYPE gpuprof_gpu_up gauge\n");
-		for (unsigned i = 0; i < n; i++)
-			outf(&o, "gpuprof_gpu_up{%s} %d\n", labels[i], s->gpus[i].status == 0);
-	}
-	for (size_t m = 0; n && m < sizeof(gpu_metrics) / sizeof(gpu_metrics[0]); m++) {
-		const struct metric *mt = &gpu_metrics[m];
-		bool head = false;
-
-		for (unsigned i = 0; i < n; i++) {
-			const struct gp_gpu_sample *g = &s->gpus[i];
-
-			double v = gp_gpu_sample_value(g, mt->field);
-
-			if (isnan(v))
-				continue;
-			if (!head)
-				outf(&o, "# HELP %s %s\n# TYPE %s %s\n", mt->name, mt->help,
-				     mt->name, mt->type);
-			head = true;
-			outf(&o, "%s{%s} %.17g\n", mt->name, labels[i], v);
-		}
-	}
-	{
-		bool head = false;
-
-		for (unsigned i = 0; i < n; i++) {
-			const struct gp_gpu_sample *g = &s->gpus[i];
-
-			if (!(g->valid & (1ULL << GP_GF_CLOCK_REASONS)))
-				continue;
-			if (!head)
-				outf(
-				    &o,
-				    "# HELP gpuprof_gpu_clock_event_active 1 while the clock-event "
-				    "(throttle) reason holds the clocks down.\n"
-				    "# TYPE gpuprof_gpu_clock_event_active gauge\n");
-			head = true;
-			for (unsigned b = 0; b < sizeof(reason_names) / sizeof(reason_names[0]);
-			     b++)
-				outf(&o,
-				     "gpuprof_gpu_clock_event_active{%s,clock_event=\"%s\"} %d\n",
-				     labels[i], reason_names[b],
-				     (g->clock_event_reasons >> b) & 1 ? 1 : 0);
-		}
-	}
-	{
-		char hl[1280];
-
-		snprintf(hl, sizeof(hl), "Hostname=\"%s\"%s", host, launch);
-		if (h->valid & (1ULL << GP_HF_CPU_BUSY))
-			outf(&o,
-			     "# HELP gpuprof_host_cpu_busy_ratio Share of CPU time not idle, all "
-			     "cores.\n"
-			     "# TYPE gpuprof_host_cpu_busy_ratio gauge\n"
-			     "gpuprof_host_cpu_busy_ratio{%s} %.17g\n",
-			     hl, h->cpu_busy);
-		if (h->valid & (1ULL << GP_HF_MEM))
-			outf(&o,
-			     "# HELP gpuprof_host_memory_total_bytes Host memory in total.\n"
-			     "# TYPE gpuprof_host_memory_total_bytes gauge\n"
-			     "gpuprof_host_memory_total_bytes{%s} %llu\n"
-			     "# HELP gpuprof_host_memory_available_bytes Host memory available.\n"
-			     "# TYPE gpuprof_host_memory_available_bytes gauge\n"
-			     "gpuprof_host_memory_available_bytes{%s} %llu\n",
-			     hl, (unsigned long long)h->mem_total_bytes, hl,
-			     (unsigned long long)h->mem_available_bytes);
-		if (h->valid & (1ULL << GP_HF_LOAD))
-			outf(&o,
-			     "# HELP gpuprof_host_load1 Load average over 1 minute.\n"
-			     "# TYPE gpuprof_host_load1 gauge\ngpuprof_host_load1{%s} %.17g\n"
-			     "# HELP gpuprof_host_load5 Load average over 5 minutes.\n"
-			     "# TYPE gpuprof_host_load5 gauge\ngpuprof_host_load5{%s} %.17g\n"
-			     "# HELP gpuprof_host_load15 Load average over 15 minutes.\n"
-			     "# TYPE gpuprof_host_load15 gauge\ngpuprof_host_load15{%s} %.17g\n",
-			     hl, h->load1, hl, h->load5, hl, h->load15);
-		if (h->proc_pid > 0 && (h->valid & (1ULL << GP_HF_PROC_CPU)))
-			outf(
-			    &o,
-			    "# HELP gpuprof_process_tree_cpu_ratio CPU used by the watched process "
-			    "tree, in cores (1 = one full core).\n"
-			    "# TYPE gpuprof_process_tree_cpu_ratio gauge\n"
-			    "gpuprof_process_tree_cpu_ratio{%s,pid=\"%d\"} %.17g\n",
-			    hl, (int)h->proc_pid, h->proc_cpu);
-		if (h->proc_pid > 0 && (h->valid & (1ULL << GP_HF_PROC_RSS)))
-			outf(&o,
-			     "# HELP gpuprof_process_tree_resident_memory_bytes Resident memory of "
-			     "the "
-			     "watched process tree.\n"
-			     "# TYPE gpuprof_process_tree_resident_memory_bytes gauge\n"
-			     "gpuprof_process_tree_resident_memory_bytes{%s,pid=\"%d\"} %llu\n",
-			     hl, (int)h->proc_pid, (unsigned long long)h->proc_rss_bytes);
-		outf(&o,
-		     "# HELP gpuprof_sample_duration_seconds Time taken by the last sample.\n"
-		     "# TYPE gpuprof_sample_duration_seconds gauge\n"
-		     "gpuprof_sample_duration_seconds{%s} %.9f\n"
-		     "# HELP gpuprof_info Build information.\n"
-		     "# TYPE gpuprof_info gauge\n"
-		     "gpuprof_info{%s,version=\"%s\"} 1\n",
-		     hl, s->cost_ns / 1e9, hl, gp_version());
-		if (hc)
-			outf(&o,
-			     "# HELP gpuprof_http_client_errors_total Errors met on HTTP client "
-			     "connections (malformed, abandoned or refused).\n"
-			     "# TYPE gpuprof_http_client_errors_total counter\n"
-			     "gpuprof_http_client_errors_total{%s} %llu\n"
-			     "# HELP gpuprof_http_connections_closed_total HTTP connections closed "
-			     "by gpuprof: timeout, no request answered in time; evicted, the "
-			     "oldest when all were taken; idle, kept alive with no new request in "
-			     "time.\n"
-			     "# TYPE gpuprof_http_connections_closed_total counter\n"
-			     "gpuprof_http_connections_closed_total{%s,reason=\"timeout\"} %llu\n"
-			     "gpuprof_http_connections_closed_total{%s,reason=\"evicted\"} %llu\n"
-			     "gpuprof_http_connections_closed_total{%s,reason=\"idle\"} %llu\n",
-			     hl, (unsigned long long)hc->client_errors, hl,
-			     (unsigned long long)hc->timed_out, hl, (unsigned long long)hc->evicted,
-			     hl, (unsigned long long)hc->idle);
-	}
-	free(labels);
-	if (o.oom) {
-		free(o.buf);
-		return NULL;
-	}
-	if (len)
-		*len = o.len;
-	return o.buf;
-}
-
-char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len)
-{
-	return render(s, hostname, NULL, len);
 }
 
 /* ---- the textfile writer ---- */
@@ -750,7 +415,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char index[] = "gpuprof top: metrics at /metrics\n";
 	static char unavailable[] = "no sample yet\n";
 	struct gp_prom *p = cls;
-	struct http_counts hc;
+	struct gp_prom_http hc;
 	struct gp_sample *s;
 	char *text;
 	size_t len = 0;
@@ -776,7 +441,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	hc.timed_out = atomic_load(&p->g.timed_out);
 	hc.evicted = atomic_load(&p->g.evicted);
 	hc.idle = atomic_load(&p->g.idle);
-	text = render(s, p->hostname, &hc, &len);
+	text = gp_prom_render_http(s, p->hostname, &hc, &len);
 	free(s);
 	if (!text)
 		return MHD_NO;

@@ -73,11 +73,21 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 /** Serves until a stop condition. @return 0 or -1. */
 int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o);
 void gp_prom_stop(struct gp_prom *p);
+
+/* prom-render.c */
+/** The HTTP endpoint's own counters, in its /metrics only (not the textfile). */
+struct gp_prom_http {
+	uint64_t client_errors, timed_out, evicted, idle;
+};
 /**
  * Renders a sample in the Prometheus text format 0.0.4 into a malloc'd
- * string; @p labels are the launcher labels (rank, local_rank, job) or "".
+ * string (NULL: out of memory), with the launcher's labels (rank,
+ * local_rank, job) from the environment.
  */
 char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len);
+/** gp_prom_render() plus the HTTP endpoint's counters @p hc. */
+char *gp_prom_render_http(const struct gp_sample *s, const char *hostname,
+                          const struct gp_prom_http *hc, size_t *len);
 
 /* top-ui.c: the full-screen monitor. @return 0 or -1. */
 int gp_top_ui(struct gp_sampler *s, const struct gp_top_opts *o);
