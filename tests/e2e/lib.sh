@@ -36,6 +36,19 @@ need_python_binding() {
 	fi
 }
 
+# use_tracer [PROG...]: gpuprof run's tracer of this build, with no GPU: sets B (the build
+# directory), APP (the first PROG, under $B/tests/inject), exports the tracer's path and no NVML,
+# and clears any CUDA or NVTX injection of the caller's; skips (77) when a file is missing
+use_tracer() {
+	B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
+	APP="${1:+$B/tests/inject/$1}"
+	for f in "$B/libgpuprof-inject.so" "${@/#/$B/tests/inject/}"; do
+		[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
+	done
+	export GPUPROF_INJECT_LIBRARY="$B/libgpuprof-inject.so" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
+	unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	if [ -s "$OUT" ]; then

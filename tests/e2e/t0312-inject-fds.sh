@@ -13,13 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 need python3 timeout
 
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-APP="$B/tests/inject/stress_app"
-for f in "$B/libgpuprof-inject.so" "$APP"; do
-	[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
-done
-export GPUPROF_INJECT_LIBRARY="$B/libgpuprof-inject.so" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY
+use_tracer stress_app
 # short flushes: the writer passes many times while the program plays with its descriptors
 export GPUPROF_FLUSH_MS=10
 # in a ThreadSanitizer build (scripts/test.sh): a report fails the program; tsan.supp has the

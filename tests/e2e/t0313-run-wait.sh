@@ -11,13 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need timeout
 
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-APP="$B/tests/inject/annotate_app"
-for f in "$B/libgpuprof-inject.so" "$APP"; do
-	[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
-done
-export GPUPROF_INJECT_LIBRARY="$B/libgpuprof-inject.so" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY
+use_tracer annotate_app
 
 # --- the default: wait for the background program
 NCHECK=$((NCHECK + 1))

@@ -47,13 +47,9 @@ if [ "${GP_SANITIZED:-}" = 1 ]; then
 	exit 0
 fi
 
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-for f in "$B/libgpuprof-inject.so" "$B/libgpuprof.so"; do
-	[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
-done
-export GPUPROF_INJECT_LIBRARY="$B/libgpuprof-inject.so" GPUPROF_LIBRARY="$B/libgpuprof.so"
-export PYTHONPATH="$GP_SRC_DIR/python" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY
+use_tracer
+[ -e "$B/libgpuprof.so" ] || { echo "skip: no $B/libgpuprof.so"; exit 77; }
+export GPUPROF_LIBRARY="$B/libgpuprof.so" PYTHONPATH="$GP_SRC_DIR/python"
 
 cat >"$TMP/epochs.py" <<'PY'
 import json, sys, time, gpuprof

@@ -6,19 +6,12 @@
 # which exec. The program ends with its status and output; the capture holds
 # every range, in pairs, in order, nothing dropped; a forked child records
 # nothing. Run by every build's ctest (the ASan+UBSan one included) and, with a
-# ThreadSanitizer build of the tracer and stress_app, by scripts/test.sh
-# (GP_TSAN_DIR: that build; gpuprof itself may be any build).
+# ThreadSanitizer build of the tracer, stress_app and gpuprof, by scripts/test.sh
+# (GP_BUILD_DIR and GPUPROF: that build).
 . "$(dirname "$0")/lib.sh"
 need python3 timeout
 
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-T="${GP_TSAN_DIR:-$B}"
-APP="$T/tests/inject/stress_app"
-for f in "$T/libgpuprof-inject.so" "$APP"; do
-	[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
-done
-export GPUPROF_INJECT_LIBRARY="$T/libgpuprof-inject.so" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY
+use_tracer stress_app
 # a ThreadSanitizer report fails the program (exit 66); tsan.supp: the races on the
 # tracer's descriptor that stress_app makes on purpose
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$GP_SRC_DIR/tests/inject/tsan.supp ${TSAN_OPTIONS:-}"
