@@ -2,7 +2,8 @@
 /*
  * test_json.c - the JSON tokenizer (util/json-scan.h) and gp_value_parse():
  * valid documents, every error class with its byte offset, the depth cap,
- * UTF-8 and escapes, and truncation inside a streaming window.
+ * UTF-8 and escapes, truncation inside a streaming window, long non-ASCII
+ * and escaped strings cut anywhere, and objects with many keys.
  */
 #include "testutil.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "gpuprof/value.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/json-scan.h"
 
@@ -301,6 +303,204 @@ static void test_write_utf8(void **state)
 	}
 }
 
+/* A piece of a long string: its JSON text and the bytes it decodes to. */
+struct piece {
+	const char *json, *text;
+};
+
+static const struct piece pieces[] = {
+	{ "\xc3\xa9", "\xc3\xa9" },
+	{ "\xe2\x82\xac", "\xe2\x82\xac" },
+	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+	{ "a", "a" },
+	{ "\\u00e9", "\xc3\xa9" },
+	{ "\\ud83d\\ude00", "\xf0\x9f\x98\x80" },
+	{ "\\n", "\n" },
+	{ "\\\"", "\"" },
+	{ "\\u20AC", "\xe2\x82\xac" },
+	{ "\xc3\xa9\xc3\xa9", "\xc3\xa9\xc3\xa9" },
+};
+
+/*
+ * The JSON text (quotes included) of @p n pieces into @p json and their
+ * decoded bytes into @p text: piece i is pieces[(i * step) % npieces], so
+ * step 0 repeats the first piece and others mix them.
+ */
+static void long_string(size_t n, size_t first, size_t step, struct gp_buf *json,
+                        struct gp_buf *text)
+{
+	size_t i;
+
+	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	for (i = 0; i < n; i++) {
+		const struct piece *pc = &pieces[(first + i * step) % GP_ARRAY_SIZE(pieces)];
+
+		assert_int_equal(gp_buf_addstr(json, pc->json), 0);
+		assert_int_equal(gp_buf_addstr(text, pc->text), 0);
+	}
+	assert_int_equal(gp_buf_addch(json, '"'), 0);
+}
+
+/* Every cut near both ends of @p n bytes, every 16381st in between. */
+static size_t next_cut(size_t cut, size_t n)
+{
+	if (cut < 64 || cut + 64 >= n)
+		return cut + 1;
+	return cut + 16381 < n - 64 ? cut + 16381 : n - 64;
+}
+
+/*
+ * Long strings of one repeated non-ASCII character or escape, and of mixed
+ * ones: scanned in one window they give the same raw bytes as through any cut
+ * (GP_ETRUNC at the window's end until the closing quote is in), and parse to
+ * the expected text. A bad byte at the end of a long run is found at its
+ * offset.
+ */
+static void test_long_strings(void **state)
+{
+	static const struct {
+		size_t n, first, step;
+	} cases[] = {
+		{ 300000, 0, 0 }, /* é, 2 bytes each */
+		{ 200000, 4, 0 }, /* \u00e9 */
+		{ 100000, 5, 0 }, /* surrogate pairs */
+		{ 250000, 0, 3 }, /* mixed */
+		{ 250000, 1, 7 }, /* mixed */
+	};
+	size_t c, cut;
+
+	(void)state;
+	for (c = 0; c < GP_ARRAY_SIZE(cases); c++) {
+		struct gp_buf json = GP_BUF_INIT, text = GP_BUF_INIT;
+		struct gp_value *v = NULL;
+		struct gp_str raw;
+		bool esc;
+		size_t off;
+
+		long_string(cases[c].n, cases[c].first, cases[c].step, &json, &text);
+		/* the whole string in one window */
+		{
+			struct gp_jscan s = { .end = json.buf + json.len, .eof = true };
+			const char *p = json.buf;
+
+			assert_int_equal(gp__json_string(&s, &p, &raw, &esc), 0);
+			assert_true(p == json.buf + json.len);
+			assert_true(raw.p == json.buf + 1 && raw.len == json.len - 2);
+			assert_int_equal(esc, strchr(json.buf, '\\') != NULL);
+		}
+		/* cut near both ends, at the refill sizes and through the middle */
+		for (cut = 0; cut < json.len; cut = next_cut(cut, json.len)) {
+			struct gp_jscan s = { .end = json.buf + cut, .eof = false };
+			const char *p = json.buf;
+
+			if (gp__json_string(&s, &p, &raw, &esc) != GP_ETRUNC || s.err_at != s.end)
+				fail_msg("case %zu cut %zu of %zu: not GP_ETRUNC at the end", c,
+				         cut, json.len);
+			assert_true(p == json.buf);
+		}
+		if (gp_value_parse(json.buf, json.len, &v, &off))
+			fail_msg("case %zu: %s", c, gp_last_error());
+		assert_int_equal(gp_value_type(v), GP_VALUE_STRING);
+		assert_int_equal(strlen(gp_value_get_str(v)), text.len);
+		assert_memory_equal(gp_value_get_str(v), text.buf, text.len);
+		gp_value_free(v);
+		/* as an object key too */
+		gp_buf_reset(&text);
+		assert_int_equal(gp_buf_addch(&text, '{'), 0);
+		assert_int_equal(gp_buf_add(&text, json.buf, json.len), 0);
+		assert_int_equal(gp_buf_addstr(&text, ":1}"), 0);
+		assert_int_equal(gp_value_parse(text.buf, text.len, &v, &off), 0);
+		assert_int_equal(gp_value_len(v), 1);
+		gp_value_free(v);
+		/* a bad byte after the long run: found where it is */
+		json.buf[json.len - 1] = '\xff';
+		assert_int_equal(gp_buf_addch(&json, '"'), 0);
+		assert_int_equal(gp_value_parse(json.buf, json.len, &v, &off), GP_EFORMAT);
+		assert_int_equal(off, json.len - 2);
+		assert_null(v);
+		/* and a string that never ends: truncated at the end */
+		json.len -= 2;
+		assert_int_equal(gp_value_parse(json.buf, json.len, &v, &off), GP_ETRUNC);
+		assert_int_equal(off, json.len);
+		gp_buf_release(&json);
+		gp_buf_release(&text);
+	}
+}
+
+/*
+ * An object with many keys (indexed past a few): setting replaces a member of
+ * the same key in place, lookups find every key, the writer sorts them, a
+ * parsed duplicate keeps the first position and the last value, and a clone
+ * is the same.
+ */
+static void test_many_keys(void **state)
+{
+	const size_t n = 20000;
+	struct gp_value *o = gp_value_object(), *c, *back = NULL;
+	struct gp_buf doc = GP_BUF_INIT;
+	char key[32], *a = NULL, *b = NULL;
+	size_t i;
+	int64_t x;
+
+	(void)state;
+	assert_non_null(o);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "k%zu", (i * 7919) % n);
+		assert_int_equal(gp_obj_set_int(o, key, (int64_t)i), 0);
+	}
+	/* every other key again: replaced, not added */
+	for (i = 0; i < n; i += 2) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		assert_int_equal(gp_obj_set_int(o, key, -(int64_t)i), 0);
+	}
+	assert_int_equal(gp_value_len(o), n);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "k%zu", i);
+		assert_true(gp_value_get_int(gp_obj_get(o, key), &x));
+		if (i % 2 == 0)
+			assert_int_equal(x, -(int64_t)i);
+		else
+			assert_int_equal((size_t)x * 7919 % n, i);
+	}
+	assert_null(gp_obj_get(o, "k"));
+	assert_null(gp_obj_get(o, "k20000"));
+	/* insertion order is kept: the first key set is first */
+	assert_string_equal(gp_obj_key_at(o, 0), "k0");
+	snprintf(key, sizeof(key), "k%zu", 7919 % n);
+	assert_string_equal(gp_obj_key_at(o, 1), key);
+	c = gp_value_clone(o);
+	assert_non_null(c);
+	assert_int_equal(gp_value_to_json(o, 0, &a, NULL), 0);
+	assert_int_equal(gp_value_to_json(c, 0, &b, NULL), 0);
+	assert_string_equal(a, b);
+	assert_int_equal(strncmp(a, "{\"k0\":0,\"k1\":", 13), 0);
+	/* parsed back: the same text */
+	assert_int_equal(gp_value_parse(a, strlen(a), &back, NULL), 0);
+	gp_free(b);
+	assert_int_equal(gp_value_to_json(back, 0, &b, NULL), 0);
+	assert_string_equal(a, b);
+	gp_value_free(back);
+	gp_free(a);
+	gp_free(b);
+	gp_value_free(c);
+	gp_value_free(o);
+	/* duplicates in a parsed document: the last value at the first position */
+	assert_int_equal(gp_buf_addch(&doc, '{'), 0);
+	for (i = 0; i < 3 * n; i++)
+		assert_int_equal(gp_buf_addf(&doc, "%s\"d%zu\":%zu", i ? "," : "", i % n, i), 0);
+	assert_int_equal(gp_buf_addch(&doc, '}'), 0);
+	assert_int_equal(gp_value_parse(doc.buf, doc.len, &back, NULL), 0);
+	assert_int_equal(gp_value_len(back), n);
+	for (i = 0; i < n; i += 997) {
+		snprintf(key, sizeof(key), "d%zu", i);
+		assert_string_equal(gp_obj_key_at(back, i), key);
+		assert_true(gp_value_get_int(gp_obj_value_at(back, i), &x));
+		assert_int_equal(x, (int64_t)(2 * n + i));
+	}
+	gp_value_free(back);
+	gp_buf_release(&doc);
+}
+
 /* the writer's text of a double: "%.6f" with trailing zeros removed (%.17g when too long) */
 static void want_fixed6(double d, char *out, size_t cap)
 {
@@ -371,10 +571,11 @@ static void test_doubles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),       cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_errors),      cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_scan_window), cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_doubles),     cmocka_unit_test(test_write_utf8),
+		cmocka_unit_test(test_valid),        cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_errors),       cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_scan_window),  cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_doubles),      cmocka_unit_test(test_write_utf8),
+		cmocka_unit_test(test_long_strings), cmocka_unit_test(test_many_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

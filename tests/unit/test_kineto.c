@@ -3,7 +3,10 @@
  * test_kineto.c - the Kineto reader on small hand-written traces
  * (tests/data/kineto/): both schemas, a bare array, baseTimeNanoseconds after
  * traceEvents, gzip (one and several members), errors with their offsets,
- * salvage, every window size, and allocation torture.
+ * salvage, every window size, and allocation torture. Long non-ASCII and
+ * escaped strings (names, keys, args, metadata) read the same in place,
+ * through small windows and through gzip cut anywhere (stored blocks, members
+ * and read chunks ending inside a character), from memory and from a file.
  */
 #include "testutil.h"
 
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuprof/trace.h"
 #include "trace/input.h"
@@ -759,6 +763,321 @@ static void test_fast_numbers(void **state)
 	}
 }
 
+/* ---- long strings ---- */
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+	static uint32_t tab[256];
+	uint32_t c = 0xffffffffu;
+	size_t i;
+
+	if (!tab[1]) {
+		for (i = 0; i < 256; i++) {
+			uint32_t x = (uint32_t)i;
+
+			for (int k = 0; k < 8; k++)
+				x = x & 1 ? 0xedb88320u ^ (x >> 1) : x >> 1;
+			tab[i] = x;
+		}
+	}
+	for (i = 0; i < n; i++)
+		c = tab[(c ^ p[i]) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+static void put_le(struct gp_buf *b, uint32_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		assert_int_equal(gp_buf_addch(b, (char)(v >> (8 * i))), 0);
+}
+
+/* One gzip member of @p p[0..n) in stored (uncompressed) deflate blocks of @p block bytes. */
+static void gz_member(struct gp_buf *b, const char *p, size_t n, size_t block)
+{
+	static const char hdr[10] = { 0x1f, (char)0x8b, 8, 0, 0, 0, 0, 0, 0, (char)0xff };
+	size_t off = 0;
+
+	assert_int_equal(gp_buf_add(b, hdr, sizeof(hdr)), 0);
+	do {
+		size_t k = n - off < block ? n - off : block;
+
+		put_le(b, off + k == n ? 1 : 0, 1); /* BFINAL, BTYPE 00 (stored) */
+		put_le(b, (uint32_t)k, 2);
+		put_le(b, (uint32_t)k ^ 0xffffu, 2);
+		assert_int_equal(gp_buf_add(b, p + off, k), 0);
+		off += k;
+	} while (off < n);
+	put_le(b, crc32_of((const unsigned char *)p, n), 4);
+	put_le(b, (uint32_t)n, 4);
+}
+
+/*
+ * gzip of @p p[0..n) in stored blocks of @p block bytes, with a new member
+ * at each of @p cuts (ascending; one not past the previous is ignored), so
+ * that blocks, members and the reader's chunks end where the caller wants
+ * them: inside a character, an escape, a key.
+ */
+static void gz_stored(struct gp_buf *b, const char *p, size_t n, size_t block, const size_t *cuts,
+                      size_t ncuts)
+{
+	size_t from = 0, i;
+
+	for (i = 0; i <= ncuts; i++) {
+		size_t to = i < ncuts && cuts[i] < n ? cuts[i] : n;
+
+		if (to <= from && i < ncuts)
+			continue;
+		gz_member(b, p + from, to - from, block);
+		from = to;
+	}
+}
+
+/* Writes @p b to a new temporary file named into @p path (room for 64 bytes). */
+static void tmp_file(const struct gp_buf *b, char *path)
+{
+	int fd;
+
+	snprintf(path, 64, "/tmp/gp-test-kineto.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b->buf, b->len), (ssize_t)b->len);
+	close(fd);
+}
+
+/* A piece of a long string: its JSON text and the bytes it decodes to. */
+struct piece {
+	const char *json, *text;
+};
+
+static const struct piece pieces[] = {
+	{ "\xc3\xa9", "\xc3\xa9" },
+	{ "\\u00e9", "\xc3\xa9" },
+	{ "\xe2\x82\xac", "\xe2\x82\xac" },
+	{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+	{ "\\ud83d\\ude00", "\xf0\x9f\x98\x80" },
+	{ "a", "a" },
+	{ "\\n", "\n" },
+};
+
+/* @p n pieces, piece i = pieces[(first + i * step) % 7]: JSON text (quoted) and bytes */
+static void long_string(size_t n, size_t first, size_t step, struct gp_buf *json,
+                        struct gp_buf *text)
+{
+	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct piece *pc = &pieces[(first + i * step) % GP_ARRAY_SIZE(pieces)];
+
+		assert_int_equal(gp_buf_addstr(json, pc->json), 0);
+		assert_int_equal(gp_buf_addstr(text, pc->text), 0);
+	}
+	assert_int_equal(gp_buf_addch(json, '"'), 0);
+}
+
+/*
+ * A trace with the long string @p s (JSON text) as an event name and, when
+ * @p all, also as a top-level member, a skipped argument, a skipped key and
+ * a thread name. @p pad spaces go first, so that over pads 0..3 every
+ * boundary falls at each byte of a character in turn.
+ */
+static void long_doc(struct gp_buf *d, const struct gp_buf *s, bool all, size_t pad)
+{
+	const char *o = all ? s->buf : "\"x\"";
+	size_t on = all ? s->len : 3;
+
+	for (size_t i = 0; i < pad; i++)
+		assert_int_equal(gp_buf_addch(d, ' '), 0);
+	assert_int_equal(gp_buf_addstr(d, "{\"meta\": "), 0);
+	assert_int_equal(gp_buf_add(d, o, on), 0);
+	assert_int_equal(gp_buf_addstr(d, ", \"traceEvents\": [\n {\"ph\": \"X\", \"cat\": "
+	                                  "\"kernel\", \"name\": "),
+	                 0);
+	assert_int_equal(gp_buf_add(d, s->buf, s->len), 0);
+	assert_int_equal(gp_buf_addstr(d, ", \"pid\": 1, \"tid\": 7, \"ts\": 1, \"dur\": 2, "
+	                                  "\"args\": {\"Call stack\": "),
+	                 0);
+	assert_int_equal(gp_buf_add(d, o, on), 0);
+	assert_int_equal(gp_buf_addstr(d, ", "), 0);
+	assert_int_equal(gp_buf_add(d, o, on), 0);
+	assert_int_equal(gp_buf_addstr(d, ": [1, \"2\"], \"device\": 0, \"correlation\": 5}},\n"
+	                                  " {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, "
+	                                  "\"tid\": 1, \"args\": {\"name\": "),
+	                 0);
+	assert_int_equal(gp_buf_add(d, o, on), 0);
+	assert_int_equal(
+	    gp_buf_addstr(d, "}},\n {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+	                     "\"k2\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 4}\n]}"),
+	    0);
+}
+
+/* The trace holds the decoded @p text where long_doc() put the string. */
+static void check_long(const char *how, const struct gp_trace *t, const struct gp_buf *text,
+                       bool all)
+{
+	const char *x = all ? text->buf : "x", *meta;
+	size_t xn = all ? text->len : 1, i;
+	const struct gp_track *tr = NULL;
+
+	if (t->ev.n != 2 || t->events_read != 3)
+		fail_msg("%s: %zu events of %zu", how, (size_t)t->ev.n, (size_t)t->events_read);
+	if (gp_strtab_strlen(&t->strs, t->ev.name[0]) != text->len ||
+	    memcmp(gp__ev_name(t, 0), text->buf, text->len) != 0)
+		fail_msg("%s: the name differs", how);
+	assert_string_equal(gp__ev_name(t, 1), "k2");
+	assert_int_equal(t->ev.corr[0], 5);
+	assert_int_equal(t->ev.ts[1], 3000);
+	meta = gp_value_get_str(gp_obj_get(t->meta, "meta"));
+	assert_non_null(meta);
+	assert_int_equal(strlen(meta), xn);
+	assert_memory_equal(meta, x, xn);
+	for (i = 0; i < t->ntracks; i++)
+		if (t->tracks[i].pid == 1 && t->tracks[i].tid == 1)
+			tr = &t->tracks[i];
+	assert_non_null(tr);
+	assert_int_equal(gp_strtab_strlen(&t->strs, tr->name), xn);
+	assert_memory_equal(gp_strtab_get(&t->strs, tr->name), x, xn);
+}
+
+/* @p d read in place, through small windows, as gzip cut at @p cuts from memory and a file */
+static void read_all_ways(const struct gp_buf *d, const struct gp_buf *text, bool all,
+                          const size_t *cuts, size_t ncuts)
+{
+	static const size_t wins[] = { 1000, 65536 };
+	struct gp_buf gz = GP_BUF_INIT;
+	struct gp_trace *t;
+	char path[64], how[64];
+	size_t w;
+
+	assert_int_equal(open_mem(d->buf, d->len, false, &t), 0);
+	check_long("in place", t, text, all);
+	gp_trace_free(t);
+	for (w = 0; w < GP_ARRAY_SIZE(wins); w++) {
+		gp__kineto_test_window = wins[w];
+		if (open_mem(d->buf, d->len, false, &t))
+			fail_msg("window %zu: %s", wins[w], gp_last_error());
+		gp__kineto_test_window = 0;
+		snprintf(how, sizeof(how), "window %zu", wins[w]);
+		check_long(how, t, text, all);
+		gp_trace_free(t);
+	}
+	/* blocks of an odd size, so that they end inside characters too */
+	gz_stored(&gz, d->buf, d->len, 65521, cuts, ncuts);
+	if (open_mem(gz.buf, gz.len, false, &t))
+		fail_msg("gzip: %s", gp_last_error());
+	check_long("gzip", t, text, all);
+	gp_trace_free(t);
+	tmp_file(&gz, path);
+	if (gp_trace_open(path, NULL, &t))
+		fail_msg("gzip file: %s", gp_last_error());
+	check_long("gzip file", t, text, all);
+	gp_trace_free(t);
+	unlink(path);
+	gp_buf_release(&gz);
+}
+
+/*
+ * Long strings of one repeated non-ASCII character or escape, and mixed
+ * ones, longer than a refill (256 KiB): everything reads the same however
+ * the input is cut. The first case is longer than the initial 8 MiB window.
+ */
+static void test_long_strings(void **state)
+{
+	static const struct {
+		size_t n, first, step;
+		bool all;
+	} cases[] = {
+		{ 4500000, 0, 0, false }, /* é, 9 MB: the window grows past 8 MiB */
+		{ 300000, 0, 0, true },   /* é */
+		{ 100000, 1, 0, true },   /* \u00e9 */
+		{ 60000, 4, 0, true },    /* \ud83d\ude00 */
+		{ 200000, 0, 3, true },   /* mixed */
+	};
+	size_t c, pad;
+
+	(void)state;
+	for (c = 0; c < GP_ARRAY_SIZE(cases); c++) {
+		struct gp_buf s = GP_BUF_INIT, text = GP_BUF_INIT;
+
+		long_string(cases[c].n, cases[c].first, cases[c].step, &s, &text);
+		for (pad = 0; pad < (c ? 4 : 1); pad++) {
+			struct gp_buf d = GP_BUF_INIT;
+			size_t cuts[6];
+			const char *name;
+
+			long_doc(&d, &s, cases[c].all, pad);
+			name = strstr(d.buf, "\"name\": \"") + 9;
+			/*
+			 * New gzip members inside the name (mid-character for
+			 * pads 1-3), at the reads' 256 KiB and just after.
+			 */
+			cuts[0] = (size_t)(name - d.buf) + 1;
+			cuts[1] = cuts[0] + 4099;
+			cuts[2] = (256u << 10) - 1;
+			cuts[3] = (256u << 10) + 1;
+			cuts[4] = d.len / 2 + pad;
+			cuts[5] = d.len - 3;
+			for (size_t i = 1; i < GP_ARRAY_SIZE(cuts); i++)
+				for (size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+					size_t x = cuts[j];
+
+					cuts[j] = cuts[j - 1];
+					cuts[j - 1] = x;
+				}
+			read_all_ways(&d, &text, cases[c].all, cuts, GP_ARRAY_SIZE(cuts));
+			gp_buf_release(&d);
+		}
+		gp_buf_release(&s);
+		gp_buf_release(&text);
+	}
+}
+
+/*
+ * A bad byte or the end of the input deep in a long string: the same error
+ * at the same offset in place, through a small window and through gzip.
+ */
+static void test_long_string_errors(void **state)
+{
+	struct gp_buf s = GP_BUF_INIT, text = GP_BUF_INIT, d = GP_BUF_INIT, gz = GP_BUF_INIT;
+	struct gp_trace *t = NULL;
+	char want[128], *bad;
+	size_t at;
+
+	(void)state;
+	long_string(400000, 0, 3, &s, &text);
+	long_doc(&d, &s, true, 1);
+	/* a bad byte for the closing quote of the event name */
+	bad = strstr(d.buf, "\"name\": \"") + 9 + s.len - 2;
+	*bad = '\xff';
+	at = (size_t)(bad - d.buf);
+	snprintf(want, sizeof(want), "mem: byte %zu", at);
+	assert_int_equal(open_mem(d.buf, d.len, false, &t), GP_EFORMAT);
+	if (!strstr(gp_last_error(), want) || !strstr(gp_last_error(), "invalid UTF-8 in string"))
+		fail_msg("%s; want %s", gp_last_error(), want);
+	gp__kineto_test_window = 4096;
+	assert_int_equal(open_mem(d.buf, d.len, false, &t), GP_EFORMAT);
+	gp__kineto_test_window = 0;
+	assert_non_null(strstr(gp_last_error(), want));
+	gz_stored(&gz, d.buf, d.len, 65535, &at, 1);
+	assert_int_equal(open_mem(gz.buf, gz.len, false, &t), GP_EFORMAT);
+	assert_non_null(strstr(gp_last_error(), want));
+	assert_non_null(strstr(gp_last_error(), "(uncompressed): invalid UTF-8 in string"));
+	assert_null(t);
+	/* the input ends inside the long string */
+	gp_buf_reset(&gz);
+	d.len = at;
+	snprintf(want, sizeof(want), "mem: byte %zu", at);
+	assert_int_equal(open_mem(d.buf, d.len, false, &t), GP_ETRUNC);
+	assert_non_null(strstr(gp_last_error(), want));
+	gz_stored(&gz, d.buf, d.len, 65535, NULL, 0);
+	assert_int_equal(open_mem(gz.buf, gz.len, false, &t), GP_ETRUNC);
+	assert_non_null(strstr(gp_last_error(), want));
+	assert_non_null(strstr(gp_last_error(), "unexpected end of input"));
+	assert_null(t);
+	gp_buf_release(&s);
+	gp_buf_release(&text);
+	gp_buf_release(&d);
+	gp_buf_release(&gz);
+}
+
 static void torture(const char *name, const char *mem, size_t n, size_t win, bool salvage)
 {
 	long k;
@@ -811,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_errors),       cmocka_unit_test(test_depth_bomb),
 		cmocka_unit_test(test_windows),      cmocka_unit_test(test_alloc_torture),
 		cmocka_unit_test(test_fast_numbers), cmocka_unit_test(test_key_memo),
+		cmocka_unit_test(test_long_strings), cmocka_unit_test(test_long_string_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -106,6 +106,7 @@ static int file_read(struct reader *r, char *buf, size_t n, size_t *got)
 static int refill(struct reader *r)
 {
 	size_t keep = r->len - r->pos, got = 0, want;
+	bool big;
 	int rc;
 
 	if (r->pos) {
@@ -135,28 +136,37 @@ static int refill(struct reader *r)
 		r->cap = ncap;
 	}
 	r->win = r->buf;
-	if (r->cancel && atomic_load_explicit(r->cancel, memory_order_relaxed))
-		return gp__error(GP_EIO, "read cancelled");
 	/*
 	 * Read a little at a time: the parser then finds the bytes still in
-	 * cache, and the unit moved to the front is short.
+	 * cache, and the unit moved to the front is short. But the unit is
+	 * parsed again from its start after every refill, so a unit already
+	 * larger than one read (a 100 MB string) gets at least as many bytes
+	 * again as it holds, read until they are there: the bytes parsed over
+	 * all its retries then stay below twice its size, where fixed reads
+	 * made them grow with its square (size^2 / 512 KiB).
 	 */
-	want = r->cap - r->len;
-	if (want > GP_KINETO_READ)
-		want = GP_KINETO_READ;
-	rc = r->use_fd ? file_read(r, r->buf + r->len, want, &got)
-	               : gp__input_read(r->in, r->buf + r->len, want, &got);
-	if (rc) {
-		gp__error_prefix("%s: byte %llu%s", r->name,
-		                 (unsigned long long)(r->base_off + r->len),
-		                 r->gzip ? " (uncompressed)" : "");
-		return rc;
-	}
-	if (!r->use_fd)
-		r->gzip = gp__input_is_gzip(r->in);
-	if (got == 0)
-		r->eof = true;
-	r->len += got;
+	big = r->len > GP_KINETO_READ;
+	want = big ? r->len : GP_KINETO_READ;
+	if (want > r->cap - r->len)
+		want = r->cap - r->len;
+	do {
+		if (r->cancel && atomic_load_explicit(r->cancel, memory_order_relaxed))
+			return gp__error(GP_EIO, "read cancelled");
+		rc = r->use_fd ? file_read(r, r->buf + r->len, want, &got)
+		               : gp__input_read(r->in, r->buf + r->len, want, &got);
+		if (rc) {
+			gp__error_prefix("%s: byte %llu%s", r->name,
+			                 (unsigned long long)(r->base_off + r->len),
+			                 r->gzip ? " (uncompressed)" : "");
+			return rc;
+		}
+		if (!r->use_fd)
+			r->gzip = gp__input_is_gzip(r->in);
+		if (got == 0)
+			r->eof = true;
+		r->len += got;
+		want -= got;
+	} while (big && want && got);
 	r->t->bytes_read = r->base_off + r->len;
 	if (r->par)
 		atomic_store_explicit(&r->par->a_pos, r->t->bytes_read, memory_order_relaxed);

@@ -243,24 +243,33 @@ int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, boo
 			*pp = p + 1;
 			return 0;
 		}
-		if (c == '\\') {
-			int k = scan_escape(s, p, end);
+		/*
+		 * A run of escapes or of non-ASCII characters (a name in
+		 * another script, "\u00e9\u00e9...") stays in this loop: going
+		 * back to the vector loop would cost a load and a mask for
+		 * every character.
+		 */
+		do {
+			int k;
 
-			if (k < 0)
-				return k;
-			has_esc = true;
+			if (c == '\\') {
+				k = scan_escape(s, p, end);
+				if (k < 0)
+					return k;
+				has_esc = true;
+			} else if (c < 0x20) {
+				return gp__json_fail(s, p, GP_EFORMAT,
+				                     "control character in string");
+			} else {
+				k = utf8_seq((const unsigned char *)p, (const unsigned char *)end);
+				if (k == 0)
+					return gp__json_fail(s, p, GP_EFORMAT,
+					                     "invalid UTF-8 in string");
+				if (k < 0)
+					return trunc_at(s, end);
+			}
 			p += k;
-		} else if (c < 0x20) {
-			return gp__json_fail(s, p, GP_EFORMAT, "control character in string");
-		} else {
-			int k = utf8_seq((const unsigned char *)p, (const unsigned char *)end);
-
-			if (k == 0)
-				return gp__json_fail(s, p, GP_EFORMAT, "invalid UTF-8 in string");
-			if (k < 0)
-				return trunc_at(s, end);
-			p += k;
-		}
+		} while (p < end && ((c = (unsigned char)*p) == '\\' || c >= 0x80));
 	}
 }
 

@@ -3,7 +3,11 @@
  * value.c - the gp_value document tree and its JSON writer (value.h).
  *
  * Objects keep insertion order in memory and are written with keys sorted, so
- * output never depends on the order analyses filled them in.
+ * output never depends on the order analyses filled them in. An object of
+ * more than GP_OBJ_SCAN members also keeps a hash index of its keys, so that
+ * setting (which replaces a member of the same key) and looking up stay
+ * constant-time: a parsed document with 200,000 keys in one object took
+ * minutes when each new key was compared with all the others.
  */
 #include "gpuprof/value.h"
 
@@ -16,11 +20,23 @@
 #include "buf.h"
 #include "error.h"
 #include "json-scan.h"
+#include "strtab.h"
 #include "value-int.h"
+
+#define GP_OBJ_SCAN 16         /* objects up to this many members are searched in order */
+#define GP_OBJ_MAX  (1u << 30) /* members of one object at most (n, cap and the index are 32-bit)  \
+	                        */
 
 struct gp_member {
 	char *key;
 	struct gp_value *v;
+};
+
+/* An object's key index: open addressing, member position + 1 (0 empty), nslot a power of two
+ * at least twice the members */
+struct obj_index {
+	size_t nslot;
+	uint32_t slot[];
 };
 
 struct gp_value {
@@ -37,9 +53,11 @@ struct gp_value {
 			struct gp_value **items;
 			size_t n, cap;
 		} a;
+		/* no wider than the array's: every node of a report has this size */
 		struct {
 			struct gp_member *m;
-			size_t n, cap;
+			uint32_t n, cap;
+			struct obj_index *idx; /* NULL while n <= GP_OBJ_SCAN */
 		} o;
 	} u;
 };
@@ -139,6 +157,7 @@ GP_API void gp_value_free(struct gp_value *v)
 			gp_value_free(v->u.o.m[i].v);
 		}
 		gp__free(v->u.o.m);
+		gp__free(v->u.o.idx);
 		break;
 	default:
 		break;
@@ -186,6 +205,62 @@ GP_API struct gp_value *gp_value_clone(const struct gp_value *v)
 	return NULL;
 }
 
+static size_t key_hash(const char *key)
+{
+	return (size_t)gp_hash_bytes(key, strlen(key));
+}
+
+/* The slot of @p key in the index of @p obj: the member's, or the empty one where it goes. */
+static size_t idx_slot(const struct gp_value *obj, const char *key)
+{
+	size_t mask = obj->u.o.idx->nslot - 1, j = key_hash(key) & mask;
+	uint32_t m;
+
+	while ((m = obj->u.o.idx->slot[j]) && strcmp(obj->u.o.m[m - 1].key, key) != 0)
+		j = (j + 1) & mask;
+	return j;
+}
+
+/* The position of member @p key of @p obj, or SIZE_MAX. */
+static size_t obj_find(const struct gp_value *obj, const char *key)
+{
+	size_t i;
+
+	if (obj->u.o.idx) {
+		uint32_t m = obj->u.o.idx->slot[idx_slot(obj, key)];
+
+		return m ? m - 1 : SIZE_MAX;
+	}
+	for (i = 0; i < obj->u.o.n; i++)
+		if (strcmp(obj->u.o.m[i].key, key) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * Makes sure the index of @p obj has room for @p n members (none is needed
+ * up to GP_OBJ_SCAN), rebuilding it from the members when it grows.
+ */
+static int idx_reserve(struct gp_value *obj, size_t n)
+{
+	size_t nslot = obj->u.o.idx ? obj->u.o.idx->nslot : 64, i;
+	struct obj_index *idx;
+
+	if (n <= GP_OBJ_SCAN || (obj->u.o.idx && n * 2 <= obj->u.o.idx->nslot))
+		return 0;
+	while (nslot < n * 2)
+		nslot *= 2;
+	idx = gp__calloc(1, sizeof(*idx) + nslot * sizeof(idx->slot[0]));
+	if (!idx)
+		return gp__error(GP_ENOMEM, "out of memory indexing an object");
+	idx->nslot = nslot;
+	gp__free(obj->u.o.idx);
+	obj->u.o.idx = idx;
+	for (i = 0; i < obj->u.o.n; i++)
+		idx->slot[idx_slot(obj, obj->u.o.m[i].key)] = (uint32_t)(i + 1);
+	return 0;
+}
+
 GP_API int gp_arr_push(struct gp_value *arr, struct gp_value *item)
 {
 	int rc;
@@ -207,7 +282,7 @@ GP_API int gp_arr_push(struct gp_value *arr, struct gp_value *item)
 
 GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 {
-	size_t i;
+	size_t i, cap;
 	char *k;
 	int rc;
 
@@ -217,27 +292,31 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 		gp_value_free(v);
 		return gp__error(GP_EINVAL, "not an object");
 	}
-	for (i = 0; i < obj->u.o.n; i++) {
-		if (strcmp(obj->u.o.m[i].key, key) == 0) {
-			gp_value_free(obj->u.o.m[i].v);
-			obj->u.o.m[i].v = v;
-			return 0;
-		}
+	if ((i = obj_find(obj, key)) != SIZE_MAX) {
+		gp_value_free(obj->u.o.m[i].v);
+		obj->u.o.m[i].v = v;
+		return 0;
 	}
 	k = gp__strdup(key);
 	if (!k) {
 		gp_value_free(v);
 		return gp__error(GP_ENOMEM, "out of memory building a report");
 	}
-	if ((rc = gp__grow((void **)&obj->u.o.m, &obj->u.o.cap, obj->u.o.n + 1,
-	                   sizeof(*obj->u.o.m)))) {
+	cap = obj->u.o.cap;
+	if ((rc = obj->u.o.n >= GP_OBJ_MAX ? gp__error(GP_ELIMIT, "too many members in one object")
+	                                   : 0) ||
+	    (rc = gp__grow((void **)&obj->u.o.m, &cap, obj->u.o.n + 1, sizeof(*obj->u.o.m))) ||
+	    (rc = idx_reserve(obj, obj->u.o.n + 1))) {
 		gp__free(k);
 		gp_value_free(v);
 		return rc;
 	}
+	obj->u.o.cap = (uint32_t)cap; /* <= 2 * GP_OBJ_MAX */
 	obj->u.o.m[obj->u.o.n].key = k;
 	obj->u.o.m[obj->u.o.n].v = v;
 	obj->u.o.n++;
+	if (obj->u.o.idx)
+		obj->u.o.idx->slot[idx_slot(obj, k)] = obj->u.o.n;
 	return 0;
 }
 
@@ -295,11 +374,8 @@ GP_API const struct gp_value *gp_obj_get(const struct gp_value *obj, const char 
 
 	if (!obj || obj->type != GP_VALUE_OBJECT || !key)
 		return NULL;
-	for (i = 0; i < obj->u.o.n; i++) {
-		if (strcmp(obj->u.o.m[i].key, key) == 0)
-			return obj->u.o.m[i].v;
-	}
-	return NULL;
+	i = obj_find(obj, key);
+	return i != SIZE_MAX ? obj->u.o.m[i].v : NULL;
 }
 
 GP_API const char *gp_obj_key_at(const struct gp_value *obj, size_t i)
