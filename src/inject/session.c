@@ -1087,7 +1087,7 @@ bool gp_inj_session(void)
 	if (gp_inj_forked())
 		return false;
 	pthread_once(&g_once, session_open);
-	return g_on && !gp_inj_forked() && !atomic_load(&g_stopping);
+	return g_on && !gp_inj_forked() && !atomic_load(&g_stopping) && !atomic_load(&g_fd_dead);
 }
 
 /* ---- the CUDA entry point ---- */
