@@ -40,7 +40,7 @@ if [ "${SKIP_TSAN:-0}" != 1 ]; then
 		-DGP_WERROR=ON -DGP_SANITIZE=thread -DGP_BUILD_BENCH=OFF >/dev/null
 	cmake --build build-tsan -j"$jobs" --target gpuprof gpuprof_inject stress_app >/dev/null
 	for t in t0312-inject-fds t0317-inject-stress; do
-		GP_SANITIZED=1 GP_BUILD_DIR="$top/build-tsan" GPUPROF="$top/build-tsan/gpuprof" \
+		GP_SANITIZED=1 GP_TSAN=1 GP_BUILD_DIR="$top/build-tsan" GPUPROF="$top/build-tsan/gpuprof" \
 			bash "tests/e2e/$t.sh" | tail -n 2
 	done
 fi

@@ -318,8 +318,10 @@ static void record_end(struct gp_run *r, const struct gp_run_child *c)
 	r->end_real_ns = clock_ns(CLOCK_REALTIME) - (now - r->end_mono_ns);
 	r->procs = c->procs;
 	r->nprocs = c->nprocs;
+	r->procs_more = c->procs_more;
 	r->left = c->left;
 	r->nleft = c->nleft;
+	r->wait_interrupted = c->interrupted;
 	if (c->exec_errno) {
 		r->state = "exec_failed";
 		r->exec_errno = c->exec_errno;
@@ -335,7 +337,8 @@ static void record_end(struct gp_run *r, const struct gp_run_child *c)
 	}
 }
 
-/* --wait primary: which processes of CMD were left running, said exactly (run.json too) */
+/* --wait primary or Ctrl-C: which processes of CMD were left running, said exactly (and in
+ * run.json) */
 static void note_left(const struct gp_run *r)
 {
 	size_t i, traced = 0;
@@ -344,8 +347,8 @@ static void note_left(const struct gp_run *r)
 		return;
 	for (i = 0; i < r->nleft; i++)
 		traced += r->left[i].tracer;
-	fprintf(stderr,
-	        "gpuprof run: --wait primary: not waiting for %zu process%s CMD started:", r->nleft,
+	fprintf(stderr, "gpuprof run: %s: not waiting for %zu process%s CMD started:",
+	        r->wait_interrupted ? "interrupted (SIGINT)" : "--wait primary", r->nleft,
 	        r->nleft == 1 ? "" : "es");
 	for (i = 0; i < r->nleft; i++)
 		fprintf(stderr, "%s pid %d (%s%s)", i ? "," : "", (int)r->left[i].pid,
@@ -500,7 +503,8 @@ int cmd_run(int argc, const char **argv)
 		if (c.exec_errno)
 			error("cannot run '%s': %s", r.argv[0], strerror(c.exec_errno));
 		rc = c.exec_errno == ENOENT ? 127 : 126;
-	} else if (gp_run_child_wait(&c, tty ? status_tick : NULL, &st, tty ? 1000 : 0)) {
+	} else if (gp_run_child_wait(&c, tty ? status_tick : NULL, &st, tty ? 1000 : 0) &&
+	           !c.reaped) {
 		/* cannot wait (should not happen): stop CMD rather than leave it behind */
 		kill(c.pid, SIGKILL);
 		gp_run_child_abort(&c);

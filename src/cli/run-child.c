@@ -649,6 +649,10 @@ static void list_left(struct gp_run_child *c)
 
 static void reaped_other(struct gp_run_child *c, pid_t pid, int st)
 {
+	if (c->nprocs >= GP_RUN_MAX_PROCS) {
+		c->procs_more++; /* a fork bomb's orphans: counted, not listed */
+		return;
+	}
 	if (c->nprocs == c->procs_cap) {
 		size_t cap = c->procs_cap ? 2 * c->procs_cap : 16;
 		struct gp_run_proc *p = realloc(c->procs, cap * sizeof(*p));
@@ -662,6 +666,31 @@ static void reaped_other(struct gp_run_child *c, pid_t pid, int st)
 	c->procs[c->nprocs].status = st;
 	c->procs[c->nprocs].end_mono_ns = mono_ns();
 	c->nprocs++;
+}
+
+/*
+ * CMD has ended and gpuprof waits for the processes it left: SIGINT (Ctrl-C),
+ * ignored while CMD ran (the terminal sends it to CMD), now reaches gpuprof
+ * through the signalfd, so that a user can stop waiting for them (the
+ * processes a shell starts with '&' ignore it, and may run for ever).
+ */
+static void take_interrupt(struct gp_run_child *c)
+{
+	struct sigaction dfl;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGINT, &dfl, NULL); /* blocked: it stays pending for the signalfd */
+	sigaddset(&set, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	signalfd(c->sig_fd, &set, 0);
 }
 
 /*
@@ -727,6 +756,7 @@ int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg
 		}
 		if (c->reaped && !noted) {
 			note_waiting(c);
+			take_interrupt(c);
 			noted = true;
 		}
 		if (tick_ms > 0) {
@@ -748,6 +778,13 @@ int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg
 			continue;
 		while (read(c->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			/* SIGCHLD only wakes us: reap_ended above says who ended */
+			if (si.ssi_signo == SIGINT && c->reaped) {
+				/* Ctrl-C while waiting for CMD's leftovers: stop waiting for them
+				 */
+				list_left(c);
+				c->interrupted = true;
+				return 0;
+			}
 			if (si.ssi_signo != SIGCHLD)
 				forward(c, (int)si.ssi_signo);
 		}

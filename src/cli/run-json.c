@@ -130,7 +130,8 @@ static int processes(const struct gp_run *r, struct gp_value *v)
 	struct gp_value *a, *o;
 	size_t i;
 
-	if (!(a = gp_value_array()) || gp_obj_set(v, "processes", a))
+	if (!(a = gp_value_array()) || gp_obj_set(v, "processes", a) ||
+	    gp_obj_set_int(v, "processes_more", (int64_t)r->procs_more))
 		return -1;
 	for (i = 0; i < r->nprocs; i++) {
 		if (!(o = gp_value_object()) || gp_arr_push(a, o) ||
@@ -139,7 +140,8 @@ static int processes(const struct gp_run *r, struct gp_value *v)
 		    set_status(o, r->procs[i].status))
 			return -1;
 	}
-	if (!(a = gp_value_array()) || gp_obj_set(v, "not_waited", a))
+	if (gp_obj_set_bool(v, "wait_interrupted", r->wait_interrupted) ||
+	    !(a = gp_value_array()) || gp_obj_set(v, "not_waited", a))
 		return -1;
 	for (i = 0; i < r->nleft; i++) {
 		if (!(o = gp_value_object()) || gp_arr_push(a, o) ||
@@ -335,7 +337,9 @@ int gp_run_json_write(const struct gp_run *r)
 		 * into the room the first one reserved. If even it does not fit,
 		 * "unknown", with why, rather than "running" for ever.
 		 */
-		if (write_in_place(path, text, len) == 0) {
+		/* the document alone (its reserve is for a next version the disk has no room for)
+		 */
+		if (write_in_place(path, text, reserve ? len - RESERVE_BYTES : len) == 0) {
 			fprintf(stderr,
 			        "gpuprof run: run.json written in place instead, into the room "
 			        "its first version kept\n");

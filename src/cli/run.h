@@ -113,6 +113,8 @@ struct gp_run_injector {
 	bool cuda, nvtx; /* the injections set up */
 };
 
+#define GP_RUN_MAX_PROCS 1024 /* the other processes of CMD listed in run.json */
+
 /** Another process of CMD that gpuprof reaped (an orphan of CMD: gpuprof is their subreaper). */
 struct gp_run_proc {
 	pid_t pid;
@@ -138,15 +140,18 @@ struct gp_run_child {
 	bool signals_set;
 	int status; /* waitpid status once reaped */
 	bool reaped;
-	int64_t end_mono_ns;       /* when CMD was reaped */
-	bool wait_all;             /* also wait for every other process of CMD (--wait all) */
-	bool quiet;                /* no note on standard error about the processes waited for */
-	const char *inj_path;      /* the tracer, to tell which processes loaded it (may be NULL) */
-	struct gp_run_proc *procs; /* the others reaped, in order (malloc'd) */
+	int64_t end_mono_ns;  /* when CMD was reaped */
+	bool wait_all;        /* also wait for every other process of CMD (--wait all) */
+	bool quiet;           /* no note on standard error about the processes waited for */
+	const char *inj_path; /* the tracer, to tell which processes loaded it (may be NULL) */
+	struct gp_run_proc
+	    *procs; /* the others reaped, in order (malloc'd), GP_RUN_MAX_PROCS at most */
 	size_t nprocs, procs_cap;
+	uint64_t procs_more;      /* reaped past GP_RUN_MAX_PROCS */
 	struct gp_run_left *left; /* not waited for (malloc'd) */
 	size_t nleft;
-	int exec_errno;                                   /* 0, or why exec failed */
+	bool interrupted; /* SIGINT stopped the wait for the others: c->left lists them */
+	int exec_errno;   /* 0, or why exec failed */
 	char *const *argv, *const *envp, *const *sh_argv; /* borrowed */
 	const char *path;
 };
@@ -269,8 +274,10 @@ struct gp_run {
 	/* CMD's other processes (borrowed from struct gp_run_child): reaped, not waited for */
 	const struct gp_run_proc *procs;
 	size_t nprocs;
+	uint64_t procs_more;
 	const struct gp_run_left *left;
 	size_t nleft;
+	bool wait_interrupted; /* SIGINT stopped the wait for them */
 };
 
 /**

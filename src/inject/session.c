@@ -46,6 +46,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,6 +64,22 @@
 #define MAX_MB_DEFAULT   256
 #define SIGNAL_WAIT_MS   2000
 #define KICK_BYTES       (4u << 20) /* this much waiting: a pass now, not at the next tick */
+
+/*
+ * ThreadSanitizer models descriptors per process: one the writer opens in a
+ * table of its own looks to it like a number nobody created, and building a
+ * report about it fails a CHECK. Its builds keep the shared table.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define UNSHARE_FDS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNSHARE_FDS 0
+#endif
+#endif
+#ifndef UNSHARE_FDS
+#define UNSHARE_FDS 1
+#endif
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static bool g_on;               /* the capture file is open */
@@ -107,6 +124,7 @@ static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
  * allocator locked in the child for good.
  */
 static bool g_writer_starting, g_writer_running;
+static bool g_writer_go; /* session_open has set up the rest: the writer's passes may begin */
 static pthread_cond_t g_writer_cv = PTHREAD_COND_INITIALIZER;
 
 static struct sigaction g_old_act[65];
@@ -169,6 +187,8 @@ static dev_t g_fd_dev;
 static ino_t g_fd_ino;
 static _Atomic bool g_fd_dead; /* the file could not be found again: nothing more is written */
 static int g_fd_lost = -1;     /* the number we lost, for the next WARN record */
+static bool g_private_fds;     /* the writer has a descriptor table of its own (unshare) */
+static bool g_shared_fds;      /* GPUPROF_INJECT_SHARED_FDS: do without one (tests) */
 
 static bool is_capture(int fd)
 {
@@ -186,9 +206,29 @@ static void capture_sync(void)
 
 static void capture_close(void)
 {
-	if (is_capture(g_fd))
+	/* and opened by us (write-only, append): the program may have opened our file too */
+	if (is_capture(g_fd) &&
+	    (fcntl(g_fd, F_GETFL) & (O_ACCMODE | O_APPEND)) == (O_WRONLY | O_APPEND))
 		close(g_fd);
 	g_fd = -1;
+}
+
+/*
+ * Moves a descriptor of ours above the numbers a program uses: open() gives
+ * the lowest free one, and a daemon that closed 0-2 expects its next opens
+ * to be its standard streams. @return the new descriptor (or @p fd, where
+ * the limit leaves no room up there).
+ */
+static int move_high(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+
+	if (hi < 0)
+		hi = fd > 2 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
 }
 
 /* The capture's descriptor, verified now; -1 when the capture has stopped. */
@@ -206,8 +246,8 @@ static int capture_fd(void)
 	g_fd = -1;
 	fd = open(g_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0 && is_capture(fd)) {
-		g_fd = fd;
-		return fd;
+		g_fd = g_private_fds ? fd : move_high(fd);
+		return g_fd;
 	}
 	if (fd >= 0)
 		close(fd); /* a file of that name we did not create: leave it alone */
@@ -238,12 +278,22 @@ static void write_all(const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	int fd = n ? capture_fd() : -1;
+	bool again = true;
 
 	while (n > 0) {
 		ssize_t w = fd >= 0 ? write(fd, c, n) : -1;
 
 		if (w < 0 && errno == EINTR && fd >= 0)
 			continue;
+		if (w < 0 && errno == EBADF && fd >= 0 && again) {
+			/* our file, but a descriptor the program opened on it read-only: ours again
+			 */
+			again = false;
+			g_fd_lost = g_fd;
+			g_fd = -1;
+			fd = capture_fd();
+			continue;
+		}
 		if (w <= 0) {
 			pthread_mutex_lock(&g_mu);
 			g_write_lost += n;
@@ -681,17 +731,46 @@ static void writer_wait(uint32_t seq, int ms)
 		futex(&g_wake, FUTEX_WAIT, seq, &rel);
 }
 
+static int open_file(void);
+
+/* The capture's header, the first bytes of the file (the file is new: nothing else is in it). */
+static void write_header(void)
+{
+	struct gp_cap_file_header h;
+
+	memcpy(h.magic, GP_CAP_MAGIC, 8);
+	h.version = GP_CAP_VERSION;
+	h.header_size = GP_CAP_HEADER_SIZE;
+	write_all(&h, sizeof(h));
+}
+
 static void *writer_main(void *arg)
 {
 	sigset_t all;
+	int fd;
 
 	(void)arg;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the program's threads */
+	/*
+	 * A descriptor table of this thread's own (unshare(2) CLONE_FILES): the
+	 * capture file is opened there, where the program's close, closefrom and
+	 * dup2 cannot reach it, and it takes none of the program's numbers. Where
+	 * unshare is refused (a seccomp profile), the file is in the shared table
+	 * and capture_fd() checks it before each write.
+	 */
+	g_private_fds = UNSHARE_FDS && !g_shared_fds && unshare(CLONE_FILES) == 0;
+	g_fd = fd = open_file();
+	if (fd >= 0)
+		write_header(); /* not under g_mu: a failed write takes it to count the loss */
 	pthread_mutex_lock(&g_mu);
 	g_writer_running = true;
 	pthread_cond_broadcast(&g_writer_cv);
+	while (fd >= 0 && !g_writer_go)
+		pthread_cond_wait(&g_writer_cv, &g_mu);
 	pthread_mutex_unlock(&g_mu);
+	if (fd < 0)
+		return NULL; /* session_open joins us and records nothing */
 	/* the process's META at once: a capture killed before the first tick still says whose */
 	write_pass();
 	spare_fill();
@@ -704,8 +783,12 @@ static void *writer_main(void *arg)
 			ms = (int)((edge + 999999) / 1000000);
 		if (!atomic_load(&g_req_stop) && !atomic_load(&g_req_sig))
 			writer_wait(seq, ms);
-		if (atomic_load(&g_req_stop))
-			break;
+		if (atomic_load(&g_req_stop)) {
+			/* exit: the last pass here, where the descriptor is */
+			finish("exit");
+			capture_close();
+			return NULL;
+		}
 		if ((sig = atomic_load(&g_req_sig)) !=
 		    0) { /* a fatal signal: finish, answer, stop */
 			char text[32];
@@ -733,12 +816,14 @@ static void at_exit(void)
 		return;
 	atomic_store(&gp__inj_live, false);
 	if (g_writer_started) {
+		/* the writer makes the last pass and closes the file (its descriptor table) */
 		atomic_store(&g_req_stop, true);
 		wake_writer();
 		pthread_join(g_writer, NULL);
+	} else {
+		finish("exit");
+		capture_close();
 	}
-	finish("exit");
-	capture_close();
 	g_on = false;
 }
 
@@ -938,6 +1023,8 @@ static void write_meta(struct timespec mono, struct timespec real)
 	        (unsigned long long)real.tv_sec * 1000000000ull + (unsigned long long)real.tv_nsec);
 	fprintf(f, ",\"run_start_mono_ns\":%s",
 	        start && *start && strspn(start, "0123456789") == strlen(start) ? start : "null");
+	/* whether the writer holds the file in a descriptor table of its own (see writer_main) */
+	fprintf(f, ",\"fd_table\":\"%s\"", g_private_fds ? "private" : "shared");
 	fputc('}', f);
 	if (fclose(f) == 0)
 		gp_inj_write(GP_CAP_META, text, len, NULL, 0);
@@ -964,10 +1051,14 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 static int open_file(void)
 {
 	const char *dir = getenv("GPUPROF_CAPTURE_DIR");
-	char host[128] = "host", path[PATH_MAX];
+	char host[128] = "host", path[PATH_MAX], abs[PATH_MAX];
 
 	if (!dir || !*dir)
 		dir = ".";
+	/* absolute: the file is opened again by its path when the program took its
+	 * descriptor, maybe after a chdir */
+	if (realpath(dir, abs))
+		dir = abs;
 	gethostname(host, sizeof(host) - 1);
 	for (char *c = host; *c; c++)
 		if (*c == '/')
@@ -993,7 +1084,7 @@ static int open_file(void)
 			g_fd_dev = st.st_dev;
 			g_fd_ino = st.st_ino;
 			memcpy(g_path, path, (size_t)n + 1);
-			return fd;
+			return g_private_fds ? fd : move_high(fd);
 		}
 		if (errno != EEXIST) {
 			if (g_verbose)
@@ -1037,27 +1128,15 @@ static bool tsc_usable(void)
 
 static void session_open(void)
 {
-	struct gp_cap_file_header h;
 	struct timespec mono, real;
+	sigset_t all, old;
+	bool created;
 
 	g_verbose = getenv("GPUPROF_INJECT_VERBOSE") != NULL;
+	g_shared_fds = getenv("GPUPROF_INJECT_SHARED_FDS") != NULL;
 	g_flush_ms = env_uint("GPUPROF_FLUSH_MS", FLUSH_MS_DEFAULT, 10, 60000);
 	g_max_bytes = (size_t)env_uint("GPUPROF_INJECT_MAX_MB", MAX_MB_DEFAULT, 1, 65536) << 20;
 	g_pid = getpid();
-	g_fd = open_file();
-	if (g_fd < 0)
-		return;
-	memcpy(h.magic, GP_CAP_MAGIC, 8);
-	h.version = GP_CAP_VERSION;
-	h.header_size = GP_CAP_HEADER_SIZE;
-	write_all(&h, sizeof(h));
-	g_on = true;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
-	write_meta(mono, real);
-	gp_inj_win_init();
-	atexit(at_exit);
-	install_signals();
 	/* no event exists yet: the clock is chosen before the writer or any event runs */
 	gp__inj_tsc = tsc_usable();
 	if (gp__inj_tsc)
@@ -1065,21 +1144,51 @@ static void session_open(void)
 	pthread_mutex_lock(&g_mu);
 	g_writer_starting = true;
 	pthread_mutex_unlock(&g_mu);
-	if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0) {
-		g_writer_started = true;
+	/* the writer starts with every signal blocked: one delivered to it before it blocks
+	 * them itself would run on_signal there, which waits for the writer */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	created = pthread_create(&g_writer, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (created) {
+		/* it opens the file, in its own descriptor table */
 		pthread_mutex_lock(&g_mu);
 		while (!g_writer_running)
 			pthread_cond_wait(&g_writer_cv, &g_mu);
 		pthread_mutex_unlock(&g_mu);
+		if (g_fd < 0) {
+			pthread_join(g_writer, NULL);
+			return;
+		}
+		g_writer_started = true;
 	} else {
 		pthread_mutex_lock(&g_mu);
 		g_writer_starting = false;
 		pthread_cond_broadcast(&g_writer_cv);
 		pthread_mutex_unlock(&g_mu);
 		gp__inj_tsc = false; /* nobody would convert during the run */
+		if ((g_fd = open_file()) < 0)
+			return;
+		write_header();
+	}
+	g_on = true;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	write_meta(mono, real);
+	gp_inj_win_init();
+	atexit(at_exit);
+	install_signals();
+	if (created) {
+		pthread_mutex_lock(&g_mu);
+		g_writer_go = true;
+		pthread_cond_broadcast(&g_writer_cv);
+		pthread_mutex_unlock(&g_mu);
+	} else {
 		gp_inj_warn(0, "no writer thread: records are written at exit only");
 	}
-	atomic_store(&gp__inj_live, true);
+	/* unless the writer's first pass already found the file gone */
+	if (!atomic_load(&g_fd_dead))
+		atomic_store(&gp__inj_live, true);
 }
 
 bool gp_inj_session(void)

@@ -52,8 +52,10 @@ assert sorted(d) == sorted([
     "injector", "environment", "start_unix_ns", "start_time", "start_monotonic_ns",
     "end_unix_ns", "end_time", "end_monotonic_ns", "wall_ns", "pid", "state", "exit_code",
     "exit_signal", "core_dumped", "exec_error", "state_reason", "processes", "not_waited",
+    "wait_interrupted", "processes_more",
     "sampler", "report"]), sorted(d)
 assert d["state_reason"] is None and d["processes"] == [] and d["not_waited"] == []
+assert d["wait_interrupted"] is False and d["processes_more"] == 0
 assert d["schema"] == "gpuprof.run/1" and d["gpuprof_version"] == version
 assert d["command"] == ["python3", "during.py", "--flag"]
 assert os.path.basename(d["executable"]).startswith("python3")

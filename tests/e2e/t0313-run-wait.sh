@@ -7,7 +7,8 @@
 # note names it on standard error; the exit status stays CMD's. With --wait
 # primary gpuprof does not wait and says exactly which processes it left
 # (stderr and run.json "not_waited", with whether each loaded the tracer).
-# SIGTERM sent to gpuprof while it waits for them reaches them.
+# SIGTERM sent to gpuprof while it waits for them reaches them; SIGINT (Ctrl-C; a
+# shell's `&` jobs ignore it) makes it stop waiting, and it says for which.
 . "$(dirname "$0")/lib.sh"
 need timeout
 
@@ -78,6 +79,29 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 procs = run["processes"]
 assert len(procs) == 1 and procs[0]["exit_signal"] == "SIGTERM", procs
+PY
+
+# --- Ctrl-C (SIGINT) while gpuprof waits for them: it stops waiting, and says for which
+NCHECK=$((NCHECK + 1))
+"$GPUPROF" run --sample-ms 0 -o "$TMP/int" -- sh -c "sleep 100 & exit 4" >"$OUT" 2>"$ERR" &
+gp=$!
+(timeout 120 tail --pid="$gp" -f /dev/null || kill -KILL "$gp") >/dev/null 2>&1 &
+for _ in $(seq 100); do
+	grep -q "waiting for 1 process" "$ERR" 2>/dev/null && break
+	sleep 0.1
+done
+left=$(pgrep -P "$gp" -x sleep) || fail "SIGINT: sleep never became gpuprof's child"
+kill -INT "$gp"
+wait "$gp"
+RC=$?
+kill "$left" 2>/dev/null
+[ "$RC" -eq 4 ] || fail "SIGINT: exited $RC, expected sh's 4"
+err_has "gpuprof run: interrupted (SIGINT): not waiting for 1 process CMD started: pid $left"
+python3 - "$TMP/int/run.json" "$left" <<'PY' || fail "SIGINT: run.json"
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["wait_interrupted"] is True, run
+assert [p["pid"] for p in run["not_waited"]] == [int(sys.argv[2])], run["not_waited"]
 PY
 
 echo "ok: $NCHECK checks"

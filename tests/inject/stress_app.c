@@ -12,6 +12,12 @@
  *     up to 1023, as Python's os.closerange; or closefrom(3)), or dup2()s
  *     LOG over every one of them; then writes 50 lines to LOG, each inside
  *     a range. Prints "fds MODE: LOG has N bytes", exits 3.
+ *   stress_app daemon LOG
+ *     one range, then closes every descriptor, 0 to 2 included, as a daemon
+ *     does, waits for the tracer to find its own gone (and reopen it), then
+ *     opens /dev/null as its standard input and dup()s it as its output:
+ *     these must get 0, 1 and 2, not a number the tracer took. Writes
+ *     "daemon: 0 1 2" to LOG (its stdout is gone), exits 3.
  *   stress_app exec LOG
  *     one range, then execs itself as "execd LOG N": the new image must hold
  *     no descriptor of the tracer's. Exits 4 there, after 10 ranges;
@@ -55,6 +61,30 @@ static long file_size(const char *path)
 	return stat(path, &st) ? -1 : (long)st.st_size;
 }
 
+static int mode_daemon(const char *log)
+{
+	char line[64];
+	int in, out, err, fd, n;
+
+	GPUPROF_RANGE_PUSH("before");
+	GPUPROF_RANGE_POP();
+	for (int k = 0; k < 1024; k++)
+		close(k);
+	usleep(100000); /* the tracer's passes (the test's 10 ms flushes) */
+	in = open("/dev/null", O_RDWR);
+	out = dup(in);
+	err = dup(in);
+	GPUPROF_RANGE_PUSH("after");
+	GPUPROF_RANGE_POP();
+	usleep(50000);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	n = snprintf(line, sizeof(line), "daemon: %d %d %d\n", in, out, err);
+	if (fd < 0 || write(fd, line, (size_t)n) != n)
+		return 1;
+	close(fd);
+	return 3;
+}
+
 static int mode_fds(const char *how, const char *log)
 {
 	int fd;
@@ -85,7 +115,8 @@ static int mode_fds(const char *how, const char *log)
 	} else {
 		return 2;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	/* no O_TRUNC: what anything wrote into LOG through the dup2()ed numbers stays there */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		return 1;
 	for (int i = 0; i < 50; i++) {
@@ -239,13 +270,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "fds"))
 		return mode_fds(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "daemon"))
+		return mode_daemon(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return mode_exec(argv[2], argv);
 	if (argc == 4 && !strcmp(argv[1], "execd"))
 		return mode_execd(atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "stress"))
 		return mode_stress(atoi(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: stress_app fds closerange|closefrom|dup2 LOG | exec LOG | stress "
-	                "THREADS RANGES\n");
+	fprintf(stderr,
+	        "usage: stress_app fds closerange|closefrom|dup2 LOG | daemon LOG | exec LOG "
+	        "| stress THREADS RANGES\n");
 	return 2;
 }

@@ -381,6 +381,12 @@ int gp__tags_merge(struct gp_value *report, const struct gp_value *tags)
 	return 0;
 }
 
+/* a copy of @p v, null for a key run.json lacks (a file of another version, edited) */
+static struct gp_value *clone_or_null(const struct gp_value *v)
+{
+	return v ? gp_value_clone(v) : gp_value_null();
+}
+
 /* run.json's record of how process @p pid ended: CMD itself, or one of "processes" */
 static const struct gp_value *process_end(const struct gp_value *run, int64_t pid)
 {
@@ -434,7 +440,7 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
 		const char *file = gp_value_get_str(gp_obj_get(rank, "file")), *sig;
 		const struct gp_value *pe;
 		struct gp_value *wm, *w, *copy;
-		int64_t pid, end, flush, code, nw = 0;
+		int64_t pid, end, flush, code, lost, nw = 0;
 		char how[64], text[320];
 		int k;
 
@@ -446,6 +452,9 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
 		    pid_again(ranks, cap, pid) || !(pe = process_end(run, pid)) ||
 		    !gp_value_get_int(gp_obj_get(pe, "end_monotonic_ns"), &end))
 			continue;
+		/* run.json may be anyone's: a time that makes no sense is left alone */
+		if (__builtin_sub_overflow(end, flush, &lost) || lost < 0)
+			lost = 0;
 		if ((sig = gp_value_get_str(gp_obj_get(pe, "exit_signal"))))
 			snprintf(how, sizeof(how), "was killed by %s", sig);
 		else if (gp_value_get_int(gp_obj_get(pe, "exit_code"), &code))
@@ -455,14 +464,13 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
 		k = snprintf(text, sizeof(text),
 		             "the process (pid %lld) %s %.3f s after the tracer's last write: what "
 		             "it recorded in that time is lost",
-		             (long long)pid, how, end > flush ? (double)(end - flush) / 1e9 : 0.0);
+		             (long long)pid, how, (double)lost / 1e9);
 		if (!(copy = gp_value_object()) || gp_obj_set(cap, "process_end", copy) ||
-		    gp_obj_set(copy, "state", gp_value_clone(gp_obj_get(pe, "state"))) ||
-		    gp_obj_set(copy, "exit_code", gp_value_clone(gp_obj_get(pe, "exit_code"))) ||
-		    gp_obj_set(copy, "exit_signal",
-		               gp_value_clone(gp_obj_get(pe, "exit_signal"))) ||
+		    gp_obj_set(copy, "state", clone_or_null(gp_obj_get(pe, "state"))) ||
+		    gp_obj_set(copy, "exit_code", clone_or_null(gp_obj_get(pe, "exit_code"))) ||
+		    gp_obj_set(copy, "exit_signal", clone_or_null(gp_obj_get(pe, "exit_signal"))) ||
 		    gp_obj_set_int(copy, "end_monotonic_ns", end) ||
-		    gp_obj_set_int(cap, "lost_after_flush_ns", end > flush ? end - flush : 0))
+		    gp_obj_set_int(cap, "lost_after_flush_ns", lost))
 			return gp__error(GP_ENOMEM, "out of memory");
 		wm = (struct gp_value *)gp_obj_get(cap, "warning_messages");
 		if (gp_value_type(wm) != GP_VALUE_ARRAY)

@@ -390,7 +390,9 @@ static int check_order(struct rd *r, uint32_t tid, int64_t ts)
 	char text[256];
 	int k, rc;
 
-	if (gp_u64map_get(&r->last_ts, tid, &prev) == 1 && ts + ORDER_SLACK_NS < (int64_t)prev) {
+	/* prev - ts in unsigned arithmetic: exact when prev > ts, whatever the file's times */
+	if (gp_u64map_get(&r->last_ts, tid, &prev) == 1 && ts < (int64_t)prev &&
+	    prev - (uint64_t)ts > ORDER_SLACK_NS) {
 		r->out_of_order++;
 		if (r->order_warned.n < ORDER_WARN_MAX &&
 		    gp_u64map_get(&r->order_warned, tid, NULL) == 0) {

@@ -24,8 +24,7 @@
 #include "value-int.h"
 
 #define GP_OBJ_SCAN 16         /* objects up to this many members are searched in order */
-#define GP_OBJ_MAX  (1u << 30) /* members of one object at most (n, cap and the index are 32-bit)  \
-	                        */
+#define GP_OBJ_MAX  (1u << 30) /* members of one object at most (32-bit counts and index) */
 
 struct gp_member {
 	char *key;
