@@ -236,7 +236,9 @@ static int capture_fd(void)
 {
 	int fd;
 
-	if (is_capture(g_fd))
+	/* in the writer's own table only the writer can change it (and at_exit's fallback path
+	 * has no such table) */
+	if ((g_private_fds && g_fd >= 0) || is_capture(g_fd))
 		return g_fd;
 	if (atomic_load_explicit(&g_fd_dead, memory_order_relaxed))
 		return -1;
