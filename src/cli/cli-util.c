@@ -191,6 +191,29 @@ char *derive_output(const char *path, const char *suffix)
 	return base;
 }
 
+char *read_file_max(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	char *buf;
+	size_t n;
+	int e;
+
+	if (!f)
+		return NULL;
+	buf = xmalloc(max + 1);
+	n = fread(buf, 1, max + 1, f);
+	e = ferror(f) ? (errno ? errno : EIO) : n > max ? EFBIG : 0;
+	fclose(f);
+	if (e) {
+		free(buf);
+		errno = e;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	const char *slash = strrchr(path, '/');

@@ -114,6 +114,13 @@ int bad_option(const char *cmd, int c, const char *const *argv, const char *usag
 int write_file_atomic(const char *path, const char *data, size_t len);
 
 /**
+ * The whole of file @p path, at most @p max bytes, NUL-ended (malloc'd; the
+ * length in *@p len). @return NULL with errno set: the open's or read's, or
+ * EFBIG when the file is longer than @p max.
+ */
+char *read_file_max(const char *path, size_t max, size_t *len);
+
+/**
  * Installs main's handlers of SIGHUP, SIGINT, SIGQUIT and SIGTERM, where their
  * disposition is the default one (an ignored signal stays ignored): remove
  * every temporary file of this process (gp_tempfile_cleanup_signal()), then

@@ -369,34 +369,6 @@ int gp_run_json_write(const struct gp_run *r)
 
 /* ---- the guardian: run.json when gpuprof itself is killed ---- */
 
-/* The whole of a small file (run.json: up to 16 MiB), NUL-ended, or NULL. */
-static char *read_small(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf = NULL;
-	size_t got = 0;
-	ssize_t k;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (16 << 20) ||
-	    !(buf = malloc((size_t)st.st_size + 1)))
-		goto fail;
-	while (got < (size_t)st.st_size && (k = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)k;
-	if (got != (size_t)st.st_size)
-		goto fail;
-	close(fd);
-	buf[got] = 0;
-	*len = got;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
-}
-
 /*
  * In the guardian, once gpuprof is gone: a run.json that still says
  * "running" gets "unknown", with why. Read and written again whole, so
@@ -411,7 +383,7 @@ static void guardian_fix(const char *dir, pid_t gpuprof)
 
 	if (asprintf(&path, "%s/run.json", dir) < 0)
 		return;
-	if (!(text = read_small(path, &len)) || gp_value_parse(text, len, &v, NULL) ||
+	if (!(text = read_file_max(path, 16 << 20, &len)) || gp_value_parse(text, len, &v, NULL) ||
 	    !(st = gp_value_get_str(gp_obj_get(v, "state"))) ||
 	    (strcmp(st, "running") && strcmp(st, "starting")))
 		goto out;

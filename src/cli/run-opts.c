@@ -542,21 +542,12 @@ static void cfg_member(struct cfg *c, const yaml_node_t *k, const yaml_node_t *v
 
 static char *read_config(const char *file, size_t *len)
 {
-	FILE *f = fopen(file, "rbe");
-	char *buf;
-	size_t n;
+	char *buf = read_file_max(file, GP_RUN_CONFIG_MAX_SZ, len);
 
-	if (!f)
-		usage_die("cannot read config file '%s': %s", file, strerror(errno));
-	buf = xmalloc(GP_RUN_CONFIG_MAX_SZ + 1);
-	n = fread(buf, 1, GP_RUN_CONFIG_MAX_SZ + 1, f);
-	if (ferror(f))
-		usage_die("cannot read config file '%s': %s", file, strerror(errno ? errno : EIO));
-	fclose(f);
-	if (n > GP_RUN_CONFIG_MAX_SZ)
+	if (!buf && errno == EFBIG)
 		usage_die("config file '%s' is larger than %d bytes", file, GP_RUN_CONFIG_MAX_SZ);
-	buf[n] = 0;
-	*len = n;
+	if (!buf)
+		usage_die("cannot read config file '%s': %s", file, strerror(errno));
 	return buf;
 }
 

@@ -13,19 +13,12 @@
 # (limit 0): --capture-range nvtx:NAME on a range, --iter-range NAME on a
 # range and on a frame mark.
 . "$(dirname "$0")/lib.sh"
-need python3
-
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
+need_python_binding
+use_tracer
 LIB="${GP_LIBGPUPROF:-$B/libgpuprof.so}"
-for f in "$B/libgpuprof-inject.so" "$LIB"; do
-	[ -e "$f" ] || { echo "skip: no $f"; exit 77; }
-done
-# an instrumented libgpuprof cannot be loaded into python3
-"$GPUPROF" version --build-options | grep -q 'sanitizers: *none' ||
-	{ echo "skip: sanitizer build"; exit 77; }
-export GPUPROF_INJECT_LIBRARY="$B/libgpuprof-inject.so" GPUPROF_NVML_LIBRARY=/nonexistent/nvml.so
+[ -e "$LIB" ] || { echo "skip: no $LIB"; exit 77; }
 export GPUPROF_LIBRARY="$LIB" PYTHONPATH="$GP_SRC_DIR/python" PYTHONDONTWRITEBYTECODE=1
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH GPUPROF_ANNOTATE_LIBRARY GPUPROF_ANNOTATE_MAX_SITES
+unset GPUPROF_ANNOTATE_MAX_SITES
 
 cat >"$TMP/names.py" <<'EOF'
 import json, sys
