@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""tile_trace.py IN OUT SIZE_MB: a real PyTorch profiler trace repeated in time to SIZE_MB.
+
+Synthetic traces flatter a parser (bench/README.md); this keeps a real trace's names, args,
+nesting and flows, and repeats its events one after another: copy k has every "ts" shifted by
+k times the trace's span (plus 1 ms), flow ids and correlation ids offset so that links stay
+within their copy, and ProfilerStep#N renumbered so steps stay distinct. Metadata events
+("ph": "M") are written once. IN may be .json or .json.gz; OUT is plain JSON.
+"""
+import gzip
+import json
+import re
+import sys
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit("usage: tile_trace.py IN OUT SIZE_MB")
+    src, dst, size_mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    opener = gzip.open if src.endswith(".gz") else open
+    with opener(src, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc.get("traceEvents", [])
+    meta = [e for e in events if isinstance(e, dict) and e.get("ph") == "M"]
+    body = [e for e in events if isinstance(e, dict) and e.get("ph") != "M"]
+    ts = [float(e["ts"]) for e in body if isinstance(e.get("ts"), (int, float))]
+    if not ts:
+        sys.exit("tile_trace.py: no timed events in " + src)
+    ends = [float(e["ts"]) + float(e.get("dur", 0) or 0) for e in body
+            if isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur", 0), (int, float))]
+    span = max(ends) - min(ts) + 1000.0
+    ids = [e.get("id") for e in body if isinstance(e.get("id"), int)]
+    corr = [e.get("args", {}).get("correlation") for e in body
+            if isinstance(e.get("args"), dict) and isinstance(e["args"].get("correlation"), int)]
+    id_step = (max(ids) + 1) if ids else 0
+    corr_step = (max(corr) + 1) if corr else 0
+    step_re = re.compile(r"^ProfilerStep#(\d+)$")
+    steps = [int(m.group(1)) for e in body for m in [step_re.match(str(e.get("name", "")))] if m]
+    step_step = (max(steps) - min(steps) + 1) if steps else 0
+    head = {k: v for k, v in doc.items() if k != "traceEvents"}
+    target = int(size_mb * 1e6)
+    with open(dst, "w", encoding="utf-8") as out:
+        text = json.dumps(head)[:-1]
+        out.write(text + (", " if head else "") + '"traceEvents": [\n')
+        written = len(text)
+        first = True
+        for e in meta:
+            out.write(("" if first else ",\n") + json.dumps(e))
+            first = False
+        k = 0
+        while written < target:
+            for e in body:
+                c = dict(e)
+                if isinstance(c.get("ts"), (int, float)):
+                    c["ts"] = round(c["ts"] + k * span, 3)
+                if k and isinstance(c.get("id"), int):
+                    c["id"] = c["id"] + k * id_step
+                if k and isinstance(c.get("args"), dict):
+                    a = c["args"]
+                    if isinstance(a.get("correlation"), int):
+                        a = dict(a)
+                        a["correlation"] += k * corr_step
+                        c["args"] = a
+                m = step_re.match(str(c.get("name", "")))
+                if k and m:
+                    c["name"] = "ProfilerStep#%d" % (int(m.group(1)) + k * step_step)
+                line = json.dumps(c)
+                out.write(("" if first else ",\n") + line)
+                first = False
+                written += len(line) + 2
+            k += 1
+        out.write("\n]}\n")
+    print("%s: %d copies of %s, %.1f MB" % (dst, k, src, written / 1e6))
+
+
+if __name__ == "__main__":
+    main()
