@@ -23,7 +23,7 @@ int cmd_help(int argc, const char **argv)
 		fputs("usage: gpuprof help [<command>]\n", stderr);
 		return GP_EXIT_USAGE;
 	}
-	if (!gp_cli_find(argv[1])) {
+	if (!gp_cli_is_command(argv[1])) {
 		fprintf(stderr, "gpuprof: '%s' is not a gpuprof command; see 'gpuprof help'\n",
 		        argv[1]);
 		return GP_EXIT_USAGE;
