@@ -160,7 +160,8 @@ int write_stdout(const char *data, size_t len);
 /** The errno of the first failed write_stdout(), 0 if none. */
 extern int gp_cli_stdout_errno;
 
-/** SIGPIPE was ignored when gpuprof started (cli-util.c; main sets it and ignores SIGPIPE; `run` restores it for CMD). */
+/** SIGPIPE was ignored when gpuprof started (cli-util.c; main sets it and ignores SIGPIPE; `run`
+ * restores it for CMD). */
 extern bool gp_cli_sigpipe_ignored;
 
 /* analyze-print.c */

@@ -114,5 +114,11 @@ int main(int argc, char **argv)
 		        av[1]);
 		return GP_EXIT_USAGE;
 	}
+	/* git: `gpuprof CMD --help` is `gpuprof help CMD`; `CMD -h` is the command's usage */
+	if (argc >= 3 && strcmp(av[2], "--help") == 0) {
+		const char *help_argv[] = { "help", av[1], NULL };
+
+		return run_command(gp_cli_find("help"), 2, help_argv);
+	}
 	return run_command(c, argc - 1, av + 1);
 }
