@@ -581,11 +581,13 @@ static void heading(struct render *r, int level, struct line text)
 		r->section[n] = '\0';
 	}
 	/* the sections in capitals, as in a man page, and man's title */
-	upper = strndup(text.p, text.n);
+	upper = malloc(text.n + 1);
 	if (!upper) {
 		r->err = -1;
 		return;
 	}
+	memcpy(upper, text.p, text.n);
+	upper[text.n] = '\0';
 	for (char *c = upper; (level == 2 || (level == 1 && r->fmt == FMT_ROFF)) && *c; c++)
 		*c = (char)toupper((unsigned char)*c);
 	text.p = upper;
@@ -758,7 +760,7 @@ static void fit_columns(int *w, const int *natural, const int *least, size_t nc,
 			}
 		}
 		if (!left)
-			return;
+			break;
 		for (size_t i = 0; i < nc && !changed; i++) {
 			if (fixed[i])
 				continue;
@@ -783,6 +785,9 @@ static void fit_columns(int *w, const int *natural, const int *least, size_t nc,
 			if (!fixed[i])
 				w[i] = (int)((long)rest * natural[i] / sum);
 	}
+	for (size_t i = 0; i < nc; i++)
+		if (w[i] < 1)
+			w[i] = 1;
 }
 
 /* the words of @p s that fit in @p width columns from *pos; @return the length taken */
@@ -942,7 +947,9 @@ static void table(struct render *r, const struct line *l, size_t n)
 			int most = 1;
 
 			for (size_t c = 0; c < nc; c++) {
-				int k = cols(text[i * nc + c], strlen(text[i * nc + c])) / w[c] + 1;
+				int k = cols(text[i * nc + c], strlen(text[i * nc + c])) /
+				            (w[c] > 0 ? w[c] : 1) +
+				        1;
 
 				most = k > most ? k : most;
 			}
