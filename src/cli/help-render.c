@@ -632,8 +632,20 @@ static void paragraph(struct render *r, const struct line *l, size_t n)
 				lit(FMT_ROFF, r->out, *c == ' ' ? "-" : c, 1);
 			puts_(r, " \\- ");
 			s = inline_lines(r, &rest, 1);
-			if (s)
+			/* whatis(1) reads the line as it is: no break points (\\:) in it */
+			if (s) {
+				char *to = s;
+
+				for (const char *from = s; *from; from++) {
+					if (from[0] == '\\' && from[1] == ':') {
+						from++;
+						continue;
+					}
+					*to++ = *from;
+				}
+				*to = '\0';
 				roff_line(r, s);
+			}
 			free(s);
 			block_end(r);
 			return;
