@@ -1057,7 +1057,8 @@ static size_t container(struct render *r, const struct line *l, size_t n, struct
 static void item(struct render *r, long num, bool tight, const struct line *body, size_t n,
                  int level)
 {
-	int indent = num ? 4 : 2;
+	/* text: the body after "- " or "1. "; roff: .IP's indent, room for "10." */
+	int indent = !num ? 2 : r->fmt == FMT_TEXT ? 3 : 4;
 
 	if (r->depth >= MAX_DEPTH) {
 		blocks(r, body, n, level + 1);

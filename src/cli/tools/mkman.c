@@ -4,9 +4,12 @@
  * `gpuprof-mkman SOURCE PAGE.md OUT.1` renders a command page with the roff
  * back end of help-render.c, the renderer `gpuprof help` uses for text, so
  * the man page and the help say the same. Run by cmake/GpManPages.cmake;
- * not installed. Exit 0, or 1 with a message.
+ * not installed. `gpuprof-mkman --text WIDTH PAGE.md OUT` writes the text
+ * that `gpuprof help` would, for the renderer's golden test (t0005).
+ * Exit 0, or 1 with a message; 2 on a usage error.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +21,18 @@ int main(int argc, char **argv)
 	FILE *in, *out;
 	char *md = NULL;
 	size_t len = 0, cap = 0, got;
-	int rc = 1;
+	int rc = 1, width = 0;
+	bool text = argc == 5 && strcmp(argv[1], "--text") == 0;
 
-	if (argc != 4) {
-		fputs("usage: gpuprof-mkman SOURCE PAGE.md OUT.1\n", stderr);
+	if (text) {
+		width = atoi(argv[2]);
+		argv++;
+		argc--;
+	}
+	if (argc != 4 || (text && width <= 0)) {
+		fputs("usage: gpuprof-mkman SOURCE PAGE.md OUT.1\n"
+		      "       gpuprof-mkman --text WIDTH PAGE.md OUT\n",
+		      stderr);
 		return 2;
 	}
 	in = fopen(argv[2], "rb");
@@ -50,7 +61,8 @@ int main(int argc, char **argv)
 		        strerror(errno));
 		goto out_in;
 	}
-	if (gp_help_render_roff(out, md, len, argv[1]) == 0)
+	if ((text ? gp_help_render_text(out, md, len, width)
+	          : gp_help_render_roff(out, md, len, argv[1])) == 0)
 		rc = 0;
 	if (fclose(out) || rc) {
 		fprintf(stderr, "gpuprof-mkman: cannot write '%s'\n", argv[3]);
