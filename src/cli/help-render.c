@@ -802,7 +802,10 @@ static void fit_columns(int *w, const int *natural, const int *least, size_t nc,
 			w[i] = 1;
 }
 
-/* the words of @p s that fit in @p width columns from *pos; @return the length taken */
+/*
+ * The words of @p s that fit in @p width columns from *pos, or the first
+ * @p width columns of a longer word; @return the length taken.
+ */
 static size_t take_line(const char *s, size_t *pos, int width)
 {
 	size_t i = *pos, start, end;
@@ -821,6 +824,15 @@ static size_t take_line(const char *s, size_t *pos, int width)
 		if (end > start && used + 1 + wc > width) {
 			i = w;
 			break;
+		}
+		if (end == start && wc > width) {
+			/* a word wider than its column: cut it, the rest on the next line */
+			for (i = w, wc = 0; wc < width; wc++)
+				do
+					i++;
+				while (((unsigned char)s[i] & 0xc0) == 0x80);
+			*pos = i;
+			return i - start;
 		}
 		used += (end > start ? 1 : 0) + wc;
 		end = i;
@@ -919,10 +931,10 @@ static void table(struct render *r, const struct line *l, size_t n)
 		for (const char *p = text[i]; *p;) {
 			size_t k = strcspn(p, " ");
 
-			/* roff may break a long code span (lit_code): at most 20 there */
+			/* roff may break a long code span (lit_code), text cuts a long word */
 			c = cols(p, k);
-			if (fmt == FMT_ROFF && c > 20)
-				c = 20;
+			if (c > (fmt == FMT_ROFF ? 20 : 30))
+				c = fmt == FMT_ROFF ? 20 : 30;
 			if (c > least[i % nc])
 				least[i % nc] = c;
 			p += k + (p[k] == ' ');
