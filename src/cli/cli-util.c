@@ -288,6 +288,7 @@ void gp_cli_signals_install(void)
 }
 
 int gp_cli_stdout_errno;
+bool gp_cli_sigpipe_ignored;
 
 int write_stdout(const char *data, size_t len)
 {

@@ -46,8 +46,10 @@ int cmd_report(int argc, const char **argv);
  * gpuprof's standard output is said on standard error and leaves it as it is.
  */
 #define GP_CLI_KEEP_STATUS 0x1u
+/** Flag of a command of a later version: listed, fn NULL (cli-commands.h). */
+#define GP_CLI_LATER 0x2u
 
-/** A command of the table in gpuprof.c; fn is NULL when not in this version. */
+/** A command of the table in commands.c; fn is NULL when not in this version. */
 struct gp_cli_cmd {
 	const char *name;
 	int (*fn)(int argc, const char **argv);
@@ -55,14 +57,17 @@ struct gp_cli_cmd {
 	unsigned flags; /* GP_CLI_* */
 };
 
-/** The command table (gpuprof.c), terminated by a NULL name. */
+/** The command table (commands.c, for main only), terminated by a NULL name. */
 extern const struct gp_cli_cmd gp_cli_commands[];
 
-/** Finds a command by name, or NULL. */
+/** Finds a command of the table by name, or NULL (commands.c, for main only). */
 const struct gp_cli_cmd *gp_cli_find(const char *name);
 
-/** Prints the list of commands to @p f. */
+/** Prints the list of commands to @p f (help-list.c). */
 void gp_cli_list_commands(FILE *f);
+
+/** @return whether @p name is a gpuprof command, of this version or a later one (help-list.c). */
+bool gp_cli_is_command(const char *name);
 
 /**
  * The docs of every command, docs/cli/gpuprof-NAME.md embedded at build time
@@ -74,7 +79,7 @@ struct gp_cli_doc {
 };
 extern const struct gp_cli_doc gp_cli_docs[];
 
-/** @return the embedded doc of command @p name, or NULL. */
+/** @return the embedded doc of command @p name, or NULL (help-list.c). */
 const char *gp_cli_doc_find(const char *name);
 
 /* cli-util.c */
@@ -155,7 +160,8 @@ int write_stdout(const char *data, size_t len);
 /** The errno of the first failed write_stdout(), 0 if none. */
 extern int gp_cli_stdout_errno;
 
-/** SIGPIPE was ignored when gpuprof started (main ignores it; `run` restores it for CMD). */
+/** SIGPIPE was ignored when gpuprof started (cli-util.c; main sets it and ignores SIGPIPE; `run`
+ * restores it for CMD). */
 extern bool gp_cli_sigpipe_ignored;
 
 /* analyze-print.c */

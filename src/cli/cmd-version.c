@@ -14,9 +14,11 @@
 #include "gpuprof/gpuprof.h"
 #include "gpuprof/sample.h"
 
-static const char usage_text[] = "usage: gpuprof version [--build-options]\n"
-                                 "\n"
-                                 "    --build-options   list build-time and run-time features\n";
+static const char usage_text[] =
+    "usage: gpuprof version [--build-options]\n"
+    "\n"
+    "    --build-options   list build-time and run-time features\n"
+    "    -h, --help        this help; 'gpuprof help version' for the docs\n";
 
 static void feature(const char *name, const char *state)
 {
@@ -72,6 +74,7 @@ static void build_options(void)
 	        GP_HAVE_CURSES ? "yes (ncursesw)" : "no (built without ncursesw)");
 	feature("top --listen:", GP_HAVE_MHD ? "yes (libmicrohttpd, loaded when used)"
 	                                     : "no (built without libmicrohttpd)");
+	feature("run --config:", GP_HAVE_YAML ? "yes (libyaml)" : "no (built without libyaml)");
 	feature("sanitizers:", GP_SANITIZE_OPTS[0] ? GP_SANITIZE_OPTS : "none");
 	feature("build type:", GP_BUILD_TYPE[0] ? GP_BUILD_TYPE : "none");
 #if defined(__clang__)
@@ -94,6 +97,7 @@ static void build_options(void)
 int cmd_version(int argc, const char **argv)
 {
 	static const struct option longopts[] = {
+		/* no short form: `-b` was never documented */
 		{ "build-options", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -103,7 +107,7 @@ int cmd_version(int argc, const char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, (char *const *)argv, "+bh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, (char *const *)argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			build = true;

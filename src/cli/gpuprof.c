@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpuprof.c - main and the command table (git's git.c, perf's perf.c).
+ * gpuprof.c - main: finds the command (the table of commands.c, git's git.c,
+ * perf's perf.c), runs it and checks its standard output. No command calls
+ * back into this file: what commands share lives in cli-util.c, help-list.c.
  *
  * Every command is listed, including those of later versions, which answer
  * that they are not available yet (exit 1). After a command returns, main
@@ -20,56 +22,6 @@
 
 #include "cli.h"
 #include "gpuprof/gpuprof.h"
-
-bool gp_cli_sigpipe_ignored;
-
-const struct gp_cli_cmd gp_cli_commands[] = {
-	{ "analyze", cmd_analyze, "where the time goes, per step and overall; findings", 0 },
-	{ "run", cmd_run, "capture a program: CUDA kernels, copies, API calls, NVTX ranges",
-	  GP_CLI_KEEP_STATUS },
-	{ "top", cmd_top, "live GPU/CPU monitor; JSON lines; Prometheus metrics", 0 },
-	{ "bench", cmd_bench, "iteration statistics: latency p50/p95/p99, FPS, warmup", 0 },
-	{ "compare", cmd_compare, "regression verdict with significance", 0 },
-	{ "aggregate", NULL, "many ranks: per-rank table, skew, stragglers", 0 },
-	{ "report", cmd_report, "one self-contained HTML page", 0 },
-	{ "export", cmd_export, "convert a trace for Perfetto and chrome://tracing", 0 },
-	{ "version", cmd_version, "what this build and this machine support", 0 },
-	{ "help", cmd_help, "show the docs of a command", 0 },
-	{ NULL, NULL, NULL, 0 },
-};
-
-const struct gp_cli_cmd *gp_cli_find(const char *name)
-{
-	const struct gp_cli_cmd *c;
-
-	for (c = gp_cli_commands; c->name; c++)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-void gp_cli_list_commands(FILE *f)
-{
-	const struct gp_cli_cmd *c;
-
-	fprintf(f, "usage: gpuprof [--version] [--help] <command> [<args>]\n\n");
-	fprintf(f, "commands:\n");
-	for (c = gp_cli_commands; c->name; c++)
-		fprintf(f, "   %-10s %s%s\n", c->name, c->summary,
-		        c->fn ? "" : " (not in this version)");
-	fprintf(f, "\n'gpuprof help <command>' shows the docs of a command,\n"
-	           "'gpuprof <command> -h' its options.\n");
-}
-
-const char *gp_cli_doc_find(const char *name)
-{
-	const struct gp_cli_doc *d;
-
-	for (d = gp_cli_docs; d->name; d++)
-		if (strcmp(d->name, name) == 0)
-			return d->text;
-	return NULL;
-}
 
 /*
  * git's run_builtin: the command's status, unless stdout could not be
@@ -161,6 +113,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpuprof: '%s' is not a gpuprof command; see 'gpuprof help'\n",
 		        av[1]);
 		return GP_EXIT_USAGE;
+	}
+	/* git: `gpuprof CMD --help` is `gpuprof help CMD`; `CMD -h` is the command's usage */
+	if (argc >= 3 && strcmp(av[2], "--help") == 0) {
+		const char *help_argv[] = { "help", av[1], NULL };
+
+		return run_command(gp_cli_find("help"), 2, help_argv);
 	}
 	return run_command(c, argc - 1, av + 1);
 }
