@@ -114,11 +114,17 @@ project(consumer C)
 find_package(gpuprof 0.1 REQUIRED)
 add_executable(consumer-cmake consumer.c)
 target_link_libraries(consumer-cmake PRIVATE gpuprof::gpuprof)
+add_executable(consumer-static consumer.c)
+target_link_libraries(consumer-static PRIVATE gpuprof::gpuprof_static)
 EOF
 cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >cm.log 2>&1 &&
 	cmake --build cm/build >>cm.log 2>&1 || { cat cm.log >&2; fail "find_package(gpuprof) build"; }
 out=$(cm/build/consumer-cmake) || fail "consumer-cmake failed: $out"
 [ "$out" = "$WANT" ] || fail "consumer-cmake printed '$out', expected '$WANT'"
+out=$(cm/build/consumer-static) || fail "consumer-static failed: $out"
+[ "$out" = "$WANT" ] || fail "consumer-static printed '$out', expected '$WANT'"
+LD_LIBRARY_PATH="$LIBDIR" ldd cm/build/consumer-static | grep -q libgpuprof &&
+	fail "gpuprof::gpuprof_static linked the shared library"
 
 # --- pip install into a virtual environment: an interpreter with venv, pip, setuptools, wheel
 PY=
