@@ -109,7 +109,7 @@ static int run(const char *lib, unsigned interval, double secs, int pid)
 	o.interval_ms = interval;
 	o.nvml_library = lib;
 	o.watch_pid = pid;
-	if (gp_sampler_open(&s, &o) || gp_sampler_start(s) || gp_sampler_wait(s, 0, 10000, smp)) {
+	if (gp_sampler_open(&o, &s) || gp_sampler_start(s) || gp_sampler_wait(s, 0, 10000, smp)) {
 		fprintf(stderr, "bench_sampler: %s\n", gp_last_error());
 		return 1;
 	}

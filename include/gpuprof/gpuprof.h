@@ -70,9 +70,6 @@ GP_API void gp_free(void *p);
 /** @return the library version, e.g. "0.1.0". */
 GP_API const char *gp_version(void);
 
-/** Allocation torture hook for tests: the @p n-th allocation from now fails (0 disables). */
-GP_API void gp_test_fail_alloc_after(long n);
-
 /**
  * A temporary file that replaces its target once complete (git's tempfile.c
  * and lockfile.h): `.NAME.tmp.XXXXXX` in the directory of the target NAME,

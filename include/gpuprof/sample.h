@@ -153,9 +153,10 @@ struct gp_hist_point {
 
 struct gp_sampler;
 
-/** Options of gp_sampler_open(); zero-initialise, then set size = sizeof(struct). */
+/** Options of gp_sampler_open(); zero-initialise, then set size = sizeof(struct gp_sampler_opts).
+ */
 struct gp_sampler_opts {
-	size_t size;
+	uint32_t size;            /**< sizeof(struct gp_sampler_opts) */
 	uint32_t interval_ms;     /**< 0: 100 ms; else GP_INTERVAL_MIN_MS..GP_INTERVAL_MAX_MS */
 	size_t history;           /**< points kept before old ones are merged; 0: 1024 */
 	const char *proc_root;    /**< procfs mount, NULL: "/proc" (tests point it at fixtures) */
@@ -169,10 +170,11 @@ struct gp_sampler_opts {
  * Opens the backends (NVML when available; a missing NVML is not an error:
  * gp_sampler_gpu_status() says why there is no GPU) and reads the slow GPU
  * fields (process lists) once. Sampling starts with gp_sampler_start(), or
- * one sample at a time with gp_sampler_sample_now(). @return 0 or a negative
- * status.
+ * one sample at a time with gp_sampler_sample_now(). @p opts may be NULL
+ * (defaults). @return 0, GP_EINVAL (a bad interval, or an opts struct from
+ * newer headers asking for what this library lacks) or a negative status.
  */
-GP_API int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts);
+GP_API int gp_sampler_open(const struct gp_sampler_opts *opts, struct gp_sampler **out);
 
 /** Starts the sampling thread. @return 0 or a negative status. */
 GP_API int gp_sampler_start(struct gp_sampler *s);

@@ -18,11 +18,13 @@ Ranges, frame marks and counters, recorded when the program runs under
     hooks = gpuprof.annotate_modules(model)   # one range per nn.Module call
 
 The calls go through ctypes to libgpuprof.so (found as ``_lib`` says:
-``$GPUPROF_LIBRARY``, then beside the package, then the system's library
-path), whose annotation table ``gpuprof run`` connects to its recorder
-(``GPUPROF_ANNOTATE_LIBRARY``). When the library cannot be loaded, or nothing
-records, every call is a no-op in Python; ``available()`` and
-``recording()`` tell which. No dependency, no build step; PyTorch is only
+``$GPUPROF_LIBRARY``, then under ``gpuprof run`` the library of that build
+(``$GPUPROF_RUN_LIBRARY``), then beside the package, the system's library
+path and pkg-config's libdir), whose annotation table ``gpuprof run``
+connects to its recorder (``GPUPROF_ANNOTATE_LIBRARY``). When the library
+cannot be loaded, or nothing records, every call is a no-op in Python;
+``available()`` and ``recording()`` tell which. Under ``gpuprof run`` the
+first call also says on standard error why nothing is recorded. No dependency, no build step; PyTorch is only
 used through the model object given to ``annotate_modules``. See
 docs/python.md.
 
@@ -95,8 +97,22 @@ def _bound():
                           counter_name=getattr(lib, "gp_annotate_counter_name", None))
                 # runs libgpuprof's one-time init: a recorder is attached now or never
                 _b["rec"] = bool(lib.gp_annotate_attached())
+            if not _b["rec"] and _lib.under_run():
+                _say_not_recording(lib)
             _b["done"] = True
     return _b
+
+
+def _say_not_recording(lib):
+    """Under ``gpuprof run`` a program expects its annotations in the capture: when they
+    cannot be, say why on standard error (once; not a warning that filters could hide)."""
+    try:
+        sys.stderr.write("gpuprof: running under `gpuprof run`, but this program's ranges, "
+                         "marks and counters are not recorded: %s\n"
+                         % _lib.why_not_recording(lib))
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # no usable stderr: nothing more to do
 
 
 def recording():

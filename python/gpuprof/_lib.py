@@ -5,10 +5,15 @@ Search order (docs/python.md):
 
 1. ``$GPUPROF_LIBRARY``: when set and not empty, the only candidate (a path,
    or a name the dynamic loader looks up);
-2. beside the package: ``libgpuprof.so`` (then ``libgpuprof.so.0``) in the
+2. ``$GPUPROF_RUN_LIBRARY``: under ``gpuprof run``, the libgpuprof.so.0 of
+   the same build as that gpuprof (it sets the variable for its command), so
+   the annotations reach that build's recorder;
+3. beside the package: ``libgpuprof.so`` (then ``libgpuprof.so.0``) in the
    package's directory, then in its parent directory;
-3. the system's library path: the dynamic loader's ``libgpuprof.so.0`` and
-   ``libgpuprof.so`` (``LD_LIBRARY_PATH``, ``ldconfig``'s cache), and what
+4. the system's library path: the dynamic loader's ``libgpuprof.so.0`` and
+   ``libgpuprof.so`` (``LD_LIBRARY_PATH``, ``ldconfig``'s cache);
+5. an installed libgpuprof that the loader does not search: ``libgpuprof.so.0``
+   in pkg-config's ``libdir`` of ``gpuprof`` (``PKG_CONFIG_PATH``), then what
    ``ctypes.util.find_library("gpuprof")`` finds.
 
 Loading never raises: when no candidate loads, or the library lacks an entry
@@ -18,22 +23,42 @@ calls are no-ops. Standard library only; nothing is compiled.
 import ctypes
 import ctypes.util
 import os
+import subprocess
 import threading
 
 ENV = "GPUPROF_LIBRARY"
+RUN_ENV = "GPUPROF_RUN_LIBRARY"  # set by `gpuprof run`: its own build's libgpuprof
+RECORDER_ENV = "GPUPROF_ANNOTATE_LIBRARY"  # set by `gpuprof run`: its recorder
+CAPTURE_ENV = "GPUPROF_CAPTURE_DIR"  # set by `gpuprof run` for every command it runs
 NAMES = ("libgpuprof.so", "libgpuprof.so.0")
+SONAME = "libgpuprof.so.0"
 
 _lock = threading.Lock()
 _state = {"done": False, "lib": None, "path": None, "reason": "not loaded yet"}
 
 
+def _pkg_config_libdir():
+    """pkg-config's libdir of gpuprof, or None (no pkg-config, no gpuprof.pc)."""
+    try:
+        p = subprocess.run(["pkg-config", "--variable=libdir", "gpuprof"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    d = p.stdout.strip()
+    return d if p.returncode == 0 and d else None
+
+
 def candidates():
-    """The (path or name, where it came from) pairs to try, in order (a generator: the last,
-    ctypes.util.find_library, may run ldconfig, so it is asked only when reached)."""
+    """The (path or name, where it came from) pairs to try, in order (a generator: the last
+    ones run pkg-config and ldconfig, so they are asked only when reached)."""
     env = os.environ.get(ENV, "")
     if env:
         yield env, ENV
         return
+    run = os.environ.get(RUN_ENV, "")
+    if run:
+        yield run, RUN_ENV + " (gpuprof run)"
     pkg = os.path.dirname(os.path.abspath(__file__))
     for d, what in ((pkg, "the package directory"), (os.path.dirname(pkg), "beside the package")):
         for n in NAMES:
@@ -42,6 +67,9 @@ def candidates():
                 yield p, what
     for n in reversed(NAMES):
         yield n, "the system's library path"
+    libdir = _pkg_config_libdir()
+    if libdir:
+        yield os.path.join(libdir, SONAME), "pkg-config's libdir"
     found = ctypes.util.find_library("gpuprof")
     if found and found not in NAMES:
         yield found, "ctypes.util.find_library"
@@ -125,6 +153,31 @@ def load():
             _state["reason"] = "libgpuprof.so not loaded: " + "; ".join(errors)
         _state["done"] = True
         return _state["lib"]
+
+
+def under_run():
+    """Whether this process was started by ``gpuprof run`` (or a program it started)."""
+    return bool(os.environ.get(CAPTURE_ENV))
+
+
+def why_not_recording(lib):
+    """Why, under ``gpuprof run``, annotations made through ``lib`` (None: not loaded) are
+    not recorded: one line for a person."""
+    if lib is None:
+        return reason()
+    rec = os.environ.get(RECORDER_ENV, "")
+    if not rec:
+        return ("gpuprof run found no recorder (libgpuprof-inject.so) to attach: see its "
+                "note on standard error, or set GPUPROF_INJECT_LIBRARY")
+    try:
+        r = ctypes.CDLL(rec)
+    except OSError as e:
+        return "the recorder %s (%s) cannot be loaded: %s" % (rec, RECORDER_ENV, e)
+    if getattr(r, "gpuprof_annotate_init_v1", None) is None:
+        return "%s (%s) is not a gpuprof recorder: no gpuprof_annotate_init_v1" % (
+            rec, RECORDER_ENV)
+    return ("the recorder %s refused the annotation table of %s (a libgpuprof from another "
+            "build? set GPUPROF_LIBRARY to the one of your gpuprof)" % (rec, path()))
 
 
 def path():

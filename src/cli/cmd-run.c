@@ -393,6 +393,7 @@ static void run_release(struct gp_run *r, char **envp, char **sh_argv)
 	free(r->config_path);
 	free(r->cwd);
 	free(r->inj.path);
+	free(r->inj.lib);
 	free(r->inj.reason);
 	free(r->gpu_status);
 	free(r->report_error);

@@ -286,7 +286,7 @@ int cmd_top(int argc, const char **argv)
 	so.watch_pid = o.pid;
 	so.no_gpu = o.no_gpu;
 	so.no_procs = o.no_procs;
-	if (gp_sampler_open(&s, &so))
+	if (gp_sampler_open(&so, &s))
 		return error("%s", gp_last_error());
 	why = gp_sampler_gpu_status(s);
 	if (why && (o.json || o.record || o.listen || o.textfile))

@@ -35,7 +35,7 @@ static void nvml_probe(void)
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
 	o.no_procs = true;
-	if (gp_sampler_open(&s, &o)) {
+	if (gp_sampler_open(&o, &s)) {
 		feature("nvml:", "error");
 		return;
 	}

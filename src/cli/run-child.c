@@ -45,6 +45,7 @@ static const char *const contract_vars[] = {
 	"GPUPROF_CAPTURE_DURATION_NS", "GPUPROF_CAPTURE_SCHEDULE",
 	"GPUPROF_CAPTURE_ITER_RANGE",  "GPUPROF_TAGS",
 	"GPUPROF_CUDA_EVENTS",         "GPUPROF_ANNOTATE_LIBRARY",
+	"GPUPROF_RUN_LIBRARY",
 };
 
 static const char *guess_tool(const char *v)
@@ -162,6 +163,41 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/*
+ * The first of NAME in the directory of the gpuprof binary (a build tree), in the install
+ * directory relative to it (an installed tree, wherever its prefix is), and in the install
+ * directory of this configuration, as a malloc'd absolute path (the directory resolved, the
+ * name kept); NULL when none is a file (and *where says where it looked, malloc'd).
+ */
+static char *find_beside_exe(const char *exe_dir, const char *rel, const char *full,
+                             const char *name, char **where)
+{
+	char beside[2 * PATH_MAX + 64], buf[4 * PATH_MAX], *p;
+	const char *dirs[3] = { exe_dir, beside, full };
+	size_t i;
+
+	snprintf(beside, sizeof(beside), "%s/%s", exe_dir, rel);
+	for (i = 0; i < 3; i++) {
+		if (snprintf(buf, sizeof(buf), "%s/%s", dirs[i], name) >= (int)sizeof(buf) ||
+		    !is_file(buf))
+			continue;
+		/* the directory made absolute, the name kept (libgpuprof.so.0, not the file
+		 * that link points at) */
+		p = realpath(dirs[i], NULL);
+		if (!p)
+			die("cannot resolve '%s': %s", dirs[i], strerror(errno));
+		snprintf(buf, sizeof(buf), "%s/%s", p, name);
+		free(p);
+		return xstrdup(buf);
+	}
+	if (where) {
+		snprintf(buf, sizeof(buf), "%s not found in '%s' nor in '%s' nor in '%s'", name,
+		         exe_dir, beside, full);
+		*where = xstrdup(buf);
+	}
+	return NULL;
+}
+
 void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 {
 	const char *env = getenv("GPUPROF_INJECT_LIBRARY");
@@ -169,6 +205,18 @@ void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 	ssize_t n;
 
 	memset(inj, 0, sizeof(*inj));
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		/* this build's libgpuprof, for the Python binding in CMD (GPUPROF_RUN_LIBRARY) */
+		inj->lib = find_beside_exe(exe, GP_INSTALL_BIN_TO_LIBDIR, GP_INSTALL_FULL_LIBDIR,
+		                           "libgpuprof.so.0", NULL);
+	}
 	if (env && *env) {
 		if (is_file(env)) {
 			inj->path = realpath(env, NULL);
@@ -180,35 +228,13 @@ void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 			         env);
 			inj->reason = xstrdup(buf);
 		}
+	} else if (n <= 0) {
+		snprintf(buf, sizeof(buf), "cannot read /proc/self/exe: %s", strerror(errno));
+		inj->reason = xstrdup(buf);
 	} else {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n <= 0) {
-			snprintf(buf, sizeof(buf), "cannot read /proc/self/exe: %s",
-			         strerror(errno));
-			inj->reason = xstrdup(buf);
-		} else {
-			char *slash;
-
-			exe[n] = 0;
-			slash = strrchr(exe, '/');
-			if (slash)
-				*slash = 0;
-			snprintf(buf, sizeof(buf), "%s/libgpuprof-inject.so", exe);
-			if (!is_file(buf))
-				snprintf(buf, sizeof(buf), "%s/../lib/gpuprof/libgpuprof-inject.so",
-				         exe);
-			if (is_file(buf)) {
-				inj->path = realpath(buf, NULL);
-				if (!inj->path)
-					die("cannot resolve '%s': %s", buf, strerror(errno));
-			} else {
-				snprintf(buf, sizeof(buf),
-				         "libgpuprof-inject.so not found in '%s' nor in "
-				         "'%s/../lib/gpuprof'",
-				         exe, exe);
-				inj->reason = xstrdup(buf);
-			}
-		}
+		inj->path =
+		    find_beside_exe(exe, GP_INSTALL_BIN_TO_PKGLIBDIR, GP_INSTALL_FULL_PKGLIBDIR,
+		                    "libgpuprof-inject.so", &inj->reason);
 	}
 	if (inj->path && !(env && *env) && !GP_HAVE_CUPTI) {
 		/* this build's tracer records the annotation API only (cupti-null.c, no nvtx.c) */
@@ -269,6 +295,9 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 	/* the recorder of the annotation API (include/gpuprof/annotate.h), also with --no-cuda */
 	if (inj->path)
 		add[k++] = xasprintf("GPUPROF_ANNOTATE_LIBRARY=%s", inj->path);
+	/* the libgpuprof of this build, which the Python binding loads to reach that recorder */
+	if (inj->path && inj->lib)
+		add[k++] = xasprintf("GPUPROF_RUN_LIBRARY=%s", inj->lib);
 	add[k++] = xasprintf("GPUPROF_CAPTURE_DIR=%s", dir);
 	add[k++] = xasprintf("GPUPROF_RUN_START_NS=%lld", (long long)start_mono_ns);
 	if (o->capture_range)

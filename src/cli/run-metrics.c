@@ -88,7 +88,7 @@ int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_
 	so.size = sizeof(so);
 	so.interval_ms = interval_ms;
 	so.watch_pid = (int32_t)pid;
-	if (gp_sampler_open(&m->s, &so)) {
+	if (gp_sampler_open(&so, &m->s)) {
 		error("sampler: %s", gp_last_error());
 		goto out_free;
 	}

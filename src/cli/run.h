@@ -108,6 +108,7 @@ const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n);
 /** The injector: where it is (or why not) and what of it is used. */
 struct gp_run_injector {
 	char *path; /* absolute, owned; NULL when not found */
+	char *lib;  /* libgpuprof.so.0 of this build, absolute, owned; NULL when not found */
 	/* why not found, or why a found one records no NVTX or CUDA (owned); else NULL */
 	char *reason;
 	bool cuda, nvtx; /* the injections set up */
@@ -168,7 +169,7 @@ void gp_run_check_env(void);
  */
 int gp_run_resolve(const char *cmd, char **path);
 
-/** Finds the injector ($GPUPROF_INJECT_LIBRARY, next to the binary, ../lib/gpuprof/). */
+/** Finds the injector ($GPUPROF_INJECT_LIBRARY, next to the binary, where installed). */
 void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda);
 
 /**

@@ -27,7 +27,7 @@ GPUPROF_INJECT_LIBRARY=fake-inject.so expect_rc 0 run --quiet -o runs/all \
 	--schedule active=3,wait=1 --iter-range step \
 	--tag b=2 --tag a=1 --tag a=3 --tag 'team.x_y-z=with space=and=equals' \
 	-- python3 env.py env-all.json
-python3 - "$TMP" <<'EOF' || fail "environment of CMD"
+python3 - "$TMP" "$GPUPROF" <<'EOF' || fail "environment of CMD"
 import json, os, sys
 tmp = sys.argv[1]
 env = json.load(open("env-all.json"))
@@ -47,6 +47,10 @@ want = {
     "GPUPROF_CAPTURE_ITER_RANGE": "step",
     "GPUPROF_TAGS": "a=3\nb=2\nteam.x_y-z=with space=and=equals",
 }
+# the libgpuprof of this build, beside the binary, for the Python binding
+lib = os.path.join(os.path.dirname(os.path.realpath(sys.argv[2])), "libgpuprof.so.0")
+if os.path.exists(lib):
+    want["GPUPROF_RUN_LIBRARY"] = lib
 assert env == want, (env, want)
 assert os.path.isabs(env["GPUPROF_CAPTURE_DIR"])
 # run.json lists exactly what was set

@@ -58,7 +58,8 @@ def need_lib(test):
 def clean_env(**kw):
     env = {k: v for k, v in os.environ.items()
            if k not in ("GPUPROF_LIBRARY", "GPUPROF_ANNOTATE_LIBRARY", "LD_LIBRARY_PATH",
-                        "LD_PRELOAD")}
+                        "LD_PRELOAD", "GPUPROF_RUN_LIBRARY", "GPUPROF_CAPTURE_DIR",
+                        "PKG_CONFIG_PATH")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update({k: v for k, v in kw.items() if v is not None})
     return env
@@ -194,6 +195,43 @@ class Discovery(unittest.TestCase):
         r = py(WHERE, clean_env(LD_LIBRARY_PATH=libdir), path=site)
         self.assertTrue(r["ok"], r)
         self.assertEqual(r["path"], "libgpuprof.so.0")
+
+    @need_lib
+    def test_run_library(self):
+        # gpuprof run's GPUPROF_RUN_LIBRARY comes before the package directory, after
+        # GPUPROF_LIBRARY
+        site = self.pkg_copy("run")
+        shutil.copy(LIB, os.path.join(site, "gpuprof", "libgpuprof.so"))
+        r = py(WHERE, clean_env(GPUPROF_RUN_LIBRARY=LIB), path=site)
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["path"], LIB)
+        r = py(WHERE, clean_env(GPUPROF_RUN_LIBRARY="/nonexistent/libgpuprof.so.0"), path=site)
+        self.assertTrue(r["ok"], r)
+        self.assertEqual(r["path"], os.path.join(site, "gpuprof", "libgpuprof.so"))
+        r = py(WHERE, clean_env(GPUPROF_LIBRARY="/nonexistent/libgpuprof.so",
+                                GPUPROF_RUN_LIBRARY=LIB), path=site)
+        self.assertFalse(r["ok"], r)
+
+    @need_lib
+    def test_pkg_config_libdir(self):
+        # an installed libgpuprof the loader does not search: pkg-config's libdir
+        if shutil.which("pkg-config") is None:
+            self.skipTest("no pkg-config")
+        site = self.pkg_copy("pc")
+        libdir = os.path.join(self.tmp, "pc", "prefix", "lib")
+        pcdir = os.path.join(libdir, "pkgconfig")
+        os.makedirs(pcdir)
+        shutil.copy(LIB, os.path.join(libdir, "libgpuprof.so.0"))
+        with open(os.path.join(pcdir, "gpuprof.pc"), "w") as f:
+            f.write("prefix=%s\nlibdir=${prefix}/lib\nName: gpuprof\nDescription: x\n"
+                    "Version: 0.1.0\nLibs: -L${libdir} -lgpuprof\n"
+                    % os.path.dirname(libdir))
+        r = py(WHERE, clean_env(LD_LIBRARY_PATH=os.path.join(self.tmp, "empty"),
+                                PKG_CONFIG_PATH=pcdir), path=site)
+        self.assertTrue(r["ok"], r)
+        if r["path"] in ("libgpuprof.so", "libgpuprof.so.0"):
+            self.skipTest("a libgpuprof.so is installed on this system")
+        self.assertEqual(r["path"], os.path.join(libdir, "libgpuprof.so.0"))
 
     def test_nothing_found(self):
         site = self.pkg_copy("none")
@@ -524,6 +562,80 @@ class UnderGpuprofRun(unittest.TestCase):
                              [{"count": 4, "domain": "gpuprof", "name": "frame"}])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+LOUD = "gpuprof: running under `gpuprof run`, but this program's ranges, marks and counters " \
+       "are not recorded: "
+
+
+@need_lib
+class UnderGpuprofRunFound(unittest.TestCase):
+    """Under `gpuprof run`, the package finds the library of the same build by itself
+    (GPUPROF_RUN_LIBRARY), or says on standard error why nothing is recorded."""
+
+    def run_script(self, code, **env):
+        if not os.access(GPUPROF, os.X_OK):
+            self.skipTest("no gpuprof CLI at %s" % GPUPROF)
+        tmp = tempfile.mkdtemp(prefix="gpuprof-pyrun-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        # a copy of the package with no library beside it, found through sys.path
+        site = os.path.join(tmp, "site")
+        shutil.copytree(os.path.join(PYDIR, "gpuprof"), os.path.join(site, "gpuprof"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so*"))
+        script = os.path.join(tmp, "s.py")
+        with open(script, "w") as f:
+            f.write("import sys\nsys.path.insert(0, %r)\n" % site + textwrap.dedent(code))
+        run = os.path.join(tmp, "run")
+        e = clean_env(GPUPROF_NVML_LIBRARY="/nonexistent/nvml.so",
+                      LD_LIBRARY_PATH=os.path.join(tmp, "empty"), **env)
+        p = subprocess.run([GPUPROF, "run", "--quiet", "--no-cuda", "--sample-ms", "0",
+                            "-o", run, "--", sys.executable, script],
+                           env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+        return p, run
+
+    CODE = """
+    import gpuprof
+    for i in range(3):
+        with gpuprof.range("found"):
+            pass
+    print("recording", gpuprof.recording(), gpuprof.available().path)
+    """
+
+    def test_finds_its_build(self):
+        p, run = self.run_script(self.CODE)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(LOUD, p.stderr)
+        rec, path = p.stdout.split()[1:]
+        self.assertEqual(rec, "True", p.stdout)
+        self.assertEqual(os.path.realpath(path), os.path.realpath(LIB))
+        a = subprocess.run([GPUPROF, "analyze", "--json", run], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+        self.assertEqual(a.returncode, 0, a.stderr)
+        rg = {x["name"]: x for x in json.loads(a.stdout)["ranks"][0]["ranges"]}
+        self.assertEqual(rg["found"]["count"], 3)
+
+    def test_says_why_no_library(self):
+        p, _ = self.run_script(self.CODE, GPUPROF_LIBRARY="/nonexistent/libgpuprof.so")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split()[1], "False")
+        self.assertEqual(p.stderr.count(LOUD), 1, p.stderr)
+        self.assertIn("/nonexistent/libgpuprof.so (GPUPROF_LIBRARY)", p.stderr)
+
+    def test_says_why_no_recorder(self):
+        p, _ = self.run_script(self.CODE, GPUPROF_INJECT_LIBRARY="/nonexistent/inject.so",
+                               GPUPROF_LIBRARY=LIB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.split()[1], "False")
+        self.assertEqual(p.stderr.count(LOUD), 1, p.stderr)
+        self.assertIn("found no recorder", p.stderr)
+
+    def test_says_why_recorder_refused(self):
+        # a recorder that is not one: loaded by libgpuprof, but it has no init
+        p, _ = self.run_script(self.CODE, GPUPROF_INJECT_LIBRARY=LIB, GPUPROF_LIBRARY=LIB)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.count(LOUD), 1, p.stderr)
+        self.assertIn("is not a gpuprof recorder", p.stderr)
 
 
 if __name__ == "__main__":

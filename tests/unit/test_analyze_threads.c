@@ -97,9 +97,9 @@ static void test_alloc_failures(void **state)
 	want = report_json(t, 0, &rc);
 	assert_int_equal(rc, 0);
 	for (n = 1; rc == GP_ENOMEM || n < 50; n += 1 + n / 6, tries++) {
-		gp_test_fail_alloc_after((long)n);
+		gp__test_fail_alloc_after((long)n);
 		got = report_json(t, 0, &rc);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc) {
 			assert_int_equal(rc, GP_ENOMEM);
 			assert_null(got);

@@ -805,9 +805,9 @@ static void test_paths(void **state)
 		int rc = GP_ENOMEM;
 
 		for (k = 1; rc == GP_ENOMEM; k++) {
-			gp_test_fail_alloc_after(k);
+			gp__test_fail_alloc_after(k);
 			rc = gp_compare_paths(d1, d2, &o, &r);
-			gp_test_fail_alloc_after(0);
+			gp__test_fail_alloc_after(0);
 			if (rc == 0)
 				break;
 			assert_int_equal(rc, GP_ENOMEM);
@@ -832,9 +832,9 @@ static void torture(const struct gp_value *b, const struct gp_value *n)
 	int rc = GP_ENOMEM;
 
 	for (k = 1; rc == GP_ENOMEM; k++) {
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp_compare_values(b, n, &o, &r);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);
@@ -842,9 +842,9 @@ static void torture(const struct gp_value *b, const struct gp_value *n)
 	}
 	assert_int_equal(rc, 0);
 	for (k = 1, rc = GP_ENOMEM; rc == GP_ENOMEM; k++) {
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp_compare_format(r, GP_COMPARE_MARKDOWN, 0, &text, NULL);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);

@@ -545,13 +545,13 @@ static void test_alloc_failures(void **state)
 		int rc;
 
 		assert_non_null(f);
-		gp_test_fail_alloc_after(n);
+		gp__test_fail_alloc_after(n);
 		rc = gp_chrome_writer_new(f, &w);
 		if (!rc)
 			rc = gp_chrome_writer_add_trace(w, t, "rank 0");
 		if (!rc)
 			rc = gp_chrome_writer_finish(w);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		assert_true(rc == 0 || rc == GP_ENOMEM);
 		gp_chrome_writer_free(w);
 		fclose(f);

@@ -769,9 +769,9 @@ static void test_open_errors(void **state)
 	/* every allocation failing in turn: GP_ENOMEM and no leak (ASan) */
 	put_basics(f);
 	for (k = 1; k < 100; k++) {
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp__host_open(&h, f->root, 100);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);
@@ -782,9 +782,9 @@ static void test_open_errors(void **state)
 	/* the process list failing to grow in a sample: the tree is unknown, not wrong */
 	put_proc(f, 100, "root", 1, 100, 0, 1000, 10);
 	put_proc(f, 101, "kid", 100, 100, 0, 1000, 10);
-	gp_test_fail_alloc_after(1);
+	gp__test_fail_alloc_after(1);
 	assert_int_equal(gp__host_sample(h, SEC, &f->s), 0);
-	gp_test_fail_alloc_after(0);
+	gp__test_fail_alloc_after(0);
 	assert_false(HAS(&f->s, GP_HF_PROC_RSS));
 	assert_false(HAS(&f->s, GP_HF_PROC_CPU));
 	assert_true(HAS(&f->s, GP_HF_MEM));

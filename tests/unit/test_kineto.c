@@ -1087,12 +1087,12 @@ static void torture(const char *name, const char *mem, size_t n, size_t win, boo
 		int rc;
 
 		gp__kineto_test_window = win;
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		if (mem)
 			rc = open_mem(mem, n, salvage, &t);
 		else
 			rc = gp_trace_open(data_path(name), NULL, &t);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		gp__kineto_test_window = 0;
 		if (rc == 0) {
 			assert_non_null(t);

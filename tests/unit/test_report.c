@@ -243,9 +243,9 @@ static void test_page_alloc_failures(void **state)
 
 	(void)state;
 	for (n = 0; n < 200; n++) {
-		gp_test_fail_alloc_after(n);
+		gp__test_fail_alloc_after(n);
 		rc = gp_report_html(p, &html, &len);
-		gp_test_fail_alloc_after(-1);
+		gp__test_fail_alloc_after(-1);
 		if (rc == 0) {
 			gp_free(html);
 			break;

@@ -55,7 +55,7 @@ static struct gp_sampler *open_with(const char *lib, size_t history)
 	o.nvml_library = lib;
 	o.history = history;
 	o.interval_ms = 5;
-	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_open(&o, &s), 0);
 	assert_non_null(s);
 	return s;
 }
@@ -240,7 +240,7 @@ static void test_no_gpu_reasons(void **state)
 	memset(&o, 0, sizeof(o));
 	o.size = sizeof(o);
 	o.no_gpu = true;
-	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_open(&o, &s), 0);
 	assert_string_equal(gp_sampler_gpu_status(s), "GPU sampling disabled");
 	gp_sampler_close(s);
 	free(a);
@@ -297,7 +297,7 @@ static void test_history_downsampling(void **state)
 	o.size = sizeof(o);
 	o.history = 8;
 	o.no_gpu = true;
-	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_open(&o, &s), 0);
 	for (int k = 0; k < 20; k++)
 		assert_int_equal(gp_sampler_sample_now(s, a), 0);
 	n = gp_sampler_history(s, h, 64);
@@ -399,10 +399,10 @@ static void test_interval_bounds(void **state)
 	o.size = sizeof(o);
 	o.no_gpu = true;
 	o.interval_ms = GP_INTERVAL_MAX_MS + 1;
-	assert_int_equal(gp_sampler_open(&s, &o), GP_EINVAL);
+	assert_int_equal(gp_sampler_open(&o, &s), GP_EINVAL);
 	assert_null(s);
 	o.interval_ms = 0;
-	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_open(&o, &s), 0);
 	assert_int_equal(gp_sampler_interval_ms(s), 100);
 	gp_sampler_close(s);
 }
@@ -419,7 +419,7 @@ static void test_no_procs(void **state)
 	o.size = sizeof(o);
 	o.nvml_library = lib_full;
 	o.no_procs = true;
-	assert_int_equal(gp_sampler_open(&s, &o), 0);
+	assert_int_equal(gp_sampler_open(&o, &s), 0);
 	assert_int_equal(gp_sampler_sample_now(s, a), 0);
 	assert_int_equal(a->ngpus, 2);
 	assert_false(VALID(&a->gpus[0], GP_GF_PROCS));

@@ -311,30 +311,30 @@ static void test_enomem(void **state)
 
 	(void)state;
 	for (k = 1; k < 100; k++) {
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp_stats_compute(x, 6, NULL, &s);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);
 	}
 	assert_true(k > 1 && k < 100);
 	for (k = 1; k < 100; k++) {
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp_stats_compare(x, 6, y, 6, GP_LOWER_IS_BETTER, NULL, &c);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);
 	}
 	assert_true(k > 1 && k < 100);
-	gp_test_fail_alloc_after(1);
+	gp__test_fail_alloc_after(1);
 	rc = gp_mann_whitney(x, 6, y, 6, &u);
-	gp_test_fail_alloc_after(0);
+	gp__test_fail_alloc_after(0);
 	assert_int_equal(rc, GP_ENOMEM);
-	gp_test_fail_alloc_after(1);
+	gp__test_fail_alloc_after(1);
 	rc = (int)gp_stats_outliers(x, 6, 0, NULL);
-	gp_test_fail_alloc_after(0);
+	gp__test_fail_alloc_after(0);
 	assert_int_equal(rc, GP_ENOMEM);
 }
 

@@ -300,9 +300,9 @@ static void test_alloc_torture(void **state)
 	for (k = 1; rc == GP_ENOMEM; k++) {
 		r = gp_value_object();
 		assert_non_null(r);
-		gp_test_fail_alloc_after(k);
+		gp__test_fail_alloc_after(k);
 		rc = gp__an_timeline(&c, r);
-		gp_test_fail_alloc_after(0);
+		gp__test_fail_alloc_after(0);
 		if (rc == 0)
 			assert_int_equal(tu_geti(r, "timeline/bins"), 44);
 		else

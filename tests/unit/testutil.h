@@ -15,6 +15,7 @@
 
 #include "analyze/analyze-int.h"
 #include "trace/model.h"
+#include "util/error.h" /* gp__test_fail_alloc_after */
 
 /** A new empty trace (asserts on failure). */
 struct gp_trace *tu_trace_new(void);

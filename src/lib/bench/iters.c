@@ -27,6 +27,7 @@
 #include "trace/input.h"
 #include "trace/model.h"
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/sort.h"
 
 /* a GPU activity with the time its launch call started */
@@ -366,8 +367,9 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
 
 	if (!b || !paths || !n)
 		return gp__error(GP_EINVAL, "no input");
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if ((rc = GP__OPTS_VALID(opts, struct gp_bench_iter_opts)))
+		return rc;
+	GP__OPTS_COPY(&o, opts);
 	for (i = 0; i < n; i++) {
 		struct stat st;
 		char **list = NULL;

@@ -23,6 +23,7 @@
 
 #include "sample-int.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #define DEFAULT_INTERVAL_MS 100
 #define DEFAULT_HISTORY     512
@@ -350,7 +351,7 @@ static void *slow_main(void *arg)
 
 /* ---- the API ---- */
 
-int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts)
+int gp_sampler_open(const struct gp_sampler_opts *opts, struct gp_sampler **out)
 {
 	struct gp_sampler *s;
 	pthread_condattr_t ca;
@@ -359,12 +360,12 @@ int gp_sampler_open(struct gp_sampler **out, const struct gp_sampler_opts *opts)
 	if (!out)
 		return gp__error(GP_EINVAL, "gp_sampler_open: no output pointer");
 	*out = NULL;
+	if ((rc = GP__OPTS_VALID(opts, struct gp_sampler_opts)))
+		return rc;
 	s = gp__calloc(1, sizeof(*s));
 	if (!s)
 		return gp__error(GP_ENOMEM, "out of memory");
-	if (opts)
-		memcpy(&s->o, opts, opts->size < sizeof(s->o) ? opts->size : sizeof(s->o));
-	s->o.size = sizeof(s->o);
+	GP__OPTS_COPY(&s->o, opts);
 	if (!s->o.interval_ms)
 		s->o.interval_ms = DEFAULT_INTERVAL_MS;
 	if (s->o.interval_ms < GP_INTERVAL_MIN_MS || s->o.interval_ms > GP_INTERVAL_MAX_MS) {

@@ -19,6 +19,7 @@
 #include "gpuprof/stats.h"
 #include "util/error.h"
 #include "util/fmt.h"
+#include "util/opts.h"
 
 #define DEFAULT_RESAMPLES  10000
 #define DEFAULT_CONFIDENCE 0.95
@@ -258,9 +259,11 @@ int gp_stats_compute(const double *x, size_t n, const struct gp_stats_opts *opts
 
 	if (!out)
 		return gp__error(GP_EINVAL, "stats: no output");
+	GP_TRY(GP__OPTS_VALID(opts, struct gp_stats_opts));
 	memset(&o, 0, sizeof(o));
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	o.resamples = GP__OPTS_GET(opts, resamples, 0);
+	o.seed = GP__OPTS_GET(opts, seed, 0);
+	o.confidence = GP__OPTS_GET(opts, confidence, 0);
 	if (!o.resamples)
 		o.resamples = DEFAULT_RESAMPLES;
 	if (o.confidence == 0)
@@ -372,9 +375,12 @@ long gp_stats_outliers(const double *x, size_t n, double threshold, bool *flags)
 
 static int change_opts(const struct gp_change_opts *opts, struct gp_change_opts *o)
 {
+	int rc = GP__OPTS_VALID(opts, struct gp_change_opts);
+
+	if (rc)
+		return rc;
 	memset(o, 0, sizeof(*o));
-	if (opts)
-		memcpy(o, opts, opts->size < sizeof(*o) ? opts->size : sizeof(*o));
+	GP__OPTS_COPY(o, opts);
 	if (!o->resamples)
 		o->resamples = DEFAULT_RESAMPLES;
 	if (o->alpha == 0)

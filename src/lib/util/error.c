@@ -112,7 +112,7 @@ void gp__log(enum gp_log_level level, const char *fmt, ...)
 	log_fn(level, msg, log_user);
 }
 
-GP_API void gp_test_fail_alloc_after(long n)
+void gp__test_fail_alloc_after(long n)
 {
 	atomic_store(&fail_countdown, n);
 }

@@ -38,6 +38,12 @@ char *gp__strndup(const char *s, size_t n);
 char *gp__strdup(const char *s);
 void gp__free(void *p);
 
+/**
+ * Allocation torture, for the unit tests (never exported): the @p n-th allocation through
+ * gp__malloc and its siblings from now on fails (0 or less disables).
+ */
+void gp__test_fail_alloc_after(long n);
+
 /** Grows *p (an array of *cap elements of @p size) to hold at least @p need. */
 int gp__grow(void **p, size_t *cap, size_t need, size_t size);
 
