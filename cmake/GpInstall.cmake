@@ -68,6 +68,4 @@ install(FILES ${PROJECT_BINARY_DIR}/gpuprofConfig.cmake
               ${PROJECT_BINARY_DIR}/gpuprofConfigVersion.cmake DESTINATION ${GP_CMAKE_DIR})
 
 # The man pages: generated from docs/cli/*.md and installed into
-# ${CMAKE_INSTALL_MANDIR}/man1 by cmake/GpManPages.cmake, which the help and man-page
-# work adds; nothing to install until it exists.
-include(GpManPages OPTIONAL)
+# ${CMAKE_INSTALL_MANDIR}/man1 by cmake/GpManPages.cmake (included after the gpuprof target).
