@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * num.c - numbers for people (text.h): the one duration formatter, the one
+ * byte formatter, percentages, counts, rates and plain numbers.
+ *
+ * Every formatter writes at most @p n bytes into the caller's buffer and
+ * returns it; a value that is not finite is unknown and prints as "-".
+ * The precision policy is text.h's: four significant digits, the unit
+ * chosen after rounding, so a value never prints as "1000.0" of a unit.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "text/text.h"
+
+static const char *unknown(char *buf, size_t n)
+{
+	snprintf(buf, n, "-");
+	return buf;
+}
+
+/*
+ * bench's, compare's and the page's form: three decimals in the largest
+ * unit whose rounded value is at least 1 ("999.9996 µs" is "1.000 ms")
+ */
+static const char *dur_fixed(char *buf, size_t n, double ns, bool sign)
+{
+	const char *sg = ns < 0 ? "-" : sign ? "+" : "";
+	double a = fabs(ns);
+
+	if (a < 999.5)
+		snprintf(buf, n, "%s%.0f ns", sg, a);
+	else if (a < 999999.5)
+		snprintf(buf, n, "%s%.3f µs", sg, a / 1e3);
+	else if (a < 999999500.0)
+		snprintf(buf, n, "%s%.3f ms", sg, a / 1e6);
+	else
+		snprintf(buf, n, "%s%.3f s", sg, a / 1e9);
+	return buf;
+}
+
+const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = { { 1e3, "µs" }, { 1e6, "ms" }, { 1e9, "s" } };
+	const size_t nu = sizeof(u) / sizeof(u[0]);
+	const char *sg = (flags & GP__FMT_SIGN) && ns >= 0 ? "+" : "";
+	double v, a;
+	size_t i;
+
+	if (!isfinite(ns))
+		return unknown(buf, n);
+	if (flags & GP__FMT_FIXED)
+		return dur_fixed(buf, n, ns, flags & GP__FMT_SIGN);
+	v = round(ns) + 0.0; /* whole nanoseconds; + 0.0: no "-0" */
+	a = fabs(v);
+	if (a < 1e3) {
+		snprintf(buf, n, "%s%.0f ns", sg, v);
+		return buf;
+	}
+	for (i = 0; i + 1 < nu; i++)
+		if (a < u[i + 1].div)
+			break;
+	v /= u[i].div;
+	a = fabs(v);
+	if (a < 9.9995)
+		snprintf(buf, n, "%s%.3f %s", sg, v, u[i].unit);
+	else if (a < 99.995)
+		snprintf(buf, n, "%s%.2f %s", sg, v, u[i].unit);
+	else if (a < 999.95 || i + 1 == nu)
+		snprintf(buf, n, "%s%.1f %s", sg, v, u[i].unit);
+	else
+		snprintf(buf, n, "%s%.3f %s", sg, v / 1e3, u[i + 1].unit);
+	return buf;
+}
+
+const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	bool fixed = flags & GP__FMT_FIXED;
+	size_t i = 0, last = fixed ? 4 : 5;
+	double a = fabs(b);
+
+	if (!isfinite(b))
+		return unknown(buf, n);
+	while (a >= 1024 && i < last) {
+		a /= 1024;
+		i++;
+	}
+	if (!i)
+		snprintf(buf, n, "%s%.0f B", b < 0 ? "-" : "", a);
+	else
+		snprintf(buf, n, "%s%.*f %s", b < 0 ? "-" : "", fixed ? 2 : 1, a, unit[i]);
+	return buf;
+}
+
+const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags)
+{
+	if (!isfinite(pct))
+		return unknown(buf, n);
+	snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+.1f%s" : "%.1f%s", pct,
+	         (flags & GP__FMT_SPACE) ? " %" : "%");
+	return buf;
+}
+
+const char *gp__fmt_count(char *buf, size_t n, double v)
+{
+	return gp__fmt_num(buf, n, v, 0, "");
+}
+
+const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char *suffix)
+{
+	if (!isfinite(v))
+		return unknown(buf, n);
+	snprintf(buf, n, "%.*f%s", decimals, v, suffix);
+	return buf;
+}
+
+const char *gp__fmt_rate(char *buf, size_t n, double r)
+{
+	if (!isfinite(r))
+		return unknown(buf, n);
+	snprintf(buf, n, r >= 100 ? "%.1f" : "%.3g", r);
+	return buf;
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_text.c - the text layer (text/text.h): the number formats at their
+ * boundaries (unit changes, rounding, zero, negative, unknown, huge), display
+ * width of UTF-8, cutting, wrapping, and the table in text and Markdown.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gpuprof/value.h"
+#include "text/text.h"
+
+#define DUR(ns, fl)  gp__fmt_dur(buf, sizeof(buf), (ns), (fl))
+#define BYTES(b, fl) gp__fmt_bytes(buf, sizeof(buf), (b), (fl))
+
+static void test_dur(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(DUR(0, 0), "0 ns");
+	assert_string_equal(DUR(-0.2, 0), "0 ns"); /* no "-0" */
+	assert_string_equal(DUR(850, 0), "850 ns");
+	assert_string_equal(DUR(999.4, 0), "999 ns");
+	assert_string_equal(DUR(999.5, 0), "1.000 µs");
+	assert_string_equal(DUR(56700, 0), "56.70 µs");
+	assert_string_equal(DUR(999940, 0), "999.9 µs");
+	/* 999.95 µs rounds to 1000.0 µs: the next unit instead */
+	assert_string_equal(DUR(999950, 0), "1.000 ms");
+	assert_string_equal(DUR(1234000, 0), "1.234 ms");
+	assert_string_equal(DUR(12345678, 0), "12.35 ms");
+	assert_string_equal(DUR(999950000, 0), "1.000 s");
+	assert_string_equal(DUR(12.345e9, 0), "12.35 s");
+	assert_string_equal(DUR(-1234000, 0), "-1.234 ms");
+	assert_string_equal(DUR(-850, 0), "-850 ns");
+	assert_string_equal(DUR(1234000, GP__FMT_SIGN), "+1.234 ms");
+	assert_string_equal(DUR(3.6e12, 0), "3600.0 s");
+	assert_true(strlen(DUR(1e300, 0)) < sizeof(buf));
+	assert_string_equal(DUR(NAN, 0), "-");
+	assert_string_equal(DUR(INFINITY, GP__FMT_SIGN), "-");
+	assert_string_equal(DUR(-INFINITY, GP__FMT_FIXED), "-");
+}
+
+static void test_dur_fixed(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(DUR(0, GP__FMT_FIXED), "0 ns");
+	assert_string_equal(DUR(0, GP__FMT_FIXED | GP__FMT_SIGN), "+0 ns");
+	assert_string_equal(DUR(850, GP__FMT_FIXED), "850 ns");
+	assert_string_equal(DUR(999.6, GP__FMT_FIXED), "1.000 µs");
+	assert_string_equal(DUR(56700, GP__FMT_FIXED), "56.700 µs");
+	assert_string_equal(DUR(999999.4, GP__FMT_FIXED), "999.999 µs");
+	assert_string_equal(DUR(999999.6, GP__FMT_FIXED), "1.000 ms");
+	assert_string_equal(DUR(12345678, GP__FMT_FIXED), "12.346 ms");
+	assert_string_equal(DUR(12.345e9, GP__FMT_FIXED), "12.345 s");
+	assert_string_equal(DUR(-1234000, GP__FMT_FIXED | GP__FMT_SIGN), "-1.234 ms");
+	assert_string_equal(DUR(1234000, GP__FMT_FIXED | GP__FMT_SIGN), "+1.234 ms");
+	assert_string_equal(DUR(1e18, GP__FMT_FIXED), "1000000000.000 s");
+}
+
+static void test_bytes(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(BYTES(0, 0), "0 B");
+	assert_string_equal(BYTES(1023, 0), "1023 B");
+	assert_string_equal(BYTES(1024, 0), "1.0 KiB");
+	assert_string_equal(BYTES(1536, 0), "1.5 KiB");
+	assert_string_equal(BYTES(-1536, 0), "-1.5 KiB");
+	assert_string_equal(BYTES(1536, GP__FMT_FIXED), "1.50 KiB");
+	assert_string_equal(BYTES(80.0 * (1ull << 30), 0), "80.0 GiB");
+	assert_string_equal(BYTES(2.0 * (1ull << 50), 0), "2.0 PiB");
+	assert_string_equal(BYTES(2.0 * (1ull << 50), GP__FMT_FIXED), "2048.00 TiB");
+	assert_string_equal(BYTES(4.0 * (1ull << 60), 0), "4096.0 PiB");
+	assert_string_equal(BYTES(NAN, 0), "-");
+	assert_string_equal(BYTES(INFINITY, GP__FMT_FIXED), "-");
+}
+
+static void test_numbers(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 12.345, 0), "12.3%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 0, 0), "0.0%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN | GP__FMT_SPACE),
+	                    "+19.1 %");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), -5, GP__FMT_SIGN), "-5.0%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), NAN, 0), "-");
+	assert_string_equal(gp__fmt_count(buf, sizeof(buf), 1234.6), "1235");
+	assert_string_equal(gp__fmt_count(buf, sizeof(buf), -3), "-3");
+	assert_string_equal(gp__fmt_count(buf, sizeof(buf), NAN), "-");
+	assert_string_equal(gp__fmt_num(buf, sizeof(buf), 123.45, 1, " W"), "123.5 W");
+	assert_string_equal(gp__fmt_num(buf, sizeof(buf), INFINITY, 1, " W"), "-");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1234.56), "1234.6");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 12.3456), "12.3");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), NAN), "-");
+	/* a small buffer is cut, never overrun */
+	assert_string_equal(gp__fmt_dur(buf, 4, 1234000, 0), "1.2");
+}
+
+static void test_width_fit(void **state)
+{
+	struct gp_buf b = GP_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(gp__text_width(""), 0);
+	assert_int_equal(gp__text_width("abc"), 3);
+	assert_int_equal(gp__text_width("56.70 µs"), 8);
+	assert_int_equal(gp__text_width("…"), 1);
+	assert_int_equal(gp__text_width("日本語"), 3);
+
+	assert_int_equal(gp__text_fit(&b, "abcdef", 6, 0), 0);
+	assert_string_equal(b.buf, "abcdef");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_fit(&b, "abcdefg", 6, 0), 0);
+	assert_string_equal(b.buf, "abcde…");
+	gp_buf_reset(&b);
+	/* a cut never splits a multibyte character */
+	assert_int_equal(gp__text_fit(&b, "µµµµµµµ", 4, 0), 0);
+	assert_string_equal(b.buf, "µµµ…");
+	assert_int_equal(gp__text_width(b.buf), 4);
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_fit(&b, "a\tb\x7f", 0, 0), 0);
+	assert_string_equal(b.buf, "a?b?");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_fit(&b, "a\nb", 0, GP__TEXT_CTRL_SPACE), 0);
+	assert_string_equal(b.buf, "a b");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_pad(&b, "µs", 4, true), 0);
+	assert_string_equal(b.buf, "  µs");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_md_cell(&b, "a|b`c\n", false), 0);
+	assert_string_equal(b.buf, "a\\|b`c ");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_md_cell(&b, "a|b`c", true), 0);
+	assert_string_equal(b.buf, "`a\\|b'c`");
+	gp_buf_release(&b);
+}
+
+static void test_wrap(void **state)
+{
+	struct gp_buf b = GP_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(gp__text_wrap(&b, "- ", "aaa bbb ccc ddd", 10, 2, 0), 0);
+	assert_string_equal(b.buf, "- aaa bbb\n  ccc ddd\n");
+	gp_buf_reset(&b);
+	/* GLUE: "12.5 ms" does not break between number and unit */
+	assert_int_equal(gp__text_wrap(&b, "", "took 12.5 ms", 10, 0, GP__WRAP_GLUE), 0);
+	assert_string_equal(b.buf, "took\n12.5 ms\n");
+	gp_buf_reset(&b);
+	/* a word longer than the line stands alone */
+	assert_int_equal(gp__text_wrap(&b, "", "x abcdefghijkl y", 6, 1, 0), 0);
+	assert_string_equal(b.buf, "x\n abcdefghijkl\n y\n");
+	gp_buf_reset(&b);
+	/* RAW: control characters as '?', \x1f a space that does not break */
+	assert_int_equal(gp__text_wrap(&b, "> ",
+	                               "a\tb c\x1f"
+	                               "d",
+	                               6, 2, GP__WRAP_RAW),
+	                 0);
+	assert_string_equal(b.buf, "> a?b\n  c d\n");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_wrap(&b, "x ", "", 10, 0, 0), 0);
+	assert_string_equal(b.buf, "x \n");
+	gp_buf_release(&b);
+}
+
+static const struct gp__col cols[] = {
+	{ .head = "name", .width = 6, .cut = 6, .flags = GP__COL_LEFT },
+	{ .head = "time", .md_head = "Δ time", .width = 9, .gap = " " },
+	{ .head = "what", .gap = "  ", .flags = GP__COL_LEFT | GP__COL_CODE },
+};
+
+static void test_table_text(void **state)
+{
+	const struct gp__table t = { cols, 3, "  ", false };
+	const char *r1[] = { "µµµ", "1.234 ms", "a|b" };
+	const char *r2[] = { "kernel_long_name", NULL, "c" };
+	struct gp_buf b = GP_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(gp__table_head(&b, &t), 0);
+	assert_int_equal(gp__table_cells(&b, &t, r1), 0);
+	assert_int_equal(gp__table_cells(&b, &t, r2), 0);
+	/* widths count columns, not bytes; the last left column is not padded */
+	assert_string_equal(b.buf, "  name        time  what\n"
+	                           "  µµµ     1.234 ms  a|b\n"
+	                           "  kerne…         -  c\n");
+	gp_buf_release(&b);
+}
+
+static void test_table_md(void **state)
+{
+	const struct gp__table t = { cols, 3, "  ", true };
+	const char *r1[] = { "a|b", "1.234 ms", "x|`y`" };
+	struct gp_buf b = GP_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(gp__table_head(&b, &t), 0);
+	assert_int_equal(gp__table_cells(&b, &t, r1), 0);
+	assert_string_equal(b.buf, "| name | Δ time | what |\n"
+	                           "|---|---:|---|\n"
+	                           "| a\\|b | 1.234 ms | `x\\|'y'` |\n");
+	gp_buf_release(&b);
+}
+
+static void test_table_rows(void **state)
+{
+	static const struct gp__col vcols[] = {
+		{ .head = "Total", .width = 9, .cell = gp__cell_dur, .key = "total_ns" },
+		{ .head = "Bytes", .width = 9, .cell = gp__cell_bytes, .key = "bytes" },
+		{ .head = "Time %", .width = 7, .cell = gp__cell_pct, .key = "pct" },
+		{ .head = "Count", .width = 6, .cell = gp__cell_count, .key = "count" },
+		{ .head = "Name",
+		  .gap = "  ",
+		  .flags = GP__COL_LEFT,
+		  .cell = gp__cell_str,
+		  .key = "name" },
+	};
+	const struct gp__table t = { vcols, 5, NULL, false };
+	struct gp_value *row = gp_value_object();
+	struct gp_buf b = GP_BUF_INIT;
+
+	(void)state;
+	assert_non_null(row);
+	assert_int_equal(gp_obj_set_int(row, "total_ns", 56700), 0);
+	assert_int_equal(gp_obj_set_double(row, "pct", 12.34), 0);
+	assert_int_equal(gp_obj_set_null(row, "bytes"), 0);
+	assert_int_equal(gp_obj_set_int(row, "count", 7), 0);
+	assert_int_equal(gp_obj_set_str(row, "name", "gemm"), 0);
+	assert_int_equal(gp__table_row(&b, &t, row), 0);
+	/* unknown is "-", never 0 */
+	assert_string_equal(b.buf, " 56.70 µs        -  12.3%     7  gemm\n");
+	gp_buf_release(&b);
+	gp_value_free(row);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dur),        cmocka_unit_test(test_dur_fixed),
+		cmocka_unit_test(test_bytes),      cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_width_fit),  cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_table_text), cmocka_unit_test(test_table_md),
+		cmocka_unit_test(test_table_rows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
