@@ -40,26 +40,23 @@ static void test_dur(void **state)
 	assert_true(strlen(DUR(1e300, 0)) < sizeof(buf));
 	assert_string_equal(DUR(NAN, 0), "-");
 	assert_string_equal(DUR(INFINITY, GP__FMT_SIGN), "-");
-	assert_string_equal(DUR(-INFINITY, GP__FMT_FIXED), "-");
+	assert_string_equal(DUR(-INFINITY, 0), "-");
 }
 
-static void test_dur_fixed(void **state)
+static void test_dur_sign(void **state)
 {
 	char buf[64];
 
 	(void)state;
-	assert_string_equal(DUR(0, GP__FMT_FIXED), "0 ns");
-	assert_string_equal(DUR(0, GP__FMT_FIXED | GP__FMT_SIGN), "+0 ns");
-	assert_string_equal(DUR(850, GP__FMT_FIXED), "850 ns");
-	assert_string_equal(DUR(999.6, GP__FMT_FIXED), "1.000 µs");
-	assert_string_equal(DUR(56700, GP__FMT_FIXED), "56.700 µs");
-	assert_string_equal(DUR(999999.4, GP__FMT_FIXED), "999.999 µs");
-	assert_string_equal(DUR(999999.6, GP__FMT_FIXED), "1.000 ms");
-	assert_string_equal(DUR(12345678, GP__FMT_FIXED), "12.346 ms");
-	assert_string_equal(DUR(12.345e9, GP__FMT_FIXED), "12.345 s");
-	assert_string_equal(DUR(-1234000, GP__FMT_FIXED | GP__FMT_SIGN), "-1.234 ms");
-	assert_string_equal(DUR(1234000, GP__FMT_FIXED | GP__FMT_SIGN), "+1.234 ms");
-	assert_string_equal(DUR(1e18, GP__FMT_FIXED), "1000000000.000 s");
+	assert_string_equal(DUR(0, GP__FMT_SIGN), "+0 ns");
+	assert_string_equal(DUR(-0.3, GP__FMT_SIGN), "+0 ns");
+	assert_string_equal(DUR(999.6, GP__FMT_SIGN), "+1.000 µs");
+	assert_string_equal(DUR(-999950, GP__FMT_SIGN), "-1.000 ms");
+	assert_string_equal(DUR(59202000, GP__FMT_SIGN), "+59.20 ms");
+	assert_string_equal(DUR(-116910000, GP__FMT_SIGN), "-116.9 ms");
+	/* huge: seconds keep one decimal, however many */
+	assert_string_equal(DUR(1e18, 0), "1000000000.0 s");
+	assert_string_equal(DUR(NAN, GP__FMT_SIGN), "-");
 }
 
 static void test_bytes(void **state)
@@ -72,13 +69,17 @@ static void test_bytes(void **state)
 	assert_string_equal(BYTES(1024, 0), "1.0 KiB");
 	assert_string_equal(BYTES(1536, 0), "1.5 KiB");
 	assert_string_equal(BYTES(-1536, 0), "-1.5 KiB");
-	assert_string_equal(BYTES(1536, GP__FMT_FIXED), "1.50 KiB");
+	assert_string_equal(BYTES(1536, GP__FMT_SIGN), "+1.5 KiB");
+	/* the next unit where rounding would read 1024 */
+	assert_string_equal(BYTES(1023.4, 0), "1023 B");
+	assert_string_equal(BYTES(1023.5, 0), "1.0 KiB");
+	assert_string_equal(BYTES(1023.94 * 1024, 0), "1023.9 KiB");
+	assert_string_equal(BYTES(1023.96 * 1024, 0), "1.0 MiB");
 	assert_string_equal(BYTES(80.0 * (1ull << 30), 0), "80.0 GiB");
 	assert_string_equal(BYTES(2.0 * (1ull << 50), 0), "2.0 PiB");
-	assert_string_equal(BYTES(2.0 * (1ull << 50), GP__FMT_FIXED), "2048.00 TiB");
 	assert_string_equal(BYTES(4.0 * (1ull << 60), 0), "4096.0 PiB");
 	assert_string_equal(BYTES(NAN, 0), "-");
-	assert_string_equal(BYTES(INFINITY, GP__FMT_FIXED), "-");
+	assert_string_equal(BYTES(-INFINITY, 0), "-");
 }
 
 static void test_numbers(void **state)
@@ -154,6 +155,9 @@ static void test_wrap(void **state)
 	/* GLUE: "12.5 ms" does not break between number and unit */
 	assert_int_equal(gp__text_wrap(&b, "", "took 12.5 ms", 10, 0, GP__WRAP_GLUE), 0);
 	assert_string_equal(b.buf, "took\n12.5 ms\n");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_wrap(&b, "", "added (308.2 ms), 66", 16, 0, GP__WRAP_GLUE), 0);
+	assert_string_equal(b.buf, "added\n(308.2 ms), 66\n");
 	gp_buf_reset(&b);
 	/* a word longer than the line stands alone */
 	assert_int_equal(gp__text_wrap(&b, "", "x abcdefghijkl y", 6, 1, 0), 0);
@@ -245,7 +249,7 @@ static void test_table_rows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dur),        cmocka_unit_test(test_dur_fixed),
+		cmocka_unit_test(test_dur),        cmocka_unit_test(test_dur_sign),
 		cmocka_unit_test(test_bytes),      cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_width_fit),  cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_table_text), cmocka_unit_test(test_table_md),

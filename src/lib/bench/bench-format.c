@@ -22,15 +22,14 @@ static double num(const struct gp_value *o, const char *key)
 	return gp_value_get_double(gp_obj_get(o, key), &d) ? d : NAN;
 }
 
-/* bench prints the fixed-decimals form, as compare and the page do (text.h) */
 static const char *fmt_ns(char *buf, size_t n, double ns)
 {
-	return gp__fmt_dur(buf, n, ns, GP__FMT_FIXED);
+	return gp__fmt_dur(buf, n, ns, 0);
 }
 
 static const char *fmt_bytes(char *buf, size_t n, double b)
 {
-	return gp__fmt_bytes(buf, n, b, GP__FMT_FIXED);
+	return gp__fmt_bytes(buf, n, b, 0);
 }
 
 struct out {

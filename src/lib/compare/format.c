@@ -84,10 +84,9 @@ static const char *str(const struct gp_value *v, const char *key)
 	return s ? s : "-";
 }
 
-/* compare prints the fixed-decimals form, as bench and the page do (text.h) */
 static const char *dur(char *buf, size_t n, double ns, bool sign)
 {
-	return gp__fmt_dur(buf, n, ns, GP__FMT_FIXED | (sign ? GP__FMT_SIGN : 0));
+	return gp__fmt_dur(buf, n, ns, sign ? GP__FMT_SIGN : 0);
 }
 
 /* a metric's value in its unit */
@@ -98,7 +97,7 @@ static const char *value(char *buf, size_t n, const char *unit, double v)
 	else if (strcmp(unit, "ns") == 0)
 		return dur(buf, n, v, false);
 	else if (strcmp(unit, "bytes") == 0)
-		return gp__fmt_bytes(buf, n, v, GP__FMT_FIXED);
+		return gp__fmt_bytes(buf, n, v, 0);
 	else
 		snprintf(buf, n, "%.2f %s", v, unit);
 	return buf;

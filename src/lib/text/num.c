@@ -5,8 +5,9 @@
  *
  * Every formatter writes at most @p n bytes into the caller's buffer and
  * returns it; a value that is not finite is unknown and prints as "-".
- * The precision policy is text.h's: four significant digits, the unit
- * chosen after rounding, so a value never prints as "1000.0" of a unit.
+ * The precision policy is text.h's: four significant digits for durations,
+ * one decimal for bytes, the unit chosen after rounding, so a value never
+ * prints as "1000.0 µs" or "1024.0 KiB".
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,26 +20,6 @@ static const char *unknown(char *buf, size_t n)
 	return buf;
 }
 
-/*
- * bench's, compare's and the page's form: three decimals in the largest
- * unit whose rounded value is at least 1 ("999.9996 µs" is "1.000 ms")
- */
-static const char *dur_fixed(char *buf, size_t n, double ns, bool sign)
-{
-	const char *sg = ns < 0 ? "-" : sign ? "+" : "";
-	double a = fabs(ns);
-
-	if (a < 999.5)
-		snprintf(buf, n, "%s%.0f ns", sg, a);
-	else if (a < 999999.5)
-		snprintf(buf, n, "%s%.3f µs", sg, a / 1e3);
-	else if (a < 999999500.0)
-		snprintf(buf, n, "%s%.3f ms", sg, a / 1e6);
-	else
-		snprintf(buf, n, "%s%.3f s", sg, a / 1e9);
-	return buf;
-}
-
 const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
 {
 	static const struct {
@@ -46,15 +27,14 @@ const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
 		const char *unit;
 	} u[] = { { 1e3, "µs" }, { 1e6, "ms" }, { 1e9, "s" } };
 	const size_t nu = sizeof(u) / sizeof(u[0]);
-	const char *sg = (flags & GP__FMT_SIGN) && ns >= 0 ? "+" : "";
+	const char *sg;
 	double v, a;
 	size_t i;
 
 	if (!isfinite(ns))
 		return unknown(buf, n);
-	if (flags & GP__FMT_FIXED)
-		return dur_fixed(buf, n, ns, flags & GP__FMT_SIGN);
 	v = round(ns) + 0.0; /* whole nanoseconds; + 0.0: no "-0" */
+	sg = (flags & GP__FMT_SIGN) && v >= 0 ? "+" : "";
 	a = fabs(v);
 	if (a < 1e3) {
 		snprintf(buf, n, "%s%.0f ns", sg, v);
@@ -79,20 +59,21 @@ const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
 const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	bool fixed = flags & GP__FMT_FIXED;
-	size_t i = 0, last = fixed ? 4 : 5;
+	const char *sg = b < 0 ? "-" : (flags & GP__FMT_SIGN) ? "+" : "";
 	double a = fabs(b);
+	size_t i = 0;
 
 	if (!isfinite(b))
 		return unknown(buf, n);
-	while (a >= 1024 && i < last) {
+	/* the next unit from where the rounded value would read 1024 */
+	while (i + 1 < sizeof(unit) / sizeof(unit[0]) && a >= (i ? 1023.95 : 1023.5)) {
 		a /= 1024;
 		i++;
 	}
 	if (!i)
-		snprintf(buf, n, "%s%.0f B", b < 0 ? "-" : "", a);
+		snprintf(buf, n, "%s%.0f B", sg, a);
 	else
-		snprintf(buf, n, "%s%.*f %s", b < 0 ? "-" : "", fixed ? 2 : 1, a, unit[i]);
+		snprintf(buf, n, "%s%.1f %s", sg, a, unit[i]);
 	return buf;
 }
 

@@ -14,12 +14,13 @@
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
  *   Markdown table from the same description.
  *
- * Precision policy (the default of every formatter): durations and bytes
- * keep four significant digits and move to the next unit when rounding
- * reaches 1000 of the unit ("999.9 µs", then "1.000 ms"); nanoseconds and
- * bytes below 1 KiB are integers. GP__FMT_FIXED asks for the fixed-decimals
- * form that bench, compare and the HTML page (assets/report.js fmtNs,
- * fmtBytes) print: three decimals for durations, two for bytes.
+ * Precision policy, one for every command and for Markdown: durations
+ * keep four significant digits and move to the next unit where rounding
+ * would reach 1000 of the unit ("999.9 µs", then "1.000 ms"); nanoseconds
+ * are integers. Bytes take one decimal in binary units up to PiB and move
+ * on where rounding would reach 1024 ("1023.9 KiB", then "1.0 MiB").
+ * Percentages take one decimal. The HTML page formats in JavaScript
+ * (assets/report.js fmtNs, fmtBytes) and is to follow the same policy.
  *
  * Users: analyze/format.c, bench/bench-format.c, compare/format.c,
  * compare/explain.c. Everything here is internal (gp__); nothing prints.
@@ -36,20 +37,19 @@
 
 /** Flags of the formatters. */
 #define GP__FMT_SIGN  0x1u /* "+" before a positive value (and zero) */
-#define GP__FMT_FIXED 0x2u /* fixed decimals: bench's, compare's and the page's form */
-#define GP__FMT_SPACE 0x4u /* percentages: a space before "%" */
+#define GP__FMT_SPACE 0x2u /* percentages: a space before "%" (compare's prose style) */
 
 /**
  * A duration in ns: "850 ns", "56.70 µs", "1.234 ms", "12.35 s", "3600.0 s"
- * (four significant digits, see above); with GP__FMT_FIXED "56.700 µs",
- * "12.345 s". "-" when @p ns is NaN or infinite. @return @p buf.
+ * (four significant digits, see above); "+1.234 ms" with GP__FMT_SIGN.
+ * "-" when @p ns is NaN or infinite. @return @p buf.
  */
 const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags);
 
 /**
  * Bytes in binary units: "512 B", "1.5 KiB", "12.3 MiB" (one decimal, up to
- * PiB); with GP__FMT_FIXED "1.50 KiB" (two decimals, up to TiB). "-" when
- * unknown. @return @p buf.
+ * PiB); "+" before a positive value with GP__FMT_SIGN. "-" when unknown.
+ * @return @p buf.
  */
 const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags);
 
@@ -97,7 +97,7 @@ int gp__text_pad(struct gp_buf *b, const char *s, size_t w, bool right);
 int gp__text_md_cell(struct gp_buf *b, const char *s, bool code);
 
 /** How gp__text_wrap() splits words. */
-#define GP__WRAP_GLUE 0x1u /* a word of 3 columns or less stays with the one before */
+#define GP__WRAP_GLUE 0x1u /* a word of 3 columns or less, or a unit, stays with the one before */
 /*
  * The text is a program's or a trace's: control characters become '?',
  * and '\x1f' stands for a space that does not break (printed as ' ').

@@ -81,10 +81,28 @@ int gp__text_md_cell(struct gp_buf *b, const char *s, bool code)
 }
 
 /*
+ * Whether the word @p p (@p k bytes) is a unit after a number: "ms", "µs",
+ * "%", "KiB"..., maybe closed by ")", ",", ";" or ":" ("ms),").
+ */
+static bool is_unit(const char *p, size_t k)
+{
+	static const char *const units[] = { "ns",  "µs",  "ms",  "s",   "%",  "B",
+		                             "KiB", "MiB", "GiB", "TiB", "PiB" };
+
+	while (k && strchr("),;:", p[k - 1]))
+		k--;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strlen(units[i]) == k && memcmp(units[i], p, k) == 0)
+			return true;
+	return false;
+}
+
+/*
  * The next piece that does not break at @p p: its length in bytes in *len
  * and in columns in *cols. RAW: up to the next space. Otherwise a word and,
- * with GLUE, the words of 3 columns or less after it (so that "7.948 ms" or
- * "+19.1 %" stays on one line), without a space at the end.
+ * with GLUE, the words of 3 columns or less or units ("ms),") after it (so
+ * that "7.948 ms" or "(308.2 ms)," stays on one line), without a space at
+ * the end.
  */
 static void piece(const char *p, unsigned flags, size_t *len, size_t *cols)
 {
@@ -95,7 +113,7 @@ static void piece(const char *p, unsigned flags, size_t *len, size_t *cols)
 
 		while (p[n + k] && p[n + k] != ' ')
 			kw += is_lead((unsigned char)p[n + k++]);
-		if (n && kw > 3)
+		if (n && kw > 3 && !is_unit(p + n, k))
 			break;
 		n += k;
 		w += kw;
