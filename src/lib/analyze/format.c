@@ -24,28 +24,16 @@
 #define NAME_MIN 16
 
 struct af {
-	struct gp_buf b;
+	struct gp__out o;
 	size_t top; /* rows per table, 0: all */
 	int width;  /* columns */
-	int rc;
 };
 
-static void out(struct af *f, const char *fmt, ...) GP_PRINTF(2, 3);
-static void out(struct af *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->rc)
-		return;
-	va_start(ap, fmt);
-	f->rc = gp_buf_vaddf(&f->b, fmt, ap);
-	va_end(ap);
-}
+#define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
 
 static void keep(struct af *f, int rc)
 {
-	if (!f->rc)
-		f->rc = rc;
+	gp__out_keep(&f->o, rc);
 }
 
 /* ---- value access ---- */
@@ -131,23 +119,23 @@ static void wrap(struct af *f, const char *s, int indent, int w, const char *fir
 	char lead[96];
 
 	snprintf(lead, sizeof(lead), "%*s%s", indent, "", first);
-	keep(f, gp__text_wrap(&f->b, lead, s, (size_t)w, (size_t)indent + gp__text_width(first),
+	keep(f, gp__text_wrap(&f->o.b, lead, s, (size_t)w, (size_t)indent + gp__text_width(first),
 	                      GP__WRAP_RAW));
 }
 
 static void table_head(struct af *f, const struct gp__table *t)
 {
-	keep(f, gp__table_head(&f->b, t));
+	keep(f, gp__table_head(&f->o.b, t));
 }
 
 static void table_row(struct af *f, const struct gp__table *t, const void *row)
 {
-	keep(f, gp__table_row(&f->b, t, row));
+	keep(f, gp__table_row(&f->o.b, t, row));
 }
 
 static void table_cells(struct af *f, const struct gp__table *t, const char *const *cells)
 {
-	keep(f, gp__table_cells(&f->b, t, cells));
+	keep(f, gp__table_cells(&f->o.b, t, cells));
 }
 
 static size_t rows_to_show(const struct gp_value *arr, const struct af *f)
@@ -186,6 +174,14 @@ static const char *cell_name(char *buf, size_t n, const struct gp__col *c, const
 static const char *cell_gbps(char *buf, size_t n, const struct gp__col *c, const void *row)
 {
 	return gp__fmt_num(buf, n, nv(get(row, c->key)), 2, "");
+}
+
+/* @p n right-aligned columns of ready cells: headings @p heads, widths @p w, after @p gap */
+static void plain_cols(struct gp__col *c, const char *const *heads, const size_t *w, size_t n,
+                       const char *gap)
+{
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct gp__col){ .head = heads[i], .width = w[i], .gap = gap };
 }
 
 /* ---- sections ---- */
@@ -406,17 +402,11 @@ static const char *const step_keys[] = { "kernel",  "memcpy",     "memset",   "c
 
 static void print_steps(struct af *f, const struct gp_value *r)
 {
-	static const struct gp__col cols[] = {
+	static const char *const heads[] = { "duration", "Kernel", "Memcpy", "Memset", "Comm",
+		                             "Runtime",  "DataLd", "CPU",    "Other" };
+	static const size_t widths[] = { 9, 7, 7, 7, 7, 7, 7, 7, 7 };
+	struct gp__col cols[10] = {
 		{ .head = "step", .width = 18, .cut = 18, .flags = GP__COL_LEFT },
-		{ .head = "duration", .width = 9, .gap = " " },
-		{ .head = "Kernel", .width = 7, .gap = " " },
-		{ .head = "Memcpy", .width = 7, .gap = " " },
-		{ .head = "Memset", .width = 7, .gap = " " },
-		{ .head = "Comm", .width = 7, .gap = " " },
-		{ .head = "Runtime", .width = 7, .gap = " " },
-		{ .head = "DataLd", .width = 7, .gap = " " },
-		{ .head = "CPU", .width = 7, .gap = " " },
-		{ .head = "Other", .width = 7, .gap = " " },
 	};
 	const struct gp__table t = { cols, 10, "  ", false };
 	const struct gp_value *steps = get(r, "steps"), *st = get(r, "step_stats");
@@ -427,6 +417,7 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	if (!gp_value_len(steps))
 		return;
 	heading(f, "Steps (share of step time)");
+	plain_cols(cols + 1, heads, widths, 9, " ");
 	table_head(f, &t);
 	for (i = 0; i < n; i++) {
 		const struct gp_value *s = gp_arr_get(steps, i), *bd = get(s, "breakdown");
@@ -572,12 +563,11 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 
 static void print_memory(struct af *f, const struct gp_value *r)
 {
-	static const struct gp__col dev_cols[] = {
+	static const char *const heads[] = { "peak alloc", "peak reserv", "at end" };
+	static const size_t widths[] = { 12, 12, 12 };
+	struct gp__col dev_cols[5] = {
 		{ .head = "device", .width = 6 },
-		{ .head = "peak alloc", .width = 12, .gap = " " },
-		{ .head = "peak reserv", .width = 12, .gap = " " },
-		{ .head = "at end", .width = 12, .gap = " " },
-		{ .head = "peak in", .gap = "  ", .flags = GP__COL_LEFT },
+		[4] = { .head = "peak in", .gap = "  ", .flags = GP__COL_LEFT },
 	};
 	static const struct gp__col top_cols[] = {
 		{ .head = "top allocators", .width = 14, .flags = GP__COL_LEFT },
@@ -609,6 +599,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		return;
 	devs = get(m, "devices");
 	heading(f, "Memory");
+	plain_cols(dev_cols + 1, heads, widths, 3, " ");
 	table_head(f, &devt);
 	for (i = 0; i < gp_value_len(devs); i++) {
 		const struct gp_value *d = gp_arr_get(devs, i);
@@ -718,7 +709,7 @@ static void print_evidence(struct af *f, const struct gp_value *ev)
 	char b[64];
 	size_t i;
 
-	for (i = 0; i < gp_value_len(ev) && !f->rc; i++) {
+	for (i = 0; i < gp_value_len(ev) && !f->o.rc; i++) {
 		const char *k = gp_obj_key_at(ev, i);
 		const char *s = evidence_value(b, sizeof(b), k, gp_obj_value_at(ev, i));
 		size_t len = strlen(s);
@@ -728,7 +719,7 @@ static void print_evidence(struct af *f, const struct gp_value *ev)
 		if (len > 63)
 			len = 63;
 		keep(f, gp_buf_addf(&line, "%s%s=", i ? ", " : "", k));
-		for (size_t j = 0; j < len && !f->rc; j++)
+		for (size_t j = 0; j < len && !f->o.rc; j++)
 			keep(f, gp_buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
 	}
 	if (line.len)
@@ -841,18 +832,16 @@ static const char *unitf(char *buf, size_t n, const struct gp_value *v, int deci
 static void print_metric_gpus(struct af *f, const struct gp_value *series,
                               const struct gp_value *gpus)
 {
-	static const struct gp__col cols[] = {
+	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
+		                             "power mean", "power max", "temp max" };
+	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
+	struct gp__col cols[7] = {
 		{ .head = "GPU", .width = 24, .cut = 24, .flags = GP__COL_LEFT },
-		{ .head = "util mean", .width = 9, .gap = " " },
-		{ .head = "util max", .width = 8, .gap = " " },
-		{ .head = "memory peak", .width = 21, .gap = " " },
-		{ .head = "power mean", .width = 10, .gap = " " },
-		{ .head = "power max", .width = 9, .gap = " " },
-		{ .head = "temp max", .width = 8, .gap = " " },
 	};
 	const struct gp__table t = { cols, 7, "  ", false };
 	char b[7][80], b3[32], b4[32];
 
+	plain_cols(cols + 1, heads, widths, 6, " ");
 	table_head(f, &t);
 	for (size_t i = 0; i < gp_value_len(gpus); i++) {
 		const struct gp_value *g = gp_arr_get(gpus, i);
@@ -921,7 +910,7 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 GP_API int gp_analyze_format(const struct gp_value *report,
                              const struct gp_analyze_format_opts *opts, char **text, size_t *len)
 {
-	struct af f = { .b = GP_BUF_INIT, .top = 10, .width = 100 };
+	struct af f = { .o = { GP_BUF_INIT, 0 }, .top = 10, .width = 100 };
 	const struct gp_value *ranks = get(report, "ranks");
 	size_t i;
 
@@ -951,10 +940,5 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	if (!gp_value_len(ranks))
 		out(&f, "no ranks in this report\n");
 	print_metrics(&f, report);
-	if (f.rc) {
-		gp_buf_release(&f.b);
-		return gp__error(f.rc, "out of memory");
-	}
-	*text = gp_buf_detach(&f.b, len);
-	return *text ? 0 : gp__error(GP_ENOMEM, "out of memory");
+	return gp__out_detach(&f.o, text, len);
 }

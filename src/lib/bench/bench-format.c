@@ -32,25 +32,7 @@ static const char *fmt_bytes(char *buf, size_t n, double b)
 	return gp__fmt_bytes(buf, n, b, 0);
 }
 
-struct out {
-	struct gp_buf b;
-	int rc;
-};
-
-static void put(struct out *o, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->rc)
-		return;
-	va_start(ap, fmt);
-	o->rc = gp_buf_vaddf(&o->b, fmt, ap);
-	va_end(ap);
-}
-
-static void text_stats(struct out *o, const char *label, const struct gp_value *st, bool bytes)
+static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes)
 {
 	const char *u = bytes ? "bytes" : "ns";
 	char k[40], a[32], b[32], c[32], d[32], e[32];
@@ -63,17 +45,17 @@ static void text_stats(struct out *o, const char *label, const struct gp_value *
 	ci = gp_obj_get(st, k);
 	gp_value_get_double(gp_arr_get(ci, 0), &lo);
 	gp_value_get_double(gp_arr_get(ci, 1), &hi);
-	put(o, "  %-7s median %s", label, F(a, S("median")));
+	gp__out_addf(o, "  %-7s median %s", label, F(a, S("median")));
 	if (isfinite(lo))
-		put(o, "  [95%% CI %s .. %s]", F(b, lo), F(c, hi));
-	put(o, "   mean %s +/- %s\n", F(a, S("mean")), F(d, S("std")));
-	put(o, "  %-7s min %s  p90 %s  p95 %s  p99 %s  max %s\n", "", F(a, S("min")),
-	    F(b, S("p90")), F(c, S("p95")), F(d, S("p99")), F(e, S("max")));
+		gp__out_addf(o, "  [95%% CI %s .. %s]", F(b, lo), F(c, hi));
+	gp__out_addf(o, "   mean %s +/- %s\n", F(a, S("mean")), F(d, S("std")));
+	gp__out_addf(o, "  %-7s min %s  p90 %s  p95 %s  p99 %s  max %s\n", "", F(a, S("min")),
+	             F(b, S("p90")), F(c, S("p95")), F(d, S("p99")), F(e, S("max")));
 #undef S
 #undef F
 }
 
-static void text_series(struct out *o, const struct gp_value *s)
+static void text_series(struct gp__out *o, const struct gp_value *s)
 {
 	const struct gp_value *tp = gp_obj_get(s, "throughput"), *w = gp_obj_get(s, "warnings");
 	const char *name = gp_value_get_str(gp_obj_get(s, "name"));
@@ -84,32 +66,33 @@ static void text_series(struct out *o, const struct gp_value *s)
 
 	gp_value_get_int(gp_obj_get(s, "n"), &n);
 	gp_value_get_int(gp_obj_get(s, "warmup"), &warm);
-	put(o, "%s  (%lld iterations, %lld warm-up)\n", name ? name : "?", (long long)n,
-	    (long long)warm);
+	gp__out_addf(o, "%s  (%lld iterations, %lld warm-up)\n", name ? name : "?", (long long)n,
+	             (long long)warm);
 	text_stats(o, "time", gp_obj_get(s, "stats"), false);
 	if (gp_value_type(gp_obj_get(s, "gpu_stats")) == GP_VALUE_OBJECT) {
 		double share = num(s, "gpu_share");
 
 		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false);
 		if (isfinite(share))
-			put(o, "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n", "",
-			    share * 100,
-			    share >= 0.9   ? "GPU-bound"
-			    : share >= 0.5 ? "partly host-bound"
-			                   : "host-bound, the GPU waits for the CPU");
+			gp__out_addf(o,
+			             "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n",
+			             "", share * 100,
+			             share >= 0.9   ? "GPU-bound"
+			             : share >= 0.5 ? "partly host-bound"
+			                            : "host-bound, the GPU waits for the CPU");
 	}
 	if (gp_value_type(gp_obj_get(s, "memory_stats")) == GP_VALUE_OBJECT)
 		text_stats(o, "memory", gp_obj_get(s, "memory_stats"), true);
-	put(o, "  %-7s %s %s", "rate", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
-	    rate ? rate : "items/s");
+	gp__out_addf(o, "  %-7s %s %s", "rate", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
+	             rate ? rate : "items/s");
 	if (batch != 1)
-		put(o, "  (batch %g, %s iterations/s)", batch,
-		    gp__fmt_rate(b, sizeof(b), num(tp, "iterations_per_s")));
-	put(o, "\n");
+		gp__out_addf(o, "  (batch %g, %s iterations/s)", batch,
+		             gp__fmt_rate(b, sizeof(b), num(tp, "iterations_per_s")));
+	gp__out_addf(o, "\n");
 	for (size_t i = 0; i < gp_value_len(w); i++) {
 		const char *t = gp_value_get_str(gp_obj_get(gp_arr_get(w, i), "text"));
 
-		put(o, "  warning: %s\n", t ? t : "?");
+		gp__out_addf(o, "  warning: %s\n", t ? t : "?");
 	}
 }
 
@@ -127,7 +110,7 @@ static const struct gp__col md_cols[] = {
 };
 static const struct gp__table md_table = { md_cols, 9, NULL, true };
 
-static void md_series(struct out *o, const struct gp_value *s)
+static void md_series(struct gp__out *o, const struct gp_value *s)
 {
 	const struct gp_value *st = gp_obj_get(s, "stats"), *tp = gp_obj_get(s, "throughput");
 	const struct gp_value *gs = gp_obj_get(s, "gpu_stats");
@@ -155,37 +138,33 @@ static void md_series(struct out *o, const struct gp_value *s)
 	cells[8] = gp_value_type(gs) == GP_VALUE_OBJECT
 	               ? fmt_ns(c[8], sizeof(c[8]), num(gs, "median_ns"))
 	               : "-";
-	if (!o->rc)
-		o->rc = gp__table_cells(&o->b, &md_table, cells);
+	gp__out_keep(o, gp__table_cells(&o->b, &md_table, cells));
 }
 
-static void md_text(struct out *o, const char *s)
+static void md_text(struct gp__out *o, const char *s)
 {
-	if (!o->rc)
-		o->rc = gp__text_md_cell(&o->b, s ? s : "", false);
+	gp__out_keep(o, gp__text_md_cell(&o->b, s ? s : "", false));
 }
 
 GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format fmt, char **out,
                            size_t *len)
 {
 	const struct gp_value *series = gp_obj_get(result, "series");
-	struct out o;
+	struct gp__out o = { GP_BUF_INIT, 0 };
 
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (gp_value_type(series) != GP_VALUE_ARRAY)
 		return gp__error(GP_EFORMAT, "not a bench result: no \"series\" list");
-	memset(&o, 0, sizeof(o));
-	gp_buf_init(&o.b, 0);
 	if (fmt == GP_BENCH_MARKDOWN)
-		o.rc = gp__table_head(&o.b, &md_table);
+		gp__out_keep(&o, gp__table_head(&o.b, &md_table));
 	for (size_t i = 0; i < gp_value_len(series); i++) {
 		if (fmt == GP_BENCH_MARKDOWN) {
 			md_series(&o, gp_arr_get(series, i));
 		} else {
 			if (i)
-				put(&o, "\n");
+				gp__out_addf(&o, "\n");
 			text_series(&o, gp_arr_get(series, i));
 		}
 	}
@@ -194,22 +173,16 @@ GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format f
 			const struct gp_value *w = gp_obj_get(gp_arr_get(series, i), "warnings");
 
 			for (size_t k = 0; k < gp_value_len(w); k++) {
-				put(&o, "%s> **warning** (", i + k ? "" : "\n");
+				gp__out_addf(&o, "%s> **warning** (", i + k ? "" : "\n");
 				md_text(&o, gp_value_get_str(
 				                gp_obj_get(gp_arr_get(series, i), "name")));
-				put(&o, "): ");
+				gp__out_addf(&o, "): ");
 				md_text(&o, gp_value_get_str(gp_obj_get(gp_arr_get(w, k), "text")));
-				put(&o, "\n");
+				gp__out_addf(&o, "\n");
 			}
 		}
 	}
-	if (o.rc) {
-		gp_buf_release(&o.b);
-		return o.rc;
-	}
-	if (!(*out = gp_buf_detach(&o.b, len)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return 0;
+	return gp__out_detach(&o, out, len);
 }
 
 GP_API int gp_bench_text(const struct gp_bench *b, enum gp_bench_format fmt, char **out,

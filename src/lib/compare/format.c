@@ -23,23 +23,12 @@
 #define TEXT_COLS 100 /* prose lines of the text format wrap here */
 
 struct fmt {
-	struct gp_buf b;
+	struct gp__out o;
 	bool md;
 	uint32_t top;
-	int rc;
 };
 
-static void out(struct fmt *f, const char *fmt, ...) GP_PRINTF(2, 3);
-static void out(struct fmt *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->rc)
-		return;
-	va_start(ap, fmt);
-	f->rc = gp_buf_vaddf(&f->b, fmt, ap);
-	va_end(ap);
-}
+#define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
 
 /*
  * A paragraph of the text format: @p first, then the words of the text that
@@ -55,17 +44,18 @@ static void para(struct fmt *f, const char *first, size_t indent, const char *fm
 	struct gp_buf t = GP_BUF_INIT;
 	va_list ap;
 
-	if (f->rc)
+	if (f->o.rc)
 		return;
 	va_start(ap, fmt);
-	f->rc = gp_buf_vaddf(&t, fmt, ap);
+	f->o.rc = gp_buf_vaddf(&t, fmt, ap);
 	va_end(ap);
-	if (f->rc)
+	if (f->o.rc)
 		goto out;
 	if (f->md)
 		out(f, "%s%s\n", first, t.buf);
-	else if (!f->rc)
-		f->rc = gp__text_wrap(&f->b, first, t.buf, TEXT_COLS, indent, GP__WRAP_GLUE);
+	else
+		gp__out_keep(
+		    &f->o, gp__text_wrap(&f->o.b, first, t.buf, TEXT_COLS, indent, GP__WRAP_GLUE));
 out:
 	gp_buf_release(&t);
 }
@@ -179,8 +169,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 
 	if (!gp_value_len(ms))
 		return;
-	if (!f->rc)
-		f->rc = gp__table_head(&f->b, &t);
+	gp__out_keep(&f->o, gp__table_head(&f->o.b, &t));
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *unit = str(m, "unit");
@@ -198,8 +187,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		else
 			snprintf(n, sizeof(n), "-");
 		verdict_cell(v, sizeof(v), m, f->md);
-		if (!f->rc)
-			f->rc = gp__table_cells(&f->b, &t, cells);
+		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
 	}
 	/* why a tested metric stayed inconclusive */
 	for (i = 0; i < gp_value_len(ms); i++) {
@@ -244,8 +232,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		out(f, f->md ? "\n</details>\n\n" : "\n");
 		return;
 	}
-	if (!f->rc)
-		f->rc = gp__table_head(&f->b, &tab);
+	gp__out_keep(&f->o, gp__table_head(&f->o.b, &tab));
 	for (i = 0; i < shown; i++) {
 		const struct gp_value *r = gp_arr_get(rows, i);
 		char calls[48], bt[32], nt[32], dt[32], pc[32];
@@ -257,8 +244,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		dur(nt, sizeof(nt), num(r, "new_total_ns"), false);
 		dur(dt, sizeof(dt), num(r, "delta_total_ns"), true);
 		pct(pc, sizeof(pc), num(r, "delta_avg_pct"));
-		if (!f->rc)
-			f->rc = gp__table_cells(&f->b, &tab, cells);
+		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &tab, cells));
 	}
 	if (shown < n)
 		out(f, "%s%zu of %zu rows, by |delta total|; --top 0 or --json for all\n",
@@ -282,10 +268,10 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 		}
 		/* kernel names hold C++ templates: keep "<...>" from reading as HTML */
 		out(f, "- ");
-		for (; *p && !f->rc; p++)
-			f->rc = *p == '<'   ? gp_buf_addstr(&f->b, "&lt;")
-			        : *p == '>' ? gp_buf_addstr(&f->b, "&gt;")
-			                    : gp_buf_addch(&f->b, *p);
+		for (; *p && !f->o.rc; p++)
+			f->o.rc = *p == '<'   ? gp_buf_addstr(&f->o.b, "&lt;")
+			          : *p == '>' ? gp_buf_addstr(&f->o.b, "&gt;")
+			                      : gp_buf_addch(&f->o.b, *p);
 		out(f, "\n");
 	}
 	out(f, "\n");
@@ -302,7 +288,7 @@ static const char *side_path(const struct gp_value *res, const char *key)
 GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_format fmt,
                              uint32_t top, char **text, size_t *len)
 {
-	struct fmt f = { .b = GP_BUF_INIT, .md = fmt == GP_COMPARE_MARKDOWN, .top = top };
+	struct fmt f = { .o = { GP_BUF_INIT, 0 }, .md = fmt == GP_COMPARE_MARKDOWN, .top = top };
 	const struct gp_value *groups = gp_obj_get(result, "groups");
 	const struct gp_value *opts = gp_obj_get(result, "options");
 	const struct gp_value *tags = gp_obj_get(result, "tag_changes");
@@ -363,13 +349,9 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	}
 	/* unmatched series and ranks are in the warnings */
 	list(&f, gp_obj_get(result, "warnings"), "warnings");
-	if (f.rc) {
-		gp_buf_release(&f.b);
-		return gp__error(f.rc, "out of memory");
-	}
 	/* one final newline */
-	while (f.b.len >= 2 && f.b.buf[f.b.len - 1] == '\n' && f.b.buf[f.b.len - 2] == '\n')
-		f.b.buf[--f.b.len] = '\0';
-	*text = gp_buf_detach(&f.b, len);
-	return *text ? 0 : gp__error(GP_ENOMEM, "out of memory");
+	while (!f.o.rc && f.o.b.len >= 2 && f.o.b.buf[f.o.b.len - 1] == '\n' &&
+	       f.o.b.buf[f.o.b.len - 2] == '\n')
+		f.o.b.buf[--f.o.b.len] = '\0';
+	return gp__out_detach(&f.o, text, len);
 }

@@ -3,6 +3,7 @@
  * text.h - the one text layer: what every command's text and Markdown
  * output is drawn with.
  *
+ * - out.c: text being built, the first error kept for the end.
  * - num.c: the number formats. One duration formatter, one byte formatter,
  *   and the counts, percentages, rates and plain numbers beside them. Each
  *   writes into the caller's buffer and returns it; an unknown value (NaN,
@@ -32,6 +33,27 @@
 #include <stddef.h>
 
 #include "util/buf.h"
+#include "util/error.h"
+
+/* ---- out.c: text being built ---- */
+
+/** Text being built: the first error sticks in @p rc and later writes do nothing. */
+struct gp__out {
+	struct gp_buf b;
+	int rc;
+};
+
+/** gp_buf_addf() unless an error came before. */
+void gp__out_addf(struct gp__out *o, const char *fmt, ...) GP_PRINTF(2, 3);
+
+/** Keeps @p rc (a status of a write into o->b) when no error came before. */
+void gp__out_keep(struct gp__out *o, int rc);
+
+/**
+ * Hands the text over (*@p text, gp_free() it; *@p len, may be NULL), or
+ * releases it and @return the first error (GP_ENOMEM, GP_ELIMIT).
+ */
+int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 
 /* ---- num.c: numbers for people ---- */
 
