@@ -184,6 +184,12 @@ static void plain_cols(struct gp__col *c, const char *const *heads, const size_t
 		c[i] = (struct gp__col){ .head = heads[i], .width = w[i], .gap = gap };
 }
 
+/* a column over report rows: heading, width, gap before it, cell formatter, member */
+#define COL(h, w, g, fn, k)                                                                        \
+	{                                                                                          \
+		.head = (h), .width = (w), .gap = (g), .cell = (fn), .key = (k)                    \
+	}
+
 /* ---- sections ---- */
 
 /* a capture of `gpuprof run`: what was lost, and the tracer's warnings (why no GPU activity) */
@@ -280,8 +286,8 @@ static void print_gpu(struct af *f, const struct gp_value *r)
 		{ .head = "", .width = 8 },
 	};
 	static const struct gp__col type_cols[] = {
-		{ .head = "", .width = 10, .cell = gp__cell_dur, .key = "ns" },
-		{ .head = "", .width = 8, .cell = gp__cell_pct, .key = "pct" },
+		COL("", 10, NULL, gp__cell_dur, "ns"),
+		COL("", 8, NULL, gp__cell_pct, "pct"),
 		{ .head = "",
 		  .gap = "  ",
 		  .cut = 70,
@@ -291,31 +297,11 @@ static void print_gpu(struct af *f, const struct gp_value *r)
 	};
 	static const struct gp__col idle_cols[] = {
 		{ .head = "idle by stream", .width = 15, .flags = GP__COL_LEFT },
-		{ .head = "device",
-		  .width = 6,
-		  .gap = " ",
-		  .cell = gp__cell_count,
-		  .key = "device" },
-		{ .head = "stream",
-		  .width = 7,
-		  .gap = " ",
-		  .cell = gp__cell_count,
-		  .key = "stream" },
-		{ .head = "host wait",
-		  .width = 11,
-		  .gap = "  ",
-		  .cell = gp__cell_dur,
-		  .key = "host_wait_ns" },
-		{ .head = "kernel wait",
-		  .width = 11,
-		  .gap = "  ",
-		  .cell = gp__cell_dur,
-		  .key = "kernel_wait_ns" },
-		{ .head = "other",
-		  .width = 11,
-		  .gap = "  ",
-		  .cell = gp__cell_dur,
-		  .key = "other_ns" },
+		COL("device", 6, " ", gp__cell_count, "device"),
+		COL("stream", 7, " ", gp__cell_count, "stream"),
+		COL("host wait", 11, "  ", gp__cell_dur, "host_wait_ns"),
+		COL("kernel wait", 11, "  ", gp__cell_dur, "kernel_wait_ns"),
+		COL("other", 11, "  ", gp__cell_dur, "other_ns"),
 	};
 	const struct gp__table times = { time_cols, 3, "  ", false };
 	const struct gp__table types = { type_cols, 3, "    ", false };
@@ -364,27 +350,11 @@ static const char *cell_ratio(char *buf, size_t n, const struct gp__col *c, cons
 static void print_util(struct af *f, const struct gp_value *r)
 {
 	static const struct gp__col cols[] = {
-		{ .head = "device", .width = 6, .cell = gp__cell_count, .key = "device" },
-		{ .head = "window",
-		  .width = 10,
-		  .gap = "  ",
-		  .cell = gp__cell_dur,
-		  .key = "window_ns" },
-		{ .head = "utilization",
-		  .width = 11,
-		  .gap = "  ",
-		  .cell = cell_ratio,
-		  .key = "utilization" },
-		{ .head = "SM efficiency",
-		  .width = 13,
-		  .gap = "  ",
-		  .cell = cell_ratio,
-		  .key = "sm_efficiency" },
-		{ .head = "occupancy",
-		  .width = 13,
-		  .gap = "  ",
-		  .cell = gp__cell_pct,
-		  .key = "achieved_occupancy_pct" },
+		COL("device", 6, NULL, gp__cell_count, "device"),
+		COL("window", 10, "  ", gp__cell_dur, "window_ns"),
+		COL("utilization", 11, "  ", cell_ratio, "utilization"),
+		COL("SM efficiency", 13, "  ", cell_ratio, "sm_efficiency"),
+		COL("occupancy", 13, "  ", gp__cell_pct, "achieved_occupancy_pct"),
 	};
 	const struct gp__table t = { cols, 5, "  ", false };
 	const struct gp_value *u = get(r, "gpu_utilization");
@@ -484,14 +454,14 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
                               const char *title)
 {
 	struct gp__col cols[] = {
-		{ .head = "Time %", .width = 7, .cell = gp__cell_pct, .key = "pct" },
-		{ .head = "Total", .width = 9, .cell = gp__cell_dur, .key = "total_ns" },
-		{ .head = "Instances", .width = 10, .cell = gp__cell_count, .key = "count" },
-		{ .head = "Avg", .width = 9, .cell = gp__cell_dur, .key = "avg_ns" },
-		{ .head = "Med", .width = 9, .cell = gp__cell_dur, .key = "med_ns" },
-		{ .head = "Min", .width = 9, .cell = gp__cell_dur, .key = "min_ns" },
-		{ .head = "Max", .width = 9, .cell = gp__cell_dur, .key = "max_ns" },
-		{ .head = "StdDev", .width = 9, .cell = gp__cell_dur, .key = "std_ns" },
+		COL("Time %", 7, NULL, gp__cell_pct, "pct"),
+		COL("Total", 9, NULL, gp__cell_dur, "total_ns"),
+		COL("Instances", 10, NULL, gp__cell_count, "count"),
+		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
+		COL("Med", 9, NULL, gp__cell_dur, "med_ns"),
+		COL("Min", 9, NULL, gp__cell_dur, "min_ns"),
+		COL("Max", 9, NULL, gp__cell_dur, "max_ns"),
+		COL("StdDev", 9, NULL, gp__cell_dur, "std_ns"),
 		name_col(f, 7 + 9 + 10 + 5 * 9 + 2),
 	};
 	const struct gp_value *arr = get(r, key);
@@ -509,13 +479,13 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
 static void print_memory_ops(struct af *f, const struct gp_value *r)
 {
 	struct gp__col cols[] = {
-		{ .head = "Time %", .width = 7, .cell = gp__cell_pct, .key = "pct" },
-		{ .head = "Total", .width = 9, .cell = gp__cell_dur, .key = "total_ns" },
-		{ .head = "Count", .width = 10, .cell = gp__cell_count, .key = "count" },
-		{ .head = "Avg", .width = 9, .cell = gp__cell_dur, .key = "avg_ns" },
-		{ .head = "Bytes", .width = 11, .cell = gp__cell_bytes, .key = "total_bytes" },
-		{ .head = "Avg bytes", .width = 11, .cell = gp__cell_bytes, .key = "avg_bytes" },
-		{ .head = "GB/s", .width = 9, .cell = cell_gbps, .key = "bandwidth_gbps" },
+		COL("Time %", 7, NULL, gp__cell_pct, "pct"),
+		COL("Total", 9, NULL, gp__cell_dur, "total_ns"),
+		COL("Count", 10, NULL, gp__cell_count, "count"),
+		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
+		COL("Bytes", 11, NULL, gp__cell_bytes, "total_bytes"),
+		COL("Avg bytes", 11, NULL, gp__cell_bytes, "avg_bytes"),
+		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
 		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
 	};
 	const struct gp_value *arr = get(r, "memory_ops");
@@ -535,11 +505,11 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
                       bool cpu_ops)
 {
 	struct gp__col cols[] = {
-		{ .head = "Time %", .width = 10, .cell = gp__cell_pct, .key = "pct" },
-		{ .head = "Total", .width = 10, .cell = gp__cell_dur, .key = "total_ns" },
-		{ .head = "Avg", .width = 10, .cell = gp__cell_dur, .key = "avg_ns" },
-		{ .head = "Calls", .width = 10, .cell = gp__cell_count, .key = "count" },
-		{ .head = "GPU", .width = 10, .cell = gp__cell_dur, .key = "gpu_ns" },
+		COL("Time %", 10, NULL, gp__cell_pct, "pct"),
+		COL("Total", 10, NULL, gp__cell_dur, "total_ns"),
+		COL("Avg", 10, NULL, gp__cell_dur, "avg_ns"),
+		COL("Calls", 10, NULL, gp__cell_count, "count"),
+		COL("GPU", 10, NULL, gp__cell_dur, "gpu_ns"),
 		name_col(f, 10 + 10 + 10 + 10 + 10 + 2),
 	};
 	const struct gp_value *arr = get(r, key);
@@ -547,15 +517,9 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 	if (!arr || !gp_value_len(arr))
 		return;
 	if (cpu_ops) {
-		cols[0] = (struct gp__col){
-			.head = "Self %", .width = 10, .cell = gp__cell_pct, .key = "pct_self"
-		};
-		cols[1] = (struct gp__col){
-			.head = "Self", .width = 10, .cell = gp__cell_dur, .key = "self_ns"
-		};
-		cols[2] = (struct gp__col){
-			.head = "Total", .width = 10, .cell = gp__cell_dur, .key = "total_ns"
-		};
+		cols[0] = (struct gp__col)COL("Self %", 10, NULL, gp__cell_pct, "pct_self");
+		cols[1] = (struct gp__col)COL("Self", 10, NULL, gp__cell_dur, "self_ns");
+		cols[2] = (struct gp__col)COL("Total", 10, NULL, gp__cell_dur, "total_ns");
 	}
 	heading(f, title);
 	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
@@ -571,16 +535,8 @@ static void print_memory(struct af *f, const struct gp_value *r)
 	};
 	static const struct gp__col top_cols[] = {
 		{ .head = "top allocators", .width = 14, .flags = GP__COL_LEFT },
-		{ .head = "bytes",
-		  .width = 12,
-		  .gap = " ",
-		  .cell = gp__cell_bytes,
-		  .key = "bytes" },
-		{ .head = "count",
-		  .width = 10,
-		  .gap = " ",
-		  .cell = gp__cell_count,
-		  .key = "count" },
+		COL("bytes", 12, " ", gp__cell_bytes, "bytes"),
+		COL("count", 10, " ", gp__cell_count, "count"),
 		{ .head = "operator",
 		  .gap = "  ",
 		  .cut = 56,
@@ -638,23 +594,11 @@ static void print_launches(struct af *f, const struct gp_value *r)
 {
 	static const struct gp__col cols[] = {
 		{ .head = "queue", .width = 5, .flags = GP__COL_LEFT },
-		{ .head = "device",
-		  .width = 6,
-		  .gap = "  ",
-		  .cell = gp__cell_count,
-		  .key = "device" },
-		{ .head = "stream",
-		  .width = 7,
-		  .gap = " ",
-		  .cell = gp__cell_count,
-		  .key = "stream" },
-		{ .head = "max", .width = 8, .gap = " ", .cell = gp__cell_count, .key = "max" },
-		{ .head = "mean", .width = 8, .gap = " ", .cell = cell_mean, .key = "mean" },
-		{ .head = "at limit",
-		  .width = 14,
-		  .gap = "  ",
-		  .cell = gp__cell_dur,
-		  .key = "time_at_limit_ns" },
+		COL("device", 6, "  ", gp__cell_count, "device"),
+		COL("stream", 7, " ", gp__cell_count, "stream"),
+		COL("max", 8, " ", gp__cell_count, "max"),
+		COL("mean", 8, " ", cell_mean, "mean"),
+		COL("at limit", 14, "  ", gp__cell_dur, "time_at_limit_ns"),
 	};
 	const struct gp__table t = { cols, 6, "  ", false };
 	const struct gp_value *l = get(r, "launches"), *d, *q;
