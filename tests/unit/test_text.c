@@ -114,7 +114,16 @@ static void test_width_fit(void **state)
 	assert_int_equal(gp__text_width("abc"), 3);
 	assert_int_equal(gp__text_width("56.70 µs"), 8);
 	assert_int_equal(gp__text_width("…"), 1);
-	assert_int_equal(gp__text_width("日本語"), 3);
+	/* wide characters take two columns, combining marks none */
+	assert_int_equal(gp__text_width("日本語"), 6);
+	assert_int_equal(gp__text_width("ｱﾞ全角"), 6);
+	assert_int_equal(gp__text_width("e\xcc\x81"), 1);
+	assert_int_equal(gp__text_width("\xf0\x9f\x94\xa5"), 2);
+	/* a broken sequence: the lead byte one column, a stray continuation byte none */
+	assert_int_equal(gp__text_width("a\xe6\x97"
+	                                "b"),
+	                 3);
+	assert_int_equal(gp__text_width("\x80\x80"), 0);
 
 	assert_int_equal(gp__text_fit(&b, "abcdef", 6, 0), 0);
 	assert_string_equal(b.buf, "abcdef");
@@ -127,6 +136,13 @@ static void test_width_fit(void **state)
 	assert_string_equal(b.buf, "µµµ…");
 	assert_int_equal(gp__text_width(b.buf), 4);
 	gp_buf_reset(&b);
+	/* a wide character that would straddle the cut is left out */
+	assert_int_equal(gp__text_fit(&b, "日本語", 4, 0), 0);
+	assert_string_equal(b.buf, "日…");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_fit(&b, "日本語", 6, 0), 0);
+	assert_string_equal(b.buf, "日本語");
+	gp_buf_reset(&b);
 	assert_int_equal(gp__text_fit(&b, "a\tb\x7f", 0, 0), 0);
 	assert_string_equal(b.buf, "a?b?");
 	gp_buf_reset(&b);
@@ -135,6 +151,9 @@ static void test_width_fit(void **state)
 	gp_buf_reset(&b);
 	assert_int_equal(gp__text_pad(&b, "µs", 4, true), 0);
 	assert_string_equal(b.buf, "  µs");
+	gp_buf_reset(&b);
+	assert_int_equal(gp__text_pad(&b, "日本", 6, false), 0);
+	assert_string_equal(b.buf, "日本  ");
 	gp_buf_reset(&b);
 	assert_int_equal(gp__text_md_cell(&b, "a|b`c\n", false), 0);
 	assert_string_equal(b.buf, "a\\|b`c ");
@@ -187,16 +206,19 @@ static void test_table_text(void **state)
 	const struct gp__table t = { cols, 3, "  ", false };
 	const char *r1[] = { "µµµ", "1.234 ms", "a|b" };
 	const char *r2[] = { "kernel_long_name", NULL, "c" };
+	const char *r3[] = { "日本語ab", "1 ns", "d" };
 	struct gp_buf b = GP_BUF_INIT;
 
 	(void)state;
 	assert_int_equal(gp__table_head(&b, &t), 0);
 	assert_int_equal(gp__table_cells(&b, &t, r1), 0);
 	assert_int_equal(gp__table_cells(&b, &t, r2), 0);
+	assert_int_equal(gp__table_cells(&b, &t, r3), 0);
 	/* widths count columns, not bytes; the last left column is not padded */
 	assert_string_equal(b.buf, "  name        time  what\n"
 	                           "  µµµ     1.234 ms  a|b\n"
-	                           "  kerne…         -  c\n");
+	                           "  kerne…         -  c\n"
+	                           "  日本…       1 ns  d\n");
 	gp_buf_release(&b);
 }
 

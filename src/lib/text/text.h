@@ -8,8 +8,9 @@
  *   and the counts, percentages, rates and plain numbers beside them. Each
  *   writes into the caller's buffer and returns it; an unknown value (NaN,
  *   infinity) prints as "-", never as 0.
- * - width.c: display width (UTF-8: a code point is one column), cutting a
- *   string to a width with "…", padding, Markdown escaping, word wrapping.
+ * - width.c: display width (UTF-8: most characters one column, East Asian
+ *   wide ones two, combining marks none), cutting a string to a width with
+ *   "…", padding, Markdown escaping, word wrapping.
  * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
  *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
@@ -95,7 +96,7 @@ const char *gp__fmt_rate(char *buf, size_t n, double r);
 
 /* ---- width.c: widths, cutting, wrapping, escaping ---- */
 
-/** Display columns of UTF-8 @p s: one per code point. */
+/** Display columns of UTF-8 @p s: 1 a character, 2 a wide one, 0 a combining mark. */
 size_t gp__text_width(const char *s);
 
 /** What gp__text_fit() does with control characters (and 0x7f). */
@@ -104,7 +105,8 @@ size_t gp__text_width(const char *s);
 /**
  * Appends @p s cut to @p w columns: a longer string keeps w - 1 columns
  * and ends in "…". Control characters become '?' (' ' with
- * GP__TEXT_CTRL_SPACE); a cut never splits a UTF-8 sequence. @p w 0: no cut.
+ * GP__TEXT_CTRL_SPACE); a cut never splits a UTF-8 sequence nor a wide
+ * character (the result may then be a column short). @p w 0: no cut.
  * @return 0 or GP_ENOMEM/GP_ELIMIT from the buffer.
  */
 int gp__text_fit(struct gp_buf *b, const char *s, size_t w, unsigned flags);
