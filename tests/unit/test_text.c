@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpuprof/analyze.h"
+#include "gpuprof/gpuprof.h"
 #include "gpuprof/value.h"
 #include "text/text.h"
 
@@ -268,6 +270,47 @@ static void test_table_rows(void **state)
 	gp_value_free(row);
 }
 
+/* analyze's tables through the public entry: arguments, and one summary table */
+static void test_analyze_format(void **state)
+{
+	static const char json[] =
+	    "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[{\"rank\":0,\"file\":\"t.json\","
+	    "\"kernels\":[{\"name\":\"void 日本語_kernel_with_a_rather_long_name_that_is_cut\","
+	    "\"pct\":75.0,\"total_ns\":999950,\"count\":3,\"avg_ns\":333317,\"med_ns\":850,"
+	    "\"min_ns\":null,\"max_ns\":12345678,\"std_ns\":0}]}]}";
+	struct gp_analyze_format_opts o = { .size = sizeof(o), .top = 0, .width = 60 };
+	struct gp_value *r = NULL, *empty = gp_value_object();
+	char *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(gp_value_parse(json, sizeof(json) - 1, &r, NULL), 0);
+	assert_int_equal(gp_analyze_format(r, &o, NULL, NULL), GP_EINVAL);
+	o.size = 4;
+	assert_int_equal(gp_analyze_format(r, &o, &text, &len), GP_EINVAL);
+	assert_null(text);
+	assert_int_equal(gp_analyze_format(NULL, NULL, &text, &len), GP_EINVAL);
+
+	assert_int_equal(gp_analyze_format(empty, NULL, &text, &len), 0);
+	assert_string_equal(text, "no ranks in this report\n");
+	assert_int_equal(len, strlen(text));
+	gp_free(text);
+
+	o.size = sizeof(o);
+	assert_int_equal(gp_analyze_format(r, &o, &text, &len), 0);
+	/* width 60: the name gets 16 columns (the least), "void " dropped, cut with "…" */
+	assert_string_equal(text, "== rank 0: t.json ==\n"
+	                          "\n"
+	                          "Top GPU kernels\n"
+	                          " Time %    Total Instances      Avg      Med      Min      Max"
+	                          "   StdDev  Name\n"
+	                          "  75.0% 1.000 ms         3 333.3 µs   850 ns        - 12.35 ms"
+	                          "     0 ns  日本語_kernel_w…\n");
+	gp_free(text);
+	gp_value_free(r);
+	gp_value_free(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,7 +318,7 @@ int main(void)
 		cmocka_unit_test(test_bytes),      cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_width_fit),  cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_table_text), cmocka_unit_test(test_table_md),
-		cmocka_unit_test(test_table_rows),
+		cmocka_unit_test(test_table_rows), cmocka_unit_test(test_analyze_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
