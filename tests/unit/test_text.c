@@ -100,8 +100,13 @@ static void test_numbers(void **state)
 	assert_string_equal(gp__fmt_count(buf, sizeof(buf), NAN), "-");
 	assert_string_equal(gp__fmt_num(buf, sizeof(buf), 123.45, 1, " W"), "123.5 W");
 	assert_string_equal(gp__fmt_num(buf, sizeof(buf), INFINITY, 1, " W"), "-");
-	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1234.56), "1234.6");
-	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 12.3456), "12.3");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1234.56), "1235");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 999.96), "1000");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 133.333), "133.3");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 49.8), "49.80");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.125), "0.125");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0), "0.000");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1.6e7), "16000000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), NAN), "-");
 	/* a small buffer is cut, never overrun */
 	assert_string_equal(gp__fmt_dur(buf, 4, 1234000, 0), "1.2");

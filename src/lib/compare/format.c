@@ -88,8 +88,13 @@ static const char *value(char *buf, size_t n, const char *unit, double v)
 		return dur(buf, n, v, false);
 	else if (strcmp(unit, "bytes") == 0)
 		return gp__fmt_bytes(buf, n, v, 0);
-	else
-		snprintf(buf, n, "%.2f %s", v, unit);
+	else if (strcmp(unit, "%") == 0)
+		return gp__fmt_pct(buf, n, v, GP__FMT_SPACE);
+	else { /* a rate: "runs/s" */
+		char r[32];
+
+		snprintf(buf, n, "%s %s", gp__fmt_rate(r, sizeof(r), v), unit);
+	}
 	return buf;
 }
 

@@ -101,8 +101,11 @@ const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char 
 
 const char *gp__fmt_rate(char *buf, size_t n, double r)
 {
+	double a = fabs(r);
+
 	if (!isfinite(r))
 		return unknown(buf, n);
-	snprintf(buf, n, r >= 100 ? "%.1f" : "%.3g", r);
+	/* the durations' four significant digits, without a unit to move to */
+	snprintf(buf, n, "%.*f", a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0, r);
 	return buf;
 }
