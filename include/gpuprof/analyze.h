@@ -72,6 +72,24 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
  */
 GP_API int gp_analyze_trim(struct gp_value *report, uint32_t top);
 
+/** Options of gp_analyze_format(); zero-initialise, then set size = sizeof(...). */
+struct gp_analyze_format_opts {
+	uint32_t size;  /**< sizeof(struct gp_analyze_format_opts) */
+	uint32_t top;   /**< rows per table; 0: all */
+	uint32_t width; /**< columns of the text; 0: 100; at least 60 */
+};
+
+/**
+ * An analyze report (a "gpuprof.analyze/1" tree, as built or as read back)
+ * as tables for people: one block per rank, then the metrics timeline.
+ * Reads only the tree; a section absent from it is skipped and an unknown
+ * value prints as "-". @p opts may be NULL (top 10, width 100). The text
+ * (*@p text, *@p len bytes, NUL-ended) is the caller's: gp_free() it.
+ * @return 0, GP_EINVAL or GP_ENOMEM.
+ */
+GP_API int gp_analyze_format(const struct gp_value *report,
+                             const struct gp_analyze_format_opts *opts, char **text, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli.h - what the gpuprof commands share: the command prototypes, dying
- * helpers (only the CLI may die), atomic output files, the embedded docs
- * and the human printer of analyze reports.
+ * helpers (only the CLI may die), atomic output files and the embedded docs.
  *
  * Conventions (STYLE.md §3, §6): messages start lowercase, quote paths and
  * have no final full stop; exit codes are 0 ok, 1 failure, 2 usage.
@@ -163,22 +162,5 @@ extern int gp_cli_stdout_errno;
 /** SIGPIPE was ignored when gpuprof started (cli-util.c; main sets it and ignores SIGPIPE; `run`
  * restores it for CMD). */
 extern bool gp_cli_sigpipe_ignored;
-
-/* analyze-print.c */
-
-struct gp_print_opts {
-	size_t top; /* rows per table, 0: all */
-	int width;  /* columns, 100 */
-};
-
-/**
- * Prints an analyze report (the "gpuprof.analyze/1" tree) as human tables.
- * Reads only the tree; computes nothing. Sections absent from the tree are
- * skipped; unknown values print as "-".
- */
-void gp_print_report(FILE *f, const struct gp_value *report, const struct gp_print_opts *o);
-
-/** Formats a duration in ns ("1.234 ms", "56.7 µs", "12.35 s") into @p buf. */
-const char *gp_fmt_dur(char *buf, size_t n, long long ns);
 
 #endif

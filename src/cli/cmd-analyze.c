@@ -3,7 +3,7 @@
  * cmd-analyze.c - `gpuprof analyze [options] PATH...`: reads traces with
  * gp_analyze_paths() and writes the report as human tables or JSON, to
  * stdout or atomically to a file (-o). All computing is in the library; the
- * human tables are drawn by analyze-print.c from the report tree alone.
+ * human tables are drawn by the library (gp_analyze_format()).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -74,14 +74,17 @@ static int output_width(bool to_stdout)
 static int render_human(const struct gp_value *report, size_t top, bool to_stdout, char **out,
                         size_t *len)
 {
-	struct gp_print_opts po = { .top = top, .width = output_width(to_stdout) };
-	FILE *f = open_memstream(out, len);
+	struct gp_analyze_format_opts fo = { .size = sizeof(fo),
+		                             .top = (uint32_t)top,
+		                             .width = (uint32_t)output_width(to_stdout) };
+	char *text = NULL;
+	int rc = gp_analyze_format(report, &fo, &text, len);
 
-	if (!f)
-		return error("out of memory");
-	gp_print_report(f, report, &po);
-	if (fclose(f))
-		return error("out of memory");
+	if (rc)
+		return error("cannot format the report: %s", gp_strerror(rc));
+	*out = xmalloc(*len + 1);
+	memcpy(*out, text, *len + 1);
+	gp_free(text);
 	return 0;
 }
 

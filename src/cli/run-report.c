@@ -120,14 +120,20 @@ void gp_run_report(struct gp_run *r)
 	}
 	r->report_state = "written";
 	if (!r->opts.quiet) {
-		struct gp_print_opts po = { .top = SUMMARY_TOP, .width = summary_width() };
+		struct gp_analyze_format_opts po = { .size = sizeof(po),
+			                             .top = SUMMARY_TOP,
+			                             .width = (uint32_t)summary_width() };
+		char *text = NULL;
+		size_t len = 0;
 
 		if (r->report_salvaged)
 			fprintf(stderr, "gpuprof run: a capture was cut short; the report keeps "
 			                "what precedes the cut (as 'gpuprof analyze --salvage')\n");
-		if (gp_analyze_trim(report, SUMMARY_TOP) == 0) {
-			gp_print_report(stderr, report, &po);
+		if (gp_analyze_trim(report, SUMMARY_TOP) == 0 &&
+		    gp_analyze_format(report, &po, &text, &len) == 0) {
+			fwrite(text, 1, len, stderr);
 			fflush(stderr);
+			gp_free(text);
 		}
 	}
 	gp_value_free(report);

@@ -137,7 +137,7 @@ head = lines[i + 2]
 assert head == "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |", head
 assert lines[i + 3] == "|---|---:|---:|---:|---|---:|---:|---|"
 t, r = lines[i + 4], lines[i + 5]
-assert t.startswith("| time | 20.080 ms | 24.096 ms | +20.0 % | 1.200 ["), t
+assert t.startswith("| time | 20.08 ms | 24.10 ms | +20.0 % | 1.200 ["), t
 assert t.endswith("| <0.0001 | 30/30 | **slower (regression)** |"), t
 assert r.startswith("| throughput | 49.80 runs/s | 41.50 runs/s | -16.7 % |"), r
 for row in (t, r):

@@ -689,7 +689,7 @@ static void test_format(void **state)
 	    starts_with(text, "### gpuprof compare: regression\n\n**regression: time +20.0 %"));
 	assert_non_null(
 	    strstr(text, "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |"));
-	assert_non_null(strstr(text, "| time | 20.060 ms | 24.072 ms | +20.0 % |"));
+	assert_non_null(strstr(text, "| time | 20.06 ms | 24.07 ms | +20.0 % |"));
 	assert_non_null(strstr(text, "**slower (regression)**"));
 	assert_non_null(strstr(text, "#### series `sleep 0.02`"));
 	gp_free(text);

@@ -13,7 +13,7 @@
 #include "gpuprof/bench.h"
 #include "util/buf.h"
 #include "util/error.h"
-#include "util/fmt.h"
+#include "text/text.h"
 
 static double num(const struct gp_value *o, const char *key)
 {
@@ -24,44 +24,15 @@ static double num(const struct gp_value *o, const char *key)
 
 static const char *fmt_ns(char *buf, size_t n, double ns)
 {
-	return gp__fmt_ns(buf, n, ns, false);
+	return gp__fmt_dur(buf, n, ns, 0);
 }
 
 static const char *fmt_bytes(char *buf, size_t n, double b)
 {
-	return gp__fmt_bytes(buf, n, b);
+	return gp__fmt_bytes(buf, n, b, 0);
 }
 
-static const char *fmt_rate(char *buf, size_t n, double r)
-{
-	if (!isfinite(r))
-		snprintf(buf, n, "-");
-	else if (r >= 100)
-		snprintf(buf, n, "%.1f", r);
-	else
-		snprintf(buf, n, "%.3g", r);
-	return buf;
-}
-
-struct out {
-	struct gp_buf b;
-	int rc;
-};
-
-static void put(struct out *o, const char *fmt, ...) GP_PRINTF(2, 3);
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->rc)
-		return;
-	va_start(ap, fmt);
-	o->rc = gp_buf_vaddf(&o->b, fmt, ap);
-	va_end(ap);
-}
-
-static void text_stats(struct out *o, const char *label, const struct gp_value *st, bool bytes)
+static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes)
 {
 	const char *u = bytes ? "bytes" : "ns";
 	char k[40], a[32], b[32], c[32], d[32], e[32];
@@ -74,17 +45,17 @@ static void text_stats(struct out *o, const char *label, const struct gp_value *
 	ci = gp_obj_get(st, k);
 	gp_value_get_double(gp_arr_get(ci, 0), &lo);
 	gp_value_get_double(gp_arr_get(ci, 1), &hi);
-	put(o, "  %-7s median %s", label, F(a, S("median")));
+	gp__out_addf(o, "  %-7s median %s", label, F(a, S("median")));
 	if (isfinite(lo))
-		put(o, "  [95%% CI %s .. %s]", F(b, lo), F(c, hi));
-	put(o, "   mean %s +/- %s\n", F(a, S("mean")), F(d, S("std")));
-	put(o, "  %-7s min %s  p90 %s  p95 %s  p99 %s  max %s\n", "", F(a, S("min")),
-	    F(b, S("p90")), F(c, S("p95")), F(d, S("p99")), F(e, S("max")));
+		gp__out_addf(o, "  [95%% CI %s .. %s]", F(b, lo), F(c, hi));
+	gp__out_addf(o, "   mean %s +/- %s\n", F(a, S("mean")), F(d, S("std")));
+	gp__out_addf(o, "  %-7s min %s  p90 %s  p95 %s  p99 %s  max %s\n", "", F(a, S("min")),
+	             F(b, S("p90")), F(c, S("p95")), F(d, S("p99")), F(e, S("max")));
 #undef S
 #undef F
 }
 
-static void text_series(struct out *o, const struct gp_value *s)
+static void text_series(struct gp__out *o, const struct gp_value *s)
 {
 	const struct gp_value *tp = gp_obj_get(s, "throughput"), *w = gp_obj_get(s, "warnings");
 	const char *name = gp_value_get_str(gp_obj_get(s, "name"));
@@ -95,90 +66,105 @@ static void text_series(struct out *o, const struct gp_value *s)
 
 	gp_value_get_int(gp_obj_get(s, "n"), &n);
 	gp_value_get_int(gp_obj_get(s, "warmup"), &warm);
-	put(o, "%s  (%lld iterations, %lld warm-up)\n", name ? name : "?", (long long)n,
-	    (long long)warm);
+	gp__out_addf(o, "%s  (%lld iterations, %lld warm-up)\n", name ? name : "?", (long long)n,
+	             (long long)warm);
 	text_stats(o, "time", gp_obj_get(s, "stats"), false);
 	if (gp_value_type(gp_obj_get(s, "gpu_stats")) == GP_VALUE_OBJECT) {
 		double share = num(s, "gpu_share");
 
 		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false);
 		if (isfinite(share))
-			put(o, "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n", "",
-			    share * 100,
-			    share >= 0.9   ? "GPU-bound"
-			    : share >= 0.5 ? "partly host-bound"
-			                   : "host-bound, the GPU waits for the CPU");
+			gp__out_addf(o,
+			             "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n",
+			             "", share * 100,
+			             share >= 0.9   ? "GPU-bound"
+			             : share >= 0.5 ? "partly host-bound"
+			                            : "host-bound, the GPU waits for the CPU");
 	}
 	if (gp_value_type(gp_obj_get(s, "memory_stats")) == GP_VALUE_OBJECT)
 		text_stats(o, "memory", gp_obj_get(s, "memory_stats"), true);
-	put(o, "  %-7s %s %s", "rate", fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
-	    rate ? rate : "items/s");
+	gp__out_addf(o, "  %-7s %s %s", "rate", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
+	             rate ? rate : "items/s");
 	if (batch != 1)
-		put(o, "  (batch %g, %s iterations/s)", batch,
-		    fmt_rate(b, sizeof(b), num(tp, "iterations_per_s")));
-	put(o, "\n");
+		gp__out_addf(o, "  (batch %g, %s iterations/s)", batch,
+		             gp__fmt_rate(b, sizeof(b), num(tp, "iterations_per_s")));
+	gp__out_addf(o, "\n");
 	for (size_t i = 0; i < gp_value_len(w); i++) {
 		const char *t = gp_value_get_str(gp_obj_get(gp_arr_get(w, i), "text"));
 
-		put(o, "  warning: %s\n", t ? t : "?");
+		gp__out_addf(o, "  warning: %s\n", t ? t : "?");
 	}
 }
 
-/* a Markdown cell: '|' and newlines would break the table */
-static void md_cell(struct out *o, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			put(o, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			put(o, " ");
-		else
-			put(o, "%c", *s);
-	}
-}
+/* the Markdown table: one row per series */
+static const struct gp__col md_cols[] = {
+	{ .head = "series", .flags = GP__COL_LEFT },
+	{ .head = "n" },
+	{ .head = "median" },
+	{ .head = "mean ± σ" },
+	{ .head = "p95" },
+	{ .head = "p99" },
+	{ .head = "min" },
+	{ .head = "rate" },
+	{ .head = "GPU median" },
+};
+static const struct gp__table md_table = { md_cols, 9, NULL, true };
 
-static void md_series(struct out *o, const struct gp_value *s)
+static void md_series(struct gp__out *o, const struct gp_value *s)
 {
 	const struct gp_value *st = gp_obj_get(s, "stats"), *tp = gp_obj_get(s, "throughput");
 	const struct gp_value *gs = gp_obj_get(s, "gpu_stats");
 	const char *rate = gp_value_get_str(gp_obj_get(tp, "rate_name"));
 	int64_t n = 0;
-	char a[32], b[32], c[32], d[32], e[32], f[32], g[32], h[32];
+	char c[9][48], a[32], b[32];
+	const char *cells[9];
 
 	gp_value_get_int(gp_obj_get(s, "n"), &n);
-	put(o, "| ");
-	md_cell(o, gp_value_get_str(gp_obj_get(s, "name")));
-	put(o, " | %lld | %s | %s ± %s | %s | %s | %s | %s %s | %s |\n", (long long)n,
-	    fmt_ns(a, sizeof(a), num(st, "median_ns")), fmt_ns(b, sizeof(b), num(st, "mean_ns")),
-	    fmt_ns(c, sizeof(c), num(st, "std_ns")), fmt_ns(d, sizeof(d), num(st, "p95_ns")),
-	    fmt_ns(e, sizeof(e), num(st, "p99_ns")), fmt_ns(f, sizeof(f), num(st, "min_ns")),
-	    fmt_rate(g, sizeof(g), num(tp, "items_per_s")), rate ? rate : "items/s",
-	    gp_value_type(gs) == GP_VALUE_OBJECT ? fmt_ns(h, sizeof(h), num(gs, "median_ns"))
-	                                         : "-");
+	cells[0] = gp_value_get_str(gp_obj_get(s, "name"));
+	if (!cells[0])
+		cells[0] = "";
+	snprintf(c[1], sizeof(c[1]), "%lld", (long long)n);
+	cells[1] = c[1];
+	cells[2] = fmt_ns(c[2], sizeof(c[2]), num(st, "median_ns"));
+	snprintf(c[3], sizeof(c[3]), "%s ± %s", fmt_ns(a, sizeof(a), num(st, "mean_ns")),
+	         fmt_ns(b, sizeof(b), num(st, "std_ns")));
+	cells[3] = c[3];
+	cells[4] = fmt_ns(c[4], sizeof(c[4]), num(st, "p95_ns"));
+	cells[5] = fmt_ns(c[5], sizeof(c[5]), num(st, "p99_ns"));
+	cells[6] = fmt_ns(c[6], sizeof(c[6]), num(st, "min_ns"));
+	snprintf(c[7], sizeof(c[7]), "%s %s", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
+	         rate ? rate : "items/s");
+	cells[7] = c[7];
+	cells[8] = gp_value_type(gs) == GP_VALUE_OBJECT
+	               ? fmt_ns(c[8], sizeof(c[8]), num(gs, "median_ns"))
+	               : "-";
+	gp__out_keep(o, gp__table_cells(&o->b, &md_table, cells));
+}
+
+static void md_text(struct gp__out *o, const char *s)
+{
+	gp__out_keep(o, gp__text_md_cell(&o->b, s ? s : "", false));
 }
 
 GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format fmt, char **out,
                            size_t *len)
 {
 	const struct gp_value *series = gp_obj_get(result, "series");
-	struct out o;
+	struct gp__out o = { GP_BUF_INIT, 0 };
 
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (gp_value_type(series) != GP_VALUE_ARRAY)
 		return gp__error(GP_EFORMAT, "not a bench result: no \"series\" list");
-	memset(&o, 0, sizeof(o));
-	gp_buf_init(&o.b, 0);
 	if (fmt == GP_BENCH_MARKDOWN)
-		put(&o, "| series | n | median | mean ± σ | p95 | p99 | min | rate | GPU median "
-		        "|\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		gp__out_keep(&o, gp__table_head(&o.b, &md_table));
 	for (size_t i = 0; i < gp_value_len(series); i++) {
 		if (fmt == GP_BENCH_MARKDOWN) {
 			md_series(&o, gp_arr_get(series, i));
 		} else {
 			if (i)
-				put(&o, "\n");
+				gp__out_addf(&o, "\n");
 			text_series(&o, gp_arr_get(series, i));
 		}
 	}
@@ -187,22 +173,16 @@ GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format f
 			const struct gp_value *w = gp_obj_get(gp_arr_get(series, i), "warnings");
 
 			for (size_t k = 0; k < gp_value_len(w); k++) {
-				put(&o, "%s> **warning** (", i + k ? "" : "\n");
-				md_cell(&o, gp_value_get_str(
+				gp__out_addf(&o, "%s> **warning** (", i + k ? "" : "\n");
+				md_text(&o, gp_value_get_str(
 				                gp_obj_get(gp_arr_get(series, i), "name")));
-				put(&o, "): ");
-				md_cell(&o, gp_value_get_str(gp_obj_get(gp_arr_get(w, k), "text")));
-				put(&o, "\n");
+				gp__out_addf(&o, "): ");
+				md_text(&o, gp_value_get_str(gp_obj_get(gp_arr_get(w, k), "text")));
+				gp__out_addf(&o, "\n");
 			}
 		}
 	}
-	if (o.rc) {
-		gp_buf_release(&o.b);
-		return o.rc;
-	}
-	if (!(*out = gp_buf_detach(&o.b, len)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return 0;
+	return gp__out_detach(&o, out, len);
 }
 
 GP_API int gp_bench_text(const struct gp_bench *b, enum gp_bench_format fmt, char **out,

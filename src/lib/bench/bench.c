@@ -20,7 +20,7 @@
 #include "gpuprof/bench.h"
 #include "gpuprof/stats.h"
 #include "util/error.h"
-#include "util/fmt.h"
+#include "util/sort.h"
 
 #define SHORT_RUN_NS 5e6 /* hyperfine's MIN_EXECUTION_TIME: a command this short is start-up */
 #define FEW_SAMPLES  5   /* fewer measured iterations: no verdict can be significant */

@@ -30,7 +30,7 @@
 
 #include "compare-int.h"
 #include "util/buf.h"
-#include "util/fmt.h"
+#include "text/text.h"
 
 #define TOP_KERNELS    3
 #define NAME_MAX_SHOWN 60
@@ -164,8 +164,8 @@ static int side_rule(struct gp_value *arr, double d_step, double d_busy, double 
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	gp__fmt_ns(a, sizeof(a), d_step, true);
-	gp__fmt_ns(b, sizeof(b), d_busy, true);
+	gp__fmt_dur(a, sizeof(a), d_step, GP__FMT_SIGN);
+	gp__fmt_dur(b, sizeof(b), d_busy, GP__FMT_SIGN);
 	if (gpu)
 		return add(arr, "gpu_side", ev,
 		           "%s changed by %s and %s by %s: the change is in the GPU work itself "
@@ -226,16 +226,16 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		    gp_obj_set_double(o, "base_ns", sb.v[2 + best]) ||
 		    gp_obj_set_double(o, "new_ns", sn.v[2 + best]))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(
-		    gp_buf_addf(&t, "%s%s %s", shown ? ", " : "", components[best],
-		                gp__fmt_ns(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best], true)));
+		GP_TRY(gp_buf_addf(
+		    &t, "%s%s %s", shown ? ", " : "", components[best],
+		    gp__fmt_dur(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best], GP__FMT_SIGN)));
 		shown++;
 	}
 	if (shown) {
 		char a[32];
 
 		rc = add(arr, "step_breakdown", ev, "of the %s change of the mean step: %s",
-		         gp__fmt_ns(a, sizeof(a), d, true), t.buf);
+		         gp__fmt_dur(a, sizeof(a), d, GP__FMT_SIGN), t.buf);
 		ev = NULL;
 	}
 out:
@@ -316,13 +316,13 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 		    gp_obj_set_double(o, "share_pct", 100 * (tn[best] - tb[best]) / d))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_buf_addf(&t, "%s%s %s (%.0f %%)", shown++ ? ", " : "", types[best],
-		                   gp__fmt_ns(a, sizeof(a), tn[best] - tb[best], true),
+		                   gp__fmt_dur(a, sizeof(a), tn[best] - tb[best], GP__FMT_SIGN),
 		                   100 * (tn[best] - tb[best]) / d));
 	}
 	rc = add(arr, "gpu_time_by_type", ev,
 	         "GPU time (kernels, copies, memsets, summed) %s by %s (%+.1f %%): %s",
-	         d > 0 ? "rose" : "fell", gp__fmt_ns(a, sizeof(a), fabs(d), true) + 1, 100 * d / sb,
-	         t.buf);
+	         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), GP__FMT_SIGN) + 1,
+	         100 * d / sb, t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
@@ -365,7 +365,7 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_buf_addf(&t, "%s%s %s", shown++ ? "; " : "",
 		                   short_name(nb, sizeof(nb), name),
-		                   gp__fmt_ns(a, sizeof(a), dt, true)));
+		                   gp__fmt_dur(a, sizeof(a), dt, GP__FMT_SIGN)));
 		if (strcmp(st, "added") == 0 || strcmp(st, "removed") == 0)
 			GP_TRY(gp_buf_addf(&t, " (%s)", st));
 		else
@@ -379,7 +379,7 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 	rc = add(arr, "top_kernels", ev,
 	         "%zu kernel%s account%s for %.0f %% of the %s change of kernel time: %s", shown,
 	         shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
-	         gp__fmt_ns(a, sizeof(a), d, true), t.buf);
+	         gp__fmt_dur(a, sizeof(a), d, GP__FMT_SIGN), t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)

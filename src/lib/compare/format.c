@@ -7,7 +7,8 @@
  *
  * Reads only the tree and computes nothing: every number printed is one of
  * the result's. Unknown values print as "-". Names are cut to NAME_COLS
- * display columns; Markdown escapes '|' and puts names in code spans.
+ * display columns; Markdown escapes '|' and puts names in code spans. The
+ * numbers, the wrapping and the tables are the text layer's (text/text.h).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,40 +16,19 @@
 #include <string.h>
 
 #include "compare-int.h"
-#include "util/fmt.h"
+#include "text/text.h"
 #include "util/buf.h"
 
 #define NAME_COLS 72
 #define TEXT_COLS 100 /* prose lines of the text format wrap here */
 
 struct fmt {
-	struct gp_buf b;
+	struct gp__out o;
 	bool md;
 	uint32_t top;
-	int rc;
 };
 
-static void out(struct fmt *f, const char *fmt, ...) GP_PRINTF(2, 3);
-static void out(struct fmt *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->rc)
-		return;
-	va_start(ap, fmt);
-	f->rc = gp_buf_vaddf(&f->b, fmt, ap);
-	va_end(ap);
-}
-
-/* display columns of UTF-8 @p s (code points) */
-static size_t cols(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
+#define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
 
 /*
  * A paragraph of the text format: @p first, then the words of the text that
@@ -62,74 +42,22 @@ static void para(struct fmt *f, const char *first, size_t indent, const char *fm
 static void para(struct fmt *f, const char *first, size_t indent, const char *fmt, ...)
 {
 	struct gp_buf t = GP_BUF_INIT;
-	size_t col, lead;
-	const char *p;
 	va_list ap;
 
-	if (f->rc)
+	if (f->o.rc)
 		return;
 	va_start(ap, fmt);
-	f->rc = gp_buf_vaddf(&t, fmt, ap);
+	f->o.rc = gp_buf_vaddf(&t, fmt, ap);
 	va_end(ap);
-	if (f->rc)
+	if (f->o.rc)
 		goto out;
-	out(f, "%s", first);
-	if (f->md) {
-		out(f, "%s\n", t.buf);
-		goto out;
-	}
-	col = lead = cols(first);
-	for (p = t.buf; *p;) {
-		size_t n = 0, w = 0;
-
-		/* a word, and the short words after it */
-		for (;;) {
-			size_t k = 0, kw = 0;
-
-			while (p[n + k] && p[n + k] != ' ') {
-				kw += ((unsigned char)p[n + k] & 0xc0) != 0x80;
-				k++;
-			}
-			if (n && kw > 3)
-				break;
-			n += k;
-			w += kw;
-			if (p[n] != ' ' || !p[n + 1] || p[n + 1] == ' ')
-				break;
-			n++; /* the space before the next word */
-			w++;
-		}
-		while (n && p[n - 1] == ' ') { /* not ending on a space */
-			n--;
-			w--;
-		}
-		if (col > lead && col + 1 + w > TEXT_COLS) {
-			out(f, "\n%*s", (int)indent, "");
-			col = lead = indent;
-		} else if (col > lead) {
-			out(f, " ");
-			col++;
-		}
-		out(f, "%.*s", (int)n, p);
-		col += w;
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-	out(f, "\n");
+	if (f->md)
+		out(f, "%s%s\n", first, t.buf);
+	else
+		gp__out_keep(
+		    &f->o, gp__text_wrap(&f->o.b, first, t.buf, TEXT_COLS, indent, GP__WRAP_GLUE));
 out:
 	gp_buf_release(&t);
-}
-
-/* @p s left-aligned in @p w columns (right-aligned when @p right), then a space */
-static void cell(struct fmt *f, const char *s, size_t w, bool right)
-{
-	size_t c = cols(s);
-
-	if (right)
-		out(f, "%*s%s ", (int)(w > c ? w - c : 0), "", s);
-	else
-		out(f, "%s%*s ", s, (int)(w > c ? w - c : 0), "");
 }
 
 static double num(const struct gp_value *v, const char *key)
@@ -148,12 +76,7 @@ static const char *str(const struct gp_value *v, const char *key)
 
 static const char *dur(char *buf, size_t n, double ns, bool sign)
 {
-	return gp__fmt_ns(buf, n, ns, sign);
-}
-
-static const char *bytes(char *buf, size_t n, double b)
-{
-	return gp__fmt_bytes(buf, n, b);
+	return gp__fmt_dur(buf, n, ns, sign ? GP__FMT_SIGN : 0);
 }
 
 /* a metric's value in its unit */
@@ -164,21 +87,20 @@ static const char *value(char *buf, size_t n, const char *unit, double v)
 	else if (strcmp(unit, "ns") == 0)
 		return dur(buf, n, v, false);
 	else if (strcmp(unit, "bytes") == 0)
-		return bytes(buf, n, v);
+		return gp__fmt_bytes(buf, n, v, 0);
 	else if (strcmp(unit, "%") == 0)
-		snprintf(buf, n, "%.2f %%", v);
-	else
-		snprintf(buf, n, "%.2f %s", v, unit);
+		return gp__fmt_pct(buf, n, v, GP__FMT_SPACE);
+	else { /* a rate: "runs/s" */
+		char r[32];
+
+		snprintf(buf, n, "%s %s", gp__fmt_rate(r, sizeof(r), v), unit);
+	}
 	return buf;
 }
 
 static const char *pct(char *buf, size_t n, double p)
 {
-	if (!isfinite(p))
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%+.1f %%", p);
-	return buf;
+	return gp__fmt_pct(buf, n, p, GP__FMT_SIGN | GP__FMT_SPACE);
 }
 
 static const char *pval(char *buf, size_t n, double p)
@@ -205,36 +127,6 @@ static const char *ratio(char *buf, size_t n, const struct gp_value *m)
 	return buf;
 }
 
-/* a name for a table: cut to NAME_COLS columns; Markdown: a code span, '|' escaped */
-static void name_cell(struct fmt *f, const char *name)
-{
-	struct gp_buf t = GP_BUF_INIT;
-	size_t c = 0;
-	const char *p;
-
-	for (p = name; *p && !f->rc; p++) {
-		unsigned char u = (unsigned char)*p;
-
-		if ((u & 0xc0) != 0x80 && ++c > NAME_COLS) {
-			f->rc = gp_buf_addstr(&t, "…");
-			break;
-		}
-		if (u < 0x20)
-			f->rc = gp_buf_addch(&t, ' ');
-		else if (f->md && u == '`')
-			f->rc = gp_buf_addch(&t, '\'');
-		else if (f->md && u == '|')
-			f->rc = gp_buf_addstr(&t, "\\|");
-		else
-			f->rc = gp_buf_addch(&t, (char)u);
-	}
-	if (f->md)
-		out(f, "`%s`", t.buf);
-	else
-		out(f, "%s", t.buf);
-	gp_buf_release(&t);
-}
-
 static const char *verdict_cell(char *buf, size_t n, const struct gp_value *m, bool md)
 {
 	bool reg = gp_value_get_bool(gp_obj_get(m, "regression"), false);
@@ -249,31 +141,46 @@ static const char *verdict_cell(char *buf, size_t n, const struct gp_value *m, b
 	return buf;
 }
 
+/* the metrics of a group: text and Markdown from one column list */
+static const struct gp__col metric_cols[] = {
+	{ .head = "metric", .width = 18, .flags = GP__COL_LEFT },
+	{ .head = "base", .width = 13, .gap = " " },
+	{ .head = "new", .width = 13, .gap = " " },
+	{ .head = "delta", .md_head = "Δ", .width = 9, .gap = " " },
+	{ .head = "ratio [95% CI]", .width = 24, .gap = " ", .flags = GP__COL_LEFT },
+	{ .head = "p", .width = 8, .gap = " " },
+	{ .head = "n", .width = 7, .gap = " " },
+	{ .head = "verdict", .gap = " ", .flags = GP__COL_LEFT },
+};
+
+/* the kernel or operator diff: the name is cut and, in Markdown, a code span */
+static const struct gp__col diff_cols[] = {
+	{ .head = "status", .width = 8, .flags = GP__COL_LEFT },
+	{ .head = "calls", .width = 15, .gap = " " },
+	{ .head = "base total", .width = 12, .gap = " " },
+	{ .head = "new total", .width = 12, .gap = " " },
+	{ .head = "delta total", .md_head = "Δ total", .width = 12, .gap = " " },
+	{ .head = "per call", .width = 9, .gap = " " },
+	{ .head = "name",
+	  .gap = " ",
+	  .cut = NAME_COLS + 1,
+	  .flags = GP__COL_LEFT | GP__COL_CODE | GP__COL_CTRL },
+};
+
 static void metrics_table(struct fmt *f, const struct gp_value *ms)
 {
-	static const size_t w[] = { 18, 13, 13, 9, 24, 8 };
+	const struct gp__table t = { metric_cols, 8, NULL, f->md };
 	size_t i;
 
 	if (!gp_value_len(ms))
 		return;
-	if (f->md) {
-		out(f, "| metric | base | new | Δ | ratio [95%% CI] | p | n | verdict |\n"
-		       "|---|---:|---:|---:|---|---:|---:|---|\n");
-	} else {
-		cell(f, "metric", w[0], false);
-		cell(f, "base", w[1], true);
-		cell(f, "new", w[2], true);
-		cell(f, "delta", w[3], true);
-		cell(f, "ratio [95% CI]", w[4], false);
-		cell(f, "p", w[5], true);
-		cell(f, "n", 7, true);
-		out(f, "verdict\n");
-	}
+	gp__out_keep(&f->o, gp__table_head(&f->o.b, &t));
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *unit = str(m, "unit");
 		char a[48], b[48], d[32], r[64], p[24], n[32], v[64];
 		double nb = num(m, "n_base"), nn = num(m, "n_new");
+		const char *cells[] = { str(m, "title"), a, b, d, r, p, n, v };
 
 		value(a, sizeof(a), unit, num(m, "base"));
 		value(b, sizeof(b), unit, num(m, "new"));
@@ -285,19 +192,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		else
 			snprintf(n, sizeof(n), "-");
 		verdict_cell(v, sizeof(v), m, f->md);
-		if (f->md) {
-			out(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", str(m, "title"), a, b,
-			    d, r, p, n, v);
-			continue;
-		}
-		cell(f, str(m, "title"), w[0], false);
-		cell(f, a, w[1], true);
-		cell(f, b, w[2], true);
-		cell(f, d, w[3], true);
-		cell(f, r, w[4], false);
-		cell(f, p, w[5], true);
-		cell(f, n, 7, true);
-		out(f, "%s\n", v);
+		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
 	}
 	/* why a tested metric stayed inconclusive */
 	for (i = 0; i < gp_value_len(ms); i++) {
@@ -317,6 +212,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 {
 	const struct gp_value *rows = gp_obj_get(t, "rows");
 	size_t i, n = gp_value_len(rows), shown = f->top && f->top < n ? f->top : n;
+	const struct gp__table tab = { diff_cols, 7, "  ", f->md };
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!t)
@@ -341,22 +237,11 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		out(f, f->md ? "\n</details>\n\n" : "\n");
 		return;
 	}
-	if (f->md)
-		out(f, "| status | calls | base total | new total | Δ total | per call | name |\n"
-		       "|---|---:|---:|---:|---:|---:|---|\n");
-	else {
-		out(f, "  ");
-		cell(f, "status", 8, false);
-		cell(f, "calls", 15, true);
-		cell(f, "base total", 12, true);
-		cell(f, "new total", 12, true);
-		cell(f, "delta total", 12, true);
-		cell(f, "per call", 9, true);
-		out(f, "name\n");
-	}
+	gp__out_keep(&f->o, gp__table_head(&f->o.b, &tab));
 	for (i = 0; i < shown; i++) {
 		const struct gp_value *r = gp_arr_get(rows, i);
 		char calls[48], bt[32], nt[32], dt[32], pc[32];
+		const char *cells[] = { str(r, "status"), calls, bt, nt, dt, pc, str(r, "name") };
 
 		snprintf(calls, sizeof(calls), "%.0f -> %.0f", num(r, "base_count"),
 		         num(r, "new_count"));
@@ -364,22 +249,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		dur(nt, sizeof(nt), num(r, "new_total_ns"), false);
 		dur(dt, sizeof(dt), num(r, "delta_total_ns"), true);
 		pct(pc, sizeof(pc), num(r, "delta_avg_pct"));
-		if (f->md) {
-			out(f, "| %s | %s | %s | %s | %s | %s | ", str(r, "status"), calls, bt, nt,
-			    dt, pc);
-			name_cell(f, str(r, "name"));
-			out(f, " |\n");
-			continue;
-		}
-		out(f, "  ");
-		cell(f, str(r, "status"), 8, false);
-		cell(f, calls, 15, true);
-		cell(f, bt, 12, true);
-		cell(f, nt, 12, true);
-		cell(f, dt, 12, true);
-		cell(f, pc, 9, true);
-		name_cell(f, str(r, "name"));
-		out(f, "\n");
+		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &tab, cells));
 	}
 	if (shown < n)
 		out(f, "%s%zu of %zu rows, by |delta total|; --top 0 or --json for all\n",
@@ -403,10 +273,10 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 		}
 		/* kernel names hold C++ templates: keep "<...>" from reading as HTML */
 		out(f, "- ");
-		for (; *p && !f->rc; p++)
-			f->rc = *p == '<'   ? gp_buf_addstr(&f->b, "&lt;")
-			        : *p == '>' ? gp_buf_addstr(&f->b, "&gt;")
-			                    : gp_buf_addch(&f->b, *p);
+		for (; *p && !f->o.rc; p++)
+			f->o.rc = *p == '<'   ? gp_buf_addstr(&f->o.b, "&lt;")
+			          : *p == '>' ? gp_buf_addstr(&f->o.b, "&gt;")
+			                      : gp_buf_addch(&f->o.b, *p);
 		out(f, "\n");
 	}
 	out(f, "\n");
@@ -423,7 +293,7 @@ static const char *side_path(const struct gp_value *res, const char *key)
 GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_format fmt,
                              uint32_t top, char **text, size_t *len)
 {
-	struct fmt f = { .b = GP_BUF_INIT, .md = fmt == GP_COMPARE_MARKDOWN, .top = top };
+	struct fmt f = { .o = { GP_BUF_INIT, 0 }, .md = fmt == GP_COMPARE_MARKDOWN, .top = top };
 	const struct gp_value *groups = gp_obj_get(result, "groups");
 	const struct gp_value *opts = gp_obj_get(result, "options");
 	const struct gp_value *tags = gp_obj_get(result, "tag_changes");
@@ -484,13 +354,9 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	}
 	/* unmatched series and ranks are in the warnings */
 	list(&f, gp_obj_get(result, "warnings"), "warnings");
-	if (f.rc) {
-		gp_buf_release(&f.b);
-		return gp__error(f.rc, "out of memory");
-	}
 	/* one final newline */
-	while (f.b.len >= 2 && f.b.buf[f.b.len - 1] == '\n' && f.b.buf[f.b.len - 2] == '\n')
-		f.b.buf[--f.b.len] = '\0';
-	*text = gp_buf_detach(&f.b, len);
-	return *text ? 0 : gp__error(GP_ENOMEM, "out of memory");
+	while (!f.o.rc && f.o.b.len >= 2 && f.o.b.buf[f.o.b.len - 1] == '\n' &&
+	       f.o.b.buf[f.o.b.len - 2] == '\n')
+		f.o.b.buf[--f.o.b.len] = '\0';
+	return gp__out_detach(&f.o, text, len);
 }

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "compare-int.h"
-#include "util/fmt.h"
+#include "util/sort.h"
 
 double gp__cmp_median(const double *x, size_t n)
 {

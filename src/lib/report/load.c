@@ -29,6 +29,7 @@
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
 #include "gpuprof/report.h"
+#include "text/text.h"
 #include "trace/input.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -181,7 +182,9 @@ static int device_label(const struct gp_value *d, struct gp_buf *b)
 		sep = ", ";
 	}
 	if (mem > 0) {
-		GP_TRY(gp_buf_addf(b, "%s%.1f GiB", sep, (double)mem / (1024.0 * 1024 * 1024)));
+		char mb[32];
+
+		GP_TRY(gp_buf_addf(b, "%s%s", sep, gp__fmt_bytes(mb, sizeof(mb), (double)mem, 0)));
 		sep = ", ";
 	}
 	if (strcmp(sep, ", ") == 0)

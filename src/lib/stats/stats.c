@@ -18,8 +18,8 @@
 
 #include "gpuprof/stats.h"
 #include "util/error.h"
-#include "util/fmt.h"
 #include "util/opts.h"
+#include "util/sort.h"
 
 #define DEFAULT_RESAMPLES  10000
 #define DEFAULT_CONFIDENCE 0.95

@@ -181,3 +181,10 @@ double gp__quantile_sorted(const int64_t *v, size_t n, double q)
 		return (double)v[n - 1];
 	return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
 }
+
+int gp__cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}

@@ -43,4 +43,7 @@ int gp__sort_kv_with(struct gp_kv *v, size_t n, struct gp_kv *scratch);
  */
 double gp__quantile_sorted(const int64_t *v, size_t n, double q);
 
+/** qsort comparison of doubles, ascending. */
+int gp__cmp_double(const void *a, const void *b);
+
 #endif

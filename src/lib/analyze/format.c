@@ -1,0 +1,888 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.c - an analyze report for people (gp_analyze_format()): compact
+ * tables that fit the given width (100 columns by default), one block per
+ * rank, then the metrics timeline of a run directory.
+ *
+ * Reads only the report tree (docs/report-schema.md) and computes nothing
+ * beyond display shares: a section absent from the tree is skipped, an
+ * unknown (null or missing) value prints as "-". Numbers, cells, cutting,
+ * wrapping and the tables are the text layer's (text/text.h); the CLI only
+ * chooses the width and writes the text.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuprof/analyze.h"
+#include "text/text.h"
+#include "util/error.h"
+
+#define NAME_MIN 16
+
+struct af {
+	struct gp__out o;
+	size_t top; /* rows per table, 0: all */
+	int width;  /* columns */
+};
+
+#define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
+
+static void keep(struct af *f, int rc)
+{
+	gp__out_keep(&f->o, rc);
+}
+
+/* ---- value access ---- */
+
+static const struct gp_value *get(const struct gp_value *v, const char *key)
+{
+	return gp_obj_get(v, key);
+}
+
+static bool num(const struct gp_value *v, double *out)
+{
+	return gp_value_get_double(v, out);
+}
+
+/* the number of @p v, NaN (unknown) when it has none */
+static double nv(const struct gp_value *v)
+{
+	double d;
+
+	return num(v, &d) ? d : NAN;
+}
+
+static const char *str(const struct gp_value *v, const char *dflt)
+{
+	const char *s = gp_value_get_str(v);
+
+	return s ? s : dflt;
+}
+
+static const char *dur(char *buf, size_t n, const struct gp_value *v)
+{
+	return gp__fmt_dur(buf, n, nv(v), 0);
+}
+
+static const char *bytes(char *buf, size_t n, const struct gp_value *v)
+{
+	return gp__fmt_bytes(buf, n, nv(v), 0);
+}
+
+static const char *pctf(char *buf, size_t n, const struct gp_value *v, double scale)
+{
+	return gp__fmt_pct(buf, n, nv(v) * scale, 0);
+}
+
+static const char *intf(char *buf, size_t n, const struct gp_value *v)
+{
+	return gp__fmt_count(buf, n, nv(v));
+}
+
+static const char *share(char *buf, size_t n, const struct gp_value *part,
+                         const struct gp_value *whole)
+{
+	double a, b;
+
+	if (!num(part, &a) || !num(whole, &b) || b <= 0)
+		return "-";
+	return gp__fmt_pct(buf, n, 100.0 * a / b, 0);
+}
+
+/* a kernel's name without its leading "void " */
+static const char *name_of(const char *s)
+{
+	return strncmp(s, "void ", 5) == 0 ? s + 5 : s;
+}
+
+/* @p s cut to @p w columns ("…"), control characters as '?', into @p buf */
+static const char *fit(struct gp_buf *buf, const char *s, size_t w)
+{
+	gp_buf_reset(buf);
+	if (gp__text_fit(buf, name_of(s), w, 0))
+		return "-";
+	return buf->buf;
+}
+
+static void heading(struct af *f, const char *title)
+{
+	out(f, "\n%s\n", title);
+}
+
+/* word-wraps @p s at @p w columns after @p indent spaces and @p first (text.h RAW) */
+static void wrap(struct af *f, const char *s, int indent, int w, const char *first)
+{
+	char lead[96];
+
+	snprintf(lead, sizeof(lead), "%*s%s", indent, "", first);
+	keep(f, gp__text_wrap(&f->o.b, lead, s, (size_t)w, (size_t)indent + gp__text_width(first),
+	                      GP__WRAP_RAW));
+}
+
+static void table_head(struct af *f, const struct gp__table *t)
+{
+	keep(f, gp__table_head(&f->o.b, t));
+}
+
+static void table_row(struct af *f, const struct gp__table *t, const void *row)
+{
+	keep(f, gp__table_row(&f->o.b, t, row));
+}
+
+static void table_cells(struct af *f, const struct gp__table *t, const char *const *cells)
+{
+	keep(f, gp__table_cells(&f->o.b, t, cells));
+}
+
+static size_t rows_to_show(const struct gp_value *arr, const struct af *f)
+{
+	size_t n = gp_value_len(arr);
+
+	return f->top && n > f->top ? f->top : n;
+}
+
+static void more_rows(struct af *f, const struct gp_value *r, const char *key, size_t shown,
+                      size_t len)
+{
+	char k[64], b[32];
+	const struct gp_value *om;
+	double rows;
+
+	snprintf(k, sizeof(k), "%s_omitted", key);
+	om = get(r, k);
+	if (num(get(om, "rows"), &rows) && rows > 0)
+		out(f, "  … %.0f more (%s)\n", rows, dur(b, sizeof(b), get(om, "total_ns")));
+	else if (shown < len)
+		out(f, "  … %zu more\n", len - shown);
+}
+
+/* ---- cell formatters of the tables below ---- */
+
+/* a name column: the name without "void " (the table cuts it) */
+static const char *cell_name(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	(void)buf;
+	(void)n;
+	return name_of(str(get(row, c->key), "-"));
+}
+
+/* a bandwidth in GB/s with two decimals */
+static const char *cell_gbps(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	return gp__fmt_num(buf, n, nv(get(row, c->key)), 2, "");
+}
+
+/* @p n right-aligned columns of ready cells: headings @p heads, widths @p w, after @p gap */
+static void plain_cols(struct gp__col *c, const char *const *heads, const size_t *w, size_t n,
+                       const char *gap)
+{
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct gp__col){ .head = heads[i], .width = w[i], .gap = gap };
+}
+
+/* a column over report rows: heading, width, gap before it, cell formatter, member */
+#define COL(h, w, g, fn, k)                                                                        \
+	{                                                                                          \
+		.head = (h), .width = (w), .gap = (g), .cell = (fn), .key = (k)                    \
+	}
+
+/* ---- sections ---- */
+
+/* a capture of `gpuprof run`: what was lost, and the tracer's warnings (why no GPU activity) */
+static void print_capture(struct af *f, const struct gp_value *cap)
+{
+	const struct gp_value *wm = get(cap, "warning_messages");
+	char b1[32], b2[32], b3[32], first[48];
+	double d;
+
+	if (gp_value_type(cap) != GP_VALUE_OBJECT)
+		return;
+	out(f, "capture   pid %s   dropped records %s   warnings %s\n",
+	    intf(b1, sizeof(b1), get(cap, "pid")),
+	    intf(b2, sizeof(b2), get(cap, "dropped_records")),
+	    intf(b3, sizeof(b3), get(cap, "warnings")));
+	for (size_t i = 0; i < gp_value_len(wm); i++) {
+		const struct gp_value *w = gp_arr_get(wm, i);
+
+		if (num(get(w, "count"), &d) && d > 1)
+			snprintf(first, sizeof(first), "warning (%.0f×) ", d);
+		else
+			snprintf(first, sizeof(first), "warning   ");
+		wrap(f, str(get(w, "text"), "-"), 0, 100, first);
+	}
+	if (gp_value_len(wm) && num(get(cap, "warnings"), &d) && d > 0) {
+		double listed = 0, c;
+
+		for (size_t i = 0; i < gp_value_len(wm); i++)
+			if (num(get(gp_arr_get(wm, i), "count"), &c))
+				listed += c;
+		if (d > listed)
+			out(f, "          … %.0f more warnings of other kinds\n", d - listed);
+	}
+}
+
+static void print_header(struct af *f, const struct gp_value *r)
+{
+	const struct gp_value *ov = get(r, "overview"), *devs = get(ov, "devices");
+	const struct gp_value *st = get(r, "step_stats");
+	char b1[32], b2[32], b3[32];
+	size_t i;
+
+	out(f, "== rank %s: %s ==\n", intf(b1, sizeof(b1), get(r, "rank")),
+	    str(get(r, "file"), "-"));
+	if (!ov)
+		return;
+	out(f, "span      %s   events %s kept of %s read\n",
+	    dur(b1, sizeof(b1), get(ov, "span_ns")), intf(b2, sizeof(b2), get(ov, "events_kept")),
+	    intf(b3, sizeof(b3), get(ov, "events_read")));
+	for (i = 0; i < gp_value_len(devs); i++) {
+		const struct gp_value *d = gp_arr_get(devs, i);
+
+		out(f, "%s %s: %s (sm %s, %s SMs, %s)\n", i ? "         " : "devices  ",
+		    intf(b1, sizeof(b1), get(d, "id")), str(get(d, "name"), "-"),
+		    str(get(d, "compute_capability"), "-"), intf(b2, sizeof(b2), get(d, "num_sms")),
+		    bytes(b3, sizeof(b3), get(d, "total_memory_bytes")));
+	}
+	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
+	if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
+		    dur(b2, sizeof(b2), get(st, "median_ns")),
+		    dur(b3, sizeof(b3), get(st, "p95_ns")));
+	out(f, "\n");
+	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
+		const struct gp_value *s = get(r, "salvage");
+
+		out(f, "salvaged  damage at byte %s, %s bytes not analysed\n",
+		    intf(b1, sizeof(b1), get(s, "damage_offset")),
+		    intf(b2, sizeof(b2), get(s, "lost_bytes")));
+	}
+	print_capture(f, get(ov, "capture"));
+}
+
+static bool has_gpu(const struct gp_value *r)
+{
+	const struct gp_value *g = get(r, "gpu");
+
+	if (g && gp_value_type(get(g, "has_gpu")) == GP_VALUE_BOOL)
+		return gp_value_get_bool(get(g, "has_gpu"), true);
+	return gp_value_get_bool(get(get(r, "overview"), "has_gpu"), true);
+}
+
+static void print_gpu(struct af *f, const struct gp_value *r)
+{
+	static const char *const rows[][2] = {
+		{ "busy", "busy_ns" },
+		{ "idle", "idle_ns" },
+		{ "compute", "compute_ns" },
+		{ "non-compute", "non_compute_ns" },
+	};
+	static const struct gp__col time_cols[] = {
+		{ .head = "", .width = 13, .flags = GP__COL_LEFT },
+		{ .head = "", .width = 10, .gap = " " },
+		{ .head = "", .width = 8 },
+	};
+	static const struct gp__col type_cols[] = {
+		COL("", 10, NULL, gp__cell_dur, "ns"),
+		COL("", 8, NULL, gp__cell_pct, "pct"),
+		{ .head = "",
+		  .gap = "  ",
+		  .cut = 70,
+		  .flags = GP__COL_LEFT,
+		  .cell = cell_name,
+		  .key = "type" },
+	};
+	static const struct gp__col idle_cols[] = {
+		{ .head = "idle by stream", .width = 15, .flags = GP__COL_LEFT },
+		COL("device", 6, " ", gp__cell_count, "device"),
+		COL("stream", 7, " ", gp__cell_count, "stream"),
+		COL("host wait", 11, "  ", gp__cell_dur, "host_wait_ns"),
+		COL("kernel wait", 11, "  ", gp__cell_dur, "kernel_wait_ns"),
+		COL("other", 11, "  ", gp__cell_dur, "other_ns"),
+	};
+	const struct gp__table times = { time_cols, 3, "  ", false };
+	const struct gp__table types = { type_cols, 3, "    ", false };
+	const struct gp__table idle = { idle_cols, 6, "  ", false };
+	const struct gp_value *g = get(r, "gpu"), *w, *kt, *ib;
+	char b1[32], b2[32];
+	size_t i;
+
+	if (!g)
+		return;
+	w = get(g, "window_ns");
+	heading(f, "GPU time");
+	out(f, "  %-13s %10s", "window", dur(b1, sizeof(b1), w));
+	if (gp_value_type(get(g, "outside_windows_ns")) == GP_VALUE_INT)
+		out(f, "  (%s between capture windows left out)",
+		    dur(b2, sizeof(b2), get(g, "outside_windows_ns")));
+	out(f, "\n");
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *cells[] = { rows[i][0], dur(b1, sizeof(b1), get(g, rows[i][1])),
+			                share(b2, sizeof(b2), get(g, rows[i][1]), w) };
+
+		table_cells(f, &times, cells);
+	}
+	out(f, "  %-13s %10s\n", "comm/comp",
+	    pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
+	kt = get(g, "kernel_types");
+	if (gp_value_len(kt)) {
+		out(f, "  kernel types\n");
+		for (i = 0; i < gp_value_len(kt); i++)
+			table_row(f, &types, gp_arr_get(kt, i));
+	}
+	ib = get(g, "idle_breakdown");
+	if (gp_value_len(ib)) {
+		table_head(f, &idle);
+		for (i = 0; i < gp_value_len(ib); i++)
+			table_row(f, &idle, gp_arr_get(ib, i));
+	}
+}
+
+/* a ratio (0..1) member as a percentage */
+static const char *cell_ratio(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	return gp__fmt_pct(buf, n, nv(get(row, c->key)) * 100.0, 0);
+}
+
+static void print_util(struct af *f, const struct gp_value *r)
+{
+	static const struct gp__col cols[] = {
+		COL("device", 6, NULL, gp__cell_count, "device"),
+		COL("window", 10, "  ", gp__cell_dur, "window_ns"),
+		COL("utilization", 11, "  ", cell_ratio, "utilization"),
+		COL("SM efficiency", 13, "  ", cell_ratio, "sm_efficiency"),
+		COL("occupancy", 13, "  ", gp__cell_pct, "achieved_occupancy_pct"),
+	};
+	const struct gp__table t = { cols, 5, "  ", false };
+	const struct gp_value *u = get(r, "gpu_utilization");
+
+	if (!gp_value_len(u))
+		return;
+	heading(f, "Utilisation (steps window)");
+	table_head(f, &t);
+	for (size_t i = 0; i < gp_value_len(u); i++)
+		table_row(f, &t, gp_arr_get(u, i));
+}
+
+static const char *const step_keys[] = { "kernel",  "memcpy",     "memset",   "communication",
+	                                 "runtime", "dataloader", "cpu_exec", "other" };
+
+static void print_steps(struct af *f, const struct gp_value *r)
+{
+	static const char *const heads[] = { "duration", "Kernel", "Memcpy", "Memset", "Comm",
+		                             "Runtime",  "DataLd", "CPU",    "Other" };
+	static const size_t widths[] = { 9, 7, 7, 7, 7, 7, 7, 7, 7 };
+	struct gp__col cols[10] = {
+		{ .head = "step", .width = 18, .cut = 18, .flags = GP__COL_LEFT },
+	};
+	const struct gp__table t = { cols, 10, "  ", false };
+	const struct gp_value *steps = get(r, "steps"), *st = get(r, "step_stats");
+	char b[10][48], key[40], nb[64];
+	const char *cells[10];
+	size_t i, k, n = rows_to_show(steps, f);
+
+	if (!gp_value_len(steps))
+		return;
+	heading(f, "Steps (share of step time)");
+	plain_cols(cols + 1, heads, widths, 9, " ");
+	table_head(f, &t);
+	for (i = 0; i < n; i++) {
+		const struct gp_value *s = gp_arr_get(steps, i), *bd = get(s, "breakdown");
+
+		snprintf(nb, sizeof(nb), "%s%s", name_of(str(get(s, "name"), "-")),
+		         gp_value_get_bool(get(s, "incomplete"), false) ? " (inc.)" : "");
+		cells[0] = nb;
+		cells[1] = dur(b[1], sizeof(b[1]), get(s, "dur_ns"));
+		for (k = 0; k < 8; k++) {
+			snprintf(key, sizeof(key), "%s_ns", step_keys[k]);
+			cells[2 + k] =
+			    share(b[2 + k], sizeof(b[2 + k]), get(bd, key), get(s, "dur_ns"));
+		}
+		table_cells(f, &t, cells);
+	}
+	if (n < gp_value_len(steps))
+		out(f, "  … %zu more\n", gp_value_len(steps) - n);
+	if (st) {
+		const struct gp_value *bp = get(st, "breakdown_pct");
+
+		cells[0] = "mean";
+		cells[1] = dur(b[1], sizeof(b[1]), get(st, "mean_ns"));
+		for (k = 0; k < 8; k++) {
+			snprintf(key, sizeof(key), "%s_pct", step_keys[k]);
+			cells[2 + k] = pctf(b[2 + k], sizeof(b[2 + k]), get(bp, key), 1.0);
+		}
+		table_cells(f, &t, cells);
+		out(f, "  median %s", dur(b[0], sizeof(b[0]), get(st, "median_ns")));
+		out(f, "   p95 %s", dur(b[0], sizeof(b[0]), get(st, "p95_ns")));
+		out(f, "   min %s", dur(b[0], sizeof(b[0]), get(st, "min_ns")));
+		out(f, "   max %s", dur(b[0], sizeof(b[0]), get(st, "max_ns")));
+		out(f, "   std %s\n", dur(b[0], sizeof(b[0]), get(st, "std_ns")));
+	}
+}
+
+/* the name column of a summary table: the columns left of @p used, at least NAME_MIN */
+static struct gp__col name_col(const struct af *f, int used)
+{
+	int w = f->width - used;
+	struct gp__col c = {
+		.head = "Name", .gap = "  ", .flags = GP__COL_LEFT, .cell = cell_name, .key = "name"
+	};
+
+	c.cut = (size_t)(w < NAME_MIN ? NAME_MIN : w);
+	return c;
+}
+
+/* draws summary table @p key of rank @p r with @p ncols columns, the name column last */
+static void summary_table(struct af *f, const struct gp_value *r, const char *key,
+                          struct gp__col *cols, size_t ncols)
+{
+	const struct gp__table t = { cols, ncols, NULL, false };
+	const struct gp_value *arr = get(r, key);
+	size_t i, n = rows_to_show(arr, f);
+
+	table_head(f, &t);
+	for (i = 0; i < n; i++)
+		table_row(f, &t, gp_arr_get(arr, i));
+	more_rows(f, r, key, n, gp_value_len(arr));
+}
+
+/* nsys stats columns: Time %, Total, Instances, Avg, Med, Min, Max, StdDev, Name */
+static void print_stats_table(struct af *f, const struct gp_value *r, const char *key,
+                              const char *title)
+{
+	struct gp__col cols[] = {
+		COL("Time %", 7, NULL, gp__cell_pct, "pct"),
+		COL("Total", 9, NULL, gp__cell_dur, "total_ns"),
+		COL("Instances", 10, NULL, gp__cell_count, "count"),
+		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
+		COL("Med", 9, NULL, gp__cell_dur, "med_ns"),
+		COL("Min", 9, NULL, gp__cell_dur, "min_ns"),
+		COL("Max", 9, NULL, gp__cell_dur, "max_ns"),
+		COL("StdDev", 9, NULL, gp__cell_dur, "std_ns"),
+		name_col(f, 7 + 9 + 10 + 5 * 9 + 2),
+	};
+	const struct gp_value *arr = get(r, key);
+
+	if (!arr)
+		return;
+	heading(f, title);
+	if (!gp_value_len(arr)) {
+		out(f, "  (none)\n");
+		return;
+	}
+	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+}
+
+static void print_memory_ops(struct af *f, const struct gp_value *r)
+{
+	struct gp__col cols[] = {
+		COL("Time %", 7, NULL, gp__cell_pct, "pct"),
+		COL("Total", 9, NULL, gp__cell_dur, "total_ns"),
+		COL("Count", 10, NULL, gp__cell_count, "count"),
+		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
+		COL("Bytes", 11, NULL, gp__cell_bytes, "total_bytes"),
+		COL("Avg bytes", 11, NULL, gp__cell_bytes, "avg_bytes"),
+		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
+		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
+	};
+	const struct gp_value *arr = get(r, "memory_ops");
+
+	if (!arr)
+		return;
+	heading(f, "Memory operations");
+	if (!gp_value_len(arr)) {
+		out(f, "  (none)\n");
+		return;
+	}
+	summary_table(f, r, "memory_ops", cols, sizeof(cols) / sizeof(cols[0]));
+}
+
+/* annotations (CPU time and GPU-projected time) and CPU operators (self and total) */
+static void print_ops(struct af *f, const struct gp_value *r, const char *key, const char *title,
+                      bool cpu_ops)
+{
+	struct gp__col cols[] = {
+		COL("Time %", 10, NULL, gp__cell_pct, "pct"),
+		COL("Total", 10, NULL, gp__cell_dur, "total_ns"),
+		COL("Avg", 10, NULL, gp__cell_dur, "avg_ns"),
+		COL("Calls", 10, NULL, gp__cell_count, "count"),
+		COL("GPU", 10, NULL, gp__cell_dur, "gpu_ns"),
+		name_col(f, 10 + 10 + 10 + 10 + 10 + 2),
+	};
+	const struct gp_value *arr = get(r, key);
+
+	if (!arr || !gp_value_len(arr))
+		return;
+	if (cpu_ops) {
+		cols[0] = (struct gp__col)COL("Self %", 10, NULL, gp__cell_pct, "pct_self");
+		cols[1] = (struct gp__col)COL("Self", 10, NULL, gp__cell_dur, "self_ns");
+		cols[2] = (struct gp__col)COL("Total", 10, NULL, gp__cell_dur, "total_ns");
+	}
+	heading(f, title);
+	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+}
+
+static void print_memory(struct af *f, const struct gp_value *r)
+{
+	static const char *const heads[] = { "peak alloc", "peak reserv", "at end" };
+	static const size_t widths[] = { 12, 12, 12 };
+	struct gp__col dev_cols[5] = {
+		{ .head = "device", .width = 6 },
+		[4] = { .head = "peak in", .gap = "  ", .flags = GP__COL_LEFT },
+	};
+	static const struct gp__col top_cols[] = {
+		{ .head = "top allocators", .width = 14, .flags = GP__COL_LEFT },
+		COL("bytes", 12, " ", gp__cell_bytes, "bytes"),
+		COL("count", 10, " ", gp__cell_count, "count"),
+		{ .head = "operator",
+		  .gap = "  ",
+		  .cut = 56,
+		  .flags = GP__COL_LEFT,
+		  .cell = cell_name,
+		  .key = "name" },
+	};
+	const struct gp__table devt = { dev_cols, 5, "  ", false };
+	const struct gp__table topt = { top_cols, 4, "  ", false };
+	const struct gp_value *m = get(r, "memory"), *devs, *top;
+	struct gp_buf cut = GP_BUF_INIT;
+	char b0[64], b1[64], b2[64], b3[64], nb[512];
+	size_t i, n;
+
+	if (gp_value_type(m) != GP_VALUE_OBJECT)
+		return;
+	devs = get(m, "devices");
+	heading(f, "Memory");
+	plain_cols(dev_cols + 1, heads, widths, 3, " ");
+	table_head(f, &devt);
+	for (i = 0; i < gp_value_len(devs); i++) {
+		const struct gp_value *d = gp_arr_get(devs, i);
+		const char *dev = gp_value_get_str(get(d, "device"));
+		const char *cells[5];
+
+		snprintf(nb, sizeof(nb), "%s / %s", str(get(d, "peak_step"), "-"),
+		         str(get(d, "peak_op"), "-"));
+		fit(&cut, nb, 40);
+		if (gp_value_get_bool(get(d, "leak_suspect"), false))
+			keep(f, gp_buf_addstr(&cut, "  LEAK?"));
+		cells[0] = dev ? dev : intf(b0, sizeof(b0), get(d, "device"));
+		cells[1] = bytes(b1, sizeof(b1), get(d, "peak_allocated_bytes"));
+		cells[2] = bytes(b2, sizeof(b2), get(d, "peak_reserved_bytes"));
+		cells[3] = bytes(b3, sizeof(b3), get(d, "final_allocated_bytes"));
+		cells[4] = cut.buf;
+		table_cells(f, &devt, cells);
+	}
+	gp_buf_release(&cut);
+	top = get(m, "top_allocators");
+	n = rows_to_show(top, f);
+	if (n) {
+		table_head(f, &topt);
+		for (i = 0; i < n; i++)
+			table_row(f, &topt, gp_arr_get(top, i));
+	}
+}
+
+/* a mean with one decimal */
+static const char *cell_mean(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	return gp__fmt_num(buf, n, nv(get(row, c->key)), 1, "");
+}
+
+static void print_launches(struct af *f, const struct gp_value *r)
+{
+	static const struct gp__col cols[] = {
+		{ .head = "queue", .width = 5, .flags = GP__COL_LEFT },
+		COL("device", 6, "  ", gp__cell_count, "device"),
+		COL("stream", 7, " ", gp__cell_count, "stream"),
+		COL("max", 8, " ", gp__cell_count, "max"),
+		COL("mean", 8, " ", cell_mean, "mean"),
+		COL("at limit", 14, "  ", gp__cell_dur, "time_at_limit_ns"),
+	};
+	const struct gp__table t = { cols, 6, "  ", false };
+	const struct gp_value *l = get(r, "launches"), *d, *q;
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+
+	if (gp_value_type(l) != GP_VALUE_OBJECT)
+		return;
+	d = get(l, "launch_delay_ns");
+	heading(f, "Launches");
+	out(f, "  launches %s   delay p50 %s  p90 %s  p99 %s  max %s\n",
+	    intf(b1, sizeof(b1), get(l, "count")), dur(b2, sizeof(b2), get(d, "p50")),
+	    dur(b3, sizeof(b3), get(d, "p90")), dur(b4, sizeof(b4), get(d, "p99")),
+	    dur(b5, sizeof(b5), get(d, "max")));
+	out(f, "  kernels shorter than their launch call: %s (%s)\n",
+	    intf(b1, sizeof(b1), get(get(l, "short_kernels"), "count")),
+	    pctf(b2, sizeof(b2), get(get(l, "short_kernels"), "pct"), 1.0));
+	q = get(l, "queue");
+	if (gp_value_len(q)) {
+		table_head(f, &t);
+		for (size_t i = 0; i < gp_value_len(q); i++)
+			table_row(f, &t, gp_arr_get(q, i));
+	}
+}
+
+/* an evidence value as text: by its key's unit suffix, else by its type */
+static const char *evidence_value(char *buf, size_t n, const char *k, const struct gp_value *v)
+{
+	size_t kl = strlen(k);
+
+	if (kl > 3 && strcmp(k + kl - 3, "_ns") == 0)
+		return dur(buf, n, v);
+	if (kl > 4 && strcmp(k + kl - 4, "_pct") == 0)
+		return pctf(buf, n, v, 1.0);
+	if (kl >= 5 && strcmp(k + kl - 5, "bytes") == 0)
+		return bytes(buf, n, v);
+	if (gp_value_type(v) == GP_VALUE_DOUBLE) {
+		double d = 0;
+
+		if (!num(v, &d))
+			return "-";
+		snprintf(buf, n, "%.4g", d);
+		return buf;
+	}
+	if (gp_value_type(v) == GP_VALUE_STRING)
+		return str(v, "-");
+	return intf(buf, n, v);
+}
+
+static void print_evidence(struct af *f, const struct gp_value *ev)
+{
+	struct gp_buf line = GP_BUF_INIT;
+	char b[64];
+	size_t i;
+
+	for (i = 0; i < gp_value_len(ev) && !f->o.rc; i++) {
+		const char *k = gp_obj_key_at(ev, i);
+		const char *s = evidence_value(b, sizeof(b), k, gp_obj_value_at(ev, i));
+		size_t len = strlen(s);
+
+		/* a value shows its first 63 bytes, on one line: spaces become \x1f until printed
+		 */
+		if (len > 63)
+			len = 63;
+		keep(f, gp_buf_addf(&line, "%s%s=", i ? ", " : "", k));
+		for (size_t j = 0; j < len && !f->o.rc; j++)
+			keep(f, gp_buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
+	}
+	if (line.len)
+		wrap(f, line.buf, 5, f->width, "evidence: ");
+	gp_buf_release(&line);
+}
+
+static void print_findings(struct af *f, const struct gp_value *r)
+{
+	const struct gp_value *fs = get(r, "findings");
+	size_t i;
+
+	if (!fs)
+		return;
+	heading(f, "Findings");
+	if (!gp_value_len(fs)) {
+		out(f, "  nothing stands out\n");
+		return;
+	}
+	for (i = 0; i < gp_value_len(fs); i++) {
+		const struct gp_value *x = gp_arr_get(fs, i);
+		char first[64];
+
+		snprintf(first, sizeof(first), "%zu. [%s] ", i + 1, str(get(x, "severity"), "-"));
+		wrap(f, str(get(x, "title"), "-"), 2, f->width, first);
+		print_evidence(f, get(x, "evidence"));
+		wrap(f, str(get(x, "suggestion"), "-"), 5, f->width, "→ ");
+	}
+}
+
+static void print_rank(struct af *f, const struct gp_value *r)
+{
+	print_header(f, r);
+	if (!has_gpu(r)) {
+		out(f, "\nNo GPU activity in this trace: GPU sections are skipped.\n");
+	} else {
+		print_gpu(f, r);
+		print_util(f, r);
+	}
+	print_steps(f, r);
+	if (has_gpu(r)) {
+		print_stats_table(f, r, "kernels", "Top GPU kernels");
+		print_memory_ops(f, r);
+	}
+	print_stats_table(f, r, "api_calls", "Top CUDA API calls");
+	print_ops(f, r, "annotations", "User annotations (CPU time; GPU: projected)", false);
+	print_ops(f, r, "gpu_annotations", "GPU annotations", false);
+	print_ops(f, r, "cpu_ops", "Top CPU operators", true);
+	print_memory(f, r);
+	if (has_gpu(r))
+		print_launches(f, r);
+	print_findings(f, r);
+}
+
+/* ---- report-wide parts: tags, the metrics timeline of a run directory ---- */
+
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "tags      k=v k2=v2" (keys sorted), nothing when there is none */
+static void print_tags(struct af *f, const struct gp_value *report)
+{
+	const struct gp_value *t = get(report, "tags");
+	size_t i, n = gp_value_len(t);
+	const char **keys;
+
+	if (gp_value_type(t) != GP_VALUE_OBJECT || !n)
+		return;
+	if (!(keys = gp__calloc(n, sizeof(*keys)))) {
+		keep(f, GP_ENOMEM);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		keys[i] = gp_obj_key_at(t, i);
+	qsort(keys, n, sizeof(*keys), cmp_cstr);
+	out(f, "tags     ");
+	for (i = 0; i < n; i++)
+		out(f, " %s=%s", keys[i], str(get(t, keys[i]), "-"));
+	out(f, "\n");
+	gp__free(keys);
+}
+
+/* member @p key of the series named "@p prefix.@p field" in the metrics' series, or NULL */
+static const struct gp_value *series_stat(const struct gp_value *series, const char *prefix,
+                                          const char *field, const char *key)
+{
+	char name[96];
+	size_t i;
+
+	snprintf(name, sizeof(name), "%s.%s", prefix, field);
+	for (i = 0; i < gp_value_len(series); i++) {
+		const struct gp_value *s = gp_arr_get(series, i);
+		const char *sn = gp_value_get_str(get(s, "name"));
+
+		if (sn && strcmp(sn, name) == 0)
+			return get(s, key);
+	}
+	return NULL;
+}
+
+/* "123.4 W" / "71 °C" (@p decimals, then @p suffix); "-" when unknown */
+static const char *unitf(char *buf, size_t n, const struct gp_value *v, int decimals,
+                         const char *suffix)
+{
+	return gp__fmt_num(buf, n, nv(v), decimals, suffix);
+}
+
+static void print_metric_gpus(struct af *f, const struct gp_value *series,
+                              const struct gp_value *gpus)
+{
+	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
+		                             "power mean", "power max", "temp max" };
+	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
+	struct gp__col cols[7] = {
+		{ .head = "GPU", .width = 24, .cut = 24, .flags = GP__COL_LEFT },
+	};
+	const struct gp__table t = { cols, 7, "  ", false };
+	char b[7][80], b3[32], b4[32];
+
+	plain_cols(cols + 1, heads, widths, 6, " ");
+	table_head(f, &t);
+	for (size_t i = 0; i < gp_value_len(gpus); i++) {
+		const struct gp_value *g = gp_arr_get(gpus, i);
+		char prefix[32];
+		const char *cells[7];
+		double idx = 0;
+
+		num(get(g, "index"), &idx);
+		snprintf(prefix, sizeof(prefix), "gpu%.0f", idx);
+		snprintf(b[0], sizeof(b[0]), "%.0f %s", idx, str(get(g, "name"), "-"));
+		cells[0] = name_of(b[0]);
+		cells[1] =
+		    pctf(b[1], sizeof(b[1]),
+		         series_stat(series, prefix, "utilization_gpu_ratio", "mean"), 100.0);
+		cells[2] = pctf(b[2], sizeof(b[2]),
+		                series_stat(series, prefix, "utilization_gpu_ratio", "max"), 100.0);
+		snprintf(
+		    b[3], sizeof(b[3]), "%s / %s",
+		    bytes(b3, sizeof(b3), series_stat(series, prefix, "memory_used_bytes", "max")),
+		    bytes(b4, sizeof(b4), get(g, "memory_total_bytes")));
+		cells[3] = b[3];
+		cells[4] = unitf(b[4], sizeof(b[4]),
+		                 series_stat(series, prefix, "power_watts", "mean"), 1, " W");
+		cells[5] = unitf(b[5], sizeof(b[5]),
+		                 series_stat(series, prefix, "power_watts", "max"), 1, " W");
+		cells[6] =
+		    unitf(b[6], sizeof(b[6]),
+		          series_stat(series, prefix, "temperature_celsius", "max"), 0, " °C");
+		table_cells(f, &t, cells);
+	}
+}
+
+static void print_metrics(struct af *f, const struct gp_value *report)
+{
+	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
+	                      *gpus = get(m, "gpus");
+	char b1[32], b2[32], b3[32];
+
+	if (gp_value_type(m) != GP_VALUE_OBJECT)
+		return;
+	if (gp_value_get_str(get(m, "error"))) {
+		heading(f, "Metrics");
+		out(f, "  cannot read %s\n", str(get(m, "error"), "-"));
+		return;
+	}
+	out(f, "\nMetrics (%s samples, every %s ms%s)\n", intf(b1, sizeof(b1), get(m, "samples")),
+	    intf(b2, sizeof(b2), get(m, "interval_ms")),
+	    gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
+	if (gp_value_len(gpus))
+		print_metric_gpus(f, series, gpus);
+	else
+		out(f, "  no GPU: %s\n", str(get(m, "gpu_status"), "-"));
+	out(f, "  host CPU busy   mean %s  max %s\n",
+	    pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"), 100.0),
+	    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"), 100.0));
+	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
+	    series_stat(series, "process_tree", "cpu_cores", "max"))
+		out(f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
+		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")),
+		    unitf(b2, sizeof(b2), series_stat(series, "process_tree", "cpu_cores", "mean"),
+		          2, ""),
+		    unitf(b3, sizeof(b3), series_stat(series, "process_tree", "cpu_cores", "max"),
+		          2, ""));
+}
+
+GP_API int gp_analyze_format(const struct gp_value *report,
+                             const struct gp_analyze_format_opts *opts, char **text, size_t *len)
+{
+	struct af f = { .o = { GP_BUF_INIT, 0 }, .top = 10, .width = 100 };
+	const struct gp_value *ranks = get(report, "ranks");
+	size_t i;
+
+	if (!text)
+		return gp__error(GP_EINVAL, "gp_analyze_format: NULL argument");
+	*text = NULL;
+	if (len)
+		*len = 0;
+	if (opts && opts->size < sizeof(*opts))
+		return gp__error(GP_EINVAL, "gp_analyze_format: options of size %u, expected %zu",
+		                 (unsigned)opts->size, sizeof(*opts));
+	if (gp_value_type(report) != GP_VALUE_OBJECT)
+		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
+		                 GP_ANALYZE_SCHEMA);
+	if (opts) {
+		f.top = opts->top;
+		f.width = opts->width ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
+	}
+	if (f.width < 60)
+		f.width = 60;
+	print_tags(&f, report);
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		if (i)
+			out(&f, "\n");
+		print_rank(&f, gp_arr_get(ranks, i));
+	}
+	if (!gp_value_len(ranks))
+		out(&f, "no ranks in this report\n");
+	print_metrics(&f, report);
+	return gp__out_detach(&f.o, text, len);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.h - the one text layer: what every command's text and Markdown
+ * output is drawn with.
+ *
+ * - out.c: text being built, the first error kept for the end.
+ * - num.c: the number formats. One duration formatter, one byte formatter,
+ *   and the counts, percentages, rates and plain numbers beside them. Each
+ *   writes into the caller's buffer and returns it; an unknown value (NaN,
+ *   infinity) prints as "-", never as 0.
+ * - width.c: display width (UTF-8: most characters one column, East Asian
+ *   wide ones two, combining marks none), cutting a string to a width with
+ *   "…", padding, Markdown escaping, word wrapping.
+ * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
+ *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
+ *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
+ *   Markdown table from the same description.
+ *
+ * Precision policy, one for every command and for Markdown: durations
+ * keep four significant digits and move to the next unit where rounding
+ * would reach 1000 of the unit ("999.9 µs", then "1.000 ms"); nanoseconds
+ * are integers. Bytes take one decimal in binary units up to PiB and move
+ * on where rounding would reach 1024 ("1023.9 KiB", then "1.0 MiB").
+ * Rates keep four significant digits too ("49.80", "133.3", "1235");
+ * percentages take one decimal. The HTML page formats in JavaScript
+ * (assets/report.js fmtNs, fmtBytes) and is to follow the same policy.
+ *
+ * Users: analyze/format.c, bench/bench-format.c, compare/format.c,
+ * compare/explain.c. Everything here is internal (gp__); nothing prints.
+ */
+#ifndef GP_TEXT_TEXT_H
+#define GP_TEXT_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+/* ---- out.c: text being built ---- */
+
+/** Text being built: the first error sticks in @p rc and later writes do nothing. */
+struct gp__out {
+	struct gp_buf b;
+	int rc;
+};
+
+/** gp_buf_addf() unless an error came before. */
+void gp__out_addf(struct gp__out *o, const char *fmt, ...) GP_PRINTF(2, 3);
+
+/** Keeps @p rc (a status of a write into o->b) when no error came before. */
+void gp__out_keep(struct gp__out *o, int rc);
+
+/**
+ * Hands the text over (*@p text, gp_free() it; *@p len, may be NULL), or
+ * releases it and @return the first error (GP_ENOMEM, GP_ELIMIT).
+ */
+int gp__out_detach(struct gp__out *o, char **text, size_t *len);
+
+/* ---- num.c: numbers for people ---- */
+
+/** Flags of the formatters. */
+#define GP__FMT_SIGN  0x1u /* "+" before a positive value (and zero) */
+#define GP__FMT_SPACE 0x2u /* percentages: a space before "%" (compare's prose style) */
+
+/**
+ * A duration in ns: "850 ns", "56.70 µs", "1.234 ms", "12.35 s", "3600.0 s"
+ * (four significant digits, see above); "+1.234 ms" with GP__FMT_SIGN.
+ * "-" when @p ns is NaN or infinite. @return @p buf.
+ */
+const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags);
+
+/**
+ * Bytes in binary units: "512 B", "1.5 KiB", "12.3 MiB" (one decimal, up to
+ * PiB); "+" before a positive value with GP__FMT_SIGN. "-" when unknown.
+ * @return @p buf.
+ */
+const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags);
+
+/**
+ * A percentage with one decimal: "12.3%"; "+12.3%" with GP__FMT_SIGN,
+ * "12.3 %" with GP__FMT_SPACE. "-" when unknown. @return @p buf.
+ */
+const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags);
+
+/** A count: "1234" (rounded); "-" when unknown. @return @p buf. */
+const char *gp__fmt_count(char *buf, size_t n, double v);
+
+/**
+ * A plain number with @p decimals decimals and @p suffix after it
+ * ("123.4 W", "2.50"); "-" when unknown. @return @p buf.
+ */
+const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char *suffix);
+
+/**
+ * A rate (items/s) with four significant digits: "0.125", "49.80", "133.3",
+ * "16000000"; "-" when unknown. @return @p buf.
+ */
+const char *gp__fmt_rate(char *buf, size_t n, double r);
+
+/* ---- width.c: widths, cutting, wrapping, escaping ---- */
+
+/** Display columns of UTF-8 @p s: 1 a character, 2 a wide one, 0 a combining mark. */
+size_t gp__text_width(const char *s);
+
+/** What gp__text_fit() does with control characters (and 0x7f). */
+#define GP__TEXT_CTRL_SPACE 0x1u /* they become ' ' (default: '?') */
+
+/**
+ * Appends @p s cut to @p w columns: a longer string keeps w - 1 columns
+ * and ends in "…". Control characters become '?' (' ' with
+ * GP__TEXT_CTRL_SPACE); a cut never splits a UTF-8 sequence nor a wide
+ * character (the result may then be a column short). @p w 0: no cut.
+ * @return 0 or GP_ENOMEM/GP_ELIMIT from the buffer.
+ */
+int gp__text_fit(struct gp_buf *b, const char *s, size_t w, unsigned flags);
+
+/** Appends @p s padded with spaces to @p w columns: on the left when @p right. */
+int gp__text_pad(struct gp_buf *b, const char *s, size_t w, bool right);
+
+/**
+ * Appends @p s as one cell of a Markdown table: '|' as "\|", control
+ * characters as ' '; inside a code span (@p code) '`' becomes '\''.
+ */
+int gp__text_md_cell(struct gp_buf *b, const char *s, bool code);
+
+/** How gp__text_wrap() splits words. */
+#define GP__WRAP_GLUE 0x1u /* a word of 3 columns or less, or a unit, stays with the one before */
+/*
+ * The text is a program's or a trace's: control characters become '?',
+ * and '\x1f' stands for a space that does not break (printed as ' ').
+ * Words split at every single space, so runs of spaces are kept.
+ */
+#define GP__WRAP_RAW 0x2u
+
+/**
+ * Appends @p first, then the words of @p text filled to @p width columns
+ * (a word longer than a line stands alone), every further line indented by
+ * @p indent spaces; then a newline. Without GP__WRAP_RAW runs of spaces
+ * between words count as one.
+ */
+int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t width,
+                  size_t indent, unsigned flags);
+
+/* ---- table.c: the one table ---- */
+
+struct gp__col;
+
+/**
+ * A cell formatter: the text of column @p c for row @p row (the caller's:
+ * a report row, a struct), written into @p buf or returned as a string that
+ * outlives the call.
+ */
+typedef const char *gp__cell_fn(char *buf, size_t n, const struct gp__col *c, const void *row);
+
+/** Column flags. */
+#define GP__COL_LEFT 0x1u /* left-aligned (default: right) */
+#define GP__COL_CODE 0x2u /* Markdown: the cell is a code span */
+#define GP__COL_CTRL 0x4u /* cut cells: control characters become ' ' (default '?') */
+
+/** One column: how its heading and its cells are drawn. */
+struct gp__col {
+	const char *head;    /* text heading */
+	const char *md_head; /* Markdown heading; NULL: head */
+	size_t width;        /* text: cells are padded to this many columns */
+	size_t cut;          /* cells are cut to this many columns ("…"); 0: never */
+	const char *gap;     /* text: printed before the cell; NULL: nothing */
+	unsigned flags;      /* GP__COL_* */
+	gp__cell_fn *cell;   /* NULL: rows are given as strings (gp__table_cells) */
+	const char *key;     /* for the formatter: the member of the row it shows */
+};
+
+/** A table: columns drawn as aligned text or, when @p md, Markdown. */
+struct gp__table {
+	const struct gp__col *cols;
+	size_t n;
+	const char *indent; /* text: before each line; NULL: nothing */
+	bool md;
+};
+
+/**
+ * The heading (Markdown: and the alignment row). In text, a left-aligned
+ * last column is not padded, so no line ends in spaces.
+ */
+int gp__table_head(struct gp_buf *b, const struct gp__table *t);
+
+/** One row of @p t, each cell from its column's formatter over @p row (none: empty). */
+int gp__table_row(struct gp_buf *b, const struct gp__table *t, const void *row);
+
+/** One row of @p t from ready cells: @p cells[i] for column i (NULL: "-"). */
+int gp__table_cells(struct gp_buf *b, const struct gp__table *t, const char *const *cells);
+
+/*
+ * Cell formatters over a report row (a struct gp_value object), reading
+ * member c->key: a duration, bytes, a percentage, a count, a string.
+ */
+gp__cell_fn gp__cell_dur, gp__cell_bytes, gp__cell_pct, gp__cell_count, gp__cell_str;
+
+#endif
