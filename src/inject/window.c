@@ -21,13 +21,21 @@
  * are not recorded (domains, registered strings and thread names still are:
  * they are definitions), CUPTI's kinds are disabled and CUPTI is detached
  * (cupti.c), so the program runs at full speed. During a warm-up CUPTI is
- * attached but what it records is dropped by the decoder (gp_inj_win_warm).
+ * attached but what it records is dropped by the decoder (gp__inj_win_warm).
  * With cudaProfilerApi CUPTI stays subscribed to the two profiler calls, with
  * every kind disabled. Each change of "recording" is a WINDOW record.
  *
- * All state changes happen under one mutex, from whichever thread causes
- * them: an NVTX or annotation call, the writer thread's timer, a CUPTI
- * callback. The WINDOW record of a change caused by a range or mark goes
+ * A state machine: gp__inj_win_step() takes an event (a matching range or
+ * mark, the profiler calls, the writer's timer, CUPTI ready, exit) and the
+ * time, moves the state and returns the actions that follow (attach or
+ * detach CUPTI, write a WINDOW record) for its caller to carry out
+ * (gp__inj_win_carry in inject.h): record.c for ranges and marks, cupti.c
+ * for the profiler calls, session.c for the rest. So this file calls no
+ * other part of the tracer but core.c, which calls nothing back.
+ *
+ * All state changes happen under one mutex (gp__inj_win_lock), held by the
+ * caller from the step until its actions are done, from whichever thread
+ * causes them. The WINDOW record of a change caused by a range or mark goes
  * into the calling thread's block (record.c), in order with its events, so
  * that a range that ends just before its window closes is never cut by a
  * writer pass falling between the two.
@@ -110,34 +118,30 @@ static void warm_end(int64_t now)
 		g_warm_e[n - 1] = now;
 }
 
-/* set while a range or mark of this thread changes the windows (gp_inj_win_begin, ...) */
-static __thread bool t_event;
-
-/*
- * A change caused by a thread's range or mark is written into that thread's
- * block, in order with its events (a pop, then the window's end), whatever
- * the writer's passes; other changes go through the shared queue.
- */
-static void put_window(int64_t ts, bool on, uint32_t reason)
+static void act(struct gp__inj_win_out *o, enum gp__inj_win_op op)
 {
-	struct gp_cap_window w;
+	struct gp__inj_win_act *a;
 
-	memset(&w, 0, sizeof(w));
-	w.on = on;
-	w.reason = reason;
-	if (t_event) {
-		w.ts = gp_inj_ts(); /* the block's clock */
-		if (gp_inj_put_window_here(&w))
-			return;
-	}
-	w.ts = ts;
-	gp_inj_write(GP_CAP_WINDOW, &w, sizeof(w), NULL, 0);
+	if (o->n >= GP_INJ_WIN_MAX_ACTS)
+		return; /* cannot be: see GP_INJ_WIN_MAX_ACTS */
+	a = &o->a[o->n++];
+	memset(a, 0, sizeof(*a));
+	a->op = op;
 }
 
-/* Brings recording and CUPTI in line with the options. g_mu held. */
-static void apply(uint32_t reason)
+static void act_record(struct gp__inj_win_out *o, int64_t now, bool on, uint32_t reason,
+                       bool publish)
 {
-	int64_t now = (int64_t)gp_inj_now();
+	act(o, GP_INJ_WIN_RECORD);
+	o->a[o->n - 1].w.ts = now;
+	o->a[o->n - 1].w.on = on;
+	o->a[o->n - 1].w.reason = reason;
+	o->a[o->n - 1].publish = publish;
+}
+
+/* Brings recording and CUPTI in line with the options: the actions into @p o. g_mu held. */
+static void apply(struct gp__inj_win_out *o, int64_t now, uint32_t reason)
+{
 	bool gate = now >= W.gate_on && now < W.gate_off;
 	bool range = W.range_nvtx ? W.range_depth > 0 : atomic_load(&g_prof_api) ? W.prof_on : true;
 	bool rec = gate && range && (!W.sched || W.phase == PH_ACTIVE);
@@ -148,7 +152,7 @@ static void apply(uint32_t reason)
 		if (!rec)
 			warm_begin(now);
 		if (W.cuda_ready)
-			gp_inj_cupti_attach();
+			act(o, GP_INJ_WIN_ATTACH);
 	}
 	if (rec != W.rec) {
 		W.rec = rec;
@@ -156,14 +160,15 @@ static void apply(uint32_t reason)
 			warm_end(now);
 		else if (cupti && W.cupti)
 			warm_begin(now); /* from an active iteration straight into a warm-up */
-		put_window(now, rec, reason);
-		atomic_store(&gp__inj_rec, rec);
+		act_record(o, now, rec, reason, true);
 	}
 	if (!cupti && W.cupti) {
 		W.cupti = false;
 		warm_end(now);
-		if (W.cuda_ready)
-			gp_inj_cupti_detach(!atomic_load(&g_prof_api));
+		if (W.cuda_ready) {
+			act(o, GP_INJ_WIN_DETACH);
+			o->a[o->n - 1].finalize = !atomic_load(&g_prof_api);
+		}
 	}
 }
 
@@ -180,7 +185,7 @@ static bool env_ns(const char *name, int64_t *out)
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (errno || *end || n < 0) {
-		gp_inj_warn(0, "%s='%s' is not a number of ns: ignored", name, v);
+		gp__inj_warn(0, "%s='%s' is not a number of ns: ignored", name, v);
 		return false;
 	}
 	*out = n;
@@ -214,15 +219,14 @@ static bool parse_schedule(const char *s)
 	return W.active > 0;
 }
 
-void gp_inj_win_init(void)
+static void init(struct gp__inj_win_out *o, int64_t now)
 {
 	const char *range = getenv("GPUPROF_CAPTURE_RANGE");
 	const char *sched = getenv("GPUPROF_CAPTURE_SCHEDULE");
 	const char *iter = getenv("GPUPROF_CAPTURE_ITER_RANGE");
-	int64_t t0 = (int64_t)gp_inj_now(), delay = 0, dur = -1;
+	int64_t t0 = now, delay = 0, dur = -1;
 	bool has_delay, has_dur;
 
-	pthread_mutex_lock(&g_mu);
 	W.gate_on = INT64_MIN;
 	W.gate_off = INT64_MAX;
 	W.rec = true;
@@ -242,11 +246,11 @@ void gp_inj_win_init(void)
 		W.any = true;
 		atomic_store(&g_prof_api, 1);
 	} else if (range && *range) {
-		gp_inj_warn(0, "GPUPROF_CAPTURE_RANGE='%s' is not understood: ignored", range);
+		gp__inj_warn(0, "GPUPROF_CAPTURE_RANGE='%s' is not understood: ignored", range);
 	}
 	if (sched && *sched) {
 		if (!iter || !*iter || !parse_schedule(sched)) {
-			gp_inj_warn(
+			gp__inj_warn(
 			    0,
 			    "GPUPROF_CAPTURE_SCHEDULE='%s' (iterations '%s') is not usable: "
 			    "ignored",
@@ -258,30 +262,29 @@ void gp_inj_win_init(void)
 		}
 	}
 	if ((W.range_nvtx && !W.range_name) || (W.sched && !W.iter_name))
-		gp_inj_warn(0, "out of memory for the capture window's names");
+		gp__inj_warn(0, "out of memory for the capture window's names");
 	atomic_store(&g_watch, W.range_name || W.iter_name);
 	if (W.any) {
 		/* nothing is recorded until a window opens */
 		W.rec = false;
 		atomic_store(&gp__inj_rec, false);
-		apply(GP_WIN_START);
+		apply(o, now, GP_WIN_START);
 	}
-	pthread_mutex_unlock(&g_mu);
 }
 
 /* ---- what the other parts ask ---- */
 
-bool gp_inj_win_watching(void)
+bool gp__inj_win_watching(void)
 {
 	return atomic_load_explicit(&g_watch, memory_order_relaxed);
 }
 
-bool gp_inj_win_profiler_api(void)
+bool gp__inj_win_profiler_api(void)
 {
 	return atomic_load(&g_prof_api) != 0;
 }
 
-long gp_inj_win_warm(int64_t ts)
+long gp__inj_win_warm(int64_t ts)
 {
 	size_t n = atomic_load(&g_nwarm);
 
@@ -295,23 +298,24 @@ long gp_inj_win_warm(int64_t ts)
 	return -1;
 }
 
-size_t gp_inj_win_nwarm(void)
+size_t gp__inj_win_nwarm(void)
 {
 	return atomic_load(&g_nwarm);
 }
 
-void gp_inj_win_cuda_ready(void)
+void gp__inj_win_lock(void)
 {
 	pthread_mutex_lock(&g_mu);
-	W.cuda_ready = true;
-	if (!W.any || W.cupti)
-		gp_inj_cupti_attach();
+}
+
+void gp__inj_win_unlock(void)
+{
 	pthread_mutex_unlock(&g_mu);
 }
 
-int64_t gp_inj_win_next_edge(void)
+int64_t gp__inj_win_next_edge(int64_t now)
 {
-	int64_t now = (int64_t)gp_inj_now(), e = -1;
+	int64_t e = -1;
 
 	if (!W.timed)
 		return -1;
@@ -324,31 +328,9 @@ int64_t gp_inj_win_next_edge(void)
 	return e;
 }
 
-void gp_inj_win_tick(void)
-{
-	int64_t now;
-
-	if (!W.timed)
-		return;
-	now = (int64_t)gp_inj_now();
-	pthread_mutex_lock(&g_mu);
-	apply(now >= W.gate_off ? GP_WIN_DURATION : GP_WIN_START);
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_exit(void)
-{
-	pthread_mutex_lock(&g_mu);
-	if (W.any && W.rec) {
-		W.rec = false;
-		put_window((int64_t)gp_inj_now(), false, GP_WIN_EXIT);
-	}
-	pthread_mutex_unlock(&g_mu);
-}
-
 /* ---- NVTX and CUPTI events ---- */
 
-bool gp_inj_win_match(const char *msg, size_t n, unsigned *which)
+bool gp__inj_win_match(const char *msg, size_t n, unsigned *which)
 {
 	*which = 0;
 	if (!msg)
@@ -360,69 +342,78 @@ bool gp_inj_win_match(const char *msg, size_t n, unsigned *which)
 	return *which != 0;
 }
 
-static void iter_begin(void)
+static void iter_begin(struct gp__inj_win_out *o, int64_t now)
 {
 	W.phase = phase_of(W.iter);
-	apply(GP_WIN_SCHEDULE);
+	apply(o, now, GP_WIN_SCHEDULE);
 }
 
-static void iter_end(void)
+static void iter_end(struct gp__inj_win_out *o, int64_t now)
 {
 	W.iter++;
 	W.phase = phase_of(W.iter); /* between iterations: the next one's state */
-	apply(GP_WIN_SCHEDULE);
+	apply(o, now, GP_WIN_SCHEDULE);
 }
 
-void gp_inj_win_begin(unsigned which)
+/* ---- the step ---- */
+
+void gp__inj_win_step(enum gp__inj_win_ev ev, unsigned which, int64_t now,
+                      struct gp__inj_win_out *o)
 {
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth++ == 0)
-		apply(GP_WIN_NVTX);
-	if ((which & GP_WIN_M_ITER) && W.sched) {
-		if (W.mark_iter) { /* ranges and marks mixed: a range ends a mark's iteration */
-			W.mark_iter = false;
-			iter_end();
+	o->n = 0;
+	switch (ev) {
+	case GP_INJ_WIN_INIT:
+		init(o, now);
+		break;
+	case GP_INJ_WIN_CUDA_READY:
+		W.cuda_ready = true;
+		if (!W.any || W.cupti)
+			act(o, GP_INJ_WIN_ATTACH);
+		break;
+	case GP_INJ_WIN_TICK:
+		if (W.timed)
+			apply(o, now, now >= W.gate_off ? GP_WIN_DURATION : GP_WIN_START);
+		break;
+	case GP_INJ_WIN_EXIT:
+		if (W.any && W.rec) {
+			W.rec = false;
+			act_record(o, now, false, GP_WIN_EXIT, false);
 		}
-		if (W.iter_depth++ == 0)
-			iter_begin();
+		break;
+	case GP_INJ_WIN_BEGIN:
+		if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth++ == 0)
+			apply(o, now, GP_WIN_NVTX);
+		if ((which & GP_WIN_M_ITER) && W.sched) {
+			if (W.mark_iter) { /* ranges and marks mixed: a range ends a mark's
+				              iteration */
+				W.mark_iter = false;
+				iter_end(o, now);
+			}
+			if (W.iter_depth++ == 0)
+				iter_begin(o, now);
+		}
+		break;
+	case GP_INJ_WIN_END:
+		if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth > 0 &&
+		    --W.range_depth == 0)
+			apply(o, now, GP_WIN_NVTX);
+		if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth > 0 && --W.iter_depth == 0)
+			iter_end(o, now);
+		break;
+	case GP_INJ_WIN_MARK:
+		if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth == 0) {
+			if (W.mark_iter)
+				iter_end(o, now);
+			W.mark_iter = true;
+			iter_begin(o, now);
+		}
+		break;
+	case GP_INJ_WIN_PROF_START:
+	case GP_INJ_WIN_PROF_STOP:
+		if (atomic_load(&g_prof_api) && W.prof_on != (ev == GP_INJ_WIN_PROF_START)) {
+			W.prof_on = ev == GP_INJ_WIN_PROF_START;
+			apply(o, now, GP_WIN_PROFILER_API);
+		}
+		break;
 	}
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_end(unsigned which)
-{
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth > 0 && --W.range_depth == 0)
-		apply(GP_WIN_NVTX);
-	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth > 0 && --W.iter_depth == 0)
-		iter_end();
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_mark(unsigned which)
-{
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth == 0) {
-		if (W.mark_iter)
-			iter_end();
-		W.mark_iter = true;
-		iter_begin();
-	}
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_profiler(bool start)
-{
-	pthread_mutex_lock(&g_mu);
-	if (atomic_load(&g_prof_api) && W.prof_on != start) {
-		W.prof_on = start;
-		apply(GP_WIN_PROFILER_API);
-	}
-	pthread_mutex_unlock(&g_mu);
 }
