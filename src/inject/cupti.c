@@ -68,7 +68,7 @@ static _Atomic bool g_started; /* kinds enabled: flushes make sense */
 static bool g_cuda_events;     /* GPUPROF_CUDA_EVENTS=1 */
 static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older */
 
-/* attach / detach (window.c calls them with its lock held; the callback only tries this one) */
+/* attach / detach (carried out for window.c under its lock; the callback only tries this one) */
 static pthread_mutex_t g_att_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool g_clock_set;                         /* the timestamp callback was registered once */
 static CUpti_SubscriberHandle g_sub;             /* our callback subscriber, NULL when none */

@@ -2,18 +2,36 @@
 /*
  * inject.h - the injected tracer's parts (libgpuprof-inject.so).
  *
- * session.c: the capture file of this process, the writer thread that owns
- *   it, the records other parts hand over, the event clock, fork, signals
- *   and exit.
- * cupti.c: CUPTI (dlopen'd) activity records, decoded on the writer thread;
- *   cupti-null.c instead in a build without the CUDA toolkit's headers.
+ * The parts call each other in one direction only (docs/internals/inject.md;
+ * tests/check-cycles.py fails on a loop):
+ *
+ *   annotate.c, nvtx.c -> record.c, window.c, session.c (opening the capture)
+ *   record.c           -> cupti.c (carrying out window actions), window.c
+ *   session.c          -> cupti.c, window.c
+ *   cupti.c            -> window.c
+ *   every file         -> core.c, which calls none of them
+ *
+ * core.c: what every part shares and calls nothing else: the clock, ids,
+ *   the forked flag, the shared record queue and the per-thread blocks the
+ *   writer drains, the allocator under the fork lock, the writer's wake-up.
+ * session.c: the entry points of the process (constructor, fork handlers,
+ *   InitializeInjection, atexit, signals), the capture file and the writer
+ *   thread that owns it.
+ * window.c: capture windows (delay, duration, capture ranges, schedule) as
+ *   a state machine: gp__inj_win_step returns actions (attach or detach
+ *   CUPTI, a WINDOW record) that its caller carries out (gp__inj_win_carry).
+ * cupti.c: CUPTI (dlopen'd) activity records, decoded on the writer thread,
+ *   and CUPTI's callbacks; cupti-null.c instead in a build without the CUDA
+ *   toolkit's headers.
  * record.c: the recording core of ranges, marks and counters: per-thread
  *   blocks, capture-window matching. Needs no CUDA header.
  * nvtx.c: the NVTX tool (InitializeInjectionNvtx2) on top of record.c (needs
  *   the nvtx3 headers: built with the CUDA toolkit only).
  * annotate.c: the recorder of include/gpuprof/annotate.h
  *   (gpuprof_annotate_init_v1) on top of record.c.
- * window.c: capture windows (delay, duration, capture ranges, schedule).
+ *
+ * Names shared across files are gp__inj_* (never exported: the library's
+ * visibility is hidden); the entry points above are the only exports.
  *
  * Nothing here may crash, deadlock or change what the program prints or
  * returns: failures become GP_CAP_WARN records (and one line on stderr when

@@ -5,7 +5,7 @@
  * CUDA header, so CPU-only builds have it too.
  *
  * Each thread appends its events to its own block (struct gp__inj_block,
- * session.c drains it): no lock and no allocation but a new block every
+ * core.c's, which session.c's writer drains): no lock and no allocation but a new block every
  * 64 KiB. A push and a pop each take one clock read (gp__inj_ts, the TSC
  * where it can) and one append. Registered strings, domains and range ids
  * are process-wide ids (gp__inj_new_id); definitions (strings, domains) go
@@ -16,7 +16,10 @@
  * Capture windows (window.c): a range or mark whose message names a window
  * range (--capture-range nvtx:NAME, --iter-range NAME) opens and closes
  * windows; the bits of a push are kept per domain and nesting level until
- * its pop (NVTX keeps a push/pop stack per thread per domain).
+ * its pop (NVTX keeps a push/pop stack per thread per domain). Such an
+ * event goes through window.c's state machine, and this file carries out
+ * the actions it returns (gp__inj_win_carry): CUPTI attached or detached,
+ * the WINDOW record into the calling thread's block (put_window_here).
  * Events are recorded inside windows only; definitions always.
  */
 #include <pthread.h>

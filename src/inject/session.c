@@ -2,6 +2,10 @@
 /*
  * session.c - the capture of one process: its file, the writer thread, fork,
  * signals and exit (see docs/capture-format.md and docs/cli/gpuprof-run.md).
+ * The entry points of the process are here (the constructor, fork handlers,
+ * InitializeInjection, atexit, signal handlers, the writer thread); the
+ * memory they share with the recording threads (the queue, the blocks, the
+ * clock, ids) is core.c's, which calls nothing back.
  *
  * The file is $GPUPROF_CAPTURE_DIR/capture-<host>-<pid>.gpcap (the current
  * directory without it), created exclusively. Only the writer thread writes
@@ -30,8 +34,9 @@
  * this pass, so the error is that of the pairs (tens of ns), not a drift.
  *
  * Memory is bounded (GPUPROF_INJECT_MAX_MB, default 256, for queued records
- * and NVTX blocks; CUPTI's buffers have their own bound in cupti.c): what
- * does not fit is dropped and counted in the GP_CAP_DROPPED record.
+ * and NVTX blocks, kept by core.c; CUPTI's buffers have their own bound in
+ * cupti.c): what does not fit is dropped and counted in the GP_CAP_DROPPED
+ * record.
  *
  * Exit: an atexit handler stops CUPTI with a forced flush, writes the last
  * records (DROPPED, END) and closes the file. SIGTERM, SIGINT, SIGHUP whose
@@ -48,7 +53,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

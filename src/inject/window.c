@@ -118,25 +118,38 @@ static void warm_end(int64_t now)
 		g_warm_e[n - 1] = now;
 }
 
-static void act(struct gp__inj_win_out *o, enum gp__inj_win_op op)
+/* The next action of @p o (zeroed), NULL when full (cannot be: see GP_INJ_WIN_MAX_ACTS). */
+static struct gp__inj_win_act *act(struct gp__inj_win_out *o, enum gp__inj_win_op op)
 {
 	struct gp__inj_win_act *a;
 
 	if (o->n >= GP_INJ_WIN_MAX_ACTS)
-		return; /* cannot be: see GP_INJ_WIN_MAX_ACTS */
+		return NULL;
 	a = &o->a[o->n++];
 	memset(a, 0, sizeof(*a));
 	a->op = op;
+	return a;
 }
 
 static void act_record(struct gp__inj_win_out *o, int64_t now, bool on, uint32_t reason,
                        bool publish)
 {
-	act(o, GP_INJ_WIN_RECORD);
-	o->a[o->n - 1].w.ts = now;
-	o->a[o->n - 1].w.on = on;
-	o->a[o->n - 1].w.reason = reason;
-	o->a[o->n - 1].publish = publish;
+	struct gp__inj_win_act *a = act(o, GP_INJ_WIN_RECORD);
+
+	if (!a)
+		return;
+	a->w.ts = now;
+	a->w.on = on;
+	a->w.reason = reason;
+	a->publish = publish;
+}
+
+static void act_detach(struct gp__inj_win_out *o, bool finalize)
+{
+	struct gp__inj_win_act *a = act(o, GP_INJ_WIN_DETACH);
+
+	if (a)
+		a->finalize = finalize;
 }
 
 /* Brings recording and CUPTI in line with the options: the actions into @p o. g_mu held. */
@@ -165,10 +178,8 @@ static void apply(struct gp__inj_win_out *o, int64_t now, uint32_t reason)
 	if (!cupti && W.cupti) {
 		W.cupti = false;
 		warm_end(now);
-		if (W.cuda_ready) {
-			act(o, GP_INJ_WIN_DETACH);
-			o->a[o->n - 1].finalize = !atomic_load(&g_prof_api);
-		}
+		if (W.cuda_ready)
+			act_detach(o, !atomic_load(&g_prof_api));
 	}
 }
 
