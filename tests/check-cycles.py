@@ -9,9 +9,10 @@ the file graph: A -> B when A's object refers to a global symbol that B's
 object defines (functions and data alike). Every strongly connected set of
 files is a call cycle. A cycle of two files in one folder is allowed (a pair
 of files that are one module); one that spans two folders or more than two
-files is a missing seam (docs/internals/architecture.md, "entry points and the
-helpers they share live in different files") and fails the test, listed with
-the symbols that make each of its edges.
+files is a missing seam (entry points and the helpers they share belong in
+different files, the helpers calling nothing back; docs/internals/inject.md
+shows the tracer's) and fails the test, listed with the symbols that make each
+of its edges.
 
 Usage: check-cycles.py OBJECT... (CTest passes the targets' object lists,
 so objects left behind by renamed files are not read), or check-cycles.py
