@@ -14,7 +14,7 @@
  * writer drains without locking their owners, CUPTI buffers are decoded on
  * the writer thread itself. It makes a pass at its start (the META record
  * is in the file at once), every GPUPROF_FLUSH_MS (default 500 ms), and as
- * soon as KICK_BYTES wait or CUPTI hands over a buffer, so a process killed
+ * soon as KICK_BYTES (core.c) wait or CUPTI hands over a buffer, so a process killed
  * with SIGKILL loses what it made after the last pass, which the pass's
  * FLUSH record dates. A pass notes how far each block is filled, then
  * writes the queue, then the blocks up to that point, oldest block first: a
@@ -57,7 +57,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,7 +66,6 @@
 #define FLUSH_MS_DEFAULT 500
 #define MAX_MB_DEFAULT   256
 #define SIGNAL_WAIT_MS   2000
-#define KICK_BYTES       (4u << 20) /* this much waiting: a pass now, not at the next tick */
 
 /*
  * ThreadSanitizer models descriptors per process: one the writer opens in a
