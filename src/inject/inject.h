@@ -256,9 +256,10 @@ enum gp__inj_win_ev {
 
 /* what the caller then does, in order (the output of gp__inj_win_step) */
 enum gp__inj_win_op {
-	GP_INJ_WIN_ATTACH, /* gp__inj_cupti_attach() */
-	GP_INJ_WIN_DETACH, /* gp__inj_cupti_detach(finalize) */
-	GP_INJ_WIN_RECORD, /* a WINDOW record w; then, with publish, gp__inj_rec = w.on */
+	GP_INJ_WIN_ATTACH,  /* gp__inj_cupti_attach() */
+	GP_INJ_WIN_DETACH,  /* gp__inj_cupti_detach(finalize) */
+	GP_INJ_WIN_RECORD,  /* a WINDOW record w; then, with publish, gp__inj_rec = w.on */
+	GP_INJ_WIN_PUBLISH, /* gp__inj_rec = w.on, without a record */
 };
 
 struct gp__inj_win_act {
@@ -275,17 +276,28 @@ struct gp__inj_win_out {
 	struct gp__inj_win_act a[GP_INJ_WIN_MAX_ACTS];
 };
 
+/* the windows' state (window.c); the process has one, which gp__inj_win_lock hands out */
+struct gp__inj_win;
+
 /**
- * The state machine: moves the windows' state for event @p ev (@p which: its GP_WIN_M_* bits)
- * at @p now (gp__inj_now) and says in @p out what the caller must do, in order. It calls no
- * other part of the tracer (core.c's warnings at GP_INJ_WIN_INIT aside). The caller holds
- * gp__inj_win_lock() from the step until the actions are done, so that changes and their
- * actions (CUPTI attached or not, WINDOW records) happen in one order: use gp__inj_win_event.
+ * The state machine: moves state @p w for event @p ev (@p which: its GP_WIN_M_* bits) at
+ * @p now (CLOCK_MONOTONIC ns) and says in @p out what the caller must do, in order. It calls
+ * no other part of the tracer (core.c's warnings about bad options at GP_INJ_WIN_INIT aside),
+ * reads the environment only at GP_INJ_WIN_INIT, and reads no clock.
  */
-void gp__inj_win_step(enum gp__inj_win_ev ev, unsigned which, int64_t now,
+void gp__inj_win_step(struct gp__inj_win *w, enum gp__inj_win_ev ev, unsigned which, int64_t now,
                       struct gp__inj_win_out *out);
-void gp__inj_win_lock(void);
-void gp__inj_win_unlock(void);
+/**
+ * The process's state, locked: its caller holds it from the step until the actions are done,
+ * so that changes and their actions (CUPTI attached or not, WINDOW records) happen in one
+ * order whatever the threads (gp__inj_win_event does all three).
+ */
+struct gp__inj_win *gp__inj_win_lock(void);
+void gp__inj_win_unlock(struct gp__inj_win *w);
+/** A state of its own, all zero (the unit tests'); 0, or -1 out of memory. Freed by
+ * gp__inj_win_free (which leaves the process's alone). */
+int gp__inj_win_new(struct gp__inj_win **out);
+void gp__inj_win_free(struct gp__inj_win *w);
 /** true while events are recorded (always, without window options). Any thread, lock-free. */
 extern _Atomic bool gp__inj_rec;
 static inline bool gp__inj_win_recording(void)
@@ -360,6 +372,9 @@ static inline void gp__inj_win_carry(const struct gp__inj_win_out *o,
 			if (a->publish)
 				atomic_store(&gp__inj_rec, w.on);
 			break;
+		case GP_INJ_WIN_PUBLISH:
+			atomic_store(&gp__inj_rec, a->w.on);
+			break;
 		}
 	}
 }
@@ -369,11 +384,11 @@ static inline void gp__inj_win_event(enum gp__inj_win_ev ev, unsigned which,
                                      bool (*here)(const struct gp_cap_window *w))
 {
 	struct gp__inj_win_out o;
+	struct gp__inj_win *w = gp__inj_win_lock();
 
-	gp__inj_win_lock();
-	gp__inj_win_step(ev, which, (int64_t)gp__inj_now(), &o);
+	gp__inj_win_step(w, ev, which, (int64_t)gp__inj_now(), &o);
 	gp__inj_win_carry(&o, here);
-	gp__inj_win_unlock();
+	gp__inj_win_unlock(w);
 }
 
 #endif
