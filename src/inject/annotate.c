@@ -48,9 +48,9 @@ static struct {
 
 static void make_domain(void)
 {
-	struct gp_inj_msg m = { "gpuprof", 7, 0, 0, 0 };
+	struct gp__inj_msg m = { "gpuprof", 7, 0, 0, 0 };
 
-	g_domain = gp_inj_domain(&m);
+	g_domain = gp__inj_domain(&m);
 }
 
 /* A STRING record for a file or function name, one per distinct pointer (g_mu held). */
@@ -67,9 +67,9 @@ static uint32_t path_id(const char *p)
 		if (g_paths[k].p == p)
 			return g_paths[k].id;
 		if (!g_paths[k].p) {
-			struct gp_cap_string s = { gp_inj_new_id(), 0 };
+			struct gp_cap_string s = { gp__inj_new_id(), 0 };
 
-			gp_inj_write(GP_CAP_STRING, &s, sizeof(s), p, strnlen(p, GP_INJ_MAX_MSG));
+			gp__inj_write(GP_CAP_STRING, &s, sizeof(s), p, strnlen(p, GP_INJ_MAX_MSG));
 			g_paths[k].p = p;
 			g_paths[k].id = s.id;
 			return s.id;
@@ -92,17 +92,17 @@ static uint64_t site_register(struct gpuprof_site *s)
 	if (v & TOOL_SET)
 		goto out; /* another thread was first */
 	n = strnlen(s->name, GP_INJ_MAX_MSG);
-	str.id = gp_inj_new_id();
+	str.id = gp__inj_new_id();
 	str.pad = 0;
-	gp_inj_write(GP_CAP_STRING, &str, sizeof(str), s->name, n);
+	gp__inj_write(GP_CAP_STRING, &str, sizeof(str), s->name, n);
 	memset(&rec, 0, sizeof(rec));
 	rec.id = str.id;
 	rec.line = s->line;
 	rec.file = path_id(s->file);
 	rec.func = path_id(s->func);
-	gp_inj_write(GP_CAP_SITE, &rec, sizeof(rec), NULL, 0);
-	if (gp_inj_win_watching())
-		gp_inj_win_match(s->name, n, &which);
+	gp__inj_write(GP_CAP_SITE, &rec, sizeof(rec), NULL, 0);
+	if (gp__inj_win_watching())
+		gp__inj_win_match(s->name, n, &which);
 	v = TOOL_SET | (uint64_t)(which & 3u) << TOOL_WIN | str.id;
 	__atomic_store_n(&s->tool, v, __ATOMIC_RELEASE);
 out:
@@ -115,7 +115,7 @@ static inline uint64_t site_get(struct gpuprof_site *s)
 {
 	uint64_t v;
 
-	if (!s || !s->name || s->size < sizeof(struct gpuprof_site) || !gp_inj_on())
+	if (!s || !s->name || s->size < sizeof(struct gpuprof_site) || !gp__inj_on())
 		return 0;
 	v = __atomic_load_n(&s->tool, __ATOMIC_ACQUIRE);
 	return v & TOOL_SET ? v : site_register(s);
@@ -126,13 +126,13 @@ static void a_push(struct gpuprof_site *s)
 	uint64_t v = site_get(s);
 
 	if (v)
-		gp_inj_push_reg(g_domain, (uint32_t)(v & TOOL_ID), (unsigned)(v >> TOOL_WIN) & 3u);
+		gp__inj_push_reg(g_domain, (uint32_t)(v & TOOL_ID), (unsigned)(v >> TOOL_WIN) & 3u);
 }
 
 static void a_pop(void)
 {
-	if (gp_inj_on())
-		gp_inj_pop(g_domain);
+	if (gp__inj_on())
+		gp__inj_pop(g_domain);
 }
 
 static void a_frame(struct gpuprof_site *s)
@@ -140,7 +140,7 @@ static void a_frame(struct gpuprof_site *s)
 	uint64_t v = site_get(s);
 
 	if (v)
-		gp_inj_mark_reg(g_domain, (uint32_t)(v & TOOL_ID), (unsigned)(v >> TOOL_WIN) & 3u);
+		gp__inj_mark_reg(g_domain, (uint32_t)(v & TOOL_ID), (unsigned)(v >> TOOL_WIN) & 3u);
 }
 
 static void a_counter(struct gpuprof_site *s, double value)
@@ -148,7 +148,7 @@ static void a_counter(struct gpuprof_site *s, double value)
 	uint64_t v = site_get(s);
 
 	if (v)
-		gp_inj_counter((uint32_t)(v & TOOL_ID), value);
+		gp__inj_counter((uint32_t)(v & TOOL_ID), value);
 }
 
 /* ---- names by value ---- */
@@ -158,15 +158,15 @@ static __attribute__((noinline)) void byval_first(void)
 {
 	if (atomic_exchange_explicit(&g_byval_seen, true, memory_order_relaxed))
 		return;
-	gp_inj_warn(0, "annotation names by value from here on (the call sites reached "
-	               "GPUPROF_ANNOTATE_MAX_SITES, or the program names them at run time): every "
-	               "event keeps its name; new names get no source location");
+	gp__inj_warn(0, "annotation names by value from here on (the call sites reached "
+	                "GPUPROF_ANNOTATE_MAX_SITES, or the program names them at run time): every "
+	                "event keeps its name; new names get no source location");
 }
 
 /* The message of a name by value (cut at GP_INJ_MAX_MSG); false: ignore the call. */
-static inline bool byval_msg(const char *name, unsigned long len, struct gp_inj_msg *m)
+static inline bool byval_msg(const char *name, unsigned long len, struct gp__inj_msg *m)
 {
-	if (!name || !gp_inj_on())
+	if (!name || !gp__inj_on())
 		return false;
 	if (!atomic_load_explicit(&g_byval_seen, memory_order_relaxed))
 		byval_first();
@@ -178,26 +178,26 @@ static inline bool byval_msg(const char *name, unsigned long len, struct gp_inj_
 
 static void a_push_str(const char *name, unsigned long len)
 {
-	struct gp_inj_msg m;
+	struct gp__inj_msg m;
 
 	if (byval_msg(name, len, &m))
-		gp_inj_push(g_domain, &m, gp_inj_watch(&m));
+		gp__inj_push(g_domain, &m, gp__inj_watch(&m));
 }
 
 static void a_frame_str(const char *name, unsigned long len)
 {
-	struct gp_inj_msg m;
+	struct gp__inj_msg m;
 
 	if (byval_msg(name, len, &m))
-		gp_inj_mark(g_domain, &m, gp_inj_watch(&m));
+		gp__inj_mark(g_domain, &m, gp__inj_watch(&m));
 }
 
 static void a_counter_str(const char *name, unsigned long len, double value)
 {
-	struct gp_inj_msg m;
+	struct gp__inj_msg m;
 
 	if (byval_msg(name, len, &m))
-		gp_inj_counter_str(m.s, m.n, value);
+		gp__inj_counter_str(m.s, m.n, value);
 }
 
 GP_INJ_EXPORT int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, unsigned long size);
@@ -212,7 +212,7 @@ GP_INJ_EXPORT int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, 
 int gpuprof_annotate_init_v1(struct gpuprof_annotate_table_v1 *t, unsigned long size)
 {
 #define FITS(f) (size >= offsetof(struct gpuprof_annotate_table_v1, f) + sizeof(t->f))
-	if (!t || !FITS(push) || !gp_inj_on())
+	if (!t || !FITS(push) || !gp__inj_on())
 		return -1;
 	pthread_once(&g_once, make_domain);
 	if (!g_domain)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cupti-null.c - the CUPTI backend of a build without the CUDA toolkit's
- * headers (cupti.c needs cupti.h): every gp_inj_cupti_* of inject.h as a
+ * headers (cupti.c needs cupti.h): every gp__inj_cupti_* of inject.h as a
  * no-op. The injected tracer is then the CPU-only recorder of annotation
  * ranges, marks and counters (annotate.c); if the CUDA driver loads it all
  * the same (CUDA_INJECTION64_PATH), the capture says, in a warning, that no
@@ -9,42 +9,42 @@
  */
 #include "inject.h"
 
-int gp_inj_cupti_load(void)
+int gp__inj_cupti_load(void)
 {
-	gp_inj_warn(0, "this libgpuprof-inject.so was built without the CUDA toolkit: no GPU "
-	               "activity is recorded");
+	gp__inj_warn(0, "this libgpuprof-inject.so was built without the CUDA toolkit: no GPU "
+	                "activity is recorded");
 	return -1;
 }
 
-void gp_inj_cupti_attach(void)
+void gp__inj_cupti_attach(void)
 {
 }
 
-void gp_inj_cupti_detach(bool finalize)
+void gp__inj_cupti_detach(bool finalize)
 {
 	(void)finalize;
 }
 
-void gp_inj_cupti_flush(bool forced)
+void gp__inj_cupti_flush(bool forced)
 {
 	(void)forced;
 }
 
-void gp_inj_cupti_drain(void)
+void gp__inj_cupti_drain(void)
 {
 }
 
-void gp_inj_cupti_stop(void)
+void gp__inj_cupti_stop(void)
 {
 }
 
-void gp_inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
+void gp__inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
 {
 	*records = 0;
 	*buffers = 0;
 }
 
-uint32_t gp_inj_cupti_version(void)
+uint32_t gp__inj_cupti_version(void)
 {
 	return 0;
 }

@@ -68,7 +68,7 @@ static _Atomic bool g_started; /* kinds enabled: flushes make sense */
 static bool g_cuda_events;     /* GPUPROF_CUDA_EVENTS=1 */
 static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older */
 
-/* attach / detach (window.c calls them with its lock held; the callback only tries this one) */
+/* attach / detach (carried out for window.c under its lock; the callback only tries this one) */
 static pthread_mutex_t g_att_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool g_clock_set;                         /* the timestamp callback was registered once */
 static CUpti_SubscriberHandle g_sub;             /* our callback subscriber, NULL when none */
@@ -118,7 +118,7 @@ static uint32_t intern(const char *s, size_t n)
 	if (2 * (g_nstrs + 1) > g_strs_cap) {
 		size_t cap = g_strs_cap ? 2 * g_strs_cap : 1024;
 		struct str_ent *t =
-		    cap <= SIZE_MAX / sizeof(*t) ? gp_inj_alloc(cap * sizeof(*t), true) : NULL;
+		    cap <= SIZE_MAX / sizeof(*t) ? gp__inj_alloc(cap * sizeof(*t), true) : NULL;
 
 		if (!t)
 			return 0;
@@ -129,24 +129,24 @@ static uint32_t intern(const char *s, size_t n)
 				;
 			t[i] = g_strs[k];
 		}
-		gp_inj_free(g_strs);
+		gp__inj_free(g_strs);
 		g_strs = t;
 		g_strs_cap = cap;
 	}
 	for (i = h & (g_strs_cap - 1); g_strs[i].s; i = (i + 1) & (g_strs_cap - 1))
 		if (g_strs[i].hash == h && g_strs[i].len == n && memcmp(g_strs[i].s, s, n) == 0)
 			return g_strs[i].id;
-	g_strs[i].s = gp_inj_alloc(n + 1, false);
+	g_strs[i].s = gp__inj_alloc(n + 1, false);
 	if (!g_strs[i].s)
 		return 0;
 	memcpy(g_strs[i].s, s, n);
 	g_strs[i].s[n] = 0;
 	g_strs[i].hash = h;
 	g_strs[i].len = (uint32_t)n;
-	g_strs[i].id = gp_inj_new_id();
+	g_strs[i].id = gp__inj_new_id();
 	g_nstrs++;
 	rec.id = g_strs[i].id;
-	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
+	gp__inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
 	return rec.id;
 }
 
@@ -199,7 +199,7 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	*buffer = NULL;
 	*size = 0;
 	/* a forked child records nothing; g_mu may have been held by a thread of the parent */
-	if (gp_inj_forked())
+	if (gp__inj_forked())
 		return;
 	pthread_mutex_lock(&g_mu);
 	ok = g_bufs < g_max_bufs;
@@ -209,8 +209,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 		g_refused_buffers++;
 	pthread_mutex_unlock(&g_mu);
 	/*
-	 * Not gp_inj_alloc: CUPTI may call this from a launch that holds driver
-	 * locks, and the lock gp_inj_alloc takes is fork_prepare's (a fork that
+	 * Not gp__inj_alloc: CUPTI may call this from a launch that holds driver
+	 * locks, and the lock gp__inj_alloc takes is fork_prepare's (a fork that
 	 * also waits for a driver lock would close a cycle).
 	 */
 	if (ok && posix_memalign(&p, 8, BUF_SIZE) != 0) {
@@ -231,14 +231,14 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	size_t dropped = 0;
 
 	(void)size;
-	if (gp_inj_forked()) { /* a buffer the parent had, completed in a forked child */
+	if (gp__inj_forked()) { /* a buffer the parent had, completed in a forked child */
 		free(buf);
 		return;
 	}
 	if (F.cuptiActivityGetNumDroppedRecords &&
 	    F.cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
 		dropped = 0;
-	d = malloc(sizeof(*d)); /* not gp_inj_alloc: see buffer_requested */
+	d = malloc(sizeof(*d)); /* not gp__inj_alloc: see buffer_requested */
 	pthread_mutex_lock(&g_mu);
 	g_dropped_records += dropped;
 	if (!buf || !d) {
@@ -255,7 +255,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	*g_done_tail = d;
 	g_done_tail = &d->next;
 	pthread_mutex_unlock(&g_mu);
-	gp_inj_kick(); /* a whole buffer waits: decode and write it now, not at the next tick */
+	gp__inj_kick(); /* a whole buffer waits: decode and write it now, not at the next tick */
 }
 
 /* ---- decoding (writer thread) ---- */
@@ -278,7 +278,7 @@ static bool on_clock(uint64_t start)
 	int64_t ts = (int64_t)start;
 
 	if (start > INT64_MAX || ts < g_load_ns - 1000000000 ||
-	    ts > (int64_t)gp_inj_now() + 1000000000) {
+	    ts > (int64_t)gp__inj_now() + 1000000000) {
 		g_clock_dropped++;
 		return false;
 	}
@@ -287,7 +287,7 @@ static bool on_clock(uint64_t start)
 
 static bool keep(uint64_t start)
 {
-	return on_clock(start) && gp_inj_win_warm((int64_t)start) < 0;
+	return on_clock(start) && gp__inj_win_warm((int64_t)start) < 0;
 }
 
 static bool keep_api(uint64_t start, uint32_t corr)
@@ -296,7 +296,7 @@ static bool keep_api(uint64_t start, uint32_t corr)
 
 	if (!on_clock(start))
 		return false;
-	w = gp_inj_win_warm((int64_t)start);
+	w = gp__inj_win_warm((int64_t)start);
 	if (w < 0)
 		return true;
 	if (corr && (!g_warm_cmin[w] || corr < g_warm_cmin[w]))
@@ -308,12 +308,12 @@ static bool keep_api(uint64_t start, uint32_t corr)
 
 static bool keep_gpu(uint64_t start, uint32_t corr)
 {
-	size_t n = gp_inj_win_nwarm();
+	size_t n = gp__inj_win_nwarm();
 
 	if (!on_clock(start))
 		return false;
 	if (!corr)
-		return gp_inj_win_warm((int64_t)start) < 0;
+		return gp__inj_win_warm((int64_t)start) < 0;
 	/* the ranges grow with time: scan back from the newest, stop below the op's id */
 	for (size_t w = n < GP_INJ_MAX_WARM ? n : GP_INJ_MAX_WARM; w-- > 0;) {
 		if (!g_warm_cmin[w])
@@ -353,7 +353,7 @@ static void put_kernel(const CUpti_ActivityKernel10 *k)
 	r.dynamic_smem = (uint32_t)k->dynamicSharedMemory;
 	r.graph_id = k->graphId;
 	r.graph_node_id = k->graphNodeId;
-	gp_inj_write(GP_CAP_KERNEL, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_KERNEL, &r, sizeof(r), NULL, 0);
 }
 
 static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
@@ -375,7 +375,7 @@ static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
 	r.src_kind = m->srcKind;
 	r.dst_kind = m->dstKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
-	gp_inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
 }
 
 static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
@@ -398,7 +398,7 @@ static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
 	r.src_kind = m->srcKind;
 	r.dst_kind = m->dstKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
-	gp_inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
 }
 
 static void put_memset(const CUpti_ActivityMemset4 *m)
@@ -418,7 +418,7 @@ static void put_memset(const CUpti_ActivityMemset4 *m)
 	r.value = m->value;
 	r.memory_kind = (uint8_t)m->memoryKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? 1 : 0;
-	gp_inj_write(GP_CAP_MEMSET, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_MEMSET, &r, sizeof(r), NULL, 0);
 }
 
 static void put_api(const CUpti_ActivityAPI *a)
@@ -442,7 +442,7 @@ static void put_api(const CUpti_ActivityAPI *a)
 	r.domain = a->kind == CUPTI_ACTIVITY_KIND_RUNTIME               ? GP_CAP_RUNTIME
 	           : a->kind == CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API ? GP_CAP_INTERNAL_LAUNCH
 	                                                                : GP_CAP_DRIVER;
-	gp_inj_write(GP_CAP_API, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_API, &r, sizeof(r), NULL, 0);
 }
 
 static void put_sync(const CUpti_ActivitySynchronization2 *s)
@@ -459,7 +459,7 @@ static void put_sync(const CUpti_ActivitySynchronization2 *s)
 	r.stream = s->streamId;
 	r.correlation = s->correlationId;
 	r.event = s->cudaEventId;
-	gp_inj_write(GP_CAP_SYNC, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_SYNC, &r, sizeof(r), NULL, 0);
 }
 
 static void put_overhead(const CUpti_ActivityOverhead3 *o)
@@ -481,7 +481,7 @@ static void put_overhead(const CUpti_ActivityOverhead3 *o)
 		r.pid = o->objectId.dcs.deviceId;
 	}
 	r.correlation = o->correlationId;
-	gp_inj_write(GP_CAP_OVERHEAD, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_OVERHEAD, &r, sizeof(r), NULL, 0);
 }
 
 static void put_device(const CUpti_ActivityDevice5 *d)
@@ -501,14 +501,14 @@ static void put_device(const CUpti_ActivityDevice5 *d)
 	r.max_smem_per_sm = d->maxSharedMemoryPerMultiprocessor;
 	memcpy(r.uuid, &d->uuid,
 	       sizeof(r.uuid) < sizeof(d->uuid) ? sizeof(r.uuid) : sizeof(d->uuid));
-	gp_inj_write(GP_CAP_DEVICE, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_DEVICE, &r, sizeof(r), NULL, 0);
 }
 
 static void put_context(const CUpti_ActivityContext3 *c)
 {
 	struct gp_cap_context r = { c->contextId, c->deviceId, c->nullStreamId, 0 };
 
-	gp_inj_write(GP_CAP_CONTEXT, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_CONTEXT, &r, sizeof(r), NULL, 0);
 }
 
 static void put_cuda_event(const CUpti_ActivityCudaEvent2 *e)
@@ -522,7 +522,7 @@ static void put_cuda_event(const CUpti_ActivityCudaEvent2 *e)
 	r.stream = e->streamId;
 	r.event = e->eventId;
 	r.device = e->deviceId;
-	gp_inj_write(GP_CAP_CUDA_EVENT, &r, sizeof(r), NULL, 0);
+	gp__inj_write(GP_CAP_CUDA_EVENT, &r, sizeof(r), NULL, 0);
 }
 
 static void decode(uint8_t *buf, size_t valid)
@@ -571,15 +571,15 @@ static void decode(uint8_t *buf, size_t valid)
 		}
 	}
 	if (unknown)
-		gp_inj_warn(0, "%u CUPTI records of kinds not decoded were skipped", unknown);
+		gp__inj_warn(0, "%u CUPTI records of kinds not decoded were skipped", unknown);
 	if (g_clock_dropped > g_clock_warned) {
-		gp_inj_warn(0, "%llu CUPTI records with times off the capture clock were dropped",
-		            (unsigned long long)(g_clock_dropped - g_clock_warned));
+		gp__inj_warn(0, "%llu CUPTI records with times off the capture clock were dropped",
+		             (unsigned long long)(g_clock_dropped - g_clock_warned));
 		g_clock_warned = g_clock_dropped;
 	}
 }
 
-void gp_inj_cupti_drain(void)
+void gp__inj_cupti_drain(void)
 {
 	struct done_buf *d, *next;
 
@@ -590,28 +590,28 @@ void gp_inj_cupti_drain(void)
 	pthread_mutex_unlock(&g_mu);
 	for (; d; d = next) {
 		next = d->next;
-		if (F.cuptiActivityGetNextRecord && !gp_inj_forked())
+		if (F.cuptiActivityGetNextRecord && !gp__inj_forked())
 			decode(d->buf, d->valid);
-		gp_inj_free(d->buf);
-		gp_inj_free(d);
+		gp__inj_free(d->buf);
+		gp__inj_free(d);
 		pthread_mutex_lock(&g_mu);
 		g_bufs--;
 		pthread_mutex_unlock(&g_mu);
 	}
 }
 
-void gp_inj_cupti_flush(bool forced)
+void gp__inj_cupti_flush(bool forced)
 {
-	if (atomic_load(&g_started) && F.cuptiActivityFlushAll && !gp_inj_forked())
+	if (atomic_load(&g_started) && F.cuptiActivityFlushAll && !gp__inj_forked())
 		F.cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
-void gp_inj_cupti_stop(void)
+void gp__inj_cupti_stop(void)
 {
-	gp_inj_cupti_flush(true);
+	gp__inj_cupti_flush(true);
 }
 
-void gp_inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
+void gp__inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
 {
 	pthread_mutex_lock(&g_mu);
 	*records = g_dropped_records;
@@ -619,7 +619,7 @@ void gp_inj_cupti_dropped(uint64_t *records, uint64_t *buffers)
 	pthread_mutex_unlock(&g_mu);
 }
 
-uint32_t gp_inj_cupti_version(void)
+uint32_t gp__inj_cupti_version(void)
 {
 	return g_version;
 }
@@ -639,7 +639,7 @@ static bool check(CUptiResult r, const char *what)
 {
 	if (r == CUPTI_SUCCESS)
 		return true;
-	gp_inj_warn((uint32_t)r, "%s failed: %s (%d)", what, result_str(r), (int)r);
+	gp__inj_warn((uint32_t)r, "%s failed: %s (%d)", what, result_str(r), (int)r);
 	return false;
 }
 
@@ -670,15 +670,15 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain dom, CUpti_Cal
 	const CUpti_CallbackData *d = info;
 
 	(void)user;
-	if (!d || gp_inj_forked())
+	if (!d || gp__inj_forked())
 		return;
-	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && gp_inj_win_profiler_api()) {
+	if (dom == CUPTI_CB_DOMAIN_DRIVER_API && gp__inj_win_profiler_api()) {
 		if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart &&
 		    d->callbackSite == CUPTI_API_EXIT)
-			gp_inj_win_profiler(true);
+			gp__inj_win_event(GP_INJ_WIN_PROF_START, 0, NULL);
 		else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop &&
 		         d->callbackSite == CUPTI_API_ENTER)
-			gp_inj_win_profiler(false);
+			gp__inj_win_event(GP_INJ_WIN_PROF_STOP, 0, NULL);
 	}
 	/*
 	 * NVIDIA's advice: finalize at an API's exit. trylock: a thread that
@@ -707,13 +707,14 @@ static bool subscribe(void)
 	if (r != CUPTI_SUCCESS) {
 		g_sub = NULL;
 		g_sub_failed = true;
-		gp_inj_warn((uint32_t)r,
-		            "cuptiSubscribe failed: %s (%d): another tool holds CUPTI's callbacks; "
-		            "CUPTI stays attached between capture windows",
-		            result_str(r), (int)r);
+		gp__inj_warn(
+		    (uint32_t)r,
+		    "cuptiSubscribe failed: %s (%d): another tool holds CUPTI's callbacks; "
+		    "CUPTI stays attached between capture windows",
+		    result_str(r), (int)r);
 		return false;
 	}
-	if (gp_inj_win_profiler_api()) {
+	if (gp__inj_win_profiler_api()) {
 		check(F.cuptiEnableCallback(1, g_sub, CUPTI_CB_DOMAIN_DRIVER_API,
 		                            CUPTI_DRIVER_TRACE_CBID_cuProfilerStart),
 		      "cuptiEnableCallback(cuProfilerStart)");
@@ -731,24 +732,24 @@ static void set_clock(void)
 
 	if (!F.cuptiActivityRegisterTimestampCallback) {
 		if (!g_clock_set)
-			gp_inj_warn(
+			gp__inj_warn(
 			    0, "CUPTI has no timestamp callback: GPU times are on CUPTI's clock");
 		g_clock_set = true;
 		return;
 	}
 	if (g_clock_set && F.cuptiGetTimestamp && F.cuptiGetTimestamp(&t) == CUPTI_SUCCESS &&
-	    llabs((long long)(t - gp_inj_now())) < 1000000000ll)
+	    llabs((long long)(t - gp__inj_now())) < 1000000000ll)
 		return; /* still ours: registering again would corrupt records */
-	if (check(F.cuptiActivityRegisterTimestampCallback(gp_inj_now),
+	if (check(F.cuptiActivityRegisterTimestampCallback(gp__inj_now),
 	          "cuptiActivityRegisterTimestampCallback") &&
 	    g_clock_set)
-		gp_inj_warn(0, "the clock callback was registered again after CUPTI detached");
+		gp__inj_warn(0, "the clock callback was registered again after CUPTI detached");
 	g_clock_set = true;
 }
 
-void gp_inj_cupti_attach(void)
+void gp__inj_cupti_attach(void)
 {
-	if (!g_usable || gp_inj_forked())
+	if (!g_usable || gp__inj_forked())
 		return;
 	pthread_mutex_lock(&g_att_mu);
 	if (atomic_load(&g_fin_req)) {
@@ -770,8 +771,8 @@ void gp_inj_cupti_attach(void)
 		CUptiResult r = F.cuptiActivityEnable(g_kinds[i]);
 
 		if (r != CUPTI_SUCCESS)
-			gp_inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
-			            (int)g_kinds[i], result_str(r), (int)r);
+			gp__inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
+			             (int)g_kinds[i], result_str(r), (int)r);
 	}
 	if (g_cuda_events) {
 		check(F.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT),
@@ -793,9 +794,9 @@ out:
 	pthread_mutex_unlock(&g_att_mu);
 }
 
-void gp_inj_cupti_detach(bool finalize)
+void gp__inj_cupti_detach(bool finalize)
 {
-	if (!g_usable || gp_inj_forked())
+	if (!g_usable || gp__inj_forked())
 		return;
 	pthread_mutex_lock(&g_att_mu);
 	if (!atomic_load(&g_started))
@@ -831,18 +832,18 @@ static unsigned cuda_major(uint32_t v)
 	return v >= 19 ? 12 : v >= 13 ? 11 : 0;
 }
 
-int gp_inj_cupti_load(void)
+int gp__inj_cupti_load(void)
 {
 	const char *names[3] = { getenv("GPUPROF_CUPTI_LIBRARY"), "libcupti.so.13", "libcupti.so" };
 	int nnames = names[0] && *names[0] ? 1 : 3; /* a library named by the user, or none */
 	const char *v = getenv("GPUPROF_CUPTI_BUFFERS"), *ev = getenv("GPUPROF_CUDA_EVENTS");
 
-	g_load_ns = (int64_t)gp_inj_now();
+	g_load_ns = (int64_t)gp__inj_now();
 	for (int i = 0; i < nnames && !g_lib; i++)
 		if (names[i] && *names[i])
 			g_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!g_lib) {
-		gp_inj_warn(0, "no CUPTI (%s): no GPU activity is recorded", dlerror());
+		gp__inj_warn(0, "no CUPTI (%s): no GPU activity is recorded", dlerror());
 		return -1;
 	}
 #define X_SYM(name) *(void **)(&F.name) = dlsym(g_lib, #name);
@@ -859,7 +860,7 @@ int gp_inj_cupti_load(void)
 	 * misread, or read past their end.
 	 */
 	if (cuda_major(g_version) != cuda_major(CUPTI_API_VERSION)) {
-		gp_inj_warn(
+		gp__inj_warn(
 		    0,
 		    "CUPTI API version %u is not from CUDA %u (this tracer's CUPTI is %u): "
 		    "its records cannot be read, no GPU activity is recorded; build gpuprof "
@@ -869,13 +870,13 @@ int gp_inj_cupti_load(void)
 	}
 	if (!F.cuptiActivityRegisterCallbacks || !F.cuptiActivityEnable ||
 	    !F.cuptiActivityGetNextRecord || !F.cuptiActivityFlushAll) {
-		gp_inj_warn(0, "CUPTI lacks the activity API: no GPU activity is recorded");
+		gp__inj_warn(0, "CUPTI lacks the activity API: no GPU activity is recorded");
 		return -1;
 	}
 	g_usable = true;
 	/* cudaProfilerApi: the subscription that sees the profiler calls, from the start */
-	if (gp_inj_win_profiler_api() && !subscribe())
-		gp_inj_warn(0, "--capture-range cudaProfilerApi cannot be followed: nothing is "
-		               "recorded");
+	if (gp__inj_win_profiler_api() && !subscribe())
+		gp__inj_warn(0, "--capture-range cudaProfilerApi cannot be followed: nothing is "
+		                "recorded");
 	return 0;
 }

@@ -26,7 +26,7 @@
 
 static bool on(void)
 {
-	return gp_inj_on();
+	return gp__inj_on();
 }
 
 /* A wide string as UTF-8 into @p out (at most @p cap bytes). */
@@ -60,7 +60,7 @@ static size_t utf8_of(const wchar_t *w, char *out, size_t cap)
 
 /* An event's message: text (ASCII or converted), or a registered string's id. */
 struct msg {
-	struct gp_inj_msg m;
+	struct gp__inj_msg m;
 	char buf[MAX_MSG];
 };
 
@@ -106,27 +106,27 @@ static void msg_attr(struct msg *m, const nvtxEventAttributes_t *a)
 /* the record.c calls, with the window bits of the message */
 static int do_push(uint32_t domain, const struct msg *m)
 {
-	return gp_inj_push(domain, &m->m, gp_inj_watch(&m->m));
+	return gp__inj_push(domain, &m->m, gp__inj_watch(&m->m));
 }
 
 static int do_pop(uint32_t domain)
 {
-	return gp_inj_pop(domain);
+	return gp__inj_pop(domain);
 }
 
 static nvtxRangeId_t do_start(uint32_t domain, const struct msg *m)
 {
-	return gp_inj_start(domain, &m->m, gp_inj_watch(&m->m));
+	return gp__inj_start(domain, &m->m, gp__inj_watch(&m->m));
 }
 
 static void do_end(uint32_t domain, nvtxRangeId_t id)
 {
-	gp_inj_end(domain, id);
+	gp__inj_end(domain, id);
 }
 
 static void do_mark(uint32_t domain, const struct msg *m)
 {
-	gp_inj_mark(domain, &m->m, gp_inj_watch(&m->m));
+	gp__inj_mark(domain, &m->m, gp__inj_watch(&m->m));
 }
 
 /* ---- the handlers ---- */
@@ -241,7 +241,7 @@ static void NVTX_API name_thread_a(uint32_t tid, const char *name)
 	if (!on())
 		return;
 	msg_text(&m, name);
-	gp_inj_name_thread(tid, &m.m);
+	gp__inj_name_thread(tid, &m.m);
 }
 
 /* domains: a handle is a process-wide id (NVTX calls init once per DSO) */
@@ -295,7 +295,7 @@ static int NVTX_API d_pop(nvtxDomainHandle_t d)
 
 static nvtxStringHandle_t register_string(const char *s, size_t n)
 {
-	return (nvtxStringHandle_t)(uintptr_t)gp_inj_register_string(s, n);
+	return (nvtxStringHandle_t)(uintptr_t)gp__inj_register_string(s, n);
 }
 
 static nvtxStringHandle_t NVTX_API d_register_a(nvtxDomainHandle_t d, const char *s)
@@ -319,7 +319,7 @@ static nvtxStringHandle_t NVTX_API d_register_w(nvtxDomainHandle_t d, const wcha
 
 static nvtxDomainHandle_t create_domain(const struct msg *m)
 {
-	return (nvtxDomainHandle_t)(uintptr_t)gp_inj_domain(&m->m);
+	return (nvtxDomainHandle_t)(uintptr_t)gp__inj_domain(&m->m);
 }
 
 static nvtxDomainHandle_t NVTX_API d_create_a(const char *name)

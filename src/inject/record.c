@@ -4,11 +4,11 @@
  * NVTX tool (nvtx.c) and the annotation recorder (annotate.c). It needs no
  * CUDA header, so CPU-only builds have it too.
  *
- * Each thread appends its events to its own block (struct gp_inj_block,
- * session.c drains it): no lock and no allocation but a new block every
- * 64 KiB. A push and a pop each take one clock read (gp_inj_ts, the TSC
+ * Each thread appends its events to its own block (struct gp__inj_block,
+ * core.c's, which session.c's writer drains): no lock and no allocation but a new block every
+ * 64 KiB. A push and a pop each take one clock read (gp__inj_ts, the TSC
  * where it can) and one append. Registered strings, domains and range ids
- * are process-wide ids (gp_inj_new_id); definitions (strings, domains) go
+ * are process-wide ids (gp__inj_new_id); definitions (strings, domains) go
  * through the shared queue, which the writer writes before the blocks of
  * the same pass, so a definition made before an event is in the file before
  * it (session.c, write_pass).
@@ -16,7 +16,10 @@
  * Capture windows (window.c): a range or mark whose message names a window
  * range (--capture-range nvtx:NAME, --iter-range NAME) opens and closes
  * windows; the bits of a push are kept per domain and nesting level until
- * its pop (NVTX keeps a push/pop stack per thread per domain).
+ * its pop (NVTX keeps a push/pop stack per thread per domain). Such an
+ * event goes through window.c's state machine, and this file carries out
+ * the actions it returns (gp__inj_win_carry): CUPTI attached or detached,
+ * the WINDOW record into the calling thread's block (put_window_here).
  * Events are recorded inside windows only; definitions always.
  */
 #include <pthread.h>
@@ -38,7 +41,7 @@ struct level {
 };
 
 struct tstate {
-	struct gp_inj_block *b;
+	struct gp__inj_block *b;
 	uint32_t tid;
 	/* [0]: the default domain; the others taken by a domain while it has ranges open */
 	struct level lv[LEVEL_SLOTS];
@@ -58,7 +61,7 @@ static bool g_key_ok;
  */
 static void thread_gone(void *p)
 {
-	struct gp_inj_block *b = p;
+	struct gp__inj_block *b = p;
 
 	if (t_st.b == b)
 		t_st.b = NULL;
@@ -74,22 +77,22 @@ static void make_key(void)
 /* events (not definitions) are recorded inside capture windows only */
 static inline bool rec(void)
 {
-	return gp_inj_win_recording();
+	return gp__inj_win_recording();
 }
 
 /* reserve(), when the thread has no block or a full one */
 static __attribute__((noinline)) unsigned char *reserve_slow(struct tstate *st)
 {
-	struct gp_inj_block *b = st->b;
+	struct gp__inj_block *b = st->b;
 
 	if (b)
 		atomic_store_explicit(&b->sealed, true, memory_order_release);
 	pthread_once(&g_key_once, make_key);
-	b = st->b = gp_inj_block_new(GP_INJ_BLOCK_SIZE);
+	b = st->b = gp__inj_block_new(GP_INJ_BLOCK_SIZE);
 	if (g_key_ok)
 		pthread_setspecific(g_key, b);
 	if (!b) {
-		gp_inj_nvtx_lost(1);
+		gp__inj_nvtx_lost(1);
 		return NULL;
 	}
 	return b->data;
@@ -102,7 +105,7 @@ static __attribute__((noinline)) unsigned char *reserve_slow(struct tstate *st)
  */
 static inline __attribute__((always_inline)) unsigned char *reserve(struct tstate *st, size_t need)
 {
-	struct gp_inj_block *b = st->b;
+	struct gp__inj_block *b = st->b;
 
 	if (__builtin_expect(b != NULL, 1)) {
 		size_t used = atomic_load_explicit(&b->used, memory_order_relaxed);
@@ -115,7 +118,7 @@ static inline __attribute__((always_inline)) unsigned char *reserve(struct tstat
 
 static inline void commit(struct tstate *st, size_t need)
 {
-	struct gp_inj_block *b = st->b;
+	struct gp__inj_block *b = st->b;
 
 	atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + need,
 	                      memory_order_release);
@@ -124,7 +127,7 @@ static inline void commit(struct tstate *st, size_t need)
 static inline uint32_t tid_of(struct tstate *st)
 {
 	if (!st->tid)
-		st->tid = gp_inj_tid();
+		st->tid = gp__inj_tid();
 	return st->tid;
 }
 
@@ -169,7 +172,7 @@ put_nvtx_short(struct tstate *st, uint8_t kind, uint32_t domain, uint32_t name, 
 	r = (struct gp_cap_nvtx *)(void *)(p + sizeof(*h));
 	h->type = GP_CAP_NVTX;
 	h->size = sizeof(*r);
-	r->ts = gp_inj_ts();
+	r->ts = gp__inj_ts();
 	r->tid = tid_of(st);
 	r->kind = kind;
 	memset(r->pad, 0, sizeof(r->pad));
@@ -182,7 +185,7 @@ put_nvtx_short(struct tstate *st, uint8_t kind, uint32_t domain, uint32_t name, 
 }
 
 static void put_msg(struct tstate *st, uint8_t kind, uint32_t domain, uint64_t id,
-                    const struct gp_inj_msg *m)
+                    const struct gp__inj_msg *m)
 {
 	struct gp_cap_nvtx r;
 
@@ -191,7 +194,7 @@ static void put_msg(struct tstate *st, uint8_t kind, uint32_t domain, uint64_t i
 		return;
 	}
 	memset(&r, 0, sizeof(r));
-	r.ts = gp_inj_ts();
+	r.ts = gp__inj_ts();
 	r.tid = tid_of(st);
 	r.kind = kind;
 	r.domain = domain;
@@ -202,14 +205,19 @@ static void put_msg(struct tstate *st, uint8_t kind, uint32_t domain, uint64_t i
 	put(st, GP_CAP_NVTX, &r, sizeof(r), m->s, m->n);
 }
 
-bool gp_inj_put_window_here(const struct gp_cap_window *w)
+/*
+ * A WINDOW record (a change caused by this thread's range or mark) into the
+ * calling thread's block, in order with its events (gp__inj_win_carry).
+ * @return false when it cannot: it then goes through the shared queue.
+ */
+static bool put_window_here(const struct gp_cap_window *w)
 {
 	struct tstate *st = &t_st;
 	const size_t need = sizeof(struct gp_cap_rec_header) + sizeof(*w);
 	struct gp_cap_rec_header h = { GP_CAP_WINDOW, sizeof(*w) };
 	unsigned char *p;
 
-	if (gp_inj_forked() || !(p = reserve(st, need)))
+	if (gp__inj_forked() || !(p = reserve(st, need)))
 		return false;
 	memcpy(p, &h, sizeof(h));
 	memcpy(p + sizeof(h), w, sizeof(*w));
@@ -219,6 +227,12 @@ bool gp_inj_put_window_here(const struct gp_cap_window *w)
 
 /* ---- capture windows: which events open and close them (window.c) ---- */
 
+/* A range or mark of this thread through the windows' state machine, and its actions. */
+static void win_event(enum gp__inj_win_ev ev, unsigned which)
+{
+	gp__inj_win_event(ev, which, put_window_here);
+}
+
 static pthread_mutex_t g_wmu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	uint64_t id;
@@ -226,11 +240,11 @@ static struct {
 } g_wreg[MAX_WATCHED], g_wstart[MAX_WATCHED];
 static size_t g_nwreg, g_nwstart;
 
-unsigned gp_inj_watch(const struct gp_inj_msg *m)
+unsigned gp__inj_watch(const struct gp__inj_msg *m)
 {
 	unsigned which = 0;
 
-	if (!gp_inj_win_watching())
+	if (!gp__inj_win_watching())
 		return 0;
 	if (m->reg) {
 		pthread_mutex_lock(&g_wmu);
@@ -240,7 +254,7 @@ unsigned gp_inj_watch(const struct gp_inj_msg *m)
 		pthread_mutex_unlock(&g_wmu);
 		return which;
 	}
-	gp_inj_win_match(m->s, m->n, &which);
+	gp__inj_win_match(m->s, m->n, &which);
 	return which;
 }
 
@@ -249,15 +263,15 @@ static __attribute__((noinline)) unsigned match_bits(const char *s, size_t n)
 {
 	unsigned which = 0;
 
-	gp_inj_win_match(s, n, &which);
+	gp__inj_win_match(s, n, &which);
 	return which;
 }
 
-void gp_inj_watch_reg(uint32_t id, const char *s, size_t n)
+void gp__inj_watch_reg(uint32_t id, const char *s, size_t n)
 {
 	unsigned which;
 
-	if (!gp_inj_win_watching() || !(which = match_bits(s, n)))
+	if (!gp__inj_win_watching() || !(which = match_bits(s, n)))
 		return;
 	pthread_mutex_lock(&g_wmu);
 	if (g_nwreg < MAX_WATCHED) {
@@ -271,35 +285,35 @@ void gp_inj_watch_reg(uint32_t id, const char *s, size_t n)
 
 /* ---- definitions ---- */
 
-uint32_t gp_inj_register_string(const char *s, size_t n)
+uint32_t gp__inj_register_string(const char *s, size_t n)
 {
 	struct gp_cap_string rec = { 0, 0 };
 
 	if (n > GP_INJ_MAX_MSG)
 		n = GP_INJ_MAX_MSG;
-	rec.id = gp_inj_new_id();
-	gp_inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
-	gp_inj_watch_reg(rec.id, s, n);
+	rec.id = gp__inj_new_id();
+	gp__inj_write(GP_CAP_STRING, &rec, sizeof(rec), s, n);
+	gp__inj_watch_reg(rec.id, s, n);
 	return rec.id;
 }
 
-uint32_t gp_inj_domain(const struct gp_inj_msg *m)
+uint32_t gp__inj_domain(const struct gp__inj_msg *m)
 {
 	struct gp_cap_nvtx r;
 	size_t n = m->n > GP_INJ_MAX_MSG ? GP_INJ_MAX_MSG : m->n;
 
-	/* through the queue (clock: gp_inj_now), so that it precedes any event naming it */
+	/* through the queue (clock: gp__inj_now), so that it precedes any event naming it */
 	memset(&r, 0, sizeof(r));
-	r.ts = (int64_t)gp_inj_now();
-	r.tid = gp_inj_tid();
+	r.ts = (int64_t)gp__inj_now();
+	r.tid = gp__inj_tid();
 	r.kind = GP_NVTX_DOMAIN;
-	r.id = gp_inj_new_id();
+	r.id = gp__inj_new_id();
 	r.name = m->reg;
-	gp_inj_write(GP_CAP_NVTX, &r, sizeof(r), m->s, n);
+	gp__inj_write(GP_CAP_NVTX, &r, sizeof(r), m->s, n);
 	return (uint32_t)r.id;
 }
 
-void gp_inj_name_thread(uint32_t tid, const struct gp_inj_msg *m)
+void gp__inj_name_thread(uint32_t tid, const struct gp__inj_msg *m)
 {
 	put_msg(&t_st, GP_NVTX_NAME_THREAD, 0, tid, m);
 }
@@ -336,7 +350,7 @@ static inline struct level *level_of(struct tstate *st, uint32_t domain, bool ta
 }
 
 /* push: the window opens before the push is recorded; pop: closes after */
-int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
+int gp__inj_push(uint32_t domain, const struct gp__inj_msg *m, unsigned which)
 {
 	struct tstate *st = &t_st;
 	struct level *l = level_of(st, domain, true);
@@ -349,7 +363,7 @@ int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
 	}
 	d = l->depth;
 	if (which && d < MAX_WATCH_DEPTH) {
-		gp_inj_win_begin(which);
+		win_event(GP_INJ_WIN_BEGIN, which);
 		l->wbits |= (uint64_t)which << (2 * d);
 	}
 	if (rec())
@@ -357,7 +371,7 @@ int gp_inj_push(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
 	return l->depth++;
 }
 
-void gp_inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
+void gp__inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
 {
 	struct tstate *st = &t_st;
 	struct level *l = level_of(st, domain, true);
@@ -370,7 +384,7 @@ void gp_inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
 	}
 	d = l->depth;
 	if (which && d < MAX_WATCH_DEPTH) {
-		gp_inj_win_begin(which);
+		win_event(GP_INJ_WIN_BEGIN, which);
 		l->wbits |= (uint64_t)which << (2 * d);
 	}
 	if (rec())
@@ -378,15 +392,15 @@ void gp_inj_push_reg(uint32_t domain, uint32_t reg, unsigned which)
 	l->depth++;
 }
 
-void gp_inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which)
+void gp__inj_mark_reg(uint32_t domain, uint32_t reg, unsigned which)
 {
 	if (which)
-		gp_inj_win_mark(which);
+		win_event(GP_INJ_WIN_MARK, which);
 	if (rec())
 		put_nvtx_short(&t_st, GP_NVTX_MARK, domain, reg, 0);
 }
 
-int gp_inj_pop(uint32_t domain)
+int gp__inj_pop(uint32_t domain)
 {
 	struct tstate *st = &t_st;
 	struct level *l = level_of(st, domain, false);
@@ -403,13 +417,13 @@ int gp_inj_pop(uint32_t domain)
 		l->wbits &= ~((uint64_t)3 << (2 * d));
 	}
 	if (w)
-		gp_inj_win_end(w);
+		win_event(GP_INJ_WIN_END, w);
 	return d;
 }
 
-uint64_t gp_inj_start(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
+uint64_t gp__inj_start(uint32_t domain, const struct gp__inj_msg *m, unsigned which)
 {
-	uint64_t id = gp_inj_new_id();
+	uint64_t id = gp__inj_new_id();
 
 	if (which) {
 		pthread_mutex_lock(&g_wmu);
@@ -421,20 +435,20 @@ uint64_t gp_inj_start(uint32_t domain, const struct gp_inj_msg *m, unsigned whic
 		}
 		pthread_mutex_unlock(&g_wmu);
 		if (which)
-			gp_inj_win_begin(which);
+			win_event(GP_INJ_WIN_BEGIN, which);
 	}
 	if (rec())
 		put_msg(&t_st, GP_NVTX_START, domain, id, m);
 	return id;
 }
 
-void gp_inj_end(uint32_t domain, uint64_t id)
+void gp__inj_end(uint32_t domain, uint64_t id)
 {
 	unsigned w = 0;
 
 	if (rec())
 		put_nvtx_short(&t_st, GP_NVTX_END, domain, 0, id);
-	if (!gp_inj_win_watching())
+	if (!gp__inj_win_watching())
 		return;
 	pthread_mutex_lock(&g_wmu);
 	for (size_t i = 0; i < g_nwstart; i++) {
@@ -446,18 +460,18 @@ void gp_inj_end(uint32_t domain, uint64_t id)
 	}
 	pthread_mutex_unlock(&g_wmu);
 	if (w)
-		gp_inj_win_end(w);
+		win_event(GP_INJ_WIN_END, w);
 }
 
-void gp_inj_mark(uint32_t domain, const struct gp_inj_msg *m, unsigned which)
+void gp__inj_mark(uint32_t domain, const struct gp__inj_msg *m, unsigned which)
 {
 	if (which)
-		gp_inj_win_mark(which);
+		win_event(GP_INJ_WIN_MARK, which);
 	if (rec())
 		put_msg(&t_st, GP_NVTX_MARK, domain, 0, m);
 }
 
-void gp_inj_counter(uint32_t name, double value)
+void gp__inj_counter(uint32_t name, double value)
 {
 	struct tstate *st = &t_st;
 	const size_t need = sizeof(struct gp_cap_rec_header) + sizeof(struct gp_cap_counter);
@@ -471,7 +485,7 @@ void gp_inj_counter(uint32_t name, double value)
 	r = (struct gp_cap_counter *)(void *)(p + sizeof(*h));
 	h->type = GP_CAP_COUNTER;
 	h->size = sizeof(*r);
-	r->ts = gp_inj_ts();
+	r->ts = gp__inj_ts();
 	r->tid = tid_of(st);
 	r->name = name;
 	r->value = value;
@@ -483,14 +497,14 @@ void gp_inj_counter(uint32_t name, double value)
  * then the name's @p n bytes (cut at GP_INJ_MAX_MSG), as an NVTX message follows
  * its record. Registers nothing: the capture grows with samples, not names.
  */
-void gp_inj_counter_str(const char *s, size_t n, double value)
+void gp__inj_counter_str(const char *s, size_t n, double value)
 {
 	struct gp_cap_counter r;
 
 	if (!rec())
 		return;
 	memset(&r, 0, sizeof(r));
-	r.ts = gp_inj_ts();
+	r.ts = gp__inj_ts();
 	r.tid = tid_of(&t_st);
 	r.name = 0;
 	r.value = value;

@@ -2,15 +2,19 @@
 /*
  * session.c - the capture of one process: its file, the writer thread, fork,
  * signals and exit (see docs/capture-format.md and docs/cli/gpuprof-run.md).
+ * The entry points of the process are here (the constructor, fork handlers,
+ * InitializeInjection, atexit, signal handlers, the writer thread); the
+ * memory they share with the recording threads (the queue, the blocks, the
+ * clock, ids) is core.c's, which calls nothing back.
  *
  * The file is $GPUPROF_CAPTURE_DIR/capture-<host>-<pid>.gpcap (the current
  * directory without it), created exclusively. Only the writer thread writes
  * to it, in whole records: small records go through one locked queue
- * (gp_inj_write), NVTX and annotation events through per-thread blocks the
+ * (gp__inj_write), NVTX and annotation events through per-thread blocks the
  * writer drains without locking their owners, CUPTI buffers are decoded on
  * the writer thread itself. It makes a pass at its start (the META record
  * is in the file at once), every GPUPROF_FLUSH_MS (default 500 ms), and as
- * soon as KICK_BYTES wait or CUPTI hands over a buffer, so a process killed
+ * soon as KICK_BYTES (core.c) wait or CUPTI hands over a buffer, so a process killed
  * with SIGKILL loses what it made after the last pass, which the pass's
  * FLUSH record dates. A pass notes how far each block is filled, then
  * writes the queue, then the blocks up to that point, oldest block first: a
@@ -23,15 +27,16 @@
  * program closed or replaced it; it is woken by futexes, not a pipe, so
  * there is no other descriptor to lose.
  *
- * The event clock (inject.h, gp_inj_ts): with the TSC, the writer converts
+ * The event clock (inject.h, gp__inj_ts): with the TSC, the writer converts
  * each block event's raw TSC into CLOCK_MONOTONIC ns just before writing it,
  * by linear interpolation between the (TSC, CLOCK_MONOTONIC) pair read at
  * the previous pass (the session's start for the first) and the one read at
  * this pass, so the error is that of the pairs (tens of ns), not a drift.
  *
  * Memory is bounded (GPUPROF_INJECT_MAX_MB, default 256, for queued records
- * and NVTX blocks; CUPTI's buffers have their own bound in cupti.c): what
- * does not fit is dropped and counted in the GP_CAP_DROPPED record.
+ * and NVTX blocks, kept by core.c; CUPTI's buffers have their own bound in
+ * cupti.c): what does not fit is dropped and counted in the GP_CAP_DROPPED
+ * record.
  *
  * Exit: an atexit handler stops CUPTI with a forced flush, writes the last
  * records (DROPPED, END) and closes the file. SIGTERM, SIGINT, SIGHUP whose
@@ -48,12 +53,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,7 +66,6 @@
 #define FLUSH_MS_DEFAULT 500
 #define MAX_MB_DEFAULT   256
 #define SIGNAL_WAIT_MS   2000
-#define KICK_BYTES       (4u << 20) /* this much waiting: a pass now, not at the next tick */
 
 /*
  * ThreadSanitizer models descriptors per process: one the writer opens in a
@@ -82,90 +84,35 @@
 #endif
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static bool g_on;               /* the capture file is open */
-static _Atomic bool g_forked;   /* this process is a forked child: record nothing */
 static _Atomic bool g_stopping; /* exit or a fatal signal: the writer makes its last pass */
-static _Atomic uint32_t g_next_id = 1;
 static pid_t g_pid;
 static pthread_t g_writer;
 static bool g_writer_started;
 static unsigned g_flush_ms = FLUSH_MS_DEFAULT;
-static size_t g_max_bytes = (size_t)MAX_MB_DEFAULT << 20;
 static bool g_verbose;
 
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* everything below */
-static unsigned char *g_q;                               /* queued records */
-static size_t g_qlen, g_qcap;
-/*
- * NVTX blocks in the order they were made, so that a pass writes a thread's
- * full (sealed) blocks before its current one: a thread's records must be
- * in the file in the order it made them (the reader pairs pushes and pops
- * in file order).
- */
-static struct gp_inj_block *g_blocks, *g_blocks_last;
-/*
- * Blocks ready for the threads' next ones, their pages touched (a page fault
- * on a thread's hot path costs more than the event): written blocks are kept
- * for reuse up to SPARE_MAX_BYTES (a quarter of the bound at most), and the
- * writer keeps at least SPARE_MIN ready, allocated and touched on its thread.
- * They count in g_held.
- */
-#define SPARE_MAX_BYTES (32u << 20)
-#define SPARE_MIN       16
-static struct gp_inj_block *g_spare;
-static size_t g_nspare;
-static size_t g_held; /* bytes of g_q + blocks */
-static uint64_t g_nvtx_lost, g_queue_lost, g_write_lost;
 /*
  * The writer thread is starting, or running its own code. session_open and
  * fork_prepare wait from one to the other: a thread's start-up allocates
  * outside our locks (a sanitizer's thread set-up calls pthread_getattr_np,
  * which mallocs), and a fork in that moment would leave a sanitizer's
- * allocator locked in the child for good.
+ * allocator locked in the child for good. g_start_mu guards these three;
+ * fork_prepare takes it before core.c's lock, and nobody takes them the
+ * other way round.
  */
+static pthread_mutex_t g_start_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool g_writer_starting, g_writer_running;
 static bool g_writer_go; /* session_open has set up the rest: the writer's passes may begin */
 static pthread_cond_t g_writer_cv = PTHREAD_COND_INITIALIZER;
 
 static struct sigaction g_old_act[65];
 
-bool gp__inj_tsc; /* block events carry the TSC (set before the writer starts) */
-_Atomic bool gp__inj_live;
 /* (TSC, CLOCK_MONOTONIC) pairs: the previous pass's, and the last ratio that held */
 static struct {
 	uint64_t tsc;
 	int64_t ns;
 } g_cal;
 static double g_ns_per_tick;
-
-/* ---- small helpers ---- */
-
-uint64_t gp_inj_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static __thread uint32_t t_tid;
-
-uint32_t gp_inj_tid(void)
-{
-	if (!t_tid)
-		t_tid = (uint32_t)syscall(SYS_gettid);
-	return t_tid;
-}
-
-uint32_t gp_inj_new_id(void)
-{
-	return atomic_fetch_add(&g_next_id, 1);
-}
-
-bool gp_inj_forked(void)
-{
-	return atomic_load_explicit(&g_forked, memory_order_relaxed);
-}
 
 /* ---- the capture's descriptor ---- */
 
@@ -271,8 +218,8 @@ static void note_reopen(void)
 {
 	if (g_fd_lost < 0 || g_fd < 0)
 		return;
-	gp_inj_warn(EBADF, "the program closed or replaced the capture's file descriptor "
-	                   "(closerange, closefrom, dup2 or close): the tracer reopened its file");
+	gp__inj_warn(EBADF, "the program closed or replaced the capture's file descriptor "
+	                    "(closerange, closefrom, dup2 or close): the tracer reopened its file");
 	g_fd_lost = -1;
 }
 
@@ -297,9 +244,7 @@ static void write_all(const void *p, size_t n)
 			continue;
 		}
 		if (w <= 0) {
-			pthread_mutex_lock(&g_mu);
-			g_write_lost += n;
-			pthread_mutex_unlock(&g_mu);
+			gp__inj_write_lost(n);
 			return;
 		}
 		c += w;
@@ -307,135 +252,11 @@ static void write_all(const void *p, size_t n)
 	}
 }
 
-/* ---- waking the writer: futexes, no descriptor the program could close ---- */
+/* ---- requests to the writer (core.c wakes it) ---- */
 
-static _Atomic uint32_t g_wake;   /* bumped by every request; the writer waits on it */
-static _Atomic bool g_req_stop;   /* at_exit: the writer returns */
-static _Atomic int g_req_sig;     /* a fatal signal: the writer finishes the capture */
-static _Atomic bool g_req_kick;   /* much is waiting: a pass now */
-static _Atomic uint32_t g_acked;  /* 1: the writer finished for the signal */
-static _Atomic size_t g_kick_new; /* bytes of blocks made since the last pass */
-
-static long futex(_Atomic uint32_t *w, int op, uint32_t v, const struct timespec *rel)
-{
-	return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, v, rel, NULL, 0);
-}
-
-/* async-signal-safe: an atomic and a system call */
-static void wake_writer(void)
-{
-	atomic_fetch_add(&g_wake, 1);
-	futex(&g_wake, FUTEX_WAKE, 1, NULL);
-}
-
-void gp_inj_kick(void)
-{
-	if (!atomic_exchange(&g_req_kick, true))
-		wake_writer();
-}
-
-/* ---- the queue ---- */
-
-void gp_inj_write(uint32_t type, const void *a, size_t na, const void *b, size_t nb)
-{
-	static const unsigned char zero[8];
-	struct gp_cap_rec_header h;
-	size_t pay = na + nb, pad = (8 - pay % 8) % 8, need;
-	bool kick;
-
-	if (!g_on || gp_inj_forked() || pay > GP_CAP_MAX_PAYLOAD)
-		return;
-	need = sizeof(h) + pay + pad;
-	h.type = type;
-	h.size = (uint32_t)pay;
-	pthread_mutex_lock(&g_mu);
-	if (g_qlen + need > g_qcap) {
-		size_t cap = g_qcap ? g_qcap : 65536;
-		unsigned char *q;
-
-		while (cap < g_qlen + need)
-			cap *= 2;
-		if (g_held - g_qcap + cap > g_max_bytes || !(q = realloc(g_q, cap))) {
-			g_queue_lost++;
-			pthread_mutex_unlock(&g_mu);
-			return;
-		}
-		g_held += cap - g_qcap;
-		g_q = q;
-		g_qcap = cap;
-	}
-	memcpy(g_q + g_qlen, &h, sizeof(h));
-	if (na)
-		memcpy(g_q + g_qlen + sizeof(h), a, na);
-	if (nb)
-		memcpy(g_q + g_qlen + sizeof(h) + na, b, nb);
-	memcpy(g_q + g_qlen + sizeof(h) + pay, zero, pad);
-	g_qlen += need;
-	kick = g_qlen >= KICK_BYTES && g_qlen - need < KICK_BYTES;
-	pthread_mutex_unlock(&g_mu);
-	if (kick)
-		gp_inj_kick();
-}
-
-void gp_inj_warn(uint32_t code, const char *fmt, ...)
-{
-	struct gp_cap_warn w = { (int64_t)gp_inj_now(), code, 0 };
-	char text[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(text))
-		n = sizeof(text) - 1;
-	gp_inj_write(GP_CAP_WARN, &w, sizeof(w), text, (size_t)n);
-	if (g_verbose)
-		fprintf(stderr, "gpuprof-inject[%d]: %s\n", (int)getpid(), text);
-}
-
-struct gp_inj_block *gp_inj_block_new(size_t cap)
-{
-	struct gp_inj_block *b;
-
-	if (!g_on || gp_inj_forked())
-		return NULL;
-	pthread_mutex_lock(&g_mu);
-	if (g_spare && g_spare->cap == cap) {
-		b = g_spare; /* still counted in g_held */
-		g_spare = b->next;
-		g_nspare--;
-	} else if (g_held + cap > g_max_bytes || !(b = malloc(sizeof(*b) + cap))) {
-		pthread_mutex_unlock(&g_mu);
-		return NULL;
-	} else {
-		g_held += cap;
-	}
-	atomic_init(&b->used, 0);
-	atomic_init(&b->sealed, false);
-	b->written = 0;
-	b->snap = 0;
-	b->cap = cap;
-	b->next = NULL;
-	if (g_blocks_last)
-		g_blocks_last->next = b;
-	else
-		g_blocks = b;
-	g_blocks_last = b;
-	pthread_mutex_unlock(&g_mu);
-	if (atomic_fetch_add(&g_kick_new, cap) + cap >= KICK_BYTES)
-		gp_inj_kick();
-	return b;
-}
-
-void gp_inj_nvtx_lost(uint64_t n)
-{
-	pthread_mutex_lock(&g_mu);
-	g_nvtx_lost += n;
-	pthread_mutex_unlock(&g_mu);
-}
+static _Atomic bool g_req_stop;  /* at_exit: the writer returns */
+static _Atomic int g_req_sig;    /* a fatal signal: the writer finishes the capture */
+static _Atomic uint32_t g_acked; /* 1: the writer finished for the signal */
 
 /* ---- the writer ---- */
 
@@ -449,10 +270,10 @@ static void cal_read(uint64_t *tsc, int64_t *ns)
 	int64_t best = INT64_MAX;
 
 	for (int k = 0; k < 5; k++) {
-		int64_t a = (int64_t)gp_inj_now(), b;
-		uint64_t t = gp_inj_rdtsc();
+		int64_t a = (int64_t)gp__inj_now(), b;
+		uint64_t t = gp__inj_rdtsc();
 
-		b = (int64_t)gp_inj_now();
+		b = (int64_t)gp__inj_now();
 		if (b - a < best) {
 			best = b - a;
 			*tsc = t;
@@ -494,62 +315,6 @@ static void cal_convert(unsigned char *p, const unsigned char *end, uint64_t tsc
 	}
 }
 
-static size_t spare_max(void)
-{
-	size_t m = g_max_bytes / 4 < SPARE_MAX_BYTES ? g_max_bytes / 4 : SPARE_MAX_BYTES;
-
-	return m / GP_INJ_BLOCK_SIZE;
-}
-
-void *gp_inj_alloc(size_t n, bool zero)
-{
-	void *p;
-
-	pthread_mutex_lock(&g_mu);
-	p = zero ? calloc(1, n) : malloc(n);
-	pthread_mutex_unlock(&g_mu);
-	return p;
-}
-
-void gp_inj_free(void *p)
-{
-	if (!p)
-		return;
-	pthread_mutex_lock(&g_mu);
-	free(p);
-	pthread_mutex_unlock(&g_mu);
-}
-
-/* Writer thread: at least SPARE_MIN blocks ready, within the memory bound. */
-static void spare_fill(void)
-{
-	for (;;) {
-		struct gp_inj_block *b;
-
-		pthread_mutex_lock(&g_mu);
-		if (g_nspare >= SPARE_MIN || g_held + GP_INJ_BLOCK_SIZE > g_max_bytes) {
-			pthread_mutex_unlock(&g_mu);
-			return;
-		}
-		/* malloc under g_mu, which fork_prepare takes: no fork while this thread is inside
-		 * the allocator (a sanitizer's allocator, unlike glibc's, is not fork-safe) */
-		b = malloc(sizeof(*b) + GP_INJ_BLOCK_SIZE);
-		if (!b) {
-			pthread_mutex_unlock(&g_mu);
-			return;
-		}
-		g_held += GP_INJ_BLOCK_SIZE;
-		pthread_mutex_unlock(&g_mu);
-		memset(b->data, 0, GP_INJ_BLOCK_SIZE); /* the page faults, here */
-		b->cap = GP_INJ_BLOCK_SIZE;
-		pthread_mutex_lock(&g_mu);
-		b->next = g_spare;
-		g_spare = b;
-		g_nspare++;
-		pthread_mutex_unlock(&g_mu);
-	}
-}
-
 static uint64_t g_passes;
 
 /*
@@ -560,8 +325,8 @@ static uint64_t g_passes;
 static void write_pass(void)
 {
 	unsigned char *q;
-	size_t qlen, qcap;
-	struct gp_inj_block *prev, *next, *b, *head, *last, *dead = NULL;
+	size_t qlen;
+	struct gp__inj_block *b, *head, *last;
 	struct {
 		struct gp_cap_rec_header h;
 		struct gp_cap_flush f;
@@ -570,16 +335,12 @@ static void write_pass(void)
 	int64_t ns = 0;
 
 	memset(&fl, 0, sizeof(fl));
-	fl.f.ts = (int64_t)gp_inj_now();
-	atomic_store(&g_req_kick, false);
-	atomic_store(&g_kick_new, 0);
+	fl.f.ts = (int64_t)gp__inj_now();
+	gp__inj_kick_reset();
 	/* how far each block is filled now: their events were made after what is queued now */
-	pthread_mutex_lock(&g_mu);
-	head = g_blocks;
-	last = g_blocks_last;
-	pthread_mutex_unlock(&g_mu);
+	gp__inj_blocks_span(&head, &last);
 	/*
-	 * Blocks are only appended (under g_mu) while this runs: [head, last] is
+	 * Blocks are only appended (under core.c's lock) while this runs: [head, last] is
 	 * walked unlocked, never reading last->next, which an append may write.
 	 */
 	for (b = last ? head : NULL; b; b = b == last ? NULL : b->next)
@@ -587,19 +348,10 @@ static void write_pass(void)
 	if (gp__inj_tsc)
 		cal_read(&tsc, &ns);
 
-	pthread_mutex_lock(&g_mu);
-	q = g_q;
-	qlen = g_qlen;
-	qcap = g_qcap;
-	g_q = NULL;
-	g_qlen = g_qcap = 0;
-	g_held -= qcap;
-	pthread_mutex_unlock(&g_mu);
+	qlen = gp__inj_queue_take(&q);
 	if (qlen)
 		write_all(q, qlen);
-	pthread_mutex_lock(&g_mu); /* the allocator only under g_mu: see spare_fill */
-	free(q);
-	pthread_mutex_unlock(&g_mu);
+	gp__inj_free(q); /* the allocator only under core.c's lock (fork) */
 
 	/* oldest first: a thread's sealed blocks before its current one */
 	for (b = last ? head : NULL; b; b = b == last ? NULL : b->next) {
@@ -620,36 +372,7 @@ static void write_pass(void)
 	write_all(&fl, sizeof(fl));
 	note_reopen();
 	/* unlink the sealed, fully written ones */
-	pthread_mutex_lock(&g_mu);
-	for (prev = NULL, b = g_blocks; b; b = next) {
-		next = b->next;
-		if (!atomic_load_explicit(&b->sealed, memory_order_acquire) ||
-		    b->written != atomic_load_explicit(&b->used, memory_order_acquire)) {
-			prev = b;
-			continue;
-		}
-		if (prev)
-			prev->next = next;
-		else
-			g_blocks = next;
-		if (g_blocks_last == b)
-			g_blocks_last = prev;
-		if (g_nspare < spare_max()) {
-			b->next = g_spare;
-			g_spare = b;
-			g_nspare++;
-			continue;
-		}
-		g_held -= b->cap;
-		b->next = dead;
-		dead = b;
-	}
-	while (dead) {
-		b = dead->next;
-		free(dead);
-		dead = b;
-	}
-	pthread_mutex_unlock(&g_mu);
+	gp__inj_blocks_reap();
 }
 
 static void json_str(FILE *f, const char *s, size_t n)
@@ -672,32 +395,32 @@ static void json_str(FILE *f, const char *s, size_t n)
 static void write_end(const char *reason)
 {
 	struct gp_cap_dropped d;
+	struct gp__inj_lost lost;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
 	memset(&d, 0, sizeof(d));
-	d.ts = (int64_t)gp_inj_now();
-	gp_inj_cupti_dropped(&d.cupti_records, &d.cupti_buffers);
-	pthread_mutex_lock(&g_mu);
-	d.nvtx_records = g_nvtx_lost;
-	d.write_bytes = g_write_lost;
-	d.cupti_records += g_queue_lost;
-	pthread_mutex_unlock(&g_mu);
-	gp_inj_write(GP_CAP_DROPPED, &d, sizeof(d), NULL, 0);
+	d.ts = (int64_t)gp__inj_now();
+	gp__inj_cupti_dropped(&d.cupti_records, &d.cupti_buffers);
+	gp__inj_lost_get(&lost);
+	d.nvtx_records = lost.nvtx_records;
+	d.write_bytes = lost.write_bytes;
+	d.cupti_records += lost.queue_records;
+	gp__inj_write(GP_CAP_DROPPED, &d, sizeof(d), NULL, 0);
 	f = open_memstream(&text, &len);
 	if (f) {
 		struct timespec rt;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
 		fprintf(f, "{\"cupti_version\":%u,\"mono_ns\":%llu,\"real_ns\":%llu,\"reason\":",
-		        gp_inj_cupti_version(), (unsigned long long)gp_inj_now(),
+		        gp__inj_cupti_version(), (unsigned long long)gp__inj_now(),
 		        (unsigned long long)rt.tv_sec * 1000000000ull +
 		            (unsigned long long)rt.tv_nsec);
 		json_str(f, reason, strlen(reason));
 		fputc('}', f);
 		if (fclose(f) == 0)
-			gp_inj_write(GP_CAP_END, text, len, NULL, 0);
+			gp__inj_write(GP_CAP_END, text, len, NULL, 0);
 		free(text);
 	}
 }
@@ -705,32 +428,17 @@ static void write_end(const char *reason)
 /* The last pass: the events, the window's end, CUPTI's forced flush, the END record. */
 static void finish(const char *reason)
 {
-	size_t queued;
-
 	/* the events made so far first: a window still open ends after them */
 	write_pass();
-	gp_inj_win_exit();
-	gp_inj_cupti_stop();
-	gp_inj_cupti_drain();
+	gp__inj_win_event(GP_INJ_WIN_EXIT, 0, NULL);
+	gp__inj_cupti_stop();
+	gp__inj_cupti_drain();
 	write_pass();
 	write_end(reason);
 	write_pass();
-	pthread_mutex_lock(&g_mu);
-	queued = g_qlen;
-	pthread_mutex_unlock(&g_mu);
-	if (queued) /* a WARN of the last pass (a descriptor found again) */
+	if (gp__inj_queue_len()) /* a WARN of the last pass (a descriptor found again) */
 		write_pass();
 	capture_sync();
-}
-
-/* Waits until a request or @p ms pass; @p seq is g_wake as read before the requests were checked.
- */
-static void writer_wait(uint32_t seq, int ms)
-{
-	struct timespec rel = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	if (!atomic_load(&g_req_kick))
-		futex(&g_wake, FUTEX_WAIT, seq, &rel);
 }
 
 static int open_file(void);
@@ -764,27 +472,28 @@ static void *writer_main(void *arg)
 	g_private_fds = UNSHARE_FDS && !g_shared_fds && unshare(CLONE_FILES) == 0;
 	g_fd = fd = open_file();
 	if (fd >= 0)
-		write_header(); /* not under g_mu: a failed write takes it to count the loss */
-	pthread_mutex_lock(&g_mu);
+		write_header();
+	pthread_mutex_lock(&g_start_mu);
 	g_writer_running = true;
 	pthread_cond_broadcast(&g_writer_cv);
 	while (fd >= 0 && !g_writer_go)
-		pthread_cond_wait(&g_writer_cv, &g_mu);
-	pthread_mutex_unlock(&g_mu);
+		pthread_cond_wait(&g_writer_cv, &g_start_mu);
+	pthread_mutex_unlock(&g_start_mu);
 	if (fd < 0)
 		return NULL; /* session_open joins us and records nothing */
 	/* the process's META at once: a capture killed before the first tick still says whose */
 	write_pass();
-	spare_fill();
+	gp__inj_spare_fill();
 	for (;;) {
-		uint32_t seq = atomic_load(&g_wake);
-		int64_t edge = gp_inj_win_next_edge(); /* ns to the time gate's next edge */
+		uint32_t seq = gp__inj_wake_seq();
+		/* ns to the time gate's next edge */
+		int64_t edge = gp__inj_win_next_edge((int64_t)gp__inj_now());
 		int ms = (int)g_flush_ms, sig;
 
 		if (edge >= 0 && edge / 1000000 < ms)
 			ms = (int)((edge + 999999) / 1000000);
 		if (!atomic_load(&g_req_stop) && !atomic_load(&g_req_sig))
-			writer_wait(seq, ms);
+			gp__inj_wait(seq, ms);
 		if (atomic_load(&g_req_stop)) {
 			/* exit: the last pass here, where the descriptor is */
 			finish("exit");
@@ -798,14 +507,14 @@ static void *writer_main(void *arg)
 			snprintf(text, sizeof(text), "signal %d", sig);
 			finish(text);
 			atomic_store(&g_acked, 1);
-			futex(&g_acked, FUTEX_WAKE, INT_MAX, NULL);
+			gp__inj_futex(&g_acked, FUTEX_WAKE, INT_MAX, NULL);
 			return NULL;
 		}
-		gp_inj_win_tick();
-		gp_inj_cupti_flush(false);
-		gp_inj_cupti_drain();
+		gp__inj_win_event(GP_INJ_WIN_TICK, 0, NULL);
+		gp__inj_cupti_flush(false);
+		gp__inj_cupti_drain();
 		write_pass();
-		spare_fill();
+		gp__inj_spare_fill();
 	}
 	return NULL;
 }
@@ -814,19 +523,20 @@ static void *writer_main(void *arg)
 
 static void at_exit(void)
 {
-	if (!g_on || gp_inj_forked() || getpid() != g_pid || atomic_exchange(&g_stopping, true))
+	if (!gp__inj_core_is_open() || gp__inj_forked() || getpid() != g_pid ||
+	    atomic_exchange(&g_stopping, true))
 		return;
 	atomic_store(&gp__inj_live, false);
 	if (g_writer_started) {
 		/* the writer makes the last pass and closes the file (its descriptor table) */
 		atomic_store(&g_req_stop, true);
-		wake_writer();
+		gp__inj_wake();
 		pthread_join(g_writer, NULL);
 	} else {
 		finish("exit");
 		capture_close();
 	}
-	g_on = false;
+	gp__inj_core_close();
 }
 
 /* The handler waits for the writer's answer, at most SIGNAL_WAIT_MS (async-signal-safe). */
@@ -853,7 +563,7 @@ static void wait_acked(void)
 		}
 		if (rel.tv_sec < 0)
 			return;
-		futex(&g_acked, FUTEX_WAIT, 0, &rel);
+		gp__inj_futex(&g_acked, FUTEX_WAIT, 0, &rel);
 	}
 }
 
@@ -861,10 +571,10 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (!gp_inj_forked() && g_writer_started && !atomic_exchange(&g_stopping, true)) {
+	if (!gp__inj_forked() && g_writer_started && !atomic_exchange(&g_stopping, true)) {
 		atomic_store(&gp__inj_live, false);
 		atomic_store(&g_req_sig, sig);
-		wake_writer();
+		gp__inj_wake();
 		wait_acked();
 	}
 	/* die of it as the program would have (the signal is blocked until we return) */
@@ -892,16 +602,19 @@ static void install_signals(void)
 	}
 }
 
+/* no fork while the writer starts, nor while it is inside the allocator (core.c) */
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&g_mu);
+	pthread_mutex_lock(&g_start_mu);
 	while (g_writer_starting && !g_writer_running)
-		pthread_cond_wait(&g_writer_cv, &g_mu);
+		pthread_cond_wait(&g_writer_cv, &g_start_mu);
+	gp__inj_core_lock();
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&g_mu);
+	gp__inj_core_unlock();
+	pthread_mutex_unlock(&g_start_mu);
 }
 
 static void fork_child(void);
@@ -918,10 +631,8 @@ __attribute__((constructor)) static void on_load(void)
 
 static void fork_child(void)
 {
-	/* the writer thread does not exist here; the parent's file is not ours */
-	atomic_store(&g_forked, true);
-	atomic_store(&gp__inj_live, false);
-	pthread_mutex_unlock(&g_mu);
+	gp__inj_core_forked(); /* and its lock released */
+	pthread_mutex_unlock(&g_start_mu);
 }
 
 /* ---- the process record ---- */
@@ -1029,7 +740,7 @@ static void write_meta(struct timespec mono, struct timespec real)
 	fprintf(f, ",\"fd_table\":\"%s\"", g_private_fds ? "private" : "shared");
 	fputc('}', f);
 	if (fclose(f) == 0)
-		gp_inj_write(GP_CAP_META, text, len, NULL, 0);
+		gp__inj_write(GP_CAP_META, text, len, NULL, 0);
 	free(text);
 }
 
@@ -1132,20 +843,21 @@ static void session_open(void)
 {
 	struct timespec mono, real;
 	sigset_t all, old;
+	size_t max_bytes;
 	bool created;
 
 	g_verbose = getenv("GPUPROF_INJECT_VERBOSE") != NULL;
 	g_shared_fds = getenv("GPUPROF_INJECT_SHARED_FDS") != NULL;
 	g_flush_ms = env_uint("GPUPROF_FLUSH_MS", FLUSH_MS_DEFAULT, 10, 60000);
-	g_max_bytes = (size_t)env_uint("GPUPROF_INJECT_MAX_MB", MAX_MB_DEFAULT, 1, 65536) << 20;
+	max_bytes = (size_t)env_uint("GPUPROF_INJECT_MAX_MB", MAX_MB_DEFAULT, 1, 65536) << 20;
 	g_pid = getpid();
 	/* no event exists yet: the clock is chosen before the writer or any event runs */
 	gp__inj_tsc = tsc_usable();
 	if (gp__inj_tsc)
 		cal_read(&g_cal.tsc, &g_cal.ns);
-	pthread_mutex_lock(&g_mu);
+	pthread_mutex_lock(&g_start_mu);
 	g_writer_starting = true;
-	pthread_mutex_unlock(&g_mu);
+	pthread_mutex_unlock(&g_start_mu);
 	/* the writer starts with every signal blocked: one delivered to it before it blocks
 	 * them itself would run on_signal there, which waits for the writer */
 	sigfillset(&all);
@@ -1154,51 +866,52 @@ static void session_open(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (created) {
 		/* it opens the file, in its own descriptor table */
-		pthread_mutex_lock(&g_mu);
+		pthread_mutex_lock(&g_start_mu);
 		while (!g_writer_running)
-			pthread_cond_wait(&g_writer_cv, &g_mu);
-		pthread_mutex_unlock(&g_mu);
+			pthread_cond_wait(&g_writer_cv, &g_start_mu);
+		pthread_mutex_unlock(&g_start_mu);
 		if (g_fd < 0) {
 			pthread_join(g_writer, NULL);
 			return;
 		}
 		g_writer_started = true;
 	} else {
-		pthread_mutex_lock(&g_mu);
+		pthread_mutex_lock(&g_start_mu);
 		g_writer_starting = false;
 		pthread_cond_broadcast(&g_writer_cv);
-		pthread_mutex_unlock(&g_mu);
+		pthread_mutex_unlock(&g_start_mu);
 		gp__inj_tsc = false; /* nobody would convert during the run */
 		if ((g_fd = open_file()) < 0)
 			return;
 		write_header();
 	}
-	g_on = true;
+	gp__inj_core_open(max_bytes, g_verbose);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	write_meta(mono, real);
-	gp_inj_win_init();
+	gp__inj_win_event(GP_INJ_WIN_INIT, 0, NULL);
 	atexit(at_exit);
 	install_signals();
 	if (created) {
-		pthread_mutex_lock(&g_mu);
+		pthread_mutex_lock(&g_start_mu);
 		g_writer_go = true;
 		pthread_cond_broadcast(&g_writer_cv);
-		pthread_mutex_unlock(&g_mu);
+		pthread_mutex_unlock(&g_start_mu);
 	} else {
-		gp_inj_warn(0, "no writer thread: records are written at exit only");
+		gp__inj_warn(0, "no writer thread: records are written at exit only");
 	}
 	/* unless the writer's first pass already found the file gone */
 	if (!atomic_load(&g_fd_dead))
 		atomic_store(&gp__inj_live, true);
 }
 
-bool gp_inj_session(void)
+bool gp__inj_session(void)
 {
-	if (gp_inj_forked())
+	if (gp__inj_forked())
 		return false;
 	pthread_once(&g_once, session_open);
-	return g_on && !gp_inj_forked() && !atomic_load(&g_stopping) && !atomic_load(&g_fd_dead);
+	return gp__inj_core_is_open() && !gp__inj_forked() && !atomic_load(&g_stopping) &&
+	       !atomic_load(&g_fd_dead);
 }
 
 /* ---- the CUDA entry point ---- */
@@ -1216,10 +929,10 @@ int InitializeInjection(void)
 	static bool done;
 
 	pthread_mutex_lock(&once_mu);
-	if (!done && gp_inj_session()) {
+	if (!done && gp__inj_session()) {
 		done = true;
-		if (gp_inj_cupti_load() == 0)
-			gp_inj_win_cuda_ready();
+		if (gp__inj_cupti_load() == 0)
+			gp__inj_win_event(GP_INJ_WIN_CUDA_READY, 0, NULL);
 	}
 	pthread_mutex_unlock(&once_mu);
 	return 1;

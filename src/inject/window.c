@@ -21,13 +21,21 @@
  * are not recorded (domains, registered strings and thread names still are:
  * they are definitions), CUPTI's kinds are disabled and CUPTI is detached
  * (cupti.c), so the program runs at full speed. During a warm-up CUPTI is
- * attached but what it records is dropped by the decoder (gp_inj_win_warm).
+ * attached but what it records is dropped by the decoder (gp__inj_win_warm).
  * With cudaProfilerApi CUPTI stays subscribed to the two profiler calls, with
  * every kind disabled. Each change of "recording" is a WINDOW record.
  *
- * All state changes happen under one mutex, from whichever thread causes
- * them: an NVTX or annotation call, the writer thread's timer, a CUPTI
- * callback. The WINDOW record of a change caused by a range or mark goes
+ * A state machine: gp__inj_win_step() takes an event (a matching range or
+ * mark, the profiler calls, the writer's timer, CUPTI ready, exit) and the
+ * time, moves the state and returns the actions that follow (attach or
+ * detach CUPTI, write a WINDOW record) for its caller to carry out
+ * (gp__inj_win_carry in inject.h): record.c for ranges and marks, cupti.c
+ * for the profiler calls, session.c for the rest. So this file calls no
+ * other part of the tracer but core.c, which calls nothing back.
+ *
+ * All state changes happen under one mutex (gp__inj_win_lock), held by the
+ * caller from the step until its actions are done, from whichever thread
+ * causes them. The WINDOW record of a change caused by a range or mark goes
  * into the calling thread's block (record.c), in order with its events, so
  * that a range that ends just before its window closes is never cut by a
  * writer pass falling between the two.
@@ -42,12 +50,10 @@
 
 enum phase { PH_OFF, PH_WAIT, PH_WARMUP, PH_ACTIVE };
 
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-_Atomic bool gp__inj_rec = true; /* NVTX events and CUPTI records are kept */
-static _Atomic bool g_watch;     /* NVTX messages are compared with the names */
-static _Atomic int g_prof_api;   /* cudaProfilerApi mode */
+/* NVTX events and CUPTI records are kept: published by the callers (gp__inj_win_carry) */
+_Atomic bool gp__inj_rec = true;
 
-static struct {
+struct gp__inj_win {
 	bool any; /* some window option */
 	/* the time gate: [on, off) */
 	int64_t gate_on, gate_off;
@@ -67,103 +73,127 @@ static struct {
 	enum phase phase;
 	/* applied */
 	bool rec, cupti, cuda_ready;
-	uint32_t reason;
-} W;
+	/* read lock-free by the other parts */
+	_Atomic bool watch;   /* NVTX messages are compared with the names */
+	_Atomic int prof_api; /* cudaProfilerApi mode */
+	/* warm-up intervals [s, e) (e = INT64_MAX while open); written in steps, read by the
+	 * decoder */
+	int64_t warm_s[GP_INJ_MAX_WARM];
+	_Atomic int64_t warm_e[GP_INJ_MAX_WARM];
+	_Atomic size_t nwarm;
+};
 
-/* warm-up intervals [s, e) (e = INT64_MAX while open); written under g_mu, read by the decoder */
-static int64_t g_warm_s[GP_INJ_MAX_WARM];
-static _Atomic int64_t g_warm_e[GP_INJ_MAX_WARM];
-static _Atomic size_t g_nwarm;
+/* the process's windows, and the lock of their steps */
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct gp__inj_win g_win;
 
 /* ---- the decision ---- */
 
-static enum phase phase_of(uint64_t k)
+static enum phase phase_of(struct gp__inj_win *w, uint64_t k)
 {
-	uint64_t cycle = (uint64_t)W.wait + W.warmup + W.active, j;
+	uint64_t cycle = (uint64_t)w->wait + w->warmup + w->active, j;
 
-	if (W.repeat && k / cycle >= W.repeat)
+	if (w->repeat && k / cycle >= w->repeat)
 		return PH_OFF;
 	j = k % cycle;
-	if (j < W.wait)
+	if (j < w->wait)
 		return PH_WAIT;
-	if (j < (uint64_t)W.wait + W.warmup)
+	if (j < (uint64_t)w->wait + w->warmup)
 		return PH_WARMUP;
 	return PH_ACTIVE;
 }
 
-static void warm_begin(int64_t now)
+static void warm_begin(struct gp__inj_win *w, int64_t now)
 {
-	size_t n = atomic_load(&g_nwarm);
+	size_t n = atomic_load(&w->nwarm);
 
 	if (n >= GP_INJ_MAX_WARM)
 		return;
-	g_warm_s[n] = now;
-	g_warm_e[n] = INT64_MAX;
-	atomic_store(&g_nwarm, n + 1);
+	w->warm_s[n] = now;
+	w->warm_e[n] = INT64_MAX;
+	atomic_store(&w->nwarm, n + 1);
 }
 
-static void warm_end(int64_t now)
+static void warm_end(struct gp__inj_win *w, int64_t now)
 {
-	size_t n = atomic_load(&g_nwarm);
+	size_t n = atomic_load(&w->nwarm);
 
-	if (n && g_warm_e[n - 1] == INT64_MAX)
-		g_warm_e[n - 1] = now;
+	if (n && w->warm_e[n - 1] == INT64_MAX)
+		w->warm_e[n - 1] = now;
 }
 
-/* set while a range or mark of this thread changes the windows (gp_inj_win_begin, ...) */
-static __thread bool t_event;
-
-/*
- * A change caused by a thread's range or mark is written into that thread's
- * block, in order with its events (a pop, then the window's end), whatever
- * the writer's passes; other changes go through the shared queue.
- */
-static void put_window(int64_t ts, bool on, uint32_t reason)
+/* The next action of @p o (zeroed), NULL when full (cannot be: see GP_INJ_WIN_MAX_ACTS). */
+static struct gp__inj_win_act *act(struct gp__inj_win_out *o, enum gp__inj_win_op op)
 {
-	struct gp_cap_window w;
+	struct gp__inj_win_act *a;
 
-	memset(&w, 0, sizeof(w));
-	w.on = on;
-	w.reason = reason;
-	if (t_event) {
-		w.ts = gp_inj_ts(); /* the block's clock */
-		if (gp_inj_put_window_here(&w))
-			return;
-	}
-	w.ts = ts;
-	gp_inj_write(GP_CAP_WINDOW, &w, sizeof(w), NULL, 0);
+	if (o->n >= GP_INJ_WIN_MAX_ACTS)
+		return NULL;
+	a = &o->a[o->n++];
+	memset(a, 0, sizeof(*a));
+	a->op = op;
+	return a;
 }
 
-/* Brings recording and CUPTI in line with the options. g_mu held. */
-static void apply(uint32_t reason)
+static void act_record(struct gp__inj_win_out *o, int64_t now, bool on, uint32_t reason,
+                       bool publish)
 {
-	int64_t now = (int64_t)gp_inj_now();
-	bool gate = now >= W.gate_on && now < W.gate_off;
-	bool range = W.range_nvtx ? W.range_depth > 0 : atomic_load(&g_prof_api) ? W.prof_on : true;
-	bool rec = gate && range && (!W.sched || W.phase == PH_ACTIVE);
-	bool cupti = gate && range && (!W.sched || W.phase == PH_ACTIVE || W.phase == PH_WARMUP);
+	struct gp__inj_win_act *a = act(o, GP_INJ_WIN_RECORD);
 
-	if (cupti && !W.cupti) {
-		W.cupti = true;
+	if (!a)
+		return;
+	a->w.ts = now;
+	a->w.on = on;
+	a->w.reason = reason;
+	a->publish = publish;
+}
+
+static void act_publish(struct gp__inj_win_out *o, bool on)
+{
+	struct gp__inj_win_act *a = act(o, GP_INJ_WIN_PUBLISH);
+
+	if (a)
+		a->w.on = on;
+}
+
+static void act_detach(struct gp__inj_win_out *o, bool finalize)
+{
+	struct gp__inj_win_act *a = act(o, GP_INJ_WIN_DETACH);
+
+	if (a)
+		a->finalize = finalize;
+}
+
+/* Brings recording and CUPTI in line with the options: the actions into @p o. g_mu held. */
+static void apply(struct gp__inj_win *w, struct gp__inj_win_out *o, int64_t now, uint32_t reason)
+{
+	bool gate = now >= w->gate_on && now < w->gate_off;
+	bool range = w->range_nvtx               ? w->range_depth > 0
+	             : atomic_load(&w->prof_api) ? w->prof_on
+	                                         : true;
+	bool rec = gate && range && (!w->sched || w->phase == PH_ACTIVE);
+	bool cupti = gate && range && (!w->sched || w->phase == PH_ACTIVE || w->phase == PH_WARMUP);
+
+	if (cupti && !w->cupti) {
+		w->cupti = true;
 		if (!rec)
-			warm_begin(now);
-		if (W.cuda_ready)
-			gp_inj_cupti_attach();
+			warm_begin(w, now);
+		if (w->cuda_ready)
+			act(o, GP_INJ_WIN_ATTACH);
 	}
-	if (rec != W.rec) {
-		W.rec = rec;
+	if (rec != w->rec) {
+		w->rec = rec;
 		if (rec)
-			warm_end(now);
-		else if (cupti && W.cupti)
-			warm_begin(now); /* from an active iteration straight into a warm-up */
-		put_window(now, rec, reason);
-		atomic_store(&gp__inj_rec, rec);
+			warm_end(w, now);
+		else if (cupti && w->cupti)
+			warm_begin(w, now); /* from an active iteration straight into a warm-up */
+		act_record(o, now, rec, reason, true);
 	}
-	if (!cupti && W.cupti) {
-		W.cupti = false;
-		warm_end(now);
-		if (W.cuda_ready)
-			gp_inj_cupti_detach(!atomic_load(&g_prof_api));
+	if (!cupti && w->cupti) {
+		w->cupti = false;
+		warm_end(w, now);
+		if (w->cuda_ready)
+			act_detach(o, !atomic_load(&w->prof_api));
 	}
 }
 
@@ -180,16 +210,16 @@ static bool env_ns(const char *name, int64_t *out)
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (errno || *end || n < 0) {
-		gp_inj_warn(0, "%s='%s' is not a number of ns: ignored", name, v);
+		gp__inj_warn(0, "%s='%s' is not a number of ns: ignored", name, v);
 		return false;
 	}
 	*out = n;
 	return true;
 }
 
-static bool parse_schedule(const char *s)
+static bool parse_schedule(struct gp__inj_win *w, const char *s)
 {
-	uint32_t *dst[4] = { &W.wait, &W.warmup, &W.active, &W.repeat };
+	uint32_t *dst[4] = { &w->wait, &w->warmup, &w->active, &w->repeat };
 	static const char *const keys[4] = { "wait", "warmup", "active", "repeat" };
 
 	while (*s) {
@@ -211,218 +241,234 @@ static bool parse_schedule(const char *s)
 		*dst[k] = (uint32_t)v;
 		s = *end ? end + 1 : end;
 	}
-	return W.active > 0;
+	return w->active > 0;
 }
 
-void gp_inj_win_init(void)
+static void init(struct gp__inj_win *w, struct gp__inj_win_out *o, int64_t now)
 {
 	const char *range = getenv("GPUPROF_CAPTURE_RANGE");
 	const char *sched = getenv("GPUPROF_CAPTURE_SCHEDULE");
 	const char *iter = getenv("GPUPROF_CAPTURE_ITER_RANGE");
-	int64_t t0 = (int64_t)gp_inj_now(), delay = 0, dur = -1;
+	int64_t t0 = now, delay = 0, dur = -1;
 	bool has_delay, has_dur;
 
-	pthread_mutex_lock(&g_mu);
-	W.gate_on = INT64_MIN;
-	W.gate_off = INT64_MAX;
-	W.rec = true;
+	w->gate_on = INT64_MIN;
+	w->gate_off = INT64_MAX;
+	w->rec = true;
 	env_ns("GPUPROF_RUN_START_NS", &t0);
 	has_delay = env_ns("GPUPROF_CAPTURE_DELAY_NS", &delay);
 	has_dur = env_ns("GPUPROF_CAPTURE_DURATION_NS", &dur);
 	if (has_delay || has_dur) {
-		W.any = W.timed = true;
-		W.gate_on = t0 + delay;
+		w->any = w->timed = true;
+		w->gate_on = t0 + delay;
 		if (dur >= 0)
-			W.gate_off = W.gate_on + dur;
+			w->gate_off = w->gate_on + dur;
 	}
 	if (range && !strncmp(range, "nvtx:", 5) && range[5]) {
-		W.any = W.range_nvtx = true;
-		W.range_name = strdup(range + 5);
+		w->any = w->range_nvtx = true;
+		w->range_name = strdup(range + 5);
 	} else if (range && !strcmp(range, "cudaProfilerApi")) {
-		W.any = true;
-		atomic_store(&g_prof_api, 1);
+		w->any = true;
+		atomic_store(&w->prof_api, 1);
 	} else if (range && *range) {
-		gp_inj_warn(0, "GPUPROF_CAPTURE_RANGE='%s' is not understood: ignored", range);
+		gp__inj_warn(0, "GPUPROF_CAPTURE_RANGE='%s' is not understood: ignored", range);
 	}
 	if (sched && *sched) {
-		if (!iter || !*iter || !parse_schedule(sched)) {
-			gp_inj_warn(
+		if (!iter || !*iter || !parse_schedule(w, sched)) {
+			gp__inj_warn(
 			    0,
 			    "GPUPROF_CAPTURE_SCHEDULE='%s' (iterations '%s') is not usable: "
 			    "ignored",
 			    sched, iter ? iter : "");
 		} else {
-			W.any = W.sched = true;
-			W.iter_name = strdup(iter);
-			W.phase = PH_OFF; /* until the first iteration begins */
+			w->any = w->sched = true;
+			w->iter_name = strdup(iter);
+			w->phase = PH_OFF; /* until the first iteration begins */
 		}
 	}
-	if ((W.range_nvtx && !W.range_name) || (W.sched && !W.iter_name))
-		gp_inj_warn(0, "out of memory for the capture window's names");
-	atomic_store(&g_watch, W.range_name || W.iter_name);
-	if (W.any) {
+	if ((w->range_nvtx && !w->range_name) || (w->sched && !w->iter_name))
+		gp__inj_warn(0, "out of memory for the capture window's names");
+	atomic_store(&w->watch, w->range_name || w->iter_name);
+	if (w->any) {
 		/* nothing is recorded until a window opens */
-		W.rec = false;
-		atomic_store(&gp__inj_rec, false);
-		apply(GP_WIN_START);
+		w->rec = false;
+		act_publish(o, false);
+		apply(w, o, now, GP_WIN_START);
 	}
-	pthread_mutex_unlock(&g_mu);
 }
 
 /* ---- what the other parts ask ---- */
 
-bool gp_inj_win_watching(void)
+bool gp__inj_win_watching(void)
 {
-	return atomic_load_explicit(&g_watch, memory_order_relaxed);
+	struct gp__inj_win *w = &g_win;
+
+	return atomic_load_explicit(&w->watch, memory_order_relaxed);
 }
 
-bool gp_inj_win_profiler_api(void)
+bool gp__inj_win_profiler_api(void)
 {
-	return atomic_load(&g_prof_api) != 0;
+	struct gp__inj_win *w = &g_win;
+
+	return atomic_load(&w->prof_api) != 0;
 }
 
-long gp_inj_win_warm(int64_t ts)
+long gp__inj_win_warm(int64_t ts)
 {
-	size_t n = atomic_load(&g_nwarm);
+	struct gp__inj_win *w = &g_win;
+
+	size_t n = atomic_load(&w->nwarm);
 
 	/* newest first; an interval that ended before @p ts ends the search */
 	for (size_t i = n; i-- > 0;) {
-		if (ts >= g_warm_e[i])
+		if (ts >= w->warm_e[i])
 			break;
-		if (ts >= g_warm_s[i])
+		if (ts >= w->warm_s[i])
 			return (long)i;
 	}
 	return -1;
 }
 
-size_t gp_inj_win_nwarm(void)
+size_t gp__inj_win_nwarm(void)
 {
-	return atomic_load(&g_nwarm);
+	struct gp__inj_win *w = &g_win;
+
+	return atomic_load(&w->nwarm);
 }
 
-void gp_inj_win_cuda_ready(void)
+struct gp__inj_win *gp__inj_win_lock(void)
 {
 	pthread_mutex_lock(&g_mu);
-	W.cuda_ready = true;
-	if (!W.any || W.cupti)
-		gp_inj_cupti_attach();
+	return &g_win;
+}
+
+void gp__inj_win_unlock(struct gp__inj_win *w)
+{
+	(void)w;
 	pthread_mutex_unlock(&g_mu);
 }
 
-int64_t gp_inj_win_next_edge(void)
+int gp__inj_win_new(struct gp__inj_win **out)
 {
-	int64_t now = (int64_t)gp_inj_now(), e = -1;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -1;
+}
 
-	if (!W.timed)
+void gp__inj_win_free(struct gp__inj_win *w)
+{
+	if (!w || w == &g_win)
+		return;
+	free(w->range_name);
+	free(w->iter_name);
+	free(w);
+}
+
+int64_t gp__inj_win_next_edge(int64_t now)
+{
+	struct gp__inj_win *w = &g_win;
+
+	int64_t e = -1;
+
+	if (!w->timed)
 		return -1;
 	pthread_mutex_lock(&g_mu);
-	if (now < W.gate_on)
-		e = W.gate_on - now;
-	else if (now < W.gate_off && W.gate_off != INT64_MAX)
-		e = W.gate_off - now;
+	if (now < w->gate_on)
+		e = w->gate_on - now;
+	else if (now < w->gate_off && w->gate_off != INT64_MAX)
+		e = w->gate_off - now;
 	pthread_mutex_unlock(&g_mu);
 	return e;
 }
 
-void gp_inj_win_tick(void)
-{
-	int64_t now;
-
-	if (!W.timed)
-		return;
-	now = (int64_t)gp_inj_now();
-	pthread_mutex_lock(&g_mu);
-	apply(now >= W.gate_off ? GP_WIN_DURATION : GP_WIN_START);
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_exit(void)
-{
-	pthread_mutex_lock(&g_mu);
-	if (W.any && W.rec) {
-		W.rec = false;
-		put_window((int64_t)gp_inj_now(), false, GP_WIN_EXIT);
-	}
-	pthread_mutex_unlock(&g_mu);
-}
-
 /* ---- NVTX and CUPTI events ---- */
 
-bool gp_inj_win_match(const char *msg, size_t n, unsigned *which)
+bool gp__inj_win_match(const char *msg, size_t n, unsigned *which)
 {
+	struct gp__inj_win *w = &g_win;
+
 	*which = 0;
 	if (!msg)
 		return false;
-	if (W.range_name && strlen(W.range_name) == n && !memcmp(W.range_name, msg, n))
+	if (w->range_name && strlen(w->range_name) == n && !memcmp(w->range_name, msg, n))
 		*which |= GP_WIN_M_RANGE;
-	if (W.iter_name && strlen(W.iter_name) == n && !memcmp(W.iter_name, msg, n))
+	if (w->iter_name && strlen(w->iter_name) == n && !memcmp(w->iter_name, msg, n))
 		*which |= GP_WIN_M_ITER;
 	return *which != 0;
 }
 
-static void iter_begin(void)
+static void iter_begin(struct gp__inj_win *w, struct gp__inj_win_out *o, int64_t now)
 {
-	W.phase = phase_of(W.iter);
-	apply(GP_WIN_SCHEDULE);
+	w->phase = phase_of(w, w->iter);
+	apply(w, o, now, GP_WIN_SCHEDULE);
 }
 
-static void iter_end(void)
+static void iter_end(struct gp__inj_win *w, struct gp__inj_win_out *o, int64_t now)
 {
-	W.iter++;
-	W.phase = phase_of(W.iter); /* between iterations: the next one's state */
-	apply(GP_WIN_SCHEDULE);
+	w->iter++;
+	w->phase = phase_of(w, w->iter); /* between iterations: the next one's state */
+	apply(w, o, now, GP_WIN_SCHEDULE);
 }
 
-void gp_inj_win_begin(unsigned which)
+/* ---- the step ---- */
+
+void gp__inj_win_step(struct gp__inj_win *w, enum gp__inj_win_ev ev, unsigned which, int64_t now,
+                      struct gp__inj_win_out *o)
 {
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth++ == 0)
-		apply(GP_WIN_NVTX);
-	if ((which & GP_WIN_M_ITER) && W.sched) {
-		if (W.mark_iter) { /* ranges and marks mixed: a range ends a mark's iteration */
-			W.mark_iter = false;
-			iter_end();
+	o->n = 0;
+	switch (ev) {
+	case GP_INJ_WIN_INIT:
+		init(w, o, now);
+		break;
+	case GP_INJ_WIN_CUDA_READY:
+		w->cuda_ready = true;
+		if (!w->any || w->cupti)
+			act(o, GP_INJ_WIN_ATTACH);
+		break;
+	case GP_INJ_WIN_TICK:
+		if (w->timed)
+			apply(w, o, now, now >= w->gate_off ? GP_WIN_DURATION : GP_WIN_START);
+		break;
+	case GP_INJ_WIN_EXIT:
+		if (w->any && w->rec) {
+			w->rec = false;
+			act_record(o, now, false, GP_WIN_EXIT, false);
 		}
-		if (W.iter_depth++ == 0)
-			iter_begin();
+		break;
+	case GP_INJ_WIN_BEGIN:
+		if ((which & GP_WIN_M_RANGE) && w->range_nvtx && w->range_depth++ == 0)
+			apply(w, o, now, GP_WIN_NVTX);
+		if ((which & GP_WIN_M_ITER) && w->sched) {
+			if (w->mark_iter) { /* ranges and marks mixed: a range ends a mark's
+				              iteration */
+				w->mark_iter = false;
+				iter_end(w, o, now);
+			}
+			if (w->iter_depth++ == 0)
+				iter_begin(w, o, now);
+		}
+		break;
+	case GP_INJ_WIN_END:
+		if ((which & GP_WIN_M_RANGE) && w->range_nvtx && w->range_depth > 0 &&
+		    --w->range_depth == 0)
+			apply(w, o, now, GP_WIN_NVTX);
+		if ((which & GP_WIN_M_ITER) && w->sched && w->iter_depth > 0 &&
+		    --w->iter_depth == 0)
+			iter_end(w, o, now);
+		break;
+	case GP_INJ_WIN_MARK:
+		if ((which & GP_WIN_M_ITER) && w->sched && w->iter_depth == 0) {
+			if (w->mark_iter)
+				iter_end(w, o, now);
+			w->mark_iter = true;
+			iter_begin(w, o, now);
+		}
+		break;
+	case GP_INJ_WIN_PROF_START:
+	case GP_INJ_WIN_PROF_STOP:
+		if (atomic_load(&w->prof_api) && w->prof_on != (ev == GP_INJ_WIN_PROF_START)) {
+			w->prof_on = ev == GP_INJ_WIN_PROF_START;
+			apply(w, o, now, GP_WIN_PROFILER_API);
+		}
+		break;
 	}
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_end(unsigned which)
-{
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_RANGE) && W.range_nvtx && W.range_depth > 0 && --W.range_depth == 0)
-		apply(GP_WIN_NVTX);
-	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth > 0 && --W.iter_depth == 0)
-		iter_end();
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_mark(unsigned which)
-{
-	pthread_mutex_lock(&g_mu);
-	t_event = true;
-	if ((which & GP_WIN_M_ITER) && W.sched && W.iter_depth == 0) {
-		if (W.mark_iter)
-			iter_end();
-		W.mark_iter = true;
-		iter_begin();
-	}
-	t_event = false;
-	pthread_mutex_unlock(&g_mu);
-}
-
-void gp_inj_win_profiler(bool start)
-{
-	pthread_mutex_lock(&g_mu);
-	if (atomic_load(&g_prof_api) && W.prof_on != start) {
-		W.prof_on = start;
-		apply(GP_WIN_PROFILER_API);
-	}
-	pthread_mutex_unlock(&g_mu);
 }
