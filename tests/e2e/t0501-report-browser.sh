@@ -94,12 +94,20 @@ import cdp, reportpage
 DOM = open(os.path.join(E, "report-dom.js")).read()
 
 def fmt_ns(ns):
-    a = abs(ns)
-    sg = "-" if ns < 0 else ""
-    if a >= 1e9: return "%s%.3f s" % (sg, a / 1e9)
-    if a >= 1e6: return "%s%.3f ms" % (sg, a / 1e6)
-    if a >= 1e3: return "%s%.3f \u00b5s" % (sg, a / 1e3)
-    return "%s%.0f ns" % (sg, a)
+    # the one duration policy of the terminal (src/lib/text/num.c): four significant
+    # digits, the unit chosen after rounding
+    v = float(round(ns))
+    a = abs(v)
+    if a < 1e3: return "%.0f ns" % v
+    units = [(1e3, "\u00b5s"), (1e6, "ms"), (1e9, "s")]
+    i = 0
+    while i < 2 and a >= units[i + 1][0]: i += 1
+    x = v / units[i][0]
+    a = abs(x)
+    if a < 9.9995: return "%.3f %s" % (x, units[i][1])
+    if a < 99.995: return "%.2f %s" % (x, units[i][1])
+    if a < 999.95 or i == 2: return "%.1f %s" % (x, units[i][1])
+    return "%.3f %s" % (x / 1e3, units[i + 1][1])
 
 def close(a, b):
     return a is not None and b is not None and math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)

@@ -91,15 +91,21 @@
     return arr(v).filter(function (x) { return x !== null && typeof x === 'object' && !Array.isArray(x); });
   }
 
+  /* durations, bytes and rates as the terminal prints them (src/lib/text/num.c): four
+     significant digits, the unit chosen after rounding, so never "1000.0 µs" */
   function fmtNs(ns) {
-    var a, sg;
+    var u = [[1e3, '\u00b5s'], [1e6, 'ms'], [1e9, 's']], v, a, i = 0, x;
     if (!num(ns)) return '-';
-    a = Math.abs(ns);
-    sg = ns < 0 ? '-' : '';
-    if (a >= 1e9) return sg + (a / 1e9).toFixed(3) + ' s';
-    if (a >= 1e6) return sg + (a / 1e6).toFixed(3) + ' ms';
-    if (a >= 1e3) return sg + (a / 1e3).toFixed(3) + ' \u00b5s';
-    return sg + a.toFixed(0) + ' ns';
+    v = Math.round(ns) + 0;
+    a = Math.abs(v);
+    if (a < 1e3) return v.toFixed(0) + ' ns';
+    while (i < 2 && a >= u[i + 1][0]) i++;
+    x = v / u[i][0];
+    a = Math.abs(x);
+    if (a < 9.9995) return x.toFixed(3) + ' ' + u[i][1];
+    if (a < 99.995) return x.toFixed(2) + ' ' + u[i][1];
+    if (a < 999.95 || i === 2) return x.toFixed(1) + ' ' + u[i][1];
+    return (x / 1e3).toFixed(3) + ' ' + u[i + 1][1];
   }
 
   /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
@@ -108,14 +114,14 @@
   }
 
   function fmtBytes(b) {
-    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], a, k = 0;
+    var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'], a, k = 0;
     if (!num(b)) return '-';
     a = Math.abs(b);
-    while (a >= 1024 && k < 4) {
+    while (k < 5 && a >= (k ? 1023.95 : 1023.5)) {
       a /= 1024;
       k++;
     }
-    return (b < 0 ? '-' : '') + (k ? a.toFixed(2) : a.toFixed(0)) + ' ' + u[k];
+    return (b < 0 ? '-' : '') + (k ? a.toFixed(1) : a.toFixed(0)) + ' ' + u[k];
   }
 
   function fmtInt(n) {
@@ -136,7 +142,8 @@
 
   function fmtRate(v) {
     if (!num(v)) return '-';
-    return Math.abs(v) >= 100 ? fmtInt(v) : v.toFixed(2);
+    var a = Math.abs(v);
+    return v.toFixed(a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0);
   }
 
   /* the formatter for a JSON key by its suffix (report-schema.md's conventions) */
