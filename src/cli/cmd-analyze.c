@@ -20,7 +20,9 @@
 static const char usage_text[] =
     "usage: gpuprof analyze [options] PATH...\n"
     "\n"
-    "PATH: a PyTorch profiler trace (.json, .json.gz) or a directory of them\n"
+    "PATH: a PyTorch profiler trace (.json, .json.gz; '-' for standard input), a directory of\n"
+    "them (one per rank), a capture (.gpcap), a metrics timeline (gpuprof top --record,\n"
+    "metrics.jsonl) or a run directory of 'gpuprof run'\n"
     "\n"
     "    --json            write the report as JSON (schema gpuprof.analyze/1)\n"
     "    -o, --output FILE write to FILE (atomically) instead of standard output\n"
@@ -56,6 +58,56 @@ static void salvage_warnings(const struct gp_value *report)
 	}
 }
 
+/* what the library left out or found doubtful (files skipped, ranks claimed twice) */
+static void report_warnings(const struct gp_value *report)
+{
+	const struct gp_value *w = gp_obj_get(report, "warnings");
+	size_t i;
+
+	for (i = 0; i < gp_value_len(w); i++)
+		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
+}
+
+/*
+ * A run directory without a capture: the run as run.json tells it, and why
+ * there is no GPU timeline, before the metrics.
+ */
+static void print_run(FILE *f, const struct gp_value *report)
+{
+	const struct gp_value *run = gp_obj_get(report, "run");
+	const struct gp_value *cmd = gp_obj_get(run, "command");
+	const char *why = gp_value_get_str(gp_obj_get(report, "no_gpu_timeline"));
+	const char *sig = gp_value_get_str(gp_obj_get(run, "exit_signal"));
+	const char *host = gp_value_get_str(gp_obj_get(run, "hostname"));
+	int64_t code, wall;
+	size_t i;
+
+	if (gp_value_type(run) != GP_VALUE_OBJECT)
+		return;
+	fputs("run      ", f);
+	for (i = 0; i < gp_value_len(cmd) && i < 32; i++)
+		fprintf(f, " %s",
+		        gp_value_get_str(gp_arr_get(cmd, i)) ? gp_value_get_str(gp_arr_get(cmd, i))
+		                                             : "?");
+	fputs("\n         ", f);
+	if (sig)
+		fprintf(f, " killed by %s", sig);
+	else if (gp_value_get_int(gp_obj_get(run, "exit_code"), &code))
+		fprintf(f, " exit status %lld", (long long)code);
+	else
+		fprintf(f, " state %s",
+		        gp_value_get_str(gp_obj_get(run, "state"))
+		            ? gp_value_get_str(gp_obj_get(run, "state"))
+		            : "unknown");
+	if (gp_value_get_int(gp_obj_get(run, "wall_ns"), &wall))
+		fprintf(f, "   duration %.3f s", (double)wall / 1e9);
+	if (host)
+		fprintf(f, "   host %s", host);
+	fputc('\n', f);
+	if (why)
+		fprintf(f, "no GPU timeline: %s\n", why);
+}
+
 /* the terminal's width when printing to one, else $COLUMNS, else 100; within 60..200 */
 static int output_width(bool to_stdout)
 {
@@ -79,6 +131,7 @@ static int render_human(const struct gp_value *report, size_t top, bool to_stdou
 
 	if (!f)
 		return error("out of memory");
+	print_run(f, report);
 	gp_print_report(f, report, &po);
 	if (fclose(f))
 		return error("out of memory");
@@ -169,8 +222,10 @@ int cmd_analyze(int argc, const char **argv)
 
 		return error("%s", msg && *msg ? msg : gp_strerror(rc));
 	}
-	if (!quiet)
+	if (!quiet) {
 		salvage_warnings(report);
+		report_warnings(report);
+	}
 
 	if (json) {
 		rc = gp_value_to_json(report, GP_JSON_PRETTY, &text, &len);

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/capfmt.h"
+#include "source/capfmt.h"
 
 #define GP_INJ_EXPORT __attribute__((visibility("default")))
 

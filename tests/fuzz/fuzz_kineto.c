@@ -17,7 +17,7 @@
 
 #include "gpuprof/trace.h"
 #include "gpuprof/value.h"
-#include "trace/input.h"
+#include "source/kineto.h"
 #include "trace/model.h"
 
 /* a digest of what the reader kept: counts and every event's columns */

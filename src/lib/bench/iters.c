@@ -19,12 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bench/bench-int.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
-#include "trace/input.h"
+#include "source/source.h"
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/sort.h"
@@ -316,17 +315,18 @@ out:
 	return rc;
 }
 
-static int add_file(struct gp_bench *b, const char *path, int64_t order, bool several,
+static int add_file(struct gp_bench *b, const struct gp__src *src, int64_t order, bool several,
                     const struct gp_bench_iter_opts *o)
 {
 	struct gp_open_opts oo = { .size = sizeof(oo) };
+	const char *path = src->is_stdin ? "<stdin>" : src->path;
 	struct gp_trace *t = NULL;
 	int64_t rank;
 	int rc;
 
-	if ((rc = gp_trace_open(path, &oo, &t)))
+	if ((rc = gp__src_open_trace(src, &oo, &t)))
 		return rc;
-	rank = t->rank >= 0 ? t->rank : gp__rank_from_name(path);
+	rank = t->rank >= 0 ? t->rank : src->rank;
 	if (rank < 0)
 		rank = order;
 	if (o->only_rank >= 0 && rank != o->only_rank)
@@ -360,41 +360,31 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
                               const struct gp_bench_iter_opts *opts)
 {
 	struct gp_bench_iter_opts o = { .size = sizeof(o), .only_rank = -1 };
-	char **files = NULL;
-	size_t nfiles = 0, cap = 0, i;
+	struct gp__srcs srcs;
+	size_t i, k = 0, ntraces;
 	int rc = 0;
 
+	memset(&srcs, 0, sizeof(srcs));
 	if (!b || !paths || !n)
 		return gp__error(GP_EINVAL, "no input");
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	for (i = 0; i < n; i++) {
-		struct stat st;
-		char **list = NULL;
-		size_t nl = 0;
-
+	for (i = 0; i < n; i++)
 		GP_TRY(gp_bench_source_arg(b, paths[i]));
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			GP_TRY(gp__trace_list(paths[i], &list, &nl));
-		} else {
-			if (!(list = gp__calloc(1, sizeof(*list))) ||
-			    !(list[0] = gp__strdup(paths[i]))) {
-				gp__free(list);
-				GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-			}
-			nl = 1;
-		}
-		if (gp__grow((void **)&files, &cap, nfiles + nl, sizeof(*files))) {
-			gp__trace_list_free(list, nl);
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		}
-		memcpy(files + nfiles, list, nl * sizeof(*list));
-		nfiles += nl;
-		gp__free(list);
-	}
-	for (i = 0; i < nfiles; i++)
-		GP_TRY(add_file(b, files[i], (int64_t)i, nfiles > 1, &o));
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	/* a run directory's run.json and metrics hold no iterations */
+	GP_TRY(gp__srcs_keep(&srcs,
+	                     1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE | 1u << GP_SRC_RUN_DIR |
+	                         1u << GP_SRC_METRICS,
+	                     "bench"));
+	ntraces = gp__srcs_count(&srcs, GP_SRC_KINETO) + gp__srcs_count(&srcs, GP_SRC_CAPTURE);
+	if (!ntraces)
+		GP_TRY(gp__error(GP_ENOENT, "'%s': no trace or capture to take iterations from",
+		                 paths[0]));
+	for (i = 0; i < srcs.n; i++)
+		if (srcs.v[i].kind == GP_SRC_KINETO || srcs.v[i].kind == GP_SRC_CAPTURE)
+			GP_TRY(add_file(b, &srcs.v[i], (int64_t)k++, ntraces > 1, &o));
 out:
-	gp__trace_list_free(files, nfiles);
+	gp__srcs_release(&srcs);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "gpuprof/compare.h"
 #include "gpuprof/stats.h"
 #include "gpuprof/value.h"
@@ -98,16 +99,12 @@ double gp__cmp_mean(const double *x, size_t n);
 /** 100 (n - b) / b; NaN when b is 0 or either is not finite. */
 double gp__cmp_pct(double b, double n);
 
-/* bench.c */
+/* bench.c (gp__cmp_check_bench() in check.h) */
 
-/** Checks that @p v is a usable "gpuprof.bench/1" tree; errors name @p label and the field. */
-int gp__cmp_check_bench(const struct gp_value *v, const char *label);
 int gp__cmp_bench(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
-/* report.c */
+/* report.c (gp__cmp_check_report() in check.h) */
 
-/** Checks that @p v is a usable "gpuprof.analyze/1" tree; errors name @p label and the field. */
-int gp__cmp_check_report(const struct gp_value *v, const char *label);
 int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
 /* table.c */
@@ -137,16 +134,5 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 
 /** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
 int gp__cmp_tree_kind(const struct gp_value *v);
-
-/**
- * Whether the file @p path (gzip or not) starts like a gpuprof JSON document
- * (a "schema" of "gpuprof.*", "gpuprof_version", "series" or "ranks" among
- * its first top-level keys) rather than a trace: *@p is_doc.
- * @return 0, or GP_ENOENT, GP_EIO, GP_ENOMEM naming the file.
- */
-int gp__doc_sniff(const char *path, bool *is_doc);
-
-/** Reads and parses the gpuprof JSON document @p path whole (at most 1 GiB); errors name it. */
-int gp__doc_read(const char *path, struct gp_value **out);
 
 #endif

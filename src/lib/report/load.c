@@ -24,12 +24,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compare/compare-int.h"
+#include "analyze/analyze-srcs.h"
+#include "compare/check.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
 #include "gpuprof/report.h"
-#include "trace/input.h"
+#include "source/source.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/value-int.h"
@@ -427,45 +428,13 @@ static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *k
 	return gp__error(GP_EFORMAT, "'%s': no \"schema\": not a gpuprof document", path);
 }
 
-/* a directory: gpuprof documents (bench results or reports) or traces */
-static int dir_has_docs(const char *dir, bool *docs)
+static bool is_doc(enum gp__src_kind k)
 {
-	char **files = NULL;
-	size_t n = 0, i;
-	bool d;
-	int rc;
-
-	*docs = false;
-	rc = gp__trace_list(dir, &files, &n);
-	if (rc == GP_ENOENT) {
-		gp_clear_error();
-		return 0;
-	}
-	for (i = 0; !rc && i < n && !*docs; i++)
-		if (!(rc = gp__doc_sniff(files[i], &d)))
-			*docs = d;
-	gp__trace_list_free(files, n);
-	return rc;
+	return k == GP_SRC_ANALYZE || k == GP_SRC_BENCH || k == GP_SRC_COMPARE || k == GP_SRC_DOC;
 }
 
-/* run.json of a `gpuprof run` directory, or NULL (unreadable: left out, the analysis says) */
-static struct gp_value *read_run_json(const char *dir)
-{
-	struct gp_value *v = NULL;
-	struct gp_buf p;
-
-	gp_buf_init(&p, 0);
-	if (gp_buf_addf(&p, "%s/run.json", dir) == 0 && access(p.buf, R_OK) == 0 &&
-	    gp__doc_read(p.buf, &v) != 0) {
-		gp_clear_error();
-		v = NULL;
-	}
-	gp_buf_release(&p);
-	return v;
-}
-
-static int analyze_paths(const char *const *paths, size_t n, const struct gp_report_opts *o,
-                         struct gp_value **out)
+static int analyze_srcs(struct gp__srcs *srcs, const struct gp_report_opts *o,
+                        struct gp_value **out)
 {
 	struct gp_analyze_opts ao;
 
@@ -475,52 +444,47 @@ static int analyze_paths(const char *const *paths, size_t n, const struct gp_rep
 	ao.salvage = o->salvage;
 	ao.threads = o->threads;
 	ao.only_rank = o->rank;
-	return gp_analyze_paths(paths, n, &ao, out);
+	return gp__analyze_srcs(srcs, &ao, out);
 }
 
-/* the document of the inputs and its kind; *@p analysed: made from traces here */
-static int load_doc(const char *const *paths, size_t n, const struct gp_report_opts *o,
-                    struct gp_value **doc, enum doc_kind *kind, bool *analysed,
-                    struct gp_value **run)
+/* the document of the inputs @p srcs and its kind; *@p analysed: made from traces here */
+static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
+                    const struct gp_report_opts *o, struct gp_value **doc, enum doc_kind *kind,
+                    bool *analysed, struct gp_value **run)
 {
-	struct stat st;
-	bool is_doc = false;
+	size_t i, ndoc = 0;
+	bool dir;
 	int rc;
 
 	*analysed = true;
 	*kind = DOC_ANALYZE;
 	if (n != 1)
-		return analyze_paths(paths, n, o, doc);
-	if (stat(paths[0], &st)) {
-		int e = errno;
-
-		return gp__error(e == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", paths[0],
-		                 strerror(e));
-	}
-	if (S_ISDIR(st.st_mode)) {
+		return analyze_srcs(srcs, o, doc);
+	for (i = 0; i < srcs->n; i++)
+		ndoc += is_doc(srcs->v[i].kind);
+	dir = srcs->n && (srcs->v[0].from_dir || srcs->v[0].kind == GP_SRC_RUN_DIR);
+	if (dir) {
 		struct gp_compare_opts co;
 		enum gp_compare_input k;
 
-		if ((rc = dir_has_docs(paths[0], &is_doc)))
-			return rc;
-		if (!is_doc) {
-			*run = read_run_json(paths[0]);
-			return analyze_paths(paths, n, o, doc);
+		if (!ndoc) {
+			if (gp__srcs_count(srcs, GP_SRC_RUN_DIR) &&
+			    (rc = gp__run_json_read(paths[0], run)))
+				return rc;
+			return analyze_srcs(srcs, o, doc);
 		}
 		memset(&co, 0, sizeof(co));
 		co.size = sizeof(co);
 		co.rank = o->rank;
 		co.threads = o->threads;
-		if ((rc = gp_compare_load(paths[0], &co, &k, doc)))
+		if ((rc = gp__cmp_load_srcs(paths[0], srcs, &co, &k, doc)))
 			return rc;
 		*analysed = false;
 		*kind = k == GP_COMPARE_BENCH ? DOC_BENCH : DOC_ANALYZE;
 		return 0;
 	}
-	if ((rc = gp__doc_sniff(paths[0], &is_doc)))
-		return rc;
-	if (!is_doc)
-		return analyze_paths(paths, n, o, doc);
+	if (!ndoc)
+		return analyze_srcs(srcs, o, doc);
 	*analysed = false;
 	if ((rc = gp__doc_read(paths[0], doc)))
 		return rc;
@@ -576,10 +540,12 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	struct gp_report_opts o = { .size = sizeof(o), .rank = -1 };
 	struct gp_value *doc = NULL, *run = NULL;
 	enum doc_kind kind = DOC_ANALYZE;
+	struct gp__srcs srcs;
 	bool analysed = false;
 	size_t i;
 	int rc;
 
+	memset(&srcs, 0, sizeof(srcs));
 	if (!out || !paths || n == 0)
 		return gp__error(GP_EINVAL, "gp_report_load: no input");
 	*out = NULL;
@@ -592,7 +558,8 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	for (i = 0; i < n; i++)
 		if (!paths[i])
 			return gp__error(GP_EINVAL, "gp_report_load: NULL path");
-	if ((rc = load_doc(paths, n, &o, &doc, &kind, &analysed, &run)))
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	if ((rc = load_doc(paths, n, &srcs, &o, &doc, &kind, &analysed, &run)))
 		goto out;
 	if (kind == DOC_ANALYZE && !analysed) {
 		if (o.top)
@@ -607,5 +574,6 @@ out:
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(doc);
 	gp_value_free(run);
+	gp__srcs_release(&srcs);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader.c - a capture file (docs/capture-format.md) into the trace model,
+ * capture.c - a capture file (docs/capture-format.md) into the trace model,
  * so that every analysis of a Kineto trace runs on it unchanged.
  *
  * Mapping: kernels, copies and memsets go on GPU tracks (pid = device, tid =

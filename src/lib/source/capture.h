@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * capture.h - reading capture files (capfmt.h) into the trace model; called
- * by gp_trace_open() and gp_trace_open_mem() when the content starts with
- * the capture magic.
+ * by gp_trace_open() and gp_trace_open_mem() (open.c) when the content starts
+ * with the capture magic.
  */
-#ifndef GP_CAPTURE_H
-#define GP_CAPTURE_H
+#ifndef GP_SOURCE_CAPTURE_H
+#define GP_SOURCE_CAPTURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
