@@ -19,17 +19,6 @@
 #include "gpuprof/bench.h"
 #include "source/source.h"
 
-int gp__cmp_tree_kind(const struct gp_value *v)
-{
-	enum gp__src_kind k = gp__doc_kind(v);
-
-	if (k == GP_SRC_BENCH)
-		return GP_COMPARE_BENCH;
-	if (k == GP_SRC_ANALYZE)
-		return GP_COMPARE_REPORT;
-	return -1;
-}
-
 /* "'path'": how errors and warnings name a file */
 static char *quoted(const char *path)
 {
