@@ -22,8 +22,9 @@
 static const char usage_text[] =
     "usage: gpuprof report [options] PATH... [-o FILE]\n"
     "\n"
-    "PATH: a 'gpuprof run' directory, PyTorch profiler traces (.json, .json.gz), a capture\n"
-    "(.gpcap), a directory of per-rank traces, or the JSON of analyze, bench or compare\n"
+    "PATH: a 'gpuprof run' directory, PyTorch profiler traces (.json, .json.gz; '-' for\n"
+    "standard input), a capture (.gpcap), a directory of per-rank traces, a metrics timeline\n"
+    "(gpuprof top --record, metrics.jsonl), or the JSON of analyze, bench or compare\n"
     "\n"
     "    -o, --output FILE   the HTML file (default: PATH's name with .report.html, beside\n"
     "                        PATH); '-' writes to standard output\n"
@@ -99,6 +100,11 @@ int cmd_report(int argc, const char **argv)
 	rc = gp_report_load(argv + optind, (size_t)(argc - optind), &opts, &page);
 	if (!rc)
 		rc = gp_report_html(page, &html, &len);
+	/* what the inputs' reading left out or found doubtful (files skipped, ranks claimed twice)
+	 */
+	for (size_t i = 0; !rc && !quiet && i < gp_value_len(gp_value_path(page, "doc/warnings"));
+	     i++)
+		warning("%s", gp_value_get_str(gp_arr_get(gp_value_path(page, "doc/warnings"), i)));
 	gp_value_free(page);
 	if (rc) {
 		const char *msg = gp_last_error();

@@ -25,6 +25,7 @@
 #include "gpuprof/bench.h"
 #include "source/source.h"
 #include "trace/model.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/sort.h"
 
@@ -225,6 +226,50 @@ out:
 	return rc;
 }
 
+#define NAMES_LISTED 12 /* names an error lists at most */
+
+/*
+ * Appends the distinct names of the trace's ranges (@p marks false) or marks
+ * to @p b, "a, b, c", at most NAMES_LISTED then how many more; "none".
+ */
+static int names_list(const struct gp_trace *t, bool marks, struct gp_buf *b)
+{
+	struct gp_u64map seen;
+	size_t i, k = 0;
+	int rc;
+
+	if ((rc = gp_u64map_init(&seen, 64)))
+		return rc;
+	for (i = 0; i < t->ev.n; i++) {
+		bool mark = (t->ev.flags[i] & GP_EVF_MARK) != 0;
+		uint32_t id = t->ev.name[i];
+		uint64_t v;
+		size_t before;
+
+		if (marks != mark || (!marks && t->ev.kind[i] != GP_K_USER_ANNOTATION))
+			continue;
+		/* a capture's range in a named domain answers to its message too */
+		if (gp_u64map_get(&t->nvtx_names, id, &v) == 1)
+			id = (uint32_t)v;
+		before = seen.n;
+		if ((rc = gp_u64map_put_new(&seen, id, 0, NULL)))
+			goto out;
+		if (seen.n == before)
+			continue;
+		if (k < NAMES_LISTED)
+			GP_TRY(
+			    gp_buf_addf(b, "%s'%s'", k ? ", " : "", gp_strtab_get(&t->strs, id)));
+		k++;
+	}
+	if (k > NAMES_LISTED)
+		GP_TRY(gp_buf_addf(b, " and %zu more", k - NAMES_LISTED));
+	if (!k)
+		GP_TRY(gp_buf_addstr(b, "none"));
+out:
+	gp_u64map_release(&seen);
+	return rc;
+}
+
 /* the complete ProfilerStep#N steps of the analysis */
 static int from_steps(const struct gp_trace *t, int64_t rank, struct iters *it)
 {
@@ -276,15 +321,25 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 		GP_TRY(from_steps(t, rank, &it));
 	}
 	if (!it.n) {
+		struct gp_buf nb;
+
+		gp_buf_init(&nb, 0);
+		if ((o->frame_mark || o->iter_range) && (rc = names_list(t, o->frame_mark, &nb))) {
+			gp_buf_release(&nb);
+			goto out;
+		}
 		if (o->frame_mark)
-			rc = gp__error(GP_ENOENT, "%s: fewer than two marks '%s'", path, what);
+			rc = gp__error(GP_ENOENT, "%s: fewer than two marks '%s' (marks: %s)", path,
+			               what, nb.buf);
 		else if (o->iter_range)
-			rc = gp__error(GP_ENOENT, "%s: no range '%s'", path, what);
+			rc = gp__error(GP_ENOENT, "%s: no range '%s' (ranges: %s)", path, what,
+			               nb.buf);
 		else
 			rc = gp__error(GP_ENOENT,
 			               "%s: no complete ProfilerStep#N: name the iterations with "
 			               "--iter-range NAME or --frame-mark NAME",
 			               path);
+		gp_buf_release(&nb);
 		goto out;
 	}
 	if (o->warmup >= it.n)

@@ -191,6 +191,43 @@ out:
 	return rc;
 }
 
+/*
+ * A run directory without a capture (the report's "run" and
+ * "no_gpu_timeline"): env.run_end, how the run ended ("exit status 0 after
+ * 0.345 s"), and env.no_gpu_timeline, why there is no GPU timeline. Nothing
+ * for any other report.
+ */
+static int run_end(const struct gp_value *doc, struct gp_value *env)
+{
+	const struct gp_value *run = gp_obj_get(doc, "run");
+	const char *sig = get_str(run, "exit_signal");
+	int64_t code, wall;
+	struct gp_buf b;
+	int rc = 0;
+
+	if (gp_value_type(run) != GP_VALUE_OBJECT)
+		return 0;
+	gp_buf_init(&b, 0);
+	if (sig)
+		GP_TRY(gp_buf_addf(&b, "killed by %s", sig));
+	else if (gp_value_get_int(gp_obj_get(run, "exit_code"), &code))
+		GP_TRY(gp_buf_addf(&b, "exit status %lld", (long long)code));
+	else
+		GP_TRY(
+		    gp_buf_addf(&b, "%s", get_str(run, "state") ? get_str(run, "state") : "ended"));
+	if (gp_value_get_int(gp_obj_get(run, "wall_ns"), &wall))
+		GP_TRY(gp_buf_addf(&b, " after %.3f s", (double)wall / 1e9));
+	GP_TRY(set_buf(env, "run_end", &b));
+	GP_TRY(set_str_or_null(env, "no_gpu_timeline", get_str(doc, "no_gpu_timeline")));
+	if (!get_str(env, "command"))
+		GP_TRY(command_line(gp_obj_get(run, "command"), &b));
+	if (b.len)
+		GP_TRY(set_buf(env, "command", &b));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
 /* env of an analyze report; @p run is a run directory's run.json or NULL */
 static int env_analyze(const struct gp_value *doc, const struct gp_value *run, struct gp_value *env,
                        struct gp_value *gpus)
@@ -245,6 +282,7 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 	GP_TRY(command_line(run ? gp_obj_get(run, "command") : gp_obj_get(capture, "cmdline"), &b));
 	GP_TRY(set_buf(env, "command", &b));
 	GP_TRY(set_str_or_null(env, "date", get_str(run, "start_time")));
+	GP_TRY(run_end(doc, env));
 out:
 	gp_buf_release(&b);
 	return rc;
@@ -390,8 +428,17 @@ static int keep_rank(struct gp_value *doc, int64_t rank, const char *path)
 		if (gp_value_get_int(gp_obj_get(r, "rank"), &x) && x == rank)
 			GP_TRY(gp_arr_push(kept, gp_value_clone(r)));
 	}
-	if (gp_value_len(kept) == 0)
-		GP_TRY(gp__error(GP_EINVAL, "'%s': no rank %lld", path, (long long)rank));
+	if (gp_value_len(kept) == 0) {
+		struct gp_buf b;
+
+		gp_buf_init(&b, 0);
+		rc = gp__doc_ranks_list(doc, &b);
+		if (!rc)
+			rc = gp__error(GP_EINVAL, "'%s': no rank %lld (ranks: %s)", path,
+			               (long long)rank, b.buf);
+		gp_buf_release(&b);
+		goto out;
+	}
 	rc = gp_obj_set(doc, "ranks", kept);
 	kept = NULL;
 out:
@@ -467,7 +514,9 @@ static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
 		struct gp_compare_opts co;
 		enum gp_compare_input k;
 
-		if (!ndoc) {
+		/* traces beside documents are what the page shows; the documents are skipped */
+		if (!ndoc || gp__srcs_count(srcs, GP_SRC_KINETO) ||
+		    gp__srcs_count(srcs, GP_SRC_CAPTURE)) {
 			if (gp__srcs_count(srcs, GP_SRC_RUN_DIR) &&
 			    (rc = gp__run_json_read(paths[0], run)))
 				return rc;

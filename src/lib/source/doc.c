@@ -11,6 +11,7 @@
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
 #include "source.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #define DOC_MAX_BYTES ((size_t)1 << 30) /* a document larger than this is refused */
@@ -48,5 +49,23 @@ int gp__doc_read(const char *path, struct gp_value **out)
 		gp__error_prefix("'%s'", path);
 out:
 	gp__free(text);
+	return rc;
+}
+
+int gp__doc_ranks_list(const struct gp_value *doc, struct gp_buf *b)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	size_t i, k = 0;
+	int rc = 0;
+
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		int64_t x;
+
+		if (gp_value_get_int(gp_obj_get(gp_arr_get(ranks, i), "rank"), &x))
+			GP_TRY(gp_buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)x));
+	}
+	if (!k)
+		GP_TRY(gp_buf_addstr(b, "none"));
+out:
 	return rc;
 }

@@ -126,6 +126,15 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v);
 /** Reads and parses the gpuprof JSON document @p path whole (at most 1 GiB); errors name it. */
 int gp__doc_read(const char *path, struct gp_value **out);
 
+struct gp_buf;
+
+/**
+ * Appends the ranks of analyze report @p doc to @p b as "0, 1, 3" ("none"
+ * when it has none), for errors that say which ranks there are.
+ * @return 0 or GP_ENOMEM.
+ */
+int gp__doc_ranks_list(const struct gp_value *doc, struct gp_buf *b);
+
 /* ---- run.c: run.json of a `gpuprof run` directory ---- */
 
 /**
