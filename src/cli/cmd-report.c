@@ -94,6 +94,9 @@ int cmd_report(int argc, const char **argv)
 		fprintf(stderr, "gpuprof report: no input given\n%s", usage_text);
 		return GP_EXIT_USAGE;
 	}
+	/* standard input in, standard output out, unless -o says otherwise */
+	if (!output && argc - optind == 1 && strcmp(argv[optind], "-") == 0)
+		output = "-";
 	output =
 	    output_for("report", output, argv[optind], argc - optind, ".report.html", &derived);
 

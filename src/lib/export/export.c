@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export.c - gp_export_paths(): the inputs of `gpuprof export` (trace files,
- * capture files, directories of them, run directories) through the Chrome
+ * capture files, directories of them, run directories, metrics timelines,
+ * standard input; what each is comes from source/resolve.c) through the Chrome
  * writer (chrome.c), one trace in memory at a time, and the atomic output
  * file of gp_export_paths_to_file() (util/tempfile.c: registered, so that
  * the CLI's signal handlers remove it when an export is interrupted).
@@ -71,7 +72,7 @@ static int run_dir_metrics(struct gp_chrome_writer *w, const char *path, uint64_
 }
 
 GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_export_opts *opts,
-                           FILE *f, struct gp_export_stats *stats)
+                           gp_write_fn write, void *user, struct gp_export_stats *stats)
 {
 	struct gp_export_opts o = { .size = sizeof(o) };
 	struct gp_open_opts oo = { .size = sizeof(oo) };
@@ -90,8 +91,8 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 		return gp__error(GP_EINVAL, "export format %d is not supported", (int)o.format);
 	if (!n || !paths)
 		return gp__error(GP_EINVAL, "no input files");
-	if (!f)
-		return gp__error(GP_EINVAL, "no output file");
+	if (!write)
+		return gp__error(GP_EINVAL, "no write function");
 	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &in));
 	GP_TRY(gp__srcs_keep(&in,
 	                     1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE | 1u << GP_SRC_METRICS |
@@ -101,7 +102,7 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 
 	oo.salvage = o.salvage;
 	oo.threads = o.threads;
-	GP_TRY(gp_chrome_writer_new(f, &w));
+	GP_TRY(gp_chrome_writer_new(write, user, &w));
 	for (i = 0, k = 0; i < in.n; i++) {
 		struct gp_trace *t = NULL;
 		char label[64];
@@ -137,6 +138,17 @@ out:
 	return rc;
 }
 
+/* gp_write_fn over a stdio stream: the temporary file, or a FIFO or device */
+static int stream_write(const void *p, size_t n, void *user)
+{
+	errno = 0;
+	if (fwrite(p, 1, n, user) == n)
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
+}
+
 static int export_to_special(const char *const *paths, size_t n, const struct gp_export_opts *opts,
                              const char *out_path, struct gp_export_stats *stats)
 {
@@ -145,7 +157,7 @@ static int export_to_special(const char *const *paths, size_t n, const struct gp
 
 	if (!f)
 		return gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-	rc = gp_export_paths(paths, n, opts, f, stats);
+	rc = gp_export_paths(paths, n, opts, stream_write, f, stats);
 	e = fclose(f) ? errno : 0;
 	if (!rc && e)
 		rc = gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e));
@@ -173,7 +185,7 @@ GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
 	/* registered for the CLI's signal handlers: an interrupted export leaves nothing */
 	GP_TRY(gp_tempfile_create(out_path, &tmp));
 	GP_TRY(gp__tempfile_stream(tmp, &f));
-	GP_TRY(gp_export_paths(paths, n, opts, f, stats));
+	GP_TRY(gp_export_paths(paths, n, opts, stream_write, f, stats));
 	rc = gp_tempfile_commit(tmp);
 	tmp = NULL;
 out:
