@@ -71,6 +71,26 @@ expect_rc 1 analyze --rank 0 "$TMP/same"
 err_has "--rank 0 matches more than one input"
 err_one_line
 
+# -- the processes of a run without a launcher are processes (by pid), not ranks
+mkdir "$TMP/procs"
+python3 - "$TMP/procs" <<'PY'
+import struct, sys
+def rec(t, payload):
+    return struct.pack("<II", t, len(payload)) + payload + b"\0" * ((8 - len(payload) % 8) % 8)
+def nvtx(ts, tid, kind, msg=b""):
+    return rec(13, struct.pack("<qIB3xIIQII", ts, tid, kind, 0, 0, 0, 0, 0) + msg)
+end = rec(2, b'{"reason":"exit","mono_ns":0,"real_ns":0,"cupti_version":0}')
+for pid in (4242, 4343):
+    meta = b'{"schema":"gpuprof.capture/1","pid":%d}' % pid
+    body = b"GPCAPT\r\n" + struct.pack("<II", 1, 16) + rec(1, meta)
+    body += nvtx(1000, 1, 1, b"step") + nvtx(2000, 1, 2) + end
+    open("%s/capture-%d.gpcap" % (sys.argv[1], pid), "wb").write(body)
+PY
+expect_rc 0 analyze --json -o "$TMP/procs.json" "$TMP/procs"
+[ "$(json_get "$TMP/procs.json" '[r.get("label") for r in d["ranks"]]')" = "['process 4242', 'process 4343']" ] ||
+	fail "processes labelled by pid"
+[ -s "$ERR" ] && fail "processes numbered by order were taken for the same rank"
+
 # -- errors that say what does not exist list what does
 expect_rc 1 analyze --rank 7 "$TMP/ranks"
 err_has "no trace of rank 7 among the inputs (ranks: 0, 1)"
