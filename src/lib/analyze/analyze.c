@@ -261,7 +261,7 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 {
 	struct gp_open_opts oo = { .size = sizeof(oo) };
 	struct gp_trace *t = NULL;
-	int64_t hint = j->name_rank >= 0 ? j->name_rank : (int64_t)j->order, pid;
+	int64_t hint = j->name_rank >= 0 ? j->name_rank : (int64_t)j->order;
 
 	oo.salvage = opts->salvage;
 	/* a spare CPU also goes to reading the file (two halves, or gzip ahead) */
@@ -285,11 +285,10 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 		 * only its order, and the process is what it is (by pid).
 		 */
 		if (!j->rc && t->rank < 0 && j->name_rank < 0 && j->src->kind == GP_SRC_CAPTURE &&
-		    gp_value_get_int(gp_obj_get(gp_obj_get(t->meta, "gpuprof_capture"), "pid"),
-		                     &pid)) {
+		    j->src->pid > 0) {
 			char label[48];
 
-			snprintf(label, sizeof(label), "process %lld", (long long)pid);
+			snprintf(label, sizeof(label), "process %lld", (long long)j->src->pid);
 			if (gp_obj_set_str(j->val, "label", label))
 				j->rc = gp__error(GP_ENOMEM, "out of memory");
 		}

@@ -32,8 +32,7 @@
 static void trace_label(const struct gp_trace *t, const struct gp__src *in, size_t order, size_t n,
                         char *buf, size_t len)
 {
-	const struct gp_value *cap = gp_obj_get(t->meta, "gpuprof_capture");
-	int64_t r = t->rank, pid;
+	int64_t r = t->rank;
 
 	buf[0] = '\0';
 	if (n <= 1)
@@ -42,8 +41,8 @@ static void trace_label(const struct gp_trace *t, const struct gp__src *in, size
 		r = in->rank;
 	if (r >= 0)
 		snprintf(buf, len, "rank %lld", (long long)r);
-	else if (cap && gp_value_get_int(gp_obj_get(cap, "pid"), &pid))
-		snprintf(buf, len, "pid %lld", (long long)pid);
+	else if (in->pid > 0)
+		snprintf(buf, len, "pid %lld", (long long)in->pid);
 	else
 		snprintf(buf, len, "trace %zu", order);
 }

@@ -22,4 +22,11 @@ bool gp__capture_sniff(const void *p, size_t n);
 int gp__capture_open_mem(const void *p, size_t n, const char *name, const struct gp_open_opts *opts,
                          struct gp_trace **out);
 
+/**
+ * The META record (the process: pid, host, rank...) of the capture starting
+ * at @p p[0..n) when its first record is one and lies whole in it, parsed
+ * into *@p out; NULL otherwise (the reader says what is wrong). @return 0.
+ */
+int gp__capture_meta_peek(const void *p, size_t n, struct gp_value **out);
+
 #endif

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "source.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -170,6 +171,7 @@ void gp__srcs_release(struct gp__srcs *s)
 
 	for (i = 0; i < s->n; i++) {
 		gp__free(s->v[i].path);
+		gp__free(s->v[i].host);
 		gp__free(s->v[i].mem);
 	}
 	gp__free(s->v);
@@ -195,7 +197,42 @@ static int push(struct gp__srcs *s, enum gp__src_kind kind, char *path, size_t a
 	x->arg = arg;
 	x->from_dir = from_dir;
 	x->rank = gp__rank_from_name(path);
+	x->pid = -1;
 	return 0;
+}
+
+/* rank, pid and host of @p x from the object @p v (a capture's META, run.json) */
+static int who(struct gp__src *x, const struct gp_value *v, const char *host_key)
+{
+	const char *host = gp_value_get_str(gp_obj_get(v, host_key));
+	int64_t k;
+
+	if (gp_value_get_int(gp_obj_get(v, "rank"), &k) && k >= 0)
+		x->rank = k;
+	if (gp_value_get_int(gp_obj_get(v, "pid"), &k) && k > 0)
+		x->pid = k;
+	if (host && !(x->host = gp__strdup(host)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* a capture file's process, from its META record (the first bytes of the file) */
+static int capture_who(struct gp__src *x)
+{
+	struct gp_value *meta = NULL;
+	char *text = NULL;
+	size_t got = 0;
+	int rc;
+
+	rc = gp__read_prefix(x->path, 64u << 10, &text, &got);
+	if (rc == GP_ENOMEM)
+		return rc;
+	gp_clear_error(); /* unreadable: its reader says why */
+	if (rc == 0 && (rc = gp__capture_meta_peek(text, got, &meta)) == 0 && meta)
+		rc = who(x, meta, "host");
+	gp_value_free(meta);
+	gp__free(text);
+	return rc;
 }
 
 /* a typed file: its kind by content; what is no trace still goes to the trace reader */
@@ -214,7 +251,11 @@ static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t a
 		k = GP_SRC_METRICS; /* the name says it: the timeline reader says what is wrong */
 	if (k == GP_SRC_OTHER)
 		k = GP_SRC_KINETO;
-	return push(s, k, gp__strdup(path), arg, false);
+	GP_TRY(push(s, k, gp__strdup(path), arg, false));
+	if (k == GP_SRC_CAPTURE && regular)
+		GP_TRY(capture_who(&s->v[s->n - 1]));
+out:
+	return rc;
 }
 
 static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
@@ -234,10 +275,12 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 		/* run.json of gpuprof run: of another schema, the directory is a plain one */
 		GP_TRY(gp__run_json_read(dir, &rj));
 		run = rj != NULL;
-		gp_value_free(rj);
 	}
-	if (run)
+	if (run) {
 		GP_TRY(push(s, GP_SRC_RUN_DIR, gp__strdup(dir), arg, false));
+		GP_TRY(who(&s->v[s->n - 1], rj, "hostname"));
+		s->v[s->n - 1].rank = -1; /* a run is every rank it launched */
+	}
 	for (i = 0; i < nn; i++) {
 		enum gp__src_kind k;
 
@@ -246,6 +289,8 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 		GP_TRY(gp__sniff_file(name, &k));
 		names[i] = NULL;
 		GP_TRY(push(s, k, name, arg, true));
+		if (k == GP_SRC_CAPTURE)
+			GP_TRY(capture_who(&s->v[s->n - 1]));
 		any = true;
 	}
 	if (!(extra = join(dir, "metrics.jsonl")))
@@ -264,6 +309,7 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 	for (i = first; i < s->n; i++)
 		s->v[i].dir = dir;
 out:
+	gp_value_free(rj);
 	free_names(names, nn);
 	return rc;
 }
@@ -301,6 +347,13 @@ static int add_stdin(struct gp__srcs *s, size_t arg)
 	x->len = len;
 	x->rank = -1;
 	buf = NULL;
+	if (x->kind == GP_SRC_CAPTURE) {
+		struct gp_value *meta = NULL;
+
+		if ((rc = gp__capture_meta_peek(x->mem, x->len, &meta)) == 0 && meta)
+			rc = who(x, meta, "host");
+		gp_value_free(meta);
+	}
 out:
 	gp__free(buf);
 	return rc;
@@ -378,6 +431,7 @@ int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd)
 		GP_TRY(gp_buf_addf(&b, "%s (%s)", base, gp__src_kind_name(x->kind)));
 		skipped++;
 		gp__free(x->path);
+		gp__free(x->host);
 		gp__free(x->mem);
 	}
 	if (skipped) {

@@ -38,11 +38,18 @@ enum gp__src_kind {
 /** One input. Strings belong to the list. */
 struct gp__src {
 	enum gp__src_kind kind;
-	char *path;      /**< the file or directory ("-" for standard input) */
-	size_t arg;      /**< index of the PATH it came from */
-	bool from_dir;   /**< found in a directory rather than typed */
-	bool is_stdin;   /**< read from standard input: the bytes are mem[0..len) */
-	int64_t rank;    /**< the rank its name says ("rank-3", "worker3"), -1 none */
+	char *path;    /**< the file or directory ("-" for standard input) */
+	size_t arg;    /**< index of the PATH it came from */
+	bool from_dir; /**< found in a directory rather than typed */
+	bool is_stdin; /**< read from standard input: the bytes are mem[0..len) */
+	/**
+	 * The rank: a capture's (its META record), else what its name says
+	 * ("rank-3", "worker3"); -1 none. A Kineto trace's distributedInfo is only
+	 * known once it is read.
+	 */
+	int64_t rank;
+	int64_t pid;     /**< the process: a capture's or a run's (run.json); -1 unknown */
+	char *host;      /**< the host: a capture's or a run's (run.json); NULL unknown */
 	const char *dir; /**< the directory it was found in (a path of the list's), or NULL */
 	void *mem;       /**< standard input's bytes */
 	size_t len;
