@@ -11,8 +11,7 @@
 #include "source/source.h"
 
 /** The kinds analyze reads: traces, captures, metrics timelines, run directories. */
-#define GP__ANALYZE_KINDS                                                                          \
-	(1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE | 1u << GP_SRC_METRICS | 1u << GP_SRC_RUN_DIR)
+#define GP__ANALYZE_KINDS GP_SRC_RUN_INPUTS
 
 /**
  * The analyze report of @p srcs (inputs of other kinds found in directories

@@ -443,7 +443,7 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 	o.size = sizeof(o);
 	GP_TRY(gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "analyze"));
 	for (i = 0; i < srcs->n; i++) {
-		if (srcs->v[i].kind == GP_SRC_KINETO || srcs->v[i].kind == GP_SRC_CAPTURE)
+		if (GP_SRC_TRACES & 1u << srcs->v[i].kind)
 			GP_TRY(add_job(&jobs, &njobs, &cap, &srcs->v[i]));
 		else if (srcs->v[i].kind == GP_SRC_RUN_DIR && !run_dir)
 			run_dir = srcs->v[i].path;

@@ -428,16 +428,13 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
 		GP_TRY(gp_bench_source_arg(b, paths[i]));
 	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
 	/* a run directory's run.json and metrics hold no iterations */
-	GP_TRY(gp__srcs_keep(&srcs,
-	                     1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE | 1u << GP_SRC_RUN_DIR |
-	                         1u << GP_SRC_METRICS,
-	                     "bench"));
-	ntraces = gp__srcs_count(&srcs, GP_SRC_KINETO) + gp__srcs_count(&srcs, GP_SRC_CAPTURE);
+	GP_TRY(gp__srcs_keep(&srcs, GP_SRC_RUN_INPUTS, "bench"));
+	ntraces = gp__srcs_count(&srcs, GP_SRC_TRACES);
 	if (!ntraces)
 		GP_TRY(gp__error(GP_ENOENT, "'%s': no trace or capture to take iterations from",
 		                 paths[0]));
 	for (i = 0; i < srcs.n; i++)
-		if (srcs.v[i].kind == GP_SRC_KINETO || srcs.v[i].kind == GP_SRC_CAPTURE)
+		if (GP_SRC_TRACES & 1u << srcs.v[i].kind)
 			GP_TRY(add_file(b, &srcs.v[i], (int64_t)k++, ntraces > 1, &o));
 out:
 	gp__srcs_release(&srcs);

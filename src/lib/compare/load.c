@@ -149,7 +149,7 @@ static int merge_doc(struct gp_value *into, const struct gp_value *add, int kind
 
 static bool is_doc(enum gp__src_kind k)
 {
-	return k == GP_SRC_ANALYZE || k == GP_SRC_BENCH || k == GP_SRC_COMPARE || k == GP_SRC_DOC;
+	return (GP_SRC_DOCS & 1u << k) != 0;
 }
 
 /* the documents of a directory, all bench results or all reports, as one */
@@ -212,7 +212,7 @@ int gp__cmp_load_srcs(const char *path, struct gp__srcs *srcs, const struct gp_c
 		enum gp__src_kind k = srcs->v[i].kind;
 
 		ndoc += is_doc(k);
-		ntrace += k == GP_SRC_KINETO || k == GP_SRC_CAPTURE;
+		ntrace += (GP_SRC_TRACES & 1u << k) != 0;
 	}
 	if (ndoc == 0)
 		return analyze(path, srcs, opts, out);

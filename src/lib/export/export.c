@@ -93,11 +93,8 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 	if (!write)
 		return gp__error(GP_EINVAL, "no write function");
 	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &in));
-	GP_TRY(gp__srcs_keep(&in,
-	                     1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE | 1u << GP_SRC_METRICS |
-	                         1u << GP_SRC_RUN_DIR,
-	                     "export"));
-	ntraces = gp__srcs_count(&in, GP_SRC_KINETO) + gp__srcs_count(&in, GP_SRC_CAPTURE);
+	GP_TRY(gp__srcs_keep(&in, GP_SRC_RUN_INPUTS, "export"));
+	ntraces = gp__srcs_count(&in, GP_SRC_TRACES);
 
 	oo.salvage = o.salvage;
 	oo.threads = o.threads;
@@ -106,7 +103,7 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 		struct gp_trace *t = NULL;
 		char label[64];
 
-		if (in.v[i].kind != GP_SRC_KINETO && in.v[i].kind != GP_SRC_CAPTURE)
+		if (!(GP_SRC_TRACES & 1u << in.v[i].kind))
 			continue;
 		GP_TRY(gp__src_open_trace(&in.v[i], &oo, &t));
 		trace_label(t, &in.v[i], k++, ntraces, label, sizeof(label));

@@ -477,7 +477,7 @@ static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *k
 
 static bool is_doc(enum gp__src_kind k)
 {
-	return k == GP_SRC_ANALYZE || k == GP_SRC_BENCH || k == GP_SRC_COMPARE || k == GP_SRC_DOC;
+	return (GP_SRC_DOCS & 1u << k) != 0;
 }
 
 static int analyze_srcs(struct gp__srcs *srcs, const struct gp_report_opts *o,
@@ -515,9 +515,8 @@ static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
 		enum gp_compare_input k;
 
 		/* traces beside documents are what the page shows; the documents are skipped */
-		if (!ndoc || gp__srcs_count(srcs, GP_SRC_KINETO) ||
-		    gp__srcs_count(srcs, GP_SRC_CAPTURE)) {
-			if (gp__srcs_count(srcs, GP_SRC_RUN_DIR) &&
+		if (!ndoc || gp__srcs_count(srcs, GP_SRC_TRACES)) {
+			if (gp__srcs_count(srcs, 1u << GP_SRC_RUN_DIR) &&
 			    (rc = gp__run_json_read(paths[0], run)))
 				return rc;
 			return analyze_srcs(srcs, o, doc);

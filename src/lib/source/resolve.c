@@ -392,12 +392,12 @@ out:
 	return rc;
 }
 
-size_t gp__srcs_count(const struct gp__srcs *s, enum gp__src_kind k)
+size_t gp__srcs_count(const struct gp__srcs *s, unsigned kinds)
 {
 	size_t i, c = 0;
 
 	for (i = 0; i < s->n; i++)
-		c += s->v[i].kind == k;
+		c += (kinds & (1u << s->v[i].kind)) != 0;
 	return c;
 }
 

@@ -55,6 +55,14 @@ struct gp__src {
 	size_t len;
 };
 
+/** Kinds as masks for gp__srcs_keep() and gp__srcs_count(): the traces the model is read from, */
+#define GP_SRC_TRACES (1u << GP_SRC_KINETO | 1u << GP_SRC_CAPTURE)
+/** and everything a run gives: its traces, its run.json, its metrics timeline. */
+#define GP_SRC_RUN_INPUTS (GP_SRC_TRACES | 1u << GP_SRC_METRICS | 1u << GP_SRC_RUN_DIR)
+/** gpuprof's own documents. */
+#define GP_SRC_DOCS                                                                                \
+	(1u << GP_SRC_ANALYZE | 1u << GP_SRC_BENCH | 1u << GP_SRC_COMPARE | 1u << GP_SRC_DOC)
+
 /** The inputs of a command, in the order typed, each directory's files by name. */
 struct gp__srcs {
 	struct gp__src *v;
@@ -94,8 +102,8 @@ void gp__srcs_release(struct gp__srcs *s);
  */
 int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd);
 
-/** @return how many inputs are of kind @p k. */
-size_t gp__srcs_count(const struct gp__srcs *s, enum gp__src_kind k);
+/** @return how many inputs are of a kind in @p kinds (a mask of 1u << kind). */
+size_t gp__srcs_count(const struct gp__srcs *s, unsigned kinds);
 
 /** "a Kineto trace", "a metrics timeline", ...: a kind as errors name it. */
 const char *gp__src_kind_name(enum gp__src_kind k);
