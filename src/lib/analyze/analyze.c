@@ -231,6 +231,7 @@ struct job {
 	int rc;
 	char err[1024];
 	int64_t rank;
+	bool claimed; /* the rank came from the trace or the file name, not the order */
 	struct gp_value *val;
 	struct gp_value *tags; /* the capture's META tags (gpuprof run --tag), or NULL */
 };
@@ -275,6 +276,7 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 		if (gp_value_type(tags) == GP_VALUE_OBJECT)
 			j->tags = gp_value_clone(tags);
 		j->rank = t->rank >= 0 ? t->rank : hint;
+		j->claimed = t->rank >= 0 || j->name_rank >= 0;
 		if (opts->only_rank >= 0 && j->rank != opts->only_rank) {
 			gp_trace_free(t);
 			return;
@@ -342,13 +344,14 @@ out:
 }
 
 /*
- * Inputs that claim the same rank (@p jobs sorted by rank): a warning each,
- * into @p warnings; with --rank R, two inputs of rank R are an error.
+ * Inputs that claim the same rank (by their metadata or name; @p jobs sorted
+ * by rank): a warning each, into @p warnings. With --rank R, two inputs of
+ * rank R, claimed or numbered by their order, are an error.
  */
 static int same_ranks(const struct job *jobs, size_t n, int64_t only, struct gp_value *warnings)
 {
 	struct gp_buf b;
-	size_t i, j;
+	size_t i, j, k, nclaim;
 	int rc = 0;
 
 	gp_buf_init(&b, 0);
@@ -357,15 +360,24 @@ static int same_ranks(const struct job *jobs, size_t n, int64_t only, struct gp_
 			;
 		if (j - i < 2)
 			continue;
+		for (k = i, nclaim = 0; k < j; k++)
+			nclaim += jobs[k].claimed;
 		gp_buf_reset(&b);
-		GP_TRY(
-		    gp_buf_addf(&b, "%zu inputs claim rank %lld:", j - i, (long long)jobs[i].rank));
-		for (size_t k = i; k < j; k++)
-			GP_TRY(gp_buf_addf(&b, "%s '%s'", k > i ? "," : "", jobs[k].path));
+		for (k = i; k < j; k++)
+			GP_TRY(gp_buf_addf(&b, "%s'%s'", k > i ? ", " : "", jobs[k].path));
 		if (only == jobs[i].rank)
 			GP_TRY(gp__error(GP_EINVAL, "--rank %lld matches more than one input: %s",
-			                 (long long)only, strchr(b.buf, ':') + 2));
-		GP_TRY(gp_buf_addstr(&b, " (their ranks come from their metadata or names)"));
+			                 (long long)only, b.buf));
+		if (nclaim < 2)
+			continue;
+		gp_buf_reset(&b);
+		GP_TRY(gp_buf_addf(&b, "%zu inputs claim rank %lld:", nclaim,
+		                   (long long)jobs[i].rank));
+		for (k = i, nclaim = 0; k < j; k++)
+			if (jobs[k].claimed)
+				GP_TRY(
+				    gp_buf_addf(&b, "%s '%s'", nclaim++ ? "," : "", jobs[k].path));
+		GP_TRY(gp_buf_addstr(&b, " (by their metadata or file names)"));
 		GP_TRY(gp_arr_push(warnings, gp_value_str(b.buf)));
 	}
 out:
