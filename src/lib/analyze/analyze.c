@@ -460,6 +460,10 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 		else if (srcs->v[i].kind == GP_SRC_RUN_DIR && !run_dir)
 			run_dir = srcs->v[i].path;
 	}
+	/* a directory of files that are none of these: nothing to analyse */
+	if (!srcs->n)
+		GP_TRY(gp__error(GP_ENOENT, "no trace among the inputs (%s)",
+		                 srcs->skipped ? srcs->skipped : "none"));
 
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = o.threads ? o.threads : (size_t)(ncpu > 0 ? ncpu : 1);

@@ -282,9 +282,8 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 		s->v[s->n - 1].rank = -1; /* a run is every rank it launched */
 	}
 	for (i = 0; i < nn; i++) {
-		enum gp__src_kind k;
-
 		char *name = names[i];
+		enum gp__src_kind k;
 
 		GP_TRY(gp__sniff_file(name, &k));
 		names[i] = NULL;

@@ -50,7 +50,7 @@ struct gp__src {
 	int64_t rank;
 	int64_t pid;     /**< the process: a capture's or a run's (run.json); -1 unknown */
 	char *host;      /**< the host: a capture's or a run's (run.json); NULL unknown */
-	const char *dir; /**< the directory it was found in (a path of the list's), or NULL */
+	const char *dir; /**< the directory it was found in (the PATH, the caller's), or NULL */
 	void *mem;       /**< standard input's bytes */
 	size_t len;
 };
