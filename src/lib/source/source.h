@@ -69,7 +69,8 @@ struct gp__srcs {
 	size_t n, cap;
 	/**
 	 * The files of directories that gp__srcs_keep() left out, as one line
-	 * ("'dir': skipped 2 files that are not traces: config.json, x.json"), or NULL.
+	 * ("skipped 2 files that analyze does not read: 'dir': config.json (not a
+	 * trace), b.json (a bench result)"), or NULL.
 	 */
 	char *skipped;
 };
@@ -86,7 +87,9 @@ enum {
  * exports *.chrome.json) in name order, then a run directory input when it
  * holds run.json and a metrics input when it holds metrics.jsonl; "-" reads
  * standard input whole (with GP_SRC_ALLOW_STDIN). A directory with nothing
- * to read is an error (GP_ENOENT) unless it is a run directory.
+ * to read is an error (GP_ENOENT) unless it is a run directory. A FIFO or a
+ * device is never sniffed (it cannot be read twice): its name says, else it
+ * is a Kineto trace.
  * @return 0, GP_ENOENT or GP_EIO naming the path, GP_ENOMEM.
  */
 int gp__srcs_resolve(const char *const *paths, size_t n, unsigned flags, struct gp__srcs *out);
@@ -105,7 +108,7 @@ int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd);
 /** @return how many inputs are of a kind in @p kinds (a mask of 1u << kind). */
 size_t gp__srcs_count(const struct gp__srcs *s, unsigned kinds);
 
-/** "a Kineto trace", "a metrics timeline", ...: a kind as errors name it. */
+/** "a trace", "a metrics timeline", ...: a kind as errors and warnings name it. */
 const char *gp__src_kind_name(enum gp__src_kind k);
 
 /** Opens input @p s (a Kineto trace or a capture, from a file or standard input). */
