@@ -95,6 +95,8 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &in));
 	GP_TRY(gp__srcs_keep(&in, GP_SRC_RUN_INPUTS, "export"));
 	ntraces = gp__srcs_count(&in, GP_SRC_TRACES);
+	if (in.skipped)
+		gp__log(GP_LOG_WARN, "%s", in.skipped);
 	if (!in.n)
 		GP_TRY(gp__error(GP_ENOENT, "no trace among the inputs (%s)",
 		                 in.skipped ? in.skipped : "none"));
