@@ -71,6 +71,9 @@ err_has "2 inputs claim rank 0"
 expect_rc 1 analyze --rank 0 "$TMP/same"
 err_has "--rank 0 matches more than one input"
 err_one_line
+"$GPUPROF" analyze --json -q "$TMP/same" >"$TMP/same.analyze.json"
+expect_rc 1 report -q --rank 0 -o "$TMP/same.html" "$TMP/same.analyze.json"
+err_has "--rank 0 matches 2 ranks of the report"
 
 # -- the processes of a run without a launcher are processes (by pid), not ranks
 mkdir "$TMP/procs"

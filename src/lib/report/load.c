@@ -439,6 +439,10 @@ static int keep_rank(struct gp_value *doc, int64_t rank, const char *path)
 		gp_buf_release(&b);
 		goto out;
 	}
+	/* --rank never silently matches two */
+	if (gp_value_len(kept) > 1)
+		GP_TRY(gp__error(GP_EINVAL, "'%s': --rank %lld matches %zu ranks of the report",
+		                 path, (long long)rank, gp_value_len(kept)));
 	rc = gp_obj_set(doc, "ranks", kept);
 	kept = NULL;
 out:
