@@ -430,6 +430,9 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
 	/* a run directory's run.json and metrics hold no iterations */
 	GP_TRY(gp__srcs_keep(&srcs, GP_SRC_RUN_INPUTS, "bench"));
 	ntraces = gp__srcs_count(&srcs, GP_SRC_TRACES);
+	/* for a caller with a log callback (gp_set_log()): what the directories held besides */
+	if (srcs.skipped)
+		gp__log(GP_LOG_WARN, "%s", srcs.skipped);
 	if (!ntraces)
 		GP_TRY(gp__error(GP_ENOENT, "'%s': no trace or capture to take iterations from",
 		                 paths[0]));
