@@ -7,7 +7,7 @@ JSON (Kineto) inputs, each one event whose name is the hostile string, then a se
   utf8-string.json      a --string-mib MiB name of "é" (2 bytes each; default 128 MiB)
   utf8-string.json.gz   the same, gzip -6 (about 130 KB)
   u00e9-escapes.json    a name of --escapes "\\u00e9" escapes (default 16 Mi: 96 MiB of text)
-Capture (.gpcap, docs/capture-format.md, src/lib/capture/capfmt.h) inputs, NVTX records only
+Capture (.gpcap, docs/capture-format.md, src/lib/source/capfmt.h) inputs, NVTX records only
 between a META and an END record:
   nvtx-threads.gpcap    --threads threads (default 200,000), each with one push and its pop
   nvtx-domains.gpcap    --domains NVTX domains (default 400,000; kind 6 records with id k,

@@ -53,11 +53,18 @@ GP_API int gp_analyze_trace(const struct gp_trace *t, const struct gp_analyze_op
                             int64_t rank_hint, struct gp_value **out);
 
 /**
- * Reads and analyses @p n paths: trace files, or directories holding trace files
- * (*.json, *.json.gz, *.pt.trace.json...). The rank of a file comes from its
- * distributedInfo.rank, else from its name ("rank-3", "rank3", "worker3"), else
- * from the order given. @p out receives the whole report:
- * { "schema": "gpuprof.analyze/1", "ranks": [...], ... }.
+ * Reads and analyses @p n paths: trace files (*.json, *.json.gz, *.pt.trace.json...),
+ * captures (*.gpcap), directories of them (one per rank), run directories of
+ * `gpuprof run`, metrics timelines (gpuprof.metrics/1), and "-" for a trace on
+ * standard input. What each path is, is decided by its content where its name
+ * does not say. The rank of a file comes from its distributedInfo.rank, else
+ * from its name ("rank-3", "rank3", "worker3"), else from the order given.
+ * @p out receives the whole report:
+ * { "schema": "gpuprof.analyze/1", "ranks": [...], ... }, with "warnings"
+ * (strings) when files of a directory that are no traces were skipped or
+ * inputs claim the same rank, and "run" and "no_gpu_timeline" for a run
+ * directory without a capture. --rank R (opts.only_rank) matching two inputs
+ * is an error, as is one matching none (it lists the ranks there are).
  * On failure gp_last_error() names the file and the byte offset.
  */
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,

@@ -64,8 +64,11 @@ enum gp_compare_input {
 /**
  * Loads one side: a bench result or an analyze report as it is, anything else
  * (a Kineto trace, a capture, a `gpuprof run` directory, a directory of
- * traces) through gp_analyze_paths() with every row kept. A directory whose
- * JSON files are all bench results (or all reports) is their union.
+ * traces, "-" for a trace on standard input) through gp_analyze_paths() with
+ * every row kept; what the path is comes from its content where its name
+ * does not say. A directory whose gpuprof documents are all bench results (or
+ * all reports) and that holds no trace is their union; its other files are
+ * left out.
  * @param kind receives the input's kind (may be NULL).
  * @param out  receives the tree (a bench result or a report), gp_value_free() it.
  * @return 0 or a negative status; gp_last_error() names the file.

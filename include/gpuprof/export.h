@@ -26,7 +26,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "gpuprof.h"
 #include "trace.h"
@@ -59,6 +58,13 @@ struct gp_export_opts {
 	uint32_t threads;
 };
 
+/**
+ * Where an export's bytes go: called with each chunk of the document, in
+ * order, and @p user as given. @return 0, or -1 with errno set (EIO when
+ * there is nothing better) to end the export with GP_EIO.
+ */
+typedef int (*gp_write_fn)(const void *p, size_t n, void *user);
+
 /** What an export wrote (gp_chrome_writer_stats()). */
 struct gp_export_stats {
 	uint64_t traces;    /**< traces written */
@@ -76,19 +82,21 @@ struct gp_export_stats {
 
 /**
  * Exports @p n paths (trace files, capture files, directories of them, run
- * directories of `gpuprof run`) to @p f, one trace read at a time. Files of a
- * directory go in name order; a run directory's metrics.jsonl is added as
- * counters (see gp_export_opts). With several traces, process names carry
- * "rank R" (or the capture's pid, or the file name) so that they stay apart.
- * @param f borrowed; written with fwrite, not closed. A failure leaves
- *        partial output in it (gp_export_paths_to_file() leaves none).
+ * directories of `gpuprof run`, metrics timelines; "-" for standard input)
+ * through @p write, one trace read at a time. Files of a directory go in
+ * name order; a run directory's metrics.jsonl is added as counters (see
+ * gp_export_opts), and so is a metrics timeline given as a path. With several
+ * traces, process names carry "rank R" (or the capture's pid, or the file
+ * name) so that they stay apart.
+ * @param write receives the bytes (@p user passed along). A failure leaves
+ *        partial output behind (gp_export_paths_to_file() leaves none).
  * @param stats receives what was written (may be NULL).
  * @return 0; GP_EINVAL (bad options, an unsupported format), GP_ENOENT (no
  * such path, no trace in a directory), the reader's errors (the file and byte
  * offset in gp_last_error()), GP_EIO (a write failed), GP_ENOMEM.
  */
 GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_export_opts *opts,
-                           FILE *f, struct gp_export_stats *stats);
+                           gp_write_fn write, void *user, struct gp_export_stats *stats);
 
 /**
  * Like gp_export_paths(), into the file @p out_path, atomically: a temporary
@@ -105,14 +113,15 @@ GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
 struct gp_chrome_writer;
 
 /**
- * Starts a Chrome trace on @p f (borrowed, must outlive the writer). The
+ * Starts a Chrome trace written through @p write (with @p user, which must
+ * outlive the writer; the writer buffers and calls it in large chunks). The
  * opening of the document is written with the first trace: when that trace
  * has a baseTimeNanoseconds (Kineto), every time of the document is written
  * relative to it and it is kept as the top-level "baseTimeNanoseconds", as
  * Kineto does. Nothing is held per event: memory grows with the tracks and
  * correlation ids of the trace being written, not with the output.
  */
-GP_API int gp_chrome_writer_new(FILE *f, struct gp_chrome_writer **out);
+GP_API int gp_chrome_writer_new(gp_write_fn write, void *user, struct gp_chrome_writer **out);
 
 /**
  * Writes every event of @p t (borrowed). Each call gets its own processes
@@ -135,7 +144,7 @@ GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct g
  */
 GP_API int gp_chrome_writer_add_metrics(struct gp_chrome_writer *w, const char *path);
 
-/** Ends the document and flushes it to the FILE (not closed). */
+/** Ends the document and hands what is buffered to the write function. */
 GP_API int gp_chrome_writer_finish(struct gp_chrome_writer *w);
 
 /** What @p w has written so far. */

@@ -47,10 +47,12 @@ struct gp_report_opts {
 /**
  * Reads @p paths[0..n) into a page model. One path may be a gpuprof JSON
  * document ("gpuprof.analyze/1", "gpuprof.bench/1", "gpuprof.compare/1"), a
- * directory of such documents of one kind, or traces: a Kineto trace, a
- * capture, a `gpuprof run` directory (its run.json gives the command and
- * host), a directory of per-rank traces. Several paths are traces, analysed
- * together as ranks.
+ * directory of such documents of one kind, or traces: a Kineto trace ("-"
+ * for standard input), a capture, a `gpuprof run` directory (its run.json
+ * gives the command and host; without a capture, how the run ended and why
+ * there is no GPU timeline), a directory of per-rank traces (its documents
+ * and other files left out, named in the document's "warnings"), a metrics
+ * timeline. Several paths are traces, analysed together as ranks.
  * @param out receives the page model, gp_value_free() it.
  * @return 0 or a negative status; gp_last_error() names the file.
  */

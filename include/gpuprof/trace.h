@@ -4,8 +4,9 @@
  *
  * A struct gp_trace holds one process's (one rank's) events in columns, with
  * interned strings, tracks and the file's metadata. Sources: PyTorch profiler
- * (Kineto) Chrome-trace JSON, plain or gzip-compressed. Readers stream: memory
- * grows with the events kept, not with the file size.
+ * (Kineto) Chrome-trace JSON, plain or gzip-compressed, and the captures of
+ * `gpuprof run` (told apart by their content). Readers stream: memory grows
+ * with the events kept, not with the file size.
  */
 #ifndef GPUPROF_TRACE_H
 #define GPUPROF_TRACE_H
@@ -46,14 +47,14 @@ struct gp_open_opts {
 };
 
 /**
- * Opens a trace file (.json or .json.gz, detected from the content).
+ * Opens a trace file (.json or .json.gz, or a capture; detected from the content).
  * On failure gp_last_error() names the file and the byte offset.
  * @param out receives the trace; free it with gp_trace_free().
  */
 GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, struct gp_trace **out);
 
 /**
- * Opens a trace from memory (plain or gzip JSON). @p p is borrowed for the
+ * Opens a trace from memory (plain or gzip JSON, or a capture). @p p is borrowed for the
  * duration of the call only. This is the fuzzers' entry point.
  */
 GP_API int gp_trace_open_mem(const void *p, size_t n, const struct gp_open_opts *opts,

@@ -20,7 +20,9 @@
 static const char usage_text[] =
     "usage: gpuprof analyze [options] PATH...\n"
     "\n"
-    "PATH: a PyTorch profiler trace (.json, .json.gz) or a directory of them\n"
+    "PATH: a PyTorch profiler trace (.json, .json.gz; '-' for standard input), a directory of\n"
+    "them (one per rank), a capture (.gpcap), a metrics timeline (gpuprof top --record,\n"
+    "metrics.jsonl) or a run directory of 'gpuprof run'\n"
     "\n"
     "    --json            write the report as JSON (schema gpuprof.analyze/1)\n"
     "    -o, --output FILE write to FILE (atomically) instead of standard output\n"
@@ -54,6 +56,16 @@ static void salvage_warnings(const struct gp_value *report)
 		        "(%lld events kept)",
 		        file ? file : "?", (long long)off, (long long)lost, (long long)kept);
 	}
+}
+
+/* what the library left out or found doubtful (files skipped, ranks claimed twice) */
+static void report_warnings(const struct gp_value *report)
+{
+	const struct gp_value *w = gp_obj_get(report, "warnings");
+	size_t i;
+
+	for (i = 0; i < gp_value_len(w); i++)
+		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
 }
 
 /* the terminal's width when printing to one, else $COLUMNS, else 100; within 60..200 */
@@ -172,8 +184,10 @@ int cmd_analyze(int argc, const char **argv)
 
 		return error("%s", msg && *msg ? msg : gp_strerror(rc));
 	}
-	if (!quiet)
+	if (!quiet) {
 		salvage_warnings(report);
+		report_warnings(report);
+	}
 
 	if (json) {
 		rc = gp_value_to_json(report, GP_JSON_PRETTY, &text, &len);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-export.c - `gpuprof export [options] PATH...`: converts traces with
- * gp_export_paths_to_file() (or gp_export_paths() for standard output).
+ * gp_export_paths_to_file() (or gp_export_paths() for standard output, which
+ * is also where a trace read from standard input goes without -o).
  * The output goes to -o FILE, '-' being standard output; without -o, as
  * `nsys export` does, it goes next to the input under the input's name:
  * DIR -> DIR.chrome.json (beside the directory, not in it, so that the
@@ -23,7 +24,8 @@ static const char usage_text[] =
     "usage: gpuprof export [options] PATH...\n"
     "\n"
     "PATH: a run directory of 'gpuprof run', a capture file (.gpcap), a PyTorch profiler\n"
-    "trace (.json, .json.gz) or a directory of traces (one per rank)\n"
+    "trace (.json, .json.gz; '-' for standard input), a directory of traces (one per rank)\n"
+    "or a metrics timeline (gpuprof top --record, metrics.jsonl)\n"
     "\n"
     "    --format FORMAT   chrome: Chrome trace JSON for ui.perfetto.dev and chrome://tracing\n"
     "                      (the default and, in this version, the only format)\n"
@@ -36,6 +38,26 @@ static const char usage_text[] =
     "    -h, --help        this help; 'gpuprof help export' for the docs\n";
 
 enum { OPT_FORMAT = 256, OPT_SALVAGE, OPT_METRICS, OPT_NO_METRICS };
+
+/* the library's warnings (files of a directory left out, a salvaged trace) */
+static void log_warning(enum gp_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level <= GP_LOG_WARN)
+		warning("%s", msg);
+}
+
+/* the library's gp_write_fn for '-o -': standard output, whose errors main reports */
+static int stdout_write(const void *p, size_t n, void *user)
+{
+	(void)user;
+	errno = 0;
+	if (fwrite(p, 1, n, stdout) == n)
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
+}
 
 int cmd_export(int argc, const char **argv)
 {
@@ -99,11 +121,20 @@ int cmd_export(int argc, const char **argv)
 		fprintf(stderr, "gpuprof export: no trace given\n%s", usage_text);
 		return GP_EXIT_USAGE;
 	}
+	/* standard input in, standard output out, unless -o says otherwise */
+	if (!output && argc - optind == 1 && strcmp(argv[optind], "-") == 0)
+		output = "-";
 	output =
 	    output_for("export", output, argv[optind], argc - optind, ".chrome.json", &derived);
 
+	if (!quiet)
+		gp_set_log(log_warning, NULL);
 	if (strcmp(output, "-") == 0) {
-		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout, &st);
+		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout_write,
+		                     NULL, &st);
+		if (!rc && fflush(stdout))
+			rc = GP_EIO;
+		gp_set_log(NULL, NULL);
 		if (rc && ferror(stdout)) {
 			/* main reports it after the command, quietly for a closed pipe */
 			int e = errno;
@@ -114,6 +145,7 @@ int cmd_export(int argc, const char **argv)
 	} else
 		rc = gp_export_paths_to_file(argv + optind, (size_t)(argc - optind), &opts, output,
 		                             &st);
+	gp_set_log(NULL, NULL);
 	if (rc) {
 		const char *msg = gp_last_error();
 

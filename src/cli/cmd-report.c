@@ -22,8 +22,9 @@
 static const char usage_text[] =
     "usage: gpuprof report [options] PATH... [-o FILE]\n"
     "\n"
-    "PATH: a 'gpuprof run' directory, PyTorch profiler traces (.json, .json.gz), a capture\n"
-    "(.gpcap), a directory of per-rank traces, or the JSON of analyze, bench or compare\n"
+    "PATH: a 'gpuprof run' directory, PyTorch profiler traces (.json, .json.gz; '-' for\n"
+    "standard input), a capture (.gpcap), a directory of per-rank traces, a metrics timeline\n"
+    "(gpuprof top --record, metrics.jsonl), or the JSON of analyze, bench or compare\n"
     "\n"
     "    -o, --output FILE   the HTML file (default: PATH's name with .report.html, beside\n"
     "                        PATH); '-' writes to standard output\n"
@@ -93,12 +94,20 @@ int cmd_report(int argc, const char **argv)
 		fprintf(stderr, "gpuprof report: no input given\n%s", usage_text);
 		return GP_EXIT_USAGE;
 	}
+	/* standard input in, standard output out, unless -o says otherwise */
+	if (!output && argc - optind == 1 && strcmp(argv[optind], "-") == 0)
+		output = "-";
 	output =
 	    output_for("report", output, argv[optind], argc - optind, ".report.html", &derived);
 
 	rc = gp_report_load(argv + optind, (size_t)(argc - optind), &opts, &page);
 	if (!rc)
 		rc = gp_report_html(page, &html, &len);
+	/* what the inputs' reading left out or found doubtful (files skipped, ranks claimed twice)
+	 */
+	for (size_t i = 0; !rc && !quiet && i < gp_value_len(gp_value_path(page, "doc/warnings"));
+	     i++)
+		warning("%s", gp_value_get_str(gp_arr_get(gp_value_path(page, "doc/warnings"), i)));
 	gp_value_free(page);
 	if (rc) {
 		const char *msg = gp_last_error();

@@ -96,6 +96,12 @@ void gp_run_report(struct gp_run *r)
 		rc = gp_analyze_paths(paths, 1, &opts, &report);
 		r->report_salvaged = rc == 0;
 	}
+	/* a run directory without a capture reads as a report with no ranks */
+	if (rc == 0 && gp_value_len(gp_obj_get(report, "ranks")) == 0) {
+		gp_value_free(report);
+		report = NULL;
+		rc = GP_ENOENT;
+	}
 	if (rc == GP_ENOENT && !r->inj.path) {
 		/* said once already, at the start: no tracer in this build */
 		r->report_state = "failed";

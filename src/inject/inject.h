@@ -46,7 +46,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "capture/capfmt.h"
+#include "source/capfmt.h"
 
 #define GP_INJ_EXPORT __attribute__((visibility("default")))
 

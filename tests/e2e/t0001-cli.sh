@@ -119,7 +119,7 @@ if [ -w /dev/full ]; then
 	[ $? -eq 1 ] || fail "writing to /dev/full did not fail"
 	err_has "cannot write to standard output"
 fi
-"$GPUPROF" analyze --json --top 0 "$DATA/tiny.json" "$DATA/tiny.json" "$DATA/tiny.json" \
+"$GPUPROF" analyze -q --json --top 0 "$DATA/tiny.json" "$DATA/tiny.json" "$DATA/tiny.json" \
 	2>"$ERR" | head -c 1 >/dev/null
 [ ! -s "$ERR" ] || fail "a closed pipe printed: $(cat "$ERR")"
 

@@ -19,6 +19,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* gp_write_fn over a stdio stream */
+static int file_write(const void *p, size_t n, void *user)
+{
+	return fwrite(p, 1, n, user) == n ? 0 : -1;
+}
+
 /* the Chrome export of any trace the reader accepts is valid JSON */
 static void export_chrome(const struct gp_trace *t)
 {
@@ -30,9 +36,9 @@ static void export_chrome(const struct gp_trace *t)
 
 	if (!f)
 		return;
-	if (gp_chrome_writer_new(f, &w) == 0 && gp_chrome_writer_add_trace(w, t, "r\"0") == 0 &&
-	    gp_chrome_writer_finish(w) == 0 && fflush(f) == 0 &&
-	    gp_value_parse(text, len, &doc, NULL) != 0)
+	if (gp_chrome_writer_new(file_write, f, &w) == 0 &&
+	    gp_chrome_writer_add_trace(w, t, "r\"0") == 0 && gp_chrome_writer_finish(w) == 0 &&
+	    fflush(f) == 0 && gp_value_parse(text, len, &doc, NULL) != 0)
 		__builtin_trap();
 	gp_value_free(doc);
 	gp_chrome_writer_free(w);

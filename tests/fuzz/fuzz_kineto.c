@@ -6,8 +6,9 @@
  * through a small streaming window (so refills, window growth and the gzip
  * stream are exercised too), then parsed by gp_value_parse. The in-place
  * read is done again without the reader's key-segment memo: status, error
- * message and events must be the same (abort otherwise). Silent: the
- * library never prints and no log callback is set.
+ * message and events must be the same (abort otherwise). The source layer's
+ * sniffer (what kind of input the bytes are) runs on the whole input and on
+ * a prefix of it. Silent: the library never prints and no log callback is set.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +18,8 @@
 
 #include "gpuprof/trace.h"
 #include "gpuprof/value.h"
-#include "trace/input.h"
+#include "source/kineto.h"
+#include "source/source.h"
 #include "trace/model.h"
 
 /* a digest of what the reader kept: counts and every event's columns */
@@ -59,6 +61,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gp_value *v = NULL;
 	size_t off;
 
+	if ((unsigned)gp__sniff_mem(data, size, true) >= GP_SRC_NKINDS ||
+	    (unsigned)gp__sniff_mem(data, size / 2, false) >= GP_SRC_NKINDS)
+		abort();
 	{
 		char err[512];
 		uint64_t h = 0;

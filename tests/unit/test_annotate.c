@@ -40,8 +40,8 @@
 #include <unistd.h>
 
 #define GPUPROF_ANNOTATE_BINDINGS
-#include "capture/capfmt.h"
-#include "capture/capture.h"
+#include "source/capfmt.h"
+#include "source/capture.h"
 #include "gpuprof/annotate.h"
 
 #ifndef FAKE_ANNOTATE_PATH

@@ -21,6 +21,14 @@
 #include "sample/metrics-read.h"
 
 /* a name with a quote, a backslash, control characters, "</script>", U+2028 and invalid UTF-8 */
+/* gp_write_fn over a stdio stream, flushed at once so that a full disk shows at the call */
+static int file_write(const void *p, size_t n, void *user)
+{
+	FILE *f = user;
+
+	return fwrite(p, 1, n, f) == n && fflush(f) == 0 ? 0 : -1;
+}
+
 static const char hostile[] = "a\"b\\c\n\x01</script>\xe2\x80\xa8z\xff\xc3";
 /* what a JSON parser must read back: each invalid byte became U+FFFD */
 static const char hostile_back[] = "a\"b\\c\n\x01</script>\xe2\x80\xa8z\xef\xbf\xbd\xef\xbf\xbd";
@@ -91,7 +99,7 @@ static void export_traces(struct gp_trace **t, size_t n, struct out *o)
 	memset(o, 0, sizeof(*o));
 	f = open_memstream(&o->text, &o->len);
 	assert_non_null(f);
-	assert_int_equal(gp_chrome_writer_new(f, &w), 0);
+	assert_int_equal(gp_chrome_writer_new(file_write, f, &w), 0);
 	for (i = 0; i < n; i++) {
 		char label[32];
 
@@ -461,7 +469,7 @@ static void test_metrics(void **state)
 	memset(&o, 0, sizeof(o));
 	f = open_memstream(&o.text, &o.len);
 	assert_non_null(f);
-	assert_int_equal(gp_chrome_writer_new(f, &w), 0);
+	assert_int_equal(gp_chrome_writer_new(file_write, f, &w), 0);
 	assert_int_equal(gp__chrome_writer_add_timeline(w, m), 0);
 	assert_int_equal(gp_chrome_writer_finish(w), 0);
 	gp_chrome_writer_stats(w, &st);
@@ -516,7 +524,7 @@ static void test_empty_and_errors(void **state)
 	if (!f)
 		skip();
 	t = make_trace();
-	assert_int_equal(gp_chrome_writer_new(f, &w), 0);
+	assert_int_equal(gp_chrome_writer_new(file_write, f, &w), 0);
 	assert_int_equal(gp_chrome_writer_add_trace(w, t, NULL), 0);
 	assert_int_equal(gp_chrome_writer_finish(w), GP_EIO);
 	assert_non_null(strstr(gp_last_error(), "cannot write"));
@@ -546,7 +554,7 @@ static void test_alloc_failures(void **state)
 
 		assert_non_null(f);
 		gp__test_fail_alloc_after(n);
-		rc = gp_chrome_writer_new(f, &w);
+		rc = gp_chrome_writer_new(file_write, f, &w);
 		if (!rc)
 			rc = gp_chrome_writer_add_trace(w, t, "rank 0");
 		if (!rc)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "gpuprof/trace.h"
-#include "trace/input.h"
+#include "source/kineto.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/ts.h"

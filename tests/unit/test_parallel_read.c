@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "gpuprof/trace.h"
-#include "trace/kineto-int.h"
+#include "source/kineto-int.h"
 #include "trace/model.h"
 #include "util/error.h"
 

@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 #include "analyze-int.h"
+#include "analyze-srcs.h"
 #include "metrics.h"
-#include "trace/input.h"
+#include "source/source.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/spare.h"
 #include "util/value-int.h"
@@ -220,7 +222,8 @@ GP_API int gp_analyze_trim(struct gp_value *report, uint32_t top)
 /* ---- many paths ---- */
 
 struct job {
-	char *path;
+	const struct gp__src *src; /* a trace or a capture, from a file or standard input */
+	const char *path;
 	int64_t name_rank; /* rank from the file name, -1 none */
 	size_t order;
 	bool may_thread; /* a spare CPU for its sections */
@@ -228,6 +231,7 @@ struct job {
 	int rc;
 	char err[1024];
 	int64_t rank;
+	bool claimed; /* the rank came from the trace or the file name, not the order */
 	struct gp_value *val;
 	struct gp_value *tags; /* the capture's META tags (gpuprof run --tag), or NULL */
 };
@@ -239,34 +243,19 @@ struct pool {
 	pthread_mutex_t lock;
 };
 
-static int add_job(struct job **jobs, size_t *n, size_t *cap, const char *path)
+static int add_job(struct job **jobs, size_t *n, size_t *cap, const struct gp__src *src)
 {
 	int rc;
 
 	if ((rc = gp__grow((void **)jobs, cap, *n + 1, sizeof(**jobs))))
 		return rc;
 	memset(&(*jobs)[*n], 0, sizeof(**jobs));
-	(*jobs)[*n].path = gp__strdup(path);
-	if (!(*jobs)[*n].path)
-		return gp__error(GP_ENOMEM, "out of memory");
-	(*jobs)[*n].name_rank = gp__rank_from_name(path);
+	(*jobs)[*n].src = src;
+	(*jobs)[*n].path = src->is_stdin ? "<stdin>" : src->path;
+	(*jobs)[*n].name_rank = src->rank;
 	(*jobs)[*n].order = *n;
 	(*n)++;
 	return 0;
-}
-
-static int expand_dir(const char *dir, struct job **jobs, size_t *n, size_t *cap)
-{
-	char **names;
-	size_t nn, i;
-	int rc;
-
-	if ((rc = gp__trace_list(dir, &names, &nn)))
-		return rc;
-	for (i = 0; i < nn && !rc; i++)
-		rc = add_job(jobs, n, cap, names[i]);
-	gp__trace_list_free(names, nn);
-	return rc;
 }
 
 static void run_job(struct job *j, const struct gp_analyze_opts *opts)
@@ -278,7 +267,7 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	oo.salvage = opts->salvage;
 	/* a spare CPU also goes to reading the file (two halves, or gzip ahead) */
 	oo.threads = j->may_thread ? 0 : 1;
-	j->rc = gp_trace_open(j->path, &oo, &t);
+	j->rc = gp__src_open_trace(j->src, &oo, &t);
 	if (!j->rc) {
 		const struct gp_value *tags =
 		    gp_obj_get(gp_obj_get(t->meta, "gpuprof_capture"), "tags");
@@ -287,11 +276,24 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 		if (gp_value_type(tags) == GP_VALUE_OBJECT)
 			j->tags = gp_value_clone(tags);
 		j->rank = t->rank >= 0 ? t->rank : hint;
+		j->claimed = t->rank >= 0 || j->name_rank >= 0;
 		if (opts->only_rank >= 0 && j->rank != opts->only_rank) {
 			gp_trace_free(t);
 			return;
 		}
 		j->rc = analyze_trace(t, opts, hint, j->may_thread, &j->val);
+		/*
+		 * A capture of a run without a launcher has no rank: its number is
+		 * only its order, and the process is what it is (by pid).
+		 */
+		if (!j->rc && t->rank < 0 && j->name_rank < 0 && j->src->kind == GP_SRC_CAPTURE &&
+		    j->src->pid > 0) {
+			char label[48];
+
+			snprintf(label, sizeof(label), "process %lld", (long long)j->src->pid);
+			if (gp_obj_set_str(j->val, "label", label))
+				j->rc = gp__error(GP_ENOMEM, "out of memory");
+		}
 	}
 	if (j->rc)
 		snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
@@ -324,35 +326,144 @@ static int cmp_job(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
-                            struct gp_value **out)
+/* appends ", R" for each rank read (@p jobs sorted by rank), "none" when there is none */
+static int list_ranks(const struct job *jobs, size_t n, struct gp_buf *b)
+{
+	size_t i, k = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		if (jobs[i].rc || (i && jobs[i - 1].rank == jobs[i].rank))
+			continue;
+		GP_TRY(gp_buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)jobs[i].rank));
+	}
+	if (!k)
+		GP_TRY(gp_buf_addstr(b, "none"));
+out:
+	return rc;
+}
+
+/*
+ * Inputs that claim the same rank (by their metadata or name; @p jobs sorted
+ * by rank): a warning each, into @p warnings. With --rank R, two inputs of
+ * rank R, claimed or numbered by their order, are an error.
+ */
+static int same_ranks(const struct job *jobs, size_t n, int64_t only, struct gp_value *warnings)
+{
+	struct gp_buf b;
+	size_t i, j, k, nclaim;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && jobs[j].rank == jobs[i].rank; j++)
+			;
+		if (j - i < 2)
+			continue;
+		for (k = i, nclaim = 0; k < j; k++)
+			nclaim += jobs[k].claimed;
+		gp_buf_reset(&b);
+		for (k = i; k < j; k++)
+			GP_TRY(gp_buf_addf(&b, "%s'%s'", k > i ? ", " : "", jobs[k].path));
+		if (only == jobs[i].rank)
+			GP_TRY(gp__error(GP_EINVAL, "--rank %lld matches more than one input: %s",
+			                 (long long)only, b.buf));
+		if (nclaim < 2)
+			continue;
+		gp_buf_reset(&b);
+		GP_TRY(gp_buf_addf(&b, "%zu inputs claim rank %lld:", nclaim,
+		                   (long long)jobs[i].rank));
+		for (k = i, nclaim = 0; k < j; k++)
+			if (jobs[k].claimed)
+				GP_TRY(
+				    gp_buf_addf(&b, "%s '%s'", nclaim++ ? "," : "", jobs[k].path));
+		GP_TRY(gp_buf_addstr(&b, " (by their metadata or file names)"));
+		GP_TRY(gp_arr_push(warnings, gp_value_str(b.buf)));
+	}
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
+/* a copy of member @p key of @p from into @p to, null when absent */
+static int copy_member(struct gp_value *to, const struct gp_value *from, const char *key)
+{
+	const struct gp_value *v = gp_obj_get(from, key);
+
+	return gp_obj_set(to, key, v ? gp_value_clone(v) : gp_value_null());
+}
+
+/*
+ * A run directory without any capture (CMD used no CUDA, or the tracer was
+ * not injected): "run", what run.json says of the run, and
+ * "no_gpu_timeline", the one line saying why there is no GPU timeline.
+ */
+static int run_without_capture(struct gp_value *report, const char *dir)
+{
+	static const char *const keys[] = { "command",   "cwd",         "end_time", "environment",
+		                            "exit_code", "exit_signal", "hostname", "start_time",
+		                            "state",     "wall_ns" };
+	const struct gp_value *inj, *rep;
+	struct gp_value *run = NULL, *r;
+	const char *why = NULL, *inj_why;
+	struct gp_buf b;
+	size_t i;
+	int rc = 0;
+
+	gp_buf_init(&b, 0);
+	GP_TRY(gp__run_json_read(dir, &run));
+	if (!(r = gp_value_object()) || gp_obj_set(report, "run", r))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp_obj_set_str(r, "dir", dir));
+	for (i = 0; i < GP_ARRAY_SIZE(keys); i++)
+		GP_TRY(copy_member(r, run, keys[i]));
+	inj = gp_obj_get(run, "injector");
+	rep = gp_obj_get(run, "report");
+	inj_why = gp_value_get_str(gp_obj_get(inj, "reason"));
+	if (inj_why)
+		GP_TRY(gp_buf_addf(&b, "no capture: the tracer was not injected (%s)", inj_why));
+	else if ((why = gp_value_get_str(gp_obj_get(rep, "error"))))
+		GP_TRY(gp_buf_addstr(&b, why));
+	else
+		GP_TRY(gp_buf_addstr(&b, "no capture file: the program used neither CUDA nor NVTX "
+		                         "(or capture was off)"));
+	GP_TRY(gp_obj_set_str(report, "no_gpu_timeline", b.buf));
+out:
+	gp_buf_release(&b);
+	gp_value_free(run);
+	return rc;
+}
+
+int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                     struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
 	size_t njobs = 0, cap = 0, i, nthreads;
 	long ncpu;
-	struct gp_value *report = NULL, *ranks;
+	struct gp_value *report = NULL, *ranks, *warnings = NULL;
 	pthread_t *tids = NULL;
+	const char *run_dir = NULL;
 	struct pool pool;
+	struct gp_buf b;
 	int rc = 0;
 
 	*out = NULL;
+	gp_buf_init(&b, 0);
 	if (opts)
 		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
 	o.size = sizeof(o);
-	if (!n)
-		return gp__error(GP_EINVAL, "no input files");
-	for (i = 0; i < n; i++) {
-		struct stat st;
-
-		if (stat(paths[i], &st))
-			GP_TRY(gp__error(GP_ENOENT, "cannot read '%s': %s", paths[i],
-			                 strerror(errno)));
-		if (S_ISDIR(st.st_mode))
-			GP_TRY(expand_dir(paths[i], &jobs, &njobs, &cap));
-		else
-			GP_TRY(add_job(&jobs, &njobs, &cap, paths[i]));
+	GP_TRY(gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "analyze"));
+	for (i = 0; i < srcs->n; i++) {
+		if (GP_SRC_TRACES & 1u << srcs->v[i].kind)
+			GP_TRY(add_job(&jobs, &njobs, &cap, &srcs->v[i]));
+		else if (srcs->v[i].kind == GP_SRC_RUN_DIR && !run_dir)
+			run_dir = srcs->v[i].path;
 	}
+	/* a directory of files that are none of these: nothing to analyse */
+	if (!srcs->n)
+		GP_TRY(gp__error(GP_ENOENT, "no trace among the inputs (%s)",
+		                 srcs->skipped ? srcs->skipped : "none"));
 
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	nthreads = o.threads ? o.threads : (size_t)(ncpu > 0 ? ncpu : 1);
@@ -394,7 +505,8 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 
 	report = gp_value_object();
 	ranks = gp_value_array();
-	if (!report || !ranks) {
+	warnings = gp_value_array();
+	if (!report || !ranks || !warnings) {
 		gp_value_free(ranks);
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	}
@@ -402,31 +514,61 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 	GP_TRY(gp_obj_set_str(report, "schema", GP_ANALYZE_SCHEMA));
 	GP_TRY(gp_obj_set_str(report, "compat", o.compat == GP_COMPAT_HTA ? "hta" : "none"));
 	GP_TRY(gp_obj_set_str(report, "gpuprof_version", gp_version()));
+	if (srcs->skipped)
+		GP_TRY(gp_arr_push(warnings, gp_value_str(srcs->skipped)));
+	GP_TRY(same_ranks(jobs, njobs, o.only_rank, warnings));
 	for (i = 0; i < njobs; i++) {
 		if (!jobs[i].val)
 			continue;
 		GP_TRY(gp_arr_push(ranks, jobs[i].val));
 		jobs[i].val = NULL;
 	}
-	if (!gp_value_len(ranks) && o.only_rank >= 0)
-		GP_TRY(gp__error(GP_ENOENT, "no trace of rank %lld among the inputs",
-		                 (long long)o.only_rank));
-	/* "tags" and "metrics" of run directories (metrics.c) */
-	GP_TRY(gp__an_run_dirs(report, paths, n));
+	if (!gp_value_len(ranks) && o.only_rank >= 0) {
+		GP_TRY(list_ranks(jobs, njobs, &b));
+		GP_TRY(gp__error(GP_ENOENT, "no trace of rank %lld among the inputs (ranks: %s)",
+		                 (long long)o.only_rank, b.buf));
+	}
+	if (!njobs && run_dir)
+		GP_TRY(run_without_capture(report, run_dir));
+	/* "tags" and "metrics" of run directories and metrics timelines (metrics.c) */
+	GP_TRY(gp__an_run_dirs(report, srcs));
 	for (i = 0; i < njobs; i++)
 		GP_TRY(gp__tags_merge(report, jobs[i].tags));
+	/* only when there is something to say: reports without stay as they were */
+	if (gp_value_len(warnings)) {
+		GP_TRY(gp_obj_set(report, "warnings", warnings));
+		warnings = NULL;
+	}
 out:
 	for (i = 0; i < njobs; i++) {
-		gp__free(jobs[i].path);
 		gp_value_free(jobs[i].val);
 		gp_value_free(jobs[i].tags);
 	}
 	gp__free(jobs);
 	gp__free(tids);
+	gp_value_free(warnings);
+	gp_buf_release(&b);
 	if (rc) {
 		gp_value_free(report);
 		return rc;
 	}
 	*out = report;
 	return 0;
+}
+
+GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+                            struct gp_value **out)
+{
+	struct gp__srcs srcs;
+	int rc;
+
+	if (!out)
+		return gp__error(GP_EINVAL, "gp_analyze_paths: NULL argument");
+	*out = NULL;
+	if (!n)
+		return gp__error(GP_EINVAL, "no input files");
+	if ((rc = gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs)) == 0)
+		rc = gp__analyze_srcs(&srcs, opts, out);
+	gp__srcs_release(&srcs);
+	return rc;
 }

@@ -726,6 +726,44 @@ static int cmp_cstr(const void *a, const void *b)
 }
 
 /* "tags      k=v k2=v2" (keys sorted), nothing when there is none */
+/*
+ * A run directory without a capture: the run as run.json tells it (command,
+ * how it ended, how long, where), and why there is no GPU timeline, before
+ * the metrics.
+ */
+static void print_run(struct af *f, const struct gp_value *report)
+{
+	const struct gp_value *run = get(report, "run");
+	const struct gp_value *cmd = get(run, "command");
+	const char *why = gp_value_get_str(get(report, "no_gpu_timeline"));
+	const char *sig = gp_value_get_str(get(run, "exit_signal"));
+	const char *host = gp_value_get_str(get(run, "hostname"));
+	char b[32];
+	int64_t code;
+	double wall;
+	size_t i;
+
+	if (gp_value_type(run) != GP_VALUE_OBJECT)
+		return;
+	out(f, "run      ");
+	for (i = 0; i < gp_value_len(cmd) && i < 32; i++)
+		out(f, " %s", str(gp_arr_get(cmd, i), "?"));
+	out(f, "\n         ");
+	if (sig)
+		out(f, " killed by %s", sig);
+	else if (gp_value_get_int(get(run, "exit_code"), &code))
+		out(f, " exit status %lld", (long long)code);
+	else
+		out(f, " state %s", str(get(run, "state"), "unknown"));
+	if (num(get(run, "wall_ns"), &wall))
+		out(f, "   duration %s", gp__fmt_dur(b, sizeof(b), wall, 0));
+	if (host)
+		out(f, "   host %s", host);
+	out(f, "\n");
+	if (why)
+		out(f, "no GPU timeline: %s\n", why);
+}
+
 static void print_tags(struct af *f, const struct gp_value *report)
 {
 	const struct gp_value *t = get(report, "tags");
@@ -875,6 +913,7 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	}
 	if (f.width < 60)
 		f.width = 60;
+	print_run(&f, report);
 	print_tags(&f, report);
 	for (i = 0; i < gp_value_len(ranks); i++) {
 		if (i)

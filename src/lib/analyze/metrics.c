@@ -29,8 +29,6 @@
 #include "util/sort.h"
 #include "util/value-int.h"
 
-#define RUN_JSON_MAX_BYTES ((size_t)16 << 20)
-
 /* ---- points ---- */
 
 static int push_point(struct gp_value *points, int64_t t, double v)
@@ -323,30 +321,6 @@ out:
 
 /* ---- the run directory ---- */
 
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = gp__malloc(n);
-
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static struct gp_value *tags_object(struct gp_value *report)
 {
 	struct gp_value *t = gp__obj_get_mut(report, "tags");
@@ -496,47 +470,14 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
  */
 static int run_json_merge(struct gp_value *report, const char *dir)
 {
-	char *path = join(dir, "run.json"), *text = NULL;
-	const char *schema;
 	struct gp_value *v = NULL;
-	struct stat st;
-	size_t got = 0;
-	int fd = -1, rc = 0;
+	int rc;
 
-	if (!path)
-		return gp__error(GP_ENOMEM, "out of memory");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (size_t)st.st_size > RUN_JSON_MAX_BYTES)
-		goto out;
-	text = gp__malloc((size_t)st.st_size);
-	if (!text)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	rc = gp_value_parse(text, got, &v, NULL);
-	if (rc == GP_ENOMEM)
-		goto out;
-	rc = 0;
-	gp_clear_error();
-	schema = gp_value_get_str(gp_obj_get(v, "schema"));
-	if (!schema || strcmp(schema, "gpuprof.run/1") != 0)
-		goto out;
+	if ((rc = gp__run_json_read(dir, &v)) || !v)
+		return rc;
 	if ((rc = gp__tags_merge(report, gp_obj_get(v, "tags"))) == 0)
 		rc = process_ends(report, v, dir);
-out:
 	gp_value_free(v);
-	gp__free(text);
-	gp__free(path);
-	if (fd >= 0)
-		close(fd);
 	return rc;
 }
 
@@ -568,7 +509,7 @@ static int metrics_from(struct gp_value *report, const char *file)
 	return gp_obj_set(report, "metrics", o) ? gp__error(GP_ENOMEM, "out of memory") : 0;
 }
 
-int gp__an_run_dirs(struct gp_value *report, const char *const *paths, size_t n)
+int gp__an_run_dirs(struct gp_value *report, const struct gp__srcs *srcs)
 {
 	bool have_metrics = false;
 	size_t i;
@@ -576,24 +517,15 @@ int gp__an_run_dirs(struct gp_value *report, const char *const *paths, size_t n)
 
 	if (!tags_object(report))
 		return gp__error(GP_ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		char *mpath;
+	for (i = 0; i < srcs->n; i++) {
+		const struct gp__src *x = &srcs->v[i];
 
-		if (!paths[i] || !is_dir(paths[i]))
+		if (x->kind == GP_SRC_RUN_DIR)
+			GP_TRY(run_json_merge(report, x->path));
+		if (x->kind != GP_SRC_METRICS || have_metrics)
 			continue;
-		GP_TRY(run_json_merge(report, paths[i]));
-		if (have_metrics)
-			continue;
-		mpath = join(paths[i], "metrics.jsonl");
-		if (!mpath)
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		if (is_file(mpath)) {
-			have_metrics = true;
-			rc = metrics_from(report, mpath);
-		}
-		gp__free(mpath);
-		if (rc)
-			goto out;
+		have_metrics = true;
+		GP_TRY(metrics_from(report, x->path));
 	}
 out:
 	return rc;

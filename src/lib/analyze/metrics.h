@@ -14,6 +14,7 @@
 
 #include "gpuprof/value.h"
 #include "sample/metrics-read.h"
+#include "source/source.h"
 
 /** Points per series in the report's "metrics" at most. */
 #define GP_METRICS_MAX_POINTS 500
@@ -38,11 +39,12 @@ int gp__metrics_object(const struct gp_metrics_timeline *m, const char *file,
 
 /**
  * Sets the report's "tags" (always, an object: the tags of the run.json of
- * every directory among @p paths, first one first) and "metrics" (only when
- * one of @p paths is a directory holding metrics.jsonl: the first such; a
- * timeline that cannot be read gives {file, error}). @return 0 or GP_ENOMEM.
+ * every run directory among @p srcs, first one first) and "metrics" (only
+ * when @p srcs holds a metrics timeline, a run directory's metrics.jsonl or
+ * one typed: the first; a timeline that cannot be read gives {file, error}).
+ * @return 0 or GP_ENOMEM.
  */
-int gp__an_run_dirs(struct gp_value *report, const char *const *paths, size_t n);
+int gp__an_run_dirs(struct gp_value *report, const struct gp__srcs *srcs);
 
 /**
  * Adds to the report's "tags" object the string members of @p tags (a

@@ -19,13 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bench/bench-int.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
-#include "trace/input.h"
+#include "source/source.h"
 #include "trace/model.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/opts.h"
 #include "util/sort.h"
@@ -227,6 +227,50 @@ out:
 	return rc;
 }
 
+#define NAMES_LISTED 12 /* names an error lists at most */
+
+/*
+ * Appends the distinct names of the trace's ranges (@p marks false) or marks
+ * to @p b, "a, b, c", at most NAMES_LISTED then how many more; "none".
+ */
+static int names_list(const struct gp_trace *t, bool marks, struct gp_buf *b)
+{
+	struct gp_u64map seen;
+	size_t i, k = 0;
+	int rc;
+
+	if ((rc = gp_u64map_init(&seen, 64)))
+		return rc;
+	for (i = 0; i < t->ev.n; i++) {
+		bool mark = (t->ev.flags[i] & GP_EVF_MARK) != 0;
+		uint32_t id = t->ev.name[i];
+		uint64_t v;
+		size_t before;
+
+		if (marks != mark || (!marks && t->ev.kind[i] != GP_K_USER_ANNOTATION))
+			continue;
+		/* a capture's range in a named domain answers to its message too */
+		if (gp_u64map_get(&t->nvtx_names, id, &v) == 1)
+			id = (uint32_t)v;
+		before = seen.n;
+		if ((rc = gp_u64map_put_new(&seen, id, 0, NULL)))
+			goto out;
+		if (seen.n == before)
+			continue;
+		if (k < NAMES_LISTED)
+			GP_TRY(
+			    gp_buf_addf(b, "%s'%s'", k ? ", " : "", gp_strtab_get(&t->strs, id)));
+		k++;
+	}
+	if (k > NAMES_LISTED)
+		GP_TRY(gp_buf_addf(b, " and %zu more", k - NAMES_LISTED));
+	if (!k)
+		GP_TRY(gp_buf_addstr(b, "none"));
+out:
+	gp_u64map_release(&seen);
+	return rc;
+}
+
 /* the complete ProfilerStep#N steps of the analysis */
 static int from_steps(const struct gp_trace *t, int64_t rank, struct iters *it)
 {
@@ -278,15 +322,25 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 		GP_TRY(from_steps(t, rank, &it));
 	}
 	if (!it.n) {
+		struct gp_buf nb;
+
+		gp_buf_init(&nb, 0);
+		if ((o->frame_mark || o->iter_range) && (rc = names_list(t, o->frame_mark, &nb))) {
+			gp_buf_release(&nb);
+			goto out;
+		}
 		if (o->frame_mark)
-			rc = gp__error(GP_ENOENT, "%s: fewer than two marks '%s'", path, what);
+			rc = gp__error(GP_ENOENT, "%s: fewer than two marks '%s' (marks: %s)", path,
+			               what, nb.buf);
 		else if (o->iter_range)
-			rc = gp__error(GP_ENOENT, "%s: no range '%s'", path, what);
+			rc = gp__error(GP_ENOENT, "%s: no range '%s' (ranges: %s)", path, what,
+			               nb.buf);
 		else
 			rc = gp__error(GP_ENOENT,
 			               "%s: no complete ProfilerStep#N: name the iterations with "
 			               "--iter-range NAME or --frame-mark NAME",
 			               path);
+		gp_buf_release(&nb);
 		goto out;
 	}
 	if (o->warmup >= it.n)
@@ -317,17 +371,18 @@ out:
 	return rc;
 }
 
-static int add_file(struct gp_bench *b, const char *path, int64_t order, bool several,
+static int add_file(struct gp_bench *b, const struct gp__src *src, int64_t order, bool several,
                     const struct gp_bench_iter_opts *o)
 {
 	struct gp_open_opts oo = { .size = sizeof(oo) };
+	const char *path = src->is_stdin ? "<stdin>" : src->path;
 	struct gp_trace *t = NULL;
 	int64_t rank;
 	int rc;
 
-	if ((rc = gp_trace_open(path, &oo, &t)))
+	if ((rc = gp__src_open_trace(src, &oo, &t)))
 		return rc;
-	rank = t->rank >= 0 ? t->rank : gp__rank_from_name(path);
+	rank = t->rank >= 0 ? t->rank : src->rank;
 	if (rank < 0)
 		rank = order;
 	if (o->only_rank >= 0 && rank != o->only_rank)
@@ -361,42 +416,32 @@ GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size
                               const struct gp_bench_iter_opts *opts)
 {
 	struct gp_bench_iter_opts o = { .size = sizeof(o), .only_rank = -1 };
-	char **files = NULL;
-	size_t nfiles = 0, cap = 0, i;
+	struct gp__srcs srcs;
+	size_t i, k = 0, ntraces;
 	int rc = 0;
 
+	memset(&srcs, 0, sizeof(srcs));
 	if (!b || !paths || !n)
 		return gp__error(GP_EINVAL, "no input");
 	if ((rc = GP__OPTS_VALID(opts, struct gp_bench_iter_opts)))
 		return rc;
 	GP__OPTS_COPY(&o, opts);
-	for (i = 0; i < n; i++) {
-		struct stat st;
-		char **list = NULL;
-		size_t nl = 0;
-
+	for (i = 0; i < n; i++)
 		GP_TRY(gp_bench_source_arg(b, paths[i]));
-		if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			GP_TRY(gp__trace_list(paths[i], &list, &nl));
-		} else {
-			if (!(list = gp__calloc(1, sizeof(*list))) ||
-			    !(list[0] = gp__strdup(paths[i]))) {
-				gp__free(list);
-				GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-			}
-			nl = 1;
-		}
-		if (gp__grow((void **)&files, &cap, nfiles + nl, sizeof(*files))) {
-			gp__trace_list_free(list, nl);
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		}
-		memcpy(files + nfiles, list, nl * sizeof(*list));
-		nfiles += nl;
-		gp__free(list);
-	}
-	for (i = 0; i < nfiles; i++)
-		GP_TRY(add_file(b, files[i], (int64_t)i, nfiles > 1, &o));
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	/* a run directory's run.json and metrics hold no iterations */
+	GP_TRY(gp__srcs_keep(&srcs, GP_SRC_RUN_INPUTS, "bench"));
+	ntraces = gp__srcs_count(&srcs, GP_SRC_TRACES);
+	/* for a caller with a log callback (gp_set_log()): what the directories held besides */
+	if (srcs.skipped)
+		gp__log(GP_LOG_WARN, "%s", srcs.skipped);
+	if (!ntraces)
+		GP_TRY(gp__error(GP_ENOENT, "'%s': no trace or capture to take iterations from",
+		                 paths[0]));
+	for (i = 0; i < srcs.n; i++)
+		if (GP_SRC_TRACES & 1u << srcs.v[i].kind)
+			GP_TRY(add_file(b, &srcs.v[i], (int64_t)k++, ntraces > 1, &o));
 out:
-	gp__trace_list_free(files, nfiles);
+	gp__srcs_release(&srcs);
 	return rc;
 }

@@ -2,8 +2,9 @@
 /*
  * compare-int.h - what the files of src/lib/compare share.
  *
- * load.c tells the inputs apart and loads them; compare.c holds the entry
- * points, the options and the overall verdict; metric.c compares one metric
+ * load.c loads the inputs the source layer resolved; compare.c holds the
+ * entry points, the options and the overall verdict; common.c the helpers
+ * every file calls (and that call none of them); metric.c compares one metric
  * (samples through gp_stats_compare(), or one value per side); bench.c and
  * report.c pair series and ranks and choose their metrics; table.c diffs
  * the kernel and operator tables; explain.c says why, where the numbers
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check.h"
 #include "gpuprof/compare.h"
 #include "gpuprof/stats.h"
 #include "gpuprof/value.h"
@@ -65,16 +67,21 @@ struct gp__cmp {
 	size_t n_single_changed; /* metrics without samples past their threshold */
 };
 
-/* compare.c */
+/* common.c */
 
 /** The threshold (a fraction) of metric @p name. */
 double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
 /** Appends {id, text} to result.warnings. */
 int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...) GP_PRINTF(3, 4);
-/** Compares the tags objects of the two sides into result.tag_changes. */
-int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 /** A new object appended to array @p arr (NULL when out of memory). */
 struct gp_value *gp__cmp_push_obj(struct gp_value *arr);
+/** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
+int gp__cmp_tree_kind(const struct gp_value *v);
+
+/* compare.c */
+
+/** Compares the tags objects of the two sides into result.tag_changes. */
+int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
 /* metric.c */
 
@@ -98,16 +105,12 @@ double gp__cmp_mean(const double *x, size_t n);
 /** 100 (n - b) / b; NaN when b is 0 or either is not finite. */
 double gp__cmp_pct(double b, double n);
 
-/* bench.c */
+/* bench.c (gp__cmp_check_bench() in check.h) */
 
-/** Checks that @p v is a usable "gpuprof.bench/1" tree; errors name @p label and the field. */
-int gp__cmp_check_bench(const struct gp_value *v, const char *label);
 int gp__cmp_bench(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
-/* report.c */
+/* report.c (gp__cmp_check_report() in check.h) */
 
-/** Checks that @p v is a usable "gpuprof.analyze/1" tree; errors name @p label and the field. */
-int gp__cmp_check_report(const struct gp_value *v, const char *label);
 int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
 /* table.c */
@@ -132,21 +135,5 @@ int gp__cmp_explain_bench(struct gp__cmp *c, const struct gp_value *base_doc,
 int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *new_,
                             const struct gp_compare_opts *opts, const char *base_label,
                             const char *new_label, struct gp_value **out);
-
-/* load.c */
-
-/** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
-int gp__cmp_tree_kind(const struct gp_value *v);
-
-/**
- * Whether the file @p path (gzip or not) starts like a gpuprof JSON document
- * (a "schema" of "gpuprof.*", "gpuprof_version", "series" or "ranks" among
- * its first top-level keys) rather than a trace: *@p is_doc.
- * @return 0, or GP_ENOENT, GP_EIO, GP_ENOMEM naming the file.
- */
-int gp__doc_sniff(const char *path, bool *is_doc);
-
-/** Reads and parses the gpuprof JSON document @p path whole (at most 1 GiB); errors name it. */
-int gp__doc_read(const char *path, struct gp_value **out);
 
 #endif

@@ -10,10 +10,9 @@
  * 3), else "improvement" when one is better, else "inconclusive" when one
  * could not be decided, else "same". Without any metric with samples it is
  * "inconclusive" when a single-valued metric moved past its threshold, else
- * "same".
+ * "same". The helpers the comparing files share are in common.c.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,46 +39,6 @@ static const char *const known_metrics[] = {
 	"kernels",
 	"operators",
 };
-
-double gp__cmp_threshold(const struct gp__cmp *c, const char *name)
-{
-	const struct gp_compare_opts *o = c->opts;
-	size_t i;
-
-	if (o && o->threshold_names && o->threshold_values)
-		for (i = o->n_thresholds; i-- > 0;)
-			if (o->threshold_names[i] && strcmp(o->threshold_names[i], name) == 0)
-				return o->threshold_values[i];
-	return c->threshold;
-}
-
-struct gp_value *gp__cmp_push_obj(struct gp_value *arr)
-{
-	struct gp_value *o = gp_value_object();
-
-	if (!o || gp_arr_push(arr, o))
-		return NULL;
-	return o;
-}
-
-int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...)
-{
-	struct gp_buf b = GP_BUF_INIT;
-	struct gp_value *w;
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = gp_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	if (rc || !(w = gp__cmp_push_obj(c->warnings)) || gp_obj_set_str(w, "id", id) ||
-	    gp_obj_set_str(w, "text", b.buf)) {
-		gp_buf_release(&b);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
-	gp_buf_release(&b);
-	return 0;
-}
 
 /* a tag's value as text (tags are strings; anything else is shown as JSON) */
 static char *tag_text(const struct gp_value *v)

@@ -1,177 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * load.c - one side of a comparison, from a path to a tree: tells a bench
- * result or an analyze report (JSON documents gpuprof wrote, read whole)
- * from a trace (read by gp_analyze_paths(), which streams it).
- *
- * The choice looks only at the top-level keys at the start of the file (up
- * to SNIFF_BYTES, gunzipped when gzip): a "schema" of "gpuprof.*", or a key
- * only gpuprof documents have ("gpuprof_version", "series", "ranks"), makes
- * it a gpuprof document; "traceEvents", any other "schema", a top-level
- * array or anything that is not JSON makes it a trace, whose reader then
- * gives its own error. gpuprof writes keys sorted, so "gpuprof_version"
- * comes before the large "ranks" and "series". A directory is the union of
- * its documents when its files are all bench results or all reports, else
- * a directory of traces (or a `gpuprof run` directory).
+ * load.c - one side of a comparison, from a path to a tree. What the path is
+ * comes from the source layer (source/source.h): a bench result or an
+ * analyze report (JSON documents gpuprof wrote, read whole), or traces,
+ * captures and run directories, read by the analysis (which streams them).
+ * A directory is the union of its documents when its files are all bench
+ * results or all reports, else a directory of traces (or a `gpuprof run`
+ * directory); files in it that are neither are left out.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "analyze/analyze-srcs.h"
 #include "compare-int.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
-#include "trace/input.h"
-#include "util/json-scan.h"
-
-#define SNIFF_BYTES   (1u << 20)
-#define DOC_MAX_BYTES ((size_t)1 << 30) /* a bench result or report larger than this is refused */
-#define READ_CHUNK    (1u << 20)
-
-enum sniff { SNIFF_TRACE = 0, SNIFF_DOC = 1 };
-
-int gp__cmp_tree_kind(const struct gp_value *v)
-{
-	const char *s = gp_value_get_str(gp_obj_get(v, "schema"));
-
-	if (!s)
-		return -1;
-	if (strcmp(s, GP_BENCH_SCHEMA) == 0)
-		return GP_COMPARE_BENCH;
-	if (strcmp(s, GP_ANALYZE_SCHEMA) == 0)
-		return GP_COMPARE_REPORT;
-	return -1;
-}
-
-/* reads up to @p max uncompressed bytes of @p path; *got < max means the whole file */
-static int read_prefix(const char *path, size_t max, char **text, size_t *got)
-{
-	struct gp_input *in = NULL;
-	size_t cap = 0, len = 0;
-	char *buf = NULL;
-	int rc;
-
-	*text = NULL;
-	*got = 0;
-	if ((rc = gp__input_open_file(path, &in)))
-		return rc;
-	gp__input_no_prefetch(in);
-	for (;;) {
-		size_t want, n = 0;
-
-		if (len == max)
-			break;
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : READ_CHUNK;
-			char *nb;
-
-			if (ncap > max)
-				ncap = max;
-			if (!(nb = gp__reallocarray(buf, ncap + 1, 1))) {
-				rc = gp__error(GP_ENOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		want = cap - len;
-		if ((rc = gp__input_read(in, buf + len, want, &n))) {
-			gp__error_prefix("'%s'", path);
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	if (!buf && !(buf = gp__malloc(1))) {
-		rc = gp__error(GP_ENOMEM, "out of memory");
-		goto out;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	*got = len;
-	buf = NULL;
-out:
-	gp__free(buf);
-	gp__input_close(in);
-	return rc;
-}
-
-static bool str_is(struct gp_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s.len == n && memcmp(s.p, lit, n) == 0;
-}
-
-/* the top-level keys at the start of @p p[0..n): is it a gpuprof document? */
-static enum sniff sniff_text(const char *p, size_t n, bool eof)
-{
-	struct gp_jscan s = { .end = p + n, .eof = eof };
-	const char *q = gp__json_ws(p, s.end);
-
-	if (q >= s.end || *q != '{')
-		return SNIFF_TRACE;
-	q = gp__json_ws(q + 1, s.end);
-	while (q < s.end && *q == '"') {
-		struct gp_str key, val;
-		bool esc;
-
-		if (gp__json_string(&s, &q, &key, &esc))
-			return SNIFF_TRACE;
-		q = gp__json_ws(q, s.end);
-		if (q >= s.end || *q != ':')
-			return SNIFF_TRACE;
-		q = gp__json_ws(q + 1, s.end);
-		if (str_is(key, "gpuprof_version") || str_is(key, "series") || str_is(key, "ranks"))
-			return SNIFF_DOC;
-		if (str_is(key, "traceEvents"))
-			return SNIFF_TRACE;
-		if (str_is(key, "schema")) {
-			if (q < s.end && *q == '"' && !gp__json_string(&s, &q, &val, &esc) &&
-			    val.len >= 8 && memcmp(val.p, "gpuprof.", 8) == 0)
-				return SNIFF_DOC;
-			return SNIFF_TRACE;
-		}
-		if (gp__json_skip(&s, &q, 0))
-			return SNIFF_TRACE;
-		q = gp__json_ws(q, s.end);
-		if (q < s.end && *q == ',')
-			q = gp__json_ws(q + 1, s.end);
-	}
-	return SNIFF_TRACE;
-}
-
-static int sniff_file(const char *path, enum sniff *out)
-{
-	char *text = NULL;
-	size_t got = 0;
-	int rc;
-
-	*out = SNIFF_TRACE;
-	rc = read_prefix(path, SNIFF_BYTES, &text, &got);
-	if (rc == GP_ENOMEM || rc == GP_ENOENT || rc == GP_EIO) {
-		gp__free(text);
-		return rc;
-	}
-	/* a damaged gzip stream and the like: the trace reader says what is wrong */
-	gp_clear_error();
-	if (rc == 0)
-		*out = sniff_text(text, got, got < SNIFF_BYTES);
-	gp__free(text);
-	return 0;
-}
-
-int gp__doc_sniff(const char *path, bool *is_doc)
-{
-	enum sniff s = SNIFF_TRACE;
-	int rc = sniff_file(path, &s);
-
-	*is_doc = rc == 0 && s == SNIFF_DOC;
-	return rc;
-}
+#include "source/source.h"
 
 /* "'path'": how errors and warnings name a file */
 static char *quoted(const char *path)
@@ -186,27 +32,6 @@ static char *quoted(const char *path)
 		q[n + 2] = '\0';
 	}
 	return q;
-}
-
-int gp__doc_read(const char *path, struct gp_value **out)
-{
-	char *text = NULL;
-	size_t got = 0, off = 0;
-	int rc;
-
-	*out = NULL;
-	if ((rc = read_prefix(path, DOC_MAX_BYTES, &text, &got)))
-		return rc;
-	if (got == DOC_MAX_BYTES) {
-		rc = gp__error(GP_ELIMIT, "'%s': larger than %zu bytes: not a gpuprof document",
-		               path, DOC_MAX_BYTES);
-		goto out;
-	}
-	if ((rc = gp_value_parse(text, got, out, &off)) && rc != GP_ENOMEM)
-		gp__error_prefix("'%s'", path);
-out:
-	gp__free(text);
-	return rc;
 }
 
 /* parses the gpuprof document @p path whole; checks its schema */
@@ -248,7 +73,8 @@ out:
 	return rc;
 }
 
-static int analyze(const char *path, const struct gp_compare_opts *o, struct gp_value **out)
+static int analyze(const char *path, struct gp__srcs *srcs, const struct gp_compare_opts *o,
+                   struct gp_value **out)
 {
 	struct gp_analyze_opts ao;
 	int rc;
@@ -259,7 +85,7 @@ static int analyze(const char *path, const struct gp_compare_opts *o, struct gp_
 	ao.top = 0;
 	ao.only_rank = o && o->rank >= 0 ? o->rank : -1;
 	ao.threads = o ? o->threads : 0;
-	rc = gp_analyze_paths(&path, 1, &ao, out);
+	rc = gp__analyze_srcs(srcs, &ao, out);
 	/* every error names the input */
 	if (rc && rc != GP_ENOMEM && !strstr(gp_last_error(), path))
 		gp__error_prefix("'%s'", path);
@@ -321,47 +147,32 @@ static int merge_doc(struct gp_value *into, const struct gp_value *add, int kind
 	return 0;
 }
 
-/* a directory: the union of its documents, or traces for gp_analyze_paths() */
-static int load_dir(const char *dir, const struct gp_compare_opts *o, enum gp_compare_input *kind,
-                    struct gp_value **out)
+static bool is_doc(enum gp__src_kind k)
+{
+	return (GP_SRC_DOCS & 1u << k) != 0;
+}
+
+/* the documents of a directory, all bench results or all reports, as one */
+static int load_dir_docs(const char *dir, const struct gp__srcs *srcs, enum gp_compare_input *kind,
+                         struct gp_value **out)
 {
 	struct gp_value *acc = NULL, *v = NULL;
-	char **paths = NULL;
-	size_t n = 0, i, ndoc = 0;
 	enum gp_compare_input k0 = GP_COMPARE_TRACE, k;
-	int rc;
+	const char *first = NULL;
+	size_t i;
+	int rc = 0;
 
-	rc = gp__trace_list(dir, &paths, &n);
-	if (rc == GP_ENOENT) {
-		gp_clear_error();
-		n = 0;
-	} else if (rc)
-		return rc;
-	for (i = 0; i < n; i++) {
-		enum sniff s;
+	for (i = 0; i < srcs->n; i++) {
+		const char *path = srcs->v[i].path;
 
-		if ((rc = sniff_file(paths[i], &s)))
-			goto out;
-		ndoc += s == SNIFF_DOC;
-	}
-	if (ndoc == 0) {
-		*kind = GP_COMPARE_TRACE;
-		rc = analyze(dir, o, out);
-		goto out;
-	}
-	if (ndoc != n) {
-		rc = gp__error(GP_EINVAL,
-		               "'%s': holds both traces and gpuprof results (bench or report): "
-		               "compare one kind",
-		               dir);
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if ((rc = load_doc(paths[i], &v, &k)))
+		if (!is_doc(srcs->v[i].kind))
+			continue;
+		if ((rc = load_doc(path, &v, &k)))
 			goto out;
 		if (!acc) {
 			acc = v;
 			k0 = k;
+			first = path;
 			v = NULL;
 			if (!gp_obj_get(acc, "tags") &&
 			    (rc = gp_obj_set(acc, "tags", gp_value_object()))) {
@@ -373,10 +184,10 @@ static int load_dir(const char *dir, const struct gp_compare_opts *o, enum gp_co
 		if (k != k0) {
 			rc = gp__error(GP_EINVAL,
 			               "'%s': holds both bench results and reports ('%s', '%s')",
-			               dir, paths[0], paths[i]);
+			               dir, first, path);
 			goto out;
 		}
-		if ((rc = merge_doc(acc, v, (int)k, paths[i], paths[0])))
+		if ((rc = merge_doc(acc, v, (int)k, path, first)))
 			goto out;
 		gp_value_free(v);
 		v = NULL;
@@ -387,16 +198,39 @@ static int load_dir(const char *dir, const struct gp_compare_opts *o, enum gp_co
 out:
 	gp_value_free(v);
 	gp_value_free(acc);
-	gp__trace_list_free(paths, n);
 	return rc;
+}
+
+int gp__cmp_load_srcs(const char *path, struct gp__srcs *srcs, const struct gp_compare_opts *opts,
+                      enum gp_compare_input *kind, struct gp_value **out)
+{
+	size_t i, ndoc = 0, ntrace = 0;
+
+	*out = NULL;
+	*kind = GP_COMPARE_TRACE;
+	for (i = 0; i < srcs->n; i++) {
+		enum gp__src_kind k = srcs->v[i].kind;
+
+		ndoc += is_doc(k);
+		ntrace += (GP_SRC_TRACES & 1u << k) != 0;
+	}
+	if (ndoc == 0)
+		return analyze(path, srcs, opts, out);
+	if (srcs->n == 1 && !srcs->v[0].from_dir)
+		return load_doc(srcs->v[0].path, out, kind);
+	if (ntrace)
+		return gp__error(GP_EINVAL,
+		                 "'%s': holds both traces and gpuprof results (bench or report): "
+		                 "compare one kind",
+		                 path);
+	return load_dir_docs(path, srcs, kind, out);
 }
 
 GP_API int gp_compare_load(const char *path, const struct gp_compare_opts *opts,
                            enum gp_compare_input *kind, struct gp_value **out)
 {
 	enum gp_compare_input k = GP_COMPARE_TRACE;
-	struct stat st;
-	enum sniff s;
+	struct gp__srcs srcs;
 	int rc;
 
 	if (!out)
@@ -406,19 +240,10 @@ GP_API int gp_compare_load(const char *path, const struct gp_compare_opts *opts,
 		return gp__error(GP_EINVAL, "gp_compare_load: NULL path");
 	if (opts && opts->size < sizeof(uint32_t))
 		return gp__error(GP_EINVAL, "gp_compare_load: opts.size not set");
-	if (stat(path, &st)) {
-		int e = errno;
-
-		return gp__error(e == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", path, strerror(e));
-	}
-	if (S_ISDIR(st.st_mode))
-		rc = load_dir(path, opts, &k, out);
-	else if ((rc = sniff_file(path, &s)) == 0) {
-		if (s == SNIFF_DOC)
-			rc = load_doc(path, out, &k);
-		else
-			rc = analyze(path, opts, out);
-	}
+	rc = gp__srcs_resolve(&path, 1, GP_SRC_ALLOW_STDIN, &srcs);
+	if (rc == 0)
+		rc = gp__cmp_load_srcs(path, &srcs, opts, &k, out);
+	gp__srcs_release(&srcs);
 	if (rc == 0 && kind)
 		*kind = k;
 	return rc;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "util/buf.h"
 
 /* a summary table: a list of objects, each with a name, a count and a total_ns */
 static int check_table(const struct gp_value *r, size_t ri, const char *key, const char *label)
@@ -327,9 +328,18 @@ int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	nb = select_ranks(c, base, bl, cb);
 	nn = select_ranks(c, new_, nl, cn);
-	if (c->rank >= 0 && (!nb || !nn))
-		GP_TRY(gp__error(GP_EINVAL, "%s has no rank %lld",
-		                 !nb ? c->base_label : c->new_label, (long long)c->rank));
+	if (c->rank >= 0 && (!nb || !nn)) {
+		struct gp_buf b;
+
+		gp_buf_init(&b, 0);
+		rc = gp__doc_ranks_list(!nb ? base : new_, &b);
+		if (!rc)
+			rc = gp__error(GP_EINVAL, "%s has no rank %lld (ranks: %s)",
+			               !nb ? c->base_label : c->new_label, (long long)c->rank,
+			               b.buf);
+		gp_buf_release(&b);
+		goto out;
+	}
 	if (cpb && cpn && strcmp(cpb, cpn) != 0)
 		GP_TRY(gp__cmp_warn(c, "compat_differs",
 		                    "the reports use different definitions (base --compat %s, new "

@@ -51,7 +51,8 @@
 #define ORIGIN_MARGIN (INT64_C(3600) * 1000000000) /* the origin's lead on baseTimeNanoseconds */
 
 struct gp_chrome_writer {
-	FILE *f;
+	gp_write_fn write;
+	void *user;
 	char *buf;
 	size_t len;
 	int err;        /* the first failure, sticky */
@@ -75,7 +76,7 @@ static int flush_buf(struct gp_chrome_writer *w)
 		return w->err;
 	if (w->len) {
 		errno = 0;
-		if (fwrite(w->buf, 1, w->len, w->f) != w->len) {
+		if (w->write(w->buf, w->len, w->user)) {
 			w->err = gp__error(GP_EIO, "cannot write the trace: %s",
 			                   strerror(errno ? errno : EIO));
 			return w->err;
@@ -111,7 +112,7 @@ static int put(struct gp_chrome_writer *w, const char *p, size_t n)
 		if (n >= OUTBUF_SIZE) {
 			/* a huge string: straight through */
 			errno = 0;
-			if (fwrite(p, 1, n, w->f) != n)
+			if (w->write(p, n, w->user))
 				return w->err = gp__error(GP_EIO, "cannot write the trace: %s",
 				                          strerror(errno ? errno : EIO));
 			w->st.bytes += n;
@@ -1167,19 +1168,20 @@ GP_API int gp_chrome_writer_add_metrics(struct gp_chrome_writer *w, const char *
 
 /* ---- the document ---- */
 
-GP_API int gp_chrome_writer_new(FILE *f, struct gp_chrome_writer **out)
+GP_API int gp_chrome_writer_new(gp_write_fn write, void *user, struct gp_chrome_writer **out)
 {
 	struct gp_chrome_writer *w;
 
 	*out = NULL;
-	if (!f)
-		return gp__error(GP_EINVAL, "no output file");
+	if (!write)
+		return gp__error(GP_EINVAL, "no write function");
 	w = gp__calloc(1, sizeof(*w));
 	if (!w || !(w->buf = gp__malloc(OUTBUF_SIZE))) {
 		gp__free(w);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	w->f = f;
+	w->write = write;
+	w->user = user;
 	w->next_pid = SYNTH_BASE;
 	w->async_id = 1;
 	w->sort_gpu = SORT_GPU;
@@ -1199,13 +1201,7 @@ GP_API int gp_chrome_writer_finish(struct gp_chrome_writer *w)
 			return w->err;
 		w->finished = true;
 	}
-	if (flush_buf(w))
-		return w->err;
-	errno = 0;
-	if (fflush(w->f))
-		return w->err = gp__error(GP_EIO, "cannot write the trace: %s",
-		                          strerror(errno ? errno : EIO));
-	return 0;
+	return flush_buf(w);
 }
 
 GP_API void gp_chrome_writer_stats(const struct gp_chrome_writer *w, struct gp_export_stats *out)

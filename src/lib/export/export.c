@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * export.c - gp_export_paths(): the inputs of `gpuprof export` (trace files,
- * capture files, directories of them, run directories) through the Chrome
+ * capture files, directories of them, run directories, metrics timelines,
+ * standard input; what each is comes from source/resolve.c) through the Chrome
  * writer (chrome.c), one trace in memory at a time, and the atomic output
  * file of gp_export_paths_to_file() (util/tempfile.c: registered, so that
  * the CLI's signal handlers remove it when an export is interrupted).
@@ -22,76 +23,28 @@
 #include "export-int.h"
 #include "gpuprof/export.h"
 #include "sample/metrics-read.h"
+#include "source/source.h"
 #include "trace/model.h"
-#include "trace/input.h"
 #include "util/error.h"
 #include "util/tempfile.h"
 
-struct input {
-	char *path;
-	size_t order;
-};
-
-struct inputs {
-	struct input *v;
-	size_t n, cap;
-};
-
-static void inputs_release(struct inputs *in)
-{
-	size_t i;
-
-	for (i = 0; i < in->n; i++)
-		gp__free(in->v[i].path);
-	gp__free(in->v);
-	memset(in, 0, sizeof(*in));
-}
-
-static int add_input(struct inputs *in, const char *path)
-{
-	int rc;
-
-	if ((rc = gp__grow((void **)&in->v, &in->cap, in->n + 1, sizeof(*in->v))))
-		return rc;
-	if (!(in->v[in->n].path = gp__strdup(path)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	in->v[in->n].order = in->n;
-	in->n++;
-	return 0;
-}
-
-static int expand_dir(const char *dir, struct inputs *in)
-{
-	char **names;
-	size_t nn, i;
-	int rc;
-
-	if ((rc = gp__trace_list(dir, &names, &nn)))
-		return rc;
-	for (i = 0; i < nn && !rc; i++)
-		rc = add_input(in, names[i]);
-	gp__trace_list_free(names, nn);
-	return rc;
-}
-
 /* the label of trace @p i of @p n: none for a single trace */
-static void trace_label(const struct gp_trace *t, const struct input *in, size_t n, char *buf,
-                        size_t len)
+static void trace_label(const struct gp_trace *t, const struct gp__src *in, size_t order, size_t n,
+                        char *buf, size_t len)
 {
-	const struct gp_value *cap = gp_obj_get(t->meta, "gpuprof_capture");
-	int64_t r = t->rank, pid;
+	int64_t r = t->rank;
 
 	buf[0] = '\0';
 	if (n <= 1)
 		return;
 	if (r < 0)
-		r = gp__rank_from_name(in->path);
+		r = in->rank;
 	if (r >= 0)
 		snprintf(buf, len, "rank %lld", (long long)r);
-	else if (cap && gp_value_get_int(gp_obj_get(cap, "pid"), &pid))
-		snprintf(buf, len, "pid %lld", (long long)pid);
+	else if (in->pid > 0)
+		snprintf(buf, len, "pid %lld", (long long)in->pid);
 	else
-		snprintf(buf, len, "trace %zu", in->order);
+		snprintf(buf, len, "trace %zu", order);
 }
 
 /*
@@ -100,21 +53,11 @@ static void trace_label(const struct gp_trace *t, const struct input *in, size_t
  * as analyze leaves it out of the report; a write error or no memory ends
  * the export.
  */
-static int run_dir_metrics(struct gp_chrome_writer *w, const char *dir, uint64_t *skipped)
+static int run_dir_metrics(struct gp_chrome_writer *w, const char *path, uint64_t *skipped)
 {
 	struct gp_metrics_timeline *m = NULL;
-	size_t len = strlen(dir) + sizeof("/metrics.jsonl");
-	struct stat st;
-	char *path;
 	int rc;
 
-	if (!(path = gp__malloc(len)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	snprintf(path, len, "%s/metrics.jsonl", dir);
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		gp__free(path);
-		return 0;
-	}
 	rc = gp_metrics_timeline_read(path, &m);
 	if (rc && rc != GP_ENOMEM) {
 		gp__error_prefix("metrics left out");
@@ -124,29 +67,18 @@ static int run_dir_metrics(struct gp_chrome_writer *w, const char *dir, uint64_t
 		rc = gp__chrome_writer_add_timeline(w, m);
 	}
 	gp_metrics_timeline_free(m);
-	gp__free(path);
 	return rc;
 }
 
-static int is_dir(const char *path, bool *dir)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return gp__error(GP_ENOENT, "cannot read '%s': %s", path, strerror(errno));
-	*dir = S_ISDIR(st.st_mode);
-	return 0;
-}
-
 GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_export_opts *opts,
-                           FILE *f, struct gp_export_stats *stats)
+                           gp_write_fn write, void *user, struct gp_export_stats *stats)
 {
 	struct gp_export_opts o = { .size = sizeof(o) };
 	struct gp_open_opts oo = { .size = sizeof(oo) };
 	struct gp_chrome_writer *w = NULL;
-	struct inputs in;
+	struct gp__srcs in;
 	uint64_t skipped = 0;
-	size_t i;
+	size_t i, k, ntraces;
 	int rc = 0;
 
 	memset(&in, 0, sizeof(in));
@@ -158,38 +90,41 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 		return gp__error(GP_EINVAL, "export format %d is not supported", (int)o.format);
 	if (!n || !paths)
 		return gp__error(GP_EINVAL, "no input files");
-	if (!f)
-		return gp__error(GP_EINVAL, "no output file");
-	for (i = 0; i < n; i++) {
-		bool dir = false;
-
-		GP_TRY(is_dir(paths[i], &dir));
-		if (dir)
-			GP_TRY(expand_dir(paths[i], &in));
-		else
-			GP_TRY(add_input(&in, paths[i]));
-	}
+	if (!write)
+		return gp__error(GP_EINVAL, "no write function");
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &in));
+	GP_TRY(gp__srcs_keep(&in, GP_SRC_RUN_INPUTS, "export"));
+	ntraces = gp__srcs_count(&in, GP_SRC_TRACES);
+	if (in.skipped)
+		gp__log(GP_LOG_WARN, "%s", in.skipped);
+	if (!in.n)
+		GP_TRY(gp__error(GP_ENOENT, "no trace among the inputs (%s)",
+		                 in.skipped ? in.skipped : "none"));
 
 	oo.salvage = o.salvage;
 	oo.threads = o.threads;
-	GP_TRY(gp_chrome_writer_new(f, &w));
-	for (i = 0; i < in.n; i++) {
+	GP_TRY(gp_chrome_writer_new(write, user, &w));
+	for (i = 0, k = 0; i < in.n; i++) {
 		struct gp_trace *t = NULL;
 		char label[64];
 
-		GP_TRY(gp_trace_open(in.v[i].path, &oo, &t));
-		trace_label(t, &in.v[i], in.n, label, sizeof(label));
+		if (!(GP_SRC_TRACES & 1u << in.v[i].kind))
+			continue;
+		GP_TRY(gp__src_open_trace(&in.v[i], &oo, &t));
+		trace_label(t, &in.v[i], k++, ntraces, label, sizeof(label));
 		rc = gp_chrome_writer_add_trace(w, t, label);
 		gp_trace_free(t);
 		if (rc)
 			goto out;
 	}
-	for (i = 0; i < n && !o.no_metrics; i++) {
-		bool dir = false;
-
-		GP_TRY(is_dir(paths[i], &dir));
-		if (dir)
-			GP_TRY(run_dir_metrics(w, paths[i], &skipped));
+	/* a directory's metrics.jsonl is an extra; a metrics timeline typed is an input */
+	for (i = 0; i < in.n; i++) {
+		if (in.v[i].kind != GP_SRC_METRICS)
+			continue;
+		if (!in.v[i].from_dir)
+			GP_TRY(gp_chrome_writer_add_metrics(w, in.v[i].path));
+		else if (!o.no_metrics)
+			GP_TRY(run_dir_metrics(w, in.v[i].path, &skipped));
 	}
 	if (o.metrics)
 		GP_TRY(gp_chrome_writer_add_metrics(w, o.metrics));
@@ -200,8 +135,19 @@ out:
 		stats->metrics_skipped = skipped;
 	}
 	gp_chrome_writer_free(w);
-	inputs_release(&in);
+	gp__srcs_release(&in);
 	return rc;
+}
+
+/* gp_write_fn over a stdio stream: the temporary file, or a FIFO or device */
+static int stream_write(const void *p, size_t n, void *user)
+{
+	errno = 0;
+	if (fwrite(p, 1, n, user) == n)
+		return 0;
+	if (!errno)
+		errno = EIO;
+	return -1;
 }
 
 static int export_to_special(const char *const *paths, size_t n, const struct gp_export_opts *opts,
@@ -212,7 +158,7 @@ static int export_to_special(const char *const *paths, size_t n, const struct gp
 
 	if (!f)
 		return gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-	rc = gp_export_paths(paths, n, opts, f, stats);
+	rc = gp_export_paths(paths, n, opts, stream_write, f, stats);
 	e = fclose(f) ? errno : 0;
 	if (!rc && e)
 		rc = gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e));
@@ -240,7 +186,7 @@ GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
 	/* registered for the CLI's signal handlers: an interrupted export leaves nothing */
 	GP_TRY(gp_tempfile_create(out_path, &tmp));
 	GP_TRY(gp__tempfile_stream(tmp, &f));
-	GP_TRY(gp_export_paths(paths, n, opts, f, stats));
+	GP_TRY(gp_export_paths(paths, n, opts, stream_write, f, stats));
 	rc = gp_tempfile_commit(tmp);
 	tmp = NULL;
 out:

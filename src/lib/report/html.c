@@ -243,6 +243,11 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	GP_TRY(env_row(b, env, "command", "Command", true));
 	if (gp_value_get_str(gp_obj_get(env, "date")))
 		GP_TRY(env_row(b, env, "date", "Date", false));
+	/* a run directory without a capture: how the run ended, why no GPU timeline */
+	if (gp_value_get_str(gp_obj_get(env, "run_end")))
+		GP_TRY(env_row(b, env, "run_end", "Run", false));
+	if (gp_value_get_str(gp_obj_get(env, "no_gpu_timeline")))
+		GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
 	GP_TRY(gp_buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
 	for (i = 0; i < gp_value_len(inputs); i++) {
 		const char *p = gp_value_get_str(gp_arr_get(inputs, i)), *base;

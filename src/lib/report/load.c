@@ -24,13 +24,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compare/compare-int.h"
+#include "analyze/analyze-srcs.h"
+#include "compare/check.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
 #include "gpuprof/report.h"
+#include "source/source.h"
 #include "text/text.h"
-#include "trace/input.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/value-int.h"
@@ -193,6 +194,43 @@ out:
 	return rc;
 }
 
+/*
+ * A run directory without a capture (the report's "run" and
+ * "no_gpu_timeline"): env.run_end, how the run ended ("exit status 0 after
+ * 0.345 s"), and env.no_gpu_timeline, why there is no GPU timeline. Nothing
+ * for any other report.
+ */
+static int run_end(const struct gp_value *doc, struct gp_value *env)
+{
+	const struct gp_value *run = gp_obj_get(doc, "run");
+	const char *sig = get_str(run, "exit_signal");
+	int64_t code, wall;
+	struct gp_buf b;
+	int rc = 0;
+
+	if (gp_value_type(run) != GP_VALUE_OBJECT)
+		return 0;
+	gp_buf_init(&b, 0);
+	if (sig)
+		GP_TRY(gp_buf_addf(&b, "killed by %s", sig));
+	else if (gp_value_get_int(gp_obj_get(run, "exit_code"), &code))
+		GP_TRY(gp_buf_addf(&b, "exit status %lld", (long long)code));
+	else
+		GP_TRY(
+		    gp_buf_addf(&b, "%s", get_str(run, "state") ? get_str(run, "state") : "ended"));
+	if (gp_value_get_int(gp_obj_get(run, "wall_ns"), &wall))
+		GP_TRY(gp_buf_addf(&b, " after %.3f s", (double)wall / 1e9));
+	GP_TRY(set_buf(env, "run_end", &b));
+	GP_TRY(set_str_or_null(env, "no_gpu_timeline", get_str(doc, "no_gpu_timeline")));
+	if (!get_str(env, "command"))
+		GP_TRY(command_line(gp_obj_get(run, "command"), &b));
+	if (b.len)
+		GP_TRY(set_buf(env, "command", &b));
+out:
+	gp_buf_release(&b);
+	return rc;
+}
+
 /* env of an analyze report; @p run is a run directory's run.json or NULL */
 static int env_analyze(const struct gp_value *doc, const struct gp_value *run, struct gp_value *env,
                        struct gp_value *gpus)
@@ -247,6 +285,7 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 	GP_TRY(command_line(run ? gp_obj_get(run, "command") : gp_obj_get(capture, "cmdline"), &b));
 	GP_TRY(set_buf(env, "command", &b));
 	GP_TRY(set_str_or_null(env, "date", get_str(run, "start_time")));
+	GP_TRY(run_end(doc, env));
 out:
 	gp_buf_release(&b);
 	return rc;
@@ -392,8 +431,21 @@ static int keep_rank(struct gp_value *doc, int64_t rank, const char *path)
 		if (gp_value_get_int(gp_obj_get(r, "rank"), &x) && x == rank)
 			GP_TRY(gp_arr_push(kept, gp_value_clone(r)));
 	}
-	if (gp_value_len(kept) == 0)
-		GP_TRY(gp__error(GP_EINVAL, "'%s': no rank %lld", path, (long long)rank));
+	if (gp_value_len(kept) == 0) {
+		struct gp_buf b;
+
+		gp_buf_init(&b, 0);
+		rc = gp__doc_ranks_list(doc, &b);
+		if (!rc)
+			rc = gp__error(GP_EINVAL, "'%s': no rank %lld (ranks: %s)", path,
+			               (long long)rank, b.buf);
+		gp_buf_release(&b);
+		goto out;
+	}
+	/* --rank never silently matches two */
+	if (gp_value_len(kept) > 1)
+		GP_TRY(gp__error(GP_EINVAL, "'%s': --rank %lld matches %zu ranks of the report",
+		                 path, (long long)rank, gp_value_len(kept)));
 	rc = gp_obj_set(doc, "ranks", kept);
 	kept = NULL;
 out:
@@ -430,45 +482,13 @@ static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *k
 	return gp__error(GP_EFORMAT, "'%s': no \"schema\": not a gpuprof document", path);
 }
 
-/* a directory: gpuprof documents (bench results or reports) or traces */
-static int dir_has_docs(const char *dir, bool *docs)
+static bool is_doc(enum gp__src_kind k)
 {
-	char **files = NULL;
-	size_t n = 0, i;
-	bool d;
-	int rc;
-
-	*docs = false;
-	rc = gp__trace_list(dir, &files, &n);
-	if (rc == GP_ENOENT) {
-		gp_clear_error();
-		return 0;
-	}
-	for (i = 0; !rc && i < n && !*docs; i++)
-		if (!(rc = gp__doc_sniff(files[i], &d)))
-			*docs = d;
-	gp__trace_list_free(files, n);
-	return rc;
+	return (GP_SRC_DOCS & 1u << k) != 0;
 }
 
-/* run.json of a `gpuprof run` directory, or NULL (unreadable: left out, the analysis says) */
-static struct gp_value *read_run_json(const char *dir)
-{
-	struct gp_value *v = NULL;
-	struct gp_buf p;
-
-	gp_buf_init(&p, 0);
-	if (gp_buf_addf(&p, "%s/run.json", dir) == 0 && access(p.buf, R_OK) == 0 &&
-	    gp__doc_read(p.buf, &v) != 0) {
-		gp_clear_error();
-		v = NULL;
-	}
-	gp_buf_release(&p);
-	return v;
-}
-
-static int analyze_paths(const char *const *paths, size_t n, const struct gp_report_opts *o,
-                         struct gp_value **out)
+static int analyze_srcs(struct gp__srcs *srcs, const struct gp_report_opts *o,
+                        struct gp_value **out)
 {
 	struct gp_analyze_opts ao;
 
@@ -478,52 +498,48 @@ static int analyze_paths(const char *const *paths, size_t n, const struct gp_rep
 	ao.salvage = o->salvage;
 	ao.threads = o->threads;
 	ao.only_rank = o->rank;
-	return gp_analyze_paths(paths, n, &ao, out);
+	return gp__analyze_srcs(srcs, &ao, out);
 }
 
-/* the document of the inputs and its kind; *@p analysed: made from traces here */
-static int load_doc(const char *const *paths, size_t n, const struct gp_report_opts *o,
-                    struct gp_value **doc, enum doc_kind *kind, bool *analysed,
-                    struct gp_value **run)
+/* the document of the inputs @p srcs and its kind; *@p analysed: made from traces here */
+static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
+                    const struct gp_report_opts *o, struct gp_value **doc, enum doc_kind *kind,
+                    bool *analysed, struct gp_value **run)
 {
-	struct stat st;
-	bool is_doc = false;
+	size_t i, ndoc = 0;
+	bool dir;
 	int rc;
 
 	*analysed = true;
 	*kind = DOC_ANALYZE;
 	if (n != 1)
-		return analyze_paths(paths, n, o, doc);
-	if (stat(paths[0], &st)) {
-		int e = errno;
-
-		return gp__error(e == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", paths[0],
-		                 strerror(e));
-	}
-	if (S_ISDIR(st.st_mode)) {
+		return analyze_srcs(srcs, o, doc);
+	for (i = 0; i < srcs->n; i++)
+		ndoc += is_doc(srcs->v[i].kind);
+	dir = srcs->n && (srcs->v[0].from_dir || srcs->v[0].kind == GP_SRC_RUN_DIR);
+	if (dir) {
 		struct gp_compare_opts co;
 		enum gp_compare_input k;
 
-		if ((rc = dir_has_docs(paths[0], &is_doc)))
-			return rc;
-		if (!is_doc) {
-			*run = read_run_json(paths[0]);
-			return analyze_paths(paths, n, o, doc);
+		/* traces beside documents are what the page shows; the documents are skipped */
+		if (!ndoc || gp__srcs_count(srcs, GP_SRC_TRACES)) {
+			if (gp__srcs_count(srcs, 1u << GP_SRC_RUN_DIR) &&
+			    (rc = gp__run_json_read(paths[0], run)))
+				return rc;
+			return analyze_srcs(srcs, o, doc);
 		}
 		memset(&co, 0, sizeof(co));
 		co.size = sizeof(co);
 		co.rank = o->rank;
 		co.threads = o->threads;
-		if ((rc = gp_compare_load(paths[0], &co, &k, doc)))
+		if ((rc = gp__cmp_load_srcs(paths[0], srcs, &co, &k, doc)))
 			return rc;
 		*analysed = false;
 		*kind = k == GP_COMPARE_BENCH ? DOC_BENCH : DOC_ANALYZE;
 		return 0;
 	}
-	if ((rc = gp__doc_sniff(paths[0], &is_doc)))
-		return rc;
-	if (!is_doc)
-		return analyze_paths(paths, n, o, doc);
+	if (!ndoc)
+		return analyze_srcs(srcs, o, doc);
 	*analysed = false;
 	if ((rc = gp__doc_read(paths[0], doc)))
 		return rc;
@@ -579,10 +595,12 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	struct gp_report_opts o = { .size = sizeof(o), .rank = -1 };
 	struct gp_value *doc = NULL, *run = NULL;
 	enum doc_kind kind = DOC_ANALYZE;
+	struct gp__srcs srcs;
 	bool analysed = false;
 	size_t i;
 	int rc;
 
+	memset(&srcs, 0, sizeof(srcs));
 	if (!out || !paths || n == 0)
 		return gp__error(GP_EINVAL, "gp_report_load: no input");
 	*out = NULL;
@@ -595,7 +613,8 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	for (i = 0; i < n; i++)
 		if (!paths[i])
 			return gp__error(GP_EINVAL, "gp_report_load: NULL path");
-	if ((rc = load_doc(paths, n, &o, &doc, &kind, &analysed, &run)))
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	if ((rc = load_doc(paths, n, &srcs, &o, &doc, &kind, &analysed, &run)))
 		goto out;
 	if (kind == DOC_ANALYZE && !analysed) {
 		if (o.top)
@@ -610,5 +629,6 @@ out:
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(doc);
 	gp_value_free(run);
+	gp__srcs_release(&srcs);
 	return rc;
 }

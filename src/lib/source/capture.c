@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader.c - a capture file (docs/capture-format.md) into the trace model,
+ * capture.c - a capture file (docs/capture-format.md) into the trace model,
  * so that every analysis of a Kineto trace runs on it unchanged.
  *
  * Mapping: kernels, copies and memsets go on GPU tracks (pid = device, tid =
@@ -1072,6 +1072,34 @@ static int summary(struct rd *r)
 bool gp__capture_sniff(const void *p, size_t n)
 {
 	return n >= 8 && memcmp(p, GP_CAP_MAGIC, 8) == 0;
+}
+
+int gp__capture_meta_peek(const void *data, size_t n, struct gp_value **out)
+{
+	const unsigned char *p = data;
+	struct gp_cap_file_header h;
+	struct gp_cap_rec_header rh;
+	struct gp_value *v = NULL;
+
+	*out = NULL;
+	if (!gp__capture_sniff(p, n) || n < sizeof(h))
+		return 0;
+	memcpy(&h, p, sizeof(h));
+	if (h.header_size < sizeof(h) || h.header_size > n || n - h.header_size < sizeof(rh))
+		return 0;
+	memcpy(&rh, p + h.header_size, sizeof(rh));
+	if (rh.type != GP_CAP_META || rh.size > n - h.header_size - sizeof(rh))
+		return 0;
+	if (gp_value_parse((const char *)p + h.header_size + sizeof(rh), rh.size, &v, NULL)) {
+		gp_clear_error();
+		return 0;
+	}
+	if (gp_value_type(v) != GP_VALUE_OBJECT) {
+		gp_value_free(v);
+		return 0;
+	}
+	*out = v;
+	return 0;
 }
 
 int gp__capture_open_mem(const void *data, size_t n, const char *name,

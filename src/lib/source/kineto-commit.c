@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "kineto-int.h"
-#include "model.h"
+#include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"
 #include "util/ts.h"

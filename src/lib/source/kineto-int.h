@@ -4,7 +4,7 @@
  * kineto.c (the read window, the document state machine, the open API),
  * kineto-events.c (parsing the elements of traceEvents into a struct evrec)
  * and kineto-commit.c (committing a struct evrec to the trace model).
- * Private to src/lib/trace.
+ * Private to the Kineto reader (src/lib/source).
  *
  * A unit of work (a top-level member or a run of events) is parsed from
  * r->win + r->pos up to r->s.end; GP_ETRUNC means it ran into the window's
@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "input.h"
-#include "model.h"
+#include "kineto.h"
+#include "trace/model.h"
 #include "util/buf.h"
 #include "util/json-scan.h"
 

@@ -5,10 +5,10 @@
  *
  * Reads go in chunks into the caller's buffer; nothing maps or loads the
  * whole file. Multi-member gzip (concatenated .gz files) is one stream.
- * Used by the Kineto reader.
+ * Used by the Kineto reader and by the sniffing of inputs (sniff.c).
  */
-#ifndef GP_TRACE_INPUT_H
-#define GP_TRACE_INPUT_H
+#ifndef GP_SOURCE_INPUT_H
+#define GP_SOURCE_INPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -60,31 +60,5 @@ bool gp__input_size(const struct gp_input *in, uint64_t *size);
  * buffer when the stream is plain memory not yet read from.
  */
 bool gp__input_mem_view(const struct gp_input *in, const char **p, size_t *n);
-
-/*
- * Test hook (unit tests and the fuzzer, never the CLI): when non-zero, the
- * Kineto reader starts with a window of this many bytes instead of 8 MiB and
- * streams memory input through it instead of reading it in place, so every
- * refill and growth path runs on small inputs.
- */
-extern size_t gp__kineto_test_window;
-
-/*
- * Test hook (unit tests and the fuzzer): when true, the Kineto reader does
- * not use its key-segment memo (kineto-int.h), so a test can check that
- * results and errors are the same with it and without it.
- */
-extern bool gp__kineto_no_memo;
-
-/** The rank in a trace file's base name ("rank-3", "rank3", "rank_3", "worker3"); -1 none. */
-int64_t gp__rank_from_name(const char *path);
-
-/**
- * The trace files of directory @p dir (*.json, *.json.gz, *.gz, *.gpcap; not hidden files, a
- * run's run.json and report.json, nor exports *.chrome.json), as "dir/name" paths sorted by
- * name. GP_ENOENT when there is none. Free with gp__trace_list_free().
- */
-int gp__trace_list(const char *dir, char ***paths, size_t *n);
-void gp__trace_list_free(char **paths, size_t n);
 
 #endif

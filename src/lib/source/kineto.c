@@ -26,7 +26,8 @@
  *
  * Every error names the input and the (uncompressed) byte offset. With
  * opts->salvage, damage after traceEvents has begun keeps what was committed.
- * Called by gp_trace_open()/gp_trace_open_mem(); the fuzzers call the latter.
+ * It reads JSON only: gp_trace_open()/gp_trace_open_mem() (open.c) decide the
+ * kind of the input and call it for Kineto traces; the fuzzers call the latter.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,15 +36,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "capture/capture.h"
 #include "gpuprof/trace.h"
 #include "input.h"
 #include "kineto-int.h"
-#include "model.h"
+#include "kineto.h"
+#include "trace/model.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/json-scan.h"
@@ -828,47 +828,12 @@ out:
 	return rc;
 }
 
-/*
- * A gpuprof capture (capture/capfmt.h) instead of JSON: mapped and read by
- * capture/reader.c. @return 1 when @p path is not one (read it as Kineto).
- */
-static int capture_sniff_file(const char *path, const struct gp_open_opts *opts,
-                              struct gp_trace **out)
-{
-	char magic[8];
-	struct stat st;
-	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return 1; /* the Kineto reader reports it */
-	if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
-	    !gp__capture_sniff(magic, sizeof(magic)) || fstat(fd, &st) != 0 ||
-	    !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 1;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return gp__error(GP_EIO, "%s: cannot map: %s", path, strerror(errno));
-	rc = gp__capture_open_mem(map, (size_t)st.st_size, path, opts, out);
-	munmap(map, (size_t)st.st_size);
-	return rc;
-}
-
-GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, struct gp_trace **out)
+int gp__kineto_open_file(const char *path, const struct gp_open_opts *opts, struct gp_trace **out)
 {
 	struct gp_input *in;
 	int rc;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_trace_open: NULL argument");
 	*out = NULL;
-	if (!path)
-		return gp__error(GP_EINVAL, "gp_trace_open: NULL path");
-	if ((rc = capture_sniff_file(path, opts, out)) != 1)
-		return rc;
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
 	if (opts && opts->size >= offsetof(struct gp_open_opts, threads) + sizeof(opts->threads) &&
@@ -879,21 +844,15 @@ GP_API int gp_trace_open(const char *path, const struct gp_open_opts *opts, stru
 	return rc;
 }
 
-GP_API int gp_trace_open_mem(const void *p, size_t n, const struct gp_open_opts *opts,
-                             struct gp_trace **out)
+int gp__kineto_open_mem(const void *p, size_t n, const struct gp_open_opts *opts,
+                        struct gp_trace **out)
 {
 	struct gp_open_opts o;
 	struct gp_input *in;
 	int rc;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_trace_open_mem: NULL argument");
 	*out = NULL;
-	if (!p && n)
-		return gp__error(GP_EINVAL, "gp_trace_open_mem: NULL buffer");
 	opts_get(opts, &o);
-	if (gp__capture_sniff(p, n))
-		return gp__capture_open_mem(p, n, o.name ? o.name : "<memory>", opts, out);
 	if ((rc = gp__input_open_mem(p, n, &in)))
 		return rc;
 	rc = open_input(in, NULL, o.name ? o.name : "<memory>", opts, out);

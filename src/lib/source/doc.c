@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doc.c - gpuprof's own JSON documents (analyze reports, bench results,
+ * compare results) read back: whole, parsed into a gp_value tree, their
+ * kind told by their "schema". The commands check the shape they need
+ * (compare/check.h). Used by compare and report through the resolver's kinds.
+ */
+#include <string.h>
+
+#include "gpuprof/analyze.h"
+#include "gpuprof/bench.h"
+#include "gpuprof/compare.h"
+#include "source.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#define DOC_MAX_BYTES ((size_t)1 << 30) /* a document larger than this is refused */
+
+enum gp__src_kind gp__doc_kind(const struct gp_value *v)
+{
+	const char *s = gp_value_get_str(gp_obj_get(v, "schema"));
+
+	if (!s)
+		return GP_SRC_DOC;
+	if (strcmp(s, GP_BENCH_SCHEMA) == 0)
+		return GP_SRC_BENCH;
+	if (strcmp(s, GP_ANALYZE_SCHEMA) == 0)
+		return GP_SRC_ANALYZE;
+	if (strcmp(s, GP_COMPARE_SCHEMA) == 0)
+		return GP_SRC_COMPARE;
+	return GP_SRC_DOC;
+}
+
+int gp__doc_read(const char *path, struct gp_value **out)
+{
+	char *text = NULL;
+	size_t got = 0, off = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = gp__read_prefix(path, DOC_MAX_BYTES, &text, &got)))
+		return rc;
+	if (got == DOC_MAX_BYTES) {
+		rc = gp__error(GP_ELIMIT, "'%s': larger than %zu bytes: not a gpuprof document",
+		               path, DOC_MAX_BYTES);
+		goto out;
+	}
+	if ((rc = gp_value_parse(text, got, out, &off)) && rc != GP_ENOMEM)
+		gp__error_prefix("'%s'", path);
+out:
+	gp__free(text);
+	return rc;
+}
+
+int gp__doc_ranks_list(const struct gp_value *doc, struct gp_buf *b)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	size_t i, k = 0;
+	int rc = 0;
+
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		int64_t x;
+
+		if (gp_value_get_int(gp_obj_get(gp_arr_get(ranks, i), "rank"), &x))
+			GP_TRY(gp_buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)x));
+	}
+	if (!k)
+		GP_TRY(gp_buf_addstr(b, "none"));
+out:
+	return rc;
+}
