@@ -145,12 +145,39 @@ int bad_option(const char *cmd, int c, const char *const *argv, const char *usag
 	return GP_EXIT_USAGE;
 }
 
+int opt_tail(const char *cmd, int c, const char *const *argv, const char *usage)
+{
+	if (c == 'h') {
+		fputs(usage, stdout);
+		return GP_EXIT_OK;
+	}
+	return bad_option(cmd, c, argv, usage);
+}
+
+int need_operand(const char *cmd, int optind_, int argc, const char *what, const char *usage)
+{
+	if (optind_ < argc)
+		return 0;
+	fprintf(stderr, "gpuprof %s: %s\n%s", cmd, what, usage);
+	return GP_EXIT_USAGE;
+}
+
+int write_output(const char *output, const char *data, size_t len)
+{
+	if (!output || strcmp(output, "-") == 0)
+		return write_stdout(data, len);
+	return write_file_atomic(output, data, len);
+}
+
 const char *output_for(const char *cmd, const char *given, const char *first, int n,
                        const char *suffix, char **derived)
 {
 	*derived = NULL;
 	if (given)
 		return given;
+	/* standard input in, standard output out */
+	if (n == 1 && strcmp(first, "-") == 0)
+		return "-";
 	if (n > 1)
 		usage_die("%s: several inputs: name the output with -o FILE", cmd);
 	*derived = derive_output(first, suffix);

@@ -110,6 +110,27 @@ long long parse_count(const char *opt, const char *s, long long max);
 int bad_option(const char *cmd, int c, const char *const *argv, const char *usage);
 
 /**
+ * The tail of every command's getopt switch, for what the command does not
+ * handle itself: 'h' prints @p usage on stdout and returns GP_EXIT_OK, ':' and
+ * an unknown option are bad_option(). `default: return opt_tail(...)`.
+ */
+int opt_tail(const char *cmd, int c, const char *const *argv, const char *usage);
+
+/**
+ * After the options: when no operand is left (@p optind_ == @p argc), says
+ * "gpuprof CMD: @p what" and @p usage on stderr and returns GP_EXIT_USAGE;
+ * else 0. `if ((rc = need_operand(...))) return rc;`
+ */
+int need_operand(const char *cmd, int optind_, int argc, const char *what, const char *usage);
+
+/**
+ * Writes a command's output: to stdout when @p output is NULL or "-"
+ * (write_stdout()), else to the file @p output (write_file_atomic()).
+ * @return 0 or -1.
+ */
+int write_output(const char *output, const char *data, size_t len);
+
+/**
  * Writes @p len bytes to @p path atomically: a temp file in the same directory
  * (gp_tempfile_create()), fsync, then rename(2). On failure nothing is left
  * behind and an error is printed; killed by a signal, the handlers of
@@ -143,7 +164,8 @@ void gp_cli_signals_install(void);
 char *derive_output(const char *path, const char *suffix);
 
 /**
- * The output file of command @p cmd: @p given (-o) when non-NULL, else
+ * The output file of command @p cmd: @p given (-o) when non-NULL, else "-"
+ * (standard output) when the one input is "-" (standard input), else
  * derive_output() of its one input @p first with @p suffix, kept in
  * *@p derived for the caller to free(). Several inputs (@p n > 1) without -o,
  * or a name that cannot be derived, are usage errors (exit 2).

@@ -163,17 +163,12 @@ int cmd_analyze(int argc, const char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GP_EXIT_OK;
 		default:
-			return bad_option("analyze", c, argv, usage_text);
+			return opt_tail("analyze", c, argv, usage_text);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "gpuprof analyze: no trace given\n%s", usage_text);
-		return GP_EXIT_USAGE;
-	}
+	if ((rc = need_operand("analyze", optind, argc, "no trace given", usage_text)))
+		return rc;
 	if (!top_given)
 		top = json ? 0 : 10;
 	opts.top = (uint32_t)top;
@@ -210,7 +205,7 @@ int cmd_analyze(int argc, const char **argv)
 	}
 	gp_value_free(report);
 
-	rc = output ? write_file_atomic(output, text, len) : write_stdout(text, len);
+	rc = write_output(output, text, len);
 	free(text);
 	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

@@ -237,13 +237,6 @@ out:
 	return rc;
 }
 
-static int write_out(const struct bench_cli *o, const char *text, size_t len)
-{
-	if (o->output)
-		return write_file_atomic(o->output, text, len);
-	return write_stdout(text, len);
-}
-
 static void push_name(const char ***v, size_t *n, const char *s)
 {
 	const char **nv = realloc(*v, (*n + 1) * sizeof(**v));
@@ -370,13 +363,9 @@ int cmd_bench(int argc, const char **argv)
 		case 'o':
 			o.output = optarg;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			free_cli(&o);
-			return GP_EXIT_OK;
 		default:
 			free_cli(&o);
-			return bad_option("bench", c, argv, usage_text);
+			return opt_tail("bench", c, argv, usage_text);
 		}
 	}
 	if (o.json && o.md)
@@ -449,10 +438,10 @@ int cmd_bench(int argc, const char **argv)
 		t[len] = 0;
 		gp_free(text);
 		text = NULL;
-		if (write_out(&o, t, len) == 0)
+		if (write_output(o.output, t, len) == 0)
 			rc = GP_EXIT_OK;
 		free(t);
-	} else if (write_out(&o, text, len) == 0) {
+	} else if (write_output(o.output, text, len) == 0) {
 		rc = GP_EXIT_OK;
 	}
 out:

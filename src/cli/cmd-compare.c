@@ -163,11 +163,8 @@ int cmd_compare(int argc, const char **argv)
 		case OPT_SEED:
 			opts.seed = (uint64_t)parse_count("--seed", optarg, INT64_MAX);
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GP_EXIT_OK;
 		default:
-			return bad_option("compare", c, argv, usage_text);
+			return opt_tail("compare", c, argv, usage_text);
 		}
 	}
 	if (json && markdown)
@@ -211,7 +208,7 @@ int cmd_compare(int argc, const char **argv)
 	gp_free(text);
 	if (!len || out[len - 1] != '\n')
 		out[len++] = '\n';
-	rc = output ? write_file_atomic(output, out, len) : write_stdout(out, len);
+	rc = write_output(output, out, len);
 	free(out);
 	if (rc)
 		return GP_EXIT_FAILURE;

@@ -110,20 +110,12 @@ int cmd_export(int argc, const char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GP_EXIT_OK;
 		default:
-			return bad_option("export", c, argv, usage_text);
+			return opt_tail("export", c, argv, usage_text);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "gpuprof export: no trace given\n%s", usage_text);
-		return GP_EXIT_USAGE;
-	}
-	/* standard input in, standard output out, unless -o says otherwise */
-	if (!output && argc - optind == 1 && strcmp(argv[optind], "-") == 0)
-		output = "-";
+	if ((rc = need_operand("export", optind, argc, "no trace given", usage_text)))
+		return rc;
 	output =
 	    output_for("export", output, argv[optind], argc - optind, ".chrome.json", &derived);
 

@@ -83,20 +83,12 @@ int cmd_report(int argc, const char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GP_EXIT_OK;
 		default:
-			return bad_option("report", c, argv, usage_text);
+			return opt_tail("report", c, argv, usage_text);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "gpuprof report: no input given\n%s", usage_text);
-		return GP_EXIT_USAGE;
-	}
-	/* standard input in, standard output out, unless -o says otherwise */
-	if (!output && argc - optind == 1 && strcmp(argv[optind], "-") == 0)
-		output = "-";
+	if ((rc = need_operand("report", optind, argc, "no input given", usage_text)))
+		return rc;
 	output =
 	    output_for("report", output, argv[optind], argc - optind, ".report.html", &derived);
 
@@ -116,8 +108,7 @@ int cmd_report(int argc, const char **argv)
 		free(derived);
 		return error("%s", msg && *msg ? msg : gp_strerror(rc));
 	}
-	rc = strcmp(output, "-") == 0 ? write_stdout(html, len)
-	                              : write_file_atomic(output, html, len);
+	rc = write_output(output, html, len);
 	gp_free(html);
 	if (rc) {
 		free(derived);

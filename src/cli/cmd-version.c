@@ -112,11 +112,8 @@ int cmd_version(int argc, const char **argv)
 		case 'b':
 			build = true;
 			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GP_EXIT_OK;
 		default:
-			return bad_option("version", c, argv, usage_text);
+			return opt_tail("version", c, argv, usage_text);
 		}
 	}
 	if (optind < argc) {
