@@ -291,9 +291,22 @@ static void test_analyze_format(void **state)
 	(void)state;
 	assert_int_equal(gp_value_parse(json, sizeof(json) - 1, &r, NULL), 0);
 	assert_int_equal(gp_analyze_format(r, &o, NULL, NULL), GP_EINVAL);
+	/* an older caller's smaller struct: the fields it lacks read as their defaults */
 	o.size = 4;
-	assert_int_equal(gp_analyze_format(r, &o, &text, &len), GP_EINVAL);
-	assert_null(text);
+	assert_int_equal(gp_analyze_format(r, &o, &text, &len), 0);
+	gp_free(text);
+	text = NULL;
+	/* a newer caller's larger struct asking for what this library does not know */
+	{
+		struct {
+			struct gp_analyze_format_opts o;
+			uint32_t newer;
+		} big = { .o = { .size = sizeof(big) }, .newer = 1 };
+
+		assert_int_equal(gp_analyze_format(r, &big.o, &text, &len), GP_EINVAL);
+		assert_null(text);
+	}
+	o.size = sizeof(o);
 	assert_int_equal(gp_analyze_format(NULL, NULL, &text, &len), GP_EINVAL);
 
 	assert_int_equal(gp_analyze_format(empty, NULL, &text, &len), 0);

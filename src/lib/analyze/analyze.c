@@ -25,6 +25,7 @@
 #include "source/source.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/spare.h"
 #include "util/value-int.h"
 
@@ -156,9 +157,8 @@ static int analyze_trace(const struct gp_trace *t, const struct gp_analyze_opts 
 	memset(&c, 0, sizeof(c));
 	if (!t)
 		return gp__error(GP_EINVAL, "no trace");
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	o.size = sizeof(o);
+	GP_TRY(GP__OPTS_VALID(opts, struct gp_analyze_opts));
+	GP__OPTS_COPY(&o, opts);
 	/*
 	 * The spare thread starts before the context is built: a thread started
 	 * on an idle CPU of a VM begins up to a host tick later (0-4 ms measured),
@@ -450,9 +450,8 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 
 	*out = NULL;
 	gp_buf_init(&b, 0);
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	o.size = sizeof(o);
+	GP_TRY(GP__OPTS_VALID(opts, struct gp_analyze_opts));
+	GP__OPTS_COPY(&o, opts);
 	GP_TRY(gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "analyze"));
 	for (i = 0; i < srcs->n; i++) {
 		if (GP_SRC_TRACES & 1u << srcs->v[i].kind)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/spare.h"
 #include "util/sort.h"
 
@@ -275,8 +276,7 @@ int gp__actx_init_with(struct gp__actx *c, const struct gp_trace *t,
 
 	memset(c, 0, sizeof(*c));
 	c->t = t;
-	if (o)
-		memcpy(&c->opts, o, o->size < sizeof(c->opts) ? o->size : sizeof(c->opts));
+	GP__OPTS_COPY(&c->opts, o);
 	c->hta = c->opts.compat == GP_COMPAT_HTA;
 	c->rank = rank;
 	c->ts = e->ts;

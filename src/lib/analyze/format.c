@@ -20,6 +20,7 @@
 #include "gpuprof/analyze.h"
 #include "text/text.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #define NAME_MIN 16
 
@@ -895,22 +896,21 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	struct af f = { .o = { GP_BUF_INIT, 0 }, .top = 10, .width = 100 };
 	const struct gp_value *ranks = get(report, "ranks");
 	size_t i;
+	int rc;
 
 	if (!text)
 		return gp__error(GP_EINVAL, "gp_analyze_format: NULL argument");
 	*text = NULL;
 	if (len)
 		*len = 0;
-	if (opts && opts->size < sizeof(*opts))
-		return gp__error(GP_EINVAL, "gp_analyze_format: options of size %u, expected %zu",
-		                 (unsigned)opts->size, sizeof(*opts));
+	if ((rc = GP__OPTS_VALID(opts, struct gp_analyze_format_opts)))
+		return rc;
 	if (gp_value_type(report) != GP_VALUE_OBJECT)
 		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
 		                 GP_ANALYZE_SCHEMA);
-	if (opts) {
-		f.top = opts->top;
-		f.width = opts->width ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
-	}
+	f.top = GP__OPTS_GET(opts, top, 10);
+	f.width =
+	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
 		f.width = 60;
 	print_run(&f, report);

@@ -18,6 +18,7 @@
 
 #include "compare-int.h"
 #include "util/buf.h"
+#include "util/opts.h"
 
 /* the metric names that --threshold-for accepts (docs/cli/gpuprof-compare.md) */
 static const char *const known_metrics[] = {
@@ -103,9 +104,13 @@ out:
 int gp_compare_check_opts(const struct gp_compare_opts *o)
 {
 	size_t i, k;
+	int rc;
 
 	if (!o)
 		return 0;
+	if ((rc = GP__OPTS_VALID(o, struct gp_compare_opts)))
+		return rc;
+	/* every field is read below: a caller's struct must reach the last one */
 	if (o->size < offsetof(struct gp_compare_opts, threads) + sizeof(o->threads))
 		return gp__error(GP_EINVAL, "gp_compare: opts.size is %u, expected %zu", o->size,
 		                 sizeof(*o));
@@ -125,7 +130,6 @@ int gp_compare_check_opts(const struct gp_compare_opts *o)
 			known |= strcmp(name, known_metrics[k]) == 0;
 		if (!known) {
 			struct gp_buf b = GP_BUF_INIT;
-			int rc;
 
 			for (k = 0; k < GP_ARRAY_SIZE(known_metrics); k++)
 				if (gp_buf_addf(&b, "%s%s", k ? ", " : "", known_metrics[k]))

@@ -18,6 +18,7 @@
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
 #include "source/source.h"
+#include "util/opts.h"
 
 /* "'path'": how errors and warnings name a file */
 static char *quoted(const char *path)
@@ -238,8 +239,8 @@ GP_API int gp_compare_load(const char *path, const struct gp_compare_opts *opts,
 	*out = NULL;
 	if (!path)
 		return gp__error(GP_EINVAL, "gp_compare_load: NULL path");
-	if (opts && opts->size < sizeof(uint32_t))
-		return gp__error(GP_EINVAL, "gp_compare_load: opts.size not set");
+	if ((rc = GP__OPTS_VALID(opts, struct gp_compare_opts)))
+		return rc;
 	rc = gp__srcs_resolve(&path, 1, GP_SRC_ALLOW_STDIN, &srcs);
 	if (rc == 0)
 		rc = gp__cmp_load_srcs(path, &srcs, opts, &k, out);

@@ -26,6 +26,7 @@
 #include "source/source.h"
 #include "trace/model.h"
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/tempfile.h"
 
 /* the label of trace @p i of @p n: none for a single trace */
@@ -84,8 +85,9 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 	memset(&in, 0, sizeof(in));
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
+	if ((rc = GP__OPTS_VALID(opts, struct gp_export_opts)))
+		return rc;
+	GP__OPTS_COPY(&o, opts);
 	if (o.format != GP_EXPORT_CHROME)
 		return gp__error(GP_EINVAL, "export format %d is not supported", (int)o.format);
 	if (!n || !paths)

@@ -34,6 +34,7 @@
 #include "text/text.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/value-int.h"
 #include "report-int.h"
 
@@ -604,12 +605,9 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	if (!out || !paths || n == 0)
 		return gp__error(GP_EINVAL, "gp_report_load: no input");
 	*out = NULL;
-	if (opts) {
-		if (opts->size < sizeof(uint32_t))
-			return gp__error(GP_EINVAL, "gp_report_load: opts.size not set");
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-		o.size = sizeof(o);
-	}
+	if ((rc = GP__OPTS_VALID(opts, struct gp_report_opts)))
+		return rc;
+	GP__OPTS_COPY(&o, opts);
 	for (i = 0; i < n; i++)
 		if (!paths[i])
 			return gp__error(GP_EINVAL, "gp_report_load: NULL path");

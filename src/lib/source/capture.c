@@ -32,6 +32,7 @@
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"
+#include "util/opts.h"
 #include "util/strtab.h"
 
 #define MAX_OPEN_RANGES 4096u /* per thread and domain; deeper pushes count as unmatched */
@@ -1109,9 +1110,7 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	struct gp_cap_file_header h;
 	struct rd r;
 	size_t off;
-	bool salvage = opts &&
-	               opts->size >= offsetof(struct gp_open_opts, salvage) + sizeof(bool) &&
-	               opts->salvage;
+	bool salvage = GP__OPTS_GET(opts, salvage, false);
 	int rc;
 
 	*out = NULL;

@@ -46,6 +46,7 @@
 #include "trace/model.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/opts.h"
 #include "util/json-scan.h"
 #include "util/spin.h"
 
@@ -836,8 +837,7 @@ int gp__kineto_open_file(const char *path, const struct gp_open_opts *opts, stru
 	*out = NULL;
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
-	if (opts && opts->size >= offsetof(struct gp_open_opts, threads) + sizeof(opts->threads) &&
-	    opts->threads == 1)
+	if (GP__OPTS_GET(opts, threads, 0) == 1)
 		gp__input_no_prefetch(in);
 	rc = open_input(in, path, path, opts, out);
 	gp__input_close(in);

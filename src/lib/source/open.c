@@ -19,6 +19,7 @@
 #include "kineto.h"
 #include "source.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 /* true when file @p path starts with the capture magic; false when not or unreadable */
 static bool file_is_capture(const char *path)
@@ -103,9 +104,7 @@ int gp__src_open_trace(const struct gp__src *s, const struct gp_open_opts *opts,
 			return capture_open_file(s->path, opts, out);
 		return gp__kineto_open_file(s->path, opts, out);
 	}
-	if (opts)
-		memcpy(&o, opts, opts->size < sizeof(o) ? opts->size : sizeof(o));
-	o.size = sizeof(o);
+	GP__OPTS_COPY(&o, opts);
 	o.name = "<stdin>";
 	if (s->kind == GP_SRC_CAPTURE)
 		return gp__capture_open_mem(s->mem, s->len, o.name, &o, out);
