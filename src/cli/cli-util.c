@@ -9,6 +9,8 @@
  */
 #include "cli.h"
 
+#include "gpuprof/gpuprof.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <fcntl.h>
@@ -160,6 +162,21 @@ int need_operand(const char *cmd, int optind_, int argc, const char *what, const
 		return 0;
 	fprintf(stderr, "gpuprof %s: %s\n%s", cmd, what, usage);
 	return GP_EXIT_USAGE;
+}
+
+static void log_warning(enum gp_log_level level, const char *msg, void *user)
+{
+	(void)user;
+	if (level <= GP_LOG_WARN)
+		warning("%s", msg);
+}
+
+void library_warnings(bool on)
+{
+	if (on)
+		gp_set_log(log_warning, NULL);
+	else
+		gp_set_log(NULL, NULL);
 }
 
 int write_output(const char *output, const char *data, size_t len)

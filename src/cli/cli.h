@@ -124,6 +124,13 @@ int opt_tail(const char *cmd, int c, const char *const *argv, const char *usage)
 int need_operand(const char *cmd, int optind_, int argc, const char *what, const char *usage);
 
 /**
+ * Whether the library's warnings and errors (gp_set_log()) are printed as
+ * "gpuprof: warning: MSG" while a command reads its inputs: files a directory
+ * held besides its traces, a salvaged trace. Off again after.
+ */
+void library_warnings(bool on);
+
+/**
  * Writes a command's output: to stdout when @p output is NULL or "-"
  * (write_stdout()), else to the file @p output (write_file_atomic()).
  * @return 0 or -1.

@@ -402,6 +402,7 @@ int cmd_bench(int argc, const char **argv)
 			goto out;
 	} else {
 		struct gp_bench_iter_opts io = { .size = sizeof(io) };
+		int added;
 
 		io.ranges = o.ranges;
 		io.nranges = o.nranges;
@@ -411,7 +412,10 @@ int cmd_bench(int argc, const char **argv)
 		io.batch_size = o.batch;
 		io.rate_name = o.rate;
 		io.only_rank = o.rank;
-		if (gp_bench_add_paths(b, argv + optind, (size_t)(argc - optind), &io)) {
+		library_warnings(true);
+		added = gp_bench_add_paths(b, argv + optind, (size_t)(argc - optind), &io);
+		library_warnings(false);
+		if (added) {
 			error("%s", gp_last_error());
 			goto out;
 		}

@@ -40,13 +40,6 @@ static const char usage_text[] =
 enum { OPT_FORMAT = 256, OPT_SALVAGE, OPT_METRICS, OPT_NO_METRICS };
 
 /* the library's warnings (files of a directory left out, a salvaged trace) */
-static void log_warning(enum gp_log_level level, const char *msg, void *user)
-{
-	(void)user;
-	if (level <= GP_LOG_WARN)
-		warning("%s", msg);
-}
-
 /* the library's gp_write_fn for '-o -': standard output, whose errors main reports */
 static int stdout_write(const void *p, size_t n, void *user)
 {
@@ -120,13 +113,13 @@ int cmd_export(int argc, const char **argv)
 	    output_for("export", output, argv[optind], argc - optind, ".chrome.json", &derived);
 
 	if (!quiet)
-		gp_set_log(log_warning, NULL);
+		library_warnings(true);
 	if (strcmp(output, "-") == 0) {
 		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout_write,
 		                     NULL, &st);
 		if (!rc && fflush(stdout))
 			rc = GP_EIO;
-		gp_set_log(NULL, NULL);
+		library_warnings(false);
 		if (rc && ferror(stdout)) {
 			/* main reports it after the command, quietly for a closed pipe */
 			int e = errno;
@@ -137,7 +130,7 @@ int cmd_export(int argc, const char **argv)
 	} else
 		rc = gp_export_paths_to_file(argv + optind, (size_t)(argc - optind), &opts, output,
 		                             &st);
-	gp_set_log(NULL, NULL);
+	library_warnings(false);
 	if (rc) {
 		const char *msg = gp_last_error();
 

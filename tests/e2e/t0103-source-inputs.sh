@@ -94,6 +94,11 @@ expect_rc 0 analyze --json -o "$TMP/procs.json" "$TMP/procs"
 [ "$(json_get "$TMP/procs.json" '[r.get("label") for r in d["ranks"]]')" = "['process 4242', 'process 4343']" ] ||
 	fail "processes labelled by pid"
 [ -s "$ERR" ] && fail "processes numbered by order were taken for the same rank"
+expect_rc 0 analyze "$TMP/procs"
+out_has "== process 4242: "
+out_has "== process 4343: "
+grep -q "== rank" "$OUT" && fail "the text calls processes ranks"
+expect_rc 0 report -q -o "$TMP/procs.html" "$TMP/procs"
 
 # -- errors that say what does not exist list what does
 expect_rc 1 analyze --rank 7 "$TMP/ranks"

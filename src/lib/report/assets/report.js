@@ -737,11 +737,13 @@
   function ranksTable(doc) {
     var ranks = objs(doc.ranks), rows;
     if (ranks.length < 2) return null;
+    /* the processes of a run without a launcher are named by pid (label), not by rank */
+    var named = ranks.some(function (r) { return typeof r.label === 'string'; });
     rows = ranks.map(function (r) {
-      return { rank: r.rank, file: r.file, step_p50: get(r, 'step_stats.median_ns'), step_p95: get(r, 'step_stats.p95_ns'), gpu_busy: rankBusyPct(r), findings: objs(r.findings).length };
+      return { rank: named ? (typeof r.label === 'string' ? r.label : 'rank ' + r.rank) : r.rank, file: r.file, step_p50: get(r, 'step_stats.median_ns'), step_p95: get(r, 'step_stats.p95_ns'), gpu_busy: rankBusyPct(r), findings: objs(r.findings).length };
     });
     return table('ranks', [
-      { key: 'rank', label: 'Rank', fmt: 'int' }, { key: 'file', label: 'File', fmt: 'str' },
+      { key: 'rank', label: named ? 'Process' : 'Rank', fmt: named ? 'str' : 'int' }, { key: 'file', label: 'File', fmt: 'str' },
       { key: 'step_p50', label: 'Step p50', fmt: 'ns' }, { key: 'step_p95', label: 'Step p95', fmt: 'ns' },
       { key: 'gpu_busy', label: 'GPU busy', fmt: 'pct' }, { key: 'findings', label: 'Findings', fmt: 'int' }
     ], rows, { title: 'Ranks', what: 'files', filterKey: 'file', sort: 'rank', desc: false });
@@ -752,7 +754,7 @@
     if (ranks.length > 1) {
       sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
       ranks.forEach(function (x, i) {
-        sel.appendChild(h('option', { value: String(i), selected: i === ri, text: 'rank ' + x.rank }));
+        sel.appendChild(h('option', { value: String(i), selected: i === ri, text: typeof x.label === 'string' ? x.label : 'rank ' + x.rank }));
       });
       sel.addEventListener('change', function () { render(Number(sel.value)); });
       nav.appendChild(sel);
