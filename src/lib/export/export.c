@@ -3,7 +3,7 @@
  * export.c - gp_export_paths(): the inputs of `gpuprof export` (trace files,
  * capture files, directories of them, run directories) through the Chrome
  * writer (chrome.c), one trace in memory at a time, and the atomic output
- * file of gp_export_paths_to_file() (util/tempfile.c: registered, so that
+ * file of gp_export_paths_to_file() (util/lockfile.c: registered, so that
  * the CLI's signal handlers remove it when an export is interrupted).
  *
  * A directory's files are taken as `gpuprof analyze` takes them (*.json,
@@ -25,7 +25,7 @@
 #include "trace/model.h"
 #include "trace/input.h"
 #include "util/error.h"
-#include "util/tempfile.h"
+#include "util/lockfile.h"
 
 struct input {
 	char *path;
@@ -204,46 +204,23 @@ out:
 	return rc;
 }
 
-static int export_to_special(const char *const *paths, size_t n, const struct gp_export_opts *opts,
-                             const char *out_path, struct gp_export_stats *stats)
-{
-	FILE *f = fopen(out_path, "w");
-	int rc, e;
-
-	if (!f)
-		return gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-	rc = gp_export_paths(paths, n, opts, f, stats);
-	e = fclose(f) ? errno : 0;
-	if (!rc && e)
-		rc = gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e));
-	return rc;
-}
-
 GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
                                    const struct gp_export_opts *opts, const char *out_path,
                                    struct gp_export_stats *stats)
 {
-	struct gp_tempfile *tmp = NULL;
-	struct stat st;
+	struct gp__lockfile *lk = NULL;
 	FILE *f;
 	int rc = 0;
 
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
-	if (!out_path || !*out_path)
-		return gp__error(GP_EINVAL, "no output file name");
-	if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode))
-		return gp__error(GP_EINVAL, "cannot write '%s': it is a directory", out_path);
-	if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode))
-		/* /dev/null, a FIFO, a terminal: written as it is, never renamed over */
-		return export_to_special(paths, n, opts, out_path, stats);
 	/* registered for the CLI's signal handlers: an interrupted export leaves nothing */
-	GP_TRY(gp_tempfile_create(out_path, &tmp));
-	GP_TRY(gp__tempfile_stream(tmp, &f));
+	GP_TRY(gp__lockfile_hold(out_path, &lk));
+	GP_TRY(gp__lockfile_stream(lk, &f));
 	GP_TRY(gp_export_paths(paths, n, opts, f, stats));
-	rc = gp_tempfile_commit(tmp);
-	tmp = NULL;
+	rc = gp__lockfile_commit(lk);
+	lk = NULL;
 out:
-	gp_tempfile_discard(tmp);
+	gp__lockfile_rollback(lk);
 	return rc;
 }
