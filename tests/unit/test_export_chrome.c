@@ -18,7 +18,7 @@
 #include "export/export-int.h"
 #include "gpuprof/export.h"
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 
 /* a name with a quote, a backslash, control characters, "</script>", U+2028 and invalid UTF-8 */
 static const char hostile[] = "a\"b\\c\n\x01</script>\xe2\x80\xa8z\xff\xc3";

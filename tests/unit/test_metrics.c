@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_metrics.c - the metrics timeline reader (sample/metrics-read.c) and
+ * test_metrics.c - the metrics timeline reader (source/metrics.c) and
  * the report's "metrics" object (analyze/metrics.c): a whole file, nulls, a
  * file cut short, malformed and oversized lines, blocks split mid-line, and
  * the min/max downsampling of the points.
@@ -15,7 +15,7 @@
 
 #include "analyze/metrics.h"
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 
 #define HEADER                                                                                     \
 	"{\"driver_version\":\"999.99\",\"gpu_status\":null,\"hostname\":\"h1\","                  \

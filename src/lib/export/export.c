@@ -21,7 +21,7 @@
 
 #include "export-int.h"
 #include "gpuprof/export.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 #include "trace/model.h"
 #include "trace/input.h"
 #include "util/error.h"
