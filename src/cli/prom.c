@@ -96,14 +96,6 @@ struct gp_prom {
 	atomic_bool stop;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* ---- the textfile writer ---- */
 
 static int write_textfile(struct gp_prom *p, const struct gp_sample *s)
@@ -230,7 +222,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 		if (k) {
 			k->c = c;
 			k->fd = ci->connect_fd;
-			k->deadline_ns = mono_ns() + g->timeout_ns;
+			k->deadline_ns = gp_top_mono_ns() + g->timeout_ns;
 			k->idle = k->closing = false;
 			g->nconns++;
 			*ctx = k;
@@ -264,7 +256,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req,
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (k->c == c && !k->closing) {
-		k->deadline_ns = mono_ns() + g->timeout_ns;
+		k->deadline_ns = gp_top_mono_ns() + g->timeout_ns;
 		k->idle = true;
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -282,7 +274,7 @@ static void *reaper_main(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
-		int64_t now = mono_ns(), next = INT64_MAX;
+		int64_t now = gp_top_mono_ns(), next = INT64_MAX;
 
 		for (size_t i = 0; i < GP_LISTEN_MAX_CONNECTIONS; i++) {
 			struct conn *k = &g->conns[i];
@@ -664,7 +656,7 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 
 int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o)
 {
-	int64_t start = mono_ns();
+	int64_t start = gp_top_mono_ns();
 	struct timespec ts;
 
 	(void)p;

@@ -151,8 +151,13 @@ int gp__lockfile_hold(const char *path, struct gp__lockfile **out)
 	 * file its owner made read-only. access() says no for another user's
 	 * file too; root is told yes for any file, hence the mode bits as well.
 	 */
-	if (exists && (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || access(lk->target, W_OK))) {
-		rc = fail(GP_EIO, EACCES, path, "Permission denied (the file is read-only)");
+	e = !exists                                         ? 0
+	    : !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) ? EACCES
+	    : access(lk->target, W_OK)                      ? errno
+	                                                    : 0;
+	if (e) {
+		rc = fail(GP_EIO, e, path,
+		          e == EACCES ? "Permission denied (the file is read-only)" : NULL);
 		goto out_free;
 	}
 	if ((rc = gp__tempfile_create(lk->target, &lk->tmp))) {
