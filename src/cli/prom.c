@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prom.c - `gpuprof top --listen ADDR:PORT` and `--textfile DIR`: the
- * sampler's newest sample, rendered by prom-render.c (the Prometheus text
- * exposition format 0.0.4), served over HTTP or written to a file.
+ * sampler's newest sample, rendered by the library (export/prom.h, the
+ * Prometheus text exposition format 0.0.4) with the labels read here (the
+ * host name, and the rank, local rank and job a launcher set in the
+ * environment), served over HTTP or written to a file.
  *
  * HTTP is libmicrohttpd's, on its own internal thread with an event loop.
  * The library is loaded with dlopen when --listen asks for it (its header

@@ -58,7 +58,7 @@ enum { SLOT_FREE, SLOT_CLAIMED, SLOT_PENDING, SLOT_LIVE, SLOT_DYING, SLOT_DONE }
 struct slot {
 	atomic_int state;
 	atomic_int owner; /* pid; set before PENDING is published */
-	const char *path; /* the gp_tempfile's; read by a handler only once it holds DYING */
+	const char *path; /* the gp__tempfile's; read by a handler only once it holds DYING */
 };
 
 struct block {
