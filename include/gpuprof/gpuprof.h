@@ -71,54 +71,18 @@ GP_API void gp_free(void *p);
 GP_API const char *gp_version(void);
 
 /**
- * A temporary file that replaces its target once complete (git's tempfile.c
- * and lockfile.h): `.NAME.tmp.XXXXXX` in the directory of the target NAME,
- * renamed over NAME by gp_tempfile_commit() or removed by
- * gp_tempfile_discard(), so that a reader never sees half a file.
+ * Removes every temporary file that this process is writing and has not yet
+ * renamed over its target: the library replaces each file it writes (e.g.
+ * gp_export_paths_to_file()) through `.NAME.tmp.XXXXXX` beside NAME, listed in
+ * a process-wide registry while it exists. The library never installs signal
+ * handlers: a program that wants these files gone when SIGINT, SIGTERM or
+ * SIGHUP kill it calls this from its own handler (the gpuprof CLI does).
  *
- * While it exists it is listed in a process-wide registry, which
- * gp_tempfile_cleanup_signal() walks from a signal handler. The library never
- * installs signal handlers: a program that wants its temporary files gone
- * when SIGINT, SIGTERM or SIGHUP kill it calls gp_tempfile_cleanup_signal()
- * from its own handler (the gpuprof CLI does). The registry is thread-safe; one
- * struct gp_tempfile is used by one thread at a time.
- */
-struct gp_tempfile;
-
-/**
- * Creates an empty temporary file beside @p target, with the mode of a new
- * file (0666 less the umask) and close-on-exec, and registers it.
- * @param target the file to replace (borrowed; copied)
- * @param out    the temporary file, for gp_tempfile_commit() or gp_tempfile_discard()
- * @return 0; GP_EINVAL when @p target names no file ("dir/"), GP_EIO when the
- *         file cannot be created (gp_last_error() says why), GP_ENOMEM.
- */
-GP_API int gp_tempfile_create(const char *target, struct gp_tempfile **out);
-
-/** @return the descriptor to write the contents to; it belongs to @p t. */
-GP_API int gp_tempfile_fd(const struct gp_tempfile *t);
-
-/** @return the path of the temporary file; it belongs to @p t. */
-GP_API const char *gp_tempfile_path(const struct gp_tempfile *t);
-
-/**
- * Syncs and closes the temporary file and renames it over its target. On a
- * failure the temporary file is removed and the target is left as it was.
- * Frees @p t in every case.
- * @return 0, or GP_EIO (gp_last_error() names the target and the reason).
- */
-GP_API int gp_tempfile_commit(struct gp_tempfile *t);
-
-/** Closes and removes the temporary file and frees @p t; NULL is a no-op. */
-GP_API void gp_tempfile_discard(struct gp_tempfile *t);
-
-/**
- * Removes every registered temporary file that this process created (not
- * those of a parent it was forked from). Async-signal-safe: no lock, no
- * allocation, no stdio; only unlink(2) and a bounded wait for a file being
- * created on another thread. Meant for a handler of a signal that then kills
- * the process; the gp_tempfile objects of the removed files can only be
- * discarded afterwards (a commit fails). errno is kept.
+ * Async-signal-safe: no lock, no allocation, no stdio; only unlink(2) and a
+ * bounded wait for a file being created on another thread. Files of a parent
+ * this process was forked from are left alone. Meant for a handler of a
+ * signal that then kills the process: a write whose file was removed fails.
+ * errno is kept.
  */
 GP_API void gp_tempfile_cleanup_signal(void);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli-util.c - the CLI's shared helpers: messages, dying allocators, number
- * parsing, output files that are never left half-written (gp_tempfile) and
- * the signal handlers that remove them when gpuprof is killed.
+ * parsing, output files that are never left half-written (util/lockfile.h)
+ * and the signal handlers that remove them when gpuprof is killed.
  *
  * Only the CLI may exit on an error (STYLE.md §3); the library reports through
  * return codes and gp_last_error().
@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
+#include "util/lockfile.h"
 
 GP_CLI_PRINTF(2, 0) static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -107,22 +108,6 @@ long long parse_count(const char *opt, const char *s, long long max)
 	if (errno || end == s || *end || v < 0 || v > max || *s == '-' || *s == '+' || *s == ' ')
 		usage_die("option '%s' expects a number from 0 to %lld, not '%s'", opt, max, s);
 	return v;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static bool strip_suffix(char *s, const char *suffix)
@@ -260,39 +245,14 @@ char *read_file_max(const char *path, size_t max, size_t *len)
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	struct gp_tempfile *tmp;
-	struct stat sb;
-	int fd, saved;
+	int e;
 
-	if (!*(slash ? slash + 1 : path))
-		return error("cannot write '%s': not a file name", path);
-	/* a device or a FIFO (-o /dev/null, -o /dev/stdout) is written in place, never replaced */
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (S_ISDIR(sb.st_mode))
-			return error("cannot write '%s': it is a directory", path);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write_all(fd, data, len)) {
-			saved = errno;
-			if (fd >= 0)
-				close(fd);
-			return error("cannot write '%s': %s", path, strerror(saved));
-		}
-		if (close(fd))
-			return error("cannot write '%s': %s", path, strerror(errno));
+	if (!gp__lockfile_write_file(path, data, len))
 		return 0;
-	}
-	/* registered: the signal handlers below remove it if gpuprof is killed meanwhile */
-	if (gp_tempfile_create(path, &tmp))
-		return error("%s", gp_last_error());
-	if (write_all(gp_tempfile_fd(tmp), data, len)) {
-		saved = errno;
-		gp_tempfile_discard(tmp);
-		return error("cannot write '%s': %s", path, strerror(saved));
-	}
-	if (gp_tempfile_commit(tmp))
-		return error("%s", gp_last_error());
-	return 0;
+	e = errno;
+	error("%s", gp_last_error());
+	errno = e;
+	return -1;
 }
 
 /*

@@ -138,10 +138,11 @@ void library_warnings(bool on);
 int write_output(const char *output, const char *data, size_t len);
 
 /**
- * Writes @p len bytes to @p path atomically: a temp file in the same directory
- * (gp_tempfile_create()), fsync, then rename(2). On failure nothing is left
- * behind and an error is printed; killed by a signal, the handlers of
- * gp_cli_signals_install() remove the temp file. @return 0 or -1.
+ * Writes @p len bytes to @p path atomically with the library's one writer
+ * (util/lockfile.h: through a symbolic link, keeping the file's mode,
+ * refusing a read-only file). On failure nothing is left behind, the error
+ * is printed and errno says why; killed by a signal, the handlers of
+ * gp_cli_signals_install() remove the temporary file. @return 0 or -1.
  */
 int write_file_atomic(const char *path, const char *data, size_t len);
 

@@ -2,8 +2,10 @@
 /*
  * cmd-top.c - `gpuprof top`: the live monitor over the library's sampler.
  * Modes: the full-screen monitor (top-ui.c), JSON lines on stdout (--json),
- * a metrics timeline file (--record), and Prometheus exposition over HTTP
- * (--listen) or into a node_exporter textfile (--textfile), prom.c.
+ * a metrics timeline file (--record, top-record.c), and Prometheus exposition
+ * over HTTP (--listen) or into a node_exporter textfile (--textfile), prom.c.
+ * The entry point only: the stop conditions and the sample loop the modes
+ * share are in top-loop.c, which calls nothing back.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,118 +59,26 @@ enum {
 	OPT_NO_PROCS,
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
+/* --json: a sample a line, flushed, so that a reader of a pipe sees each as it comes */
+static int json_line(void *arg, const struct gp_sample *smp)
 {
-	stop_signal = sig;
-}
+	char *line = NULL;
+	size_t len = 0;
+	bool ok;
 
-void gp_top_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-int gp_top_stopped(void)
-{
-	return stop_signal;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t start_ns)
-{
-	if (stop_signal)
-		return true;
-	if (o->count && taken >= o->count)
-		return true;
-	if (o->duration_s && mono_ns() - start_ns >= (int64_t)o->duration_s * 1000000000LL)
-		return true;
-	return false;
-}
-
-/*
- * The next sample after @p seq, waiting in short slices so that a signal or
- * the duration ends the wait. @return 0, 1 when stopping, -1 on error.
- */
-int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
-                struct gp_sample *out)
-{
-	for (;;) {
-		int rc;
-
-		if (gp_top_should_stop(o, 0, start_ns))
-			return 1;
-		rc = gp_sampler_wait(s, seq, 200, out);
-		if (rc == 0)
-			return 0;
-		if (rc != GP_ETRUNC)
-			return error("sampler: %s", gp_last_error());
-	}
-}
-
-int gp_top_write_samples(struct gp_sampler *s, const struct gp_top_opts *o, FILE *f, uint64_t *n)
-{
-	struct gp_sample *smp = xmalloc(sizeof(*smp));
-	int64_t start = mono_ns();
-	uint64_t seq = 0;
-	int rc = 0;
-
-	*n = 0;
-	while (!gp_top_should_stop(o, *n, start)) {
-		char *line = NULL;
-		size_t len = 0;
-		bool ok;
-
-		rc = gp_top_next(s, o, seq, start, smp);
-		if (rc) {
-			rc = rc > 0 ? 0 : rc;
-			break;
-		}
-		seq = smp->seq;
-		if (gp_sample_to_json(smp, &line, &len)) {
-			rc = error("%s", gp_last_error());
-			break;
-		}
-		errno = 0;
-		/* a line at a time on a pipe: the reader sees each sample as it comes */
-		ok = fwrite(line, 1, len, f) == len && fputc('\n', f) != EOF &&
-		     (f != stdout || fflush(f) == 0);
-		gp_free(line);
-		if (!ok) {
-			rc = GP_TOP_EWRITE;
-			break;
-		}
-		(*n)++;
-	}
-	free(smp);
-	return rc;
-}
-
-static int run_json(struct gp_sampler *s, const struct gp_top_opts *o)
-{
-	uint64_t n;
-	int rc = gp_top_write_samples(s, o, stdout, &n);
-
-	if (rc == GP_TOP_EWRITE) {
+	(void)arg;
+	if (gp_sample_to_json(smp, &line, &len))
+		return error("%s", gp_last_error());
+	errno = 0;
+	ok = fwrite(line, 1, len, stdout) == len && fputc('\n', stdout) != EOF &&
+	     fflush(stdout) == 0;
+	gp_free(line);
+	if (!ok) {
 		/* main reports it (quietly for a closed pipe) */
 		gp_cli_stdout_errno = errno ? errno : EIO;
 		return -1;
 	}
-	return rc;
+	return 0;
 }
 
 static void parse_args(int argc, const char **argv, struct gp_top_opts *o)
@@ -301,7 +211,7 @@ int cmd_top(int argc, const char **argv)
 			goto out;
 	}
 	if (o.json)
-		rc = run_json(s, &o);
+		rc = gp_top_each_sample(s, &o, json_line, NULL);
 	else if (o.record)
 		rc = gp_top_record(s, &o);
 	else if (prom)

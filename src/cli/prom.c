@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prom.c - `gpuprof top --listen ADDR:PORT` and `--textfile DIR`: the
- * sampler's newest sample, rendered by prom-render.c (the Prometheus text
- * exposition format 0.0.4), served over HTTP or written to a file.
+ * sampler's newest sample, rendered by the library (export/prom.h, the
+ * Prometheus text exposition format 0.0.4) with the labels read here (the
+ * host name, and the rank, local rank and job a launcher set in the
+ * environment), served over HTTP or written to a file.
  *
  * HTTP is libmicrohttpd's, on its own internal thread with an event loop.
  * The library is loaded with dlopen when --listen asks for it (its header
@@ -11,7 +13,8 @@
  * under the sampler's lock and renders it, so a slow or malformed client
  * never touches the sampling thread, and concurrent scrapes each render
  * their own copy. The textfile writer is a thread that rewrites
- * DIR/gpuprof.prom (temp file + rename) per sample.
+ * DIR/gpuprof.prom per sample with the library's atomic writer
+ * (util/lockfile.h), so node_exporter never reads half a file.
  *
  * Clients are hostile until they have sent a request. libmicrohttpd 0.9.75
  * has a total connection limit, a per-address one, and an idle timeout that
@@ -43,7 +46,10 @@
 
 #include "cli.h"
 #include "gpuprof-config.h"
+#include "export/prom.h"
+#include "gpuprof/gpuprof.h"
 #include "top.h"
+#include "util/lockfile.h"
 
 #if GP_HAVE_MHD
 #include <microhttpd.h>
@@ -80,6 +86,7 @@ struct http_guard {
 struct gp_prom {
 	struct gp_sampler *s;
 	char hostname[256];
+	struct gp__prom_labels labels; /* hostname, and the launcher's from the environment */
 #if GP_HAVE_MHD
 	struct MHD_Daemon *d;
 	struct gp_dl dl;
@@ -91,42 +98,22 @@ struct gp_prom {
 	atomic_bool stop;
 };
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* ---- the textfile writer ---- */
 
 static int write_textfile(struct gp_prom *p, const struct gp_sample *s)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	size_t len = 0;
-	char *text = gp_prom_render(s, p->hostname, &len);
-	int rc;
+	char *text;
+	int rc, e;
 
-	if (!text)
+	if (gp__prom_render(s, &p->labels, NULL, &text, &len))
 		return -1;
 	snprintf(path, sizeof(path), "%s/gpuprof.prom", p->textfile);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	{
-		FILE *f = fopen(tmp, "we");
-
-		rc = -1;
-		if (f) {
-			rc = fwrite(text, 1, len, f) == len ? 0 : -1;
-			if (fclose(f))
-				rc = -1;
-			if (!rc && rename(tmp, path))
-				rc = -1;
-			if (rc)
-				unlink(tmp);
-		}
-	}
-	free(text);
+	rc = gp__lockfile_write_file(path, text, len);
+	e = errno;
+	gp_free(text);
+	errno = e;
 	return rc;
 }
 
@@ -237,7 +224,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
 		if (k) {
 			k->c = c;
 			k->fd = ci->connect_fd;
-			k->deadline_ns = mono_ns() + g->timeout_ns;
+			k->deadline_ns = gp_top_mono_ns() + g->timeout_ns;
 			k->idle = k->closing = false;
 			g->nconns++;
 			*ctx = k;
@@ -271,7 +258,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req,
 		return;
 	pthread_mutex_lock(&g->lock);
 	if (k->c == c && !k->closing) {
-		k->deadline_ns = mono_ns() + g->timeout_ns;
+		k->deadline_ns = gp_top_mono_ns() + g->timeout_ns;
 		k->idle = true;
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -289,7 +276,7 @@ static void *reaper_main(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stop) {
-		int64_t now = mono_ns(), next = INT64_MAX;
+		int64_t now = gp_top_mono_ns(), next = INT64_MAX;
 
 		for (size_t i = 0; i < GP_LISTEN_MAX_CONNECTIONS; i++) {
 			struct conn *k = &g->conns[i];
@@ -415,7 +402,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char index[] = "gpuprof top: metrics at /metrics\n";
 	static char unavailable[] = "no sample yet\n";
 	struct gp_prom *p = cls;
-	struct gp_prom_http hc;
+	struct gp__prom_http hc;
+	enum MHD_Result ret;
 	struct gp_sample *s;
 	char *text;
 	size_t len = 0;
@@ -441,12 +429,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	hc.timed_out = atomic_load(&p->g.timed_out);
 	hc.evicted = atomic_load(&p->g.evicted);
 	hc.idle = atomic_load(&p->g.idle);
-	text = gp_prom_render_http(s, p->hostname, &hc, &len);
-	free(s);
-	if (!text)
+	if (gp__prom_render(s, &p->labels, &hc, &text, &len)) {
+		free(s);
 		return MHD_NO;
-	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, len,
-	             MHD_RESPMEM_MUST_FREE);
+	}
+	free(s);
+	/* copied: the text is the library's, freed by gp_free(), not by libmicrohttpd */
+	ret = reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", text, len,
+	            MHD_RESPMEM_MUST_COPY);
+	gp_free(text);
+	return ret;
 }
 
 /* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback) into @p ss */
@@ -589,6 +581,36 @@ static void listen_stop(struct gp_prom *p)
 }
 #endif
 
+/* The first of @p vars set (and not empty) in the environment, NULL if none. */
+static const char *first_env(const char *const *vars)
+{
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* Hostname, and rank, local_rank and job from the launcher's environment. */
+static void labels_init(struct gp_prom *p)
+{
+	static const char *const rank[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+		                            "PMI_RANK", NULL };
+	static const char *const local[] = { "LOCAL_RANK", "SLURM_LOCALID",
+		                             "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+		                             NULL };
+	static const char *const job[] = { "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID", "LSB_JOBID",
+		                           "PBS_JOBID", NULL };
+
+	gethostname(p->hostname, sizeof(p->hostname) - 1);
+	p->labels.hostname = p->hostname;
+	p->labels.rank = first_env(rank);
+	p->labels.local_rank = first_env(local);
+	p->labels.job = first_env(job);
+}
+
 int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_top_opts *o)
 {
 	struct gp_prom *p;
@@ -602,7 +624,7 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 	p = xcalloc(1, sizeof(*p));
 	*out = NULL;
 	p->s = s;
-	gethostname(p->hostname, sizeof(p->hostname) - 1);
+	labels_init(p);
 	if (o->listen) {
 #if GP_HAVE_MHD
 		if (listen_start(p, o, &ss)) {
@@ -636,7 +658,7 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 
 int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o)
 {
-	int64_t start = mono_ns();
+	int64_t start = gp_top_mono_ns();
 	struct timespec ts;
 
 	(void)p;

@@ -2,8 +2,8 @@
 /*
  * run-metrics.c - the metrics of `gpuprof run`: the library's sampler on the
  * process tree of CMD, recorded by a thread of its own into DIR/metrics.jsonl
- * in the format of `gpuprof top --record` (gpuprof.metrics/1, the header and
- * end lines from top-record.c), and the one-line status shown on a terminal.
+ * in the format of `gpuprof top --record` (gpuprof.metrics/1, written by the
+ * library's source/metrics.h), and the one-line status shown on a terminal.
  *
  * Threads: the recorder thread alone writes the file; the main thread only
  * reads the newest sample (gp_sampler_latest, which locks) for the status
@@ -20,14 +20,14 @@
 
 #include "cli.h"
 #include "run.h"
-#include "top.h"
+#include "source/metrics.h"
 
 #define STOP_POLL_MS 50
 
 struct gp_run_metrics {
 	struct gp_sampler *s;
 	char *path;
-	FILE *f;
+	struct gp__metrics_writer *w;
 	pthread_t thread;
 	bool started, stopped;
 	atomic_bool stop;
@@ -44,8 +44,6 @@ static void *recorder(void *arg)
 	uint64_t seq = 0;
 
 	while (!atomic_load(&m->stop)) {
-		char *line = NULL;
-		size_t len = 0;
 		int rc = gp_sampler_wait(m->s, seq, STOP_POLL_MS, m->rec);
 
 		if (rc == GP_ETRUNC)
@@ -55,17 +53,16 @@ static void *recorder(void *arg)
 			break;
 		}
 		seq = m->rec->seq;
-		if (gp_sample_to_json(m->rec, &line, &len)) {
+		errno = 0;
+		rc = gp__metrics_writer_add(m->w, m->rec);
+		if (rc == GP_EIO) {
+			m->werrno = errno ? errno : EIO;
+			break;
+		}
+		if (rc) {
 			snprintf(m->err, sizeof(m->err), "%s", gp_last_error());
 			break;
 		}
-		errno = 0;
-		if (fwrite(line, 1, len, m->f) != len || fputc('\n', m->f) == EOF) {
-			m->werrno = errno ? errno : EIO;
-			gp_free(line);
-			break;
-		}
-		gp_free(line);
 		atomic_fetch_add(&m->n, 1);
 	}
 	return NULL;
@@ -92,14 +89,8 @@ int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_
 		error("sampler: %s", gp_last_error());
 		goto out_free;
 	}
-	m->f = fopen(path, "we");
-	if (!m->f) {
-		error("cannot write '%s': %s", path, strerror(errno));
-		goto out_free;
-	}
-	errno = 0;
-	if (gp_metrics_header(m->f, m->s, (int32_t)pid)) {
-		error("cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	if (gp__metrics_writer_open(path, m->s, (int32_t)pid, &m->w)) {
+		error("%s", gp_last_error());
 		goto out_free;
 	}
 	if (gp_sampler_start(m->s)) {
@@ -134,17 +125,13 @@ int gp_run_metrics_stop(struct gp_run_metrics *m)
 	if (m->err[0])
 		rc = error("sampler: %s", m->err);
 	e = m->werrno;
-	errno = 0;
-	if (!e && gp_metrics_trailer(m->f, m->s, atomic_load(&m->n)))
-		e = errno ? errno : EIO;
-	errno = 0;
-	if (!e && (fflush(m->f) || fsync(fileno(m->f))))
-		e = errno ? errno : EIO;
-	if (e)
+	if (e) {
 		rc = error("cannot write '%s': %s", m->path, strerror(e));
-	if (fclose(m->f) && !rc)
-		rc = error("cannot write '%s': %s", m->path, strerror(errno));
-	m->f = NULL;
+		gp__metrics_writer_free(m->w);
+	} else if (gp__metrics_writer_close(m->w, m->s)) {
+		rc = error("%s", gp_last_error());
+	}
+	m->w = NULL;
 	return rc;
 }
 
@@ -156,8 +143,7 @@ void gp_run_metrics_free(struct gp_run_metrics *m)
 		atomic_store(&m->stop, true);
 		pthread_join(m->thread, NULL);
 	}
-	if (m->f)
-		fclose(m->f);
+	gp__metrics_writer_free(m->w);
 	gp_sampler_close(m->s);
 	free(m->rec);
 	free(m->st);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * top.h - what the parts of `gpuprof top` share: the options, the stop
- * conditions (signals, --count, --duration), the timeline recorder
+ * conditions and sample loop (top-loop.c), the timeline recorder
  * (top-record.c), the Prometheus exporter (prom.c) and the full-screen
- * monitor (top-ui.c).
+ * monitor (top-ui.c). cmd-top.c, the entry point, calls them; they call only
+ * top-loop.c.
  */
 #ifndef GP_CLI_TOP_H
 #define GP_CLI_TOP_H
@@ -30,32 +31,31 @@ struct gp_top_opts {
 	bool no_gpu, no_procs;
 };
 
-/* cmd-top.c */
+/* top-loop.c: the stop conditions and the sample loop (calls nothing back) */
+/** Stops on SIGINT, SIGTERM and SIGHUP from now on (gp_top_stopped() says which). */
 void gp_top_catch_signals(void);
 /** The signal that asked us to stop, 0 if none. */
 int gp_top_stopped(void);
+/** CLOCK_MONOTONIC in ns. */
+int64_t gp_top_mono_ns(void);
+/** A signal came, @p taken reached --count, or --duration passed since @p start_ns. */
 bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t start_ns);
+/**
+ * The next sample after @p seq, waiting in short slices so that a signal or
+ * the duration ends the wait. @return 0, 1 when stopping, -1 on error (printed).
+ */
 int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
                 struct gp_sample *out);
-
 /**
- * Writes JSON lines of samples to @p f until a stop condition, counting them
- * in *@p n. @return 0; -1 on a sampler error (printed); GP_TOP_EWRITE when
- * writing to @p f failed (errno says why, nothing printed).
+ * Calls @p fn with each new sample until a stop condition (--count counting
+ * the calls that returned 0). @return 0; -1 on a sampler error (printed);
+ * else what @p fn returned when it failed (non-zero ends the loop).
  */
-#define GP_TOP_EWRITE (-2)
-int gp_top_write_samples(struct gp_sampler *s, const struct gp_top_opts *o, FILE *f, uint64_t *n);
+int gp_top_each_sample(struct gp_sampler *s, const struct gp_top_opts *o,
+                       int (*fn)(void *arg, const struct gp_sample *smp), void *arg);
 
 /* top-record.c: samples to o->record until a stop condition. @return 0 or -1. */
 int gp_top_record(struct gp_sampler *s, const struct gp_top_opts *o);
-
-/*
- * The header and end lines of a gpuprof.metrics/1 timeline (top-record.c),
- * shared with `gpuprof run`; @p watched_pid 0 writes null. @return 0, or
- * non-zero when out of memory or writing to @p f failed (errno says why).
- */
-int gp_metrics_header(FILE *f, struct gp_sampler *s, int32_t watched_pid);
-int gp_metrics_trailer(FILE *f, struct gp_sampler *s, uint64_t n);
 
 /* prom.c */
 /*
@@ -73,21 +73,6 @@ int gp_prom_start(struct gp_prom **out, struct gp_sampler *s, const struct gp_to
 /** Serves until a stop condition. @return 0 or -1. */
 int gp_prom_wait(struct gp_prom *p, const struct gp_top_opts *o);
 void gp_prom_stop(struct gp_prom *p);
-
-/* prom-render.c */
-/** The HTTP endpoint's own counters, in its /metrics only (not the textfile). */
-struct gp_prom_http {
-	uint64_t client_errors, timed_out, evicted, idle;
-};
-/**
- * Renders a sample in the Prometheus text format 0.0.4 into a malloc'd
- * string (NULL: out of memory), with the launcher's labels (rank,
- * local_rank, job) from the environment.
- */
-char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len);
-/** gp_prom_render() plus the HTTP endpoint's counters @p hc. */
-char *gp_prom_render_http(const struct gp_sample *s, const char *hostname,
-                          const struct gp_prom_http *hc, size_t *len);
 
 /* top-ui.c: the full-screen monitor. @return 0 or -1. */
 int gp_top_ui(struct gp_sampler *s, const struct gp_top_opts *o);

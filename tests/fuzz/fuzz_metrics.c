@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_metrics.c - libFuzzer target for the metrics timeline reader
- * (src/lib/sample/metrics-read.c) and the report's "metrics" object built
+ * (src/lib/source/metrics.c) and the report's "metrics" object built
  * from it (src/lib/analyze/metrics.c).
  *
  * The input is the text of a metrics.jsonl. When it is read, every series is
@@ -18,7 +18,7 @@
 #include "analyze/metrics.h"
 #include "gpuprof/gpuprof.h"
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

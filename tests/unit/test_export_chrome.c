@@ -18,7 +18,7 @@
 #include "export/export-int.h"
 #include "gpuprof/export.h"
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 
 /* a name with a quote, a backslash, control characters, "</script>", U+2028 and invalid UTF-8 */
 /* gp_write_fn over a stdio stream, flushed at once so that a full disk shows at the call */

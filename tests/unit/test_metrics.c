@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_metrics.c - the metrics timeline reader (sample/metrics-read.c) and
+ * test_metrics.c - the metrics timeline reader (source/metrics.c) and
  * the report's "metrics" object (analyze/metrics.c): a whole file, nulls, a
  * file cut short, malformed and oversized lines, blocks split mid-line, and
- * the min/max downsampling of the points.
+ * the min/max downsampling of the points; and the writer beside the reader:
+ * what it writes reads back, with and without its end line.
  */
 #include "testutil.h"
 
@@ -14,8 +15,10 @@
 #include <unistd.h>
 
 #include "analyze/metrics.h"
+#include "gpuprof/gpuprof.h"
+#include "gpuprof/sample.h"
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 
 #define HEADER                                                                                     \
 	"{\"driver_version\":\"999.99\",\"gpu_status\":null,\"hostname\":\"h1\","                  \
@@ -359,12 +362,73 @@ static void test_object(void **state)
 	gp_metrics_timeline_free(m);
 }
 
+/* Writes @p n samples of a CPU-only sampler to @p path; closed (end line) when @p close. */
+static void write_timeline(const char *path, int n, bool close)
+{
+	struct gp_sampler_opts so = { .size = sizeof(so), .interval_ms = 10, .no_gpu = true };
+	struct gp__metrics_writer *w = NULL;
+	struct gp_sampler *s = NULL;
+	struct gp_sample *smp = malloc(sizeof(*smp));
+
+	assert_non_null(smp);
+	assert_int_equal(gp_sampler_open(&so, &s), 0);
+	assert_int_equal(gp__metrics_writer_open(path, s, 4242, &w), 0);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(gp_sampler_sample_now(s, smp), 0);
+		assert_int_equal(gp__metrics_writer_add(w, smp), 0);
+	}
+	assert_int_equal(gp__metrics_writer_count(w), (uint64_t)n);
+	if (close)
+		assert_int_equal(gp__metrics_writer_close(w, s), 0);
+	else
+		gp__metrics_writer_free(w);
+	gp_sampler_close(s);
+	free(smp);
+}
+
+static void test_writer(void **state)
+{
+	char path[] = "/tmp/gp-test-metrics-w.XXXXXX";
+	struct gp_metrics_timeline *m = NULL;
+	struct gp__metrics_writer *w = (struct gp__metrics_writer *)1;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_timeline(path, 3, true);
+	assert_int_equal(gp_metrics_timeline_read(path, &m), 0);
+	assert_true(m->header_seen);
+	assert_true(m->ended);
+	assert_int_equal(m->nsamples, 3);
+	assert_int_equal(m->end_samples, 3);
+	assert_int_equal(m->watched_pid, 4242);
+	assert_int_equal(m->interval_ms, 10);
+	assert_int_equal(m->malformed_lines, 0);
+	assert_non_null(m->gpu_status); /* --no-gpu says why */
+	gp_metrics_timeline_free(m);
+
+	/* freed without closing: the samples stay, no end line */
+	write_timeline(path, 2, false);
+	assert_int_equal(gp_metrics_timeline_read(path, &m), 0);
+	assert_false(m->ended);
+	assert_int_equal(m->nsamples, 2);
+	gp_metrics_timeline_free(m);
+	unlink(path);
+
+	/* a file that cannot be made: the path named, nothing handed out */
+	assert_int_equal(gp__metrics_writer_open("/nonexistent-dir/m.jsonl", NULL, 0, &w), GP_EIO);
+	assert_null(w);
+	assert_non_null(strstr(gp_last_error(), "cannot write '/nonexistent-dir/m.jsonl'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),     cmocka_unit_test(test_cut_short),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_file),
 		cmocka_unit_test(test_points),    cmocka_unit_test(test_object),
+		cmocka_unit_test(test_writer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

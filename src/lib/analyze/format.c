@@ -235,7 +235,8 @@ static void print_header(struct af *f, const struct gp_value *r)
 
 	/* a process of a run without a launcher is named by its pid, not a rank */
 	if (gp_value_get_str(get(r, "label")))
-		out(f, "== %s: %s ==\n", gp_value_get_str(get(r, "label")), str(get(r, "file"), "-"));
+		out(f, "== %s: %s ==\n", gp_value_get_str(get(r, "label")),
+		    str(get(r, "file"), "-"));
 	else
 		out(f, "== rank %s: %s ==\n", intf(b1, sizeof(b1), get(r, "rank")),
 		    str(get(r, "file"), "-"));

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "gpuprof/value.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 #include "source/source.h"
 
 /** Points per series in the report's "metrics" at most. */

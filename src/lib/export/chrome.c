@@ -35,7 +35,7 @@
 
 #include "export-int.h"
 #include "gpuprof/export.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"

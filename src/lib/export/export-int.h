@@ -11,7 +11,7 @@
 struct gp_metrics_timeline;
 
 /**
- * Adds an already read metrics timeline (sample/metrics-read.h) as counter
+ * Adds an already read metrics timeline (source/metrics.h) as counter
  * tracks; gp_chrome_writer_add_metrics() reads the file and calls this.
  * @p m is borrowed.
  */

@@ -4,7 +4,7 @@
  * capture files, directories of them, run directories, metrics timelines,
  * standard input; what each is comes from source/resolve.c) through the Chrome
  * writer (chrome.c), one trace in memory at a time, and the atomic output
- * file of gp_export_paths_to_file() (util/tempfile.c: registered, so that
+ * file of gp_export_paths_to_file() (util/lockfile.c: registered, so that
  * the CLI's signal handlers remove it when an export is interrupted).
  *
  * A directory's files are taken as `gpuprof analyze` takes them (*.json,
@@ -22,12 +22,12 @@
 
 #include "export-int.h"
 #include "gpuprof/export.h"
-#include "sample/metrics-read.h"
+#include "source/metrics.h"
 #include "source/source.h"
 #include "trace/model.h"
 #include "util/error.h"
+#include "util/lockfile.h"
 #include "util/opts.h"
-#include "util/tempfile.h"
 
 /* the label of trace @p i of @p n: none for a single trace */
 static void trace_label(const struct gp_trace *t, const struct gp__src *in, size_t order, size_t n,
@@ -141,7 +141,7 @@ out:
 	return rc;
 }
 
-/* gp_write_fn over a stdio stream: the temporary file, or a FIFO or device */
+/* gp_write_fn over a stdio stream: the held file */
 static int stream_write(const void *p, size_t n, void *user)
 {
 	errno = 0;
@@ -152,46 +152,23 @@ static int stream_write(const void *p, size_t n, void *user)
 	return -1;
 }
 
-static int export_to_special(const char *const *paths, size_t n, const struct gp_export_opts *opts,
-                             const char *out_path, struct gp_export_stats *stats)
-{
-	FILE *f = fopen(out_path, "w");
-	int rc, e;
-
-	if (!f)
-		return gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-	rc = gp_export_paths(paths, n, opts, stream_write, f, stats);
-	e = fclose(f) ? errno : 0;
-	if (!rc && e)
-		rc = gp__error(GP_EIO, "cannot write '%s': %s", out_path, strerror(e));
-	return rc;
-}
-
 GP_API int gp_export_paths_to_file(const char *const *paths, size_t n,
                                    const struct gp_export_opts *opts, const char *out_path,
                                    struct gp_export_stats *stats)
 {
-	struct gp_tempfile *tmp = NULL;
-	struct stat st;
+	struct gp__lockfile *lk = NULL;
 	FILE *f;
 	int rc = 0;
 
 	if (stats)
 		memset(stats, 0, sizeof(*stats));
-	if (!out_path || !*out_path)
-		return gp__error(GP_EINVAL, "no output file name");
-	if (stat(out_path, &st) == 0 && S_ISDIR(st.st_mode))
-		return gp__error(GP_EINVAL, "cannot write '%s': it is a directory", out_path);
-	if (stat(out_path, &st) == 0 && !S_ISREG(st.st_mode))
-		/* /dev/null, a FIFO, a terminal: written as it is, never renamed over */
-		return export_to_special(paths, n, opts, out_path, stats);
 	/* registered for the CLI's signal handlers: an interrupted export leaves nothing */
-	GP_TRY(gp_tempfile_create(out_path, &tmp));
-	GP_TRY(gp__tempfile_stream(tmp, &f));
+	GP_TRY(gp__lockfile_hold(out_path, &lk));
+	GP_TRY(gp__lockfile_stream(lk, &f));
 	GP_TRY(gp_export_paths(paths, n, opts, stream_write, f, stats));
-	rc = gp_tempfile_commit(tmp);
-	tmp = NULL;
+	rc = gp__lockfile_commit(lk);
+	lk = NULL;
 out:
-	gp_tempfile_discard(tmp);
+	gp__lockfile_rollback(lk);
 	return rc;
 }

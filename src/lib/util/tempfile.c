@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tempfile.c - temporary files that replace their target (struct gp_tempfile,
- * gpuprof.h; git's tempfile.c) and the registry that lets a signal handler
- * remove them.
+ * tempfile.c - registered temporary files (git's tempfile.c): the file that
+ * util/lockfile.c writes and renames over its target, and the registry that
+ * lets a signal handler remove every such file of the process.
  *
  * The registry is a list of blocks of slots: the first is static, the others
  * are allocated when every slot is taken and never freed, so that a handler
  * can walk the list at any moment with atomic loads only: no lock, no
  * allocation. A slot goes FREE -> CLAIMED (owner and path being set) ->
- * PENDING (the file being created) -> LIVE (it exists) -> FREE (committed or
- * discarded); or from LIVE -> DYING -> DONE -> FREE when a handler removes
+ * PENDING (the file being created) -> LIVE (it exists) -> FREE (renamed or
+ * deleted); or from LIVE -> DYING -> DONE -> FREE when a handler removes
  * the file first. Whoever moves a slot out of LIVE owns its path: a handler
  * never reads a path being freed or reused, and its owner never frees a path
  * that a handler is reading.
@@ -24,9 +24,8 @@
  * changing the process-wide umask) and close-on-exec, so that the program
  * of `gpuprof run` inherits no temporary file.
  *
- * Callers: export/export.c (gpuprof export -o), the CLI's atomic writer
- * (cli-util.c: analyze, report, bench, compare -o, run.json); the CLI's
- * signal handlers call gp_tempfile_cleanup_signal().
+ * Callers: util/lockfile.c only (every file gpuprof replaces goes through
+ * it); the CLI's signal handlers call gp_tempfile_cleanup_signal().
  */
 #include "tempfile.h"
 
@@ -59,7 +58,7 @@ enum { SLOT_FREE, SLOT_CLAIMED, SLOT_PENDING, SLOT_LIVE, SLOT_DYING, SLOT_DONE }
 struct slot {
 	atomic_int state;
 	atomic_int owner; /* pid; set before PENDING is published */
-	const char *path; /* the gp_tempfile's; read by a handler only once it holds DYING */
+	const char *path; /* the gp__tempfile's; read by a handler only once it holds DYING */
 };
 
 struct block {
@@ -70,11 +69,10 @@ struct block {
 /* zero is FREE and NULL: a valid state for atomics of static storage (C11 7.17.2) */
 static struct block first_block;
 
-struct gp_tempfile {
-	struct slot *slot;
-	char *path;   /* the temporary file, .NAME.tmp.XXXXXX */
-	char *target; /* NAME, as given */
-	int fd;       /* -1 once closed; owned by fp when fp is set */
+struct gp__tempfile {
+	struct slot *slot; /* NULL once the file is renamed or removed */
+	char *path;        /* the temporary file, .NAME.tmp.XXXXXX */
+	int fd;            /* -1 once closed; owned by fp when fp is set */
 	FILE *fp;
 };
 
@@ -157,50 +155,50 @@ static void fill_random(char *x, size_t n)
 	}
 }
 
-static void tempfile_free(struct gp_tempfile *t)
+static void tempfile_free(struct gp__tempfile *t)
 {
 	if (t->slot)
 		slot_release(t->slot);
 	gp__free(t->path);
-	gp__free(t->target);
 	gp__free(t);
 }
 
-GP_API int gp_tempfile_create(const char *target, struct gp_tempfile **out)
+int gp__tempfile_create(const char *beside, struct gp__tempfile **out)
 {
-	struct gp_tempfile *t;
+	struct gp__tempfile *t;
 	const char *slash, *base;
 	sigset_t all, old;
 	size_t dirlen, n;
 	int tries, e = 0, rc;
 	char *x;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_tempfile_create: NULL argument");
 	*out = NULL;
-	if (!target || !*target)
-		return gp__error(GP_EINVAL, "no output file name");
-	slash = strrchr(target, '/');
-	base = slash ? slash + 1 : target;
-	if (!*base)
-		return gp__error(GP_EINVAL, "cannot write '%s': not a file name", target);
-	dirlen = slash ? (size_t)(slash - target) + 1 : 0;
+	slash = strrchr(beside, '/');
+	base = slash ? slash + 1 : beside;
+	if (!*base) {
+		errno = EINVAL;
+		return gp__error(GP_EINVAL, "cannot write '%s': not a file name", beside);
+	}
+	dirlen = slash ? (size_t)(slash - beside) + 1 : 0;
 
-	if (!(t = gp__calloc(1, sizeof(*t))))
+	if (!(t = gp__calloc(1, sizeof(*t)))) {
+		errno = ENOMEM;
 		return gp__error(GP_ENOMEM, "out of memory");
+	}
 	t->fd = -1;
 	n = dirlen + strlen(base) + sizeof("..tmp.XXXXXX");
-	t->path = gp__malloc(n);
-	t->target = gp__strdup(target);
-	if (!t->path || !t->target) {
+	if (!(t->path = gp__malloc(n))) {
+		e = ENOMEM;
 		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out_free;
 	}
-	memcpy(t->path, target, dirlen);
+	memcpy(t->path, beside, dirlen);
 	snprintf(t->path + dirlen, n - dirlen, ".%s.tmp.XXXXXX", base);
 	x = t->path + strlen(t->path) - 6;
-	if ((rc = slot_claim(&t->slot)))
+	if ((rc = slot_claim(&t->slot))) {
+		e = ENOMEM;
 		goto out_free;
+	}
 	atomic_store_explicit(&t->slot->owner, (int)getpid(), memory_order_relaxed);
 	t->slot->path = t->path;
 
@@ -220,7 +218,7 @@ GP_API int gp_tempfile_create(const char *target, struct gp_tempfile **out)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (t->fd < 0) {
 		t->slot = NULL; /* FREE already */
-		rc = gp__error(GP_EIO, "cannot create a temporary file next to '%s': %s", target,
+		rc = gp__error(GP_EIO, "cannot create a temporary file next to '%s': %s", beside,
 		               strerror(e));
 		goto out_free;
 	}
@@ -229,34 +227,29 @@ GP_API int gp_tempfile_create(const char *target, struct gp_tempfile **out)
 
 out_free:
 	tempfile_free(t);
+	errno = e;
 	return rc;
 }
 
-GP_API int gp_tempfile_fd(const struct gp_tempfile *t)
+int gp__tempfile_fd(const struct gp__tempfile *t)
 {
-	return t ? t->fd : -1;
+	return t->fd;
 }
 
-GP_API const char *gp_tempfile_path(const struct gp_tempfile *t)
+const char *gp__tempfile_path(const struct gp__tempfile *t)
 {
-	return t ? t->path : NULL;
+	return t->path;
 }
 
-int gp__tempfile_stream(struct gp_tempfile *t, FILE **out)
+int gp__tempfile_stream(struct gp__tempfile *t, FILE **out)
 {
-	if (!t->fp && !(t->fp = fdopen(t->fd, "w"))) {
-		int e = errno;
-
-		*out = NULL;
-		return gp__error(e == ENOMEM ? GP_ENOMEM : GP_EIO, "cannot write '%s': %s",
-		                 t->target, strerror(e));
-	}
+	if (!t->fp && !(t->fp = fdopen(t->fd, "w")))
+		return errno ? errno : ENOMEM;
 	*out = t->fp;
 	return 0;
 }
 
-/* Closes the stream or the descriptor, after syncing when @p sync. @return 0 or an errno. */
-static int close_file(struct gp_tempfile *t, bool sync)
+int gp__tempfile_close(struct gp__tempfile *t, bool sync)
 {
 	int e = 0;
 
@@ -277,30 +270,25 @@ static int close_file(struct gp_tempfile *t, bool sync)
 	return e;
 }
 
-GP_API int gp_tempfile_commit(struct gp_tempfile *t)
+int gp__tempfile_rename(struct gp__tempfile *t, const char *target)
 {
-	int e, rc = 0;
+	int e = 0;
 
-	if (!t)
-		return gp__error(GP_EINVAL, "gp_tempfile_commit: NULL argument");
-	e = close_file(t, true);
-	if (!e && rename(t->path, t->target))
+	if (rename(t->path, target)) {
 		e = errno;
-	if (e) {
-		rc = gp__error(GP_EIO, "cannot write '%s': %s", t->target, strerror(e));
 		unlink(t->path);
 	}
 	tempfile_free(t);
-	return rc;
+	return e;
 }
 
-GP_API void gp_tempfile_discard(struct gp_tempfile *t)
+void gp__tempfile_delete(struct gp__tempfile *t)
 {
 	int saved = errno;
 
 	if (!t)
 		return;
-	close_file(t, false);
+	gp__tempfile_close(t, false);
 	unlink(t->path);
 	tempfile_free(t);
 	errno = saved;

@@ -1,22 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prom-render.c - a sample in the Prometheus text exposition format 0.0.4,
- * for `gpuprof top --listen` and `--textfile` (prom.c serves and writes it).
+ * prom.c - a sample in the Prometheus text exposition format 0.0.4, the one
+ * renderer of that format; the CLI's `gpuprof top --listen` serves it and
+ * `--textfile` writes it (src/cli/prom.c).
  *
  * Naming follows Prometheus' conventions (base units, _bytes, _celsius,
  * _watts, _hertz, _joules_total, ratios 0..1), labels dcgm-exporter's (gpu,
  * UUID, pci_bus_id, device, modelName, Hostname) plus rank, local_rank and
- * job when a launcher set them. An unknown value is left out, never 0. The
- * HTTP endpoint adds its own counters (gp_prom_render_http).
+ * job when the caller passes them (the renderer reads no environment). An
+ * unknown value is left out, never 0. The HTTP endpoint adds its own
+ * counters (struct gp__prom_http).
  */
+#include "prom.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "top.h"
+#include "gpuprof/gpuprof.h"
+#include "util/error.h"
 #include "util/json-scan.h"
 
 struct out {
@@ -36,7 +40,7 @@ static void outf(struct out *o, const char *fmt, ...)
 		return;
 	if (!o->buf) {
 		o->cap = 16384;
-		o->buf = malloc(o->cap);
+		o->buf = gp__malloc(o->cap);
 		if (!o->buf) {
 			o->oom = true;
 			return;
@@ -56,7 +60,7 @@ static void outf(struct out *o, const char *fmt, ...)
 		}
 		{
 			size_t ncap = (o->cap + (size_t)n + 1) * 2;
-			char *nb = realloc(o->buf, ncap);
+			char *nb = gp__reallocarray(o->buf, ncap, 1);
 
 			if (!nb) {
 				o->oom = true;
@@ -104,35 +108,22 @@ static void label_value(char *dst, size_t n, const char *s)
 	dst[k] = 0;
 }
 
-/* ,rank="..",local_rank="..",job=".." from the launcher's environment */
-static void launcher_labels(char *dst, size_t n)
+/* ,rank="..",local_rank="..",job=".." for those of @p l that are set */
+static void launcher_labels(char *dst, size_t n, const struct gp__prom_labels *l)
 {
-	static const char *const rank[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-		                            "PMI_RANK", NULL };
-	static const char *const local[] = { "LOCAL_RANK", "SLURM_LOCALID",
-		                             "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
-		                             NULL };
-	static const char *const job[] = { "SLURM_JOB_ID", "TORCHELASTIC_RUN_ID", "LSB_JOBID",
-		                           "PBS_JOBID", NULL };
-	static const struct {
-		const char *label;
-		const char *const *vars;
-	} l[] = { { "rank", rank }, { "local_rank", local }, { "job", job } };
+	const struct {
+		const char *label, *value;
+	} v[] = { { "rank", l->rank }, { "local_rank", l->local_rank }, { "job", l->job } };
 	size_t k = 0;
 
 	dst[0] = 0;
-	for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
-		for (size_t j = 0; l[i].vars[j]; j++) {
-			const char *v = getenv(l[i].vars[j]);
-			char esc[256];
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		char esc[256];
 
-			if (!v || !*v)
-				continue;
-			label_value(esc, sizeof(esc), v);
-			k += (size_t)snprintf(dst + k, k < n ? n - k : 0, ",%s=\"%s\"", l[i].label,
-			                      esc);
-			break;
-		}
+		if (!v[i].value || !*v[i].value)
+			continue;
+		label_value(esc, sizeof(esc), v[i].value);
+		k += (size_t)snprintf(dst + k, k < n ? n - k : 0, ",%s=\"%s\"", v[i].label, esc);
 		if (k >= n) {
 			dst[0] = 0;
 			return;
@@ -181,8 +172,8 @@ static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "po
 	                                    "hw_slowdown", "sync_boost",     "sw_thermal",
 	                                    "hw_thermal",  "hw_power_brake", "display_clocks" };
 
-static char *render(const struct gp_sample *s, const char *hostname, const struct gp_prom_http *hc,
-                    size_t *len)
+int gp__prom_render(const struct gp_sample *s, const struct gp__prom_labels *l,
+                    const struct gp__prom_http *hc, char **out, size_t *len)
 {
 	struct out o = { NULL, 0, 0, false };
 	/* each label set holds its longest parts (label_value truncates each to its buffer) */
@@ -190,11 +181,12 @@ static char *render(const struct gp_sample *s, const char *hostname, const struc
 	const struct gp_host_sample *h = &s->host;
 	unsigned n = s->ngpus < GP_SAMPLE_MAX_GPUS ? s->ngpus : GP_SAMPLE_MAX_GPUS;
 
-	label_value(host, sizeof(host), hostname ? hostname : "");
-	launcher_labels(launch, sizeof(launch));
-	labels = calloc(n ? n : 1, sizeof(*labels));
+	*out = NULL;
+	label_value(host, sizeof(host), l->hostname ? l->hostname : "");
+	launcher_labels(launch, sizeof(launch), l);
+	labels = gp__calloc(n ? n : 1, sizeof(*labels));
 	if (!labels)
-		return NULL;
+		return gp__error(GP_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < n; i++) {
 		const struct gp_gpu_sample *g = &s->gpus[i];
 		char uuid[200], pci[80], model[200];
@@ -326,23 +318,13 @@ static char *render(const struct gp_sample *s, const char *hostname, const struc
 			     (unsigned long long)hc->timed_out, hl, (unsigned long long)hc->evicted,
 			     hl, (unsigned long long)hc->idle);
 	}
-	free(labels);
+	gp__free(labels);
 	if (o.oom) {
-		free(o.buf);
-		return NULL;
+		gp__free(o.buf);
+		return gp__error(GP_ENOMEM, "out of memory");
 	}
+	*out = o.buf;
 	if (len)
 		*len = o.len;
-	return o.buf;
-}
-
-char *gp_prom_render(const struct gp_sample *s, const char *hostname, size_t *len)
-{
-	return render(s, hostname, NULL, len);
-}
-
-char *gp_prom_render_http(const struct gp_sample *s, const char *hostname,
-                          const struct gp_prom_http *hc, size_t *len)
-{
-	return render(s, hostname, hc, len);
+	return 0;
 }

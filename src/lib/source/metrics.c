@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * metrics-read.c - a metrics timeline (`gpuprof.metrics/1`, docs/metrics-format.md)
- * into the columns of struct gp_metrics_timeline: one shared time column and
- * one double column per numeric field (NaN: null or absent).
+ * metrics.c - the metrics timeline (`gpuprof.metrics/1`, docs/metrics-format.md):
+ * its writer, and its reader into the columns of struct gp_metrics_timeline:
+ * one shared time column and one double column per numeric field (NaN: null
+ * or absent).
+ *
+ * The writer builds each line as a gp_value (sorted keys, fixed number
+ * format) or takes the sampler's own JSON of a sample (gp_sample_to_json), so
+ * `top --record` and `run` write the same bytes for the same samples.
  *
  * The file is read in blocks and cut into lines; each line is parsed with the
  * library's JSON parser (gp_value_parse) and its fields picked by name from a
@@ -13,17 +18,20 @@
  * GP_METRICS_MAX_SAMPLES, numbers held at GP_METRICS_MAX_VALUES, GPU indices
  * at GP_METRICS_MAX_GPUS; a line that is not a JSON object, or a sample without
  * an integer time_monotonic_ns, is counted in malformed_lines and skipped.
- * Callers: analyze/metrics.c (the report's "metrics" object), export.
+ * Callers: analyze/metrics.c (the report's "metrics" object), export; the
+ * writer's: the CLI's `top --record` (top-record.c) and `run` (run-metrics.c).
  */
-#include "metrics-read.h"
+#include "metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "gpuprof/gpuprof.h"
 #include "gpuprof/value.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -33,6 +41,159 @@
 #define SCHEMA_HEADER  "gpuprof.metrics/1"
 #define SCHEMA_SAMPLE  "gpuprof.sample/1"
 #define SERIES_NAME_SZ 48
+
+/* ---- the writer ---- */
+
+struct gp__metrics_writer {
+	FILE *f;
+	char *path;
+	uint64_t n; /* sample lines written */
+};
+
+static int64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* GP_EIO naming the file, errno kept at @p e */
+static int write_error(const struct gp__metrics_writer *w, int e)
+{
+	gp__error(GP_EIO, "cannot write '%s': %s", w->path, strerror(e));
+	errno = e;
+	return GP_EIO;
+}
+
+/* @p len bytes of @p text and a newline */
+static int put_text(struct gp__metrics_writer *w, const char *text, size_t len)
+{
+	errno = 0;
+	if (fwrite(text, 1, len, w->f) != len || fputc('\n', w->f) == EOF)
+		return write_error(w, errno ? errno : EIO);
+	return 0;
+}
+
+/* A line of object @p v (freed here); NULL: out of memory building it. */
+static int put_value(struct gp__metrics_writer *w, struct gp_value *v, bool built)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!built || gp_value_to_json(v, 0, &text, &len)) {
+		gp_value_free(v);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	rc = put_text(w, text, len);
+	gp_free(text);
+	gp_value_free(v);
+	return rc;
+}
+
+static int set_str_or_null(struct gp_value *o, const char *key, const char *s)
+{
+	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
+}
+
+int gp__metrics_writer_open(const char *path, struct gp_sampler *s, int32_t watched_pid,
+                            struct gp__metrics_writer **out)
+{
+	struct gp__metrics_writer *w;
+	struct gp_value *h;
+	char host[256] = "";
+	int rc, e;
+
+	*out = NULL;
+	if (!(w = gp__calloc(1, sizeof(*w))) || !(w->path = gp__strdup(path))) {
+		gp__free(w);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	if (!(w->f = fopen(path, "we"))) {
+		rc = write_error(w, errno);
+		goto out_free;
+	}
+	gethostname(host, sizeof(host) - 1);
+	h = gp_value_object();
+	rc = put_value(w, h,
+	               h && !gp_obj_set_str(h, "schema", SCHEMA_HEADER) &&
+	                   !gp_obj_set_str(h, "hostname", host) &&
+	                   !gp_obj_set_int(h, "interval_ms", gp_sampler_interval_ms(s)) &&
+	                   !gp_obj_set_int(h, "start_monotonic_ns", clock_ns(CLOCK_MONOTONIC)) &&
+	                   !gp_obj_set_int(h, "start_unix_ns", clock_ns(CLOCK_REALTIME)) &&
+	                   !set_str_or_null(h, "gpu_status", gp_sampler_gpu_status(s)) &&
+	                   !set_str_or_null(h, "nvml_library", gp_sampler_nvml_library(s)) &&
+	                   !set_str_or_null(h, "driver_version", gp_sampler_driver_version(s)) &&
+	                   !(watched_pid ? gp_obj_set_int(h, "watched_pid", watched_pid)
+	                                 : gp_obj_set_null(h, "watched_pid")));
+	if (rc)
+		goto out_free;
+	*out = w;
+	return 0;
+
+out_free:
+	e = errno;
+	gp__metrics_writer_free(w);
+	errno = e;
+	return rc;
+}
+
+int gp__metrics_writer_add(struct gp__metrics_writer *w, const struct gp_sample *smp)
+{
+	char *line = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = gp_sample_to_json(smp, &line, &len)))
+		return rc;
+	rc = put_text(w, line, len);
+	gp_free(line);
+	if (!rc)
+		w->n++;
+	return rc;
+}
+
+uint64_t gp__metrics_writer_count(const struct gp__metrics_writer *w)
+{
+	return w->n;
+}
+
+int gp__metrics_writer_close(struct gp__metrics_writer *w, struct gp_sampler *s)
+{
+	struct gp_value *e = gp_value_object();
+	int rc, err = 0;
+
+	rc = put_value(w, e,
+	               e && !gp_obj_set_bool(e, "end", true) &&
+	                   !gp_obj_set_int(e, "samples", (int64_t)w->n) &&
+	                   !gp_obj_set_int(e, "missed_periods", (int64_t)gp_sampler_missed(s)) &&
+	                   !gp_obj_set_int(e, "end_monotonic_ns", clock_ns(CLOCK_MONOTONIC)));
+	errno = 0;
+	if (!rc && (fflush(w->f) || fsync(fileno(w->f))))
+		rc = write_error(w, errno ? errno : EIO);
+	if (fclose(w->f) && !rc)
+		rc = write_error(w, errno);
+	w->f = NULL;
+	if (rc)
+		err = errno;
+	gp__metrics_writer_free(w);
+	if (rc)
+		errno = err;
+	return rc;
+}
+
+void gp__metrics_writer_free(struct gp__metrics_writer *w)
+{
+	if (!w)
+		return;
+	if (w->f)
+		fclose(w->f);
+	gp__free(w->path);
+	gp__free(w);
+}
+
+/* ---- the reader ---- */
 
 /* where a field is read from, relative to the sample object */
 enum src { SRC_HOST, SRC_TREE, SRC_GPU };
