@@ -169,7 +169,7 @@ static int mhd_load(struct gp_dl *dl)
 		{ { "MHD_get_connection_info" }, (void **)&mhd.get_connection_info, true },
 	};
 
-	return gp_dl_load(dl, NULL, libs, syms, sizeof(syms) / sizeof(syms[0]));
+	return gp__dl_load(dl, NULL, libs, syms, sizeof(syms) / sizeof(syms[0]));
 }
 
 /* -- the connection guard (see the top of the file) -- */
@@ -577,7 +577,7 @@ static void listen_stop(struct gp_prom *p)
 		    g->first_error[0] ? " (the first error: " : "", g->first_error,
 		    g->first_error[0] ? ")" : "");
 	guard_release(g);
-	gp_dl_close(&p->dl);
+	gp__dl_close(&p->dl);
 }
 #endif
 

@@ -44,7 +44,7 @@ static void check(const struct gp_metrics_timeline *m)
 		}
 		if (!known) /* a series exists only with a value */
 			abort();
-		if (gp_metrics_timeline_series(m, s->name) != s)
+		if (gp__metrics_timeline_series(m, s->name) != s)
 			abort();
 	}
 }
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *json = NULL;
 	size_t len = 0, i;
 
-	if (gp_metrics_timeline_parse((const char *)data, size, &m) != 0) {
+	if (gp__metrics_timeline_parse((const char *)data, size, &m) != 0) {
 		if (m)
 			abort();
 		gp_clear_error();
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gp_free(json);
 		gp_value_free(o);
 	}
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 	gp_clear_error();
 	return 0;
 }

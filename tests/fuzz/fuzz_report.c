@@ -39,24 +39,24 @@ static void check_escapes(const char *s, size_t n)
 	struct gp_buf b;
 	size_t i;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	if (gp__html_text(&b, s, n) == 0)
 		for (i = 0; i < b.len; i++)
 			if (strchr("<>\"'", b.buf[i]) ||
 			    (b.buf[i] == '&' && !(b.buf[i + 1] && strchr("aglq#", b.buf[i + 1]))))
 				abort();
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	if (gp__html_attr(&b, s, n) == 0)
 		for (i = 0; i < b.len; i++)
 			if (strchr("<>\"'\n\t\r", b.buf[i]))
 				abort();
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* (byte by byte: raw input may hold NULs, which the JSON writer never emits) */
 	if (gp__html_script_json(&b, s, n) == 0)
 		for (i = 0; i < b.len; i++)
 			if (b.buf[i] == '<' || b.buf[i] == '>' || b.buf[i] == '&')
 				abort();
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -733,7 +733,7 @@ static void test_reader(void **state)
 
 	assert_true(t->has_counters);
 	assert_int_equal(t->nctr, 4);
-	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[0].name), "queue");
+	assert_string_equal(gp__strtab_get(&t->strs, t->ctr[0].name), "queue");
 	for (i = 0; i < t->ev.n; i++) {
 		if (t->ev.flags[i] & GP_EVF_MARK) {
 			nmark++;
@@ -796,11 +796,11 @@ static void test_reader_by_value(void **state)
 	cap_nvtx(c, GP_NVTX_MARK, 260, 9, 1, 0, 0, "tick 7");
 	assert_int_equal(gp__capture_open_mem(c->b, c->n, "byvalue.gpcap", &oo, &t), 0);
 	assert_int_equal(t->nctr, 5);
-	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[1].name), "queue");
+	assert_string_equal(gp__strtab_get(&t->strs, t->ctr[1].name), "queue");
 	assert_int_equal(t->ctr[0].name, t->ctr[1].name);
-	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[2].name), "step 123456");
+	assert_string_equal(gp__strtab_get(&t->strs, t->ctr[2].name), "step 123456");
 	assert_int_equal(t->ctr[2].name, t->ctr[3].name);
-	assert_string_equal(gp_strtab_get(&t->strs, t->ctr[4].name), "");
+	assert_string_equal(gp__strtab_get(&t->strs, t->ctr[4].name), "");
 	r = tu_analyze(t, GP_COMPAT_NONE);
 	rows = gp_obj_get(r, "counters");
 	assert_int_equal(gp_value_len(rows), 3);

@@ -29,7 +29,7 @@ static void test_gpuprof_rules(void **state)
 	cpy = tu_kernel(t, "Memcpy HtoD (Pageable -> Device)", 0, 7, 0, 10, 3);
 	t->ev.kind[cpy] = GP_K_MEMCPY;
 	coll = tu_kernel(t, "void my::fused_kernel<float>", 0, 7, 0, 10, 4);
-	assert_int_equal(gp_strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
 	t->gpu[t->ev.aux[coll]].collective = cname;
 	comp = tu_kernel(t, "void at::native::vectorized_elementwise_kernel<4>", 0, 7, 0, 10, 5);
 	xdev = tu_kernel(t, "void vllm::cross_device_reduce_1stage<half, 8>", 0, 7, 0, 10, 6);
@@ -59,7 +59,7 @@ static void test_hta_rules(void **state)
 	cpy = tu_kernel(t, "Memcpy HtoD (Pageable -> Device)", 0, 7, 0, 10, 3);
 	t->ev.kind[cpy] = GP_K_MEMCPY;
 	coll = tu_kernel(t, "void my::fused_kernel<float>", 0, 7, 0, 10, 4);
-	assert_int_equal(gp_strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, "allreduce", 9, &cname), 0);
 	t->gpu[t->ev.aux[coll]].collective = cname;
 	sync = tu_kernel(t, "Context Sync", 0, 7, 0, 10, 5);
 	t->ev.kind[sync] = GP_K_SYNC;

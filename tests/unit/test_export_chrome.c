@@ -73,7 +73,7 @@ static struct gp_trace *make_trace(void)
 	i = tu_add(t, GP_K_USER_ANNOTATION, "startend", 100, 101, 1100000, 2000000);
 	t->ev.flags[i] |= GP_EVF_STARTEND;
 	tu_add(t, GP_K_CPU_OP, "early", 100, 101, -1, 1);
-	assert_int_equal(gp_strtab_intern(&t->strs, "main", 4, &nid), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, "main", 4, &nid), 0);
 	t->tracks[t->ev.track[0]].name = nid;
 
 	memset(&m, 0, sizeof(m));
@@ -376,7 +376,7 @@ static void test_escaping(void **state)
 
 	(void)state;
 	/* a hostile thread name and label too */
-	assert_int_equal(gp_strtab_intern(&t->strs, hostile, sizeof(hostile) - 1, &sid), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, hostile, sizeof(hostile) - 1, &sid), 0);
 	t->tracks[t->ev.track[0]].name = sid;
 	export_traces(&t, 1, &o);
 	e = find(&o, "X", hostile_back, 0);
@@ -465,7 +465,7 @@ static void test_metrics(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(gp_metrics_timeline_parse(timeline, sizeof(timeline) - 1, &m), 0);
+	assert_int_equal(gp__metrics_timeline_parse(timeline, sizeof(timeline) - 1, &m), 0);
 	memset(&o, 0, sizeof(o));
 	f = open_memstream(&o.text, &o.len);
 	assert_non_null(f);
@@ -474,7 +474,7 @@ static void test_metrics(void **state)
 	assert_int_equal(gp_chrome_writer_finish(w), 0);
 	gp_chrome_writer_stats(w, &st);
 	gp_chrome_writer_free(w);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 	assert_int_equal(fclose(f), 0);
 	if (gp_value_parse(o.text, o.len, &o.doc, &off))
 		fail_msg("not JSON at byte %zu: %s", off, gp_last_error());

@@ -10,10 +10,10 @@ static void build(struct gp_ivset *a, const int64_t *v, size_t n)
 {
 	size_t i;
 
-	gp_ivset_reset(a);
+	gp__ivset_reset(a);
 	for (i = 0; i + 1 < n; i += 2)
-		assert_int_equal(gp_ivset_add(a, v[i], v[i + 1]), 0);
-	assert_int_equal(gp_ivset_normalize(a), 0);
+		assert_int_equal(gp__ivset_add(a, v[i], v[i + 1]), 0);
+	assert_int_equal(gp__ivset_normalize(a), 0);
 }
 
 static void test_normalize(void **state)
@@ -29,9 +29,9 @@ static void test_normalize(void **state)
 	assert_int_equal(a.v[0].e, 7);
 	assert_int_equal(a.v[1].s, 10);
 	assert_int_equal(a.v[1].e, 30);
-	assert_int_equal(gp_ivset_len(&a), 27);
-	assert_int_equal(gp_ivset_len_within(&a, 5, 12), 4);
-	gp_ivset_release(&a);
+	assert_int_equal(gp__ivset_len(&a), 27);
+	assert_int_equal(gp__ivset_len_within(&a, 5, 12), 4);
+	gp__ivset_release(&a);
 }
 
 static void test_ops(void **state)
@@ -43,24 +43,24 @@ static void test_ops(void **state)
 	(void)state;
 	build(&a, va, 4);
 	build(&b, vb, 2);
-	assert_int_equal(gp_ivset_intersect(&a, &b, &o), 0);
-	assert_int_equal(gp_ivset_len(&o), 10); /* [5,10) + [20,25) */
-	assert_int_equal(gp_ivset_overlap_len(&a, &b), 10);
-	assert_int_equal(gp_ivset_subtract(&a, &b, &o), 0);
+	assert_int_equal(gp__ivset_intersect(&a, &b, &o), 0);
+	assert_int_equal(gp__ivset_len(&o), 10); /* [5,10) + [20,25) */
+	assert_int_equal(gp__ivset_overlap_len(&a, &b), 10);
+	assert_int_equal(gp__ivset_subtract(&a, &b, &o), 0);
 	assert_int_equal(o.n, 2); /* [0,5) [25,30) */
-	assert_int_equal(gp_ivset_len(&o), 10);
-	assert_int_equal(gp_ivset_subtract(&b, &a, &o), 0);
+	assert_int_equal(gp__ivset_len(&o), 10);
+	assert_int_equal(gp__ivset_subtract(&b, &a, &o), 0);
 	assert_int_equal(o.n, 1); /* [10,20) */
 	assert_int_equal(o.v[0].s, 10);
 	assert_int_equal(o.v[0].e, 20);
-	assert_int_equal(gp_ivset_union(&a, &b, &o), 0);
+	assert_int_equal(gp__ivset_union(&a, &b, &o), 0);
 	assert_int_equal(o.n, 1);
-	assert_int_equal(gp_ivset_len(&o), 30);
-	assert_int_equal(gp_ivset_clip(&a, 8, 22, &o), 0);
-	assert_int_equal(gp_ivset_len(&o), 4);
-	gp_ivset_release(&a);
-	gp_ivset_release(&b);
-	gp_ivset_release(&o);
+	assert_int_equal(gp__ivset_len(&o), 30);
+	assert_int_equal(gp__ivset_clip(&a, 8, 22, &o), 0);
+	assert_int_equal(gp__ivset_len(&o), 4);
+	gp__ivset_release(&a);
+	gp__ivset_release(&b);
+	gp__ivset_release(&o);
 }
 
 int main(void)

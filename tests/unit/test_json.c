@@ -331,14 +331,14 @@ static void long_string(size_t n, size_t first, size_t step, struct gp_buf *json
 {
 	size_t i;
 
-	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	assert_int_equal(gp__buf_addch(json, '"'), 0);
 	for (i = 0; i < n; i++) {
 		const struct piece *pc = &pieces[(first + i * step) % GP_ARRAY_SIZE(pieces)];
 
-		assert_int_equal(gp_buf_addstr(json, pc->json), 0);
-		assert_int_equal(gp_buf_addstr(text, pc->text), 0);
+		assert_int_equal(gp__buf_addstr(json, pc->json), 0);
+		assert_int_equal(gp__buf_addstr(text, pc->text), 0);
 	}
-	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	assert_int_equal(gp__buf_addch(json, '"'), 0);
 }
 
 /* Every cut near both ends of @p n bytes, every 16381st in between. */
@@ -405,16 +405,16 @@ static void test_long_strings(void **state)
 		assert_memory_equal(gp_value_get_str(v), text.buf, text.len);
 		gp_value_free(v);
 		/* as an object key too */
-		gp_buf_reset(&text);
-		assert_int_equal(gp_buf_addch(&text, '{'), 0);
-		assert_int_equal(gp_buf_add(&text, json.buf, json.len), 0);
-		assert_int_equal(gp_buf_addstr(&text, ":1}"), 0);
+		gp__buf_reset(&text);
+		assert_int_equal(gp__buf_addch(&text, '{'), 0);
+		assert_int_equal(gp__buf_add(&text, json.buf, json.len), 0);
+		assert_int_equal(gp__buf_addstr(&text, ":1}"), 0);
 		assert_int_equal(gp_value_parse(text.buf, text.len, &v, &off), 0);
 		assert_int_equal(gp_value_len(v), 1);
 		gp_value_free(v);
 		/* a bad byte after the long run: found where it is */
 		json.buf[json.len - 1] = '\xff';
-		assert_int_equal(gp_buf_addch(&json, '"'), 0);
+		assert_int_equal(gp__buf_addch(&json, '"'), 0);
 		assert_int_equal(gp_value_parse(json.buf, json.len, &v, &off), GP_EFORMAT);
 		assert_int_equal(off, json.len - 2);
 		assert_null(v);
@@ -422,8 +422,8 @@ static void test_long_strings(void **state)
 		json.len -= 2;
 		assert_int_equal(gp_value_parse(json.buf, json.len, &v, &off), GP_ETRUNC);
 		assert_int_equal(off, json.len);
-		gp_buf_release(&json);
-		gp_buf_release(&text);
+		gp__buf_release(&json);
+		gp__buf_release(&text);
 	}
 }
 
@@ -485,10 +485,10 @@ static void test_many_keys(void **state)
 	gp_value_free(c);
 	gp_value_free(o);
 	/* duplicates in a parsed document: the last value at the first position */
-	assert_int_equal(gp_buf_addch(&doc, '{'), 0);
+	assert_int_equal(gp__buf_addch(&doc, '{'), 0);
 	for (i = 0; i < 3 * n; i++)
-		assert_int_equal(gp_buf_addf(&doc, "%s\"d%zu\":%zu", i ? "," : "", i % n, i), 0);
-	assert_int_equal(gp_buf_addch(&doc, '}'), 0);
+		assert_int_equal(gp__buf_addf(&doc, "%s\"d%zu\":%zu", i ? "," : "", i % n, i), 0);
+	assert_int_equal(gp__buf_addch(&doc, '}'), 0);
 	assert_int_equal(gp_value_parse(doc.buf, doc.len, &back, NULL), 0);
 	assert_int_equal(gp_value_len(back), n);
 	for (i = 0; i < n; i += 997) {
@@ -498,7 +498,7 @@ static void test_many_keys(void **state)
 		assert_int_equal(x, (int64_t)(2 * n + i));
 	}
 	gp_value_free(back);
-	gp_buf_release(&doc);
+	gp__buf_release(&doc);
 }
 
 /* the writer's text of a double: "%.6f" with trailing zeros removed (%.17g when too long) */

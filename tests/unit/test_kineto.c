@@ -71,7 +71,7 @@ static int open_mem(const char *text, size_t n, bool salvage, struct gp_trace **
 
 static uint64_t cat_count(const struct gp_trace *t, char ph, const char *cat)
 {
-	uint32_t id = cat ? gp_strtab_find(&t->strs, cat, strlen(cat)) : 0;
+	uint32_t id = cat ? gp__strtab_find(&t->strs, cat, strlen(cat)) : 0;
 	size_t i;
 
 	for (i = 0; i < t->ncats; i++)
@@ -150,14 +150,14 @@ static void check_modern(struct gp_trace *t)
 	assert_int_equal(t->ev.stream[5], 7);
 	assert_int_equal(t->ev.aux[5], UINT32_MAX);
 	assert_false(track(t, 5)->gpu);
-	assert_string_equal(gp_strtab_get(&t->strs, track(t, 5)->name), "thread 100 (python3)");
+	assert_string_equal(gp__strtab_get(&t->strs, track(t, 5)->name), "thread 100 (python3)");
 
 	assert_int_equal(t->ev.kind[6], GP_K_GPU_ANNOTATION);
 	assert_int_equal(t->ev.flags[6], 0);
 	assert_int_equal(t->ev.kind[7], GP_K_OTHER);
 	assert_string_equal(gp__ev_name(t, 7), "no category");
 	assert_int_equal(t->ev.kind[8], GP_K_TRACE);
-	assert_string_equal(gp_strtab_get(&t->strs, track(t, 8)->pid_str), "Spans");
+	assert_string_equal(gp__strtab_get(&t->strs, track(t, 8)->pid_str), "Spans");
 	assert_int_equal(track(t, 8)->pid, -1);
 
 	/* memory events */
@@ -256,11 +256,11 @@ static void test_legacy(void **state)
 	assert_true(isnan(gi->occupancy_pct));
 	/* "stream 7": a string tid, the stream number from it */
 	assert_int_equal(track(t, 3)->tid, -1);
-	assert_string_equal(gp_strtab_get(&t->strs, track(t, 3)->tid_str), "stream 7");
+	assert_string_equal(gp__strtab_get(&t->strs, track(t, 3)->tid_str), "stream 7");
 	assert_true(track(t, 3)->gpu);
 	assert_int_equal(track(t, 3)->stream, 7);
 	assert_int_equal(track(t, 3)->device, 0);
-	assert_string_equal(gp_strtab_get(&t->strs, track(t, 3)->name), "stream 7 \xc3\xa9\"q\"");
+	assert_string_equal(gp__strtab_get(&t->strs, track(t, 3)->name), "stream 7 \xc3\xa9\"q\"");
 	/* Memset without args.stream or device: stream from tid, device from pid */
 	assert_int_equal(t->ev.kind[4], GP_K_MEMSET);
 	assert_int_equal(t->ev.flags[4], 0);
@@ -503,22 +503,22 @@ static void test_key_memo(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(gp_buf_addstr(&b, "{\"traceEvents\": [\n"), 0);
+	assert_int_equal(gp__buf_addstr(&b, "{\"traceEvents\": [\n"), 0);
 	for (i = 0; i < N; i++) {
 		int ts = 1000 + 3 * (int)i, dur = 1 + (int)(i % 7), ext = 10 + (int)i,
 		    corr = 5000 + (int)i;
 
 		if (i)
-			assert_int_equal(gp_buf_addstr(&b, ",\n  "), 0);
+			assert_int_equal(gp__buf_addstr(&b, ",\n  "), 0);
 		if (i >= 300 && i < 560) {
 			/* a new key every time: more segments than the memo holds */
 			assert_int_equal(
-			    gp_buf_addf(&b,
-			                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
-			                "\"op\", \"k%zu\": 1, \"ts\": %d, \"dur\": %d, "
-			                "\"args\": {\"a%zu\": 2, \"External id\": %d, "
-			                "\"correlation\": %d}}",
-			                i, ts, dur, i, ext, corr),
+			    gp__buf_addf(&b,
+			                 "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+			                 "\"op\", \"k%zu\": 1, \"ts\": %d, \"dur\": %d, "
+			                 "\"args\": {\"a%zu\": 2, \"External id\": %d, "
+			                 "\"correlation\": %d}}",
+			                 i, ts, dur, i, ext, corr),
 			    0);
 		} else {
 			const char *l = layouts[(i / 3) % GP_ARRAY_SIZE(layouts)];
@@ -527,12 +527,12 @@ static void test_key_memo(void **state)
 				int v;
 
 				if (*l != '@') {
-					assert_int_equal(gp_buf_addch(&b, *l), 0);
+					assert_int_equal(gp__buf_addch(&b, *l), 0);
 					continue;
 				}
 				l++;
 				v = *l == 'T' ? ts : *l == 'D' ? dur : *l == 'E' ? ext : corr;
-				assert_int_equal(gp_buf_addf(&b, "%d", v), 0);
+				assert_int_equal(gp__buf_addf(&b, "%d", v), 0);
 			}
 		}
 		want_ts[i] = (int64_t)ts * 1000;
@@ -540,7 +540,7 @@ static void test_key_memo(void **state)
 		want_ext[i] = ext;
 		want_corr[i] = corr;
 	}
-	assert_int_equal(gp_buf_addstr(&b, "\n]}\n"), 0);
+	assert_int_equal(gp__buf_addstr(&b, "\n]}\n"), 0);
 
 	assert_int_equal(open_mem(b.buf, b.len, false, &t), 0);
 	gp__kineto_test_window = 61;
@@ -573,7 +573,7 @@ static void test_key_memo(void **state)
 	}
 	gp_trace_free(t);
 	gp_trace_free(tw);
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 
 	/* errors just after a segment the memo knows: the offset is the bad value's */
 	{
@@ -596,27 +596,27 @@ static void test_key_memo(void **state)
 			int rc;
 
 			b = (struct gp_buf)GP_BUF_INIT;
-			assert_int_equal(gp_buf_addstr(&b, "{\"traceEvents\": ["), 0);
+			assert_int_equal(gp__buf_addstr(&b, "{\"traceEvents\": ["), 0);
 			for (k = 0; k < 3; k++) {
-				assert_int_equal(gp_buf_addf(&b, ev, "5", "1"), 0);
-				assert_int_equal(gp_buf_addstr(&b, ", "), 0);
+				assert_int_equal(gp__buf_addf(&b, ev, "5", "1"), 0);
+				assert_int_equal(gp__buf_addstr(&b, ", "), 0);
 			}
 			at = b.len;
-			assert_int_equal(gp_buf_addf(&b, ev, cases[c].ts, cases[c].ext), 0);
+			assert_int_equal(gp__buf_addf(&b, ev, cases[c].ts, cases[c].ext), 0);
 			/* the bad value: the ts value, else the External id value */
 			if (strcmp(cases[c].ts, "5") != 0)
 				at = (size_t)(strstr(b.buf + at, cases[c].ts) - b.buf);
 			else
 				at = (size_t)(strstr(b.buf + at, "id\": ") - b.buf) + 5;
 			at += cases[c].into;
-			assert_int_equal(gp_buf_addstr(&b, "]}"), 0);
+			assert_int_equal(gp__buf_addstr(&b, "]}"), 0);
 			snprintf(want, sizeof(want), "byte %zu: %s", at, cases[c].msg);
 			rc = open_mem(b.buf, b.len, false, &t);
 			if (rc != GP_EFORMAT || !strstr(gp_last_error(), want))
 				fail_msg("case %zu: rc %d \"%s\", want \"%s\"", c, rc,
 				         gp_last_error(), want);
 			assert_null(t);
-			gp_buf_release(&b);
+			gp__buf_release(&b);
 		}
 	}
 }
@@ -788,7 +788,7 @@ static uint32_t crc32_of(const unsigned char *p, size_t n)
 static void put_le(struct gp_buf *b, uint32_t v, int bytes)
 {
 	for (int i = 0; i < bytes; i++)
-		assert_int_equal(gp_buf_addch(b, (char)(v >> (8 * i))), 0);
+		assert_int_equal(gp__buf_addch(b, (char)(v >> (8 * i))), 0);
 }
 
 /* One gzip member of @p p[0..n) in stored (uncompressed) deflate blocks of @p block bytes. */
@@ -797,14 +797,14 @@ static void gz_member(struct gp_buf *b, const char *p, size_t n, size_t block)
 	static const char hdr[10] = { 0x1f, (char)0x8b, 8, 0, 0, 0, 0, 0, 0, (char)0xff };
 	size_t off = 0;
 
-	assert_int_equal(gp_buf_add(b, hdr, sizeof(hdr)), 0);
+	assert_int_equal(gp__buf_add(b, hdr, sizeof(hdr)), 0);
 	do {
 		size_t k = n - off < block ? n - off : block;
 
 		put_le(b, off + k == n ? 1 : 0, 1); /* BFINAL, BTYPE 00 (stored) */
 		put_le(b, (uint32_t)k, 2);
 		put_le(b, (uint32_t)k ^ 0xffffu, 2);
-		assert_int_equal(gp_buf_add(b, p + off, k), 0);
+		assert_int_equal(gp__buf_add(b, p + off, k), 0);
 		off += k;
 	} while (off < n);
 	put_le(b, crc32_of((const unsigned char *)p, n), 4);
@@ -863,14 +863,14 @@ static const struct piece pieces[] = {
 static void long_string(size_t n, size_t first, size_t step, struct gp_buf *json,
                         struct gp_buf *text)
 {
-	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	assert_int_equal(gp__buf_addch(json, '"'), 0);
 	for (size_t i = 0; i < n; i++) {
 		const struct piece *pc = &pieces[(first + i * step) % GP_ARRAY_SIZE(pieces)];
 
-		assert_int_equal(gp_buf_addstr(json, pc->json), 0);
-		assert_int_equal(gp_buf_addstr(text, pc->text), 0);
+		assert_int_equal(gp__buf_addstr(json, pc->json), 0);
+		assert_int_equal(gp__buf_addstr(text, pc->text), 0);
 	}
-	assert_int_equal(gp_buf_addch(json, '"'), 0);
+	assert_int_equal(gp__buf_addch(json, '"'), 0);
 }
 
 /*
@@ -885,27 +885,28 @@ static void long_doc(struct gp_buf *d, const struct gp_buf *s, bool all, size_t 
 	size_t on = all ? s->len : 3;
 
 	for (size_t i = 0; i < pad; i++)
-		assert_int_equal(gp_buf_addch(d, ' '), 0);
-	assert_int_equal(gp_buf_addstr(d, "{\"meta\": "), 0);
-	assert_int_equal(gp_buf_add(d, o, on), 0);
-	assert_int_equal(gp_buf_addstr(d, ", \"traceEvents\": [\n {\"ph\": \"X\", \"cat\": "
-	                                  "\"kernel\", \"name\": "),
+		assert_int_equal(gp__buf_addch(d, ' '), 0);
+	assert_int_equal(gp__buf_addstr(d, "{\"meta\": "), 0);
+	assert_int_equal(gp__buf_add(d, o, on), 0);
+	assert_int_equal(gp__buf_addstr(d, ", \"traceEvents\": [\n {\"ph\": \"X\", \"cat\": "
+	                                   "\"kernel\", \"name\": "),
 	                 0);
-	assert_int_equal(gp_buf_add(d, s->buf, s->len), 0);
-	assert_int_equal(gp_buf_addstr(d, ", \"pid\": 1, \"tid\": 7, \"ts\": 1, \"dur\": 2, "
-	                                  "\"args\": {\"Call stack\": "),
+	assert_int_equal(gp__buf_add(d, s->buf, s->len), 0);
+	assert_int_equal(gp__buf_addstr(d, ", \"pid\": 1, \"tid\": 7, \"ts\": 1, \"dur\": 2, "
+	                                   "\"args\": {\"Call stack\": "),
 	                 0);
-	assert_int_equal(gp_buf_add(d, o, on), 0);
-	assert_int_equal(gp_buf_addstr(d, ", "), 0);
-	assert_int_equal(gp_buf_add(d, o, on), 0);
-	assert_int_equal(gp_buf_addstr(d, ": [1, \"2\"], \"device\": 0, \"correlation\": 5}},\n"
-	                                  " {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, "
-	                                  "\"tid\": 1, \"args\": {\"name\": "),
+	assert_int_equal(gp__buf_add(d, o, on), 0);
+	assert_int_equal(gp__buf_addstr(d, ", "), 0);
+	assert_int_equal(gp__buf_add(d, o, on), 0);
+	assert_int_equal(gp__buf_addstr(d,
+	                                ": [1, \"2\"], \"device\": 0, \"correlation\": 5}},\n"
+	                                " {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, "
+	                                "\"tid\": 1, \"args\": {\"name\": "),
 	                 0);
-	assert_int_equal(gp_buf_add(d, o, on), 0);
+	assert_int_equal(gp__buf_add(d, o, on), 0);
 	assert_int_equal(
-	    gp_buf_addstr(d, "}},\n {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
-	                     "\"k2\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 4}\n]}"),
+	    gp__buf_addstr(d, "}},\n {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+	                      "\"k2\", \"pid\": 1, \"tid\": 1, \"ts\": 3, \"dur\": 4}\n]}"),
 	    0);
 }
 
@@ -919,7 +920,7 @@ static void check_long(const char *how, const struct gp_trace *t, const struct g
 
 	if (t->ev.n != 2 || t->events_read != 3)
 		fail_msg("%s: %zu events of %zu", how, (size_t)t->ev.n, (size_t)t->events_read);
-	if (gp_strtab_strlen(&t->strs, t->ev.name[0]) != text->len ||
+	if (gp__strtab_strlen(&t->strs, t->ev.name[0]) != text->len ||
 	    memcmp(gp__ev_name(t, 0), text->buf, text->len) != 0)
 		fail_msg("%s: the name differs", how);
 	assert_string_equal(gp__ev_name(t, 1), "k2");
@@ -933,8 +934,8 @@ static void check_long(const char *how, const struct gp_trace *t, const struct g
 		if (t->tracks[i].pid == 1 && t->tracks[i].tid == 1)
 			tr = &t->tracks[i];
 	assert_non_null(tr);
-	assert_int_equal(gp_strtab_strlen(&t->strs, tr->name), xn);
-	assert_memory_equal(gp_strtab_get(&t->strs, tr->name), x, xn);
+	assert_int_equal(gp__strtab_strlen(&t->strs, tr->name), xn);
+	assert_memory_equal(gp__strtab_get(&t->strs, tr->name), x, xn);
 }
 
 /* @p d read in place, through small windows, as gzip cut at @p cuts from memory and a file */
@@ -971,7 +972,7 @@ static void read_all_ways(const struct gp_buf *d, const struct gp_buf *text, boo
 	check_long("gzip file", t, text, all);
 	gp_trace_free(t);
 	unlink(path);
-	gp_buf_release(&gz);
+	gp__buf_release(&gz);
 }
 
 /*
@@ -1023,10 +1024,10 @@ static void test_long_strings(void **state)
 					cuts[j - 1] = x;
 				}
 			read_all_ways(&d, &text, cases[c].all, cuts, GP_ARRAY_SIZE(cuts));
-			gp_buf_release(&d);
+			gp__buf_release(&d);
 		}
-		gp_buf_release(&s);
-		gp_buf_release(&text);
+		gp__buf_release(&s);
+		gp__buf_release(&text);
 	}
 }
 
@@ -1062,7 +1063,7 @@ static void test_long_string_errors(void **state)
 	assert_non_null(strstr(gp_last_error(), "(uncompressed): invalid UTF-8 in string"));
 	assert_null(t);
 	/* the input ends inside the long string */
-	gp_buf_reset(&gz);
+	gp__buf_reset(&gz);
 	d.len = at;
 	snprintf(want, sizeof(want), "mem: byte %zu", at);
 	assert_int_equal(open_mem(d.buf, d.len, false, &t), GP_ETRUNC);
@@ -1072,10 +1073,10 @@ static void test_long_string_errors(void **state)
 	assert_non_null(strstr(gp_last_error(), want));
 	assert_non_null(strstr(gp_last_error(), "unexpected end of input"));
 	assert_null(t);
-	gp_buf_release(&s);
-	gp_buf_release(&text);
-	gp_buf_release(&d);
-	gp_buf_release(&gz);
+	gp__buf_release(&s);
+	gp__buf_release(&text);
+	gp__buf_release(&d);
+	gp__buf_release(&gz);
 }
 
 static void torture(const char *name, const char *mem, size_t n, size_t win, bool salvage)

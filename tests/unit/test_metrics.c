@@ -44,7 +44,7 @@ static struct gp_metrics_timeline *parse(const char *text)
 {
 	struct gp_metrics_timeline *m = NULL;
 
-	assert_int_equal(gp_metrics_timeline_parse(text, strlen(text), &m), 0);
+	assert_int_equal(gp__metrics_timeline_parse(text, strlen(text), &m), 0);
 	assert_non_null(m);
 	return m;
 }
@@ -90,25 +90,25 @@ static void test_whole(void **state)
 	assert_int_equal(m->t_ns[2], 7000);
 
 	/* nulls: unknown is NaN; a field never known makes no series */
-	s = gp_metrics_timeline_series(m, "gpu0.utilization_gpu_ratio");
+	s = gp__metrics_timeline_series(m, "gpu0.utilization_gpu_ratio");
 	assert_non_null(s);
 	assert_string_equal(s->unit, "ratio");
 	assert_int_equal(s->n, 3);
 	assert_ptr_equal(s->t_ns, m->t_ns);
 	assert_true(isnan(s->v[0]));
 	assert_true(s->v[1] == 0.5 && s->v[2] == 1.0);
-	assert_null(gp_metrics_timeline_series(m, "gpu0.power_watts"));
-	assert_null(gp_metrics_timeline_series(m, "host.load1"));
-	s = gp_metrics_timeline_series(m, "process_tree.rss_bytes");
+	assert_null(gp__metrics_timeline_series(m, "gpu0.power_watts"));
+	assert_null(gp__metrics_timeline_series(m, "host.load1"));
+	s = gp__metrics_timeline_series(m, "process_tree.rss_bytes");
 	assert_non_null(s);
 	assert_string_equal(s->unit, "bytes");
 	assert_true(s->v[0] == 4096.0);
-	s = gp_metrics_timeline_series(m, "host.cpu_busy_ratio");
+	s = gp__metrics_timeline_series(m, "host.cpu_busy_ratio");
 	assert_non_null(s);
 	/* the fixed order: host first, then the tree, then gpu0 */
 	assert_string_equal(m->series[0].name, "host.cpu_busy_ratio");
 	assert_string_equal(m->series[m->nseries - 1].name, "gpu0.memory_total_bytes");
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 }
 
 static void test_cut_short(void **state)
@@ -130,7 +130,7 @@ static void test_cut_short(void **state)
 	assert_true(m->partial_last_line);
 	assert_int_equal(m->nsamples, 1);
 	assert_int_equal(m->malformed_lines, 0);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 
 	/* a last line complete but for its newline is kept */
 	snprintf(text, sizeof(text), "%s", HEADER);
@@ -140,13 +140,13 @@ static void test_cut_short(void **state)
 	m = parse(text);
 	assert_int_equal(m->nsamples, 1);
 	assert_false(m->partial_last_line);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 
 	/* only a header: a timeline with no sample and no series */
 	m = parse(HEADER);
 	assert_int_equal(m->nsamples, 0);
 	assert_int_equal(m->nseries, 0);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 }
 
 static void test_malformed(void **state)
@@ -176,18 +176,18 @@ static void test_malformed(void **state)
 	assert_int_equal(m->malformed_lines, 6);
 	assert_int_equal(m->nsamples, 3);
 	assert_int_equal(m->ngpus, 3);
-	assert_true(gp_metrics_timeline_series(m, "gpu2.power_watts")->v[1] == 7.0);
-	assert_true(isnan(gp_metrics_timeline_series(m, "gpu2.power_watts")->v[0]));
-	assert_null(gp_metrics_timeline_series(m, "host.load1"));
-	gp_metrics_timeline_free(m);
+	assert_true(gp__metrics_timeline_series(m, "gpu2.power_watts")->v[1] == 7.0);
+	assert_true(isnan(gp__metrics_timeline_series(m, "gpu2.power_watts")->v[0]));
+	assert_null(gp__metrics_timeline_series(m, "host.load1"));
+	gp__metrics_timeline_free(m);
 
 	/* nothing usable at all */
 	m = (void *)1;
-	assert_int_equal(gp_metrics_timeline_parse("", 0, &m), GP_EFORMAT);
+	assert_int_equal(gp__metrics_timeline_parse("", 0, &m), GP_EFORMAT);
 	assert_null(m);
-	assert_int_equal(gp_metrics_timeline_parse("garbage\n{}\n", 11, &m), GP_EFORMAT);
-	assert_int_equal(gp_metrics_timeline_read("/nonexistent/metrics.jsonl", &m), GP_EIO);
-	assert_int_equal(gp_metrics_timeline_read(NULL, &m), GP_EINVAL);
+	assert_int_equal(gp__metrics_timeline_parse("garbage\n{}\n", 11, &m), GP_EFORMAT);
+	assert_int_equal(gp__metrics_timeline_read("/nonexistent/metrics.jsonl", &m), GP_EIO);
+	assert_int_equal(gp__metrics_timeline_read(NULL, &m), GP_EINVAL);
 }
 
 /* a file read in blocks: lines across block boundaries, one line past the cap */
@@ -222,15 +222,15 @@ static void test_file(void **state)
 	free(pad);
 	fputs("{\"end\":true,\"samples\":2001,\"missed_periods\":0}\n", f);
 	fclose(f);
-	assert_int_equal(gp_metrics_timeline_read(path, &m), 0);
+	assert_int_equal(gp__metrics_timeline_read(path, &m), 0);
 	unlink(path);
 	assert_int_equal(m->nsamples, 2001);
 	assert_int_equal(m->malformed_lines, 1);
 	assert_true(m->ended);
 	assert_int_equal(m->t_ns[2000], 99999);
-	assert_true(gp_metrics_timeline_series(m, "host.cpu_busy_ratio")->v[2000] == 1.0);
-	assert_true(isnan(gp_metrics_timeline_series(m, "gpu0.utilization_gpu_ratio")->v[2000]));
-	gp_metrics_timeline_free(m);
+	assert_true(gp__metrics_timeline_series(m, "host.cpu_busy_ratio")->v[2000] == 1.0);
+	assert_true(isnan(gp__metrics_timeline_series(m, "gpu0.utilization_gpu_ratio")->v[2000]));
+	gp__metrics_timeline_free(m);
 }
 
 static void test_points(void **state)
@@ -340,7 +340,7 @@ static void test_object(void **state)
 	assert_int_equal(tu_geti(s, "points/2/0"), 3000);
 	assert_int_equal(gp_value_type(gp_value_path(s, "points/2/1")), GP_VALUE_NULL);
 	gp_value_free(o);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 
 	/* negative, signed zero and extreme values keep their order in the statistics */
 	m = parse("{\"time_monotonic_ns\":1,\"host\":{\"load1\":-2.5}}\n"
@@ -359,7 +359,7 @@ static void test_object(void **state)
 	assert_int_equal(gp_value_type(gp_obj_get(o, "file")), GP_VALUE_NULL);
 	assert_int_equal(gp_value_type(gp_obj_get(o, "interval_ms")), GP_VALUE_NULL);
 	gp_value_free(o);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 }
 
 /* Writes @p n samples of a CPU-only sampler to @p path; closed (end line) when @p close. */
@@ -397,7 +397,7 @@ static void test_writer(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	write_timeline(path, 3, true);
-	assert_int_equal(gp_metrics_timeline_read(path, &m), 0);
+	assert_int_equal(gp__metrics_timeline_read(path, &m), 0);
 	assert_true(m->header_seen);
 	assert_true(m->ended);
 	assert_int_equal(m->nsamples, 3);
@@ -406,14 +406,14 @@ static void test_writer(void **state)
 	assert_int_equal(m->interval_ms, 10);
 	assert_int_equal(m->malformed_lines, 0);
 	assert_non_null(m->gpu_status); /* --no-gpu says why */
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 
 	/* freed without closing: the samples stay, no end line */
 	write_timeline(path, 2, false);
-	assert_int_equal(gp_metrics_timeline_read(path, &m), 0);
+	assert_int_equal(gp__metrics_timeline_read(path, &m), 0);
 	assert_false(m->ended);
 	assert_int_equal(m->nsamples, 2);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 	unlink(path);
 
 	/* a file that cannot be made: the path named, nothing handed out */

@@ -13,7 +13,7 @@ static void count(struct gp_trace *t, char ph, const char *cat, int n)
 {
 	uint32_t id;
 
-	assert_int_equal(gp_strtab_intern(&t->strs, cat, strlen(cat), &id), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, cat, strlen(cat), &id), 0);
 	while (n--)
 		assert_int_equal(gp__trace_count_cat(t, ph, id), 0);
 }

@@ -21,9 +21,9 @@ static char *esc(int (*fn)(struct gp_buf *, const char *, size_t), const char *s
 	struct gp_buf b;
 	char *out;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	assert_int_equal(fn(&b, s, n), 0);
-	out = gp_buf_detach(&b, NULL);
+	out = gp__buf_detach(&b, NULL);
 	return out;
 }
 

@@ -244,9 +244,9 @@ static void test_ranges(void **state)
 	(void)state;
 	tu_add(t, GP_K_USER_ANNOTATION, "step", 1, 10, 0, 1000);
 	full = t->ev.name[tu_add(t, GP_K_USER_ANNOTATION, "dom:fwd", 1, 10, 0, 500)];
-	assert_int_equal(gp_strtab_intern(&t->strs, "dom", 3, &dom), 0);
-	assert_int_equal(gp_strtab_intern(&t->strs, "fwd", 3, &msg), 0);
-	assert_int_equal(gp_u64map_put(&t->nvtx_names, full, (uint64_t)dom << 32 | msg), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, "dom", 3, &dom), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, "fwd", 3, &msg), 0);
+	assert_int_equal(gp__u64map_put(&t->nvtx_names, full, (uint64_t)dom << 32 | msg), 0);
 	tu_runtime(t, "cudaLaunchKernel", 1, 10, 10, 5, 1);
 	tu_kernel(t, "k1", 0, 7, 100, 10, 1);
 	tu_runtime(t, "cudaLaunchKernel", 1, 10, 20, 5, 2);

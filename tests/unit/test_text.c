@@ -134,40 +134,40 @@ static void test_width_fit(void **state)
 
 	assert_int_equal(gp__text_fit(&b, "abcdef", 6, 0), 0);
 	assert_string_equal(b.buf, "abcdef");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_fit(&b, "abcdefg", 6, 0), 0);
 	assert_string_equal(b.buf, "abcde…");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* a cut never splits a multibyte character */
 	assert_int_equal(gp__text_fit(&b, "µµµµµµµ", 4, 0), 0);
 	assert_string_equal(b.buf, "µµµ…");
 	assert_int_equal(gp__text_width(b.buf), 4);
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* a wide character that would straddle the cut is left out */
 	assert_int_equal(gp__text_fit(&b, "日本語", 4, 0), 0);
 	assert_string_equal(b.buf, "日…");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_fit(&b, "日本語", 6, 0), 0);
 	assert_string_equal(b.buf, "日本語");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_fit(&b, "a\tb\x7f", 0, 0), 0);
 	assert_string_equal(b.buf, "a?b?");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_fit(&b, "a\nb", 0, GP__TEXT_CTRL_SPACE), 0);
 	assert_string_equal(b.buf, "a b");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_pad(&b, "µs", 4, true), 0);
 	assert_string_equal(b.buf, "  µs");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_pad(&b, "日本", 6, false), 0);
 	assert_string_equal(b.buf, "日本  ");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_md_cell(&b, "a|b`c\n", false), 0);
 	assert_string_equal(b.buf, "a\\|b`c ");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_md_cell(&b, "a|b`c", true), 0);
 	assert_string_equal(b.buf, "`a\\|b'c`");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 }
 
 static void test_wrap(void **state)
@@ -177,18 +177,18 @@ static void test_wrap(void **state)
 	(void)state;
 	assert_int_equal(gp__text_wrap(&b, "- ", "aaa bbb ccc ddd", 10, 2, 0), 0);
 	assert_string_equal(b.buf, "- aaa bbb\n  ccc ddd\n");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* GLUE: "12.5 ms" does not break between number and unit */
 	assert_int_equal(gp__text_wrap(&b, "", "took 12.5 ms", 10, 0, GP__WRAP_GLUE), 0);
 	assert_string_equal(b.buf, "took\n12.5 ms\n");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_wrap(&b, "", "added (308.2 ms), 66", 16, 0, GP__WRAP_GLUE), 0);
 	assert_string_equal(b.buf, "added\n(308.2 ms), 66\n");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* a word longer than the line stands alone */
 	assert_int_equal(gp__text_wrap(&b, "", "x abcdefghijkl y", 6, 1, 0), 0);
 	assert_string_equal(b.buf, "x\n abcdefghijkl\n y\n");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	/* RAW: control characters as '?', \x1f a space that does not break */
 	assert_int_equal(gp__text_wrap(&b, "> ",
 	                               "a\tb c\x1f"
@@ -196,10 +196,10 @@ static void test_wrap(void **state)
 	                               6, 2, GP__WRAP_RAW),
 	                 0);
 	assert_string_equal(b.buf, "> a?b\n  c d\n");
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 	assert_int_equal(gp__text_wrap(&b, "x ", "", 10, 0, 0), 0);
 	assert_string_equal(b.buf, "x \n");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 }
 
 static const struct gp__col cols[] = {
@@ -226,7 +226,7 @@ static void test_table_text(void **state)
 	                           "  µµµ     1.234 ms  a|b\n"
 	                           "  kerne…         -  c\n"
 	                           "  日本…       1 ns  d\n");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 }
 
 static void test_table_md(void **state)
@@ -241,7 +241,7 @@ static void test_table_md(void **state)
 	assert_string_equal(b.buf, "| name | Δ time | what |\n"
 	                           "|---|---:|---|\n"
 	                           "| a\\|b | 1.234 ms | `x\\|'y'` |\n");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 }
 
 static void test_table_rows(void **state)
@@ -271,7 +271,7 @@ static void test_table_rows(void **state)
 	assert_int_equal(gp__table_row(&b, &t, row), 0);
 	/* unknown is "-", never 0 */
 	assert_string_equal(b.buf, " 56.70 µs        -  12.3%     7  gemm\n");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	gp_value_free(row);
 }
 

@@ -21,7 +21,7 @@ size_t tu_add(struct gp_trace *t, enum gp_kind kind, const char *name, int64_t p
 	uint32_t nid, track;
 	size_t idx;
 
-	assert_int_equal(gp_strtab_intern(&t->strs, name, strlen(name), &nid), 0);
+	assert_int_equal(gp__strtab_intern(&t->strs, name, strlen(name), &nid), 0);
 	assert_int_equal(gp__trace_track(t, pid, 0, tid, 0, &track), 0);
 	assert_int_equal(gp__trace_add_event(t, kind, nid, track, ts, dur, &idx), 0);
 	if (kind == GP_K_USER_ANNOTATION && strncmp(name, "ProfilerStep#", 13) == 0)

@@ -335,10 +335,10 @@ static int list_ranks(const struct job *jobs, size_t n, struct gp_buf *b)
 	for (i = 0; i < n; i++) {
 		if (jobs[i].rc || (i && jobs[i - 1].rank == jobs[i].rank))
 			continue;
-		GP_TRY(gp_buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)jobs[i].rank));
+		GP_TRY(gp__buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)jobs[i].rank));
 	}
 	if (!k)
-		GP_TRY(gp_buf_addstr(b, "none"));
+		GP_TRY(gp__buf_addstr(b, "none"));
 out:
 	return rc;
 }
@@ -354,7 +354,7 @@ static int same_ranks(const struct job *jobs, size_t n, int64_t only, struct gp_
 	size_t i, j, k, nclaim;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && jobs[j].rank == jobs[i].rank; j++)
 			;
@@ -362,26 +362,26 @@ static int same_ranks(const struct job *jobs, size_t n, int64_t only, struct gp_
 			continue;
 		for (k = i, nclaim = 0; k < j; k++)
 			nclaim += jobs[k].claimed;
-		gp_buf_reset(&b);
+		gp__buf_reset(&b);
 		for (k = i; k < j; k++)
-			GP_TRY(gp_buf_addf(&b, "%s'%s'", k > i ? ", " : "", jobs[k].path));
+			GP_TRY(gp__buf_addf(&b, "%s'%s'", k > i ? ", " : "", jobs[k].path));
 		if (only == jobs[i].rank)
 			GP_TRY(gp__error(GP_EINVAL, "--rank %lld matches more than one input: %s",
 			                 (long long)only, b.buf));
 		if (nclaim < 2)
 			continue;
-		gp_buf_reset(&b);
-		GP_TRY(gp_buf_addf(&b, "%zu inputs claim rank %lld:", nclaim,
-		                   (long long)jobs[i].rank));
+		gp__buf_reset(&b);
+		GP_TRY(gp__buf_addf(&b, "%zu inputs claim rank %lld:", nclaim,
+		                    (long long)jobs[i].rank));
 		for (k = i, nclaim = 0; k < j; k++)
 			if (jobs[k].claimed)
 				GP_TRY(
-				    gp_buf_addf(&b, "%s '%s'", nclaim++ ? "," : "", jobs[k].path));
-		GP_TRY(gp_buf_addstr(&b, " (by their metadata or file names)"));
+				    gp__buf_addf(&b, "%s '%s'", nclaim++ ? "," : "", jobs[k].path));
+		GP_TRY(gp__buf_addstr(&b, " (by their metadata or file names)"));
 		GP_TRY(gp_arr_push(warnings, gp_value_str(b.buf)));
 	}
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -410,7 +410,7 @@ static int run_without_capture(struct gp_value *report, const char *dir)
 	size_t i;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	GP_TRY(gp__run_json_read(dir, &run));
 	if (!(r = gp_value_object()) || gp_obj_set(report, "run", r))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -421,15 +421,15 @@ static int run_without_capture(struct gp_value *report, const char *dir)
 	rep = gp_obj_get(run, "report");
 	inj_why = gp_value_get_str(gp_obj_get(inj, "reason"));
 	if (inj_why)
-		GP_TRY(gp_buf_addf(&b, "no capture: the tracer was not injected (%s)", inj_why));
+		GP_TRY(gp__buf_addf(&b, "no capture: the tracer was not injected (%s)", inj_why));
 	else if ((why = gp_value_get_str(gp_obj_get(rep, "error"))))
-		GP_TRY(gp_buf_addstr(&b, why));
+		GP_TRY(gp__buf_addstr(&b, why));
 	else
-		GP_TRY(gp_buf_addstr(&b, "no capture file: the program used neither CUDA nor NVTX "
-		                         "(or capture was off)"));
+		GP_TRY(gp__buf_addstr(&b, "no capture file: the program used neither CUDA nor NVTX "
+		                          "(or capture was off)"));
 	GP_TRY(gp_obj_set_str(report, "no_gpu_timeline", b.buf));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	gp_value_free(run);
 	return rc;
 }
@@ -449,7 +449,7 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 	int rc = 0;
 
 	*out = NULL;
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	GP_TRY(GP__OPTS_VALID(opts, struct gp_analyze_opts));
 	GP__OPTS_COPY(&o, opts);
 	GP_TRY(gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "analyze"));
@@ -546,7 +546,7 @@ out:
 	gp__free(jobs);
 	gp__free(tids);
 	gp_value_free(warnings);
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	if (rc) {
 		gp_value_free(report);
 		return rc;

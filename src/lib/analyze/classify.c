@@ -151,7 +151,7 @@ static enum gp_ktype classify_gpuprof(const struct gp_trace *t, size_t ev, const
 		if (contains(n, coll[k]))
 			return *rule = R_NAME_COLLECTIVE, GP_KT_COMM;
 	if (aux != UINT32_MAX && aux < t->ngpu && t->gpu[aux].collective != 0 &&
-	    gp_strtab_strlen(&t->strs, t->gpu[aux].collective) > 0)
+	    gp__strtab_strlen(&t->strs, t->gpu[aux].collective) > 0)
 		return *rule = R_ARG_COLLECTIVE, GP_KT_COMM;
 	return *rule = R_DEFAULT_COMPUTE, GP_KT_COMP;
 }

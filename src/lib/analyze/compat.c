@@ -118,7 +118,7 @@ static int last_step_filter(struct gp__actx *c)
 	c->keep = gp__calloc(n ? n : 1, 1);
 	if (!c->keep)
 		return gp__error(GP_ENOMEM, "out of memory filtering events");
-	GP_TRY(gp_u64map_init(&corr, n / 4 + 16));
+	GP_TRY(gp__u64map_init(&corr, n / 4 + 16));
 	for (i = 0; i < n; i++) {
 		if (hta_gpu_row(t, i))
 			continue;
@@ -129,7 +129,7 @@ static int last_step_filter(struct gp__actx *c)
 		if (c->ts[i] < last) {
 			c->keep[i] = 1;
 			if (t->ev.corr[i] >= 0)
-				GP_TRY(gp_u64map_put(&corr, (uint64_t)t->ev.corr[i], 1));
+				GP_TRY(gp__u64map_put(&corr, (uint64_t)t->ev.corr[i], 1));
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -137,11 +137,11 @@ static int last_step_filter(struct gp__actx *c)
 
 		if (!hta_gpu_row(t, i))
 			continue;
-		if (t->ev.corr[i] < 0 || gp_u64map_get(&corr, (uint64_t)t->ev.corr[i], &v))
+		if (t->ev.corr[i] < 0 || gp__u64map_get(&corr, (uint64_t)t->ev.corr[i], &v))
 			c->keep[i] = 1;
 	}
 out:
-	gp_u64map_release(&corr);
+	gp__u64map_release(&corr);
 	return rc;
 }
 

@@ -50,15 +50,15 @@ int gp__an_counters(const struct gp__actx *c, struct gp_value *r)
 		struct crow *w;
 		uint64_t k;
 
-		if (gp_u64map_get(&by_name, s->name, &k) != 1) {
+		if (gp__u64map_get(&by_name, s->name, &k) != 1) {
 			GP_TRY(gp__grow((void **)&rows, &cap, n + 1, sizeof(*rows)));
 			k = n++;
 			memset(&rows[k], 0, sizeof(rows[k]));
 			rows[k].id = s->name;
-			rows[k].name = gp_strtab_get(&t->strs, s->name);
+			rows[k].name = gp__strtab_get(&t->strs, s->name);
 			rows[k].min = rows[k].max = s->value;
 			rows[k].last_ts = INT64_MIN;
-			GP_TRY(gp_u64map_put(&by_name, s->name, k));
+			GP_TRY(gp__u64map_put(&by_name, s->name, k));
 		}
 		w = &rows[k];
 		w->count++;
@@ -90,7 +90,7 @@ int gp__an_counters(const struct gp__actx *c, struct gp_value *r)
 		GP_TRY(gp_obj_set_double(o, "last", rows[i].last));
 	}
 out:
-	gp_u64map_release(&by_name);
+	gp__u64map_release(&by_name);
 	gp__free(rows);
 	return rc;
 }

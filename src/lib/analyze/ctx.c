@@ -196,7 +196,7 @@ static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i
 	uint64_t key, v;
 
 	if (!(c->name_flags[name] & GP_NF_DONE)) {
-		const char *n = gp_strtab_get(&t->strs, name);
+		const char *n = gp__strtab_get(&t->strs, name);
 
 		c->name_flags[name] = GP_NF_DONE |
 		                      (gp__uses_tensor_cores(n) ? GP_NF_TENSOR_CORE : 0) |
@@ -207,13 +207,13 @@ static int classify_cached(struct gp__actx *c, struct gp_u64map *cache, size_t i
 		return 0;
 	}
 	key = (uint64_t)name << 8 | t->ev.kind[i];
-	if (gp_u64map_get(cache, key, &v)) {
+	if (gp__u64map_get(cache, key, &v)) {
 		c->ktype[i] = (uint8_t)(v >> 8);
 		c->krule[i] = (uint8_t)v;
 		return 0;
 	}
 	c->ktype[i] = (uint8_t)gp__classify(t, i, c->hta, &c->krule[i]);
-	return gp_u64map_put(cache, key, (uint64_t)c->ktype[i] << 8 | c->krule[i]);
+	return gp__u64map_put(cache, key, (uint64_t)c->ktype[i] << 8 | c->krule[i]);
 }
 
 /*
@@ -238,7 +238,7 @@ static int idmap_init(struct gp__idmap *m, int64_t lo, int64_t hi, size_t count)
 		memset(m->dense, 0xff, m->n * sizeof(*m->dense));
 		return 0;
 	}
-	return gp_u64map_init(&m->map, count);
+	return gp__u64map_init(&m->map, count);
 }
 
 /* maps @p id (>= 0, inside the range given to idmap_init) to @p ev unless already mapped */
@@ -249,13 +249,13 @@ static int idmap_put_first(struct gp__idmap *m, int64_t id, uint32_t ev)
 			m->dense[id - m->lo] = ev;
 		return 0;
 	}
-	return gp_u64map_put_new(&m->map, (uint64_t)id, ev, NULL);
+	return gp__u64map_put_new(&m->map, (uint64_t)id, ev, NULL);
 }
 
 static void idmap_release(struct gp__idmap *m)
 {
 	gp__free(m->dense);
-	gp_u64map_release(&m->map);
+	gp__u64map_release(&m->map);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -286,7 +286,7 @@ int gp__actx_init_with(struct gp__actx *c, const struct gp_trace *t,
 
 	c->ktype = gp__calloc(e->n ? e->n : 1, 1);
 	c->krule = gp__calloc(e->n ? e->n : 1, 1);
-	c->name_flags = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	c->name_flags = gp__calloc(gp__strtab_count(&t->strs) + 1, 1);
 	if (!c->ktype || !c->krule || !c->name_flags)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
@@ -384,7 +384,7 @@ int gp__actx_init_with(struct gp__actx *c, const struct gp_trace *t,
 		}
 	}
 out:
-	gp_u64map_release(&cache);
+	gp__u64map_release(&cache);
 	if (rc)
 		gp__actx_release(c);
 	return rc;

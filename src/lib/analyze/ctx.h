@@ -52,7 +52,7 @@ static inline bool gp__idmap_get(const struct gp__idmap *m, int64_t id, uint32_t
 		*ev = m->dense[id - m->lo];
 		return true;
 	}
-	if (id < 0 || !gp_u64map_get(&m->map, (uint64_t)id, &v))
+	if (id < 0 || !gp__u64map_get(&m->map, (uint64_t)id, &v))
 		return false;
 	*ev = (uint32_t)v;
 	return true;
@@ -143,7 +143,7 @@ static inline bool gp__name_tensor_core(const struct gp__actx *c, uint32_t name)
 {
 	if (c->name_flags[name] & GP_NF_DONE)
 		return (c->name_flags[name] & GP_NF_TENSOR_CORE) != 0;
-	return gp__uses_tensor_cores(gp_strtab_get(&c->t->strs, name));
+	return gp__uses_tensor_cores(gp__strtab_get(&c->t->strs, name));
 }
 
 int gp__actx_init(struct gp__actx *c, const struct gp_trace *t, const struct gp_analyze_opts *o,

@@ -219,12 +219,12 @@ static int launch_union(const struct gp__actx *c, int64_t *out)
 		int64_t l = gp__launcher(c, c->gpu.v[k]);
 
 		if (l >= 0)
-			GP_TRY(gp_ivset_add(&lu, c->ts[l], gp__end(c, (size_t)l)));
+			GP_TRY(gp__ivset_add(&lu, c->ts[l], gp__end(c, (size_t)l)));
 	}
-	GP_TRY(gp_ivset_normalize(&lu));
-	*out = gp_ivset_len(&lu);
+	GP_TRY(gp__ivset_normalize(&lu));
+	*out = gp__ivset_len(&lu);
 out:
-	gp_ivset_release(&lu);
+	gp__ivset_release(&lu);
 	return rc;
 }
 
@@ -357,7 +357,7 @@ static uint8_t sync_name(uint8_t *memo, const struct gp_trace *t, uint32_t name)
 
 	if (memo[name])
 		return memo[name];
-	n = gp_strtab_get(&t->strs, name);
+	n = gp__strtab_get(&t->strs, name);
 	memo[name] = SN_DONE | (is_sync_call(n) ? SN_SYNC : 0) |
 	             (strcmp(n, "aten::item") == 0 ? SN_ITEM : 0) |
 	             (strcmp(n, "aten::_local_scalar_dense") == 0 ? SN_SCALAR : 0) |
@@ -375,7 +375,7 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 	size_t k, j;
 	int rc = 0;
 
-	memo = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	memo = gp__calloc(gp__strtab_count(&t->strs) + 1, 1);
 	if (!memo)
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (j = 0; j < GP_ARRAY_SIZE(api); j++) {
@@ -388,7 +388,7 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 				continue;
 			s->nsync++;
 			s->sync_ns += c->dur[i];
-			GP_TRY(gp_ivset_add(bl, c->ts[i], gp__end(c, i)));
+			GP_TRY(gp__ivset_add(bl, c->ts[i], gp__end(c, i)));
 		}
 	}
 	for (k = 0; k < ops->n; k++) {
@@ -402,7 +402,7 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 			s->nitem++;
 			s->item_ns += c->dur[i];
 		}
-		GP_TRY(gp_ivset_add(bl, c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(bl, c->ts[i], gp__end(c, i)));
 	}
 	/* device-to-host copies launched inside a step: .cpu(), .item(), .tolist() */
 	for (k = 0; k < mc->n; k++) {
@@ -415,9 +415,9 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 		s->ndtoh++;
 		s->dtoh_ns += c->dur[i];
 		if (l >= 0)
-			GP_TRY(gp_ivset_add(bl, c->ts[l], gp__end(c, (size_t)l)));
+			GP_TRY(gp__ivset_add(bl, c->ts[l], gp__end(c, (size_t)l)));
 	}
-	GP_TRY(gp_ivset_normalize(bl));
+	GP_TRY(gp__ivset_normalize(bl));
 out:
 	gp__free(memo);
 	return rc;
@@ -440,7 +440,7 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(count_sync(c, &s, &blocked));
 	if (!s.nsync && !s.nitem && !s.ndtoh)
 		goto out;
-	blocked_ns = gp_ivset_len(&blocked);
+	blocked_ns = gp__ivset_len(&blocked);
 	share = pct(blocked_ns, b->step_total_ns);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
@@ -467,7 +467,7 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	ev = NULL;
 out:
 	gp_value_free(ev);
-	gp_ivset_release(&blocked);
+	gp__ivset_release(&blocked);
 	return rc;
 }
 

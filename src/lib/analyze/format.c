@@ -103,7 +103,7 @@ static const char *name_of(const char *s)
 /* @p s cut to @p w columns ("…"), control characters as '?', into @p buf */
 static const char *fit(struct gp_buf *buf, const char *s, size_t w)
 {
-	gp_buf_reset(buf);
+	gp__buf_reset(buf);
 	if (gp__text_fit(buf, name_of(s), w, 0))
 		return "-";
 	return buf->buf;
@@ -572,7 +572,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		         str(get(d, "peak_op"), "-"));
 		fit(&cut, nb, 40);
 		if (gp_value_get_bool(get(d, "leak_suspect"), false))
-			keep(f, gp_buf_addstr(&cut, "  LEAK?"));
+			keep(f, gp__buf_addstr(&cut, "  LEAK?"));
 		cells[0] = dev ? dev : intf(b0, sizeof(b0), get(d, "device"));
 		cells[1] = bytes(b1, sizeof(b1), get(d, "peak_allocated_bytes"));
 		cells[2] = bytes(b2, sizeof(b2), get(d, "peak_reserved_bytes"));
@@ -580,7 +580,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		cells[4] = cut.buf;
 		table_cells(f, &devt, cells);
 	}
-	gp_buf_release(&cut);
+	gp__buf_release(&cut);
 	top = get(m, "top_allocators");
 	n = rows_to_show(top, f);
 	if (n) {
@@ -668,13 +668,13 @@ static void print_evidence(struct af *f, const struct gp_value *ev)
 		 */
 		if (len > 63)
 			len = 63;
-		keep(f, gp_buf_addf(&line, "%s%s=", i ? ", " : "", k));
+		keep(f, gp__buf_addf(&line, "%s%s=", i ? ", " : "", k));
 		for (size_t j = 0; j < len && !f->o.rc; j++)
-			keep(f, gp_buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
+			keep(f, gp__buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
 	}
 	if (line.len)
 		wrap(f, line.buf, 5, f->width, "evidence: ");
-	gp_buf_release(&line);
+	gp__buf_release(&line);
 }
 
 static void print_findings(struct af *f, const struct gp_value *r)

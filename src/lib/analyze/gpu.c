@@ -92,16 +92,16 @@ static int capture_windows(const struct gp__actx *c, struct gp_ivset *win, bool 
 			continue;
 		if (!gp_value_get_int(gp_obj_get(o, "end_ns"), &e))
 			e = INT64_MAX;
-		if ((rc = gp_ivset_add(win, s, e)))
+		if ((rc = gp__ivset_add(win, s, e)))
 			return rc;
 	}
-	return gp_ivset_normalize(win);
+	return gp__ivset_normalize(win);
 }
 
 /* Length of [s, e) outside the windows @p win (a normal set). */
 static int64_t outside(const struct gp_ivset *win, int64_t s, int64_t e)
 {
-	return e > s ? (e - s) - gp_ivset_len_within(win, s, e) : 0;
+	return e > s ? (e - s) - gp__ivset_len_within(win, s, e) : 0;
 }
 
 /*
@@ -117,16 +117,16 @@ static int idle_outside(const struct gp_ivset *win, const struct ivl *busy, int6
 	int rc = 0;
 
 	*out = 0;
-	GP_TRY(gp_ivset_add(&span, first, last));
-	GP_TRY(gp_ivset_subtract(&span, win, &gaps));
+	GP_TRY(gp__ivset_add(&span, first, last));
+	GP_TRY(gp__ivset_subtract(&span, win, &gaps));
 	for (i = 0; i < busy->n; i++)
-		GP_TRY(gp_ivset_add(&act, busy->v[i].s, busy->v[i].e));
-	GP_TRY(gp_ivset_normalize(&act));
-	*out = gp_ivset_len(&gaps) - gp_ivset_overlap_len(&gaps, &act);
+		GP_TRY(gp__ivset_add(&act, busy->v[i].s, busy->v[i].e));
+	GP_TRY(gp__ivset_normalize(&act));
+	*out = gp__ivset_len(&gaps) - gp__ivset_overlap_len(&gaps, &act);
 out:
-	gp_ivset_release(&span);
-	gp_ivset_release(&gaps);
-	gp_ivset_release(&act);
+	gp__ivset_release(&span);
+	gp__ivset_release(&gaps);
+	gp__ivset_release(&act);
 	return rc;
 }
 
@@ -687,7 +687,7 @@ int gp__an_gpu(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(write_streams(c, windowed ? &win : NULL, g));
 	GP_TRY(write_classification(c, g));
 out:
-	gp_ivset_release(&win);
+	gp__ivset_release(&win);
 	ivl_release(&all);
 	ivl_release(&comp);
 	ivl_release(&comm);

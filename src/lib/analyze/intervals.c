@@ -10,27 +10,27 @@
 #include "util/error.h"
 #include "util/sort.h"
 
-void gp_ivset_release(struct gp_ivset *a)
+void gp__ivset_release(struct gp_ivset *a)
 {
 	gp__free(a->v);
 	a->v = NULL;
 	a->n = a->cap = 0;
 }
 
-void gp_ivset_reset(struct gp_ivset *a)
+void gp__ivset_reset(struct gp_ivset *a)
 {
 	a->n = 0;
 }
 
-void gp_ivset_move(struct gp_ivset *dst, struct gp_ivset *src)
+void gp__ivset_move(struct gp_ivset *dst, struct gp_ivset *src)
 {
-	gp_ivset_release(dst);
+	gp__ivset_release(dst);
 	*dst = *src;
 	src->v = NULL;
 	src->n = src->cap = 0;
 }
 
-int gp_ivset_add(struct gp_ivset *a, int64_t s, int64_t e)
+int gp__ivset_add(struct gp_ivset *a, int64_t s, int64_t e)
 {
 	int rc;
 
@@ -66,7 +66,7 @@ static int sort_by_start(struct gp_ivset *a)
 	return rc;
 }
 
-int gp_ivset_normalize(struct gp_ivset *a)
+int gp__ivset_normalize(struct gp_ivset *a)
 {
 	size_t i, w = 0;
 	int rc;
@@ -92,7 +92,7 @@ int gp_ivset_normalize(struct gp_ivset *a)
 	return 0;
 }
 
-int64_t gp_ivset_len(const struct gp_ivset *a)
+int64_t gp__ivset_len(const struct gp_ivset *a)
 {
 	int64_t sum = 0;
 	size_t i;
@@ -118,7 +118,7 @@ static size_t first_ending_after(const struct gp_ivset *a, int64_t s)
 	return lo;
 }
 
-int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
+int64_t gp__ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
 {
 	int64_t sum = 0;
 	size_t lo;
@@ -133,17 +133,17 @@ int64_t gp_ivset_len_within(const struct gp_ivset *a, int64_t s, int64_t e)
 	return sum;
 }
 
-int gp_ivset_intersect(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+int gp__ivset_intersect(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
 {
 	size_t i = 0, j = 0;
 	int rc;
 
-	gp_ivset_reset(out);
+	gp__ivset_reset(out);
 	while (i < a->n && j < b->n) {
 		int64_t s = a->v[i].s > b->v[j].s ? a->v[i].s : b->v[j].s;
 		int64_t e = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
 
-		if (e > s && (rc = gp_ivset_add(out, s, e)))
+		if (e > s && (rc = gp__ivset_add(out, s, e)))
 			return rc;
 		if (a->v[i].e < b->v[j].e)
 			i++;
@@ -153,7 +153,7 @@ int gp_ivset_intersect(const struct gp_ivset *a, const struct gp_ivset *b, struc
 	return 0;
 }
 
-int64_t gp_ivset_overlap_len(const struct gp_ivset *a, const struct gp_ivset *b)
+int64_t gp__ivset_overlap_len(const struct gp_ivset *a, const struct gp_ivset *b)
 {
 	size_t i = 0, j = 0;
 	int64_t sum = 0;
@@ -172,37 +172,37 @@ int64_t gp_ivset_overlap_len(const struct gp_ivset *a, const struct gp_ivset *b)
 	return sum;
 }
 
-int gp_ivset_subtract(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+int gp__ivset_subtract(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
 {
 	size_t i, j = 0;
 	int rc;
 
-	gp_ivset_reset(out);
+	gp__ivset_reset(out);
 	for (i = 0; i < a->n; i++) {
 		int64_t s = a->v[i].s, e = a->v[i].e;
 
 		while (j < b->n && b->v[j].e <= s)
 			j++;
 		for (size_t k = j; k < b->n && b->v[k].s < e; k++) {
-			if (b->v[k].s > s && (rc = gp_ivset_add(out, s, b->v[k].s)))
+			if (b->v[k].s > s && (rc = gp__ivset_add(out, s, b->v[k].s)))
 				return rc;
 			if (b->v[k].e > s)
 				s = b->v[k].e;
 			if (s >= e)
 				break;
 		}
-		if (s < e && (rc = gp_ivset_add(out, s, e)))
+		if (s < e && (rc = gp__ivset_add(out, s, e)))
 			return rc;
 	}
 	return 0;
 }
 
-int gp_ivset_union(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
+int gp__ivset_union(const struct gp_ivset *a, const struct gp_ivset *b, struct gp_ivset *out)
 {
 	size_t i = 0, j = 0;
 	int rc;
 
-	gp_ivset_reset(out);
+	gp__ivset_reset(out);
 	while (i < a->n || j < b->n) {
 		const struct gp_iv *x;
 
@@ -213,24 +213,24 @@ int gp_ivset_union(const struct gp_ivset *a, const struct gp_ivset *b, struct gp
 		if (out->n && x->s <= out->v[out->n - 1].e) {
 			if (x->e > out->v[out->n - 1].e)
 				out->v[out->n - 1].e = x->e;
-		} else if ((rc = gp_ivset_add(out, x->s, x->e))) {
+		} else if ((rc = gp__ivset_add(out, x->s, x->e))) {
 			return rc;
 		}
 	}
 	return 0;
 }
 
-int gp_ivset_clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivset *out)
+int gp__ivset_clip(const struct gp_ivset *a, int64_t s, int64_t e, struct gp_ivset *out)
 {
 	size_t i;
 	int rc;
 
-	gp_ivset_reset(out);
+	gp__ivset_reset(out);
 	for (i = first_ending_after(a, s); i < a->n && a->v[i].s < e; i++) {
 		int64_t x = a->v[i].s > s ? a->v[i].s : s;
 		int64_t y = a->v[i].e < e ? a->v[i].e : e;
 
-		if (y > x && (rc = gp_ivset_add(out, x, y)))
+		if (y > x && (rc = gp__ivset_add(out, x, y)))
 			return rc;
 	}
 	return 0;

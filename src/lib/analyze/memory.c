@@ -158,7 +158,7 @@ static int top_allocators(const struct gp__actx *c, const int64_t *op_of, struct
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(o, "top_allocators", arr));
-	GP_TRY(gp_u64map_init(&m, 256));
+	GP_TRY(gp__u64map_init(&m, 256));
 	rows = gp__calloc(t->nmem + 1, sizeof(*rows));
 	if (!rows)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -169,11 +169,11 @@ static int top_allocators(const struct gp__actx *c, const int64_t *op_of, struct
 		if (t->mem[i].bytes <= 0 || op_of[i] < 0)
 			continue;
 		name = t->ev.name[op_of[i]];
-		if (!gp_u64map_get(&m, name, &slot)) {
+		if (!gp__u64map_get(&m, name, &slot)) {
 			slot = n++;
 			rows[slot].name = name;
-			rows[slot].s = gp_strtab_get(&t->strs, name);
-			GP_TRY(gp_u64map_put(&m, name, slot));
+			rows[slot].s = gp__strtab_get(&t->strs, name);
+			GP_TRY(gp__u64map_put(&m, name, slot));
 		}
 		rows[slot].bytes += t->mem[i].bytes;
 		rows[slot].count++;
@@ -190,7 +190,7 @@ static int top_allocators(const struct gp__actx *c, const int64_t *op_of, struct
 		GP_TRY(gp_obj_set_int(r, "count", rows[i].count));
 	}
 out:
-	gp_u64map_release(&m);
+	gp__u64map_release(&m);
 	gp__free(rows);
 	return rc;
 }

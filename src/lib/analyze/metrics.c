@@ -189,7 +189,7 @@ static bool is_context(const char *name)
 static bool series_values(const struct gp_metrics_timeline *m, const char *name, double *first,
                           double *last, double *max)
 {
-	const struct gp_metrics_series *s = gp_metrics_timeline_series(m, name);
+	const struct gp_metrics_series *s = gp__metrics_timeline_series(m, name);
 	bool any = false;
 	size_t i;
 
@@ -487,7 +487,7 @@ static int metrics_from(struct gp_value *report, const char *file)
 	struct gp_value *o = NULL;
 	int rc;
 
-	rc = gp_metrics_timeline_read(file, &m);
+	rc = gp__metrics_timeline_read(file, &m);
 	if (rc == GP_ENOMEM)
 		return rc;
 	if (rc) {
@@ -502,7 +502,7 @@ static int metrics_from(struct gp_value *report, const char *file)
 		}
 	} else {
 		rc = gp__metrics_object(m, file, &o);
-		gp_metrics_timeline_free(m);
+		gp__metrics_timeline_free(m);
 		if (rc)
 			return rc;
 	}

@@ -48,7 +48,7 @@ static int add_categories(const struct gp_trace *t, struct gp_value *o)
 	if (!rows)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < t->ncats; i++) {
-		rows[i].name = gp_strtab_get(&t->strs, t->cats[i].cat);
+		rows[i].name = gp__strtab_get(&t->strs, t->cats[i].cat);
 		rows[i].ph = t->cats[i].ph;
 		rows[i].count = t->cats[i].count;
 	}

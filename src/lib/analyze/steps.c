@@ -112,10 +112,10 @@ static int build_roles(struct sctx *x)
 	int rc = 0;
 
 	memset(&comm, 0, sizeof(comm));
-	GP_TRY(gp_u64map_init(&comm, 64));
+	GP_TRY(gp__u64map_init(&comm, 64));
 	/* communication nodes: External ids of nccl:/gloo: collective ops */
 	/* the role of a host event depends on its name only: decided once per name */
-	role_of = gp__calloc(gp_strtab_count(&t->strs) + 1, 1);
+	role_of = gp__calloc(gp__strtab_count(&t->strs) + 1, 1);
 	if (!role_of)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
@@ -126,44 +126,44 @@ static int build_roles(struct sctx *x)
 			enum role r;
 
 			if (!role_of[name])
-				role_of[name] = host_role(gp_strtab_get(&t->strs, name));
+				role_of[name] = host_role(gp__strtab_get(&t->strs, name));
 			if (role_of[name] == HOST_STEP || (t->ev.flags[i] & GP_EVF_STEP))
 				continue;
 			r = role_of[name] == HOST_DATALOADER ? R_DATALOADER
 			    : role_of[name] == HOST_COMM     ? R_COMM
 			                                     : R_CPU;
 			if (r == R_COMM && t->ev.ext[i] >= 0)
-				GP_TRY(gp_u64map_put(&comm, (uint64_t)t->ev.ext[i], 1));
-			GP_TRY(gp_ivset_add(&x->role[r], c->ts[i], gp__end(c, i)));
+				GP_TRY(gp__u64map_put(&comm, (uint64_t)t->ev.ext[i], 1));
+			GP_TRY(gp__ivset_add(&x->role[r], c->ts[i], gp__end(c, i)));
 		}
 	}
 	for (j = 0; j < c->by_kind[GP_K_KERNEL].n; j++) {
 		uint32_t i = c->by_kind[GP_K_KERNEL].v[j];
 		uint64_t v;
-		bool cm = t->ev.ext[i] >= 0 && gp_u64map_get(&comm, (uint64_t)t->ev.ext[i], &v);
+		bool cm = t->ev.ext[i] >= 0 && gp__u64map_get(&comm, (uint64_t)t->ev.ext[i], &v);
 
-		GP_TRY(gp_ivset_add(&x->role[cm ? R_COMM : R_KERNEL], c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(&x->role[cm ? R_COMM : R_KERNEL], c->ts[i], gp__end(c, i)));
 	}
 	for (j = 0; j < c->by_kind[GP_K_MEMCPY].n; j++) {
 		uint32_t i = c->by_kind[GP_K_MEMCPY].v[j];
 
-		GP_TRY(gp_ivset_add(&x->role[R_MEMCPY], c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(&x->role[R_MEMCPY], c->ts[i], gp__end(c, i)));
 	}
 	for (j = 0; j < c->by_kind[GP_K_MEMSET].n; j++) {
 		uint32_t i = c->by_kind[GP_K_MEMSET].v[j];
 
-		GP_TRY(gp_ivset_add(&x->role[R_MEMSET], c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(&x->role[R_MEMSET], c->ts[i], gp__end(c, i)));
 	}
 	for (j = 0; j < c->by_kind[GP_K_RUNTIME].n; j++) {
 		uint32_t i = c->by_kind[GP_K_RUNTIME].v[j];
 
-		GP_TRY(gp_ivset_add(&x->role[R_RUNTIME], c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(&x->role[R_RUNTIME], c->ts[i], gp__end(c, i)));
 	}
 	for (k = 0; k < R__N; k++)
-		GP_TRY(gp_ivset_normalize(&x->role[k]));
+		GP_TRY(gp__ivset_normalize(&x->role[k]));
 out:
 	gp__free(role_of);
-	gp_u64map_release(&comm);
+	gp__u64map_release(&comm);
 	return rc;
 }
 
@@ -381,29 +381,29 @@ static int breakdown(struct sctx *x, struct step *s)
 
 	memset(s->cost, 0, sizeof(s->cost));
 	if (s->e > s->s)
-		GP_TRY(gp_ivset_add(&slots, s->s, s->e));
+		GP_TRY(gp__ivset_add(&slots, s->s, s->e));
 	for (r = 0; r < R__N; r++) {
-		GP_TRY(gp_ivset_clip(&x->role[r], s->s, s->e, &part));
-		s->cost[r] = gp_ivset_overlap_len(&slots, &part);
-		GP_TRY(gp_ivset_subtract(&slots, &part, &tmp));
-		gp_ivset_move(&slots, &tmp);
+		GP_TRY(gp__ivset_clip(&x->role[r], s->s, s->e, &part));
+		s->cost[r] = gp__ivset_overlap_len(&slots, &part);
+		GP_TRY(gp__ivset_subtract(&slots, &part, &tmp));
+		gp__ivset_move(&slots, &tmp);
 	}
-	s->cost[R__N] = gp_ivset_len(&slots);
+	s->cost[R__N] = gp__ivset_len(&slots);
 
 	/* device busy time: kernels, memcpy, memset (communication kernels too) */
 	for (r = 0; r <= R_COMM; r++) {
-		GP_TRY(gp_ivset_clip(&x->role[r], s->s, s->e, &part));
-		GP_TRY(gp_ivset_union(&busy, &part, &tmp));
-		gp_ivset_move(&busy, &tmp);
+		GP_TRY(gp__ivset_clip(&x->role[r], s->s, s->e, &part));
+		GP_TRY(gp__ivset_union(&busy, &part, &tmp));
+		gp__ivset_move(&busy, &tmp);
 	}
-	s->busy_ns = gp_ivset_len(&busy);
+	s->busy_ns = gp__ivset_len(&busy);
 	/* kernels starting in [s, e): kx is in start order */
 	s->kernels = first_at(x->c, kx, s->e) - first_at(x->c, kx, s->s);
 out:
-	gp_ivset_release(&slots);
-	gp_ivset_release(&part);
-	gp_ivset_release(&tmp);
-	gp_ivset_release(&busy);
+	gp__ivset_release(&slots);
+	gp__ivset_release(&part);
+	gp__ivset_release(&tmp);
+	gp__ivset_release(&busy);
 	return rc;
 }
 
@@ -666,7 +666,7 @@ static int emit_gpu_util(struct sctx *x, struct gp_value *r)
 
 		if (i > 0 && devs[i] == devs[i - 1])
 			continue;
-		gp_ivset_reset(&ks);
+		gp__ivset_reset(&ks);
 		for (j = 0; j < kx->n; j++) {
 			uint32_t k = kx->v[j], a = c->t->ev.aux[k];
 			const struct gp_gpu_info *g;
@@ -675,7 +675,7 @@ static int emit_gpu_util(struct sctx *x, struct gp_value *r)
 			if (a >= c->t->ngpu || c->t->gpu[a].device != devs[i])
 				continue;
 			g = &c->t->gpu[a];
-			GP_TRY(gp_ivset_add(&ks, c->ts[k], gp__end(c, k)));
+			GP_TRY(gp__ivset_add(&ks, c->ts[k], gp__end(c, k)));
 			s = c->ts[k] > ws ? c->ts[k] : ws;
 			e = gp__end(c, k) < we ? gp__end(c, k) : we;
 			if (e > s && g->occupancy_pct >= 0.0) {
@@ -683,8 +683,8 @@ static int emit_gpu_util(struct sctx *x, struct gp_value *r)
 				occ_t += e - s;
 			}
 		}
-		GP_TRY(gp_ivset_normalize(&ks));
-		busy = gp_ivset_len_within(&ks, ws, we);
+		GP_TRY(gp__ivset_normalize(&ks));
+		busy = gp__ivset_len_within(&ks, ws, we);
 		GP_TRY(sm_efficiency(c, devs[i], ws, we, &area, &any));
 		o = gp_value_object();
 		if (!o)
@@ -701,7 +701,7 @@ static int emit_gpu_util(struct sctx *x, struct gp_value *r)
 		                         occ_t > 0 ? occ_sum / (double)occ_t : NAN));
 	}
 out:
-	gp_ivset_release(&ks);
+	gp__ivset_release(&ks);
 	gp__free(devs);
 	return rc;
 }
@@ -724,7 +724,7 @@ int gp__an_steps(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(emit_gpu_util(&x, r));
 out:
 	for (i = 0; i < R__N; i++)
-		gp_ivset_release(&x.role[i]);
+		gp__ivset_release(&x.role[i]);
 	gp__free(x.st);
 	return rc;
 }

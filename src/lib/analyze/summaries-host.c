@@ -232,16 +232,17 @@ static int rng_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
 	uint64_t v;
 	int rc = 0;
 
-	if (gp_u64map_get(&t->nvtx_names, gt->g[g].name, &v) == 1) {
-		GP_TRY(gp_obj_set_str(row, "name", gp_strtab_get(&t->strs, (uint32_t)v)));
-		GP_TRY(gp_obj_set_str(row, "domain", gp_strtab_get(&t->strs, (uint32_t)(v >> 32))));
+	if (gp__u64map_get(&t->nvtx_names, gt->g[g].name, &v) == 1) {
+		GP_TRY(gp_obj_set_str(row, "name", gp__strtab_get(&t->strs, (uint32_t)v)));
+		GP_TRY(
+		    gp_obj_set_str(row, "domain", gp__strtab_get(&t->strs, (uint32_t)(v >> 32))));
 	} else {
 		/* the default domain (or a Kineto annotation) */
 		GP_TRY(gp_obj_set_str(row, "domain", ""));
 	}
 	/* the annotation API's call site ("file:line"), null for NVTX and Kineto ranges */
-	if (gp_u64map_get(&t->range_src, gt->g[g].name, &v) == 1)
-		GP_TRY(gp_obj_set_str(row, "source", gp_strtab_get(&t->strs, (uint32_t)v)));
+	if (gp__u64map_get(&t->range_src, gt->g[g].name, &v) == 1)
+		GP_TRY(gp_obj_set_str(row, "source", gp__strtab_get(&t->strs, (uint32_t)v)));
 	else
 		GP_TRY(gp_obj_set_null(row, "source"));
 	GP_TRY(gp_obj_set_int(row, "gpu_projected_ns", a->proj_ns));
@@ -269,7 +270,7 @@ static int emit_ranges(const struct gp__actx *c, const struct gtab *gt, const st
 			if (pr[i].e > e)
 				e = pr[i].e;
 		if ((t->ev.flags[a] & GP_EVF_XTHREAD) ||
-		    gp_u64map_get(&gt->map, t->ev.name[a], &g) != 1 || g >= gt->ng)
+		    gp__u64map_get(&gt->map, t->ev.name[a], &g) != 1 || g >= gt->ng)
 			continue;
 		acc[g].proj_ns = gp__add_sat(acc[g].proj_ns, e - s);
 		acc[g].ops += ops;
@@ -344,7 +345,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 			}
 		}
 		len += ce - cs;
-		if (gp_u64map_get(&gt.map, t->ev.name[a], &g) && g < gt.ng) {
+		if (gp__u64map_get(&gt.map, t->ev.name[a], &g) && g < gt.ng) {
 			/* nested instances of one name count their ops again: saturate */
 			acc[g].gpu_ns = gp__add_sat(acc[g].gpu_ns, len);
 			acc[g].gpu_ops += ops;

@@ -27,7 +27,7 @@
 void gp__gtab_release(struct gtab *gt)
 {
 	gp__free(gt->g);
-	gp_u64map_release(&gt->map);
+	gp__u64map_release(&gt->map);
 	gp__free(gt->gid);
 	gp__free(gt->durs);
 	gp__free(gt->order);
@@ -46,7 +46,7 @@ int gp__gtab_build(const struct gp__actx *c, const uint32_t *ev, size_t n, const
 	int rc = 0;
 
 	memset(gt, 0, sizeof(*gt));
-	GP_TRY(gp_u64map_init(&gt->map, 64));
+	GP_TRY(gp__u64map_init(&gt->map, 64));
 	gt->gid = gp__calloc(n ? n : 1, sizeof(*gt->gid));
 	gt->durs = gp__calloc(n ? n : 1, sizeof(*gt->durs));
 	if (!gt->gid || !gt->durs)
@@ -54,7 +54,7 @@ int gp__gtab_build(const struct gp__actx *c, const uint32_t *ev, size_t n, const
 	for (i = 0; i < n; i++) {
 		uint64_t key = keys ? keys[i] : e->name[ev[i]], g;
 
-		GP_TRY(gp_u64map_put_new(&gt->map, key, gt->ng, &g));
+		GP_TRY(gp__u64map_put_new(&gt->map, key, gt->ng, &g));
 		if (g == gt->ng) {
 			struct group *gr;
 
@@ -134,7 +134,7 @@ int gp__gtab_order(const struct gp__actx *c, struct gtab *gt)
 		return gp__error(GP_ENOMEM, "out of memory for a summary table");
 	for (i = 0; i < gt->ng; i++) {
 		k[i].sortv = gt->g[i].sortv;
-		k[i].name = gp_strtab_get(&c->t->strs, gt->g[i].name);
+		k[i].name = gp__strtab_get(&c->t->strs, gt->g[i].name);
 		k[i].key = gt->g[i].key;
 		k[i].g = (uint32_t)i;
 	}
@@ -152,7 +152,7 @@ static int stat_row(const struct gp__actx *c, const struct group *gr, int64_t pc
 {
 	int rc = 0;
 
-	GP_TRY(gp_obj_set_str(row, "name", gp_strtab_get(&c->t->strs, gr->name)));
+	GP_TRY(gp_obj_set_str(row, "name", gp__strtab_get(&c->t->strs, gr->name)));
 	GP_TRY(gp_obj_set_int(row, "count", (int64_t)gr->n));
 	GP_TRY(gp_obj_set_int(row, "total_ns", gr->total));
 	GP_TRY(gp_obj_set_double(row, "avg_ns", gr->avg));
@@ -305,7 +305,7 @@ static int mem_extra(const struct gp__actx *c, const struct gtab *gt, size_t g,
                      struct gp_value *row, void *user)
 {
 	const struct memacc *m = &((const struct memacc *)user)[g];
-	const char *name = gp_strtab_get(&c->t->strs, gt->g[g].name);
+	const char *name = gp__strtab_get(&c->t->strs, gt->g[g].name);
 	int rc = 0;
 
 	GP_TRY(gp_obj_set_str(row, "kind", gt->g[g].key >> 32 ? "memset" : "memcpy"));

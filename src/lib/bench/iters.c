@@ -85,9 +85,9 @@ static int gpu_ops(const struct gp_trace *t, struct op **out, size_t *nout)
 
 			/* the earliest call with an id launches (a driver call under a runtime one)
 			 */
-			rc = gp_u64map_put_new(&launch, (uint64_t)t->ev.corr[i], i, &prev);
+			rc = gp__u64map_put_new(&launch, (uint64_t)t->ev.corr[i], i, &prev);
 			if (rc >= 0 && prev != i && t->ev.ts[i] < t->ev.ts[prev])
-				rc = gp_u64map_put(&launch, (uint64_t)t->ev.corr[i], i);
+				rc = gp__u64map_put(&launch, (uint64_t)t->ev.corr[i], i);
 			if (rc < 0)
 				goto out;
 			rc = 0;
@@ -97,7 +97,7 @@ static int gpu_ops(const struct gp_trace *t, struct op **out, size_t *nout)
 		uint64_t li;
 
 		if (!is_gpu_kind(t->ev.kind[i]) || t->ev.corr[i] < 0 ||
-		    gp_u64map_get(&launch, (uint64_t)t->ev.corr[i], &li) != 1)
+		    gp__u64map_get(&launch, (uint64_t)t->ev.corr[i], &li) != 1)
 			continue;
 		if (gp__grow((void **)&ops, &cap, n + 1, sizeof(*ops)))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -112,7 +112,7 @@ static int gpu_ops(const struct gp_trace *t, struct op **out, size_t *nout)
 	*nout = n;
 	ops = NULL;
 out:
-	gp_u64map_release(&launch);
+	gp__u64map_release(&launch);
 	gp__free(ops);
 	return rc;
 }
@@ -181,10 +181,10 @@ static bool name_is(const struct gp_trace *t, uint32_t id, const char *want)
 {
 	uint64_t v;
 
-	if (strcmp(gp_strtab_get(&t->strs, id), want) == 0)
+	if (strcmp(gp__strtab_get(&t->strs, id), want) == 0)
 		return true;
-	return gp_u64map_get(&t->nvtx_names, id, &v) == 1 &&
-	       strcmp(gp_strtab_get(&t->strs, (uint32_t)v), want) == 0;
+	return gp__u64map_get(&t->nvtx_names, id, &v) == 1 &&
+	       strcmp(gp__strtab_get(&t->strs, (uint32_t)v), want) == 0;
 }
 
 /* ranges (marks = false) or frames between marks (marks = true) named @p name */
@@ -239,7 +239,7 @@ static int names_list(const struct gp_trace *t, bool marks, struct gp_buf *b)
 	size_t i, k = 0;
 	int rc;
 
-	if ((rc = gp_u64map_init(&seen, 64)))
+	if ((rc = gp__u64map_init(&seen, 64)))
 		return rc;
 	for (i = 0; i < t->ev.n; i++) {
 		bool mark = (t->ev.flags[i] & GP_EVF_MARK) != 0;
@@ -250,24 +250,24 @@ static int names_list(const struct gp_trace *t, bool marks, struct gp_buf *b)
 		if (marks != mark || (!marks && t->ev.kind[i] != GP_K_USER_ANNOTATION))
 			continue;
 		/* a capture's range in a named domain answers to its message too */
-		if (gp_u64map_get(&t->nvtx_names, id, &v) == 1)
+		if (gp__u64map_get(&t->nvtx_names, id, &v) == 1)
 			id = (uint32_t)v;
 		before = seen.n;
-		if ((rc = gp_u64map_put_new(&seen, id, 0, NULL)))
+		if ((rc = gp__u64map_put_new(&seen, id, 0, NULL)))
 			goto out;
 		if (seen.n == before)
 			continue;
 		if (k < NAMES_LISTED)
 			GP_TRY(
-			    gp_buf_addf(b, "%s'%s'", k ? ", " : "", gp_strtab_get(&t->strs, id)));
+			    gp__buf_addf(b, "%s'%s'", k ? ", " : "", gp__strtab_get(&t->strs, id)));
 		k++;
 	}
 	if (k > NAMES_LISTED)
-		GP_TRY(gp_buf_addf(b, " and %zu more", k - NAMES_LISTED));
+		GP_TRY(gp__buf_addf(b, " and %zu more", k - NAMES_LISTED));
 	if (!k)
-		GP_TRY(gp_buf_addstr(b, "none"));
+		GP_TRY(gp__buf_addstr(b, "none"));
 out:
-	gp_u64map_release(&seen);
+	gp__u64map_release(&seen);
 	return rc;
 }
 
@@ -324,9 +324,9 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 	if (!it.n) {
 		struct gp_buf nb;
 
-		gp_buf_init(&nb, 0);
+		gp__buf_init(&nb, 0);
 		if ((o->frame_mark || o->iter_range) && (rc = names_list(t, o->frame_mark, &nb))) {
-			gp_buf_release(&nb);
+			gp__buf_release(&nb);
 			goto out;
 		}
 		if (o->frame_mark)
@@ -340,7 +340,7 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 			               "%s: no complete ProfilerStep#N: name the iterations with "
 			               "--iter-range NAME or --frame-mark NAME",
 			               path);
-		gp_buf_release(&nb);
+		gp__buf_release(&nb);
 		goto out;
 	}
 	if (o->warmup >= it.n)

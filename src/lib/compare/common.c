@@ -42,14 +42,14 @@ int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...)
 	int rc;
 
 	va_start(ap, fmt);
-	rc = gp_buf_vaddf(&b, fmt, ap);
+	rc = gp__buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	if (rc || !(w = gp__cmp_push_obj(c->warnings)) || gp_obj_set_str(w, "id", id) ||
 	    gp_obj_set_str(w, "text", b.buf)) {
-		gp_buf_release(&b);
+		gp__buf_release(&b);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return 0;
 }
 

@@ -132,12 +132,12 @@ int gp_compare_check_opts(const struct gp_compare_opts *o)
 			struct gp_buf b = GP_BUF_INIT;
 
 			for (k = 0; k < GP_ARRAY_SIZE(known_metrics); k++)
-				if (gp_buf_addf(&b, "%s%s", k ? ", " : "", known_metrics[k]))
+				if (gp__buf_addf(&b, "%s%s", k ? ", " : "", known_metrics[k]))
 					return gp__error(GP_ENOMEM, "out of memory");
 			rc = gp__error(GP_EINVAL,
 			               "no metric '%s' to set a threshold for (metrics: %s)",
 			               name ? name : "(null)", b.buf);
-			gp_buf_release(&b);
+			gp__buf_release(&b);
 			return rc;
 		}
 		if (!(v > 0 && v <= 100))
@@ -242,38 +242,38 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 		gp_value_get_double(gp_obj_get(m, "delta_pct"), &d);
 		gp_value_get_double(gp_obj_get(m, "p"), &p);
 		fmt_p(pb, sizeof(pb), p);
-		GP_TRY(gp_buf_addf(&b, "%s: %s %s%.1f %% (%s) %s %s%s%s", verdict,
-		                   gp_value_get_str(gp_obj_get(m, "title")), d >= 0 ? "+" : "", d,
-		                   pb, bench ? "for" : "on", bench ? "'" : "", group ? group : "?",
-		                   bench ? "'" : ""));
+		GP_TRY(gp__buf_addf(&b, "%s: %s %s%.1f %% (%s) %s %s%s%s", verdict,
+		                    gp_value_get_str(gp_obj_get(m, "title")), d >= 0 ? "+" : "", d,
+		                    pb, bench ? "for" : "on", bench ? "'" : "", group ? group : "?",
+		                    bench ? "'" : ""));
 		if (c->n_worse > 1)
-			GP_TRY(gp_buf_addf(&b, ", and %zu more regression%s", c->n_worse - 1,
-			                   c->n_worse > 2 ? "s" : ""));
+			GP_TRY(gp__buf_addf(&b, ", and %zu more regression%s", c->n_worse - 1,
+			                    c->n_worse > 2 ? "s" : ""));
 		else if (!c->n_worse && c->n_better > 1)
-			GP_TRY(gp_buf_addf(&b, ", and %zu more improvement%s", c->n_better - 1,
-			                   c->n_better > 2 ? "s" : ""));
+			GP_TRY(gp__buf_addf(&b, ", and %zu more improvement%s", c->n_better - 1,
+			                    c->n_better > 2 ? "s" : ""));
 	} else if (!c->n_worse && !c->n_better &&
 	           (c->n_inconclusive || (!c->n_sampled && c->n_single_changed))) {
 		if (c->n_sampled)
-			GP_TRY(gp_buf_addf(
+			GP_TRY(gp__buf_addf(
 			    &b,
 			    "inconclusive: %zu metric%s could not be decided (too few "
 			    "samples, or a change past the threshold that is not "
 			    "significant at alpha %g)",
 			    c->n_inconclusive, c->n_inconclusive == 1 ? "" : "s", c->alpha));
 		else
-			GP_TRY(
-			    gp_buf_addf(&b,
-			                "inconclusive: no metric with samples to test; %zu total%s "
-			                "changed by %g %% or more",
-			                c->n_single_changed, c->n_single_changed == 1 ? "" : "s",
-			                100 * c->threshold));
+			GP_TRY(gp__buf_addf(
+			    &b,
+			    "inconclusive: no metric with samples to test; %zu total%s "
+			    "changed by %g %% or more",
+			    c->n_single_changed, c->n_single_changed == 1 ? "" : "s",
+			    100 * c->threshold));
 	} else if (c->n_sampled)
-		GP_TRY(gp_buf_addf(&b, "same: no significant change of %g %% or more (alpha %g)",
-		                   100 * c->threshold, c->alpha));
+		GP_TRY(gp__buf_addf(&b, "same: no significant change of %g %% or more (alpha %g)",
+		                    100 * c->threshold, c->alpha));
 	else
-		GP_TRY(gp_buf_addf(&b, "same: no change of %g %% or more (no metric with samples)",
-		                   100 * c->threshold));
+		GP_TRY(gp__buf_addf(&b, "same: no change of %g %% or more (no metric with samples)",
+		                    100 * c->threshold));
 	if (gp_obj_set_str(c->result, "verdict", verdict) ||
 	    gp_obj_set_bool(c->result, "regression", c->n_worse > 0) ||
 	    gp_obj_set_str(c->result, "summary", b.buf))
@@ -281,7 +281,7 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 out:
 	if (rc == GP_ENOMEM)
 		gp__error(GP_ENOMEM, "out of memory");
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 

@@ -47,15 +47,15 @@ static int add(struct gp_value *arr, const char *id, struct gp_value *evidence, 
 	int rc;
 
 	va_start(ap, fmt);
-	rc = gp_buf_vaddf(&b, fmt, ap);
+	rc = gp__buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	if (rc || !evidence || !(o = gp__cmp_push_obj(arr)) || gp_obj_set_str(o, "id", id) ||
 	    gp_obj_set_str(o, "text", b.buf)) {
 		gp_value_free(evidence);
-		gp_buf_release(&b);
+		gp__buf_release(&b);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	if (gp_obj_set(o, "evidence", evidence))
 		return gp__error(GP_ENOMEM, "out of memory");
 	return 0;
@@ -226,7 +226,7 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		    gp_obj_set_double(o, "base_ns", sb.v[2 + best]) ||
 		    gp_obj_set_double(o, "new_ns", sn.v[2 + best]))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp_buf_addf(
+		GP_TRY(gp__buf_addf(
 		    &t, "%s%s %s", shown ? ", " : "", components[best],
 		    gp__fmt_dur(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best], GP__FMT_SIGN)));
 		shown++;
@@ -242,7 +242,7 @@ out:
 	if (rc == GP_ENOMEM)
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(ev);
-	gp_buf_release(&t);
+	gp__buf_release(&t);
 	return rc;
 }
 
@@ -315,9 +315,9 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 		    gp_obj_set_double(o, "new_ns", tn[best]) ||
 		    gp_obj_set_double(o, "share_pct", 100 * (tn[best] - tb[best]) / d))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp_buf_addf(&t, "%s%s %s (%.0f %%)", shown++ ? ", " : "", types[best],
-		                   gp__fmt_dur(a, sizeof(a), tn[best] - tb[best], GP__FMT_SIGN),
-		                   100 * (tn[best] - tb[best]) / d));
+		GP_TRY(gp__buf_addf(&t, "%s%s %s (%.0f %%)", shown++ ? ", " : "", types[best],
+		                    gp__fmt_dur(a, sizeof(a), tn[best] - tb[best], GP__FMT_SIGN),
+		                    100 * (tn[best] - tb[best]) / d));
 	}
 	rc = add(arr, "gpu_time_by_type", ev,
 	         "GPU time (kernels, copies, memsets, summed) %s by %s (%+.1f %%): %s",
@@ -328,7 +328,7 @@ out:
 	if (rc == GP_ENOMEM)
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(ev);
-	gp_buf_release(&t);
+	gp__buf_release(&t);
 	return rc;
 }
 
@@ -363,14 +363,14 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		    gp_obj_set_str(o, "status", st) || gp_obj_set_double(o, "delta_total_ns", dt) ||
 		    gp_obj_set_double(o, "delta_avg_pct", dp))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp_buf_addf(&t, "%s%s %s", shown++ ? "; " : "",
-		                   short_name(nb, sizeof(nb), name),
-		                   gp__fmt_dur(a, sizeof(a), dt, GP__FMT_SIGN)));
+		GP_TRY(gp__buf_addf(&t, "%s%s %s", shown++ ? "; " : "",
+		                    short_name(nb, sizeof(nb), name),
+		                    gp__fmt_dur(a, sizeof(a), dt, GP__FMT_SIGN)));
 		if (strcmp(st, "added") == 0 || strcmp(st, "removed") == 0)
-			GP_TRY(gp_buf_addf(&t, " (%s)", st));
+			GP_TRY(gp__buf_addf(&t, " (%s)", st));
 		else
-			GP_TRY(gp_buf_addf(&t, " (%.0f -> %.0f calls, per call %+.1f %%)",
-			                   dget(r, "base_count"), dget(r, "new_count"), dp));
+			GP_TRY(gp__buf_addf(&t, " (%.0f -> %.0f calls, per call %+.1f %%)",
+			                    dget(r, "base_count"), dget(r, "new_count"), dp));
 	}
 	if (!shown)
 		goto out;
@@ -385,7 +385,7 @@ out:
 	if (rc == GP_ENOMEM)
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(ev);
-	gp_buf_release(&t);
+	gp__buf_release(&t);
 	return rc;
 }
 

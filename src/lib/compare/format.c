@@ -47,7 +47,7 @@ static void para(struct fmt *f, const char *first, size_t indent, const char *fm
 	if (f->o.rc)
 		return;
 	va_start(ap, fmt);
-	f->o.rc = gp_buf_vaddf(&t, fmt, ap);
+	f->o.rc = gp__buf_vaddf(&t, fmt, ap);
 	va_end(ap);
 	if (f->o.rc)
 		goto out;
@@ -57,7 +57,7 @@ static void para(struct fmt *f, const char *first, size_t indent, const char *fm
 		gp__out_keep(
 		    &f->o, gp__text_wrap(&f->o.b, first, t.buf, TEXT_COLS, indent, GP__WRAP_GLUE));
 out:
-	gp_buf_release(&t);
+	gp__buf_release(&t);
 }
 
 static double num(const struct gp_value *v, const char *key)
@@ -274,9 +274,9 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 		/* kernel names hold C++ templates: keep "<...>" from reading as HTML */
 		out(f, "- ");
 		for (; *p && !f->o.rc; p++)
-			f->o.rc = *p == '<'   ? gp_buf_addstr(&f->o.b, "&lt;")
-			          : *p == '>' ? gp_buf_addstr(&f->o.b, "&gt;")
-			                      : gp_buf_addch(&f->o.b, *p);
+			f->o.rc = *p == '<'   ? gp__buf_addstr(&f->o.b, "&lt;")
+			          : *p == '>' ? gp__buf_addstr(&f->o.b, "&gt;")
+			                      : gp__buf_addch(&f->o.b, *p);
 		out(f, "\n");
 	}
 	out(f, "\n");

@@ -331,13 +331,13 @@ int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct
 	if (c->rank >= 0 && (!nb || !nn)) {
 		struct gp_buf b;
 
-		gp_buf_init(&b, 0);
+		gp__buf_init(&b, 0);
 		rc = gp__doc_ranks_list(!nb ? base : new_, &b);
 		if (!rc)
 			rc = gp__error(GP_EINVAL, "%s has no rank %lld (ranks: %s)",
 			               !nb ? c->base_label : c->new_label, (long long)c->rank,
 			               b.buf);
-		gp_buf_release(&b);
+		gp__buf_release(&b);
 		goto out;
 	}
 	if (cpb && cpn && strcmp(cpb, cpn) != 0)

@@ -372,8 +372,8 @@ static int put_sid(struct tctx *c, uint32_t id)
 
 	if (id >= c->t->strs.n)
 		return put(c->w, "\"\"", 2);
-	s = gp_strtab_get(&c->t->strs, id);
-	n = gp_strtab_strlen(&c->t->strs, id);
+	s = gp__strtab_get(&c->t->strs, id);
+	n = gp__strtab_strlen(&c->t->strs, id);
 	if (!c->sclean[id])
 		c->sclean[id] = plain_str(s, n) ? 1 : 2;
 	if (c->sclean[id] == 1) {
@@ -408,14 +408,14 @@ static int add_proc(struct tctx *c, struct gp_u64map *m, uint64_t mkey, const st
 	uint64_t v;
 	int rc;
 
-	if (gp_u64map_get(m, mkey, &v) == 1) {
+	if (gp__u64map_get(m, mkey, &v) == 1) {
 		*out = (uint32_t)v;
 		return 0;
 	}
 	if ((rc = gp__grow((void **)&c->procs, &c->procs_cap, c->nprocs + 1, sizeof(*c->procs))))
 		return rc;
 	c->procs[c->nprocs] = *p;
-	if ((rc = gp_u64map_put(m, mkey, c->nprocs)))
+	if ((rc = gp__u64map_put(m, mkey, c->nprocs)))
 		return rc;
 	*out = (uint32_t)c->nprocs++;
 	return 0;
@@ -496,9 +496,9 @@ static int map_tracks(struct tctx *c)
 			continue;
 		}
 		if (!p->str && p->key > 0 && p->key < SYNTH_BASE &&
-		    gp_u64map_get(&w->real_pids, (uint64_t)p->key, &dummy) != 1) {
+		    gp__u64map_get(&w->real_pids, (uint64_t)p->key, &dummy) != 1) {
 			p->cpid = p->key;
-			GP_TRY(gp_u64map_put(&w->real_pids, (uint64_t)p->key, 1));
+			GP_TRY(gp__u64map_put(&w->real_pids, (uint64_t)p->key, 1));
 		} else {
 			p->cpid = w->next_pid++;
 		}
@@ -626,7 +626,7 @@ static int write_proc_meta(struct tctx *c, struct proc *p)
 		uint32_t id = (uint32_t)p->key;
 
 		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN,
-		               gp_strtab_get(&t->strs, id), gp_strtab_strlen(&t->strs, id));
+		               gp__strtab_get(&t->strs, id), gp__strtab_strlen(&t->strs, id));
 	} else if (c->exe && p->key == c->exe_pid) {
 		rc = meta_name(w, c->label, "process_name", p->cpid, INT64_MIN, c->exe,
 		               strlen(c->exe));
@@ -656,9 +656,9 @@ static int write_thread_meta(struct tctx *c, uint32_t i)
 	int rc;
 
 	/* tracks of one stream (a numeric and a "stream N" tid) share a thread */
-	if (gp_u64map_get(&c->named, key, &v) == 1)
+	if (gp__u64map_get(&c->named, key, &v) == 1)
 		return 0;
-	if ((rc = gp_u64map_put(&c->named, key, 1)))
+	if ((rc = gp__u64map_put(&c->named, key, 1)))
 		return rc;
 	if (tr->gpu) {
 		if (tr->stream >= 0)
@@ -677,8 +677,8 @@ static int write_thread_meta(struct tctx *c, uint32_t i)
 	else if (tr->tid_str)
 		sid = tr->tid_str;
 	if (sid)
-		return meta_name(w, NULL, "thread_name", pid, tid, gp_strtab_get(&t->strs, sid),
-		                 gp_strtab_strlen(&t->strs, sid));
+		return meta_name(w, NULL, "thread_name", pid, tid, gp__strtab_get(&t->strs, sid),
+		                 gp__strtab_strlen(&t->strs, sid));
 	if (tid != tr->tid) {
 		snprintf(num, sizeof(num), "thread %lld", (long long)tr->tid);
 		return meta_name(w, NULL, "thread_name", pid, tid, num, strlen(num));
@@ -894,14 +894,14 @@ static int write_flows(struct tctx *c)
 	}
 	if (!napi)
 		return 0;
-	GP_TRY(gp_u64map_init(&api, napi));
+	GP_TRY(gp__u64map_init(&api, napi));
 	/* the runtime call when both a runtime and a driver call carry the id */
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < t->ev.n; i++)
 			if (t->ev.corr[i] >= 0 &&
 			    t->ev.kind[i] == (pass ? GP_K_DRIVER : GP_K_RUNTIME) &&
 			    t->ev.track[i] < t->ntracks)
-				GP_TRY(gp_u64map_put_new(&api, (uint64_t)t->ev.corr[i], i, NULL));
+				GP_TRY(gp__u64map_put_new(&api, (uint64_t)t->ev.corr[i], i, NULL));
 
 	dense = maxcorr >= FLOW_CORR_MAX;
 	for (i = 0; i < t->ev.n; i++) {
@@ -910,7 +910,7 @@ static int write_flows(struct tctx *c)
 
 		if (!is_gpu_op(t->ev.kind[i]) || t->ev.corr[i] < 0 ||
 		    t->ev.track[i] >= t->ntracks ||
-		    gp_u64map_get(&api, (uint64_t)t->ev.corr[i], &v) != 1)
+		    gp__u64map_get(&api, (uint64_t)t->ev.corr[i], &v) != 1)
 			continue;
 		a = (size_t)(v & ~FLOW_USED);
 		if (dense)
@@ -920,7 +920,7 @@ static int write_flows(struct tctx *c)
 		else
 			id = w->flow_base + (uint64_t)t->ev.corr[i];
 		if (!(v & FLOW_USED))
-			GP_TRY(gp_u64map_put(&api, (uint64_t)t->ev.corr[i], v | FLOW_USED));
+			GP_TRY(gp__u64map_put(&api, (uint64_t)t->ev.corr[i], v | FLOW_USED));
 		GP_TRY(write_flow_end(c, a, false, id));
 		GP_TRY(write_flow_end(c, i, true, id));
 		nflows++;
@@ -928,7 +928,7 @@ static int write_flows(struct tctx *c)
 	w->flow_base += dense ? nflows : (uint64_t)maxcorr + 1 + ndup;
 	w->st.flows += nflows;
 out:
-	gp_u64map_release(&api);
+	gp__u64map_release(&api);
 	return rc;
 }
 
@@ -949,7 +949,7 @@ static int write_mem(struct tctx *c)
 		if (m->total_allocated < 0 && m->total_reserved < 0)
 			continue;
 		if (m->device_type == 1 && m->device >= 0 &&
-		    gp_u64map_get(&c->gpu_dev, (uint64_t)(int64_t)m->device, &v) == 1)
+		    gp__u64map_get(&c->gpu_dev, (uint64_t)(int64_t)m->device, &v) == 1)
 			pid = c->procs[v].cpid;
 		else if (m->track < t->ntracks)
 			pid = c->procs[c->tproc[m->track]].cpid;
@@ -980,10 +980,10 @@ static void tctx_release(struct tctx *c)
 	gp__free(c->ttid);
 	gp__free(c->sclean);
 	gp__free(c->gpu_order);
-	gp_u64map_release(&c->host_num);
-	gp_u64map_release(&c->host_str);
-	gp_u64map_release(&c->gpu_dev);
-	gp_u64map_release(&c->named);
+	gp__u64map_release(&c->host_num);
+	gp__u64map_release(&c->host_str);
+	gp__u64map_release(&c->gpu_dev);
+	gp__u64map_release(&c->named);
 }
 
 GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct gp_trace *t,
@@ -1159,10 +1159,10 @@ GP_API int gp_chrome_writer_add_metrics(struct gp_chrome_writer *w, const char *
 	if (w->err)
 		return w->err;
 	/* nothing written yet on a read error: the writer stays usable */
-	if ((rc = gp_metrics_timeline_read(path, &m)))
+	if ((rc = gp__metrics_timeline_read(path, &m)))
 		return rc;
 	rc = gp__chrome_writer_add_timeline(w, m);
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 	return rc;
 }
 
@@ -1219,7 +1219,7 @@ GP_API void gp_chrome_writer_free(struct gp_chrome_writer *w)
 {
 	if (!w)
 		return;
-	gp_u64map_release(&w->real_pids);
+	gp__u64map_release(&w->real_pids);
 	gp__free(w->buf);
 	gp__free(w);
 }

@@ -59,7 +59,7 @@ static int run_dir_metrics(struct gp_chrome_writer *w, const char *path, uint64_
 	struct gp_metrics_timeline *m = NULL;
 	int rc;
 
-	rc = gp_metrics_timeline_read(path, &m);
+	rc = gp__metrics_timeline_read(path, &m);
 	if (rc && rc != GP_ENOMEM) {
 		gp__error_prefix("metrics left out");
 		(*skipped)++;
@@ -67,7 +67,7 @@ static int run_dir_metrics(struct gp_chrome_writer *w, const char *path, uint64_
 	} else if (!rc) {
 		rc = gp__chrome_writer_add_timeline(w, m);
 	}
-	gp_metrics_timeline_free(m);
+	gp__metrics_timeline_free(m);
 	return rc;
 }
 

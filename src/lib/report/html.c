@@ -94,12 +94,12 @@ static int html_escape(struct gp_buf *b, const char *s, size_t n, bool attr)
 			i += len;
 			continue;
 		}
-		GP_TRY(gp_buf_add(b, s + run, i - run));
-		GP_TRY(gp_buf_addstr(b, rep));
+		GP_TRY(gp__buf_add(b, s + run, i - run));
+		GP_TRY(gp__buf_addstr(b, rep));
 		i += len ? len : 1;
 		run = i;
 	}
-	rc = gp_buf_add(b, s + run, i - run);
+	rc = gp__buf_add(b, s + run, i - run);
 out:
 	return rc;
 }
@@ -143,8 +143,8 @@ int gp__html_script_json(struct gp_buf *b, const char *json, size_t n)
 				i += len;
 				continue;
 			}
-			GP_TRY(gp_buf_add(b, json + run, i - run));
-			GP_TRY(gp_buf_addstr(b, rep));
+			GP_TRY(gp__buf_add(b, json + run, i - run));
+			GP_TRY(gp__buf_addstr(b, rep));
 			i += len ? len : 1;
 			run = i;
 			continue;
@@ -153,11 +153,11 @@ int gp__html_script_json(struct gp_buf *b, const char *json, size_t n)
 			i++;
 			continue;
 		}
-		GP_TRY(gp_buf_add(b, json + run, i - run));
-		GP_TRY(gp_buf_addstr(b, rep));
+		GP_TRY(gp__buf_add(b, json + run, i - run));
+		GP_TRY(gp__buf_addstr(b, rep));
 		run = ++i;
 	}
-	rc = gp_buf_add(b, json + run, i - run);
+	rc = gp__buf_add(b, json + run, i - run);
 out:
 	return rc;
 }
@@ -179,15 +179,15 @@ static int env_row(struct gp_buf *b, const struct gp_value *env, const char *key
 	const char *v = gp_value_get_str(gp_obj_get(env, key));
 	int rc = 0;
 
-	GP_TRY(gp_buf_addf(b, "<div%s><dt>%s</dt><dd data-env=\"%s\"%s>",
-	                   code ? " class=\"gp-wide\"" : "", label, key,
-	                   v ? "" : " class=\"gp-unknown\""));
+	GP_TRY(gp__buf_addf(b, "<div%s><dt>%s</dt><dd data-env=\"%s\"%s>",
+	                    code ? " class=\"gp-wide\"" : "", label, key,
+	                    v ? "" : " class=\"gp-unknown\""));
 	if (v && code)
-		GP_TRY(gp_buf_addstr(b, "<code>"));
+		GP_TRY(gp__buf_addstr(b, "<code>"));
 	GP_TRY(text(b, v ? v : "-"));
 	if (v && code)
-		GP_TRY(gp_buf_addstr(b, "</code>"));
-	rc = gp_buf_addstr(b, "</dd></div>\n");
+		GP_TRY(gp__buf_addstr(b, "</code>"));
+	rc = gp__buf_addstr(b, "</dd></div>\n");
 out:
 	return rc;
 }
@@ -217,27 +217,28 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	size_t i;
 	int rc = 0;
 
-	GP_TRY(gp_buf_addstr(b, "<header id=\"gp-env\" class=\"gp-env\">\n"
-	                        "<div class=\"gp-brand\">gpuprof report <span class=\"gp-kind\">"));
+	GP_TRY(gp__buf_addstr(b,
+	                      "<header id=\"gp-env\" class=\"gp-env\">\n"
+	                      "<div class=\"gp-brand\">gpuprof report <span class=\"gp-kind\">"));
 	GP_TRY(text(b, kind));
-	GP_TRY(gp_buf_addstr(b, "</span></div>\n<h1 id=\"gp-title\" title=\""));
+	GP_TRY(gp__buf_addstr(b, "</span></div>\n<h1 id=\"gp-title\" title=\""));
 	GP_TRY(attr(b, title ? title : ""));
-	GP_TRY(gp_buf_addstr(b, "\">"));
+	GP_TRY(gp__buf_addstr(b, "\">"));
 	GP_TRY(text(b, title ? title : ""));
-	GP_TRY(gp_buf_addstr(b, "</h1>\n<dl class=\"gp-envlist\">\n"));
+	GP_TRY(gp__buf_addstr(b, "</h1>\n<dl class=\"gp-envlist\">\n"));
 	GP_TRY(env_row(b, env, "host", "Host", false));
-	GP_TRY(gp_buf_addf(b, "<div><dt>GPUs</dt><dd data-env=\"gpus\"%s>",
-	                   gp_value_len(gpus) ? "" : " class=\"gp-unknown\""));
+	GP_TRY(gp__buf_addf(b, "<div><dt>GPUs</dt><dd data-env=\"gpus\"%s>",
+	                    gp_value_len(gpus) ? "" : " class=\"gp-unknown\""));
 	for (i = 0; i < gp_value_len(gpus); i++) {
 		const char *g = gp_value_get_str(gp_arr_get(gpus, i));
 
-		GP_TRY(gp_buf_addstr(b, "<span class=\"gp-gpu\">"));
+		GP_TRY(gp__buf_addstr(b, "<span class=\"gp-gpu\">"));
 		GP_TRY(text(b, g ? g : "-"));
-		GP_TRY(gp_buf_addstr(b, "</span>"));
+		GP_TRY(gp__buf_addstr(b, "</span>"));
 	}
 	if (!gp_value_len(gpus))
-		GP_TRY(gp_buf_addstr(b, "-"));
-	GP_TRY(gp_buf_addstr(b, "</dd></div>\n"));
+		GP_TRY(gp__buf_addstr(b, "-"));
+	GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
 	GP_TRY(env_row(b, env, "driver_version", "Driver", false));
 	GP_TRY(env_row(b, env, "cuda_version", "CUDA", false));
 	GP_TRY(env_row(b, env, "command", "Command", true));
@@ -248,7 +249,7 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 		GP_TRY(env_row(b, env, "run_end", "Run", false));
 	if (gp_value_get_str(gp_obj_get(env, "no_gpu_timeline")))
 		GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
-	GP_TRY(gp_buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
+	GP_TRY(gp__buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
 	for (i = 0; i < gp_value_len(inputs); i++) {
 		const char *p = gp_value_get_str(gp_arr_get(inputs, i)), *base;
 		size_t n;
@@ -256,39 +257,39 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 		if (!p)
 			continue;
 		gp__base_name(p, &base, &n);
-		GP_TRY(gp_buf_addstr(b, "<span class=\"gp-path\" title=\""));
+		GP_TRY(gp__buf_addstr(b, "<span class=\"gp-path\" title=\""));
 		GP_TRY(attr(b, p));
-		GP_TRY(gp_buf_addstr(b, "\">"));
+		GP_TRY(gp__buf_addstr(b, "\">"));
 		GP_TRY(gp__html_text(b, base, n));
-		GP_TRY(gp_buf_addstr(b, "</span> "));
+		GP_TRY(gp__buf_addstr(b, "</span> "));
 	}
-	GP_TRY(gp_buf_addstr(b, "</dd></div>\n"));
+	GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
 	if (gp_value_type(tags) == GP_VALUE_OBJECT && gp_value_len(tags)) {
-		GP_TRY(gp_buf_addstr(b, "<div><dt>Tags</dt><dd data-env=\"tags\">"));
+		GP_TRY(gp__buf_addstr(b, "<div><dt>Tags</dt><dd data-env=\"tags\">"));
 		for (i = 0; i < gp_value_len(tags); i++) {
 			const char *k = gp_obj_key_at(tags, i);
 			const char *v = gp_value_get_str(gp_obj_value_at(tags, i));
 
 			if (!k)
 				continue;
-			GP_TRY(gp_buf_addstr(b, "<span class=\"gp-tag\" data-key=\""));
+			GP_TRY(gp__buf_addstr(b, "<span class=\"gp-tag\" data-key=\""));
 			GP_TRY(attr(b, k));
-			GP_TRY(gp_buf_addstr(b, "\">"));
+			GP_TRY(gp__buf_addstr(b, "\">"));
 			GP_TRY(text(b, k));
-			GP_TRY(gp_buf_addch(b, '='));
+			GP_TRY(gp__buf_addch(b, '='));
 			GP_TRY(text(b, v ? v : "-"));
-			GP_TRY(gp_buf_addstr(b, "</span> "));
+			GP_TRY(gp__buf_addstr(b, "</span> "));
 		}
-		GP_TRY(gp_buf_addstr(b, "</dd></div>\n"));
+		GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
 	}
-	GP_TRY(gp_buf_addstr(b, "<div><dt>gpuprof</dt><dd data-env=\"gpuprof_version\">"));
+	GP_TRY(gp__buf_addstr(b, "<div><dt>gpuprof</dt><dd data-env=\"gpuprof_version\">"));
 	GP_TRY(text(b, gp_version()));
 	if (src && strcmp(src, gp_version()) != 0) {
-		GP_TRY(gp_buf_addstr(b, " (input written by "));
+		GP_TRY(gp__buf_addstr(b, " (input written by "));
 		GP_TRY(text(b, src));
-		GP_TRY(gp_buf_addch(b, ')'));
+		GP_TRY(gp__buf_addch(b, ')'));
 	}
-	rc = gp_buf_addstr(b, "</dd></div>\n</dl>\n</header>\n");
+	rc = gp__buf_addstr(b, "</dd></div>\n</dl>\n</header>\n");
 out:
 	return rc;
 }
@@ -313,43 +314,43 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	    gp_value_type(gp_obj_get(page, "doc")) != GP_VALUE_OBJECT)
 		return gp__error(GP_EINVAL, "gp_report_html: not a page model (%s)",
 		                 GP_PAGE_SCHEMA);
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	GP_TRY(gp_value_to_json(page, 0, &json, &jlen));
-	GP_TRY(gp_buf_grow(&b, jlen + gp__report_js_len + gp__report_css_len + 8192));
-	GP_TRY(gp_buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	                         "<meta charset=\"utf-8\">\n"
-	                         "<meta name=\"viewport\" content=\"width=device-width, "
-	                         "initial-scale=1\">\n"
-	                         "<meta http-equiv=\"Content-Security-Policy\" "
-	                         "content=\"default-src 'none'; style-src 'unsafe-inline'; "
-	                         "script-src 'unsafe-inline'; img-src 'none'\">\n"
-	                         "<meta name=\"generator\" content=\"gpuprof "));
+	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_css_len + 8192));
+	GP_TRY(gp__buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	                          "<meta charset=\"utf-8\">\n"
+	                          "<meta name=\"viewport\" content=\"width=device-width, "
+	                          "initial-scale=1\">\n"
+	                          "<meta http-equiv=\"Content-Security-Policy\" "
+	                          "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	                          "script-src 'unsafe-inline'; img-src 'none'\">\n"
+	                          "<meta name=\"generator\" content=\"gpuprof "));
 	GP_TRY(attr(&b, gp_version()));
-	GP_TRY(gp_buf_addstr(&b, "\">\n<title>gpuprof report: "));
+	GP_TRY(gp__buf_addstr(&b, "\">\n<title>gpuprof report: "));
 	GP_TRY(text(&b, title ? title : ""));
-	GP_TRY(gp_buf_addstr(&b, "</title>\n<style>\n"));
-	GP_TRY(gp_buf_add(&b, gp__report_css, gp__report_css_len));
-	GP_TRY(gp_buf_addstr(&b, "</style>\n</head>\n<body data-gp-kind=\""));
+	GP_TRY(gp__buf_addstr(&b, "</title>\n<style>\n"));
+	GP_TRY(gp__buf_add(&b, gp__report_css, gp__report_css_len));
+	GP_TRY(gp__buf_addstr(&b, "</style>\n</head>\n<body data-gp-kind=\""));
 	GP_TRY(attr(&b, kind));
-	GP_TRY(gp_buf_addstr(&b, "\">\n"));
+	GP_TRY(gp__buf_addstr(&b, "\">\n"));
 	GP_TRY(header(&b, page));
-	GP_TRY(gp_buf_addstr(&b, "<nav id=\"gp-nav\" class=\"gp-nav\"></nav>\n"
-	                         "<main id=\"gp-main\">\n<noscript><p class=\"gp-note\">The "
-	                         "charts and tables of this report are drawn by its "
-	                         "JavaScript: allow scripts for this file, or read the data "
-	                         "in the gp-data element of its source.</p></noscript>\n"
-	                         "</main>\n<div id=\"gp-error\" class=\"gp-error\" "
-	                         "hidden></div>\n"
-	                         "<script type=\"application/json\" id=\"gp-data\">"));
+	GP_TRY(gp__buf_addstr(&b, "<nav id=\"gp-nav\" class=\"gp-nav\"></nav>\n"
+	                          "<main id=\"gp-main\">\n<noscript><p class=\"gp-note\">The "
+	                          "charts and tables of this report are drawn by its "
+	                          "JavaScript: allow scripts for this file, or read the data "
+	                          "in the gp-data element of its source.</p></noscript>\n"
+	                          "</main>\n<div id=\"gp-error\" class=\"gp-error\" "
+	                          "hidden></div>\n"
+	                          "<script type=\"application/json\" id=\"gp-data\">"));
 	GP_TRY(gp__html_script_json(&b, json, jlen));
-	GP_TRY(gp_buf_addstr(&b, "</script>\n<script>\n"));
-	GP_TRY(gp_buf_add(&b, gp__report_js, gp__report_js_len));
-	GP_TRY(gp_buf_addstr(&b, "</script>\n</body>\n</html>\n"));
-	*out = gp_buf_detach(&b, len);
+	GP_TRY(gp__buf_addstr(&b, "</script>\n<script>\n"));
+	GP_TRY(gp__buf_add(&b, gp__report_js, gp__report_js_len));
+	GP_TRY(gp__buf_addstr(&b, "</script>\n</body>\n</html>\n"));
+	*out = gp__buf_detach(&b, len);
 out:
 	if (rc == GP_ENOMEM)
 		gp__error(GP_ENOMEM, "out of memory writing the report page");
 	gp_free(json);
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }

@@ -56,11 +56,11 @@ static int add_shell_word(struct gp_buf *b, const char *w)
 	if (*w &&
 	    strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=@%+,-") ==
 	        strlen(w))
-		return gp_buf_addstr(b, w);
-	GP_TRY(gp_buf_addch(b, '\''));
+		return gp__buf_addstr(b, w);
+	GP_TRY(gp__buf_addch(b, '\''));
 	for (p = w; *p; p++)
-		GP_TRY(*p == '\'' ? gp_buf_addstr(b, "'\\''") : gp_buf_addch(b, *p));
-	rc = gp_buf_addch(b, '\'');
+		GP_TRY(*p == '\'' ? gp__buf_addstr(b, "'\\''") : gp__buf_addch(b, *p));
+	rc = gp__buf_addch(b, '\'');
 out:
 	return rc;
 }
@@ -72,14 +72,14 @@ static int command_line(const struct gp_value *words, struct gp_buf *b)
 	int rc = 0;
 
 	if (gp_value_get_str(words))
-		return gp_buf_addstr(b, gp_value_get_str(words));
+		return gp__buf_addstr(b, gp_value_get_str(words));
 	for (i = 0; i < gp_value_len(words); i++) {
 		const char *w = gp_value_get_str(gp_arr_get(words, i));
 
 		if (!w)
 			continue;
 		if (b->len)
-			GP_TRY(gp_buf_addch(b, ' '));
+			GP_TRY(gp__buf_addch(b, ' '));
 		GP_TRY(add_shell_word(b, w));
 	}
 out:
@@ -91,7 +91,7 @@ static int set_buf(struct gp_value *obj, const char *key, struct gp_buf *b)
 {
 	int rc = b->len ? gp_obj_set_str(obj, key, b->buf) : gp_obj_set_null(obj, key);
 
-	gp_buf_release(b);
+	gp__buf_release(b);
 	return rc;
 }
 
@@ -109,13 +109,13 @@ static int add_version(struct gp_buf *b, const char *prefix, const struct gp_val
 	int64_t x;
 
 	if (gp_value_get_str(v) && *gp_value_get_str(v))
-		return gp_buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
+		return gp__buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
 	if (!gp_value_get_int(v, &x) || x <= 0 || x >= INT32_MAX)
 		return 0;
 	if (x >= 1000)
-		return gp_buf_addf(b, "%s%lld.%lld", prefix, (long long)(x / 1000),
-		                   (long long)(x % 1000 / 10));
-	return gp_buf_addf(b, "%s%lld", prefix, (long long)x);
+		return gp__buf_addf(b, "%s%lld.%lld", prefix, (long long)(x / 1000),
+		                    (long long)(x % 1000 / 10));
+	return gp__buf_addf(b, "%s%lld", prefix, (long long)x);
 }
 
 /*
@@ -131,7 +131,7 @@ static int cuda_version(const struct gp_value *trace, struct gp_value *env)
 	size_t before;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	if (gp_value_type(rt) == GP_VALUE_NULL && gp_value_type(drv) == GP_VALUE_NULL) {
 		rt = gp_obj_get(trace, "hip_runtime_version");
 		drv = gp_obj_get(trace, "hip_driver_version");
@@ -140,10 +140,10 @@ static int cuda_version(const struct gp_value *trace, struct gp_value *env)
 	before = b.len;
 	GP_TRY(add_version(&b, b.len ? " (driver API " : "driver API ", drv));
 	if (before && b.len > before)
-		GP_TRY(gp_buf_addch(&b, ')'));
+		GP_TRY(gp__buf_addch(&b, ')'));
 	rc = set_buf(env, "cuda_version", &b);
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -170,27 +170,27 @@ static int device_label(const struct gp_value *d, struct gp_buf *b)
 	gp_value_get_int(gp_obj_get(d, "num_sms"), &sms);
 	gp_value_get_int(gp_obj_get(d, "total_memory_bytes"), &mem);
 	if (id >= 0)
-		GP_TRY(gp_buf_addf(b, "%lld: ", (long long)id));
-	GP_TRY(gp_buf_addstr(b, name && *name ? name : "GPU"));
+		GP_TRY(gp__buf_addf(b, "%lld: ", (long long)id));
+	GP_TRY(gp__buf_addstr(b, name && *name ? name : "GPU"));
 	if (cc && *cc) {
-		GP_TRY(gp_buf_addf(b, "%ssm_", sep));
+		GP_TRY(gp__buf_addf(b, "%ssm_", sep));
 		for (; *cc; cc++)
 			if (*cc != '.')
-				GP_TRY(gp_buf_addch(b, *cc));
+				GP_TRY(gp__buf_addch(b, *cc));
 		sep = ", ";
 	}
 	if (sms > 0) {
-		GP_TRY(gp_buf_addf(b, "%s%lld SMs", sep, (long long)sms));
+		GP_TRY(gp__buf_addf(b, "%s%lld SMs", sep, (long long)sms));
 		sep = ", ";
 	}
 	if (mem > 0) {
 		char mb[32];
 
-		GP_TRY(gp_buf_addf(b, "%s%s", sep, gp__fmt_bytes(mb, sizeof(mb), (double)mem, 0)));
+		GP_TRY(gp__buf_addf(b, "%s%s", sep, gp__fmt_bytes(mb, sizeof(mb), (double)mem, 0)));
 		sep = ", ";
 	}
 	if (strcmp(sep, ", ") == 0)
-		GP_TRY(gp_buf_addch(b, ')'));
+		GP_TRY(gp__buf_addch(b, ')'));
 out:
 	return rc;
 }
@@ -211,16 +211,16 @@ static int run_end(const struct gp_value *doc, struct gp_value *env)
 
 	if (gp_value_type(run) != GP_VALUE_OBJECT)
 		return 0;
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	if (sig)
-		GP_TRY(gp_buf_addf(&b, "killed by %s", sig));
+		GP_TRY(gp__buf_addf(&b, "killed by %s", sig));
 	else if (gp_value_get_int(gp_obj_get(run, "exit_code"), &code))
-		GP_TRY(gp_buf_addf(&b, "exit status %lld", (long long)code));
+		GP_TRY(gp__buf_addf(&b, "exit status %lld", (long long)code));
 	else
-		GP_TRY(
-		    gp_buf_addf(&b, "%s", get_str(run, "state") ? get_str(run, "state") : "ended"));
+		GP_TRY(gp__buf_addf(&b, "%s",
+		                    get_str(run, "state") ? get_str(run, "state") : "ended"));
 	if (gp_value_get_int(gp_obj_get(run, "wall_ns"), &wall))
-		GP_TRY(gp_buf_addf(&b, " after %.3f s", (double)wall / 1e9));
+		GP_TRY(gp__buf_addf(&b, " after %.3f s", (double)wall / 1e9));
 	GP_TRY(set_buf(env, "run_end", &b));
 	GP_TRY(set_str_or_null(env, "no_gpu_timeline", get_str(doc, "no_gpu_timeline")));
 	if (!get_str(env, "command"))
@@ -228,7 +228,7 @@ static int run_end(const struct gp_value *doc, struct gp_value *env)
 	if (b.len)
 		GP_TRY(set_buf(env, "command", &b));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -244,7 +244,7 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 	size_t i, j;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	for (i = 0; i < gp_value_len(ranks); i++) {
 		const struct gp_value *ov = gp_obj_get(gp_arr_get(ranks, i), "overview");
 		const struct gp_value *devs = gp_obj_get(ov, "devices");
@@ -254,7 +254,7 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 		if (!capture && gp_value_type(gp_obj_get(ov, "capture")) == GP_VALUE_OBJECT)
 			capture = gp_obj_get(ov, "capture");
 		for (j = 0; j < gp_value_len(devs) && gp_value_len(gpus) < 64; j++) {
-			gp_buf_reset(&b);
+			gp__buf_reset(&b);
 			GP_TRY(device_label(gp_arr_get(devs, j), &b));
 			GP_TRY(push_unique(gpus, b.buf));
 		}
@@ -266,13 +266,13 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 			int64_t idx = -1;
 
 			gp_value_get_int(gp_obj_get(g, "index"), &idx);
-			gp_buf_reset(&b);
+			gp__buf_reset(&b);
 			if (idx >= 0)
-				GP_TRY(gp_buf_addf(&b, "%lld: ", (long long)idx));
-			GP_TRY(gp_buf_addstr(&b, get_str(g, "name") ? get_str(g, "name") : "GPU"));
+				GP_TRY(gp__buf_addf(&b, "%lld: ", (long long)idx));
+			GP_TRY(gp__buf_addstr(&b, get_str(g, "name") ? get_str(g, "name") : "GPU"));
 			GP_TRY(push_unique(gpus, b.buf));
 		}
-	gp_buf_reset(&b);
+	gp__buf_reset(&b);
 
 	host = get_str(metrics, "hostname");
 	if (!host)
@@ -288,7 +288,7 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 	GP_TRY(set_str_or_null(env, "date", get_str(run, "start_time")));
 	GP_TRY(run_end(doc, env));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -298,7 +298,7 @@ static int env_bench(const struct gp_value *doc, struct gp_value *env)
 	struct gp_buf b;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	GP_TRY(set_str_or_null(env, "host", get_str(doc, "host/hostname")));
 	GP_TRY(gp_obj_set_null(env, "driver_version"));
 	GP_TRY(gp_obj_set_null(env, "cuda_version"));
@@ -307,7 +307,7 @@ static int env_bench(const struct gp_value *doc, struct gp_value *env)
 	GP_TRY(set_buf(env, "command", &b));
 	GP_TRY(set_str_or_null(env, "date", get_str(doc, "date")));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -316,20 +316,20 @@ static int env_compare(const struct gp_value *doc, struct gp_value *env)
 	struct gp_buf b;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	GP_TRY(gp_obj_set_null(env, "host"));
 	GP_TRY(gp_obj_set_null(env, "driver_version"));
 	GP_TRY(gp_obj_set_null(env, "cuda_version"));
 	if (get_str(doc, "base/path") && get_str(doc, "new/path")) {
-		GP_TRY(gp_buf_addstr(&b, "gpuprof compare "));
+		GP_TRY(gp__buf_addstr(&b, "gpuprof compare "));
 		GP_TRY(add_shell_word(&b, get_str(doc, "base/path")));
-		GP_TRY(gp_buf_addch(&b, ' '));
+		GP_TRY(gp__buf_addch(&b, ' '));
 		GP_TRY(add_shell_word(&b, get_str(doc, "new/path")));
 	}
 	GP_TRY(set_buf(env, "command", &b));
 	GP_TRY(gp_obj_set_null(env, "date"));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -378,11 +378,11 @@ static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct 
 		return rc;
 	if ((rc = gp_obj_set(p, "files", files = gp_value_array())))
 		return rc;
-	gp_buf_init(&b, 0);
-	GP_TRY(gp_buf_addstr(&b, "gpuprof export"));
+	gp__buf_init(&b, 0);
+	GP_TRY(gp__buf_addstr(&b, "gpuprof export"));
 	if (analysed) {
 		for (i = 0; i < n; i++) {
-			GP_TRY(gp_buf_addch(&b, ' '));
+			GP_TRY(gp__buf_addch(&b, ' '));
 			GP_TRY(add_shell_word(&b, paths[i]));
 		}
 		nfiles = n;
@@ -394,7 +394,7 @@ static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct 
 
 			if (!f)
 				continue;
-			GP_TRY(gp_buf_addch(&b, ' '));
+			GP_TRY(gp__buf_addch(&b, ' '));
 			GP_TRY(add_shell_word(&b, f));
 			nfiles++;
 		}
@@ -405,13 +405,13 @@ static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct 
 		if (f)
 			GP_TRY(gp_arr_push(files, gp_value_str(f)));
 	}
-	GP_TRY(gp_buf_addstr(&b, " -o trace.chrome.json"));
+	GP_TRY(gp__buf_addstr(&b, " -o trace.chrome.json"));
 	if (nfiles)
 		GP_TRY(gp_obj_set_str(p, "command", b.buf));
 	else
 		GP_TRY(gp_obj_set_null(p, "command"));
 out:
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	return rc;
 }
 
@@ -435,12 +435,12 @@ static int keep_rank(struct gp_value *doc, int64_t rank, const char *path)
 	if (gp_value_len(kept) == 0) {
 		struct gp_buf b;
 
-		gp_buf_init(&b, 0);
+		gp__buf_init(&b, 0);
 		rc = gp__doc_ranks_list(doc, &b);
 		if (!rc)
 			rc = gp__error(GP_EINVAL, "'%s': no rank %lld (ranks: %s)", path,
 			               (long long)rank, b.buf);
-		gp_buf_release(&b);
+		gp__buf_release(&b);
 		goto out;
 	}
 	/* --rank never silently matches two */

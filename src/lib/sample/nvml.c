@@ -128,7 +128,7 @@ static int load(struct gp__nvml *n, const char *library)
 #undef S
 	const char *env = library && *library ? library : getenv("GPUPROF_NVML_LIBRARY");
 
-	int rc = gp_dl_load(&n->dl, env, candidates, syms, GP_ARRAY_SIZE(syms));
+	int rc = gp__dl_load(&n->dl, env, candidates, syms, GP_ARRAY_SIZE(syms));
 
 	if (rc)
 		return rc;
@@ -153,7 +153,7 @@ static int load(struct gp__nvml *n, const char *library)
 		if (missing) {
 			rc = gp__error(GP_ENOTSUP, "%s: required symbol %s not found", n->dl.path,
 			               missing);
-			gp_dl_close(&n->dl);
+			gp__dl_close(&n->dl);
 			return rc;
 		}
 	}
@@ -725,6 +725,6 @@ void gp__nvml_close(struct gp__nvml *n)
 		gp__free(n->dev[i].procs1);
 		gp__free(n->dev[i].util);
 	}
-	gp_dl_close(&n->dl);
+	gp__dl_close(&n->dl);
 	gp__free(n);
 }

@@ -104,7 +104,7 @@ static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
 	uint64_t v;
 
 	*out = 0;
-	if (cap_id && gp_u64map_get(&r->strs, cap_id, &v) == 1)
+	if (cap_id && gp__u64map_get(&r->strs, cap_id, &v) == 1)
 		*out = (uint32_t)v;
 	return 0;
 }
@@ -121,14 +121,14 @@ static int intern(struct rd *r, const char *s, size_t n, uint32_t *out)
 	int rc;
 
 	if (gp__utf8_valid(s, n))
-		return gp_strtab_intern(&r->t->strs, s, n, out);
+		return gp__strtab_intern(&r->t->strs, s, n, out);
 	if (n > SIZE_MAX / 3)
 		return gp__error(GP_ELIMIT, "a string of %zu bytes", n);
 	fixed = 3 * n <= sizeof(stack) ? stack : gp__malloc(3 * n);
 	if (!fixed)
 		return gp__error(GP_ENOMEM, "out of memory");
 	m = gp__utf8_repair(s, n, fixed);
-	rc = gp_strtab_intern(&r->t->strs, fixed, m, out);
+	rc = gp__strtab_intern(&r->t->strs, fixed, m, out);
 	if (fixed != stack)
 		gp__free(fixed);
 	return rc;
@@ -338,8 +338,8 @@ static int on_device(struct rd *r, const struct gp_cap_device *d)
 
 	if (!r->devices && !(r->devices = gp_value_array()))
 		return gp__error(GP_ENOMEM, "out of memory");
-	if (d->name && gp_u64map_get(&r->strs, d->name, &v) == 1)
-		name = gp_strtab_get(&r->t->strs, (uint32_t)v);
+	if (d->name && gp__u64map_get(&r->strs, d->name, &v) == 1)
+		name = gp__strtab_get(&r->t->strs, (uint32_t)v);
 	if (!(o = gp_value_object()) || gp_obj_set_int(o, "id", d->id) ||
 	    gp_obj_set_str(o, "name", name) ||
 	    gp_obj_set_int(o, "totalGlobalMem",
@@ -365,10 +365,10 @@ static struct tstack *stack_of(struct rd *r, uint32_t tid, uint32_t domain)
 {
 	uint64_t key = (uint64_t)tid << 32 | domain, i;
 
-	if (gp_u64map_get(&r->stack_ix, key, &i) == 1 && i < r->nstacks)
+	if (gp__u64map_get(&r->stack_ix, key, &i) == 1 && i < r->nstacks)
 		return &r->stacks[i];
 	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0 ||
-	    gp_u64map_put(&r->stack_ix, key, r->nstacks) < 0)
+	    gp__u64map_put(&r->stack_ix, key, r->nstacks) < 0)
 		return NULL;
 	memset(&r->stacks[r->nstacks], 0, sizeof(r->stacks[0]));
 	r->stacks[r->nstacks].tid = tid;
@@ -392,12 +392,12 @@ static int check_order(struct rd *r, uint32_t tid, int64_t ts)
 	int k, rc;
 
 	/* prev - ts in unsigned arithmetic: exact when prev > ts, whatever the file's times */
-	if (gp_u64map_get(&r->last_ts, tid, &prev) == 1 && ts < (int64_t)prev &&
+	if (gp__u64map_get(&r->last_ts, tid, &prev) == 1 && ts < (int64_t)prev &&
 	    prev - (uint64_t)ts > ORDER_SLACK_NS) {
 		r->out_of_order++;
 		if (r->order_warned.n < ORDER_WARN_MAX &&
-		    gp_u64map_get(&r->order_warned, tid, NULL) == 0) {
-			if ((rc = gp_u64map_put(&r->order_warned, tid, 1)))
+		    gp__u64map_get(&r->order_warned, tid, NULL) == 0) {
+			if ((rc = gp__u64map_put(&r->order_warned, tid, 1)))
 				return rc;
 			k = snprintf(
 			    text, sizeof(text),
@@ -411,7 +411,7 @@ static int check_order(struct rd *r, uint32_t tid, int64_t ts)
 		}
 		return 0; /* the later time stays the thread's last */
 	}
-	return gp_u64map_put(&r->last_ts, tid, (uint64_t)ts);
+	return gp__u64map_put(&r->last_ts, tid, (uint64_t)ts);
 }
 
 /* "message" in the default domain, "domain:message" in others; a registered string by id */
@@ -427,14 +427,14 @@ static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg
 	if (n->name) {
 		uint64_t v;
 
-		if (gp_u64map_get(&r->strs, n->name, &v) == 1) {
-			msg = gp_strtab_get(&r->t->strs, (uint32_t)v);
+		if (gp__u64map_get(&r->strs, n->name, &v) == 1) {
+			msg = gp__strtab_get(&r->t->strs, (uint32_t)v);
 			len = strlen(msg);
 		}
 	}
-	if (!n->domain || gp_u64map_get(&r->domains, n->domain, &dom) != 1)
+	if (!n->domain || gp__u64map_get(&r->domains, n->domain, &dom) != 1)
 		return intern(r, msg, len, out);
-	dn = gp_strtab_get(&r->t->strs, (uint32_t)dom);
+	dn = gp__strtab_get(&r->t->strs, (uint32_t)dom);
 	if (len > 4096)
 		len = 4096;
 	k = snprintf(buf, sizeof(buf), "%s:%.*s", dn, (int)len, msg);
@@ -444,7 +444,7 @@ static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg
 	    (rc = intern(r, msg, len, &mid)))
 		return rc;
 	/* the analyses name a range by its message and its domain apart */
-	return gp_u64map_put(&r->t->nvtx_names, *out, dom << 32 | mid);
+	return gp__u64map_put(&r->t->nvtx_names, *out, dom << 32 | mid);
 }
 
 static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, uint32_t name,
@@ -467,9 +467,9 @@ static int site_of(struct rd *r, const struct gp_cap_nvtx *n, uint32_t name)
 {
 	uint64_t src;
 
-	if (!n->name || !r->sites.n || gp_u64map_get(&r->sites, n->name, &src) != 1)
+	if (!n->name || !r->sites.n || gp__u64map_get(&r->sites, n->name, &src) != 1)
 		return 0;
-	return gp_u64map_put_new(&r->t->range_src, name, src, NULL);
+	return gp__u64map_put_new(&r->t->range_src, name, src, NULL);
 }
 
 /* A mark: a zero-length event flagged GP_EVF_MARK on its thread, named as a range; counted */
@@ -486,8 +486,8 @@ static int on_mark(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		return rc;
 	if (idx < r->t->ev.n)
 		r->t->ev.flags[idx] |= GP_EVF_MARK;
-	gp_u64map_get(&r->mark_counts, name, &k);
-	return gp_u64map_put(&r->mark_counts, name, k + 1);
+	gp__u64map_get(&r->mark_counts, name, &k);
+	return gp__u64map_put(&r->mark_counts, name, k + 1);
 }
 
 /* A call site of the annotation API: "file:line" when its file is known */
@@ -498,15 +498,15 @@ static int on_site(struct rd *r, const struct gp_cap_site *s)
 	uint32_t id;
 	int k, rc;
 
-	if (!s->id || !s->file || gp_u64map_get(&r->strs, s->file, &f) != 1)
+	if (!s->id || !s->file || gp__u64map_get(&r->strs, s->file, &f) != 1)
 		return 0;
-	k = snprintf(buf, sizeof(buf), "%.4096s:%u", gp_strtab_get(&r->t->strs, (uint32_t)f),
+	k = snprintf(buf, sizeof(buf), "%.4096s:%u", gp__strtab_get(&r->t->strs, (uint32_t)f),
 	             s->line);
 	if (k < 0)
 		return 0;
 	if ((rc = intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, &id)))
 		return rc;
-	return gp_u64map_put(&r->sites, s->id, id);
+	return gp__u64map_put(&r->sites, s->id, id);
 }
 
 /*
@@ -554,7 +554,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 	case GP_NVTX_DOMAIN:
 		if ((rc = intern(r, msg, len, &name)))
 			return rc;
-		return gp_u64map_put(&r->domains, n->id, name);
+		return gp__u64map_put(&r->domains, n->id, name);
 	case GP_NVTX_PUSH:
 		if (!(st = stack_of(r, n->tid, n->domain)))
 			return gp__error(GP_ENOMEM, "out of memory");
@@ -604,13 +604,13 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 		r->sv[r->nsv].ts = n->ts;
 		r->sv[r->nsv].name = name;
 		r->sv_tid[r->nsv] = n->tid;
-		if ((rc = gp_u64map_put(&r->starts, n->id, (uint64_t)r->sv_gen << 32 | r->nsv)))
+		if ((rc = gp__u64map_put(&r->starts, n->id, (uint64_t)r->sv_gen << 32 | r->nsv)))
 			return rc;
 		r->nsv++;
 		r->sv_open++;
 		return 0;
 	case GP_NVTX_END:
-		if (gp_u64map_get(&r->starts, n->id, &v) != 1 || v >> 32 != r->sv_gen ||
+		if (gp__u64map_get(&r->starts, n->id, &v) != 1 || v >> 32 != r->sv_gen ||
 		    (v &= UINT32_MAX) >= r->nsv || r->sv[v].name == UINT32_MAX) {
 			if (r->win_seen)
 				r->cut++;
@@ -703,7 +703,7 @@ static int place_cuda_events(struct rd *r)
 	memset(&api, 0, sizeof(api));
 	for (size_t i = 0; i < r->t->ev.n; i++)
 		if (r->t->ev.kind[i] == GP_K_RUNTIME && r->t->ev.corr[i] >= 0 &&
-		    (rc = gp_u64map_put(&api, (uint64_t)r->t->ev.corr[i], i)))
+		    (rc = gp__u64map_put(&api, (uint64_t)r->t->ev.corr[i], i)))
 			goto out;
 	if ((rc = intern(r, "CUDA event", 10, &name)))
 		goto out;
@@ -714,7 +714,7 @@ static int place_cuda_events(struct rd *r)
 		size_t idx;
 		int64_t ts;
 
-		if (gp_u64map_get(&api, e->correlation, &a) != 1 || a >= r->t->ev.n) {
+		if (gp__u64map_get(&api, e->correlation, &a) != 1 || a >= r->t->ev.n) {
 			r->cev_unplaced++;
 			continue;
 		}
@@ -724,7 +724,7 @@ static int place_cuda_events(struct rd *r)
 			goto out;
 	}
 out:
-	gp_u64map_release(&api);
+	gp__u64map_release(&api);
 	return rc;
 }
 
@@ -831,7 +831,7 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		memcpy(&u.str, p, sizeof(u.str));
 		if ((rc = intern(r, (const char *)p + sizeof(u.str), size - sizeof(u.str), &id)))
 			return rc;
-		return gp_u64map_put(&r->strs, u.str.id, id);
+		return gp__u64map_put(&r->strs, u.str.id, id);
 	}
 	case GP_CAP_KERNEL:
 		if (fixed(&u.k, sizeof(u.k), GP_CAP_MIN_KERNEL, p, size))
@@ -950,11 +950,11 @@ static int marks_list(struct rd *r, struct gp_value **out)
 		if (!m->used[i])
 			continue;
 		rows[n].domain = "";
-		rows[n].name = gp_strtab_get(&r->t->strs, id);
+		rows[n].name = gp__strtab_get(&r->t->strs, id);
 		rows[n].count = m->vals[i];
-		if (gp_u64map_get(&r->t->nvtx_names, id, &v) == 1) {
-			rows[n].domain = gp_strtab_get(&r->t->strs, (uint32_t)(v >> 32));
-			rows[n].name = gp_strtab_get(&r->t->strs, (uint32_t)v);
+		if (gp__u64map_get(&r->t->nvtx_names, id, &v) == 1) {
+			rows[n].domain = gp__strtab_get(&r->t->strs, (uint32_t)(v >> 32));
+			rows[n].name = gp__strtab_get(&r->t->strs, (uint32_t)v);
 		}
 		n++;
 	}
@@ -1131,8 +1131,8 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 		return rc;
 	r.t->meta = gp_value_object();
 	r.t->has_counters = true;
-	if (!r.t->meta || gp_u64map_init(&r.strs, 1024) || gp_u64map_init(&r.domains, 16) ||
-	    gp_u64map_init(&r.starts, 64)) {
+	if (!r.t->meta || gp__u64map_init(&r.strs, 1024) || gp__u64map_init(&r.domains, 16) ||
+	    gp__u64map_init(&r.starts, 64)) {
 		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -1191,16 +1191,16 @@ out:
 		gp__free(r.stacks[i].v);
 	gp__free(r.stacks);
 	gp__free(r.busy);
-	gp_u64map_release(&r.stack_ix);
-	gp_u64map_release(&r.last_ts);
-	gp_u64map_release(&r.order_warned);
+	gp__u64map_release(&r.stack_ix);
+	gp__u64map_release(&r.last_ts);
+	gp__u64map_release(&r.order_warned);
 	gp__free(r.sv);
 	gp__free(r.sv_tid);
-	gp_u64map_release(&r.strs);
-	gp_u64map_release(&r.domains);
-	gp_u64map_release(&r.starts);
-	gp_u64map_release(&r.sites);
-	gp_u64map_release(&r.mark_counts);
+	gp__u64map_release(&r.strs);
+	gp__u64map_release(&r.domains);
+	gp__u64map_release(&r.starts);
+	gp__u64map_release(&r.sites);
+	gp__u64map_release(&r.mark_counts);
 	gp_value_free(r.devices);
 	gp_value_free(r.windows);
 	gp_value_free(r.wmsgs);

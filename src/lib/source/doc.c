@@ -62,10 +62,10 @@ int gp__doc_ranks_list(const struct gp_value *doc, struct gp_buf *b)
 		int64_t x;
 
 		if (gp_value_get_int(gp_obj_get(gp_arr_get(ranks, i), "rank"), &x))
-			GP_TRY(gp_buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)x));
+			GP_TRY(gp__buf_addf(b, "%s%lld", k++ ? ", " : "", (long long)x));
 	}
 	if (!k)
-		GP_TRY(gp_buf_addstr(b, "none"));
+		GP_TRY(gp__buf_addstr(b, "none"));
 out:
 	return rc;
 }

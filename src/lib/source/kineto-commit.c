@@ -47,8 +47,8 @@ static int field_text(struct reader *r, const struct sfield *f, const char **p, 
 		*n = f->s.len;
 		return 0;
 	}
-	gp_buf_reset(&r->scratch);
-	if (gp_buf_grow(&r->scratch, f->s.len + 1))
+	gp__buf_reset(&r->scratch);
+	if (gp__buf_grow(&r->scratch, f->s.len + 1))
 		return gp__error(GP_ENOMEM, "out of memory");
 	*n = gp__json_unescape(f->s.p, f->s.len, r->scratch.buf);
 	r->scratch.len = *n;
@@ -88,7 +88,7 @@ static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 		*id = c;
 		return 0;
 	}
-	if ((rc = gp_strtab_intern(&r->t->strs, p, n, id)))
+	if ((rc = gp__strtab_intern(&r->t->strs, p, n, id)))
 		return rc;
 	r->names[slot] = *id;
 	return 0;
@@ -118,7 +118,7 @@ static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id, en
 	if ((rc = field_text(r, f, &p, &n)))
 		return rc;
 	*kind = gp__kind_from_cat(p, n);
-	if ((rc = gp_strtab_intern(&r->t->strs, p, n, id)))
+	if ((rc = gp__strtab_intern(&r->t->strs, p, n, id)))
 		return rc;
 	if (!f->esc && f->s.len < sizeof(r->cats[0].s) && r->ncats < GP_ARRAY_SIZE(r->cats)) {
 		memcpy(r->cats[r->ncats].s, f->s.p, f->s.len);
@@ -197,7 +197,7 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 	if ((rc = gp__trace_add_event(t, kind, name_id, track, e->ts, e->dur, &idx)))
 		return rc;
 	if ((kind == GP_K_USER_ANNOTATION || kind == GP_K_CPU_OP) &&
-	    is_step_name(gp_strtab_get(&t->strs, name_id), gp_strtab_strlen(&t->strs, name_id))) {
+	    is_step_name(gp__strtab_get(&t->strs, name_id), gp__strtab_strlen(&t->strs, name_id))) {
 		t->ev.kind[idx] = GP_K_USER_ANNOTATION;
 		t->ev.flags[idx] |= GP_EVF_STEP;
 	}

@@ -219,8 +219,8 @@ static int parse_member(struct reader *r, const char **pp)
 	if ((rc = gp__json_parse_value(&r->s, &p, GP_KINETO_DEPTH, &v)))
 		return rc;
 	/* committed: the key is NUL-terminated in the scratch buffer */
-	gp_buf_reset(&r->scratch);
-	if (gp_buf_grow(&r->scratch, key.len + 1)) {
+	gp__buf_reset(&r->scratch);
+	if (gp__buf_grow(&r->scratch, key.len + 1)) {
 		gp_value_free(v);
 		return gp__json_fail(&r->s, *pp, GP_ENOMEM, "out of memory");
 	}
@@ -429,7 +429,7 @@ static void reader_release(struct reader *r)
 {
 	gp__free(r->buf);
 	r->buf = NULL;
-	gp_buf_release(&r->scratch);
+	gp__buf_release(&r->scratch);
 	gp_trace_free(r->t);
 	r->t = NULL;
 }
@@ -664,7 +664,7 @@ static void par_start(struct reader *r, const char *path)
 	if (!b)
 		return;
 	q = &b->r;
-	gp_buf_init(&q->scratch, 0);
+	gp__buf_init(&q->scratch, 0);
 	q->cap = GP_KINETO_WINDOW;
 	q->buf = gp__malloc(q->cap);
 	if (!q->buf)
@@ -698,8 +698,8 @@ static void par_start(struct reader *r, const char *path)
 		atomic_init(&b->at, s + (uint64_t)c);
 	}
 	if (gp__trace_new(r->name, &q->t) ||
-	    gp_strtab_intern(&q->t->strs, "python_function", 15, &q->id_python) ||
-	    gp_strtab_intern(&q->t->strs, "cpu_instant_event", 17, &q->id_instant))
+	    gp__strtab_intern(&q->t->strs, "python_function", 15, &q->id_python) ||
+	    gp__strtab_intern(&q->t->strs, "cpu_instant_event", 17, &q->id_instant))
 		goto fail;
 	q->name = r->name;
 	q->max_events = r->max_events;
@@ -750,7 +750,7 @@ static int open_input(struct gp_input *in, const char *path, const char *name,
 
 	opts_get(uopts, &opts);
 	memset(&r, 0, sizeof(r));
-	gp_buf_init(&r.scratch, 0);
+	gp__buf_init(&r.scratch, 0);
 	r.name = name;
 	r.salvage = opts.salvage;
 	r.one_thread = opts.threads == 1;
@@ -766,8 +766,8 @@ static int open_input(struct gp_input *in, const char *path, const char *name,
 		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = gp_strtab_intern(&r.t->strs, "python_function", 15, &r.id_python)) ||
-	    (rc = gp_strtab_intern(&r.t->strs, "cpu_instant_event", 17, &r.id_instant)))
+	if ((rc = gp__strtab_intern(&r.t->strs, "python_function", 15, &r.id_python)) ||
+	    (rc = gp__strtab_intern(&r.t->strs, "cpu_instant_event", 17, &r.id_instant)))
 		goto out;
 	if (!gp__kineto_test_window && gp__input_mem_view(in, &mp, &mn)) {
 		r.win = mp;
@@ -820,7 +820,7 @@ out:
 	if (r.use_fd)
 		close(r.fd);
 	gp__free(r.buf);
-	gp_buf_release(&r.scratch);
+	gp__buf_release(&r.scratch);
 	if (rc) {
 		gp_trace_free(r.t);
 		r.t = NULL;

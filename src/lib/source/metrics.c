@@ -492,7 +492,7 @@ static int feed(struct rd *r, struct splitter *s, const char *p, size_t len)
 				r->m->malformed_lines++;
 			}
 		} else if (s->carry.len + n > GP_METRICS_MAX_LINE) {
-			gp_buf_reset(&s->carry);
+			gp__buf_reset(&s->carry);
 			s->skipping = true;
 			if (nl) {
 				s->skipping = false;
@@ -502,11 +502,11 @@ static int feed(struct rd *r, struct splitter *s, const char *p, size_t len)
 			if ((rc = on_line(r, p, n, false)))
 				return rc;
 		} else {
-			if ((rc = gp_buf_add(&s->carry, p, n)))
+			if ((rc = gp__buf_add(&s->carry, p, n)))
 				return rc;
 			if (nl) {
 				rc = on_line(r, s->carry.buf, s->carry.len, false);
-				gp_buf_reset(&s->carry);
+				gp__buf_reset(&s->carry);
 				if (rc)
 					return rc;
 			}
@@ -525,7 +525,7 @@ static int finish(struct rd *r, struct splitter *s)
 	} else if (s->carry.len) {
 		rc = on_line(r, s->carry.buf, s->carry.len, true);
 	}
-	gp_buf_release(&s->carry);
+	gp__buf_release(&s->carry);
 	return rc;
 }
 
@@ -605,24 +605,24 @@ static int rd_done(struct rd *r, int rc, const char *what, struct gp_metrics_tim
 		rc = build_series(r);
 	rd_release(r);
 	if (rc) {
-		gp_metrics_timeline_free(r->m);
+		gp__metrics_timeline_free(r->m);
 		return rc;
 	}
 	*out = r->m;
 	return 0;
 }
 
-int gp_metrics_timeline_parse(const char *data, size_t len, struct gp_metrics_timeline **out)
+int gp__metrics_timeline_parse(const char *data, size_t len, struct gp_metrics_timeline **out)
 {
 	struct splitter s = { GP_BUF_INIT, false };
 	struct rd *r;
 	int rc;
 
 	if (!out)
-		return gp__error(GP_EINVAL, "gp_metrics_timeline_parse: NULL argument");
+		return gp__error(GP_EINVAL, "gp__metrics_timeline_parse: NULL argument");
 	*out = NULL;
 	if (!data && len)
-		return gp__error(GP_EINVAL, "gp_metrics_timeline_parse: NULL data");
+		return gp__error(GP_EINVAL, "gp__metrics_timeline_parse: NULL data");
 	/* struct rd holds a row of every slot: too big for the stack */
 	r = gp__calloc(1, sizeof(*r));
 	if (!r)
@@ -632,14 +632,14 @@ int gp_metrics_timeline_parse(const char *data, size_t len, struct gp_metrics_ti
 		rc = feed(r, &s, data, len);
 	if (!rc)
 		rc = finish(r, &s);
-	gp_buf_release(&s.carry);
+	gp__buf_release(&s.carry);
 	if (r->m)
 		rc = rd_done(r, rc, "metrics", out);
 	gp__free(r);
 	return rc;
 }
 
-int gp_metrics_timeline_read(const char *path, struct gp_metrics_timeline **out)
+int gp__metrics_timeline_read(const char *path, struct gp_metrics_timeline **out)
 {
 	struct splitter s = { GP_BUF_INIT, false };
 	struct rd *r = NULL;
@@ -647,7 +647,7 @@ int gp_metrics_timeline_read(const char *path, struct gp_metrics_timeline **out)
 	int fd = -1, rc = 0;
 
 	if (!path || !out)
-		return gp__error(GP_EINVAL, "gp_metrics_timeline_read: NULL argument");
+		return gp__error(GP_EINVAL, "gp__metrics_timeline_read: NULL argument");
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -674,7 +674,7 @@ int gp_metrics_timeline_read(const char *path, struct gp_metrics_timeline **out)
 	}
 	GP_TRY(finish(r, &s));
 out:
-	gp_buf_release(&s.carry);
+	gp__buf_release(&s.carry);
 	if (r && r->m)
 		rc = rd_done(r, rc, path, out);
 	else if (r)
@@ -685,8 +685,8 @@ out:
 	return rc;
 }
 
-const struct gp_metrics_series *gp_metrics_timeline_series(const struct gp_metrics_timeline *m,
-                                                           const char *name)
+const struct gp_metrics_series *gp__metrics_timeline_series(const struct gp_metrics_timeline *m,
+                                                            const char *name)
 {
 	size_t i;
 
@@ -698,7 +698,7 @@ const struct gp_metrics_series *gp_metrics_timeline_series(const struct gp_metri
 	return NULL;
 }
 
-void gp_metrics_timeline_free(struct gp_metrics_timeline *m)
+void gp__metrics_timeline_free(struct gp_metrics_timeline *m)
 {
 	size_t i;
 

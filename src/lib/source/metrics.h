@@ -100,7 +100,7 @@ struct gp_metrics_series {
 };
 
 /**
- * A timeline. Everything belongs to it (free with gp_metrics_timeline_free()).
+ * A timeline. Everything belongs to it (free with gp__metrics_timeline_free()).
  * String fields are NULL when the header lacked them or had null.
  */
 struct gp_metrics_timeline {
@@ -141,16 +141,16 @@ struct gp_metrics_timeline {
  * @return 0; GP_EIO (cannot open or read, errno text in gp_last_error()),
  * GP_EFORMAT (nothing usable in the file), GP_ENOMEM.
  */
-int gp_metrics_timeline_read(const char *path, struct gp_metrics_timeline **out);
+int gp__metrics_timeline_read(const char *path, struct gp_metrics_timeline **out);
 
-/** Like gp_metrics_timeline_read(), from @p len bytes in memory (the fuzz target uses it). */
-int gp_metrics_timeline_parse(const char *data, size_t len, struct gp_metrics_timeline **out);
+/** Like gp__metrics_timeline_read(), from @p len bytes in memory (the fuzz target uses it). */
+int gp__metrics_timeline_parse(const char *data, size_t len, struct gp_metrics_timeline **out);
 
 /** Looks up a series by name; NULL when absent. */
-const struct gp_metrics_series *gp_metrics_timeline_series(const struct gp_metrics_timeline *m,
-                                                           const char *name);
+const struct gp_metrics_series *gp__metrics_timeline_series(const struct gp_metrics_timeline *m,
+                                                            const char *name);
 
 /** Frees @p m and everything it holds. NULL is a no-op. */
-void gp_metrics_timeline_free(struct gp_metrics_timeline *m);
+void gp__metrics_timeline_free(struct gp_metrics_timeline *m);
 
 #endif /* GP_SOURCE_METRICS_H */

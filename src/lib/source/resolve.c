@@ -407,7 +407,7 @@ int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd)
 	const char *dir = NULL;
 	int rc = 0;
 
-	gp_buf_init(&b, 0);
+	gp__buf_init(&b, 0);
 	for (i = 0; i < s->n; i++) {
 		struct gp__src *x = &s->v[i];
 		const char *base;
@@ -422,12 +422,12 @@ int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd)
 		base = strrchr(x->path, '/');
 		base = base ? base + 1 : x->path;
 		if (!dir || strcmp(dir, x->dir) != 0) {
-			GP_TRY(gp_buf_addf(&b, "%s'%s': ", b.len ? "; " : "", x->dir));
+			GP_TRY(gp__buf_addf(&b, "%s'%s': ", b.len ? "; " : "", x->dir));
 			dir = x->dir;
 		} else {
-			GP_TRY(gp_buf_addstr(&b, ", "));
+			GP_TRY(gp__buf_addstr(&b, ", "));
 		}
-		GP_TRY(gp_buf_addf(&b, "%s (%s)", base, gp__src_kind_name(x->kind)));
+		GP_TRY(gp__buf_addf(&b, "%s (%s)", base, gp__src_kind_name(x->kind)));
 		skipped++;
 		gp__free(x->path);
 		gp__free(x->host);
@@ -436,20 +436,20 @@ int gp__srcs_keep(struct gp__srcs *s, unsigned kinds, const char *cmd)
 	if (skipped) {
 		struct gp_buf w;
 
-		gp_buf_init(&w, 0);
-		if (gp_buf_addf(&w, "skipped %zu file%s that %s does not read: %s", skipped,
-		                skipped == 1 ? "" : "s", cmd, b.buf)) {
-			gp_buf_release(&w);
+		gp__buf_init(&w, 0);
+		if (gp__buf_addf(&w, "skipped %zu file%s that %s does not read: %s", skipped,
+		                 skipped == 1 ? "" : "s", cmd, b.buf)) {
+			gp__buf_release(&w);
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		}
 		gp__free(s->skipped);
-		s->skipped = gp_buf_detach(&w, NULL);
+		s->skipped = gp__buf_detach(&w, NULL);
 	}
 out:
 	/* on failure the inputs not yet looked at stay, after the kept ones, for release */
 	memmove(s->v + j, s->v + i, (s->n - i) * sizeof(*s->v));
 	s->n = j + (s->n - i);
-	gp_buf_release(&b);
+	gp__buf_release(&b);
 	if (rc == GP_ENOMEM && !*gp_last_error())
 		gp__error(GP_ENOMEM, "out of memory");
 	return rc;

@@ -16,7 +16,7 @@ void gp__out_addf(struct gp__out *o, const char *fmt, ...)
 	if (o->rc)
 		return;
 	va_start(ap, fmt);
-	o->rc = gp_buf_vaddf(&o->b, fmt, ap);
+	o->rc = gp__buf_vaddf(&o->b, fmt, ap);
 	va_end(ap);
 }
 
@@ -31,9 +31,9 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len)
 	if (o->rc) {
 		int rc = o->rc;
 
-		gp_buf_release(&o->b);
+		gp__buf_release(&o->b);
 		return gp__error(rc, "out of memory");
 	}
-	*text = gp_buf_detach(&o->b, len);
+	*text = gp__buf_detach(&o->b, len);
 	return *text ? 0 : gp__error(GP_ENOMEM, "out of memory");
 }

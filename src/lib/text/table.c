@@ -32,28 +32,28 @@ static int one_cell(struct gp_buf *b, const struct gp__table *t, size_t i, const
 		s = cut.buf;
 	}
 	if (t->md) {
-		rc = gp_buf_addstr(b, i ? " | " : "| ");
+		rc = gp__buf_addstr(b, i ? " | " : "| ");
 		if (!rc)
 			rc = gp__text_md_cell(b, s, c->flags & GP__COL_CODE);
 	} else {
 		if (c->gap)
-			rc = gp_buf_addstr(b, c->gap);
+			rc = gp__buf_addstr(b, c->gap);
 		if (!rc)
 			rc = gp__text_pad(b, s, left && i + 1 == t->n ? 0 : c->width, !left);
 	}
 out_cut:
-	gp_buf_release(&cut);
+	gp__buf_release(&cut);
 	return rc;
 }
 
 static int line_start(struct gp_buf *b, const struct gp__table *t)
 {
-	return !t->md && t->indent ? gp_buf_addstr(b, t->indent) : 0;
+	return !t->md && t->indent ? gp__buf_addstr(b, t->indent) : 0;
 }
 
 static int line_end(struct gp_buf *b, const struct gp__table *t)
 {
-	return gp_buf_addstr(b, t->md ? " |\n" : "\n");
+	return gp__buf_addstr(b, t->md ? " |\n" : "\n");
 }
 
 int gp__table_head(struct gp_buf *b, const struct gp__table *t)
@@ -65,11 +65,11 @@ int gp__table_head(struct gp_buf *b, const struct gp__table *t)
 		const char *h = t->md && c->md_head ? c->md_head : c->head;
 
 		if (t->md)
-			rc = gp_buf_addstr(b, i ? " | " : "| ");
+			rc = gp__buf_addstr(b, i ? " | " : "| ");
 		else if (c->gap)
-			rc = gp_buf_addstr(b, c->gap);
+			rc = gp__buf_addstr(b, c->gap);
 		if (!rc)
-			rc = t->md ? gp_buf_addstr(b, h)
+			rc = t->md ? gp__buf_addstr(b, h)
 			           : gp__text_pad(
 			                 b, h,
 			                 (c->flags & GP__COL_LEFT) && i + 1 == t->n ? 0 : c->width,
@@ -78,11 +78,12 @@ int gp__table_head(struct gp_buf *b, const struct gp__table *t)
 	if (!rc)
 		rc = line_end(b, t);
 	if (!rc && t->md) {
-		rc = gp_buf_addch(b, '|');
+		rc = gp__buf_addch(b, '|');
 		for (size_t i = 0; i < t->n && !rc; i++)
-			rc = gp_buf_addstr(b, (t->cols[i].flags & GP__COL_LEFT) ? "---|" : "---:|");
+			rc =
+			    gp__buf_addstr(b, (t->cols[i].flags & GP__COL_LEFT) ? "---|" : "---:|");
 		if (!rc)
-			rc = gp_buf_addch(b, '\n');
+			rc = gp__buf_addch(b, '\n');
 	}
 	return rc;
 }

@@ -45,7 +45,7 @@ struct gp__out {
 	int rc;
 };
 
-/** gp_buf_addf() unless an error came before. */
+/** gp__buf_addf() unless an error came before. */
 void gp__out_addf(struct gp__out *o, const char *fmt, ...) GP_PRINTF(2, 3);
 
 /** Keeps @p rc (a status of a write into o->b) when no error came before. */

@@ -94,12 +94,12 @@ int gp__text_fit(struct gp_buf *b, const char *s, size_t w, unsigned flags)
 			break;
 		cols += cw;
 		if (len == 1 && is_ctrl((unsigned char)*s))
-			rc = gp_buf_addch(b, (flags & GP__TEXT_CTRL_SPACE) ? ' ' : '?');
+			rc = gp__buf_addch(b, (flags & GP__TEXT_CTRL_SPACE) ? ' ' : '?');
 		else
-			rc = gp_buf_add(b, s, len);
+			rc = gp__buf_add(b, s, len);
 	}
 	if (!rc && cut)
-		rc = gp_buf_addstr(b, "…");
+		rc = gp__buf_addstr(b, "…");
 	return rc;
 }
 
@@ -108,7 +108,7 @@ int gp__text_pad(struct gp_buf *b, const char *s, size_t w, bool right)
 	size_t c = gp__text_width(s);
 	int pad = (int)(w > c ? w - c : 0);
 
-	return right ? gp_buf_addf(b, "%*s%s", pad, "", s) : gp_buf_addf(b, "%s%*s", s, pad, "");
+	return right ? gp__buf_addf(b, "%*s%s", pad, "", s) : gp__buf_addf(b, "%s%*s", s, pad, "");
 }
 
 int gp__text_md_cell(struct gp_buf *b, const char *s, bool code)
@@ -116,19 +116,19 @@ int gp__text_md_cell(struct gp_buf *b, const char *s, bool code)
 	int rc = 0;
 
 	if (code)
-		rc = gp_buf_addch(b, '`');
+		rc = gp__buf_addch(b, '`');
 	for (; *s && !rc; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '|')
-			rc = gp_buf_addstr(b, "\\|");
+			rc = gp__buf_addstr(b, "\\|");
 		else if (is_ctrl(c))
-			rc = gp_buf_addch(b, ' ');
+			rc = gp__buf_addch(b, ' ');
 		else
-			rc = gp_buf_addch(b, code && c == '`' ? '\'' : (char)c);
+			rc = gp__buf_addch(b, code && c == '`' ? '\'' : (char)c);
 	}
 	if (!rc && code)
-		rc = gp_buf_addch(b, '`');
+		rc = gp__buf_addch(b, '`');
 	return rc;
 }
 
@@ -194,7 +194,7 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
 	const char *p = text;
 	int rc;
 
-	if ((rc = gp_buf_addstr(b, first)))
+	if ((rc = gp__buf_addstr(b, first)))
 		return rc;
 	col = lead = gp__text_width(first);
 	while (*p && !rc) {
@@ -202,10 +202,10 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
 
 		piece(p, flags, &n, &w);
 		if (col > lead && col + 1 + w > width) {
-			rc = gp_buf_addf(b, "\n%*s", (int)indent, "");
+			rc = gp__buf_addf(b, "\n%*s", (int)indent, "");
 			col = lead = indent;
 		} else if (col > lead) {
-			rc = gp_buf_addch(b, ' ');
+			rc = gp__buf_addch(b, ' ');
 			col++;
 		}
 		for (size_t i = 0; i < n && !rc; i++) {
@@ -215,7 +215,7 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
 				c = ' ';
 			else if ((flags & GP__WRAP_RAW) && is_ctrl(c))
 				c = '?';
-			rc = gp_buf_addch(b, (char)c);
+			rc = gp__buf_addch(b, (char)c);
 		}
 		col += w;
 		p += n;
@@ -227,5 +227,5 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
 				p++;
 		}
 	}
-	return rc ? rc : gp_buf_addch(b, '\n');
+	return rc ? rc : gp__buf_addch(b, '\n');
 }

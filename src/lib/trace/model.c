@@ -29,7 +29,7 @@ int gp__trace_new(const char *path, struct gp_trace **out)
 		gp__free(t);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	if ((rc = gp_strtab_init(&t->strs))) {
+	if ((rc = gp__strtab_init(&t->strs))) {
 		gp__free(t->path);
 		gp__free(t);
 		return rc;
@@ -58,10 +58,10 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->track_ix);
 	gp__free(t->cats);
 	gp_value_free(t->meta);
-	gp_u64map_release(&t->nvtx_names);
-	gp_u64map_release(&t->range_src);
+	gp__u64map_release(&t->nvtx_names);
+	gp__u64map_release(&t->range_src);
 	gp__free(t->ctr);
-	gp_strtab_release(&t->strs);
+	gp__strtab_release(&t->strs);
 	gp__free(t->path);
 	gp__free(t);
 }
@@ -413,7 +413,7 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 	}
 	/* in src's id order, which is the order of first use in src's part */
 	for (i = 1; i < src->strs.n; i++)
-		GP_TRY(gp_strtab_intern(&dst->strs, src->strs.str[i], src->strs.len[i], &smap[i]));
+		GP_TRY(gp__strtab_intern(&dst->strs, src->strs.str[i], src->strs.len[i], &smap[i]));
 	GP_TRY(append_tracks(dst, src, smap, tmap));
 	GP_TRY(gp__grow((void **)&dst->gpu, &dst->gpu_cap, g0 + src->ngpu, sizeof(*dst->gpu)));
 	for (i = 0; i < src->ngpu; i++) {
@@ -435,14 +435,14 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 		if (!src->nvtx_names.used[i] || k >= src->strs.n || (v >> 32) >= src->strs.n ||
 		    (v & UINT32_MAX) >= src->strs.n)
 			continue;
-		GP_TRY(gp_u64map_put(&dst->nvtx_names, smap[k],
-		                     (uint64_t)smap[v >> 32] << 32 | smap[v & UINT32_MAX]));
+		GP_TRY(gp__u64map_put(&dst->nvtx_names, smap[k],
+		                      (uint64_t)smap[v >> 32] << 32 | smap[v & UINT32_MAX]));
 	}
 	for (i = 0; i < src->range_src.nslot; i++) {
 		uint64_t k = src->range_src.keys[i], v = src->range_src.vals[i];
 
 		if (src->range_src.used[i] && k < src->strs.n && v < src->strs.n)
-			GP_TRY(gp_u64map_put_new(&dst->range_src, smap[k], smap[v], NULL));
+			GP_TRY(gp__u64map_put_new(&dst->range_src, smap[k], smap[v], NULL));
 	}
 	GP_TRY(
 	    gp__grow((void **)&dst->ctr, &dst->ctr_cap, dst->nctr + src->nctr, sizeof(*dst->ctr)));

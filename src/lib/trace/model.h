@@ -259,7 +259,7 @@ static inline int32_t gp__ev_device(const struct gp_trace *t, size_t i)
 
 static inline const char *gp__ev_name(const struct gp_trace *t, size_t i)
 {
-	return gp_strtab_get(&t->strs, t->ev.name[i]);
+	return gp__strtab_get(&t->strs, t->ev.name[i]);
 }
 
 #endif

@@ -10,7 +10,7 @@
 
 char gp__buf_empty[1];
 
-void gp_buf_init(struct gp_buf *b, size_t max)
+void gp__buf_init(struct gp_buf *b, size_t max)
 {
 	b->buf = gp__buf_empty;
 	b->len = 0;
@@ -18,21 +18,21 @@ void gp_buf_init(struct gp_buf *b, size_t max)
 	b->max = max;
 }
 
-void gp_buf_release(struct gp_buf *b)
+void gp__buf_release(struct gp_buf *b)
 {
 	if (b->alloc)
 		gp__free(b->buf);
-	gp_buf_init(b, b->max);
+	gp__buf_init(b, b->max);
 }
 
-void gp_buf_reset(struct gp_buf *b)
+void gp__buf_reset(struct gp_buf *b)
 {
 	b->len = 0;
 	if (b->alloc)
 		b->buf[0] = '\0';
 }
 
-int gp_buf_grow(struct gp_buf *b, size_t extra)
+int gp__buf_grow(struct gp_buf *b, size_t extra)
 {
 	size_t need, nalloc;
 	char *nb;
@@ -57,9 +57,9 @@ int gp_buf_grow(struct gp_buf *b, size_t extra)
 	return 0;
 }
 
-int gp_buf_add(struct gp_buf *b, const void *p, size_t n)
+int gp__buf_add(struct gp_buf *b, const void *p, size_t n)
 {
-	int rc = gp_buf_grow(b, n);
+	int rc = gp__buf_grow(b, n);
 
 	if (rc)
 		return rc;
@@ -69,17 +69,17 @@ int gp_buf_add(struct gp_buf *b, const void *p, size_t n)
 	return 0;
 }
 
-int gp_buf_addstr(struct gp_buf *b, const char *s)
+int gp__buf_addstr(struct gp_buf *b, const char *s)
 {
-	return gp_buf_add(b, s, strlen(s));
+	return gp__buf_add(b, s, strlen(s));
 }
 
-int gp_buf_addch(struct gp_buf *b, char c)
+int gp__buf_addch(struct gp_buf *b, char c)
 {
-	return gp_buf_add(b, &c, 1);
+	return gp__buf_add(b, &c, 1);
 }
 
-int gp_buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap)
+int gp__buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n, rc;
@@ -97,7 +97,7 @@ int gp_buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap)
 		b->len += (size_t)n;
 		return 0;
 	}
-	rc = gp_buf_grow(b, (size_t)n);
+	rc = gp__buf_grow(b, (size_t)n);
 	if (rc)
 		return rc;
 	vsnprintf(b->buf + b->len, b->alloc - b->len, fmt, ap);
@@ -105,18 +105,18 @@ int gp_buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap)
 	return 0;
 }
 
-int gp_buf_addf(struct gp_buf *b, const char *fmt, ...)
+int gp__buf_addf(struct gp_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
 
 	va_start(ap, fmt);
-	rc = gp_buf_vaddf(b, fmt, ap);
+	rc = gp__buf_vaddf(b, fmt, ap);
 	va_end(ap);
 	return rc;
 }
 
-char *gp_buf_detach(struct gp_buf *b, size_t *len)
+char *gp__buf_detach(struct gp_buf *b, size_t *len)
 {
 	char *s;
 
@@ -129,6 +129,6 @@ char *gp_buf_detach(struct gp_buf *b, size_t *len)
 	} else {
 		s = b->buf;
 	}
-	gp_buf_init(b, b->max);
+	gp__buf_init(b, b->max);
 	return s;
 }

@@ -27,18 +27,18 @@ extern char gp__buf_empty[];
 		gp__buf_empty, 0, 0, 0                                                             \
 	}
 
-void gp_buf_init(struct gp_buf *b, size_t max);
+void gp__buf_init(struct gp_buf *b, size_t max);
 /** Frees the memory and re-initialises (keeps max). */
-void gp_buf_release(struct gp_buf *b);
+void gp__buf_release(struct gp_buf *b);
 /** Empties without freeing. */
-void gp_buf_reset(struct gp_buf *b);
-int gp_buf_grow(struct gp_buf *b, size_t extra);
-int gp_buf_add(struct gp_buf *b, const void *p, size_t n);
-int gp_buf_addstr(struct gp_buf *b, const char *s);
-int gp_buf_addch(struct gp_buf *b, char c);
-int gp_buf_addf(struct gp_buf *b, const char *fmt, ...) GP_PRINTF(2, 3);
-int gp_buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap) GP_PRINTF(2, 0);
+void gp__buf_reset(struct gp_buf *b);
+int gp__buf_grow(struct gp_buf *b, size_t extra);
+int gp__buf_add(struct gp_buf *b, const void *p, size_t n);
+int gp__buf_addstr(struct gp_buf *b, const char *s);
+int gp__buf_addch(struct gp_buf *b, char c);
+int gp__buf_addf(struct gp_buf *b, const char *fmt, ...) GP_PRINTF(2, 3);
+int gp__buf_vaddf(struct gp_buf *b, const char *fmt, va_list ap) GP_PRINTF(2, 0);
 /** Hands the string over to the caller (free with gp_free) and re-initialises @p b. */
-char *gp_buf_detach(struct gp_buf *b, size_t *len);
+char *gp__buf_detach(struct gp_buf *b, size_t *len);
 
 #endif

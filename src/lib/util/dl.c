@@ -27,8 +27,8 @@ static int resolve(struct gp_dl *dl, const struct gp_dl_sym *syms, size_t n)
 	return 0;
 }
 
-int gp_dl_load(struct gp_dl *dl, const char *override, const char *const *candidates,
-               const struct gp_dl_sym *syms, size_t n)
+int gp__dl_load(struct gp_dl *dl, const char *override, const char *const *candidates,
+                const struct gp_dl_sym *syms, size_t n)
 {
 	char why[512] = "";
 	int rc;
@@ -58,11 +58,11 @@ int gp_dl_load(struct gp_dl *dl, const char *override, const char *const *candid
 	}
 	rc = resolve(dl, syms, n);
 	if (rc)
-		gp_dl_close(dl);
+		gp__dl_close(dl);
 	return rc;
 }
 
-void gp_dl_close(struct gp_dl *dl)
+void gp__dl_close(struct gp_dl *dl)
 {
 	if (dl && dl->handle)
 		dlclose(dl->handle);

@@ -30,10 +30,10 @@ struct gp_dl {
  * missing (nothing stays loaded then), with the dlerror or the symbol's name
  * in gp_last_error().
  */
-int gp_dl_load(struct gp_dl *dl, const char *override, const char *const *candidates,
-               const struct gp_dl_sym *syms, size_t n);
+int gp__dl_load(struct gp_dl *dl, const char *override, const char *const *candidates,
+                const struct gp_dl_sym *syms, size_t n);
 
 /** Unloads; a no-op on a zeroed or already closed struct. */
-void gp_dl_close(struct gp_dl *dl);
+void gp__dl_close(struct gp_dl *dl);
 
 #endif

@@ -10,7 +10,7 @@
 
 #define BLOCK_SIZE (256u * 1024u)
 
-uint64_t gp_hash_bytes(const void *p, size_t n)
+uint64_t gp__hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	uint64_t h = 0xcbf29ce484222325ULL ^ (n * 0x9e3779b97f4a7c15ULL);
@@ -82,7 +82,7 @@ static char *arena_alloc(struct gp_strtab *t, size_t n)
 	return p;
 }
 
-int gp_strtab_init(struct gp_strtab *t)
+int gp__strtab_init(struct gp_strtab *t)
 {
 	uint32_t id;
 	int rc;
@@ -90,12 +90,12 @@ int gp_strtab_init(struct gp_strtab *t)
 	memset(t, 0, sizeof(*t));
 	if (rehash(t, 1024))
 		return GP_ENOMEM;
-	if ((rc = gp_strtab_intern(t, "", 0, &id)))
-		gp_strtab_release(t);
+	if ((rc = gp__strtab_intern(t, "", 0, &id)))
+		gp__strtab_release(t);
 	return rc;
 }
 
-void gp_strtab_release(struct gp_strtab *t)
+void gp__strtab_release(struct gp_strtab *t)
 {
 	size_t i;
 
@@ -123,9 +123,9 @@ static size_t lookup(const struct gp_strtab *t, const char *s, size_t len, uint3
 	return j;
 }
 
-uint32_t gp_strtab_find(const struct gp_strtab *t, const char *s, size_t len)
+uint32_t gp__strtab_find(const struct gp_strtab *t, const char *s, size_t len)
 {
-	uint32_t h = (uint32_t)gp_hash_bytes(s, len);
+	uint32_t h = (uint32_t)gp__hash_bytes(s, len);
 	size_t j;
 
 	if (!t->nslot)
@@ -134,9 +134,9 @@ uint32_t gp_strtab_find(const struct gp_strtab *t, const char *s, size_t len)
 	return t->slot[j] ? t->slot[j] - 1 : UINT32_MAX;
 }
 
-int gp_strtab_intern(struct gp_strtab *t, const char *s, size_t len, uint32_t *id)
+int gp__strtab_intern(struct gp_strtab *t, const char *s, size_t len, uint32_t *id)
 {
-	uint32_t h = (uint32_t)gp_hash_bytes(s, len);
+	uint32_t h = (uint32_t)gp__hash_bytes(s, len);
 	size_t j = lookup(t, s, len, h);
 	char *p;
 	int rc;
@@ -176,17 +176,17 @@ int gp_strtab_intern(struct gp_strtab *t, const char *s, size_t len, uint32_t *i
 	return 0;
 }
 
-const char *gp_strtab_get(const struct gp_strtab *t, uint32_t id)
+const char *gp__strtab_get(const struct gp_strtab *t, uint32_t id)
 {
 	return id < t->n ? t->str[id] : "";
 }
 
-uint32_t gp_strtab_strlen(const struct gp_strtab *t, uint32_t id)
+uint32_t gp__strtab_strlen(const struct gp_strtab *t, uint32_t id)
 {
 	return id < t->n ? t->len[id] : 0;
 }
 
-int gp_u64map_init(struct gp_u64map *m, size_t expect)
+int gp__u64map_init(struct gp_u64map *m, size_t expect)
 {
 	size_t nslot = 64;
 
@@ -197,14 +197,14 @@ int gp_u64map_init(struct gp_u64map *m, size_t expect)
 	m->vals = gp__calloc(nslot, sizeof(*m->vals));
 	m->used = gp__calloc(nslot, 1);
 	if (!m->keys || !m->vals || !m->used) {
-		gp_u64map_release(m);
+		gp__u64map_release(m);
 		return gp__error(GP_ENOMEM, "out of memory for a hash map");
 	}
 	m->nslot = nslot;
 	return 0;
 }
 
-void gp_u64map_release(struct gp_u64map *m)
+void gp__u64map_release(struct gp_u64map *m)
 {
 	gp__free(m->keys);
 	gp__free(m->vals);
@@ -227,7 +227,7 @@ static int map_grow(struct gp_u64map *m)
 	size_t i;
 	int rc;
 
-	if ((rc = gp_u64map_init(&nm, m->nslot)))
+	if ((rc = gp__u64map_init(&nm, m->nslot)))
 		return rc;
 	for (i = 0; i < m->nslot; i++) {
 		if (m->used[i]) {
@@ -239,17 +239,17 @@ static int map_grow(struct gp_u64map *m)
 			nm.n++;
 		}
 	}
-	gp_u64map_release(m);
+	gp__u64map_release(m);
 	*m = nm;
 	return 0;
 }
 
-int gp_u64map_put_new(struct gp_u64map *m, uint64_t key, uint64_t val, uint64_t *existing)
+int gp__u64map_put_new(struct gp_u64map *m, uint64_t key, uint64_t val, uint64_t *existing)
 {
 	size_t j;
 	int rc;
 
-	if (!m->nslot && (rc = gp_u64map_init(m, 16)))
+	if (!m->nslot && (rc = gp__u64map_init(m, 16)))
 		return rc;
 	if ((m->n + 1) * 2 > m->nslot && (rc = map_grow(m)))
 		return rc;
@@ -268,19 +268,19 @@ int gp_u64map_put_new(struct gp_u64map *m, uint64_t key, uint64_t val, uint64_t 
 	return 0;
 }
 
-int gp_u64map_put(struct gp_u64map *m, uint64_t key, uint64_t val)
+int gp__u64map_put(struct gp_u64map *m, uint64_t key, uint64_t val)
 {
 	size_t j;
 	int rc;
 
-	if ((rc = gp_u64map_put_new(m, key, val, NULL)))
+	if ((rc = gp__u64map_put_new(m, key, val, NULL)))
 		return rc;
 	j = map_slot(m, key);
 	m->vals[j] = val;
 	return 0;
 }
 
-int gp_u64map_get(const struct gp_u64map *m, uint64_t key, uint64_t *val)
+int gp__u64map_get(const struct gp_u64map *m, uint64_t key, uint64_t *val)
 {
 	size_t j;
 

@@ -4,7 +4,7 @@
  * by a dense uint32_t id. Id 0 is always the empty string.
  *
  * Strings live in large arena blocks that never move, so a returned pointer
- * stays valid until gp_strtab_release(). Lookups hash with a 64-bit FNV-1a
+ * stays valid until gp__strtab_release(). Lookups hash with a 64-bit FNV-1a
  * variant over 8-byte words; the table is open-addressed and kept under 50 % load.
  */
 #ifndef GP_UTIL_STRTAB_H
@@ -31,16 +31,16 @@ struct gp_strtab {
 };
 
 /** Initialises an empty table holding "" as id 0. */
-int gp_strtab_init(struct gp_strtab *t);
-void gp_strtab_release(struct gp_strtab *t);
+int gp__strtab_init(struct gp_strtab *t);
+void gp__strtab_release(struct gp_strtab *t);
 /** Interns @p len bytes at @p s (need not be NUL-terminated); stores the id. */
-int gp_strtab_intern(struct gp_strtab *t, const char *s, size_t len, uint32_t *id);
+int gp__strtab_intern(struct gp_strtab *t, const char *s, size_t len, uint32_t *id);
 /** @return the id of @p s if present, UINT32_MAX otherwise. */
-uint32_t gp_strtab_find(const struct gp_strtab *t, const char *s, size_t len);
+uint32_t gp__strtab_find(const struct gp_strtab *t, const char *s, size_t len);
 /** @return the NUL-terminated string of @p id ("" if out of range). */
-const char *gp_strtab_get(const struct gp_strtab *t, uint32_t id);
-uint32_t gp_strtab_strlen(const struct gp_strtab *t, uint32_t id);
-static inline size_t gp_strtab_count(const struct gp_strtab *t)
+const char *gp__strtab_get(const struct gp_strtab *t, uint32_t id);
+uint32_t gp__strtab_strlen(const struct gp_strtab *t, uint32_t id);
+static inline size_t gp__strtab_count(const struct gp_strtab *t)
 {
 	return t->n;
 }
@@ -53,14 +53,14 @@ struct gp_u64map {
 	size_t n, nslot;
 };
 
-int gp_u64map_init(struct gp_u64map *m, size_t expect);
-void gp_u64map_release(struct gp_u64map *m);
+int gp__u64map_init(struct gp_u64map *m, size_t expect);
+void gp__u64map_release(struct gp_u64map *m);
 /** Inserts or replaces. */
-int gp_u64map_put(struct gp_u64map *m, uint64_t key, uint64_t val);
+int gp__u64map_put(struct gp_u64map *m, uint64_t key, uint64_t val);
 /** Inserts only if absent; *existing (may be NULL) receives the value kept. */
-int gp_u64map_put_new(struct gp_u64map *m, uint64_t key, uint64_t val, uint64_t *existing);
+int gp__u64map_put_new(struct gp_u64map *m, uint64_t key, uint64_t val, uint64_t *existing);
 /** @return 1 and the value if present, 0 otherwise. */
-int gp_u64map_get(const struct gp_u64map *m, uint64_t key, uint64_t *val);
+int gp__u64map_get(const struct gp_u64map *m, uint64_t key, uint64_t *val);
 
 static inline uint64_t gp_hash_u64(uint64_t x)
 {
@@ -72,6 +72,6 @@ static inline uint64_t gp_hash_u64(uint64_t x)
 	return x;
 }
 
-uint64_t gp_hash_bytes(const void *p, size_t n);
+uint64_t gp__hash_bytes(const void *p, size_t n);
 
 #endif

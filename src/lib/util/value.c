@@ -206,7 +206,7 @@ GP_API struct gp_value *gp_value_clone(const struct gp_value *v)
 
 static size_t key_hash(const char *key)
 {
-	return (size_t)gp_hash_bytes(key, strlen(key));
+	return (size_t)gp__hash_bytes(key, strlen(key));
 }
 
 /* The slot of @p key in the index of @p obj: the member's, or the empty one where it goes. */
@@ -467,7 +467,7 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 	size_t i, run = 0;
 	int rc;
 
-	if ((rc = gp_buf_addch(b, '"')))
+	if ((rc = gp__buf_addch(b, '"')))
 		return rc;
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -480,11 +480,11 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 			i += k - 1; /* valid UTF-8: kept */
 			continue;
 		}
-		if ((rc = gp_buf_add(b, s + run, i - run)))
+		if ((rc = gp__buf_add(b, s + run, i - run)))
 			return rc;
 		run = i + 1;
 		if (c >= 0x80) { /* a byte of invalid UTF-8: U+FFFD */
-			if ((rc = gp_buf_add(b, "\xEF\xBF\xBD", 3)))
+			if ((rc = gp__buf_add(b, "\xEF\xBF\xBD", 3)))
 				return rc;
 			continue;
 		}
@@ -513,12 +513,12 @@ static int write_str(struct gp_buf *b, const char *s, size_t len)
 			esc[5] = hex[c & 15];
 			elen = 6;
 		}
-		if ((rc = gp_buf_add(b, esc, elen)))
+		if ((rc = gp__buf_add(b, esc, elen)))
 			return rc;
 	}
-	if ((rc = gp_buf_add(b, s + run, len - run)))
+	if ((rc = gp__buf_add(b, s + run, len - run)))
 		return rc;
-	return gp_buf_addch(b, '"');
+	return gp__buf_addch(b, '"');
 }
 
 /*
@@ -577,23 +577,23 @@ static int write_double(struct gp_buf *b, double d)
 	int n;
 
 	if (!isfinite(d))
-		return gp_buf_addstr(b, "null");
+		return gp__buf_addstr(b, "null");
 	if (d == 0)
 		d = 0; /* no "-0" */
 	if ((fast = fixed6_fast(d, tmp)))
-		return gp_buf_add(b, tmp, fast);
+		return gp__buf_add(b, tmp, fast);
 	n = snprintf(tmp, sizeof(tmp), "%.6f", d);
 	if (n <= 0 || (size_t)n >= sizeof(tmp)) {
 		n = snprintf(tmp, sizeof(tmp), "%.17g", d);
-		return gp_buf_add(b, tmp, (size_t)n);
+		return gp__buf_add(b, tmp, (size_t)n);
 	}
 	while (n > 1 && tmp[n - 1] == '0')
 		n--;
 	if (tmp[n - 1] == '.')
 		n--;
 	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
-		return gp_buf_addch(b, '0');
-	return gp_buf_add(b, tmp, (size_t)n);
+		return gp__buf_addch(b, '0');
+	return gp__buf_add(b, tmp, (size_t)n);
 }
 
 /* decimal text of @p i, without printf */
@@ -608,7 +608,7 @@ static int write_int(struct gp_buf *b, int64_t i)
 	} while (u);
 	if (i < 0)
 		*--p = '-';
-	return gp_buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+	return gp__buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 static int cmp_member(const void *a, const void *b)
@@ -633,7 +633,7 @@ static int indent(struct gp_buf *b, unsigned flags, int depth)
 		k = want < (size_t)(nl + sizeof(nl) - 1 - from)
 		        ? want
 		        : (size_t)(nl + sizeof(nl) - 1 - from);
-		if ((rc = gp_buf_add(b, from, k)))
+		if ((rc = gp__buf_add(b, from, k)))
 			return rc;
 		want -= k;
 		from = nl + 1;
@@ -651,9 +651,9 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 		return gp__error(GP_ELIMIT, "report nested too deeply");
 	switch (v->type) {
 	case GP_VALUE_NULL:
-		return gp_buf_addstr(b, "null");
+		return gp__buf_addstr(b, "null");
 	case GP_VALUE_BOOL:
-		return gp_buf_addstr(b, v->u.b ? "true" : "false");
+		return gp__buf_addstr(b, v->u.b ? "true" : "false");
 	case GP_VALUE_INT:
 		return write_int(b, v->u.i);
 	case GP_VALUE_DOUBLE:
@@ -662,19 +662,19 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 		return write_str(b, v->u.s.p, v->u.s.len);
 	case GP_VALUE_ARRAY:
 		if (!v->u.a.n)
-			return gp_buf_addstr(b, "[]");
-		GP_TRY(gp_buf_addch(b, '['));
+			return gp__buf_addstr(b, "[]");
+		GP_TRY(gp__buf_addch(b, '['));
 		for (i = 0; i < v->u.a.n; i++) {
 			if (i)
-				GP_TRY(gp_buf_addch(b, ','));
+				GP_TRY(gp__buf_addch(b, ','));
 			GP_TRY(indent(b, flags, depth + 1));
 			GP_TRY(write_value(b, v->u.a.items[i], flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
-		return gp_buf_addch(b, ']');
+		return gp__buf_addch(b, ']');
 	case GP_VALUE_OBJECT:
 		if (!v->u.o.n)
-			return gp_buf_addstr(b, "{}");
+			return gp__buf_addstr(b, "{}");
 		/* members in key order: on the stack and by insertion for the usual few */
 		if (v->u.o.n <= GP_ARRAY_SIZE(few)) {
 			order = few;
@@ -700,18 +700,18 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 				order[j] = x;
 			}
 		}
-		GP_TRY(gp_buf_addch(b, '{'));
+		GP_TRY(gp__buf_addch(b, '{'));
 		for (i = 0; i < v->u.o.n; i++) {
 			if (i)
-				GP_TRY(gp_buf_addch(b, ','));
+				GP_TRY(gp__buf_addch(b, ','));
 			GP_TRY(indent(b, flags, depth + 1));
 			GP_TRY(write_str(b, order[i]->key, strlen(order[i]->key)));
-			GP_TRY(gp_buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
-			                  (flags & GP_JSON_PRETTY) ? 2 : 1));
+			GP_TRY(gp__buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
+			                   (flags & GP_JSON_PRETTY) ? 2 : 1));
 			GP_TRY(write_value(b, order[i]->v, flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
-		rc = gp_buf_addch(b, '}');
+		rc = gp__buf_addch(b, '}');
 		break;
 	}
 out:
@@ -729,12 +729,12 @@ GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out
 		return gp__error(GP_EINVAL, "no value");
 	rc = write_value(&b, v, flags, 0);
 	if (!rc && (flags & GP_JSON_PRETTY))
-		rc = gp_buf_addch(&b, '\n');
+		rc = gp__buf_addch(&b, '\n');
 	if (rc) {
-		gp_buf_release(&b);
+		gp__buf_release(&b);
 		return rc;
 	}
-	*out = gp_buf_detach(&b, len);
+	*out = gp__buf_detach(&b, len);
 	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
 }
 
