@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
-#include "util/lockfile.h"
 
 GP_CLI_PRINTF(2, 0) static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -247,7 +246,7 @@ int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	int e;
 
-	if (!gp__lockfile_write_file(path, data, len))
+	if (!gp_file_write_atomic(path, data, len))
 		return 0;
 	e = errno;
 	error("%s", gp_last_error());
