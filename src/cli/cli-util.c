@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli-util.c - the CLI's shared helpers: messages, dying allocators, number
- * parsing, output files that are never left half-written (util/lockfile.h)
+ * parsing, output files that are never left half-written (gp_file_write_atomic())
  * and the signal handlers that remove them when gpuprof is killed.
  *
  * Only the CLI may exit on an error (STYLE.md §3); the library reports through
