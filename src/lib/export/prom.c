@@ -188,10 +188,9 @@ int gp_sample_to_prom(const struct gp_sample *s, const struct gp_prom_opts *opts
 	unsigned n;
 	int rc;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_sample_to_prom: NULL argument");
-	*out = NULL;
-	if (!s)
+	if (out)
+		*out = NULL;
+	if (!s || !out)
 		return gp__error(GP_EINVAL, "gp_sample_to_prom: NULL argument");
 	if ((rc = GP__OPTS_VALID(opts, struct gp_prom_opts)))
 		return rc;

@@ -108,10 +108,9 @@ int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
 	char host[256] = "";
 	int rc, e;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_metrics_writer_open: NULL argument");
-	*out = NULL;
-	if (!path || !s)
+	if (out)
+		*out = NULL;
+	if (!path || !s || !out)
 		return gp__error(GP_EINVAL, "gp_metrics_writer_open: NULL argument");
 	if ((rc = GP__OPTS_VALID(opts, struct gp_metrics_writer_opts)))
 		return rc;
