@@ -71,6 +71,33 @@ GP_API void gp_free(void *p);
 GP_API const char *gp_version(void);
 
 /**
+ * Replaces the file at @p path with @p len bytes of @p data, atomically: the
+ * bytes go to a temporary file `.NAME.tmp.XXXXXX` beside the target, are
+ * synced, and are renamed over it, so a reader sees the old file or the new
+ * one, never half of one (git's lockfile). The one writer the library and
+ * the gpuprof CLI use for every file they replace.
+ *
+ * - a symbolic link is followed: its target is replaced and the link stays;
+ * - an existing file keeps its permission bits; a new one gets 0666 less the
+ *   umask (the umask is never changed);
+ * - an existing file without write permission is refused ("cannot write
+ *   'PATH': Permission denied"), and so is a directory;
+ * - a device, FIFO or socket (`/dev/null`, `/dev/stdout`) is written in place;
+ * - on any error the target is left as it was and no temporary file remains
+ *   (nor after a signal whose handler calls gp_tempfile_cleanup_signal()).
+ *
+ * Thread-safe: different threads may write different files at once.
+ * @param path the file to replace (borrowed)
+ * @param data @p len bytes (borrowed; may be NULL when @p len is 0)
+ * @param len  the number of bytes
+ * @return 0; GP_EINVAL (no file name, a directory), GP_EIO (a read-only
+ *         target, cannot create, write, sync or rename), GP_ENOMEM.
+ *         gp_last_error() names @p path as given and errno is left at the
+ *         cause (EACCES, ENOSPC, ...).
+ */
+GP_API int gp_file_write_atomic(const char *path, const void *data, size_t len);
+
+/**
  * Removes every temporary file that this process is writing and has not yet
  * renamed over its target: the library replaces each file it writes (e.g.
  * gp_export_paths_to_file()) through `.NAME.tmp.XXXXXX` beside NAME, listed in

@@ -246,6 +246,112 @@ GP_API const char *gp_clock_reasons_str(uint64_t bits, const char *sep, char *bu
  */
 GP_API int gp_sample_to_json(const struct gp_sample *s, char **json, size_t *len);
 
+/* ---- the Prometheus text exposition ---- */
+
+/**
+ * The counters of an HTTP endpoint that serves the exposition (`gpuprof top
+ * --listen`), rendered as gpuprof_http_* series when passed in gp_prom_opts.
+ */
+struct gp_prom_http_stats {
+	uint64_t client_errors; /**< malformed, abandoned or refused client connections */
+	uint64_t timed_out;     /**< closed: no request answered in time */
+	uint64_t evicted;       /**< closed: the oldest, when every slot was taken */
+	uint64_t idle;          /**< closed: kept alive, no new request in time */
+};
+
+/**
+ * Options of gp_sample_to_prom(); zero-initialise, then set size =
+ * sizeof(struct gp_prom_opts). Every pointer is borrowed for the call. A label
+ * that is NULL or "" is left out (Hostname is then ""); values are escaped and
+ * cut to a bounded length. The renderer reads no environment: finding the
+ * rank or the job (RANK, SLURM_PROCID, ...) is the caller's business.
+ */
+struct gp_prom_opts {
+	uint32_t size;          /**< sizeof(struct gp_prom_opts) */
+	const char *hostname;   /**< Hostname="..." (dcgm-exporter's label) */
+	const char *rank;       /**< rank="...": the launcher's global rank */
+	const char *local_rank; /**< local_rank="..." */
+	const char *job;        /**< job="...": the batch system's job id */
+	/** the endpoint's counters, NULL: none (a textfile has no endpoint) */
+	const struct gp_prom_http_stats *http;
+};
+
+/**
+ * Renders a sample in the Prometheus text exposition format 0.0.4:
+ * gpuprof_gpu_* series per GPU with dcgm-exporter's labels (gpu, UUID,
+ * pci_bus_id, device, modelName, Hostname), gpuprof_host_* and
+ * gpuprof_process_tree_* series, gpuprof_info, and the @p opts labels on
+ * every series. An unknown value is left out, never 0. Keeps no state:
+ * any thread may render its own copy of a sample.
+ * @param s    the sample (borrowed)
+ * @param opts labels and counters, may be NULL (no labels but Hostname="")
+ * @param text the text, NUL-ended, owned by the caller (free with gp_free());
+ *             NULL on error
+ * @param len  its length in bytes, may be NULL
+ * @return 0, GP_EINVAL (NULL @p s or @p text, or @p opts from newer headers
+ *         asking for what this library lacks), GP_ENOMEM.
+ */
+GP_API int gp_sample_to_prom(const struct gp_sample *s, const struct gp_prom_opts *opts,
+                             char **text, size_t *len);
+
+/* ---- the metrics timeline writer ---- */
+
+/**
+ * A metrics timeline being written (`gpuprof.metrics/1`, the format of
+ * `gpuprof top --record FILE` and of a run directory's metrics.jsonl,
+ * docs/metrics-format.md): a header line, one `gpuprof.sample/1` line per
+ * sample (gp_sample_to_json()), and an end line with the counts. The file is
+ * written as the samples come, not replaced atomically: a crash keeps what
+ * was sampled, and gpuprof's reader takes a file cut short. Used by one
+ * thread at a time.
+ */
+struct gp_metrics_writer;
+
+/** Options of gp_metrics_writer_open(); zero-initialise, then set size. */
+struct gp_metrics_writer_opts {
+	uint32_t size;       /**< sizeof(struct gp_metrics_writer_opts) */
+	int32_t watched_pid; /**< the root of the process tree sampled, 0: none (null) */
+};
+
+/**
+ * Creates (or truncates) @p path and writes the header line: the host name,
+ * the sampler's interval, GPU status, NVML library and driver version, the
+ * start time on both clocks and the watched pid.
+ * @param path the file (borrowed; copied for messages)
+ * @param s    the sampler whose samples follow (borrowed; read here only)
+ * @param opts may be NULL (no watched pid)
+ * @param out  the writer, owned by the caller until gp_metrics_writer_close()
+ *             or gp_metrics_writer_free(); NULL on error
+ * @return 0; GP_EINVAL (a NULL argument, or @p opts from newer headers asking
+ *         for what this library lacks), GP_EIO (cannot create or write
+ *         @p path: gp_last_error() names it, errno says why), GP_ENOMEM.
+ */
+GP_API int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
+                                  const struct gp_metrics_writer_opts *opts,
+                                  struct gp_metrics_writer **out);
+
+/**
+ * Appends one sample line (@p smp borrowed).
+ * @return 0, GP_EIO (gp_last_error() names the file, errno says why), GP_ENOMEM.
+ */
+GP_API int gp_metrics_writer_add(struct gp_metrics_writer *w, const struct gp_sample *smp);
+
+/** @return the sample lines written so far. */
+GP_API uint64_t gp_metrics_writer_count(const struct gp_metrics_writer *w);
+
+/**
+ * Writes the end line (the samples written, the sampler @p s's missed
+ * periods, the end time), syncs and closes the file, and frees @p w in every
+ * case. @return 0, GP_EIO (errno says why), GP_ENOMEM.
+ */
+GP_API int gp_metrics_writer_close(struct gp_metrics_writer *w, struct gp_sampler *s);
+
+/**
+ * Closes the file without an end line (what is written stays: a timeline cut
+ * short) and frees @p w; NULL is a no-op.
+ */
+GP_API void gp_metrics_writer_free(struct gp_metrics_writer *w);
+
 #ifdef __cplusplus
 }
 #endif

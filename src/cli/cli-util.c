@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli-util.c - the CLI's shared helpers: messages, dying allocators, number
- * parsing, output files that are never left half-written (util/lockfile.h)
+ * parsing, output files that are never left half-written (gp_file_write_atomic())
  * and the signal handlers that remove them when gpuprof is killed.
  *
  * Only the CLI may exit on an error (STYLE.md §3); the library reports through
@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
-#include "util/lockfile.h"
 
 GP_CLI_PRINTF(2, 0) static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
@@ -247,7 +246,7 @@ int write_file_atomic(const char *path, const char *data, size_t len)
 {
 	int e;
 
-	if (!gp__lockfile_write_file(path, data, len))
+	if (!gp_file_write_atomic(path, data, len))
 		return 0;
 	e = errno;
 	error("%s", gp_last_error());

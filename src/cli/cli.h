@@ -139,7 +139,7 @@ int write_output(const char *output, const char *data, size_t len);
 
 /**
  * Writes @p len bytes to @p path atomically with the library's one writer
- * (util/lockfile.h: through a symbolic link, keeping the file's mode,
+ * (gp_file_write_atomic(): through a symbolic link, keeping the file's mode,
  * refusing a read-only file). On failure nothing is left behind, the error
  * is printed and errno says why; killed by a signal, the handlers of
  * gp_cli_signals_install() remove the temporary file. @return 0 or -1.

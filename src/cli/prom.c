@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * prom.c - `gpuprof top --listen ADDR:PORT` and `--textfile DIR`: the
- * sampler's newest sample, rendered by the library (export/prom.h, the
+ * sampler's newest sample, rendered by the library (gp_sample_to_prom(), the
  * Prometheus text exposition format 0.0.4) with the labels read here (the
  * host name, and the rank, local rank and job a launcher set in the
  * environment), served over HTTP or written to a file.
@@ -9,12 +9,14 @@
  * HTTP is libmicrohttpd's, on its own internal thread with an event loop.
  * The library is loaded with dlopen when --listen asks for it (its header
  * gives the types), so no other command pays for it and its TLS stack at
- * start-up (about 2.5 ms and 2.7 MB here). A scrape copies the newest sample
- * under the sampler's lock and renders it, so a slow or malformed client
- * never touches the sampling thread, and concurrent scrapes each render
- * their own copy. The textfile writer is a thread that rewrites
- * DIR/gpuprof.prom per sample with the library's atomic writer
- * (util/lockfile.h), so node_exporter never reads half a file.
+ * start-up (about 2.5 ms and 2.7 MB here). The loader is this file's own
+ * (mhd_load(): a table of seven symbols): this is its only user, and a
+ * general dlopen helper is no part of libgpuprof's public API. A build
+ * without the header keeps --listen listed and says why it cannot serve. A scrape copies the newest
+ * sample under the sampler's lock and renders it, so a slow or malformed client never touches the
+ * sampling thread, and concurrent scrapes each render their own copy. The textfile writer is a
+ * thread that rewrites DIR/gpuprof.prom per sample with the library's atomic writer
+ * (gp_file_write_atomic()), so node_exporter never reads half a file.
  *
  * Clients are hostile until they have sent a request. libmicrohttpd 0.9.75
  * has a total connection limit, a per-address one, and an idle timeout that
@@ -46,15 +48,13 @@
 
 #include "cli.h"
 #include "gpuprof-config.h"
-#include "export/prom.h"
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/sample.h"
 #include "top.h"
-#include "util/lockfile.h"
 
 #if GP_HAVE_MHD
+#include <dlfcn.h>
 #include <microhttpd.h>
-
-#include "util/dl.h"
 #endif
 
 #if GP_HAVE_MHD
@@ -86,10 +86,10 @@ struct http_guard {
 struct gp_prom {
 	struct gp_sampler *s;
 	char hostname[256];
-	struct gp__prom_labels labels; /* hostname, and the launcher's from the environment */
+	struct gp_prom_opts labels; /* hostname, and the launcher's from the environment */
 #if GP_HAVE_MHD
 	struct MHD_Daemon *d;
-	struct gp_dl dl;
+	void *mhd_lib; /* dlopen's handle of libmicrohttpd, NULL when not loaded */
 	struct http_guard g;
 #endif
 	const char *textfile;
@@ -107,10 +107,10 @@ static int write_textfile(struct gp_prom *p, const struct gp_sample *s)
 	char *text;
 	int rc, e;
 
-	if (gp__prom_render(s, &p->labels, NULL, &text, &len))
+	if (gp_sample_to_prom(s, &p->labels, &text, &len))
 		return -1;
 	snprintf(path, sizeof(path), "%s/gpuprof.prom", p->textfile);
-	rc = gp__lockfile_write_file(path, text, len);
+	rc = gp_file_write_atomic(path, text, len);
 	e = errno;
 	gp_free(text);
 	errno = e;
@@ -153,23 +153,46 @@ static struct {
 	__typeof__(MHD_get_connection_info) *get_connection_info;
 } mhd;
 
-/* Loads libmicrohttpd into @p dl and fills mhd (0, or the dlerror in gp_last_error()). */
-static int mhd_load(struct gp_dl *dl)
+/*
+ * Loads libmicrohttpd (its soname, then the development link) and fills mhd;
+ * every symbol is required. @return the handle, or NULL with why in @p why.
+ */
+static void *mhd_load(char *why, size_t n)
 {
-	static const char *const libs[] = { "libmicrohttpd.so.12", "libmicrohttpd.so", NULL };
-	const struct gp_dl_sym syms[] = {
-		{ { "MHD_start_daemon" }, (void **)&mhd.start_daemon, true },
-		{ { "MHD_stop_daemon" }, (void **)&mhd.stop_daemon, true },
-		{ { "MHD_create_response_from_buffer" },
-		  (void **)&mhd.create_response_from_buffer,
-		  true },
-		{ { "MHD_add_response_header" }, (void **)&mhd.add_response_header, true },
-		{ { "MHD_queue_response" }, (void **)&mhd.queue_response, true },
-		{ { "MHD_destroy_response" }, (void **)&mhd.destroy_response, true },
-		{ { "MHD_get_connection_info" }, (void **)&mhd.get_connection_info, true },
+	static const char *const libs[] = { "libmicrohttpd.so.12", "libmicrohttpd.so" };
+	const struct {
+		const char *name;
+		void **slot;
+	} syms[] = {
+		{ "MHD_start_daemon", (void **)&mhd.start_daemon },
+		{ "MHD_stop_daemon", (void **)&mhd.stop_daemon },
+		{ "MHD_create_response_from_buffer", (void **)&mhd.create_response_from_buffer },
+		{ "MHD_add_response_header", (void **)&mhd.add_response_header },
+		{ "MHD_queue_response", (void **)&mhd.queue_response },
+		{ "MHD_destroy_response", (void **)&mhd.destroy_response },
+		{ "MHD_get_connection_info", (void **)&mhd.get_connection_info },
 	};
+	const char *lib = libs[0];
+	void *h = NULL;
 
-	return gp__dl_load(dl, NULL, libs, syms, sizeof(syms) / sizeof(syms[0]));
+	snprintf(why, n, "cannot load %s", lib);
+	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]) && !h; i++) {
+		const char *e;
+
+		lib = libs[i];
+		if ((h = dlopen(lib, RTLD_NOW | RTLD_LOCAL)))
+			break;
+		if (i == 0 && (e = dlerror()))
+			snprintf(why, n, "cannot load %s", e);
+	}
+	for (size_t i = 0; h && i < sizeof(syms) / sizeof(syms[0]); i++) {
+		if (!(*syms[i].slot = dlsym(h, syms[i].name))) {
+			snprintf(why, n, "%s: required symbol %s not found", lib, syms[i].name);
+			dlclose(h);
+			h = NULL;
+		}
+	}
+	return h;
 }
 
 /* -- the connection guard (see the top of the file) -- */
@@ -402,7 +425,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static char index[] = "gpuprof top: metrics at /metrics\n";
 	static char unavailable[] = "no sample yet\n";
 	struct gp_prom *p = cls;
-	struct gp__prom_http hc;
+	struct gp_prom_http_stats hc;
+	struct gp_prom_opts po;
 	enum MHD_Result ret;
 	struct gp_sample *s;
 	char *text;
@@ -429,7 +453,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	hc.timed_out = atomic_load(&p->g.timed_out);
 	hc.evicted = atomic_load(&p->g.evicted);
 	hc.idle = atomic_load(&p->g.idle);
-	if (gp__prom_render(s, &p->labels, &hc, &text, &len)) {
+	po = p->labels;
+	po.http = &hc;
+	if (gp_sample_to_prom(s, &po, &text, &len)) {
 		free(s);
 		return MHD_NO;
 	}
@@ -515,15 +541,15 @@ static int listen_start(struct gp_prom *p, const struct gp_top_opts *o,
 {
 	struct http_guard *g = &p->g;
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
-	char addr[INET6_ADDRSTRLEN + 8];
+	char addr[INET6_ADDRSTRLEN + 8], why[512];
 	int e;
 
 	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if (mhd_load(&p->dl))
+	if (!(p->mhd_lib = mhd_load(why, sizeof(why))))
 		return error("--listen needs libmicrohttpd at run time (Debian: libmicrohttpd12): "
 		             "%s; --textfile works without it",
-		             gp_last_error());
+		             why);
 	if ((e = guard_init(g, o->listen_timeout_s)))
 		return error("cannot start the HTTP endpoint: %s", strerror(e));
 	/*
@@ -577,7 +603,9 @@ static void listen_stop(struct gp_prom *p)
 		    g->first_error[0] ? " (the first error: " : "", g->first_error,
 		    g->first_error[0] ? ")" : "");
 	guard_release(g);
-	gp__dl_close(&p->dl);
+	if (p->mhd_lib)
+		dlclose(p->mhd_lib);
+	p->mhd_lib = NULL;
 }
 #endif
 
@@ -605,6 +633,7 @@ static void labels_init(struct gp_prom *p)
 		                           "PBS_JOBID", NULL };
 
 	gethostname(p->hostname, sizeof(p->hostname) - 1);
+	p->labels.size = sizeof(p->labels);
 	p->labels.hostname = p->hostname;
 	p->labels.rank = first_env(rank);
 	p->labels.local_rank = first_env(local);

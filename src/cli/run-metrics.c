@@ -3,7 +3,7 @@
  * run-metrics.c - the metrics of `gpuprof run`: the library's sampler on the
  * process tree of CMD, recorded by a thread of its own into DIR/metrics.jsonl
  * in the format of `gpuprof top --record` (gpuprof.metrics/1, written by the
- * library's source/metrics.h), and the one-line status shown on a terminal.
+ * library's gp_metrics_writer), and the one-line status shown on a terminal.
  *
  * Threads: the recorder thread alone writes the file; the main thread only
  * reads the newest sample (gp_sampler_latest, which locks) for the status
@@ -19,15 +19,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gpuprof/sample.h"
 #include "run.h"
-#include "source/metrics.h"
 
 #define STOP_POLL_MS 50
 
 struct gp_run_metrics {
 	struct gp_sampler *s;
 	char *path;
-	struct gp__metrics_writer *w;
+	struct gp_metrics_writer *w;
 	pthread_t thread;
 	bool started, stopped;
 	atomic_bool stop;
@@ -54,7 +54,7 @@ static void *recorder(void *arg)
 		}
 		seq = m->rec->seq;
 		errno = 0;
-		rc = gp__metrics_writer_add(m->w, m->rec);
+		rc = gp_metrics_writer_add(m->w, m->rec);
 		if (rc == GP_EIO) {
 			m->werrno = errno ? errno : EIO;
 			break;
@@ -72,6 +72,7 @@ int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_
                          const char *path)
 {
 	struct gp_run_metrics *m = xcalloc(1, sizeof(*m));
+	struct gp_metrics_writer_opts wo = { .size = sizeof(wo), .watched_pid = (int32_t)pid };
 	struct gp_sampler_opts so;
 	int e;
 
@@ -89,7 +90,7 @@ int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_
 		error("sampler: %s", gp_last_error());
 		goto out_free;
 	}
-	if (gp__metrics_writer_open(path, m->s, (int32_t)pid, &m->w)) {
+	if (gp_metrics_writer_open(path, m->s, &wo, &m->w)) {
 		error("%s", gp_last_error());
 		goto out_free;
 	}
@@ -127,8 +128,8 @@ int gp_run_metrics_stop(struct gp_run_metrics *m)
 	e = m->werrno;
 	if (e) {
 		rc = error("cannot write '%s': %s", m->path, strerror(e));
-		gp__metrics_writer_free(m->w);
-	} else if (gp__metrics_writer_close(m->w, m->s)) {
+		gp_metrics_writer_free(m->w);
+	} else if (gp_metrics_writer_close(m->w, m->s)) {
 		rc = error("%s", gp_last_error());
 	}
 	m->w = NULL;
@@ -143,7 +144,7 @@ void gp_run_metrics_free(struct gp_run_metrics *m)
 		atomic_store(&m->stop, true);
 		pthread_join(m->thread, NULL);
 	}
-	gp__metrics_writer_free(m->w);
+	gp_metrics_writer_free(m->w);
 	gp_sampler_close(m->s);
 	free(m->rec);
 	free(m->st);

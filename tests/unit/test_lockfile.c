@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_lockfile.c - the one atomic writer (util/lockfile.c): a new file's
+ * test_lockfile.c - the one atomic writer (util/lockfile.c, and its public
+ * entry point gp_file_write_atomic()): bad arguments refused, a new file's
  * mode from the umask, an existing file's mode kept, writing through
  * symbolic links (relative, absolute, chained, dangling; a loop refused), a
  * read-only file refused with a message naming it, a directory refused,
@@ -104,19 +105,19 @@ static void test_new_and_existing_mode(void **state)
 	(void)state;
 	/* a new file: 0666 less the umask */
 	um = umask(027);
-	assert_int_equal(gp__lockfile_write_file(p, "new", 3), 0);
+	assert_int_equal(gp_file_write_atomic(p, "new", 3), 0);
 	umask(um);
 	assert_contents(p, "new");
 	assert_int_equal(mode_of(p), 0640);
 	/* an existing file keeps its mode, whatever the umask */
 	assert_int_equal(chmod(p, 0604), 0);
 	um = umask(077);
-	assert_int_equal(gp__lockfile_write_file(p, "newer", 5), 0);
+	assert_int_equal(gp_file_write_atomic(p, "newer", 5), 0);
 	umask(um);
 	assert_contents(p, "newer");
 	assert_int_equal(mode_of(p), 0604);
 	assert_int_equal(chmod(p, 0755), 0);
-	assert_int_equal(gp__lockfile_write_file(p, "", 0), 0);
+	assert_int_equal(gp_file_write_atomic(p, "", 0), 0);
 	assert_contents(p, "");
 	assert_int_equal(mode_of(p), 0755);
 	assert_int_equal(temps_in(dir), 0);
@@ -170,7 +171,7 @@ static void test_symlinks(void **state)
 	/* link2 -> link1 -> sub/target, both relative: the target is written, the links stay */
 	assert_int_equal(symlink("sub/target", l1), 0);
 	assert_int_equal(symlink("link1", l2), 0);
-	assert_int_equal(gp__lockfile_write_file(l2, "through", 7), 0);
+	assert_int_equal(gp_file_write_atomic(l2, "through", 7), 0);
 	assert_int_equal(lstat(l1, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_int_equal(lstat(l2, &st), 0);
@@ -182,13 +183,13 @@ static void test_symlinks(void **state)
 	/* an absolute link */
 	snprintf(abs_link, sizeof(abs_link), "%s", path_of("abs"));
 	assert_int_equal(symlink(t, abs_link), 0);
-	assert_int_equal(gp__lockfile_write_file(abs_link, "abs", 3), 0);
+	assert_int_equal(gp_file_write_atomic(abs_link, "abs", 3), 0);
 	assert_contents(t, "abs");
 	assert_int_equal(lstat(abs_link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	/* a dangling link: the file it points at is created */
 	assert_int_equal(symlink("sub/created", path_of("dangling")), 0);
-	assert_int_equal(gp__lockfile_write_file(path_of("dangling"), "made", 4), 0);
+	assert_int_equal(gp_file_write_atomic(path_of("dangling"), "made", 4), 0);
 	assert_contents(path_of("sub/created"), "made");
 	assert_int_equal(lstat(path_of("dangling"), &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
@@ -196,7 +197,7 @@ static void test_symlinks(void **state)
 	assert_int_equal(symlink("loop-b", path_of("loop-a")), 0);
 	assert_int_equal(symlink("loop-a", path_of("loop-b")), 0);
 	errno = 0;
-	assert_int_equal(gp__lockfile_write_file(path_of("loop-a"), "x", 1), GP_EIO);
+	assert_int_equal(gp_file_write_atomic(path_of("loop-a"), "x", 1), GP_EIO);
 	assert_int_equal(errno, ELOOP);
 	assert_non_null(strstr(gp_last_error(), "loop-a"));
 	assert_int_equal(temps_in(dir), 0);
@@ -220,7 +221,7 @@ static void test_read_only(void **state)
 	assert_contents(p, "keep");
 	/* also through a link to it */
 	assert_int_equal(symlink("ro.json", path_of("ro-link")), 0);
-	assert_int_equal(gp__lockfile_write_file(path_of("ro-link"), "x", 1), GP_EIO);
+	assert_int_equal(gp_file_write_atomic(path_of("ro-link"), "x", 1), GP_EIO);
 	assert_non_null(strstr(gp_last_error(), "ro-link"));
 	assert_contents(p, "keep");
 	assert_int_equal(temps_in(dir), 0);
@@ -243,15 +244,24 @@ static void test_bad_paths(void **state)
 	assert_non_null(strstr(gp_last_error(), "not a file name"));
 	assert_int_equal(gp__lockfile_hold("", &lk), GP_EINVAL);
 	assert_int_equal(gp__lockfile_hold(NULL, &lk), GP_EINVAL);
+	/* the same through the public entry point, and nothing made */
+	assert_int_equal(gp_file_write_atomic(NULL, "x", 1), GP_EINVAL);
+	assert_int_equal(gp_file_write_atomic("", "x", 1), GP_EINVAL);
+	assert_int_equal(gp_file_write_atomic(path_of(""), "x", 1), GP_EINVAL);
+	errno = 0;
+	assert_int_equal(gp_file_write_atomic(path_of("none/x"), "x", 1), GP_EIO);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(gp_last_error(), "none/x"));
+	assert_int_equal(temps_in(dir), 0);
 	/* a directory */
 	assert_int_equal(mkdir(path_of("adir"), 0777), 0);
-	assert_int_equal(gp__lockfile_write_file(path_of("adir"), "x", 1), GP_EINVAL);
+	assert_int_equal(gp_file_write_atomic(path_of("adir"), "x", 1), GP_EINVAL);
 	assert_non_null(strstr(gp_last_error(), "it is a directory"));
 	assert_int_equal(temps_in(dir), 0);
 	/* a read-only directory: no temporary file can be made (root may write anyway) */
 	if (geteuid() != 0) {
 		assert_int_equal(chmod(path_of("adir"), 0555), 0);
-		assert_int_equal(gp__lockfile_write_file(path_of("adir/f"), "x", 1), GP_EIO);
+		assert_int_equal(gp_file_write_atomic(path_of("adir/f"), "x", 1), GP_EIO);
 		assert_int_equal(errno, EACCES);
 		chmod(path_of("adir"), 0755);
 	}
@@ -262,10 +272,10 @@ static void test_devices(void **state)
 {
 	(void)state;
 	/* written in place, never replaced */
-	assert_int_equal(gp__lockfile_write_file("/dev/null", "x", 1), 0);
+	assert_int_equal(gp_file_write_atomic("/dev/null", "x", 1), 0);
 	if (access("/dev/full", W_OK) == 0) {
 		errno = 0;
-		assert_int_equal(gp__lockfile_write_file("/dev/full", "x", 1), GP_EIO);
+		assert_int_equal(gp_file_write_atomic("/dev/full", "x", 1), GP_EIO);
 		assert_int_equal(errno, ENOSPC);
 		assert_non_null(strstr(gp_last_error(), "cannot write '/dev/full'"));
 	}
@@ -282,7 +292,7 @@ static void check_full(const char *d, const char *target, size_t big, int want_e
 	memset(data, 'x', big);
 	put(target, "old", 0640);
 	errno = 0;
-	assert_int_equal(gp__lockfile_write_file(target, data, big), GP_EIO);
+	assert_int_equal(gp_file_write_atomic(target, data, big), GP_EIO);
 	assert_int_equal(errno, want_errno);
 	assert_contents(target, "old");
 	assert_int_equal(temps_in(d), 0);

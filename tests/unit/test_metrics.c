@@ -366,22 +366,23 @@ static void test_object(void **state)
 static void write_timeline(const char *path, int n, bool close)
 {
 	struct gp_sampler_opts so = { .size = sizeof(so), .interval_ms = 10, .no_gpu = true };
-	struct gp__metrics_writer *w = NULL;
+	struct gp_metrics_writer_opts wo = { .size = sizeof(wo), .watched_pid = 4242 };
+	struct gp_metrics_writer *w = NULL;
 	struct gp_sampler *s = NULL;
 	struct gp_sample *smp = malloc(sizeof(*smp));
 
 	assert_non_null(smp);
 	assert_int_equal(gp_sampler_open(&so, &s), 0);
-	assert_int_equal(gp__metrics_writer_open(path, s, 4242, &w), 0);
+	assert_int_equal(gp_metrics_writer_open(path, s, &wo, &w), 0);
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(gp_sampler_sample_now(s, smp), 0);
-		assert_int_equal(gp__metrics_writer_add(w, smp), 0);
+		assert_int_equal(gp_metrics_writer_add(w, smp), 0);
 	}
-	assert_int_equal(gp__metrics_writer_count(w), (uint64_t)n);
+	assert_int_equal(gp_metrics_writer_count(w), (uint64_t)n);
 	if (close)
-		assert_int_equal(gp__metrics_writer_close(w, s), 0);
+		assert_int_equal(gp_metrics_writer_close(w, s), 0);
 	else
-		gp__metrics_writer_free(w);
+		gp_metrics_writer_free(w);
 	gp_sampler_close(s);
 	free(smp);
 }
@@ -390,7 +391,10 @@ static void test_writer(void **state)
 {
 	char path[] = "/tmp/gp-test-metrics-w.XXXXXX";
 	struct gp_metrics_timeline *m = NULL;
-	struct gp__metrics_writer *w = (struct gp__metrics_writer *)1;
+	struct gp_sampler_opts so = { .size = sizeof(so), .interval_ms = 10, .no_gpu = true };
+	struct gp_metrics_writer *w = (struct gp_metrics_writer *)1;
+	struct gp_metrics_writer_opts big[2];
+	struct gp_sampler *s = NULL;
 	int fd = mkstemp(path);
 
 	(void)state;
@@ -417,9 +421,39 @@ static void test_writer(void **state)
 	unlink(path);
 
 	/* a file that cannot be made: the path named, nothing handed out */
-	assert_int_equal(gp__metrics_writer_open("/nonexistent-dir/m.jsonl", NULL, 0, &w), GP_EIO);
+	assert_int_equal(gp_sampler_open(&so, &s), 0);
+	assert_int_equal(gp_metrics_writer_open("/nonexistent-dir/m.jsonl", s, NULL, &w), GP_EIO);
 	assert_null(w);
 	assert_non_null(strstr(gp_last_error(), "cannot write '/nonexistent-dir/m.jsonl'"));
+
+	/* bad arguments: refused, nothing created or handed out */
+	w = (struct gp_metrics_writer *)1;
+	assert_int_equal(gp_metrics_writer_open(path, NULL, NULL, &w), GP_EINVAL);
+	assert_null(w);
+	assert_int_equal(gp_metrics_writer_open(NULL, s, NULL, &w), GP_EINVAL);
+	assert_int_equal(gp_metrics_writer_open(path, s, NULL, NULL), GP_EINVAL);
+	assert_int_equal(access(path, F_OK), -1);
+	/* opts from newer headers asking for more than this library knows */
+	memset(big, 0, sizeof(big));
+	big[0].size = sizeof(big);
+	((unsigned char *)big)[sizeof(big) - 1] = 1;
+	assert_int_equal(gp_metrics_writer_open(path, s, &big[0], &w), GP_EINVAL);
+	assert_int_equal(access(path, F_OK), -1);
+	/* opts from older headers (only the size), NULL opts: no watched pid */
+	big[0].size = sizeof(uint32_t);
+	assert_int_equal(gp_metrics_writer_open(path, s, &big[0], &w), 0);
+	assert_int_equal(gp_metrics_writer_add(w, NULL), GP_EINVAL);
+	assert_int_equal(gp_metrics_writer_count(w), 0);
+	assert_int_equal(gp_metrics_writer_close(w, s), 0);
+	assert_int_equal(gp__metrics_timeline_read(path, &m), 0);
+	assert_true(m->ended);
+	assert_int_equal(m->watched_pid, -1);
+	assert_int_equal(m->nsamples, 0);
+	gp__metrics_timeline_free(m);
+	unlink(path);
+	assert_int_equal(gp_metrics_writer_count(NULL), 0);
+	gp_metrics_writer_free(NULL);
+	gp_sampler_close(s);
 }
 
 int main(void)

@@ -9,9 +9,9 @@
  * UUID, pci_bus_id, device, modelName, Hostname) plus rank, local_rank and
  * job when the caller passes them (the renderer reads no environment). An
  * unknown value is left out, never 0. The HTTP endpoint adds its own
- * counters (struct gp__prom_http).
+ * counters (struct gp_prom_http_stats). Public API: gp_sample_to_prom() in
+ * gpuprof/sample.h.
  */
-#include "prom.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -20,8 +20,10 @@
 #include <string.h>
 
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/sample.h"
 #include "util/error.h"
 #include "util/json-scan.h"
+#include "util/opts.h"
 
 struct out {
 	char *buf;
@@ -108,12 +110,14 @@ static void label_value(char *dst, size_t n, const char *s)
 	dst[k] = 0;
 }
 
-/* ,rank="..",local_rank="..",job=".." for those of @p l that are set */
-static void launcher_labels(char *dst, size_t n, const struct gp__prom_labels *l)
+/* ,rank="..",local_rank="..",job=".." for those of @p l (may be NULL) that are set */
+static void launcher_labels(char *dst, size_t n, const struct gp_prom_opts *l)
 {
 	const struct {
 		const char *label, *value;
-	} v[] = { { "rank", l->rank }, { "local_rank", l->local_rank }, { "job", l->job } };
+	} v[] = { { "rank", GP__OPTS_GET(l, rank, NULL) },
+		  { "local_rank", GP__OPTS_GET(l, local_rank, NULL) },
+		  { "job", GP__OPTS_GET(l, job, NULL) } };
 	size_t k = 0;
 
 	dst[0] = 0;
@@ -172,18 +176,30 @@ static const char *const reason_names[] = { "gpu_idle",    "clocks_setting", "po
 	                                    "hw_slowdown", "sync_boost",     "sw_thermal",
 	                                    "hw_thermal",  "hw_power_brake", "display_clocks" };
 
-int gp__prom_render(const struct gp_sample *s, const struct gp__prom_labels *l,
-                    const struct gp__prom_http *hc, char **out, size_t *len)
+int gp_sample_to_prom(const struct gp_sample *s, const struct gp_prom_opts *opts, char **out,
+                      size_t *len)
 {
 	struct out o = { NULL, 0, 0, false };
 	/* each label set holds its longest parts (label_value truncates each to its buffer) */
 	char host[300], launch[900], (*labels)[2048] = NULL;
-	const struct gp_host_sample *h = &s->host;
-	unsigned n = s->ngpus < GP_SAMPLE_MAX_GPUS ? s->ngpus : GP_SAMPLE_MAX_GPUS;
+	const struct gp_prom_http_stats *hc;
+	const struct gp_host_sample *h;
+	const char *hostname;
+	unsigned n;
+	int rc;
 
-	*out = NULL;
-	label_value(host, sizeof(host), l->hostname ? l->hostname : "");
-	launcher_labels(launch, sizeof(launch), l);
+	if (out)
+		*out = NULL;
+	if (!s || !out)
+		return gp__error(GP_EINVAL, "gp_sample_to_prom: NULL argument");
+	if ((rc = GP__OPTS_VALID(opts, struct gp_prom_opts)))
+		return rc;
+	hostname = GP__OPTS_GET(opts, hostname, NULL);
+	hc = GP__OPTS_GET(opts, http, NULL);
+	h = &s->host;
+	n = s->ngpus < GP_SAMPLE_MAX_GPUS ? s->ngpus : GP_SAMPLE_MAX_GPUS;
+	label_value(host, sizeof(host), hostname ? hostname : "");
+	launcher_labels(launch, sizeof(launch), opts);
 	labels = gp__calloc(n ? n : 1, sizeof(*labels));
 	if (!labels)
 		return gp__error(GP_ENOMEM, "out of memory");

@@ -35,6 +35,7 @@
 #include "gpuprof/value.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/opts.h"
 
 #define READ_BLOCK     (1u << 16)
 #define INITIAL_CAP    64
@@ -44,7 +45,7 @@
 
 /* ---- the writer ---- */
 
-struct gp__metrics_writer {
+struct gp_metrics_writer {
 	FILE *f;
 	char *path;
 	uint64_t n; /* sample lines written */
@@ -59,7 +60,7 @@ static int64_t clock_ns(clockid_t c)
 }
 
 /* GP_EIO naming the file, errno kept at @p e */
-static int write_error(const struct gp__metrics_writer *w, int e)
+static int write_error(const struct gp_metrics_writer *w, int e)
 {
 	gp__error(GP_EIO, "cannot write '%s': %s", w->path, strerror(e));
 	errno = e;
@@ -67,7 +68,7 @@ static int write_error(const struct gp__metrics_writer *w, int e)
 }
 
 /* @p len bytes of @p text and a newline */
-static int put_text(struct gp__metrics_writer *w, const char *text, size_t len)
+static int put_text(struct gp_metrics_writer *w, const char *text, size_t len)
 {
 	errno = 0;
 	if (fwrite(text, 1, len, w->f) != len || fputc('\n', w->f) == EOF)
@@ -76,7 +77,7 @@ static int put_text(struct gp__metrics_writer *w, const char *text, size_t len)
 }
 
 /* A line of object @p v (freed here); NULL: out of memory building it. */
-static int put_value(struct gp__metrics_writer *w, struct gp_value *v, bool built)
+static int put_value(struct gp_metrics_writer *w, struct gp_value *v, bool built)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -97,15 +98,23 @@ static int set_str_or_null(struct gp_value *o, const char *key, const char *s)
 	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
 }
 
-int gp__metrics_writer_open(const char *path, struct gp_sampler *s, int32_t watched_pid,
-                            struct gp__metrics_writer **out)
+int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
+                           const struct gp_metrics_writer_opts *opts,
+                           struct gp_metrics_writer **out)
 {
-	struct gp__metrics_writer *w;
+	struct gp_metrics_writer *w;
+	int32_t watched_pid;
 	struct gp_value *h;
 	char host[256] = "";
 	int rc, e;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!path || !s || !out)
+		return gp__error(GP_EINVAL, "gp_metrics_writer_open: NULL argument");
+	if ((rc = GP__OPTS_VALID(opts, struct gp_metrics_writer_opts)))
+		return rc;
+	watched_pid = GP__OPTS_GET(opts, watched_pid, 0);
 	if (!(w = gp__calloc(1, sizeof(*w))) || !(w->path = gp__strdup(path))) {
 		gp__free(w);
 		return gp__error(GP_ENOMEM, "out of memory");
@@ -134,17 +143,19 @@ int gp__metrics_writer_open(const char *path, struct gp_sampler *s, int32_t watc
 
 out_free:
 	e = errno;
-	gp__metrics_writer_free(w);
+	gp_metrics_writer_free(w);
 	errno = e;
 	return rc;
 }
 
-int gp__metrics_writer_add(struct gp__metrics_writer *w, const struct gp_sample *smp)
+int gp_metrics_writer_add(struct gp_metrics_writer *w, const struct gp_sample *smp)
 {
 	char *line = NULL;
 	size_t len = 0;
 	int rc;
 
+	if (!w || !smp)
+		return gp__error(GP_EINVAL, "gp_metrics_writer_add: NULL argument");
 	if ((rc = gp_sample_to_json(smp, &line, &len)))
 		return rc;
 	rc = put_text(w, line, len);
@@ -154,16 +165,21 @@ int gp__metrics_writer_add(struct gp__metrics_writer *w, const struct gp_sample 
 	return rc;
 }
 
-uint64_t gp__metrics_writer_count(const struct gp__metrics_writer *w)
+uint64_t gp_metrics_writer_count(const struct gp_metrics_writer *w)
 {
-	return w->n;
+	return w ? w->n : 0;
 }
 
-int gp__metrics_writer_close(struct gp__metrics_writer *w, struct gp_sampler *s)
+int gp_metrics_writer_close(struct gp_metrics_writer *w, struct gp_sampler *s)
 {
-	struct gp_value *e = gp_value_object();
+	struct gp_value *e;
 	int rc, err = 0;
 
+	if (!w || !s) {
+		gp_metrics_writer_free(w);
+		return gp__error(GP_EINVAL, "gp_metrics_writer_close: NULL argument");
+	}
+	e = gp_value_object();
 	rc = put_value(w, e,
 	               e && !gp_obj_set_bool(e, "end", true) &&
 	                   !gp_obj_set_int(e, "samples", (int64_t)w->n) &&
@@ -177,13 +193,13 @@ int gp__metrics_writer_close(struct gp__metrics_writer *w, struct gp_sampler *s)
 	w->f = NULL;
 	if (rc)
 		err = errno;
-	gp__metrics_writer_free(w);
+	gp_metrics_writer_free(w);
 	if (rc)
 		errno = err;
 	return rc;
 }
 
-void gp__metrics_writer_free(struct gp__metrics_writer *w)
+void gp_metrics_writer_free(struct gp_metrics_writer *w)
 {
 	if (!w)
 		return;

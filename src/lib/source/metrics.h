@@ -2,9 +2,9 @@
 /*
  * metrics.h - the metrics timeline (`gpuprof.metrics/1`, the metrics.jsonl of
  * a run directory and `gpuprof top --record FILE`, format in
- * docs/metrics-format.md): its one writer (struct gp__metrics_writer, for
- * `top --record` and `run`) and its one reader, which turns a timeline into
- * named numeric series for analyze and export.
+ * docs/metrics-format.md): its one writer (struct gp_metrics_writer, public
+ * in gpuprof/sample.h, for `top --record` and `run`) and its one reader,
+ * which turns a timeline into named numeric series for analyze and export.
  *
  * The writer streams: a header line, one `gpuprof.sample/1` line per sample,
  * and an end line with the counts. The file is written as the samples come
@@ -20,8 +20,8 @@
  * (a longer line counts as malformed), GPUs of index 0 .. GP_METRICS_MAX_GPUS - 1.
  * Samples keep the file's order (the sampler writes them in time order).
  *
- * Internal header: the reader's callers are analyze/metrics.c and export/,
- * the writer's the CLI's top-record.c and run-metrics.c.
+ * Internal header: the reader's callers are analyze/metrics.c and export/;
+ * the writer's (through the public API) the CLI's top-record.c and run-metrics.c.
  */
 #ifndef GP_SOURCE_METRICS_H
 #define GP_SOURCE_METRICS_H
@@ -32,38 +32,7 @@
 
 #include "gpuprof/sample.h"
 
-/* ---- the writer ---- */
-
-/** A timeline being written; one thread at a time. */
-struct gp__metrics_writer;
-
-/**
- * Creates (or truncates) @p path and writes the header line: the host name,
- * the sampler's interval, GPU status, NVML library and driver version, the
- * start time on both clocks and @p watched_pid (0 writes null).
- * @param s   the sampler whose samples follow (borrowed; read here only)
- * @param out the writer, for gp__metrics_writer_close() or _free(); NULL on error
- * @return 0; GP_EIO (cannot create or write @p path: gp_last_error() names
- *         it, errno says why), GP_ENOMEM.
- */
-int gp__metrics_writer_open(const char *path, struct gp_sampler *s, int32_t watched_pid,
-                            struct gp__metrics_writer **out);
-
-/** Appends one sample line. @return 0, GP_EIO (errno says why), GP_ENOMEM. */
-int gp__metrics_writer_add(struct gp__metrics_writer *w, const struct gp_sample *smp);
-
-/** @return the sample lines written so far. */
-uint64_t gp__metrics_writer_count(const struct gp__metrics_writer *w);
-
-/**
- * Writes the end line (the samples written, the sampler @p s's missed
- * periods, the end time), syncs and closes the file, and frees @p w in every
- * case. @return 0, GP_EIO (errno says why), GP_ENOMEM.
- */
-int gp__metrics_writer_close(struct gp__metrics_writer *w, struct gp_sampler *s);
-
-/** Closes the file without an end line (what is written stays) and frees @p w; NULL is a no-op. */
-void gp__metrics_writer_free(struct gp__metrics_writer *w);
+/* the writer is public API: struct gp_metrics_writer in gpuprof/sample.h */
 
 /* ---- the reader ---- */
 

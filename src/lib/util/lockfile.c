@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "gpuprof/gpuprof.h"
 #include "tempfile.h"
 
 /* links followed at most (the kernel's own limit, SYMLOOP_MAX on Linux) */
@@ -286,7 +287,7 @@ void gp__lockfile_rollback(struct gp__lockfile *lk)
 	errno = saved;
 }
 
-int gp__lockfile_write_file(const char *path, const void *data, size_t len)
+int gp_file_write_atomic(const char *path, const void *data, size_t len)
 {
 	struct gp__lockfile *lk;
 	int rc;

@@ -24,7 +24,8 @@
  *     }
  *     return gp__lockfile_commit(lk);
  *
- * or gp__lockfile_write_file() for the three steps at once. Every function
+ * or the public gp_file_write_atomic() (gpuprof/gpuprof.h), defined in
+ * lockfile.c, for the three steps at once. Every function
  * here that fails sets gp_last_error() (naming the path as given) and leaves
  * errno at the cause (EACCES, ENOSPC, ...). One struct gp__lockfile is used
  * by one thread at a time; different ones on different threads are fine.
@@ -73,8 +74,5 @@ int gp__lockfile_commit(struct gp__lockfile *lk);
 
 /** Removes the temporary file and frees @p lk; NULL is a no-op. errno is kept. */
 void gp__lockfile_rollback(struct gp__lockfile *lk);
-
-/** Hold, write @p len bytes of @p data and commit (rolling back on failure). @return as they do. */
-int gp__lockfile_write_file(const char *path, const void *data, size_t len);
 
 #endif
