@@ -113,6 +113,33 @@ GP_API int gp_file_write_atomic(const char *path, const void *data, size_t len);
  */
 GP_API void gp_tempfile_cleanup_signal(void);
 
+/**
+ * Flags of gp_format_duration() and gp_format_bytes(). GP_FORMAT_SIGN: "+"
+ * before a positive value; GP_FORMAT_COMPACT (bytes): at most three
+ * significant digits and a one-letter unit ("1.5G", "512M"), for narrow
+ * columns such as `gpuprof top`'s.
+ */
+#define GP_FORMAT_SIGN    0x1u
+#define GP_FORMAT_COMPACT 0x4u
+
+/**
+ * A duration for people, as every gpuprof command prints one: @p ns
+ * nanoseconds with four significant digits in the unit they round to ("850
+ * ns", "56.70 µs", "1.234 ms", "12.35 s"; never "1000.0 µs"), "-" when @p ns
+ * is not finite. Writes at most @p size bytes (32 always suffice) into @p buf.
+ * @return @p buf. Thread-safe.
+ */
+GP_API const char *gp_format_duration(double ns, unsigned flags, char *buf, size_t size);
+
+/**
+ * A size for people, as every gpuprof command prints one: binary units with
+ * one decimal, the unit chosen after rounding ("512 B", "1.5 KiB", "2.0 GiB";
+ * with GP_FORMAT_COMPACT "512B", "1.5K", "80G"), "-" when @p bytes is not
+ * finite. Writes at most @p size bytes (32 always suffice) into @p buf.
+ * @return @p buf. Thread-safe.
+ */
+GP_API const char *gp_format_bytes(double bytes, unsigned flags, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,9 +114,12 @@ int cmd_report(int argc, const char **argv)
 		free(derived);
 		return GP_EXIT_FAILURE;
 	}
-	if (!quiet && strcmp(output, "-") != 0)
-		fprintf(stderr, "gpuprof: wrote '%s' (%.1f KiB): open it in a browser\n", output,
-		        (double)len / 1024);
+	if (!quiet && strcmp(output, "-") != 0) {
+		char size[32];
+
+		fprintf(stderr, "gpuprof: wrote '%s' (%s): open it in a browser\n", output,
+		        gp_format_bytes((double)len, 0, size, sizeof(size)));
+	}
 	free(derived);
 	return GP_EXIT_OK;
 }

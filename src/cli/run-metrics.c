@@ -212,10 +212,12 @@ static void add_gpu(char *buf, size_t n, const struct gp_sample *s, const char *
 	total = gp_gpu_sample_value(g, GP_GF_MEM_TOTAL);
 	util = gp_gpu_sample_value(g, GP_GF_UTIL_GPU);
 	add(buf, n, " | GPU%u", g->index);
-	if (used == used && total == total)
-		add(buf, n, " %.1f/%.1f GiB", used / (1024.0 * 1024 * 1024),
-		    total / (1024.0 * 1024 * 1024));
-	else
+	if (used == used && total == total) {
+		char u[32], t[32];
+
+		add(buf, n, " %s/%s", gp_format_bytes(used, 0, u, sizeof(u)),
+		    gp_format_bytes(total, 0, t, sizeof(t)));
+	} else
 		add(buf, n, " mem -");
 	if (util == util)
 		add(buf, n, " %.0f%%", util * 100);

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "gpuprof-config.h"
+#include "gpuprof/gpuprof.h"
 #include "top.h"
 
 #if GP_HAVE_CURSES
@@ -49,14 +50,10 @@ static void restore_terminal(void)
 	}
 }
 
+/* the library's byte format, compact for the screen's narrow columns ("1.5G", "512M") */
 static void fmt_bytes(char *b, size_t n, double v)
 {
-	if (v >= 1024.0 * 1024 * 1024)
-		snprintf(b, n, "%.1fG", v / (1024.0 * 1024 * 1024));
-	else if (v >= 1024.0 * 1024)
-		snprintf(b, n, "%.0fM", v / (1024.0 * 1024));
-	else
-		snprintf(b, n, "%.0fK", v / 1024.0);
+	gp_format_bytes(v, GP_FORMAT_COMPACT, b, n);
 }
 
 /* [|||||     ] 42% in @p w columns */

@@ -112,6 +112,33 @@ static void test_numbers(void **state)
 	assert_string_equal(gp__fmt_dur(buf, 4, 1234000, 0), "1.2");
 }
 
+/* the public formatters: the same policy, flags of their own, compact sizes for top */
+static void test_public_format(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(gp_format_duration(999950, 0, b, sizeof(b)), "1.000 ms");
+	assert_string_equal(gp_format_duration(56700, GP_FORMAT_SIGN, b, sizeof(b)), "+56.70 µs");
+	assert_string_equal(gp_format_duration(NAN, 0, b, sizeof(b)), "-");
+	assert_string_equal(gp_format_bytes(2147483648.0, 0, b, sizeof(b)), "2.0 GiB");
+	assert_string_equal(gp_format_bytes(512, GP_FORMAT_COMPACT, b, sizeof(b)), "512B");
+	assert_string_equal(gp_format_bytes(1536, GP_FORMAT_COMPACT, b, sizeof(b)), "1.5K");
+	assert_string_equal(gp_format_bytes(512.0 * 1048576, GP_FORMAT_COMPACT, b, sizeof(b)),
+	                    "512M");
+	assert_string_equal(gp_format_bytes(80.0 * 1073741824, GP_FORMAT_COMPACT, b, sizeof(b)),
+	                    "80G");
+	/* rounds to 1024 of a unit: the next unit, as the long form does */
+	assert_string_equal(gp_format_bytes(1023.7 * 1048576, GP_FORMAT_COMPACT, b, sizeof(b)),
+	                    "1.0G");
+	assert_string_equal(gp_format_bytes(9.96 * 1048576, GP_FORMAT_COMPACT, b, sizeof(b)),
+	                    "10M");
+	assert_string_equal(gp_format_bytes(INFINITY, GP_FORMAT_COMPACT, b, sizeof(b)), "-");
+	/* a short buffer is cut, never overrun */
+	assert_string_equal(gp_format_bytes(1536, 0, b, 4), "1.5");
+	assert_null(gp_format_bytes(1, 0, NULL, 0));
+}
+
 static void test_width_fit(void **state)
 {
 	struct gp_buf b = GP_BUF_INIT;
@@ -332,11 +359,12 @@ static void test_analyze_format(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_dur),        cmocka_unit_test(test_dur_sign),
-		cmocka_unit_test(test_bytes),      cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_width_fit),  cmocka_unit_test(test_wrap),
-		cmocka_unit_test(test_table_text), cmocka_unit_test(test_table_md),
-		cmocka_unit_test(test_table_rows), cmocka_unit_test(test_analyze_format),
+		cmocka_unit_test(test_dur),           cmocka_unit_test(test_dur_sign),
+		cmocka_unit_test(test_bytes),         cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_width_fit),     cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_table_text),    cmocka_unit_test(test_table_md),
+		cmocka_unit_test(test_table_rows),    cmocka_unit_test(test_analyze_format),
+		cmocka_unit_test(test_public_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

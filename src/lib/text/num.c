@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "gpuprof/gpuprof.h"
 #include "text/text.h"
 
 static const char *unknown(char *buf, size_t n)
@@ -70,11 +71,34 @@ const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags)
 		a /= 1024;
 		i++;
 	}
-	if (!i)
+	if (flags & GP__FMT_COMPACT) {
+		/* three significant digits: "1.5G", "512M", "80G"; the unit after rounding */
+		if (i && a >= 1023.5 && i + 1 < sizeof(unit) / sizeof(unit[0])) {
+			a /= 1024;
+			i++;
+		}
+		snprintf(buf, n, a < 9.95 && i ? "%s%.1f%c" : "%s%.0f%c", sg, a, unit[i][0]);
+	} else if (!i)
 		snprintf(buf, n, "%s%.0f B", sg, a);
 	else
 		snprintf(buf, n, "%s%.1f %s", sg, a, unit[i]);
 	return buf;
+}
+
+GP_API const char *gp_format_duration(double ns, unsigned flags, char *buf, size_t size)
+{
+	if (!buf || !size)
+		return buf;
+	return gp__fmt_dur(buf, size, ns, flags & GP_FORMAT_SIGN ? GP__FMT_SIGN : 0);
+}
+
+GP_API const char *gp_format_bytes(double bytes, unsigned flags, char *buf, size_t size)
+{
+	if (!buf || !size)
+		return buf;
+	return gp__fmt_bytes(buf, size, bytes,
+	                     (flags & GP_FORMAT_SIGN ? GP__FMT_SIGN : 0) |
+	                         (flags & GP_FORMAT_COMPACT ? GP__FMT_COMPACT : 0));
 }
 
 const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags)

@@ -62,6 +62,8 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 /** Flags of the formatters. */
 #define GP__FMT_SIGN  0x1u /* "+" before a positive value (and zero) */
 #define GP__FMT_SPACE 0x2u /* percentages: a space before "%" (compare's prose style) */
+#define GP__FMT_COMPACT                                                                            \
+	0x4u /* bytes: three significant digits, a one-letter unit ("1.5G"), for narrow columns */
 
 /**
  * A duration in ns: "850 ns", "56.70 µs", "1.234 ms", "12.35 s", "3600.0 s"
