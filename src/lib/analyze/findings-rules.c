@@ -19,6 +19,7 @@
 
 #include "findings.h"
 #include "intervals.h"
+#include "text/text.h"
 #include "util/error.h"
 
 /* thresholds (docs/analyses/findings.md) */
@@ -260,8 +261,12 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "launch_calls_ns", launch_ns));
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
-	if (med_known)
-		snprintf(medtxt, sizeof(medtxt), ", median kernel %.1f µs", (double)med / 1000.0);
+	if (med_known) {
+		char d[32];
+
+		snprintf(medtxt, sizeof(medtxt), ", median kernel %s",
+		         gp__fmt_dur(d, sizeof(d), (double)med, 0));
+	}
 	snprintf(title, sizeof(title),
 	         "Launch-bound: %lld launches%s, %.0f%% shorter than their launch call",
 	         (long long)n, medtxt, short_pct);
@@ -705,7 +710,7 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t max_depth = 0, full_ns = 0, limit, v;
 	double full_pct = 0.0, p;
-	char title[160];
+	char title[160], dbuf[32];
 	size_t k;
 	int rc = 0;
 
@@ -730,8 +735,8 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
-	snprintf(title, sizeof(title), "Launch queue full (%lld pending launches) for %.1f ms",
-	         (long long)limit, (double)full_ns / 1e6);
+	snprintf(title, sizeof(title), "Launch queue full (%lld pending launches) for %s",
+	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0));
 	rc = gp__fnd_add(
 	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,
 	    "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "

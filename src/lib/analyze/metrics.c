@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "text/text.h"
 #include "util/error.h"
 #include "util/sort.h"
 #include "util/value-int.h"
@@ -415,7 +416,7 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
 		const struct gp_value *pe;
 		struct gp_value *wm, *w, *copy;
 		int64_t pid, end, flush, code, lost, nw = 0;
-		char how[64], text[320];
+		char how[64], text[320], dbuf[32];
 		int k;
 
 		if (gp_value_type(cap) != GP_VALUE_OBJECT ||
@@ -436,9 +437,9 @@ static int process_ends(struct gp_value *report, const struct gp_value *run, con
 		else
 			snprintf(how, sizeof(how), "ended");
 		k = snprintf(text, sizeof(text),
-		             "the process (pid %lld) %s %.3f s after the tracer's last write: what "
+		             "the process (pid %lld) %s %s after the tracer's last write: what "
 		             "it recorded in that time is lost",
-		             (long long)pid, how, (double)lost / 1e9);
+		             (long long)pid, how, gp__fmt_dur(dbuf, sizeof(dbuf), (double)lost, 0));
 		if (!(copy = gp_value_object()) || gp_obj_set(cap, "process_end", copy) ||
 		    gp_obj_set(copy, "state", clone_or_null(gp_obj_get(pe, "state"))) ||
 		    gp_obj_set(copy, "exit_code", clone_or_null(gp_obj_get(pe, "exit_code"))) ||
