@@ -327,9 +327,11 @@ static void record_end(struct gp_run *r, const struct gp_run_child *c)
 		r->exec_errno = c->exec_errno;
 	} else if (c->reaped && WIFEXITED(c->status)) {
 		r->state = "exited";
+		r->wait_status = c->status;
 		r->exit_code = WEXITSTATUS(c->status);
 	} else if (c->reaped && WIFSIGNALED(c->status)) {
 		r->state = "signaled";
+		r->wait_status = c->status;
 		r->exit_signal = WTERMSIG(c->status);
 		r->core_dumped = WCOREDUMP(c->status);
 	} else {

@@ -3,7 +3,8 @@
  * run.h - what the parts of `gpuprof run` share: the options (run-opts.c,
  * from the command line and a YAML file), the child process and its
  * environment (run-child.c), the metrics timeline and the status line
- * (run-metrics.c) and the run record run.json (run-json.c). cmd-run.c ties
+ * (run-metrics.c) and the run record run.json (run-json.c, over the
+ * library's gpuprof/run.h). cmd-run.c ties
  * them together.
  *
  * Ownership: struct gp_run and everything it points to belong to cmd-run.c,
@@ -212,9 +213,6 @@ void gp_run_subreaper(void);
  */
 int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg, int tick_ms);
 
-/** "SIGTERM", or "SIG<n>" for a signal without a name. */
-const char *gp_run_signame(int sig, char *buf, size_t n);
-
 /* ---- run-metrics.c ---- */
 
 struct gp_run_metrics;
@@ -263,6 +261,7 @@ struct gp_run {
 	const char *state_reason; /* why "unknown", or NULL */
 	int exit_code;            /* valid when state is "exited" */
 	int exit_signal;          /* valid when state is "signaled" */
+	int wait_status;          /* CMD's waitpid status, when "exited" or "signaled" */
 	bool core_dumped;
 	int exec_errno;
 	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
@@ -282,10 +281,10 @@ struct gp_run {
 };
 
 /**
- * Writes DIR/run.json atomically. The first one (state "running") reserves
- * room on disk after the document; a later one that cannot be written
- * atomically (a full disk) goes there in place, or, when even that fails,
- * says state "unknown" with why. @return 0 or -1 (printed).
+ * Writes DIR/run.json from @p r through the library's record of the run
+ * (gp_run_record_write(): atomically; on a full disk at the end, in place,
+ * or state "unknown" with why), saying on standard error what went wrong.
+ * @return 0 or -1 (printed).
  */
 int gp_run_json_write(const struct gp_run *r);
 
