@@ -23,33 +23,6 @@
 #include "gpuprof/run.h"
 #include "run.h"
 
-/* the option bits of run-opts.c as the record's (enum gp_run_opt -> enum gp_run_option) */
-static uint32_t from_config(unsigned bits)
-{
-	static const enum gp_run_option map[GP_RO_COUNT] = {
-		[GP_RO_OUTPUT] = GP_RUN_OPTION_OUTPUT,
-		[GP_RO_SAMPLE_MS] = GP_RUN_OPTION_SAMPLE_MS,
-		[GP_RO_NO_CUDA] = GP_RUN_OPTION_NO_CUDA,
-		[GP_RO_CUDA_EVENTS] = GP_RUN_OPTION_CUDA_EVENTS,
-		[GP_RO_CAPTURE_RANGE] = GP_RUN_OPTION_CAPTURE_RANGE,
-		[GP_RO_DELAY] = GP_RUN_OPTION_DELAY,
-		[GP_RO_DURATION] = GP_RUN_OPTION_DURATION,
-		[GP_RO_SCHEDULE] = GP_RUN_OPTION_SCHEDULE,
-		[GP_RO_ITER_RANGE] = GP_RUN_OPTION_ITER_RANGE,
-		[GP_RO_TAG] = GP_RUN_OPTION_TAGS,
-		[GP_RO_QUIET] = GP_RUN_OPTION_QUIET,
-		[GP_RO_FORCE] = GP_RUN_OPTION_FORCE,
-		[GP_RO_WAIT] = GP_RUN_OPTION_WAIT,
-	};
-	uint32_t out = 0;
-	int i;
-
-	for (i = 0; i < GP_RO_COUNT; i++)
-		if (bits & (1u << i))
-			out |= 1u << map[i];
-	return out;
-}
-
 static int set_options(struct gp_run_record *rec, const struct gp_run *r)
 {
 	const struct gp_run_opts *o = &r->opts;
@@ -74,7 +47,7 @@ static int set_options(struct gp_run_record *rec, const struct gp_run *r)
 	    o->have_schedule ? gp_run_sched_str(&o->schedule, sched, sizeof(sched)) : NULL;
 	ro.iter_range = o->iter_range;
 	ro.config = r->config_path;
-	ro.from_config = from_config(o->from_config);
+	ro.from_config = o->from_config; /* enum gp_run_opt is numbered as gp_run_option */
 	return gp_run_record_set_options(rec, &ro);
 }
 

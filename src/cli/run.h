@@ -19,24 +19,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gpuprof/run.h"
 #include "gpuprof/sample.h"
 
-/** The options, in the order of gp_run_opt_names[] (the config file's keys). */
+/**
+ * The options, the indexes of gp_run_opt_names[] (the config file's keys).
+ * Numbered as the library's enum gp_run_option, so that the bits of
+ * gp_run_opts.from_config go into run.json's record as they are.
+ */
 enum gp_run_opt {
-	GP_RO_OUTPUT,
-	GP_RO_SAMPLE_MS,
-	GP_RO_NO_CUDA,
-	GP_RO_CUDA_EVENTS,
-	GP_RO_CAPTURE_RANGE,
-	GP_RO_DELAY,
-	GP_RO_DURATION,
-	GP_RO_SCHEDULE,
-	GP_RO_ITER_RANGE,
-	GP_RO_TAG,
-	GP_RO_QUIET,
-	GP_RO_FORCE,
-	GP_RO_WAIT,
-	GP_RO_COUNT
+	GP_RO_OUTPUT = GP_RUN_OPTION_OUTPUT,
+	GP_RO_SAMPLE_MS = GP_RUN_OPTION_SAMPLE_MS,
+	GP_RO_NO_CUDA = GP_RUN_OPTION_NO_CUDA,
+	GP_RO_CUDA_EVENTS = GP_RUN_OPTION_CUDA_EVENTS,
+	GP_RO_CAPTURE_RANGE = GP_RUN_OPTION_CAPTURE_RANGE,
+	GP_RO_DELAY = GP_RUN_OPTION_DELAY,
+	GP_RO_DURATION = GP_RUN_OPTION_DURATION,
+	GP_RO_SCHEDULE = GP_RUN_OPTION_SCHEDULE,
+	GP_RO_ITER_RANGE = GP_RUN_OPTION_ITER_RANGE,
+	GP_RO_TAG = GP_RUN_OPTION_TAGS,
+	GP_RO_QUIET = GP_RUN_OPTION_QUIET,
+	GP_RO_FORCE = GP_RUN_OPTION_FORCE,
+	GP_RO_WAIT = GP_RUN_OPTION_WAIT,
+	GP_RO_COUNT = GP_RUN_OPTION_COUNT
 };
 
 /** "output", "sample-ms", ...: the long option names, also the config keys. */

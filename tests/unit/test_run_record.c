@@ -41,17 +41,14 @@ static const char *subdir_path(const char *name)
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return tu_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[256];
-
 	(void)state;
 	umount(subdir_path("full")); /* when test_in_place failed */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_tmpdir_remove(dir);
 }
 
 /* DIR/@p name, made empty */
@@ -94,22 +91,6 @@ static struct gp_value *read_back(const char *d)
 	assert_int_equal(gp__run_json_read(d, &v), 0);
 	assert_non_null(v);
 	return v;
-}
-
-static const char *str_at(const struct gp_value *v, const char *path)
-{
-	const char *s = gp_value_get_str(gp_value_path(v, path));
-
-	assert_non_null(s);
-	return s;
-}
-
-static int64_t int_at(const struct gp_value *v, const char *path)
-{
-	int64_t i = 0;
-
-	assert_true(gp_value_get_int(gp_value_path(v, path), &i));
-	return i;
 }
 
 static bool is_null(const struct gp_value *v, const char *path)
@@ -179,28 +160,28 @@ static void test_round_trip(void **state)
 	assert_int_not_equal(text[len - 2 - RESERVE], ' ');
 	free(text);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "schema"), GP_RUN_SCHEMA);
-	assert_string_equal(str_at(v, "gpuprof_version"), gp_version());
-	assert_string_equal(str_at(v, "state"), "running");
-	assert_string_equal(str_at(v, "command/2"), "exit 3");
-	assert_string_equal(str_at(v, "executable"), "/bin/sh");
-	assert_string_equal(str_at(v, "hostname"), "node1");
-	assert_string_equal(str_at(v, "tags/model"), "resnet");
-	assert_string_equal(str_at(v, "environment/GPUPROF_CAPTURE_DIR"), "/x=y");
-	assert_string_equal(str_at(v, "options/output"), d);
-	assert_string_equal(str_at(v, "options/capture_range"), "nvtx:step");
-	assert_string_equal(str_at(v, "options/wait"), "all");
-	assert_int_equal(int_at(v, "options/delay_ns"), 0);
+	assert_string_equal(tu_gets(v, "schema"), GP_RUN_SCHEMA);
+	assert_string_equal(tu_gets(v, "gpuprof_version"), gp_version());
+	assert_string_equal(tu_gets(v, "state"), "running");
+	assert_string_equal(tu_gets(v, "command/2"), "exit 3");
+	assert_string_equal(tu_gets(v, "executable"), "/bin/sh");
+	assert_string_equal(tu_gets(v, "hostname"), "node1");
+	assert_string_equal(tu_gets(v, "tags/model"), "resnet");
+	assert_string_equal(tu_gets(v, "environment/GPUPROF_CAPTURE_DIR"), "/x=y");
+	assert_string_equal(tu_gets(v, "options/output"), d);
+	assert_string_equal(tu_gets(v, "options/capture_range"), "nvtx:step");
+	assert_string_equal(tu_gets(v, "options/wait"), "all");
+	assert_int_equal(tu_geti(v, "options/delay_ns"), 0);
 	assert_true(is_null(v, "options/duration_ns"));
 	assert_true(is_null(v, "options/config"));
-	assert_string_equal(str_at(v, "options/from_config/0"), "sample_ms");
-	assert_string_equal(str_at(v, "options/from_config/1"), "tags");
-	assert_string_equal(str_at(v, "start_time"), "2023-11-14T22:13:20.123456789Z");
-	assert_int_equal(int_at(v, "pid"), 4242);
+	assert_string_equal(tu_gets(v, "options/from_config/0"), "sample_ms");
+	assert_string_equal(tu_gets(v, "options/from_config/1"), "tags");
+	assert_string_equal(tu_gets(v, "start_time"), "2023-11-14T22:13:20.123456789Z");
+	assert_int_equal(tu_geti(v, "pid"), 4242);
 	assert_true(is_null(v, "end_time") && is_null(v, "wall_ns") && is_null(v, "exit_code"));
-	assert_string_equal(str_at(v, "injector/path"), "/lib/inject.so");
-	assert_int_equal(int_at(v, "sampler/interval_ms"), 100);
-	assert_string_equal(str_at(v, "report/state"), "pending");
+	assert_string_equal(tu_gets(v, "injector/path"), "/lib/inject.so");
+	assert_int_equal(tu_geti(v, "sampler/interval_ms"), 100);
+	assert_string_equal(tu_gets(v, "report/state"), "pending");
 	assert_true(is_null(v, "report/file"));
 	gp_value_free(v);
 
@@ -213,20 +194,20 @@ static void test_round_trip(void **state)
 	assert_int_equal(text[len - 1], '\n');
 	free(text);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "exited");
-	assert_int_equal(int_at(v, "exit_code"), 3);
+	assert_string_equal(tu_gets(v, "state"), "exited");
+	assert_int_equal(tu_geti(v, "exit_code"), 3);
 	assert_true(is_null(v, "exit_signal"));
-	assert_int_equal(int_at(v, "wall_ns"), 2000000001 - 1000);
-	assert_string_equal(str_at(v, "end_time"), "2023-11-14T22:13:21.123456789Z");
-	assert_int_equal(int_at(v, "processes/0/pid"), 4243);
-	assert_string_equal(str_at(v, "processes/0/state"), "signaled");
-	assert_string_equal(str_at(v, "processes/0/exit_signal"), "SIGKILL");
-	assert_int_equal(int_at(v, "processes_more"), 2);
-	assert_string_equal(str_at(v, "not_waited/0/command"), "sleep 10");
+	assert_int_equal(tu_geti(v, "wall_ns"), 2000000001 - 1000);
+	assert_string_equal(tu_gets(v, "end_time"), "2023-11-14T22:13:21.123456789Z");
+	assert_int_equal(tu_geti(v, "processes/0/pid"), 4243);
+	assert_string_equal(tu_gets(v, "processes/0/state"), "signaled");
+	assert_string_equal(tu_gets(v, "processes/0/exit_signal"), "SIGKILL");
+	assert_int_equal(tu_geti(v, "processes_more"), 2);
+	assert_string_equal(tu_gets(v, "not_waited/0/command"), "sleep 10");
 	assert_true(gp_value_get_bool(gp_value_path(v, "not_waited/0/tracer"), false));
-	assert_int_equal(int_at(v, "sampler/samples"), 10);
-	assert_string_equal(str_at(v, "report/state"), "written");
-	assert_string_equal(str_at(v, "report/file"), "report.json");
+	assert_int_equal(tu_geti(v, "sampler/samples"), 10);
+	assert_string_equal(tu_gets(v, "report/state"), "written");
+	assert_string_equal(tu_gets(v, "report/file"), "report.json");
 	assert_true(gp_value_get_bool(gp_value_path(v, "report/salvaged"), false));
 	gp_value_free(v);
 
@@ -234,8 +215,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(gp_run_record_set_state(rec, GP_RUN_SIGNALED, SIGSEGV | 0x80, NULL), 0);
 	assert_int_equal(gp_run_record_write(rec, NULL), 0);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "signaled");
-	assert_string_equal(str_at(v, "exit_signal"), "SIGSEGV");
+	assert_string_equal(tu_gets(v, "state"), "signaled");
+	assert_string_equal(tu_gets(v, "exit_signal"), "SIGSEGV");
 	assert_true(gp_value_get_bool(gp_value_path(v, "core_dumped"), false));
 	assert_true(is_null(v, "exit_code"));
 	gp_value_free(v);
@@ -244,8 +225,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(gp_run_record_set_state(rec, GP_RUN_EXEC_FAILED, ENOENT, NULL), 0);
 	assert_int_equal(gp_run_record_write(rec, NULL), 0);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "exec_failed");
-	assert_string_equal(str_at(v, "exec_error"), strerror(ENOENT));
+	assert_string_equal(tu_gets(v, "state"), "exec_failed");
+	assert_string_equal(tu_gets(v, "exec_error"), strerror(ENOENT));
 	gp_value_free(v);
 	gp_run_record_free(rec);
 }
@@ -288,9 +269,9 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(gp_run_record_set_options(rec, &old), 0);
 	assert_int_equal(gp_run_record_write(rec, NULL), 0);
 	v = read_back(d);
-	assert_int_equal(int_at(v, "options/sample_ms"), 9);
-	assert_string_equal(str_at(v, "options/wait"), "all");
-	assert_string_equal(str_at(v, "state"), "starting");
+	assert_int_equal(tu_geti(v, "options/sample_ms"), 9);
+	assert_string_equal(tu_gets(v, "options/wait"), "all");
+	assert_string_equal(tu_gets(v, "state"), "starting");
 	assert_true(is_null(v, "pid"));
 	gp_value_free(v);
 	gp_run_record_free(rec);
@@ -385,8 +366,8 @@ static void test_in_place(void **state)
 	assert_int_equal(text[len - 1], ' ');
 	free(text);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "exited");
-	assert_int_equal(int_at(v, "exit_code"), 3);
+	assert_string_equal(tu_gets(v, "state"), "exited");
+	assert_int_equal(tu_geti(v, "exit_code"), 3);
 	gp_value_free(v);
 
 	/*
@@ -422,8 +403,8 @@ static void test_in_place(void **state)
 	assert_int_equal(how, GP_RUN_WRITE_UNKNOWN);
 	assert_int_not_equal(errno, 0);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "unknown");
-	assert_non_null(strstr(str_at(v, "state_reason"), "could not write this file at the end"));
+	assert_string_equal(tu_gets(v, "state"), "unknown");
+	assert_non_null(strstr(tu_gets(v, "state_reason"), "could not write this file at the end"));
 	assert_true(is_null(v, "end_time") && is_null(v, "exit_code"));
 	gp_value_free(v);
 	gp_run_record_free(rec);
@@ -449,10 +430,10 @@ static void test_mark_unfinished(void **state)
 	assert_int_equal(text[len - 2], '}'); /* no room kept: it is the last version */
 	free(text);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "unknown");
-	assert_string_equal(str_at(v, "state_reason"), "killed");
-	assert_string_equal(str_at(v, "tags/model"), "resnet");
-	assert_int_equal(int_at(v, "pid"), 4242);
+	assert_string_equal(tu_gets(v, "state"), "unknown");
+	assert_string_equal(tu_gets(v, "state_reason"), "killed");
+	assert_string_equal(tu_gets(v, "tags/model"), "resnet");
+	assert_int_equal(tu_geti(v, "pid"), 4242);
 	gp_value_free(v);
 
 	/* another state, no file, no directory: left alone */
@@ -461,7 +442,7 @@ static void test_mark_unfinished(void **state)
 	assert_int_equal(gp_run_record_mark_unfinished(d, "killed", &changed), 0);
 	assert_false(changed);
 	v = read_back(d);
-	assert_string_equal(str_at(v, "state"), "exited");
+	assert_string_equal(tu_gets(v, "state"), "exited");
 	gp_value_free(v);
 	assert_int_equal(gp_run_record_mark_unfinished("/nonexistent/dir", "x", &changed), 0);
 	assert_false(changed);
