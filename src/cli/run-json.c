@@ -51,48 +51,18 @@ static int set_options(struct gp_run_record *rec, const struct gp_run *r)
 	return gp_run_record_set_options(rec, &ro);
 }
 
-static enum gp_run_state state_of(const char *s)
-{
-	static const struct {
-		const char *name;
-		enum gp_run_state state;
-	} states[] = {
-		{ "starting", GP_RUN_STARTING },       { "running", GP_RUN_RUNNING },
-		{ "exited", GP_RUN_EXITED },           { "signaled", GP_RUN_SIGNALED },
-		{ "exec_failed", GP_RUN_EXEC_FAILED },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (strcmp(s, states[i].name) == 0)
-			return states[i].state;
-	return GP_RUN_UNKNOWN;
-}
-
-static enum gp_run_report_state report_of(const char *s)
-{
-	if (!s || strcmp(s, "pending") == 0)
-		return GP_RUN_REPORT_PENDING;
-	if (strcmp(s, "written") == 0)
-		return GP_RUN_REPORT_WRITTEN;
-	if (strcmp(s, "disabled") == 0)
-		return GP_RUN_REPORT_DISABLED;
-	return GP_RUN_REPORT_FAILED;
-}
-
 /* the run's state as gp_run_record_set_state() takes it: a waitpid status, or exec's errno */
-static int state_code(const struct gp_run *r, enum gp_run_state st)
+static int state_code(const struct gp_run *r)
 {
-	if (st == GP_RUN_EXITED || st == GP_RUN_SIGNALED)
+	if (r->state == GP_RUN_EXITED || r->state == GP_RUN_SIGNALED)
 		return r->wait_status;
-	return st == GP_RUN_EXEC_FAILED ? r->exec_errno : 0;
+	return r->state == GP_RUN_EXEC_FAILED ? r->exec_errno : 0;
 }
 
 /* the record of @p r, in *@p out. @return 0 or a status */
 static int record_of(const struct gp_run *r, struct gp_run_record **out)
 {
 	struct gp_run_record *rec;
-	enum gp_run_state st = state_of(r->state);
 	size_t i;
 	int rc;
 
@@ -115,7 +85,7 @@ static int record_of(const struct gp_run *r, struct gp_run_record **out)
 	if (!rc)
 		rc = gp_run_record_set_end(rec, r->end_real_ns, r->end_mono_ns);
 	if (!rc)
-		rc = gp_run_record_set_state(rec, st, state_code(r, st), r->state_reason);
+		rc = gp_run_record_set_state(rec, r->state, state_code(r), NULL);
 	for (i = 0; !rc && i < r->nprocs; i++)
 		rc = gp_run_record_add_process(rec, r->procs[i].pid, r->procs[i].status,
 		                               r->procs[i].end_mono_ns);
@@ -128,7 +98,7 @@ static int record_of(const struct gp_run *r, struct gp_run_record **out)
 		rc = gp_run_record_set_sampler(rec, r->metrics_ok ? "metrics.jsonl" : NULL,
 		                               r->samples, r->gpu_status);
 	if (!rc)
-		rc = gp_run_record_set_report(rec, report_of(r->report_state), r->report_error,
+		rc = gp_run_record_set_report(rec, r->report_state, r->report_error,
 		                              r->report_salvaged);
 	if (rc) {
 		gp_run_record_free(rec);

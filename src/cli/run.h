@@ -261,20 +261,16 @@ struct gp_run {
 	int64_t start_real_ns, start_mono_ns;
 	int64_t end_real_ns, end_mono_ns; /* 0 while running */
 	pid_t pid;
-	const char
-	    *state; /* "starting", "running", "exited", "signaled", "exec_failed", "unknown" */
-	const char *state_reason; /* why "unknown", or NULL */
-	int exit_code;            /* valid when state is "exited" */
-	int exit_signal;          /* valid when state is "signaled" */
-	int wait_status;          /* CMD's waitpid status, when "exited" or "signaled" */
-	bool core_dumped;
+	enum gp_run_state state;
+	int exit_code;   /* valid when state is GP_RUN_EXITED */
+	int exit_signal; /* valid when state is GP_RUN_SIGNALED */
+	int wait_status; /* CMD's waitpid status, for both */
 	int exec_errno;
 	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
 	uint64_t samples;
 	bool metrics_ok;
-	/* the report step (run-report.c): "pending", "written", "failed" or "disabled" */
-	const char *report_state;
-	char *report_error; /* owned; why there is no report.json, or NULL */
+	enum gp_run_report_state report_state; /* the report step (run-report.c) */
+	char *report_error;                    /* owned; why there is no report.json, or NULL */
 	bool report_salvaged;
 	/* CMD's other processes (borrowed from struct gp_run_child): reaped, not waited for */
 	const struct gp_run_proc *procs;
