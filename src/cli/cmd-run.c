@@ -323,17 +323,18 @@ static void record_end(struct gp_run *r, const struct gp_run_child *c)
 	r->nleft = c->nleft;
 	r->wait_interrupted = c->interrupted;
 	if (c->exec_errno) {
-		r->state = "exec_failed";
+		r->state = GP_RUN_EXEC_FAILED;
 		r->exec_errno = c->exec_errno;
 	} else if (c->reaped && WIFEXITED(c->status)) {
-		r->state = "exited";
+		r->state = GP_RUN_EXITED;
+		r->wait_status = c->status;
 		r->exit_code = WEXITSTATUS(c->status);
 	} else if (c->reaped && WIFSIGNALED(c->status)) {
-		r->state = "signaled";
+		r->state = GP_RUN_SIGNALED;
+		r->wait_status = c->status;
 		r->exit_signal = WTERMSIG(c->status);
-		r->core_dumped = WCOREDUMP(c->status);
 	} else {
-		r->state = "unknown";
+		r->state = GP_RUN_UNKNOWN;
 	}
 }
 
@@ -417,8 +418,8 @@ int cmd_run(int argc, const char **argv)
 	first = parse_args(argc, argv, &r.opts);
 	r.argc = argc - first;
 	r.argv = argv + first;
-	r.state = "starting";
-	r.report_state = r.opts.no_report ? "disabled" : "pending";
+	r.state = GP_RUN_STARTING;
+	r.report_state = r.opts.no_report ? GP_RUN_REPORT_DISABLED : GP_RUN_REPORT_PENDING;
 
 	/* everything that can refuse the run, before anything is created */
 	gp_run_check_env();
@@ -486,7 +487,7 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (m && gp_run_metrics_gpu_status(m))
 		r.gpu_status = xstrdup(gp_run_metrics_gpu_status(m));
-	r.state = "running";
+	r.state = GP_RUN_RUNNING;
 	if (gp_run_json_write(&r)) {
 		/* no record of the run: do not start CMD at all */
 		gp_run_child_abort(&c);
@@ -533,9 +534,9 @@ int cmd_run(int argc, const char **argv)
 	gp_run_report(&r);
 	if (gp_run_json_write(&r) == 0 && !r.opts.quiet)
 		fprintf(stderr, "gpuprof run: capture in '%s'\n", r.dir);
-	if (strcmp(r.state, "exited") == 0)
+	if (r.state == GP_RUN_EXITED)
 		rc = r.exit_code;
-	else if (strcmp(r.state, "signaled") == 0)
+	else if (r.state == GP_RUN_SIGNALED)
 		rc = 128 + r.exit_signal;
 	else if (!rc)
 		rc = GP_EXIT_FAILURE;
@@ -547,7 +548,7 @@ out_signals:
 out:
 	gp_run_guardian_done(guard);
 	gp_run_child_release_lists(&c);
-	if (r.state && strcmp(r.state, "signaled") == 0) {
+	if (r.state == GP_RUN_SIGNALED) {
 		int sig = r.exit_signal;
 
 		run_release(&r, envp, sh_argv);

@@ -819,14 +819,3 @@ int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg
 		}
 	}
 }
-
-const char *gp_run_signame(int sig, char *buf, size_t n)
-{
-	const char *abbrev = sigabbrev_np(sig);
-
-	if (abbrev)
-		snprintf(buf, n, "SIG%s", abbrev);
-	else
-		snprintf(buf, n, "SIG%d", sig);
-	return buf;
-}

@@ -40,7 +40,7 @@ static int summary_width(void)
 
 static void failed(struct gp_run *r, const char *msg)
 {
-	r->report_state = "failed";
+	r->report_state = GP_RUN_REPORT_FAILED;
 	free(r->report_error);
 	r->report_error = xstrdup(msg);
 	if (!r->opts.quiet)
@@ -82,7 +82,7 @@ void gp_run_report(struct gp_run *r)
 	int rc;
 
 	if (r->opts.no_report) {
-		r->report_state = "disabled";
+		r->report_state = GP_RUN_REPORT_DISABLED;
 		return;
 	}
 	memset(&opts, 0, sizeof(opts));
@@ -104,7 +104,7 @@ void gp_run_report(struct gp_run *r)
 	}
 	if (rc == GP_ENOENT && !r->inj.path) {
 		/* said once already, at the start: no tracer in this build */
-		r->report_state = "failed";
+		r->report_state = GP_RUN_REPORT_FAILED;
 		r->report_error =
 		    xstrdup("no capture file: CUDA and NVTX capture are not available");
 		return;
@@ -124,7 +124,7 @@ void gp_run_report(struct gp_run *r)
 		gp_value_free(report);
 		return;
 	}
-	r->report_state = "written";
+	r->report_state = GP_RUN_REPORT_WRITTEN;
 	if (!r->opts.quiet) {
 		struct gp_analyze_format_opts po = { .size = sizeof(po),
 			                             .top = SUMMARY_TOP,

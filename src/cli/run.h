@@ -3,7 +3,8 @@
  * run.h - what the parts of `gpuprof run` share: the options (run-opts.c,
  * from the command line and a YAML file), the child process and its
  * environment (run-child.c), the metrics timeline and the status line
- * (run-metrics.c) and the run record run.json (run-json.c). cmd-run.c ties
+ * (run-metrics.c) and the run record run.json (run-json.c, over the
+ * library's gpuprof/run.h). cmd-run.c ties
  * them together.
  *
  * Ownership: struct gp_run and everything it points to belong to cmd-run.c,
@@ -18,24 +19,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gpuprof/run.h"
 #include "gpuprof/sample.h"
 
-/** The options, in the order of gp_run_opt_names[] (the config file's keys). */
+/**
+ * The options, the indexes of gp_run_opt_names[] (the config file's keys).
+ * Numbered as the library's enum gp_run_option, so that the bits of
+ * gp_run_opts.from_config go into run.json's record as they are.
+ */
 enum gp_run_opt {
-	GP_RO_OUTPUT,
-	GP_RO_SAMPLE_MS,
-	GP_RO_NO_CUDA,
-	GP_RO_CUDA_EVENTS,
-	GP_RO_CAPTURE_RANGE,
-	GP_RO_DELAY,
-	GP_RO_DURATION,
-	GP_RO_SCHEDULE,
-	GP_RO_ITER_RANGE,
-	GP_RO_TAG,
-	GP_RO_QUIET,
-	GP_RO_FORCE,
-	GP_RO_WAIT,
-	GP_RO_COUNT
+	GP_RO_OUTPUT = GP_RUN_OPTION_OUTPUT,
+	GP_RO_SAMPLE_MS = GP_RUN_OPTION_SAMPLE_MS,
+	GP_RO_NO_CUDA = GP_RUN_OPTION_NO_CUDA,
+	GP_RO_CUDA_EVENTS = GP_RUN_OPTION_CUDA_EVENTS,
+	GP_RO_CAPTURE_RANGE = GP_RUN_OPTION_CAPTURE_RANGE,
+	GP_RO_DELAY = GP_RUN_OPTION_DELAY,
+	GP_RO_DURATION = GP_RUN_OPTION_DURATION,
+	GP_RO_SCHEDULE = GP_RUN_OPTION_SCHEDULE,
+	GP_RO_ITER_RANGE = GP_RUN_OPTION_ITER_RANGE,
+	GP_RO_TAG = GP_RUN_OPTION_TAGS,
+	GP_RO_QUIET = GP_RUN_OPTION_QUIET,
+	GP_RO_FORCE = GP_RUN_OPTION_FORCE,
+	GP_RO_WAIT = GP_RUN_OPTION_WAIT,
+	GP_RO_COUNT = GP_RUN_OPTION_COUNT
 };
 
 /** "output", "sample-ms", ...: the long option names, also the config keys. */
@@ -212,9 +218,6 @@ void gp_run_subreaper(void);
  */
 int gp_run_child_wait(struct gp_run_child *c, void (*tick)(void *arg), void *arg, int tick_ms);
 
-/** "SIGTERM", or "SIG<n>" for a signal without a name. */
-const char *gp_run_signame(int sig, char *buf, size_t n);
-
 /* ---- run-metrics.c ---- */
 
 struct gp_run_metrics;
@@ -258,19 +261,16 @@ struct gp_run {
 	int64_t start_real_ns, start_mono_ns;
 	int64_t end_real_ns, end_mono_ns; /* 0 while running */
 	pid_t pid;
-	const char
-	    *state; /* "starting", "running", "exited", "signaled", "exec_failed", "unknown" */
-	const char *state_reason; /* why "unknown", or NULL */
-	int exit_code;            /* valid when state is "exited" */
-	int exit_signal;          /* valid when state is "signaled" */
-	bool core_dumped;
+	enum gp_run_state state;
+	int exit_code;   /* valid when state is GP_RUN_EXITED */
+	int exit_signal; /* valid when state is GP_RUN_SIGNALED */
+	int wait_status; /* CMD's waitpid status, for both */
 	int exec_errno;
 	char *gpu_status; /* owned; NULL: GPUs sampled (or no sampling) */
 	uint64_t samples;
 	bool metrics_ok;
-	/* the report step (run-report.c): "pending", "written", "failed" or "disabled" */
-	const char *report_state;
-	char *report_error; /* owned; why there is no report.json, or NULL */
+	enum gp_run_report_state report_state; /* the report step (run-report.c) */
+	char *report_error;                    /* owned; why there is no report.json, or NULL */
 	bool report_salvaged;
 	/* CMD's other processes (borrowed from struct gp_run_child): reaped, not waited for */
 	const struct gp_run_proc *procs;
@@ -282,10 +282,10 @@ struct gp_run {
 };
 
 /**
- * Writes DIR/run.json atomically. The first one (state "running") reserves
- * room on disk after the document; a later one that cannot be written
- * atomically (a full disk) goes there in place, or, when even that fails,
- * says state "unknown" with why. @return 0 or -1 (printed).
+ * Writes DIR/run.json from @p r through the library's record of the run
+ * (gp_run_record_write(): atomically; on a full disk at the end, in place,
+ * or state "unknown" with why), saying on standard error what went wrong.
+ * @return 0 or -1 (printed).
  */
 int gp_run_json_write(const struct gp_run *r);
 

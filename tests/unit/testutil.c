@@ -5,6 +5,8 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct gp_trace *tu_trace_new(void)
@@ -128,4 +130,18 @@ const char *tu_gets(const struct gp_value *r, const char *path)
 	if (!s)
 		fail_msg("no string at '%s'", path);
 	return s;
+}
+
+int tu_tmpdir_make(char *tmpl)
+{
+	return mkdtemp(tmpl) ? 0 : -1;
+}
+
+int tu_tmpdir_remove(const char *dir)
+{
+	char cmd[4200];
+
+	if (strchr(dir, '\'') || snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir) >= (int)sizeof(cmd))
+		return -1;
+	return system(cmd) == 0 ? 0 : -1;
 }

@@ -42,4 +42,9 @@ int64_t tu_geti(const struct gp_value *r, const char *path);
 double tu_getd(const struct gp_value *r, const char *path);
 const char *tu_gets(const struct gp_value *r, const char *path);
 
+/** Makes a new directory from @p tmpl ("/tmp/NAME.XXXXXX", filled in). @return 0 or -1. */
+int tu_tmpdir_make(char *tmpl);
+/** Removes directory @p dir and everything in it. @return 0 or -1. */
+int tu_tmpdir_remove(const char *dir);
+
 #endif
