@@ -721,18 +721,6 @@ static void test_format(void **state)
 
 /* ---- files: kind detection, directories, gp_compare_paths ---- */
 
-static void write_file(const char *dir, const char *name, const char *text)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_paths(void **state)
 {
 	char dir[] = "/tmp/gp-test-compare.XXXXXX", a[600], b[600], d1[600], d2[600];
@@ -744,14 +732,14 @@ static void test_paths(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	/* keys in any order: "series" before "schema" still says bench */
-	write_file(dir, "a.json",
-	           "{\"series\":[{\"name\":\"s\",\"times_ns\":[1,2,3,4,5]}],"
-	           "\"schema\":\"gpuprof.bench/1\"}");
-	write_file(dir, "b.json",
-	           "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"s\","
-	           "\"times_ns\":[1,2,3,4,5]}]}");
-	write_file(dir, "bad.json", "{\"schema\":\"gpuprof.bench/1\",\"series\":[");
-	write_file(dir, "rep.json", report_base);
+	tu_write_file(dir, "a.json",
+	              "{\"series\":[{\"name\":\"s\",\"times_ns\":[1,2,3,4,5]}],"
+	              "\"schema\":\"gpuprof.bench/1\"}");
+	tu_write_file(dir, "b.json",
+	              "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"s\","
+	              "\"times_ns\":[1,2,3,4,5]}]}");
+	tu_write_file(dir, "bad.json", "{\"schema\":\"gpuprof.bench/1\",\"series\":[");
+	tu_write_file(dir, "rep.json", report_base);
 	snprintf(a, sizeof(a), "%s/a.json", dir);
 	snprintf(b, sizeof(b), "%s/b.json", dir);
 	assert_int_equal(gp_compare_load(a, &o, &kind, &v), 0);
@@ -779,19 +767,20 @@ static void test_paths(void **state)
 	snprintf(d2, sizeof(d2), "%s/d2", dir);
 	snprintf(cmd, sizeof(cmd), "mkdir %s %s", d1, d2);
 	assert_int_equal(system(cmd), 0);
-	write_file(
+	tu_write_file(
 	    d1, "x.json",
 	    "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"x\",\"times_ns\":[1]}]}");
-	write_file(
+	tu_write_file(
 	    d1, "y.json",
 	    "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"y\",\"times_ns\":[1]}]}");
-	write_file(d2, "all.json",
-	           "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"y\",\"times_ns\":[1]},"
-	           "{\"name\":\"x\",\"times_ns\":[1]}]}");
+	tu_write_file(
+	    d2, "all.json",
+	    "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"y\",\"times_ns\":[1]},"
+	    "{\"name\":\"x\",\"times_ns\":[1]}]}");
 	assert_int_equal(gp_compare_paths(d1, d2, &o, &r), 0);
 	assert_int_equal(gp_value_len(gp_obj_get(r, "groups")), 2);
 	gp_value_free(r);
-	write_file(
+	tu_write_file(
 	    d2, "dup.json",
 	    "{\"schema\":\"gpuprof.bench/1\",\"series\":[{\"name\":\"x\",\"times_ns\":[1]}]}");
 	assert_int_equal(gp_compare_paths(d1, d2, &o, &r), GP_EINVAL);

@@ -43,18 +43,6 @@ static void test_sniff(void **state)
 	                 GP_SRC_DOC);
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_resolve(void **state)
 {
 	char dir[] = "/tmp/gp-test-source.XXXXXX", cmd[700];
@@ -63,12 +51,13 @@ static void test_resolve(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	put(dir, "run.json", "{\"schema\":\"gpuprof.run/1\",\"hostname\":\"h1\",\"pid\":77}");
-	put(dir, "metrics.jsonl", "{\"schema\":\"gpuprof.metrics/1\"}\n");
-	put(dir, "trace_rank-2.json", "{\"traceEvents\":[]}");
-	put(dir, "config.json", "{\"lr\":0.1}");
-	put(dir, "b.json", "{\"schema\":\"gpuprof.bench/1\",\"series\":[]}");
-	put(dir, "x.chrome.json", "{\"traceEvents\":[]}");
+	tu_write_file(dir, "run.json",
+	              "{\"schema\":\"gpuprof.run/1\",\"hostname\":\"h1\",\"pid\":77}");
+	tu_write_file(dir, "metrics.jsonl", "{\"schema\":\"gpuprof.metrics/1\"}\n");
+	tu_write_file(dir, "trace_rank-2.json", "{\"traceEvents\":[]}");
+	tu_write_file(dir, "config.json", "{\"lr\":0.1}");
+	tu_write_file(dir, "b.json", "{\"schema\":\"gpuprof.bench/1\",\"series\":[]}");
+	tu_write_file(dir, "x.chrome.json", "{\"traceEvents\":[]}");
 	paths[0] = dir;
 	assert_int_equal(gp__srcs_resolve(paths, 1, 0, &s), 0);
 	/* the run, the trace-named files by name (not the export), the metrics */

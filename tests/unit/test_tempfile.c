@@ -29,16 +29,13 @@ static char dir[] = "/tmp/gp-test-tempfile.XXXXXX";
 static int setup(void **state)
 {
 	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
+	return tu_tmpdir_make(dir);
 }
 
 static int teardown(void **state)
 {
-	char cmd[256];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tu_tmpdir_remove(dir);
 }
 
 static char *path_of(const char *name)

@@ -145,3 +145,15 @@ int tu_tmpdir_remove(const char *dir)
 		return -1;
 	return system(cmd) == 0 ? 0 : -1;
 }
+
+void tu_write_file(const char *dir, const char *name, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	assert_true(snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}

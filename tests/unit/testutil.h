@@ -46,5 +46,7 @@ const char *tu_gets(const struct gp_value *r, const char *path);
 int tu_tmpdir_make(char *tmpl);
 /** Removes directory @p dir and everything in it. @return 0 or -1. */
 int tu_tmpdir_remove(const char *dir);
+/** Writes @p text to @p dir/@p name (asserting that it can). */
+void tu_write_file(const char *dir, const char *name, const char *text);
 
 #endif
