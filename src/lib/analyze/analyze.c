@@ -500,7 +500,8 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 			goto out;
 		}
 	}
-	qsort(jobs, njobs, sizeof(*jobs), cmp_job);
+	if (njobs > 1)
+		qsort(jobs, njobs, sizeof(*jobs), cmp_job);
 
 	report = gp_value_object();
 	ranks = gp_value_array();

@@ -154,7 +154,8 @@ static int list_dir(const char *dir, char ***out, size_t *nout)
 		}
 		names[nn++] = full;
 	}
-	qsort(names, nn, sizeof(*names), cmp_str);
+	if (nn) /* qsort(NULL, 0) is undefined */
+		qsort(names, nn, sizeof(*names), cmp_str);
 	*out = names;
 	*nout = nn;
 	names = NULL;
