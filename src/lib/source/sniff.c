@@ -22,6 +22,7 @@
 #include "util/json-scan.h"
 
 #define SNIFF_BYTES (256u << 10)
+#define SNIFF_FIRST (4u << 10)
 #define READ_CHUNK  (256u << 10)
 
 int gp__read_prefix(const char *path, size_t max, char **text, size_t *got)
@@ -100,18 +101,33 @@ static enum gp__src_kind schema_kind(struct gp_str v)
 	return GP_SRC_KINETO;
 }
 
-enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
+/* where the prefix ran out before its kind was known: a guess, sure only at the end of the file */
+static enum gp__src_kind unsure(bool *sure, bool eof, bool doc)
+{
+	*sure = eof;
+	return doc ? GP_SRC_DOC : GP_SRC_KINETO;
+}
+
+/*
+ * The kind of @p n bytes of a file's start; *@p sure when the bytes decide it,
+ * false when more of the file could change the answer (a prefix cut inside
+ * the object's first keys).
+ */
+static enum gp__src_kind sniff(const void *data, size_t n, bool eof, bool *sure)
 {
 	const char *p = data;
 	struct gp_jscan s = { .end = p + n, .eof = eof };
 	const char *q;
 	bool doc = false;
 
+	*sure = true;
 	if (gp__capture_sniff(p, n))
 		return GP_SRC_CAPTURE;
 	q = gp__json_ws(p, s.end);
-	if (q >= s.end)
+	if (q >= s.end) {
+		*sure = eof;
 		return eof ? GP_SRC_OTHER : GP_SRC_KINETO;
+	}
 	if (*q == '[')
 		return GP_SRC_KINETO;
 	if (*q != '{')
@@ -122,10 +138,10 @@ enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
 		bool esc;
 
 		if (gp__json_string(&s, &q, &key, &esc))
-			return doc ? GP_SRC_DOC : GP_SRC_KINETO;
+			return unsure(sure, eof, doc);
 		q = gp__json_ws(q, s.end);
 		if (q >= s.end || *q != ':')
-			return doc ? GP_SRC_DOC : GP_SRC_KINETO;
+			return unsure(sure, eof, doc);
 		q = gp__json_ws(q + 1, s.end);
 		if (str_is(key, "traceEvents"))
 			return GP_SRC_KINETO;
@@ -134,10 +150,10 @@ enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
 		if (str_is(key, "schema")) {
 			if (q < s.end && *q == '"' && !gp__json_string(&s, &q, &val, &esc))
 				return schema_kind(val);
-			return doc ? GP_SRC_DOC : GP_SRC_KINETO;
+			return unsure(sure, eof, doc);
 		}
 		if (gp__json_skip(&s, &q, 0))
-			return doc ? GP_SRC_DOC : GP_SRC_KINETO;
+			return unsure(sure, eof, doc);
 		q = gp__json_ws(q, s.end);
 		if (q < s.end && *q == ',')
 			q = gp__json_ws(q + 1, s.end);
@@ -147,25 +163,66 @@ enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
 	/* the whole object read, no traceEvents in it: JSON, but no trace */
 	if (q < s.end && *q == '}')
 		return GP_SRC_OTHER;
+	*sure = eof;
 	return GP_SRC_KINETO;
+}
+
+enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
+{
+	bool sure;
+
+	return sniff(data, n, eof, &sure);
 }
 
 int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 {
-	char *text = NULL;
-	size_t got = 0;
+	struct gp_input *in = NULL;
+	size_t cap = 0, len = 0;
+	char *buf = NULL;
+	bool eof = false, sure = false;
 	int rc;
 
 	*kind = GP_SRC_KINETO;
-	rc = gp__read_prefix(path, SNIFF_BYTES, &text, &got);
-	if (rc == GP_ENOMEM || rc == GP_ENOENT || rc == GP_EIO) {
-		gp__free(text);
-		return rc;
+	if ((rc = gp__input_open_file(path, &in)))
+		goto out;
+	gp__input_no_prefetch(in);
+	/*
+	 * The first 4 KiB decide almost every file ("traceEvents", a "schema", the
+	 * capture magic); more is read, up to SNIFF_BYTES, only while the object's
+	 * first keys run past the prefix, so a small trace is not gunzipped twice.
+	 */
+	while (!sure && !eof && len < SNIFF_BYTES) {
+		size_t ncap = cap ? cap * 4 : SNIFF_FIRST, n = 0;
+		char *nb;
+
+		if (ncap > SNIFF_BYTES)
+			ncap = SNIFF_BYTES;
+		if (!(nb = gp__reallocarray(buf, ncap + 1, 1))) {
+			rc = gp__error(GP_ENOMEM, "out of memory");
+			goto out;
+		}
+		buf = nb;
+		cap = ncap;
+		while (len < cap) {
+			if ((rc = gp__input_read(in, buf + len, cap - len, &n))) {
+				gp__error_prefix("'%s'", path);
+				goto out;
+			}
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			len += n;
+		}
+		buf[len] = '\0';
+		*kind = sniff(buf, len, eof, &sure);
 	}
+out:
+	gp__free(buf);
+	gp__input_close(in);
+	if (rc == GP_ENOMEM || rc == GP_ENOENT || rc == GP_EIO)
+		return rc;
 	/* a damaged gzip stream and the like: the trace reader says what is wrong */
 	gp_clear_error();
-	if (rc == 0)
-		*kind = gp__sniff_mem(text, got, got < SNIFF_BYTES);
-	gp__free(text);
 	return 0;
 }
