@@ -207,11 +207,6 @@ static bool series_values(const struct gp_metrics_timeline *m, const char *name,
 	return any;
 }
 
-static int set_str_or_null(struct gp_value *o, const char *key, const char *s)
-{
-	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
-}
-
 static int set_int_or_null(struct gp_value *o, const char *key, int64_t x)
 {
 	return x >= 0 ? gp_obj_set_int(o, key, x) : gp_obj_set_null(o, key);
@@ -254,9 +249,9 @@ static int gpus_array(const struct gp_metrics_timeline *m, struct gp_value *o)
 		x = gp_value_object();
 		GP_TRY(gp_arr_push(arr, x));
 		GP_TRY(gp_obj_set_int(x, "index", (int64_t)i));
-		GP_TRY(set_str_or_null(x, "name", g->name));
-		GP_TRY(set_str_or_null(x, "uuid", g->uuid));
-		GP_TRY(set_str_or_null(x, "pci_bus_id", g->pci_bus_id));
+		GP_TRY(gp__obj_set_str_or_null(x, "name", g->name));
+		GP_TRY(gp__obj_set_str_or_null(x, "uuid", g->uuid));
+		GP_TRY(gp__obj_set_str_or_null(x, "pci_bus_id", g->pci_bus_id));
 		GP_TRY(context_value(m, i, "memory_total_bytes", VAL_MAX, x, "memory_total_bytes"));
 		GP_TRY(context_value(m, i, "power_limit_watts", VAL_LAST, x, "power_limit_watts"));
 		GP_TRY(context_value(m, i, "energy_joules", VAL_DELTA, x, "energy_used_joules"));
@@ -275,13 +270,13 @@ int gp__metrics_object(const struct gp_metrics_timeline *m, const char *file, st
 	*out = NULL;
 	if (!o)
 		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(set_str_or_null(o, "file", file));
+	GP_TRY(gp__obj_set_str_or_null(o, "file", file));
 	GP_TRY(gp_obj_set_null(o, "error"));
-	GP_TRY(set_str_or_null(o, "hostname", m->hostname));
+	GP_TRY(gp__obj_set_str_or_null(o, "hostname", m->hostname));
 	GP_TRY(set_int_or_null(o, "interval_ms", m->interval_ms));
 	GP_TRY(set_int_or_null(o, "start_monotonic_ns", m->start_monotonic_ns));
-	GP_TRY(set_str_or_null(o, "gpu_status", m->gpu_status));
-	GP_TRY(set_str_or_null(o, "driver_version", m->driver_version));
+	GP_TRY(gp__obj_set_str_or_null(o, "gpu_status", m->gpu_status));
+	GP_TRY(gp__obj_set_str_or_null(o, "driver_version", m->driver_version));
 	GP_TRY(set_int_or_null(o, "watched_pid", m->watched_pid));
 	GP_TRY(gp_obj_set_int(o, "samples", (int64_t)m->nsamples));
 	GP_TRY(set_int_or_null(o, "first_ns", m->nsamples ? m->t_ns[0] : -1));

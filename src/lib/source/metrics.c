@@ -35,6 +35,7 @@
 #include "gpuprof/value.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/value-int.h"
 #include "util/opts.h"
 
 #define READ_BLOCK     (1u << 16)
@@ -93,11 +94,6 @@ static int put_value(struct gp_metrics_writer *w, struct gp_value *v, bool built
 	return rc;
 }
 
-static int set_str_or_null(struct gp_value *o, const char *key, const char *s)
-{
-	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
-}
-
 int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
                            const struct gp_metrics_writer_opts *opts,
                            struct gp_metrics_writer **out)
@@ -125,17 +121,18 @@ int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
 	}
 	gethostname(host, sizeof(host) - 1);
 	h = gp_value_object();
-	rc = put_value(w, h,
-	               h && !gp_obj_set_str(h, "schema", SCHEMA_HEADER) &&
-	                   !gp_obj_set_str(h, "hostname", host) &&
-	                   !gp_obj_set_int(h, "interval_ms", gp_sampler_interval_ms(s)) &&
-	                   !gp_obj_set_int(h, "start_monotonic_ns", clock_ns(CLOCK_MONOTONIC)) &&
-	                   !gp_obj_set_int(h, "start_unix_ns", clock_ns(CLOCK_REALTIME)) &&
-	                   !set_str_or_null(h, "gpu_status", gp_sampler_gpu_status(s)) &&
-	                   !set_str_or_null(h, "nvml_library", gp_sampler_nvml_library(s)) &&
-	                   !set_str_or_null(h, "driver_version", gp_sampler_driver_version(s)) &&
-	                   !(watched_pid ? gp_obj_set_int(h, "watched_pid", watched_pid)
-	                                 : gp_obj_set_null(h, "watched_pid")));
+	rc = put_value(
+	    w, h,
+	    h && !gp_obj_set_str(h, "schema", SCHEMA_HEADER) &&
+	        !gp_obj_set_str(h, "hostname", host) &&
+	        !gp_obj_set_int(h, "interval_ms", gp_sampler_interval_ms(s)) &&
+	        !gp_obj_set_int(h, "start_monotonic_ns", clock_ns(CLOCK_MONOTONIC)) &&
+	        !gp_obj_set_int(h, "start_unix_ns", clock_ns(CLOCK_REALTIME)) &&
+	        !gp__obj_set_str_or_null(h, "gpu_status", gp_sampler_gpu_status(s)) &&
+	        !gp__obj_set_str_or_null(h, "nvml_library", gp_sampler_nvml_library(s)) &&
+	        !gp__obj_set_str_or_null(h, "driver_version", gp_sampler_driver_version(s)) &&
+	        !(watched_pid ? gp_obj_set_int(h, "watched_pid", watched_pid)
+	                      : gp_obj_set_null(h, "watched_pid")));
 	if (rc)
 		goto out_free;
 	*out = w;

@@ -29,6 +29,7 @@
 #include "gpuprof/run.h"
 #include "source.h"
 #include "util/error.h"
+#include "util/value-int.h"
 #include "util/lockfile.h"
 #include "util/opts.h"
 
@@ -388,11 +389,6 @@ int gp_run_record_set_report(struct gp_run_record *rec, enum gp_run_report_state
 			goto out_nomem;                                                            \
 	} while (0)
 
-static int set_opt_str(struct gp_value *o, const char *key, const char *s)
-{
-	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
-}
-
 static int set_clone(struct gp_value *o, const char *key, const struct gp_value *v)
 {
 	return gp_obj_set(o, key, gp_value_clone(v));
@@ -445,18 +441,18 @@ static struct gp_value *options(const struct gp_run_record *rec)
 	TRY(gp_obj_set_int(v, "sample_ms", o->sample_ms));
 	TRY(gp_obj_set_bool(v, "no_cuda", o->no_cuda));
 	TRY(gp_obj_set_bool(v, "cuda_events", o->cuda_events));
-	TRY(set_opt_str(v, "capture_range", o->capture_range));
+	TRY(gp__obj_set_str_or_null(v, "capture_range", o->capture_range));
 	TRY(o->have_delay ? gp_obj_set_int(v, "delay_ns", o->delay_ns)
 	                  : gp_obj_set_null(v, "delay_ns"));
 	TRY(o->have_duration ? gp_obj_set_int(v, "duration_ns", o->duration_ns)
 	                     : gp_obj_set_null(v, "duration_ns"));
-	TRY(set_opt_str(v, "schedule", o->schedule));
-	TRY(set_opt_str(v, "iter_range", o->iter_range));
+	TRY(gp__obj_set_str_or_null(v, "schedule", o->schedule));
+	TRY(gp__obj_set_str_or_null(v, "iter_range", o->iter_range));
 	TRY(gp_obj_set_bool(v, "quiet", o->quiet));
 	TRY(gp_obj_set_bool(v, "force", o->force));
 	TRY(gp_obj_set_bool(v, "no_report", o->no_report));
 	TRY(gp_obj_set_str(v, "wait", o->wait_primary ? "primary" : "all"));
-	TRY(set_opt_str(v, "config", o->config));
+	TRY(gp__obj_set_str_or_null(v, "config", o->config));
 	TRY(!(from = gp_value_array()));
 	TRY(gp_obj_set(v, "from_config", from));
 	for (i = 0; i < GP_ARRAY_SIZE(keys); i++)
@@ -492,17 +488,17 @@ static struct gp_value *build(const struct gp_run_record *rec)
 	TRY(gp_obj_set_str(v, "schema", GP_RUN_SCHEMA));
 	TRY(gp_obj_set_str(v, "gpuprof_version", gp_version()));
 	TRY(set_clone(v, "command", rec->command));
-	TRY(set_opt_str(v, "executable", rec->exe));
-	TRY(set_opt_str(v, "cwd", rec->cwd));
-	TRY(set_opt_str(v, "hostname", rec->host));
+	TRY(gp__obj_set_str_or_null(v, "executable", rec->exe));
+	TRY(gp__obj_set_str_or_null(v, "cwd", rec->cwd));
+	TRY(gp__obj_set_str_or_null(v, "hostname", rec->host));
 	TRY(set_clone(v, "tags", rec->tags));
 	TRY(!(o = options(rec)));
 	TRY(gp_obj_set(v, "options", o));
 
 	TRY(!(o = gp_value_object()));
 	TRY(gp_obj_set(v, "injector", o));
-	TRY(set_opt_str(o, "path", rec->inj_path));
-	TRY(set_opt_str(o, "reason", rec->inj_reason));
+	TRY(gp__obj_set_str_or_null(o, "path", rec->inj_path));
+	TRY(gp__obj_set_str_or_null(o, "reason", rec->inj_reason));
 	TRY(gp_obj_set_bool(o, "cuda", rec->inj_cuda));
 	TRY(gp_obj_set_bool(o, "nvtx", rec->inj_nvtx));
 	TRY(set_clone(v, "environment", rec->env));
@@ -534,8 +530,9 @@ static struct gp_value *build(const struct gp_run_record *rec)
 		TRY(gp_obj_set_null(v, "exit_signal"));
 		TRY(gp_obj_set_bool(v, "core_dumped", false));
 	}
-	TRY(set_opt_str(v, "exec_error", rec->exec_errno ? strerror(rec->exec_errno) : NULL));
-	TRY(set_opt_str(v, "state_reason", rec->reason));
+	TRY(gp__obj_set_str_or_null(v, "exec_error",
+	                            rec->exec_errno ? strerror(rec->exec_errno) : NULL));
+	TRY(gp__obj_set_str_or_null(v, "state_reason", rec->reason));
 	TRY(set_clone(v, "processes", rec->procs));
 	TRY(gp_obj_set_int(v, "processes_more", (int64_t)rec->procs_more));
 	TRY(gp_obj_set_bool(v, "wait_interrupted", rec->wait_interrupted));
@@ -545,15 +542,16 @@ static struct gp_value *build(const struct gp_run_record *rec)
 	TRY(gp_obj_set(v, "sampler", o));
 	TRY(rec->opts.sample_ms ? gp_obj_set_int(o, "interval_ms", rec->opts.sample_ms)
 	                        : gp_obj_set_null(o, "interval_ms"));
-	TRY(set_opt_str(o, "file", rec->metrics_file));
+	TRY(gp__obj_set_str_or_null(o, "file", rec->metrics_file));
 	TRY(gp_obj_set_int(o, "samples", (int64_t)rec->samples));
-	TRY(set_opt_str(o, "gpu_status", rec->gpu_status));
+	TRY(gp__obj_set_str_or_null(o, "gpu_status", rec->gpu_status));
 
 	TRY(!(o = gp_value_object()));
 	TRY(gp_obj_set(v, "report", o));
 	TRY(gp_obj_set_str(o, "state", report_names[rec->report]));
-	TRY(set_opt_str(o, "file", rec->report == GP_RUN_REPORT_WRITTEN ? "report.json" : NULL));
-	TRY(set_opt_str(o, "error", rec->report_error));
+	TRY(gp__obj_set_str_or_null(o, "file",
+	                            rec->report == GP_RUN_REPORT_WRITTEN ? "report.json" : NULL));
+	TRY(gp__obj_set_str_or_null(o, "error", rec->report_error));
 	TRY(gp_obj_set_bool(o, "salvaged", rec->report_salvaged));
 	return v;
 out_nomem:

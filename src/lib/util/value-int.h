@@ -16,6 +16,9 @@ int gp__obj_move_members(struct gp_value *dst, struct gp_value *src);
 /** Mutable member @p key of object @p obj, or NULL. */
 struct gp_value *gp__obj_get_mut(struct gp_value *obj, const char *key);
 
+/** Sets member @p key of @p o to string @p s, or to null when @p s is NULL. */
+int gp__obj_set_str_or_null(struct gp_value *o, const char *key, const char *s);
+
 /** Frees the items of array @p arr from index @p n on. */
 void gp__arr_truncate(struct gp_value *arr, size_t n);
 

@@ -761,6 +761,11 @@ int gp__obj_move_members(struct gp_value *dst, struct gp_value *src)
 	return rc;
 }
 
+int gp__obj_set_str_or_null(struct gp_value *o, const char *key, const char *s)
+{
+	return s ? gp_obj_set_str(o, key, s) : gp_obj_set_null(o, key);
+}
+
 struct gp_value *gp__obj_get_mut(struct gp_value *obj, const char *key)
 {
 	return (struct gp_value *)gp_obj_get(obj, key);
