@@ -213,7 +213,7 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 			snprintf(first, sizeof(first), "warning (%.0f×) ", d);
 		else
 			snprintf(first, sizeof(first), "warning   ");
-		wrap(f, str(get(w, "text"), "-"), 0, 100, first);
+		wrap(f, str(get(w, "text"), "-"), 0, f->width, first);
 	}
 	if (gp_value_len(wm) && num(get(cap, "warnings"), &d) && d > 0) {
 		double listed = 0, c;
@@ -409,8 +409,7 @@ static void print_steps(struct af *f, const struct gp_value *r)
 		}
 		table_cells(f, &t, cells);
 	}
-	if (n < gp_value_len(steps))
-		out(f, "  … %zu more\n", gp_value_len(steps) - n);
+	more_rows(f, r, "steps", n, gp_value_len(steps));
 	if (st) {
 		const struct gp_value *bp = get(st, "breakdown_pct");
 
@@ -731,7 +730,6 @@ static int cmp_cstr(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "tags      k=v k2=v2" (keys sorted), nothing when there is none */
 /*
  * A run directory without a capture: the run as run.json tells it (command,
  * how it ended, how long, where), and why there is no GPU timeline, before
@@ -770,6 +768,7 @@ static void print_run(struct af *f, const struct gp_value *report)
 		out(f, "no GPU timeline: %s\n", why);
 }
 
+/* "tags      k=v k2=v2" (keys sorted), nothing when there is none */
 static void print_tags(struct af *f, const struct gp_value *report)
 {
 	const struct gp_value *t = get(report, "tags");

@@ -19,6 +19,7 @@
 #include "bench/bench-int.h"
 #include "gpuprof/bench.h"
 #include "gpuprof/stats.h"
+#include "text/text.h"
 #include "util/error.h"
 #include "util/sort.h"
 
@@ -325,6 +326,7 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 	bool *fl = NULL;
 	long nout;
 	size_t k = 0, nfail = 0, i;
+	char d1[32], d2[32];
 	double slow = 0;
 	int rc = 0;
 
@@ -335,12 +337,12 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		GP_TRY((int)nout);
 	GP_TRY(gp_obj_set_int(row, "outliers", nout));
 	if (s->n > 1 && fl[0] && s->times[0] > st->median) {
-		GP_TRY(
-		    warn(w, "slow_first_run",
-		         "the first measured iteration took %.3g ms against a median of %.3g ms: "
-		         "caches were cold or work was still being set up; raise the warm-up "
-		         "(--warmup)",
-		         s->times[0] / 1e6, st->median / 1e6));
+		GP_TRY(warn(w, "slow_first_run",
+		            "the first measured iteration took %s against a median of %s: "
+		            "caches were cold or work was still being set up; raise the warm-up "
+		            "(--warmup)",
+		            gp__fmt_dur(d1, sizeof(d1), s->times[0], 0),
+		            gp__fmt_dur(d2, sizeof(d2), st->median, 0)));
 		nout--;
 	}
 	if (nout > 0)
@@ -362,9 +364,9 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            nfail, s->n));
 	if (s->codes && st->median < SHORT_RUN_NS)
 		GP_TRY(warn(w, "short_runs",
-		            "a run takes %.3g ms: under 5 ms, process start-up dominates what is "
+		            "a run takes %s: under 5 ms, process start-up dominates what is "
 		            "measured",
-		            st->median / 1e6));
+		            gp__fmt_dur(d1, sizeof(d1), st->median, 0)));
 	if (s->n < FEW_SAMPLES)
 		GP_TRY(warn(w, "few_samples",
 		            "%zu measured iterations: compare needs at least %d per side for a "

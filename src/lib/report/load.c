@@ -206,6 +206,7 @@ static int run_end(const struct gp_value *doc, struct gp_value *env)
 	const struct gp_value *run = gp_obj_get(doc, "run");
 	const char *sig = get_str(run, "exit_signal");
 	int64_t code, wall;
+	char dbuf[32];
 	struct gp_buf b;
 	int rc = 0;
 
@@ -220,7 +221,8 @@ static int run_end(const struct gp_value *doc, struct gp_value *env)
 		GP_TRY(gp__buf_addf(&b, "%s",
 		                    get_str(run, "state") ? get_str(run, "state") : "ended"));
 	if (gp_value_get_int(gp_obj_get(run, "wall_ns"), &wall))
-		GP_TRY(gp__buf_addf(&b, " after %.3f s", (double)wall / 1e9));
+		GP_TRY(gp__buf_addf(&b, " after %s",
+		                    gp__fmt_dur(dbuf, sizeof(dbuf), (double)wall, 0)));
 	GP_TRY(set_buf(env, "run_end", &b));
 	GP_TRY(set_str_or_null(env, "no_gpu_timeline", get_str(doc, "no_gpu_timeline")));
 	if (!get_str(env, "command"))

@@ -89,16 +89,14 @@ GP_API const char *gp_format_duration(double ns, unsigned flags, char *buf, size
 {
 	if (!buf || !size)
 		return buf;
-	return gp__fmt_dur(buf, size, ns, flags & GP_FORMAT_SIGN ? GP__FMT_SIGN : 0);
+	return gp__fmt_dur(buf, size, ns, flags & GP_FORMAT_SIGN);
 }
 
 GP_API const char *gp_format_bytes(double bytes, unsigned flags, char *buf, size_t size)
 {
 	if (!buf || !size)
 		return buf;
-	return gp__fmt_bytes(buf, size, bytes,
-	                     (flags & GP_FORMAT_SIGN ? GP__FMT_SIGN : 0) |
-	                         (flags & GP_FORMAT_COMPACT ? GP__FMT_COMPACT : 0));
+	return gp__fmt_bytes(buf, size, bytes, flags & (GP_FORMAT_SIGN | GP_FORMAT_COMPACT));
 }
 
 const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags)

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "gpuprof/gpuprof.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -60,10 +61,10 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 /* ---- num.c: numbers for people ---- */
 
 /** Flags of the formatters. */
-#define GP__FMT_SIGN  0x1u /* "+" before a positive value (and zero) */
-#define GP__FMT_SPACE 0x2u /* percentages: a space before "%" (compare's prose style) */
-#define GP__FMT_COMPACT                                                                            \
-	0x4u /* bytes: three significant digits, a one-letter unit ("1.5G"), for narrow columns */
+/* GP__FMT_SIGN and GP__FMT_COMPACT are the public flags (gpuprof.h), passed through as they are */
+#define GP__FMT_SIGN    GP_FORMAT_SIGN    /* "+" before a positive value (and zero) */
+#define GP__FMT_SPACE   0x2u              /* percentages: a space before "%" (compare's prose) */
+#define GP__FMT_COMPACT GP_FORMAT_COMPACT /* bytes: "1.5G", three significant digits */
 
 /**
  * A duration in ns: "850 ns", "56.70 µs", "1.234 ms", "12.35 s", "3600.0 s"
