@@ -89,14 +89,10 @@ static int render_human(const struct gp_value *report, size_t top, bool to_stdou
 	struct gp_analyze_format_opts fo = { .size = sizeof(fo),
 		                             .top = (uint32_t)top,
 		                             .width = (uint32_t)output_width(to_stdout) };
-	char *text = NULL;
-	int rc = gp_analyze_format(report, &fo, &text, len);
+	int rc = gp_analyze_format(report, &fo, out, len);
 
 	if (rc)
 		return error("cannot format the report: %s", gp_strerror(rc));
-	*out = xmalloc(*len + 1);
-	memcpy(*out, text, *len + 1);
-	gp_free(text);
 	return 0;
 }
 
@@ -190,15 +186,7 @@ int cmd_analyze(int argc, const char **argv)
 			gp_value_free(report);
 			return error("cannot write the report: %s", gp_strerror(rc));
 		}
-		/* pretty JSON ends with a newline already; compact JSON gets one */
-		if (!len || text[len - 1] != '\n') {
-			char *t = xmalloc(len + 1);
-
-			memcpy(t, text, len);
-			t[len++] = '\n';
-			gp_free(text);
-			text = t;
-		}
+		/* pretty JSON ends with its newline already */
 	} else if (render_human(report, (size_t)top, !output, &text, &len)) {
 		gp_value_free(report);
 		return -1;
@@ -206,6 +194,6 @@ int cmd_analyze(int argc, const char **argv)
 	gp_value_free(report);
 
 	rc = write_output(output, text, len);
-	free(text);
+	gp_free(text); /* the library's: from gp_value_to_json() or gp_analyze_format() */
 	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

@@ -433,21 +433,9 @@ int cmd_bench(int argc, const char **argv)
 		error("bench: %s", gp_last_error());
 		goto out;
 	}
-	if (o.json) {
-		/* a document ends with a newline */
-		char *t = xmalloc(len + 2);
-
-		memcpy(t, text, len);
-		t[len++] = '\n';
-		t[len] = 0;
-		gp_free(text);
-		text = NULL;
-		if (write_output(o.output, t, len) == 0)
-			rc = GP_EXIT_OK;
-		free(t);
-	} else if (write_output(o.output, text, len) == 0) {
+	/* pretty JSON ends with its newline already */
+	if (write_output(o.output, text, len) == 0)
 		rc = GP_EXIT_OK;
-	}
 out:
 	gp_free(text);
 	gp_value_free(res);
