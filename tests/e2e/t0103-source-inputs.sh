@@ -127,5 +127,13 @@ cmp -s "$TMP/stdin.json" "$TMP/stdin-gz.json" || fail "gzip on standard input re
 NCHECK=$((NCHECK + 1))
 "$GPUPROF" export -q -o "$TMP/stdin.chrome.json" - <"$DATA/tiny.json" 2>"$ERR" || fail "export - failed"
 json_ok "$TMP/stdin.chrome.json"
+# a gpuprof document on standard input: the resolver read it whole, the loaders use those bytes
+"$GPUPROF" report -q -o "$TMP/stdin-doc.html" - <"$TMP/file.json" 2>"$ERR" || fail "report - (a report) failed"
+grep -q "<html" "$TMP/stdin-doc.html" || fail "report - (a report): no page"
+"$GPUPROF" compare - "$TMP/file.json" <"$TMP/file.json" >"$OUT" 2>"$ERR" || fail "compare - (a report) failed"
+out_has "base '-' (report)"
+# what a command does not read is named as that command's
+expect_rc 1 report -q -o "$TMP/mixed.html" "$DATA/tiny.json" "$TMP/file.json"
+err_has "report does not read it"
 
 done_ok

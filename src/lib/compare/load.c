@@ -36,15 +36,16 @@ static char *quoted(const char *path)
 }
 
 /* parses the gpuprof document @p path whole; checks its schema */
-static int load_doc(const char *path, struct gp_value **out, enum gp_compare_input *kind)
+static int load_doc(const struct gp__src *src, struct gp_value **out, enum gp_compare_input *kind)
 {
+	const char *path = src->path;
 	struct gp_value *v = NULL;
 	const char *schema;
 	char *label = NULL;
 	int rc, k;
 
 	*out = NULL;
-	if ((rc = gp__doc_read(path, &v)))
+	if ((rc = gp__doc_read(src, &v)))
 		return rc;
 	schema = gp_value_get_str(gp_obj_get(v, "schema"));
 	k = gp__cmp_tree_kind(v);
@@ -86,7 +87,10 @@ static int analyze(const char *path, struct gp__srcs *srcs, const struct gp_comp
 	ao.top = 0;
 	ao.only_rank = o && o->rank >= 0 ? o->rank : -1;
 	ao.threads = o ? o->threads : 0;
-	rc = gp__analyze_srcs(srcs, &ao, out);
+	/* what compare does not read is named as compare's, before analyze's own check */
+	rc = gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "compare");
+	if (!rc)
+		rc = gp__analyze_srcs(srcs, &ao, out);
 	/* every error names the input */
 	if (rc && rc != GP_ENOMEM && !strstr(gp_last_error(), path))
 		gp__error_prefix("'%s'", path);
@@ -168,7 +172,7 @@ static int load_dir_docs(const char *dir, const struct gp__srcs *srcs, enum gp_c
 
 		if (!is_doc(srcs->v[i].kind))
 			continue;
-		if ((rc = load_doc(path, &v, &k)))
+		if ((rc = load_doc(&srcs->v[i], &v, &k)))
 			goto out;
 		if (!acc) {
 			acc = v;
@@ -218,7 +222,7 @@ int gp__cmp_load_srcs(const char *path, struct gp__srcs *srcs, const struct gp_c
 	if (ndoc == 0)
 		return analyze(path, srcs, opts, out);
 	if (srcs->n == 1 && !srcs->v[0].from_dir)
-		return load_doc(srcs->v[0].path, out, kind);
+		return load_doc(&srcs->v[0], out, kind);
 	if (ntrace)
 		return gp__error(GP_EINVAL,
 		                 "'%s': holds both traces and gpuprof results (bench or report): "

@@ -494,6 +494,7 @@ static int analyze_srcs(struct gp__srcs *srcs, const struct gp_report_opts *o,
                         struct gp_value **out)
 {
 	struct gp_analyze_opts ao;
+	int rc;
 
 	memset(&ao, 0, sizeof(ao));
 	ao.size = sizeof(ao);
@@ -501,6 +502,9 @@ static int analyze_srcs(struct gp__srcs *srcs, const struct gp_report_opts *o,
 	ao.salvage = o->salvage;
 	ao.threads = o->threads;
 	ao.only_rank = o->rank;
+	/* what report does not read is named as report's, before analyze's own check */
+	if ((rc = gp__srcs_keep(srcs, GP__ANALYZE_KINDS, "report")))
+		return rc;
 	return gp__analyze_srcs(srcs, &ao, out);
 }
 
@@ -544,7 +548,7 @@ static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
 	if (!ndoc)
 		return analyze_srcs(srcs, o, doc);
 	*analysed = false;
-	if ((rc = gp__doc_read(paths[0], doc)))
+	if ((rc = gp__doc_read(&srcs->v[0], doc)))
 		return rc;
 	return doc_kind(*doc, paths[0], kind);
 }

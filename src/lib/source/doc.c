@@ -31,13 +31,20 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v)
 	return GP_SRC_DOC;
 }
 
-int gp__doc_read(const char *path, struct gp_value **out)
+int gp__doc_read(const struct gp__src *s, struct gp_value **out)
 {
+	const char *path = s->path;
 	char *text = NULL;
 	size_t got = 0, off = 0;
 	int rc;
 
 	*out = NULL;
+	if (s->is_stdin) {
+		/* the resolver read standard input whole: it cannot be read again */
+		if ((rc = gp_value_parse(s->mem, s->len, out, &off)) && rc != GP_ENOMEM)
+			gp__error_prefix("'%s'", path);
+		return rc;
+	}
 	if ((rc = gp__read_prefix(path, DOC_MAX_BYTES, &text, &got)))
 		return rc;
 	if (got == DOC_MAX_BYTES) {

@@ -141,8 +141,11 @@ int gp__read_prefix(const char *path, size_t max, char **text, size_t *got);
 /** The kind of a parsed gpuprof document by its "schema"; GP_SRC_DOC when it is none of them. */
 enum gp__src_kind gp__doc_kind(const struct gp_value *v);
 
-/** Reads and parses the gpuprof JSON document @p path whole (at most 1 GiB); errors name it. */
-int gp__doc_read(const char *path, struct gp_value **out);
+/**
+ * Reads and parses the gpuprof JSON document of input @p s whole (at most 1 GiB):
+ * its file, or the bytes standard input gave (@p s->mem); errors name it.
+ */
+int gp__doc_read(const struct gp__src *s, struct gp_value **out);
 
 struct gp_buf;
 
