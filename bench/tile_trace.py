@@ -4,8 +4,8 @@
 
 Synthetic traces flatter a parser (bench/README.md); this keeps a real trace's names, args,
 nesting and flows, and repeats its events one after another: copy k has every "ts" shifted by
-k times the trace's span (plus 1 ms), flow ids and correlation ids offset so that links stay
-within their copy, and ProfilerStep#N renumbered so steps stay distinct. Metadata events
+k times the trace's span (plus 1 ms), flow ids, correlation ids and External ids offset so
+that links stay within their copy, and ProfilerStep#N renumbered so steps stay distinct. Metadata events
 ("ph": "M") are written once. IN may be .json or .json.gz; OUT is plain JSON.
 """
 import gzip
@@ -31,10 +31,14 @@ def main():
             if isinstance(e.get("ts"), (int, float)) and isinstance(e.get("dur", 0), (int, float))]
     span = max(ends) - min(ts) + 1000.0
     ids = [e.get("id") for e in body if isinstance(e.get("id"), int)]
-    corr = [e.get("args", {}).get("correlation") for e in body
-            if isinstance(e.get("args"), dict) and isinstance(e["args"].get("correlation"), int)]
+    def arg_ints(key):
+        return [e["args"][key] for e in body
+                if isinstance(e.get("args"), dict) and isinstance(e["args"].get(key), int)]
+    corr = arg_ints("correlation")
+    ext = arg_ints("External id")
     id_step = (max(ids) + 1) if ids else 0
     corr_step = (max(corr) + 1) if corr else 0
+    ext_step = (max(ext) + 1) if ext else 0
     step_re = re.compile(r"^ProfilerStep#(\d+)$")
     steps = [int(m.group(1)) for e in body for m in [step_re.match(str(e.get("name", "")))] if m]
     step_step = (max(steps) - min(steps) + 1) if steps else 0
@@ -57,11 +61,11 @@ def main():
                 if k and isinstance(c.get("id"), int):
                     c["id"] = c["id"] + k * id_step
                 if k and isinstance(c.get("args"), dict):
-                    a = c["args"]
-                    if isinstance(a.get("correlation"), int):
-                        a = dict(a)
-                        a["correlation"] += k * corr_step
-                        c["args"] = a
+                    a = dict(c["args"])
+                    for key, step in (("correlation", corr_step), ("External id", ext_step)):
+                        if isinstance(a.get(key), int):
+                            a[key] += k * step
+                    c["args"] = a
                 m = step_re.match(str(c.get("name", "")))
                 if k and m:
                     c["name"] = "ProfilerStep#%d" % (int(m.group(1)) + k * step_step)

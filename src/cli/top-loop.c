@@ -37,11 +37,6 @@ void gp_top_catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int gp_top_stopped(void)
-{
-	return stop_signal;
-}
-
 int64_t gp_top_mono_ns(void)
 {
 	struct timespec ts;
@@ -61,8 +56,12 @@ bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t sta
 	return false;
 }
 
-int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
-                struct gp_sample *out)
+/*
+ * The next sample after @p seq, waiting in short slices so that a signal or
+ * the duration ends the wait. @return 0, 1 when stopping, -1 on error (printed).
+ */
+static int next_sample(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq,
+                       int64_t start_ns, struct gp_sample *out)
 {
 	for (;;) {
 		int rc;
@@ -86,7 +85,7 @@ int gp_top_each_sample(struct gp_sampler *s, const struct gp_top_opts *o,
 	int rc = 0;
 
 	while (!gp_top_should_stop(o, n, start)) {
-		rc = gp_top_next(s, o, seq, start, smp);
+		rc = next_sample(s, o, seq, start, smp);
 		if (rc) {
 			rc = rc > 0 ? 0 : rc;
 			break;

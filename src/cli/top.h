@@ -32,20 +32,12 @@ struct gp_top_opts {
 };
 
 /* top-loop.c: the stop conditions and the sample loop (calls nothing back) */
-/** Stops on SIGINT, SIGTERM and SIGHUP from now on (gp_top_stopped() says which). */
+/** Stops on SIGINT, SIGTERM and SIGHUP from now on. */
 void gp_top_catch_signals(void);
-/** The signal that asked us to stop, 0 if none. */
-int gp_top_stopped(void);
 /** CLOCK_MONOTONIC in ns. */
 int64_t gp_top_mono_ns(void);
 /** A signal came, @p taken reached --count, or --duration passed since @p start_ns. */
 bool gp_top_should_stop(const struct gp_top_opts *o, uint64_t taken, int64_t start_ns);
-/**
- * The next sample after @p seq, waiting in short slices so that a signal or
- * the duration ends the wait. @return 0, 1 when stopping, -1 on error (printed).
- */
-int gp_top_next(struct gp_sampler *s, const struct gp_top_opts *o, uint64_t seq, int64_t start_ns,
-                struct gp_sample *out);
 /**
  * Calls @p fn with each new sample until a stop condition (--count counting
  * the calls that returned 0). @return 0; -1 on a sampler error (printed);

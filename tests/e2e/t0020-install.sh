@@ -157,7 +157,7 @@ got=$(PKG_CONFIG_PATH="$LIBDIR/pkgconfig" venv/bin/python -c 'import gpuprof
 a = gpuprof.available()
 print(a.path if a else a.reason)')
 case "$got" in
-"$LIBDIR/libgpuprof.so.0" | libgpuprof.so.0 | libgpuprof.so) ;;
+"$LIBDIR/libgpuprof.so.0") ;;
 *) fail "the package did not find the installed library: $got" ;;
 esac
 

@@ -476,7 +476,8 @@ static void test_alloc_failures(void **state)
 			break;
 		assert_int_equal(rc, GP_ENOMEM);
 	}
-	assert_true(n < 10000);
+	/* the hook reached the record's allocations: at least one failed before one passed */
+	assert_true(n > 1 && n < 10000);
 }
 
 int main(void)
