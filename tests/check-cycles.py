@@ -28,10 +28,6 @@ import sys
 # The targets read when given a build directory (tests/CMakeLists.txt names the same).
 TARGETS = ("gpuprof_obj", "gpuprof", "gpuprof_inject")
 
-# Cycles tolerated while they are being removed: none. A new one is a missing seam
-# (docs/internals/architecture.md, "No call cycles"): move what both files share into a
-# file of its own that calls neither, rather than adding it here.
-ALLOWED = ()
 
 DEFINED = set("TDBRCGSVW")  # global definitions (nm's upper-case letters)
 
@@ -133,16 +129,12 @@ def main():
     for a, b in edges:
         graph[a].add(b)
 
-    bad, used = 0, set()
+    bad = 0
     found = cycles(graph)
     for comp in found:
         folders = {os.path.dirname(f) for f in comp}
-        allowed = next((i for i, a in enumerate(ALLOWED) if set(comp) <= a), None)
         if len(folders) == 1 and len(comp) <= 2:
             verdict = "ok (two files of one folder)"
-        elif allowed is not None:
-            verdict = "allowed for now (ALLOWED[%d])" % allowed
-            used.add(allowed)
         else:
             verdict = "FAIL: spans %d folders, %d files" % (len(folders), len(comp))
             bad += 1
@@ -152,9 +144,6 @@ def main():
                 for b in comp:
                     if (a, b) in edges:
                         print("    %s -> %s: %s" % (a, b, " ".join(sorted(edges[(a, b)]))))
-    for i in range(len(ALLOWED)):
-        if i not in used:
-            print("note: ALLOWED[%d] matches no cycle any more: remove it" % i)
     print("%d files, %d cycles, %d to fix" % (len(objs), len(found), bad))
     return 1 if bad else 0
 

@@ -3,9 +3,10 @@
  * inject.h - the injected tracer's parts (libgpuprof-inject.so).
  *
  * The parts call each other in one direction only (docs/internals/inject.md;
- * tests/check-cycles.py fails on a loop):
+ * tests/check-cycles.py fails on a loop of more than two files):
  *
- *   annotate.c, nvtx.c -> record.c, window.c, session.c (opening the capture)
+ *   annotate.c         -> record.c, window.c, session.c (opening the capture)
+ *   nvtx.c             -> record.c, session.c
  *   record.c           -> cupti.c (carrying out window actions), window.c
  *   session.c          -> cupti.c, window.c
  *   cupti.c            -> window.c
