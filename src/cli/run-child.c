@@ -215,7 +215,7 @@ void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 			*slash = 0;
 		/* this build's libgpuprof, for the Python binding in CMD (GPUPROF_RUN_LIBRARY) */
 		inj->lib = find_beside_exe(exe, GP_INSTALL_BIN_TO_LIBDIR, GP_INSTALL_FULL_LIBDIR,
-		                           "libgpuprof.so.0", NULL);
+		                           GP_SONAME, NULL);
 	}
 	if (env && *env) {
 		if (is_file(env)) {
