@@ -105,10 +105,11 @@ static void test_gpu_idle_host_bound(void **state)
 	assert_int_equal(ev_int(f, "window_ns"), 410 * US);
 	assert_int_equal(ev_int(f, "busy_ns"), 50 * US);
 	assert_int_equal(ev_int(f, "idle_ns"), 360 * US);
-	assert_int_equal(ev_int(f, "host_wait_ns"), 360 * US);
-	assert_int_equal(ev_int(f, "kernel_wait_ns"), 0);
-	assert_int_equal(ev_int(f, "host_wait_ns"),
+	assert_int_equal(ev_int(f, "stream_sum_host_wait_ns"), 360 * US);
+	assert_int_equal(ev_int(f, "stream_sum_kernel_wait_ns"), 0);
+	assert_int_equal(ev_int(f, "stream_sum_host_wait_ns"),
 	                 tu_geti(r, "gpu/idle_breakdown_total/host_wait_ns"));
+	assert_int_equal(ev_int(f, "streams"), 1);
 	assert_string_equal(sev(f), "high");
 	assert_non_null(strstr(gp_value_get_str(gp_obj_get(f, "title")), "host"));
 	gp_value_free(r);
@@ -366,6 +367,201 @@ static void test_fp32_gemm_unknown_cc(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * Two streams idle at the same time: HTA's per-stream breakdown counts that
+ * time once per stream, so the evidence says which numbers are sums over
+ * streams and keeps the union (idle_ns) beside the window.
+ */
+static void test_gpu_idle_streams_summed(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f, *ev;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 5; k++) {
+		launched(t, "a", 7, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
+		         2 * k + 1);
+		launched(t, "b", 8, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
+		         2 * k + 2);
+	}
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	ev = gp_obj_get(f, "evidence");
+	assert_int_equal(ev_int(f, "window_ns"), 410 * US);
+	assert_int_equal(ev_int(f, "idle_ns"), 360 * US);
+	assert_int_equal(ev_int(f, "streams"), 2);
+	/* 360 µs of idle on each stream: 720 µs, more than the window, and named as a sum */
+	assert_int_equal(ev_int(f, "stream_sum_host_wait_ns"), 720 * US);
+	assert_null(gp_obj_get(ev, "host_wait_ns"));
+	assert_true(ev_dbl(f, "host_wait_share_pct") > 99.9);
+	/* every other *_ns of the evidence fits in the window */
+	for (size_t i = 0; i < gp_value_len(ev); i++) {
+		const char *k2 = gp_obj_key_at(ev, i);
+		int64_t v;
+
+		if (strncmp(k2, "stream_sum_", 11) != 0 && strstr(k2, "_ns") &&
+		    gp_value_get_int(gp_obj_value_at(ev, i), &v))
+			assert_true(v <= 410 * US);
+	}
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* findings with no measurable impact (16 bytes, 0.0 % of the window) are not listed */
+static void test_no_impact_not_listed(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 100000 * US);
+	/* a busy GPU: 100 ms of back-to-back kernels */
+	for (k = 0; k < 100; k++)
+		launched(t, "k", 7, k * US, US, 100 * US + k * 1000 * US, 1000 * US, k + 1);
+	/* one 16-byte pageable copy of 2 µs and a 5 µs sync: 0.0 % */
+	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 50000 * US, 2 * US, 16);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 60000 * US, 5 * US, -1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_null(finding(r, "pageable-copies"));
+	assert_null(finding(r, "sync-in-step"));
+	assert_int_equal(gp_value_len(gp_obj_get(r, "findings")), 0);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* "1 copy", "1 sync call": one of each reads in the singular */
+static void test_plurals(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	const char *title;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	launched(t, "k", 7, 0, US, 10 * US, 500 * US, 1);
+	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 600 * US, 100 * US, 100);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 700 * US, 100 * US, -1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "pageable-copies");
+	assert_non_null(f);
+	title = gp_value_get_str(gp_obj_get(f, "title"));
+	assert_non_null(strstr(title, "1 copy from"));
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	title = gp_value_get_str(gp_obj_get(f, "title"));
+	assert_non_null(strstr(title, "1 sync call"));
+	assert_null(strstr(title, "1 sync calls"));
+	/* kinds with no instance are not listed */
+	assert_null(strstr(title, "0 "));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+static void set_props(struct gp_trace *t, const char *name, int major, int minor, int warp)
+{
+	char json[300];
+	struct gp_value *m = NULL;
+
+	snprintf(json, sizeof(json),
+	         "{\"deviceProperties\":[{\"id\":0,\"name\":\"%s\",\"computeMajor\":%d,"
+	         "\"computeMinor\":%d,\"warpSize\":%d,\"totalGlobalMem\":17179869184}]}",
+	         name, major, minor, warp);
+	assert_int_equal(gp_value_parse(json, strlen(json), &m, NULL), 0);
+	gp_value_free(t->meta);
+	t->meta = m;
+}
+
+static const struct gp_value *fp32_on(struct gp_value **r, struct gp_trace *t, const char *gemm)
+{
+	tu_kernel(t, gemm, 0, 7, 0, 80 * US, -1);
+	tu_kernel(t, "elementwise_kernel", 0, 7, 80 * US, 20 * US, -1);
+	*r = tu_analyze(t, GP_COMPAT_NONE);
+	return finding(*r, "fp32-gemm-no-tc");
+}
+
+/* Volta has float16 Tensor Cores only: no bfloat16 autocast, no TF32 */
+static void test_fp32_gemm_volta(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r = NULL;
+	const struct gp_value *f;
+	const char *sg;
+
+	(void)state;
+	set_props(t, "Tesla V100-SXM2-16GB", 7, 0, 32);
+	f = fp32_on(&r, t, "volta_sgemm_128x64_nn");
+	assert_non_null(f);
+	sg = gp_value_get_str(gp_obj_get(f, "suggestion"));
+	assert_non_null(strstr(sg, "torch.float16"));
+	assert_non_null(strstr(sg, "GradScaler"));
+	assert_null(strstr(sg, "torch.bfloat16"));
+	assert_null(strstr(sg, "allow_tf32"));
+	assert_null(strstr(sg, "set_float32_matmul_precision"));
+	assert_non_null(strstr(gp_value_get_str(gp_obj_get(f, "title")), "sm_70"));
+	assert_string_equal(gp_value_get_str(gp_obj_get(gp_obj_get(f, "evidence"), "vendor")),
+	                    "nvidia");
+	assert_string_equal(
+	    gp_value_get_str(gp_obj_get(gp_obj_get(f, "evidence"), "compute_capability")), "7.0");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* Ampere on: bfloat16 and TF32 */
+static void test_fp32_gemm_ampere(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r = NULL;
+	const struct gp_value *f;
+	const char *sg;
+
+	(void)state;
+	set_props(t, "NVIDIA A100-SXM4-40GB", 8, 0, 32);
+	f = fp32_on(&r, t, "ampere_sgemm_128x64_nn");
+	assert_non_null(f);
+	sg = gp_value_get_str(gp_obj_get(f, "suggestion"));
+	assert_non_null(strstr(sg, "torch.bfloat16"));
+	assert_non_null(strstr(sg, "allow_tf32"));
+	assert_null(strstr(sg, "FP8"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* AMD (HIP reports 9.4 for an MI300X): ROCm's words, not NVIDIA's */
+static void test_fp32_gemm_amd(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r = NULL;
+	const struct gp_value *f;
+	const char *sg, *title;
+
+	(void)state;
+	set_props(t, "AMD Instinct MI300X", 9, 4, 64);
+	/* a Tensile GEMM without an MI (MFMA) tile, and one with: only the first is off them */
+	tu_kernel(t, "Cijk_Alik_Bljk_SB_MT64x64x8_MI16x16x1_SN", 0, 7, 100 * US, 10 * US, -1);
+	f = fp32_on(&r, t, "Cijk_Alik_Bljk_SB_MT64x64x8_SN");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "gemm_conv_ns"), 90 * US);
+	assert_int_equal(ev_int(f, "gemm_conv_no_tc_ns"), 80 * US);
+	sg = gp_value_get_str(gp_obj_get(f, "suggestion"));
+	title = gp_value_get_str(gp_obj_get(f, "title"));
+	assert_non_null(strstr(title, "Matrix Cores"));
+	assert_null(strstr(title, "Tensor Core"));
+	assert_null(strstr(title, "sm_"));
+	assert_non_null(strstr(sg, "torch.bfloat16"));
+	assert_non_null(strstr(sg, "hipBLASLt"));
+	assert_null(strstr(sg, "Tensor Core"));
+	assert_null(strstr(sg, "TF32"));
+	assert_string_equal(gp_value_get_str(gp_obj_get(gp_obj_get(f, "evidence"), "vendor")),
+	                    "amd");
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_exposed_comm(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -563,8 +759,8 @@ static void test_ranking(void **state)
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 10000 * US);
 	launched(t, "k", 7, 0, US, 10 * US, 10 * US, 1);
 	launched(t, "k", 7, 5000 * US, US, 5000 * US + 10 * US, 10 * US, 2);
-	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 100 * US, 10 * US, 100);
-	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 6000 * US, 10 * US, -1);
+	memcpy_ev(t, "Memcpy HtoD (Pageable -> Device)", 100 * US, 500 * US, 100);
+	tu_runtime(t, "cudaDeviceSynchronize", 1, 1, 6000 * US, 300 * US, -1);
 	r = tu_analyze(t, GP_COMPAT_NONE);
 	f = gp_obj_get(r, "findings");
 	assert_true(gp_value_len(f) >= 3);
@@ -601,6 +797,12 @@ int main(void)
 		cmocka_unit_test(test_fp32_gemm),
 		cmocka_unit_test(test_fp32_gemm_old_gpu),
 		cmocka_unit_test(test_fp32_gemm_unknown_cc),
+		cmocka_unit_test(test_fp32_gemm_volta),
+		cmocka_unit_test(test_fp32_gemm_ampere),
+		cmocka_unit_test(test_fp32_gemm_amd),
+		cmocka_unit_test(test_gpu_idle_streams_summed),
+		cmocka_unit_test(test_no_impact_not_listed),
+		cmocka_unit_test(test_plurals),
 		cmocka_unit_test(test_exposed_comm),
 		cmocka_unit_test(test_comm_overlapped),
 		cmocka_unit_test(test_low_occupancy),

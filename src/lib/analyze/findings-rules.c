@@ -55,9 +55,204 @@ static bool getd(const struct gp_value *v, const char *path, double *out)
 	return gp_value_get_double(gp_value_path(v, path), out);
 }
 
+/* ---- the device the advice is for ---- */
+
+/* "7.0" -> 70; -1 when @p s is not MAJOR[.MINOR] */
+static int parse_cc(const char *s)
+{
+	char *end;
+	long maj, min = 0;
+
+	if (!s)
+		return -1;
+	maj = strtol(s, &end, 10);
+	if (end == s || maj < 0 || maj > 1000)
+		return -1;
+	if (*end == '.')
+		min = strtol(end + 1, NULL, 10);
+	if (min < 0 || min > 9)
+		min = 0;
+	return (int)(maj * 10 + min);
+}
+
+static void dev_set_cc(struct gp__fnd_dev *d, int64_t major, int64_t minor)
+{
+	if (major < 0 || major > 1000 || minor < 0 || minor > 9)
+		return;
+	d->cc = (int)(major * 10 + minor);
+	snprintf(d->cc_text, sizeof(d->cc_text), "%lld.%lld", (long long)major, (long long)minor);
+}
+
+/* the vendor from the API calls' names (cudaLaunchKernel, hipLaunchKernel, cuLaunchKernel) */
+static enum gp__vendor api_vendor(const struct gp__actx *c)
+{
+	static const uint8_t api[] = { GP_K_RUNTIME, GP_K_DRIVER };
+	size_t j, k;
+
+	for (j = 0; j < GP_ARRAY_SIZE(api); j++) {
+		const struct gp__idx *x = &c->by_kind[api[j]];
+
+		for (k = 0; k < x->n; k++) {
+			const char *n = gp__strtab_get(&c->t->strs, c->t->ev.name[x->v[k]]);
+
+			if (strncmp(n, "hip", 3) == 0)
+				return GP_VENDOR_AMD;
+			if (strncmp(n, "cu", 2) == 0)
+				return GP_VENDOR_NVIDIA;
+		}
+	}
+	return GP_VENDOR_UNKNOWN;
+}
+
+/*
+ * The active device of highest compute capability in overview.devices; when
+ * no active device has deviceProperties (a ROCm trace numbers its devices by
+ * agent, deviceProperties by index), the device that every deviceProperties
+ * entry describes (one model, the usual machine).
+ */
+static void dev_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_dev *d)
+{
+	const struct gp_value *devs = gp_value_path(r, "overview/devices"), *best = NULL;
+	const struct gp_value *mem = gp_value_path(r, "memory/devices");
+	struct gp_device_props p, q;
+	int64_t id, v;
+	size_t k;
+	int cc;
+
+	memset(d, 0, sizeof(*d));
+	d->cc = -1;
+	d->mem_bytes = d->peak_bytes = -1;
+	d->vendor = GP_VENDOR_UNKNOWN;
+	for (k = 0; k < gp_value_len(devs); k++) {
+		const struct gp_value *x = gp_arr_get(devs, k);
+
+		if (!gp_value_get_bool(gp_obj_get(x, "active"), false))
+			continue;
+		cc = parse_cc(gp_value_get_str(gp_obj_get(x, "compute_capability")));
+		if (cc >= 0 && cc > d->cc) {
+			d->cc = cc;
+			best = x;
+		}
+	}
+	if (best && geti(best, "id", &id) && gp__trace_device_props(c->t, id, &p)) {
+		dev_set_cc(d, p.compute_major, p.compute_minor);
+		d->name = p.name;
+		d->mem_bytes = p.total_mem;
+		d->vendor = gp__device_vendor(&p);
+	} else if (!best && gp__trace_device_props_at(c->t, 0, &p)) {
+		bool same = true;
+
+		for (k = 1; same && gp__trace_device_props_at(c->t, k, &q); k++)
+			same = q.name && p.name && strcmp(q.name, p.name) == 0 &&
+			       q.compute_major == p.compute_major &&
+			       q.compute_minor == p.compute_minor;
+		if (same) {
+			dev_set_cc(d, p.compute_major, p.compute_minor);
+			d->name = p.name;
+			d->mem_bytes = p.total_mem;
+			d->vendor = gp__device_vendor(&p);
+		}
+	}
+	if (d->vendor == GP_VENDOR_UNKNOWN)
+		d->vendor = gp__trace_vendor(c->t);
+	if (d->vendor == GP_VENDOR_UNKNOWN)
+		d->vendor = api_vendor(c);
+	for (k = 0; k < gp_value_len(mem); k++) {
+		const struct gp_value *x = gp_arr_get(mem, k);
+
+		if ((geti(x, "peak_reserved_bytes", &v) || geti(x, "peak_allocated_bytes", &v)) &&
+		    v > d->peak_bytes)
+			d->peak_bytes = v;
+	}
+}
+
+static const char *vendor_name(enum gp__vendor v)
+{
+	return v == GP_VENDOR_NVIDIA ? "nvidia" : v == GP_VENDOR_AMD ? "amd" : NULL;
+}
+
+/* the words of the device's vendor: NVIDIA's, ROCm's, or both when unknown */
+static const char *w_graphs(const struct gp__fnd_dev *d)
+{
+	switch (d->vendor) {
+	case GP_VENDOR_NVIDIA:
+		return "CUDA graphs (torch.cuda.CUDAGraph)";
+	case GP_VENDOR_AMD:
+		return "HIP graphs (torch.cuda.CUDAGraph, which ROCm builds of PyTorch run as HIP "
+		       "graphs)";
+	default:
+		return "GPU graphs (torch.cuda.CUDAGraph: CUDA graphs on NVIDIA, HIP graphs on "
+		       "ROCm)";
+	}
+}
+
+static const char *w_units(const struct gp__fnd_dev *d)
+{
+	return d->vendor == GP_VENDOR_NVIDIA ? "SMs"
+	       : d->vendor == GP_VENDOR_AMD  ? "compute units"
+	                                     : "multiprocessors (SMs or compute units)";
+}
+
+static const char *w_smem(const struct gp__fnd_dev *d)
+{
+	return d->vendor == GP_VENDOR_NVIDIA ? "shared-memory"
+	       : d->vendor == GP_VENDOR_AMD  ? "LDS"
+	                                     : "shared-memory (LDS)";
+}
+
+static const char *w_kernel_profiler(const struct gp__fnd_dev *d)
+{
+	return d->vendor == GP_VENDOR_NVIDIA ? "Nsight Compute (ncu)"
+	       : d->vendor == GP_VENDOR_AMD  ? "the ROCm Compute Profiler (rocprof-compute)"
+	                                     : "the vendor's kernel profiler (Nsight Compute on "
+	                                       "NVIDIA, the ROCm Compute Profiler on AMD)";
+}
+
+/* "a larger batch", as far as the device's memory and the peak seen allow */
+static const char *w_batch(const struct gp__fnd_dev *d, char *buf, size_t n)
+{
+	char a[32], m[32];
+
+	if (d->peak_bytes > 0 && d->mem_bytes > 0) {
+		gp__fmt_bytes(a, sizeof(a), (double)d->peak_bytes, 0);
+		gp__fmt_bytes(m, sizeof(m), (double)d->mem_bytes, 0);
+		if (d->peak_bytes / 5 * 4 >= d->mem_bytes / 5 * 3) /* 75 % of the memory */
+			snprintf(buf, n,
+			         "a larger batch only with less memory per sample (peak %s of %s: "
+			         "activation checkpointing, lower precision)",
+			         a, m);
+		else
+			snprintf(buf, n, "a larger batch (peak memory %s of %s)", a, m);
+	} else if (d->mem_bytes > 0) {
+		snprintf(buf, n, "a larger batch (the GPU has %s; the trace has no memory profile)",
+		         gp__fmt_bytes(m, sizeof(m), (double)d->mem_bytes, 0));
+	} else {
+		snprintf(buf, n, "a larger batch (if the GPU's memory allows)");
+	}
+	return buf;
+}
+
+/* the device in the evidence: vendor, name, compute capability (null when unknown) */
+static int ev_device(struct gp_value *ev, const struct gp__fnd_dev *d)
+{
+	int rc;
+
+	if ((rc = gp_obj_set_str(ev, "vendor", vendor_name(d->vendor))) ||
+	    (rc = gp_obj_set_str(ev, "device_name", d->name)))
+		return rc;
+	return d->cc_text[0] ? gp_obj_set_str(ev, "compute_capability", d->cc_text)
+	                     : gp_obj_set_null(ev, "compute_capability");
+}
+
+/* "1 copy", "2 copies": @p one for 1, @p many otherwise */
+static const char *plural(int64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* ---- shared numbers, from the sections ---- */
 
-void gp__fnd_base_init(const struct gp_value *r, struct gp__fnd_base *b)
+void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b)
 {
 	const struct gp_value *g = gp_obj_get(r, "gpu"), *hg = gp_obj_get(g, "has_gpu");
 	const struct gp_value *steps = gp_obj_get(r, "steps");
@@ -80,6 +275,7 @@ void gp__fnd_base_init(const struct gp_value *r, struct gp__fnd_base *b)
 		b->step_total_ns = (b->step_total_ns < 0 ? 0 : b->step_total_ns) + d;
 		b->nsteps++;
 	}
+	dev_init(c, r, &b->dev);
 }
 
 /* is @p ts inside a step (or anywhere when the trace has no steps)? */
@@ -143,8 +339,13 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 	if (gp_value_type(cap) != GP_VALUE_OBJECT)
 		return gp__fnd_add(
 		    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this trace", ev,
-		    "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to see GPU "
-		    "kernels; the CPU sections still apply");
+		    b->dev.vendor == GP_VENDOR_AMD
+		        ? "profile with ProfilerActivity.CUDA, under which ROCm builds of PyTorch "
+		          "record HIP activity (or run the workload on a GPU) to see GPU kernels; "
+		          "the CPU sections still apply"
+		        : "profile with ProfilerActivity.CUDA (or run the workload on a GPU) to "
+		          "see "
+		          "GPU kernels; the CPU sections still apply");
 	/* a capture of `gpuprof run`: ProfilerActivity is not the user's knob there */
 	ended = gp_value_type(gp_obj_get(cap, "end")) == GP_VALUE_OBJECT;
 	if ((rc = gp_obj_set_bool(ev, "capture_ended", ended))) {
@@ -154,8 +355,9 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 	return gp__fnd_add(
 	    fl, "no-gpu", GP_FND_INFO, NAN, "No GPU activity in this capture", ev,
 	    ended ? "the process made no CUDA work the tracer could record: see the capture's "
-	            "warnings (CUPTI not found or refused), and run without --no-cuda or "
-	            "--capture-range settings that exclude it; the CPU sections still apply"
+	            "warnings (CUPTI not found or refused), and run without `gpuprof run "
+	            "--no-cuda` or a `gpuprof run --capture-range` that excludes it; the CPU "
+	            "sections still apply"
 	          : "the capture has no END record: the process was killed or crashed, and "
 	            "what the tracer had not written yet (GPU activity included) is lost; let "
 	            "it exit, or stop it with SIGTERM or SIGINT, which the tracer handles");
@@ -163,6 +365,12 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
+/*
+ * The idle breakdown is HTA's, per stream: time two streams are idle
+ * together counts once per stream, so its sums can exceed the window. The
+ * evidence names them as sums over the streams and keeps the union (idle_ns)
+ * as the number to read beside the window; only their shares decide.
+ */
 static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
                          const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
@@ -170,15 +378,16 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t hw, kw, ot;
 	double host_share = NAN;
-	bool host;
-	char title[160];
+	bool host, sums;
+	char title[160], sugg[640], batch[200];
 	int rc = 0;
 
 	(void)c;
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
 		return 0;
-	if (geti(ib, "host_wait_ns", &hw) && geti(ib, "kernel_wait_ns", &kw) &&
-	    geti(ib, "other_ns", &ot))
+	sums = geti(ib, "host_wait_ns", &hw) && geti(ib, "kernel_wait_ns", &kw) &&
+	       geti(ib, "other_ns", &ot);
+	if (sums)
 		host_share = pct(hw, hw + kw + ot);
 	host = host_share > HOST_WAIT_SHARE_PCT;
 	if (!(ev = ev_new()))
@@ -187,20 +396,27 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_int(ev, "idle_ns", b->idle_ns));
 	GP_TRY(gp_obj_set_double(ev, "idle_pct", b->idle_pct));
-	GP_TRY(ev_copy_int(ev, "host_wait_ns", ib, "host_wait_ns"));
-	GP_TRY(ev_copy_int(ev, "kernel_wait_ns", ib, "kernel_wait_ns"));
-	GP_TRY(ev_copy_int(ev, "other_ns", ib, "other_ns"));
+	GP_TRY(gp_obj_set_int(ev, "streams",
+	                      (int64_t)gp_value_len(gp_value_path(r, "gpu/idle_breakdown"))));
+	GP_TRY(ev_copy_int(ev, "stream_sum_host_wait_ns", ib, "host_wait_ns"));
+	GP_TRY(ev_copy_int(ev, "stream_sum_kernel_wait_ns", ib, "kernel_wait_ns"));
+	GP_TRY(ev_copy_int(ev, "stream_sum_other_ns", ib, "other_ns"));
 	GP_TRY(gp_obj_set_double(ev, "host_wait_share_pct", host_share));
 	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
 	         host ? ", mostly waiting for the host (host-bound)" : "");
-	rc = gp__fnd_add(
-	    fl, "gpu-idle", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
-	    title, ev,
-	    host ? "the CPU does not launch work fast enough: look at the top CPU ops and API "
-	           "calls in the steps, move data loading off the critical path, and reduce "
-	           "launches (CUDA graphs, torch.compile, larger batches)"
-	         : "the GPU waits between kernels: look for synchronisation, copies and gaps "
-	           "between streams in the timeline");
+	if (host)
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "the CPU does not launch work fast enough: look at the top CPU ops and API "
+		    "calls in the steps, move data loading off the critical path, and launch "
+		    "less often: %s, torch.compile, %s",
+		    w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+	else
+		snprintf(sugg, sizeof(sugg),
+		         "the GPU waits between kernels: look for synchronisation, copies and gaps "
+		         "between streams in the timeline");
+	rc = gp__fnd_add(fl, "gpu-idle", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
+	                 b->idle_pct, title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -428,6 +644,34 @@ out:
 	return rc;
 }
 
+/* "Synchronisation inside the step: 12 sync calls, 1 .item() call": the kinds seen, with plurals */
+static void sync_title(char *buf, size_t n, const struct sync_count *s, bool has_gpu)
+{
+	const struct {
+		size_t n;
+		const char *one, *many;
+	} parts[] = {
+		{ s->nsync, "sync call", "sync calls" },
+		{ s->nitem, ".item() call", ".item() calls" },
+		{ s->ndtoh, "device-to-host copy", "device-to-host copies" },
+	};
+	size_t k, len;
+	bool first = true;
+
+	len = (size_t)snprintf(buf, n, "%s",
+	                       has_gpu ? "Synchronisation inside the step: "
+	                               : "Possible synchronisation inside the step "
+	                                 "(no GPU activity recorded): ");
+	for (k = 0; k < GP_ARRAY_SIZE(parts) && len < n; k++) {
+		if (!parts[k].n)
+			continue;
+		len +=
+		    (size_t)snprintf(buf + len, n - len, "%s%zu %s", first ? "" : ", ", parts[k].n,
+		                     plural((int64_t)parts[k].n, parts[k].one, parts[k].many));
+		first = false;
+	}
+}
+
 static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
                      const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
@@ -458,17 +702,18 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "host_blocked_ns", blocked_ns));
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
-	snprintf(title, sizeof(title),
-	         "Synchronisation inside the step: %zu sync calls, %zu .item(), %zu device-to-host "
-	         "copies",
-	         s.nsync, s.nitem, s.ndtoh);
+	sync_title(title, sizeof(title), &s, b->has_gpu);
 	rc = gp__fnd_add(
 	    fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title,
 	    ev,
-	    "each sync stalls the CPU until the GPU catches up: keep losses and metrics on the "
-	    "GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in the "
-	    "loop, and use non_blocking=True copies with events instead of "
-	    "torch.cuda.synchronize()");
+	    b->has_gpu
+	        ? "each sync stalls the CPU until the GPU catches up: keep losses and metrics on "
+	          "the GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in "
+	          "the loop, and use non_blocking=True copies with events instead of "
+	          "torch.cuda.synchronize()"
+	        : "the trace has no GPU activity, so whether these calls wait for a GPU is not "
+	          "known: if the tensors live on a GPU, keep losses and metrics there and read "
+	          "them every N steps, and avoid .item()/.cpu()/print of tensors in the loop");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -519,7 +764,8 @@ static int rule_pageable(const struct gp__actx *c, const struct gp_value *r,
 		GP_TRY(gp_obj_set_null(ev, "bytes"));
 	GP_TRY(gp_obj_set_int(ev, "copy_ns", time_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", share));
-	snprintf(title, sizeof(title), "%lld copies from or to pageable host memory", (long long)n);
+	snprintf(title, sizeof(title), "%lld %s from or to pageable host memory", (long long)n,
+	         plural(n, "copy", "copies"));
 	rc = gp__fnd_add(fl, "pageable-copies",
 	                 share > PAGEABLE_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title, ev,
 	                 "pageable copies are staged and synchronous: pin host buffers "
@@ -533,32 +779,51 @@ out:
 
 /* ---- fp32-gemm-no-tc ---- */
 
-/* the highest compute capability (x10) of the active devices in overview.devices, or -1 */
-static int64_t best_cc(const struct gp_value *r)
+/* AMD's names for its Matrix Cores: Tensile's MI<M>x<N> tile, MFMA, XDLOPS */
+static bool amd_matrix_name(const char *n)
 {
-	const struct gp_value *devs = gp_value_path(r, "overview/devices");
-	int64_t best = -1;
-	size_t k;
+	const char *p;
 
-	for (k = 0; k < gp_value_len(devs); k++) {
-		const struct gp_value *d = gp_arr_get(devs, k);
-		const char *s = gp_value_get_str(gp_obj_get(d, "compute_capability"));
-		char *end;
-		long maj, min = 0;
+	if (strcasestr(n, "mfma") || strcasestr(n, "xdlops"))
+		return true;
+	for (p = strstr(n, "_MI"); p; p = strstr(p + 1, "_MI"))
+		if (p[3] >= '0' && p[3] <= '9')
+			return true;
+	return false;
+}
 
-		if (!s || !gp_value_get_bool(gp_obj_get(d, "active"), false))
-			continue;
-		maj = strtol(s, &end, 10);
-		if (end == s || maj < 0 || maj > 1000)
-			continue;
-		if (*end == '.')
-			min = strtol(end + 1, NULL, 10);
-		if (min < 0 || min > 9)
-			min = 0;
-		if (maj * 10 + min > best)
-			best = maj * 10 + min;
+/* the advice for GEMMs off the matrix units, for what this device has */
+static void fp32_advice(const struct gp__fnd_dev *d, char *buf, size_t n)
+{
+	if (d->vendor == GP_VENDOR_AMD) {
+		snprintf(buf, n,
+		         "use the Matrix Cores: mixed precision with torch.autocast(\"cuda\", "
+		         "dtype=torch.bfloat16) (ROCm builds of PyTorch use the \"cuda\" device; "
+		         "bfloat16 needs no GradScaler), and hipBLASLt for the GEMMs "
+		         "(TORCH_BLAS_PREFER_HIPBLASLT=1 where it is not the default)");
+	} else if (d->vendor == GP_VENDOR_NVIDIA && d->cc < 80) {
+		snprintf(buf, n,
+		         "use the Tensor Cores of sm_%d with float16 (bfloat16 and TF32 need sm_80 "
+		         "or newer): torch.autocast(\"cuda\", dtype=torch.float16) with "
+		         "torch.amp.GradScaler(\"cuda\") for training; matrix sizes that are "
+		         "multiples of 8 let cuBLAS and cuDNN pick Tensor Core kernels",
+		         d->cc);
+	} else if (d->vendor == GP_VENDOR_NVIDIA) {
+		snprintf(buf, n,
+		         "use the Tensor Cores: mixed precision (torch.autocast(\"cuda\", "
+		         "dtype=torch.bfloat16), or float16 with torch.amp.GradScaler(\"cuda\")), "
+		         "or TF32 for FP32 models (torch.backends.cuda.matmul.allow_tf32=True, "
+		         "torch.backends.cudnn.allow_tf32=True, "
+		         "torch.set_float32_matmul_precision(\"high\"))%s",
+		         d->cc >= 89 ? "; FP8 (NVIDIA Transformer Engine) for the largest GEMMs"
+		                     : "");
+	} else {
+		snprintf(buf, n,
+		         "use the GPU's matrix units with mixed precision: "
+		         "torch.autocast(\"cuda\", dtype=torch.bfloat16) where the GPU has "
+		         "bfloat16 (NVIDIA sm_80 or newer, AMD Instinct), else float16 with "
+		         "torch.amp.GradScaler(\"cuda\")");
 	}
-	return best;
 }
 
 /* the GEMM/convolution time without Tensor Cores: no section splits kernel time so */
@@ -566,51 +831,69 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
                           const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
 	const struct gp__idx *kx = &c->by_kind[GP_K_KERNEL];
+	const struct gp__fnd_dev *d = &b->dev;
+	const bool amd = d->vendor == GP_VENDOR_AMD;
+	struct gp_ivset busy = GP_IVSET_INIT;
 	struct gp_value *ev = NULL;
-	int64_t kernel_ns = 0, gemm_ns = 0, notc_ns = 0, cc = best_cc(r);
+	int64_t kernel_ns = 0, gemm_ns = 0, notc_ns = 0, notc_busy_ns;
 	size_t k, nnotc = 0;
 	double share;
-	char title[160];
+	char title[200], sugg[640], what[96];
 	int rc = 0;
 
-	if (!b->has_gpu || cc < 70)
+	(void)r;
+	/* NVIDIA's Tensor Cores start at sm_70; AMD's HIP reports 9.x for CDNA (MI100 on) */
+	if (!b->has_gpu || d->cc < 70)
 		return 0;
 	for (k = 0; k < kx->n; k++) {
 		uint32_t i = kx->v[k], nf = c->name_flags[c->t->ev.name[i]];
+		const char *n = amd ? gp__strtab_get(&c->t->strs, c->t->ev.name[i]) : NULL;
+		bool gemm = (nf & GP_NF_GEMM) || (amd && strncmp(n, "Cijk_", 5) == 0);
+		bool mma = (nf & GP_NF_TENSOR_CORE) || (amd && amd_matrix_name(n));
 
 		kernel_ns += c->dur[i];
-		if (!(nf & GP_NF_GEMM))
+		if (!gemm)
 			continue;
 		gemm_ns += c->dur[i];
-		if (!(nf & GP_NF_TENSOR_CORE)) {
+		if (!mma) {
 			notc_ns += c->dur[i];
 			nnotc++;
+			GP_TRY(gp__ivset_add(&busy, c->ts[i], gp__end(c, i)));
 		}
 	}
 	share = pct(notc_ns, kernel_ns);
 	if (!(share > GEMM_NO_TC_PCT))
-		return 0;
+		goto out;
+	/* the kernels of several streams overlap: the union is the time at stake in the window */
+	GP_TRY(gp__ivset_normalize(&busy));
+	notc_busy_ns = gp__ivset_len(&busy);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
-	GP_TRY(gp_obj_set_double(ev, "compute_capability", (double)cc / 10.0));
+	GP_TRY(ev_device(ev, d));
 	GP_TRY(gp_obj_set_int(ev, "kernel_ns", kernel_ns));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_ns", gemm_ns));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_ns", notc_ns));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_kernels", (int64_t)nnotc));
 	GP_TRY(gp_obj_set_double(ev, "gemm_conv_no_tc_pct", share));
-	snprintf(title, sizeof(title),
-	         "%.1f%% of kernel time is GEMM/convolution without Tensor Cores (sm_%lld)", share,
-	         (long long)cc);
-	rc = gp__fnd_add(
-	    fl, "fp32-gemm-no-tc", share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
-	    pct(notc_ns, b->window_ns), title, ev,
-	    "use Tensor Cores: mixed precision (torch.autocast(\"cuda\", dtype=torch.bfloat16) "
-	    "or float16 with GradScaler), or TF32 for FP32 models "
-	    "(torch.backends.cuda.matmul.allow_tf32=True, torch.backends.cudnn.allow_tf32=True, "
-	    "torch.set_float32_matmul_precision(\"high\"))");
+	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_busy_ns", notc_busy_ns));
+	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", pct(notc_busy_ns, b->window_ns)));
+	if (d->vendor == GP_VENDOR_NVIDIA)
+		snprintf(what, sizeof(what), "without Tensor Cores (sm_%d)", d->cc);
+	else if (amd)
+		snprintf(what, sizeof(what), "without Matrix Cores (%.60s)",
+		         d->name ? d->name : "AMD GPU");
+	else
+		snprintf(what, sizeof(what), "without matrix units (compute capability %s)",
+		         d->cc_text);
+	snprintf(title, sizeof(title), "%.1f%% of kernel time is GEMM/convolution %s", share, what);
+	fp32_advice(d, sugg, sizeof(sugg));
+	rc = gp__fnd_add(fl, "fp32-gemm-no-tc",
+	                 share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
+	                 pct(notc_busy_ns, b->window_ns), title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);
+	gp__ivset_release(&busy);
 	return rc;
 }
 
@@ -623,7 +906,7 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t comm_ns, exposed_ns;
 	double overlap, share;
-	char title[160];
+	char title[160], sugg[640];
 	int rc = 0;
 
 	(void)c;
@@ -643,12 +926,21 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_double(ev, "comm_comp_overlap_pct", overlap));
 	snprintf(title, sizeof(title),
 	         "Communication not overlapped by computation: %.1f%% of the GPU window", share);
-	rc = gp__fnd_add(
-	    fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? GP_FND_HIGH : GP_FND_MEDIUM, share,
-	    title, ev,
-	    "overlap communication with computation: DDP bucket_cap_mb / gradient_as_bucket_view, "
-	    "FSDP forward/backward prefetch, fewer and larger collectives; check the "
-	    "interconnect and look for stragglers with `gpuprof aggregate`");
+	snprintf(sugg, sizeof(sugg),
+	         "overlap communication with computation: DDP bucket_cap_mb / "
+	         "gradient_as_bucket_view, FSDP forward/backward prefetch, fewer and larger "
+	         "collectives; check the interconnect (%s) and look for a straggler: "
+	         "`gpuprof analyze DIR` on one trace per rank shows each rank's communication "
+	         "time, and the rank that waits least in collectives is the one the others wait "
+	         "for",
+	         b->dev.vendor == GP_VENDOR_NVIDIA
+	             ? "NVLink, InfiniBand; NCCL_DEBUG=INFO names the transport NCCL uses"
+	         : b->dev.vendor == GP_VENDOR_AMD
+	             ? "Infinity Fabric, InfiniBand; NCCL_DEBUG=INFO names the transport RCCL uses"
+	             : "NCCL_DEBUG=INFO names the transport NCCL or RCCL uses");
+	rc =
+	    gp__fnd_add(fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? GP_FND_HIGH : GP_FND_MEDIUM,
+	                share, title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -663,7 +955,7 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	const struct gp_value *gu = gp_obj_get(r, "gpu_utilization"), *worst = NULL;
 	struct gp_value *ev = NULL;
 	double occ = NAN, o, util;
-	char title[160];
+	char title[160], sugg[640], batch[200];
 	size_t k;
 	int rc = 0;
 
@@ -689,12 +981,14 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	GP_TRY(ev_copy_int(ev, "device", worst, "device"));
 	GP_TRY(gp_obj_set_double(ev, "gpu_utilization_pct", 100.0 * util));
 	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
-	rc = gp__fnd_add(
-	    fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
-	    100.0 * util, title, ev,
-	    "kernels launch too few blocks or threads to fill the SMs: raise the batch size, "
-	    "fuse small operations (torch.compile), or check the grid and block sizes and "
-	    "register or shared-memory use of the top kernels");
+	snprintf(sugg, sizeof(sugg),
+	         "kernels launch too few blocks or threads to fill the %s: try %s, fuse small "
+	         "operations (torch.compile), or check the grid and block sizes and the register "
+	         "and %s use of the top kernels in %s",
+	         w_units(&b->dev), w_batch(&b->dev, batch, sizeof(batch)), w_smem(&b->dev),
+	         w_kernel_profiler(&b->dev));
+	rc = gp__fnd_add(fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
+	                 100.0 * util, title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);

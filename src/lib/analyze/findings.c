@@ -7,7 +7,8 @@
  * wrote), applies the rules of findings-rules.c and writes r["findings"]: a
  * list of { id, severity, title, evidence, suggestion, impact_pct }, sorted
  * by severity (high, medium, low, info), then by impact_pct (the share of GPU
- * window or step time at stake) descending, then by id. Rule ids and
+ * window or step time at stake) descending, then by id. A finding with less
+ * than GP_FND_MIN_IMPACT_PCT at stake is left out. Rule ids and
  * thresholds are stable and documented in docs/analyses/findings.md.
  */
 #include <math.h>
@@ -22,9 +23,14 @@ static const char *const sev_names[] = { "high", "medium", "low", "info" };
 int gp__fnd_add(struct gp__fnd_list *fl, const char *id, enum gp__fnd_sev sev, double impact_pct,
                 const char *title, struct gp_value *ev, const char *suggestion)
 {
-	struct gp_value *f = gp_value_object();
+	struct gp_value *f;
 	int rc = 0;
 
+	if (isfinite(impact_pct) && impact_pct < GP_FND_MIN_IMPACT_PCT) {
+		gp_value_free(ev); /* no measurable impact: not a problem to list */
+		return 0;
+	}
+	f = gp_value_object();
 	if (!f || !ev) {
 		gp_value_free(f);
 		gp_value_free(ev);
@@ -69,7 +75,7 @@ int gp__an_findings(const struct gp__actx *c, struct gp_value *r)
 	size_t k;
 	int rc = 0;
 
-	gp__fnd_base_init(r, &b);
+	gp__fnd_base_init(c, r, &b);
 	for (k = 0; k < gp__fnd_nrules; k++)
 		GP_TRY(gp__fnd_rules[k](c, r, &b, &fl));
 

@@ -28,6 +28,22 @@ struct gp__fnd_list {
 	size_t n, cap;
 };
 
+/*
+ * What the advice may assume about the GPU the trace ran on
+ * (docs/analyses/findings.md, "The device"): the active device of highest
+ * compute capability in overview.devices, or, when no active device has
+ * deviceProperties (ROCm traces number devices by agent), the device every
+ * deviceProperties entry describes. Unknown is its own state everywhere.
+ */
+struct gp__fnd_dev {
+	enum gp__vendor vendor; /* the device's, else the trace's, else its API calls' */
+	int cc;                 /* major × 10 + minor (70 for 7.0; HIP's on AMD); -1 unknown */
+	char cc_text[24];       /* "7.0"; "" when unknown */
+	const char *name;       /* NULL when unknown; borrowed from the report or the trace */
+	int64_t mem_bytes;      /* the device's memory; -1 unknown */
+	int64_t peak_bytes;     /* highest memory.devices peak (reserved, else allocated); -1 */
+};
+
 /** Numbers most rules share, read from the gpu and steps sections. */
 struct gp__fnd_base {
 	bool gpu_known; /* the gpu section is there */
@@ -38,15 +54,24 @@ struct gp__fnd_base {
 	/* steps section: sum of steps[*].dur_ns; -1 when the section is absent or empty */
 	int64_t step_total_ns;
 	size_t nsteps;
+	struct gp__fnd_dev dev;
 };
 
-/** Fills @p b from the sections of rank object @p r. */
-void gp__fnd_base_init(const struct gp_value *r, struct gp__fnd_base *b);
+/** Fills @p b from the sections of rank object @p r (and the device from @p c's trace). */
+void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b);
+
+/*
+ * A finding whose impact_pct is below this share of the time is not listed:
+ * under 1 % of the window or of the step time, no change it suggests can be
+ * told apart from run-to-run noise.
+ */
+#define GP_FND_MIN_IMPACT_PCT 1.0
 
 /**
  * Adds a finding to @p fl; takes @p ev (the evidence object) even on failure.
  * @p id must outlive the list; @p title and @p suggestion are copied.
- * @p impact_pct NaN is written as null.
+ * @p impact_pct NaN is written as null; a finite one under
+ * GP_FND_MIN_IMPACT_PCT adds nothing (and returns 0).
  */
 int gp__fnd_add(struct gp__fnd_list *fl, const char *id, enum gp__fnd_sev sev, double impact_pct,
                 const char *title, struct gp_value *ev, const char *suggestion);

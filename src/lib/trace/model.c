@@ -9,8 +9,10 @@
  */
 #include "model.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/error.h"
 
@@ -520,6 +522,26 @@ const char *gp__kind_name(enum gp_kind k)
 	return (unsigned)k < GP_K__COUNT ? names[k] : "other";
 }
 
+static void device_props_fill(const struct gp_value *d, int64_t id, struct gp_device_props *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = id;
+	out->name = gp_value_get_str(gp_obj_get(d, "name"));
+	if (!gp_value_get_int(gp_obj_get(d, "totalGlobalMem"), &out->total_mem))
+		out->total_mem = -1;
+	if (!gp_value_get_int(gp_obj_get(d, "numSms"), &out->num_sms))
+		out->num_sms = -1;
+	if (!gp_value_get_int(gp_obj_get(d, "maxThreadsPerMultiprocessor"),
+	                      &out->max_threads_per_sm))
+		out->max_threads_per_sm = -1;
+	if (!gp_value_get_int(gp_obj_get(d, "computeMajor"), &out->compute_major))
+		out->compute_major = -1;
+	if (!gp_value_get_int(gp_obj_get(d, "computeMinor"), &out->compute_minor))
+		out->compute_minor = -1;
+	if (!gp_value_get_int(gp_obj_get(d, "warpSize"), &out->warp_size))
+		out->warp_size = -1;
+}
+
 bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_device_props *out)
 {
 	const struct gp_value *props = gp_obj_get(t->meta, "deviceProperties");
@@ -531,23 +553,84 @@ bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_
 
 		if (!gp_value_get_int(gp_obj_get(d, "id"), &id) || id != device)
 			continue;
-		memset(out, 0, sizeof(*out));
-		out->id = id;
-		out->name = gp_value_get_str(gp_obj_get(d, "name"));
-		if (!gp_value_get_int(gp_obj_get(d, "totalGlobalMem"), &out->total_mem))
-			out->total_mem = -1;
-		if (!gp_value_get_int(gp_obj_get(d, "numSms"), &out->num_sms))
-			out->num_sms = -1;
-		if (!gp_value_get_int(gp_obj_get(d, "maxThreadsPerMultiprocessor"),
-		                      &out->max_threads_per_sm))
-			out->max_threads_per_sm = -1;
-		if (!gp_value_get_int(gp_obj_get(d, "computeMajor"), &out->compute_major))
-			out->compute_major = -1;
-		if (!gp_value_get_int(gp_obj_get(d, "computeMinor"), &out->compute_minor))
-			out->compute_minor = -1;
+		device_props_fill(d, id, out);
 		return true;
 	}
 	return false;
+}
+
+bool gp__trace_device_props_at(const struct gp_trace *t, size_t k, struct gp_device_props *out)
+{
+	const struct gp_value *d = gp_arr_get(gp_obj_get(t->meta, "deviceProperties"), k);
+	int64_t id;
+
+	if (gp_value_type(d) != GP_VALUE_OBJECT)
+		return false;
+	if (!gp_value_get_int(gp_obj_get(d, "id"), &id))
+		id = -1;
+	device_props_fill(d, id, out);
+	return true;
+}
+
+/* is @p word in @p s as a word of its own (case-insensitive)? */
+static bool has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = s; *p; p++) {
+		if (p != s && isalnum((unsigned char)p[-1]))
+			continue;
+		if (strncasecmp(p, word, n) == 0 && !isalnum((unsigned char)p[n]))
+			return true;
+	}
+	return false;
+}
+
+enum gp__vendor gp__device_vendor(const struct gp_device_props *p)
+{
+	static const char *const nvidia[] = { "NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN" };
+	static const char *const amd[] = { "AMD", "Radeon", "Instinct" };
+	size_t k;
+
+	for (k = 0; p->name && k < GP_ARRAY_SIZE(nvidia); k++)
+		if (has_word(p->name, nvidia[k]))
+			return GP_VENDOR_NVIDIA;
+	for (k = 0; p->name && k < GP_ARRAY_SIZE(amd); k++)
+		if (has_word(p->name, amd[k]))
+			return GP_VENDOR_AMD;
+	/* only AMD's wavefronts are 64 wide; RDNA runs 32, like NVIDIA: no answer there */
+	return p->warp_size == 64 ? GP_VENDOR_AMD : GP_VENDOR_UNKNOWN;
+}
+
+enum gp__vendor gp__trace_vendor(const struct gp_trace *t)
+{
+	static const char *const amd_keys[] = { "hip_runtime_version", "hip_driver_version",
+		                                "roctracer_version" };
+	static const char *const nv_keys[] = { "cuda_runtime_version", "cuda_driver_version",
+		                               "cupti_version" };
+	enum gp__vendor v = GP_VENDOR_UNKNOWN;
+	struct gp_device_props p;
+	size_t k;
+
+	for (k = 0; gp__trace_device_props_at(t, k, &p); k++) {
+		enum gp__vendor d = gp__device_vendor(&p);
+
+		if (d == GP_VENDOR_UNKNOWN)
+			continue;
+		if (v != GP_VENDOR_UNKNOWN && d != v)
+			return GP_VENDOR_UNKNOWN; /* a mixed machine: no one answer */
+		v = d;
+	}
+	if (v != GP_VENDOR_UNKNOWN)
+		return v;
+	for (k = 0; k < GP_ARRAY_SIZE(amd_keys); k++)
+		if (gp_obj_get(t->meta, amd_keys[k]))
+			return GP_VENDOR_AMD;
+	for (k = 0; k < GP_ARRAY_SIZE(nv_keys); k++)
+		if (gp_obj_get(t->meta, nv_keys[k]))
+			return GP_VENDOR_NVIDIA;
+	return GP_VENDOR_UNKNOWN;
 }
 
 GP_API const char *gp_trace_name(const struct gp_trace *t)

@@ -204,10 +204,31 @@ struct gp_device_props {
 	int64_t num_sms;
 	int64_t max_threads_per_sm;
 	int64_t compute_major, compute_minor;
+	int64_t warp_size; /* warpSize: 32 on NVIDIA, 64 on AMD Instinct; -1 unknown */
 };
 
 /** Looks up deviceProperties for @p device; @return false if absent. */
 bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_device_props *out);
+
+/** The @p k-th entry of deviceProperties (any id); @return false past the end. */
+bool gp__trace_device_props_at(const struct gp_trace *t, size_t k, struct gp_device_props *out);
+
+/** Who made a GPU; unknown is its own state. */
+enum gp__vendor { GP_VENDOR_UNKNOWN = 0, GP_VENDOR_NVIDIA, GP_VENDOR_AMD };
+
+/**
+ * The vendor of device @p p from its name (NVIDIA, Tesla, Quadro, GeForce,
+ * TITAN; AMD, Radeon, Instinct), else a warp of 64 (AMD); unknown otherwise.
+ */
+enum gp__vendor gp__device_vendor(const struct gp_device_props *p);
+
+/**
+ * The vendor of the trace's GPUs: from deviceProperties when every entry
+ * that tells agrees, else from the top-level keys a Kineto writes only on
+ * one of them (hip_runtime_version, roctracer_version; cuda_runtime_version,
+ * cupti_version). Unknown otherwise (the caller may look at the API names).
+ */
+enum gp__vendor gp__trace_vendor(const struct gp_trace *t);
 
 /* Model construction (used by readers and tests). All return 0 or a negative status. */
 int gp__trace_new(const char *path, struct gp_trace **out);
