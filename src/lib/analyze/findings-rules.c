@@ -937,7 +937,7 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	             ? "NVLink, InfiniBand; NCCL_DEBUG=INFO names the transport NCCL uses"
 	         : b->dev.vendor == GP_VENDOR_AMD
 	             ? "Infinity Fabric, InfiniBand; NCCL_DEBUG=INFO names the transport RCCL uses"
-	             : "NCCL_DEBUG=INFO names the transport NCCL or RCCL uses");
+	             : "NCCL_DEBUG=INFO names the transport the collective library uses");
 	rc =
 	    gp__fnd_add(fl, "exposed-comm", share > EXPOSED_COMM_HIGH ? GP_FND_HIGH : GP_FND_MEDIUM,
 	                share, title, ev, sugg);
