@@ -134,7 +134,10 @@ def check_rank_page(f, r, metrics_has):
     assert list(f["sections"]) == ANALYZE, list(f["sections"])
     steps = r["steps"]
     complete = [s for s in steps if not s["incomplete"]]
-    has = {"gp-metrics": metrics_has, "gp-steps": bool(steps), "gp-histogram": len(complete) >= 2}
+    capw = ((r["overview"].get("capture") or {}).get("warning_messages")) or []
+    # a page with nothing to flag says so ("Nothing to flag.", data-gp-has 0)
+    has = {"gp-metrics": metrics_has, "gp-steps": bool(steps), "gp-histogram": len(complete) >= 2,
+           "gp-findings": bool(r["findings"]) or bool(capw)}
     for s in ANALYZE:
         assert f["sections"][s] == ("1" if has.get(s, True) else "0"), (s, f["sections"])
     assert f["nav"][:len(ANALYZE)] == ["#" + s for s in ANALYZE], f["nav"]
