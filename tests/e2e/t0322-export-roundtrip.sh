@@ -10,7 +10,8 @@
 # events (2021 traces have "Bytes" only), deviceProperties, distributedInfo
 # and the other top-level metadata. Then `-o NAME.gz` writes gzip, for export
 # and for every command's -o (analyze, compare, report, bench), and what is
-# written reads back.
+# written reads back; `top --record NAME.gz` (plain lines as it samples) is
+# refused instead.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -121,4 +122,8 @@ expect_rc 0 bench --runs 3 --warmup 0 --json -o "$TMP/b.json.gz" -- true
 gz_ok "$TMP/b.json.gz"
 expect_rc 0 compare "$TMP/b.json.gz" "$TMP/b.json.gz"
 ls -a "$TMP" | grep -q "\.tmp\." && fail "a .gz write left a temporary file"
+# a metrics timeline is written line by line as it is sampled: a gzip name is refused, not faked
+expect_rc 1 top --no-gpu --record "$TMP/m.jsonl.gz" --count 1
+err_has "name it without '.gz'"
+[ ! -e "$TMP/m.jsonl.gz" ] || fail "top --record wrote plain text under a .gz name"
 done_ok
