@@ -95,6 +95,20 @@ assert tm[0]["args"]["distributedInfo"]["rank"] == 3, tm[0]
 assert tm[0]["args"]["deviceProperties"][0]["name"] == "NVIDIA H100 80GB HBM3", tm[0]
 EOF
 
+# metadata strings are escaped as every string of the export ("</" and U+2028 for a <script>);
+# the trace's own otherData keeps its members beside the exporter's
+printf '{"traceName":"</script>\xe2\x80\xa8x","otherData":{"mine":1,"exporter":"other"},"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":5,"dur":2}]}' >"$TMP/meta.json"
+expect_rc 0 export -q "$TMP/meta.json" -o "$TMP/meta.out.json"
+NCHECK=$((NCHECK + 1))
+grep -qF '"traceName":"<\/script>\u2028x"' "$TMP/meta.out.json" || fail "metadata strings not escaped: $(head -c 300 "$TMP/meta.out.json")"
+NCHECK=$((NCHECK + 1))
+python3 - "$TMP/meta.out.json" <<'EOF' || fail "the metadata of meta.json (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["traceName"] == "</script>\u2028x", d
+assert d["otherData"]["mine"] == 1 and d["otherData"]["exporter"] == "gpuprof", d["otherData"]
+EOF
+
 # -o NAME.gz writes gzip, for every command that writes a file
 gz_ok() {
 	NCHECK=$((NCHECK + 1))
