@@ -195,16 +195,21 @@ static const struct gp_gpu_sample *busiest(const struct gp_sample *s)
 	return best;
 }
 
+/* " | no GPU: " and the reason's first part ("no NVML"): the details are in run.json */
+static void add_no_gpu(char *buf, size_t n, const char *why)
+{
+	const char *colon = strstr(why, ": ");
+
+	add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
+}
+
 static void add_gpu(char *buf, size_t n, const struct gp_sample *s, const char *why)
 {
 	const struct gp_gpu_sample *g = busiest(s);
 	double used, total, util;
 
 	if (why) {
-		/* the reason's first part ("no NVML"): the details are in run.json */
-		const char *colon = strstr(why, ": ");
-
-		add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
+		add_no_gpu(buf, n, why);
 		return;
 	}
 	if (!g) {
@@ -260,29 +265,36 @@ static void add_val(char *buf, size_t n, double v, const char *unit)
 		add(buf, n, " -");
 }
 
+/*
+ * The start of a line, "WHAT M:SS", and the newest sample into m->st.
+ * @return whether there is one ("no sampling" or "waiting ..." said otherwise)
+ */
+static bool line_head(struct gp_run_metrics *m, const char *what, int64_t elapsed_ns, char *buf,
+                      size_t n)
+{
+	buf[0] = 0;
+	add_elapsed(buf, n, what, elapsed_ns);
+	if (!m) {
+		add(buf, n, " | no sampling");
+		return false;
+	}
+	if (gp_sampler_latest(m->s, m->st)) {
+		add(buf, n, " | waiting for the first sample");
+		return false;
+	}
+	return true;
+}
+
 void gp_run_live_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n)
 {
 	const struct gp_host_sample *h;
 	const char *why;
 	uint32_t i;
 
-	if (!n)
+	if (!n || !line_head(m, "gpuprof live", elapsed_ns, buf, n))
 		return;
-	buf[0] = 0;
-	add_elapsed(buf, n, "gpuprof live", elapsed_ns);
-	if (!m) {
-		add(buf, n, " | no sampling");
-		return;
-	}
-	if (gp_sampler_latest(m->s, m->st)) {
-		add(buf, n, " | waiting for the first sample");
-		return;
-	}
-	if ((why = gp_sampler_gpu_status(m->s))) {
-		const char *colon = strstr(why, ": ");
-
-		add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
-	}
+	if ((why = gp_sampler_gpu_status(m->s)))
+		add_no_gpu(buf, n, why);
 	for (i = 0; !why && i < m->st->ngpus && i < GP_SAMPLE_MAX_GPUS; i++) {
 		const struct gp_gpu_sample *g = &m->st->gpus[i];
 
@@ -331,13 +343,7 @@ void gp_run_status_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *bu
 
 	if (!n)
 		return;
-	buf[0] = 0;
-	add_elapsed(buf, n, "gpuprof run", elapsed_ns);
-	if (!m) {
-		add(buf, n, " | no sampling");
-	} else if (gp_sampler_latest(m->s, m->st)) {
-		add(buf, n, " | waiting for the first sample");
-	} else {
+	if (line_head(m, "gpuprof run", elapsed_ns, buf, n)) {
 		add_gpu(buf, n, m->st, gp_sampler_gpu_status(m->s));
 		h = &m->st->host;
 		if (h->valid & (1ULL << GP_HF_CPU_BUSY))

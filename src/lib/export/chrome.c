@@ -1067,6 +1067,20 @@ out:
 	return rc;
 }
 
+/* the end of a counter event at @p p (room reserved): ,"ph":"C","pid":P,"tid":P,"ts":T} */
+static void counter_end(struct gp_chrome_writer *w, char *p, int64_t pid, int64_t ts_ns)
+{
+	p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
+	p = fmt_i64(p, pid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_i64(p, pid);
+	p = fmt_lit(p, ",\"ts\":");
+	p = fmt_t(w, p, ts_ns - w->origin);
+	*p++ = '}';
+	commit(w, p);
+	w->st.counters++;
+}
+
 /* the process of a memory event's counter: its GPU's, else its thread's; -1 none */
 static int64_t mem_pid(const struct tctx *c, const struct gp_mem_event *m)
 {
@@ -1177,15 +1191,8 @@ static int write_mem(struct tctx *c)
 		p = fmt_i64(p, alloc);
 		first = false;
 		p = arg_int(p, &first, "reserved_bytes", m->total_reserved);
-		p = fmt_lit(p, "},\"name\":\"memory\",\"ph\":\"C\",\"pid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"tid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_t(w, p, m->ts - w->origin);
-		*p++ = '}';
-		commit(w, p);
-		w->st.counters++;
+		p = fmt_lit(p, "},\"name\":\"memory\"");
+		counter_end(w, p, pid, m->ts);
 	}
 out:
 	gp__free(ord);
@@ -1221,15 +1228,7 @@ static int write_counters(struct tctx *c)
 		commit(w, p);
 		if (put_sid(c, s->name) || !(p = reserve(w, SMALL_MAX)))
 			return w->err;
-		p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"tid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_t(w, p, s->ts - w->origin);
-		*p++ = '}';
-		commit(w, p);
-		w->st.counters++;
+		counter_end(w, p, pid, s->ts);
 	}
 	return 0;
 }
@@ -1424,15 +1423,7 @@ static int write_series(struct gp_chrome_writer *w, const struct gp_metrics_seri
 		commit(w, p);
 		if (put_jstr(w, name, nlen) || !(p = reserve(w, SMALL_MAX)))
 			return w->err;
-		p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"tid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_us(p, s->t_ns[i] - w->origin);
-		*p++ = '}';
-		commit(w, p);
-		w->st.counters++;
+		counter_end(w, p, pid, s->t_ns[i]);
 	}
 	return 0;
 }
