@@ -11,7 +11,11 @@
  *
  * Invariants of the output, relied on by the tests:
  *  - ts and dur are the model's integer ns printed as µs with exactly three
- *    decimals ("1234.567"), never through a double;
+ *    decimals ("1234.567"), never through a double, or as integer µs when
+ *    every time of the trace is one and its file had no fraction (whole_us());
+ *  - a single trace's top-level metadata is the document's, several traces'
+ *    each a "trace_metadata" event, so that an export analyses as its source
+ *    (PyTorch memory events as Kineto's "[memory]" instants, every field);
  *  - every string is valid JSON: control characters, quotes and backslashes
  *    escaped, "</" written "<\/" (safe inside an HTML <script>), U+2028 and
  *    U+2029 escaped, and each byte of invalid UTF-8 replaced by U+FFFD;
