@@ -17,8 +17,12 @@
  * thread "stream S" per stream) for kernels, copies and memsets. NVTX
  * start/end ranges, which need not nest, are async ("b"/"e") events. A flow
  * arrow ("s" -> "f") joins each GPU operation to the API call that launched
- * it. PyTorch memory events and metrics timelines become counters ("C").
- * Times are µs with exactly three decimals, printed from the integer ns.
+ * it. PyTorch memory events become Kineto's "[memory]" instants and counters
+ * ("C"), as do metrics timelines and a capture's counters. A single trace's
+ * top-level metadata (deviceProperties, distributedInfo, ...) is the
+ * document's, so that an export analyses as its source. Times are µs with
+ * exactly three decimals, printed from the integer ns (integers for a trace
+ * written in whole µs).
  */
 #ifndef GPUPROF_EXPORT_H
 #define GPUPROF_EXPORT_H
@@ -127,7 +131,9 @@ GP_API int gp_chrome_writer_new(gp_write_fn write, void *user, struct gp_chrome_
  * Writes every event of @p t (borrowed). Each call gets its own processes
  * (host pids are kept where no earlier trace of this writer used them) and
  * its own flow ids. @p label (may be NULL) prefixes the process names, e.g.
- * "rank 3" gives "rank 3: GPU 0".
+ * "rank 3" gives "rank 3: GPU 0". The top-level metadata of the first trace
+ * is the document's own; that of every later one is kept in a
+ * "trace_metadata" metadata event on its first process.
  */
 GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct gp_trace *t,
                                       const char *label);

@@ -83,6 +83,8 @@ GP_API const char *gp_version(void);
  * - an existing file without write permission is refused ("cannot write
  *   'PATH': Permission denied"), and so is a directory;
  * - a device, FIFO or socket (`/dev/null`, `/dev/stdout`) is written in place;
+ * - a @p path ending in ".gz" is written gzip-compressed (GP_ENOTSUP in a
+ *   build without a gzip library);
  * - on any error the target is left as it was and no temporary file remains
  *   (nor after a signal whose handler calls gp_tempfile_cleanup_signal()).
  *

@@ -51,6 +51,8 @@ static const char usage_text[] =
     "    --iter-range NAME     the range or mark that delimits an iteration (--schedule)\n"
     "    --tag KEY=VALUE       a tag recorded with the run (repeatable)\n"
     "    --config FILE         options from a YAML file; the command line overrides it\n"
+    "    --live [SECONDS]      a line of GPU and host metrics on standard error every\n"
+    "                          SECONDS (default 1; 0.1 to 3600) while CMD runs\n"
     "    --quiet               no status line, notes or summary on standard error\n"
     "    --no-report           no DIR/report.json and no summary at the end\n"
     "    --wait all|primary    wait for every process CMD started (default), or for CMD\n"
@@ -72,6 +74,7 @@ enum {
 	OPT_QUIET,
 	OPT_NO_REPORT,
 	OPT_WAIT,
+	OPT_LIVE,
 };
 
 /* one line: the problem and where to look */
@@ -83,6 +86,34 @@ static void set(struct gp_run_opts *o, enum gp_run_opt which, const char *text)
 
 	if (gp_run_opt_set(o, which, text, err, sizeof(err)))
 		usage_die("%s", err);
+}
+
+/* whether @p text is a plain decimal number ("2", "0.5"): no command is named so */
+static bool is_number(const char *text)
+{
+	char *end;
+
+	if (!((*text >= '0' && *text <= '9') || *text == '.'))
+		return false;
+	errno = 0;
+	strtod(text, &end);
+	return !*end;
+}
+
+/* SECONDS of --live, 0.1 to 3600, into ms; @return whether it is one */
+static bool live_ms(const char *text, uint32_t *ms)
+{
+	char *end;
+	double v;
+
+	if (!is_number(text))
+		return false;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || *end || !(v >= 0.1 && v <= 3600))
+		return false;
+	*ms = (uint32_t)(v * 1000 + 0.5);
+	return true;
 }
 
 /* @return the index of CMD in argv */
@@ -104,6 +135,7 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "live", optional_argument, NULL, OPT_LIVE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -162,6 +194,17 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		case OPT_WAIT:
 			set(o, GP_RO_WAIT, optarg);
 			break;
+		case OPT_LIVE:
+			/* --live=S, or --live S when the next word is a number (CMD never is one)
+			 */
+			if (!optarg && optind < argc && is_number(argv[optind]))
+				optarg = (char *)argv[optind++];
+			if (optarg && !live_ms(optarg, &o->live_ms))
+				run_usage("option '--live' expects 0.1 to 3600 seconds, not '%s'",
+				          optarg);
+			if (!optarg)
+				o->live_ms = 1000;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(GP_EXIT_OK);
@@ -181,6 +224,9 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		usage_die(
 		    "option '--schedule' needs '--iter-range NAME', the NVTX range that marks "
 		    "one iteration");
+	if (o->live_ms && !o->sample_ms)
+		usage_die("option '--live' needs sampling: it cannot be combined with "
+		          "'--sample-ms 0'");
 	if (o->no_cuda && o->capture_range && strcmp(o->capture_range, "cudaProfilerApi") == 0)
 		usage_die("'--capture-range cudaProfilerApi' needs CUDA capture: it cannot be "
 		          "combined with '--no-cuda'");
@@ -307,6 +353,18 @@ static void status_erase(struct status *st)
 		fflush(stderr);
 		st->drawn = false;
 	}
+}
+
+/* --live: a line of metrics on standard error, never redrawn (also when stderr is a file) */
+static void live_tick(void *arg)
+{
+	struct status *st = arg;
+	char line[2048];
+
+	gp_run_live_format(st->m, clock_ns(CLOCK_MONOTONIC) - st->start_mono_ns, line,
+	                   sizeof(line));
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
 }
 
 static void record_end(struct gp_run *r, const struct gp_run_child *c)
@@ -498,14 +556,22 @@ int cmd_run(int argc, const char **argv)
 	memset(&st, 0, sizeof(st));
 	st.m = m;
 	st.start_mono_ns = r.start_mono_ns;
-	tty = !r.opts.quiet && isatty(STDERR_FILENO);
+	/* the status line on a terminal; --live prints lines of its own instead */
+	tty = !r.opts.quiet && !r.opts.live_ms && isatty(STDERR_FILENO);
 	rc = 0;
 	if (gp_run_child_release(&c)) {
 		gp_run_child_abort(&c);
 		if (c.exec_errno)
 			error("cannot run '%s': %s", r.argv[0], strerror(c.exec_errno));
 		rc = c.exec_errno == ENOENT ? 127 : 126;
-	} else if (gp_run_child_wait(&c, tty ? status_tick : NULL, &st, tty ? 1000 : 0) &&
+	} else if (gp_run_child_wait(&c,
+	                             r.opts.live_ms ? live_tick
+	                             : tty          ? status_tick
+	                                            : NULL,
+	                             &st,
+	                             r.opts.live_ms ? (int)r.opts.live_ms
+	                             : tty          ? 1000
+	                                            : 0) &&
 	           !c.reaped) {
 		/* cannot wait (should not happen): stop CMD rather than leave it behind */
 		kill(c.pid, SIGKILL);

@@ -3,7 +3,9 @@
  * run-metrics.c - the metrics of `gpuprof run`: the library's sampler on the
  * process tree of CMD, recorded by a thread of its own into DIR/metrics.jsonl
  * in the format of `gpuprof top --record` (gpuprof.metrics/1, written by the
- * library's gp_metrics_writer), and the one-line status shown on a terminal.
+ * library's gp_metrics_writer), the one-line status shown on a terminal, and
+ * the lines of --live (every GPU, the host and the process tree; numbers
+ * through the library's one byte formatter, gp_format_bytes()).
  *
  * Threads: the recorder thread alone writes the file; the main thread only
  * reads the newest sample (gp_sampler_latest, which locks) for the status
@@ -11,6 +13,7 @@
  * within STOP_POLL_MS.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -192,16 +195,21 @@ static const struct gp_gpu_sample *busiest(const struct gp_sample *s)
 	return best;
 }
 
+/* " | no GPU: " and the reason's first part ("no NVML"): the details are in run.json */
+static void add_no_gpu(char *buf, size_t n, const char *why)
+{
+	const char *colon = strstr(why, ": ");
+
+	add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
+}
+
 static void add_gpu(char *buf, size_t n, const struct gp_sample *s, const char *why)
 {
 	const struct gp_gpu_sample *g = busiest(s);
 	double used, total, util;
 
 	if (why) {
-		/* the reason's first part ("no NVML"): the details are in run.json */
-		const char *colon = strstr(why, ": ");
-
-		add(buf, n, " | no GPU: %.*s", colon ? (int)(colon - why) : (int)strlen(why), why);
+		add_no_gpu(buf, n, why);
 		return;
 	}
 	if (!g) {
@@ -225,27 +233,117 @@ static void add_gpu(char *buf, size_t n, const struct gp_sample *s, const char *
 		add(buf, n, " -%%");
 }
 
+/* "WHAT M:SS" (or H:MM:SS) of @p elapsed_ns */
+static void add_elapsed(char *buf, size_t n, const char *what, int64_t elapsed_ns)
+{
+	int64_t sec = elapsed_ns / 1000000000LL;
+
+	if (sec >= 3600)
+		add(buf, n, "%s %lld:%02lld:%02lld", what, (long long)(sec / 3600),
+		    (long long)(sec / 60 % 60), (long long)(sec % 60));
+	else
+		add(buf, n, "%s %lld:%02lld", what, (long long)(sec / 60), (long long)(sec % 60));
+}
+
+/* " USED/TOTAL (P%)", "-" for what is unknown */
+static void add_used(char *buf, size_t n, double used, double total)
+{
+	char u[32], t[32];
+
+	add(buf, n, " %s/%s", gp_format_bytes(used, 0, u, sizeof(u)),
+	    gp_format_bytes(total, 0, t, sizeof(t)));
+	if (used == used && total > 0)
+		add(buf, n, " (%.0f%%)", used / total * 100);
+}
+
+/* " VALUEUNIT" with no decimals, or " -" when unknown (NaN) */
+static void add_val(char *buf, size_t n, double v, const char *unit)
+{
+	if (v == v)
+		add(buf, n, " %.0f%s", v, unit);
+	else
+		add(buf, n, " -");
+}
+
+/*
+ * The start of a line, "WHAT M:SS", and the newest sample into m->st.
+ * @return whether there is one ("no sampling" or "waiting ..." said otherwise)
+ */
+static bool line_head(struct gp_run_metrics *m, const char *what, int64_t elapsed_ns, char *buf,
+                      size_t n)
+{
+	buf[0] = 0;
+	add_elapsed(buf, n, what, elapsed_ns);
+	if (!m) {
+		add(buf, n, " | no sampling");
+		return false;
+	}
+	if (gp_sampler_latest(m->s, m->st)) {
+		add(buf, n, " | waiting for the first sample");
+		return false;
+	}
+	return true;
+}
+
+void gp_run_live_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n)
+{
+	const struct gp_host_sample *h;
+	const char *why;
+	uint32_t i;
+
+	if (!n || !line_head(m, "gpuprof live", elapsed_ns, buf, n))
+		return;
+	if ((why = gp_sampler_gpu_status(m->s)))
+		add_no_gpu(buf, n, why);
+	for (i = 0; !why && i < m->st->ngpus && i < GP_SAMPLE_MAX_GPUS; i++) {
+		const struct gp_gpu_sample *g = &m->st->gpus[i];
+
+		add(buf, n, " | GPU%u", g->index);
+		if (g->status) {
+			add(buf, n, " not readable");
+			continue;
+		}
+		add(buf, n, " mem");
+		add_used(buf, n, gp_gpu_sample_value(g, GP_GF_MEM_USED),
+		         gp_gpu_sample_value(g, GP_GF_MEM_TOTAL));
+		add(buf, n, " util");
+		add_val(buf, n, gp_gpu_sample_value(g, GP_GF_UTIL_GPU) * 100, "%");
+		add_val(buf, n, gp_gpu_sample_value(g, GP_GF_TEMP), "°C");
+		add_val(buf, n, gp_gpu_sample_value(g, GP_GF_POWER), " W");
+	}
+	h = &m->st->host;
+	add(buf, n, " | CPU");
+	add_val(buf, n, h->valid & (1ULL << GP_HF_CPU_BUSY) ? h->cpu_busy * 100 : NAN, "%");
+	add(buf, n, " mem");
+	if (h->valid & (1ULL << GP_HF_MEM) && h->mem_available_bytes <= h->mem_total_bytes)
+		add_used(buf, n, (double)(h->mem_total_bytes - h->mem_available_bytes),
+		         (double)h->mem_total_bytes);
+	else
+		add(buf, n, " -");
+	add(buf, n, " | tree CPU");
+	if (h->valid & (1ULL << GP_HF_PROC_CPU))
+		add(buf, n, " %.0f%% (%u proc%s)", h->proc_cpu * 100, (unsigned)h->proc_count,
+		    h->proc_count == 1 ? "" : "s");
+	else
+		add(buf, n, " -");
+	add(buf, n, " RSS");
+	if (h->valid & (1ULL << GP_HF_PROC_RSS)) {
+		char r[32];
+
+		add(buf, n, " %s", gp_format_bytes((double)h->proc_rss_bytes, 0, r, sizeof(r)));
+	} else
+		add(buf, n, " -");
+}
+
 void gp_run_status_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n,
                           int width)
 {
-	int64_t sec = elapsed_ns / 1000000000LL;
 	const struct gp_host_sample *h;
 	size_t len;
 
 	if (!n)
 		return;
-	buf[0] = 0;
-	if (sec >= 3600)
-		add(buf, n, "gpuprof run %lld:%02lld:%02lld", (long long)(sec / 3600),
-		    (long long)(sec / 60 % 60), (long long)(sec % 60));
-	else
-		add(buf, n, "gpuprof run %lld:%02lld", (long long)(sec / 60),
-		    (long long)(sec % 60));
-	if (!m) {
-		add(buf, n, " | no sampling");
-	} else if (gp_sampler_latest(m->s, m->st)) {
-		add(buf, n, " | waiting for the first sample");
-	} else {
+	if (line_head(m, "gpuprof run", elapsed_ns, buf, n)) {
 		add_gpu(buf, n, m->st, gp_sampler_gpu_status(m->s));
 		h = &m->st->host;
 		if (h->valid & (1ULL << GP_HF_CPU_BUSY))

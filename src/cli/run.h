@@ -69,6 +69,7 @@ struct gp_run_opts {
 	bool no_cuda, quiet, force;
 	bool cuda_events;    /* --cuda-events: CUPTI's CUDA_EVENT kind */
 	bool no_report;      /* --no-report (command line only; cmd-run.c) */
+	uint32_t live_ms;    /* --live: a metrics line every live_ms, 0 none (command line only) */
 	bool wait_primary;   /* --wait primary: not for CMD's other processes */
 	char *capture_range; /* "nvtx:NAME" or "cudaProfilerApi", or NULL */
 	int64_t delay_ns;    /* -1: not given */
@@ -236,6 +237,15 @@ void gp_run_metrics_free(struct gp_run_metrics *m);
 const char *gp_run_metrics_gpu_status(struct gp_run_metrics *m);
 /** Samples written so far. */
 uint64_t gp_run_metrics_count(struct gp_run_metrics *m);
+
+/**
+ * Formats the line `gpuprof run --live` prints every SECONDS into @p buf:
+ * elapsed time, then per GPU its memory used/total (%), utilisation,
+ * temperature and power, then the host's CPU and memory used/total (%) and
+ * the process tree's CPU and resident memory; "-" for what is unknown.
+ * @p m may be NULL (no sampling).
+ */
+void gp_run_live_format(struct gp_run_metrics *m, int64_t elapsed_ns, char *buf, size_t n);
 
 /**
  * Formats the status line into @p buf, at most @p width columns: elapsed

@@ -4,7 +4,8 @@
 # `gpuprof run` (driver_sim under the fake CUPTI: kernels, copies, API calls;
 # nvtx_app: NVTX ranges), Kineto traces and a directory of ranks. Each output
 # is loaded with python3's json module and checked: times as µs with three
-# decimals, processes "GPU N" with threads "stream S" after the hosts, every
+# decimals (or whole µs as integers, as the Kineto trace wrote them),
+# processes "GPU N" with threads "stream S" after the hosts, every
 # flow pairing an API call with the GPU operation of the same correlation id,
 # process ids apart between ranks, counters; the default output name, stdout,
 # determinism, and the errors (exit 1 for bad input, 2 for usage).
@@ -22,11 +23,11 @@ check() {
 import collections, json, re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 d = json.loads(text)
-assert d["displayTimeUnit"] == "ns" and d["otherData"]["exporter"] == "gpuprof", d.keys()
+assert d["displayTimeUnit"] in ("ns", "ms") and d["otherData"]["exporter"] == "gpuprof", d.keys()
 ev = d["traceEvents"]
-# every time: digits, a point, three digits (never through a double)
+# every time: digits, a point, three digits (never through a double), or whole µs
 times = re.findall(r'"(?:ts|dur)":(-?[0-9.eE+]+)', text)
-bad = [t for t in times if not re.fullmatch(r"-?[0-9]+\.[0-9]{3}", t)]
+bad = [t for t in times if not re.fullmatch(r"-?[0-9]+(\.[0-9]{3})?", t)]
 assert times and not bad, bad[:5]
 procs, threads, sort = {}, {}, {}
 for e in ev:
@@ -76,7 +77,7 @@ EOF
 
 # --- Kineto traces: one file, gzip, stdout
 expect_rc 0 export "$K/modern.json" -o "$TMP/modern.json"
-err_has "wrote '$TMP/modern.json': 9 events, 1 flows, 1 counter values from 1 trace"
+err_has "wrote '$TMP/modern.json': 9 events, 1 flows, 2 counter values from 1 trace"
 check "$TMP/modern.json" '
 assert len(xs) == 9 and len(flows) == 1, (len(xs), flows)
 s, f, api, op = flows[0]
@@ -89,7 +90,18 @@ assert cp["args"]["bytes"] == 4096, cp
 assert procs[op["pid"]] == "GPU 0" and threads[(op["pid"], 7)] == "stream 7", procs
 assert api["pid"] == 100 and api["ts"] == 1020.0 and api["dur"] == 10.0
 c = [e for e in ev if e["ph"] == "C"]
-assert len(c) == 1 and c[0]["pid"] == op["pid"] and c[0]["args"]["reserved_bytes"] == 2097152, c
+assert len(c) == 2 and c[0]["pid"] == op["pid"] and c[0]["args"]["reserved_bytes"] == 2097152, c
+# the second event has Bytes only: the device adds up Bytes (as analyze does)
+assert [x["args"]["allocated_bytes"] for x in c] == [512, 0], c
+# whole µs stay integers; the trace'"'"'s metadata is the document'"'"'s
+assert api["ts"] == 1020 and isinstance(api["ts"], int), api
+assert d["displayTimeUnit"] == "ms" and d["distributedInfo"]["rank"] == 3, d.keys()
+assert d["deviceProperties"][0]["name"] == "NVIDIA H100 80GB HBM3" and d["traceName"] == "modern.json"
+# memory events as Kineto writes them, every field kept
+m = [e for e in ev if e["ph"] == "i"]
+assert [x["args"] for x in m] == [{"Addr": 139870000000000, "Bytes": 512, "Device Id": 0, "Device Type": 1,
+  "Total Allocated": 512, "Total Reserved": 2097152}, {"Bytes": -512, "Device Id": 0, "Device Type": 1}], m
+assert all(x["name"] == "[memory]" and x["cat"] == "cpu_instant_event" and x["pid"] == 100 for x in m), m
 '
 expect_rc 0 export "$K/modern.json.gz" -o -
 out_has '"traceEvents":['

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
+#include "source/input.h"
 #include "util/lockfile.h"
 
 static char dir[] = "/tmp/gp-test-lockfile.XXXXXX";
@@ -150,6 +151,67 @@ static void test_stream_and_rollback(void **state)
 	assert_contents(p, "abc");
 	assert_int_equal(mode_of(p), 0644);
 	assert_int_equal(temps_in(dir), 0);
+	unlink(p);
+}
+
+/* the whole of @p path, gunzipped by the readers' input layer, into @p buf (@return its length) */
+static size_t read_input(const char *path, char *buf, size_t cap)
+{
+	struct gp_input *in = NULL;
+	size_t len = 0, got;
+
+	assert_int_equal(gp__input_open_file(path, &in), 0);
+	do {
+		got = 0;
+		assert_int_equal(gp__input_read(in, buf + len, cap - len, &got), 0);
+		len += got;
+	} while (got && len < cap);
+	gp__input_close(in);
+	return len;
+}
+
+/* NAME.gz is written gzip-compressed: whole, through the stream, and never half */
+static void test_gzip(void **state)
+{
+	enum { N = 300000 };
+	static char data[N], back[N + 16];
+	struct gp__lockfile *lk = NULL;
+	const char *p = path_of("out.json.gz");
+	unsigned char magic[2] = { 0 };
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		data[i] = (char)("{\"ts\":12345.678,\"name\":\"k\"}\n"[i % 29] + (i / 4096 % 3));
+	assert_int_equal(gp_file_write_atomic(p, data, N), 0);
+	f = fopen(p, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(magic, 1, 2, f), 2);
+	fclose(f);
+	assert_int_equal(magic[0], 0x1f);
+	assert_int_equal(magic[1], 0x8b);
+	assert_int_equal(read_input(p, back, sizeof(back)), N);
+	assert_memory_equal(back, data, N);
+	/* the stream and writes mix in order, compressed */
+	assert_int_equal(gp__lockfile_hold(p, &lk), 0);
+	assert_int_equal(gp__lockfile_stream(lk, &f), 0);
+	fputs("a", f);
+	assert_int_equal(gp__lockfile_write(lk, "b", 1), 0);
+	fputs("c", f);
+	assert_int_equal(gp__lockfile_commit(lk), 0);
+	assert_int_equal(read_input(p, back, sizeof(back)), 3);
+	assert_memory_equal(back, "abc", 3);
+	/* a rollback leaves the old file */
+	assert_int_equal(gp__lockfile_hold(p, &lk), 0);
+	assert_int_equal(gp__lockfile_write(lk, data, N), 0);
+	gp__lockfile_rollback(lk);
+	assert_int_equal(read_input(p, back, sizeof(back)), 3);
+	assert_int_equal(temps_in(dir), 0);
+	/* only a name ending in ".gz": "x.gzip" stays plain */
+	assert_int_equal(gp_file_write_atomic(path_of("x.gzip"), "plain", 5), 0);
+	assert_contents(path_of("x.gzip"), "plain");
+	unlink(path_of("x.gzip"));
 	unlink(p);
 }
 
@@ -345,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_new_and_existing_mode),
 		cmocka_unit_test(test_stream_and_rollback),
+		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_bad_paths),

@@ -11,7 +11,11 @@
  *
  * Invariants of the output, relied on by the tests:
  *  - ts and dur are the model's integer ns printed as µs with exactly three
- *    decimals ("1234.567"), never through a double;
+ *    decimals ("1234.567"), never through a double, or as integer µs when
+ *    every time of the trace is one and its file had no fraction (whole_us());
+ *  - a single trace's top-level metadata is the document's, several traces'
+ *    each a "trace_metadata" event, so that an export analyses as its source
+ *    (PyTorch memory events as Kineto's "[memory]" instants, every field);
  *  - every string is valid JSON: control characters, quotes and backslashes
  *    escaped, "</" written "<\/" (safe inside an HTML <script>), U+2028 and
  *    U+2029 escaped, and each byte of invalid UTF-8 replaced by U+FFFD;
@@ -65,6 +69,11 @@ struct gp_chrome_writer {
 	int64_t sort_host, sort_gpu, sort_metric;
 	uint64_t flow_base; /* the next trace's flow ids start here */
 	uint64_t async_id;  /* ids of async slices (NVTX start/end ranges) */
+	bool whole_us;      /* the trace being written has whole-µs times: integers */
+	bool several;       /* several traces expected: no trace's metadata at the top */
+	bool meta_top;      /* the top level holds the first trace's metadata */
+	char *tail;         /* top-level members after "traceEvents" (",...}"), NULL none */
+	size_t tail_len;
 	struct gp_export_stats st;
 };
 
@@ -168,6 +177,12 @@ static char *fmt_us(char *p, int64_t ns)
 	*p++ = (char)('0' + r / 10 % 10);
 	*p++ = (char)('0' + r % 10);
 	return p;
+}
+
+/* a time of the document: whole µs as an integer when the trace's times all are */
+static char *fmt_t(const struct gp_chrome_writer *w, char *p, int64_t ns)
+{
+	return w->whole_us ? fmt_i64(p, ns / 1000) : fmt_us(p, ns);
 }
 
 /* a finite double: at most 6 decimals, trailing zeros dropped (as value.c writes them) */
@@ -307,6 +322,101 @@ static int put_jstr(struct gp_chrome_writer *w, const char *s, size_t n)
 }
 
 /*
+ * A JSON text of gp_value_to_json() as it is, except "</" as "<\/" and
+ * U+2028/U+2029 as escapes, as put_escaped() writes strings: outside its
+ * strings JSON text has neither, so the text stays the same JSON.
+ */
+static int put_json_text(struct gp_chrome_writer *w, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	while (i < n) {
+		if (u[i] == '<' && i + 1 < n && u[i + 1] == '/') {
+			if (put(w, s + run, i + 1 - run) || put(w, "\\", 1))
+				return w->err;
+			run = ++i;
+		} else if (u[i] == 0xE2 && i + 2 < n && u[i + 1] == 0x80 &&
+		           (u[i + 2] & 0xFE) == 0xA8) {
+			if (put(w, s + run, i - run) ||
+			    put(w, u[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 6))
+				return w->err;
+			run = i += 3;
+		} else {
+			i++;
+		}
+	}
+	return put(w, s + run, n - run);
+}
+
+/* @p v as JSON (keys sorted) through put_json_text(); @p inner: without its outer brackets */
+static int put_value(struct gp_chrome_writer *w, const struct gp_value *v, bool inner)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = gp_value_to_json(v, 0, &text, &len))) {
+		gp__error_prefix("trace metadata");
+		return w->err = rc;
+	}
+	if (inner && len >= 2)
+		rc = put_json_text(w, text + 1, len - 2);
+	else
+		rc = put_json_text(w, text, len);
+	gp_free(text);
+	return rc;
+}
+
+/* sets @p key of @p obj to a copy of @p v */
+static int set_clone(struct gp_value *obj, const char *key, const struct gp_value *v)
+{
+	struct gp_value *cl = gp_value_clone(v);
+
+	if (!cl)
+		return gp__error(GP_ENOMEM, "out of memory");
+	return gp_obj_set(obj, key, cl);
+}
+
+/*
+ * The top-level metadata of @p t (deviceProperties, distributedInfo,
+ * schemaVersion, versions, profiler options; a capture's gpuprof_capture,
+ * deviceProperties and what its reader counted) into @p head, or, for keys
+ * that sort after "traceEvents", into @p tail when it is not NULL. With
+ * @p top, the members the document sets itself (baseTimeNanoseconds,
+ * otherData) are left to the caller. A rank known from elsewhere (a
+ * capture's launcher) becomes distributedInfo, where Kineto keeps it.
+ */
+static int trace_meta(const struct gp_trace *t, bool top, struct gp_value *head,
+                      struct gp_value *tail)
+{
+	size_t i, n = gp_value_type(t->meta) == GP_VALUE_OBJECT ? gp_value_len(t->meta) : 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *k = gp_obj_key_at(t->meta, i);
+
+		if (!k || strcmp(k, "traceEvents") == 0 ||
+		    (top && (strcmp(k, "baseTimeNanoseconds") == 0 || strcmp(k, "otherData") == 0)))
+			continue;
+		GP_TRY(set_clone(tail && strcmp(k, "traceEvents") > 0 ? tail : head, k,
+		                 gp_obj_value_at(t->meta, i)));
+	}
+	if (t->rank >= 0 && !gp_obj_get(t->meta, "distributedInfo")) {
+		struct gp_value *di = gp_value_object();
+
+		if (!di)
+			return gp__error(GP_ENOMEM, "out of memory");
+		GP_TRY(gp_obj_set(head, "distributedInfo", di));
+		GP_TRY(gp_obj_set_int(di, "rank", t->rank));
+		if (t->world_size >= 0)
+			GP_TRY(gp_obj_set_int(di, "world_size", t->world_size));
+	}
+out:
+	return rc;
+}
+
+/*
  * The opening of the document, written with the first trace (or timeline, or
  * the end). Viewers read times as doubles, which hold epoch nanoseconds only
  * to a quarter of a µs: when the first trace has a baseTimeNanoseconds
@@ -314,30 +424,60 @@ static int put_jstr(struct gp_chrome_writer *w, const char *s, size_t n)
  * as the document's own baseTimeNanoseconds, as Kineto does. The hour keeps
  * the times of ranks that started a little earlier positive (Perfetto drops
  * negative times); viewers show times from the first event anyway.
+ *
+ * Unless several traces are expected, the first trace's top-level metadata
+ * is the document's, so that a reader of Kineto traces (gpuprof analyze, HTA)
+ * finds its deviceProperties and distributedInfo there; members that sort
+ * after "traceEvents" are kept for the end of the document (w->tail).
  */
 static int start(struct gp_chrome_writer *w, const struct gp_trace *t)
 {
-	char *p;
+	struct gp_value *head = NULL, *tail = NULL, *od;
+	const struct gp_value *tod;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
 
 	if (w->started)
 		return w->err;
 	w->started = true;
 	if (t && t->has_base && t->base_ns >= ORIGIN_MARGIN && t->base_ns <= GP_TIME_LIMIT)
 		w->origin = t->base_ns - ORIGIN_MARGIN;
-	if (!(p = reserve(w, SMALL_MAX)))
-		return w->err;
-	*p++ = '{';
-	if (w->origin) {
-		p = fmt_lit(p, "\"baseTimeNanoseconds\":");
-		p = fmt_i64(p, w->origin);
-		*p++ = ',';
+	if (!(head = gp_value_object()) || !(tail = gp_value_object()))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	if (t && !w->several) {
+		GP_TRY(trace_meta(t, true, head, tail));
+		w->meta_top = true;
 	}
-	p = fmt_lit(p, "\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"gpuprof\","
-	               "\"gpuprof_version\":");
-	commit(w, p);
-	if (put_jstr(w, gp_version(), strlen(gp_version())))
-		return w->err;
-	return puts_(w, ",\"schema\":\"gpuprof.chrome/1\"},\"traceEvents\":[\n");
+	/* the trace's own otherData, if any, with the exporter's keys */
+	tod = w->meta_top ? gp_obj_get(t->meta, "otherData") : NULL;
+	od = gp_value_type(tod) == GP_VALUE_OBJECT ? gp_value_clone(tod) : gp_value_object();
+	if (!od)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp_obj_set(head, "otherData", od));
+	GP_TRY(gp_obj_set_str(od, "exporter", "gpuprof"));
+	GP_TRY(gp_obj_set_str(od, "gpuprof_version", gp_version()));
+	GP_TRY(gp_obj_set_str(od, "schema", "gpuprof.chrome/1"));
+	if (!gp_obj_get(head, "displayTimeUnit"))
+		GP_TRY(gp_obj_set_str(head, "displayTimeUnit", "ns"));
+	if (w->origin)
+		GP_TRY(gp_obj_set_int(head, "baseTimeNanoseconds", w->origin));
+	if (gp_value_len(tail)) {
+		/* ",MEMBERS}" */
+		GP_TRY(gp_value_to_json(tail, 0, &text, &len));
+		text[0] = ',';
+		w->tail = text;
+		w->tail_len = len;
+		text = NULL;
+	}
+	if (put(w, "{", 1) || put_value(w, head, true) || puts_(w, ",\"traceEvents\":[\n"))
+		rc = w->err;
+out:
+	gp_value_free(head);
+	gp_value_free(tail);
+	if (rc && !w->err)
+		w->err = rc;
+	return rc;
 }
 
 /* ---- one trace ---- */
@@ -750,10 +890,9 @@ static int write_args(struct tctx *c, size_t i)
 	bool first = true;
 	char *p;
 
+	/* only where the trace had it: analyses tell "no args.stream" apart (HTA's rows) */
 	if (t->ev.flags[i] & GP_EVF_HAS_STREAM)
 		stream = t->ev.stream[i];
-	else if (gi && t->ev.track[i] < t->ntracks)
-		stream = t->tracks[t->ev.track[i]].stream;
 	if (!gi && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
 		return 0;
 	if (put(w, "\"args\":{", 8))
@@ -813,7 +952,7 @@ static int write_event(struct tctx *c, size_t i)
 		p = fmt_lit(p, cat_name(t->ev.kind[i]));
 		if (!async) {
 			p = fmt_lit(p, "\",\"dur\":");
-			p = fmt_us(p, t->ev.dur[i]);
+			p = fmt_t(w, p, t->ev.dur[i]);
 			p = fmt_lit(p, ",");
 		} else {
 			p = fmt_lit(p, "\",\"id\":");
@@ -831,7 +970,7 @@ static int write_event(struct tctx *c, size_t i)
 		p = fmt_lit(p, ",\"tid\":");
 		p = fmt_i64(p, c->ttid[tr]);
 		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_us(p, (half ? ts + t->ev.dur[i] : ts) - w->origin);
+		p = fmt_t(w, p, (half ? ts + t->ev.dur[i] : ts) - w->origin);
 		*p++ = '}';
 		commit(w, p);
 	}
@@ -860,7 +999,7 @@ static int write_flow_end(struct tctx *c, size_t i, bool finish, uint64_t id)
 	p = fmt_lit(p, ",\"tid\":");
 	p = fmt_i64(p, c->ttid[tr]);
 	p = fmt_lit(p, ",\"ts\":");
-	p = fmt_us(p, t->ev.ts[i] - w->origin);
+	p = fmt_t(w, p, t->ev.ts[i] - w->origin);
 	*p++ = '}';
 	commit(w, p);
 	return 0;
@@ -932,45 +1071,225 @@ out:
 	return rc;
 }
 
-/* PyTorch memory events: counters of allocated and reserved bytes */
+/* the end of a counter event at @p p (room reserved): ,"ph":"C","pid":P,"tid":P,"ts":T} */
+static void counter_end(struct gp_chrome_writer *w, char *p, int64_t pid, int64_t ts_ns)
+{
+	p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
+	p = fmt_i64(p, pid);
+	p = fmt_lit(p, ",\"tid\":");
+	p = fmt_i64(p, pid);
+	p = fmt_lit(p, ",\"ts\":");
+	p = fmt_t(w, p, ts_ns - w->origin);
+	*p++ = '}';
+	commit(w, p);
+	w->st.counters++;
+}
+
+/* the process of a memory event's counter: its GPU's, else its thread's; -1 none */
+static int64_t mem_pid(const struct tctx *c, const struct gp_mem_event *m)
+{
+	uint64_t v;
+
+	if (m->device_type == 1 && m->device >= 0 &&
+	    gp__u64map_get(&c->gpu_dev, (uint64_t)(int64_t)m->device, &v) == 1)
+		return c->procs[v].cpid;
+	if (m->track < c->t->ntracks)
+		return c->procs[c->tproc[m->track]].cpid;
+	return -1;
+}
+
+/* the device whose allocations add up, as analyze's memory section keys them */
+static uint64_t mem_dev(const struct gp_mem_event *m)
+{
+	if (m->device_type == 0 || (m->device_type < 0 && m->device < 0))
+		return UINT64_MAX;
+	return (uint64_t)(uint32_t)m->device;
+}
+
+/*
+ * One PyTorch memory event, as Kineto writes it (an instant "[memory]" on its
+ * thread, its known fields in args), so that a reader of Kineto traces finds
+ * it again: {"args":{...},"cat":"cpu_instant_event","name":"[memory]",
+ * "ph":"i","pid":P,"s":"t","tid":T,"ts":TS}.
+ */
+static int write_mem_instant(struct tctx *c, const struct gp_mem_event *m)
+{
+	struct gp_chrome_writer *w = c->w;
+	bool first = true;
+	char *p;
+
+	if (m->track >= c->t->ntracks)
+		return 0;
+	if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+		return w->err;
+	p = fmt_lit(p, "\"args\":{");
+	p = arg_int(p, &first, "Addr", m->addr);
+	p = fmt_i64(arg_key(p, &first, "Bytes"), m->bytes);
+	p = arg_int(p, &first, "Device Id", m->device);
+	p = arg_int(p, &first, "Device Type", m->device_type);
+	p = arg_int(p, &first, "Total Allocated", m->total_allocated);
+	p = arg_int(p, &first, "Total Reserved", m->total_reserved);
+	p = fmt_lit(p,
+	            "},\"cat\":\"cpu_instant_event\",\"name\":\"[memory]\",\"ph\":\"i\",\"pid\":");
+	p = fmt_i64(p, c->procs[c->tproc[m->track]].cpid);
+	p = fmt_lit(p, ",\"s\":\"t\",\"tid\":");
+	p = fmt_i64(p, c->ttid[m->track]);
+	p = fmt_lit(p, ",\"ts\":");
+	p = fmt_t(w, p, m->ts - w->origin);
+	*p++ = '}';
+	commit(w, p);
+	return 0;
+}
+
+/*
+ * PyTorch memory events (profile_memory=True), in time order: each as
+ * Kineto's instant event, and a counter "memory" of the allocated and
+ * reserved bytes for viewers. The allocated bytes are the events' "Total
+ * Allocated" when every event of the device has it, else the running sum of
+ * their "Bytes" (2021 traces have only those), as analyze's memory section
+ * computes them.
+ */
 static int write_mem(struct tctx *c)
 {
 	const struct gp_trace *t = c->t;
 	struct gp_chrome_writer *w = c->w;
+	struct gp_u64map partial, sums;
+	struct gp_kv *ord = NULL;
 	size_t i;
 	uint64_t v;
+	int rc = 0;
 
+	if (!t->nmem)
+		return 0;
+	memset(&partial, 0, sizeof(partial));
+	memset(&sums, 0, sizeof(sums));
+	if (!(ord = gp__calloc(t->nmem, sizeof(*ord))))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < t->nmem; i++) {
-		const struct gp_mem_event *m = &t->mem[i];
-		int64_t pid;
+		ord[i].key = t->mem[i].ts;
+		ord[i].val = i;
+		if (t->mem[i].total_allocated < 0)
+			GP_TRY(gp__u64map_put(&partial, mem_dev(&t->mem[i]), 1));
+	}
+	GP_TRY(gp__sort_kv(ord, t->nmem));
+	for (i = 0; i < t->nmem; i++) {
+		const struct gp_mem_event *m = &t->mem[ord[i].val];
+		int64_t pid = mem_pid(c, m), sum = 0, alloc;
+		uint64_t dev = mem_dev(m);
 		bool first = true;
 		char *p;
 
-		if (m->total_allocated < 0 && m->total_reserved < 0)
+		GP_TRY(write_mem_instant(c, m));
+		if (gp__u64map_get(&sums, dev, &v) == 1)
+			sum = (int64_t)v;
+		sum += m->bytes; /* the sum of |Bytes| fits (model.h) */
+		GP_TRY(gp__u64map_put(&sums, dev, (uint64_t)sum));
+		alloc = gp__u64map_get(&partial, dev, &v) == 1 ? sum : m->total_allocated;
+		if (pid < 0)
 			continue;
-		if (m->device_type == 1 && m->device >= 0 &&
-		    gp__u64map_get(&c->gpu_dev, (uint64_t)(int64_t)m->device, &v) == 1)
-			pid = c->procs[v].cpid;
-		else if (m->track < t->ntracks)
-			pid = c->procs[c->tproc[m->track]].cpid;
-		else
+		if (ev_begin(w) || !(p = reserve(w, SMALL_MAX))) {
+			rc = w->err;
+			goto out;
+		}
+		p = fmt_lit(p, "\"args\":{\"allocated_bytes\":");
+		p = fmt_i64(p, alloc);
+		first = false;
+		p = arg_int(p, &first, "reserved_bytes", m->total_reserved);
+		p = fmt_lit(p, "},\"name\":\"memory\"");
+		counter_end(w, p, pid, m->ts);
+	}
+out:
+	gp__free(ord);
+	gp__u64map_release(&partial);
+	gp__u64map_release(&sums);
+	return rc;
+}
+
+/*
+ * The counters of a capture (GPUPROF_COUNTER of the annotation API): one
+ * counter event per sample on its thread's process,
+ * {"args":{"value":V},"name":NAME,"ph":"C","pid":P,"tid":P,"ts":T}.
+ */
+static int write_counters(struct tctx *c)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	size_t i;
+
+	for (i = 0; i < t->nctr; i++) {
+		const struct gp_counter_sample *s = &t->ctr[i];
+		int64_t pid;
+		char *p;
+
+		if (s->track >= t->ntracks || !isfinite(s->value))
 			continue;
+		pid = c->procs[c->tproc[s->track]].cpid;
 		if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
 			return w->err;
-		p = fmt_lit(p, "\"args\":{");
-		p = arg_int(p, &first, "allocated_bytes", m->total_allocated);
-		p = arg_int(p, &first, "reserved_bytes", m->total_reserved);
-		p = fmt_lit(p, "},\"name\":\"memory\",\"ph\":\"C\",\"pid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"tid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_us(p, m->ts - w->origin);
-		*p++ = '}';
+		p = fmt_lit(p, "\"args\":{\"value\":");
+		p = fmt_dbl(p, s->value);
+		p = fmt_lit(p, "},\"name\":");
 		commit(w, p);
-		w->st.counters++;
+		if (put_sid(c, s->name) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		counter_end(w, p, pid, s->ts);
 	}
 	return 0;
+}
+
+/*
+ * The metadata of a trace that is not the document's own (several traces):
+ * {"args":{...},"name":"trace_metadata","ph":"M","pid":P} on its first
+ * process, so that each rank's deviceProperties and distributedInfo stay.
+ */
+static int write_trace_meta(struct tctx *c)
+{
+	struct gp_chrome_writer *w = c->w;
+	struct gp_value *m;
+	size_t k = 0;
+	char *p;
+	int rc = 0;
+
+	if (!c->nprocs)
+		return 0;
+	while (k + 1 < c->nprocs && c->procs[k].gpu)
+		k++; /* a host process, where there is one */
+	if (!(m = gp_value_object()))
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(trace_meta(c->t, false, m, NULL));
+	if (!gp_value_len(m))
+		goto out;
+	if (ev_begin(w) || puts_(w, "\"args\":") || put_value(w, m, false) ||
+	    !(p = reserve(w, SMALL_MAX))) {
+		rc = w->err;
+		goto out;
+	}
+	p = fmt_lit(p, ",\"name\":\"trace_metadata\",\"ph\":\"M\",\"pid\":");
+	p = fmt_i64(p, c->procs[k].cpid);
+	*p++ = '}';
+	commit(w, p);
+out:
+	gp_value_free(m);
+	return rc;
+}
+
+/* whether every time of @p t is a whole µs, as the Kineto trace it was read from wrote it */
+static bool whole_us(const struct gp_trace *t, int64_t origin)
+{
+	size_t i;
+
+	if (t->ts_float)
+		return false;
+	for (i = 0; i < t->ev.n; i++)
+		if ((t->ev.ts[i] - origin) % 1000 || t->ev.dur[i] % 1000)
+			return false;
+	for (i = 0; i < t->nmem; i++)
+		if ((t->mem[i].ts - origin) % 1000)
+			return false;
+	for (i = 0; i < t->nctr; i++)
+		if ((t->ctr[i].ts - origin) % 1000)
+			return false;
+	return true;
 }
 
 static void tctx_release(struct tctx *c)
@@ -1017,12 +1336,18 @@ GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct g
 		GP_TRY(write_proc_meta(&c, &c.procs[c.gpu_order[i]]));
 	for (i = 0; i < t->ntracks; i++)
 		GP_TRY(write_thread_meta(&c, (uint32_t)i));
+	/* the first trace's metadata may be the document's own (start()) */
+	if (!(w->meta_top && w->st.traces == 0))
+		GP_TRY(write_trace_meta(&c));
+	w->whole_us = whole_us(t, w->origin);
 	for (i = 0; i < t->ev.n; i++)
 		GP_TRY(write_event(&c, i));
 	GP_TRY(write_flows(&c));
 	GP_TRY(write_mem(&c));
+	GP_TRY(write_counters(&c));
 	w->st.traces++;
 out:
+	w->whole_us = false;
 	tctx_release(&c);
 	if (rc && !w->err)
 		w->err = rc;
@@ -1102,15 +1427,7 @@ static int write_series(struct gp_chrome_writer *w, const struct gp_metrics_seri
 		commit(w, p);
 		if (put_jstr(w, name, nlen) || !(p = reserve(w, SMALL_MAX)))
 			return w->err;
-		p = fmt_lit(p, ",\"ph\":\"C\",\"pid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"tid\":");
-		p = fmt_i64(p, pid);
-		p = fmt_lit(p, ",\"ts\":");
-		p = fmt_us(p, s->t_ns[i] - w->origin);
-		*p++ = '}';
-		commit(w, p);
-		w->st.counters++;
+		counter_end(w, p, pid, s->t_ns[i]);
 	}
 	return 0;
 }
@@ -1190,6 +1507,12 @@ GP_API int gp_chrome_writer_new(gp_write_fn write, void *user, struct gp_chrome_
 	return 0;
 }
 
+void gp__chrome_writer_expect_traces(struct gp_chrome_writer *w, size_t n)
+{
+	if (w && !w->started)
+		w->several = n > 1;
+}
+
 GP_API int gp_chrome_writer_finish(struct gp_chrome_writer *w)
 {
 	if (!w)
@@ -1197,7 +1520,8 @@ GP_API int gp_chrome_writer_finish(struct gp_chrome_writer *w)
 	if (w->err || start(w, NULL))
 		return w->err;
 	if (!w->finished) {
-		if (puts_(w, "\n]}\n"))
+		if (puts_(w, "\n]") || (w->tail && put_json_text(w, w->tail, w->tail_len)) ||
+		    puts_(w, w->tail ? "\n" : "}\n"))
 			return w->err;
 		w->finished = true;
 	}
@@ -1220,6 +1544,7 @@ GP_API void gp_chrome_writer_free(struct gp_chrome_writer *w)
 	if (!w)
 		return;
 	gp__u64map_release(&w->real_pids);
+	gp_free(w->tail);
 	gp__free(w->buf);
 	gp__free(w);
 }

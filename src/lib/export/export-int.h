@@ -17,4 +17,13 @@ struct gp_metrics_timeline;
  */
 int gp__chrome_writer_add_timeline(struct gp_chrome_writer *w, const struct gp_metrics_timeline *m);
 
+/**
+ * Says how many traces @p w will be given, before the first: with one (the
+ * default), the first trace's top-level metadata (deviceProperties,
+ * distributedInfo, ...) is the document's; with several, each trace's goes
+ * to a "trace_metadata" event of its first process instead, since one top
+ * level cannot describe several ranks. No effect once anything is written.
+ */
+void gp__chrome_writer_expect_traces(struct gp_chrome_writer *w, size_t n);
+
 #endif

@@ -106,6 +106,7 @@ GP_API int gp_export_paths(const char *const *paths, size_t n, const struct gp_e
 	oo.salvage = o.salvage;
 	oo.threads = o.threads;
 	GP_TRY(gp_chrome_writer_new(write, user, &w));
+	gp__chrome_writer_expect_traces(w, ntraces);
 	for (i = 0, k = 0; i < in.n; i++) {
 		struct gp_trace *t = NULL;
 		char label[64];

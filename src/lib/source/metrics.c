@@ -35,6 +35,7 @@
 #include "gpuprof/value.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/gzwrite.h"
 #include "util/value-int.h"
 #include "util/opts.h"
 
@@ -111,6 +112,13 @@ int gp_metrics_writer_open(const char *path, struct gp_sampler *s,
 	if ((rc = GP__OPTS_VALID(opts, struct gp_metrics_writer_opts)))
 		return rc;
 	watched_pid = GP__OPTS_GET(opts, watched_pid, 0);
+	/* appended and flushed line by line for live readers: a gzip name would be a lie */
+	if (gp__gzw_wanted(path))
+		return gp__error(
+		    GP_EINVAL,
+		    "cannot write '%s': a metrics timeline is plain JSON lines, written "
+		    "as it is sampled; name it without '.gz'",
+		    path);
 	if (!(w = gp__calloc(1, sizeof(*w))) || !(w->path = gp__strdup(path))) {
 		gp__free(w);
 		return gp__error(GP_ENOMEM, "out of memory");

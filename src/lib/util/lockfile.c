@@ -14,6 +14,9 @@
  * The target's permission bits are copied onto the temporary file with
  * fchmod(2), and a new file's come from open(2)'s 0666 and the umask, which
  * is never changed (umask(2) is process-wide: other threads create files too).
+ * A file whose name ends in ".gz" is written gzip-compressed (util/gzwrite.c):
+ * the stream callers write through is then a stdio cookie stream over the
+ * compressor, which writes into the temporary file's stream.
  */
 #include "lockfile.h"
 
@@ -27,6 +30,7 @@
 
 #include "error.h"
 #include "gpuprof/gpuprof.h"
+#include "gzwrite.h"
 #include "tempfile.h"
 
 /* links followed at most (the kernel's own limit, SYMLOOP_MAX on Linux) */
@@ -36,13 +40,16 @@ struct gp__lockfile {
 	char *path;               /* as given: what messages name */
 	char *target;             /* path, its symbolic links resolved: what is replaced */
 	struct gp__tempfile *tmp; /* the new contents; NULL when written in place */
-	int fd;     /* written in place: the target's descriptor, owned by fp once set */
-	FILE *fp;   /* written in place: a stream on fd */
-	int failed; /* errno value of a failed write, 0 none */
+	int fd;             /* written in place: the target's descriptor, owned by fp once set */
+	FILE *fp;           /* written in place: a stream on fd */
+	int failed;         /* errno value of a failed write, 0 none */
+	struct gp__gzw *gz; /* a NAME.gz: the compressor, NULL otherwise */
+	FILE *gzfp;         /* with gz: the stream callers write, into gz */
 };
 
 static void lockfile_free(struct gp__lockfile *lk)
 {
+	gp__gzw_free(lk->gz);
 	gp__free(lk->path);
 	gp__free(lk->target);
 	gp__free(lk);
@@ -107,7 +114,7 @@ static int hold_in_place(struct gp__lockfile *lk)
 	return 0;
 }
 
-int gp__lockfile_hold(const char *path, struct gp__lockfile **out)
+static int hold_file(const char *path, struct gp__lockfile **out)
 {
 	struct gp__lockfile *lk;
 	const char *slash;
@@ -186,14 +193,96 @@ out_free:
 	return rc;
 }
 
-/* The stream of @p lk, opened on first use. @return 0 or an errno value. */
-static int open_stream(struct gp__lockfile *lk, FILE **out)
+/* The stream of the file itself, opened on first use. @return 0 or an errno value. */
+static int raw_stream(struct gp__lockfile *lk, FILE **out)
 {
 	if (lk->tmp)
 		return gp__tempfile_stream(lk->tmp, out);
 	if (!lk->fp && !(lk->fp = fdopen(lk->fd, "w")))
 		return errno ? errno : ENOMEM;
 	*out = lk->fp;
+	return 0;
+}
+
+/* the compressor's output: the file's stream */
+static int gz_out(const void *p, size_t n, void *user)
+{
+	struct gp__lockfile *lk = user;
+	FILE *f;
+	int e;
+
+	if ((e = raw_stream(lk, &f))) {
+		errno = e;
+		return -1;
+	}
+	errno = 0;
+	if (fwrite(p, 1, n, f) != n) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* the cookie stream's write: into the compressor (0 is stdio's "error") */
+static ssize_t gz_cookie_write(void *cookie, const char *p, size_t n)
+{
+	struct gp__lockfile *lk = cookie;
+	int e = lk->failed ? lk->failed : gp__gzw_write(lk->gz, p, n);
+
+	if (e) {
+		lk->failed = e;
+		errno = e;
+		return 0;
+	}
+	return (ssize_t)n;
+}
+
+/* The stream callers write, opened on first use. @return 0 or an errno value. */
+static int open_stream(struct gp__lockfile *lk, FILE **out)
+{
+	if (!lk->gz)
+		return raw_stream(lk, out);
+	if (!lk->gzfp) {
+		cookie_io_functions_t io = { .write = gz_cookie_write };
+
+		if (!(lk->gzfp = fopencookie(lk, "w", io)))
+			return errno ? errno : ENOMEM;
+	}
+	*out = lk->gzfp;
+	return 0;
+}
+
+/* Ends the compressed stream of a NAME.gz. @return 0 or the errno value of the first failure. */
+static int finish_gz(struct gp__lockfile *lk)
+{
+	int e = 0;
+
+	if (!lk->gz)
+		return 0;
+	if (lk->gzfp) {
+		errno = 0;
+		if (fclose(lk->gzfp))
+			e = errno ? errno : EIO;
+		lk->gzfp = NULL;
+	}
+	if (!e && !lk->failed)
+		e = gp__gzw_finish(lk->gz);
+	return lk->failed ? lk->failed : e;
+}
+
+int gp__lockfile_hold(const char *path, struct gp__lockfile **out)
+{
+	int rc, e;
+
+	if ((rc = hold_file(path, out)) || !gp__gzw_wanted(path))
+		return rc;
+	if ((e = gp__gzw_new(gz_out, *out, &(*out)->gz))) {
+		gp__lockfile_rollback(*out);
+		*out = NULL;
+		return fail(e == ENOMEM ? GP_ENOMEM : GP_ENOTSUP, e, path,
+		            e == ENOTSUP ? "this build has no gzip library" : NULL);
+	}
 	return 0;
 }
 
@@ -253,6 +342,8 @@ int gp__lockfile_commit(struct gp__lockfile *lk)
 
 	if (!lk)
 		return fail(GP_EINVAL, EINVAL, "", "gp__lockfile_commit: NULL argument");
+	if ((e = finish_gz(lk)))
+		lk->failed = e;
 	if (lk->tmp) {
 		e = lk->failed ? lk->failed : gp__tempfile_close(lk->tmp, true);
 		if (e)
@@ -279,6 +370,10 @@ void gp__lockfile_rollback(struct gp__lockfile *lk)
 
 	if (!lk)
 		return;
+	if (lk->gzfp) {
+		lk->failed = ECANCELED; /* what is buffered goes nowhere */
+		fclose(lk->gzfp);
+	}
 	if (lk->tmp)
 		gp__tempfile_delete(lk->tmp);
 	else

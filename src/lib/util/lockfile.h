@@ -13,7 +13,10 @@
  * - an existing file without write permission (chmod a-w, or not writable by
  *   this user) is refused: "cannot write 'PATH': Permission denied";
  * - a directory is refused; a device, FIFO or socket (`-o /dev/null`,
- *   `-o /dev/stdout`) is written in place, never replaced.
+ *   `-o /dev/stdout`) is written in place, never replaced;
+ * - a path ending in ".gz" is written gzip-compressed (util/gzwrite.h): what
+ *   gp__lockfile_write() and the stream of gp__lockfile_stream() take is
+ *   compressed on its way to the file.
  *
  *     struct gp__lockfile *lk;
  *     if ((rc = gp__lockfile_hold(path, &lk)))
