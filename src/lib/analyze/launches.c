@@ -14,7 +14,8 @@
  * --compat hta follows HTA: launch stats only for cudaLaunchKernel,
  * cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, unclipped delays;
  * the queue from HTA's launch-name list, keyed by stream number, its mean a
- * plain mean over the samples (pandas describe()).
+ * plain mean over the samples (pandas describe()) taken in HTA's order,
+ * numpy's unstable sort by µs included (hta_queue_points()).
  */
 #include "analyze-int.h"
 
@@ -222,6 +223,247 @@ out:
 	return rc;
 }
 
+/*
+ * numpy 1.24's argsort(kind="quicksort") (npysort/quicksort.cpp, aheapsort_
+ * and aquicksort_), which pandas' sort_values(by="ts") runs: an introsort
+ * that is not stable, so events with the same µs come out in its order, and
+ * the queue's samples with them. Sorts the positions @p ix by @p key.
+ */
+static void np_aheapsort(const int64_t *key, size_t *ix, size_t n)
+{
+	size_t *a = ix - 1, i, j, l, tmp;
+
+	for (l = n >> 1; l > 0; --l) {
+		tmp = a[l];
+		for (i = l, j = l << 1; j <= n;) {
+			if (j < n && key[a[j]] < key[a[j + 1]])
+				j += 1;
+			if (key[tmp] < key[a[j]]) {
+				a[i] = a[j];
+				i = j;
+				j += j;
+			} else {
+				break;
+			}
+		}
+		a[i] = tmp;
+	}
+	for (; n > 1;) {
+		tmp = a[n];
+		a[n] = a[1];
+		n -= 1;
+		for (i = 1, j = 2; j <= n;) {
+			if (j < n && key[a[j]] < key[a[j + 1]])
+				j++;
+			if (key[tmp] < key[a[j]]) {
+				a[i] = a[j];
+				i = j;
+				j += j;
+			} else {
+				break;
+			}
+		}
+		a[i] = tmp;
+	}
+}
+
+#define NP_SMALL_QUICKSORT 16
+#define NP_QS_STACK        128
+
+static void np_aquicksort(const int64_t *key, size_t *ix, size_t num)
+{
+	size_t *pl = ix, *pr = ix + num - 1, *stack[NP_QS_STACK], **sptr = stack;
+	size_t *pm, *pi, *pj, *pk, vi, tmp;
+	int depth[NP_QS_STACK], *psdepth = depth, cdepth = 0;
+	int64_t vp;
+	size_t u = num;
+
+	if (num < 2)
+		return;
+	while (u >>= 1)
+		cdepth++;
+	cdepth *= 2;
+	for (;;) {
+		if (cdepth < 0) {
+			np_aheapsort(key, pl, (size_t)(pr - pl) + 1);
+			goto stack_pop;
+		}
+		while (pr - pl > NP_SMALL_QUICKSORT) {
+			pm = pl + ((pr - pl) >> 1);
+			if (key[*pm] < key[*pl])
+				tmp = *pm, *pm = *pl, *pl = tmp;
+			if (key[*pr] < key[*pm])
+				tmp = *pr, *pr = *pm, *pm = tmp;
+			if (key[*pm] < key[*pl])
+				tmp = *pm, *pm = *pl, *pl = tmp;
+			vp = key[*pm];
+			pi = pl;
+			pj = pr - 1;
+			tmp = *pm, *pm = *pj, *pj = tmp;
+			for (;;) {
+				do
+					++pi;
+				while (key[*pi] < vp);
+				do
+					--pj;
+				while (vp < key[*pj]);
+				if (pi >= pj)
+					break;
+				tmp = *pi, *pi = *pj, *pj = tmp;
+			}
+			pk = pr - 1;
+			tmp = *pi, *pi = *pk, *pk = tmp;
+			/* the larger partition goes on the stack */
+			if (pi - pl < pr - pi) {
+				*sptr++ = pi + 1;
+				*sptr++ = pr;
+				pr = pi - 1;
+			} else {
+				*sptr++ = pl;
+				*sptr++ = pi - 1;
+				pl = pi + 1;
+			}
+			*psdepth++ = --cdepth;
+		}
+		for (pi = pl + 1; pi <= pr; ++pi) {
+			vi = *pi;
+			vp = key[vi];
+			pj = pi;
+			pk = pi - 1;
+			while (pj > pl && vp < key[*pk])
+				*pj-- = *pk--;
+			*pj = vi;
+		}
+	stack_pop:
+		if (sptr == stack)
+			break;
+		pr = *(--sptr);
+		pl = *(--sptr);
+		cdepth = *(--psdepth);
+	}
+}
+
+/* HTA's GPU rows: any event with a stream other than -1 */
+static bool hta_gpu_row(const struct gp__actx *c, size_t i)
+{
+	return gp__kept(c, i) && c->t->ev.kind[i] != GP_K_TRACE &&
+	       (c->t->ev.flags[i] & GP_EVF_HAS_STREAM) && c->t->ev.stream[i] != -1;
+}
+
+/* a kept call HTA counts as a launch (get_runtime_launch_events_mask), with an id */
+static bool hta_listed_call(const struct gp__actx *c, size_t i)
+{
+	return gp__kept(c, i) && !hta_gpu_row(c, i) && c->t->ev.kind[i] != GP_K_TRACE &&
+	       c->t->ev.corr[i] >= 0 &&
+	       name_in(gp__ev_name(c->t, i), hta_queue_names, GP_ARRAY_SIZE(hta_queue_names));
+}
+
+/* the first position in @p gk (sorted by key) whose key is at least @p id */
+static size_t kv_lower(const struct gp_kv *gk, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (gk[mid].key < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * HTA's queue samples (TraceCounters._get_queue_length_time_series_for_rank),
+ * in its order: the launch calls in file order, each once per GPU row of its
+ * correlation id (a call without one takes part in the sort, then has no
+ * stream), then those GPU rows in file order; that table sorted by ts as
+ * pandas sorts it, then split by stream keeping that order. Allocates *@p out
+ * (freed by the caller) and sets *@p np to its number of points.
+ */
+static int hta_queue_points(const struct gp__actx *c, struct qpoint **out, size_t *np)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_u64map calls;
+	struct gp_kv *gk = NULL, *sk = NULL;
+	struct qpoint *all = NULL, *p = NULL;
+	int64_t *key = NULL;
+	size_t *ix = NULL;
+	size_t ng = 0, n = 0, m = 0, i, k, lo;
+	uint64_t v;
+	int rc = 0;
+
+	*out = NULL;
+	*np = 0;
+	memset(&calls, 0, sizeof(calls));
+	GP_TRY(gp__u64map_init(&calls, 1024));
+	gk = gp__calloc(t->ev.n + 1, sizeof(*gk));
+	if (!gk)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	/* GPU rows by correlation id, in file order among equal ids (a stable sort) */
+	for (i = 0; i < t->ev.n; i++)
+		if (hta_gpu_row(c, i) && t->ev.corr[i] >= 0)
+			gk[ng++] = (struct gp_kv){ t->ev.corr[i], i };
+	GP_TRY(gp__sort_kv(gk, ng));
+	for (i = 0; i < t->ev.n; i++) {
+		if (!hta_listed_call(c, i))
+			continue;
+		GP_TRY(gp__u64map_put(&calls, (uint64_t)t->ev.corr[i], 1));
+		lo = kv_lower(gk, ng, t->ev.corr[i]);
+		for (k = lo; k < ng && gk[k].key == t->ev.corr[i]; k++)
+			m++;
+		m += k == lo;
+	}
+	m += ng;
+	all = gp__calloc(m + 1, sizeof(*all));
+	key = gp__calloc(m + 1, sizeof(*key));
+	ix = gp__calloc(m + 1, sizeof(*ix));
+	sk = gp__calloc(m + 1, sizeof(*sk));
+	p = gp__calloc(m + 1, sizeof(*p));
+	if (!all || !key || !ix || !sk || !p)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < t->ev.n; i++) {
+		if (!hta_listed_call(c, i))
+			continue;
+		lo = kv_lower(gk, ng, t->ev.corr[i]);
+		for (k = lo; k < ng && gk[k].key == t->ev.corr[i]; k++)
+			all[n++] = (struct qpoint){ -1, t->ev.stream[gk[k].val], c->ts[i], +1,
+				                    (uint32_t)i };
+		if (k == lo)
+			all[n++] = (struct qpoint){ -2, 0, c->ts[i], +1, (uint32_t)i };
+	}
+	for (i = 0; i < t->ev.n; i++)
+		if (hta_gpu_row(c, i) && t->ev.corr[i] >= 0 &&
+		    gp__u64map_get(&calls, (uint64_t)t->ev.corr[i], &v))
+			all[n++] =
+			    (struct qpoint){ -1, t->ev.stream[i], c->ts[i], -1, (uint32_t)i };
+	for (i = 0; i < n; i++) {
+		key[i] = all[i].t;
+		ix[i] = i;
+	}
+	np_aquicksort(key, ix, n);
+	/* groupby("stream"): by stream, the sorted order kept; calls without a row dropped */
+	for (i = k = 0; i < n; i++)
+		if (all[ix[i]].device != -2)
+			sk[k++] = (struct gp_kv){ all[ix[i]].stream, ix[i] };
+	GP_TRY(gp__sort_kv(sk, k));
+	for (i = 0; i < k; i++)
+		p[i] = all[sk[i].val];
+	*out = p;
+	*np = k;
+	p = NULL;
+out:
+	gp__u64map_release(&calls);
+	gp__free(gk);
+	gp__free(sk);
+	gp__free(all);
+	gp__free(key);
+	gp__free(ix);
+	gp__free(p);
+	return rc;
+}
+
 static int write_queue(const struct gp__actx *c, struct gp_value *l)
 {
 	size_t n = 0, k, a, b;
@@ -234,25 +476,26 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(l, "queue", arr));
 	GP_TRY(gp_obj_set_int(l, "queue_limit", QUEUE_LIMIT));
-	p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
-	if (!p)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t i = c->gpu.v[k];
-		int64_t ln = gp__launcher(c, i);
-		int32_t dev;
+	if (c->hta) {
+		GP_TRY(hta_queue_points(c, &p, &n));
+	} else {
+		p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
+		if (!p)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		for (k = 0; k < c->gpu.n; k++) {
+			uint32_t i = c->gpu.v[k];
+			int64_t ln = gp__launcher(c, i);
+			int32_t dev = gp__ev_device(c->t, i);
 
-		if (ln < 0)
-			continue;
-		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_queue_names,
-		                       GP_ARRAY_SIZE(hta_queue_names)))
-			continue;
-		dev = c->hta ? -1 : gp__ev_device(c->t, i);
-		p[n] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
-		p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
-		n += 2;
+			if (ln < 0)
+				continue;
+			p[n] =
+			    (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
+			p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
+			n += 2;
+		}
+		GP_TRY(sort_qpoints(p, n));
 	}
-	GP_TRY(sort_qpoints(p, n));
 	for (a = 0; a < n; a = b) {
 		struct gp_value *o;
 		int64_t q = 0, qmax = 0, at_limit = 0;
@@ -266,7 +509,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			int64_t dt = k + 1 < b ? p[k + 1].t - p[k].t : 0;
 
 			q += p[k].d;
-			if (q > qmax)
+			if (q > qmax || (c->hta && k == a)) /* HTA: the max of the samples */
 				qmax = q;
 			sum += (double)q;
 			wsum += (double)q * (double)dt;
