@@ -8,7 +8,7 @@ hta: `--compat hta` against Holistic Trace Analysis: temporal breakdown, idle
      breakdown per stream, kernel-type breakdown, comm/comp overlap, the
      top-5 kernels, within 0.1 percentage point or 1 us, and the queue length
      per stream (mean to HTA's 2 decimals, max exactly).
-tb:  gpuprof's default definitions against the TensorBoard plugin: the
+tb:  `--compat tb` (the plugin's Communication rule) against the TensorBoard plugin: the
      step-time breakdown within 0.5 point, GPU utilisation, est. SM efficiency
      and est. achieved occupancy; and against the stdlib script: the raw
      GPU busy time and window, and the top-5 kernels (sum and count).
@@ -163,7 +163,7 @@ def main():
         ref = json.load(open(refpath))
         path = os.path.join(traces, ref["file"])
         name = os.path.basename(ref["file"])
-        r = analyze(gpuprof, path, "hta" if mode == "hta" else "none")
+        r = analyze(gpuprof, path, "hta" if mode == "hta" else "tb")
         if r is None:
             continue
         if mode == "hta":

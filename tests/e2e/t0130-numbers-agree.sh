@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0130-numbers-agree.sh - two tables never disagree about one quantity, and
+# CUDA-only limits stay off other runtimes (issue 21, items 2, 5, 9 and 15):
+# the Steps table's Communication counts the kernels the kernel types call
+# communication (--compat tb keeps the TensorBoard plugin's rule).
+. "$(dirname "$0")/lib.sh"
+need python3
+
+# a step whose all-reduce kernel is launched under record_param_comms, as
+# PyTorch 2 does (no nccl:* op): the plugin's rule never sees it
+cat >"$TMP/comm.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 1000, "dur": 2000},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1010, "dur": 50, "args": {"External id": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1020, "dur": 10, "args": {"External id": 2, "correlation": 10}},
+ {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_32x32", "pid": 0, "tid": 7, "ts": 1100, "dur": 300, "args": {"External id": 2, "device": 0, "stream": 7, "correlation": 10}},
+ {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 1100, "dur": 50, "args": {"External id": 3}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1110, "dur": 10, "args": {"External id": 3, "correlation": 11}},
+ {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", "pid": 0, "tid": 20, "ts": 1500, "dur": 1000, "args": {"External id": 3, "device": 0, "stream": 20, "correlation": 11}}
+]}
+JSON
+
+expect_rc 0 analyze --json "$TMP/comm.json"
+cp "$OUT" "$TMP/comm-none.json"
+comm=$(json_get "$TMP/comm-none.json" 'd["ranks"][0]["steps"][0]["breakdown"]["communication_ns"]')
+[ "$comm" = 1000000 ] || fail "the step's Communication is $comm ns, expected the all-reduce's 1000000"
+kt=$(json_get "$TMP/comm-none.json" '[k["ns"] for k in d["ranks"][0]["gpu"]["kernel_types"] if k["type"] == "COMMUNICATION"]')
+[ "$kt" = "[1000000]" ] || fail "kernel types: COMMUNICATION $kt"
+expect_rc 0 analyze "$TMP/comm.json"
+grep -E '^  ProfilerStep#1 .* 15\.0% +0\.0% +0\.0% +50\.0%' "$OUT" >/dev/null ||
+	fail "the Steps table does not show Comm 50.0 %"
+
+# --compat tb: the plugin's rule (kernels of nccl:/gloo: ops only)
+expect_rc 0 analyze --json --compat tb "$TMP/comm.json"
+[ "$(json_get "$OUT" 'd["compat"]')" = tb ] || fail "compat is not 'tb'"
+comm=$(json_get "$OUT" 'd["ranks"][0]["steps"][0]["breakdown"]["communication_ns"]')
+[ "$comm" = 0 ] || fail "--compat tb: Communication $comm ns, expected 0 as in tb_plugin"
+expect_rc 2 analyze --compat tensorboard "$TMP/comm.json"
+
+done_ok
