@@ -3,7 +3,8 @@
 # t0130-numbers-agree.sh - two tables never disagree about one quantity, and
 # CUDA-only limits stay off other runtimes (issue 21, items 2, 5, 9 and 15):
 # the Steps table's Communication counts the kernels the kernel types call
-# communication (--compat tb keeps the TensorBoard plugin's rule).
+# communication (--compat tb keeps the TensorBoard plugin's rule); an empty
+# trace is an error.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -37,5 +38,21 @@ expect_rc 0 analyze --json --compat tb "$TMP/comm.json"
 comm=$(json_get "$OUT" 'd["ranks"][0]["steps"][0]["breakdown"]["communication_ns"]')
 [ "$comm" = 0 ] || fail "--compat tb: Communication $comm ns, expected 0 as in tb_plugin"
 expect_rc 2 analyze --compat tensorboard "$TMP/comm.json"
+
+# item 15: an empty trace is an error naming the file, for every command that reads traces
+printf '{"traceEvents": []}' >"$TMP/empty.json"
+printf '{"traceEvents": [{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "x"}}]}' \
+	>"$TMP/meta-only.json"
+for f in "$TMP/empty.json" "$TMP/meta-only.json"; do
+	for cmd in "analyze" "analyze --json" "report -o $TMP/r.html" "export --format chrome -o $TMP/x.json"; do
+		# shellcheck disable=SC2086
+		expect_rc 1 $cmd "$f"
+		err_has "$f: no events to analyse"
+		err_one_line
+	done
+	expect_rc 1 compare "$f" "$TMP/comm.json"
+	err_has "$f: no events to analyse"
+done
+[ ! -e "$TMP/r.html" ] && [ ! -e "$TMP/x.json" ] || fail "an output was written for an empty trace"
 
 done_ok
