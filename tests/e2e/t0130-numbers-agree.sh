@@ -4,7 +4,7 @@
 # CUDA-only limits stay off other runtimes (issue 21, items 2, 5, 9 and 15):
 # the Steps table's Communication counts the kernels the kernel types call
 # communication (--compat tb keeps the TensorBoard plugin's rule); an empty
-# trace is an error.
+# trace is an error; CUDA's launch-queue limit is not applied to HIP.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -38,6 +38,33 @@ expect_rc 0 analyze --json --compat tb "$TMP/comm.json"
 comm=$(json_get "$OUT" 'd["ranks"][0]["steps"][0]["breakdown"]["communication_ns"]')
 [ "$comm" = 0 ] || fail "--compat tb: Communication $comm ns, expected 0 as in tb_plugin"
 expect_rc 2 analyze --compat tensorboard "$TMP/comm.json"
+
+# item 5: 1100 launches pending on a HIP stream: CUDA's limit of 1024 is not HIP's,
+# so no limit, no time at it and no "queue full" finding; the same on CUDA fires
+gen_queue() { # RUNTIME_CALL FILE
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+       "ts": 0, "dur": 20000}]
+for k in range(1100):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": sys.argv[1], "pid": 1, "tid": 1,
+               "ts": 1 + k * 0.001, "dur": 0.001, "args": {"correlation": k + 1}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 0, "ts": 100 + k * 10,
+               "dur": 10, "args": {"device": 0, "stream": 0, "correlation": k + 1}})
+json.dump({"traceEvents": ev}, open(sys.argv[2], "w"))
+PY
+}
+gen_queue hipLaunchKernel "$TMP/hip.json"
+expect_rc 0 analyze --json "$TMP/hip.json"
+[ "$(json_get "$OUT" 'd["ranks"][0]["launches"]["runtime"]')" = hip ] || fail "runtime is not hip"
+[ "$(json_get "$OUT" 'd["ranks"][0]["launches"]["queue_limit"]')" = None ] ||
+	fail "a queue limit is applied to HIP"
+[ "$(json_get "$OUT" 'd["ranks"][0]["launches"]["queue"][0]["max"]')" = 1100 ] || fail "queue max"
+[ "$(json_get "$OUT" '[f["id"] for f in d["ranks"][0]["findings"] if f["id"] == "queue-saturated"]')" = "[]" ] ||
+	fail "HIP gets a queue-saturated finding"
+gen_queue cudaLaunchKernel "$TMP/cuda.json"
+expect_rc 0 analyze "$TMP/cuda.json"
+out_has "CUDA launch queue full (1024 pending launches)"
 
 # item 15: an empty trace is an error naming the file, for every command that reads traces
 printf '{"traceEvents": []}' >"$TMP/empty.json"

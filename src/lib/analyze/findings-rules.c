@@ -735,7 +735,8 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
-	snprintf(title, sizeof(title), "Launch queue full (%lld pending launches) for %s",
+	/* only CUDA has a known limit (launches.c): other runtimes never get here */
+	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s",
 	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0));
 	rc = gp__fnd_add(
 	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,

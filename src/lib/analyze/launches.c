@@ -28,7 +28,48 @@
 
 #define RUNTIME_CUTOFF_NS 50000
 #define DELAY_CUTOFF_NS   100000
-#define QUEUE_LIMIT       1024
+/*
+ * CUDA's launch queue: a launch blocks the host thread once about 1024 are
+ * pending on the device. HIP has no such documented depth (its AQL queues are
+ * sized per stream and grow), so other runtimes get no limit.
+ */
+#define CUDA_QUEUE_LIMIT 1024
+
+enum runtime { RT_UNKNOWN, RT_CUDA, RT_HIP };
+
+/*
+ * The runtime that launched the trace's GPU work: from the names of the
+ * launching calls (cuda*, cu* vs hip*), else from the metadata PyTorch
+ * writes (cuda_runtime_version, cupti_version vs hip_runtime_version,
+ * roctracer_version); unknown when both or neither appear.
+ */
+static enum runtime trace_runtime(const struct gp__actx *c)
+{
+	bool cuda = false, hip = false;
+	size_t k;
+
+	for (k = 0; k < c->gpu.n; k++) {
+		int64_t ln = gp__launcher(c, c->gpu.v[k]);
+		const char *n;
+
+		if (ln < 0)
+			continue;
+		n = gp__ev_name(c->t, (size_t)ln);
+		if (strncmp(n, "hip", 3) == 0)
+			hip = true;
+		else if (strncmp(n, "cu", 2) == 0)
+			cuda = true;
+		if (cuda && hip)
+			return RT_UNKNOWN;
+	}
+	if (!cuda && !hip) {
+		cuda = gp_obj_get(c->t->meta, "cuda_runtime_version") ||
+		       gp_obj_get(c->t->meta, "cupti_version");
+		hip = gp_obj_get(c->t->meta, "hip_runtime_version") ||
+		      gp_obj_get(c->t->meta, "roctracer_version");
+	}
+	return cuda == hip ? RT_UNKNOWN : cuda ? RT_CUDA : RT_HIP;
+}
 
 static bool name_in(const char *n, const char *const *list, size_t len)
 {
@@ -470,12 +511,18 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 	struct qpoint *p = NULL;
 	struct gp_value *arr = gp_value_array();
 	int64_t span = c->span_end - c->span_start;
+	enum runtime rt = trace_runtime(c);
+	int64_t limit = rt == RT_CUDA ? CUDA_QUEUE_LIMIT : 0; /* 0: none known */
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(l, "queue", arr));
-	GP_TRY(gp_obj_set_int(l, "queue_limit", QUEUE_LIMIT));
+	GP_TRY(gp_obj_set_str(l, "runtime", rt == RT_CUDA ? "cuda" : rt == RT_HIP ? "hip" : NULL));
+	if (limit)
+		GP_TRY(gp_obj_set_int(l, "queue_limit", limit));
+	else
+		GP_TRY(gp_obj_set_null(l, "queue_limit"));
 	if (c->hta) {
 		GP_TRY(hta_queue_points(c, &p, &n));
 	} else {
@@ -513,7 +560,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 				qmax = q;
 			sum += (double)q;
 			wsum += (double)q * (double)dt;
-			if (q >= QUEUE_LIMIT)
+			if (limit && q >= limit)
 				at_limit += dt;
 		}
 		for (k = a; k < b && dev < 0; k++)
@@ -532,9 +579,15 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			GP_TRY(gp_obj_set_double(o, "mean", sum / (double)(b - a)));
 		else
 			GP_TRY(gp_obj_set_double(o, "mean", wsum / (double)(p[b - 1].t - p[a].t)));
-		GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
-		GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
-		                         span > 0 ? 100.0 * (double)at_limit / (double)span : NAN));
+		if (limit) {
+			GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
+			GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
+			                         span > 0 ? 100.0 * (double)at_limit / (double)span
+			                                  : NAN));
+		} else {
+			GP_TRY(gp_obj_set_null(o, "time_at_limit_ns"));
+			GP_TRY(gp_obj_set_null(o, "time_at_limit_pct"));
+		}
 	}
 out:
 	gp__free(p);
