@@ -4,7 +4,8 @@
 # CUDA-only limits stay off other runtimes (issue 21, items 2, 5, 9 and 15):
 # the Steps table's Communication counts the kernels the kernel types call
 # communication (--compat tb keeps the TensorBoard plugin's rule); an empty
-# trace is an error; CUDA's launch-queue limit is not applied to HIP.
+# trace is an error; CUDA's launch-queue limit is not applied to HIP; launch-bound
+# needs a GPU that waits for launches.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -65,6 +66,33 @@ expect_rc 0 analyze --json "$TMP/hip.json"
 gen_queue cudaLaunchKernel "$TMP/cuda.json"
 expect_rc 0 analyze "$TMP/cuda.json"
 out_has "CUDA launch queue full (1024 pending launches)"
+
+# item 9: launch-bound means the GPU waits for launches. 100 kernels of 2 µs, each
+# shorter than its 5 µs launch call: started 1 µs after their call, launch-bound;
+# started from a backlog (kernels queued up, delay p50 ~1.8 ms), not launch-bound
+gen_launches() { # GPU_START_OF_FIRST GPU_GAP FILE
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+first, gap = float(sys.argv[1]), float(sys.argv[2])
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+       "ts": 0, "dur": 3000}]
+for k in range(100):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+               "ts": k * 6, "dur": 5, "args": {"correlation": k + 1}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+               "ts": first + k * gap, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": k + 1}})
+json.dump({"traceEvents": ev}, open(sys.argv[3], "w"))
+PY
+}
+lb='[f["id"] for f in d["ranks"][0]["findings"] if f["id"] == "launch-bound"]'
+gen_launches 6 6 "$TMP/waits.json"
+expect_rc 0 analyze --json "$TMP/waits.json"
+[ "$(json_get "$OUT" "$lb")" = "['launch-bound']" ] || fail "a GPU waiting for launches is not launch-bound"
+[ "$(json_get "$OUT" '[f for f in d["ranks"][0]["findings"] if f["id"] == "launch-bound"][0]["evidence"]["launch_delay_p50_ns"]')" = 1000 ] ||
+	fail "launch-bound evidence lacks the launch delay"
+gen_launches 2000 3 "$TMP/backlog.json"
+expect_rc 0 analyze --json "$TMP/backlog.json"
+[ "$(json_get "$OUT" "$lb")" = "[]" ] || fail "a GPU with a backlog is called launch-bound"
 
 # item 15: an empty trace is an error naming the file, for every command that reads traces
 printf '{"traceEvents": []}' >"$TMP/empty.json"
