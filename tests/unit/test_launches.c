@@ -148,6 +148,28 @@ static void test_no_launches(void **state)
 	gp_trace_free(t);
 }
 
+/* a graph launch is one launch: its first GPU op gives the delay, not each op */
+static void test_graph_launch(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+
+	(void)state;
+	/* cudaGraphLaunch [0, 10k) -> three kernels of 100k back to back from 12k */
+	tu_runtime(t, "cudaGraphLaunch", 1, 1, 0, 10000, 1);
+	tu_kernel(t, "g1", 0, 7, 12000, 100000, 1);
+	tu_kernel(t, "g2", 0, 7, 112000, 100000, 1);
+	tu_kernel(t, "g3", 0, 7, 212000, 100000, 1);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(r, "launches/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/max"), 2000);
+	assert_int_equal(tu_geti(r, "launches/delay_outliers/count"), 0);
+	/* the queue still holds the graph's three ops until they start */
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 3);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /* HIP: CUDA's launch-queue limit does not apply; no limit, no time at it */
 static void test_queue_limit_hip(void **state)
 {
@@ -190,7 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launches_gpuprof),    cmocka_unit_test(test_launches_hta),
 		cmocka_unit_test(test_launches_sparse_ids), cmocka_unit_test(test_no_launches),
-		cmocka_unit_test(test_queue_limit_hip),
+		cmocka_unit_test(test_queue_limit_hip),     cmocka_unit_test(test_graph_launch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

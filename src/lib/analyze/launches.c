@@ -2,13 +2,13 @@
 /*
  * launches.c - the "launches" section: how the host feeds the GPU.
  *
- * A launch is a GPU event (c->gpu) with the runtime/driver call that launched
- * it (same correlation id, gp__launcher()). For each: launch delay = GPU start
- * - end of the call; "short" when the GPU event is shorter than its call;
- * outliers when the call takes > 50 µs or the delay is > 100 µs (HTA's
- * defaults). Queue depth per stream: +1 at each launching call, -1 at each GPU
- * start; its max, mean and the time spent at or above 1024 (the CUDA launch
- * queue limit).
+ * A launch is a runtime/driver call with the first GPU event (c->gpu) it
+ * started (same correlation id, gp__launcher()); a graph launch is one. For
+ * each: launch delay = GPU start - end of the call; "short" when the GPU event
+ * is shorter than its call; outliers when the call takes > 50 µs or the delay
+ * is > 100 µs (HTA's defaults). Queue depth per stream: +1 per GPU event at
+ * its launching call, -1 at each GPU start; its max, mean and, on CUDA, the
+ * time spent at or above 1024 (its launch queue limit; other runtimes: none).
  * gpuprof counts every runtime/driver launch (cuLaunchKernel, hipLaunchKernel,
  * cudaGraphLaunch...), clips delays at 0 and weights the queue mean by time.
  * --compat hta follows HTA: launch stats only for cudaLaunchKernel,
@@ -598,6 +598,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 {
 	struct gp_value *l = gp_value_object();
 	int64_t *delay = NULL, nshort = 0, nrt = 0, ndelay = 0;
+	uint8_t *seen = NULL;
 	size_t n = 0, k;
 	int rc = 0;
 
@@ -606,7 +607,8 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 	if ((rc = gp_obj_set(r, "launches", l)))
 		return rc;
 	delay = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*delay));
-	if (!delay)
+	seen = gp__calloc(c->t->ev.n ? c->t->ev.n : 1, 1);
+	if (!delay || !seen)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < c->gpu.n; k++) {
 		uint32_t i = c->gpu.v[k];
@@ -616,6 +618,14 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 			continue;
 		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_stat_names,
 		                       GP_ARRAY_SIZE(hta_stat_names)))
+			continue;
+		/*
+		 * One launch per call: a graph launch starts many GPU ops, and only
+		 * the first (c->gpu is in start order) measures its delay; the
+		 * others wait for their predecessors, not for the launch. HTA
+		 * counts every op of its (non-graph) calls.
+		 */
+		if (!c->hta && seen[ln]++)
 			continue;
 		call_dur = c->dur[ln];
 		d = c->ts[i] - (c->ts[ln] + call_dur);
@@ -635,6 +645,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(count_obj(l, "delay_outliers", ndelay, n, DELAY_CUTOFF_NS));
 	GP_TRY(write_queue(c, l));
 out:
+	gp__free(seen);
 	gp__free(delay);
 	return rc;
 }
