@@ -6,8 +6,8 @@
  * started (same correlation id, gp__launcher()); a graph launch is one. For
  * each: launch delay = GPU start - end of the call; "short" when the GPU event
  * is shorter than its call; outliers when the call takes > 50 µs or the delay
- * is > 100 µs (HTA's defaults). Queue depth per stream: +1 per GPU event at
- * its launching call, -1 at each GPU start; its max, mean and, on CUDA, the
+ * is > 100 µs (HTA's defaults). Queue depth per stream: +1 at each launch
+ * call, -1 when its (first) GPU event starts; its max, mean and, on CUDA, the
  * time spent at or above 1024 (its launch queue limit; other runtimes: none).
  * gpuprof counts every runtime/driver launch (cuLaunchKernel, hipLaunchKernel,
  * cudaGraphLaunch...), clips delays at 0 and weights the queue mean by time.
@@ -512,6 +512,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 	struct gp_value *arr = gp_value_array();
 	int64_t span = c->span_end - c->span_start;
 	enum runtime rt = trace_runtime(c);
+	uint8_t *seen = NULL;
 	int64_t limit = rt == RT_CUDA ? CUDA_QUEUE_LIMIT : 0; /* 0: none known */
 	int rc = 0;
 
@@ -527,14 +528,16 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		GP_TRY(hta_queue_points(c, &p, &n));
 	} else {
 		p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
-		if (!p)
+		seen = gp__calloc(c->t->ev.n ? c->t->ev.n : 1, 1);
+		if (!p || !seen)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		for (k = 0; k < c->gpu.n; k++) {
 			uint32_t i = c->gpu.v[k];
 			int64_t ln = gp__launcher(c, i);
 			int32_t dev = gp__ev_device(c->t, i);
 
-			if (ln < 0)
+			/* one pending launch per call, a graph launch too: until its first op */
+			if (ln < 0 || seen[ln]++)
 				continue;
 			p[n] =
 			    (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
@@ -590,6 +593,7 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 		}
 	}
 out:
+	gp__free(seen);
 	gp__free(p);
 	return rc;
 }
