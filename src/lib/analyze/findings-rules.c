@@ -214,9 +214,10 @@ out:
  * Launch-bound means the GPU waits for launches: short kernels (or launch
  * calls covering the GPU's busy time) are not enough when work is queued up
  * ahead of the GPU. A median launch delay of 100 µs or more (HTA's delay
- * outlier threshold), or a stream whose mean queue depth reaches 2, is a
- * backlog: the GPU has work waiting, so the launches are not what it waits
- * for (resnet50: delay p50 9.5 ms, mean queue 100).
+ * outlier threshold), or a stream whose mean queue depth reaches 2 (over
+ * time; not under --compat hta, whose mean is over samples), is a backlog:
+ * the GPU has work waiting, so the launches are not what it waits for
+ * (resnet50: delay p50 9.5 ms, mean queue 100).
  */
 #define LAUNCH_WAIT_DELAY_NS 100000
 #define LAUNCH_WAIT_QUEUE    2.0
@@ -276,7 +277,8 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		goto out;
 	/* a backlog: the GPU does not wait for launches */
 	delay_known = geti(l, "launch_delay_ns/p50", &delay);
-	qmean = max_queue_mean(l);
+	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
+	qmean = c->hta ? NAN : max_queue_mean(l);
 	if ((delay_known && delay >= LAUNCH_WAIT_DELAY_NS) || qmean >= LAUNCH_WAIT_QUEUE)
 		goto out;
 	if (!(ev = ev_new()))
