@@ -270,41 +270,36 @@ out:
  * that is not stable, so events with the same µs come out in its order, and
  * the queue's samples with them. Sorts the positions @p ix by @p key.
  */
+/* moves @p tmp down from 1-based heap position @p i of @p a[1..n] */
+static void np_sift(const int64_t *key, size_t *a, size_t tmp, size_t i, size_t n)
+{
+	size_t j;
+
+	for (j = i << 1; j <= n;) {
+		if (j < n && key[a[j]] < key[a[j + 1]])
+			j += 1;
+		if (key[tmp] < key[a[j]]) {
+			a[i] = a[j];
+			i = j;
+			j += j;
+		} else {
+			break;
+		}
+	}
+	a[i] = tmp;
+}
+
 static void np_aheapsort(const int64_t *key, size_t *ix, size_t n)
 {
-	size_t *a = ix - 1, i, j, l, tmp;
+	size_t *a = ix - 1, l, tmp; /* 1-based, as numpy's */
 
-	for (l = n >> 1; l > 0; --l) {
-		tmp = a[l];
-		for (i = l, j = l << 1; j <= n;) {
-			if (j < n && key[a[j]] < key[a[j + 1]])
-				j += 1;
-			if (key[tmp] < key[a[j]]) {
-				a[i] = a[j];
-				i = j;
-				j += j;
-			} else {
-				break;
-			}
-		}
-		a[i] = tmp;
-	}
+	for (l = n >> 1; l > 0; --l)
+		np_sift(key, a, a[l], l, n);
 	for (; n > 1;) {
 		tmp = a[n];
 		a[n] = a[1];
 		n -= 1;
-		for (i = 1, j = 2; j <= n;) {
-			if (j < n && key[a[j]] < key[a[j + 1]])
-				j++;
-			if (key[tmp] < key[a[j]]) {
-				a[i] = a[j];
-				i = j;
-				j += j;
-			} else {
-				break;
-			}
-		}
-		a[i] = tmp;
+		np_sift(key, a, tmp, 1, n);
 	}
 }
 
