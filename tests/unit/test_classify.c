@@ -97,6 +97,7 @@ static void test_amd_matrix_cores(void **state)
 	assert_true(gp__is_gemm_like(valu));
 	assert_false(gp__uses_tensor_cores(valu));
 	assert_true(gp__uses_tensor_cores("paged_attention_ll4mi_QKV_mfma16_kernel"));
+	assert_true(gp__uses_tensor_cores("kernel_gemm_xdl_cshuffle_v1<ck::GridwiseGemm>"));
 	assert_false(gp__uses_tensor_cores("k_MIx")); /* no instruction shape */
 	assert_false(gp__uses_tensor_cores("void at::native::reduce_kernel<128, 4>"));
 }

@@ -189,8 +189,9 @@ const char *gp__ktype_name(enum gp_ktype k)
 /*
  * AMD's matrix cores: Tensile/hipBLASLt name the matrix instruction a GEMM
  * uses in its name ("Cijk_..._MT256x128x64_MI16x16x1_..."); a kernel without
- * one runs on the vector units. Composable Kernel and hand-written kernels
- * name MFMA ("..._mfma16_kernel").
+ * one runs on the vector units. Hand-written kernels name MFMA
+ * ("..._mfma16_kernel"), Composable Kernel and MIOpen XDLOPS
+ * ("kernel_gemm_xdl_cshuffle_v1", "DeviceGemmXdl", "..._xdlops_...").
  */
 static bool amd_matrix_core(const char *name)
 {
@@ -206,7 +207,8 @@ static bool amd_matrix_core(const char *name)
 		if (*q == 'x')
 			return true;
 	}
-	return strstr(name, "mfma") != NULL;
+	return strstr(name, "mfma") || strstr(name, "xdlops") || strstr(name, "_xdl_") ||
+	       strstr(name, "Xdl");
 }
 
 bool gp__uses_tensor_cores(const char *name)

@@ -37,7 +37,7 @@ const char *gp__classify_rule_name(uint8_t rule);
  * @return true when a kernel name shows Tensor Core use: the TensorBoard plugin's
  * patterns (profiler/tensor_core.py, from NVIDIA PyProf) plus the Ampere/Hopper
  * names it predates (tensorop, gmma, wmma), and AMD's matrix cores: a Tensile or
- * hipBLASLt matrix instruction ("_MI16x16x1") or "mfma" in the name.
+ * hipBLASLt matrix instruction ("_MI16x16x1"), "mfma" or XDLOPS in the name.
  */
 bool gp__uses_tensor_cores(const char *name);
 
