@@ -153,6 +153,7 @@ static void test_graph_launch(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
 	struct gp_value *r;
+	int k;
 
 	(void)state;
 	/* cudaGraphLaunch [0, 10k) -> three kernels of 100k back to back from 12k */
@@ -165,6 +166,17 @@ static void test_graph_launch(void **state)
 	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/max"), 2000);
 	assert_int_equal(tu_geti(r, "launches/delay_outliers/count"), 0);
 	/* one pending launch in the queue, until its first op starts */
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 1);
+	gp_value_free(r);
+	gp_trace_free(t);
+
+	/* a graph of 300 ops (more than a byte counts) is still one launch */
+	t = tu_trace_new();
+	tu_runtime(t, "cudaGraphLaunch", 1, 1, 0, 10000, 1);
+	for (k = 0; k < 300; k++)
+		tu_kernel(t, "g", 0, 7, 12000 + 100 * k, 100, 1);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(r, "launches/count"), 1);
 	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 1);
 	gp_value_free(r);
 	gp_trace_free(t);

@@ -264,13 +264,7 @@ out:
 	return rc;
 }
 
-/*
- * numpy 1.24's argsort(kind="quicksort") (npysort/quicksort.cpp, aheapsort_
- * and aquicksort_), which pandas' sort_values(by="ts") runs: an introsort
- * that is not stable, so events with the same µs come out in its order, and
- * the queue's samples with them. Sorts the positions @p ix by @p key.
- */
-/* moves @p tmp down from 1-based heap position @p i of @p a[1..n] */
+/* numpy's aheapsort_ (its introsort's fallback): moves @p tmp down from 1-based position @p i */
 static void np_sift(const int64_t *key, size_t *a, size_t tmp, size_t i, size_t n)
 {
 	size_t j;
@@ -306,9 +300,15 @@ static void np_aheapsort(const int64_t *key, size_t *ix, size_t n)
 #define NP_SMALL_QUICKSORT 16
 #define NP_QS_STACK        128
 
+/*
+ * numpy 1.24's argsort(kind="quicksort") (npysort/quicksort.cpp, aheapsort_
+ * and aquicksort_), which pandas' sort_values(by="ts") runs: an introsort
+ * that is not stable, so events with the same µs come out in its order, and
+ * the queue's samples with them. Sorts the positions @p ix by @p key.
+ */
 static void np_aquicksort(const int64_t *key, size_t *ix, size_t num)
 {
-	size_t *pl = ix, *pr = ix + num - 1, *stack[NP_QS_STACK], **sptr = stack;
+	size_t *pl = ix, *pr, *stack[NP_QS_STACK], **sptr = stack;
 	size_t *pm, *pi, *pj, *pk, vi, tmp;
 	int depth[NP_QS_STACK], *psdepth = depth, cdepth = 0;
 	int64_t vp;
@@ -316,6 +316,7 @@ static void np_aquicksort(const int64_t *key, size_t *ix, size_t num)
 
 	if (num < 2)
 		return;
+	pr = ix + num - 1;
 	while (u >>= 1)
 		cdepth++;
 	cdepth *= 2;
@@ -532,8 +533,9 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			int32_t dev = gp__ev_device(c->t, i);
 
 			/* one pending launch per call, a graph launch too: until its first op */
-			if (ln < 0 || seen[ln]++)
+			if (ln < 0 || seen[ln])
 				continue;
+			seen[ln] = 1;
 			p[n] =
 			    (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
 			p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
@@ -624,8 +626,9 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 		 * others wait for their predecessors, not for the launch. HTA
 		 * counts every op of its (non-graph) calls.
 		 */
-		if (!c->hta && seen[ln]++)
+		if (!c->hta && seen[ln])
 			continue;
+		seen[ln] = 1;
 		call_dur = c->dur[ln];
 		d = c->ts[i] - (c->ts[ln] + call_dur);
 		if (!c->hta && d < 0)
