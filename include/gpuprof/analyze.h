@@ -27,6 +27,7 @@ extern "C" {
 enum gp_compat {
 	GP_COMPAT_NONE = 0, /**< gpuprof's exact definitions */
 	GP_COMPAT_HTA = 1, /**< reproduce Holistic Trace Analysis (last-step filter, µs rounding) */
+	GP_COMPAT_TB = 2,  /**< the TensorBoard plugin's step breakdown (Communication rule) */
 };
 
 /** Options; zero-initialise, then set size = sizeof(struct gp_analyze_opts). */

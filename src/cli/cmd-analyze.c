@@ -28,7 +28,7 @@ static const char usage_text[] =
     "    -o, --output FILE write to FILE (atomically) instead of standard output\n"
     "    --top N           rows per table (default: 10 for tables, all for --json; 0: all)\n"
     "    --rank R          only analyse rank R\n"
-    "    --compat MODE     definitions: 'none' (gpuprof's, default) or 'hta'\n"
+    "    --compat MODE     definitions: 'none' (gpuprof's, default), 'hta' or 'tb'\n"
     "    --salvage         analyse what precedes the damage of a truncated trace\n"
     "    --threads N       files read in parallel (default: one per CPU)\n"
     "    -q, --quiet       no warnings\n"
@@ -144,11 +144,14 @@ int cmd_analyze(int argc, const char **argv)
 		case OPT_COMPAT:
 			if (strcmp(optarg, "hta") == 0)
 				opts.compat = GP_COMPAT_HTA;
+			else if (strcmp(optarg, "tb") == 0)
+				opts.compat = GP_COMPAT_TB;
 			else if (strcmp(optarg, "none") == 0)
 				opts.compat = GP_COMPAT_NONE;
 			else
-				usage_die("option '--compat' expects 'hta' or 'none', not '%s'",
-				          optarg);
+				usage_die(
+				    "option '--compat' expects 'hta', 'tb' or 'none', not '%s'",
+				    optarg);
 			break;
 		case OPT_SALVAGE:
 			opts.salvage = true;

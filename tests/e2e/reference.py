@@ -5,15 +5,17 @@
 Usage: reference.py hta|tb GPUPROF TRACES_DIR
 
 hta: `--compat hta` against Holistic Trace Analysis: temporal breakdown, idle
-     breakdown per stream, kernel-type breakdown, comm/comp overlap and the
-     top-5 kernels, within 0.1 percentage point or 1 us.
-tb:  gpuprof's default definitions against the TensorBoard plugin: the
+     breakdown per stream, kernel-type breakdown, comm/comp overlap, the
+     top-5 kernels, within 0.1 percentage point or 1 us, and the queue length
+     per stream (mean to HTA's 2 decimals, max exactly).
+tb:  `--compat tb` (the plugin's Communication rule) against the TensorBoard plugin: the
      step-time breakdown within 0.5 point, GPU utilisation, est. SM efficiency
      and est. achieved occupancy; and against the stdlib script: the raw
      GPU busy time and window, and the top-5 kernels (sum and count).
 Every trace must be analysed without error; traces without GPU events must say
 so. Prints one line per check that fails and exits 1 if any did.
 """
+import ast
 import glob
 import json
 import os
@@ -89,6 +91,16 @@ def check_hta(name, r, ref):
     elif kt:
         if gpu["comm_comp_overlap_pct"] is not None:
             failures.append(f"{name}: overlap should be null without communication")
+    # queue length per stream: HTA prints the mean to 2 decimals
+    q = h.get("queue_length_by_rank_stream") or {}
+    if isinstance(q, str):
+        q = ast.literal_eval(q)
+    ours = {row["stream"]: row for row in (r.get("launches") or {}).get("queue") or []}
+    for rs, v in q.items():
+        stream = int(rs.strip("()").split(",")[1])
+        o = ours.get(stream)
+        check(name, f"queue length stream {stream} mean", o["mean"] if o else None, v["mean"], 0.005)
+        check(name, f"queue length stream {stream} max", o["max"] if o else None, v["max"], 0.0)
     top = (h.get("top5_kernels") or {}).get("0") or []
     rows = r.get("hta_kernels") or r.get("kernels") or []
     for i, k in enumerate(top):
@@ -151,7 +163,7 @@ def main():
         ref = json.load(open(refpath))
         path = os.path.join(traces, ref["file"])
         name = os.path.basename(ref["file"])
-        r = analyze(gpuprof, path, "hta" if mode == "hta" else "none")
+        r = analyze(gpuprof, path, "hta" if mode == "hta" else "tb")
         if r is None:
             continue
         if mode == "hta":

@@ -133,6 +133,9 @@ err_has "schema 'gpuprof.other/1' is not one that report reads"
 printf '{"traceEvents": [ {"ph": "X", "name": "k", ' >cut.json
 expect_rc 1 report -q -o x.html cut.json
 err_has "cut.json"
+expect_rc 1 report -q --salvage -o cut.html cut.json # nothing precedes the damage
+err_has "no events to analyse"
+printf '{"traceEvents": [ {"ph": "X", "name": "a", "ts": 1, "dur": 2, "pid": 1, "tid": 1}, {"ph": "X", "name": "k", ' >cut.json
 expect_rc 0 report -q --salvage -o cut.html cut.json
 expect_rc 1 report -q -o "$TMP/no-such-dir/x.html" ex.json
 [ ! -e x.html ] || fail "a page was written on an error"

@@ -84,11 +84,30 @@ static void test_hta_rules(void **state)
 	gp_trace_free(t);
 }
 
+/* AMD matrix cores are Tensor Cores too; Tensile's Cijk_ kernels are GEMMs */
+static void test_amd_matrix_cores(void **state)
+{
+	static const char mfma[] =
+	    "Cijk_Alik_Bljk_SB_Bias_AS_SAV_UserArgs_MT64x16x32_MI16x16x1_SN_LDSB0";
+	static const char valu[] = "Cijk_Ailk_Bljk_SB_MT64x64x8_SE_1LDSB0_APM1_AF0EM1_AF1EM1";
+
+	(void)state;
+	assert_true(gp__is_gemm_like(mfma));
+	assert_true(gp__uses_tensor_cores(mfma));
+	assert_true(gp__is_gemm_like(valu));
+	assert_false(gp__uses_tensor_cores(valu));
+	assert_true(gp__uses_tensor_cores("paged_attention_ll4mi_QKV_mfma16_kernel"));
+	assert_true(gp__uses_tensor_cores("kernel_gemm_xdl_cshuffle_v1<ck::GridwiseGemm>"));
+	assert_false(gp__uses_tensor_cores("k_MIx")); /* no instruction shape */
+	assert_false(gp__uses_tensor_cores("void at::native::reduce_kernel<128, 4>"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpuprof_rules),
 		cmocka_unit_test(test_hta_rules),
+		cmocka_unit_test(test_amd_matrix_cores),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -400,6 +400,10 @@ static void test_errors(void **state)
 		  "second \"traceEvents\"" },
 		{ "{\"traceEvents\":[], \"baseTimeNanoseconds\":\"x\"}", GP_EFORMAT,
 		  "\"baseTimeNanoseconds\" is not an integer" },
+		{ "{\"traceEvents\": []}", GP_EFORMAT, "no events to analyse" },
+		{ "[]", GP_EFORMAT, "no events to analyse" },
+		{ "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1}]}",
+		  GP_EFORMAT, "no events to analyse" },
 		{ "{\"traceEvents\":[{\"pid\":1.5}]}", GP_EFORMAT,
 		  "byte 23: \"pid\" is not an integer" },
 		{ "{\"a\":tru}", GP_EFORMAT, "byte 5: invalid literal" },
@@ -451,15 +455,14 @@ static void test_depth_bomb(void **state)
 		assert_int_equal(rc, GP_ELIMIT);
 		assert_non_null(strstr(gp_last_error(), "nesting too deep"));
 		assert_null(t);
-		/* inside traceEvents, salvage keeps what came before (nothing) */
+		/* inside traceEvents, salvage keeps what came before: nothing, an error */
 		rc = open_mem(p, pl + n, true, &t);
 		if (k == 1) {
 			assert_int_equal(rc, GP_ELIMIT);
 		} else {
-			assert_int_equal(rc, 0);
-			assert_true(t->salvaged);
-			assert_int_equal(t->ev.n, 0);
-			gp_trace_free(t);
+			assert_int_equal(rc, GP_EFORMAT);
+			assert_non_null(strstr(gp_last_error(), "none before the damage"));
+			assert_null(t);
 		}
 		free(p);
 	}

@@ -148,13 +148,83 @@ static void test_no_launches(void **state)
 	gp_trace_free(t);
 }
 
+/* a graph launch is one launch: its first GPU op gives the delay, not each op */
+static void test_graph_launch(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	/* cudaGraphLaunch [0, 10k) -> three kernels of 100k back to back from 12k */
+	tu_runtime(t, "cudaGraphLaunch", 1, 1, 0, 10000, 1);
+	tu_kernel(t, "g1", 0, 7, 12000, 100000, 1);
+	tu_kernel(t, "g2", 0, 7, 112000, 100000, 1);
+	tu_kernel(t, "g3", 0, 7, 212000, 100000, 1);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(r, "launches/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/launch_delay_ns/max"), 2000);
+	assert_int_equal(tu_geti(r, "launches/delay_outliers/count"), 0);
+	/* one pending launch in the queue, until its first op starts */
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 1);
+	gp_value_free(r);
+	gp_trace_free(t);
+
+	/* a graph of 300 ops (more than a byte counts) is still one launch */
+	t = tu_trace_new();
+	tu_runtime(t, "cudaGraphLaunch", 1, 1, 0, 10000, 1);
+	for (k = 0; k < 300; k++)
+		tu_kernel(t, "g", 0, 7, 12000 + 100 * k, 100, 1);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(tu_geti(r, "launches/count"), 1);
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 1);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* HIP: CUDA's launch-queue limit does not apply; no limit, no time at it */
+static void test_queue_limit_hip(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	int k;
+
+	(void)state;
+	/* 1100 launches pending at once, as a ROCm trace may show */
+	for (k = 0; k < 1100; k++) {
+		tu_runtime(t, "hipLaunchKernel", 1, 1, k, 1, k + 1);
+		tu_kernel(t, "k", 0, 0, 100000 + 10 * k, 10, k + 1);
+	}
+	r = tu_section(t, false, gp__an_launches);
+	assert_string_equal(gp_value_get_str(gp_value_path(r, "launches/runtime")), "hip");
+	assert_int_equal(gp_value_type(gp_value_path(r, "launches/queue_limit")), GP_VALUE_NULL);
+	assert_int_equal(tu_geti(r, "launches/queue/0/max"), 1100);
+	assert_int_equal(gp_value_type(gp_value_path(r, "launches/queue/0/time_at_limit_ns")),
+	                 GP_VALUE_NULL);
+	gp_value_free(r);
+	gp_trace_free(t);
+
+	/* CUDA names: the limit applies; unknown (no launching call) has none */
+	t = scenario();
+	r = tu_section(t, false, gp__an_launches);
+	assert_string_equal(gp_value_get_str(gp_value_path(r, "launches/runtime")), "cuda");
+	gp_value_free(r);
+	gp_trace_free(t);
+	t = tu_trace_new();
+	tu_kernel(t, "orphan", 0, 7, 0, 10, -1);
+	r = tu_section(t, false, gp__an_launches);
+	assert_int_equal(gp_value_type(gp_value_path(r, "launches/runtime")), GP_VALUE_NULL);
+	assert_int_equal(gp_value_type(gp_value_path(r, "launches/queue_limit")), GP_VALUE_NULL);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_launches_gpuprof),
-		cmocka_unit_test(test_launches_hta),
-		cmocka_unit_test(test_launches_sparse_ids),
-		cmocka_unit_test(test_no_launches),
+		cmocka_unit_test(test_launches_gpuprof),    cmocka_unit_test(test_launches_hta),
+		cmocka_unit_test(test_launches_sparse_ids), cmocka_unit_test(test_no_launches),
+		cmocka_unit_test(test_queue_limit_hip),     cmocka_unit_test(test_graph_launch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

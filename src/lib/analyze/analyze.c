@@ -512,7 +512,10 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 	}
 	GP_TRY(gp_obj_set(report, "ranks", ranks));
 	GP_TRY(gp_obj_set_str(report, "schema", GP_ANALYZE_SCHEMA));
-	GP_TRY(gp_obj_set_str(report, "compat", o.compat == GP_COMPAT_HTA ? "hta" : "none"));
+	GP_TRY(gp_obj_set_str(report, "compat",
+	                      o.compat == GP_COMPAT_HTA  ? "hta"
+	                      : o.compat == GP_COMPAT_TB ? "tb"
+	                                                 : "none"));
 	GP_TRY(gp_obj_set_str(report, "gpuprof_version", gp_version()));
 	if (srcs->skipped)
 		GP_TRY(gp_arr_push(warnings, gp_value_str(srcs->skipped)));

@@ -186,6 +186,31 @@ const char *gp__ktype_name(enum gp_ktype k)
 	}
 }
 
+/*
+ * AMD's matrix cores: Tensile/hipBLASLt name the matrix instruction a GEMM
+ * uses in its name ("Cijk_..._MT256x128x64_MI16x16x1_..."); a kernel without
+ * one runs on the vector units. Hand-written kernels name MFMA
+ * ("..._mfma16_kernel"), Composable Kernel and MIOpen XDLOPS
+ * ("kernel_gemm_xdl_cshuffle_v1", "DeviceGemmXdl", "..._xdlops_...").
+ */
+static bool amd_matrix_core(const char *name)
+{
+	const char *p;
+
+	for (p = strstr(name, "_MI"); p; p = strstr(p + 3, "_MI")) {
+		const char *q = p + 3;
+
+		if (*q < '0' || *q > '9')
+			continue;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (*q == 'x')
+			return true;
+	}
+	return strstr(name, "mfma") || strstr(name, "xdlops") || strstr(name, "_xdl_") ||
+	       strstr(name, "Xdl");
+}
+
 bool gp__uses_tensor_cores(const char *name)
 {
 	static const char *const pats[] = {
@@ -217,12 +242,13 @@ bool gp__uses_tensor_cores(const char *name)
 	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
 		if (strstr(name, pats[i]))
 			return true;
-	return false;
+	return amd_matrix_core(name);
 }
 
 bool gp__is_gemm_like(const char *name)
 {
-	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn" };
+	/* Cijk_: Tensile's and hipBLASLt's GEMMs (C[i,j,k] = A * B), ROCm's cuBLAS */
+	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn", "Cijk_" };
 	size_t i;
 
 	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)

@@ -36,11 +36,13 @@ const char *gp__classify_rule_name(uint8_t rule);
 /**
  * @return true when a kernel name shows Tensor Core use: the TensorBoard plugin's
  * patterns (profiler/tensor_core.py, from NVIDIA PyProf) plus the Ampere/Hopper
- * names it predates (tensorop, gmma, wmma).
+ * names it predates (tensorop, gmma, wmma), and AMD's matrix cores: a Tensile or
+ * hipBLASLt matrix instruction ("_MI16x16x1"), "mfma" or XDLOPS in the name.
  */
 bool gp__uses_tensor_cores(const char *name);
 
-/** @return true for GEMM or convolution kernels (gemm, conv, cutlass, xmma, cudnn; any case). */
+/** @return true for GEMM or convolution kernels (gemm, conv, cutlass, xmma, cudnn, Cijk_; any
+ * case). */
 bool gp__is_gemm_like(const char *name);
 
 /** Per-name flags cached in the analysis context (ctx.h name_flags). */

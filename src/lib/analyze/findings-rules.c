@@ -423,7 +423,33 @@ out:
 	return rc;
 }
 
-/* ---- launch-bound: launches.short_kernels, launches.kernel_dur_ns ---- */
+/*
+ * ---- launch-bound: launches.short_kernels, launches.kernel_dur_ns,
+ * launches.launch_delay_ns, launches.queue ----
+ *
+ * Launch-bound means the GPU waits for launches: short kernels (or launch
+ * calls covering the GPU's busy time) are not enough when work is queued up
+ * ahead of the GPU. A median launch delay of 100 µs or more (HTA's delay
+ * outlier threshold), or a stream whose mean queue depth reaches 2 (over
+ * time; not under --compat hta, whose mean is over samples), is a backlog:
+ * the GPU has work waiting, so the launches are not what it waits for
+ * (resnet50: delay p50 9.5 ms, mean queue 100).
+ */
+#define LAUNCH_WAIT_DELAY_NS 100000
+#define LAUNCH_WAIT_QUEUE    2.0
+
+/* the largest mean queue depth over the streams; NaN without a queue */
+static double max_queue_mean(const struct gp_value *l)
+{
+	const struct gp_value *q = gp_obj_get(l, "queue");
+	double m = NAN, v;
+	size_t k;
+
+	for (k = 0; k < gp_value_len(q); k++)
+		if (getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
+			m = v;
+	return m;
+}
 
 /* the union of the calls that launched GPU work: no section has it */
 static int launch_union(const struct gp__actx *c, int64_t *out)
@@ -450,9 +476,9 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 {
 	const struct gp_value *l = gp_obj_get(r, "launches");
 	struct gp_value *ev = NULL;
-	int64_t n, nshort, med = 0, launch_ns = 0;
-	double short_pct;
-	bool med_known, many_short, cpu_bound;
+	int64_t n, nshort, med = 0, launch_ns = 0, delay = 0;
+	double short_pct, qmean;
+	bool med_known, delay_known, many_short, cpu_bound;
 	char title[200], medtxt[32] = "";
 	int rc = 0;
 
@@ -465,6 +491,12 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	cpu_bound = b->busy_ns > 0 && launch_ns >= b->busy_ns;
 	if (!many_short && !cpu_bound)
 		goto out;
+	/* a backlog: the GPU does not wait for launches */
+	delay_known = geti(l, "launch_delay_ns/p50", &delay);
+	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
+	qmean = c->hta ? NAN : max_queue_mean(l);
+	if ((delay_known && delay >= LAUNCH_WAIT_DELAY_NS) || qmean >= LAUNCH_WAIT_QUEUE)
+		goto out;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
 	GP_TRY(gp_obj_set_int(ev, "kernels", n));
@@ -475,6 +507,11 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", nshort));
 	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", short_pct));
 	GP_TRY(gp_obj_set_int(ev, "launch_calls_ns", launch_ns));
+	if (delay_known)
+		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", delay));
+	else
+		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
+	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
 	if (med_known) {
@@ -1029,7 +1066,8 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
-	snprintf(title, sizeof(title), "Launch queue full (%lld pending launches) for %s",
+	/* only CUDA has a known limit (launches.c): other runtimes never get here */
+	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s",
 	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0));
 	rc = gp__fnd_add(
 	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,

@@ -2,19 +2,20 @@
 /*
  * launches.c - the "launches" section: how the host feeds the GPU.
  *
- * A launch is a GPU event (c->gpu) with the runtime/driver call that launched
- * it (same correlation id, gp__launcher()). For each: launch delay = GPU start
- * - end of the call; "short" when the GPU event is shorter than its call;
- * outliers when the call takes > 50 µs or the delay is > 100 µs (HTA's
- * defaults). Queue depth per stream: +1 at each launching call, -1 at each GPU
- * start; its max, mean and the time spent at or above 1024 (the CUDA launch
- * queue limit).
+ * A launch is a runtime/driver call with the first GPU event (c->gpu) it
+ * started (same correlation id, gp__launcher()); a graph launch is one. For
+ * each: launch delay = GPU start - end of the call; "short" when the GPU event
+ * is shorter than its call; outliers when the call takes > 50 µs or the delay
+ * is > 100 µs (HTA's defaults). Queue depth per stream: +1 at each launch
+ * call, -1 when its (first) GPU event starts; its max, mean and, on CUDA, the
+ * time spent at or above 1024 (its launch queue limit; other runtimes: none).
  * gpuprof counts every runtime/driver launch (cuLaunchKernel, hipLaunchKernel,
  * cudaGraphLaunch...), clips delays at 0 and weights the queue mean by time.
  * --compat hta follows HTA: launch stats only for cudaLaunchKernel,
  * cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync, unclipped delays;
  * the queue from HTA's launch-name list, keyed by stream number, its mean a
- * plain mean over the samples (pandas describe()).
+ * plain mean over the samples (pandas describe()) taken in HTA's order,
+ * numpy's unstable sort by µs included (hta_queue_points()).
  */
 #include "analyze-int.h"
 
@@ -27,7 +28,48 @@
 
 #define RUNTIME_CUTOFF_NS 50000
 #define DELAY_CUTOFF_NS   100000
-#define QUEUE_LIMIT       1024
+/*
+ * CUDA's launch queue: a launch blocks the host thread once about 1024 are
+ * pending on the device. HIP has no such documented depth (its AQL queues are
+ * sized per stream and grow), so other runtimes get no limit.
+ */
+#define CUDA_QUEUE_LIMIT 1024
+
+enum runtime { RT_UNKNOWN, RT_CUDA, RT_HIP };
+
+/*
+ * The runtime that launched the trace's GPU work: from the names of the
+ * launching calls (cuda*, cu* vs hip*), else from the metadata PyTorch
+ * writes (cuda_runtime_version, cupti_version vs hip_runtime_version,
+ * roctracer_version); unknown when both or neither appear.
+ */
+static enum runtime trace_runtime(const struct gp__actx *c)
+{
+	bool cuda = false, hip = false;
+	size_t k;
+
+	for (k = 0; k < c->gpu.n; k++) {
+		int64_t ln = gp__launcher(c, c->gpu.v[k]);
+		const char *n;
+
+		if (ln < 0)
+			continue;
+		n = gp__ev_name(c->t, (size_t)ln);
+		if (strncmp(n, "hip", 3) == 0)
+			hip = true;
+		else if (strncmp(n, "cu", 2) == 0)
+			cuda = true;
+		if (cuda && hip)
+			return RT_UNKNOWN;
+	}
+	if (!cuda && !hip) {
+		cuda = gp_obj_get(c->t->meta, "cuda_runtime_version") ||
+		       gp_obj_get(c->t->meta, "cupti_version");
+		hip = gp_obj_get(c->t->meta, "hip_runtime_version") ||
+		      gp_obj_get(c->t->meta, "roctracer_version");
+	}
+	return cuda == hip ? RT_UNKNOWN : cuda ? RT_CUDA : RT_HIP;
+}
 
 static bool name_in(const char *n, const char *const *list, size_t len)
 {
@@ -222,37 +264,285 @@ out:
 	return rc;
 }
 
+/* numpy's aheapsort_ (its introsort's fallback): moves @p tmp down from 1-based position @p i */
+static void np_sift(const int64_t *key, size_t *a, size_t tmp, size_t i, size_t n)
+{
+	size_t j;
+
+	for (j = i << 1; j <= n;) {
+		if (j < n && key[a[j]] < key[a[j + 1]])
+			j += 1;
+		if (key[tmp] < key[a[j]]) {
+			a[i] = a[j];
+			i = j;
+			j += j;
+		} else {
+			break;
+		}
+	}
+	a[i] = tmp;
+}
+
+static void np_aheapsort(const int64_t *key, size_t *ix, size_t n)
+{
+	size_t *a = ix - 1, l, tmp; /* 1-based, as numpy's */
+
+	for (l = n >> 1; l > 0; --l)
+		np_sift(key, a, a[l], l, n);
+	for (; n > 1;) {
+		tmp = a[n];
+		a[n] = a[1];
+		n -= 1;
+		np_sift(key, a, tmp, 1, n);
+	}
+}
+
+#define NP_SMALL_QUICKSORT 16
+#define NP_QS_STACK        128
+
+/*
+ * numpy 1.24's argsort(kind="quicksort") (npysort/quicksort.cpp, aheapsort_
+ * and aquicksort_), which pandas' sort_values(by="ts") runs: an introsort
+ * that is not stable, so events with the same µs come out in its order, and
+ * the queue's samples with them. Sorts the positions @p ix by @p key.
+ */
+static void np_aquicksort(const int64_t *key, size_t *ix, size_t num)
+{
+	size_t *pl = ix, *pr, *stack[NP_QS_STACK], **sptr = stack;
+	size_t *pm, *pi, *pj, *pk, vi, tmp;
+	int depth[NP_QS_STACK], *psdepth = depth, cdepth = 0;
+	int64_t vp;
+	size_t u = num;
+
+	if (num < 2)
+		return;
+	pr = ix + num - 1;
+	while (u >>= 1)
+		cdepth++;
+	cdepth *= 2;
+	for (;;) {
+		if (cdepth < 0) {
+			np_aheapsort(key, pl, (size_t)(pr - pl) + 1);
+			goto stack_pop;
+		}
+		while (pr - pl > NP_SMALL_QUICKSORT) {
+			pm = pl + ((pr - pl) >> 1);
+			if (key[*pm] < key[*pl])
+				tmp = *pm, *pm = *pl, *pl = tmp;
+			if (key[*pr] < key[*pm])
+				tmp = *pr, *pr = *pm, *pm = tmp;
+			if (key[*pm] < key[*pl])
+				tmp = *pm, *pm = *pl, *pl = tmp;
+			vp = key[*pm];
+			pi = pl;
+			pj = pr - 1;
+			tmp = *pm, *pm = *pj, *pj = tmp;
+			for (;;) {
+				do
+					++pi;
+				while (key[*pi] < vp);
+				do
+					--pj;
+				while (vp < key[*pj]);
+				if (pi >= pj)
+					break;
+				tmp = *pi, *pi = *pj, *pj = tmp;
+			}
+			pk = pr - 1;
+			tmp = *pi, *pi = *pk, *pk = tmp;
+			/* the larger partition goes on the stack */
+			if (pi - pl < pr - pi) {
+				*sptr++ = pi + 1;
+				*sptr++ = pr;
+				pr = pi - 1;
+			} else {
+				*sptr++ = pl;
+				*sptr++ = pi - 1;
+				pl = pi + 1;
+			}
+			*psdepth++ = --cdepth;
+		}
+		for (pi = pl + 1; pi <= pr; ++pi) {
+			vi = *pi;
+			vp = key[vi];
+			pj = pi;
+			pk = pi - 1;
+			while (pj > pl && vp < key[*pk])
+				*pj-- = *pk--;
+			*pj = vi;
+		}
+	stack_pop:
+		if (sptr == stack)
+			break;
+		pr = *(--sptr);
+		pl = *(--sptr);
+		cdepth = *(--psdepth);
+	}
+}
+
+/* HTA's GPU rows: any event with a stream other than -1 */
+static bool hta_gpu_row(const struct gp__actx *c, size_t i)
+{
+	return gp__kept(c, i) && c->t->ev.kind[i] != GP_K_TRACE &&
+	       (c->t->ev.flags[i] & GP_EVF_HAS_STREAM) && c->t->ev.stream[i] != -1;
+}
+
+/* a kept call HTA counts as a launch (get_runtime_launch_events_mask), with an id */
+static bool hta_listed_call(const struct gp__actx *c, size_t i)
+{
+	return gp__kept(c, i) && !hta_gpu_row(c, i) && c->t->ev.kind[i] != GP_K_TRACE &&
+	       c->t->ev.corr[i] >= 0 &&
+	       name_in(gp__ev_name(c->t, i), hta_queue_names, GP_ARRAY_SIZE(hta_queue_names));
+}
+
+/* the first position in @p gk (sorted by key) whose key is at least @p id */
+static size_t kv_lower(const struct gp_kv *gk, size_t n, int64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (gk[mid].key < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * HTA's queue samples (TraceCounters._get_queue_length_time_series_for_rank),
+ * in its order: the launch calls in file order, each once per GPU row of its
+ * correlation id (a call without one takes part in the sort, then has no
+ * stream), then those GPU rows in file order; that table sorted by ts as
+ * pandas sorts it, then split by stream keeping that order. Allocates *@p out
+ * (freed by the caller) and sets *@p np to its number of points.
+ */
+static int hta_queue_points(const struct gp__actx *c, struct qpoint **out, size_t *np)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_u64map calls;
+	struct gp_kv *gk = NULL, *sk = NULL;
+	struct qpoint *all = NULL, *p = NULL;
+	int64_t *key = NULL;
+	size_t *ix = NULL;
+	size_t ng = 0, n = 0, m = 0, i, k, lo;
+	uint64_t v;
+	int rc = 0;
+
+	*out = NULL;
+	*np = 0;
+	memset(&calls, 0, sizeof(calls));
+	GP_TRY(gp__u64map_init(&calls, 1024));
+	gk = gp__calloc(t->ev.n + 1, sizeof(*gk));
+	if (!gk)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	/* GPU rows by correlation id, in file order among equal ids (a stable sort) */
+	for (i = 0; i < t->ev.n; i++)
+		if (hta_gpu_row(c, i) && t->ev.corr[i] >= 0)
+			gk[ng++] = (struct gp_kv){ t->ev.corr[i], i };
+	GP_TRY(gp__sort_kv(gk, ng));
+	for (i = 0; i < t->ev.n; i++) {
+		if (!hta_listed_call(c, i))
+			continue;
+		GP_TRY(gp__u64map_put(&calls, (uint64_t)t->ev.corr[i], 1));
+		lo = kv_lower(gk, ng, t->ev.corr[i]);
+		for (k = lo; k < ng && gk[k].key == t->ev.corr[i]; k++)
+			m++;
+		m += k == lo;
+	}
+	m += ng;
+	all = gp__calloc(m + 1, sizeof(*all));
+	key = gp__calloc(m + 1, sizeof(*key));
+	ix = gp__calloc(m + 1, sizeof(*ix));
+	sk = gp__calloc(m + 1, sizeof(*sk));
+	p = gp__calloc(m + 1, sizeof(*p));
+	if (!all || !key || !ix || !sk || !p)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < t->ev.n; i++) {
+		if (!hta_listed_call(c, i))
+			continue;
+		lo = kv_lower(gk, ng, t->ev.corr[i]);
+		for (k = lo; k < ng && gk[k].key == t->ev.corr[i]; k++)
+			all[n++] = (struct qpoint){ -1, t->ev.stream[gk[k].val], c->ts[i], +1,
+				                    (uint32_t)i };
+		if (k == lo)
+			all[n++] = (struct qpoint){ -2, 0, c->ts[i], +1, (uint32_t)i };
+	}
+	for (i = 0; i < t->ev.n; i++)
+		if (hta_gpu_row(c, i) && t->ev.corr[i] >= 0 &&
+		    gp__u64map_get(&calls, (uint64_t)t->ev.corr[i], &v))
+			all[n++] =
+			    (struct qpoint){ -1, t->ev.stream[i], c->ts[i], -1, (uint32_t)i };
+	for (i = 0; i < n; i++) {
+		key[i] = all[i].t;
+		ix[i] = i;
+	}
+	np_aquicksort(key, ix, n);
+	/* groupby("stream"): by stream, the sorted order kept; calls without a row dropped */
+	for (i = k = 0; i < n; i++)
+		if (all[ix[i]].device != -2)
+			sk[k++] = (struct gp_kv){ all[ix[i]].stream, ix[i] };
+	GP_TRY(gp__sort_kv(sk, k));
+	for (i = 0; i < k; i++)
+		p[i] = all[sk[i].val];
+	*out = p;
+	*np = k;
+	p = NULL;
+out:
+	gp__u64map_release(&calls);
+	gp__free(gk);
+	gp__free(sk);
+	gp__free(all);
+	gp__free(key);
+	gp__free(ix);
+	gp__free(p);
+	return rc;
+}
+
 static int write_queue(const struct gp__actx *c, struct gp_value *l)
 {
 	size_t n = 0, k, a, b;
 	struct qpoint *p = NULL;
 	struct gp_value *arr = gp_value_array();
 	int64_t span = c->span_end - c->span_start;
+	enum runtime rt = trace_runtime(c);
+	uint8_t *seen = NULL;
+	int64_t limit = rt == RT_CUDA ? CUDA_QUEUE_LIMIT : 0; /* 0: none known */
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(l, "queue", arr));
-	GP_TRY(gp_obj_set_int(l, "queue_limit", QUEUE_LIMIT));
-	p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
-	if (!p)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t i = c->gpu.v[k];
-		int64_t ln = gp__launcher(c, i);
-		int32_t dev;
+	GP_TRY(gp_obj_set_str(l, "runtime", rt == RT_CUDA ? "cuda" : rt == RT_HIP ? "hip" : NULL));
+	if (limit)
+		GP_TRY(gp_obj_set_int(l, "queue_limit", limit));
+	else
+		GP_TRY(gp_obj_set_null(l, "queue_limit"));
+	if (c->hta) {
+		GP_TRY(hta_queue_points(c, &p, &n));
+	} else {
+		p = gp__calloc(2 * c->gpu.n + 1, sizeof(*p));
+		seen = gp__calloc(c->t->ev.n ? c->t->ev.n : 1, 1);
+		if (!p || !seen)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		for (k = 0; k < c->gpu.n; k++) {
+			uint32_t i = c->gpu.v[k];
+			int64_t ln = gp__launcher(c, i);
+			int32_t dev = gp__ev_device(c->t, i);
 
-		if (ln < 0)
-			continue;
-		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_queue_names,
-		                       GP_ARRAY_SIZE(hta_queue_names)))
-			continue;
-		dev = c->hta ? -1 : gp__ev_device(c->t, i);
-		p[n] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
-		p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
-		n += 2;
+			/* one pending launch per call, a graph launch too: until its first op */
+			if (ln < 0 || seen[ln])
+				continue;
+			seen[ln] = 1;
+			p[n] =
+			    (struct qpoint){ dev, c->t->ev.stream[i], c->ts[ln], +1, (uint32_t)ln };
+			p[n + 1] = (struct qpoint){ dev, c->t->ev.stream[i], c->ts[i], -1, i };
+			n += 2;
+		}
+		GP_TRY(sort_qpoints(p, n));
 	}
-	GP_TRY(sort_qpoints(p, n));
 	for (a = 0; a < n; a = b) {
 		struct gp_value *o;
 		int64_t q = 0, qmax = 0, at_limit = 0;
@@ -266,11 +556,11 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			int64_t dt = k + 1 < b ? p[k + 1].t - p[k].t : 0;
 
 			q += p[k].d;
-			if (q > qmax)
+			if (q > qmax || (c->hta && k == a)) /* HTA: the max of the samples */
 				qmax = q;
 			sum += (double)q;
 			wsum += (double)q * (double)dt;
-			if (q >= QUEUE_LIMIT)
+			if (limit && q >= limit)
 				at_limit += dt;
 		}
 		for (k = a; k < b && dev < 0; k++)
@@ -289,11 +579,18 @@ static int write_queue(const struct gp__actx *c, struct gp_value *l)
 			GP_TRY(gp_obj_set_double(o, "mean", sum / (double)(b - a)));
 		else
 			GP_TRY(gp_obj_set_double(o, "mean", wsum / (double)(p[b - 1].t - p[a].t)));
-		GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
-		GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
-		                         span > 0 ? 100.0 * (double)at_limit / (double)span : NAN));
+		if (limit) {
+			GP_TRY(gp_obj_set_int(o, "time_at_limit_ns", at_limit));
+			GP_TRY(gp_obj_set_double(o, "time_at_limit_pct",
+			                         span > 0 ? 100.0 * (double)at_limit / (double)span
+			                                  : NAN));
+		} else {
+			GP_TRY(gp_obj_set_null(o, "time_at_limit_ns"));
+			GP_TRY(gp_obj_set_null(o, "time_at_limit_pct"));
+		}
 	}
 out:
+	gp__free(seen);
 	gp__free(p);
 	return rc;
 }
@@ -302,6 +599,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 {
 	struct gp_value *l = gp_value_object();
 	int64_t *delay = NULL, nshort = 0, nrt = 0, ndelay = 0;
+	uint8_t *seen = NULL;
 	size_t n = 0, k;
 	int rc = 0;
 
@@ -310,7 +608,8 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 	if ((rc = gp_obj_set(r, "launches", l)))
 		return rc;
 	delay = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*delay));
-	if (!delay)
+	seen = gp__calloc(c->t->ev.n ? c->t->ev.n : 1, 1);
+	if (!delay || !seen)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < c->gpu.n; k++) {
 		uint32_t i = c->gpu.v[k];
@@ -321,6 +620,15 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 		if (c->hta && !name_in(gp__ev_name(c->t, (size_t)ln), hta_stat_names,
 		                       GP_ARRAY_SIZE(hta_stat_names)))
 			continue;
+		/*
+		 * One launch per call: a graph launch starts many GPU ops, and only
+		 * the first (c->gpu is in start order) measures its delay; the
+		 * others wait for their predecessors, not for the launch. HTA
+		 * counts every op of its (non-graph) calls.
+		 */
+		if (!c->hta && seen[ln])
+			continue;
+		seen[ln] = 1;
 		call_dur = c->dur[ln];
 		d = c->ts[i] - (c->ts[ln] + call_dur);
 		if (!c->hta && d < 0)
@@ -339,6 +647,7 @@ int gp__an_launches(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(count_obj(l, "delay_outliers", ndelay, n, DELAY_CUTOFF_NS));
 	GP_TRY(write_queue(c, l));
 out:
+	gp__free(seen);
 	gp__free(delay);
 	return rc;
 }

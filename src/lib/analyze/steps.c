@@ -10,7 +10,12 @@
  * Memcpy > Memset > Communication > Runtime > DataLoader > CPU Exec by
  * priority subtraction (so the parts sum exactly to the step), and trailing
  * steps whose device work looks truncated are flagged incomplete and left
- * out of the statistics. docs/analyses/steps.md has the exact rules.
+ * out of the statistics. One departure: a kernel is Communication when the
+ * kernel types call it so (classify.c: NCCL, RCCL, HCCL, symmetric-memory
+ * and custom all-reduce kernels...), where tb_plugin only counts kernels
+ * launched under a nccl:/gloo: op, which record_param_comms-era traces and
+ * RCCL never have; --compat tb keeps the plugin's rule.
+ * docs/analyses/steps.md has the exact rules.
  */
 #include <math.h>
 #include <stdio.h>
@@ -140,7 +145,12 @@ static int build_roles(struct sctx *x)
 	for (j = 0; j < c->by_kind[GP_K_KERNEL].n; j++) {
 		uint32_t i = c->by_kind[GP_K_KERNEL].v[j];
 		uint64_t v;
-		bool cm = t->ev.ext[i] >= 0 && gp__u64map_get(&comm, (uint64_t)t->ev.ext[i], &v);
+		bool cm;
+
+		if (c->opts.compat == GP_COMPAT_TB) /* tb_plugin: a kernel of a nccl:/gloo: op */
+			cm = t->ev.ext[i] >= 0 && gp__u64map_get(&comm, (uint64_t)t->ev.ext[i], &v);
+		else /* the kernel types' rule (classify.c), so the two tables agree */
+			cm = c->ktype[i] == GP_KT_COMM;
 
 		GP_TRY(gp__ivset_add(&x->role[cm ? R_COMM : R_KERNEL], c->ts[i], gp__end(c, i)));
 	}

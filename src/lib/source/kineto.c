@@ -322,11 +322,16 @@ static int finish(struct reader *r)
 	if (gp_value_get_int(gp_obj_get(v, "world_size"), &x))
 		t->world_size = x;
 	v = gp_obj_get(t->meta, "baseTimeNanoseconds");
-	if (!v)
-		return 0;
-	if (!gp_value_get_int(v, &x))
+	if (v && !gp_value_get_int(v, &x))
 		return gp__error(GP_EFORMAT, "%s: \"baseTimeNanoseconds\" is not an integer",
 		                 r->name);
+	/* a report of zeros would read as a measurement: say there is nothing */
+	if (t->ev.n == 0 && t->nmem == 0 && t->nctr == 0)
+		return gp__error(GP_EFORMAT, "%s: no events to analyse (%s)", r->name,
+		                 t->salvaged ? "none before the damage"
+		                             : "\"traceEvents\" is empty or only metadata");
+	if (!v)
+		return 0;
 	t->has_base = true;
 	t->base_ns = x;
 	for (i = 0; i < t->ev.n; i++)
