@@ -97,7 +97,7 @@ AMD_ONLY = [r"\bAMD\b", r"\bHIP\b", r"\bHIP graph", r"ROCm", r"rocprof", r"Matri
 # wording that belongs to another item of issue 21 (the launch-bound rule is rewritten
 # there): listed here so that this test passes meanwhile; remove an entry once its rule
 # takes the device into account
-KNOWN_UNFIT = {("launch-bound", r"\bCUDA graph")}
+KNOWN_UNFIT = set()
 
 
 def hits(pats, text):

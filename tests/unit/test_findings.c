@@ -116,6 +116,34 @@ static void test_gpu_idle_host_bound(void **state)
 	gp_trace_free(t);
 }
 
+/* bursts queued ahead of the GPU, idle between them: host wait, not launch overhead */
+static void test_gpu_idle_backlog(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	const char *title;
+	int b, i;
+
+	(void)state;
+	/* 3 bursts 1 ms apart: 10 launches of 1 µs, their kernels 200 µs later */
+	for (b = 0; b < 3; b++)
+		for (i = 0; i < 10; i++)
+			launched(t, "k", 7, b * 1000 * US + i * US, US,
+			         b * 1000 * US + 200 * US + i * 10 * US, 10 * US, b * 10 + i + 1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	assert_true(ev_int(f, "launch_delay_p50_ns") >= 100 * US);
+	title = gp_value_get_str(gp_obj_get(f, "title"));
+	assert_non_null(strstr(title, "between bursts"));
+	assert_null(strstr(title, "host-bound"));
+	assert_null(strstr(gp_value_get_str(gp_obj_get(f, "suggestion")), "graph"));
+	assert_null(finding(r, "launch-bound"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_gpu_busy_no_idle(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -785,6 +813,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_gpu),
 		cmocka_unit_test(test_gpu_idle_host_bound),
+		cmocka_unit_test(test_gpu_idle_backlog),
 		cmocka_unit_test(test_gpu_busy_no_idle),
 		cmocka_unit_test(test_launch_bound),
 		cmocka_unit_test(test_not_launch_bound),

@@ -363,6 +363,44 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 	            "it exit, or stop it with SIGTERM or SIGINT, which the tracer handles");
 }
 
+/*
+ * A median launch delay of 100 µs or more (HTA's delay outlier threshold), or
+ * a stream whose mean queue depth reaches 2 (over time; not under --compat
+ * hta, whose mean is over samples), is a backlog: the GPU has work waiting.
+ * Launch-bound is not said then, and gpu-idle's host wait is between bursts
+ * of queued work, not launch overhead.
+ */
+#define LAUNCH_WAIT_DELAY_NS 100000
+#define LAUNCH_WAIT_QUEUE    2.0
+
+/* the largest mean queue depth over the streams; NaN without a queue */
+static double max_queue_mean(const struct gp_value *l)
+{
+	const struct gp_value *q = gp_obj_get(l, "queue");
+	double m = NAN, v;
+	size_t k;
+
+	for (k = 0; k < gp_value_len(q); k++)
+		if (getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
+			m = v;
+	return m;
+}
+
+/*
+ * A backlog: work is queued ahead of the GPU (a median launch delay or a
+ * mean queue depth at the thresholds above), so whatever the GPU waits for,
+ * it is not the launches. *delay is the p50 delay, or -1 when unknown.
+ */
+static bool gpu_backlog(const struct gp__actx *c, const struct gp_value *l, int64_t *delay,
+                        double *qmean)
+{
+	if (!geti(l, "launch_delay_ns/p50", delay))
+		*delay = -1;
+	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
+	*qmean = c->hta ? NAN : max_queue_mean(l);
+	return *delay >= LAUNCH_WAIT_DELAY_NS || *qmean >= LAUNCH_WAIT_QUEUE;
+}
+
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
 /*
@@ -377,18 +415,19 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	const struct gp_value *ib = gp_value_path(r, "gpu/idle_breakdown_total");
 	struct gp_value *ev = NULL;
 	int64_t hw, kw, ot;
-	double host_share = NAN;
-	bool host, sums;
-	char title[160], sugg[640], batch[200];
+	double host_share = NAN, qmean;
+	int64_t delay;
+	bool host, sums, backlog;
+	char title[160], sugg[640], batch[200], dly[32];
 	int rc = 0;
 
-	(void)c;
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
 		return 0;
 	sums = geti(ib, "host_wait_ns", &hw) && geti(ib, "kernel_wait_ns", &kw) &&
 	       geti(ib, "other_ns", &ot);
 	if (sums)
 		host_share = pct(hw, hw + kw + ot);
+	backlog = gpu_backlog(c, gp_obj_get(r, "launches"), &delay, &qmean);
 	host = host_share > HOST_WAIT_SHARE_PCT;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
@@ -402,9 +441,23 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(ev_copy_int(ev, "stream_sum_kernel_wait_ns", ib, "kernel_wait_ns"));
 	GP_TRY(ev_copy_int(ev, "stream_sum_other_ns", ib, "other_ns"));
 	GP_TRY(gp_obj_set_double(ev, "host_wait_share_pct", host_share));
+	if (delay >= 0)
+		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", delay));
+	else
+		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
+	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
 	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
-	         host ? ", mostly waiting for the host (host-bound)" : "");
-	if (host)
+	         !host     ? ""
+	         : backlog ? ", waiting for the host between bursts of queued work"
+	                   : ", mostly waiting for the host (host-bound)");
+	if (host && backlog)
+		snprintf(sugg, sizeof(sugg),
+		         "within a burst the host runs ahead of the GPU (a median launch delay of "
+		         "%s), so launch overhead is not the cause: look at what the host does "
+		         "between the bursts (data loading, synchronisation, copies, logging) in "
+		         "the timeline",
+		         delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
+	else if (host)
 		snprintf(
 		    sugg, sizeof(sugg),
 		    "the CPU does not launch work fast enough: look at the top CPU ops and API "
@@ -435,22 +488,6 @@ out:
  * the GPU has work waiting, so the launches are not what it waits for
  * (resnet50: delay p50 9.5 ms, mean queue 100).
  */
-#define LAUNCH_WAIT_DELAY_NS 100000
-#define LAUNCH_WAIT_QUEUE    2.0
-
-/* the largest mean queue depth over the streams; NaN without a queue */
-static double max_queue_mean(const struct gp_value *l)
-{
-	const struct gp_value *q = gp_obj_get(l, "queue");
-	double m = NAN, v;
-	size_t k;
-
-	for (k = 0; k < gp_value_len(q); k++)
-		if (getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
-			m = v;
-	return m;
-}
-
 /* the union of the calls that launched GPU work: no section has it */
 static int launch_union(const struct gp__actx *c, int64_t *out)
 {
@@ -479,7 +516,7 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	int64_t n, nshort, med = 0, launch_ns = 0, delay = 0;
 	double short_pct, qmean;
 	bool med_known, delay_known, many_short, cpu_bound;
-	char title[200], medtxt[32] = "";
+	char title[200], medtxt[32] = "", sugg[640], batch[200];
 	int rc = 0;
 
 	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
@@ -492,11 +529,9 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	if (!many_short && !cpu_bound)
 		goto out;
 	/* a backlog: the GPU does not wait for launches */
-	delay_known = geti(l, "launch_delay_ns/p50", &delay);
-	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
-	qmean = c->hta ? NAN : max_queue_mean(l);
-	if ((delay_known && delay >= LAUNCH_WAIT_DELAY_NS) || qmean >= LAUNCH_WAIT_QUEUE)
+	if (gpu_backlog(c, l, &delay, &qmean))
 		goto out;
+	delay_known = delay >= 0;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
 	GP_TRY(gp_obj_set_int(ev, "kernels", n));
@@ -523,12 +558,14 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	snprintf(title, sizeof(title),
 	         "Launch-bound: %lld launches%s, %.0f%% shorter than their launch call",
 	         (long long)n, medtxt, short_pct);
-	rc = gp__fnd_add(
-	    fl, "launch-bound", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
-	    b->idle_pct, title, ev,
-	    "launch fewer, larger kernels: capture the step in a CUDA graph "
-	    "(torch.cuda.graphs / torch.compile(mode=\"reduce-overhead\")), fuse small "
-	    "operations with torch.compile, or raise the batch size");
+	snprintf(sugg, sizeof(sugg),
+	         "launch fewer, larger kernels: capture the step in %s "
+	         "(torch.compile(mode=\"reduce-overhead\") does it for you), fuse small "
+	         "operations with torch.compile, or %s",
+	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+	rc = gp__fnd_add(fl, "launch-bound",
+	                 b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
+	                 title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);

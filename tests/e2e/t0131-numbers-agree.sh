@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# t0130-numbers-agree.sh - two tables never disagree about one quantity, and
+# t0131-numbers-agree.sh - two tables never disagree about one quantity, and
 # CUDA-only limits stay off other runtimes (issue 21, items 2, 5, 9 and 15):
 # the Steps table's Communication counts the kernels the kernel types call
 # communication (--compat tb keeps the TensorBoard plugin's rule); an empty
