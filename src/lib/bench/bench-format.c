@@ -377,7 +377,17 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			grid_row(&g, cells);
 		}
 		grid_draw(o, &g, "  ", md);
-		if (gp_value_type(k) == GP_VALUE_OBJECT) {
+		if (gp_value_type(k) == GP_VALUE_OBJECT &&
+		    strcmp(str_or(k, "value", ""), str_or(k, "best_value", "")) == 0) {
+			char a[32], b[32];
+
+			gp__out_addf(o,
+			             "%sknee: %s = %s, the best throughput (%s) at a median latency "
+			             "of %s\n",
+			             md ? "\n" : "  ", param, str_or(k, "value", "?"),
+			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
+			             gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0));
+		} else if (gp_value_type(k) == GP_VALUE_OBJECT) {
 			char a[32], b[32], c[32];
 
 			gp__out_addf(o,
@@ -412,10 +422,14 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 	size_t nc = 9;
 	struct grid g;
 
-	if (rel)
+	if (rel) {
+		flags[nc] = GP__COL_LEFT;
 		heads[nc++] = "× fastest [95% CI]";
-	if (targets)
+	}
+	if (targets) {
+		flags[nc] = GP__COL_LEFT;
 		heads[nc++] = "targets";
+	}
 	grid_init(&g, heads, flags, nc);
 	for (size_t i = 0; i < gp_value_len(series); i++) {
 		const struct gp_value *s = gp_arr_get(series, i);
