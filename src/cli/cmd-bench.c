@@ -149,7 +149,8 @@ struct job {
 	char *tmpl;              /* the template line; NULL without parameters */
 	struct gp_value *params; /* object NAME -> value; NULL without parameters */
 	double batch;
-	size_t ti; /* the template's index */
+	bool batch_param; /* the batch size is a parameter's: the rate counts items */
+	size_t ti;        /* the template's index */
 };
 
 static void push(struct strv *l, const char *s)
@@ -572,6 +573,7 @@ static struct job *make_jobs(const struct bench_cli *o, const char *const *t, si
 
 				snprintf(what, sizeof(what), " (for '%s')", j->name);
 				j->batch = parse_batch(bs, strcmp(bs, o->batch) ? what : "");
+				j->batch_param = strcmp(bs, o->batch) != 0;
 				free(bs);
 			} else {
 				for (size_t i = 0; i < o->nparams; i++) {
@@ -581,8 +583,10 @@ static struct job *make_jobs(const struct bench_cli *o, const char *const *t, si
 					double d = strtod(v, &end);
 
 					if (batch_name(o->params[i].name) && end != v && !*end &&
-					    isfinite(d) && d > 0 && d <= 1e12)
+					    isfinite(d) && d > 0 && d <= 1e12) {
 						j->batch = d;
+						j->batch_param = true;
+					}
 				}
 			}
 			free(tl);
@@ -660,8 +664,12 @@ static int bench_job(const struct bench_cli *o, struct gp_bench *b, const struct
 		    run_once(cmd, o->show, &times[n], &codes[n]) ||
 		    check_status(o, j->line, codes[n], warmup + n))
 			goto out;
-	/* a run is an iteration; with a batch, the rate counts items ("items/s") */
-	si = gp_bench_add(b, j->name, o->rate ? o->rate : j->batch == 1 ? "runs/s" : NULL, j->batch,
+	/* a run is an iteration; with a batch (a sweep's too), the rate counts items ("items/s") */
+	si = gp_bench_add(b, j->name,
+	                  o->rate                            ? o->rate
+	                  : j->batch == 1 && !j->batch_param ? "runs/s"
+	                                                     : "items/s",
+	                  j->batch,
 	                  (uint32_t)warmup,
 	                  times, (size_t)runs, NULL, NULL, codes);
 	if (si < 0 || (warmup && gp_bench_warmup_times(b, si, warm, (size_t)warmup) < 0) ||

@@ -278,9 +278,9 @@ static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 	if (!fastest)
 		return;
 	if (md) {
-		gp__out_addf(o, "\n**Summary:** `");
+		gp__out_addf(o, "\n**Summary:** ");
 		gp__out_keep(o, gp__text_md_cell(&o->b, fastest, true));
-		gp__out_addf(o, "` ran\n\n");
+		gp__out_addf(o, " ran\n\n");
 	} else {
 		gp__out_addf(o, "\nAgainst the fastest (ratio of the medians, 95%% CI)\n");
 		grid_init(&g, heads, flags, 5);
@@ -309,9 +309,8 @@ static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 			continue;
 		fmt_ratio(r, sizeof(r), num(rel, "ratio"));
 		if (md) {
-			gp__out_addf(o, "- %s times faster than `", r);
+			gp__out_addf(o, "- %s times faster than ", r);
 			gp__out_keep(o, gp__text_md_cell(&o->b, str_or(s, "name", "?"), true));
-			gp__out_addf(o, "`");
 		} else {
 			gp__out_addf(o, "    %s times faster than %s", r, str_or(s, "name", "?"));
 		}
@@ -349,17 +348,16 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			              "rate_name", "items/s");
 		}
 		if (md) {
-			gp__out_addf(o, "\n**Sweep over `");
+			gp__out_addf(o, "\n**Sweep over** ");
 			gp__out_keep(o, gp__text_md_cell(&o->b, param, true));
-			gp__out_addf(o, "`**");
 		} else {
 			gp__out_addf(o, "\nSweep over %s", param);
 		}
 		if (tmpl) {
-			gp__out_addf(o, md ? " (`" : " (");
+			gp__out_addf(o, " (");
 			gp__out_keep(o, md ? gp__text_md_cell(&o->b, tmpl, true)
 			                   : gp__buf_addstr(&o->b, tmpl));
-			gp__out_addf(o, md ? "`)" : ")");
+			gp__out_addf(o, ")");
 		}
 		gp__out_addf(o, md ? "\n\n" : "\n");
 		grid_init(&g, heads, flags, 5);

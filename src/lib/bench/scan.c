@@ -7,7 +7,10 @@
  *
  * A scan's decimals are counted in fixed point (the values scaled by a
  * power of ten to integers), so 0.3 .. 0.7 by 0.2 is "0.3", "0.5", "0.7"
- * and never "0.7000000000000001" nor one value short. Pure functions of
+ * and never "0.7000000000000001" nor one value short; each value is
+ * written as hyperfine's decimal arithmetic writes it (MIN as given, then
+ * as many decimals as MIN or STEP has: 0 .. 1 by 0.25 is "0", "0.25",
+ * "0.50", "0.75", "1.00"). Pure functions of
  * their arguments; used by the CLI (cmd-bench.c) and the unit tests.
  */
 #include <ctype.h>
@@ -83,6 +86,7 @@ static void fixed_text(char *buf, size_t n, int64_t v, int d)
 	int64_t p10 = 1;
 	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
+	d = d < 0 ? 0 : d > MAX_DECIMALS ? MAX_DECIMALS : d;
 	for (int i = 0; i < d; i++)
 		p10 *= 10;
 	if (!d)
@@ -139,7 +143,13 @@ GP_API int gp_bench_scan_values(const char *min, const char *max, const char *st
 	if (!(arr = gp_value_array()))
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (v = lo; v <= hi; v += st) {
-		fixed_text(buf, sizeof(buf), v, d);
+		/* hyperfine's decimals: MIN as written, then those of MIN + k STEP */
+		int dp = v == lo ? dmin : dmin > dstep ? dmin : dstep;
+		int64_t p10 = 1;
+
+		for (int i = dp; i < d; i++)
+			p10 *= 10;
+		fixed_text(buf, sizeof(buf), v / p10, dp);
 		if (gp_arr_push(arr, gp_value_str(buf))) {
 			gp_value_free(arr);
 			return gp__error(GP_ENOMEM, "out of memory");
