@@ -549,8 +549,8 @@ static struct job *make_jobs(const struct bench_cli *o, const char *const *t, si
 				for (size_t i = 0; i < o->nparams; i++)
 					if (!uses_param(words, nw, o->params[i].name))
 						len += strlen(o->params[i].name) + 64 +
-						       strlen(gp_value_get_str(gp_obj_get(
-						           params, o->params[i].name)));
+						       strlen(gp_value_get_str(
+						           gp_obj_get(params, o->params[i].name)));
 				s = xmalloc(len + 3);
 				strcpy(s, j->line);
 				for (size_t i = 0, m = 0; i < o->nparams; i++) {
@@ -559,7 +559,8 @@ static struct job *make_jobs(const struct bench_cli *o, const char *const *t, si
 					strcat(s, m++ ? ", " : " (");
 					strcat(s, o->params[i].name);
 					strcat(s, " = ");
-					strcat(s, gp_value_get_str(gp_obj_get(params, o->params[i].name)));
+					strcat(s, gp_value_get_str(
+					              gp_obj_get(params, o->params[i].name)));
 				}
 				if (strlen(s) > strlen(j->line))
 					strcat(s, ")");
@@ -609,7 +610,8 @@ static void free_jobs(struct job *jobs, size_t n)
 	free(jobs);
 }
 
-/* the series of job @p k of @p njobs: setup, warm-up and measured runs (each after --prepare), cleanup */
+/* the series of job @p k of @p njobs: setup, warm-up and measured runs (each after --prepare),
+ * cleanup */
 static int bench_job(const struct bench_cli *o, struct gp_bench *b, const struct job *j, size_t k,
                      size_t njobs)
 {
@@ -642,8 +644,8 @@ static int bench_job(const struct bench_cli *o, struct gp_bench *b, const struct
 
 		if (hi < lo)
 			hi = lo;
-		if ((prep && run_aux(o, "--prepare", prep, j)) ||
-		    run_once(cmd, o->show, &t, &st) || check_status(o, j->line, st, warmup))
+		if ((prep && run_aux(o, "--prepare", prep, j)) || run_once(cmd, o->show, &t, &st) ||
+		    check_status(o, j->line, st, warmup))
 			goto out;
 		runs = (long long)ceil(AUTO_TIME_NS / t);
 		runs = runs < lo ? lo : runs > hi ? hi : runs;
@@ -669,9 +671,7 @@ static int bench_job(const struct bench_cli *o, struct gp_bench *b, const struct
 	                  o->rate                            ? o->rate
 	                  : j->batch == 1 && !j->batch_param ? "runs/s"
 	                                                     : "items/s",
-	                  j->batch,
-	                  (uint32_t)warmup,
-	                  times, (size_t)runs, NULL, NULL, codes);
+	                  j->batch, (uint32_t)warmup, times, (size_t)runs, NULL, NULL, codes);
 	if (si < 0 || (warmup && gp_bench_warmup_times(b, si, warm, (size_t)warmup) < 0) ||
 	    (j->tmpl && gp_bench_template(b, si, j->tmpl) < 0)) {
 		rc = error("bench: %s", gp_last_error());
@@ -703,8 +703,9 @@ static int bench_commands(const struct bench_cli *o, struct gp_bench *b, const c
 
 	for (size_t i = 0; i < nt; i++) {
 		if (!dd && strcmp(t[i], "--") == 0)
-			usage_die("bench: '--' after a command: give the commands as strings, or one "
-			          "command after '--'");
+			usage_die(
+			    "bench: '--' after a command: give the commands as strings, or one "
+			    "command after '--'");
 		if (gp_bench_source_arg(b, t[i]))
 			return error("bench: %s", gp_last_error());
 	}
@@ -1000,7 +1001,8 @@ int cmd_bench(int argc, const char **argv)
 		}
 	}
 	if (o.min_runs >= 0 && o.max_runs >= 0 && o.min_runs > o.max_runs)
-		usage_die("bench: --min-runs %lld is above --max-runs %lld", o.min_runs, o.max_runs);
+		usage_die("bench: --min-runs %lld is above --max-runs %lld", o.min_runs,
+		          o.max_runs);
 	/* '--' ends the options and starts the one command */
 	dd = optind > 0 && optind <= argc && strcmp(argv[optind - 1], "--") == 0;
 	if (optind >= argc) {

@@ -47,8 +47,7 @@ static void scan_is(const char *min, const char *max, const char *step, const ch
 	gp_value_free(v);
 }
 
-static void scan_fails(const char *min, const char *max, const char *step, int rc,
-                       const char *msg)
+static void scan_fails(const char *min, const char *max, const char *step, int rc, const char *msg)
 {
 	struct gp_value *v = NULL;
 
@@ -247,7 +246,8 @@ static void test_relative(void **state)
 	assert_true(tu_getd(r, "series/0/relative/p") < 0.01);
 	assert_true(gp_value_get_bool(gp_value_path(r, "series/0/relative/significant"), false));
 	assert_int_equal(gp_bench_format(r, GP_BENCH_TEXT, &text, NULL), 0);
-	assert_non_null(strstr(text, "Summary\n  fast ran\n    2.000 times faster than slow (95% CI "));
+	assert_non_null(
+	    strstr(text, "Summary\n  fast ran\n    2.000 times faster than slow (95% CI "));
 	assert_non_null(strstr(text, "1 (fastest)"));
 	gp_free(text);
 	assert_int_equal(gp_bench_format(r, GP_BENCH_MARKDOWN, &text, NULL), 0);
@@ -418,9 +418,9 @@ static void test_one_unit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scan),        cmocka_unit_test(test_list_and_subst),
+		cmocka_unit_test(test_scan),         cmocka_unit_test(test_list_and_subst),
 		cmocka_unit_test(test_target_parse), cmocka_unit_test(test_target_eval),
-		cmocka_unit_test(test_relative),    cmocka_unit_test(test_sweep_knee),
+		cmocka_unit_test(test_relative),     cmocka_unit_test(test_sweep_knee),
 		cmocka_unit_test(test_one_unit),
 	};
 

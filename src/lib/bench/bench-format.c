@@ -104,8 +104,8 @@ static void grid_draw(struct gp__out *o, struct grid *g, const char *indent, boo
 	gp__out_keep(o, g->rc);
 	gp__out_keep(o, gp__table_head(&o->b, &t));
 	for (size_t r = 0; r < g->nrows; r++)
-		gp__out_keep(o, gp__table_cells(&o->b, &t,
-		                                (const char *const *)&g->cells[r * g->ncols]));
+		gp__out_keep(
+		    o, gp__table_cells(&o->b, &t, (const char *const *)&g->cells[r * g->ncols]));
 	for (size_t i = 0; i < g->nrows * g->ncols; i++)
 		gp__free(g->cells[i]);
 	gp__free(g->cells);
@@ -149,8 +149,7 @@ static const char *rate_text(char *buf, size_t n, double v, const char *rate)
 }
 
 /* the cells of target @p t of series @p s: metric, value, target, status */
-static void target_cells(const struct gp_value *s, const struct gp_value *t, bool md,
-                         char (*c)[48])
+static void target_cells(const struct gp_value *s, const struct gp_value *t, bool md, char (*c)[48])
 {
 	const char *unit = str_or(t, "unit", "ns"), *status = str_or(t, "status", "unknown");
 	const char *metric = str_or(t, "metric", "?");
@@ -164,9 +163,10 @@ static void target_cells(const struct gp_value *s, const struct gp_value *t, boo
 		snprintf(c[2], sizeof(c[2]), "%s %s", str_or(t, "op", "?"),
 		         gp__fmt_dur(x, sizeof(x), thr, 0));
 	} else {
-		const char *rate = strstr(metric, "iter") || strstr(metric, "runs")
-		                       ? "iterations/s"
-		                       : str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s");
+		const char *rate =
+		    strstr(metric, "iter") || strstr(metric, "runs")
+		        ? "iterations/s"
+		        : str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s");
 
 		if (isfinite(v))
 			rate_text(c[1], sizeof(c[1]), v, rate);
@@ -175,7 +175,9 @@ static void target_cells(const struct gp_value *s, const struct gp_value *t, boo
 		snprintf(c[2], sizeof(c[2]), "%s %g %s", str_or(t, "op", "?"), thr, rate);
 	}
 	snprintf(c[3], sizeof(c[3]), "%s %s",
-	         strcmp(status, "met") == 0 ? "✓" : strcmp(status, "missed") == 0 ? "✗" : "?",
+	         strcmp(status, "met") == 0      ? "✓"
+	         : strcmp(status, "missed") == 0 ? "✗"
+	                                         : "?",
 	         status);
 	if (md && strcmp(status, "met") != 0) {
 		char b[48];
@@ -332,7 +334,8 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 	for (size_t i = 0; i < gp_value_len(sw); i++) {
 		const struct gp_value *x = gp_arr_get(sw, i), *pts = gp_obj_get(x, "points");
 		const struct gp_value *k = gp_obj_get(x, "knee");
-		const char *param = str_or(x, "parameter", "?"), *tmpl = str_or(x, "template", NULL);
+		const char *param = str_or(x, "parameter", "?"),
+		           *tmpl = str_or(x, "template", NULL);
 		const char *heads[5] = { param, "batch", "median", "p99", "throughput" };
 		static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, 0 };
 		bool batch = gp_value_get_bool(gp_obj_get(x, "batch_sweep"), false);
@@ -343,9 +346,10 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			int64_t si = 0;
 
 			gp_value_get_int(gp_obj_get(gp_arr_get(pts, 0), "series"), &si);
-			rate = str_or(gp_value_path(gp_arr_get(gp_obj_get(res, "series"), (size_t)si),
-			                            "throughput"),
-			              "rate_name", "items/s");
+			rate =
+			    str_or(gp_value_path(gp_arr_get(gp_obj_get(res, "series"), (size_t)si),
+			                         "throughput"),
+			           "rate_name", "items/s");
 		}
 		if (md) {
 			gp__out_addf(o, "\n**Sweep over** ");
@@ -379,12 +383,13 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 		    strcmp(str_or(k, "value", ""), str_or(k, "best_value", "")) == 0) {
 			char a[32], b[32];
 
-			gp__out_addf(o,
-			             "%sknee: %s = %s, the best throughput (%s) at a median latency "
-			             "of %s\n",
-			             md ? "\n" : "  ", param, str_or(k, "value", "?"),
-			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
-			             gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0));
+			gp__out_addf(
+			    o,
+			    "%sknee: %s = %s, the best throughput (%s) at a median latency "
+			    "of %s\n",
+			    md ? "\n" : "  ", param, str_or(k, "value", "?"),
+			    rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
+			    gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0));
 		} else if (gp_value_type(k) == GP_VALUE_OBJECT) {
 			char a[32], b[32], c[32];
 
@@ -393,14 +398,15 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			             "(%s at %s = %s) at a median latency of %s (%s at %s)\n",
 			             md ? "\n" : "  ", param, str_or(k, "value", "?"),
 			             100 * num(k, "share_of_best"),
-			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate), param,
-			             str_or(k, "best_value", "?"),
+			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
+			             param, str_or(k, "best_value", "?"),
 			             gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0),
 			             gp__fmt_dur_like(c, sizeof(c), num(k, "best_median_ns"),
 			                              num(k, "median_ns"), 0),
 			             str_or(k, "best_value", "?"));
 		} else if (batch && gp_value_get_str(gp_obj_get(x, "knee_note"))) {
-			gp__out_addf(o, "%sknee: %s\n", md ? "\n" : "  ", str_or(x, "knee_note", ""));
+			gp__out_addf(o, "%sknee: %s\n", md ? "\n" : "  ",
+			             str_or(x, "knee_note", ""));
 		}
 	}
 }
@@ -414,8 +420,8 @@ static void md_text(struct gp__out *o, const char *s)
 
 static void md_table(struct gp__out *o, const struct gp_value *series, bool rel, bool targets)
 {
-	const char *heads[11] = { "series", "n", "median", "mean ± σ", "p95", "p99", "min",
-		                  "rate", "GPU median" };
+	const char *heads[11] = { "series", "n",   "median", "mean ± σ",  "p95",
+		                  "p99",    "min", "rate",   "GPU median" };
 	unsigned flags[11] = { GP__COL_LEFT };
 	size_t nc = 9;
 	struct grid g;
@@ -431,7 +437,8 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 	grid_init(&g, heads, flags, nc);
 	for (size_t i = 0; i < gp_value_len(series); i++) {
 		const struct gp_value *s = gp_arr_get(series, i);
-		const struct gp_value *st = gp_obj_get(s, "stats"), *gs = gp_obj_get(s, "gpu_stats");
+		const struct gp_value *st = gp_obj_get(s, "stats"),
+		                      *gs = gp_obj_get(s, "gpu_stats");
 		const struct gp_value *ts = gp_obj_get(s, "targets");
 		char c[11][64], a[32], b[32];
 		const char *cells[11];

@@ -22,11 +22,11 @@ struct gp_bench_series {
 	double batch;
 	uint32_t warmup;
 	size_t n, nwarm;
-	double *times; /* n, ns */
-	double *warm;  /* nwarm, ns; NULL none */
-	double *gpu;   /* n, ns; NULL unknown */
-	double *mem;   /* n, bytes; NULL unknown */
-	int *codes;    /* n exit codes; NULL: not a command */
+	double *times;           /* n, ns */
+	double *warm;            /* nwarm, ns; NULL none */
+	double *gpu;             /* n, ns; NULL unknown */
+	double *mem;             /* n, bytes; NULL unknown */
+	int *codes;              /* n exit codes; NULL: not a command */
 	struct gp_value *params; /* object of strings: the parameters' values; NULL none */
 	char *tmpl;              /* the command before substitution; NULL none */
 };
@@ -35,12 +35,12 @@ struct gp_bench_series {
 
 /* one --target: METRIC OP VALUE (target.c) */
 struct gp__bench_target {
-	char *spec;         /* as given */
-	char metric[24];    /* as written, lower case: "p50", "gpu_p99", "fps" */
-	const char *stats;  /* "stats", "gpu_stats" or NULL: a rate */
-	const char *key;    /* the member: "p50_ns", or "items_per_s" under "throughput" */
-	char op[3];         /* "<", "<=", ">", ">=" */
-	double threshold;   /* ns, or per second */
+	char *spec;        /* as given */
+	char metric[24];   /* as written, lower case: "p50", "gpu_p99", "fps" */
+	const char *stats; /* "stats", "gpu_stats" or NULL: a rate */
+	const char *key;   /* the member: "p50_ns", or "items_per_s" under "throughput" */
+	char op[3];        /* "<", "<=", ">", ">=" */
+	double threshold;  /* ns, or per second */
 };
 
 struct gp_bench {

@@ -438,8 +438,8 @@ static int gpu_share(const struct gp_bench_series *s, struct gp_value *o)
 	return rc;
 }
 
-static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
-                      bool *targets_met, struct gp_value **out)
+static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s, bool *targets_met,
+                      struct gp_value **out)
 {
 	/* every child is attached to o as soon as it exists: o owns it, even on failure */
 	struct gp_value *o = gp_value_object(), *w, *v, *tp;

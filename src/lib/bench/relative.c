@@ -96,8 +96,8 @@ static int one_relative(const struct gp_bench *b, size_t f, size_t i, struct gp_
 	mean_std(s->times, s->n, &mi, &si);
 	mr = mi / mf;
 	GP_TRY(set_num(o, "mean_ratio", mr));
-	GP_TRY(set_num(o, "mean_ratio_std",
-	               mr * sqrt((si / mi) * (si / mi) + (sf / mf) * (sf / mf))));
+	GP_TRY(
+	    set_num(o, "mean_ratio_std", mr * sqrt((si / mi) * (si / mi) + (sf / mf) * (sf / mf))));
 out:
 	return rc;
 }
@@ -156,8 +156,8 @@ static const char *param_of_value(const struct gp_value *series, size_t i, const
 }
 
 /* the knee of a batch-size sweep of @p n points (sorted by value) into @p sw */
-static int knee(const struct gp_value *series, const struct point *p, size_t n,
-                const char *name, struct gp_value *sw)
+static int knee(const struct gp_value *series, const struct point *p, size_t n, const char *name,
+                struct gp_value *sw)
 {
 	struct gp_value *k;
 	double best = -1, tp;
@@ -191,8 +191,8 @@ static int knee(const struct gp_value *series, const struct point *p, size_t n,
 	               num_at(gp_arr_get(series, p[ik].i), "throughput/items_per_s") / best));
 	GP_TRY(gp_obj_set_str(k, "best_value", param_of_value(series, p[ib].i, name)));
 	GP_TRY(set_num(k, "best_items_per_s", best));
-	GP_TRY(set_num(k, "best_median_ns",
-	               num_at(gp_arr_get(series, p[ib].i), "stats/median_ns")));
+	GP_TRY(
+	    set_num(k, "best_median_ns", num_at(gp_arr_get(series, p[ib].i), "stats/median_ns")));
 	GP_TRY(gp_obj_set_double(k, "rule_share", KNEE_SHARE));
 	GP_TRY(gp_obj_set_null(sw, "knee_note"));
 out:

@@ -133,13 +133,12 @@ GP_API int gp_bench_scan_values(const char *min, const char *max, const char *st
 		return gp__error(GP_EINVAL, "parameter scan: step size '%s' is not above 0",
 		                 step ? step : "1");
 	if (lo > hi)
-		return gp__error(GP_EINVAL,
-		                 "parameter scan: the minimum %s is above the maximum %s", min,
-		                 max);
+		return gp__error(
+		    GP_EINVAL, "parameter scan: the minimum %s is above the maximum %s", min, max);
 	count = (uint64_t)(hi - lo) / (uint64_t)st + 1;
 	if (count > MAX_VALUES)
-		return gp__error(GP_ELIMIT, "parameter scan %s .. %s: %llu values, at most %d",
-		                 min, max, (unsigned long long)count, MAX_VALUES);
+		return gp__error(GP_ELIMIT, "parameter scan %s .. %s: %llu values, at most %d", min,
+		                 max, (unsigned long long)count, MAX_VALUES);
 	if (!(arr = gp_value_array()))
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (v = lo; v <= hi; v += st) {
@@ -226,8 +225,8 @@ GP_API int gp_bench_subst(const char *tmpl, const struct gp_value *params, char 
 					break;
 			}
 			if (i < n) {
-				GP_TRY(gp__buf_addstr(&b,
-				                      gp_value_get_str(gp_obj_value_at(params, i))));
+				GP_TRY(gp__buf_addstr(
+				    &b, gp_value_get_str(gp_obj_value_at(params, i))));
 				p += strlen(gp_obj_key_at(params, i)) + 2;
 				continue;
 			}

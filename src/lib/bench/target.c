@@ -42,9 +42,12 @@ static const struct {
 /* rates: the name typed, the member of "throughput" */
 static const struct {
 	const char *name, *key;
-} rates[] = { { "fps", "items_per_s" },          { "rate", "items_per_s" },
-	      { "throughput", "items_per_s" },   { "items/s", "items_per_s" },
-	      { "iterations/s", "iterations_per_s" }, { "iters/s", "iterations_per_s" },
+} rates[] = { { "fps", "items_per_s" },
+	      { "rate", "items_per_s" },
+	      { "throughput", "items_per_s" },
+	      { "items/s", "items_per_s" },
+	      { "iterations/s", "iterations_per_s" },
+	      { "iters/s", "iterations_per_s" },
 	      { "runs/s", "iterations_per_s" } };
 
 #define METRICS_HELP                                                                               \
@@ -134,8 +137,9 @@ static int parse(const char *spec, struct gp__bench_target *t)
 		t->op[1] = 0;
 		p++;
 	} else if (!*p) {
-		return bad(spec, "no comparison and no value after the metric: write e.g. "
-		                 "'%s<16.67ms'",
+		return bad(spec,
+		           "no comparison and no value after the metric: write e.g. "
+		           "'%s<16.67ms'",
 		           t->metric);
 	} else {
 		return bad(spec, "'%.1s' is not a comparison: use <, <=, > or >=", p);
@@ -165,7 +169,8 @@ static int parse(const char *spec, struct gp__bench_target *t)
 	memcpy(unit, p, n);
 	unit[n] = 0;
 	if (*skip_space(p + n))
-		return bad(spec, "'%s' after the value: one target per --target", skip_space(p + n));
+		return bad(spec, "'%s' after the value: one target per --target",
+		           skip_space(p + n));
 	if (t->stats) {
 		size_t i;
 
