@@ -157,6 +157,9 @@ EOF
 expect_rc 0 bench --runs 2 -w 0 -L bs 1,2,4 'true {bs}'
 out_has "Sweep over bs (true {bs})"
 out_has "knee: "
+# with a batch size the rate counts items, not runs (it said "runs/s" before)
+expect_rc 0 bench --runs 1 -w 0 -b 8 --json -- true
+[ "$(json_get "$OUT" 'd["series"][0]["rate_name"]')" = "items/s" ] || fail "rate of a batch"
 # -b {NAME} names the batch; without it a parameter called bs, batch or batch_size is one
 expect_rc 0 bench --runs 1 -w 0 -L n 2,3 -b '{n}' --json 'true'
 [ "$(json_get "$OUT" '[s["batch_size"] for s in d["series"]]')" = "[2, 3]" ] || fail "-b {n}"
