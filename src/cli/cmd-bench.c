@@ -136,6 +136,7 @@ struct bench_cli {
 	long long rank;
 	enum shell_mode shell;
 	bool show, ignore, json, md, cmd_opts, scan;
+	bool shell_bare; /* --shell without =SHELL */
 	unsigned long long seed;
 	struct param *params;
 	size_t nparams;
@@ -760,6 +761,18 @@ static const char *next_operand(int argc, const char **argv, const char *opt, co
 	return argv[optind++];
 }
 
+/* a shell's name or path ("bash", "/bin/zsh") */
+static bool is_shell_name(const char *s)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "fish", "pwsh" };
+	const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (strcmp(base, shells[i]) == 0)
+			return true;
+	return false;
+}
+
 /* true when none of @p paths exists and one has a blank: a command typed as a path */
 static bool looks_like_command(const char *const *paths, size_t n)
 {
@@ -892,6 +905,7 @@ int cmd_bench(int argc, const char **argv)
 			break;
 		case 'S':
 			o.cmd_opts = true;
+			o.shell_bare = !optarg;
 			if (!optarg || strcmp(optarg, "default") == 0) {
 				o.shell = SH_DEFAULT;
 			} else if (strcmp(optarg, "none") == 0) {
@@ -1011,6 +1025,11 @@ int cmd_bench(int argc, const char **argv)
 		free_cli(&o);
 		return GP_EXIT_USAGE;
 	}
+	/* hyperfine's "--shell bash 'CMD'" would time bash: say how to name the shell */
+	if (o.shell_bare && !dd && argc - optind > 1 && is_shell_name(argv[optind]))
+		usage_die("bench: '--shell %s' takes '%s' as a command to time: name the shell "
+		          "with -S %s or --shell=%s",
+		          argv[optind], argv[optind], argv[optind], argv[optind]);
 	if ((dd || o.cmd_opts) && (o.ranges.n || o.marks.n || o.rank >= 0))
 		usage_die("bench: --iter-range, --frame-mark and --rank apply to traces, not to a "
 		          "command");

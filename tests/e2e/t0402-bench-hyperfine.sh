@@ -26,6 +26,9 @@ expect_rc 0 bench 'test -n "$BASH_VERSION"' --runs 1 -w 0 --shell=bash --json
 [ "$(json_get "$OUT" 'd["series"][0]["exit_codes"]')" = "[0]" ] || fail "--shell=bash"
 expect_rc 1 bench -S sh --runs 1 -w 0 'test -n "$BASH_VERSION"'
 err_has "exited with status 1 on run 1"
+# hyperfine's "--shell bash 'CMD'": here --shell takes no word, so say how to name the shell
+expect_rc 2 bench --shell bash 'true'
+err_has "name the shell with -S bash or --shell=bash"
 # -N: no shell, the line split into words (quotes kept together)
 expect_rc 0 bench -N --runs 1 -w 0 --json "sh -c 'exit 0' 'a b'"
 [ "$(json_get "$OUT" 'd["series"][0]["exit_codes"]')" = "[0]" ] || fail "-N"
