@@ -439,13 +439,18 @@ static const char *aux_for(const struct strv *l, const struct job *j, size_t k, 
 	return l->v[j->ti];
 }
 
-static void check_aux(const struct strv *l, const char *opt, size_t ntmpl, size_t njobs)
+/* @p l's count fits, and with no shell each line splits: checked before anything runs */
+static void check_aux(const struct bench_cli *o, const struct strv *l, const char *opt,
+                      size_t ntmpl, size_t njobs)
 {
 	if (l->n > 1 && l->n != ntmpl && l->n != njobs)
 		usage_die("bench: %zu %s commands for %zu commands: give one for all, or one per "
 		          "command",
 		          l->n, opt, njobs);
+	for (size_t i = 0; aux_shell(o) == SH_NONE && i < l->n; i++)
+		free_argv(line_argv(o, SH_NONE, l->v[i]));
 }
+
 /* does template @p t (its words) name parameter @p name as {NAME}? */
 static bool uses_param(const char *const *t, size_t nt, const char *name)
 {
@@ -456,6 +461,34 @@ static bool uses_param(const char *const *t, size_t nt, const char *name)
 			if (strncmp(p + 1, name, len) == 0 && p[1 + len] == '}')
 				return true;
 	return false;
+}
+
+/*
+ * A series' name without --name: the command line, then the parameters it
+ * does not show, "true 1 (a = x, b = y)" (hyperfine's).
+ */
+static char *default_name(const struct bench_cli *o, const char *line, const char *const *words,
+                          size_t nw, const struct gp_value *params)
+{
+	size_t len = strlen(line) + 3, m = 0;
+	char *s;
+
+	for (size_t i = 0; i < o->nparams; i++)
+		len += strlen(o->params[i].name) + 5 +
+		       strlen(gp_value_get_str(gp_obj_get(params, o->params[i].name)));
+	s = xmalloc(len);
+	strcpy(s, line);
+	for (size_t i = 0; i < o->nparams; i++) {
+		if (uses_param(words, nw, o->params[i].name))
+			continue;
+		strcat(s, m++ ? ", " : " (");
+		strcat(s, o->params[i].name);
+		strcat(s, " = ");
+		strcat(s, gp_value_get_str(gp_obj_get(params, o->params[i].name)));
+	}
+	if (m)
+		strcat(s, ")");
+	return s;
 }
 
 /* a parameter that is a batch size by its name: -b {NAME} without -b */
@@ -542,31 +575,8 @@ static struct job *make_jobs(const struct bench_cli *o, const char *const *t, si
 				j->name = subst(o->names.v[o->names.n == 1 ? 0 : k], params);
 			else if (!o->nparams && ti < o->names.n)
 				j->name = xstrdup(o->names.v[ti]);
-			if (!j->name) {
-				/* the line, with the parameters it does not show (hyperfine's) */
-				size_t len = strlen(j->line) + 1;
-				char *s;
-
-				for (size_t i = 0; i < o->nparams; i++)
-					if (!uses_param(words, nw, o->params[i].name))
-						len += strlen(o->params[i].name) + 64 +
-						       strlen(gp_value_get_str(
-						           gp_obj_get(params, o->params[i].name)));
-				s = xmalloc(len + 3);
-				strcpy(s, j->line);
-				for (size_t i = 0, m = 0; i < o->nparams; i++) {
-					if (uses_param(words, nw, o->params[i].name))
-						continue;
-					strcat(s, m++ ? ", " : " (");
-					strcat(s, o->params[i].name);
-					strcat(s, " = ");
-					strcat(s, gp_value_get_str(
-					              gp_obj_get(params, o->params[i].name)));
-				}
-				if (strlen(s) > strlen(j->line))
-					strcat(s, ")");
-				j->name = s;
-			}
+			if (!j->name)
+				j->name = default_name(o, j->line, words, nw, params);
 			if (params)
 				j->tmpl = xstrdup(tl);
 			j->batch = 1;
@@ -611,8 +621,10 @@ static void free_jobs(struct job *jobs, size_t n)
 	free(jobs);
 }
 
-/* the series of job @p k of @p njobs: setup, warm-up and measured runs (each after --prepare),
- * cleanup */
+/*
+ * The series of job @p k of @p njobs: its setup, warm-up and measured runs
+ * (each after its --prepare), then its cleanup.
+ */
 static int bench_job(const struct bench_cli *o, struct gp_bench *b, const struct job *j, size_t k,
                      size_t njobs)
 {
@@ -711,9 +723,9 @@ static int bench_commands(const struct bench_cli *o, struct gp_bench *b, const c
 			return error("bench: %s", gp_last_error());
 	}
 	jobs = make_jobs(o, t, nt, dd, &njobs);
-	check_aux(&o->prepare, "--prepare", dd ? 1 : nt, njobs);
-	check_aux(&o->cleanup, "--cleanup", dd ? 1 : nt, njobs);
-	check_aux(&o->setup, "--setup", dd ? 1 : nt, njobs);
+	check_aux(o, &o->prepare, "--prepare", dd ? 1 : nt, njobs);
+	check_aux(o, &o->cleanup, "--cleanup", dd ? 1 : nt, njobs);
+	check_aux(o, &o->setup, "--setup", dd ? 1 : nt, njobs);
 	for (size_t k = 0; k < njobs && !rc; k++)
 		rc = bench_job(o, b, &jobs[k], k, njobs);
 	free_jobs(jobs, njobs);
