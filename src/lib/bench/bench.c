@@ -383,7 +383,7 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            "the first measured iteration took %s against a median of %s: "
 		            "caches were cold or work was still being set up; raise the warm-up "
 		            "(--warmup)",
-		            gp__fmt_dur(d1, sizeof(d1), s->times[0], 0),
+		            gp__fmt_dur_like(d1, sizeof(d1), s->times[0], st->median, 0),
 		            gp__fmt_dur(d2, sizeof(d2), st->median, 0)));
 		nout--;
 	}
