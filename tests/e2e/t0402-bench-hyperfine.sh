@@ -79,6 +79,10 @@ expect_rc 0 bench -P t 0.3 0.7 -D 0.2 --runs 1 -w 0 --json 'true {t}'
 	fail "decimal scan: $(json_get "$OUT" '[s["name"] for s in d["series"]]')"
 [ "$(json_get "$OUT" '(d["parameters"], [s["parameters"] for s in d["series"]], d["series"][0]["template"])')" = \
 	"(['t'], [{'t': '0.3'}, {'t': '0.5'}, {'t': '0.7'}], 'true {t}')" ] || fail "parameters in the JSON"
+# a scan after the command, with negative values (the operands of -P are not options)
+expect_rc 0 bench 'true {n}' -P n -2 2 -D 2 --runs 1 -w 0 --json
+[ "$(json_get "$OUT" '[s["name"] for s in d["series"]]')" = "['true -2', 'true 0', 'true 2']" ] ||
+	fail "-P after the command"
 # two lists: every combination, the commands fastest, then the first list (hyperfine's order)
 expect_rc 0 bench -L a x,y -L b 1,2 --runs 1 -w 0 --json 'echo {a}{b}' 'true {b}'
 [ "$(json_get "$OUT" '[s["name"] for s in d["series"]]')" = \
