@@ -74,7 +74,7 @@ for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
     units = set(re.findall(r"[0-9] (ns|µs|ms|s)\b", line))
     assert len(units) <= 1, "two units on one line: %r" % line
 EOF
-grep -qE "mean [0-9.]+ (µs|ms) ± [0-9.]+ (µs|ms)$" "$OUT" || fail "the mean line"
+grep -qE "mean [0-9.]+ (ns|µs|ms|s) ± [0-9.]+ (ns|µs|ms|s)$" "$OUT" || fail "the mean line"
 # compare of two bench results: base and new of a row in one unit (994.5 µs against 1.205 ms)
 for x in 0.99 1.2; do
 	python3 - "$TMP/u$x.json" "$x" <<'EOF' || fail "writing u$x.json"
