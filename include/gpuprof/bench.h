@@ -65,6 +65,64 @@ GP_API int gp_bench_add(struct gp_bench *b, const char *name, const char *rate_n
  */
 GP_API int gp_bench_warmup_times(struct gp_bench *b, int series, const double *times_ns, size_t n);
 
+/**
+ * Records that series @p series ran with parameter @p name set to @p value
+ * (a parameter scan: `--parameter-scan`, `--parameter-list`). The result
+ * lists the parameters' names in the order first seen ("parameters") and
+ * each series' values; with one parameter it also has the sweeps
+ * ("sweeps": latency and throughput per value, the knee of a batch-size
+ * sweep). Strings are copied.
+ */
+GP_API int gp_bench_param(struct gp_bench *b, int series, const char *name, const char *value);
+
+/**
+ * Records the command of series @p series before its parameters were
+ * substituted ("sleep {t}"): the series of one template form one sweep.
+ */
+GP_API int gp_bench_template(struct gp_bench *b, int series, const char *tmpl);
+
+/**
+ * Adds a performance target, METRIC OP VALUE [UNIT]: "p50<16.67ms",
+ * "p99 <= 25 ms", "fps>=60". Metrics: the time statistics mean, median,
+ * min, max, std, mad, p25, p50, p75, p90, p95, p99 (gpu_p50 ... for the GPU
+ * time), with a unit ns, us, µs, ms or s; the rates fps, rate, throughput
+ * (items per second) and iterations/s, with no unit. Every series of the
+ * result gets each target's value and status (met, missed, unknown) and
+ * the result "targets_met" (false when one is missed or unknown).
+ * @return 0, GP_EINVAL (gp_last_error() says what is wrong with @p spec) or
+ * GP_ELIMIT (more than 64).
+ */
+GP_API int gp_bench_target(struct gp_bench *b, const char *spec);
+
+/**
+ * The values of a parameter scan from @p min to @p max by @p step
+ * (`--parameter-scan NAME MIN MAX`, `--parameter-step-size STEP`; @p step
+ * NULL: 1), as hyperfine makes them: integers when all three are, else
+ * decimals (a step is then required) written with as many decimals as the
+ * most precise of the three ("0.3", "0.5", "0.7"), without the
+ * accumulation error of adding binary fractions.
+ * @param out a new array of strings (gp_value_free() it)
+ * @return 0 or GP_EINVAL (not numbers, step 0 or negative, min above max,
+ * gp_last_error() says which), GP_ELIMIT (more than 10000 values).
+ */
+GP_API int gp_bench_scan_values(const char *min, const char *max, const char *step,
+                                struct gp_value **out);
+
+/**
+ * The values of `--parameter-list NAME VALUES`: @p list split at commas
+ * ("\," is a comma inside a value); empty values are kept.
+ * @param out a new array of strings (gp_value_free() it)
+ */
+GP_API int gp_bench_list_values(const char *list, struct gp_value **out);
+
+/**
+ * @p tmpl with every "{NAME}" of a parameter replaced by its value
+ * (@p params: an object of strings), left to right; a value put in is not
+ * scanned again. Braces that name no parameter stay as they are.
+ * @param out the text (gp_free() it)
+ */
+GP_API int gp_bench_subst(const char *tmpl, const struct gp_value *params, char **out);
+
 /** Where the iterations of a trace or capture are (gp_bench_add_paths()). */
 struct gp_bench_iter_opts {
 	uint32_t size; /**< sizeof(struct gp_bench_iter_opts) */

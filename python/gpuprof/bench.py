@@ -37,6 +37,7 @@ def _library():
             "gp_bench_free": (None, [vp]),
             "gp_bench_tag": (ctypes.c_int, [vp, cp, cp]),
             "gp_bench_source_arg": (ctypes.c_int, [vp, cp]),
+            "gp_bench_target": (ctypes.c_int, [vp, cp]),
             "gp_bench_add": (ctypes.c_int, [vp, cp, cp, ctypes.c_double, ctypes.c_uint32, dp,
                                             ctypes.c_size_t, dp, dp, ctypes.POINTER(ctypes.c_int)]),
             "gp_bench_warmup_times": (ctypes.c_int, [vp, ctypes.c_int, dp, ctypes.c_size_t]),
@@ -78,10 +79,12 @@ def _take_text(lib, fn, handle, arg):
         lib.gp_free(out)
 
 
-def summarize(series, tags=None, seed=0, kind="python", args=()):
+def summarize(series, tags=None, seed=0, kind="python", args=(), targets=()):
     """The ``gpuprof.bench/1`` document (a dict) and its text table, for series given as
     dicts: name, times_ns, and optionally rate_name, batch_size, warmup, warmup_times_ns,
-    gpu_ns, peak_memory_bytes. Used by bench(); useful for samples taken elsewhere."""
+    gpu_ns, peak_memory_bytes. ``targets`` as ``gpuprof bench --target`` takes them
+    ("p50<16.67ms", "fps>=60"): each series gets their status, the document
+    ``targets_met``. Used by bench(); useful for samples taken elsewhere."""
     lib = _library()
     b = lib.gp_bench_new(kind.encode(), seed)
     if not b:
@@ -91,6 +94,8 @@ def summarize(series, tags=None, seed=0, kind="python", args=()):
             _check(lib, lib.gp_bench_tag(b, str(k).encode(), str(v).encode()), "tag %r" % k)
         for a in args:
             _check(lib, lib.gp_bench_source_arg(b, str(a).encode()), "source")
+        for t in targets:
+            _check(lib, lib.gp_bench_target(b, str(t).encode()), "target")
         for s in series:
             times = list(s["times_ns"])
             gpu, mem = s.get("gpu_ns"), s.get("peak_memory_bytes")
@@ -136,12 +141,14 @@ def _cuda(device):
 
 
 def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=None,
-          device=None, memory=True, tags=None, seed=0, json_path=None, show=True, **kwargs):
+          device=None, memory=True, tags=None, seed=0, json_path=None, show=True, targets=(),
+          **kwargs):
     """Runs ``fn(*args, **kwargs)`` ``warmup`` times, then ``iters`` timed times, and returns
     the ``gpuprof.bench/1`` document as a dict (one series). ``batch_size`` items per
     iteration give the rate (``rate_name``, e.g. "FPS" or "samples/s"). ``device``: None
     (CUDA events when torch is imported and CUDA is available), "cuda" or "cpu".
-    ``json_path`` writes the document; ``show`` prints the table to stderr."""
+    ``json_path`` writes the document; ``show`` prints the table to stderr. ``targets``:
+    as ``gpuprof bench --target`` ("p99<25ms"); ``doc["targets_met"]`` says if all are met."""
     if iters < 1:
         raise ValueError("gpuprof.bench: iters must be at least 1")
     if warmup < 0:
@@ -193,7 +200,7 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
     doc, table = summarize([{
         "name": label, "times_ns": times_ns, "rate_name": rate_name, "batch_size": batch_size,
         "warmup": warmup, "warmup_times_ns": [max(w, 1) for w in warm_ns],
-        "peak_memory_bytes": mem}], tags=all_tags, seed=seed, args=(label,))
+        "peak_memory_bytes": mem}], tags=all_tags, seed=seed, args=(label,), targets=targets)
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=2, sort_keys=True)

@@ -75,7 +75,9 @@ expect_rc 0 bench --runs 2 --shell --json -- 'exit 0'
 expect_rc 2 bench
 expect_rc 2 bench --runs 0 -- true
 expect_rc 2 bench --iter-range x -- true
-expect_rc 2 bench --runs 3 "$K/modern.json"
+# --runs makes the operands commands (hyperfine's way): a trace is no executable
+expect_rc 1 bench --runs 3 "$K/modern.json"
+err_has "could not be executed (exit status 126)"
 expect_rc 2 bench --json --markdown -- true
 expect_rc 2 bench --tag novalue -- true
 

@@ -84,7 +84,7 @@ expect_rc 3 compare "$B" "$N"
 cp "$OUT" "$TMP/text"
 [ "$(head -n 1 "$OUT")" = "regression: step time +52.3 % (p = 0.0022) on rank 3" ] ||
 	fail "first line of the text"
-out_has "step time               76.76 ms      116.9 ms   +52.3 % 1.523 ["
+out_has "step time               76.76 ms     116.91 ms   +52.3 % 1.523 ["
 out_has "20 of 197 rows, by |delta total|"
 out_has "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
 # prose (the inputs, the tables' summaries, why, warnings) wraps at 100 columns, a number
@@ -113,7 +113,7 @@ assert lines[4].startswith("base `") and "(trace) -> new `" in lines[4], lines[4
 i = lines.index("#### rank 3 (new: rank 1)")
 assert lines[i + 2] == "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |", lines[i + 2]
 assert lines[i + 3] == "|---|---:|---:|---:|---|---:|---:|---|"
-assert lines[i + 4].startswith("| step time | 76.76 ms | 116.9 ms | +52.3 % | 1.523 ["), lines[i + 4]
+assert lines[i + 4].startswith("| step time | 76.76 ms | 116.91 ms | +52.3 % | 1.523 ["), lines[i + 4]
 assert lines[i + 4].endswith("| 0.0022 | 6/6 | **slower (regression)** |"), lines[i + 4]
 det = [l for l in lines if l.startswith("<details><summary>")]
 assert len(det) == 2 and det[0].startswith("<details><summary>kernels: 170 names"), det

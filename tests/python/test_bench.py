@@ -78,6 +78,18 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(again["series"][0]["stats"]["median_ci_ns"],
                          s["stats"]["median_ci_ns"])
 
+    def test_summarize_targets(self):
+        # 1..4 ms: p50 2.5 ms; the targets are gpuprof bench --target's
+        doc, table = self.gp.summarize([{"name": "s", "times_ns": [1e6, 2e6, 3e6, 4e6]}],
+                                       targets=["p50<3ms", "max<=3ms"])
+        st = [t["status"] for t in doc["series"][0]["targets"]]
+        self.assertEqual(st, ["met", "missed"])
+        self.assertFalse(doc["targets_met"])
+        self.assertIn("\u2717 missed", table)
+        with self.assertRaises(RuntimeError) as e:
+            self.gp.summarize([{"name": "s", "times_ns": [1e6]}], targets=["p50<3"])
+        self.assertIn("a time needs a unit", str(e.exception))
+
     def test_json_file_and_compare(self):
         base = os.path.join(self.tmp, "base.json")
         new = os.path.join(self.tmp, "new.json")

@@ -4,6 +4,12 @@
  * people: plain text (a block per series, as hyperfine prints) or Markdown
  * (one row per series, for a pull-request comment). Reads only the tree,
  * so a result read back from a file prints as it did when it was made.
+ *
+ * After the series: the targets (metric, value, target, status with ✓ or
+ * ✗), the series against the fastest (one table, then hyperfine's
+ * "Summary"), and the sweeps of a parameter scan with their knee; each only
+ * when the result has it. Durations printed together share one unit, that
+ * of their headline value (the median): "mean 11.88 ms ± 0.55 ms".
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,32 +21,110 @@
 #include "util/error.h"
 #include "text/text.h"
 
+#define MAX_COLS 12
+
 static double num(const struct gp_value *o, const char *key)
 {
 	double d;
 
-	return gp_value_get_double(gp_obj_get(o, key), &d) ? d : NAN;
+	return gp_value_get_double(gp_value_path(o, key), &d) ? d : NAN;
 }
 
-static const char *fmt_ns(char *buf, size_t n, double ns)
+static const char *str_or(const struct gp_value *o, const char *key, const char *dflt)
 {
-	return gp__fmt_dur(buf, n, ns, 0);
+	const char *s = gp_value_get_str(gp_obj_get(o, key));
+
+	return s ? s : dflt;
 }
 
-static const char *fmt_bytes(char *buf, size_t n, double b)
+/* a duration in the unit of @p ref, or bytes when @p bytes */
+static const char *fmt_like(char *buf, size_t n, double v, double ref, bool bytes)
 {
-	return gp__fmt_bytes(buf, n, b, 0);
+	return bytes ? gp__fmt_bytes_like(buf, n, v, ref, 0) : gp__fmt_dur_like(buf, n, v, ref, 0);
 }
+
+static const char *fmt_ratio(char *buf, size_t n, double r)
+{
+	return gp__fmt_num(buf, n, r, 3, "");
+}
+
+/* ---- tables whose text columns fit their cells ---- */
+
+/* rows of ready cells, drawn through the one table once all are known */
+struct grid {
+	struct gp__col cols[MAX_COLS];
+	size_t ncols, nrows, cap;
+	char **cells; /* nrows * ncols */
+	int rc;
+};
+
+static void grid_init(struct grid *g, const char *const *heads, const unsigned *flags, size_t n)
+{
+	memset(g, 0, sizeof(*g));
+	g->ncols = n < MAX_COLS ? n : MAX_COLS;
+	for (size_t i = 0; i < g->ncols; i++) {
+		g->cols[i].head = heads[i];
+		g->cols[i].flags = flags ? flags[i] : 0;
+		g->cols[i].gap = i ? "  " : NULL;
+		g->cols[i].width = gp__text_width(heads[i]);
+	}
+}
+
+static void grid_row(struct grid *g, const char *const *cells)
+{
+	if (g->rc)
+		return;
+	if (gp__grow((void **)&g->cells, &g->cap, (g->nrows + 1) * g->ncols, sizeof(char *))) {
+		g->rc = gp__error(GP_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < g->ncols; i++) {
+		char **c = &g->cells[g->nrows * g->ncols + i];
+		size_t w;
+
+		*c = gp__strdup(cells[i] ? cells[i] : "-");
+		if (!*c) {
+			g->rc = gp__error(GP_ENOMEM, "out of memory");
+			for (size_t k = 0; k < i; k++)
+				gp__free(g->cells[g->nrows * g->ncols + k]);
+			return;
+		}
+		w = gp__text_width(*c);
+		if (w > g->cols[i].width)
+			g->cols[i].width = w;
+	}
+	g->nrows++;
+}
+
+/* draws the grid (text indented by @p indent, or Markdown) and frees it */
+static void grid_draw(struct gp__out *o, struct grid *g, const char *indent, bool md)
+{
+	struct gp__table t = { g->cols, g->ncols, indent, md };
+
+	gp__out_keep(o, g->rc);
+	gp__out_keep(o, gp__table_head(&o->b, &t));
+	for (size_t r = 0; r < g->nrows; r++)
+		gp__out_keep(
+		    o, gp__table_cells(&o->b, &t, (const char *const *)&g->cells[r * g->ncols]));
+	for (size_t i = 0; i < g->nrows * g->ncols; i++)
+		gp__free(g->cells[i]);
+	gp__free(g->cells);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- a series ---- */
 
 static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes)
 {
 	const char *u = bytes ? "bytes" : "ns";
 	char k[40], a[32], b[32], c[32], d[32], e[32];
 	const struct gp_value *ci;
-	double lo = NAN, hi = NAN;
+	double lo = NAN, hi = NAN, ref;
 
 #define S(x)      (snprintf(k, sizeof(k), "%s_%s", x, u), num(st, k))
-#define F(buf, v) (bytes ? fmt_bytes(buf, sizeof(buf), v) : fmt_ns(buf, sizeof(buf), v))
+#define F(buf, v) fmt_like(buf, sizeof(buf), v, ref, bytes)
+	/* one unit for the block: the median's */
+	ref = S("median");
 	snprintf(k, sizeof(k), "median_ci_%s", u);
 	ci = gp_obj_get(st, k);
 	gp_value_get_double(gp_arr_get(ci, 0), &lo);
@@ -48,11 +132,80 @@ static void text_stats(struct gp__out *o, const char *label, const struct gp_val
 	gp__out_addf(o, "  %-7s median %s", label, F(a, S("median")));
 	if (isfinite(lo))
 		gp__out_addf(o, "  [95%% CI %s .. %s]", F(b, lo), F(c, hi));
-	gp__out_addf(o, "   mean %s +/- %s\n", F(a, S("mean")), F(d, S("std")));
+	gp__out_addf(o, "   mean %s ± %s\n", F(a, S("mean")), F(d, S("std")));
 	gp__out_addf(o, "  %-7s min %s  p90 %s  p95 %s  p99 %s  max %s\n", "", F(a, S("min")),
 	             F(b, S("p90")), F(c, S("p95")), F(d, S("p99")), F(e, S("max")));
 #undef S
 #undef F
+}
+
+/* a rate with its name: "84.81 runs/s" */
+static const char *rate_text(char *buf, size_t n, double v, const char *rate)
+{
+	char r[32];
+
+	snprintf(buf, n, "%s %s", gp__fmt_rate(r, sizeof(r), v), rate);
+	return buf;
+}
+
+/* the cells of target @p t of series @p s: metric, value, target, status */
+static void target_cells(const struct gp_value *s, const struct gp_value *t, bool md, char (*c)[48])
+{
+	const char *unit = str_or(t, "unit", "ns"), *status = str_or(t, "status", "unknown");
+	const char *metric = str_or(t, "metric", "?");
+	double thr = num(t, "threshold"), v = num(t, "value");
+	char x[32];
+
+	snprintf(c[0], sizeof(c[0]), "%s", metric);
+	if (strcmp(unit, "ns") == 0) {
+		/* one unit for the value and its target: the target's */
+		gp__fmt_dur_like(c[1], sizeof(c[1]), v, thr, 0);
+		snprintf(c[2], sizeof(c[2]), "%s %s", str_or(t, "op", "?"),
+		         gp__fmt_dur(x, sizeof(x), thr, 0));
+	} else {
+		const char *rate =
+		    strstr(metric, "iter") || strstr(metric, "runs")
+		        ? "iterations/s"
+		        : str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s");
+
+		if (isfinite(v))
+			rate_text(c[1], sizeof(c[1]), v, rate);
+		else
+			snprintf(c[1], sizeof(c[1]), "-");
+		snprintf(c[2], sizeof(c[2]), "%s %g %s", str_or(t, "op", "?"), thr, rate);
+	}
+	snprintf(c[3], sizeof(c[3]), "%s %s",
+	         strcmp(status, "met") == 0      ? "✓"
+	         : strcmp(status, "missed") == 0 ? "✗"
+	                                         : "?",
+	         status);
+	if (md && strcmp(status, "met") != 0) {
+		char b[48];
+
+		snprintf(b, sizeof(b), "**%s**", c[3]);
+		snprintf(c[3], sizeof(c[3]), "%s", b);
+	}
+}
+
+static void text_targets(struct gp__out *o, const struct gp_value *s)
+{
+	static const char *const heads[] = { "metric", "value", "target", "status" };
+	static const unsigned flags[] = { GP__COL_LEFT, 0, GP__COL_LEFT, GP__COL_LEFT };
+	const struct gp_value *ts = gp_obj_get(s, "targets");
+	struct grid g;
+
+	if (!gp_value_len(ts))
+		return;
+	gp__out_addf(o, "  targets\n");
+	grid_init(&g, heads, flags, 4);
+	for (size_t i = 0; i < gp_value_len(ts); i++) {
+		char c[4][48];
+		const char *cells[4] = { c[0], c[1], c[2], c[3] };
+
+		target_cells(s, gp_arr_get(ts, i), false, c);
+		grid_row(&g, cells);
+	}
+	grid_draw(o, &g, "    ", false);
 }
 
 static void text_series(struct gp__out *o, const struct gp_value *s)
@@ -89,6 +242,7 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 		gp__out_addf(o, "  (batch %g, %s iterations/s)", batch,
 		             gp__fmt_rate(b, sizeof(b), num(tp, "iterations_per_s")));
 	gp__out_addf(o, "\n");
+	text_targets(o, s);
 	for (size_t i = 0; i < gp_value_len(w); i++) {
 		const char *t = gp_value_get_str(gp_obj_get(gp_arr_get(w, i), "text"));
 
@@ -96,54 +250,256 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 	}
 }
 
-/* the Markdown table: one row per series */
-static const struct gp__col md_cols[] = {
-	{ .head = "series", .flags = GP__COL_LEFT },
-	{ .head = "n" },
-	{ .head = "median" },
-	{ .head = "mean ± σ" },
-	{ .head = "p95" },
-	{ .head = "p99" },
-	{ .head = "min" },
-	{ .head = "rate" },
-	{ .head = "GPU median" },
-};
-static const struct gp__table md_table = { md_cols, 9, NULL, true };
+/* ---- the series against the fastest ---- */
 
-static void md_series(struct gp__out *o, const struct gp_value *s)
+/* "1 (fastest)" or "1.920 [1.911 .. 1.932]" */
+static const char *relative_cell(char *buf, size_t n, const struct gp_value *rel)
 {
-	const struct gp_value *st = gp_obj_get(s, "stats"), *tp = gp_obj_get(s, "throughput");
-	const struct gp_value *gs = gp_obj_get(s, "gpu_stats");
-	const char *rate = gp_value_get_str(gp_obj_get(tp, "rate_name"));
-	int64_t n = 0;
-	char c[9][48], a[32], b[32];
-	const char *cells[9];
+	char r[32], lo[32], hi[32];
 
-	gp_value_get_int(gp_obj_get(s, "n"), &n);
-	cells[0] = gp_value_get_str(gp_obj_get(s, "name"));
-	if (!cells[0])
-		cells[0] = "";
-	snprintf(c[1], sizeof(c[1]), "%lld", (long long)n);
-	cells[1] = c[1];
-	cells[2] = fmt_ns(c[2], sizeof(c[2]), num(st, "median_ns"));
-	snprintf(c[3], sizeof(c[3]), "%s ± %s", fmt_ns(a, sizeof(a), num(st, "mean_ns")),
-	         fmt_ns(b, sizeof(b), num(st, "std_ns")));
-	cells[3] = c[3];
-	cells[4] = fmt_ns(c[4], sizeof(c[4]), num(st, "p95_ns"));
-	cells[5] = fmt_ns(c[5], sizeof(c[5]), num(st, "p99_ns"));
-	cells[6] = fmt_ns(c[6], sizeof(c[6]), num(st, "min_ns"));
-	snprintf(c[7], sizeof(c[7]), "%s %s", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
-	         rate ? rate : "items/s");
-	cells[7] = c[7];
-	cells[8] = gp_value_type(gs) == GP_VALUE_OBJECT
-	               ? fmt_ns(c[8], sizeof(c[8]), num(gs, "median_ns"))
-	               : "-";
-	gp__out_keep(o, gp__table_cells(&o->b, &md_table, cells));
+	if (gp_value_get_bool(gp_obj_get(rel, "fastest"), false))
+		snprintf(buf, n, "1 (fastest)");
+	else if (isfinite(num(rel, "ratio_lo")))
+		snprintf(buf, n, "%s [%s .. %s]", fmt_ratio(r, sizeof(r), num(rel, "ratio")),
+		         fmt_ratio(lo, sizeof(lo), num(rel, "ratio_lo")),
+		         fmt_ratio(hi, sizeof(hi), num(rel, "ratio_hi")));
+	else
+		snprintf(buf, n, "%s", fmt_ratio(r, sizeof(r), num(rel, "ratio")));
+	return buf;
 }
+
+static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
+{
+	static const char *const heads[] = { "series", "median", "p95", "rate",
+		                             "× fastest [95% CI]" };
+	static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, GP__COL_LEFT };
+	const struct gp_value *series = gp_obj_get(res, "series");
+	const char *fastest = str_or(gp_obj_get(res, "fastest"), "name", NULL);
+	struct grid g;
+
+	if (!fastest)
+		return;
+	if (md) {
+		gp__out_addf(o, "\n**Summary:** ");
+		gp__out_keep(o, gp__text_md_cell(&o->b, fastest, true));
+		gp__out_addf(o, " ran\n\n");
+	} else {
+		gp__out_addf(o, "\nAgainst the fastest (ratio of the medians, 95%% CI)\n");
+		grid_init(&g, heads, flags, 5);
+		for (size_t i = 0; i < gp_value_len(series); i++) {
+			const struct gp_value *s = gp_arr_get(series, i);
+			char c[5][64];
+			const char *cells[5] = { str_or(s, "name", "?"), c[1], c[2], c[3], c[4] };
+			double ref = num(s, "stats/median_ns");
+
+			gp__fmt_dur_like(c[1], sizeof(c[1]), ref, ref, 0);
+			gp__fmt_dur_like(c[2], sizeof(c[2]), num(s, "stats/p95_ns"), ref, 0);
+			rate_text(c[3], sizeof(c[3]), num(s, "throughput/items_per_s"),
+			          str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s"));
+			relative_cell(c[4], sizeof(c[4]), gp_obj_get(s, "relative"));
+			grid_row(&g, cells);
+		}
+		grid_draw(o, &g, "  ", false);
+		gp__out_addf(o, "\nSummary\n  %s ran\n", fastest);
+	}
+	for (size_t i = 0; i < gp_value_len(series); i++) {
+		const struct gp_value *s = gp_arr_get(series, i), *rel = gp_obj_get(s, "relative");
+		char r[32], lo[32], hi[32];
+		bool sig = gp_value_get_bool(gp_obj_get(rel, "significant"), false);
+
+		if (!rel || gp_value_get_bool(gp_obj_get(rel, "fastest"), true))
+			continue;
+		fmt_ratio(r, sizeof(r), num(rel, "ratio"));
+		if (md) {
+			gp__out_addf(o, "- %s times faster than ", r);
+			gp__out_keep(o, gp__text_md_cell(&o->b, str_or(s, "name", "?"), true));
+		} else {
+			gp__out_addf(o, "    %s times faster than %s", r, str_or(s, "name", "?"));
+		}
+		if (isfinite(num(rel, "ratio_lo")))
+			gp__out_addf(o, " (95%% CI %s .. %s%s)",
+			             fmt_ratio(lo, sizeof(lo), num(rel, "ratio_lo")),
+			             fmt_ratio(hi, sizeof(hi), num(rel, "ratio_hi")),
+			             sig ? "" : ", not significant at alpha 0.01");
+		gp__out_addf(o, "\n");
+	}
+}
+
+/* ---- sweeps ---- */
+
+static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
+{
+	const struct gp_value *sw = gp_obj_get(res, "sweeps");
+
+	for (size_t i = 0; i < gp_value_len(sw); i++) {
+		const struct gp_value *x = gp_arr_get(sw, i), *pts = gp_obj_get(x, "points");
+		const struct gp_value *k = gp_obj_get(x, "knee");
+		const char *param = str_or(x, "parameter", "?"),
+		           *tmpl = str_or(x, "template", NULL);
+		const char *heads[5] = { param, "batch", "median", "p99", "throughput" };
+		static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, 0 };
+		bool batch = gp_value_get_bool(gp_obj_get(x, "batch_sweep"), false);
+		const char *rate = "items/s";
+		struct grid g;
+
+		if (gp_value_len(pts)) {
+			int64_t si = 0;
+
+			gp_value_get_int(gp_obj_get(gp_arr_get(pts, 0), "series"), &si);
+			rate =
+			    str_or(gp_value_path(gp_arr_get(gp_obj_get(res, "series"), (size_t)si),
+			                         "throughput"),
+			           "rate_name", "items/s");
+		}
+		if (md) {
+			gp__out_addf(o, "\n**Sweep over** ");
+			gp__out_keep(o, gp__text_md_cell(&o->b, param, true));
+		} else {
+			gp__out_addf(o, "\nSweep over %s", param);
+		}
+		if (tmpl) {
+			gp__out_addf(o, " (");
+			gp__out_keep(o, md ? gp__text_md_cell(&o->b, tmpl, true)
+			                   : gp__buf_addstr(&o->b, tmpl));
+			gp__out_addf(o, ")");
+		}
+		gp__out_addf(o, md ? "\n\n" : "\n");
+		grid_init(&g, heads, flags, 5);
+		g.cols[0].flags |= md ? GP__COL_CODE : 0;
+		for (size_t j = 0; j < gp_value_len(pts); j++) {
+			const struct gp_value *p = gp_arr_get(pts, j);
+			char c[5][48];
+			const char *cells[5] = { str_or(p, "value", "?"), c[1], c[2], c[3], c[4] };
+			double ref = num(p, "median_ns");
+
+			snprintf(c[1], sizeof(c[1]), "%g", num(p, "batch_size"));
+			gp__fmt_dur_like(c[2], sizeof(c[2]), ref, ref, 0);
+			gp__fmt_dur_like(c[3], sizeof(c[3]), num(p, "p99_ns"), ref, 0);
+			rate_text(c[4], sizeof(c[4]), num(p, "items_per_s"), rate);
+			grid_row(&g, cells);
+		}
+		grid_draw(o, &g, "  ", md);
+		if (gp_value_type(k) == GP_VALUE_OBJECT &&
+		    strcmp(str_or(k, "value", ""), str_or(k, "best_value", "")) == 0) {
+			char a[32], b[32];
+
+			gp__out_addf(
+			    o,
+			    "%sknee: %s = %s, the best throughput (%s) at a median latency "
+			    "of %s\n",
+			    md ? "\n" : "  ", param, str_or(k, "value", "?"),
+			    rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
+			    gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0));
+		} else if (gp_value_type(k) == GP_VALUE_OBJECT) {
+			char a[32], b[32], c[32];
+
+			gp__out_addf(o,
+			             "%sknee: %s = %s reaches %.0f %% of the best throughput "
+			             "(%s at %s = %s) at a median latency of %s (%s at %s)\n",
+			             md ? "\n" : "  ", param, str_or(k, "value", "?"),
+			             100 * num(k, "share_of_best"),
+			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
+			             param, str_or(k, "best_value", "?"),
+			             gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0),
+			             gp__fmt_dur_like(c, sizeof(c), num(k, "best_median_ns"),
+			                              num(k, "median_ns"), 0),
+			             str_or(k, "best_value", "?"));
+		} else if (batch && gp_value_get_str(gp_obj_get(x, "knee_note"))) {
+			gp__out_addf(o, "%sknee: %s\n", md ? "\n" : "  ",
+			             str_or(x, "knee_note", ""));
+		}
+	}
+}
+
+/* ---- Markdown ---- */
 
 static void md_text(struct gp__out *o, const char *s)
 {
 	gp__out_keep(o, gp__text_md_cell(&o->b, s ? s : "", false));
+}
+
+static void md_table(struct gp__out *o, const struct gp_value *series, bool rel, bool targets)
+{
+	const char *heads[11] = { "series", "n",   "median", "mean ± σ",  "p95",
+		                  "p99",    "min", "rate",   "GPU median" };
+	unsigned flags[11] = { GP__COL_LEFT };
+	size_t nc = 9;
+	struct grid g;
+
+	if (rel) {
+		flags[nc] = GP__COL_LEFT;
+		heads[nc++] = "× fastest [95% CI]";
+	}
+	if (targets) {
+		flags[nc] = GP__COL_LEFT;
+		heads[nc++] = "targets";
+	}
+	grid_init(&g, heads, flags, nc);
+	for (size_t i = 0; i < gp_value_len(series); i++) {
+		const struct gp_value *s = gp_arr_get(series, i);
+		const struct gp_value *st = gp_obj_get(s, "stats"),
+		                      *gs = gp_obj_get(s, "gpu_stats");
+		const struct gp_value *ts = gp_obj_get(s, "targets");
+		char c[11][64], a[32], b[32];
+		const char *cells[11];
+		double ref = num(st, "median_ns");
+		int64_t n = 0;
+		size_t k = 9, met = 0;
+
+		for (size_t j = 0; j < 11; j++)
+			cells[j] = c[j];
+		gp_value_get_int(gp_obj_get(s, "n"), &n);
+		cells[0] = str_or(s, "name", "");
+		snprintf(c[1], sizeof(c[1]), "%lld", (long long)n);
+		gp__fmt_dur_like(c[2], sizeof(c[2]), ref, ref, 0);
+		snprintf(c[3], sizeof(c[3]), "%s ± %s",
+		         gp__fmt_dur_like(a, sizeof(a), num(st, "mean_ns"), ref, 0),
+		         gp__fmt_dur_like(b, sizeof(b), num(st, "std_ns"), ref, 0));
+		gp__fmt_dur_like(c[4], sizeof(c[4]), num(st, "p95_ns"), ref, 0);
+		gp__fmt_dur_like(c[5], sizeof(c[5]), num(st, "p99_ns"), ref, 0);
+		gp__fmt_dur_like(c[6], sizeof(c[6]), num(st, "min_ns"), ref, 0);
+		rate_text(c[7], sizeof(c[7]), num(s, "throughput/items_per_s"),
+		          str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s"));
+		if (gp_value_type(gs) == GP_VALUE_OBJECT)
+			gp__fmt_dur_like(c[8], sizeof(c[8]), num(gs, "median_ns"), ref, 0);
+		else
+			cells[8] = "-";
+		if (rel)
+			relative_cell(c[k++], sizeof(c[0]), gp_obj_get(s, "relative"));
+		if (targets) {
+			for (size_t j = 0; j < gp_value_len(ts); j++)
+				met += strcmp(str_or(gp_arr_get(ts, j), "status", ""), "met") == 0;
+			snprintf(c[k], sizeof(c[k]), "%s %zu/%zu met",
+			         met == gp_value_len(ts) ? "✓" : "✗", met, gp_value_len(ts));
+			k++;
+		}
+		grid_row(&g, cells);
+	}
+	grid_draw(o, &g, NULL, true);
+}
+
+/* the targets of every series: series, metric, value, target, status */
+static void md_targets(struct gp__out *o, const struct gp_value *series)
+{
+	static const char *const heads[] = { "series", "metric", "value", "target", "status" };
+	static const unsigned flags[] = { GP__COL_LEFT, GP__COL_LEFT, 0, GP__COL_LEFT,
+		                          GP__COL_LEFT };
+	struct grid g;
+
+	grid_init(&g, heads, flags, 5);
+	for (size_t i = 0; i < gp_value_len(series); i++) {
+		const struct gp_value *s = gp_arr_get(series, i), *ts = gp_obj_get(s, "targets");
+
+		for (size_t j = 0; j < gp_value_len(ts); j++) {
+			char c[4][48];
+			const char *cells[5] = { str_or(s, "name", ""), c[0], c[1], c[2], c[3] };
+
+			target_cells(s, gp_arr_get(ts, j), true, c);
+			grid_row(&g, cells);
+		}
+	}
+	gp__out_addf(o, "\n");
+	grid_draw(o, &g, NULL, true);
 }
 
 GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format fmt, char **out,
@@ -151,29 +507,35 @@ GP_API int gp_bench_format(const struct gp_value *result, enum gp_bench_format f
 {
 	const struct gp_value *series = gp_obj_get(result, "series");
 	struct gp__out o = { GP_BUF_INIT, 0 };
+	bool md = fmt == GP_BENCH_MARKDOWN;
+	bool rel = gp_value_type(gp_obj_get(result, "fastest")) == GP_VALUE_OBJECT;
+	bool targets = gp_value_len(gp_obj_get(result, "targets")) > 0;
 
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (gp_value_type(series) != GP_VALUE_ARRAY)
 		return gp__error(GP_EFORMAT, "not a bench result: no \"series\" list");
-	if (fmt == GP_BENCH_MARKDOWN)
-		gp__out_keep(&o, gp__table_head(&o.b, &md_table));
-	for (size_t i = 0; i < gp_value_len(series); i++) {
-		if (fmt == GP_BENCH_MARKDOWN) {
-			md_series(&o, gp_arr_get(series, i));
-		} else {
+	if (md) {
+		md_table(&o, series, rel, targets);
+		if (targets)
+			md_targets(&o, series);
+	} else {
+		for (size_t i = 0; i < gp_value_len(series); i++) {
 			if (i)
 				gp__out_addf(&o, "\n");
 			text_series(&o, gp_arr_get(series, i));
 		}
 	}
-	if (fmt == GP_BENCH_MARKDOWN) {
-		for (size_t i = 0; i < gp_value_len(series); i++) {
+	if (rel)
+		comparison(&o, result, md);
+	sweeps(&o, result, md);
+	if (md) {
+		for (size_t i = 0, nw = 0; i < gp_value_len(series); i++) {
 			const struct gp_value *w = gp_obj_get(gp_arr_get(series, i), "warnings");
 
-			for (size_t k = 0; k < gp_value_len(w); k++) {
-				gp__out_addf(&o, "%s> **warning** (", i + k ? "" : "\n");
+			for (size_t k = 0; k < gp_value_len(w); k++, nw++) {
+				gp__out_addf(&o, "%s> **warning** (", nw ? "" : "\n");
 				md_text(&o, gp_value_get_str(
 				                gp_obj_get(gp_arr_get(series, i), "name")));
 				gp__out_addf(&o, "): ");

@@ -4,9 +4,10 @@
  * (bench.h, docs/bench-schema.md, docs/analyses/statistics.md).
  *
  * The series own copies of the caller's arrays. gp_bench_result() derives
- * everything else (statistics, throughput, outliers, warnings) so that the
- * CLI, the trace and capture readers and the Python helper all give the
- * same numbers for the same samples and seed.
+ * everything else (statistics, throughput, outliers, warnings; targets in
+ * target.c, the series against the fastest and the sweeps in relative.c)
+ * so that the CLI, the trace and capture readers and the Python helper all
+ * give the same numbers for the same samples and seed.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -53,7 +54,8 @@ GP_API struct gp_bench *gp_bench_new(const char *source_kind, uint64_t seed)
 	b->kind = gp__strdup(source_kind ? source_kind : "command");
 	b->tags = gp_value_object();
 	b->args = gp_value_array();
-	if (!b->kind || !b->tags || !b->args) {
+	b->param_names = gp_value_array();
+	if (!b->kind || !b->tags || !b->args || !b->param_names) {
 		gp_bench_free(b);
 		gp__error(GP_ENOMEM, "out of memory");
 		return NULL;
@@ -75,11 +77,15 @@ GP_API void gp_bench_free(struct gp_bench *b)
 		gp__free(s->gpu);
 		gp__free(s->mem);
 		gp__free(s->codes);
+		gp_value_free(s->params);
+		gp__free(s->tmpl);
 	}
 	gp__free(b->s);
 	gp__free(b->kind);
 	gp_value_free(b->tags);
 	gp_value_free(b->args);
+	gp_value_free(b->param_names);
+	gp__bench_free_targets(b);
 	gp__free(b);
 }
 
@@ -172,6 +178,42 @@ GP_API int gp_bench_warmup_times(struct gp_bench *b, int series, const double *t
 	gp__free(s->warm);
 	s->warm = w;
 	s->nwarm = n;
+	return 0;
+}
+
+GP_API int gp_bench_param(struct gp_bench *b, int series, const char *name, const char *value)
+{
+	struct gp_bench_series *s;
+	size_t i;
+	int rc;
+
+	if (!b || series < 0 || (size_t)series >= b->n)
+		return gp__error(GP_EINVAL, "no series %d", series);
+	if (!name || !*name || !value)
+		return gp__error(GP_EINVAL, "a parameter needs a name and a value");
+	s = &b->s[series];
+	if (!s->params && !(s->params = gp_value_object()))
+		return gp__error(GP_ENOMEM, "out of memory");
+	if ((rc = gp_obj_set_str(s->params, name, value)))
+		return rc;
+	for (i = 0; i < gp_value_len(b->param_names); i++)
+		if (strcmp(gp_value_get_str(gp_arr_get(b->param_names, i)), name) == 0)
+			return 0;
+	return gp_arr_push(b->param_names, gp_value_str(name));
+}
+
+GP_API int gp_bench_template(struct gp_bench *b, int series, const char *tmpl)
+{
+	char *t;
+
+	if (!b || series < 0 || (size_t)series >= b->n)
+		return gp__error(GP_EINVAL, "no series %d", series);
+	if (!tmpl)
+		return gp__error(GP_EINVAL, "no template");
+	if (!(t = gp__strdup(tmpl)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	gp__free(b->s[series].tmpl);
+	b->s[series].tmpl = t;
 	return 0;
 }
 
@@ -341,7 +383,7 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            "the first measured iteration took %s against a median of %s: "
 		            "caches were cold or work was still being set up; raise the warm-up "
 		            "(--warmup)",
-		            gp__fmt_dur(d1, sizeof(d1), s->times[0], 0),
+		            gp__fmt_dur_like(d1, sizeof(d1), s->times[0], st->median, 0),
 		            gp__fmt_dur(d2, sizeof(d2), st->median, 0)));
 		nout--;
 	}
@@ -396,7 +438,7 @@ static int gpu_share(const struct gp_bench_series *s, struct gp_value *o)
 	return rc;
 }
 
-static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
+static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s, bool *targets_met,
                       struct gp_value **out)
 {
 	/* every child is attached to o as soon as it exists: o owns it, even on failure */
@@ -415,6 +457,11 @@ static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
 	GP_TRY(gp_obj_set_double(o, "batch_size", s->batch));
 	GP_TRY(gp_obj_set_int(o, "warmup", s->warmup));
 	GP_TRY(gp_obj_set_int(o, "n", (int64_t)s->n));
+	/* a parameter scan's: present only there, so other documents stay as they were */
+	if (s->params)
+		GP_TRY(attach(o, "parameters", gp_value_clone(s->params)));
+	if (s->tmpl)
+		GP_TRY(gp_obj_set_str(o, "template", s->tmpl));
 #define ARR(key, x, n)                                                                             \
 	do {                                                                                       \
 		if (x) {                                                                           \
@@ -459,6 +506,7 @@ static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
 	GP_TRY(gp_obj_set_str(tp, "rate_name", rate));
 	GP_TRY(attach(o, "warnings", w = gp_value_array()));
 	GP_TRY(series_warnings(s, &st, o, w));
+	GP_TRY(gp__bench_eval_targets(b, o, targets_met));
 	*out = o;
 	return 0;
 out:
@@ -479,6 +527,7 @@ static int iso_now(char *buf, size_t n)
 GP_API int gp_bench_result(const struct gp_bench *b, struct gp_value **out)
 {
 	struct gp_value *r, *v;
+	bool met = true;
 	char buf[256];
 	long ncpu;
 	int rc = 0;
@@ -512,9 +561,20 @@ GP_API int gp_bench_result(const struct gp_bench *b, struct gp_value **out)
 	for (size_t i = 0; i < b->n; i++) {
 		struct gp_value *s;
 
-		GP_TRY(series_obj(b, &b->s[i], &s));
+		GP_TRY(series_obj(b, &b->s[i], &met, &s));
 		GP_TRY(gp_arr_push(v, s));
 	}
+	/* what a run had, present only when it had it */
+	if (gp_value_len(b->param_names))
+		GP_TRY(attach(r, "parameters", gp_value_clone(b->param_names)));
+	if (b->nt) {
+		GP_TRY(attach(r, "targets", v = gp_value_array()));
+		for (size_t i = 0; i < b->nt; i++)
+			GP_TRY(gp_arr_push(v, gp_value_str(b->t[i].spec)));
+		GP_TRY(gp_obj_set_bool(r, "targets_met", met));
+	}
+	GP_TRY(gp__bench_relative(b, r));
+	GP_TRY(gp__bench_sweeps(b, r));
 	*out = r;
 	return 0;
 out:

@@ -98,6 +98,16 @@ static const char *value(char *buf, size_t n, const char *unit, double v)
 	return buf;
 }
 
+/* a metric's value in the unit of @p ref: the new value beside the base's, one unit per row */
+static const char *value_like(char *buf, size_t n, const char *unit, double v, double ref)
+{
+	if (isfinite(v) && strcmp(unit, "ns") == 0)
+		return gp__fmt_dur_like(buf, n, v, ref, 0);
+	if (isfinite(v) && strcmp(unit, "bytes") == 0)
+		return gp__fmt_bytes_like(buf, n, v, ref, 0);
+	return value(buf, n, unit, v);
+}
+
 static const char *pct(char *buf, size_t n, double p)
 {
 	return gp__fmt_pct(buf, n, p, GP__FMT_SIGN | GP__FMT_SPACE);
@@ -183,7 +193,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		const char *cells[] = { str(m, "title"), a, b, d, r, p, n, v };
 
 		value(a, sizeof(a), unit, num(m, "base"));
-		value(b, sizeof(b), unit, num(m, "new"));
+		value_like(b, sizeof(b), unit, num(m, "new"), num(m, "base"));
 		pct(d, sizeof(d), num(m, "delta_pct"));
 		ratio(r, sizeof(r), m);
 		pval(p, sizeof(p), num(m, "p"));

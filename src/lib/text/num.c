@@ -14,6 +14,7 @@
 
 #include "gpuprof/gpuprof.h"
 #include "text/text.h"
+#include "util/error.h"
 
 static const char *unknown(char *buf, size_t n)
 {
@@ -21,68 +22,130 @@ static const char *unknown(char *buf, size_t n)
 	return buf;
 }
 
-const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
+/* how gp__fmt_dur() writes a duration like @p ns: the unit's divisor and name, the decimals */
+struct dur_unit {
+	double div;
+	const char *name;
+	int decimals;
+};
+
+static struct dur_unit dur_unit_of(double ns)
 {
 	static const struct {
 		double div;
 		const char *unit;
 	} u[] = { { 1e3, "µs" }, { 1e6, "ms" }, { 1e9, "s" } };
 	const size_t nu = sizeof(u) / sizeof(u[0]);
-	const char *sg;
-	double v, a;
+	struct dur_unit d = { 1, "ns", 0 };
+	double a = fabs(round(ns));
 	size_t i;
+
+	if (a < 1e3)
+		return d;
+	for (i = 0; i + 1 < nu; i++)
+		if (a < u[i + 1].div)
+			break;
+	a /= u[i].div;
+	d.div = u[i].div;
+	d.name = u[i].unit;
+	if (a < 9.9995)
+		d.decimals = 3;
+	else if (a < 99.995)
+		d.decimals = 2;
+	else if (a < 999.95 || i + 1 == nu)
+		d.decimals = 1;
+	else { /* rounding reaches 1000 of the unit: the next one */
+		d.div = u[i + 1].div;
+		d.name = u[i + 1].unit;
+		d.decimals = 3;
+	}
+	return d;
+}
+
+static const char *fmt_dur_in(char *buf, size_t n, double ns, struct dur_unit d, unsigned flags)
+{
+	const char *sg;
+	double v;
 
 	if (!isfinite(ns))
 		return unknown(buf, n);
 	v = round(ns) + 0.0; /* whole nanoseconds; + 0.0: no "-0" */
 	sg = (flags & GP__FMT_SIGN) && v >= 0 ? "+" : "";
-	a = fabs(v);
-	if (a < 1e3) {
-		snprintf(buf, n, "%s%.0f ns", sg, v);
-		return buf;
+	snprintf(buf, n, "%s%.*f %s", sg, d.decimals, v / d.div, d.name);
+	return buf;
+}
+
+const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags)
+{
+	return fmt_dur_in(buf, n, ns, dur_unit_of(ns), flags);
+}
+
+const char *gp__fmt_dur_like(char *buf, size_t n, double ns, double ref_ns, unsigned flags)
+{
+	if (!isfinite(ref_ns))
+		return gp__fmt_dur(buf, n, ns, flags);
+	return fmt_dur_in(buf, n, ns, dur_unit_of(ref_ns), flags);
+}
+
+static const char *const byte_unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+
+/* the unit gp__fmt_bytes() writes @p b in: an index of byte_unit */
+static size_t bytes_unit_of(double b)
+{
+	double a = fabs(b);
+	size_t i = 0;
+
+	/* the next unit from where the rounded value would read 1024 */
+	while (i + 1 < GP_ARRAY_SIZE(byte_unit) && a >= (i ? 1023.95 : 1023.5)) {
+		a /= 1024;
+		i++;
 	}
-	for (i = 0; i + 1 < nu; i++)
-		if (a < u[i + 1].div)
-			break;
-	v /= u[i].div;
-	a = fabs(v);
-	if (a < 9.9995)
-		snprintf(buf, n, "%s%.3f %s", sg, v, u[i].unit);
-	else if (a < 99.995)
-		snprintf(buf, n, "%s%.2f %s", sg, v, u[i].unit);
-	else if (a < 999.95 || i + 1 == nu)
-		snprintf(buf, n, "%s%.1f %s", sg, v, u[i].unit);
+	return i;
+}
+
+static const char *fmt_bytes_in(char *buf, size_t n, double b, size_t i, unsigned flags)
+{
+	const char *sg = b < 0 ? "-" : (flags & GP__FMT_SIGN) ? "+" : "";
+	double a = fabs(b);
+
+	if (!isfinite(b))
+		return unknown(buf, n);
+	for (size_t k = 0; k < i; k++)
+		a /= 1024;
+	if (!i)
+		snprintf(buf, n, "%s%.0f B", sg, a);
 	else
-		snprintf(buf, n, "%s%.3f %s", sg, v / 1e3, u[i + 1].unit);
+		snprintf(buf, n, "%s%.1f %s", sg, a, byte_unit[i]);
 	return buf;
 }
 
 const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
 	const char *sg = b < 0 ? "-" : (flags & GP__FMT_SIGN) ? "+" : "";
 	double a = fabs(b);
-	size_t i = 0;
+	size_t i;
 
 	if (!isfinite(b))
 		return unknown(buf, n);
-	/* the next unit from where the rounded value would read 1024 */
-	while (i + 1 < sizeof(unit) / sizeof(unit[0]) && a >= (i ? 1023.95 : 1023.5)) {
+	i = bytes_unit_of(b);
+	if (!(flags & GP__FMT_COMPACT))
+		return fmt_bytes_in(buf, n, b, i, flags);
+	for (size_t k = 0; k < i; k++)
+		a /= 1024;
+	/* three significant digits: "1.5G", "512M", "80G"; the unit after rounding */
+	if (i && a >= 1023.5 && i + 1 < GP_ARRAY_SIZE(byte_unit)) {
 		a /= 1024;
 		i++;
 	}
-	if (flags & GP__FMT_COMPACT) {
-		/* three significant digits: "1.5G", "512M", "80G"; the unit after rounding */
-		if (i && a >= 1023.5 && i + 1 < sizeof(unit) / sizeof(unit[0])) {
-			a /= 1024;
-			i++;
-		}
-		snprintf(buf, n, a < 9.95 && i ? "%s%.1f%c" : "%s%.0f%c", sg, a, unit[i][0]);
-	} else if (!i)
-		snprintf(buf, n, "%s%.0f B", sg, a);
-	else
-		snprintf(buf, n, "%s%.1f %s", sg, a, unit[i]);
+	snprintf(buf, n, a < 9.95 && i ? "%s%.1f%c" : "%s%.0f%c", sg, a, byte_unit[i][0]);
 	return buf;
+}
+
+const char *gp__fmt_bytes_like(char *buf, size_t n, double b, double ref, unsigned flags)
+{
+	if (!isfinite(ref))
+		return gp__fmt_bytes(buf, n, b, flags & ~GP__FMT_COMPACT);
+	return fmt_bytes_in(buf, n, b, bytes_unit_of(ref), flags);
 }
 
 GP_API const char *gp_format_duration(double ns, unsigned flags, char *buf, size_t size)

@@ -74,11 +74,23 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 const char *gp__fmt_dur(char *buf, size_t n, double ns, unsigned flags);
 
 /**
+ * A duration in the unit and with the decimals gp__fmt_dur() gives
+ * @p ref_ns, so that values printed together share one unit: "11.88 ms ±
+ * 0.55 ms", not "11.88 ms ± 552.0 µs". Durations of one line or one
+ * statistics block take the unit of their headline value (the median).
+ * @p ref_ns unknown: gp__fmt_dur(). @return @p buf.
+ */
+const char *gp__fmt_dur_like(char *buf, size_t n, double ns, double ref_ns, unsigned flags);
+
+/**
  * Bytes in binary units: "512 B", "1.5 KiB", "12.3 MiB" (one decimal, up to
  * PiB); "+" before a positive value with GP__FMT_SIGN. "-" when unknown.
  * @return @p buf.
  */
 const char *gp__fmt_bytes(char *buf, size_t n, double b, unsigned flags);
+
+/** Bytes in the unit gp__fmt_bytes() gives @p ref (one unit per line, as gp__fmt_dur_like()). */
+const char *gp__fmt_bytes_like(char *buf, size_t n, double b, double ref, unsigned flags);
 
 /**
  * A percentage with one decimal: "12.3%"; "+12.3%" with GP__FMT_SIGN,

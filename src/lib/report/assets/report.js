@@ -787,17 +787,57 @@
       card('gpu_share', 'GPU share', first.gpu_share, num(first.gpu_share) ? (100 * first.gpu_share).toFixed(1) + '%' : '-', num(first.gpu_share) ? (first.gpu_share >= 0.9 ? 'GPU-bound' : first.gpu_share < 0.5 ? 'host-bound: the GPU waits' : 'mixed') : 'no GPU time per iteration'),
       card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak')
     ]));
-    sec.appendChild(table('series', [
-      { key: 'name', label: 'Series', fmt: 'str' }, { key: 'n', label: 'n', fmt: 'int' },
+    /* a parameter scan's values, the series against the fastest and the targets: columns when the result has them */
+    var params = arr(doc.parameters).filter(function (p) { return typeof p === 'string'; });
+    var rel = !!(doc.fastest && typeof doc.fastest === 'object'), tgt = arr(doc.targets).length > 0;
+    var cols = [{ key: 'name', label: 'Series', fmt: 'str' }].concat(params.map(function (p) {
+      return { key: 'param:' + p, label: p, fmt: 'str' };
+    }), [
+      { key: 'n', label: 'n', fmt: 'int' },
       { key: 'mean_ns', label: 'Mean', fmt: 'ns' }, { key: 'median_ns', label: 'Median', fmt: 'ns' },
       { key: 'p95_ns', label: 'p95', fmt: 'ns' }, { key: 'p99_ns', label: 'p99', fmt: 'ns' },
       { key: 'std_ns', label: 'StdDev', fmt: 'ns' }, { key: 'mad_ns', label: 'MAD', fmt: 'ns' },
       { key: 'items_per_s', label: 'Rate', fmt: 'num' }, { key: 'rate_name', label: 'Unit', fmt: 'str' },
       { key: 'outliers', label: 'Outliers', fmt: 'int' }
-    ], series.map(function (x) {
-      var t = x.stats || {};
-      return { name: x.name, n: x.n, mean_ns: t.mean_ns, median_ns: t.median_ns, p95_ns: t.p95_ns, p99_ns: t.p99_ns, std_ns: t.std_ns, mad_ns: t.mad_ns, items_per_s: get(x, 'throughput.items_per_s'), rate_name: x.rate_name, outliers: x.outliers };
+    ]);
+    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: '95% CI', fmt: 'str' });
+    if (tgt) cols.push({ key: 'targets', label: 'Targets', fmt: 'str' });
+    sec.appendChild(table('series', cols, series.map(function (x) {
+      var t = x.stats || {}, r = x.relative || {}, ts = objs(x.targets), met = ts.filter(function (y) { return y.status === 'met'; }).length, row;
+      row = { name: x.name, n: x.n, mean_ns: t.mean_ns, median_ns: t.median_ns, p95_ns: t.p95_ns, p99_ns: t.p99_ns, std_ns: t.std_ns, mad_ns: t.mad_ns, items_per_s: get(x, 'throughput.items_per_s'), rate_name: x.rate_name, outliers: x.outliers };
+      params.forEach(function (p) { row['param:' + p] = x.parameters && typeof x.parameters[p] === 'string' ? x.parameters[p] : null; });
+      if (rel) {
+        row.ratio = num(r.ratio) ? r.ratio : null;
+        row.ratio_ci = r.fastest === true ? 'fastest' : num(r.ratio_lo) ? '[' + fmtNum(r.ratio_lo) + ' \u2013 ' + fmtNum(r.ratio_hi) + ']' : null;
+      }
+      if (tgt) row.targets = (met === ts.length ? '\u2713 ' : '\u2717 ') + met + '/' + ts.length + ' met';
+      return row;
     }), { title: 'Series', what: 'series', sort: null }));
+    if (tgt) {
+      var trows = [];
+      series.forEach(function (x) {
+        objs(x.targets).forEach(function (y) {
+          var ns = y.unit === 'ns';
+          trows.push({ name: x.name, metric: y.metric, value: ns ? fmtNs(y.value) : fmtRate(y.value), target: (y.op || '') + ' ' + (ns ? fmtNs(y.threshold) : fmtNum(y.threshold)), status: (y.status === 'met' ? '\u2713 ' : y.status === 'missed' ? '\u2717 ' : '? ') + y.status });
+        });
+      });
+      sec.appendChild(table('targets', [
+        { key: 'name', label: 'Series', fmt: 'str' }, { key: 'metric', label: 'Metric', fmt: 'str' },
+        { key: 'value', label: 'Value', fmt: 'str' }, { key: 'target', label: 'Target', fmt: 'str' },
+        { key: 'status', label: 'Status', fmt: 'str' }
+      ], trows, { title: 'Targets' + (doc.targets_met === false ? ': missed (gpuprof bench exits 3)' : ': all met'), what: 'series', sort: null }));
+    }
+    objs(doc.sweeps).forEach(function (sw, k) {
+      var rate = get(series[get(objs(sw.points)[0] || {}, 'series') || 0] || {}, 'throughput.rate_name') || 'items/s', kn = sw.knee;
+      sec.appendChild(table('sweep' + k, [
+        { key: 'value', label: sw.parameter, fmt: 'str' }, { key: 'batch_size', label: 'Batch', fmt: 'num' },
+        { key: 'median_ns', label: 'Median', fmt: 'ns' }, { key: 'p99_ns', label: 'p99', fmt: 'ns' },
+        { key: 'items_per_s', label: 'Throughput (' + rate + ')', fmt: 'num' }
+      ], objs(sw.points), {
+        title: 'Sweep over ' + sw.parameter + (sw.template ? ' (' + sw.template + ')' : ''), what: 'values', sort: null, filterKey: 'value',
+        note: kn && typeof kn === 'object' ? 'Knee: ' + sw.parameter + ' = ' + kn.value + ', ' + fmtPct(100 * kn.share_of_best) + ' of the best throughput (' + fmtRate(kn.best_items_per_s) + ' ' + rate + ' at ' + kn.best_value + ') at a median latency of ' + fmtNs(kn.median_ns) + '.' : sw.batch_sweep && sw.knee_note ? 'Knee: ' + sw.knee_note + '.' : null
+      }));
+    });
     for (i = 0; i < series.length; i++) {
       objs(series[i].warnings).forEach(function (w) {
         warns.push({ id: w.id, severity: 'warning', title: (series.length > 1 ? series[i].name + ': ' : '') + w.text });
