@@ -374,19 +374,34 @@ static void test_bench_verdicts(void **state)
 	gp_value_free(n);
 	gp_value_free(b);
 
-	/* 4 samples per side, 20 % slower: inconclusive (too few), exit 0 */
+	/*
+	 * 4 samples per side, 20 % slower: too few for the rank test (2 / C(8, 4)
+	 * = 0.029 >= alpha), so Welch's t on the logs decides: slower, exit 3
+	 */
 	b = bench1("s", 4, 1e6, 1, 3, NULL);
 	n = bench1("s", 4, 1.2e6, 1, 3, NULL);
 	r = compare(b, n, &o);
 	m = metric(r, 0, "time");
+	assert_string_equal(tu_gets(m, "verdict"), "slower");
+	assert_string_equal(tu_gets(m, "test"), "welch_t_log");
+	assert_true(tu_getd(m, "p") < 0.01);
+	assert_true(tu_getd(m, "ratio_lo") > 1.05 && tu_getd(m, "ratio_hi") < 1.5);
+	assert_string_equal(tu_gets(metric(r, 0, "throughput"), "verdict"), "slower");
+	assert_string_equal(tu_gets(r, "verdict"), "regression");
+	assert_true(gp_compare_regression(r));
+	gp_value_free(r);
+	/* --min-samples 5: too few, inconclusive; the rank test's p is still given */
+	o.min_samples = 5;
+	r = compare(b, n, &o);
+	m = metric(r, 0, "time");
 	assert_string_equal(tu_gets(m, "verdict"), "inconclusive");
 	assert_non_null(strstr(tu_gets(m, "reason"), "too few samples"));
-	/* the p-value is still given: 4 and 4 fully apart, 2 / C(8, 4) */
 	assert_true(fabs(tu_getd(m, "p") - 2.0 / 70) < 1e-6);
 	assert_string_equal(tu_gets(m, "direction"), "worse");
 	assert_string_equal(tu_gets(r, "verdict"), "inconclusive");
 	assert_false(gp_compare_regression(r));
 	gp_value_free(r);
+	o.min_samples = 0;
 	gp_value_free(n);
 	gp_value_free(b);
 
@@ -748,7 +763,8 @@ static void test_paths(void **state)
 	assert_int_equal(gp_compare_paths(a, b, &o, &r), 0);
 	assert_string_equal(tu_gets(r, "base/path"), a);
 	assert_string_equal(tu_gets(r, "new/input"), "bench");
-	assert_string_equal(tu_gets(r, "verdict"), "same");
+	/* 5 values from 1 to 5: too spread for 5 a side to rule out a 5 % change */
+	assert_string_equal(tu_gets(r, "verdict"), "inconclusive");
 	gp_value_free(r);
 
 	snprintf(d1, sizeof(d1), "%s/bad.json", dir);

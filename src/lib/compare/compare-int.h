@@ -27,7 +27,7 @@
 /* defaults of struct gp_compare_opts */
 #define GP__CMP_ALPHA       0.01
 #define GP__CMP_THRESHOLD   0.05
-#define GP__CMP_MIN_SAMPLES 5
+#define GP__CMP_MIN_SAMPLES 2 /* Welch's t needs 2 per side */
 /* GPU idle share change (percentage points) that an explanation mentions */
 #define GP__CMP_IDLE_POINTS 5.0
 /* a speedup under this, with reduced precision, points to a host- or memory-bound model */

@@ -194,17 +194,26 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		verdict_cell(v, sizeof(v), m, f->md);
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
 	}
-	/* why a tested metric stayed inconclusive */
+	/* which test decided a metric with few samples, and why one stayed inconclusive */
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *reason = gp_value_get_str(gp_obj_get(m, "reason"));
+		const char *test = gp_value_get_str(gp_obj_get(m, "test"));
+		char how[160] = "";
 
-		if (!reason || !gp_value_get_bool(gp_obj_get(m, "samples"), false))
+		if (!gp_value_get_bool(gp_obj_get(m, "samples"), false))
+			continue;
+		if (test && strcmp(test, "welch_t_log") == 0)
+			snprintf(how, sizeof(how),
+			         "%.0f and %.0f values, too few for the rank test: Welch's t-test "
+			         "on the log values, with its 95 %% interval of the ratio%s",
+			         num(m, "n_base"), num(m, "n_new"), reason ? "; " : "");
+		if (!reason && !how[0])
 			continue;
 		if (f->md)
-			out(f, "\n_%s: %s_\n", str(m, "title"), reason);
+			out(f, "\n_%s: %s%s_\n", str(m, "title"), how, reason ? reason : "");
 		else
-			para(f, "  ", 4, "%s: %s", str(m, "title"), reason);
+			para(f, "  ", 4, "%s: %s%s", str(m, "title"), how, reason ? reason : "");
 	}
 }
 
