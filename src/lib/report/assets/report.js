@@ -864,7 +864,8 @@
     sec.appendChild(h('p', { cls: 'gp-note', text: 'Base: ' + (get(doc, 'base.path') || '-') + ' (' + (get(doc, 'base.input') || '?') + ') \u00b7 New: ' + (get(doc, 'new.path') || '-') + ' (' + (get(doc, 'new.input') || '?') + ') \u00b7 \u03b1 = ' + fmtNum(get(doc, 'options.alpha'), 4) + ', threshold ' + fmtNum(get(doc, 'options.threshold_pct'), 2) + '%' }));
     groups.forEach(function (g) {
       objs(g.explanations).forEach(function (e) {
-        finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text, evidence: e.evidence });
+        /* the sentence carries the numbers of its evidence; the keys stay in the JSON */
+        finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text });
       });
     });
     objs(doc.warnings).forEach(function (w) { finds.push({ id: w.id, severity: 'warning', title: w.text }); });
