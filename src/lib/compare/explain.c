@@ -427,10 +427,15 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		goto out;
 	if (gp_obj_set_double(ev, "share_pct", 100 * sum / d))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	rc = add(arr, "top_kernels", ev,
-	         "%zu kernel%s account%s for %.0f %% of the %s %s of kernel time: %s.", shown,
-	         shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
-	         gp__fmt_dur(a, sizeof(a), fabs(d), 0), d > 0 ? "rise" : "fall", t.buf);
+	if (sum / d <= 1)
+		rc = add(arr, "top_kernels", ev,
+		         "%zu kernel%s account%s for %.0f %% of the %s %s of kernel time: %s.",
+		         shown, shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
+		         gp__fmt_dur(a, sizeof(a), fabs(d), 0), d > 0 ? "rise" : "fall", t.buf);
+	else /* other kernels moved the other way: a share over 100 % reads wrong */
+		rc = add(arr, "top_kernels", ev,
+		         "Kernel time %s by %s in all; the largest changes that way: %s.",
+		         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), 0), t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
