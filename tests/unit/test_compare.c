@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gpuprof/compare.h"
+#include "stats/welch.h"
 
 /* ---- builders ---- */
 
@@ -884,6 +885,127 @@ static void test_alloc_torture(void **state)
 	gp_value_free(n);
 }
 
+/* ---- few samples: Welch's t on the logs (issue 21, item 7) ---- */
+
+static void test_welch(void **state)
+{
+	/* trace_diff's first 3 and 4 steps, control against test (ns) */
+	static const double c[] = { 75656000, 76800000, 76234000, 76727000 };
+	static const double t[] = { 156646000, 117128000, 114802000, 123104000 };
+	static const double one[] = { 5, 5 }, two[] = { 6, 6 }, neg[] = { 1, -1 };
+	struct gp__welch w;
+
+	(void)state;
+	/* Student's t against published tables */
+	assert_true(fabs(gp__student_t_quantile(0.975, 2) - 4.302653) < 1e-6);
+	assert_true(fabs(gp__student_t_quantile(0.995, 1) - 63.656741) < 1e-5);
+	assert_true(fabs(gp__student_t_quantile(0.975, 10) - 2.228139) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(2, 5) - 0.949030) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(-2, 5) - 0.050970) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(0, 3) - 0.5) < 1e-12);
+	/* p checked by integrating the t density numerically (Python, no scipy) */
+	assert_int_equal(gp__welch_log(c, 3, t, 3, 0.95, &w), 0);
+	assert_true(fabs(w.t - 5.17111) < 1e-4 && fabs(w.df - 2.00745) < 1e-4);
+	assert_true(fabs(w.p - 0.0351465) < 1e-6);
+	assert_true(fabs(w.ratio_lo - 1.09289) < 1e-4 && fabs(w.ratio_hi - 2.58747) < 1e-4);
+	assert_int_equal(gp__welch_log(c, 4, t, 4, 0.95, &w), 0);
+	assert_true(fabs(w.p - 0.0057185) < 1e-6);
+	assert_true(w.ratio_lo < w.ratio && w.ratio < w.ratio_hi);
+	/* no spread: p 0 or 1, the interval the ratio itself */
+	assert_int_equal(gp__welch_log(one, 2, two, 2, 0.95, &w), 0);
+	assert_true(w.p == 0 && fabs(w.ratio - 1.2) < 1e-12 && w.ratio_lo == w.ratio_hi);
+	assert_int_equal(gp__welch_log(one, 2, one, 2, 0.95, &w), 0);
+	assert_true(w.p == 1 && w.ratio == 1);
+	/* what it refuses */
+	assert_int_equal(gp__welch_log(one, 1, two, 2, 0.95, &w), GP_EINVAL);
+	assert_int_equal(gp__welch_log(neg, 2, two, 2, 0.95, &w), GP_EINVAL);
+	assert_int_equal(gp__welch_log(one, 2, two, 2, 1, &w), GP_EINVAL);
+}
+
+/* splitmix64: the simulation's own generator, so the test is the same everywhere */
+static uint64_t sim_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double sim_normal(uint64_t *s)
+{
+	double u1 = ((double)(sim_next(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(sim_next(s) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* a report of one rank with @p n complete steps of @p ms times lognormal noise */
+static struct gp_value *steps_report(uint64_t *s, size_t n, double ms, double noise)
+{
+	char doc[4096];
+	size_t i, len;
+
+	len = (size_t)snprintf(
+	    doc, sizeof(doc),
+	    "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[{\"rank\":0,\"steps\":[");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(doc + len, sizeof(doc) - len,
+		                        "%s{\"dur_ns\":%.0f,\"incomplete\":false}", i ? "," : "",
+		                        ms * 1e6 * exp(noise * sim_normal(s)));
+	snprintf(doc + len, sizeof(doc) - len, "]}]}");
+	return parse(doc);
+}
+
+/*
+ * Seeded simulations of profiled runs, 2 to 5 steps a side: the same code with
+ * 3 % noise is a regression at most at the rate alpha allows (it needs p < alpha
+ * and a 5 % change: none are expected), 55 % slower is one nearly always.
+ */
+static void test_few_samples_sim(void **state)
+{
+	struct gp_compare_opts o;
+	uint64_t seed = 21;
+	size_t trial, worse = 0, same = 0, slow = 0, n, slow_n[6] = { 0 };
+	const size_t trials = 600;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.rank = -1;
+	o.resamples = 200;
+	for (trial = 0; trial < trials; trial++) {
+		struct gp_value *b, *nw, *r;
+
+		n = 2 + trial % 4;
+		b = steps_report(&seed, n, 100, 0.03);
+		nw = steps_report(&seed, n, 100, 0.03);
+		r = compare(b, nw, &o);
+		worse += gp_compare_regression(r);
+		same += strcmp(tu_gets(r, "verdict"), "same") == 0;
+		gp_value_free(r);
+		gp_value_free(nw);
+		nw = steps_report(&seed, n, 155, 0.03);
+		r = compare(b, nw, &o);
+		slow += gp_compare_regression(r);
+		slow_n[n] += gp_compare_regression(r);
+		assert_string_equal(tu_gets(metric(r, 0, "step_time"), "test"), "welch_t_log");
+		gp_value_free(r);
+		gp_value_free(nw);
+		gp_value_free(b);
+	}
+	print_message("few samples: %zu of %zu same-code pairs a regression, %zu same; %zu of %zu "
+	              "55 %% slower pairs a regression\n",
+	              worse, trials, same, slow, trials);
+	print_message("slow by n: %zu %zu %zu %zu\n", slow_n[2], slow_n[3], slow_n[4], slow_n[5]);
+	/* alpha T + 3 sqrt(alpha (1 - alpha) T): 13 of 600 */
+	assert_true(worse <= 13);
+	assert_true(same > trials / 10);
+	/* 3 to 5 steps a side always decide; 2 (df about 1 to 2) about half the time */
+	assert_true(slow_n[3] == trials / 4 && slow_n[4] == trials / 4 && slow_n[5] == trials / 4);
+	assert_true(slow_n[2] >= trials / 4 / 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -899,6 +1021,8 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_alloc_torture),
+		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_few_samples_sim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
