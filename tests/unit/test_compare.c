@@ -916,6 +916,11 @@ static void test_welch(void **state)
 	assert_true(w.p == 0 && fabs(w.ratio - 1.2) < 1e-12 && w.ratio_lo == w.ratio_hi);
 	assert_int_equal(gp__welch_log(one, 2, one, 2, 0.95, &w), 0);
 	assert_true(w.p == 1 && w.ratio == 1);
+	/* from summaries: [1, 2, 3, 4] against [3, 4, 5, 6, 9] (p by numerical integration) */
+	assert_true(fabs(gp__welch_p(2.5, 1.2909944487, 4, 5.4, 2.3021728866, 5) - 0.0514867) <
+	            1e-6);
+	assert_true(gp__welch_p(1, 0, 3, 1, 0, 3) == 1 && gp__welch_p(1, 0, 3, 2, 0, 3) == 0);
+	assert_true(isnan(gp__welch_p(1, 1, 1, 2, 1, 3)) && isnan(gp__welch_p(1, NAN, 3, 2, 1, 3)));
 	/* what it refuses */
 	assert_int_equal(gp__welch_log(one, 1, two, 2, 0.95, &w), GP_EINVAL);
 	assert_int_equal(gp__welch_log(neg, 2, two, 2, 0.95, &w), GP_EINVAL);

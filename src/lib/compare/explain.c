@@ -408,7 +408,8 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		sum += dt;
 		if (!(o = gp__cmp_push_obj(list)) || gp_obj_set_str(o, "name", name) ||
 		    gp_obj_set_str(o, "status", st) || gp_obj_set_double(o, "delta_total_ns", dt) ||
-		    gp_obj_set_double(o, "delta_avg_pct", dp))
+		    gp_obj_set_double(o, "delta_avg_pct", dp) ||
+		    gp_obj_set_double(o, "p", dget(r, "p")))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp__buf_addf(&t, "%s%s", shown++ ? "; " : "",
 		                    short_name(nb, sizeof(nb), name)));
@@ -417,11 +418,19 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 			GP_TRY(gp__buf_addf(&t, " is new and takes %s", a));
 		else if (strcmp(st, "removed") == 0)
 			GP_TRY(gp__buf_addf(&t, " is gone, which saves %s", a));
-		else
-			GP_TRY(gp__buf_addf(&t, " %s %s (%.0f calls against %.0f, each %.1f %% %s)",
-			                    dt > 0 ? "adds" : "saves", a, dget(r, "new_count"),
-			                    dget(r, "base_count"), fabs(dp),
-			                    dp >= 0 ? "longer" : "shorter"));
+		else {
+			double p = dget(r, "p");
+			char pb[48] = "";
+
+			if (isfinite(p) && p < 0.0001)
+				snprintf(pb, sizeof(pb), ", p < 0.0001 over the calls");
+			else if (isfinite(p))
+				snprintf(pb, sizeof(pb), ", p = %.4f over the calls", p);
+			GP_TRY(gp__buf_addf(
+			    &t, " %s %s (%.0f calls against %.0f, each %.1f %% %s%s)",
+			    dt > 0 ? "adds" : "saves", a, dget(r, "new_count"),
+			    dget(r, "base_count"), fabs(dp), dp >= 0 ? "longer" : "shorter", pb));
+		}
 	}
 	if (!shown)
 		goto out;

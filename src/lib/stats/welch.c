@@ -157,3 +157,20 @@ int gp__welch_log(const double *base, size_t nb, const double *new_, size_t nn, 
 	out->ratio_hi = exp(d + tq * se);
 	return 0;
 }
+
+double gp__welch_p(double mean_b, double sd_b, double n_b, double mean_n, double sd_n, double n_n)
+{
+	double qb, qn, df, p;
+
+	if (!(n_b >= 2 && n_n >= 2) || !isfinite(mean_b) || !isfinite(mean_n) ||
+	    !(sd_b >= 0 && sd_n >= 0) || !isfinite(sd_b) || !isfinite(sd_n) || !isfinite(n_b) ||
+	    !isfinite(n_n))
+		return NAN;
+	qb = sd_b * sd_b / n_b;
+	qn = sd_n * sd_n / n_n;
+	if (qb + qn == 0)
+		return mean_b == mean_n ? 1 : 0;
+	df = (qb + qn) * (qb + qn) / (qb * qb / (n_b - 1) + qn * qn / (n_n - 1));
+	p = 2 * gp__student_t_cdf(-fabs(mean_n - mean_b) / sqrt(qb + qn), df);
+	return p > 1 ? 1 : p;
+}

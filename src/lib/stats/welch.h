@@ -30,6 +30,14 @@ struct gp__welch {
 int gp__welch_log(const double *base, size_t nb, const double *new_, size_t nn, double confidence,
                   struct gp__welch *out);
 
+/**
+ * Welch's t-test from summaries: the means, sample standard deviations (n - 1)
+ * and counts of two samples (a kernel's instances on each side). Two-sided p;
+ * NaN when a count is under 2 or a value is not finite. With no spread on
+ * either side, p is 0 when the means differ and 1 when they do not.
+ */
+double gp__welch_p(double mean_b, double sd_b, double n_b, double mean_n, double sd_n, double n_n);
+
 /** P(T <= t) for Student's t with @p df > 0 degrees of freedom. */
 double gp__student_t_cdf(double t, double df);
 
