@@ -86,7 +86,8 @@ int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp
 /* metric.c */
 
 /**
- * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m and appends the
+ * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m (Mann-Whitney
+ * U, or Welch's t on the logs when they are few) and appends the
  * metric object to @p metrics; counts it in @p c and records a regression
  * under group @p group. @p out_obj (may be NULL) receives the object.
  */

@@ -6,8 +6,12 @@
  * ratio with its bootstrap interval, the Mann-Whitney U p-value and the
  * verdict, which this file words by the metric's kind (faster/slower for
  * times and rates, better/worse otherwise) and counts for the overall
- * verdict. A base median of 0 has no ratio: the verdict is then "same" when
- * the new median is 0 too, else "inconclusive", with no test.
+ * verdict. Where the samples are too few for the rank test to reach alpha
+ * with one value out of order (the 3-5 steps of a profiled run), Welch's t
+ * on the log values (stats/welch.h) gives p, the interval and the verdict
+ * instead ("test": "welch_t_log"; docs/analyses/statistics.md). A base
+ * median of 0 has no ratio: the verdict is then "same" when the new median
+ * is 0 too, else "inconclusive", with no test.
  *
  * With one value per side (a trace's totals) there is no test, so no
  * regression: "same" when |delta| is under the threshold, else

@@ -6,12 +6,15 @@
  * Ranks are paired by rank number (only --rank R when given); when each side
  * has exactly one rank they are paired whatever their numbers, with a
  * warning. Per pair:
- *   - step time: the complete steps' dur_ns as samples (gp_stats_compare(),
- *     lower is better); the only metric of a report that can be a regression;
+ *   - step time: the complete steps' dur_ns as samples (metric.c: the rank
+ *     test, or Welch's t with few steps; lower is better); the only metric of
+ *     a report that can be a regression;
  *   - one value per side, never a regression: GPU busy, GPU idle %, compute,
  *     communication, memcpy time, comm/comp overlap % (higher is better),
  *     kernel time, peak memory (the largest GPU peak_allocated_bytes);
- *   - the kernel and operator diff (table.c) and the explanations (explain.c).
+ *   - the kernel and operator diff (table.c) and the explanations (explain.c);
+ *   - warnings when the runs are not alike: another GPU model, world size or
+ *     precision of the kernels (comparable()).
  */
 #include <math.h>
 #include <stdio.h>
