@@ -89,7 +89,7 @@ expect_rc 3 compare --json "$TMP/a4.json" "$TMP/slow4.json"
 expect_rc 3 compare "$TMP/a4.json" "$TMP/slow4.json"
 head -n 1 "$OUT" | grep -q "^regression: time +20.0 % (p < 0.0001) for 'sleep 0.02'" ||
 	fail "regression line"
-out_has "time: 4 and 4 values, too few for the rank test: Welch's t-test on the log values"
+out_has "time and throughput: 4 and 4 values, too few for the rank test: Welch's t-test on the log"
 # --min-samples 5 asks for 5 a side: inconclusive, exit 0
 expect_rc 0 compare --json --min-samples 5 "$TMP/a4.json" "$TMP/slow4.json"
 [ "$(json_get "$OUT" '(d["verdict"], d["groups"][0]["metrics"][0]["reason"])')" = \

@@ -195,26 +195,58 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		verdict_cell(v, sizeof(v), m, f->md);
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
 	}
-	/* which test decided a metric with few samples, and why one stayed inconclusive */
+	/*
+	 * Which test decided the metrics with few samples (one line for those of the
+	 * same sizes), then why a tested metric stayed inconclusive.
+	 */
+	{
+		struct gp_buf names = GP_BUF_INIT;
+		double wb = NAN, wn = NAN;
+		size_t k = 0, shown = 0;
+
+		for (i = 0; i < gp_value_len(ms); i++) {
+			const struct gp_value *m = gp_arr_get(ms, i);
+			const char *test = gp_value_get_str(gp_obj_get(m, "test"));
+
+			if (!test || strcmp(test, "welch_t_log") != 0)
+				continue;
+			if (!k++) {
+				wb = num(m, "n_base");
+				wn = num(m, "n_new");
+			} else if (num(m, "n_base") != wb || num(m, "n_new") != wn)
+				continue;
+			shown++;
+		}
+		for (i = 0, k = 0; i < gp_value_len(ms) && !f->o.rc; i++) {
+			const struct gp_value *m = gp_arr_get(ms, i);
+			const char *test = gp_value_get_str(gp_obj_get(m, "test"));
+
+			if (!test || strcmp(test, "welch_t_log") != 0 || num(m, "n_base") != wb ||
+			    num(m, "n_new") != wn)
+				continue;
+			f->o.rc =
+			    gp__buf_addf(&names, "%s%s", k ? k + 1 == shown ? " and " : ", " : "",
+			                 str(m, "title"));
+			k++;
+		}
+		if (shown)
+			para(f, f->md ? "\n_" : "  ", 4,
+			     "%s: %.0f and %.0f values, too few for the rank test: Welch's t-test "
+			     "on "
+			     "the log values decides, with its 95 %% interval of the ratio%s",
+			     names.buf, wb, wn, f->md ? "_" : "");
+		gp__buf_release(&names);
+	}
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *reason = gp_value_get_str(gp_obj_get(m, "reason"));
-		const char *test = gp_value_get_str(gp_obj_get(m, "test"));
-		char how[160] = "";
 
-		if (!gp_value_get_bool(gp_obj_get(m, "samples"), false))
-			continue;
-		if (test && strcmp(test, "welch_t_log") == 0)
-			snprintf(how, sizeof(how),
-			         "%.0f and %.0f values, too few for the rank test: Welch's t-test "
-			         "on the log values, with its 95 %% interval of the ratio%s",
-			         num(m, "n_base"), num(m, "n_new"), reason ? "; " : "");
-		if (!reason && !how[0])
+		if (!reason || !gp_value_get_bool(gp_obj_get(m, "samples"), false))
 			continue;
 		if (f->md)
-			out(f, "\n_%s: %s%s_\n", str(m, "title"), how, reason ? reason : "");
+			out(f, "\n_%s: %s_\n", str(m, "title"), reason);
 		else
-			para(f, "  ", 4, "%s: %s%s", str(m, "title"), how, reason ? reason : "");
+			para(f, "  ", 4, "%s: %s", str(m, "title"), reason);
 	}
 }
 
