@@ -580,6 +580,58 @@ static void test_report_ranks(void **state)
 	gp_value_free(n);
 }
 
+/* two ranks a side on other GPUs and world sizes: each warning once, in the text too */
+static void test_unlike_runs(void **state)
+{
+	static const char rank_fmt[] =
+	    "{\"rank\":%d,\"steps\":[{\"dur_ns\":10,\"incomplete\":false}],"
+	    "\"overview\":{\"devices\":[{\"id\":0,\"active\":true,\"name\":\"%s\"}],"
+	    "\"distributed\":{\"world_size\":%d}},"
+	    "\"kernels\":[{\"name\":\"void gemm<%s>(%s*)\",\"count\":2,\"total_ns\":8,"
+	    "\"std_ns\":1}]}";
+	struct gp_compare_opts o = opts0();
+	char doc[2048], r0[512], r1[512];
+	struct gp_value *b, *n, *r;
+	const struct gp_value *w;
+	char *text = NULL;
+	size_t i, gpu = 0, world = 0, prec = 0;
+
+	(void)state;
+	snprintf(r0, sizeof(r0), rank_fmt, 0, "NVIDIA A100-SXM4-80GB", 8, "float", "float");
+	snprintf(r1, sizeof(r1), rank_fmt, 1, "NVIDIA A100-SXM4-80GB", 8, "float", "float");
+	snprintf(doc, sizeof(doc), "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[%s,%s]}", r0, r1);
+	b = parse(doc);
+	snprintf(r0, sizeof(r0), rank_fmt, 0, "Tesla V100-SXM2-16GB", 2, "c10::Half", "c10::Half");
+	snprintf(r1, sizeof(r1), rank_fmt, 1, "Tesla V100-SXM2-16GB", 2, "c10::Half", "c10::Half");
+	snprintf(doc, sizeof(doc), "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[%s,%s]}", r0, r1);
+	n = parse(doc);
+	r = compare(b, n, &o);
+	w = gp_obj_get(r, "warnings");
+	for (i = 0; i < gp_value_len(w); i++) {
+		const char *id = tu_gets(gp_arr_get(w, i), "id");
+
+		gpu += strcmp(id, "gpu_differs") == 0;
+		world += strcmp(id, "world_size_differs") == 0;
+		prec += strcmp(id, "precision_differs") == 0;
+	}
+	assert_true(gpu == 1 && world == 1 && prec == 1);
+	assert_int_equal(gp_compare_format(r, GP_COMPARE_TEXT, 20, &text, NULL), 0);
+	assert_non_null(strstr(text, "rank 0: the runs are on different GPUs (base NVIDIA "
+	                             "A100-SXM4-80GB, new Tesla V100-SXM2-16GB)"));
+	assert_non_null(strstr(text, "mostly fp32 in base"));
+	assert_non_null(strstr(text, "mostly fp16 in new"));
+	gp_free(text);
+	gp_value_free(r);
+	/* the same GPU, world size and precision: nothing */
+	r = compare(b, b, &o);
+	assert_false(has_id(gp_obj_get(r, "warnings"), "gpu_differs") ||
+	             has_id(gp_obj_get(r, "warnings"), "world_size_differs") ||
+	             has_id(gp_obj_get(r, "warnings"), "precision_differs"));
+	gp_value_free(r);
+	gp_value_free(n);
+	gp_value_free(b);
+}
+
 /* ---- explanations ---- */
 
 static void test_explain_precision(void **state)
@@ -1021,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_bench_memory_gpu),
 		cmocka_unit_test(test_report_metrics),
 		cmocka_unit_test(test_report_ranks),
+		cmocka_unit_test(test_unlike_runs),
 		cmocka_unit_test(test_explain_precision),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_format),

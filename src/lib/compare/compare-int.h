@@ -65,6 +65,7 @@ struct gp__cmp {
 	/* over the metrics with samples: how many of each verdict */
 	size_t n_sampled, n_better, n_worse, n_inconclusive;
 	size_t n_single_changed; /* metrics without samples past their threshold */
+	unsigned unlike_warned;  /* report.c: the "not alike" warnings given (once each) */
 };
 
 /* common.c */

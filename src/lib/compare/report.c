@@ -238,7 +238,8 @@ static int single_metrics(struct gp__cmp *c, const struct gp_value *br, const st
  * size (overview.distributed, from distributedInfo or the launcher) and the
  * precision the kernels run in (the element type their names show: a
  * template argument such as c10::BFloat16 or float, or cuBLAS's sgemm,
- * hgemm, bf16 tokens). Each is a warning, never a verdict.
+ * hgemm, bf16 tokens). Each is a warning, never a verdict, given once for
+ * the first rank pair where it holds (the ranks of a run share them).
  */
 
 /* the names of the active GPUs (all GPUs when none is marked), "; "-joined, sorted */
@@ -337,6 +338,15 @@ static size_t precision(const struct gp_value *r, double *share)
 	return best;
 }
 
+/* true the first time @p bit is asked for: each warning once per comparison */
+static bool once(struct gp__cmp *c, unsigned bit)
+{
+	bool first = !(c->unlike_warned & bit);
+
+	c->unlike_warned |= bit;
+	return first;
+}
+
 static int comparable(struct gp__cmp *c, const char *name, const struct gp_value *br,
                       const struct gp_value *nr)
 {
@@ -348,13 +358,14 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 
 	GP_TRY(gpu_models(br, &gb));
 	GP_TRY(gpu_models(nr, &gn));
-	if (gb.len && gn.len && strcmp(gb.buf, gn.buf) != 0)
+	if (gb.len && gn.len && strcmp(gb.buf, gn.buf) != 0 && once(c, 1u))
 		GP_TRY(gp__cmp_warn(c, "gpu_differs",
 		                    "%s: the runs are on different GPUs (base %s, new %s): times "
 		                    "differ for that reason too, not only for the change",
 		                    name, gb.buf, gn.buf));
 	if (gp_value_get_int(gp_value_path(br, "overview/distributed/world_size"), &wb) &&
-	    gp_value_get_int(gp_value_path(nr, "overview/distributed/world_size"), &wn) && wb != wn)
+	    gp_value_get_int(gp_value_path(nr, "overview/distributed/world_size"), &wn) &&
+	    wb != wn && once(c, 2u))
 		GP_TRY(gp__cmp_warn(c, "world_size_differs",
 		                    "%s: the world size differs (base %lld ranks, new %lld): "
 		                    "communication and the work per rank differ for that reason "
@@ -362,7 +373,7 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 		                    name, (long long)wb, (long long)wn));
 	kb = precision(br, &sb);
 	kn = precision(nr, &sn);
-	if (kb < NDTYPES && kn < NDTYPES && kb != kn)
+	if (kb < NDTYPES && kn < NDTYPES && kb != kn && once(c, 4u))
 		GP_TRY(gp__cmp_warn(c, "precision_differs",
 		                    "%s: the kernels run in another precision: mostly %s in base "
 		                    "(%.0f %% of the kernel time whose element type the names "
