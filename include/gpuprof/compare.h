@@ -47,7 +47,7 @@ struct gp_compare_opts {
 	const char *const *threshold_names;
 	const double *threshold_values;
 	size_t n_thresholds;
-	uint32_t min_samples; /**< fewer samples per side is inconclusive; 0: 5 */
+	uint32_t min_samples; /**< fewer samples per side is inconclusive; 0: 2 */
 	/** Only this rank of reports and traces; -1: every rank present on both sides. */
 	int64_t rank;
 	/** Worker threads per side for reading traces (gp_analyze_opts.threads); 0: one per CPU. */

@@ -118,10 +118,11 @@ assert lines[i + 4].endswith("| 0.0022 | 6/6 | **slower (regression)** |"), line
 det = [l for l in lines if l.startswith("<details><summary>")]
 assert len(det) == 2 and det[0].startswith("<details><summary>kernels: 170 names"), det
 assert lines.count("</details>") == 2
-k = lines.index("| status | calls | base total | new total | Δ total | per call | name |")
+k = lines.index("| status | calls | base total | new total | Δ total | per call | p | name |")
 rows = lines[k + 2:k + 5]
-assert all(r.count(" | ") == 6 and r.startswith("| ") and r.endswith("` |") for r in rows), rows
-assert rows[1].startswith("| slower | 18 -> 21 | 32.88 ms | 92.08 ms | +59.20 ms | +140.0 % | `ncclKernel_AllReduce"), rows[1]
+assert all(r.count(" | ") == 7 and r.startswith("| ") and r.endswith("` |") for r in rows), rows
+# p: Welch's t of the per-call time over the 18 and 21 calls (not significant)
+assert rows[1].startswith("| slower | 18 -> 21 | 32.88 ms | 92.08 ms | +59.20 ms | +140.0 % | 0.0575 | `ncclKernel_AllReduce"), rows[1]
 assert lines[k + 6] == "3 of 197 rows, by |delta total|; --top 0 or --json for all", lines[k + 6]
 assert "**why**" in lines and "**warnings**" in lines
 EOF

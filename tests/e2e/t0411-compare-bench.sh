@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # t0411-compare-bench.sh - `gpuprof compare` on bench results ("gpuprof.bench/1")
 # that python3 writes: identical (same, exit 0), a 20 % slowdown with 30
-# samples (a regression, exit 3), 4 samples a side (inconclusive, exit 0),
+# samples (a regression, exit 3), 4 samples a side (+20 %: slower by Welch's t, exit 3),
 # a throughput-only improvement (twice the batch in the same time), one
 # series a side with other names (paired, with a warning), a warm-up on one
 # side only, per-metric thresholds, the Markdown shape, and the errors:
@@ -80,20 +80,25 @@ expect_rc 0 compare --threshold 25 "$TMP/a.json" "$TMP/slow.json"
 expect_rc 0 compare "$TMP/slow.json" "$TMP/a.json"
 out_has "improvement: time -16.7 %"
 
-# 4 samples a side: inconclusive (too few), exit 0 even at +20 %
-expect_rc 0 compare --json "$TMP/a4.json" "$TMP/slow4.json"
-[ "$(json_get "$OUT" '(d["verdict"], d["groups"][0]["metrics"][0]["verdict"], d["groups"][0]["metrics"][0]["reason"])')" = \
-	"('inconclusive', 'inconclusive', 'too few samples: 4 and 4, at least 5 per side needed')" ] ||
+# 4 samples a side, +20 %: too few for the rank test (2 / C(8, 4) = 0.029 >= alpha),
+# so Welch's t on the log times decides: slower, exit 3 (issue 21, item 7)
+expect_rc 3 compare --json "$TMP/a4.json" "$TMP/slow4.json"
+[ "$(json_get "$OUT" '(d["verdict"], d["groups"][0]["metrics"][0]["verdict"], d["groups"][0]["metrics"][0]["test"], d["groups"][0]["metrics"][0]["reason"])')" = \
+	"('regression', 'slower', 'welch_t_log', None)" ] ||
 	fail "4 samples"
-expect_rc 0 compare "$TMP/a4.json" "$TMP/slow4.json"
-[ "$(head -n 1 "$OUT")" = "inconclusive: 2 metrics could not be decided (too few samples, or a change past the threshold that is not significant at alpha 0.01)" ] ||
-	fail "inconclusive line"
-# --min-samples 3 lets 4 samples be tested, but 4 and 4 cannot reach p < 0.01
-expect_rc 0 compare --json --min-samples 3 "$TMP/a4.json" "$TMP/slow4.json"
-json_get "$OUT" 'd["groups"][0]["metrics"][0]["reason"]' | grep -q "p cannot go below alpha" ||
-	fail "min p"
-# at alpha 0.05 it can: 2 / C(8, 4) = 0.029
-expect_rc 3 compare --min-samples 3 --alpha 0.05 "$TMP/a4.json" "$TMP/slow4.json"
+expect_rc 3 compare "$TMP/a4.json" "$TMP/slow4.json"
+head -n 1 "$OUT" | grep -q "^regression: time +20.0 % (p < 0.0001) for 'sleep 0.02'" ||
+	fail "regression line"
+out_has "time and throughput: 4 and 4 values, too few for the rank test: Welch's t-test on the log"
+# --min-samples 5 asks for 5 a side: inconclusive, exit 0
+expect_rc 0 compare --json --min-samples 5 "$TMP/a4.json" "$TMP/slow4.json"
+[ "$(json_get "$OUT" '(d["verdict"], d["groups"][0]["metrics"][0]["reason"])')" = \
+	"('inconclusive', 'too few samples: 4 and 4, at least 5 per side needed')" ] ||
+	fail "min samples"
+# the same 4 values a side: the 95 % interval is inside +-5 %: same, exit 0
+expect_rc 0 compare --json "$TMP/a4.json" "$TMP/a4.json"
+[ "$(json_get "$OUT" '(d["verdict"], d["groups"][0]["metrics"][0]["verdict"])')" = \
+	"('same', 'same')" ] || fail "same 4"
 
 # throughput only: twice the batch in the same time
 expect_rc 0 compare --json "$TMP/a.json" "$TMP/batch2.json"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "gpuprof/compare.h"
+#include "stats/welch.h"
 
 /* ---- builders ---- */
 
@@ -374,19 +375,34 @@ static void test_bench_verdicts(void **state)
 	gp_value_free(n);
 	gp_value_free(b);
 
-	/* 4 samples per side, 20 % slower: inconclusive (too few), exit 0 */
+	/*
+	 * 4 samples per side, 20 % slower: too few for the rank test (2 / C(8, 4)
+	 * = 0.029 >= alpha), so Welch's t on the logs decides: slower, exit 3
+	 */
 	b = bench1("s", 4, 1e6, 1, 3, NULL);
 	n = bench1("s", 4, 1.2e6, 1, 3, NULL);
 	r = compare(b, n, &o);
 	m = metric(r, 0, "time");
+	assert_string_equal(tu_gets(m, "verdict"), "slower");
+	assert_string_equal(tu_gets(m, "test"), "welch_t_log");
+	assert_true(tu_getd(m, "p") < 0.01);
+	assert_true(tu_getd(m, "ratio_lo") > 1.05 && tu_getd(m, "ratio_hi") < 1.5);
+	assert_string_equal(tu_gets(metric(r, 0, "throughput"), "verdict"), "slower");
+	assert_string_equal(tu_gets(r, "verdict"), "regression");
+	assert_true(gp_compare_regression(r));
+	gp_value_free(r);
+	/* --min-samples 5: too few, inconclusive; the rank test's p is still given */
+	o.min_samples = 5;
+	r = compare(b, n, &o);
+	m = metric(r, 0, "time");
 	assert_string_equal(tu_gets(m, "verdict"), "inconclusive");
 	assert_non_null(strstr(tu_gets(m, "reason"), "too few samples"));
-	/* the p-value is still given: 4 and 4 fully apart, 2 / C(8, 4) */
 	assert_true(fabs(tu_getd(m, "p") - 2.0 / 70) < 1e-6);
 	assert_string_equal(tu_gets(m, "direction"), "worse");
 	assert_string_equal(tu_gets(r, "verdict"), "inconclusive");
 	assert_false(gp_compare_regression(r));
 	gp_value_free(r);
+	o.min_samples = 0;
 	gp_value_free(n);
 	gp_value_free(b);
 
@@ -562,6 +578,58 @@ static void test_report_ranks(void **state)
 	assert_non_null(strstr(gp_last_error(), "new has no rank 3"));
 	gp_value_free(b);
 	gp_value_free(n);
+}
+
+/* two ranks a side on other GPUs and world sizes: each warning once, in the text too */
+static void test_unlike_runs(void **state)
+{
+	static const char rank_fmt[] =
+	    "{\"rank\":%d,\"steps\":[{\"dur_ns\":10,\"incomplete\":false}],"
+	    "\"overview\":{\"devices\":[{\"id\":0,\"active\":true,\"name\":\"%s\"}],"
+	    "\"distributed\":{\"world_size\":%d}},"
+	    "\"kernels\":[{\"name\":\"void gemm<%s>(%s*)\",\"count\":2,\"total_ns\":8,"
+	    "\"std_ns\":1}]}";
+	struct gp_compare_opts o = opts0();
+	char doc[2048], r0[512], r1[512];
+	struct gp_value *b, *n, *r;
+	const struct gp_value *w;
+	char *text = NULL;
+	size_t i, gpu = 0, world = 0, prec = 0;
+
+	(void)state;
+	snprintf(r0, sizeof(r0), rank_fmt, 0, "NVIDIA A100-SXM4-80GB", 8, "float", "float");
+	snprintf(r1, sizeof(r1), rank_fmt, 1, "NVIDIA A100-SXM4-80GB", 8, "float", "float");
+	snprintf(doc, sizeof(doc), "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[%s,%s]}", r0, r1);
+	b = parse(doc);
+	snprintf(r0, sizeof(r0), rank_fmt, 0, "Tesla V100-SXM2-16GB", 2, "c10::Half", "c10::Half");
+	snprintf(r1, sizeof(r1), rank_fmt, 1, "Tesla V100-SXM2-16GB", 2, "c10::Half", "c10::Half");
+	snprintf(doc, sizeof(doc), "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[%s,%s]}", r0, r1);
+	n = parse(doc);
+	r = compare(b, n, &o);
+	w = gp_obj_get(r, "warnings");
+	for (i = 0; i < gp_value_len(w); i++) {
+		const char *id = tu_gets(gp_arr_get(w, i), "id");
+
+		gpu += strcmp(id, "gpu_differs") == 0;
+		world += strcmp(id, "world_size_differs") == 0;
+		prec += strcmp(id, "precision_differs") == 0;
+	}
+	assert_true(gpu == 1 && world == 1 && prec == 1);
+	assert_int_equal(gp_compare_format(r, GP_COMPARE_TEXT, 20, &text, NULL), 0);
+	assert_non_null(strstr(text, "rank 0: the runs are on different GPUs (base NVIDIA "
+	                             "A100-SXM4-80GB, new Tesla V100-SXM2-16GB)"));
+	assert_non_null(strstr(text, "mostly fp32 in base"));
+	assert_non_null(strstr(text, "mostly fp16 in new"));
+	gp_free(text);
+	gp_value_free(r);
+	/* the same GPU, world size and precision: nothing */
+	r = compare(b, b, &o);
+	assert_false(has_id(gp_obj_get(r, "warnings"), "gpu_differs") ||
+	             has_id(gp_obj_get(r, "warnings"), "world_size_differs") ||
+	             has_id(gp_obj_get(r, "warnings"), "precision_differs"));
+	gp_value_free(r);
+	gp_value_free(n);
+	gp_value_free(b);
 }
 
 /* ---- explanations ---- */
@@ -748,7 +816,8 @@ static void test_paths(void **state)
 	assert_int_equal(gp_compare_paths(a, b, &o, &r), 0);
 	assert_string_equal(tu_gets(r, "base/path"), a);
 	assert_string_equal(tu_gets(r, "new/input"), "bench");
-	assert_string_equal(tu_gets(r, "verdict"), "same");
+	/* 5 values from 1 to 5: too spread for 5 a side to rule out a 5 % change */
+	assert_string_equal(tu_gets(r, "verdict"), "inconclusive");
 	gp_value_free(r);
 
 	snprintf(d1, sizeof(d1), "%s/bad.json", dir);
@@ -868,6 +937,132 @@ static void test_alloc_torture(void **state)
 	gp_value_free(n);
 }
 
+/* ---- few samples: Welch's t on the logs (issue 21, item 7) ---- */
+
+static void test_welch(void **state)
+{
+	/* trace_diff's first 3 and 4 steps, control against test (ns) */
+	static const double c[] = { 75656000, 76800000, 76234000, 76727000 };
+	static const double t[] = { 156646000, 117128000, 114802000, 123104000 };
+	static const double one[] = { 5, 5 }, two[] = { 6, 6 }, neg[] = { 1, -1 };
+	struct gp__welch w;
+
+	(void)state;
+	/* Student's t against published tables */
+	assert_true(fabs(gp__student_t_quantile(0.975, 2) - 4.302653) < 1e-6);
+	assert_true(fabs(gp__student_t_quantile(0.995, 1) - 63.656741) < 1e-5);
+	assert_true(fabs(gp__student_t_quantile(0.975, 10) - 2.228139) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(2, 5) - 0.949030) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(-2, 5) - 0.050970) < 1e-6);
+	assert_true(fabs(gp__student_t_cdf(0, 3) - 0.5) < 1e-12);
+	/* p checked by integrating the t density numerically (Python, no scipy) */
+	assert_int_equal(gp__welch_log(c, 3, t, 3, 0.95, &w), 0);
+	assert_true(fabs(w.t - 5.17111) < 1e-4 && fabs(w.df - 2.00745) < 1e-4);
+	assert_true(fabs(w.p - 0.0351465) < 1e-6);
+	assert_true(fabs(w.ratio_lo - 1.09289) < 1e-4 && fabs(w.ratio_hi - 2.58747) < 1e-4);
+	assert_int_equal(gp__welch_log(c, 4, t, 4, 0.95, &w), 0);
+	assert_true(fabs(w.p - 0.0057185) < 1e-6);
+	assert_true(w.ratio_lo < w.ratio && w.ratio < w.ratio_hi);
+	/* no spread: p 0 or 1, the interval the ratio itself */
+	assert_int_equal(gp__welch_log(one, 2, two, 2, 0.95, &w), 0);
+	assert_true(w.p == 0 && fabs(w.ratio - 1.2) < 1e-12 && w.ratio_lo == w.ratio_hi);
+	assert_int_equal(gp__welch_log(one, 2, one, 2, 0.95, &w), 0);
+	assert_true(w.p == 1 && w.ratio == 1);
+	/* from summaries: [1, 2, 3, 4] against [3, 4, 5, 6, 9] (p by numerical integration) */
+	assert_true(fabs(gp__welch_p(2.5, 1.2909944487, 4, 5.4, 2.3021728866, 5) - 0.0514867) <
+	            1e-6);
+	assert_true(gp__welch_p(1, 0, 3, 1, 0, 3) == 1 && gp__welch_p(1, 0, 3, 2, 0, 3) == 0);
+	assert_true(isnan(gp__welch_p(1, 1, 1, 2, 1, 3)) && isnan(gp__welch_p(1, NAN, 3, 2, 1, 3)));
+	/* what it refuses */
+	assert_int_equal(gp__welch_log(one, 1, two, 2, 0.95, &w), GP_EINVAL);
+	assert_int_equal(gp__welch_log(neg, 2, two, 2, 0.95, &w), GP_EINVAL);
+	assert_int_equal(gp__welch_log(one, 2, two, 2, 1, &w), GP_EINVAL);
+}
+
+/* splitmix64: the simulation's own generator, so the test is the same everywhere */
+static uint64_t sim_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double sim_normal(uint64_t *s)
+{
+	double u1 = ((double)(sim_next(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(sim_next(s) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* a report of one rank with @p n complete steps of @p ms times lognormal noise */
+static struct gp_value *steps_report(uint64_t *s, size_t n, double ms, double noise)
+{
+	char doc[4096];
+	size_t i, len;
+
+	len = (size_t)snprintf(
+	    doc, sizeof(doc),
+	    "{\"schema\":\"gpuprof.analyze/1\",\"ranks\":[{\"rank\":0,\"steps\":[");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(doc + len, sizeof(doc) - len,
+		                        "%s{\"dur_ns\":%.0f,\"incomplete\":false}", i ? "," : "",
+		                        ms * 1e6 * exp(noise * sim_normal(s)));
+	snprintf(doc + len, sizeof(doc) - len, "]}]}");
+	return parse(doc);
+}
+
+/*
+ * Seeded simulations of profiled runs, 2 to 5 steps a side: the same code with
+ * 3 % noise is a regression at most at the rate alpha allows (it needs p < alpha
+ * and a 5 % change: none are expected), 55 % slower is one nearly always.
+ */
+static void test_few_samples_sim(void **state)
+{
+	struct gp_compare_opts o;
+	uint64_t seed = 21;
+	size_t trial, worse = 0, same = 0, slow = 0, n, slow_n[6] = { 0 };
+	const size_t trials = 600;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.rank = -1;
+	o.resamples = 200;
+	for (trial = 0; trial < trials; trial++) {
+		struct gp_value *b, *nw, *r;
+
+		n = 2 + trial % 4;
+		b = steps_report(&seed, n, 100, 0.03);
+		nw = steps_report(&seed, n, 100, 0.03);
+		r = compare(b, nw, &o);
+		worse += gp_compare_regression(r);
+		same += strcmp(tu_gets(r, "verdict"), "same") == 0;
+		gp_value_free(r);
+		gp_value_free(nw);
+		nw = steps_report(&seed, n, 155, 0.03);
+		r = compare(b, nw, &o);
+		slow += gp_compare_regression(r);
+		slow_n[n] += gp_compare_regression(r);
+		assert_string_equal(tu_gets(metric(r, 0, "step_time"), "test"), "welch_t_log");
+		gp_value_free(r);
+		gp_value_free(nw);
+		gp_value_free(b);
+	}
+	print_message("few samples: %zu of %zu same-code pairs a regression, %zu same; %zu of %zu "
+	              "55 %% slower pairs a regression\n",
+	              worse, trials, same, slow, trials);
+	print_message("slow by n: %zu %zu %zu %zu\n", slow_n[2], slow_n[3], slow_n[4], slow_n[5]);
+	/* alpha T + 3 sqrt(alpha (1 - alpha) T): 13 of 600 */
+	assert_true(worse <= 13);
+	assert_true(same > trials / 10);
+	/* 3 to 5 steps a side always decide; 2 (df about 1 to 2) about half the time */
+	assert_true(slow_n[3] == trials / 4 && slow_n[4] == trials / 4 && slow_n[5] == trials / 4);
+	assert_true(slow_n[2] >= trials / 4 / 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -878,11 +1073,14 @@ int main(void)
 		cmocka_unit_test(test_bench_memory_gpu),
 		cmocka_unit_test(test_report_metrics),
 		cmocka_unit_test(test_report_ranks),
+		cmocka_unit_test(test_unlike_runs),
 		cmocka_unit_test(test_explain_precision),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_alloc_torture),
+		cmocka_unit_test(test_welch),
+		cmocka_unit_test(test_few_samples_sim),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

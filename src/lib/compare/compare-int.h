@@ -27,7 +27,7 @@
 /* defaults of struct gp_compare_opts */
 #define GP__CMP_ALPHA       0.01
 #define GP__CMP_THRESHOLD   0.05
-#define GP__CMP_MIN_SAMPLES 5
+#define GP__CMP_MIN_SAMPLES 2 /* Welch's t needs 2 per side */
 /* GPU idle share change (percentage points) that an explanation mentions */
 #define GP__CMP_IDLE_POINTS 5.0
 /* a speedup under this, with reduced precision, points to a host- or memory-bound model */
@@ -65,6 +65,7 @@ struct gp__cmp {
 	/* over the metrics with samples: how many of each verdict */
 	size_t n_sampled, n_better, n_worse, n_inconclusive;
 	size_t n_single_changed; /* metrics without samples past their threshold */
+	unsigned unlike_warned;  /* report.c: the "not alike" warnings given (once each) */
 };
 
 /* common.c */
@@ -86,7 +87,8 @@ int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp
 /* metric.c */
 
 /**
- * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m and appends the
+ * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m (Mann-Whitney
+ * U, or Welch's t on the logs when they are few) and appends the
  * metric object to @p metrics; counts it in @p c and records a regression
  * under group @p group. @p out_obj (may be NULL) receives the object.
  */

@@ -258,8 +258,8 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 			GP_TRY(gp__buf_addf(
 			    &b,
 			    "inconclusive: %zu metric%s could not be decided (too few "
-			    "samples, or a change past the threshold that is not "
-			    "significant at alpha %g)",
+			    "samples, or samples that cannot confirm or rule out a change "
+			    "past the threshold at alpha %g: the reasons say which)",
 			    c->n_inconclusive, c->n_inconclusive == 1 ? "" : "s", c->alpha));
 		else
 			GP_TRY(gp__buf_addf(

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * explain.c - why something got faster or slower, said only where the
- * numbers support it; each explanation is {id, text, evidence} with the
- * numbers it rests on. The rules (docs/cli/gpuprof-compare.md):
+ * numbers support it; each explanation is {id, text, evidence}: the text a
+ * sentence for people that says the numbers it rests on (from and to, by how
+ * much, in words: "kernel time rose by 42.00 ms"), the evidence the same
+ * numbers for programs. The rules (docs/cli/gpuprof-compare.md):
  *
  *   gpu_side / host_side  the mean step time moved by at least the step_time
  *                         threshold; the GPU busy time per step
@@ -99,6 +101,11 @@ static double dget(const struct gp_value *v, const char *path)
 
 static const char *const components[] = { "kernel",  "memcpy",     "memset",   "communication",
 	                                  "runtime", "dataloader", "cpu_exec", "other" };
+/* the components in words */
+static const char *const component_words[] = {
+	"kernel time",  "copy time (memcpy)", "memset time",        "communication time",
+	"runtime time", "data loading time",  "CPU execution time", "other time",
+};
 #define NCOMP (sizeof(components) / sizeof(components[0]))
 
 /* per-step means over the complete steps: [0] dur, [1] gpu busy, [2..] the breakdown */
@@ -147,12 +154,33 @@ static void step_means(const struct gp_value *r, struct step_means *s)
 		s->v[k] /= (double)s->n;
 }
 
+/* "rose from 76.76 ms to 123.3 ms (+46.58 ms)", "fell ...", "stayed at 1.000 ms" */
+static const char *moved(char *buf, size_t n, double from, double to)
+{
+	char a[32], b[32], d[32];
+
+	gp__fmt_dur(a, sizeof(a), from, 0);
+	gp__fmt_dur(b, sizeof(b), to, 0);
+	if (to == from)
+		snprintf(buf, n, "stayed at %s", a);
+	else
+		snprintf(buf, n, "%s from %s to %s (%s)", to > from ? "rose" : "fell", a, b,
+		         gp__fmt_dur(d, sizeof(d), to - from, GP__FMT_SIGN));
+	return buf;
+}
+
+/* the separator before item @p i of @p n in a sentence: "", ", ", " and " */
+static const char *sep(size_t i, size_t n)
+{
+	return i == 0 ? "" : i + 1 == n ? " and " : ", ";
+}
+
 static int side_rule(struct gp_value *arr, double d_step, double d_busy, double base_step,
                      double base_busy, double new_step, double new_busy, const char *what_step,
                      const char *what_busy)
 {
 	struct gp_value *ev = gp_value_object();
-	char a[32], b[32];
+	char a[96], b[96];
 	bool gpu = d_busy * d_step > 0 && fabs(d_busy) >= 0.5 * fabs(d_step);
 
 	if (!ev || gp_obj_set_double(ev, "base_step_ns", base_step) ||
@@ -164,16 +192,16 @@ static int side_rule(struct gp_value *arr, double d_step, double d_busy, double 
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	gp__fmt_dur(a, sizeof(a), d_step, GP__FMT_SIGN);
-	gp__fmt_dur(b, sizeof(b), d_busy, GP__FMT_SIGN);
+	moved(a, sizeof(a), base_step, new_step);
+	moved(b, sizeof(b), base_busy, new_busy);
 	if (gpu)
 		return add(arr, "gpu_side", ev,
-		           "%s changed by %s and %s by %s: the change is in the GPU work itself "
-		           "(see the kernels)",
+		           "The %s %s, and the %s %s: the change is in the GPU work itself (see "
+		           "the kernels).",
 		           what_step, a, what_busy, b);
 	return add(arr, "host_side", ev,
-	           "%s changed by %s but %s only by %s: the change is on the host side (CPU "
-	           "work, data loading, kernel launches), not in the GPU work",
+	           "The %s %s, but the %s only %s: the change is on the host side (CPU work, "
+	           "data loading, kernel launches), not in the GPU work.",
 	           what_step, a, what_busy, b);
 }
 
@@ -185,7 +213,7 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 	struct gp_buf t = GP_BUF_INIT;
 	struct gp_value *ev = NULL, *list = NULL;
 	bool used[NCOMP] = { false };
-	size_t k, shown = 0;
+	size_t k, shown = 0, order[3];
 	int rc = 0;
 
 	step_means(br, &sb);
@@ -197,7 +225,7 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		return 0;
 	if (sb.has_busy && sn.has_busy)
 		GP_TRY(side_rule(arr, d, sn.v[1] - sb.v[1], sb.v[0], sb.v[1], sn.v[0], sn.v[1],
-		                 "the mean step time", "GPU busy time per step"));
+		                 "mean step time", "GPU busy time per step"));
 	if (!sb.has_breakdown || !sn.has_breakdown)
 		return 0;
 	/* the components that moved most, each at least 5 % of the step change */
@@ -208,7 +236,6 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		size_t best = NCOMP;
 		double bd = 0;
 		struct gp_value *o;
-		char a[32];
 
 		for (k = 0; k < NCOMP; k++) {
 			double x = fabs(sn.v[2 + k] - sb.v[2 + k]);
@@ -221,21 +248,33 @@ static int step_rules(struct gp__cmp *c, const struct gp_value *br, const struct
 		if (best == NCOMP || shown == 3)
 			break;
 		used[best] = true;
+		order[shown++] = best;
 		if (!(o = gp__cmp_push_obj(list)) ||
 		    gp_obj_set_str(o, "component", components[best]) ||
 		    gp_obj_set_double(o, "base_ns", sb.v[2 + best]) ||
 		    gp_obj_set_double(o, "new_ns", sn.v[2 + best]))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp__buf_addf(
-		    &t, "%s%s %s", shown ? ", " : "", components[best],
-		    gp__fmt_dur(a, sizeof(a), sn.v[2 + best] - sb.v[2 + best], GP__FMT_SIGN)));
-		shown++;
+	}
+	/* "kernel time rose by 42.00 ms, copy time (memcpy) by 12.78 ms and ... fell by ..." */
+	for (k = 0; k < shown; k++) {
+		double x = sn.v[2 + order[k]] - sb.v[2 + order[k]];
+		bool same_way =
+		    k > 0 && (x > 0) == (sn.v[2 + order[k - 1]] > sb.v[2 + order[k - 1]]);
+		char a[32];
+
+		GP_TRY(gp__buf_addf(&t, "%s%s %s%s", sep(k, shown), component_words[order[k]],
+		                    same_way ? ""
+		                    : x > 0  ? "rose "
+		                             : "fell ",
+		                    "by "));
+		GP_TRY(gp__buf_addstr(&t, gp__fmt_dur(a, sizeof(a), fabs(x), 0)));
 	}
 	if (shown) {
 		char a[32];
 
-		rc = add(arr, "step_breakdown", ev, "of the %s change of the mean step: %s",
-		         gp__fmt_dur(a, sizeof(a), d, GP__FMT_SIGN), t.buf);
+		rc =
+		    add(arr, "step_breakdown", ev, "Per step, %s, of a %s change of the mean step.",
+		        t.buf, gp__fmt_dur(a, sizeof(a), d, GP__FMT_SIGN));
 		ev = NULL;
 	}
 out:
@@ -247,6 +286,8 @@ out:
 }
 
 static const char *const types[] = { "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" };
+static const char *const type_words[] = { "computation", "communication", "memory operations",
+	                                  "other work" };
 #define NTYPES (sizeof(types) / sizeof(types[0]))
 
 /* GPU time per type (gpu.classification summed by type); false without it */
@@ -280,7 +321,7 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 	struct gp_buf t = GP_BUF_INIT;
 	struct gp_value *ev = NULL, *list = NULL;
 	bool used[NTYPES] = { false };
-	size_t k, shown = 0;
+	size_t k, shown = 0, order[NTYPES];
 	char a[32];
 	int rc = 0;
 
@@ -315,14 +356,20 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 		    gp_obj_set_double(o, "new_ns", tn[best]) ||
 		    gp_obj_set_double(o, "share_pct", 100 * (tn[best] - tb[best]) / d))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp__buf_addf(&t, "%s%s %s (%.0f %%)", shown++ ? ", " : "", types[best],
-		                    gp__fmt_dur(a, sizeof(a), tn[best] - tb[best], GP__FMT_SIGN),
-		                    100 * (tn[best] - tb[best]) / d));
+		order[shown++] = best;
+	}
+	for (k = 0; k < shown; k++) {
+		size_t x = order[k];
+
+		GP_TRY(gp__buf_addf(&t, "%s%s%s %s (%.0f %%)", sep(k, shown), type_words[x],
+		                    k ? "" : " accounts for",
+		                    gp__fmt_dur(a, sizeof(a), tn[x] - tb[x], GP__FMT_SIGN),
+		                    100 * (tn[x] - tb[x]) / d));
 	}
 	rc = add(arr, "gpu_time_by_type", ev,
-	         "GPU time (kernels, copies, memsets, summed) %s by %s (%+.1f %%): %s",
-	         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), GP__FMT_SIGN) + 1,
-	         100 * d / sb, t.buf);
+	         "GPU time (kernels, copies and memsets, summed) %s by %s (%+.1f %%): %s.",
+	         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), 0), 100 * d / sb,
+	         t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
@@ -361,25 +408,43 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		sum += dt;
 		if (!(o = gp__cmp_push_obj(list)) || gp_obj_set_str(o, "name", name) ||
 		    gp_obj_set_str(o, "status", st) || gp_obj_set_double(o, "delta_total_ns", dt) ||
-		    gp_obj_set_double(o, "delta_avg_pct", dp))
+		    gp_obj_set_double(o, "delta_avg_pct", dp) ||
+		    gp_obj_set_double(o, "p", dget(r, "p")))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp__buf_addf(&t, "%s%s %s", shown++ ? "; " : "",
-		                    short_name(nb, sizeof(nb), name),
-		                    gp__fmt_dur(a, sizeof(a), dt, GP__FMT_SIGN)));
-		if (strcmp(st, "added") == 0 || strcmp(st, "removed") == 0)
-			GP_TRY(gp__buf_addf(&t, " (%s)", st));
-		else
-			GP_TRY(gp__buf_addf(&t, " (%.0f -> %.0f calls, per call %+.1f %%)",
-			                    dget(r, "base_count"), dget(r, "new_count"), dp));
+		GP_TRY(gp__buf_addf(&t, "%s%s", shown++ ? "; " : "",
+		                    short_name(nb, sizeof(nb), name)));
+		gp__fmt_dur(a, sizeof(a), fabs(dt), 0);
+		if (strcmp(st, "added") == 0)
+			GP_TRY(gp__buf_addf(&t, " is new and takes %s", a));
+		else if (strcmp(st, "removed") == 0)
+			GP_TRY(gp__buf_addf(&t, " is gone, which saves %s", a));
+		else {
+			double p = dget(r, "p");
+			char pb[48] = "";
+
+			if (isfinite(p) && p < 0.0001)
+				snprintf(pb, sizeof(pb), ", p < 0.0001 over the calls");
+			else if (isfinite(p))
+				snprintf(pb, sizeof(pb), ", p = %.4f over the calls", p);
+			GP_TRY(gp__buf_addf(
+			    &t, " %s %s (%.0f calls against %.0f, each %.1f %% %s%s)",
+			    dt > 0 ? "adds" : "saves", a, dget(r, "new_count"),
+			    dget(r, "base_count"), fabs(dp), dp >= 0 ? "longer" : "shorter", pb));
+		}
 	}
 	if (!shown)
 		goto out;
 	if (gp_obj_set_double(ev, "share_pct", 100 * sum / d))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	rc = add(arr, "top_kernels", ev,
-	         "%zu kernel%s account%s for %.0f %% of the %s change of kernel time: %s", shown,
-	         shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
-	         gp__fmt_dur(a, sizeof(a), d, GP__FMT_SIGN), t.buf);
+	if (sum / d <= 1)
+		rc = add(arr, "top_kernels", ev,
+		         "%zu kernel%s account%s for %.0f %% of the %s %s of kernel time: %s.",
+		         shown, shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
+		         gp__fmt_dur(a, sizeof(a), fabs(d), 0), d > 0 ? "rise" : "fall", t.buf);
+	else /* other kernels moved the other way: a share over 100 % reads wrong */
+		rc = add(arr, "top_kernels", ev,
+		         "Kernel time %s by %s in all; the largest changes that way: %s.",
+		         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), 0), t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
@@ -418,13 +483,13 @@ static int idle_rule(const struct gp_value *br, const struct gp_value *nr, struc
 	if (in > ib)
 		return add(
 		    arr, "gpu_idle", ev,
-		    "the GPU is idle %.1f %% of its window in new against %.1f %% in base%s%.0f%s: "
-		    "it waits more for the host (host-bound)",
+		    "The GPU is idle %.1f %% of its window in new against %.1f %% in base%s%.0f%s: "
+		    "it waits more for the host (host-bound).",
 		    in, ib, isfinite(hw) ? "; the stream gaps are host waits for " : "",
 		    isfinite(hw) ? hw : 0, isfinite(hw) ? " % of their time" : "");
 	return add(arr, "gpu_idle", ev,
-	           "the GPU is idle %.1f %% of its window in new against %.1f %% in base: it "
-	           "waits less for the host (better fed)",
+	           "The GPU is idle %.1f %% of its window in new against %.1f %% in base: it "
+	           "waits less for the host (better fed).",
 	           in, ib);
 }
 
@@ -446,9 +511,9 @@ static int precision_rule(struct gp__cmp *c, const struct gp_value *step, const 
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
 	return add(arr, "reduced_precision", ev,
-	           "a %.2fx speedup with %s: reduced precision gives 1.5x or more on a "
+	           "A %.2fx speedup with %s: reduced precision gives 1.5x or more on a "
 	           "compute-bound model, so under 1.5x points to a host-bound or memory-bound "
-	           "model%s",
+	           "model%s.",
 	           s, evidence,
 	           isfinite(idle_new) && idle_new >= 10 ? " (the GPU is idle often: host-bound is "
 	                                                  "likely)"
@@ -512,8 +577,8 @@ int gp__cmp_explain_bench(struct gp__cmp *c, const struct gp_value *base_doc,
 
 		if (b > 0 && isfinite(n) && isfinite(gb) && isfinite(gn) &&
 		    fabs(n - b) >= thr * b &&
-		    (rc = side_rule(arr, n - b, gn - gb, b, gb, n, gn, "the median time",
-		                    "the median GPU time")))
+		    (rc = side_rule(arr, n - b, gn - gb, b, gb, n, gn, "median time",
+		                    "median GPU time")))
 			return rc;
 	}
 	for (i = 0; time && i < gp_value_len(nt) && gp_value_type(nt) == GP_VALUE_OBJECT; i++) {

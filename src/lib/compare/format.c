@@ -171,6 +171,7 @@ static const struct gp__col diff_cols[] = {
 	{ .head = "new total", .width = 12, .gap = " " },
 	{ .head = "delta total", .md_head = "Δ total", .width = 12, .gap = " " },
 	{ .head = "per call", .width = 9, .gap = " " },
+	{ .head = "p", .width = 7, .gap = " " },
 	{ .head = "name",
 	  .gap = " ",
 	  .cut = NAME_COLS + 1,
@@ -204,7 +205,48 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		verdict_cell(v, sizeof(v), m, f->md);
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
 	}
-	/* why a tested metric stayed inconclusive */
+	/*
+	 * Which test decided the metrics with few samples (one line for those of the
+	 * same sizes), then why a tested metric stayed inconclusive.
+	 */
+	{
+		struct gp_buf names = GP_BUF_INIT;
+		double wb = NAN, wn = NAN;
+		size_t k = 0, shown = 0;
+
+		for (i = 0; i < gp_value_len(ms); i++) {
+			const struct gp_value *m = gp_arr_get(ms, i);
+			const char *test = gp_value_get_str(gp_obj_get(m, "test"));
+
+			if (!test || strcmp(test, "welch_t_log") != 0)
+				continue;
+			if (!k++) {
+				wb = num(m, "n_base");
+				wn = num(m, "n_new");
+			} else if (num(m, "n_base") != wb || num(m, "n_new") != wn)
+				continue;
+			shown++;
+		}
+		for (i = 0, k = 0; i < gp_value_len(ms) && !f->o.rc; i++) {
+			const struct gp_value *m = gp_arr_get(ms, i);
+			const char *test = gp_value_get_str(gp_obj_get(m, "test"));
+
+			if (!test || strcmp(test, "welch_t_log") != 0 || num(m, "n_base") != wb ||
+			    num(m, "n_new") != wn)
+				continue;
+			f->o.rc =
+			    gp__buf_addf(&names, "%s%s", k ? k + 1 == shown ? " and " : ", " : "",
+			                 str(m, "title"));
+			k++;
+		}
+		if (shown)
+			para(f, f->md ? "\n_" : "  ", 4,
+			     "%s: %.0f and %.0f values, too few for the rank test: Welch's t-test "
+			     "on "
+			     "the log values decides, with its 95 %% interval of the ratio%s",
+			     names.buf, wb, wn, f->md ? "_" : "");
+		gp__buf_release(&names);
+	}
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
 		const char *reason = gp_value_get_str(gp_obj_get(m, "reason"));
@@ -218,18 +260,19 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 	}
 }
 
-static void diff_table(struct fmt *f, const struct gp_value *t, const char *what)
+static void diff_table(struct fmt *f, const struct gp_value *t, const char *what, double alpha)
 {
 	const struct gp_value *rows = gp_obj_get(t, "rows");
 	size_t i, n = gp_value_len(rows), shown = f->top && f->top < n ? f->top : n;
-	const struct gp__table tab = { diff_cols, 7, "  ", f->md };
+	const struct gp__table tab = { diff_cols, 8, "  ", f->md };
 	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!t)
 		return;
 	para(f, f->md ? "<details><summary>" : "", 2,
 	     "%s: %.0f names in base, %.0f in new; total %s -> %s (%s); %.0f added (%s), %.0f "
-	     "removed (%s); %.0f slower, %.0f faster per call (threshold %g %%)%s%s",
+	     "removed (%s); %.0f slower, %.0f faster per call (threshold %g %%), of which %.0f "
+	     "and %.0f are significant over their calls (p < %g)%s%s",
 	     what, num(t, "base_names"), num(t, "new_names"),
 	     dur(a, sizeof(a), num(t, "base_total_ns"), false),
 	     dur(b, sizeof(b), num(t, "new_total_ns"), false),
@@ -238,7 +281,8 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 	     dur(d, sizeof(d), num(gp_obj_get(t, "added"), "total_ns"), false),
 	     num(gp_obj_get(t, "removed"), "names"),
 	     dur(e, sizeof(e), num(gp_obj_get(t, "removed"), "total_ns"), false), num(t, "slower"),
-	     num(t, "faster"), num(t, "threshold_pct"),
+	     num(t, "faster"), num(t, "threshold_pct"), num(t, "slower_significant"),
+	     num(t, "faster_significant"), alpha,
 	     gp_value_get_bool(gp_obj_get(t, "complete"), true)
 	         ? ""
 	         : " (incomplete: a report was trimmed)",
@@ -250,8 +294,10 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 	gp__out_keep(&f->o, gp__table_head(&f->o.b, &tab));
 	for (i = 0; i < shown; i++) {
 		const struct gp_value *r = gp_arr_get(rows, i);
-		char calls[48], bt[32], nt[32], dt[32], pc[32];
-		const char *cells[] = { str(r, "status"), calls, bt, nt, dt, pc, str(r, "name") };
+		char calls[48], bt[32], nt[32], dt[32], pc[32], pv[24];
+		const char *cells[] = {
+			str(r, "status"), calls, bt, nt, dt, pc, pv, str(r, "name")
+		};
 
 		snprintf(calls, sizeof(calls), "%.0f -> %.0f", num(r, "base_count"),
 		         num(r, "new_count"));
@@ -259,6 +305,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		dur(nt, sizeof(nt), num(r, "new_total_ns"), false);
 		dur(dt, sizeof(dt), num(r, "delta_total_ns"), true);
 		pct(pc, sizeof(pc), num(r, "delta_avg_pct"));
+		pval(pv, sizeof(pv), num(r, "p"));
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &tab, cells));
 	}
 	if (shown < n)
@@ -348,8 +395,8 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		out(&f, "\n%s", f.md ? "\n" : "");
 		metrics_table(&f, gp_obj_get(g, "metrics"));
 		out(&f, "\n");
-		diff_table(&f, gp_obj_get(g, "kernels"), "kernels");
-		diff_table(&f, gp_obj_get(g, "operators"), "operators");
+		diff_table(&f, gp_obj_get(g, "kernels"), "kernels", num(opts, "alpha"));
+		diff_table(&f, gp_obj_get(g, "operators"), "operators", num(opts, "alpha"));
 		list(&f, gp_obj_get(g, "explanations"), "why");
 	}
 	if (gp_value_len(tags)) {

@@ -6,8 +6,12 @@
  * ratio with its bootstrap interval, the Mann-Whitney U p-value and the
  * verdict, which this file words by the metric's kind (faster/slower for
  * times and rates, better/worse otherwise) and counts for the overall
- * verdict. A base median of 0 has no ratio: the verdict is then "same" when
- * the new median is 0 too, else "inconclusive", with no test.
+ * verdict. Where the samples are too few for the rank test to reach alpha
+ * with one value out of order (the 3-5 steps of a profiled run), Welch's t
+ * on the log values (stats/welch.h) gives p, the interval and the verdict
+ * instead ("test": "welch_t_log"; docs/analyses/statistics.md). A base
+ * median of 0 has no ratio: the verdict is then "same" when the new median
+ * is 0 too, else "inconclusive", with no test.
  *
  * With one value per side (a trace's totals) there is no test, so no
  * regression: "same" when |delta| is under the threshold, else
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "stats/welch.h"
 #include "util/sort.h"
 
 double gp__cmp_median(const double *x, size_t n)
@@ -110,14 +115,67 @@ static int record_regression(struct gp__cmp *c, const char *group, const struct 
 	return 0;
 }
 
+/* new/base past the threshold either way (the rule of gp_stats_compare) */
+static bool large(double ratio, double thr)
+{
+	return ratio >= 1 + thr || ratio <= 1 / (1 + thr);
+}
+
+/*
+ * Few samples (the rank test cannot reach alpha once a value is out of
+ * order): Welch's t on the log values decides, and its interval of the ratio
+ * replaces the bootstrap's, which is too narrow on a handful of values.
+ * Verdict: better or worse when p < alpha, the ratio of the medians is past
+ * the threshold and the means moved the same way; inconclusive when it is
+ * past the threshold otherwise; same when the 95 % interval lies inside the
+ * threshold band (the samples rule out a change that large); else
+ * inconclusive. @return 0, or 1 when the test does not apply (a value <= 0).
+ */
+static int few_samples(struct gp__cmp *c, const struct gp__metric *m, double thr, const double *b,
+                       size_t nb, const double *n, size_t nn, struct gp_change *ch, char *reason,
+                       size_t rn)
+{
+	struct gp__welch w;
+	bool up = ch->ratio > 1;
+
+	if (gp__welch_log(b, nb, n, nn, 0.95, &w)) {
+		gp_clear_error();
+		return 1;
+	}
+	ch->p = w.p;
+	ch->ratio_lo = w.ratio_lo;
+	ch->ratio_hi = w.ratio_hi;
+	reason[0] = '\0';
+	if (large(ch->ratio, thr) && w.p < c->alpha && (w.t > 0) == up)
+		ch->verdict =
+		    up == (m->better == GP_LOWER_IS_BETTER) ? GP_VERDICT_WORSE : GP_VERDICT_BETTER;
+	else if (large(ch->ratio, thr)) {
+		ch->verdict = GP_VERDICT_INCONCLUSIVE;
+		snprintf(reason, rn,
+		         "past the threshold but not significant: Welch's t on %zu and %zu "
+		         "values gives p >= alpha %g; more steps or runs would decide",
+		         nb, nn, c->alpha);
+	} else if (w.ratio_lo > 1 / (1 + thr) && w.ratio_hi < 1 + thr)
+		ch->verdict = GP_VERDICT_SAME;
+	else {
+		ch->verdict = GP_VERDICT_INCONCLUSIVE;
+		snprintf(reason, rn,
+		         "under the threshold, but with %zu and %zu values the 95 %% interval "
+		         "of the ratio still reaches a change of %g %%",
+		         nb, nn, 100 * thr);
+	}
+	return 0;
+}
+
 int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metric *m,
                     const double *b, size_t nb, const double *n, size_t nn,
                     struct gp_value *metrics, const struct gp_value **out_obj)
 {
 	double thr = gp__cmp_threshold(c, m->name);
+	const char *test = NULL;
 	struct gp_change ch;
 	struct gp_value *o;
-	char reason[128] = "";
+	char reason[192] = "";
 	int rc;
 
 	if (out_obj)
@@ -148,6 +206,8 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 				gp__error_prefix("%s: %s", group, m->title);
 			return rc;
 		}
+		if (nb >= c->min_samples && nn >= c->min_samples)
+			test = "mann_whitney";
 	}
 	if (ch.verdict == GP_VERDICT_INCONCLUSIVE) {
 		if (ch.base_median == 0)
@@ -166,6 +226,15 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 			         "past the threshold but not significant (p >= alpha %g)",
 			         c->alpha);
 	}
+	/* the rank test reaches alpha only with every value in order: Welch's t decides */
+	if (test && gp_mann_whitney_min_p(nb, nn) >= c->alpha / 2) {
+		if (few_samples(c, m, thr, b, nb, n, nn, &ch, reason, sizeof(reason)) == 0)
+			test = "welch_t_log";
+		else if (ch.verdict != GP_VERDICT_INCONCLUSIVE)
+			test = "mann_whitney";
+		else
+			test = NULL;
+	}
 	/* not tested (too few samples): the p-value still says how far from significant */
 	if (isnan(ch.p) && ch.base_median != 0) {
 		struct gp_mwu u;
@@ -181,7 +250,7 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	if ((rc = common(o, m, ch.base_median, ch.new_median, thr, true)))
 		return rc;
 	if (gp_obj_set_str(o, "reason", reason[0] ? reason : NULL) ||
-	    gp_obj_set_int(o, "n_base", (int64_t)ch.n_base) ||
+	    gp_obj_set_str(o, "test", test) || gp_obj_set_int(o, "n_base", (int64_t)ch.n_base) ||
 	    gp_obj_set_int(o, "n_new", (int64_t)ch.n_new) ||
 	    gp_obj_set_double(o, "ratio", ch.ratio) ||
 	    gp_obj_set_double(o, "ratio_lo", ch.ratio_lo) ||

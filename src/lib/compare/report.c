@@ -6,12 +6,15 @@
  * Ranks are paired by rank number (only --rank R when given); when each side
  * has exactly one rank they are paired whatever their numbers, with a
  * warning. Per pair:
- *   - step time: the complete steps' dur_ns as samples (gp_stats_compare(),
- *     lower is better); the only metric of a report that can be a regression;
+ *   - step time: the complete steps' dur_ns as samples (metric.c: the rank
+ *     test, or Welch's t with few steps; lower is better); the only metric of
+ *     a report that can be a regression;
  *   - one value per side, never a regression: GPU busy, GPU idle %, compute,
  *     communication, memcpy time, comm/comp overlap % (higher is better),
  *     kernel time, peak memory (the largest GPU peak_allocated_bytes);
- *   - the kernel and operator diff (table.c) and the explanations (explain.c).
+ *   - the kernel and operator diff (table.c) and the explanations (explain.c);
+ *   - warnings when the runs are not alike: another GPU model, world size or
+ *     precision of the kernels (comparable()).
  */
 #include <math.h>
 #include <stdio.h>
@@ -229,6 +232,160 @@ static int single_metrics(struct gp__cmp *c, const struct gp_value *br, const st
 	return 0;
 }
 
+/*
+ * What makes two runs not comparable, where the report says it: the GPU
+ * model (overview.devices, from deviceProperties or the capture), the world
+ * size (overview.distributed, from distributedInfo or the launcher) and the
+ * precision the kernels run in (the element type their names show: a
+ * template argument such as c10::BFloat16 or float, or cuBLAS's sgemm,
+ * hgemm, bf16 tokens). Each is a warning, never a verdict, given once for
+ * the first rank pair where it holds (the ranks of a run share them).
+ */
+
+/* the names of the active GPUs (all GPUs when none is marked), "; "-joined, sorted */
+static int gpu_models(const struct gp_value *r, struct gp_buf *out)
+{
+	const struct gp_value *devs = gp_value_path(r, "overview/devices");
+	const char *names[16];
+	size_t i, j, n = 0;
+	bool any_active = false;
+
+	for (i = 0; i < gp_value_len(devs); i++)
+		any_active |= gp_value_get_bool(gp_obj_get(gp_arr_get(devs, i), "active"), false);
+	for (i = 0; i < gp_value_len(devs) && n < GP_ARRAY_SIZE(names); i++) {
+		const struct gp_value *d = gp_arr_get(devs, i);
+		const char *name = gp_value_get_str(gp_obj_get(d, "name"));
+
+		if (!name || (any_active && !gp_value_get_bool(gp_obj_get(d, "active"), false)))
+			continue;
+		for (j = 0; j < n && strcmp(names[j], name) != 0; j++)
+			;
+		if (j == n)
+			names[n++] = name;
+	}
+	for (i = 1; i < n; i++) /* insertion sort: a handful of names */
+		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *t = names[j];
+
+			names[j] = names[j - 1];
+			names[j - 1] = t;
+		}
+	for (i = 0; i < n; i++)
+		if (gp__buf_addf(out, "%s%s", i ? "; " : "", names[i]))
+			return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* element types a kernel name can show, by the first token found in it */
+static const struct {
+	const char *token, *type;
+} dtype_tokens[] = {
+	{ "BFloat16", "bf16" },    { "bfloat16", "bf16" }, { "bf16", "bf16" },
+	{ "__nv_bfloat", "bf16" }, { "Float8", "fp8" },    { "fp8", "fp8" },
+	{ "e4m3", "fp8" },         { "e5m2", "fp8" },      { "c10::Half", "fp16" },
+	{ "__half", "fp16" },      { "fp16", "fp16" },     { "hgemm", "fp16" },
+	{ "h884", "fp16" },        { "h1688", "fp16" },    { "h16816", "fp16" },
+	{ "tf32", "tf32" },        { "<float", "fp32" },   { "float,", "fp32" },
+	{ "float>", "fp32" },      { "sgemm", "fp32" },    { "scudnn", "fp32" },
+	{ "f32f32_f32", "fp32" },  { "double", "fp64" },   { "dgemm", "fp64" },
+};
+static const char *const dtypes[] = { "fp64", "fp32", "tf32", "fp16", "bf16", "fp8" };
+#define NDTYPES (sizeof(dtypes) / sizeof(dtypes[0]))
+
+static size_t dtype_of(const char *name)
+{
+	const char *best = NULL, *type = NULL;
+	size_t i;
+
+	for (i = 0; i < GP_ARRAY_SIZE(dtype_tokens); i++) {
+		const char *at = strstr(name, dtype_tokens[i].token);
+
+		if (at && (!best || at < best)) {
+			best = at;
+			type = dtype_tokens[i].type;
+		}
+	}
+	for (i = 0; type && i < NDTYPES && strcmp(dtypes[i], type) != 0; i++)
+		;
+	return type ? i : NDTYPES;
+}
+
+/*
+ * The precision of a rank: the element type that runs the most kernel time
+ * among the kernels whose names show one, and its share ("bf16", 87 %);
+ * NDTYPES when no name shows one.
+ */
+static size_t precision(const struct gp_value *r, double *share)
+{
+	const struct gp_value *t = gp_obj_get(r, "kernels");
+	double ns[NDTYPES] = { 0 }, sum = 0, d;
+	size_t i, k, best = NDTYPES;
+
+	for (i = 0; i < gp_value_len(t); i++) {
+		const struct gp_value *row = gp_arr_get(t, i);
+		const char *name = gp_value_get_str(gp_obj_get(row, "name"));
+
+		if (!name || !gp_value_get_double(gp_obj_get(row, "total_ns"), &d) ||
+		    (k = dtype_of(name)) == NDTYPES)
+			continue;
+		ns[k] += d;
+		sum += d;
+	}
+	for (k = 0; sum > 0 && k < NDTYPES; k++)
+		if (ns[k] > 0 && (best == NDTYPES || ns[k] > ns[best]))
+			best = k;
+	*share = best < NDTYPES ? 100 * ns[best] / sum : NAN;
+	return best;
+}
+
+/* true the first time @p bit is asked for: each warning once per comparison */
+static bool once(struct gp__cmp *c, unsigned bit)
+{
+	bool first = !(c->unlike_warned & bit);
+
+	c->unlike_warned |= bit;
+	return first;
+}
+
+static int comparable(struct gp__cmp *c, const char *name, const struct gp_value *br,
+                      const struct gp_value *nr)
+{
+	struct gp_buf gb = GP_BUF_INIT, gn = GP_BUF_INIT;
+	double sb, sn;
+	size_t kb, kn;
+	int64_t wb, wn;
+	int rc = 0;
+
+	GP_TRY(gpu_models(br, &gb));
+	GP_TRY(gpu_models(nr, &gn));
+	if (gb.len && gn.len && strcmp(gb.buf, gn.buf) != 0 && once(c, 1u))
+		GP_TRY(gp__cmp_warn(c, "gpu_differs",
+		                    "%s: the runs are on different GPUs (base %s, new %s): times "
+		                    "differ for that reason too, not only for the change",
+		                    name, gb.buf, gn.buf));
+	if (gp_value_get_int(gp_value_path(br, "overview/distributed/world_size"), &wb) &&
+	    gp_value_get_int(gp_value_path(nr, "overview/distributed/world_size"), &wn) &&
+	    wb != wn && once(c, 2u))
+		GP_TRY(gp__cmp_warn(c, "world_size_differs",
+		                    "%s: the world size differs (base %lld ranks, new %lld): "
+		                    "communication and the work per rank differ for that reason "
+		                    "too",
+		                    name, (long long)wb, (long long)wn));
+	kb = precision(br, &sb);
+	kn = precision(nr, &sn);
+	if (kb < NDTYPES && kn < NDTYPES && kb != kn && once(c, 4u))
+		GP_TRY(gp__cmp_warn(c, "precision_differs",
+		                    "%s: the kernels run in another precision: mostly %s in base "
+		                    "(%.0f %% of the kernel time whose element type the names "
+		                    "show), mostly %s in new (%.0f %%); a precision change alone "
+		                    "changes the times",
+		                    name, dtypes[kb], sb, dtypes[kn], sn));
+out:
+	gp__buf_release(&gb);
+	gp__buf_release(&gn);
+	return rc;
+}
+
 static int compare_pair(struct gp__cmp *c, const struct gp_value *br, const struct gp_value *nr)
 {
 	struct gp_value *g, *metrics = gp_value_array(), *expl, *t;
@@ -260,6 +417,7 @@ static int compare_pair(struct gp__cmp *c, const struct gp_value *br, const stru
 		                 "compute, kernel time, the tables' total time) cover different "
 		                 "amounts of work; compare step time and per-call time",
 		                 name, nb, nn));
+	GP_TRY(comparable(c, name, br, nr));
 	GP_TRY(single_metrics(c, br, nr, metrics));
 
 	GP_TRY(gp__cmp_table(c, name, br, nr, "kernels", &t));

@@ -13,6 +13,13 @@
  * still shows at the top. Kernels are the report's `kernels` rows (kernel
  * events; memcpy and memset are not kernels), operators its `cpu_ops` rows
  * with their inclusive total_ns. Names repeated within a side are summed.
+ *
+ * With few steps the per-call times still have many samples, the instances:
+ * each row has Welch's p of its per-call time over them (the means, std_ns
+ * and counts of the two rows; null below 2 calls a side, without std_ns, or
+ * for a name repeated within a side), and the table counts the slower and
+ * faster rows whose change is significant at alpha. The status stays the
+ * threshold's, so a table reads the same with or without the spread.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,11 +27,13 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "stats/welch.h"
 
 struct trow {
 	const char *name;
 	const char *type; /* kernels only */
 	double count, total, self;
+	double std; /* of one call, n - 1; NaN when unknown (or a name repeated) */
 	bool has_self;
 };
 
@@ -65,6 +74,8 @@ static struct trow *rows_of(const struct gp_value *t, size_t *n)
 		gp_value_get_double(gp_obj_get(row, "count"), &r[i].count);
 		gp_value_get_double(gp_obj_get(row, "total_ns"), &r[i].total);
 		r[i].has_self = gp_value_get_double(gp_obj_get(row, "self_ns"), &r[i].self);
+		if (!gp_value_get_double(gp_obj_get(row, "std_ns"), &r[i].std))
+			r[i].std = NAN;
 	}
 	qsort(r, len, sizeof(*r), by_name);
 	for (i = 0; i < len; i++) {
@@ -72,6 +83,7 @@ static struct trow *rows_of(const struct gp_value *t, size_t *n)
 			r[k - 1].count += r[i].count;
 			r[k - 1].total += r[i].total;
 			r[k - 1].self += r[i].self;
+			r[k - 1].std = NAN; /* the spread of a union is not known */
 			continue;
 		}
 		r[k++] = r[i];
@@ -109,8 +121,17 @@ static const char *status_of(const struct mrow *m, double thr, double *dpct)
 	return "same";
 }
 
+/* Welch's p of the per-call times over the instances; NaN where they do not allow a test */
+static double row_p(const struct mrow *m)
+{
+	if (!m->b || !m->n || !(m->b->count >= 2 && m->n->count >= 2))
+		return NAN;
+	return gp__welch_p(m->b->total / m->b->count, m->b->std, m->b->count,
+	                   m->n->total / m->n->count, m->n->std, m->n->count);
+}
+
 static int row_obj(struct gp_value *rows, const struct mrow *m, const char *status, double dpct,
-                   bool kernels)
+                   double p, bool kernels)
 {
 	struct gp_value *o = gp__cmp_push_obj(rows);
 	double bc = m->b ? m->b->count : 0, nc = m->n ? m->n->count : 0;
@@ -124,7 +145,7 @@ static int row_obj(struct gp_value *rows, const struct mrow *m, const char *stat
 	    set_num(o, "delta_total_ns", nt - bt) ||
 	    gp_obj_set_double(o, "base_avg_ns", bc > 0 ? bt / bc : NAN) ||
 	    gp_obj_set_double(o, "new_avg_ns", nc > 0 ? nt / nc : NAN) ||
-	    gp_obj_set_double(o, "delta_avg_pct", dpct))
+	    gp_obj_set_double(o, "delta_avg_pct", dpct) || gp_obj_set_double(o, "p", p))
 		return gp__error(GP_ENOMEM, "out of memory");
 	if (kernels && gp_obj_set_str(o, "type", type))
 		return gp__error(GP_ENOMEM, "out of memory");
@@ -162,6 +183,7 @@ int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *b
 	struct mrow *m = NULL;
 	size_t nb = 0, nn = 0, nm = 0, i = 0, j = 0;
 	size_t n_added = 0, n_removed = 0, n_slower = 0, n_faster = 0, n_same = 0;
+	size_t n_slower_sig = 0, n_faster_sig = 0;
 	double sum_b = 0, sum_n = 0, added_ns = 0, removed_ns = 0;
 	struct gp_value *o = NULL, *rows = NULL, *x;
 	int rc = 0;
@@ -192,10 +214,10 @@ int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *b
 	if (!(o = gp_value_object()) || !(rows = gp_value_array()) || gp_obj_set(o, "rows", rows))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < nm; i++) {
-		double dpct;
+		double dpct, p = row_p(&m[i]);
 		const char *st = status_of(&m[i], thr, &dpct);
 
-		GP_TRY(row_obj(rows, &m[i], st, dpct, kernels));
+		GP_TRY(row_obj(rows, &m[i], st, dpct, p, kernels));
 		sum_b += m[i].b ? m[i].b->total : 0;
 		sum_n += m[i].n ? m[i].n->total : 0;
 		if (strcmp(st, "added") == 0) {
@@ -204,11 +226,13 @@ int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *b
 		} else if (strcmp(st, "removed") == 0) {
 			n_removed++;
 			removed_ns += m[i].b ? m[i].b->total : 0;
-		} else if (strcmp(st, "slower") == 0)
+		} else if (strcmp(st, "slower") == 0) {
 			n_slower++;
-		else if (strcmp(st, "faster") == 0)
+			n_slower_sig += p < c->alpha;
+		} else if (strcmp(st, "faster") == 0) {
 			n_faster++;
-		else
+			n_faster_sig += p < c->alpha;
+		} else
 			n_same++;
 	}
 	if (gp_obj_set_str(o, "table", kernels ? "kernels" : "operators") ||
@@ -217,6 +241,8 @@ int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *b
 	    set_num(o, "new_names", (double)nn) || set_num(o, "base_total_ns", sum_b) ||
 	    set_num(o, "new_total_ns", sum_n) || set_num(o, "delta_total_ns", sum_n - sum_b) ||
 	    set_num(o, "slower", (double)n_slower) || set_num(o, "faster", (double)n_faster) ||
+	    set_num(o, "slower_significant", (double)n_slower_sig) ||
+	    set_num(o, "faster_significant", (double)n_faster_sig) ||
 	    set_num(o, "same", (double)n_same) || !(x = gp_value_object()) ||
 	    gp_obj_set(o, "added", x) || set_num(x, "names", (double)n_added) ||
 	    set_num(x, "total_ns", added_ns) || !(x = gp_value_object()) ||

@@ -904,7 +904,8 @@
     sec.appendChild(h('p', { cls: 'gp-note', text: 'Base: ' + (get(doc, 'base.path') || '-') + ' (' + (get(doc, 'base.input') || '?') + ') \u00b7 New: ' + (get(doc, 'new.path') || '-') + ' (' + (get(doc, 'new.input') || '?') + ') \u00b7 \u03b1 = ' + fmtNum(get(doc, 'options.alpha'), 4) + ', threshold ' + fmtNum(get(doc, 'options.threshold_pct'), 2) + '%' }));
     groups.forEach(function (g) {
       objs(g.explanations).forEach(function (e) {
-        finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text, evidence: e.evidence });
+        /* the sentence carries the numbers of its evidence; the keys stay in the JSON */
+        finds.push({ id: e.id, severity: 'info', title: (groups.length > 1 ? g.name + ': ' : '') + e.text });
       });
     });
     objs(doc.warnings).forEach(function (w) { finds.push({ id: w.id, severity: 'warning', title: w.text }); });
@@ -953,10 +954,11 @@
           { key: 'base_total_ns', label: 'Base total', fmt: 'ns' }, { key: 'new_total_ns', label: 'New total', fmt: 'ns' },
           { key: 'delta_total_ns', label: '\u0394 total', fmt: 'ns', sign: true }, { key: 'base_avg_ns', label: 'Base avg', fmt: 'ns' },
           { key: 'new_avg_ns', label: 'New avg', fmt: 'ns' }, { key: 'delta_avg_pct', label: '\u0394 avg', fmt: 'spct', sign: true },
-          { key: 'base_count', label: 'Base n', fmt: 'int' }, { key: 'new_count', label: 'New n', fmt: 'int' }
+          { key: 'base_count', label: 'Base n', fmt: 'int' }, { key: 'new_count', label: 'New n', fmt: 'int' },
+          { key: 'p', label: 'p', fmt: 'num', title: "Welch's t over the calls: is the per-call change significant" }
         ];
         sec.appendChild(table('diff-' + t + (gi ? '-' + gi : ''), cols, objs(d.rows), {
-          title: (t === 'kernels' ? 'Kernels' : 'Operators') + ': ' + fmtInt(get(d, 'added.names')) + ' added (' + fmtNs(get(d, 'added.total_ns')) + '), ' + fmtInt(get(d, 'removed.names')) + ' removed (' + fmtNs(get(d, 'removed.total_ns')) + '), ' + fmtInt(d.slower) + ' slower, ' + fmtInt(d.faster) + ' faster per call (\u00b1' + fmtNum(d.threshold_pct, 2) + '%); total ' + fmtNs(d.base_total_ns) + ' \u2192 ' + fmtNs(d.new_total_ns),
+          title: (t === 'kernels' ? 'Kernels' : 'Operators') + ': ' + fmtInt(get(d, 'added.names')) + ' added (' + fmtNs(get(d, 'added.total_ns')) + '), ' + fmtInt(get(d, 'removed.names')) + ' removed (' + fmtNs(get(d, 'removed.total_ns')) + '), ' + fmtInt(d.slower) + ' slower, ' + fmtInt(d.faster) + ' faster per call (\u00b1' + fmtNum(d.threshold_pct, 2) + '%; ' + fmtInt(d.slower_significant) + ' and ' + fmtInt(d.faster_significant) + ' significant over their calls); total ' + fmtNs(d.base_total_ns) + ' \u2192 ' + fmtNs(d.new_total_ns),
           what: t, sort: null
         }));
       });
