@@ -28,6 +28,7 @@ struct af {
 	struct gp__out o;
 	size_t top; /* rows per table, 0: all */
 	int width;  /* columns */
+	bool wide;  /* names whole (GP_ANALYZE_FORMAT_WIDE) */
 };
 
 #define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
@@ -226,6 +227,83 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 	}
 }
 
+/*
+ * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
+ * is left out, not shown as "-" (a trace without deviceProperties).
+ */
+static void print_device(struct af *f, const char *lead, const struct gp_value *d)
+{
+	const char *name = gp_value_get_str(get(d, "name"));
+	const char *cc = gp_value_get_str(get(d, "compute_capability"));
+	char b1[32], b2[32], b3[32], props[96] = "";
+	double sms, mem;
+	int k = 0;
+
+	if (cc)
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%ssm %s", k ? ", " : "", cc);
+	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s SMs", k ? ", " : "",
+		              gp__fmt_count(b2, sizeof(b2), sms));
+	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
+		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
+		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
+	out(f, "%s %s: ", lead, intf(b1, sizeof(b1), get(d, "id")));
+	if (!name && !props[0])
+		out(f, "not described by the trace (no deviceProperties)\n");
+	else if (!props[0])
+		out(f, "%s\n", name);
+	else
+		out(f, "%s (%s)\n", name ? name : "unnamed GPU", props);
+}
+
+/*
+ * "steps     6   mean ...": the count of ProfilerStep annotations; a trace
+ * without one says so (the Steps section then takes the whole trace as one).
+ */
+static void print_steps_line(struct af *f, const struct gp_value *ov, const struct gp_value *st)
+{
+	char b1[32], b2[32], b3[32];
+	double n;
+
+	if (num(get(ov, "steps"), &n) && n == 0) {
+		out(f, "steps     none: no ProfilerStep in this trace");
+		if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+			out(f, " (Steps shows the whole trace as one step, %s)",
+			    dur(b1, sizeof(b1), get(st, "mean_ns")));
+		out(f, "\n");
+		return;
+	}
+	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
+	if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
+		    dur(b2, sizeof(b2), get(st, "median_ns")),
+		    dur(b3, sizeof(b3), get(st, "p95_ns")));
+	out(f, "\n");
+}
+
+/* under --compat hta: that HTA's definitions apply, and what they changed in this trace */
+static void print_compat(struct af *f, const struct gp_value *h)
+{
+	const char *step = gp_value_get_str(get(h, "dropped_step"));
+	struct gp_buf line = GP_BUF_INIT;
+
+	if (gp_value_type(h) != GP_VALUE_OBJECT)
+		return;
+	keep(f, gp__buf_addstr(&line, "HTA's definitions (--compat hta):"));
+	if (step)
+		keep(f, gp__buf_addf(
+		            &line, " the last step (%s) and the GPU work it launched are left out;",
+		            step));
+	else
+		keep(f, gp__buf_addstr(&line,
+		                       " no step left out (fewer than two ProfilerStep names);"));
+	keep(f, gp__buf_addstr(&line, gp_value_get_bool(get(h, "rounded_to_us"), false)
+	                                  ? " times rounded to whole µs as HTA rounds them"
+	                                  : " times as in the trace (whole µs already)"));
+	wrap(f, line.buf, 0, f->width, "compat    ");
+	gp__buf_release(&line);
+}
+
 static void print_header(struct af *f, const struct gp_value *r)
 {
 	const struct gp_value *ov = get(r, "overview"), *devs = get(ov, "devices");
@@ -245,20 +323,10 @@ static void print_header(struct af *f, const struct gp_value *r)
 	out(f, "span      %s   events %s kept of %s read\n",
 	    dur(b1, sizeof(b1), get(ov, "span_ns")), intf(b2, sizeof(b2), get(ov, "events_kept")),
 	    intf(b3, sizeof(b3), get(ov, "events_read")));
-	for (i = 0; i < gp_value_len(devs); i++) {
-		const struct gp_value *d = gp_arr_get(devs, i);
-
-		out(f, "%s %s: %s (sm %s, %s SMs, %s)\n", i ? "         " : "devices  ",
-		    intf(b1, sizeof(b1), get(d, "id")), str(get(d, "name"), "-"),
-		    str(get(d, "compute_capability"), "-"), intf(b2, sizeof(b2), get(d, "num_sms")),
-		    bytes(b3, sizeof(b3), get(d, "total_memory_bytes")));
-	}
-	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
-	if (st && num(get(st, "mean_ns"), &(double){ 0 }))
-		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
-		    dur(b2, sizeof(b2), get(st, "median_ns")),
-		    dur(b3, sizeof(b3), get(st, "p95_ns")));
-	out(f, "\n");
+	for (i = 0; i < gp_value_len(devs); i++)
+		print_device(f, i ? "         " : "devices  ", gp_arr_get(devs, i));
+	print_steps_line(f, ov, st);
+	print_compat(f, get(ov, "compat_hta"));
 	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
 		const struct gp_value *s = get(r, "salvage");
 
@@ -428,16 +496,45 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	}
 }
 
-/* the name column of a summary table: the columns left of @p used, at least NAME_MIN */
-static struct gp__col name_col(const struct af *f, int used)
+/*
+ * The width of a name column: the columns left of @p used, at least
+ * NAME_MIN; 0 (whole) with --wide. Names are fitted by the text layer's
+ * names rule (text.h), so that names that differ stay apart.
+ */
+static size_t name_width(const struct af *f, int used)
 {
 	int w = f->width - used;
-	struct gp__col c = {
-		.head = "Name", .gap = "  ", .flags = GP__COL_LEFT, .cell = cell_name, .key = "name"
-	};
 
-	c.cut = (size_t)(w < NAME_MIN ? NAME_MIN : w);
+	return f->wide ? 0 : (size_t)(w < NAME_MIN ? NAME_MIN : w);
+}
+
+/* the name column of a summary table */
+static struct gp__col name_col(const struct af *f, int used)
+{
+	struct gp__col c = { .head = "Name",
+		             .gap = "  ",
+		             .flags = GP__COL_LEFT | GP__COL_NAME,
+		             .cell = cell_name,
+		             .key = "name" };
+
+	c.cut = name_width(f, used);
 	return c;
+}
+
+/* the first @p n rows of @p arr, the name columns fitted over all of them */
+static void table_rows(struct af *f, const struct gp__table *t, const struct gp_value *arr,
+                       size_t n)
+{
+	const void **rows = n ? gp__calloc(n, sizeof(*rows)) : NULL;
+
+	if (n && !rows) {
+		keep(f, GP_ENOMEM);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] = gp_arr_get(arr, i);
+	keep(f, gp__table_rows(&f->o.b, t, rows, n));
+	gp__free(rows);
 }
 
 /* draws summary table @p key of rank @p r with @p ncols columns, the name column last */
@@ -446,11 +543,10 @@ static void summary_table(struct af *f, const struct gp_value *r, const char *ke
 {
 	const struct gp__table t = { cols, ncols, NULL, false };
 	const struct gp_value *arr = get(r, key);
-	size_t i, n = rows_to_show(arr, f);
+	size_t n = rows_to_show(arr, f);
 
 	table_head(f, &t);
-	for (i = 0; i < n; i++)
-		table_row(f, &t, gp_arr_get(arr, i));
+	table_rows(f, &t, arr, n);
 	more_rows(f, r, key, n, gp_value_len(arr));
 }
 
@@ -538,14 +634,14 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		{ .head = "device", .width = 6 },
 		[4] = { .head = "peak in", .gap = "  ", .flags = GP__COL_LEFT },
 	};
-	static const struct gp__col top_cols[] = {
+	const struct gp__col top_cols[] = {
 		{ .head = "top allocators", .width = 14, .flags = GP__COL_LEFT },
 		COL("bytes", 12, " ", gp__cell_bytes, "bytes"),
 		COL("count", 10, " ", gp__cell_count, "count"),
 		{ .head = "operator",
 		  .gap = "  ",
-		  .cut = 56,
-		  .flags = GP__COL_LEFT,
+		  .cut = name_width(f, 2 + 14 + 1 + 12 + 1 + 10 + 2),
+		  .flags = GP__COL_LEFT | GP__COL_NAME,
 		  .cell = cell_name,
 		  .key = "name" },
 	};
@@ -569,7 +665,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 
 		snprintf(nb, sizeof(nb), "%s / %s", str(get(d, "peak_step"), "-"),
 		         str(get(d, "peak_op"), "-"));
-		fit(&cut, nb, 40);
+		fit(&cut, nb, f->wide ? 0 : 40);
 		if (gp_value_get_bool(get(d, "leak_suspect"), false))
 			keep(f, gp__buf_addstr(&cut, "  LEAK?"));
 		cells[0] = dev ? dev : intf(b0, sizeof(b0), get(d, "device"));
@@ -584,8 +680,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 	n = rows_to_show(top, f);
 	if (n) {
 		table_head(f, &topt);
-		for (i = 0; i < n; i++)
-			table_row(f, &topt, gp_arr_get(top, i));
+		table_rows(f, &topt, top, n);
 	}
 }
 
@@ -913,6 +1008,7 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
 		                 GP_ANALYZE_SCHEMA);
 	f.top = GP__OPTS_GET(opts, top, 10);
+	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
 	f.width =
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
