@@ -266,11 +266,15 @@ static void print_steps_line(struct af *f, const struct gp_value *ov, const stru
 	double n;
 
 	if (num(get(ov, "steps"), &n) && n == 0) {
-		out(f, "steps     none: no ProfilerStep in this trace");
+		char line[160] = "none: no ProfilerStep in this trace";
+
 		if (st && num(get(st, "mean_ns"), &(double){ 0 }))
-			out(f, " (Steps shows the whole trace as one step, %s)",
+			snprintf(
+			    line, sizeof(line),
+			    "none: no ProfilerStep in this trace (Steps shows the whole trace as "
+			    "one step, %s)",
 			    dur(b1, sizeof(b1), get(st, "mean_ns")));
-		out(f, "\n");
+		wrap(f, line, 0, f->width, "steps     ");
 		return;
 	}
 	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));

@@ -329,31 +329,48 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 	return rc;
 }
 
+/* what row @p i shows now */
+static const char *cur(const struct nm *v, const struct gp_buf *alt, size_t i)
+{
+	return alt[i].len ? alt[i].buf : v[i].shown.buf;
+}
+
+#define ROUNDS 4 /* rows kept apart in one group may meet rows of another: again */
+
 /* rows whose cut names collide while the names differ: the part that differs, shown */
 static int keep_apart(struct nm *v, size_t n, size_t w, struct gp_buf *alt)
 {
 	size_t *g = gp__calloc(n, sizeof(*g));
 	bool *done = gp__calloc(n, sizeof(*done));
+	bool again = true;
 	int rc = 0;
 
 	if (!g || !done) {
 		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out_g;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		size_t ng = 0;
-		bool differ = false;
+	for (int round = 0; round < ROUNDS && again && !rc; round++) {
+		again = false;
+		memset(done, 0, n * sizeof(*done));
+		for (size_t i = 0; i < n && !rc; i++) {
+			size_t ng = 0;
+			bool differ = false;
 
-		if (done[i])
-			continue;
-		for (size_t j = i; j < n; j++)
-			if (!done[j] && strcmp(v[j].shown.buf, v[i].shown.buf) == 0) {
-				done[j] = true;
-				g[ng++] = j;
-				differ = differ || strcmp(v[j].f[0].buf, v[i].f[0].buf) != 0;
+			if (done[i])
+				continue;
+			for (size_t j = i; j < n; j++)
+				if (!done[j] && strcmp(cur(v, alt, j), cur(v, alt, i)) == 0) {
+					done[j] = true;
+					g[ng++] = j;
+					differ = differ || strcmp(v[j].f[0].buf, v[i].f[0].buf) != 0;
+				}
+			if (ng > 1 && differ) {
+				again = true;
+				for (size_t a = 0; a < ng; a++)
+					gp__buf_reset(&alt[g[a]]);
+				rc = group_apart(v, g, ng, w, alt);
 			}
-		if (ng > 1 && differ)
-			rc = group_apart(v, g, ng, w, alt);
+		}
 	}
 out_g:
 	gp__free(g);
