@@ -308,13 +308,15 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 		                 tail_start(m->f[k].buf, w - head_cols(w) - 1), w)))
 			break;
 	}
-	/* each row from its last difference; a row that still reads as another tries the next way */
+	/* each row from its last difference; a row that still reads as another tries the next way
+	 */
 	for (way = 0; way < WAYS && !rc; way++) {
 		for (a = 0; a < ng; a++) {
 			const struct gp_buf *c = &cand[a * WAYS + way];
 			bool taken = false;
 
-			if (!c->len || (way && alt[g[a]].len && !clash(alt, g, ng, a, alt[g[a]].buf)))
+			if (!c->len ||
+			    (way && alt[g[a]].len && !clash(alt, g, ng, a, alt[g[a]].buf)))
 				continue;
 			taken = clash(alt, g, ng, a, c->buf);
 			if (!way || !taken) {
@@ -362,7 +364,8 @@ static int keep_apart(struct nm *v, size_t n, size_t w, struct gp_buf *alt)
 				if (!done[j] && strcmp(cur(v, alt, j), cur(v, alt, i)) == 0) {
 					done[j] = true;
 					g[ng++] = j;
-					differ = differ || strcmp(v[j].f[0].buf, v[i].f[0].buf) != 0;
+					differ =
+					    differ || strcmp(v[j].f[0].buf, v[i].f[0].buf) != 0;
 				}
 			if (ng > 1 && differ) {
 				again = true;
