@@ -142,15 +142,17 @@ static void test_steps(void **state)
 /* not C++ (brackets that do not balance), control characters, NULL */
 static void test_plain(void **state)
 {
-	const char *in[] = { "Memcpy HtoD (Pageable -> Device)", "a\tb", NULL };
-	char *out[3];
+	const char *in[] = { "Memcpy HtoD (Pageable -> Device)", "a\tb", NULL,
+		             "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" };
+	char *out[4];
 
 	(void)state;
-	fit(out, in, 3, 20);
+	fit(out, in, 4, 20);
 	assert_string_equal(out[0], "Memcpy HtoD (Pageab…");
 	assert_string_equal(out[1], "a?b");
 	assert_string_equal(out[2], "-");
-	gp__names_free(out, 3);
+	assert_string_equal(out[3], "enumerate(DataLoade…"); /* Python's: not C++ */
+	gp__names_free(out, 4);
 	/* the same name twice stays as it is */
 	fit(out, (const char *[]){ ADD, ADD }, 2, 27);
 	assert_string_equal(out[0], out[1]);

@@ -21,9 +21,10 @@
  * differ show the start of the name, "…", and the name from where it differs
  * from the others (back to the start of that identifier), cut at the end:
  * "vectorize…AddFunctor<…>, A…" and "vectorize…threshold_kernel_…".
- * Steps 1-2 only apply to names whose brackets balance ("Memcpy HtoD
- * (Pageable -> Device)" is not C++). Width 0 keeps every name whole (after
- * step 0). Control characters become '?' in every case.
+ * Steps 1-2 only apply to C++ names: with "::" or "<", brackets balanced
+ * ("Memcpy HtoD (Pageable -> Device)" and Python's
+ * "enumerate(DataLoader)#..." are only cut). Width 0 keeps every name
+ * whole (after step 0). Control characters become '?' in every case.
  *
  * Users: table.c (GP__COL_NAME columns). Nothing here prints.
  */
@@ -172,7 +173,10 @@ static int fit_one(struct nm *m, const char *name, size_t w)
 
 	if (rc)
 		return rc;
-	if (balanced(m->f[0].buf, '(', ')') && balanced(m->f[0].buf, '<', '>')) {
+	/* C++: a qualified or template name whose brackets balance ("Memcpy HtoD (Pageable ->
+	 * Device)" and "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" are not) */
+	if ((strstr(m->f[0].buf, "::") || strchr(m->f[0].buf, '<')) &&
+	    balanced(m->f[0].buf, '(', ')') && balanced(m->f[0].buf, '<', '>')) {
 		if ((rc = short_form(&m->f[1], m->f[0].buf)) ||
 		    (rc = deep_form(&m->f[2], m->f[1].buf)))
 			return rc;

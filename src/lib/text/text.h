@@ -160,8 +160,9 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
  *   3. cut at the end with "…".
  * Rows of one column whose cut names are equal while their names differ
  * then show the name's start, "…", and the name from where it differs,
- * cut. Steps 1-2 apply only where the brackets balance (C++ names). Width
- * 0 keeps names whole (step 0 only). Control characters become '?'.
+ * cut. Steps 1-2 apply only to C++ names (with "::" or "<", brackets
+ * balanced). Width 0 keeps names whole (step 0 only). Control characters
+ * become '?'.
  */
 
 /**
