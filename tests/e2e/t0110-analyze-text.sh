@@ -8,6 +8,7 @@
 #   table's names are distinct at widths 100 (all rows) and 80; --wide prints them whole;
 # - a capture's mangled names are shown demangled, the JSON keeps them mangled;
 #   with no demangler (GP_DEMANGLE_LIBRARY empty) they stay as they are;
+# - compare's kernel diff keeps names apart the same way;
 # - the header: no "- (sm -, - SMs, -)" for a device the trace does not
 #   describe, "none: no ProfilerStep" instead of "steps 0", a compat line that
 #   names the step --compat hta leaves out;
@@ -56,6 +57,29 @@ for f in "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz \
 	[ "$RC" -eq 0 ] || fail "analyze $f"
 	names_apart "$OUT"
 done
+
+# --- compare's kernel diff: split_embedding_..._cta_per_row_1<float, float, float, 5ul> added and
+# <..., 2ul> removed read as two names, not as one name both added and removed
+CT="$T/hta/trace_diff_control_control.json.gz"
+if [ -e "$CT" ]; then
+	run compare --top 0 "$CT" "$T/hta/trace_diff_test_test.json.gz"
+	[ "$RC" -eq 3 ] || fail "compare control test: exit $RC"
+	python3 - "$OUT" <<'EOF' || fail "two rows of compare's kernel diff read alike"
+import sys, collections
+rows, at = collections.Counter(), None
+for line in open(sys.argv[1], encoding="utf-8").read().splitlines():
+    if line.startswith("  status") and line.endswith(" name"):
+        at = len(line) - 4
+    elif at and line.startswith("  ") and len(line) > at:
+        rows[line[at:]] += 1
+    else:
+        at = None
+bad = [k for k, v in rows.items() if v > 1]
+assert not bad, bad
+assert rows, "no kernel diff"
+EOF
+	out_has "5ul>"
+fi
 
 # --- --wide: names whole (without "void "), even at 60 columns
 COLUMNS=60 run analyze --wide "$RESNET"

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gpuprof/value.h"
 #include "text/text.h"
 #include "util/demangle.h"
 #include "util/error.h"
@@ -253,25 +254,43 @@ static int window(struct gp_buf *out, const char *t, size_t s, size_t w)
 	return gp__text_fit(out, t + s, w - head - 1, 0);
 }
 
-/* whether @p s reads as the shown name of another row of group @p g than @p a */
-static bool clash(const struct gp_buf *alt, const size_t *g, size_t ng, size_t a, const char *s)
+/* what row @p i shows now */
+static const char *cur(const struct nm *v, const struct gp_buf *alt, size_t i)
 {
-	for (size_t b = 0; b < ng; b++)
-		if (b != a && alt[g[b]].len && strcmp(alt[g[b]].buf, s) == 0)
+	return alt[i].len ? alt[i].buf : v[i].shown.buf;
+}
+
+/* whether @p s reads as what another row of the @p n than @p i shows now */
+static bool clash(const struct nm *v, const struct gp_buf *alt, size_t n, size_t i, const char *s)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && strcmp(cur(v, alt, j), s) == 0)
 			return true;
 	return false;
 }
 
-#define WAYS 3 /* from the last difference, from the first difference, the end */
+/* two windows: from @p s1 (half of what the start leaves), then from @p s2 */
+static int window2(struct gp_buf *out, const char *t, size_t s1, size_t s2, size_t w)
+{
+	size_t head = head_cols(w), half = (w - head - 1) / 2;
+	int rc;
+
+	if ((rc = gp__text_fit(out, t, head + 1, 0)) || (rc = gp__text_fit(out, t + s1, half, 0)))
+		return rc;
+	return gp__text_fit(out, t + s2, w - head - 1 - half, 0);
+}
+
+#define WAYS 4
 
 /*
  * One group of rows whose cut names are equal while their names differ
  * (@p g, @p ng rows): each row shown as a window of its most compact form
- * that differs from the others': from where it last departs from another
- * row; a row that then reads as another tries from where it first departs,
- * then its end.
+ * that differs from the others': from where it departs from its nearest
+ * name in the column; a row that then reads as another row tries from where
+ * it first departs from its group, then its end, then both places at once.
  */
-static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struct gp_buf *alt)
+static int group_apart(struct nm *v, size_t n, const size_t *g, size_t ng, size_t w,
+                       struct gp_buf *alt)
 {
 	struct gp_buf *cand = gp__calloc(ng * WAYS, sizeof(*cand));
 	size_t a, b, way;
@@ -286,11 +305,13 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 		size_t pmax = 0, pmin = SIZE_MAX;
 		int k;
 
+		/* the most compact form in which it reads apart from every other name */
 		for (k = 2; k >= 0; k--) {
 			bool apart = true;
 
-			for (b = 0; b < ng && apart; b++)
-				apart = b == a || strcmp(v[g[b]].f[k].buf, m->f[k].buf) != 0;
+			for (b = 0; b < n && apart; b++)
+				apart = b == g[a] || strcmp(v[b].f[k].buf, m->f[k].buf) != 0 ||
+				        strcmp(v[b].f[0].buf, m->f[0].buf) == 0;
 			if (apart)
 				break;
 		}
@@ -299,17 +320,27 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 		for (b = 0; b < ng; b++) {
 			size_t l = b == a ? 0 : lcp(m->f[k].buf, v[g[b]].f[k].buf);
 
-			if (b != a) {
-				pmax = l > pmax ? l : pmax;
+			if (b != a)
 				pmin = l < pmin ? l : pmin;
-			}
+		}
+		/* from where it departs from its nearest name in the whole column */
+		for (b = 0; b < n; b++) {
+			size_t l = lcp(m->f[k].buf, v[b].f[k].buf);
+
+			if (b != g[a] && strcmp(v[b].f[0].buf, m->f[0].buf) != 0 && l > pmax &&
+			    m->f[k].buf[l])
+				pmax = l;
 		}
 		if ((rc = window(&cand[a * WAYS], m->f[k].buf, window_start(m->f[k].buf, pmax, w),
 		                 w)) ||
 		    (rc = window(&cand[a * WAYS + 1], m->f[k].buf,
 		                 window_start(m->f[k].buf, pmin, w), w)) ||
 		    (rc = window(&cand[a * WAYS + 2], m->f[k].buf,
-		                 tail_start(m->f[k].buf, w - head_cols(w) - 1), w)))
+		                 tail_start(m->f[k].buf, w - head_cols(w) - 1), w)) ||
+		    (pmin < pmax && w >= 24 &&
+		     (rc = window2(&cand[a * WAYS + 3], m->f[k].buf,
+		                   window_start(m->f[k].buf, pmin, w),
+		                   window_start(m->f[k].buf, pmax, w), w))))
 			break;
 	}
 	/* each row from its last difference; a row that still reads as another tries the next way
@@ -320,9 +351,9 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 			bool taken = false;
 
 			if (!c->len ||
-			    (way && alt[g[a]].len && !clash(alt, g, ng, a, alt[g[a]].buf)))
+			    (way && alt[g[a]].len && !clash(v, alt, n, g[a], alt[g[a]].buf)))
 				continue;
-			taken = clash(alt, g, ng, a, c->buf);
+			taken = clash(v, alt, n, g[a], c->buf);
 			if (!way || !taken) {
 				gp__buf_reset(&alt[g[a]]);
 				rc = gp__buf_addstr(&alt[g[a]], c->buf);
@@ -333,12 +364,6 @@ static int group_apart(struct nm *v, const size_t *g, size_t ng, size_t w, struc
 		gp__buf_release(&cand[a]);
 	gp__free(cand);
 	return rc;
-}
-
-/* what row @p i shows now */
-static const char *cur(const struct nm *v, const struct gp_buf *alt, size_t i)
-{
-	return alt[i].len ? alt[i].buf : v[i].shown.buf;
 }
 
 #define ROUNDS 4 /* rows kept apart in one group may meet rows of another: again */
@@ -375,7 +400,7 @@ static int keep_apart(struct nm *v, size_t n, size_t w, struct gp_buf *alt)
 				again = true;
 				for (size_t a = 0; a < ng; a++)
 					gp__buf_reset(&alt[g[a]]);
-				rc = group_apart(v, g, ng, w, alt);
+				rc = group_apart(v, n, g, ng, w, alt);
 			}
 		}
 	}
@@ -434,4 +459,35 @@ void gp__names_free(char **names, size_t n)
 		gp__free(names[i]);
 		names[i] = NULL;
 	}
+}
+
+int gp__names_fit_rows(char **out, const struct gp_value *rows, size_t n, const char *key, size_t w,
+                       unsigned flags)
+{
+	struct gp_buf *sp = n ? gp__calloc(n, sizeof(*sp)) : NULL;
+	const char **raw = n ? gp__calloc(n, sizeof(*raw)) : NULL;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+	if (n && (!sp || !raw)) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
+		goto out_sp;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		raw[i] = gp_value_get_str(gp_obj_get(gp_arr_get(rows, i), key));
+		gp__buf_init(&sp[i], 0);
+		if (raw[i] && (flags & GP__TEXT_CTRL_SPACE) &&
+		    !(rc = gp__text_fit(&sp[i], raw[i], 0, GP__TEXT_CTRL_SPACE)))
+			raw[i] = sp[i].buf;
+	}
+	if (!rc)
+		rc = gp__names_fit(out, raw, n, w);
+out_sp:
+	for (i = 0; sp && i < n; i++)
+		gp__buf_release(&sp[i]);
+	gp__free(sp);
+	gp__free(raw);
+	return rc;
 }

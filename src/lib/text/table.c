@@ -23,6 +23,20 @@
 #include "text/text.h"
 #include "util/error.h"
 
+/* GP__COL_CTRL: control characters of *@p s as spaces (into @p b) before a name is fitted */
+static int ctrl_spaces(struct gp_buf *b, const struct gp__col *c, const char **s)
+{
+	int rc;
+
+	if (!(c->flags & GP__COL_CTRL))
+		return 0;
+	gp__buf_reset(b);
+	if ((rc = gp__text_fit(b, *s, 0, GP__TEXT_CTRL_SPACE)))
+		return rc;
+	*s = b->buf;
+	return 0;
+}
+
 /* cell @p s of column @p i; @p fitted: a name column's cell already fitted (names.c) */
 static int one_cell(struct gp_buf *b, const struct gp__table *t, size_t i, const char *s,
                     bool fitted)
@@ -36,7 +50,7 @@ static int one_cell(struct gp_buf *b, const struct gp__table *t, size_t i, const
 	if (!s)
 		s = "-";
 	if ((c->flags & GP__COL_NAME) && !fitted) {
-		if ((rc = gp__names_fit(&name, &s, 1, c->cut)))
+		if ((rc = ctrl_spaces(&cut, c, &s)) || (rc = gp__names_fit(&name, &s, 1, c->cut)))
 			goto out_cut;
 		s = name;
 	} else if (c->cut && !fitted) {
@@ -147,10 +161,13 @@ int gp__table_rows(struct gp_buf *b, const struct gp__table *t, const void *cons
 		if (!(c->flags & GP__COL_NAME) || !c->cell)
 			continue;
 		for (r = 0; r < n && !rc; r++) {
+			struct gp_buf sp = GP_BUF_INIT;
 			char buf[512];
+			const char *s = c->cell(buf, sizeof(buf), c, rows[r]);
 
-			if (!(col[r] = gp__strdup(c->cell(buf, sizeof(buf), c, rows[r]))))
+			if ((rc = ctrl_spaces(&sp, c, &s)) == 0 && !(col[r] = gp__strdup(s)))
 				rc = gp__error(GP_ENOMEM, "out of memory");
+			gp__buf_release(&sp);
 		}
 		for (r = 0; r < n; r++)
 			raw[r] = col[r];

@@ -40,6 +40,8 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+struct gp_value;
+
 /* ---- out.c: text being built ---- */
 
 /** Text being built: the first error sticks in @p rc and later writes do nothing. */
@@ -171,6 +173,14 @@ int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t 
  * @return 0 or GP_ENOMEM (then every out[i] is NULL).
  */
 int gp__names_fit(char **out, const char *const *names, size_t n, size_t w);
+
+/**
+ * gp__names_fit() over member @p key of the first @p n rows of report array
+ * @p rows (a row without it: "-"); @p flags GP__TEXT_CTRL_SPACE: control
+ * characters as spaces (default '?').
+ */
+int gp__names_fit_rows(char **out, const struct gp_value *rows, size_t n, const char *key, size_t w,
+                       unsigned flags);
 
 /** Frees the @p n strings of @p names (each set to NULL). */
 void gp__names_free(char **names, size_t n);
