@@ -11,7 +11,9 @@
 # - compare's kernel diff keeps names apart the same way;
 # - the header: no "- (sm -, - SMs, -)" for a device the trace does not
 #   describe, "none: no ProfilerStep" instead of "steps 0", a compat line that
-#   names the step --compat hta leaves out;
+#   names the step --compat hta leaves out; an incomplete step's mark is
+#   not cut, one step has no line of statistics ("std -"), no communication
+#   no "comm/comp -";
 # - $COLUMNS wins over the terminal's width (in a pseudo-terminal of 150
 #   columns); tables of numbers need 94 columns, prose wraps at 60.
 . "$(dirname "$0")/lib.sh"
@@ -101,6 +103,15 @@ out_has "times rounded to whole µs"
 run analyze --compat hta --json "$T"/hta/nccl_parser_config_nccl_data.json.gz
 [ "$(json_get "$OUT" 'd["ranks"][0]["overview"]["compat_hta"]')" = \
 	"{'dropped_step': 'ProfilerStep#6', 'rounded_to_us': True}" ] || fail "overview.compat_hta"
+
+# --- unknown or empty shown as data elsewhere: an incomplete step's mark, one step, no communication
+run analyze "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz
+out_has "steps     2 (1 incomplete)   9.288 ms"
+out_has "  ProfilerStep#2*     "
+out_has "  * incomplete: the trace ends inside the step; not in the statistics"
+grep -q "(i…" "$OUT" && fail "the incomplete mark is cut"
+grep -q "std -" "$OUT" && fail "'std -' for one step"
+grep -q "^  comm/comp  *-" "$OUT" && fail "'comm/comp -' without communication"
 
 # --- $COLUMNS wins over the terminal's width; the narrowest width wraps prose at 60
 if command -v script >/dev/null 2>&1; then

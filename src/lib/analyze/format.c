@@ -278,7 +278,11 @@ static void print_steps_line(struct af *f, const struct gp_value *ov, const stru
 		return;
 	}
 	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
-	if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+	if (st && num(get(st, "incomplete"), &n) && n > 0) /* not in the statistics after it */
+		out(f, " (%s incomplete)", gp__fmt_count(b1, sizeof(b1), n));
+	if (st && num(get(st, "count"), &n) && n == 1)
+		out(f, "   %s", dur(b1, sizeof(b1), get(st, "mean_ns"))); /* one: no statistics */
+	else if (st && num(get(st, "mean_ns"), &(double){ 0 }))
 		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
 		    dur(b2, sizeof(b2), get(st, "median_ns")),
 		    dur(b3, sizeof(b3), get(st, "p95_ns")));
@@ -403,8 +407,10 @@ static void print_gpu(struct af *f, const struct gp_value *r)
 
 		table_cells(f, &times, cells);
 	}
-	out(f, "  %-13s %10s\n", "comm/comp",
-	    pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
+	/* the overlap is unknown without communication: no line rather than a "-" */
+	if (num(get(g, "comm_comp_overlap_pct"), &(double){ 0 }))
+		out(f, "  %-13s %10s\n", "comm/comp",
+		    pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
 	kt = get(g, "kernel_types");
 	if (gp_value_len(kt)) {
 		out(f, "  kernel types\n");
@@ -460,7 +466,9 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	const struct gp_value *steps = get(r, "steps"), *st = get(r, "step_stats");
 	char b[10][48], key[40], nb[64];
 	const char *cells[10];
-	size_t i, k, n = rows_to_show(steps, f);
+	size_t i, k, n = rows_to_show(steps, f), incomplete = 0;
+	struct gp_buf cut = GP_BUF_INIT;
+	double one;
 
 	if (!gp_value_len(steps))
 		return;
@@ -469,9 +477,14 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	table_head(f, &t);
 	for (i = 0; i < n; i++) {
 		const struct gp_value *s = gp_arr_get(steps, i), *bd = get(s, "breakdown");
+		bool inc = gp_value_get_bool(get(s, "incomplete"), false);
 
-		snprintf(nb, sizeof(nb), "%s%s", name_of(str(get(s, "name"), "-")),
-		         gp_value_get_bool(get(s, "incomplete"), false) ? " (inc.)" : "");
+		/* "*" after the name, cut first, so the mark is never cut off ("ProfilerStep#2
+		 * (i…") */
+		gp__buf_reset(&cut);
+		keep(f, gp__text_fit(&cut, name_of(str(get(s, "name"), "-")), inc ? 17 : 18, 0));
+		snprintf(nb, sizeof(nb), "%s%s", cut.buf, inc ? "*" : "");
+		incomplete += inc;
 		cells[0] = nb;
 		cells[1] = dur(b[1], sizeof(b[1]), get(s, "dur_ns"));
 		for (k = 0; k < 8; k++) {
@@ -481,6 +494,7 @@ static void print_steps(struct af *f, const struct gp_value *r)
 		}
 		table_cells(f, &t, cells);
 	}
+	gp__buf_release(&cut);
 	more_rows(f, r, "steps", n, gp_value_len(steps));
 	if (st) {
 		const struct gp_value *bp = get(st, "breakdown_pct");
@@ -492,12 +506,17 @@ static void print_steps(struct af *f, const struct gp_value *r)
 			cells[2 + k] = pctf(b[2 + k], sizeof(b[2 + k]), get(bp, key), 1.0);
 		}
 		table_cells(f, &t, cells);
-		out(f, "  median %s", dur(b[0], sizeof(b[0]), get(st, "median_ns")));
-		out(f, "   p95 %s", dur(b[0], sizeof(b[0]), get(st, "p95_ns")));
-		out(f, "   min %s", dur(b[0], sizeof(b[0]), get(st, "min_ns")));
-		out(f, "   max %s", dur(b[0], sizeof(b[0]), get(st, "max_ns")));
-		out(f, "   std %s\n", dur(b[0], sizeof(b[0]), get(st, "std_ns")));
+		/* one step: its duration is the mean row's; median..std would repeat it, or "-" */
+		if (!num(get(st, "count"), &one) || one > 1) {
+			out(f, "  median %s", dur(b[0], sizeof(b[0]), get(st, "median_ns")));
+			out(f, "   p95 %s", dur(b[0], sizeof(b[0]), get(st, "p95_ns")));
+			out(f, "   min %s", dur(b[0], sizeof(b[0]), get(st, "min_ns")));
+			out(f, "   max %s", dur(b[0], sizeof(b[0]), get(st, "max_ns")));
+			out(f, "   std %s\n", dur(b[0], sizeof(b[0]), get(st, "std_ns")));
+		}
 	}
+	if (incomplete)
+		out(f, "  * incomplete: the trace ends inside the step; not in the statistics\n");
 }
 
 /*
@@ -630,6 +649,12 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
 }
 
+/* whether @p v has both string members @p a and @p b */
+static bool get_str2(const struct gp_value *v, const char *a, const char *b)
+{
+	return gp_value_get_str(get(v, a)) && gp_value_get_str(get(v, b));
+}
+
 static void print_memory(struct af *f, const struct gp_value *r)
 {
 	static const char *const heads[] = { "peak alloc", "peak reserv", "at end" };
@@ -667,8 +692,12 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		const char *dev = gp_value_get_str(get(d, "device"));
 		const char *cells[5];
 
-		snprintf(nb, sizeof(nb), "%s / %s", str(get(d, "peak_step"), "-"),
-		         str(get(d, "peak_op"), "-"));
+		/* what is known of where the peak was: "step / op", one of them, or "-" */
+		snprintf(nb, sizeof(nb), "%s%s%s", str(get(d, "peak_step"), ""),
+		         get_str2(d, "peak_step", "peak_op") ? " / " : "",
+		         str(get(d, "peak_op"), ""));
+		if (!nb[0])
+			snprintf(nb, sizeof(nb), "-");
 		fit(&cut, nb, f->wide ? 0 : 40);
 		if (gp_value_get_bool(get(d, "leak_suspect"), false))
 			keep(f, gp__buf_addstr(&cut, "  LEAK?"));
@@ -973,9 +1002,11 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 		out(f, "  cannot read %s\n", str(get(m, "error"), "-"));
 		return;
 	}
-	out(f, "\nMetrics (%s samples, every %s ms%s)\n", intf(b1, sizeof(b1), get(m, "samples")),
-	    intf(b2, sizeof(b2), get(m, "interval_ms")),
-	    gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
+	out(f, "\nMetrics (%s samples", intf(b1, sizeof(b1), get(m, "samples")));
+	if (num(get(m, "interval_ms"),
+	        &(double){ 0 })) /* an unknown interval is not "every - ms" */
+		out(f, ", every %s ms", intf(b2, sizeof(b2), get(m, "interval_ms")));
+	out(f, "%s)\n", gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
 	if (gp_value_len(gpus))
 		print_metric_gpus(f, series, gpus);
 	else
