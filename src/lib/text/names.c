@@ -154,6 +154,8 @@ static int deep_form(struct gp_buf *out, const char *s)
 		if (s[i] == '<' && depth >= 1) {
 			rc = gp__buf_addstr(out, "<…>");
 			i = closing(s, i, '<', '>');
+			if (!s[i])
+				break; /* no closing bracket: nothing more to show */
 			continue;
 		}
 		depth += s[i] == '<' ? 1 : s[i] == '>' ? -1 : 0;
@@ -218,15 +220,30 @@ static size_t window_start(const char *t, size_t p, size_t w)
 	return s;
 }
 
-/* the first byte of the last @p cols columns of @p t (at a character start) */
+/* the columns of the character at @p t, its length in *@p len */
+static size_t char_cols(const char *t, size_t *len)
+{
+	char one[8] = { t[0] };
+	size_t n = 1;
+
+	while (n < 4 && ((unsigned char)t[n] & 0xc0) == 0x80) {
+		one[n] = t[n];
+		n++;
+	}
+	*len = n;
+	return gp__text_width(one);
+}
+
+/* the first byte of the last @p cols columns of @p t (at a character start); linear */
 static size_t tail_start(const char *t, size_t cols)
 {
-	size_t s = 0;
+	size_t s = 0, left = gp__text_width(t), len;
 
-	while (t[s] && gp__text_width(t + s) > cols) {
-		s++;
-		while (((unsigned char)t[s] & 0xc0) == 0x80)
-			s++;
+	while (t[s] && left > cols) {
+		size_t c = char_cols(t + s, &len);
+
+		left = c < left ? left - c : 0;
+		s += len;
 	}
 	return s;
 }

@@ -17,6 +17,8 @@
 #include "util/dl.h"
 #include "util/error.h"
 
+#define DEMANGLE_MAX 16384 /* bytes of a mangled name, at most */
+
 typedef char *cxa_demangle_fn(const char *mangled, char *buf, size_t *len, int *status);
 
 struct backend {
@@ -91,8 +93,13 @@ static void choose(void)
 int gp__demangle(struct gp_buf *out, const char *name)
 {
 	pthread_once(&g_once, choose);
-	/* only Itanium ABI names: a plain C name ("ampere_sgemm_...") is never touched */
-	if (!name || strncmp(name, "_Z", 2) != 0 || !g_backend)
+	/*
+	 * only Itanium ABI names: a plain C name ("ampere_sgemm_...") is never
+	 * touched; names come from traces, so a longer one than any real kernel's
+	 * (cutlass's reach 3 KiB) is not handed to a recursive demangler
+	 */
+	if (!name || strncmp(name, "_Z", 2) != 0 || !g_backend ||
+	    strnlen(name, DEMANGLE_MAX + 1) > DEMANGLE_MAX)
 		return 0;
 	return g_backend->demangle(out, name);
 }
