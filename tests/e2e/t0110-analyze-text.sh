@@ -13,7 +13,7 @@
 #   describe, "none: no ProfilerStep" instead of "steps 0", a compat line that
 #   names the step --compat hta leaves out; an incomplete step's mark is
 #   not cut, one step has no line of statistics ("std -"), no communication
-#   no "comm/comp -";
+#   no "comm/comp -", no launch no "delay p50 -";
 # - $COLUMNS wins over the terminal's width (in a pseudo-terminal of 150
 #   columns); tables of numbers need 94 columns, prose wraps at 60.
 . "$(dirname "$0")/lib.sh"
@@ -112,6 +112,10 @@ out_has "  * incomplete: the trace ends inside the step; not in the statistics"
 grep -q "(i…" "$OUT" && fail "the incomplete mark is cut"
 grep -q "std -" "$OUT" && fail "'std -' for one step"
 grep -q "^  comm/comp  *-" "$OUT" && fail "'comm/comp -' without communication"
+run analyze --compat hta "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz
+out_has "  launches none counted: --compat hta counts cudaLaunchKernel"
+grep -q "delay p50 -" "$OUT" && fail "launch delays of no launch shown as '-'"
+grep -q "launch call: 0 (-)" "$OUT" && fail "short kernels of no launch shown as '0 (-)'"
 
 # --- $COLUMNS wins over the terminal's width; the narrowest width wraps prose at 60
 if command -v script >/dev/null 2>&1; then

@@ -29,6 +29,7 @@ struct af {
 	size_t top; /* rows per table, 0: all */
 	int width;  /* columns */
 	bool wide;  /* names whole (GP_ANALYZE_FORMAT_WIDE) */
+	bool hta;   /* the report's compat is "hta" */
 };
 
 #define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
@@ -736,11 +737,23 @@ static void print_launches(struct af *f, const struct gp_value *r)
 	const struct gp__table t = { cols, 6, "  ", false };
 	const struct gp_value *l = get(r, "launches"), *d, *q;
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	double n;
 
 	if (gp_value_type(l) != GP_VALUE_OBJECT)
 		return;
 	d = get(l, "launch_delay_ns");
 	heading(f, "Launches");
+	if (num(get(l, "count"), &n) && n == 0) {
+		/* no launch: no delays nor short kernels to show as "-" and "0 (-)" */
+		wrap(f,
+		     f->hta
+		         ? "none counted: --compat hta counts cudaLaunchKernel, "
+		           "cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync only, as HTA "
+		           "does"
+		         : "none counted",
+		     0, f->width, "  launches ");
+		goto queue;
+	}
 	out(f, "  launches %s   delay p50 %s  p90 %s  p99 %s  max %s\n",
 	    intf(b1, sizeof(b1), get(l, "count")), dur(b2, sizeof(b2), get(d, "p50")),
 	    dur(b3, sizeof(b3), get(d, "p90")), dur(b4, sizeof(b4), get(d, "p99")),
@@ -748,6 +761,7 @@ static void print_launches(struct af *f, const struct gp_value *r)
 	out(f, "  kernels shorter than their launch call: %s (%s)\n",
 	    intf(b1, sizeof(b1), get(get(l, "short_kernels"), "count")),
 	    pctf(b2, sizeof(b2), get(get(l, "short_kernels"), "pct"), 1.0));
+queue:
 	q = get(l, "queue");
 	if (gp_value_len(q)) {
 		table_head(f, &t);
@@ -1044,6 +1058,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 		                 GP_ANALYZE_SCHEMA);
 	f.top = GP__OPTS_GET(opts, top, 10);
 	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
+	f.hta = gp_value_get_str(get(report, "compat")) &&
+	        strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
 	f.width =
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
