@@ -13,7 +13,8 @@
 #   describe, "none: no ProfilerStep" instead of "steps 0", a compat line that
 #   names the step --compat hta leaves out; an incomplete step's mark is
 #   not cut, one step has no line of statistics ("std -"), no communication
-#   no "comm/comp -", no launch no "delay p50 -";
+#   no "comm/comp -", no launch no "delay p50 -", a timeline of one sample
+#   reads "1 sample" and has no "host CPU busy mean -  max -";
 # - $COLUMNS wins over the terminal's width (in a pseudo-terminal of 150
 #   columns); tables of numbers need 94 columns, prose wraps at 60.
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +117,13 @@ run analyze --compat hta "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.j
 out_has "  launches none counted: --compat hta counts cudaLaunchKernel"
 grep -q "delay p50 -" "$OUT" && fail "launch delays of no launch shown as '-'"
 grep -q "launch call: 0 (-)" "$OUT" && fail "short kernels of no launch shown as '0 (-)'"
+
+# --- a metrics timeline of one sample: "1 sample", no "host CPU busy mean - max -" (the CPU share
+# needs two reads), no "no ranks in this report" above its Metrics
+"$GPUPROF" top --record "$TMP/m1.jsonl" --count 1 --no-gpu >/dev/null 2>&1 || fail "top --record"
+run analyze "$TMP/m1.jsonl"
+[ "$(head -n 1 "$OUT")" = "Metrics (1 sample, every 100 ms)" ] || fail "the first line of a timeline's text"
+grep -q "mean -" "$OUT" && fail "'mean -  max -' for a series with no value"
 
 # --- $COLUMNS wins over the terminal's width; the narrowest width wraps prose at 60
 if command -v script >/dev/null 2>&1; then

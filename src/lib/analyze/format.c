@@ -1008,6 +1008,7 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
 	                      *gpus = get(m, "gpus");
 	char b1[32], b2[32], b3[32];
+	double n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
 		return;
@@ -1016,18 +1017,26 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 		out(f, "  cannot read %s\n", str(get(m, "error"), "-"));
 		return;
 	}
-	out(f, "\nMetrics (%s samples", intf(b1, sizeof(b1), get(m, "samples")));
+	out(f, "%sMetrics (%s sample%s", f->o.b.len ? "\n" : "",
+	    intf(b1, sizeof(b1), get(m, "samples")),
+	    num(get(m, "samples"), &n) && n == 1 ? "" : "s");
 	if (num(get(m, "interval_ms"),
 	        &(double){ 0 })) /* an unknown interval is not "every - ms" */
 		out(f, ", every %s ms", intf(b2, sizeof(b2), get(m, "interval_ms")));
 	out(f, "%s)\n", gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
 	if (gp_value_len(gpus))
 		print_metric_gpus(f, series, gpus);
+	else if (gp_value_get_str(get(m, "gpu_status")))
+		out(f, "  no GPU: %s\n", gp_value_get_str(get(m, "gpu_status")));
 	else
-		out(f, "  no GPU: %s\n", str(get(m, "gpu_status"), "-"));
-	out(f, "  host CPU busy   mean %s  max %s\n",
-	    pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"), 100.0),
-	    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"), 100.0));
+		out(f, "  no GPU\n");
+	/* a timeline without the host's series (an older or cut file): no line of "-" */
+	if (series_stat(series, "host", "cpu_busy_ratio", "max"))
+		out(f, "  host CPU busy   mean %s  max %s\n",
+		    pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"),
+		         100.0),
+		    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"),
+		         100.0));
 	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
 	    series_stat(series, "process_tree", "cpu_cores", "max"))
 		out(f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
@@ -1071,7 +1080,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 			out(&f, "\n");
 		print_rank(&f, gp_arr_get(ranks, i));
 	}
-	if (!gp_value_len(ranks))
+	/* a metrics timeline alone has no rank: its Metrics section is the report */
+	if (!gp_value_len(ranks) && gp_value_type(get(report, "metrics")) != GP_VALUE_OBJECT)
 		out(&f, "no ranks in this report\n");
 	print_metrics(&f, report);
 	return gp__out_detach(&f.o, text, len);
