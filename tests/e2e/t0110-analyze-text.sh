@@ -54,6 +54,16 @@ COLUMNS=100 run analyze --top 0 "$RESNET"
 names_apart "$OUT"
 COLUMNS=80 run analyze "$RESNET"
 names_apart "$OUT"
+# at 80 columns every table but Steps (94) fits: the kernel table leaves Med, Min and Max out
+python3 - "$OUT" <<'EOF' || fail "a table wider than 80 columns at COLUMNS=80"
+import sys
+sec = None
+for l in open(sys.argv[1], encoding="utf-8").read().splitlines():
+    if l and not l.startswith(" "):
+        sec = l
+    assert len(l) <= 80 or l.startswith("== rank") or (sec or "").startswith("Steps"), l
+EOF
+out_has " Time %    Total Instances      Avg   StdDev  Name"
 for f in "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz \
 	"$T"/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz; do
 	COLUMNS=100 run analyze "$f"

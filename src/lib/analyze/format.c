@@ -574,6 +574,16 @@ static void summary_table(struct af *f, const struct gp_value *r, const char *ke
 	more_rows(f, r, key, n, gp_value_len(arr));
 }
 
+/*
+ * Under 100 columns the widest tables leave columns out (--json and wider
+ * terminals have them) rather than be wider than the terminal or cut names
+ * to NAME_MIN; not with --wide, whose lines are as long as the names.
+ */
+static bool narrow(const struct af *f)
+{
+	return f->width < 100 && !f->wide;
+}
+
 /* nsys stats columns: Time %, Total, Instances, Avg, Med, Min, Max, StdDev, Name */
 static void print_stats_table(struct af *f, const struct gp_value *r, const char *key,
                               const char *title)
@@ -589,6 +599,7 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
 		COL("StdDev", 9, NULL, gp__cell_dur, "std_ns"),
 		name_col(f, 7 + 9 + 10 + 5 * 9 + 2),
 	};
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, key);
 
 	if (!arr)
@@ -598,7 +609,13 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
 		out(f, "  (none)\n");
 		return;
 	}
-	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+	if (narrow(f)) {
+		/* Med, Min and Max go (--json has them), so that 80 columns leave names 34 */
+		cols[4] = cols[7];
+		cols[5] = name_col(f, 7 + 9 + 10 + 2 * 9 + 2);
+		ncols = 6;
+	}
+	summary_table(f, r, key, cols, ncols);
 }
 
 static void print_memory_ops(struct af *f, const struct gp_value *r)
@@ -613,6 +630,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
 		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
 	};
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
 
 	if (!arr)
@@ -622,7 +640,12 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		out(f, "  (none)\n");
 		return;
 	}
-	summary_table(f, r, "memory_ops", cols, sizeof(cols) / sizeof(cols[0]));
+	if (narrow(f)) { /* Avg bytes goes */
+		cols[5] = cols[6];
+		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
+		ncols = 7;
+	}
+	summary_table(f, r, "memory_ops", cols, ncols);
 }
 
 /* annotations (CPU time and GPU-projected time) and CPU operators (self and total) */
@@ -964,8 +987,10 @@ static void print_metric_gpus(struct af *f, const struct gp_value *series,
 	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
 		                             "power mean", "power max", "temp max" };
 	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
+	/* the GPU's name takes what the numbers (73 columns) leave, 10 to 24 */
+	size_t gw = f->width - 73 < 10 ? 10 : f->width - 73 > 24 ? 24 : (size_t)f->width - 73;
 	struct gp__col cols[7] = {
-		{ .head = "GPU", .width = 24, .cut = 24, .flags = GP__COL_LEFT },
+		{ .head = "GPU", .width = gw, .cut = gw, .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, 7, "  ", false };
 	char b[7][80], b3[32], b4[32];
