@@ -249,12 +249,18 @@ static void print_device(struct af *f, const char *lead, const struct gp_value *
 		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
 		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
 	out(f, "%s %s: ", lead, intf(b1, sizeof(b1), get(d, "id")));
-	if (!name && !props[0])
+	if (!name && !props[0]) {
 		out(f, "not described by the trace (no deviceProperties)\n");
-	else if (!props[0])
-		out(f, "%s\n", name);
-	else
-		out(f, "%s (%s)\n", name ? name : "unnamed GPU", props);
+		return;
+	}
+	/* the trace's strings: control characters never reach the terminal */
+	keep(f, gp__text_fit(&f->o.b, name ? name : "unnamed GPU", 0, 0));
+	if (props[0]) {
+		out(f, " (");
+		keep(f, gp__text_fit(&f->o.b, props, 0, 0));
+		out(f, ")");
+	}
+	out(f, "\n");
 }
 
 /*
