@@ -85,7 +85,11 @@ struct gp_analyze_format_opts {
 	uint32_t size;  /**< sizeof(struct gp_analyze_format_opts) */
 	uint32_t top;   /**< rows per table; 0: all */
 	uint32_t width; /**< columns of the text; 0: 100; at least 60 */
+	uint32_t flags; /**< GP_ANALYZE_FORMAT_* */
 };
+
+/** gp_analyze_format_opts.flags: names whole, never shortened to the width (`--wide`). */
+#define GP_ANALYZE_FORMAT_WIDE 0x1u
 
 /**
  * An analyze report (a "gpuprof.analyze/1" tree, as built or as read back)

@@ -31,10 +31,11 @@ static const char usage_text[] =
     "    --compat MODE     definitions: 'none' (gpuprof's, default), 'hta' or 'tb'\n"
     "    --salvage         analyse what precedes the damage of a truncated trace\n"
     "    --threads N       files read in parallel (default: one per CPU)\n"
+    "    --wide            names whole, never shortened to the width\n"
     "    -q, --quiet       no warnings\n"
     "    -h, --help        this help; 'gpuprof help analyze' for the docs\n";
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_RANK, OPT_COMPAT, OPT_SALVAGE, OPT_THREADS };
+enum { OPT_JSON = 256, OPT_TOP, OPT_RANK, OPT_COMPAT, OPT_SALVAGE, OPT_THREADS, OPT_WIDE };
 
 static void salvage_warnings(const struct gp_value *report)
 {
@@ -68,27 +69,28 @@ static void report_warnings(const struct gp_value *report)
 		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
 }
 
-/* the terminal's width when printing to one, else $COLUMNS, else 100; within 60..200 */
+/* $COLUMNS (POSIX: it overrides the terminal's), else the terminal's width, else 100; 60..200 */
 static int output_width(bool to_stdout)
 {
 	struct winsize ws;
 	const char *env = getenv("COLUMNS");
 	int w = 100;
 
-	if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	    ws.ws_col > 0)
-		w = ws.ws_col;
-	else if (env && atoi(env) > 0)
+	if (env && atoi(env) > 0)
 		w = atoi(env);
+	else if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	         ws.ws_col > 0)
+		w = ws.ws_col;
 	return w < 60 ? 60 : w > 200 ? 200 : w;
 }
 
-static int render_human(const struct gp_value *report, size_t top, bool to_stdout, char **out,
-                        size_t *len)
+static int render_human(const struct gp_value *report, size_t top, bool to_stdout, bool wide,
+                        char **out, size_t *len)
 {
 	struct gp_analyze_format_opts fo = { .size = sizeof(fo),
 		                             .top = (uint32_t)top,
-		                             .width = (uint32_t)output_width(to_stdout) };
+		                             .width = (uint32_t)output_width(to_stdout),
+		                             .flags = wide ? GP_ANALYZE_FORMAT_WIDE : 0 };
 	int rc = gp_analyze_format(report, &fo, out, len);
 
 	if (rc)
@@ -106,6 +108,7 @@ int cmd_analyze(int argc, const char **argv)
 		{ "compat", required_argument, NULL, OPT_COMPAT },
 		{ "salvage", no_argument, NULL, OPT_SALVAGE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "wide", no_argument, NULL, OPT_WIDE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -113,7 +116,7 @@ int cmd_analyze(int argc, const char **argv)
 	struct gp_analyze_opts opts;
 	struct gp_value *report = NULL;
 	const char *output = NULL;
-	bool json = false, quiet = false, top_given = false;
+	bool json = false, quiet = false, top_given = false, wide = false;
 	long long top = 0;
 	char *text = NULL;
 	size_t len = 0;
@@ -159,6 +162,9 @@ int cmd_analyze(int argc, const char **argv)
 		case OPT_THREADS:
 			opts.threads = (uint32_t)parse_count("--threads", optarg, 1024);
 			break;
+		case OPT_WIDE:
+			wide = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -190,7 +196,7 @@ int cmd_analyze(int argc, const char **argv)
 			return error("cannot write the report: %s", gp_strerror(rc));
 		}
 		/* pretty JSON ends with its newline already */
-	} else if (render_human(report, (size_t)top, !output, &text, &len)) {
+	} else if (render_human(report, (size_t)top, !output, wide, &text, &len)) {
 		gp_value_free(report);
 		return -1;
 	}

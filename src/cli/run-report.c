@@ -31,10 +31,11 @@ static int summary_width(void)
 	const char *env = getenv("COLUMNS");
 	int w = 100;
 
-	if (isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		w = ws.ws_col;
-	else if (env && atoi(env) > 0)
+	if (env && atoi(env) > 0)
 		w = atoi(env);
+	else if (isatty(STDERR_FILENO) && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	         ws.ws_col > 0)
+		w = ws.ws_col;
 	return w < 60 ? 60 : w > 200 ? 200 : w;
 }
 

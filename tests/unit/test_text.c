@@ -166,6 +166,15 @@ static void test_width_fit(void **state)
 	assert_int_equal(gp__text_fit(&b, "abcdefg", 6, 0), 0);
 	assert_string_equal(b.buf, "abcde…");
 	gp__buf_reset(&b);
+	/* a cut right after an "…" of the text adds no second one (a name's "(…)") */
+	assert_int_equal(gp__buf_addstr(&b, "x…"), 0);
+	assert_int_equal(gp__text_fit(&b, "ab(…)cd", 5, 0), 0);
+	assert_string_equal(b.buf, "x…ab(…");
+	gp__buf_reset(&b);
+	assert_int_equal(gp__text_fit(&b, "…", 0, 0), 0);
+	assert_int_equal(gp__text_fit(&b, "abc", 2, 0), 0);
+	assert_string_equal(b.buf, "…a…");
+	gp__buf_reset(&b);
 	/* a cut never splits a multibyte character */
 	assert_int_equal(gp__text_fit(&b, "µµµµµµµ", 4, 0), 0);
 	assert_string_equal(b.buf, "µµµ…");
@@ -350,14 +359,23 @@ static void test_analyze_format(void **state)
 
 	o.size = sizeof(o);
 	assert_int_equal(gp_analyze_format(r, &o, &text, &len), 0);
-	/* width 60: the name gets 16 columns (the least), "void " dropped, cut with "…" */
-	assert_string_equal(text, "== rank 0: t.json ==\n"
-	                          "\n"
-	                          "Top GPU kernels\n"
-	                          " Time %    Total Instances      Avg      Med      Min      Max"
-	                          "   StdDev  Name\n"
-	                          "  75.0% 1.000 ms         3 333.3 µs   850 ns        - 12.35 ms"
-	                          "     0 ns  日本語_kernel_w…\n");
+	/*
+	 * width 60: under 100 columns Med, Min and Max go; the name gets 16
+	 * columns (the least), "void " dropped, cut with "…"
+	 */
+	assert_string_equal(text,
+	                    "== rank 0: t.json ==\n"
+	                    "\n"
+	                    "Top GPU kernels\n"
+	                    " Time %    Total Instances      Avg   StdDev  Name\n"
+	                    "  75.0% 1.000 ms         3 333.3 µs     0 ns  日本語_kernel_w…\n");
+	gp_free(text);
+	/* width 100: every column */
+	o.width = 100;
+	assert_int_equal(gp_analyze_format(r, &o, &text, &len), 0);
+	assert_non_null(strstr(text,
+	                       "  75.0% 1.000 ms         3 333.3 µs   850 ns        - 12.35 ms"
+	                       "     0 ns  日本語_kernel_with_a_rathe…\n"));
 	gp_free(text);
 	gp_value_free(r);
 	gp_value_free(empty);

@@ -107,8 +107,10 @@ static int last_step_filter(struct gp__actx *c)
 		if (t->ev.kind[i] == GP_K_TRACE || hta_gpu_row(t, i) ||
 		    !is_step_name(gp__ev_name(t, i)))
 			continue;
-		if (!have_last || c->ts[i] > last)
+		if (!have_last || c->ts[i] > last) {
 			last = c->ts[i];
+			c->hta_dropped = (int64_t)i;
+		}
 		have_last = true;
 	}
 	if (!have_last)
@@ -149,6 +151,7 @@ int gp__compat_hta_prepare(struct gp__actx *c)
 {
 	int rc = 0;
 
+	c->hta_dropped = -1;
 	if (c->t->ts_float)
 		GP_TRY(round_times(c));
 	GP_TRY(last_step_filter(c));

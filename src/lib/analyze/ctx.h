@@ -76,6 +76,8 @@ struct gp__actx {
 	int64_t *ts_own, *dur_own;
 	/* per-event 1 = kept; NULL = every event kept */
 	uint8_t *keep;
+	/* --compat hta: the ProfilerStep event its last-step filter left out, -1 none */
+	int64_t hta_dropped;
 
 	/* kept events of each kind, sorted */
 	struct gp__idx by_kind[GP_K__COUNT];

@@ -28,6 +28,8 @@ struct af {
 	struct gp__out o;
 	size_t top; /* rows per table, 0: all */
 	int width;  /* columns */
+	bool wide;  /* names whole (GP_ANALYZE_FORMAT_WIDE) */
+	bool hta;   /* the report's compat is "hta" */
 };
 
 #define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
@@ -226,6 +228,97 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 	}
 }
 
+/*
+ * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
+ * is left out, not shown as "-" (a trace without deviceProperties).
+ */
+static void print_device(struct af *f, const char *lead, const struct gp_value *d)
+{
+	const char *name = gp_value_get_str(get(d, "name"));
+	const char *cc = gp_value_get_str(get(d, "compute_capability"));
+	char b1[32], b2[32], b3[32], props[96] = "";
+	double sms, mem;
+	int k = 0;
+
+	if (cc)
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%ssm %s", k ? ", " : "", cc);
+	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s SMs", k ? ", " : "",
+		              gp__fmt_count(b2, sizeof(b2), sms));
+	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
+		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
+		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
+	out(f, "%s %s: ", lead, intf(b1, sizeof(b1), get(d, "id")));
+	if (!name && !props[0]) {
+		out(f, "not described by the trace (no deviceProperties)\n");
+		return;
+	}
+	/* the trace's strings: control characters never reach the terminal */
+	keep(f, gp__text_fit(&f->o.b, name ? name : "unnamed GPU", 0, 0));
+	if (props[0]) {
+		out(f, " (");
+		keep(f, gp__text_fit(&f->o.b, props, 0, 0));
+		out(f, ")");
+	}
+	out(f, "\n");
+}
+
+/*
+ * "steps     6   mean ...": the count of ProfilerStep annotations; a trace
+ * without one says so (the Steps section then takes the whole trace as one).
+ */
+static void print_steps_line(struct af *f, const struct gp_value *ov, const struct gp_value *st)
+{
+	char b1[32], b2[32], b3[32];
+	double n;
+
+	if (num(get(ov, "steps"), &n) && n == 0) {
+		char line[160] = "none: no ProfilerStep in this trace";
+
+		if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+			snprintf(
+			    line, sizeof(line),
+			    "none: no ProfilerStep in this trace (Steps shows the whole trace as "
+			    "one step, %s)",
+			    dur(b1, sizeof(b1), get(st, "mean_ns")));
+		wrap(f, line, 0, f->width, "steps     ");
+		return;
+	}
+	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
+	if (st && num(get(st, "incomplete"), &n) && n > 0) /* not in the statistics after it */
+		out(f, " (%s incomplete)", gp__fmt_count(b1, sizeof(b1), n));
+	if (st && num(get(st, "count"), &n) && n == 1)
+		out(f, "   %s", dur(b1, sizeof(b1), get(st, "mean_ns"))); /* one: no statistics */
+	else if (st && num(get(st, "mean_ns"), &(double){ 0 }))
+		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
+		    dur(b2, sizeof(b2), get(st, "median_ns")),
+		    dur(b3, sizeof(b3), get(st, "p95_ns")));
+	out(f, "\n");
+}
+
+/* under --compat hta: that HTA's definitions apply, and what they changed in this trace */
+static void print_compat(struct af *f, const struct gp_value *h)
+{
+	const char *step = gp_value_get_str(get(h, "dropped_step"));
+	struct gp_buf line = GP_BUF_INIT;
+
+	if (gp_value_type(h) != GP_VALUE_OBJECT)
+		return;
+	keep(f, gp__buf_addstr(&line, "HTA's definitions (--compat hta):"));
+	if (step)
+		keep(f, gp__buf_addf(
+		            &line, " the last step (%s) and the GPU work it launched are left out;",
+		            step));
+	else
+		keep(f, gp__buf_addstr(&line,
+		                       " no step left out (fewer than two ProfilerStep names);"));
+	keep(f, gp__buf_addstr(&line, gp_value_get_bool(get(h, "rounded_to_us"), false)
+	                                  ? " times rounded to whole µs as HTA rounds them"
+	                                  : " times as in the trace (whole µs already)"));
+	wrap(f, line.buf, 0, f->width, "compat    ");
+	gp__buf_release(&line);
+}
+
 static void print_header(struct af *f, const struct gp_value *r)
 {
 	const struct gp_value *ov = get(r, "overview"), *devs = get(ov, "devices");
@@ -245,20 +338,10 @@ static void print_header(struct af *f, const struct gp_value *r)
 	out(f, "span      %s   events %s kept of %s read\n",
 	    dur(b1, sizeof(b1), get(ov, "span_ns")), intf(b2, sizeof(b2), get(ov, "events_kept")),
 	    intf(b3, sizeof(b3), get(ov, "events_read")));
-	for (i = 0; i < gp_value_len(devs); i++) {
-		const struct gp_value *d = gp_arr_get(devs, i);
-
-		out(f, "%s %s: %s (sm %s, %s SMs, %s)\n", i ? "         " : "devices  ",
-		    intf(b1, sizeof(b1), get(d, "id")), str(get(d, "name"), "-"),
-		    str(get(d, "compute_capability"), "-"), intf(b2, sizeof(b2), get(d, "num_sms")),
-		    bytes(b3, sizeof(b3), get(d, "total_memory_bytes")));
-	}
-	out(f, "steps     %s", intf(b1, sizeof(b1), get(ov, "steps")));
-	if (st && num(get(st, "mean_ns"), &(double){ 0 }))
-		out(f, "   mean %s  median %s  p95 %s", dur(b1, sizeof(b1), get(st, "mean_ns")),
-		    dur(b2, sizeof(b2), get(st, "median_ns")),
-		    dur(b3, sizeof(b3), get(st, "p95_ns")));
-	out(f, "\n");
+	for (i = 0; i < gp_value_len(devs); i++)
+		print_device(f, i ? "         " : "devices  ", gp_arr_get(devs, i));
+	print_steps_line(f, ov, st);
+	print_compat(f, get(ov, "compat_hta"));
 	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
 		const struct gp_value *s = get(r, "salvage");
 
@@ -331,8 +414,10 @@ static void print_gpu(struct af *f, const struct gp_value *r)
 
 		table_cells(f, &times, cells);
 	}
-	out(f, "  %-13s %10s\n", "comm/comp",
-	    pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
+	/* the overlap is unknown without communication: no line rather than a "-" */
+	if (num(get(g, "comm_comp_overlap_pct"), &(double){ 0 }))
+		out(f, "  %-13s %10s\n", "comm/comp",
+		    pctf(b1, sizeof(b1), get(g, "comm_comp_overlap_pct"), 1.0));
 	kt = get(g, "kernel_types");
 	if (gp_value_len(kt)) {
 		out(f, "  kernel types\n");
@@ -388,7 +473,9 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	const struct gp_value *steps = get(r, "steps"), *st = get(r, "step_stats");
 	char b[10][48], key[40], nb[64];
 	const char *cells[10];
-	size_t i, k, n = rows_to_show(steps, f);
+	size_t i, k, n = rows_to_show(steps, f), incomplete = 0;
+	struct gp_buf cut = GP_BUF_INIT;
+	double one;
 
 	if (!gp_value_len(steps))
 		return;
@@ -397,9 +484,14 @@ static void print_steps(struct af *f, const struct gp_value *r)
 	table_head(f, &t);
 	for (i = 0; i < n; i++) {
 		const struct gp_value *s = gp_arr_get(steps, i), *bd = get(s, "breakdown");
+		bool inc = gp_value_get_bool(get(s, "incomplete"), false);
 
-		snprintf(nb, sizeof(nb), "%s%s", name_of(str(get(s, "name"), "-")),
-		         gp_value_get_bool(get(s, "incomplete"), false) ? " (inc.)" : "");
+		/* "*" after the name, cut first, so the mark is never cut off ("ProfilerStep#2
+		 * (i…") */
+		gp__buf_reset(&cut);
+		keep(f, gp__text_fit(&cut, name_of(str(get(s, "name"), "-")), inc ? 17 : 18, 0));
+		snprintf(nb, sizeof(nb), "%s%s", cut.buf, inc ? "*" : "");
+		incomplete += inc;
 		cells[0] = nb;
 		cells[1] = dur(b[1], sizeof(b[1]), get(s, "dur_ns"));
 		for (k = 0; k < 8; k++) {
@@ -409,6 +501,7 @@ static void print_steps(struct af *f, const struct gp_value *r)
 		}
 		table_cells(f, &t, cells);
 	}
+	gp__buf_release(&cut);
 	more_rows(f, r, "steps", n, gp_value_len(steps));
 	if (st) {
 		const struct gp_value *bp = get(st, "breakdown_pct");
@@ -420,24 +513,58 @@ static void print_steps(struct af *f, const struct gp_value *r)
 			cells[2 + k] = pctf(b[2 + k], sizeof(b[2 + k]), get(bp, key), 1.0);
 		}
 		table_cells(f, &t, cells);
-		out(f, "  median %s", dur(b[0], sizeof(b[0]), get(st, "median_ns")));
-		out(f, "   p95 %s", dur(b[0], sizeof(b[0]), get(st, "p95_ns")));
-		out(f, "   min %s", dur(b[0], sizeof(b[0]), get(st, "min_ns")));
-		out(f, "   max %s", dur(b[0], sizeof(b[0]), get(st, "max_ns")));
-		out(f, "   std %s\n", dur(b[0], sizeof(b[0]), get(st, "std_ns")));
+		/* one step: its duration is the mean row's; median..std would repeat it, or "-" */
+		if (!num(get(st, "count"), &one) || one > 1) {
+			out(f, "  median %s", dur(b[0], sizeof(b[0]), get(st, "median_ns")));
+			out(f, "   p95 %s", dur(b[0], sizeof(b[0]), get(st, "p95_ns")));
+			out(f, "   min %s", dur(b[0], sizeof(b[0]), get(st, "min_ns")));
+			out(f, "   max %s", dur(b[0], sizeof(b[0]), get(st, "max_ns")));
+			out(f, "   std %s\n", dur(b[0], sizeof(b[0]), get(st, "std_ns")));
+		}
 	}
+	if (incomplete)
+		out(f, "  * incomplete: the trace ends inside the step; not in the statistics\n");
 }
 
-/* the name column of a summary table: the columns left of @p used, at least NAME_MIN */
-static struct gp__col name_col(const struct af *f, int used)
+/*
+ * The width of a name column: the columns left of @p used, at least
+ * NAME_MIN; 0 (whole) with --wide. Names are fitted by the text layer's
+ * names rule (text.h), so that names that differ stay apart.
+ */
+static size_t name_width(const struct af *f, int used)
 {
 	int w = f->width - used;
-	struct gp__col c = {
-		.head = "Name", .gap = "  ", .flags = GP__COL_LEFT, .cell = cell_name, .key = "name"
-	};
 
-	c.cut = (size_t)(w < NAME_MIN ? NAME_MIN : w);
+	return f->wide ? 0 : (size_t)(w < NAME_MIN ? NAME_MIN : w);
+}
+
+/* the name column of a summary table */
+static struct gp__col name_col(const struct af *f, int used)
+{
+	struct gp__col c = { .head = "Name",
+		             .gap = "  ",
+		             .flags = GP__COL_LEFT | GP__COL_NAME,
+		             .cell = cell_name,
+		             .key = "name" };
+
+	c.cut = name_width(f, used);
 	return c;
+}
+
+/* the first @p n rows of @p arr, the name columns fitted over all of them */
+static void table_rows(struct af *f, const struct gp__table *t, const struct gp_value *arr,
+                       size_t n)
+{
+	const void **rows = n ? gp__calloc(n, sizeof(*rows)) : NULL;
+
+	if (n && !rows) {
+		keep(f, GP_ENOMEM);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] = gp_arr_get(arr, i);
+	keep(f, gp__table_rows(&f->o.b, t, rows, n));
+	gp__free(rows);
 }
 
 /* draws summary table @p key of rank @p r with @p ncols columns, the name column last */
@@ -446,12 +573,21 @@ static void summary_table(struct af *f, const struct gp_value *r, const char *ke
 {
 	const struct gp__table t = { cols, ncols, NULL, false };
 	const struct gp_value *arr = get(r, key);
-	size_t i, n = rows_to_show(arr, f);
+	size_t n = rows_to_show(arr, f);
 
 	table_head(f, &t);
-	for (i = 0; i < n; i++)
-		table_row(f, &t, gp_arr_get(arr, i));
+	table_rows(f, &t, arr, n);
 	more_rows(f, r, key, n, gp_value_len(arr));
+}
+
+/*
+ * Under 100 columns the widest tables leave columns out (--json and wider
+ * terminals have them) rather than be wider than the terminal or cut names
+ * to NAME_MIN; not with --wide, whose lines are as long as the names.
+ */
+static bool narrow(const struct af *f)
+{
+	return f->width < 100 && !f->wide;
 }
 
 /* nsys stats columns: Time %, Total, Instances, Avg, Med, Min, Max, StdDev, Name */
@@ -469,6 +605,7 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
 		COL("StdDev", 9, NULL, gp__cell_dur, "std_ns"),
 		name_col(f, 7 + 9 + 10 + 5 * 9 + 2),
 	};
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, key);
 
 	if (!arr)
@@ -478,7 +615,13 @@ static void print_stats_table(struct af *f, const struct gp_value *r, const char
 		out(f, "  (none)\n");
 		return;
 	}
-	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+	if (narrow(f)) {
+		/* Med, Min and Max go (--json has them), so that 80 columns leave names 34 */
+		cols[4] = cols[7];
+		cols[5] = name_col(f, 7 + 9 + 10 + 2 * 9 + 2);
+		ncols = 6;
+	}
+	summary_table(f, r, key, cols, ncols);
 }
 
 static void print_memory_ops(struct af *f, const struct gp_value *r)
@@ -493,6 +636,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
 		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
 	};
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
 
 	if (!arr)
@@ -502,7 +646,12 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		out(f, "  (none)\n");
 		return;
 	}
-	summary_table(f, r, "memory_ops", cols, sizeof(cols) / sizeof(cols[0]));
+	if (narrow(f)) { /* Avg bytes goes */
+		cols[5] = cols[6];
+		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
+		ncols = 7;
+	}
+	summary_table(f, r, "memory_ops", cols, ncols);
 }
 
 /* annotations (CPU time and GPU-projected time) and CPU operators (self and total) */
@@ -530,6 +679,12 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
 }
 
+/* whether @p v has both string members @p a and @p b */
+static bool get_str2(const struct gp_value *v, const char *a, const char *b)
+{
+	return gp_value_get_str(get(v, a)) && gp_value_get_str(get(v, b));
+}
+
 static void print_memory(struct af *f, const struct gp_value *r)
 {
 	static const char *const heads[] = { "peak alloc", "peak reserv", "at end" };
@@ -538,14 +693,14 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		{ .head = "device", .width = 6 },
 		[4] = { .head = "peak in", .gap = "  ", .flags = GP__COL_LEFT },
 	};
-	static const struct gp__col top_cols[] = {
+	const struct gp__col top_cols[] = {
 		{ .head = "top allocators", .width = 14, .flags = GP__COL_LEFT },
 		COL("bytes", 12, " ", gp__cell_bytes, "bytes"),
 		COL("count", 10, " ", gp__cell_count, "count"),
 		{ .head = "operator",
 		  .gap = "  ",
-		  .cut = 56,
-		  .flags = GP__COL_LEFT,
+		  .cut = name_width(f, 2 + 14 + 1 + 12 + 1 + 10 + 2),
+		  .flags = GP__COL_LEFT | GP__COL_NAME,
 		  .cell = cell_name,
 		  .key = "name" },
 	};
@@ -567,9 +722,13 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		const char *dev = gp_value_get_str(get(d, "device"));
 		const char *cells[5];
 
-		snprintf(nb, sizeof(nb), "%s / %s", str(get(d, "peak_step"), "-"),
-		         str(get(d, "peak_op"), "-"));
-		fit(&cut, nb, 40);
+		/* what is known of where the peak was: "step / op", one of them, or "-" */
+		snprintf(nb, sizeof(nb), "%s%s%s", str(get(d, "peak_step"), ""),
+		         get_str2(d, "peak_step", "peak_op") ? " / " : "",
+		         str(get(d, "peak_op"), ""));
+		if (!nb[0])
+			snprintf(nb, sizeof(nb), "-");
+		fit(&cut, nb, f->wide ? 0 : 40);
 		if (gp_value_get_bool(get(d, "leak_suspect"), false))
 			keep(f, gp__buf_addstr(&cut, "  LEAK?"));
 		cells[0] = dev ? dev : intf(b0, sizeof(b0), get(d, "device"));
@@ -584,8 +743,7 @@ static void print_memory(struct af *f, const struct gp_value *r)
 	n = rows_to_show(top, f);
 	if (n) {
 		table_head(f, &topt);
-		for (i = 0; i < n; i++)
-			table_row(f, &topt, gp_arr_get(top, i));
+		table_rows(f, &topt, top, n);
 	}
 }
 
@@ -608,11 +766,23 @@ static void print_launches(struct af *f, const struct gp_value *r)
 	const struct gp__table t = { cols, 6, "  ", false };
 	const struct gp_value *l = get(r, "launches"), *d, *q;
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	double n;
 
 	if (gp_value_type(l) != GP_VALUE_OBJECT)
 		return;
 	d = get(l, "launch_delay_ns");
 	heading(f, "Launches");
+	if (num(get(l, "count"), &n) && n == 0) {
+		/* no launch: no delays nor short kernels to show as "-" and "0 (-)" */
+		wrap(f,
+		     f->hta
+		         ? "none counted: --compat hta counts cudaLaunchKernel, "
+		           "cudaLaunchKernelExC, cudaMemcpyAsync and cudaMemsetAsync only, as HTA "
+		           "does"
+		         : "none counted",
+		     0, f->width, "  launches ");
+		goto queue;
+	}
 	out(f, "  launches %s   delay p50 %s  p90 %s  p99 %s  max %s\n",
 	    intf(b1, sizeof(b1), get(l, "count")), dur(b2, sizeof(b2), get(d, "p50")),
 	    dur(b3, sizeof(b3), get(d, "p90")), dur(b4, sizeof(b4), get(d, "p99")),
@@ -620,6 +790,7 @@ static void print_launches(struct af *f, const struct gp_value *r)
 	out(f, "  kernels shorter than their launch call: %s (%s)\n",
 	    intf(b1, sizeof(b1), get(get(l, "short_kernels"), "count")),
 	    pctf(b2, sizeof(b2), get(get(l, "short_kernels"), "pct"), 1.0));
+queue:
 	q = get(l, "queue");
 	if (gp_value_len(q)) {
 		table_head(f, &t);
@@ -822,8 +993,10 @@ static void print_metric_gpus(struct af *f, const struct gp_value *series,
 	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
 		                             "power mean", "power max", "temp max" };
 	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
+	/* the GPU's name takes what the numbers (73 columns) leave, 10 to 24 */
+	size_t gw = f->width - 73 < 10 ? 10 : f->width - 73 > 24 ? 24 : (size_t)f->width - 73;
 	struct gp__col cols[7] = {
-		{ .head = "GPU", .width = 24, .cut = 24, .flags = GP__COL_LEFT },
+		{ .head = "GPU", .width = gw, .cut = gw, .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, 7, "  ", false };
 	char b[7][80], b3[32], b4[32];
@@ -866,6 +1039,7 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
 	                      *gpus = get(m, "gpus");
 	char b1[32], b2[32], b3[32];
+	double n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
 		return;
@@ -874,16 +1048,26 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 		out(f, "  cannot read %s\n", str(get(m, "error"), "-"));
 		return;
 	}
-	out(f, "\nMetrics (%s samples, every %s ms%s)\n", intf(b1, sizeof(b1), get(m, "samples")),
-	    intf(b2, sizeof(b2), get(m, "interval_ms")),
-	    gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
+	out(f, "%sMetrics (%s sample%s", f->o.b.len ? "\n" : "",
+	    intf(b1, sizeof(b1), get(m, "samples")),
+	    num(get(m, "samples"), &n) && n == 1 ? "" : "s");
+	if (num(get(m, "interval_ms"),
+	        &(double){ 0 })) /* an unknown interval is not "every - ms" */
+		out(f, ", every %s ms", intf(b2, sizeof(b2), get(m, "interval_ms")));
+	out(f, "%s)\n", gp_value_get_bool(get(m, "ended"), true) ? "" : "; cut short");
 	if (gp_value_len(gpus))
 		print_metric_gpus(f, series, gpus);
+	else if (gp_value_get_str(get(m, "gpu_status")))
+		out(f, "  no GPU: %s\n", gp_value_get_str(get(m, "gpu_status")));
 	else
-		out(f, "  no GPU: %s\n", str(get(m, "gpu_status"), "-"));
-	out(f, "  host CPU busy   mean %s  max %s\n",
-	    pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"), 100.0),
-	    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"), 100.0));
+		out(f, "  no GPU\n");
+	/* a timeline without the host's series (an older or cut file): no line of "-" */
+	if (series_stat(series, "host", "cpu_busy_ratio", "max"))
+		out(f, "  host CPU busy   mean %s  max %s\n",
+		    pctf(b1, sizeof(b1), series_stat(series, "host", "cpu_busy_ratio", "mean"),
+		         100.0),
+		    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"),
+		         100.0));
 	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
 	    series_stat(series, "process_tree", "cpu_cores", "max"))
 		out(f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
@@ -913,6 +1097,9 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
 		                 GP_ANALYZE_SCHEMA);
 	f.top = GP__OPTS_GET(opts, top, 10);
+	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
+	f.hta = gp_value_get_str(get(report, "compat")) &&
+	        strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
 	f.width =
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
@@ -924,7 +1111,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 			out(&f, "\n");
 		print_rank(&f, gp_arr_get(ranks, i));
 	}
-	if (!gp_value_len(ranks))
+	/* a metrics timeline alone has no rank: its Metrics section is the report */
+	if (!gp_value_len(ranks) && gp_value_type(get(report, "metrics")) != GP_VALUE_OBJECT)
 		out(&f, "no ranks in this report\n");
 	print_metrics(&f, report);
 	return gp__out_detach(&f.o, text, len);

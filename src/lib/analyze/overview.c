@@ -364,6 +364,24 @@ out:
 	return rc;
 }
 
+/* {dropped_step, rounded_to_us}: the step HTA's filter left out, whether times were rounded */
+static int add_compat(const struct gp__actx *c, struct gp_value *o)
+{
+	struct gp_value *h = gp_value_object();
+	int rc = 0;
+
+	if (!h)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "compat_hta", h));
+	GP_TRY(gp_obj_set(h, "dropped_step",
+	                  c->hta_dropped >= 0
+	                      ? gp_value_str(gp__ev_name(c->t, (size_t)c->hta_dropped))
+	                      : gp_value_null()));
+	GP_TRY(gp_obj_set_bool(h, "rounded_to_us", c->ts_own != NULL));
+out:
+	return rc;
+}
+
 int gp__an_overview(const struct gp__actx *c, struct gp_value *r)
 {
 	const struct gp_trace *t = c->t;
@@ -392,6 +410,8 @@ int gp__an_overview(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(add_distributed(t, o));
 	GP_TRY(add_trace_info(t, o));
 	GP_TRY(add_capture(t, o));
+	if (c->hta) /* what --compat hta changed, for the header */
+		GP_TRY(add_compat(c, o));
 out:
 	return rc;
 }

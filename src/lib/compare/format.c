@@ -6,8 +6,9 @@
  * folded in <details>, the explanations and the warnings).
  *
  * Reads only the tree and computes nothing: every number printed is one of
- * the result's. Unknown values print as "-". Names are cut to NAME_COLS
- * display columns; Markdown escapes '|' and puts names in code spans. The
+ * the result's. Unknown values print as "-". Names are fitted to NAME_COLS
+ * display columns by the text layer's names rule (demangled, shortened, kept
+ * apart); Markdown escapes '|' and puts names in code spans. The
  * numbers, the wrapping and the tables are the text layer's (text/text.h).
  */
 #include <math.h>
@@ -265,7 +266,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 	const struct gp_value *rows = gp_obj_get(t, "rows");
 	size_t i, n = gp_value_len(rows), shown = f->top && f->top < n ? f->top : n;
 	const struct gp__table tab = { diff_cols, 8, "  ", f->md };
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], **names;
 
 	if (!t)
 		return;
@@ -292,12 +293,23 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		return;
 	}
 	gp__out_keep(&f->o, gp__table_head(&f->o.b, &tab));
+	/* names fitted over all the rows shown, so that names that differ read apart (text.h) */
+	if (!(names = gp__calloc(shown, sizeof(*names))))
+		gp__out_keep(&f->o, GP_ENOMEM);
+	else
+		gp__out_keep(&f->o, gp__names_fit_rows(names, rows, shown, "name", NAME_COLS + 1,
+		                                       GP__TEXT_CTRL_SPACE));
 	for (i = 0; i < shown; i++) {
 		const struct gp_value *r = gp_arr_get(rows, i);
 		char calls[48], bt[32], nt[32], dt[32], pc[32], pv[24];
-		const char *cells[] = {
-			str(r, "status"), calls, bt, nt, dt, pc, pv, str(r, "name")
-		};
+		const char *cells[] = { str(r, "status"),
+			                calls,
+			                bt,
+			                nt,
+			                dt,
+			                pc,
+			                pv,
+			                names && names[i] ? names[i] : str(r, "name") };
 
 		snprintf(calls, sizeof(calls), "%.0f -> %.0f", num(r, "base_count"),
 		         num(r, "new_count"));
@@ -308,6 +320,8 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		pval(pv, sizeof(pv), num(r, "p"));
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &tab, cells));
 	}
+	gp__names_free(names, shown);
+	gp__free(names);
 	if (shown < n)
 		out(f, "%s%zu of %zu rows, by |delta total|; --top 0 or --json for all\n",
 		    f->md ? "\n" : "  ", shown, n);

@@ -11,6 +11,8 @@
  * - width.c: display width (UTF-8: most characters one column, East Asian
  *   wide ones two, combining marks none), cutting a string to a width with
  *   "…", padding, Markdown escaping, word wrapping.
+ * - names.c: names of kernels, calls and operators fitted to a column so
+ *   that names that differ stay apart (the rule is below).
  * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
  *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
@@ -37,6 +39,8 @@
 #include "gpuprof/gpuprof.h"
 #include "util/buf.h"
 #include "util/error.h"
+
+struct gp_value;
 
 /* ---- out.c: text being built ---- */
 
@@ -157,6 +161,42 @@ int gp__text_md_cell(struct gp_buf *b, const char *s, bool code);
 int gp__text_wrap(struct gp_buf *b, const char *first, const char *text, size_t width,
                   size_t indent, unsigned flags);
 
+/* ---- names.c: names in tables ---- */
+
+/*
+ * Names in tables. A name wider than its column becomes, in this order,
+ * until it fits (names.c shows examples):
+ *   0. its display form: demangled when mangled ("_Z...", util/demangle.h),
+ *      without the "void " every kernel returns (always, even when it fits);
+ *   1. its short form: namespace qualifiers dropped, the function's own
+ *      parameter list dropped, inner parameter lists shown as "(…)";
+ *   2. template arguments nested two deep or more shown as "<…>";
+ *   3. cut at the end with "…".
+ * Rows of one column whose cut names are equal while their names differ
+ * then show the name's start, "…", and the name from where it differs,
+ * cut. Steps 1-2 apply only to C++ names (with "::" or "<", brackets
+ * balanced). Width 0 keeps names whole (step 0 only). Control characters
+ * become '?'.
+ */
+
+/**
+ * Fits the @p n names @p names (NULL: "-") to @p w columns by the rule
+ * above: out[i] for names[i], each freed by gp__names_free().
+ * @return 0 or GP_ENOMEM (then every out[i] is NULL).
+ */
+int gp__names_fit(char **out, const char *const *names, size_t n, size_t w);
+
+/**
+ * gp__names_fit() over member @p key of the first @p n rows of report array
+ * @p rows (a row without it: "-"); @p flags GP__TEXT_CTRL_SPACE: control
+ * characters as spaces (default '?').
+ */
+int gp__names_fit_rows(char **out, const struct gp_value *rows, size_t n, const char *key, size_t w,
+                       unsigned flags);
+
+/** Frees the @p n strings of @p names (each set to NULL). */
+void gp__names_free(char **names, size_t n);
+
 /* ---- table.c: the one table ---- */
 
 struct gp__col;
@@ -172,6 +212,8 @@ typedef const char *gp__cell_fn(char *buf, size_t n, const struct gp__col *c, co
 #define GP__COL_LEFT 0x1u /* left-aligned (default: right) */
 #define GP__COL_CODE 0x2u /* Markdown: the cell is a code span */
 #define GP__COL_CTRL 0x4u /* cut cells: control characters become ' ' (default '?') */
+/* a name column: cells fitted to `cut` columns by the names rule (0: whole); see gp__table_rows */
+#define GP__COL_NAME 0x8u
 
 /** One column: how its heading and its cells are drawn. */
 struct gp__col {
@@ -201,6 +243,13 @@ int gp__table_head(struct gp_buf *b, const struct gp__table *t);
 
 /** One row of @p t, each cell from its column's formatter over @p row (none: empty). */
 int gp__table_row(struct gp_buf *b, const struct gp__table *t, const void *row);
+
+/**
+ * Rows @p rows[0..n) of @p t, as gp__table_row() each; a name column
+ * (GP__COL_NAME, with a cell formatter) is fitted over all the rows at once,
+ * so that names that differ stay apart.
+ */
+int gp__table_rows(struct gp_buf *b, const struct gp__table *t, const void *const *rows, size_t n);
 
 /** One row of @p t from ready cells: @p cells[i] for column i (NULL: "-"). */
 int gp__table_cells(struct gp_buf *b, const struct gp__table *t, const char *const *cells);

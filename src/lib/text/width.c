@@ -84,7 +84,7 @@ size_t gp__text_width(const char *s)
 int gp__text_fit(struct gp_buf *b, const char *s, size_t w, unsigned flags)
 {
 	bool cut = w && gp__text_width(s) > w;
-	size_t cols = 0, len;
+	size_t cols = 0, len, start = b->len;
 	int rc = 0;
 
 	for (; *s && !rc; s += len) {
@@ -98,7 +98,8 @@ int gp__text_fit(struct gp_buf *b, const char *s, size_t w, unsigned flags)
 		else
 			rc = gp__buf_add(b, s, len);
 	}
-	if (!rc && cut)
+	/* a cut right after an "…" of the text (a name's "(…)") needs no second one */
+	if (!rc && cut && !(b->len >= start + 3 && memcmp(b->buf + b->len - 3, "…", 3) == 0))
 		rc = gp__buf_addstr(b, "…");
 	return rc;
 }
