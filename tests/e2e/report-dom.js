@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report-dom.js - what t0501 reads off a drawn report page in Chromium (through
+ * report-dom.js - what t0501-t0503 read off a drawn report page in Chromium (through
  * cdp.py): a function of {table, col, filter} that returns the page's facts
- * as JSON: sections, cards, environment, tables, charts, and the result of
+ * as JSON: sections, cards, environment, tables, charts, the metric charts'
+ * numbers, what the layout does to the text (CSS text-transform, cells that
+ * cut their text, table boxes and their scrolling), and the result of
  * sorting, filtering and showing all rows of one table by clicking and typing
  * as a person would. The test appends "(ARGS)" and evaluates it.
  */
@@ -58,6 +60,33 @@
   f.metricMarks = q('svg[data-gp-chart="metric"] line[data-mark]').length;
   q('.gp-legend [data-cat]').forEach(function (e) { f.legend[e.getAttribute('data-cat')] = e.getAttribute('data-value'); });
   f.findings = q('[data-gp-finding]').map(function (e) { return { id: e.getAttribute('data-gp-finding'), severity: e.getAttribute('data-severity'), title: e.querySelector('.gp-title').textContent }; });
+  /* each metric chart's heading, its "min · mean · p95 · max" line and its y axis labels (top, bottom) */
+  f.metricStats = q('.gp-metric[data-series]').map(function (m) {
+    var ax = q('svg > text[data-axis]', m);
+    if (!ax.length) ax = q('svg > text', m).slice(0, 2);
+    return { series: m.getAttribute('data-series'), title: (m.querySelector('h3') || {}).textContent || null,
+      stats: (m.querySelector('.gp-s') || {}).textContent || null, axis: ax.map(function (t) { return t.textContent; }) };
+  });
+  /* the page as it is laid out: what CSS changes or hides of the text */
+  f.layout = { viewportHeight: window.innerHeight, transformed: [], cutCells: [], tableBoxes: [], emptyTables: [], labels: {} };
+  q('body *').forEach(function (e) {
+    var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+    if (own && getComputedStyle(e).textTransform !== 'none') f.layout.transformed.push({ tag: e.tagName.toLowerCase() + '.' + e.className, text: e.textContent, shown: e.innerText });
+  });
+  q('table[data-gp-table]').forEach(function (t) {
+    var box = t.parentElement, cs = getComputedStyle(box), r = box.getBoundingClientRect();
+    f.layout.tableBoxes.push({ name: t.getAttribute('data-gp-table'), tableWidth: t.scrollWidth, boxWidth: box.clientWidth,
+      overflowX: cs.overflowX, boxHeight: Math.round(r.height), boxScrollsX: box.scrollWidth > box.clientWidth });
+    if (!rowsOf(t).length) f.layout.emptyTables.push(t.getAttribute('data-gp-table'));
+    q('td', t).forEach(function (td) {
+      var c = getComputedStyle(td);
+      if (td.scrollWidth > td.clientWidth + 1 || (c.textOverflow === 'ellipsis' && c.overflowX !== 'visible')) f.layout.cutCells.push({ table: t.getAttribute('data-gp-table'), text: td.textContent });
+    });
+  });
+  q('[data-gp-card]').forEach(function (c) {
+    var k = c.querySelector('.gp-k');
+    f.layout.labels[c.getAttribute('data-gp-card')] = k ? k.innerText : null;
+  });
   f.perfetto = { command: (document.querySelector('[data-gp-command]') || {}).textContent || null, files: (document.querySelector('[data-gp-files]') || {}).textContent || null };
 
   /* a person sorts, filters and shows all rows of one table */

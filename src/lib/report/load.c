@@ -15,7 +15,8 @@
  *             header, Kineto's deviceProperties and versions, the capture's
  *             process) and from a run directory's run.json; null when unknown;
  *   perfetto  {files[], command}: what opens in ui.perfetto.dev, null when
- *             nothing does (a bench or compare result).
+ *             nothing does (a bench or compare result, an analysis without a
+ *             rank: metrics alone, a run directory without a capture).
  * html.c draws it; nothing here prints.
  */
 #include <errno.h>
@@ -373,7 +374,8 @@ static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct 
 	size_t i, nfiles = 0;
 	int rc = 0;
 
-	if (kind != DOC_ANALYZE)
+	/* a bench or compare result, metrics alone, a run without a capture: no trace */
+	if (kind != DOC_ANALYZE || gp_value_len(gp_obj_get(doc, "ranks")) == 0)
 		return gp_obj_set_null(page, "perfetto");
 	p = gp_value_object();
 	if ((rc = gp_obj_set(page, "perfetto", p)))
