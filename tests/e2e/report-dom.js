@@ -31,7 +31,8 @@
   q('section.gp-sec').forEach(function (s) { f.sections[s.id] = s.getAttribute('data-gp-has'); });
   q('[data-gp-card]').forEach(function (c) {
     var v = c.querySelector('.gp-v');
-    f.cards[c.getAttribute('data-gp-card')] = { value: v.getAttribute('data-value'), text: v.textContent };
+    var sub = c.querySelector('.gp-s');
+    f.cards[c.getAttribute('data-gp-card')] = { value: v.getAttribute('data-value'), text: v.textContent, sub: sub ? sub.textContent : null };
   });
   q('[data-env]').forEach(function (e) { f.env[e.getAttribute('data-env')] = e.textContent; });
   q('table[data-gp-table]').forEach(function (t) {

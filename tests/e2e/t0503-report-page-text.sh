@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t0503-report-page-text.sh - what a person reads on the report page of every
+# kind of document (a trace, a trace without ProfilerStep, a run without a
+# capture, a bench result, a compare result), drawn in headless Chromium: no
+# "Open the trace in Perfetto" section where there is no trace; no section,
+# card or header row for data that is not there (no "-" in the header, no
+# empty table, no step cards without ProfilerStep); no CSS text-transform, so
+# "Mean ± σ" keeps its σ and "p95" its p; wide tables scroll in a box whose
+# scroll bar is in view, and no cell cuts its text (long kernel names read
+# whole). Skips (77) only where Chromium cannot start.
+. "$(dirname "$0")/lib.sh"
+need python3
+E="$GP_SRC_DIR/tests/e2e"
+B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
+GEN="$B/gen_trace"
+[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
+python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+cd "$TMP" || exit 1
+
+# a trace whose kernel names are long C++ templates, two that differ only at the end
+"$GEN" --steps 4 --layers 2 -o gen.json 2>/dev/null || fail "gen_trace"
+python3 - <<'EOF' || fail "trace variants"
+import json
+d = json.load(open("gen.json"))
+long = ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+        "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+        "at::detail::Array<char*, 3>) variant %d")
+n = 0
+for e in d["traceEvents"]:
+    if e.get("cat") == "kernel":
+        # 40 and more names: the kernel table is taller than a small window
+        e["name"] = long % (n % 2) if n % 3 == 0 else "%s v%d" % (e["name"], n % 5)
+        n += 1
+json.dump(d, open("long.json", "w"))
+# the same without ProfilerStep: the whole trace is one step
+d["traceEvents"] = [e for e in d["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
+json.dump(d, open("nostep.json", "w"))
+EOF
+cp long.json long2.json
+"$GPUPROF" bench --json --runs 6 -- sleep 0.001 >bench.json 2>/dev/null || fail "bench"
+"$GPUPROF" compare --json gen.json long.json >cmp.json
+[ $? -le 3 ] || fail "compare"
+for k in long nostep bench cmp; do
+	expect_rc 0 report -q -o $k.html $k.json
+done
+HAVE_RUN=0
+NVML="${GP_FAKE_NVML_DIR:-$B/tests/fake}/libfake-nvml.so"
+if [ -e "$NVML" ]; then
+	GPUPROF_NVML_LIBRARY="$NVML" "$GPUPROF" run --quiet --no-report -o nocap --sample-ms 20 \
+		-- sleep 0.3 >/dev/null 2>&1 || fail "gpuprof run sleep"
+	expect_rc 0 report -q -o nocap.html nocap
+	HAVE_RUN=1
+fi
+
+NCHECK=$((NCHECK + 1))
+python3 - "$E" "$HAVE_RUN" <<'EOF' || fail "the pages in Chromium (above)"
+import json, os, sys
+E, HAVE_RUN = sys.argv[1], sys.argv[2] == "1"
+sys.path.insert(0, E)
+import cdp, reportpage
+DOM = open(os.path.join(E, "report-dom.js")).read()
+
+def page(name, width=1280, height=900):
+    r = cdp.run(name + ".html", width=width, height=height, timeout=60, eval_expr=DOM + "({})")
+    f = r["value"]
+    assert r["state"] == "ok" and r["errors"] == [], (name, r["state"], r["errors"])
+    common(name, f)
+    return f, reportpage.page_data(open(name + ".html", encoding="utf-8").read())
+
+def common(name, f):
+    lay = f["layout"]
+    # CSS changes no text: capitals would make sigma a Sigma, p95 P95, runs/s RUNS/S
+    assert lay["transformed"] == [], (name, lay["transformed"][:5])
+    # nothing unknown in the header
+    assert all(v.strip() not in ("-", "") for v in f["env"].values()), (name, f["env"])
+    # no empty table: a line says there is nothing
+    assert lay["emptyTables"] == [], (name, lay["emptyTables"])
+    # a table wider than its box scrolls in it, and the box fits the window (its scroll bar
+    # is in view); no cell cuts its text
+    for t in lay["tableBoxes"]:
+        if t["tableWidth"] > t["boxWidth"]:
+            assert t["overflowX"] in ("auto", "scroll"), (name, t)
+            assert t["boxHeight"] <= lay["viewportHeight"], (name, t, lay["viewportHeight"])
+    assert lay["cutCells"] == [], (name, lay["cutCells"][:3])
+    # a section without data says why in a line, no bare heading
+    assert all(v in ("0", "1") for v in f["sections"].values()), (name, f["sections"])
+
+# --- a trace: Perfetto opens it; long names whole; the wide tables scroll
+for width, height in ((1280, 900), (700, 400)):
+    f, p = page("long", width, height)
+    assert "gp-perfetto" in f["sections"] and f["perfetto"]["files"] == "long.json", (width, f["perfetto"])
+    assert "gp-metrics" not in f["sections"], ("no metrics in a trace", f["sections"])
+    names = f["tables"]["kernels"]["names"]
+    assert any(n.endswith("variant 0") for n in names) and any(n.endswith("variant 1") for n in names), names
+    if width == 700:
+        wide = [t for t in f["layout"]["tableBoxes"] if t["tableWidth"] > t["boxWidth"]]
+        assert any(t["name"] == "kernels" and t["boxScrollsX"] for t in wide), f["layout"]["tableBoxes"]
+        # the kernel table is taller than the window: its box, not the page, holds it
+        assert f["tables"]["kernels"]["rows"] * 20 > height, f["tables"]["kernels"]["rows"]
+    r = p["doc"]["ranks"][0]
+    assert f["cards"]["step_p50"]["sub"].startswith("%d complete steps" % r["step_stats"]["count"]), f["cards"]["step_p50"]
+
+# --- a trace without ProfilerStep: no step cards, no step histogram
+f, p = page("nostep")
+r = p["doc"]["ranks"][0]
+assert r["overview"]["steps"] == 0, r["overview"]["steps"]
+c = f["cards"]
+assert "step_p50" not in c and "step_p95" not in c and "throughput" not in c, list(c)
+assert abs(float(c["trace_time"]["value"]) - r["steps"][0]["dur_ns"]) < 1e-6, c["trace_time"]
+assert "gp-histogram" not in f["sections"] and "steps" not in f["tables"], (f["sections"], list(f["tables"]))
+
+# --- a bench result: no trace, no Perfetto; sigma stays lowercase; no cards for what was not measured
+f, p = page("bench")
+assert "gp-perfetto" not in f["sections"] and "#gp-perfetto" not in f["nav"], (f["sections"], f["nav"])
+lab = f["layout"]["labels"]
+assert lab["mean"] == "Mean \u00b1 \u03c3" and lab["p95"] == "p95", lab
+s = p["doc"]["series"][0]
+assert ("gpu_share" in f["cards"]) == (s.get("gpu_share") is not None), f["cards"]
+assert ("peak_memory" in f["cards"]) == ((s.get("memory_stats") or {}).get("max_bytes") is not None), f["cards"]
+assert "host" in f["env"] and "gpus" not in f["env"] and "cuda_version" not in f["env"], f["env"]
+
+# --- a compare result: no Perfetto; the kernel diff scrolls with whole names
+f, p = page("cmp")
+assert "gp-perfetto" not in f["sections"], f["sections"]
+assert any(n.endswith("variant 1") for n in f["tables"]["diff-kernels"]["names"]), f["tables"]["diff-kernels"]
+
+# --- a run without a capture: its metrics, nothing of a trace
+if HAVE_RUN:
+    f, p = page("nocap")
+    assert p["perfetto"] is None, p["perfetto"]
+    assert list(f["sections"]) == ["gp-summary", "gp-metrics"], f["sections"]
+    assert f["env"]["no_gpu_timeline"], f["env"]
+    assert "gpu_util" in f["cards"] and "step_p50" not in f["cards"], f["cards"]
+print("pages ok")
+EOF
+done_ok
