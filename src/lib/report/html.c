@@ -246,6 +246,7 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	}
 	GP_TRY(env_row(b, env, "driver_version", "Driver", false));
 	GP_TRY(env_row(b, env, "cuda_version", "CUDA", false));
+	GP_TRY(env_row(b, env, "hip_version", "HIP", false));
 	GP_TRY(env_row(b, env, "command", "Command", true));
 	GP_TRY(env_row(b, env, "date", "Date", false));
 	/* a run directory without a capture: how the run ended, why no GPU timeline */
