@@ -88,6 +88,12 @@
     var k = c.querySelector('.gp-k');
     f.layout.labels[c.getAttribute('data-gp-card')] = k ? k.innerText : null;
   });
+  /* each evidence item: its key, the words before the value, the value */
+  f.evidence = q('.gp-evidence span[data-key]').map(function (e) {
+    var b = e.querySelector('b');
+    return { key: e.getAttribute('data-key'), label: e.firstChild.textContent, value: b ? b.textContent : null };
+  });
+  f.axisTexts = q('svg[data-gp-chart] text').map(function (t) { return t.textContent; });
   f.perfetto = { command: (document.querySelector('[data-gp-command]') || {}).textContent || null, files: (document.querySelector('[data-gp-files]') || {}).textContent || null };
 
   /* a person sorts, filters and shows all rows of one table */

@@ -55,7 +55,7 @@ fi
 
 NCHECK=$((NCHECK + 1))
 python3 - "$E" "$HAVE_RUN" <<'EOF' || fail "the pages in Chromium (above)"
-import json, os, sys
+import json, os, re, sys
 E, HAVE_RUN = sys.argv[1], sys.argv[2] == "1"
 sys.path.insert(0, E)
 import cdp, reportpage
@@ -83,6 +83,13 @@ def common(name, f):
             assert t["overflowX"] in ("auto", "scroll"), (name, t)
             assert t["boxHeight"] <= lay["viewportHeight"], (name, t, lay["viewportHeight"])
     assert lay["cutCells"] == [], (name, lay["cutCells"][:3])
+    # one unit per value: an evidence key's unit suffix is not read before its formatted value
+    # ("copy ns 11.49 ms"), byte counts read in bytes; a chart's zero has no unit ("0 ns" beside ms)
+    for e in f["evidence"]:
+        assert not re.search(r"\b(ns|pct|gbps)\s*$", e["label"]), (name, e)
+        if re.search(r"(^|_)bytes$", e["key"]):
+            assert re.search(r"\d (B|KiB|MiB|GiB|TiB)$", e["value"]), (name, e)
+    assert "0 ns" not in f["axisTexts"], (name, [t for t in f["axisTexts"] if t.endswith(" ns")])
     # a section without data says why in a line, no bare heading
     assert all(v in ("0", "1") for v in f["sections"].values()), (name, f["sections"])
 
@@ -98,6 +105,7 @@ for width, height in ((1280, 900), (700, 400)):
         assert any(t["name"] == "kernels" and t["boxScrollsX"] for t in wide), f["layout"]["tableBoxes"]
         # the kernel table is taller than the window: its box, not the page, holds it
         assert f["tables"]["kernels"]["rows"] * 20 > height, f["tables"]["kernels"]["rows"]
+    assert any(re.search(r"_(ns|pct)$", e["key"]) for e in f["evidence"]), f["evidence"]
     r = p["doc"]["ranks"][0]
     assert f["cards"]["step_p50"]["sub"].startswith("%d complete steps" % r["step_stats"]["count"]), f["cards"]["step_p50"]
 

@@ -110,6 +110,7 @@
 
   /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
   function fmtAxisNs(ns) {
+    if (ns === 0) return '0';
     return fmtNs(ns).replace(/(\.\d*?)0+ /, '$1 ').replace(/\. /, ' ');
   }
 
@@ -152,7 +153,8 @@
     if (typeof v === 'string') return v;
     if (!num(v)) return v === null ? '-' : JSON.stringify(v);
     if (/_ns$/.test(key)) return fmtNs(v);
-    if (/_bytes$/.test(key)) return fmtBytes(v);
+    if (/(^|_)bytes$/.test(key)) return fmtBytes(v);
+    if (key === 'compute_capability') return v.toFixed(1);
     if (/_pct$/.test(key)) return fmtPct(v);
     if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
     return fmtNum(v);
@@ -201,6 +203,11 @@
     ]);
   }
 
+  /* an evidence key as words, without the unit suffix its value is shown in ("copy_ns" reads "copy 11.49 ms") */
+  function evLabel(key) {
+    return key.replace(/_(ns|pct|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
+  }
+
   /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
   function fmtEvidence(key, v) {
     var txt;
@@ -210,7 +217,7 @@
     if (v && typeof v === 'object') {
       return Object.keys(v).map(function (k) {
         txt = fmtEvidence(k, v[k]);
-        return (k === 'name' || k === 'type' || k === 'component' ? '' : k.replace(/_/g, ' ') + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
+        return (k === 'name' || k === 'type' || k === 'component' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
       }).join(', ');
     }
     return fmtByKey(key, v);
@@ -221,7 +228,7 @@
     if (!ev || typeof ev !== 'object') return null;
     keys = Object.keys(ev);
     for (k = 0; k < keys.length; k++) {
-      box.appendChild(h('span', { 'data-key': keys[k] }, [keys[k].replace(/_/g, ' ') + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
+      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
     }
     return keys.length ? box : null;
   }
