@@ -69,7 +69,7 @@
       stats: (m.querySelector('.gp-s') || {}).textContent || null, axis: ax.map(function (t) { return t.textContent; }) };
   });
   /* the page as it is laid out: what CSS changes or hides of the text */
-  f.layout = { viewportHeight: window.innerHeight, transformed: [], cutCells: [], tableBoxes: [], emptyTables: [], labels: {} };
+  f.layout = { viewportHeight: window.innerHeight, pageWidth: document.documentElement.clientWidth, print: matchMedia('print').matches, transformed: [], cutCells: [], tableBoxes: [], emptyTables: [], labels: {} };
   q('body *').forEach(function (e) {
     var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
     if (own && getComputedStyle(e).textTransform !== 'none') f.layout.transformed.push({ tag: e.tagName.toLowerCase() + '.' + e.className, text: e.textContent, shown: e.innerText });
@@ -77,7 +77,8 @@
   q('table[data-gp-table]').forEach(function (t) {
     var box = t.parentElement, cs = getComputedStyle(box), r = box.getBoundingClientRect();
     f.layout.tableBoxes.push({ name: t.getAttribute('data-gp-table'), tableWidth: t.scrollWidth, boxWidth: box.clientWidth,
-      overflowX: cs.overflowX, boxHeight: Math.round(r.height), boxScrollsX: box.scrollWidth > box.clientWidth });
+      overflowX: cs.overflowX, boxHeight: Math.round(r.height), boxScrollsX: box.scrollWidth > box.clientWidth,
+      right: Math.round(t.getBoundingClientRect().right) });
     if (!rowsOf(t).length) f.layout.emptyTables.push(t.getAttribute('data-gp-table'));
     q('td', t).forEach(function (td) {
       var c = getComputedStyle(td);

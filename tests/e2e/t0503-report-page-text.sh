@@ -8,7 +8,8 @@
 # empty table, no step cards without ProfilerStep); no CSS text-transform, so
 # "Mean ± σ" keeps its σ and "p95" its p; wide tables scroll in a box whose
 # scroll bar is in view, and no cell cuts its text (long kernel names read
-# whole). Skips (77) only where Chromium cannot start.
+# whole), and printed every table fits the paper's width. Skips (77) only where
+# Chromium cannot start.
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
@@ -61,8 +62,9 @@ sys.path.insert(0, E)
 import cdp, reportpage
 DOM = open(os.path.join(E, "report-dom.js")).read()
 
-def page(name, width=1280, height=900):
-    r = cdp.run(name + ".html", width=width, height=height, timeout=60, eval_expr=DOM + "({})")
+def page(name, width=1280, height=900, media=None):
+    r = cdp.run(name + ".html", width=width, height=height, timeout=60, eval_expr=DOM + "({})",
+                media=media)
     f = r["value"]
     assert r["state"] == "ok" and r["errors"] == [], (name, r["state"], r["errors"])
     common(name, f)
@@ -140,6 +142,13 @@ if HAVE_RUN:
     assert list(f["sections"]) == ["gp-summary", "gp-metrics"], f["sections"]
     assert f["env"]["no_gpu_timeline"], f["env"]
     assert "gpu_util" in f["cards"] and "step_p50" not in f["cards"], f["cards"]
+# --- printed (about the width of A4 or Letter): paper does not scroll, every table fits
+for name in ("long", "cmp", "bench"):
+    f, p = page(name, 740, 900, "print")
+    lay = f["layout"]
+    assert lay["print"], name
+    for t in lay["tableBoxes"]:
+        assert t["right"] <= lay["pageWidth"], (name, "cut in print", t, lay["pageWidth"])
 print("pages ok")
 EOF
 done_ok
