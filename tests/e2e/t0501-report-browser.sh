@@ -134,13 +134,14 @@ def check_rank_page(f, r, metrics_has):
     # sections for absent data are left out: metrics (a trace), the step histogram (no
     # ProfilerStep)
     whole = r["overview"]["steps"] == 0
-    want = [s for s in ANALYZE if (s != "gp-metrics" or metrics_has) and (s != "gp-histogram" or not whole)]
-    assert list(f["sections"]) == want, list(f["sections"])
     steps = r["steps"]
     complete = [s for s in steps if not s["incomplete"]]
-    has = {"gp-steps": bool(steps), "gp-histogram": len(complete) >= 2}
+    shown = {"gp-metrics": metrics_has, "gp-steps": bool(steps), "gp-timeline": r["timeline"] is not None,
+             "gp-histogram": not whole and len(complete) >= 2}
+    want = [s for s in ANALYZE if shown.get(s, True)]
+    assert list(f["sections"]) == want, list(f["sections"])
     for s in want:
-        assert f["sections"][s] == ("1" if has.get(s, True) else "0"), (s, f["sections"])
+        assert f["sections"][s] == ("0" if s == "gp-findings" and not f["findings"] else "1"), (s, f["sections"])
     assert f["nav"][:len(want)] == ["#" + s for s in want], f["nav"]
     st, c = r["step_stats"], f["cards"]
     if whole:

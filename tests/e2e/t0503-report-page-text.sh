@@ -37,12 +37,17 @@ json.dump(d, open("long.json", "w"))
 # the same without ProfilerStep: the whole trace is one step
 d["traceEvents"] = [e for e in d["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
 json.dump(d, open("nostep.json", "w"))
+# a CPU-only trace with one step: no GPU, no step distribution
+d = json.load(open("gen.json"))
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("cat") in ("cpu_op", "user_annotation")
+                    and (not e.get("name", "").startswith("ProfilerStep") or e["name"] == "ProfilerStep#1")]
+json.dump(d, open("cpu.json", "w"))
 EOF
 cp long.json long2.json
 "$GPUPROF" bench --json --runs 6 -- sleep 0.001 >bench.json 2>/dev/null || fail "bench"
 "$GPUPROF" compare --json gen.json long.json >cmp.json
 [ $? -le 3 ] || fail "compare"
-for k in long nostep bench cmp; do
+for k in long nostep cpu bench cmp; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
 HAVE_RUN=0
@@ -92,8 +97,8 @@ def common(name, f):
         if re.search(r"(^|_)bytes$", e["key"]):
             assert re.search(r"\d (B|KiB|MiB|GiB|TiB)$", e["value"]), (name, e)
     assert "0 ns" not in f["axisTexts"], (name, [t for t in f["axisTexts"] if t.endswith(" ns")])
-    # a section without data says why in a line, no bare heading
-    assert all(v in ("0", "1") for v in f["sections"].values()), (name, f["sections"])
+    # no section for data that is not there ("Nothing to flag" is a finding's answer)
+    assert all(v == "1" or s == "gp-findings" for s, v in f["sections"].items()), (name, f["sections"])
 
 # --- a trace: Perfetto opens it; long names whole; the wide tables scroll
 for width, height in ((1280, 900), (700, 400)):
@@ -119,6 +124,13 @@ c = f["cards"]
 assert "step_p50" not in c and "step_p95" not in c and "throughput" not in c, list(c)
 assert abs(float(c["trace_time"]["value"]) - r["steps"][0]["dur_ns"]) < 1e-6, c["trace_time"]
 assert "gp-histogram" not in f["sections"] and "steps" not in f["tables"], (f["sections"], list(f["tables"]))
+
+# --- a CPU-only trace: nothing of a GPU, no distribution of one step
+f, p = page("cpu")
+r = p["doc"]["ranks"][0]
+assert not r["overview"]["has_gpu"] and len(r["steps"]) == 1, (r["overview"]["has_gpu"], r["steps"])
+assert "gp-timeline" not in f["sections"] and "gp-histogram" not in f["sections"], f["sections"]
+assert "gpu_busy" not in f["cards"] and f["cards"]["step_p50"]["sub"].startswith("1 complete step,"), f["cards"]
 
 # --- a bench result: no trace, no Perfetto; sigma stays lowercase; no cards for what was not measured
 f, p = page("bench")

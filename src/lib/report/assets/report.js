@@ -515,7 +515,7 @@
       whole ? null : card('step_p50', 'Step time p50', st.median_ns, fmtNs(st.median_ns), num(st.count) && st.count > 0 ? plural(st.count, 'complete step') + ', mean ' + fmtNs(mean) : 'no complete step'),
       whole ? null : card('step_p95', 'Step time p95', st.p95_ns, fmtNs(st.p95_ns), num(st.max_ns) ? 'max ' + fmtNs(st.max_ns) : null),
       whole ? null : card('throughput', 'Steps per second', num(mean) && mean > 0 ? 1e9 / mean : null, num(mean) && mean > 0 ? fmtRate(1e9 / mean) + ' steps/s' : '-', '1 / mean step time'),
-      card('gpu_busy', 'GPU busy', busy, fmtPct(busy), num(busy) ? 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns')) : 'no GPU activity'),
+      num(busy) ? card('gpu_busy', 'GPU busy', busy, fmtPct(busy), 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns'))) : null,
       mem ? card('peak_memory', 'Peak memory', mem.v, fmtBytes(mem.v), mem.sub) : null,
       Array.isArray(r.findings) ? card('findings', 'Findings', objs(r.findings).length, String(objs(r.findings).length), objs(r.findings).length ? 'ranked below' : 'nothing to flag') : null
     ]));
@@ -564,8 +564,8 @@
     var steps = objs(r.steps).filter(function (st) { return st && num(st.dur_ns); }), sec, W = 960, H = 260, L = 64, R = 10, T = 10, B = 30, svg, bars = [], i, j, g, maxd = 0;
     var per, group, x, bw, y, tk, leg, pct;
     var whole = wholeTrace(r);
-    sec = section('gp-steps', whole ? 'Time breakdown' : 'Step breakdown', steps.length > 0, 'No steps in this trace.');
     if (!steps.length) return;
+    sec = section('gp-steps', whole ? 'Time breakdown' : 'Step breakdown', true);
     if (whole) sec.appendChild(h('p', { cls: 'gp-note', text: 'No ProfilerStep in this trace: one bar for the whole trace.' }));
     /* more steps than fit: consecutive groups, their mean */
     per = Math.max(1, Math.ceil(steps.length / 300));
@@ -624,7 +624,9 @@
   function timelineSection(r) {
     var tl = r.timeline, sec, rows = [], W = 960, L = 130, R = 10, RH = 16, T = 6, i, j, svg, H, cw, row, y, f, tk, t;
     if (tl && !(num(tl.start_ns) && num(tl.end_ns) && tl.end_ns > tl.start_ns && tl.bin_ns > 0 && tl.bins > 0 && tl.bins <= 100000)) tl = null;
-    sec = section('gp-timeline', 'GPU timeline', !!tl, tl === undefined ? 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.' : 'No GPU activity in this trace.');
+    /* no GPU activity: no section (a finding says so); a report from before timelines: how to get one */
+    if (tl === null || (tl === undefined && !get(r, 'overview.has_gpu'))) return;
+    sec = section('gp-timeline', 'GPU timeline', !!tl, 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.');
     if (!tl) return;
     objs(tl.devices).forEach(function (d) {
       rows.push({ label: 'GPU ' + d.device + ' (all)', key: 'gpu' + d.device, busy: arr(d.busy_ns), total: d.total_busy_ns, dev: true });
@@ -786,9 +788,9 @@
 
   function histogramAnalyze(r) {
     var steps = objs(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); }), sec;
-    if (wholeTrace(r)) return;
-    sec = section('gp-histogram', 'Step time distribution', steps.length >= 2, 'Fewer than two complete steps: no distribution to draw.');
-    if (steps.length < 2) return;
+    /* fewer than two complete steps (or none: no ProfilerStep) have no distribution */
+    if (wholeTrace(r) || steps.length < 2) return;
+    sec = section('gp-histogram', 'Step time distribution', true);
     sec.appendChild(h('p', { cls: 'gp-note', text: steps.length + ' complete steps; red lines: p50 and p95.' }));
     sec.appendChild(histogram('steps', steps.map(function (st) { return st.dur_ns; }), get(r, 'step_stats.median_ns'), get(r, 'step_stats.p95_ns')));
   }
