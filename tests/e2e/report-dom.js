@@ -89,6 +89,9 @@
     var k = c.querySelector('.gp-k');
     f.layout.labels[c.getAttribute('data-gp-card')] = k ? k.innerText : null;
   });
+  /* where the rank selector sits: after the links (its left edge past their right edges) */
+  var rsel = document.getElementById('gp-rank');
+  f.navSelectAfterLinks = rsel ? q('#gp-nav a').every(function (a) { return a.getBoundingClientRect().right <= rsel.getBoundingClientRect().left; }) : null;
   /* each evidence item: its key, the words before the value, the value */
   f.evidence = q('.gp-evidence span[data-key]').map(function (e) {
     var b = e.querySelector('b');
