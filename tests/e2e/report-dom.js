@@ -89,6 +89,12 @@
     var k = c.querySelector('.gp-k');
     f.layout.labels[c.getAttribute('data-gp-card')] = k ? k.innerText : null;
   });
+  /* compare's metric rows: each cell's text by its column */
+  f.compareRows = q('table[data-gp-table="compare-metrics"] tr[data-metric]').map(function (tr) {
+    var o = { metric: tr.getAttribute('data-metric'), title: tr.querySelector('td').textContent };
+    q('td[data-col]', tr).forEach(function (td) { o[td.getAttribute('data-col')] = td.textContent; });
+    return o;
+  });
   /* where the rank selector sits: after the links (its left edge past their right edges) */
   var rsel = document.getElementById('gp-rank');
   f.navSelectAfterLinks = rsel ? q('#gp-nav a').every(function (a) { return a.getBoundingClientRect().right <= rsel.getBoundingClientRect().left; }) : null;

@@ -45,9 +45,13 @@ json.dump(d, open("cpu.json", "w"))
 EOF
 cp long.json long2.json
 "$GPUPROF" bench --json --runs 6 -- sleep 0.001 >bench.json 2>/dev/null || fail "bench"
+"$GPUPROF" bench --json --runs 6 -- sleep 0.003 >bench2.json 2>/dev/null || fail "bench 2"
+"$GPUPROF" compare --json bench.json bench2.json >cmpb.json
+"$GPUPROF" compare bench.json bench2.json >cmpb.txt
+[ -s cmpb.txt ] || fail "compare of two bench results"
 "$GPUPROF" compare --json gen.json long.json >cmp.json
 [ $? -le 3 ] || fail "compare"
-for k in long nostep cpu bench cmp; do
+for k in long nostep cpu bench cmp cmpb; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
 HAVE_RUN=0
@@ -146,6 +150,20 @@ assert "host" in f["env"] and "gpus" not in f["env"] and "cuda_version" not in f
 f, p = page("cmp")
 assert "gp-perfetto" not in f["sections"], f["sections"]
 assert any(n.endswith("variant 1") for n in f["tables"]["diff-kernels"]["names"]), f["tables"]["diff-kernels"]
+
+# --- two bench results compared: the page's numbers read as compare's text prints them
+# (a rate with four significant digits, the ratio and its interval with three decimals)
+f, p = page("cmpb")
+text = open("cmpb.txt", encoding="utf-8").read()
+rows = f["compareRows"]
+assert rows and {r["metric"] for r in rows} >= {"time", "throughput"}, rows
+for r in rows:
+    line = [l for l in text.splitlines() if l.strip().startswith(r["title"] + " ")]
+    assert line, (r["title"], text)
+    for col in ("base", "new", "ci"):
+        if r[col] != "-":
+            assert r[col].strip("[]") in line[0], (col, r, line[0])
+    assert r["ratio"] in line[0], (r, line[0])
 
 # --- a run without a capture: its metrics, nothing of a trace
 if HAVE_RUN:

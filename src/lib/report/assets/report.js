@@ -914,7 +914,8 @@
     if (unit === 'ns') return fmtNs(v);
     if (unit === 'bytes') return fmtBytes(v);
     if (unit === '%') return fmtPct(v);
-    return num(v) ? fmtNum(v) + (unit ? ' ' + unit : '') : '-';
+    /* anything else is a rate ("runs/s"): four significant digits, as compare's text prints it */
+    return num(v) ? fmtRate(v) + (unit ? ' ' + unit : '') : '-';
   }
 
   /* the ratio and its interval on a log axis around 1 */
@@ -963,7 +964,7 @@
       var rows = objs(g.metrics).map(function (m) {
         return {
           metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new), base_v: m.base, new_v: m.new,
-          delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) ? '[' + fmtNum(m.ratio_lo, 3) + ', ' + fmtNum(m.ratio_hi, 3) + ']' : '-',
+          delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) && num(m.ratio_hi) ? '[' + m.ratio_lo.toFixed(3) + ', ' + m.ratio_hi.toFixed(3) + ']' : '-',
           p: m.p, verdict: m.verdict, n: num(m.n_base) ? m.n_base + ' / ' + m.n_new : '-', reason: m.reason, m: m
         };
       });
@@ -980,10 +981,10 @@
           h('td', { 'data-col': 'base', 'data-value': x.base_v === null ? 'null' : String(x.base_v), text: x.base }),
           h('td', { 'data-col': 'new', 'data-value': x.new_v === null ? 'null' : String(x.new_v), text: x.new_ }),
           h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
-          h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: fmtNum(x.ratio, 4) }),
+          h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: num(x.ratio) ? x.ratio.toFixed(3) : '-' }),
           h('td', { 'data-col': 'ci', text: x.ci }),
           h('td', null, ciBar(x.m)),
-          h('td', { 'data-col': 'p', 'data-value': num(x.p) ? String(x.p) : 'null', text: num(x.p) ? (x.p < 1e-4 ? x.p.toExponential(1) : x.p.toFixed(4)) : '-' }),
+          h('td', { 'data-col': 'p', 'data-value': num(x.p) ? String(x.p) : 'null', text: num(x.p) ? (x.p < 1e-4 ? '<0.0001' : x.p.toFixed(4)) : '-' }),
           h('td', { 'data-col': 'n', text: x.n }),
           h('td', { 'data-col': 'verdict', 'data-value': x.verdict || 'null', cls: 'gp-str', title: x.reason || null }, h('span', { cls: 'gp-badge ' + (x.m.regression ? 'regression' : x.verdict || ''), text: (x.verdict || '-') + (x.m.regression ? ' (regression)' : '') }))
         ]));
