@@ -88,6 +88,8 @@
   q('[data-gp-card]').forEach(function (c) {
     var k = c.querySelector('.gp-k');
     f.layout.labels[c.getAttribute('data-gp-card')] = k ? k.innerText : null;
+    var v = c.querySelector('.gp-v');
+    if (v && v.getBoundingClientRect().right > c.getBoundingClientRect().right) f.layout.cutCells.push({ card: c.getAttribute('data-gp-card'), text: v.textContent });
   });
   /* compare's metric rows: each cell's text by its column */
   f.compareRows = q('table[data-gp-table="compare-metrics"] tr[data-metric]').map(function (tr) {

@@ -48,10 +48,11 @@ cp long.json long2.json
 "$GPUPROF" bench --json --runs 6 -- sleep 0.003 >bench2.json 2>/dev/null || fail "bench 2"
 "$GPUPROF" compare --json bench.json bench2.json >cmpb.json
 "$GPUPROF" compare bench.json bench2.json >cmpb.txt
+"$GPUPROF" bench --json long.json >bt.json 2>/dev/null || fail "bench of a trace's steps"
 [ -s cmpb.txt ] || fail "compare of two bench results"
 "$GPUPROF" compare --json gen.json long.json >cmp.json
 [ $? -le 3 ] || fail "compare"
-for k in long nostep cpu bench cmp cmpb; do
+for k in long nostep cpu bench bt cmp cmpb; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
 HAVE_RUN=0
@@ -145,6 +146,13 @@ s = p["doc"]["series"][0]
 assert ("gpu_share" in f["cards"]) == (s.get("gpu_share") is not None), f["cards"]
 assert ("peak_memory" in f["cards"]) == ((s.get("memory_stats") or {}).get("max_bytes") is not None), f["cards"]
 assert "host" in f["env"] and "gpus" not in f["env"] and "cuda_version" not in f["env"], f["env"]
+
+# --- a bench of a trace's steps: a card's value and its unit stay in the card ("steps/s");
+# no warm-up, none said
+for width in (1280, 1000):
+    f, p = page("bt", width)
+    assert f["cards"]["throughput"]["text"].endswith(" steps/s"), f["cards"]["throughput"]
+    assert f["cards"]["median"]["sub"] == "%d iterations" % p["doc"]["series"][0]["n"], f["cards"]["median"]
 
 # --- a compare result: no Perfetto; the kernel diff scrolls with whole names
 f, p = page("cmp")

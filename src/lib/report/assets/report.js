@@ -865,7 +865,7 @@
     var series = objs(doc.series), first = series[0] || {}, st = first.stats || {}, sec, warns = [], i;
     sec = section('gp-summary', 'Summary', series.length > 0, 'No series.');
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
-      card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? first.n + ' iterations after ' + (first.warmup || 0) + ' warm-up' : null),
+      card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? plural(first.n, 'iteration') + (first.warmup > 0 ? ', after ' + fmtInt(first.warmup) + ' warm-up' : '') : null),
       card('p95', 'p95', st.p95_ns, fmtNs(st.p95_ns), 'p99 ' + fmtNs(st.p99_ns)),
       card('throughput', 'Throughput', get(first, 'throughput.items_per_s'), fmtRate(get(first, 'throughput.items_per_s')) + ' ' + (first.rate_name || '/s'), 'batch size ' + (first.batch_size || 1)),
       card('mean', 'Mean \u00b1 \u03c3', st.mean_ns, fmtNs(st.mean_ns), '\u03c3 ' + fmtNs(st.std_ns) + ', CV ' + (num(st.cv) ? (100 * st.cv).toFixed(1) + '%' : '-')),
