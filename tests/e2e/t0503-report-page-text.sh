@@ -146,6 +146,8 @@ s = p["doc"]["series"][0]
 assert ("gpu_share" in f["cards"]) == (s.get("gpu_share") is not None), f["cards"]
 assert ("peak_memory" in f["cards"]) == ((s.get("memory_stats") or {}).get("max_bytes") is not None), f["cards"]
 assert "host" in f["env"] and "gpus" not in f["env"] and "cuda_version" not in f["env"], f["env"]
+# the date as a person reads it, not RFC 3339 with nanoseconds (which wrapped in the header)
+assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", f["env"]["date"]), f["env"]["date"]
 
 # --- a bench of a trace's steps: a card's value and its unit stay in the card ("steps/s");
 # no warm-up, none said
@@ -179,6 +181,7 @@ if HAVE_RUN:
     assert p["perfetto"] is None, p["perfetto"]
     assert list(f["sections"]) == ["gp-summary", "gp-metrics"], f["sections"]
     assert f["env"]["no_gpu_timeline"], f["env"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", f["env"]["date"]), f["env"]["date"]
     assert "gpu_util" in f["cards"] and "step_p50" not in f["cards"], f["cards"]
 # --- printed (about the width of A4 or Letter): paper does not scroll, every table fits
 for name in ("long", "cmp", "bench"):

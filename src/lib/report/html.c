@@ -196,6 +196,36 @@ out:
 	return rc;
 }
 
+/*
+ * The Date row: an RFC 3339 UTC time ("2026-11-27T14:12:15.789516882Z", as
+ * run.json and bench write it) as a person reads it, "2026-11-27 14:12:15
+ * UTC"; anything else as it is. The exact value stays in the title.
+ */
+static int date_row(struct gp_buf *b, const struct gp_value *env)
+{
+	const char *v = gp_value_get_str(gp_obj_get(env, "date"));
+	size_t n = v ? strlen(v) : 0;
+	int rc = 0;
+
+	if (!v)
+		return 0;
+	GP_TRY(gp__buf_addstr(b, "<div><dt>Date</dt><dd data-env=\"date\" title=\""));
+	GP_TRY(attr(b, v));
+	GP_TRY(gp__buf_addstr(b, "\">"));
+	if (n >= 20 && v[10] == 'T' && v[n - 1] == 'Z' && v[13] == ':' && v[16] == ':' &&
+	    (n == 20 || v[19] == '.')) {
+		GP_TRY(gp__html_text(b, v, 10));
+		GP_TRY(gp__buf_addch(b, ' '));
+		GP_TRY(gp__html_text(b, v + 11, 8));
+		GP_TRY(gp__buf_addstr(b, " UTC"));
+	} else {
+		GP_TRY(text(b, v));
+	}
+	rc = gp__buf_addstr(b, "</dd></div>\n");
+out:
+	return rc;
+}
+
 void gp__base_name(const char *path, const char **base, size_t *n)
 {
 	size_t len = strlen(path);
@@ -248,7 +278,7 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	GP_TRY(env_row(b, env, "cuda_version", "CUDA", false));
 	GP_TRY(env_row(b, env, "hip_version", "HIP", false));
 	GP_TRY(env_row(b, env, "command", "Command", true));
-	GP_TRY(env_row(b, env, "date", "Date", false));
+	GP_TRY(date_row(b, env));
 	/* a run directory without a capture: how the run ended, why no GPU timeline */
 	GP_TRY(env_row(b, env, "run_end", "Run", false));
 	GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
