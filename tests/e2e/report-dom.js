@@ -74,6 +74,13 @@
     var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
     if (own && getComputedStyle(e).textTransform !== 'none') f.layout.transformed.push({ tag: e.tagName.toLowerCase() + '.' + e.className, text: e.textContent, shown: e.innerText });
   });
+  /* what runs past the window's right edge outside a box that scrolls or clips it */
+  f.layout.pastRight = q('body *').filter(function (e) {
+    var p;
+    if (e.getBoundingClientRect().right <= document.documentElement.clientWidth + 1) return false;
+    for (p = e.parentElement; p; p = p.parentElement) if (/auto|scroll|hidden/.test(getComputedStyle(p).overflowX)) return false;
+    return true;
+  }).map(function (e) { return e.tagName.toLowerCase() + ': ' + (e.textContent || '').slice(0, 60); });
   q('table[data-gp-table]').forEach(function (t) {
     var box = t.parentElement, cs = getComputedStyle(box), r = box.getBoundingClientRect();
     f.layout.tableBoxes.push({ name: t.getAttribute('data-gp-table'), tableWidth: t.scrollWidth, boxWidth: box.clientWidth,

@@ -106,8 +106,9 @@ def common(name, f):
     assert all(v == "1" or s == "gp-findings" for s, v in f["sections"].items()), (name, f["sections"])
 
 # --- a trace: Perfetto opens it; long names whole; the wide tables scroll
-for width, height in ((1280, 900), (700, 400)):
+for width, height in ((1280, 900), (700, 400), (420, 800)):
     f, p = page("long", width, height)
+    assert f["layout"]["pastRight"] == [], (width, f["layout"]["pastRight"][:5])
     assert "gp-perfetto" in f["sections"] and f["perfetto"]["files"] == "long.json", (width, f["perfetto"])
     assert "gp-metrics" not in f["sections"], ("no metrics in a trace", f["sections"])
     names = f["tables"]["kernels"]["names"]
@@ -177,6 +178,9 @@ for r in rows:
 
 # --- a run without a capture: its metrics, nothing of a trace
 if HAVE_RUN:
+    f, p = page("nocap", 420)
+    # a narrow window (a phone): the metric charts fit it
+    assert f["layout"]["pastRight"] == [], f["layout"]["pastRight"][:5]
     f, p = page("nocap")
     assert p["perfetto"] is None, p["perfetto"]
     assert list(f["sections"]) == ["gp-summary", "gp-metrics"], f["sections"]
