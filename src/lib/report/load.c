@@ -102,10 +102,12 @@ static int set_str_or_null(struct gp_value *obj, const char *key, const char *s)
 }
 
 /*
- * Appends a version as Kineto writes it (1000 major + 10 minor, or a string)
- * as "12.4"; nothing for an unknown one. @return 0 or a negative status.
+ * Appends a version as Kineto writes it (CUDA's 1000 major + 10 minor, or a
+ * string) as "12.4", or with @p hip as HIP_VERSION writes it (10000000 major
+ * + 100000 minor + patch) as "6.4.43483"; nothing for an unknown one.
+ * @return 0 or a negative status.
  */
-static int add_version(struct gp_buf *b, const char *prefix, const struct gp_value *v)
+static int add_version(struct gp_buf *b, const char *prefix, const struct gp_value *v, bool hip)
 {
 	int64_t x;
 
@@ -113,26 +115,13 @@ static int add_version(struct gp_buf *b, const char *prefix, const struct gp_val
 		return gp__buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
 	if (!gp_value_get_int(v, &x) || x <= 0 || x >= INT32_MAX)
 		return 0;
+	if (hip)
+		return gp__buf_addf(b, "%s%lld.%lld.%lld", prefix, (long long)(x / 10000000),
+		                    (long long)(x / 100000 % 100), (long long)(x % 100000));
 	if (x >= 1000)
 		return gp__buf_addf(b, "%s%lld.%lld", prefix, (long long)(x / 1000),
 		                    (long long)(x % 1000 / 10));
 	return gp__buf_addf(b, "%s%lld", prefix, (long long)x);
-}
-
-/*
- * Appends a HIP version as HIP_VERSION writes it (10000000 major + 100000
- * minor + patch, or a string) as "6.4.43483"; nothing for an unknown one.
- */
-static int add_hip_version(struct gp_buf *b, const char *prefix, const struct gp_value *v)
-{
-	int64_t x;
-
-	if (gp_value_get_str(v) && *gp_value_get_str(v))
-		return gp__buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
-	if (!gp_value_get_int(v, &x) || x <= 0 || x >= INT32_MAX)
-		return 0;
-	return gp__buf_addf(b, "%s%lld.%lld.%lld", prefix, (long long)(x / 10000000),
-	                    (long long)(x / 100000 % 100), (long long)(x % 100000));
 }
 
 /* a ROCm trace: Kineto wrote HIP's versions */
@@ -152,7 +141,7 @@ static int cuda_version(const struct gp_value *trace, struct gp_value *env)
 {
 	const struct gp_value *rt = gp_obj_get(trace, "cuda_runtime_version");
 	const struct gp_value *drv = gp_obj_get(trace, "cuda_driver_version");
-	int (*add)(struct gp_buf *, const char *, const struct gp_value *) = add_version;
+	bool hip = false;
 	const char *key = "cuda_version", *other = "hip_version";
 	int64_t vrt = 0, vdrv = 0;
 	struct gp_buf b;
@@ -164,16 +153,15 @@ static int cuda_version(const struct gp_value *trace, struct gp_value *env)
 	    hip_trace(trace)) {
 		rt = gp_obj_get(trace, "hip_runtime_version");
 		drv = gp_obj_get(trace, "hip_driver_version");
-		add = add_hip_version;
+		hip = true;
 		key = "hip_version";
 		other = "cuda_version";
 	}
-	GP_TRY(add(&b, "", rt));
+	GP_TRY(add_version(&b, "", rt, hip));
 	before = b.len;
 	/* the same number twice (HIP's runtime and driver) is said once */
-	if (!(add == add_hip_version && gp_value_get_int(rt, &vrt) &&
-	      gp_value_get_int(drv, &vdrv) && vrt == vdrv)) {
-		GP_TRY(add(&b, b.len ? " (driver API " : "driver API ", drv));
+	if (!(hip && gp_value_get_int(rt, &vrt) && gp_value_get_int(drv, &vdrv) && vrt == vdrv)) {
+		GP_TRY(add_version(&b, b.len ? " (driver API " : "driver API ", drv, hip));
 		if (before && b.len > before)
 			GP_TRY(gp__buf_addch(&b, ')'));
 	}
