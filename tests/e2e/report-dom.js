@@ -81,6 +81,10 @@
     for (p = e.parentElement; p; p = p.parentElement) if (/auto|scroll|hidden/.test(getComputedStyle(p).overflowX)) return false;
     return true;
   }).map(function (e) { return e.tagName.toLowerCase() + ': ' + (e.textContent || '').slice(0, 60); });
+  /* boxes whose content is wider than they are (they scroll on a screen; on paper they cut) */
+  f.layout.overflowing = q('#gp-main *').filter(function (e) {
+    return /auto|scroll|hidden/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1;
+  }).map(function (e) { return e.tagName.toLowerCase() + '.' + e.className + ': ' + (e.textContent || '').slice(0, 60); });
   q('table[data-gp-table]').forEach(function (t) {
     var box = t.parentElement, cs = getComputedStyle(box), r = box.getBoundingClientRect();
     f.layout.tableBoxes.push({ name: t.getAttribute('data-gp-table'), tableWidth: t.scrollWidth, boxWidth: box.clientWidth,
@@ -98,6 +102,7 @@
     var v = c.querySelector('.gp-v');
     if (v && v.getBoundingClientRect().right > c.getBoundingClientRect().right) f.layout.cutCells.push({ card: c.getAttribute('data-gp-card'), text: v.textContent });
   });
+  f.notes = q('#gp-main .gp-note').map(function (e) { return e.textContent; });
   /* compare's metric rows: each cell's text by its column */
   f.compareRows = q('table[data-gp-table="compare-metrics"] tr[data-metric]').map(function (tr) {
     var o = { metric: tr.getAttribute('data-metric'), title: tr.querySelector('td').textContent };

@@ -55,12 +55,19 @@ cp long.json long2.json
 for k in long nostep cpu bench bt cmp cmpb; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
+# a trace far down a directory tree: a long Perfetto command
+D=traces-of-a-training-run-with-a-long-name/node-17-of-the-job/rank-3-of-8/profiler-output
+mkdir -p "$D" && cp long.json "$D/worker-3.pt.trace.json" || fail "deep trace"
+expect_rc 0 report -q -o deep.html "$D/worker-3.pt.trace.json"
 HAVE_RUN=0
 NVML="${GP_FAKE_NVML_DIR:-$B/tests/fake}/libfake-nvml.so"
 if [ -e "$NVML" ]; then
 	GPUPROF_NVML_LIBRARY="$NVML" "$GPUPROF" run --quiet --no-report -o nocap --sample-ms 20 \
 		-- sleep 0.3 >/dev/null 2>&1 || fail "gpuprof run sleep"
 	expect_rc 0 report -q -o nocap.html nocap
+	"$GPUPROF" run --quiet --no-report -o empty --sample-ms 0 -- true >/dev/null 2>&1 ||
+		fail "gpuprof run true"
+	expect_rc 0 report -q -o empty.html empty
 	HAVE_RUN=1
 fi
 
@@ -171,10 +178,16 @@ assert rows and {r["metric"] for r in rows} >= {"time", "throughput"}, rows
 for r in rows:
     line = [l for l in text.splitlines() if l.strip().startswith(r["title"] + " ")]
     assert line, (r["title"], text)
-    for col in ("base", "new", "ci"):
-        if r[col] != "-":
-            assert r[col].strip("[]") in line[0], (col, r, line[0])
-    assert r["ratio"] in line[0], (r, line[0])
+    for col in ("base", "new"):
+        assert r[col] in line[0], (col, r, line[0])
+    # the ratio and its interval with three decimals, as the text (the JSON holds them to six
+    # significant digits, so the last digit may round the other way)
+    m = re.search(r"%\s+(\d+\.\d{3})(?: \[(\d+\.\d{3}), (\d+\.\d{3})\])?", line[0])
+    assert m, line[0]
+    shown = [r["ratio"]] + ([] if r["ci"] == "-" else r["ci"].strip("[]").split(", "))
+    want = [x for x in m.groups() if x]
+    assert len(shown) == len(want) and all(re.fullmatch(r"\d+\.\d{3}", x) for x in shown), (r, want)
+    assert all(abs(float(a) - float(b)) <= 0.0011 for a, b in zip(shown, want)), (r, want)
 
 # --- a run without a capture: its metrics, nothing of a trace
 if HAVE_RUN:
@@ -187,13 +200,19 @@ if HAVE_RUN:
     assert f["env"]["no_gpu_timeline"], f["env"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", f["env"]["date"]), f["env"]["date"]
     assert "gpu_util" in f["cards"] and "step_p50" not in f["cards"], f["cards"]
+    # a run with neither a capture nor metrics: the summary says so, and nothing else is drawn
+    f, p = page("empty")
+    assert list(f["sections"]) == ["gp-summary"] and not f["cards"], (f["sections"], f["cards"])
+    assert f["notes"] == ["Nothing was captured or sampled: no trace, no capture, no metrics (gpuprof run samples them unless --sample-ms 0)."], f["notes"]
 # --- printed (about the width of A4 or Letter): paper does not scroll, every table fits
-for name in ("long", "cmp", "bench"):
+for name in ("long", "deep", "cmp", "bench"):
     f, p = page(name, 740, 900, "print")
     lay = f["layout"]
     assert lay["print"], name
     for t in lay["tableBoxes"]:
         assert t["right"] <= lay["pageWidth"], (name, "cut in print", t, lay["pageWidth"])
+    # nothing else wider than its box either (the Perfetto command wraps)
+    assert lay["overflowing"] == [] and lay["pastRight"] == [], (name, lay["overflowing"], lay["pastRight"])
 print("pages ok")
 EOF
 done_ok

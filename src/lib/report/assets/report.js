@@ -540,7 +540,8 @@
     ].filter(function (c) { return c; });
     if (cards.length) sec.appendChild(h('div', { cls: 'gp-cards' }, cards));
     /* a run without a capture says why in the header ("No GPU timeline") */
-    if (!get(page, 'env.no_gpu_timeline')) sec.appendChild(h('p', { cls: 'gp-note', text: 'No trace or capture in this input: its metrics only.' }));
+    if (!objs(get(m, 'series')).length) sec.appendChild(h('p', { cls: 'gp-note', text: 'Nothing was captured or sampled: no trace, no capture, no metrics (gpuprof run samples them unless --sample-ms 0).' }));
+    else if (!get(page, 'env.no_gpu_timeline')) sec.appendChild(h('p', { cls: 'gp-note', text: 'No trace or capture in this input: its metrics only.' }));
   }
 
   function findingsSection(list, title) {
