@@ -156,6 +156,7 @@
     if (/(^|_)bytes$/.test(key)) return fmtBytes(v);
     if (key === 'compute_capability') return v.toFixed(1);
     if (/_pct$/.test(key)) return fmtPct(v);
+    if (/_ratio$/.test(key)) return fmtRatio(v); /* metrics.jsonl's shares of 1 */
     if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
     return fmtNum(v);
   }
@@ -205,7 +206,7 @@
 
   /* an evidence key as words, without the unit suffix its value is shown in ("copy_ns" reads "copy 11.49 ms") */
   function evLabel(key) {
-    return key.replace(/_(ns|pct|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
+    return key.replace(/_(ns|pct|ratio|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
   }
 
   /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
