@@ -69,7 +69,7 @@
       stats: (m.querySelector('.gp-s') || {}).textContent || null, axis: ax.map(function (t) { return t.textContent; }) };
   });
   /* the page as it is laid out: what CSS changes or hides of the text */
-  f.layout = { viewportHeight: window.innerHeight, pageWidth: document.documentElement.clientWidth, print: matchMedia('print').matches, transformed: [], cutCells: [], tableBoxes: [], emptyTables: [], labels: {} };
+  f.layout = { viewportHeight: window.innerHeight, pageWidth: document.documentElement.clientWidth, print: matchMedia('print').matches, transformed: [], cutCells: [], folded: [], tableBoxes: [], emptyTables: [], labels: {} };
   q('body *').forEach(function (e) {
     var own = Array.prototype.some.call(e.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
     if (own && getComputedStyle(e).textTransform !== 'none') f.layout.transformed.push({ tag: e.tagName.toLowerCase() + '.' + e.className, text: e.textContent, shown: e.innerText });
@@ -91,6 +91,15 @@
       overflowX: cs.overflowX, boxHeight: Math.round(r.height), boxScrollsX: box.scrollWidth > box.clientWidth,
       right: Math.round(t.getBoundingClientRect().right) });
     if (!rowsOf(t).length) f.layout.emptyTables.push(t.getAttribute('data-gp-table'));
+    /* a long name folded to three lines opens whole on a click, and folds again on another */
+    q('td.gp-name', t).forEach(function (td) {
+      var sp = td.querySelector('.gp-clip'), open;
+      if (!sp || sp.scrollHeight <= sp.clientHeight + 1) return;
+      td.click();
+      open = sp.scrollHeight <= sp.clientHeight + 1;
+      td.click();
+      f.layout.folded.push({ table: t.getAttribute('data-gp-table'), opens: open, folds: sp.scrollHeight > sp.clientHeight + 1, text: td.textContent });
+    });
     q('td', t).forEach(function (td) {
       var c = getComputedStyle(td);
       if (td.scrollWidth > td.clientWidth + 1 || (c.textOverflow === 'ellipsis' && c.overflowX !== 'visible')) f.layout.cutCells.push({ table: t.getAttribute('data-gp-table'), text: td.textContent });

@@ -102,6 +102,8 @@ def common(name, f):
             assert t["overflowX"] in ("auto", "scroll"), (name, t)
             assert t["boxHeight"] <= lay["viewportHeight"], (name, t, lay["viewportHeight"])
     assert lay["cutCells"] == [], (name, lay["cutCells"][:3])
+    # a name folded to three lines opens whole on a click
+    assert all(x["opens"] and x["folds"] for x in lay["folded"]), (name, [x for x in lay["folded"] if not (x["opens"] and x["folds"])][:3])
     # one unit per value: an evidence key's unit suffix is not read before its formatted value
     # ("copy ns 11.49 ms"), byte counts read in bytes; a chart's zero has no unit ("0 ns" beside ms)
     for e in f["evidence"]:
@@ -123,6 +125,8 @@ for width, height in ((1280, 900), (700, 400), (420, 800)):
     if width == 700:
         wide = [t for t in f["layout"]["tableBoxes"] if t["tableWidth"] > t["boxWidth"]]
         assert any(t["name"] == "kernels" and t["boxScrollsX"] for t in wide), f["layout"]["tableBoxes"]
+        # the long names are folded to three lines there, and open on a click (checked above)
+        assert any(x["table"] == "kernels" for x in f["layout"]["folded"]), f["layout"]["folded"]
         # the kernel table is taller than the window: its box, not the page, holds it
         assert f["tables"]["kernels"]["rows"] * 20 > height, f["tables"]["kernels"]["rows"]
     assert any(re.search(r"_(ns|pct)$", e["key"]) for e in f["evidence"]), f["evidence"]

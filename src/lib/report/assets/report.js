@@ -236,6 +236,12 @@
 
   /* ---- generic table: sort on a header click, filter by name, top rows first ---- */
 
+  /* a click on a long name shows it all, another folds it again */
+  function toggleName(ev) {
+    var td = ev.currentTarget;
+    td.classList.toggle('gp-open');
+  }
+
   function table(name, cols, rows, opt) {
     var box = h('div', { cls: 'gp-tablebox', 'data-gp-tablebox': name });
     var state = { key: opt.sort || null, desc: opt.desc !== false, filter: '', all: false };
@@ -310,8 +316,14 @@
             trr.appendChild(h('td', { 'data-col': c.key, 'data-value': String(v), cls: 'gp-str' }, h('span', { cls: 'gp-badge ' + v, text: v })));
             continue;
           }
+          if (cls === 'gp-str gp-name') {
+            /* a name: whole, at most three lines until clicked (a template's arguments can fill twenty) */
+            trr.appendChild(h('td', { 'data-col': c.key, cls: cls, title: String(v), 'data-value': String(v), onclick: toggleName },
+              h('span', { cls: 'gp-clip', text: FMT.str(v) })));
+            continue;
+          }
           trr.appendChild(h('td', {
-            'data-col': c.key, cls: cls, title: cls === 'gp-str gp-name' ? String(v) : null,
+            'data-col': c.key, cls: cls,
             'data-value': v === null || v === undefined ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v),
             text: (FMT[c.fmt] || FMT.str)(v)
           }));
