@@ -7,9 +7,10 @@
 # card or header row for data that is not there (no "-" in the header, no
 # empty table, no step cards without ProfilerStep); no CSS text-transform, so
 # "Mean ± σ" keeps its σ and "p95" its p; wide tables scroll in a box whose
-# scroll bar is in view, and no cell cuts its text (long kernel names read
-# whole), and printed every table fits the paper's width. Skips (77) only where
-# Chromium cannot start.
+# scroll bar is in view, and no cell cuts its text (a long kernel name folds to
+# three lines and opens whole on a click), and printed every table fits the
+# paper's width; nothing runs past a narrow window; compare's numbers read as
+# its text prints them. Skips (77) only where Chromium cannot start.
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
