@@ -118,6 +118,16 @@
     q('td[data-col]', tr).forEach(function (td) { o[td.getAttribute('data-col')] = td.textContent; });
     return o;
   });
+  /* a section scrolled to (a click in the navigation) shows its heading below the sticky navigation */
+  f.layout.headingsUnderNav = [];
+  q('section.gp-sec').forEach(function (sec) {
+    var h2 = sec.querySelector('h2'), navb, top;
+    sec.scrollIntoView();
+    navb = document.getElementById('gp-nav').getBoundingClientRect().bottom;
+    top = h2 ? h2.getBoundingClientRect().top : navb;
+    if (top < navb - 1) f.layout.headingsUnderNav.push(sec.id + ': heading at ' + Math.round(top) + ' px, navigation to ' + Math.round(navb) + ' px');
+  });
+  window.scrollTo(0, 0);
   /* where the rank selector sits: after the links (its left edge past their right edges) */
   var rsel = document.getElementById('gp-rank');
   f.navSelectAfterLinks = rsel ? q('#gp-nav a').every(function (a) { return a.getBoundingClientRect().right <= rsel.getBoundingClientRect().left; }) : null;

@@ -112,6 +112,9 @@ def common(name, f):
         if re.search(r"(^|_)bytes$", e["key"]):
             assert re.search(r"\d (B|KiB|MiB|GiB|TiB)$", e["value"]), (name, e)
     assert "0 ns" not in f["axisTexts"], (name, [t for t in f["axisTexts"] if t.endswith(" ns")])
+    # the navigation's links show each section's heading, not hide it under the navigation
+    if not lay["print"]:
+        assert lay["headingsUnderNav"] == [], (name, lay["headingsUnderNav"])
     # no section for data that is not there ("Nothing to flag" is a finding's answer)
     assert all(v == "1" or s == "gp-findings" for s, v in f["sections"].items()), (name, f["sections"])
 

@@ -1036,6 +1036,11 @@
     else renderAnalyze(doc, ri || 0);
   }
 
+  /* the sticky navigation's height (it wraps on a narrow window): a section scrolled to keeps its heading below it */
+  function navHeight() {
+    document.documentElement.style.setProperty('--gp-nav-h', nav.getBoundingClientRect().height + 'px');
+  }
+
   function fail(e) {
     var box = document.getElementById('gp-error');
     document.body.setAttribute('data-gp-state', 'error');
@@ -1051,6 +1056,8 @@
     page = JSON.parse(document.getElementById('gp-data').textContent);
     if (!page || page.schema !== 'gpuprof.page/1') throw new Error('the data is not a gpuprof.page/1 model');
     render(0);
+    navHeight();
+    window.addEventListener('resize', navHeight);
     document.body.setAttribute('data-gp-state', 'ok');
   } catch (e) {
     fail(e);
