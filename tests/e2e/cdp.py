@@ -384,8 +384,10 @@ def _same_url(a, b):
 
 def run(html_path, *, width=1280, height=900, timeout=60, wait_expr=DEFAULT_WAIT_EXPR,
         eval_expr=None, screenshot=None, full_page=False, max_height=12000, pdf=None,
-        chromium=None):
+        chromium=None, media=None):
     """Load html_path in headless Chromium and return the result dict (see module doc).
+
+    media "print" lays the page out as it prints (CSS @media print) from the start.
 
     Raises FileNotFoundError if there is no such file or no browser (chromium=None
     means find_chromium()), HarnessError if the harness fails.
@@ -459,6 +461,8 @@ def run(html_path, *, width=1280, height=900, timeout=60, wait_expr=DEFAULT_WAIT
             browser.call(m, session=sid)
         metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
         browser.call("Emulation.setDeviceMetricsOverride", metrics, session=sid)
+        if media:
+            browser.call("Emulation.setEmulatedMedia", {"media": media}, session=sid)
 
         nav = browser.call("Page.navigate", {"url": url}, session=sid)
         if nav.get("errorText"):

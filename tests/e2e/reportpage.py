@@ -5,6 +5,8 @@
     python3 reportpage.py data PAGE.html OUT.json   writes the page model of PAGE
     python3 reportpage.py hostile-trace OUT.json    writes a Kineto trace whose names attack
                                                     every context of the page
+    python3 reportpage.py chromium DIR              exit 0 when headless Chromium starts and
+                                                    draws a page (written in DIR), else 77
 
 The static checks: one Content-Security-Policy that allows no fetch, exactly the
 page's two script elements (the data and the code), nothing that loads a
@@ -105,6 +107,24 @@ def hostile_trace(path):
         json.dump(doc, f, ensure_ascii=False)
 
 
+def chromium_starts(tmpdir):
+    """True when headless Chromium is there and starts: the browser checks skip only otherwise."""
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cdp
+    if not cdp.find_chromium():
+        return False
+    path = os.path.join(tmpdir, "chromium-probe.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><title>probe</title><body data-gp-state=ok>")
+    try:
+        r = cdp.run(path, timeout=30)
+    except (cdp.HarnessError, OSError) as e:
+        sys.stderr.write("chromium does not start: %s\n" % e)
+        return False
+    return r["state"] == "ok"
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "static":
         with open(argv[2], encoding="utf-8") as f:
@@ -118,6 +138,8 @@ def main(argv):
         with open(argv[3], "w", encoding="utf-8") as f:
             json.dump(d, f)
         return 0
+    if len(argv) == 3 and argv[1] == "chromium":
+        return 0 if chromium_starts(argv[2]) else 77
     if len(argv) == 3 and argv[1] == "hostile-trace":
         hostile_trace(argv[2])
         return 0

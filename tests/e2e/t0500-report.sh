@@ -117,6 +117,32 @@ assert rp.HOSTILE["op"] in [o["name"] for o in r["cpu_ops"]]
 assert d["env"]["gpus"] == ["0: <b>GPU</b>"], d["env"]["gpus"]
 EOF
 
+# --- the header in the GPU's own terms: a ROCm trace's HIP version is no CUDA version, an AMD
+# GPU has compute units and a gfx ISA, not SMs and sm_XY (the shared traces, where present)
+T="${GP_SHARED_DIR:-}/traces"
+if [ -d "$T/tracelens" ] && [ -d "$T/hta" ]; then
+	NCHECK=$((NCHECK + 1))
+	expect_rc 0 report -q -o mi300.html "$T/tracelens/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+	expect_rc 0 report -q -o mi250.html "$T/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz"
+	expect_rc 0 report -q -o h100.html "$T/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+	python3 - "$GP_SRC_DIR/tests/e2e" <<'EOF2' || fail "GPU terms in the header (above)"
+import sys
+sys.path.insert(0, sys.argv[1])
+import reportpage as rp
+env = lambda f: rp.page_data(open(f, encoding="utf-8").read())["env"]
+e = env("mi300.html")
+# hip_runtime_version 60443483: HIP_VERSION's encoding (10^7 major + 10^5 minor + patch)
+assert e["hip_version"] == "6.4.43483" and e["cuda_version"] is None, e
+page = open("mi300.html", encoding="utf-8").read()
+assert "<dt>HIP</dt>" in page and "<dt>CUDA</dt>" not in page
+e = env("mi250.html")
+assert e["gpus"] and all("CUs" in g and "gfx 9.0" in g and "sm_" not in g for g in e["gpus"]), e["gpus"]
+e = env("h100.html")
+assert e["gpus"] == ["0: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)"], e["gpus"]
+assert e["cuda_version"] == "12.4 (driver API 12.9)" and e["hip_version"] is None, e
+EOF2
+fi
+
 # --- the script puts strings into the page as text only
 NCHECK=$((NCHECK + 1))
 if grep -nE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function|setTimeout\(["'"'"']' \

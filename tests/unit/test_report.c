@@ -183,7 +183,8 @@ static void test_page(void **state)
 	assert_non_null(strstr(html, "data-key=\"k&quot;x\">k&quot;x=v&lt;&amp;&gt;</span>"));
 	assert_non_null(
 	    strstr(html, "<code>python -c &#39;print(&quot;&lt;/script&gt;&quot;)&#39;</code>"));
-	assert_non_null(strstr(html, "data-env=\"driver_version\" class=\"gp-unknown\">-</dd>"));
+	/* what is unknown is left out, not shown as "-" */
+	assert_null(strstr(html, "data-env=\"driver_version\""));
 	/* the data element parses back to the page model */
 	data = strstr(html, "<script type=\"application/json\" id=\"gp-data\">");
 	assert_non_null(data);
@@ -226,10 +227,40 @@ static void test_not_a_page(void **state)
 		assert_int_equal(gp_obj_set(env, "gpus", gp_value_object()), 0);
 	}
 	assert_int_equal(gp_report_html(p, &html, &len), 0);
-	assert_non_null(strstr(html, "data-env=\"host\" class=\"gp-unknown\">-</dd>"));
+	assert_null(strstr(html, "data-env=\"host\""));
+	assert_null(strstr(html, "data-env=\"gpus\""));
+	assert_non_null(strstr(html, "data-env=\"gpuprof_version\""));
 	assert_null(strstr(html, "data-env=\"tags\""));
 	gp_free(html);
 	gp_value_free(p);
+}
+
+/* the header's date as a person reads it; the exact value in its title; anything else as it is */
+static void test_date(void **state)
+{
+	static const struct {
+		const char *in, *shown;
+	} cases[] = {
+		{ "2026-11-27T14:12:15.789516882Z", ">2026-11-27 14:12:15 UTC</dd>" },
+		{ "2026-11-27T14:10:52Z", ">2026-11-27 14:10:52 UTC</dd>" },
+		{ "2026-11-27T14:10:52+01:00", ">2026-11-27T14:10:52+01:00</dd>" },
+		{ "2026-11-27T14:10:5<b>Z", ">2026-11-27T14:10:5&lt;b&gt;Z</dd>" },
+		{ "yesterday", ">yesterday</dd>" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gp_value *p = evil_page();
+		struct gp_value *env = (struct gp_value *)gp_obj_get(p, "env");
+		char *html = NULL;
+
+		assert_int_equal(gp_obj_set_str(env, "date", cases[i].in), 0);
+		assert_int_equal(gp_report_html(p, &html, NULL), 0);
+		assert_non_null(strstr(html, cases[i].shown));
+		gp_free(html);
+		gp_value_free(p);
+	}
 }
 
 /* every allocation failure is an error, never a crash or a leak */
@@ -263,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_text),        cmocka_unit_test(test_attr),
 		cmocka_unit_test(test_script_json), cmocka_unit_test(test_page),
 		cmocka_unit_test(test_not_a_page),  cmocka_unit_test(test_page_alloc_failures),
+		cmocka_unit_test(test_date),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

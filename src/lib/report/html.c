@@ -172,21 +172,55 @@ static int attr(struct gp_buf *b, const char *s)
 	return gp__html_attr(b, s, strlen(s));
 }
 
-/* <div><dt>LABEL</dt><dd data-env="KEY">VALUE or -</dd></div> for a string field of env */
+/*
+ * <div><dt>LABEL</dt><dd data-env="KEY">VALUE</dd></div> for a string field of
+ * env; nothing where it is unknown (a bench result has no GPU, a compare no host)
+ */
 static int env_row(struct gp_buf *b, const struct gp_value *env, const char *key, const char *label,
                    bool code)
 {
 	const char *v = gp_value_get_str(gp_obj_get(env, key));
 	int rc = 0;
 
-	GP_TRY(gp__buf_addf(b, "<div%s><dt>%s</dt><dd data-env=\"%s\"%s>",
-	                    code ? " class=\"gp-wide\"" : "", label, key,
-	                    v ? "" : " class=\"gp-unknown\""));
-	if (v && code)
+	if (!v)
+		return 0;
+	GP_TRY(gp__buf_addf(b, "<div%s><dt>%s</dt><dd data-env=\"%s\">",
+	                    code ? " class=\"gp-wide\"" : "", label, key));
+	if (code)
 		GP_TRY(gp__buf_addstr(b, "<code>"));
-	GP_TRY(text(b, v ? v : "-"));
-	if (v && code)
+	GP_TRY(text(b, v));
+	if (code)
 		GP_TRY(gp__buf_addstr(b, "</code>"));
+	rc = gp__buf_addstr(b, "</dd></div>\n");
+out:
+	return rc;
+}
+
+/*
+ * The Date row: an RFC 3339 UTC time ("2026-11-27T14:12:15.789516882Z", as
+ * run.json and bench write it) as a person reads it, "2026-11-27 14:12:15
+ * UTC"; anything else as it is. The exact value stays in the title.
+ */
+static int date_row(struct gp_buf *b, const struct gp_value *env)
+{
+	const char *v = gp_value_get_str(gp_obj_get(env, "date"));
+	size_t n = v ? strlen(v) : 0;
+	int rc = 0;
+
+	if (!v)
+		return 0;
+	GP_TRY(gp__buf_addstr(b, "<div><dt>Date</dt><dd data-env=\"date\" title=\""));
+	GP_TRY(attr(b, v));
+	GP_TRY(gp__buf_addstr(b, "\">"));
+	if (n >= 20 && v[10] == 'T' && v[n - 1] == 'Z' && v[13] == ':' && v[16] == ':' &&
+	    (n == 20 || v[19] == '.')) {
+		GP_TRY(gp__html_text(b, v, 10));
+		GP_TRY(gp__buf_addch(b, ' '));
+		GP_TRY(gp__html_text(b, v + 11, 8));
+		GP_TRY(gp__buf_addstr(b, " UTC"));
+	} else {
+		GP_TRY(text(b, v));
+	}
 	rc = gp__buf_addstr(b, "</dd></div>\n");
 out:
 	return rc;
@@ -227,28 +261,27 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	GP_TRY(text(b, title ? title : ""));
 	GP_TRY(gp__buf_addstr(b, "</h1>\n<dl class=\"gp-envlist\">\n"));
 	GP_TRY(env_row(b, env, "host", "Host", false));
-	GP_TRY(gp__buf_addf(b, "<div><dt>GPUs</dt><dd data-env=\"gpus\"%s>",
-	                    gp_value_len(gpus) ? "" : " class=\"gp-unknown\""));
-	for (i = 0; i < gp_value_len(gpus); i++) {
-		const char *g = gp_value_get_str(gp_arr_get(gpus, i));
+	if (gp_value_type(gpus) == GP_VALUE_ARRAY && gp_value_len(gpus)) {
+		GP_TRY(gp__buf_addstr(b, "<div><dt>GPUs</dt><dd data-env=\"gpus\">"));
+		for (i = 0; i < gp_value_len(gpus); i++) {
+			const char *g = gp_value_get_str(gp_arr_get(gpus, i));
 
-		GP_TRY(gp__buf_addstr(b, "<span class=\"gp-gpu\">"));
-		GP_TRY(text(b, g ? g : "-"));
-		GP_TRY(gp__buf_addstr(b, "</span>"));
+			if (!g)
+				continue;
+			GP_TRY(gp__buf_addstr(b, "<span class=\"gp-gpu\">"));
+			GP_TRY(text(b, g));
+			GP_TRY(gp__buf_addstr(b, "</span>"));
+		}
+		GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
 	}
-	if (!gp_value_len(gpus))
-		GP_TRY(gp__buf_addstr(b, "-"));
-	GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
 	GP_TRY(env_row(b, env, "driver_version", "Driver", false));
 	GP_TRY(env_row(b, env, "cuda_version", "CUDA", false));
+	GP_TRY(env_row(b, env, "hip_version", "HIP", false));
 	GP_TRY(env_row(b, env, "command", "Command", true));
-	if (gp_value_get_str(gp_obj_get(env, "date")))
-		GP_TRY(env_row(b, env, "date", "Date", false));
+	GP_TRY(date_row(b, env));
 	/* a run directory without a capture: how the run ended, why no GPU timeline */
-	if (gp_value_get_str(gp_obj_get(env, "run_end")))
-		GP_TRY(env_row(b, env, "run_end", "Run", false));
-	if (gp_value_get_str(gp_obj_get(env, "no_gpu_timeline")))
-		GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
+	GP_TRY(env_row(b, env, "run_end", "Run", false));
+	GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
 	GP_TRY(gp__buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
 	for (i = 0; i < gp_value_len(inputs); i++) {
 		const char *p = gp_value_get_str(gp_arr_get(inputs, i)), *base;

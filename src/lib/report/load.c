@@ -10,12 +10,13 @@
  *   doc       the document;
  *   title     --title, else the first input's file name;
  *   inputs    the paths given;
- *   env       {host, gpus[], driver_version, cuda_version, command, date,
- *             source_version, tags}: gathered from the document (metrics
+ *   env       {host, gpus[], driver_version, cuda_version, hip_version, command,
+ *             date, source_version, tags}: gathered from the document (metrics
  *             header, Kineto's deviceProperties and versions, the capture's
  *             process) and from a run directory's run.json; null when unknown;
  *   perfetto  {files[], command}: what opens in ui.perfetto.dev, null when
- *             nothing does (a bench or compare result).
+ *             nothing does (a bench or compare result, an analysis without a
+ *             rank: metrics alone, a run directory without a capture).
  * html.c draws it; nothing here prints.
  */
 #include <errno.h>
@@ -101,10 +102,12 @@ static int set_str_or_null(struct gp_value *obj, const char *key, const char *s)
 }
 
 /*
- * Appends a version as Kineto writes it (1000 major + 10 minor, or a string)
- * as "12.4"; nothing for an unknown one. @return 0 or a negative status.
+ * Appends a version as Kineto writes it (CUDA's 1000 major + 10 minor, or a
+ * string) as "12.4", or with @p hip as HIP_VERSION writes it (10000000 major
+ * + 100000 minor + patch) as "6.4.43483"; nothing for an unknown one.
+ * @return 0 or a negative status.
  */
-static int add_version(struct gp_buf *b, const char *prefix, const struct gp_value *v)
+static int add_version(struct gp_buf *b, const char *prefix, const struct gp_value *v, bool hip)
 {
 	int64_t x;
 
@@ -112,36 +115,58 @@ static int add_version(struct gp_buf *b, const char *prefix, const struct gp_val
 		return gp__buf_addf(b, "%s%s", prefix, gp_value_get_str(v));
 	if (!gp_value_get_int(v, &x) || x <= 0 || x >= INT32_MAX)
 		return 0;
+	if (hip)
+		return gp__buf_addf(b, "%s%lld.%lld.%lld", prefix, (long long)(x / 10000000),
+		                    (long long)(x / 100000 % 100), (long long)(x % 100000));
 	if (x >= 1000)
 		return gp__buf_addf(b, "%s%lld.%lld", prefix, (long long)(x / 1000),
 		                    (long long)(x % 1000 / 10));
 	return gp__buf_addf(b, "%s%lld", prefix, (long long)x);
 }
 
+/* a ROCm trace: Kineto wrote HIP's versions */
+static bool hip_trace(const struct gp_value *trace)
+{
+	return gp_value_type(gp_obj_get(trace, "hip_runtime_version")) != GP_VALUE_NULL ||
+	       gp_value_type(gp_obj_get(trace, "hip_driver_version")) != GP_VALUE_NULL;
+}
+
 /*
  * env.cuda_version: the runtime's version, then the driver API's (what
  * cudaDriverGetVersion says, not the NVIDIA driver's own number): "12.4
- * (driver API 12.9)"; HIP's for a ROCm trace.
+ * (driver API 12.9)". A ROCm trace's HIP versions go to env.hip_version
+ * ("6.4.43483"), in HIP's encoding: they are no CUDA versions.
  */
 static int cuda_version(const struct gp_value *trace, struct gp_value *env)
 {
 	const struct gp_value *rt = gp_obj_get(trace, "cuda_runtime_version");
 	const struct gp_value *drv = gp_obj_get(trace, "cuda_driver_version");
+	bool hip = false;
+	const char *key = "cuda_version", *other = "hip_version";
+	int64_t vrt = 0, vdrv = 0;
 	struct gp_buf b;
 	size_t before;
 	int rc = 0;
 
 	gp__buf_init(&b, 0);
-	if (gp_value_type(rt) == GP_VALUE_NULL && gp_value_type(drv) == GP_VALUE_NULL) {
+	if (gp_value_type(rt) == GP_VALUE_NULL && gp_value_type(drv) == GP_VALUE_NULL &&
+	    hip_trace(trace)) {
 		rt = gp_obj_get(trace, "hip_runtime_version");
 		drv = gp_obj_get(trace, "hip_driver_version");
+		hip = true;
+		key = "hip_version";
+		other = "cuda_version";
 	}
-	GP_TRY(add_version(&b, "", rt));
+	GP_TRY(add_version(&b, "", rt, hip));
 	before = b.len;
-	GP_TRY(add_version(&b, b.len ? " (driver API " : "driver API ", drv));
-	if (before && b.len > before)
-		GP_TRY(gp__buf_addch(&b, ')'));
-	rc = set_buf(env, "cuda_version", &b);
+	/* the same number twice (HIP's runtime and driver) is said once */
+	if (!(hip && gp_value_get_int(rt, &vrt) && gp_value_get_int(drv, &vdrv) && vrt == vdrv)) {
+		GP_TRY(add_version(&b, b.len ? " (driver API " : "driver API ", drv, hip));
+		if (before && b.len > before)
+			GP_TRY(gp__buf_addch(&b, ')'));
+	}
+	GP_TRY(gp_obj_set_null(env, other));
+	rc = set_buf(env, key, &b);
 out:
 	gp__buf_release(&b);
 	return rc;
@@ -158,21 +183,31 @@ static int push_unique(struct gp_value *arr, const char *s)
 	return gp_arr_push(arr, gp_value_str(s));
 }
 
-/* "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" from a deviceProperties row */
-static int device_label(const struct gp_value *d, struct gp_buf *b)
+/*
+ * "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" from a deviceProperties
+ * row; an AMD GPU (@p rocm: a ROCm trace) in its own terms: "AMD Instinct
+ * MI300X (gfx 9.4, 304 CUs, 191.5 GiB)" (Kineto gives no gfx target's
+ * letters, so the major.minor of the ISA; compute units, not SMs).
+ */
+static int device_label(const struct gp_value *d, bool rocm, struct gp_buf *b)
 {
 	const char *name = get_str(d, "name"), *cc = get_str(d, "compute_capability");
 	int64_t id = -1, sms = 0, mem = 0;
 	const char *sep = " (";
 	int rc = 0;
 
+	if (name && strncmp(name, "AMD ", 4) == 0)
+		rocm = true;
 	gp_value_get_int(gp_obj_get(d, "id"), &id);
 	gp_value_get_int(gp_obj_get(d, "num_sms"), &sms);
 	gp_value_get_int(gp_obj_get(d, "total_memory_bytes"), &mem);
 	if (id >= 0)
 		GP_TRY(gp__buf_addf(b, "%lld: ", (long long)id));
 	GP_TRY(gp__buf_addstr(b, name && *name ? name : "GPU"));
-	if (cc && *cc) {
+	if (cc && *cc && rocm) {
+		GP_TRY(gp__buf_addf(b, "%sgfx %s", sep, cc));
+		sep = ", ";
+	} else if (cc && *cc) {
 		GP_TRY(gp__buf_addf(b, "%ssm_", sep));
 		for (; *cc; cc++)
 			if (*cc != '.')
@@ -180,7 +215,7 @@ static int device_label(const struct gp_value *d, struct gp_buf *b)
 		sep = ", ";
 	}
 	if (sms > 0) {
-		GP_TRY(gp__buf_addf(b, "%s%lld SMs", sep, (long long)sms));
+		GP_TRY(gp__buf_addf(b, "%s%lld %s", sep, (long long)sms, rocm ? "CUs" : "SMs"));
 		sep = ", ";
 	}
 	if (mem > 0) {
@@ -257,7 +292,8 @@ static int env_analyze(const struct gp_value *doc, const struct gp_value *run, s
 			capture = gp_obj_get(ov, "capture");
 		for (j = 0; j < gp_value_len(devs) && gp_value_len(gpus) < 64; j++) {
 			gp__buf_reset(&b);
-			GP_TRY(device_label(gp_arr_get(devs, j), &b));
+			GP_TRY(device_label(gp_arr_get(devs, j), hip_trace(gp_obj_get(ov, "trace")),
+			                    &b));
 			GP_TRY(push_unique(gpus, b.buf));
 		}
 	}
@@ -304,6 +340,7 @@ static int env_bench(const struct gp_value *doc, struct gp_value *env)
 	GP_TRY(set_str_or_null(env, "host", get_str(doc, "host/hostname")));
 	GP_TRY(gp_obj_set_null(env, "driver_version"));
 	GP_TRY(gp_obj_set_null(env, "cuda_version"));
+	GP_TRY(gp_obj_set_null(env, "hip_version"));
 	if (get_str(src, "kind") && strcmp(get_str(src, "kind"), "command") == 0)
 		GP_TRY(command_line(gp_obj_get(src, "args"), &b));
 	GP_TRY(set_buf(env, "command", &b));
@@ -322,6 +359,7 @@ static int env_compare(const struct gp_value *doc, struct gp_value *env)
 	GP_TRY(gp_obj_set_null(env, "host"));
 	GP_TRY(gp_obj_set_null(env, "driver_version"));
 	GP_TRY(gp_obj_set_null(env, "cuda_version"));
+	GP_TRY(gp_obj_set_null(env, "hip_version"));
 	if (get_str(doc, "base/path") && get_str(doc, "new/path")) {
 		GP_TRY(gp__buf_addstr(&b, "gpuprof compare "));
 		GP_TRY(add_shell_word(&b, get_str(doc, "base/path")));
@@ -373,7 +411,8 @@ static int add_perfetto(struct gp_value *page, enum doc_kind kind, const struct 
 	size_t i, nfiles = 0;
 	int rc = 0;
 
-	if (kind != DOC_ANALYZE)
+	/* a bench or compare result, metrics alone, a run without a capture: no trace */
+	if (kind != DOC_ANALYZE || gp_value_len(gp_obj_get(doc, "ranks")) == 0)
 		return gp_obj_set_null(page, "perfetto");
 	p = gp_value_object();
 	if ((rc = gp_obj_set(page, "perfetto", p)))

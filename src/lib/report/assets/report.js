@@ -110,6 +110,7 @@
 
   /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
   function fmtAxisNs(ns) {
+    if (ns === 0) return '0';
     return fmtNs(ns).replace(/(\.\d*?)0+ /, '$1 ').replace(/\. /, ' ');
   }
 
@@ -152,8 +153,10 @@
     if (typeof v === 'string') return v;
     if (!num(v)) return v === null ? '-' : JSON.stringify(v);
     if (/_ns$/.test(key)) return fmtNs(v);
-    if (/_bytes$/.test(key)) return fmtBytes(v);
+    if (/(^|_)bytes$/.test(key)) return fmtBytes(v);
+    if (key === 'compute_capability') return v.toFixed(1);
     if (/_pct$/.test(key)) return fmtPct(v);
+    if (/_ratio$/.test(key)) return fmtRatio(v); /* metrics.jsonl's shares of 1 */
     if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
     return fmtNum(v);
   }
@@ -201,6 +204,11 @@
     ]);
   }
 
+  /* an evidence key as words, without the unit suffix its value is shown in ("copy_ns" reads "copy 11.49 ms") */
+  function evLabel(key) {
+    return key.replace(/_(ns|pct|ratio|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
+  }
+
   /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
   function fmtEvidence(key, v) {
     var txt;
@@ -210,7 +218,7 @@
     if (v && typeof v === 'object') {
       return Object.keys(v).map(function (k) {
         txt = fmtEvidence(k, v[k]);
-        return (k === 'name' || k === 'type' || k === 'component' ? '' : k.replace(/_/g, ' ') + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
+        return (k === 'name' || k === 'type' || k === 'component' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
       }).join(', ');
     }
     return fmtByKey(key, v);
@@ -221,12 +229,18 @@
     if (!ev || typeof ev !== 'object') return null;
     keys = Object.keys(ev);
     for (k = 0; k < keys.length; k++) {
-      box.appendChild(h('span', { 'data-key': keys[k] }, [keys[k].replace(/_/g, ' ') + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
+      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
     }
     return keys.length ? box : null;
   }
 
   /* ---- generic table: sort on a header click, filter by name, top rows first ---- */
+
+  /* a click on a long name shows it all, another folds it again */
+  function toggleName(ev) {
+    var td = ev.currentTarget;
+    td.classList.toggle('gp-open');
+  }
 
   function table(name, cols, rows, opt) {
     var box = h('div', { cls: 'gp-tablebox', 'data-gp-tablebox': name });
@@ -237,6 +251,12 @@
     var tbl = h('table', { cls: 'gp-table', 'data-gp-table': name });
     var thead = h('thead'), tbody = h('tbody'), tr = h('tr'), i;
 
+    /* no rows: the title and one line, not an empty table with a filter */
+    if (!rows.length) {
+      box.setAttribute('data-gp-empty', '');
+      append(box, [h('h3', { cls: 'gp-sub', text: opt.title }), h('p', { cls: 'gp-note', text: 'No ' + (opt.what || 'rows') + ' in this input.' })]);
+      return box;
+    }
     for (i = 0; i < cols.length; i++) {
       (function (c) {
         var th = h('th', { 'data-col': c.key, cls: c.fmt === 'str' ? 'gp-str' : null, title: c.title || null, text: c.label });
@@ -296,8 +316,14 @@
             trr.appendChild(h('td', { 'data-col': c.key, 'data-value': String(v), cls: 'gp-str' }, h('span', { cls: 'gp-badge ' + v, text: v })));
             continue;
           }
+          if (cls === 'gp-str gp-name') {
+            /* a name: whole, at most three lines until clicked (a template's arguments can fill twenty) */
+            trr.appendChild(h('td', { 'data-col': c.key, cls: cls, title: String(v), 'data-value': String(v), onclick: toggleName },
+              h('span', { cls: 'gp-clip', text: FMT.str(v) })));
+            continue;
+          }
           trr.appendChild(h('td', {
-            'data-col': c.key, cls: cls, title: cls === 'gp-str gp-name' ? String(v) : null,
+            'data-col': c.key, cls: cls,
             'data-value': v === null || v === undefined ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v),
             text: (FMT[c.fmt] || FMT.str)(v)
           }));
@@ -407,18 +433,18 @@
   }
 
   /* a line chart of [t, v] points (v null: a gap), with vertical markers at @p marks */
-  /* o: {marks: [x], scale: y multiplier, xfmt: x label (default: time from x0), width} */
+  /* o: {marks: [x], xfmt: x label (default: time from x0), width}; fmt formats a value as the data holds it */
   function lineChart(name, points, x0, x1, fmt, o) {
     var W = o.width || 960, H = 120, L = 64, R = 10, T = 8, B = 22;
-    var vals = [], i, lo, hi, svg, d = '', pen = false, tk, t, xs, ys, marks = o.marks, scale = o.scale || 1, xfmt = o.xfmt;
+    var vals = [], i, lo, hi, svg, d = '', pen = false, tk, t, xs, ys, marks = o.marks, xfmt = o.xfmt;
     points = points.filter(function (p) { return Array.isArray(p) && p.length >= 2; });
     lo = 0;
     hi = -Infinity;
     for (i = 0; i < points.length; i++) {
       if (!num(points[i][1])) continue;
-      vals.push(points[i][1] * scale);
-      lo = Math.min(lo, points[i][1] * scale);
-      hi = Math.max(hi, points[i][1] * scale);
+      vals.push(points[i][1]);
+      lo = Math.min(lo, points[i][1]);
+      hi = Math.max(hi, points[i][1]);
     }
     if (!vals.length) return null;
     if (hi === lo) hi = lo + 1;
@@ -427,15 +453,15 @@
     svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'metric', 'data-series': name, role: 'img', 'aria-label': name });
     svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: H - B, x2: W - R, y2: H - B }));
     svg.appendChild(s('line', { cls: 'gp-axis', x1: L, y1: T, x2: L, y2: H - B }));
-    svg.appendChild(s('text', { x: L - 6, y: T + 8, 'text-anchor': 'end', text: fmt(hi / scale) }));
-    svg.appendChild(s('text', { x: L - 6, y: H - B, 'text-anchor': 'end', text: fmt(lo / scale) }));
+    svg.appendChild(s('text', { x: L - 6, y: T + 8, 'text-anchor': 'end', text: fmt(hi), 'data-axis': 'max' }));
+    svg.appendChild(s('text', { x: L - 6, y: H - B, 'text-anchor': 'end', text: fmt(lo), 'data-axis': 'min' }));
     markers(svg, arr(marks), x0, x1, xs, T, H - B);
     for (i = 0; i < points.length; i++) {
       if (!num(points[i][1]) || !num(points[i][0])) {
         pen = false;
         continue;
       }
-      d += (pen ? 'L' : 'M') + xs(points[i][0]).toFixed(1) + ' ' + ys(points[i][1] * scale).toFixed(1);
+      d += (pen ? 'L' : 'M') + xs(points[i][0]).toFixed(1) + ' ' + ys(points[i][1]).toFixed(1);
       pen = true;
     }
     svg.appendChild(s('path', { cls: 'gp-line', d: d }));
@@ -481,18 +507,54 @@
     return best;
   }
 
+  /* a trace without ProfilerStep: its one "step" is the whole trace (named "trace", no number) */
+  function wholeTrace(r) {
+    var n = get(r, 'overview.steps'), steps = objs(r.steps);
+    if (num(n)) return n === 0;
+    return steps.length === 1 && !num(steps[0].number) && steps[0].name === 'trace';
+  }
+
+  function plural(n, one, many) {
+    return fmtInt(n) + ' ' + (n === 1 ? one : many || one + 's');
+  }
+
   function summaryAnalyze(r, doc) {
     var st = r.step_stats || {}, sec, mean = st.mean_ns, busy = rankBusyPct(r), mem = peakMemory(r, doc.metrics);
-    var has = !!r;
-    sec = section('gp-summary', 'Summary', has);
+    var whole = wholeTrace(r), span = whole ? get(objs(r.steps)[0], 'dur_ns') : null;
+    sec = section('gp-summary', 'Summary', true);
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
-      card('step_p50', 'Step time p50', st.median_ns, fmtNs(st.median_ns), num(st.count) ? st.count + ' complete steps, mean ' + fmtNs(mean) : 'no complete step'),
-      card('step_p95', 'Step time p95', st.p95_ns, fmtNs(st.p95_ns), 'max ' + fmtNs(st.max_ns)),
-      card('throughput', 'Steps per second', num(mean) && mean > 0 ? 1e9 / mean : null, num(mean) && mean > 0 ? fmtRate(1e9 / mean) + ' steps/s' : '-', '1 / mean step time'),
-      card('gpu_busy', 'GPU busy', busy, fmtPct(busy), num(busy) ? 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns')) : 'no GPU activity'),
-      card('peak_memory', 'Peak memory', mem ? mem.v : null, mem ? fmtBytes(mem.v) : '-', mem ? mem.sub : 'no memory events or metrics'),
-      card('findings', 'Findings', Array.isArray(r.findings) ? objs(r.findings).length : null, Array.isArray(r.findings) ? String(objs(r.findings).length) : '-', !Array.isArray(r.findings) ? 'not in this report' : objs(r.findings).length ? 'ranked below' : 'nothing to flag')
+      /* no ProfilerStep: no step time, no steps per second; the time the trace covers */
+      whole ? card('trace_time', 'Traced time', span, fmtNs(span), 'no ProfilerStep: the whole trace') : null,
+      whole ? null : card('step_p50', 'Step time p50', st.median_ns, fmtNs(st.median_ns), num(st.count) && st.count > 0 ? plural(st.count, 'complete step') + ', mean ' + fmtNs(mean) : 'no complete step'),
+      whole ? null : card('step_p95', 'Step time p95', st.p95_ns, fmtNs(st.p95_ns), num(st.max_ns) ? 'max ' + fmtNs(st.max_ns) : null),
+      whole ? null : card('throughput', 'Steps per second', num(mean) && mean > 0 ? 1e9 / mean : null, num(mean) && mean > 0 ? fmtRate(1e9 / mean) + ' steps/s' : '-', '1 / mean step time'),
+      num(busy) ? card('gpu_busy', 'GPU busy', busy, fmtPct(busy), 'of the GPU window ' + fmtNs(get(r, 'gpu.window_ns'))) : null,
+      mem ? card('peak_memory', 'Peak memory', mem.v, fmtBytes(mem.v), mem.sub) : null,
+      Array.isArray(r.findings) ? card('findings', 'Findings', objs(r.findings).length, String(objs(r.findings).length), objs(r.findings).length ? 'ranked below' : 'nothing to flag') : null
     ]));
+  }
+
+  /* the mean and max over the GPUs' series named gpuN.SUFFIX: {mean, max, n} or null */
+  function gpuSeriesStats(metrics, suffix) {
+    var ser = objs(get(metrics, 'series')).filter(function (x) { return typeof x.name === 'string' && x.name.replace(/^gpu\d+\./, '') === suffix && /^gpu\d+\./.test(x.name); });
+    var means = ser.map(function (x) { return x.mean; }).filter(num), maxs = ser.map(function (x) { return x.max; }).filter(num);
+    if (!means.length) return null;
+    return { mean: means.reduce(function (a, b) { return a + b; }, 0) / means.length, max: Math.max.apply(null, maxs), n: ser.length };
+  }
+
+  /* an analysis without a rank (metrics alone, a run without a capture): what was sampled */
+  function summaryMetrics(doc) {
+    var m = doc.metrics, mem = peakMemory({}, m), util = gpuSeriesStats(m, 'utilization_gpu_ratio');
+    var cpu = objs(get(m, 'series')).filter(function (x) { return x.name === 'host.cpu_busy_ratio'; })[0];
+    var sec = section('gp-summary', 'Summary', true), cards = [
+      util ? card('gpu_util', 'GPU utilization', util.mean, fmtRatio(util.mean), 'mean' + (util.n > 1 ? ' of ' + util.n + ' GPUs' : '') + ', max ' + fmtRatio(util.max)) : null,
+      mem ? card('peak_memory', 'Peak memory', mem.v, fmtBytes(mem.v), mem.sub) : null,
+      cpu && num(cpu.mean) ? card('host_cpu', 'Host CPU busy', cpu.mean, fmtRatio(cpu.mean), 'mean, max ' + fmtRatio(cpu.max)) : null
+    ].filter(function (c) { return c; });
+    if (cards.length) sec.appendChild(h('div', { cls: 'gp-cards' }, cards));
+    /* a run without a capture says why in the header ("No GPU timeline") */
+    if (!objs(get(m, 'series')).length) sec.appendChild(h('p', { cls: 'gp-note', text: 'Nothing was captured or sampled: no trace, no capture, no metrics (gpuprof run samples them unless --sample-ms 0).' }));
+    else if (!get(page, 'env.no_gpu_timeline')) sec.appendChild(h('p', { cls: 'gp-note', text: 'No trace or capture in this input: its metrics only.' }));
   }
 
   function findingsSection(list, title) {
@@ -515,8 +577,10 @@
   function stepsSection(r) {
     var steps = objs(r.steps).filter(function (st) { return st && num(st.dur_ns); }), sec, W = 960, H = 260, L = 64, R = 10, T = 10, B = 30, svg, bars = [], i, j, g, maxd = 0;
     var per, group, x, bw, y, tk, leg, pct;
-    sec = section('gp-steps', 'Step breakdown', steps.length > 0, 'No ProfilerStep in this trace: the whole trace is one step.');
+    var whole = wholeTrace(r);
     if (!steps.length) return;
+    sec = section('gp-steps', whole ? 'Time breakdown' : 'Step breakdown', true);
+    if (whole) sec.appendChild(h('p', { cls: 'gp-note', text: 'No ProfilerStep in this trace: one bar for the whole trace.' }));
     /* more steps than fit: consecutive groups, their mean */
     per = Math.max(1, Math.ceil(steps.length / 300));
     for (i = 0; i < steps.length; i += per) {
@@ -563,6 +627,7 @@
       leg.appendChild(h('span', { 'data-cat': c, 'data-value': num(pct[c + '_pct']) ? pct[c + '_pct'] : 'null' }, [h('i', { style: 'background:' + CAT_COLOR[c] }), c.replace('_', ' ') + ' ' + fmtPct(pct[c + '_pct'])]));
     });
     sec.appendChild(leg);
+    if (whole) return;
     sec.appendChild(table('steps', [
       { key: 'name', label: 'Step', fmt: 'str' }, { key: 'dur_ns', label: 'Time', fmt: 'ns' },
       { key: 'gpu_busy_ns', label: 'GPU busy', fmt: 'ns' }, { key: 'kernel_count', label: 'Kernels', fmt: 'int' },
@@ -573,7 +638,9 @@
   function timelineSection(r) {
     var tl = r.timeline, sec, rows = [], W = 960, L = 130, R = 10, RH = 16, T = 6, i, j, svg, H, cw, row, y, f, tk, t;
     if (tl && !(num(tl.start_ns) && num(tl.end_ns) && tl.end_ns > tl.start_ns && tl.bin_ns > 0 && tl.bins > 0 && tl.bins <= 100000)) tl = null;
-    sec = section('gp-timeline', 'GPU timeline', !!tl, tl === undefined ? 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.' : 'No GPU activity in this trace.');
+    /* no GPU activity: no section (a finding says so); a report from before timelines: how to get one */
+    if (tl === null || (tl === undefined && !get(r, 'overview.has_gpu'))) return;
+    sec = section('gp-timeline', 'GPU timeline', !!tl, 'This report has no timeline (written by an older gpuprof): run gpuprof report on the trace.');
     if (!tl) return;
     objs(tl.devices).forEach(function (d) {
       rows.push({ label: 'GPU ' + d.device + ' (all)', key: 'gpu' + d.device, busy: arr(d.busy_ns), total: d.total_busy_ns, dev: true });
@@ -610,26 +677,50 @@
     sec.appendChild(svg);
   }
 
+  /* a share of 1 (the _ratio series of metrics.jsonl: 0.9 is 90%) as a percentage */
+  function fmtRatio(v) {
+    return num(v) ? fmtPct(100 * v) : '-';
+  }
+
+  function fmtMHz(v) {
+    return num(v) ? (v / 1e6).toFixed(0) + ' MHz' : '-';
+  }
+
+  /* a metric series' values by its unit (metrics.jsonl's suffixes); unknown units as numbers */
+  var UNIT_FMT = {
+    ratio: fmtRatio, bytes: fmtBytes, hertz: fmtMHz,
+    watts: function (v) { return num(v) ? v.toFixed(0) + ' W' : '-'; },
+    celsius: function (v) { return num(v) ? v.toFixed(0) + ' \u00b0C' : '-'; },
+    cores: function (v) { return num(v) ? v.toFixed(2) + ' cores' : '-'; },
+    joules: function (v) { return num(v) ? fmtNum(v, 0) + ' J' : '-'; },
+    bytes_per_second: function (v) { return num(v) ? fmtBytes(v) + '/s' : '-'; }
+  };
+
+  function seriesFmt(sr) {
+    return UNIT_FMT[sr.unit] || UNIT_FMT[String(sr.name).replace(/^.*_/, '')] || function (v) { return fmtNum(v); };
+  }
+
   var METRIC_ORDER = [
-    ['utilization_gpu_ratio', 'utilization', FMT.pct, 100],
-    ['memory_used_bytes', 'memory used', fmtBytes, 1],
-    ['power_watts', 'power', function (v) { return num(v) ? v.toFixed(0) + ' W' : '-'; }, 1],
-    ['temperature_celsius', 'temperature', function (v) { return num(v) ? v.toFixed(0) + ' \u00b0C' : '-'; }, 1],
-    ['clock_sm_hertz', 'SM clock', function (v) { return num(v) ? (v / 1e6).toFixed(0) + ' MHz' : '-'; }, 1],
-    ['clock_memory_hertz', 'memory clock', function (v) { return num(v) ? (v / 1e6).toFixed(0) + ' MHz' : '-'; }, 1],
-    ['utilization_memory_ratio', 'memory utilization (NVML)', FMT.pct, 100]
+    ['utilization_gpu_ratio', 'utilization'],
+    ['memory_used_bytes', 'memory used'],
+    ['power_watts', 'power'],
+    ['temperature_celsius', 'temperature'],
+    ['clock_sm_hertz', 'SM clock'],
+    ['clock_memory_hertz', 'memory clock'],
+    ['utilization_memory_ratio', 'memory utilization (NVML)']
   ];
   var HOST_ORDER = [
-    ['host.cpu_busy_ratio', 'Host CPU busy', FMT.pct, 100],
-    ['process_tree.cpu_cores', 'Process tree CPU', function (v) { return num(v) ? v.toFixed(2) + ' cores' : '-'; }, 1],
-    ['process_tree.rss_bytes', 'Process tree RSS', fmtBytes, 1],
-    ['host.memory_available_bytes', 'Host memory available', fmtBytes, 1]
+    ['host.cpu_busy_ratio', 'Host CPU busy'],
+    ['process_tree.cpu_cores', 'Process tree CPU'],
+    ['process_tree.rss_bytes', 'Process tree RSS'],
+    ['host.memory_available_bytes', 'Host memory available']
   ];
 
   function metricsSection(r, doc) {
     var m = doc.metrics, ser = objs(get(m, 'series')), byName = Object.create(null), x0 = Infinity, x1 = -Infinity, sec, grid, i, marks, gpus = Object.create(null);
-    sec = section('gp-metrics', 'Metrics timeline', ser.length > 0,
-      m && m.error ? 'The metrics could not be read: ' + m.error : 'No metrics in this input: gpuprof run samples GPU and CPU metrics into its directory (metrics.jsonl).');
+    /* no metrics (a trace; a run sampled with --sample-ms 0): no section, unless reading them failed */
+    if (!ser.length && !(m && m.error)) return;
+    sec = section('gp-metrics', 'Metrics timeline', ser.length > 0, m && m.error ? 'The metrics could not be read: ' + m.error : null);
     if (!ser.length) return;
     for (i = 0; i < ser.length; i++) {
       byName[ser[i].name] = ser[i];
@@ -642,12 +733,13 @@
       if (typeof ser[i].name === 'string' && /^gpu\d+\./.test(ser[i].name)) gpus[ser[i].name.split('.')[0]] = true;
     }
     marks = objs(r && r.steps).map(function (st) { return st.start_ns; }).filter(num);
-    sec.appendChild(h('p', { cls: 'gp-note', text: 'Sampled every ' + (num(m.interval_ms) ? m.interval_ms + ' ms' : '?') + ', ' + fmtInt(m.samples) + ' samples' + (num(m.max_points) ? ' (at most ' + m.max_points + ' points a series: the lowest and highest of each bin)' : '') + '. Dashed lines: step starts.' }));
+    sec.appendChild(h('p', { cls: 'gp-note', text: 'Sampled every ' + (num(m.interval_ms) ? m.interval_ms + ' ms' : '?') + ', ' + fmtInt(m.samples) + ' samples' + (num(m.max_points) ? ' (at most ' + m.max_points + ' points a series: the lowest and highest of each bin)' : '') + '.' + (marks.length ? ' Dashed lines: step starts.' : '') }));
     grid = h('div', { cls: 'gp-metrics' });
-    function add(name, title, fmt, scale) {
-      var sr = byName[name], chart;
+    function add(name, title) {
+      var sr = byName[name], chart, fmt;
       if (!sr) return;
-      chart = lineChart(name, arr(sr.points), x0, x1, fmt, { marks: marks, scale: scale, width: 480 });
+      fmt = seriesFmt(sr);
+      chart = lineChart(name, arr(sr.points), x0, x1, fmt, { marks: marks, width: 480 });
       if (!chart) return;
       grid.appendChild(h('div', { cls: 'gp-metric', 'data-series': name }, [
         h('h3', { text: title }),
@@ -656,9 +748,9 @@
       ]));
     }
     Object.keys(gpus).sort().forEach(function (gname) {
-      METRIC_ORDER.forEach(function (mo) { add(gname + '.' + mo[0], gname.replace('gpu', 'GPU ') + ' ' + mo[1], mo[2], mo[3]); });
+      METRIC_ORDER.forEach(function (mo) { add(gname + '.' + mo[0], gname.replace('gpu', 'GPU ') + ' ' + mo[1]); });
     });
-    HOST_ORDER.forEach(function (mo) { add(mo[0], mo[1], mo[2], mo[3]); });
+    HOST_ORDER.forEach(function (mo) { add(mo[0], mo[1]); });
     sec.appendChild(grid);
   }
 
@@ -709,17 +801,19 @@
   }
 
   function histogramAnalyze(r) {
-    var steps = objs(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); });
-    var sec = section('gp-histogram', 'Step time distribution', steps.length >= 2, 'Fewer than two complete steps: no distribution to draw.');
-    if (steps.length < 2) return;
+    var steps = objs(r.steps).filter(function (st) { return !st.incomplete && num(st.dur_ns); }), sec;
+    /* fewer than two complete steps (or none: no ProfilerStep) have no distribution */
+    if (wholeTrace(r) || steps.length < 2) return;
+    sec = section('gp-histogram', 'Step time distribution', true);
     sec.appendChild(h('p', { cls: 'gp-note', text: steps.length + ' complete steps; red lines: p50 and p95.' }));
     sec.appendChild(histogram('steps', steps.map(function (st) { return st.dur_ns; }), get(r, 'step_stats.median_ns'), get(r, 'step_stats.p95_ns')));
   }
 
   function perfettoSection() {
     var p = page.perfetto, files = arr(p && p.files), kineto, sec;
-    sec = section('gp-perfetto', 'Open the trace in Perfetto', !!p, 'This input has no trace to open: a bench or compare result holds statistics only.');
-    if (!p) return;
+    /* no trace (a bench or compare result, metrics alone, a run without a capture): no section */
+    if (!p || (!files.length && !p.command)) return;
+    sec = section('gp-perfetto', 'Open the trace in Perfetto', true);
     kineto = files.filter(function (f) { return /\.json(\.gz)?$/.test(f); });
     var box = h('div', { cls: 'gp-hint' });
     box.appendChild(h('p', { text: 'Perfetto (ui.perfetto.dev) shows every kernel, copy, API call and range on a zoomable timeline, in the browser, without uploading the file: open the page, choose "Open trace file", and pick the file.' }));
@@ -751,6 +845,11 @@
 
   function renderAnalyze(doc, ri) {
     var ranks = objs(doc.ranks), r = ranks[ri] || {}, sel, rt;
+    if (!ranks.length) {
+      summaryMetrics(doc);
+      metricsSection(null, doc);
+      return;
+    }
     if (ranks.length > 1) {
       sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
       ranks.forEach(function (x, i) {
@@ -780,12 +879,13 @@
     var series = objs(doc.series), first = series[0] || {}, st = first.stats || {}, sec, warns = [], i;
     sec = section('gp-summary', 'Summary', series.length > 0, 'No series.');
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
-      card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? first.n + ' iterations after ' + (first.warmup || 0) + ' warm-up' : null),
+      card('median', 'Median' + (series.length > 1 ? ' (' + first.name + ')' : ''), st.median_ns, fmtNs(st.median_ns), num(first.n) ? plural(first.n, 'iteration') + (first.warmup > 0 ? ', after ' + fmtInt(first.warmup) + ' warm-up' : '') : null),
       card('p95', 'p95', st.p95_ns, fmtNs(st.p95_ns), 'p99 ' + fmtNs(st.p99_ns)),
-      card('throughput', first.rate_name || 'Throughput', get(first, 'throughput.items_per_s'), fmtRate(get(first, 'throughput.items_per_s')) + ' ' + (first.rate_name || '/s'), 'batch size ' + (first.batch_size || 1)),
+      card('throughput', 'Throughput', get(first, 'throughput.items_per_s'), fmtRate(get(first, 'throughput.items_per_s')) + ' ' + (first.rate_name || '/s'), 'batch size ' + (first.batch_size || 1)),
       card('mean', 'Mean \u00b1 \u03c3', st.mean_ns, fmtNs(st.mean_ns), '\u03c3 ' + fmtNs(st.std_ns) + ', CV ' + (num(st.cv) ? (100 * st.cv).toFixed(1) + '%' : '-')),
-      card('gpu_share', 'GPU share', first.gpu_share, num(first.gpu_share) ? (100 * first.gpu_share).toFixed(1) + '%' : '-', num(first.gpu_share) ? (first.gpu_share >= 0.9 ? 'GPU-bound' : first.gpu_share < 0.5 ? 'host-bound: the GPU waits' : 'mixed') : 'no GPU time per iteration'),
-      card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak')
+      /* what was not measured (no GPU time, no memory per iteration) has no card */
+      !num(first.gpu_share) ? null : card('gpu_share', 'GPU share', first.gpu_share, num(first.gpu_share) ? (100 * first.gpu_share).toFixed(1) + '%' : '-', num(first.gpu_share) ? (first.gpu_share >= 0.9 ? 'GPU-bound' : first.gpu_share < 0.5 ? 'host-bound: the GPU waits' : 'mixed') : 'no GPU time per iteration'),
+      !num(get(first, 'memory_stats.max_bytes')) ? null : card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak')
     ]));
     /* a parameter scan's values, the series against the fastest and the targets: columns when the result has them */
     var params = arr(doc.parameters).filter(function (p) { return typeof p === 'string'; });
@@ -868,7 +968,8 @@
     if (unit === 'ns') return fmtNs(v);
     if (unit === 'bytes') return fmtBytes(v);
     if (unit === '%') return fmtPct(v);
-    return num(v) ? fmtNum(v) + (unit ? ' ' + unit : '') : '-';
+    /* anything else is a rate ("runs/s"): four significant digits, as compare's text prints it */
+    return num(v) ? fmtRate(v) + (unit ? ' ' + unit : '') : '-';
   }
 
   /* the ratio and its interval on a log axis around 1 */
@@ -918,7 +1019,7 @@
       var rows = objs(g.metrics).map(function (m) {
         return {
           metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new), base_v: m.base, new_v: m.new,
-          delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) ? '[' + fmtNum(m.ratio_lo, 3) + ', ' + fmtNum(m.ratio_hi, 3) + ']' : '-',
+          delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) && num(m.ratio_hi) ? '[' + m.ratio_lo.toFixed(3) + ', ' + m.ratio_hi.toFixed(3) + ']' : '-',
           p: m.p, verdict: m.verdict, n: num(m.n_base) ? m.n_base + ' / ' + m.n_new : '-', reason: m.reason, m: m
         };
       });
@@ -935,10 +1036,10 @@
           h('td', { 'data-col': 'base', 'data-value': x.base_v === null ? 'null' : String(x.base_v), text: x.base }),
           h('td', { 'data-col': 'new', 'data-value': x.new_v === null ? 'null' : String(x.new_v), text: x.new_ }),
           h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
-          h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: fmtNum(x.ratio, 4) }),
+          h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: num(x.ratio) ? x.ratio.toFixed(3) : '-' }),
           h('td', { 'data-col': 'ci', text: x.ci }),
           h('td', null, ciBar(x.m)),
-          h('td', { 'data-col': 'p', 'data-value': num(x.p) ? String(x.p) : 'null', text: num(x.p) ? (x.p < 1e-4 ? x.p.toExponential(1) : x.p.toFixed(4)) : '-' }),
+          h('td', { 'data-col': 'p', 'data-value': num(x.p) ? String(x.p) : 'null', text: num(x.p) ? (x.p < 1e-4 ? '<0.0001' : x.p.toFixed(4)) : '-' }),
           h('td', { 'data-col': 'n', text: x.n }),
           h('td', { 'data-col': 'verdict', 'data-value': x.verdict || 'null', cls: 'gp-str', title: x.reason || null }, h('span', { cls: 'gp-badge ' + (x.m.regression ? 'regression' : x.verdict || ''), text: (x.verdict || '-') + (x.m.regression ? ' (regression)' : '') }))
         ]));
@@ -977,6 +1078,11 @@
     else renderAnalyze(doc, ri || 0);
   }
 
+  /* the sticky navigation's height (it wraps on a narrow window): a section scrolled to keeps its heading below it */
+  function navHeight() {
+    document.documentElement.style.setProperty('--gp-nav-h', nav.getBoundingClientRect().height + 'px');
+  }
+
   function fail(e) {
     var box = document.getElementById('gp-error');
     document.body.setAttribute('data-gp-state', 'error');
@@ -992,6 +1098,8 @@
     page = JSON.parse(document.getElementById('gp-data').textContent);
     if (!page || page.schema !== 'gpuprof.page/1') throw new Error('the data is not a gpuprof.page/1 model');
     render(0);
+    navHeight();
+    window.addEventListener('resize', navHeight);
     document.body.setAttribute('data-gp-state', 'ok');
   } catch (e) {
     fail(e);
