@@ -35,6 +35,12 @@ for e in d["traceEvents"]:
         e["name"] = long % (n % 2) if n % 3 == 0 else "%s v%d" % (e["name"], n % 5)
         n += 1
 json.dump(d, open("long.json", "w"))
+# a kernel with a C++ mangled name, as a capture of `gpuprof run` records it
+for e in d["traceEvents"]:
+    if e.get("cat") == "kernel":
+        e["name"] = "_Z7kernelAPf"
+        break
+json.dump(d, open("mangled.json", "w"))
 # the same without ProfilerStep: the whole trace is one step
 d["traceEvents"] = [e for e in d["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep")]
 json.dump(d, open("nostep.json", "w"))
@@ -53,7 +59,7 @@ cp long.json long2.json
 [ -s cmpb.txt ] || fail "compare of two bench results"
 "$GPUPROF" compare --json gen.json long.json >cmp.json
 [ $? -le 3 ] || fail "compare"
-for k in long nostep cpu bench bt cmp cmpb; do
+for k in long mangled nostep cpu bench bt cmp cmpb; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
 # a trace far down a directory tree: a long Perfetto command
@@ -136,6 +142,13 @@ for width, height in ((1280, 900), (700, 400), (420, 800)):
     assert any(re.search(r"_(ns|pct)$", e["key"]) for e in f["evidence"]), f["evidence"]
     r = p["doc"]["ranks"][0]
     assert f["cards"]["step_p50"]["sub"].startswith("%d complete steps" % r["step_stats"]["count"]), f["cards"]["step_p50"]
+
+# --- a mangled C++ name reads demangled, as nsys shows it; the document keeps it mangled
+f, p = page("mangled")
+names = f["tables"]["kernels"]["names"]
+assert "kernelA(float*)" in names and "_Z7kernelAPf" not in names, names
+assert p["names"] == {"_Z7kernelAPf": "kernelA(float*)"}, p["names"]
+assert any(k["name"] == "_Z7kernelAPf" for k in p["doc"]["ranks"][0]["kernels"])
 
 # --- a trace without ProfilerStep: no step cards, no step histogram
 f, p = page("nostep")

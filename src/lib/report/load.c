@@ -16,7 +16,10 @@
  *             process) and from a run directory's run.json; null when unknown;
  *   perfetto  {files[], command}: what opens in ui.perfetto.dev, null when
  *             nothing does (a bench or compare result, an analysis without a
- *             rank: metrics alone, a run directory without a capture).
+ *             rank: metrics alone, a run directory without a capture);
+ *   names     {mangled: demangled}: every C++ name ("_Z...") of the document's
+ *             "name" members as people read it (a capture's kernels), for the
+ *             page to show while the document keeps the mangled name.
  * html.c draws it; nothing here prints.
  */
 #include <errno.h>
@@ -34,6 +37,7 @@
 #include "source/source.h"
 #include "text/text.h"
 #include "util/buf.h"
+#include "util/demangle.h"
 #include "util/error.h"
 #include "util/opts.h"
 #include "util/value-int.h"
@@ -399,6 +403,66 @@ out:
 	return rc;
 }
 
+/* deeper than any document gpuprof writes: a hostile one stops here */
+#define NAMES_DEPTH 32
+
+/* adds @p v's "name" members that demangle to @p names, once each */
+static int add_names_in(struct gp_value *names, const struct gp_value *v, struct gp_buf *b,
+                        int depth)
+{
+	size_t i, n = gp_value_len(v);
+	int rc;
+
+	if (depth > NAMES_DEPTH)
+		return 0;
+	if (gp_value_type(v) == GP_VALUE_ARRAY) {
+		for (i = 0; i < n; i++)
+			if ((rc = add_names_in(names, gp_arr_get(v, i), b, depth + 1)))
+				return rc;
+		return 0;
+	}
+	if (gp_value_type(v) != GP_VALUE_OBJECT)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct gp_value *x = gp_obj_value_at(v, i);
+		const char *s = gp_value_get_str(x);
+
+		if (!s) {
+			if ((rc = add_names_in(names, x, b, depth + 1)))
+				return rc;
+			continue;
+		}
+		if (strcmp(gp_obj_key_at(v, i), "name") || strncmp(s, "_Z", 2) ||
+		    gp_obj_get(names, s))
+			continue;
+		gp__buf_reset(b);
+		rc = gp__demangle(b, s);
+		if (rc < 0)
+			return rc;
+		if (rc == 1 && (rc = gp_obj_set(names, s, gp_value_strn(b->buf, b->len))))
+			return rc;
+	}
+	return 0;
+}
+
+/* page.names: the demangled form of the document's C++ names */
+static int add_names(struct gp_value *page, const struct gp_value *doc)
+{
+	struct gp_value *names = gp_value_object();
+	struct gp_buf b = GP_BUF_INIT;
+	int rc;
+
+	if (!names)
+		return gp__error(GP_ENOMEM, "out of memory");
+	rc = add_names_in(names, doc, &b, 0);
+	gp__buf_release(&b);
+	if (rc) {
+		gp_value_free(names);
+		return rc;
+	}
+	return gp_obj_set(page, "names", names);
+}
+
 /*
  * What opens in Perfetto: a Kineto trace as it is, anything else through
  * `gpuprof export`. @p traces are the files the document was made from.
@@ -623,6 +687,7 @@ int gp__report_page(struct gp_value *doc, const struct gp_value *run, const char
 		GP_TRY(gp_arr_push(inputs, gp_value_str(paths[i])));
 	GP_TRY(add_env(page, kind, doc, run));
 	GP_TRY(add_perfetto(page, kind, doc, paths, n, analysed));
+	GP_TRY(add_names(page, doc));
 	rc = gp_obj_set(page, "doc", doc);
 	doc = NULL;
 	if (rc)

@@ -242,6 +242,12 @@
     td.classList.toggle('gp-open');
   }
 
+  /* a name as people read it: page.names has the demangled form of the document's C++ names */
+  function shownName(v) {
+    var names = page && page.names;
+    return typeof v === 'string' && names && Object.prototype.hasOwnProperty.call(names, v) ? names[v] : v;
+  }
+
   function table(name, cols, rows, opt) {
     var box = h('div', { cls: 'gp-tablebox', 'data-gp-tablebox': name });
     var state = { key: opt.sort || null, desc: opt.desc !== false, filter: '', all: false };
@@ -296,7 +302,8 @@
       var shown = rows, n, j, k, row, trr, c, v, cls;
       if (state.filter) {
         shown = rows.filter(function (r) {
-          return String(r[opt.filterKey || 'name'] || '').toLowerCase().indexOf(state.filter) >= 0;
+          var nm = r[opt.filterKey || 'name'];
+          return (String(nm || '') + '\n' + String(shownName(nm) || '')).toLowerCase().indexOf(state.filter) >= 0;
         });
       }
       if (state.key) shown = shown.map(function (r, idx) { return [r, idx]; }).sort(function (a, b) {
@@ -317,9 +324,10 @@
             continue;
           }
           if (cls === 'gp-str gp-name') {
-            /* a name: whole, at most three lines until clicked (a template's arguments can fill twenty) */
+            /* a name: whole, at most three lines until clicked (a template's arguments can fill twenty);
+               a C++ name demangled as nsys shows it, the mangled one in the tooltip */
             trr.appendChild(h('td', { 'data-col': c.key, cls: cls, title: String(v), 'data-value': String(v), onclick: toggleName },
-              h('span', { cls: 'gp-clip', text: FMT.str(v) })));
+              h('span', { cls: 'gp-clip', text: FMT.str(shownName(v)) })));
             continue;
           }
           trr.appendChild(h('td', {
