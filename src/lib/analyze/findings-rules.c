@@ -117,6 +117,7 @@ static void dev_init(const struct gp__actx *c, const struct gp_value *r, struct 
 	struct gp_device_props p, q;
 	int64_t id, v;
 	size_t k;
+	bool by_id;
 	int cc;
 
 	memset(d, 0, sizeof(*d));
@@ -134,7 +135,7 @@ static void dev_init(const struct gp__actx *c, const struct gp_value *r, struct 
 			best = x;
 		}
 	}
-	if (best && geti(best, "id", &id) && gp__trace_device_props(c->t, id, &p)) {
+	if (best && geti(best, "id", &id) && gp__trace_device_model(c->t, id, &p, &by_id)) {
 		dev_set_cc(d, p.compute_major, p.compute_minor);
 		d->name = p.name;
 		d->mem_bytes = p.total_mem;

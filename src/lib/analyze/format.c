@@ -236,15 +236,19 @@ static void print_device(struct af *f, const char *lead, const struct gp_value *
 {
 	const char *name = gp_value_get_str(get(d, "name"));
 	const char *cc = gp_value_get_str(get(d, "compute_capability"));
+	const char *vendor = gp_value_get_str(get(d, "vendor"));
+	/* AMD's terms on AMD: HIP reports gfx9.x as a compute capability, CUs as SMs */
+	bool amd = vendor && strcmp(vendor, "amd") == 0;
 	char b1[32], b2[32], b3[32], props[96] = "";
 	double sms, mem;
 	int k = 0;
 
 	if (cc)
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%ssm %s", k ? ", " : "", cc);
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
+		              amd ? "gfx" : "sm", cc);
 	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s SMs", k ? ", " : "",
-		              gp__fmt_count(b2, sizeof(b2), sms));
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
+		              gp__fmt_count(b2, sizeof(b2), sms), amd ? "CUs" : "SMs");
 	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
 		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
 		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
@@ -260,6 +264,8 @@ static void print_device(struct af *f, const char *lead, const struct gp_value *
 		keep(f, gp__text_fit(&f->o.b, props, 0, 0));
 		out(f, ")");
 	}
+	if (get(d, "properties_by_id") && !gp_value_get_bool(get(d, "properties_by_id"), true))
+		out(f, ": the trace's only model, listed under another id");
 	out(f, "\n");
 }
 

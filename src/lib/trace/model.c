@@ -572,6 +572,26 @@ bool gp__trace_device_props_at(const struct gp_trace *t, size_t k, struct gp_dev
 	return true;
 }
 
+bool gp__trace_device_model(const struct gp_trace *t, int64_t device, struct gp_device_props *out,
+                            bool *by_id)
+{
+	struct gp_device_props q;
+	size_t k;
+
+	*by_id = true;
+	if (gp__trace_device_props(t, device, out))
+		return true;
+	*by_id = false;
+	if (!gp__trace_device_props_at(t, 0, out) || !out->name)
+		return false;
+	for (k = 1; gp__trace_device_props_at(t, k, &q); k++)
+		if (!q.name || strcmp(q.name, out->name) || q.compute_major != out->compute_major ||
+		    q.compute_minor != out->compute_minor)
+			return false;
+	out->id = device;
+	return true;
+}
+
 /* is @p word in @p s as a word of its own (case-insensitive)? */
 static bool has_word(const char *s, const char *word)
 {

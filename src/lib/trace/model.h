@@ -210,6 +210,15 @@ struct gp_device_props {
 /** Looks up deviceProperties for @p device; @return false if absent. */
 bool gp__trace_device_props(const struct gp_trace *t, int64_t device, struct gp_device_props *out);
 
+/**
+ * deviceProperties for @p device by its id; else, when every entry describes
+ * one model (name and compute capability), that model (*by_id false): a ROCm
+ * trace numbers its kernels' devices by agent (2, 9) and deviceProperties by
+ * visible index (0). @return false when neither applies.
+ */
+bool gp__trace_device_model(const struct gp_trace *t, int64_t device, struct gp_device_props *out,
+                            bool *by_id);
+
 /** The @p k-th entry of deviceProperties (any id); @return false past the end. */
 bool gp__trace_device_props_at(const struct gp_trace *t, size_t k, struct gp_device_props *out);
 
