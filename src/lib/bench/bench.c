@@ -25,7 +25,7 @@
 #include "util/sort.h"
 
 #define SHORT_RUN_NS 5e6 /* hyperfine's MIN_EXECUTION_TIME: a command this short is start-up */
-#define FEW_SAMPLES  5   /* fewer measured iterations: no verdict can be significant */
+#define FEW_SAMPLES  5   /* fewer measured iterations: only large changes can be told */
 
 static double *dup_doubles(const double *x, size_t n)
 {
@@ -409,11 +409,17 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            "a run takes %s: under 5 ms, process start-up dominates what is "
 		            "measured",
 		            gp__fmt_dur(d1, sizeof(d1), st->median, 0)));
-	if (s->n < FEW_SAMPLES)
+	/* compare decides from 2 per side (Welch's t on the log times), with a wide interval */
+	if (s->n < 2)
 		GP_TRY(warn(w, "few_samples",
-		            "%zu measured iterations: compare needs at least %d per side for a "
+		            "%zu measured iteration%s: compare needs at least 2 per side for a "
 		            "verdict",
-		            s->n, FEW_SAMPLES));
+		            s->n, s->n == 1 ? "" : "s"));
+	else if (s->n < FEW_SAMPLES)
+		GP_TRY(warn(w, "few_samples",
+		            "%zu measured iterations: from so few compare can tell only large "
+		            "changes; %d or more (--runs) tell small ones",
+		            s->n, 2 * FEW_SAMPLES));
 out:
 	gp__free(fl);
 	return rc;
