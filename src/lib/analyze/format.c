@@ -157,7 +157,10 @@ static void more_rows(struct af *f, const struct gp_value *r, const char *key, s
 
 	snprintf(k, sizeof(k), "%s_omitted", key);
 	om = get(r, k);
-	if (num(get(om, "rows"), &rows) && rows > 0)
+	/* a table of self times (CPU operators) sums their self times: totals nest */
+	if (num(get(om, "rows"), &rows) && rows > 0 && get(om, "self_ns"))
+		out(f, "  … %.0f more (self %s)\n", rows, dur(b, sizeof(b), get(om, "self_ns")));
+	else if (num(get(om, "rows"), &rows) && rows > 0)
 		out(f, "  … %.0f more (%s)\n", rows, dur(b, sizeof(b), get(om, "total_ns")));
 	else if (shown < len)
 		out(f, "  … %zu more\n", len - shown);

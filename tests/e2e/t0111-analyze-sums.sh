@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t0111-analyze-sums.sh - the sums analyze's text prints agree with its
+# tables: the "… N more (...)" line of the CPU operators, a table of self
+# times, sums the rows' self times (cpu_ops_omitted.self_ns), not their
+# totals, which nest (a parent's total holds its children's) and added up
+# came out larger than the trace (nccl_parser: "79 more (1.030 s)" under a
+# 684 ms span).
+. "$(dirname "$0")/lib.sh"
+need python3
+
+# parent (100 µs, self 10) holds child (90 µs); other (5 µs): sorted by self,
+# child, parent, other; --top 1 leaves out parent and other: self 15 µs,
+# total 105 µs
+cat >"$TMP/nested.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "parent", "pid": 1, "tid": 1, "ts": 1000, "dur": 100},
+ {"ph": "X", "cat": "cpu_op", "name": "child", "pid": 1, "tid": 1, "ts": 1005, "dur": 90},
+ {"ph": "X", "cat": "cpu_op", "name": "other", "pid": 1, "tid": 1, "ts": 1200, "dur": 5}
+]}
+JSON
+expect_rc 0 analyze --top 1 "$TMP/nested.json"
+out_has "  … 2 more (self 15.00 µs)"
+grep -qF "(105.0 µs)" "$OUT" && fail "the omitted CPU operators summed by their totals"
+expect_rc 0 analyze --json --top 1 "$TMP/nested.json"
+NCHECK=$((NCHECK + 1))
+[ "$(json_get "$OUT" 'd["ranks"][0]["cpu_ops_omitted"]["self_ns"]')" = 15000 ] ||
+	fail "cpu_ops_omitted.self_ns is not 15000"
+done_ok
