@@ -96,6 +96,7 @@ static void test_warnings(void **state)
 	assert_int_equal(gp_bench_add(b, "a", NULL, 1, 0, slow_first, 12, NULL, NULL, NULL), 0);
 	assert_int_equal(gp_bench_add(b, "b", NULL, 1, 0, warming, 20, NULL, NULL, NULL), 1);
 	assert_int_equal(gp_bench_add(b, "c", "runs/s", 1, 0, short_runs, 3, NULL, NULL, codes), 2);
+	assert_int_equal(gp_bench_add(b, "d", NULL, 1, 0, warming, 1, NULL, NULL, NULL), 3);
 	r = result(b);
 	assert_true(has_warning(gp_value_path(r, "series/0"), "slow_first_run"));
 	assert_false(has_warning(gp_value_path(r, "series/0"), "outliers"));
@@ -103,6 +104,19 @@ static void test_warnings(void **state)
 	assert_true(has_warning(gp_value_path(r, "series/2"), "failed_runs"));
 	assert_true(has_warning(gp_value_path(r, "series/2"), "short_runs"));
 	assert_true(has_warning(gp_value_path(r, "series/2"), "few_samples"));
+	/* compare does decide with 3 a side (Welch's t): the warning does not say otherwise */
+	for (size_t i = 0; i < gp_value_len(gp_value_path(r, "series/2/warnings")); i++) {
+		const struct gp_value *w = gp_arr_get(gp_value_path(r, "series/2/warnings"), i);
+
+		if (strcmp(gp_value_get_str(gp_obj_get(w, "id")), "few_samples") == 0)
+			assert_string_equal(
+			    gp_value_get_str(gp_obj_get(w, "text")),
+			    "3 measured iterations: under 5 a side, compare decides "
+			    "with Welch's t-test, which confirms only large changes; "
+			    "more iterations confirm smaller ones");
+	}
+	assert_string_equal(tu_gets(r, "series/3/warnings/0/text"),
+	                    "1 measured iteration: compare needs at least 2 a side for a verdict");
 	assert_string_equal(tu_gets(r, "series/2/rate_name"), "runs/s");
 	gp_value_free(r);
 	gp_bench_free(b);

@@ -25,7 +25,7 @@
 #include "util/sort.h"
 
 #define SHORT_RUN_NS 5e6 /* hyperfine's MIN_EXECUTION_TIME: a command this short is start-up */
-#define FEW_SAMPLES  5   /* fewer measured iterations: no verdict can be significant */
+#define FEW_SAMPLES  5   /* fewer measured iterations: compare falls back on Welch's t */
 
 static double *dup_doubles(const double *x, size_t n)
 {
@@ -409,10 +409,15 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            "a run takes %s: under 5 ms, process start-up dominates what is "
 		            "measured",
 		            gp__fmt_dur(d1, sizeof(d1), st->median, 0)));
-	if (s->n < FEW_SAMPLES)
+	if (s->n < 2)
 		GP_TRY(warn(w, "few_samples",
-		            "%zu measured iterations: compare needs at least %d per side for a "
-		            "verdict",
+		            "%zu measured iteration: compare needs at least 2 a side for a verdict",
+		            s->n));
+	else if (s->n < FEW_SAMPLES)
+		GP_TRY(warn(w, "few_samples",
+		            "%zu measured iterations: under %d a side, compare decides with "
+		            "Welch's t-test, which confirms only large changes; more iterations "
+		            "confirm smaller ones",
 		            s->n, FEW_SAMPLES));
 out:
 	gp__free(fl);
