@@ -233,21 +233,26 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 
 /*
  * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
- * is left out, not shown as "-" (a trace without deviceProperties).
+ * is left out, not shown as "-" (a trace without deviceProperties). An AMD
+ * GPU in ROCm's words: "gfx9.0, 104 CUs" (HIP's major.minor is the gfx
+ * family, and "sm 9.0" would read as Hopper).
  */
 static void print_device(struct af *f, const char *lead, const struct gp_value *d)
 {
 	const char *name = gp_value_get_str(get(d, "name"));
 	const char *cc = gp_value_get_str(get(d, "compute_capability"));
+	const char *vendor = gp_value_get_str(get(d, "vendor"));
+	bool amd = vendor && strcmp(vendor, "amd") == 0;
 	char b1[32], b2[32], b3[32], props[96] = "";
 	double sms, mem;
 	int k = 0;
 
 	if (cc)
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%ssm %s", k ? ", " : "", cc);
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s%s", k ? ", " : "",
+		              amd ? "gfx" : "sm ", cc);
 	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s SMs", k ? ", " : "",
-		              gp__fmt_count(b2, sizeof(b2), sms));
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
+		              gp__fmt_count(b2, sizeof(b2), sms), amd ? "CUs" : "SMs");
 	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
 		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
 		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));

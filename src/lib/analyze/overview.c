@@ -78,6 +78,7 @@ static int add_device(struct gp_value *arr, const struct gp_trace *t, int64_t id
 {
 	struct gp_device_props p;
 	struct gp_value *d = gp_value_object();
+	enum gp__vendor v = GP_VENDOR_UNKNOWN;
 	char cc[48];
 	int rc = 0;
 
@@ -90,8 +91,16 @@ static int add_device(struct gp_value *arr, const struct gp_trace *t, int64_t id
 		p.name = NULL;
 		p.total_mem = p.num_sms = p.max_threads_per_sm = -1;
 		p.compute_major = p.compute_minor = -1;
+	} else {
+		v = gp__device_vendor(&p);
 	}
+	if (v == GP_VENDOR_UNKNOWN)
+		v = gp__trace_vendor(t);
 	GP_TRY(gp_obj_set_str(d, "name", p.name));
+	GP_TRY(gp_obj_set_str(d, "vendor",
+	                      v == GP_VENDOR_NVIDIA ? "nvidia"
+	                      : v == GP_VENDOR_AMD  ? "amd"
+	                                            : NULL));
 	GP_TRY(set_int_or_null(d, "total_memory_bytes", p.total_mem));
 	GP_TRY(set_int_or_null(d, "num_sms", p.num_sms));
 	GP_TRY(set_int_or_null(d, "max_threads_per_sm", p.max_threads_per_sm));
