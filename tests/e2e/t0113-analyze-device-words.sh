@@ -4,7 +4,8 @@
 # vendor's words: an AMD GPU's HIP major.minor is its gfx family and its
 # multiprocessors are compute units ("gfx9.4, 304 CUs"; "sm 9.4, 304 SMs"
 # read as an NVIDIA Hopper), an NVIDIA GPU keeps "sm 9.0, 132 SMs"; the JSON
-# says the vendor (overview.devices[].vendor: "amd", "nvidia" or null).
+# says the vendor (overview.devices[].vendor: "amd", "nvidia" or null); the
+# API calls of a ROCm trace are "Top HIP API calls", not CUDA's.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -27,4 +28,19 @@ expect_rc 0 analyze --json "$TMP/amd.json"
 NCHECK=$((NCHECK + 1))
 [ "$(json_get "$OUT" '[d["vendor"] for d in d["ranks"][0]["overview"]["devices"]]')" = \
 	"['amd', 'nvidia', None]" ] || fail "overview.devices[].vendor"
+
+cat >"$TMP/hip.json" <<'JSON'
+{"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 1, "tid": 1, "ts": 1000,
+   "dur": 10, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 0, "ts": 1020, "dur": 50,
+   "args": {"correlation": 1, "device": 0, "stream": 0}}
+]}
+JSON
+expect_rc 0 analyze "$TMP/hip.json"
+out_has "Top HIP API calls"
+grep -q "CUDA API" "$OUT" && fail "a ROCm trace's calls called CUDA's"
+sed -i 's/hipLaunchKernel/cudaLaunchKernel/' "$TMP/hip.json"
+expect_rc 0 analyze "$TMP/hip.json"
+out_has "Top CUDA API calls"
 done_ok

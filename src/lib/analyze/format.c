@@ -892,7 +892,11 @@ static void print_rank(struct af *f, const struct gp_value *r)
 		print_stats_table(f, r, "kernels", "Top GPU kernels");
 		print_memory_ops(f, r);
 	}
-	print_stats_table(f, r, "api_calls", "Top CUDA API calls");
+	/* a ROCm trace's calls are HIP's (hipLaunchKernel) */
+	print_stats_table(f, r, "api_calls",
+	                  strcmp(str(get(get(r, "launches"), "runtime"), ""), "hip") == 0
+	                      ? "Top HIP API calls"
+	                      : "Top CUDA API calls");
 	print_ops(f, r, "annotations", "User annotations (CPU time; GPU: projected)", false);
 	print_ops(f, r, "gpu_annotations", "GPU annotations", false);
 	print_ops(f, r, "cpu_ops", "Top CPU operators", true);
