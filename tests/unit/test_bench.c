@@ -264,6 +264,22 @@ static void test_json_and_tables(void **state)
 	assert_int_equal(gp_bench_format(back, GP_BENCH_MARKDOWN, &text, &len), 0);
 	assert_non_null(strstr(text, "| series | n | median"));
 	assert_non_null(strstr(text, "| a\\|b | 6 | 3.500 ms |"));
+	assert_non_null(strstr(text, "| GPU median |"));
+	gp_free(text);
+	gp_value_free(back);
+	gp_bench_free(b);
+
+	/* commands have no GPU time: no "GPU median" column of "-" */
+	b = gp_bench_new("command", 0);
+	assert_int_equal(gp_bench_add(b, "sleep", NULL, 1, 0, t, 6, NULL, NULL, NULL), 0);
+	assert_int_equal(gp_bench_json(b, false, &text, &len), 0);
+	off = 0;
+	assert_int_equal(gp_value_parse(text, len, &back, &off), 0);
+	gp_free(text);
+	assert_int_equal(gp_bench_format(back, GP_BENCH_MARKDOWN, &text, &len), 0);
+	assert_null(strstr(text, "GPU median"));
+	assert_null(strstr(text, "| - |"));
+	assert_non_null(strstr(text, "| sleep | 6 | 3.500 ms |"));
 	gp_free(text);
 	gp_value_free(back);
 

@@ -423,9 +423,16 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 	const char *heads[11] = { "series", "n",   "median", "mean ± σ",  "p95",
 		                  "p99",    "min", "rate",   "GPU median" };
 	unsigned flags[11] = { GP__COL_LEFT };
-	size_t nc = 9;
+	size_t nc = 8;
+	bool gpu = false;
 	struct grid g;
 
+	/* commands have no GPU time: no column of "-" */
+	for (size_t i = 0; i < gp_value_len(series); i++)
+		gpu |= gp_value_type(gp_obj_get(gp_arr_get(series, i), "gpu_stats")) ==
+		       GP_VALUE_OBJECT;
+	if (gpu)
+		nc++;
 	if (rel) {
 		flags[nc] = GP__COL_LEFT;
 		heads[nc++] = "× fastest [95% CI]";
@@ -444,7 +451,7 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		const char *cells[11];
 		double ref = num(st, "median_ns");
 		int64_t n = 0;
-		size_t k = 9, met = 0;
+		size_t k = gpu ? 9 : 8, met = 0;
 
 		for (size_t j = 0; j < 11; j++)
 			cells[j] = c[j];
@@ -460,10 +467,10 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		gp__fmt_dur_like(c[6], sizeof(c[6]), num(st, "min_ns"), ref, 0);
 		rate_text(c[7], sizeof(c[7]), num(s, "throughput/items_per_s"),
 		          str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s"));
-		if (gp_value_type(gs) == GP_VALUE_OBJECT)
+		if (gpu && gp_value_type(gs) == GP_VALUE_OBJECT)
 			gp__fmt_dur_like(c[8], sizeof(c[8]), num(gs, "median_ns"), ref, 0);
-		else
-			cells[8] = "-";
+		else if (gpu)
+			cells[8] = "-"; /* another series has GPU time */
 		if (rel)
 			relative_cell(c[k++], sizeof(c[0]), gp_obj_get(s, "relative"));
 		if (targets) {
