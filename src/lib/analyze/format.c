@@ -1051,6 +1051,7 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
 	                      *gpus = get(m, "gpus");
 	char b1[32], b2[32], b3[32];
+	bool rss, cpu;
 	double n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
@@ -1080,14 +1081,22 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 		         100.0),
 		    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"),
 		         100.0));
-	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
-	    series_stat(series, "process_tree", "cpu_cores", "max"))
-		out(f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
-		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")),
+	/* the tree's CPU is a rate: one sample has none, and no "CPU mean -  max - cores" */
+	rss = num(series_stat(series, "process_tree", "rss_bytes", "max"), &n);
+	cpu = num(series_stat(series, "process_tree", "cpu_cores", "max"), &n);
+	if (!rss && !cpu)
+		return;
+	out(f, "  process tree  ");
+	if (rss)
+		out(f, "  RSS peak %s",
+		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")));
+	if (cpu)
+		out(f, "  CPU mean %s  max %s cores",
 		    unitf(b2, sizeof(b2), series_stat(series, "process_tree", "cpu_cores", "mean"),
 		          2, ""),
 		    unitf(b3, sizeof(b3), series_stat(series, "process_tree", "cpu_cores", "max"),
 		          2, ""));
+	out(f, "\n");
 }
 
 GP_API int gp_analyze_format(const struct gp_value *report,
