@@ -5,7 +5,8 @@
 # times, sums the rows' self times (cpu_ops_omitted.self_ns), not their
 # totals, which nest (a parent's total holds its children's) and added up
 # came out larger than the trace (nccl_parser: "79 more (1.030 s)" under a
-# 684 ms span).
+# 684 ms span); a table has no column that is "-" on every row (the GPU
+# column of GPU annotations, which are GPU time already).
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -26,4 +27,21 @@ expect_rc 0 analyze --json --top 1 "$TMP/nested.json"
 NCHECK=$((NCHECK + 1))
 [ "$(json_get "$OUT" 'd["ranks"][0]["cpu_ops_omitted"]["self_ns"]')" = 15000 ] ||
 	fail "cpu_ops_omitted.self_ns is not 15000"
+
+cat >"$TMP/gpu-annotation.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1000,
+  "dur": 10, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1020, "dur": 50,
+  "args": {"correlation": 1, "device": 0, "stream": 7}},
+ {"ph": "X", "cat": "gpu_user_annotation", "name": "fwd", "pid": 0, "tid": 7, "ts": 1020,
+  "dur": 50, "args": {"device": 0, "stream": 7}}
+]}
+JSON
+expect_rc 0 analyze "$TMP/gpu-annotation.json"
+sed -n '/^GPU annotations/,/^$/p' "$OUT" >"$TMP/ga"
+NCHECK=$((NCHECK + 1))
+grep -q "^    Time %     Total       Avg     Calls  Name$" "$TMP/ga" ||
+	fail "GPU annotations' columns: $(cat "$TMP/ga")"
+grep -q " - " "$TMP/ga" && fail "a '-' cell in GPU annotations: $(cat "$TMP/ga")"
 done_ok

@@ -675,6 +675,7 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 		name_col(f, 10 + 10 + 10 + 10 + 10 + 2),
 	};
 	const struct gp_value *arr = get(r, key);
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 
 	if (!arr || !gp_value_len(arr))
 		return;
@@ -683,8 +684,13 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 		cols[1] = (struct gp__col)COL("Self", 10, NULL, gp__cell_dur, "self_ns");
 		cols[2] = (struct gp__col)COL("Total", 10, NULL, gp__cell_dur, "total_ns");
 	}
+	/* GPU annotations are GPU time already: no column of "-" */
+	if (strcmp(key, "gpu_annotations") == 0) {
+		cols[4] = name_col(f, 10 + 10 + 10 + 10 + 2);
+		ncols--;
+	}
 	heading(f, title);
-	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+	summary_table(f, r, key, cols, ncols);
 }
 
 /* whether @p v has both string members @p a and @p b */
