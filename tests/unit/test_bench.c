@@ -80,7 +80,7 @@ static void test_series_stats(void **state)
 
 static void test_warnings(void **state)
 {
-	double slow_first[12], warming[20], short_runs[3] = { 1e6, 1.1e6, 0.9e6 };
+	double slow_first[12], one_out[12], warming[20], short_runs[3] = { 1e6, 1.1e6, 0.9e6 };
 	int codes[3] = { 0, 2, 0 };
 	struct gp_bench *b = gp_bench_new("command", 0);
 	struct gp_value *r;
@@ -97,6 +97,11 @@ static void test_warnings(void **state)
 	assert_int_equal(gp_bench_add(b, "b", NULL, 1, 0, warming, 20, NULL, NULL, NULL), 1);
 	assert_int_equal(gp_bench_add(b, "c", "runs/s", 1, 0, short_runs, 3, NULL, NULL, codes), 2);
 	assert_int_equal(gp_bench_add(b, "d", NULL, 1, 0, warming, 1, NULL, NULL, NULL), 3);
+	/* one outlier, not the first run */
+	memcpy(one_out, slow_first, sizeof(one_out));
+	one_out[0] = one_out[1];
+	one_out[5] = 40e6;
+	assert_int_equal(gp_bench_add(b, "e", NULL, 1, 0, one_out, 12, NULL, NULL, NULL), 4);
 	r = result(b);
 	assert_true(has_warning(gp_value_path(r, "series/0"), "slow_first_run"));
 	assert_false(has_warning(gp_value_path(r, "series/0"), "outliers"));
@@ -115,6 +120,11 @@ static void test_warnings(void **state)
 			    "with Welch's t-test, which confirms only large changes; "
 			    "more iterations confirm smaller ones");
 	}
+	assert_true(has_warning(gp_value_path(r, "series/4"), "outliers"));
+	assert_string_equal(tu_gets(r, "series/4/warnings/0/text"),
+	                    "1 of 12 iterations is a statistical outlier (modified z-score over "
+	                    "14.826); other work on the machine may have interfered: re-run on a "
+	                    "quiet system");
 	assert_string_equal(tu_gets(r, "series/3/warnings/0/text"),
 	                    "1 measured iteration: compare needs at least 2 a side for a verdict");
 	assert_string_equal(tu_gets(r, "series/2/rate_name"), "runs/s");

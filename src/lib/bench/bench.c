@@ -389,10 +389,10 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 	}
 	if (nout > 0)
 		GP_TRY(warn(w, "outliers",
-		            "%ld of %zu iterations are statistical outliers (modified z-score over "
-		            "14.826); other work on the machine may have interfered: re-run on a "
-		            "quiet system",
-		            nout, s->n));
+		            "%ld of %zu iterations %s (modified z-score over 14.826); other work "
+		            "on the machine may have interfered: re-run on a quiet system",
+		            nout, s->n,
+		            nout == 1 ? "is a statistical outlier" : "are statistical outliers"));
 	GP_TRY(steady(s->times, s->n, &k, &slow));
 	if (k)
 		GP_TRY(warn(w, "not_steady",
