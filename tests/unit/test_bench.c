@@ -292,6 +292,21 @@ static void test_json_and_tables(void **state)
 	assert_non_null(strstr(text, "| sleep | 6 | 3.500 ms |"));
 	gp_free(text);
 	gp_value_free(back);
+	gp_bench_free(b);
+
+	/* one iteration: "1 iteration", its time alone (no "± 0.000 ms", no p99) */
+	b = gp_bench_new("command", 0);
+	assert_int_equal(gp_bench_add(b, "once", NULL, 1, 0, t, 1, NULL, NULL, NULL), 0);
+	assert_int_equal(gp_bench_json(b, false, &text, &len), 0);
+	off = 0;
+	assert_int_equal(gp_value_parse(text, len, &back, &off), 0);
+	gp_free(text);
+	assert_int_equal(gp_bench_format(back, GP_BENCH_TEXT, &text, &len), 0);
+	assert_non_null(strstr(text, "once  (1 iteration, 0 warm-up)\n  time    1.000 ms\n"));
+	assert_null(strstr(text, "±"));
+	assert_null(strstr(text, "p99"));
+	gp_free(text);
+	gp_value_free(back);
 
 	/* not a bench result */
 	assert_int_equal(gp_value_parse("{}", 2, &back, &off), 0);

@@ -114,7 +114,9 @@ static void grid_draw(struct gp__out *o, struct grid *g, const char *indent, boo
 
 /* ---- a series ---- */
 
-static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes)
+/* one iteration has no spread or percentiles: its value alone (@p n: the iterations) */
+static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes,
+                       int64_t n)
 {
 	const char *u = bytes ? "bytes" : "ns";
 	char k[40], a[32], b[32], c[32], d[32], e[32];
@@ -125,6 +127,10 @@ static void text_stats(struct gp__out *o, const char *label, const struct gp_val
 #define F(buf, v) fmt_like(buf, sizeof(buf), v, ref, bytes)
 	/* one unit for the block: the median's */
 	ref = S("median");
+	if (n == 1) {
+		gp__out_addf(o, "  %-7s %s\n", label, F(a, S("median")));
+		return;
+	}
 	snprintf(k, sizeof(k), "median_ci_%s", u);
 	ci = gp_obj_get(st, k);
 	gp_value_get_double(gp_arr_get(ci, 0), &lo);
@@ -219,13 +225,13 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 
 	gp_value_get_int(gp_obj_get(s, "n"), &n);
 	gp_value_get_int(gp_obj_get(s, "warmup"), &warm);
-	gp__out_addf(o, "%s  (%lld iterations, %lld warm-up)\n", name ? name : "?", (long long)n,
-	             (long long)warm);
-	text_stats(o, "time", gp_obj_get(s, "stats"), false);
+	gp__out_addf(o, "%s  (%lld iteration%s, %lld warm-up)\n", name ? name : "?", (long long)n,
+	             n == 1 ? "" : "s", (long long)warm);
+	text_stats(o, "time", gp_obj_get(s, "stats"), false, n);
 	if (gp_value_type(gp_obj_get(s, "gpu_stats")) == GP_VALUE_OBJECT) {
 		double share = num(s, "gpu_share");
 
-		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false);
+		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false, n);
 		if (isfinite(share))
 			gp__out_addf(o,
 			             "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n",
@@ -235,7 +241,7 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 			                            : "host-bound, the GPU waits for the CPU");
 	}
 	if (gp_value_type(gp_obj_get(s, "memory_stats")) == GP_VALUE_OBJECT)
-		text_stats(o, "memory", gp_obj_get(s, "memory_stats"), true);
+		text_stats(o, "memory", gp_obj_get(s, "memory_stats"), true, n);
 	gp__out_addf(o, "  %-7s %s %s", "rate", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
 	             rate ? rate : "items/s");
 	if (batch != 1)
