@@ -345,8 +345,14 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 		const char *heads[5] = { param, "batch", "median", "p99", "throughput" };
 		static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, 0 };
 		bool batch = gp_value_get_bool(gp_obj_get(x, "batch_sweep"), false);
+		bool show_batch = batch; /* a batch column of 1s says nothing */
 		const char *rate = "items/s";
 		struct grid g;
+
+		for (size_t j = 0; j < gp_value_len(pts); j++)
+			show_batch |= num(gp_arr_get(pts, j), "batch_size") != 1;
+		if (!show_batch)
+			memmove(heads + 1, heads + 2, 3 * sizeof(*heads));
 
 		if (gp_value_len(pts)) {
 			int64_t si = 0;
@@ -370,7 +376,7 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			gp__out_addf(o, ")");
 		}
 		gp__out_addf(o, md ? "\n\n" : "\n");
-		grid_init(&g, heads, flags, 5);
+		grid_init(&g, heads, flags, show_batch ? 5 : 4);
 		g.cols[0].flags |= md ? GP__COL_CODE : 0;
 		for (size_t j = 0; j < gp_value_len(pts); j++) {
 			const struct gp_value *p = gp_arr_get(pts, j);
@@ -382,6 +388,8 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			gp__fmt_dur_like(c[2], sizeof(c[2]), ref, ref, 0);
 			gp__fmt_dur_like(c[3], sizeof(c[3]), num(p, "p99_ns"), ref, 0);
 			rate_text(c[4], sizeof(c[4]), num(p, "items_per_s"), rate);
+			if (!show_batch)
+				memmove(cells + 1, cells + 2, 3 * sizeof(*cells));
 			grid_row(&g, cells);
 		}
 		grid_draw(o, &g, "  ", md);
