@@ -6,7 +6,9 @@
 # totals, which nest (a parent's total holds its children's) and added up
 # came out larger than the trace (nccl_parser: "79 more (1.030 s)" under a
 # 684 ms span); a table has no column that is "-" on every row (the GPU
-# column of GPU annotations, which are GPU time already).
+# column of GPU annotations, which are GPU time already); --compat tb, like
+# --compat hta, has a compat line in the header saying what it changes (the
+# Steps table's Comm 0.0 % beside COMMUNICATION 24 % had no reason).
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -23,6 +25,9 @@ JSON
 expect_rc 0 analyze --top 1 "$TMP/nested.json"
 out_has "  … 2 more (self 15.00 µs)"
 grep -qF "(105.0 µs)" "$OUT" && fail "the omitted CPU operators summed by their totals"
+grep -q "^compat " "$OUT" && fail "a compat line without --compat"
+expect_rc 0 analyze --compat tb "$TMP/nested.json"
+out_has "compat    the TensorBoard plugin's step breakdown (--compat tb): Comm holds only the"
 expect_rc 0 analyze --json --top 1 "$TMP/nested.json"
 NCHECK=$((NCHECK + 1))
 [ "$(json_get "$OUT" 'd["ranks"][0]["cpu_ops_omitted"]["self_ns"]')" = 15000 ] ||

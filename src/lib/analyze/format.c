@@ -30,6 +30,7 @@ struct af {
 	int width;  /* columns */
 	bool wide;  /* names whole (GP_ANALYZE_FORMAT_WIDE) */
 	bool hta;   /* the report's compat is "hta" */
+	bool tb;    /* the report's compat is "tb" */
 };
 
 #define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
@@ -350,6 +351,13 @@ static void print_header(struct af *f, const struct gp_value *r)
 		print_device(f, i ? "         " : "devices  ", gp_arr_get(devs, i));
 	print_steps_line(f, ov, st);
 	print_compat(f, get(ov, "compat_hta"));
+	if (f->tb) /* the Steps table's Comm 0.0 % beside COMMUNICATION 24 % needs a reason */
+		wrap(f,
+		     "the TensorBoard plugin's step breakdown (--compat tb): Comm holds only the "
+		     "kernels launched under a nccl:* or gloo:* operator; collectives launched "
+		     "under "
+		     "record_param_comms and RCCL kernels count as Kernel",
+		     0, f->width, "compat    ");
 	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
 		const struct gp_value *s = get(r, "salvage");
 
@@ -1127,6 +1135,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
 	f.hta = gp_value_get_str(get(report, "compat")) &&
 	        strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
+	f.tb = gp_value_get_str(get(report, "compat")) &&
+	       strcmp(gp_value_get_str(get(report, "compat")), "tb") == 0;
 	f.width =
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
