@@ -415,10 +415,9 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            s->n));
 	else if (s->n < FEW_SAMPLES)
 		GP_TRY(warn(w, "few_samples",
-		            "%zu measured iterations: under %d a side, compare decides with "
-		            "Welch's t-test, which confirms only large changes; more iterations "
-		            "confirm smaller ones",
-		            s->n, FEW_SAMPLES));
+		            "%zu measured iterations: compare can confirm only large changes; "
+		            "more confirm smaller ones",
+		            s->n));
 out:
 	gp__free(fl);
 	return rc;
