@@ -5,7 +5,8 @@
 # multiprocessors are compute units ("gfx9.4, 304 CUs"; "sm 9.4, 304 SMs"
 # read as an NVIDIA Hopper), an NVIDIA GPU keeps "sm 9.0, 132 SMs"; the JSON
 # says the vendor (overview.devices[].vendor: "amd", "nvidia" or null); the
-# API calls of a ROCm trace are "Top HIP API calls", not CUDA's.
+# API calls of a ROCm trace are "Top HIP API calls", not CUDA's, and its
+# launch queues have no "at limit" column (HIP has no queue limit: "-").
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -40,7 +41,10 @@ JSON
 expect_rc 0 analyze "$TMP/hip.json"
 out_has "Top HIP API calls"
 grep -q "CUDA API" "$OUT" && fail "a ROCm trace's calls called CUDA's"
+out_has "  queue  device  stream      max     mean"
+grep -q "at limit" "$OUT" && fail "an 'at limit' column of '-' on ROCm"
 sed -i 's/hipLaunchKernel/cudaLaunchKernel/' "$TMP/hip.json"
 expect_rc 0 analyze "$TMP/hip.json"
 out_has "Top CUDA API calls"
+out_has "  queue  device  stream      max     mean        at limit"
 done_ok

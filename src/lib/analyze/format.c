@@ -785,8 +785,10 @@ static void print_launches(struct af *f, const struct gp_value *r)
 		COL("mean", 8, " ", cell_mean, "mean"),
 		COL("at limit", 14, "  ", gp__cell_dur, "time_at_limit_ns"),
 	};
-	const struct gp__table t = { cols, 6, "  ", false };
 	const struct gp_value *l = get(r, "launches"), *d, *q;
+	/* HIP has no launch-queue limit (queue_limit null): no "at limit" column of "-" */
+	const struct gp__table t = { cols, num(get(l, "queue_limit"), &(double){ 0 }) ? 6 : 5, "  ",
+		                     false };
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	double n;
 
