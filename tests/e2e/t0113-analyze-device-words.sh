@@ -6,7 +6,9 @@
 # read as an NVIDIA Hopper), an NVIDIA GPU keeps "sm 9.0, 132 SMs"; the JSON
 # says the vendor (overview.devices[].vendor: "amd", "nvidia" or null); the
 # API calls of a ROCm trace are "Top HIP API calls", not CUDA's, and its
-# launch queues have no "at limit" column (HIP has no queue limit: "-").
+# launch queues have no "at limit" column (HIP has no queue limit: "-"); the
+# Utilisation table has SM efficiency and occupancy columns only where the
+# kernels carry the estimates (not in ROCm traces nor captures).
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -43,8 +45,15 @@ out_has "Top HIP API calls"
 grep -q "CUDA API" "$OUT" && fail "a ROCm trace's calls called CUDA's"
 out_has "  queue  device  stream      max     mean"
 grep -q "at limit" "$OUT" && fail "an 'at limit' column of '-' on ROCm"
+out_has "  device      window  utilization"
+grep -q "SM efficiency" "$OUT" && fail "an SM efficiency column of '-'"
 sed -i 's/hipLaunchKernel/cudaLaunchKernel/' "$TMP/hip.json"
 expect_rc 0 analyze "$TMP/hip.json"
 out_has "Top CUDA API calls"
 out_has "  queue  device  stream      max     mean        at limit"
+sed -i 's/"stream": 0}}/"stream": 0, "blocks per SM": 2.0, "est. achieved occupancy %": 50}}/' \
+	"$TMP/hip.json"
+expect_rc 0 analyze "$TMP/hip.json"
+out_has "  device      window  utilization  SM efficiency      occupancy"
+out_has "       0    70.00 µs        71.4%          71.4%          50.0%"
 done_ok

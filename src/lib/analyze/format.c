@@ -463,11 +463,21 @@ static void print_util(struct af *f, const struct gp_value *r)
 		COL("SM efficiency", 13, "  ", cell_ratio, "sm_efficiency"),
 		COL("occupancy", 13, "  ", gp__cell_pct, "achieved_occupancy_pct"),
 	};
-	const struct gp__table t = { cols, 5, "  ", false };
 	const struct gp_value *u = get(r, "gpu_utilization");
+	struct gp__col shown[5];
+	struct gp__table t = { shown, 0, "  ", false };
 
 	if (!gp_value_len(u))
 		return;
+	/* the kernels' estimates (not in ROCm traces nor captures): no column of "-" */
+	for (size_t k = 0; k < 5; k++) {
+		bool known = k < 3;
+
+		for (size_t i = 0; !known && i < gp_value_len(u); i++)
+			known = num(get(gp_arr_get(u, i), cols[k].key), &(double){ 0 });
+		if (known)
+			shown[t.n++] = cols[k];
+	}
 	heading(f, "Utilisation (steps window)");
 	table_head(f, &t);
 	for (size_t i = 0; i < gp_value_len(u); i++)
