@@ -8,7 +8,8 @@
 # 684 ms span); a table has no column that is "-" on every row (the GPU
 # column of GPU annotations, which are GPU time already); --compat tb, like
 # --compat hta, has a compat line in the header saying what it changes (the
-# Steps table's Comm 0.0 % beside COMMUNICATION 24 % had no reason).
+# Steps table's Comm 0.0 % beside COMMUNICATION 24 % had no reason); copies
+# without sizes (ROCm traces) have no Bytes, Avg bytes and GB/s columns of "-".
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -49,4 +50,19 @@ NCHECK=$((NCHECK + 1))
 grep -q "^    Time %     Total       Avg     Calls  Name$" "$TMP/ga" ||
 	fail "GPU annotations' columns: $(cat "$TMP/ga")"
 grep -q " - " "$TMP/ga" && fail "a '-' cell in GPU annotations: $(cat "$TMP/ga")"
+
+cat >"$TMP/memcpy.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 1000,
+  "dur": 10, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 2, "tid": 0,
+  "ts": 1020, "dur": 50, "args": {"correlation": 1, "device": 0, "stream": 0}}
+]}
+JSON
+expect_rc 0 analyze "$TMP/memcpy.json"
+out_has " Time %    Total     Count      Avg  Name"
+grep -q "GB/s" "$OUT" && fail "Bytes and GB/s columns of '-' for copies without sizes"
+sed -i 's/"stream": 0}}/"stream": 0, "bytes": 1048576}}/' "$TMP/memcpy.json"
+expect_rc 0 analyze "$TMP/memcpy.json"
+out_has " 100.0% 50.00 µs         1 50.00 µs    1.0 MiB    1.0 MiB    20.97  Memcpy HtoD"
 done_ok

@@ -664,6 +664,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 	};
 	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
+	bool bytes_known = false;
 
 	if (!arr)
 		return;
@@ -672,7 +673,12 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		out(f, "  (none)\n");
 		return;
 	}
-	if (narrow(f)) { /* Avg bytes goes */
+	for (size_t i = 0; i < gp_value_len(arr); i++)
+		bytes_known |= num(get(gp_arr_get(arr, i), "total_bytes"), &(double){ 0 });
+	if (!bytes_known) { /* no sizes (ROCm traces): no Bytes, Avg bytes, GB/s of "-" */
+		cols[4] = name_col(f, 7 + 9 + 10 + 9 + 2);
+		ncols = 5;
+	} else if (narrow(f)) { /* Avg bytes goes */
 		cols[5] = cols[6];
 		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
 		ncols = 7;
