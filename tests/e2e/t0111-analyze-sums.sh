@@ -9,7 +9,8 @@
 # column of GPU annotations, which are GPU time already); --compat tb, like
 # --compat hta, has a compat line in the header saying what it changes (the
 # Steps table's Comm 0.0 % beside COMMUNICATION 24 % had no reason); copies
-# without sizes (ROCm traces) have no Bytes, Avg bytes and GB/s columns of "-".
+# without sizes (ROCm traces) have no Bytes, Avg bytes and GB/s columns of "-",
+# nor memory events without "Total Reserved" (2021 schema) a "peak reserv" one.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -65,4 +66,21 @@ grep -q "GB/s" "$OUT" && fail "Bytes and GB/s columns of '-' for copies without 
 sed -i 's/"stream": 0}}/"stream": 0, "bytes": 1048576}}/' "$TMP/memcpy.json"
 expect_rc 0 analyze "$TMP/memcpy.json"
 out_has " 100.0% 50.00 µs         1 50.00 µs    1.0 MiB    1.0 MiB    20.97  Memcpy HtoD"
+
+cat >"$TMP/mem.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 1000, "dur": 10},
+ {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1001,
+  "args": {"Device Type": 1, "Device Id": 0, "Bytes": 1024}},
+ {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1005,
+  "args": {"Device Type": 1, "Device Id": 0, "Bytes": -1024}}
+]}
+JSON
+expect_rc 0 analyze "$TMP/mem.json"
+out_has "  device   peak alloc       at end  peak in"
+grep -q "peak reserv" "$OUT" && fail "a 'peak reserv' column of '-' (2021 schema)"
+sed -i 's/"Bytes": 1024}/"Bytes": 1024, "Total Allocated": 1024, "Total Reserved": 2097152}/' \
+	"$TMP/mem.json"
+expect_rc 0 analyze "$TMP/mem.json"
+out_has "  device   peak alloc  peak reserv       at end  peak in"
 done_ok

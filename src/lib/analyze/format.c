@@ -742,11 +742,12 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		  .cell = cell_name,
 		  .key = "name" },
 	};
-	const struct gp__table devt = { dev_cols, 5, "  ", false };
+	struct gp__table devt = { dev_cols, 5, "  ", false };
 	const struct gp__table topt = { top_cols, 4, "  ", false };
 	const struct gp_value *m = get(r, "memory"), *devs, *top;
 	struct gp_buf cut = GP_BUF_INIT;
 	char b0[64], b1[64], b2[64], b3[64], nb[512];
+	bool reserved = false;
 	size_t i, n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
@@ -754,6 +755,14 @@ static void print_memory(struct af *f, const struct gp_value *r)
 	devs = get(m, "devices");
 	heading(f, "Memory");
 	plain_cols(dev_cols + 1, heads, widths, 3, " ");
+	/* a 2021-schema trace has no reserved bytes: no "peak reserv" column of "-" */
+	for (i = 0; i < gp_value_len(devs); i++)
+		reserved |= num(get(gp_arr_get(devs, i), "peak_reserved_bytes"), &(double){ 0 });
+	if (!reserved) {
+		dev_cols[2] = dev_cols[3];
+		dev_cols[3] = dev_cols[4];
+		devt.n = 4;
+	}
 	table_head(f, &devt);
 	for (i = 0; i < gp_value_len(devs); i++) {
 		const struct gp_value *d = gp_arr_get(devs, i);
@@ -774,6 +783,8 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		cells[2] = bytes(b2, sizeof(b2), get(d, "peak_reserved_bytes"));
 		cells[3] = bytes(b3, sizeof(b3), get(d, "final_allocated_bytes"));
 		cells[4] = cut.buf;
+		if (!reserved)
+			memmove(cells + 2, cells + 3, 2 * sizeof(*cells));
 		table_cells(f, &devt, cells);
 	}
 	gp__buf_release(&cut);
