@@ -110,9 +110,9 @@ out_has "devices   0: NVIDIA A100-PG509-200 (sm 8.0, 108 SMs, 39.4 GiB)"
 grep -q '^compat' "$OUT" && fail "a compat line without --compat hta"
 # AMD in AMD's terms; a ROCm trace's devices numbered by agent (2), deviceProperties by index (0)
 run analyze "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz
-out_has "devices   2: AMD Radeon Graphics (gfx 9.0, 104 CUs, 64.0 GiB)"
+out_has "devices   2: AMD Radeon Graphics (gfx9.0, 104 CUs, 64.0 GiB)"
 run analyze "$T"/tracelens/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz
-out_has "devices   2: AMD Instinct MI300X VF (gfx 9.4, 304 CUs, 191.5 GiB): the trace's only model, listed under another id"
+out_has "devices   2: AMD Instinct MI300X VF (gfx9.4, 304 CUs, 191.5 GiB): the trace's only model, listed under another id"
 run analyze --json "$T"/tracelens/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz
 [ "$(json_get "$OUT" 'd["ranks"][0]["overview"]["devices"][0]["name"], d["ranks"][0]["overview"]["devices"][0]["vendor"], d["ranks"][0]["overview"]["devices"][0]["properties_by_id"]')" = \
 	"('AMD Instinct MI300X VF', 'amd', False)" ] || fail "overview.devices of a ROCm trace"

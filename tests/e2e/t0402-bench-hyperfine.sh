@@ -65,7 +65,7 @@ out_has " ran"
 out_has " times faster than "
 grep -q "(95% CI [0-9.]* \.\. [0-9.]*" "$OUT" || fail "no interval in the summary"
 expect_rc 0 bench --runs 5 -w 0 --markdown 'true' 'sleep 0.01'
-out_has "| series | n | median | mean ± σ | p95 | p99 | min | rate | GPU median | × fastest [95% CI] |"
+out_has "| series | n | median | mean ± σ | p95 | p99 | min | rate | × fastest [95% CI] |"
 out_has "**Summary:** "
 # --name once per command (hyperfine's --command-name too)
 expect_rc 0 bench --runs 2 -w 0 --json -n first --command-name second 'true' 'true'

@@ -135,8 +135,10 @@ e = env("mi300.html")
 assert e["hip_version"] == "6.4.43483" and e["cuda_version"] is None, e
 page = open("mi300.html", encoding="utf-8").read()
 assert "<dt>HIP</dt>" in page and "<dt>CUDA</dt>" not in page
+# its kernels run on agent 2, deviceProperties lists its one model as 0: named all the same
+assert any("MI300X" in g and "gfx9.4" in g and "304 CUs" in g for g in e["gpus"]), e["gpus"]
 e = env("mi250.html")
-assert e["gpus"] and all("CUs" in g and "gfx 9.0" in g and "sm_" not in g for g in e["gpus"]), e["gpus"]
+assert e["gpus"] and all("CUs" in g and "gfx9.0" in g and "sm_" not in g for g in e["gpus"]), e["gpus"]
 e = env("h100.html")
 assert e["gpus"] == ["0: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)"], e["gpus"]
 assert e["cuda_version"] == "12.4 (driver API 12.9)" and e["hip_version"] is None, e

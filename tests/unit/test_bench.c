@@ -80,7 +80,7 @@ static void test_series_stats(void **state)
 
 static void test_warnings(void **state)
 {
-	double slow_first[12], warming[20], short_runs[3] = { 1e6, 1.1e6, 0.9e6 };
+	double slow_first[12], one_out[12], warming[20], short_runs[3] = { 1e6, 1.1e6, 0.9e6 };
 	int codes[3] = { 0, 2, 0 };
 	struct gp_bench *b = gp_bench_new("command", 0);
 	struct gp_value *r;
@@ -96,6 +96,12 @@ static void test_warnings(void **state)
 	assert_int_equal(gp_bench_add(b, "a", NULL, 1, 0, slow_first, 12, NULL, NULL, NULL), 0);
 	assert_int_equal(gp_bench_add(b, "b", NULL, 1, 0, warming, 20, NULL, NULL, NULL), 1);
 	assert_int_equal(gp_bench_add(b, "c", "runs/s", 1, 0, short_runs, 3, NULL, NULL, codes), 2);
+	assert_int_equal(gp_bench_add(b, "d", NULL, 1, 0, warming, 1, NULL, NULL, NULL), 3);
+	/* one outlier, not the first run */
+	memcpy(one_out, slow_first, sizeof(one_out));
+	one_out[0] = one_out[1];
+	one_out[5] = 40e6;
+	assert_int_equal(gp_bench_add(b, "e", NULL, 1, 0, one_out, 12, NULL, NULL, NULL), 4);
 	r = result(b);
 	assert_true(has_warning(gp_value_path(r, "series/0"), "slow_first_run"));
 	assert_false(has_warning(gp_value_path(r, "series/0"), "outliers"));
@@ -103,6 +109,23 @@ static void test_warnings(void **state)
 	assert_true(has_warning(gp_value_path(r, "series/2"), "failed_runs"));
 	assert_true(has_warning(gp_value_path(r, "series/2"), "short_runs"));
 	assert_true(has_warning(gp_value_path(r, "series/2"), "few_samples"));
+	/* compare does decide with 3 a side (Welch's t): the warning does not say otherwise */
+	for (size_t i = 0; i < gp_value_len(gp_value_path(r, "series/2/warnings")); i++) {
+		const struct gp_value *w = gp_arr_get(gp_value_path(r, "series/2/warnings"), i);
+
+		if (strcmp(gp_value_get_str(gp_obj_get(w, "id")), "few_samples") == 0)
+			assert_string_equal(
+			    gp_value_get_str(gp_obj_get(w, "text")),
+			    "3 measured iterations: compare can confirm only large changes; "
+			    "more confirm smaller ones");
+	}
+	assert_true(has_warning(gp_value_path(r, "series/4"), "outliers"));
+	assert_string_equal(tu_gets(r, "series/4/warnings/0/text"),
+	                    "1 of 12 iterations is a statistical outlier (modified z-score over "
+	                    "14.826); other work on the machine may have interfered: re-run on a "
+	                    "quiet system");
+	assert_string_equal(tu_gets(r, "series/3/warnings/0/text"),
+	                    "1 measured iteration: compare needs at least 2 a side for a verdict");
 	assert_string_equal(tu_gets(r, "series/2/rate_name"), "runs/s");
 	gp_value_free(r);
 	gp_bench_free(b);
@@ -250,6 +273,37 @@ static void test_json_and_tables(void **state)
 	assert_int_equal(gp_bench_format(back, GP_BENCH_MARKDOWN, &text, &len), 0);
 	assert_non_null(strstr(text, "| series | n | median"));
 	assert_non_null(strstr(text, "| a\\|b | 6 | 3.500 ms |"));
+	assert_non_null(strstr(text, "| GPU median |"));
+	gp_free(text);
+	gp_value_free(back);
+	gp_bench_free(b);
+
+	/* commands have no GPU time: no "GPU median" column of "-" */
+	b = gp_bench_new("command", 0);
+	assert_int_equal(gp_bench_add(b, "sleep", NULL, 1, 0, t, 6, NULL, NULL, NULL), 0);
+	assert_int_equal(gp_bench_json(b, false, &text, &len), 0);
+	off = 0;
+	assert_int_equal(gp_value_parse(text, len, &back, &off), 0);
+	gp_free(text);
+	assert_int_equal(gp_bench_format(back, GP_BENCH_MARKDOWN, &text, &len), 0);
+	assert_null(strstr(text, "GPU median"));
+	assert_null(strstr(text, "| - |"));
+	assert_non_null(strstr(text, "| sleep | 6 | 3.500 ms |"));
+	gp_free(text);
+	gp_value_free(back);
+	gp_bench_free(b);
+
+	/* one iteration: "1 iteration", its time alone (no "± 0.000 ms", no p99) */
+	b = gp_bench_new("command", 0);
+	assert_int_equal(gp_bench_add(b, "once", NULL, 1, 0, t, 1, NULL, NULL, NULL), 0);
+	assert_int_equal(gp_bench_json(b, false, &text, &len), 0);
+	off = 0;
+	assert_int_equal(gp_value_parse(text, len, &back, &off), 0);
+	gp_free(text);
+	assert_int_equal(gp_bench_format(back, GP_BENCH_TEXT, &text, &len), 0);
+	assert_non_null(strstr(text, "once  (1 iteration, 0 warm-up)\n  time    1.000 ms\n"));
+	assert_null(strstr(text, "±"));
+	assert_null(strstr(text, "p99"));
 	gp_free(text);
 	gp_value_free(back);
 

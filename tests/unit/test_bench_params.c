@@ -349,6 +349,11 @@ static void test_sweep_knee(void **state)
 	assert_false(gp_value_get_bool(gp_value_path(r, "sweeps/0/numeric"), true));
 	assert_string_equal(tu_gets(r, "sweeps/0/points/1/value"), "large"); /* as given */
 	assert_int_equal(gp_value_type(gp_value_path(r, "sweeps/0/knee")), GP_VALUE_NULL);
+	/* a batch of 1 all along: no batch column of 1s */
+	assert_int_equal(gp_bench_format(r, GP_BENCH_TEXT, &text, NULL), 0);
+	assert_non_null(strstr(text, "  bs        median"));
+	assert_null(strstr(text, "batch"));
+	gp_free(text);
 	gp_value_free(r);
 	gp_bench_free(b);
 }

@@ -311,6 +311,8 @@ static void test_bench_pairing(void **state)
 	assert_int_equal(gp_compare_values(b, n, &o, &r), GP_EINVAL);
 	assert_null(r);
 	assert_non_null(strstr(gp_last_error(), "no series name in common"));
+	/* and what to do about it */
+	assert_non_null(strstr(gp_last_error(), "gpuprof bench -n NAME"));
 	gp_value_free(b);
 	gp_value_free(n);
 }

@@ -187,6 +187,11 @@ static void test_launch_bound(void **state)
 	            tu_getd(r, "launches/short_kernels/pct"));
 	assert_int_equal(ev_int(f, "launch_calls_ns"), 60 * 5 * US + 2 * US);
 	assert_int_equal(ev_int(f, "gpu_busy_ns"), 60 * 3 * US + US);
+	/* a share of the kernels, not of a kernel's duration ("100% shorter") */
+	assert_string_equal(
+	    tu_gets(f, "title"),
+	    "Launch-bound: 61 launches, median kernel 3.000 µs, 100% of the kernels "
+	    "shorter than their launch call");
 	gp_value_free(r);
 	gp_trace_free(t);
 }

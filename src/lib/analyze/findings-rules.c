@@ -557,7 +557,8 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		         gp__fmt_dur(d, sizeof(d), (double)med, 0));
 	}
 	snprintf(title, sizeof(title),
-	         "Launch-bound: %lld launches%s, %.0f%% shorter than their launch call",
+	         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
+	         "launch call",
 	         (long long)n, medtxt, short_pct);
 	snprintf(sugg, sizeof(sugg),
 	         "launch fewer, larger kernels: capture the step in %s "

@@ -30,6 +30,7 @@ struct af {
 	int width;  /* columns */
 	bool wide;  /* names whole (GP_ANALYZE_FORMAT_WIDE) */
 	bool hta;   /* the report's compat is "hta" */
+	bool tb;    /* the report's compat is "tb" */
 };
 
 #define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
@@ -157,7 +158,10 @@ static void more_rows(struct af *f, const struct gp_value *r, const char *key, s
 
 	snprintf(k, sizeof(k), "%s_omitted", key);
 	om = get(r, k);
-	if (num(get(om, "rows"), &rows) && rows > 0)
+	/* a table of self times (CPU operators) sums their self times: totals nest */
+	if (num(get(om, "rows"), &rows) && rows > 0 && get(om, "self_ns"))
+		out(f, "  … %.0f more (self %s)\n", rows, dur(b, sizeof(b), get(om, "self_ns")));
+	else if (num(get(om, "rows"), &rows) && rows > 0)
 		out(f, "  … %.0f more (%s)\n", rows, dur(b, sizeof(b), get(om, "total_ns")));
 	else if (shown < len)
 		out(f, "  … %zu more\n", len - shown);
@@ -230,7 +234,9 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 
 /*
  * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
- * is left out, not shown as "-" (a trace without deviceProperties).
+ * is left out, not shown as "-" (a trace without deviceProperties). An AMD
+ * GPU in ROCm's words: "gfx9.0, 104 CUs" (HIP's major.minor is the gfx
+ * family, and "sm 9.0" would read as Hopper).
  */
 static void print_device(struct af *f, const char *lead, const struct gp_value *d)
 {
@@ -244,8 +250,8 @@ static void print_device(struct af *f, const char *lead, const struct gp_value *
 	int k = 0;
 
 	if (cc)
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
-		              amd ? "gfx" : "sm", cc);
+		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s%s", k ? ", " : "",
+		              amd ? "gfx" : "sm ", cc);
 	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
 		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
 		              gp__fmt_count(b2, sizeof(b2), sms), amd ? "CUs" : "SMs");
@@ -348,6 +354,13 @@ static void print_header(struct af *f, const struct gp_value *r)
 		print_device(f, i ? "         " : "devices  ", gp_arr_get(devs, i));
 	print_steps_line(f, ov, st);
 	print_compat(f, get(ov, "compat_hta"));
+	if (f->tb) /* the Steps table's Comm 0.0 % beside COMMUNICATION 24 % needs a reason */
+		wrap(f,
+		     "the TensorBoard plugin's step breakdown (--compat tb): Comm holds only the "
+		     "kernels launched under a nccl:* or gloo:* operator; collectives launched "
+		     "under "
+		     "record_param_comms and RCCL kernels count as Kernel",
+		     0, f->width, "compat    ");
 	if (gp_value_type(get(r, "salvage")) == GP_VALUE_OBJECT) {
 		const struct gp_value *s = get(r, "salvage");
 
@@ -453,11 +466,21 @@ static void print_util(struct af *f, const struct gp_value *r)
 		COL("SM efficiency", 13, "  ", cell_ratio, "sm_efficiency"),
 		COL("occupancy", 13, "  ", gp__cell_pct, "achieved_occupancy_pct"),
 	};
-	const struct gp__table t = { cols, 5, "  ", false };
 	const struct gp_value *u = get(r, "gpu_utilization");
+	struct gp__col shown[5];
+	struct gp__table t = { shown, 0, "  ", false };
 
 	if (!gp_value_len(u))
 		return;
+	/* the kernels' estimates (not in ROCm traces nor captures): no column of "-" */
+	for (size_t k = 0; k < 5; k++) {
+		bool known = k < 3;
+
+		for (size_t i = 0; !known && i < gp_value_len(u); i++)
+			known = num(get(gp_arr_get(u, i), cols[k].key), &(double){ 0 });
+		if (known)
+			shown[t.n++] = cols[k];
+	}
 	heading(f, "Utilisation (steps window)");
 	table_head(f, &t);
 	for (size_t i = 0; i < gp_value_len(u); i++)
@@ -644,6 +667,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 	};
 	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
+	bool bytes_known = false;
 
 	if (!arr)
 		return;
@@ -652,7 +676,12 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		out(f, "  (none)\n");
 		return;
 	}
-	if (narrow(f)) { /* Avg bytes goes */
+	for (size_t i = 0; i < gp_value_len(arr); i++)
+		bytes_known |= num(get(gp_arr_get(arr, i), "total_bytes"), &(double){ 0 });
+	if (!bytes_known) { /* no sizes (ROCm traces): no Bytes, Avg bytes, GB/s of "-" */
+		cols[4] = name_col(f, 7 + 9 + 10 + 9 + 2);
+		ncols = 5;
+	} else if (narrow(f)) { /* Avg bytes goes */
 		cols[5] = cols[6];
 		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
 		ncols = 7;
@@ -673,6 +702,7 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 		name_col(f, 10 + 10 + 10 + 10 + 10 + 2),
 	};
 	const struct gp_value *arr = get(r, key);
+	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 
 	if (!arr || !gp_value_len(arr))
 		return;
@@ -681,8 +711,13 @@ static void print_ops(struct af *f, const struct gp_value *r, const char *key, c
 		cols[1] = (struct gp__col)COL("Self", 10, NULL, gp__cell_dur, "self_ns");
 		cols[2] = (struct gp__col)COL("Total", 10, NULL, gp__cell_dur, "total_ns");
 	}
+	/* GPU annotations are GPU time already: no column of "-" */
+	if (strcmp(key, "gpu_annotations") == 0) {
+		cols[4] = name_col(f, 10 + 10 + 10 + 10 + 2);
+		ncols--;
+	}
 	heading(f, title);
-	summary_table(f, r, key, cols, sizeof(cols) / sizeof(cols[0]));
+	summary_table(f, r, key, cols, ncols);
 }
 
 /* whether @p v has both string members @p a and @p b */
@@ -710,11 +745,12 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		  .cell = cell_name,
 		  .key = "name" },
 	};
-	const struct gp__table devt = { dev_cols, 5, "  ", false };
+	struct gp__table devt = { dev_cols, 5, "  ", false };
 	const struct gp__table topt = { top_cols, 4, "  ", false };
 	const struct gp_value *m = get(r, "memory"), *devs, *top;
 	struct gp_buf cut = GP_BUF_INIT;
 	char b0[64], b1[64], b2[64], b3[64], nb[512];
+	bool reserved = false;
 	size_t i, n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
@@ -722,6 +758,14 @@ static void print_memory(struct af *f, const struct gp_value *r)
 	devs = get(m, "devices");
 	heading(f, "Memory");
 	plain_cols(dev_cols + 1, heads, widths, 3, " ");
+	/* a 2021-schema trace has no reserved bytes: no "peak reserv" column of "-" */
+	for (i = 0; i < gp_value_len(devs); i++)
+		reserved |= num(get(gp_arr_get(devs, i), "peak_reserved_bytes"), &(double){ 0 });
+	if (!reserved) {
+		dev_cols[2] = dev_cols[3];
+		dev_cols[3] = dev_cols[4];
+		devt.n = 4;
+	}
 	table_head(f, &devt);
 	for (i = 0; i < gp_value_len(devs); i++) {
 		const struct gp_value *d = gp_arr_get(devs, i);
@@ -742,6 +786,8 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		cells[2] = bytes(b2, sizeof(b2), get(d, "peak_reserved_bytes"));
 		cells[3] = bytes(b3, sizeof(b3), get(d, "final_allocated_bytes"));
 		cells[4] = cut.buf;
+		if (!reserved)
+			memmove(cells + 2, cells + 3, 2 * sizeof(*cells));
 		table_cells(f, &devt, cells);
 	}
 	gp__buf_release(&cut);
@@ -769,8 +815,10 @@ static void print_launches(struct af *f, const struct gp_value *r)
 		COL("mean", 8, " ", cell_mean, "mean"),
 		COL("at limit", 14, "  ", gp__cell_dur, "time_at_limit_ns"),
 	};
-	const struct gp__table t = { cols, 6, "  ", false };
 	const struct gp_value *l = get(r, "launches"), *d, *q;
+	/* HIP has no launch-queue limit (queue_limit null): no "at limit" column of "-" */
+	const struct gp__table t = { cols, num(get(l, "queue_limit"), &(double){ 0 }) ? 6 : 5, "  ",
+		                     false };
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	double n;
 
@@ -890,7 +938,11 @@ static void print_rank(struct af *f, const struct gp_value *r)
 		print_stats_table(f, r, "kernels", "Top GPU kernels");
 		print_memory_ops(f, r);
 	}
-	print_stats_table(f, r, "api_calls", "Top CUDA API calls");
+	/* a ROCm trace's calls are HIP's (hipLaunchKernel) */
+	print_stats_table(f, r, "api_calls",
+	                  strcmp(str(get(get(r, "launches"), "runtime"), ""), "hip") == 0
+	                      ? "Top HIP API calls"
+	                      : "Top CUDA API calls");
 	print_ops(f, r, "annotations", "User annotations (CPU time; GPU: projected)", false);
 	print_ops(f, r, "gpu_annotations", "GPU annotations", false);
 	print_ops(f, r, "cpu_ops", "Top CPU operators", true);
@@ -1045,6 +1097,7 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 	const struct gp_value *m = get(report, "metrics"), *series = get(m, "series"),
 	                      *gpus = get(m, "gpus");
 	char b1[32], b2[32], b3[32];
+	bool rss, cpu;
 	double n;
 
 	if (gp_value_type(m) != GP_VALUE_OBJECT)
@@ -1074,14 +1127,22 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 		         100.0),
 		    pctf(b2, sizeof(b2), series_stat(series, "host", "cpu_busy_ratio", "max"),
 		         100.0));
-	if (series_stat(series, "process_tree", "rss_bytes", "max") ||
-	    series_stat(series, "process_tree", "cpu_cores", "max"))
-		out(f, "  process tree    RSS peak %s  CPU mean %s  max %s cores\n",
-		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")),
+	/* the tree's CPU is a rate: one sample has none, and no "CPU mean -  max - cores" */
+	rss = num(series_stat(series, "process_tree", "rss_bytes", "max"), &n);
+	cpu = num(series_stat(series, "process_tree", "cpu_cores", "max"), &n);
+	if (!rss && !cpu)
+		return;
+	out(f, "  process tree  ");
+	if (rss)
+		out(f, "  RSS peak %s",
+		    bytes(b1, sizeof(b1), series_stat(series, "process_tree", "rss_bytes", "max")));
+	if (cpu)
+		out(f, "  CPU mean %s  max %s cores",
 		    unitf(b2, sizeof(b2), series_stat(series, "process_tree", "cpu_cores", "mean"),
 		          2, ""),
 		    unitf(b3, sizeof(b3), series_stat(series, "process_tree", "cpu_cores", "max"),
 		          2, ""));
+	out(f, "\n");
 }
 
 GP_API int gp_analyze_format(const struct gp_value *report,
@@ -1106,6 +1167,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
 	f.hta = gp_value_get_str(get(report, "compat")) &&
 	        strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
+	f.tb = gp_value_get_str(get(report, "compat")) &&
+	       strcmp(gp_value_get_str(get(report, "compat")), "tb") == 0;
 	f.width =
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)

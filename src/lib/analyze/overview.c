@@ -78,8 +78,8 @@ static int add_device(struct gp_value *arr, const struct gp_trace *t, int64_t id
 {
 	struct gp_device_props p;
 	struct gp_value *d = gp_value_object();
-	enum gp__vendor vendor;
-	bool by_id = true;
+	enum gp__vendor v = GP_VENDOR_UNKNOWN;
+	bool by_id = true, found;
 	char cc[48];
 	int rc = 0;
 
@@ -88,20 +88,24 @@ static int add_device(struct gp_value *arr, const struct gp_trace *t, int64_t id
 	GP_TRY(gp_arr_push(arr, d));
 	GP_TRY(gp_obj_set_int(d, "id", id));
 	GP_TRY(gp_obj_set_bool(d, "active", active));
-	if (!gp__trace_device_model(t, id, &p, &by_id)) {
+	if (!(found = gp__trace_device_model(t, id, &p, &by_id))) {
 		p.name = NULL;
 		p.total_mem = p.num_sms = p.max_threads_per_sm = -1;
 		p.compute_major = p.compute_minor = -1;
 		p.warp_size = -1;
+	} else {
+		v = gp__device_vendor(&p);
 	}
+	if (v == GP_VENDOR_UNKNOWN)
+		v = gp__trace_vendor(t);
 	GP_TRY(gp_obj_set_str(d, "name", p.name));
 	/* the one model deviceProperties lists, under other ids (HIP's agents) */
-	GP_TRY(gp_obj_set_bool(d, "properties_by_id", by_id));
-	vendor = gp__device_vendor(&p);
+	GP_TRY(found ? gp_obj_set_bool(d, "properties_by_id", by_id)
+	             : gp_obj_set_null(d, "properties_by_id"));
 	GP_TRY(gp_obj_set_str(d, "vendor",
-	                      vendor == GP_VENDOR_NVIDIA ? "nvidia"
-	                      : vendor == GP_VENDOR_AMD  ? "amd"
-	                                                 : NULL));
+	                      v == GP_VENDOR_NVIDIA ? "nvidia"
+	                      : v == GP_VENDOR_AMD  ? "amd"
+	                                            : NULL));
 	GP_TRY(set_int_or_null(d, "total_memory_bytes", p.total_mem));
 	GP_TRY(set_int_or_null(d, "num_sms", p.num_sms));
 	GP_TRY(set_int_or_null(d, "max_threads_per_sm", p.max_threads_per_sm));

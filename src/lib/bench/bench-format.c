@@ -114,6 +114,7 @@ static void grid_draw(struct gp__out *o, struct grid *g, const char *indent, boo
 
 /* ---- a series ---- */
 
+/* one iteration has no spread or percentiles: its value alone (@p n: the iterations) */
 static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes,
                        int64_t n)
 {
@@ -127,8 +128,7 @@ static void text_stats(struct gp__out *o, const char *label, const struct gp_val
 	/* one unit for the block: the median's */
 	ref = S("median");
 	if (n == 1) {
-		/* one value has no spread, interval or percentiles to show */
-		gp__out_addf(o, "  %-7s %s (one iteration)\n", label, F(a, ref));
+		gp__out_addf(o, "  %-7s %s\n", label, F(a, S("median")));
 		return;
 	}
 	snprintf(k, sizeof(k), "median_ci_%s", u);
@@ -345,8 +345,14 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 		const char *heads[5] = { param, "batch", "median", "p99", "throughput" };
 		static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, 0 };
 		bool batch = gp_value_get_bool(gp_obj_get(x, "batch_sweep"), false);
+		bool show_batch = batch; /* a batch column of 1s says nothing */
 		const char *rate = "items/s";
 		struct grid g;
+
+		for (size_t j = 0; j < gp_value_len(pts); j++)
+			show_batch |= num(gp_arr_get(pts, j), "batch_size") != 1;
+		if (!show_batch)
+			memmove(heads + 1, heads + 2, 3 * sizeof(*heads));
 
 		if (gp_value_len(pts)) {
 			int64_t si = 0;
@@ -370,7 +376,7 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			gp__out_addf(o, ")");
 		}
 		gp__out_addf(o, md ? "\n\n" : "\n");
-		grid_init(&g, heads, flags, 5);
+		grid_init(&g, heads, flags, show_batch ? 5 : 4);
 		g.cols[0].flags |= md ? GP__COL_CODE : 0;
 		for (size_t j = 0; j < gp_value_len(pts); j++) {
 			const struct gp_value *p = gp_arr_get(pts, j);
@@ -382,6 +388,8 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			gp__fmt_dur_like(c[2], sizeof(c[2]), ref, ref, 0);
 			gp__fmt_dur_like(c[3], sizeof(c[3]), num(p, "p99_ns"), ref, 0);
 			rate_text(c[4], sizeof(c[4]), num(p, "items_per_s"), rate);
+			if (!show_batch)
+				memmove(cells + 1, cells + 2, 3 * sizeof(*cells));
 			grid_row(&g, cells);
 		}
 		grid_draw(o, &g, "  ", md);
@@ -429,9 +437,16 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 	const char *heads[11] = { "series", "n",   "median", "mean ± σ",  "p95",
 		                  "p99",    "min", "rate",   "GPU median" };
 	unsigned flags[11] = { GP__COL_LEFT };
-	size_t nc = 9;
+	size_t nc = 8;
+	bool gpu = false;
 	struct grid g;
 
+	/* commands have no GPU time: no column of "-" */
+	for (size_t i = 0; i < gp_value_len(series); i++)
+		gpu |= gp_value_type(gp_obj_get(gp_arr_get(series, i), "gpu_stats")) ==
+		       GP_VALUE_OBJECT;
+	if (gpu)
+		nc++;
 	if (rel) {
 		flags[nc] = GP__COL_LEFT;
 		heads[nc++] = "× fastest [95% CI]";
@@ -450,7 +465,7 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		const char *cells[11];
 		double ref = num(st, "median_ns");
 		int64_t n = 0;
-		size_t k = 9, met = 0;
+		size_t k = gpu ? 9 : 8, met = 0;
 
 		for (size_t j = 0; j < 11; j++)
 			cells[j] = c[j];
@@ -467,10 +482,10 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		gp__fmt_dur_like(c[6], sizeof(c[6]), num(st, "min_ns"), ref, 0);
 		rate_text(c[7], sizeof(c[7]), num(s, "throughput/items_per_s"),
 		          str_or(gp_obj_get(s, "throughput"), "rate_name", "items/s"));
-		if (gp_value_type(gs) == GP_VALUE_OBJECT)
+		if (gpu && gp_value_type(gs) == GP_VALUE_OBJECT)
 			gp__fmt_dur_like(c[8], sizeof(c[8]), num(gs, "median_ns"), ref, 0);
-		else
-			cells[8] = "-";
+		else if (gpu)
+			cells[8] = "-"; /* another series has GPU time */
 		if (rel)
 			relative_cell(c[k++], sizeof(c[0]), gp_obj_get(s, "relative"));
 		if (targets) {

@@ -25,7 +25,7 @@
 #include "util/sort.h"
 
 #define SHORT_RUN_NS 5e6 /* hyperfine's MIN_EXECUTION_TIME: a command this short is start-up */
-#define FEW_SAMPLES  5   /* fewer measured iterations: only large changes can be told */
+#define FEW_SAMPLES  5   /* fewer measured iterations: compare falls back on Welch's t */
 
 static double *dup_doubles(const double *x, size_t n)
 {
@@ -389,10 +389,10 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 	}
 	if (nout > 0)
 		GP_TRY(warn(w, "outliers",
-		            "%ld of %zu iterations are statistical outliers (modified z-score over "
-		            "14.826); other work on the machine may have interfered: re-run on a "
-		            "quiet system",
-		            nout, s->n));
+		            "%ld of %zu iterations %s (modified z-score over 14.826); other work "
+		            "on the machine may have interfered: re-run on a quiet system",
+		            nout, s->n,
+		            nout == 1 ? "is a statistical outlier" : "are statistical outliers"));
 	GP_TRY(steady(s->times, s->n, &k, &slow));
 	if (k)
 		GP_TRY(warn(w, "not_steady",
@@ -409,17 +409,15 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 		            "a run takes %s: under 5 ms, process start-up dominates what is "
 		            "measured",
 		            gp__fmt_dur(d1, sizeof(d1), st->median, 0)));
-	/* compare decides from 2 per side (Welch's t on the log times), with a wide interval */
 	if (s->n < 2)
 		GP_TRY(warn(w, "few_samples",
-		            "%zu measured iteration%s: compare needs at least 2 per side for a "
-		            "verdict",
-		            s->n, s->n == 1 ? "" : "s"));
+		            "%zu measured iteration: compare needs at least 2 a side for a verdict",
+		            s->n));
 	else if (s->n < FEW_SAMPLES)
 		GP_TRY(warn(w, "few_samples",
-		            "%zu measured iterations: from so few compare can tell only large "
-		            "changes; %d or more (--runs) tell small ones",
-		            s->n, 2 * FEW_SAMPLES));
+		            "%zu measured iterations: compare can confirm only large changes; "
+		            "more confirm smaller ones",
+		            s->n));
 out:
 	gp__free(fl);
 	return rc;

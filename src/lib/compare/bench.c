@@ -313,7 +313,10 @@ int gp__cmp_bench(struct gp__cmp *c, const struct gp_value *base, const struct g
 			return rc;
 	}
 	if (pairs == 0)
-		return gp__error(GP_EINVAL, "%s and %s have no series name in common",
+		return gp__error(GP_EINVAL,
+		                 "%s and %s have no series name in common: name the series "
+		                 "alike on both sides (gpuprof bench -n NAME; in a parameter "
+		                 "scan, -n 'n={n}')",
 		                 c->base_label, c->new_label);
 	return 0;
 }

@@ -274,6 +274,13 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 	else
 		GP_TRY(gp__buf_addf(&b, "same: no change of %g %% or more (no metric with samples)",
 		                    100 * c->threshold));
+	/* the totals with one value a side read "inconclusive" in the table: counted here too */
+	if (!m && c->n_sampled && c->n_single_changed)
+		GP_TRY(gp__buf_addf(&b,
+		                    "; %zu total%s with one value a side changed by %g %% or "
+		                    "more (no test)",
+		                    c->n_single_changed, c->n_single_changed == 1 ? "" : "s",
+		                    100 * c->threshold));
 	if (gp_obj_set_str(c->result, "verdict", verdict) ||
 	    gp_obj_set_bool(c->result, "regression", c->n_worse > 0) ||
 	    gp_obj_set_str(c->result, "summary", b.buf))

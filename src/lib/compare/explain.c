@@ -63,21 +63,6 @@ static int add(struct gp_value *arr, const char *id, struct gp_value *evidence, 
 	return 0;
 }
 
-/* a name cut to NAME_MAX_SHOWN bytes (at a UTF-8 boundary) with "..." */
-static const char *short_name(char *buf, size_t n, const char *name)
-{
-	size_t len = strlen(name), k = NAME_MAX_SHOWN;
-
-	if (len <= NAME_MAX_SHOWN || n < NAME_MAX_SHOWN + 4) {
-		snprintf(buf, n, "%s", name);
-		return buf;
-	}
-	while (k > 0 && ((unsigned char)name[k] & 0xc0) == 0x80)
-		k--;
-	snprintf(buf, n, "%.*s...", (int)k, name);
-	return buf;
-}
-
 static const struct gp_value *metric_named(const struct gp_value *group, const char *name)
 {
 	const struct gp_value *ms = gp_obj_get(group, "metrics");
@@ -387,12 +372,16 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 	double base = dget(k, "base_total_ns"), d = dget(k, "delta_total_ns"), sum = 0;
 	struct gp_buf t = GP_BUF_INIT;
 	struct gp_value *ev = NULL, *list = NULL;
-	size_t i, shown = 0;
-	char a[32], nb[NAME_MAX_SHOWN + 8];
+	size_t i, shown = 0, nrows = gp_value_len(rows);
+	char a[32], **names = NULL;
 	int rc = 0;
 
 	if (!isfinite(base) || !isfinite(d) || base <= 0 || fabs(d) < thr * base)
 		return 0;
+	/* fitted over all rows, as a table's (names.c): two alike stay apart */
+	if (nrows && (!(names = gp__calloc(nrows, sizeof(*names))) ||
+	              gp__names_fit_rows(names, rows, nrows, "name", NAME_MAX_SHOWN, 0)))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	if (!(ev = gp_value_object()) || !(list = gp_value_array()) ||
 	    gp_obj_set(ev, "kernels", list) || gp_obj_set_double(ev, "delta_total_ns", d))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -411,8 +400,7 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		    gp_obj_set_double(o, "delta_avg_pct", dp) ||
 		    gp_obj_set_double(o, "p", dget(r, "p")))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp__buf_addf(&t, "%s%s", shown++ ? "; " : "",
-		                    short_name(nb, sizeof(nb), name)));
+		GP_TRY(gp__buf_addf(&t, "%s%s", shown++ ? "; " : "", names[i]));
 		gp__fmt_dur(a, sizeof(a), fabs(dt), 0);
 		if (strcmp(st, "added") == 0)
 			GP_TRY(gp__buf_addf(&t, " is new and takes %s", a));
@@ -451,6 +439,9 @@ out:
 		gp__error(GP_ENOMEM, "out of memory");
 	gp_value_free(ev);
 	gp__buf_release(&t);
+	if (names)
+		gp__names_free(names, nrows);
+	gp__free(names);
 	return rc;
 }
 

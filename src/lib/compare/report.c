@@ -338,6 +338,37 @@ static size_t precision(const struct gp_value *r, double *share)
 	return best;
 }
 
+/*
+ * The vendor of the GPUs that ran (overview.devices[].vendor, of the active
+ * ones when any is): "an NVIDIA GPU" or "an AMD GPU", NULL when unknown or
+ * mixed. Tells
+ * two runs apart where a trace names no GPU (no deviceProperties).
+ */
+static const char *gpu_vendor(const struct gp_value *r)
+{
+	const struct gp_value *devs = gp_value_path(r, "overview/devices");
+	const char *v = NULL;
+	bool any_active = false;
+	size_t i;
+
+	for (i = 0; i < gp_value_len(devs); i++)
+		any_active |= gp_value_get_bool(gp_obj_get(gp_arr_get(devs, i), "active"), false);
+	for (i = 0; i < gp_value_len(devs); i++) {
+		const struct gp_value *d = gp_arr_get(devs, i);
+		const char *dv = gp_value_get_str(gp_obj_get(d, "vendor"));
+
+		if (any_active && !gp_value_get_bool(gp_obj_get(d, "active"), false))
+			continue;
+		if (!dv || (v && strcmp(v, dv) != 0))
+			return NULL;
+		v = dv;
+	}
+	return !v                         ? NULL
+	       : strcmp(v, "nvidia") == 0 ? "an NVIDIA GPU"
+	       : strcmp(v, "amd") == 0    ? "an AMD GPU"
+	                                  : NULL;
+}
+
 /* true the first time @p bit is asked for: each warning once per comparison */
 static bool once(struct gp__cmp *c, unsigned bit)
 {
@@ -353,6 +384,7 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 	struct gp_buf gb = GP_BUF_INIT, gn = GP_BUF_INIT;
 	double sb, sn;
 	size_t kb, kn;
+	const char *vb = gpu_vendor(br), *vn = gpu_vendor(nr);
 	int64_t wb, wn;
 	int rc = 0;
 
@@ -363,6 +395,11 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 		                    "%s: the runs are on different GPUs (base %s, new %s): times "
 		                    "differ for that reason too, not only for the change",
 		                    name, gb.buf, gn.buf));
+	else if ((!gb.len || !gn.len) && vb && vn && strcmp(vb, vn) != 0 && once(c, 1u))
+		GP_TRY(gp__cmp_warn(c, "gpu_differs",
+		                    "%s: the runs are on different GPUs (base %s, new %s): times "
+		                    "differ for that reason too, not only for the change",
+		                    name, gb.len ? gb.buf : vb, gn.len ? gn.buf : vn));
 	if (gp_value_get_int(gp_value_path(br, "overview/distributed/world_size"), &wb) &&
 	    gp_value_get_int(gp_value_path(nr, "overview/distributed/world_size"), &wn) &&
 	    wb != wn && once(c, 2u))

@@ -190,7 +190,7 @@ static int push_unique(struct gp_value *arr, const char *s)
 /*
  * "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" from a deviceProperties
  * row; an AMD GPU (@p rocm: a ROCm trace) in its own terms: "AMD Instinct
- * MI300X (gfx 9.4, 304 CUs, 191.5 GiB)" (Kineto gives no gfx target's
+ * MI300X (gfx9.4, 304 CUs, 191.5 GiB)" (Kineto gives no gfx target's
  * letters, so the major.minor of the ISA; compute units, not SMs).
  */
 static int device_label(const struct gp_value *d, bool rocm, struct gp_buf *b)
@@ -200,7 +200,8 @@ static int device_label(const struct gp_value *d, bool rocm, struct gp_buf *b)
 	const char *sep = " (";
 	int rc = 0;
 
-	if (name && strncmp(name, "AMD ", 4) == 0)
+	if ((name && strncmp(name, "AMD ", 4) == 0) ||
+	    (get_str(d, "vendor") && strcmp(get_str(d, "vendor"), "amd") == 0))
 		rocm = true;
 	gp_value_get_int(gp_obj_get(d, "id"), &id);
 	gp_value_get_int(gp_obj_get(d, "num_sms"), &sms);
@@ -209,7 +210,7 @@ static int device_label(const struct gp_value *d, bool rocm, struct gp_buf *b)
 		GP_TRY(gp__buf_addf(b, "%lld: ", (long long)id));
 	GP_TRY(gp__buf_addstr(b, name && *name ? name : "GPU"));
 	if (cc && *cc && rocm) {
-		GP_TRY(gp__buf_addf(b, "%sgfx %s", sep, cc));
+		GP_TRY(gp__buf_addf(b, "%sgfx%s", sep, cc));
 		sep = ", ";
 	} else if (cc && *cc) {
 		GP_TRY(gp__buf_addf(b, "%ssm_", sep));
