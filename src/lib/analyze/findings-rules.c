@@ -21,6 +21,7 @@
 #include "intervals.h"
 #include "text/text.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 /* thresholds (docs/analyses/findings.md) */
 #define IDLE_PCT            20.0
@@ -402,6 +403,206 @@ static bool gpu_backlog(const struct gp__actx *c, const struct gp_value *l, int6
 	return *delay >= LAUNCH_WAIT_DELAY_NS || *qmean >= LAUNCH_WAIT_QUEUE;
 }
 
+/*
+ * A launch call longer than this multiple of the median launch call is an
+ * outlier, not launch overhead: the first launch of a kernel that loads its
+ * module (CUDA_MODULE_LOADING=LAZY, cuDNN/cuBLAS picking a kernel) or context
+ * creation takes seconds once (alexnet: one 3.056 s cudaLaunchKernel beside a
+ * median of 10 µs). The median is taken as at least 1 µs.
+ */
+#define LAUNCH_OUTLIER_X 100
+/* an outlier call this share of the GPU's idle time is named by gpu-idle */
+#define LAUNCH_OUTLIER_IDLE_PCT 10.0
+
+/* the calls that launched GPU work: no section has their union or their outliers */
+struct launch_stats {
+	size_t ncalls;       /* GPU ops with a launching call */
+	int64_t med_ns;      /* median launch call (-1 without calls) */
+	int64_t all_ns;      /* union of every launch call */
+	int64_t typical_ns;  /* union of the calls up to LAUNCH_OUTLIER_X x the median */
+	size_t noutliers;    /* calls over it */
+	int64_t outliers_ns; /* their summed time */
+	int64_t slowest;     /* the slowest call (event index), -1 without calls */
+	int64_t slowest_op;  /* a GPU op it launched */
+	bool slowest_first;  /* it is the first call that launches that op's name */
+};
+
+static int launch_stats(const struct gp__actx *c, struct launch_stats *ls)
+{
+	struct gp_ivset all = GP_IVSET_INIT, typ = GP_IVSET_INIT;
+	int64_t *d = NULL, lim;
+	size_t k, n = 0;
+	int rc = 0;
+
+	memset(ls, 0, sizeof(*ls));
+	ls->med_ns = ls->slowest = ls->slowest_op = -1;
+	if (!(d = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*d))))
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (k = 0; k < c->gpu.n; k++) {
+		int64_t l = gp__launcher(c, c->gpu.v[k]);
+
+		if (l < 0)
+			continue;
+		d[n++] = c->dur[l];
+		if (ls->slowest < 0 || c->dur[l] > c->dur[ls->slowest]) {
+			ls->slowest = l;
+			ls->slowest_op = c->gpu.v[k];
+		}
+	}
+	ls->ncalls = n;
+	if (!n)
+		goto out;
+	GP_TRY(gp__sort_i64(d, n));
+	ls->med_ns = (int64_t)llround(gp__quantile_sorted(d, n, 0.5));
+	lim = (ls->med_ns > 1000 ? ls->med_ns : 1000) * LAUNCH_OUTLIER_X;
+	ls->slowest_first = true;
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+		int64_t l = gp__launcher(c, i);
+
+		if (l < 0)
+			continue;
+		GP_TRY(gp__ivset_add(&all, c->ts[l], gp__end(c, (size_t)l)));
+		if (c->dur[l] > lim) {
+			ls->noutliers++;
+			ls->outliers_ns = gp__add_sat(ls->outliers_ns, c->dur[l]);
+		} else {
+			GP_TRY(gp__ivset_add(&typ, c->ts[l], gp__end(c, (size_t)l)));
+		}
+		if (c->t->ev.name[i] == c->t->ev.name[ls->slowest_op] &&
+		    c->ts[l] < c->ts[ls->slowest])
+			ls->slowest_first = false;
+	}
+	GP_TRY(gp__ivset_normalize(&all));
+	GP_TRY(gp__ivset_normalize(&typ));
+	ls->all_ns = gp__ivset_len(&all);
+	ls->typical_ns = gp__ivset_len(&typ);
+out:
+	gp__free(d);
+	gp__ivset_release(&all);
+	gp__ivset_release(&typ);
+	return rc;
+}
+
+/* is the slowest launch call an outlier? */
+static bool launch_outlier(const struct launch_stats *ls)
+{
+	return ls->slowest >= 0 && ls->noutliers > 0;
+}
+
+/* the launch evidence shared by gpu-idle and launch-bound */
+static int ev_launch(struct gp_value *ev, const struct gp__actx *c, const struct launch_stats *ls)
+{
+	int rc;
+
+	if ((rc = gp_obj_set_int(ev, "launch_calls_ns", ls->all_ns)) ||
+	    (rc = gp_obj_set_int(ev, "typical_launch_calls_ns", ls->typical_ns)) ||
+	    (rc = gp_obj_set_int(ev, "outlier_launch_calls", (int64_t)ls->noutliers)) ||
+	    (rc = gp_obj_set_int(ev, "outlier_launch_calls_ns", ls->outliers_ns)))
+		return rc;
+	if (ls->med_ns >= 0)
+		rc = gp_obj_set_int(ev, "launch_call_med_ns", ls->med_ns);
+	else
+		rc = gp_obj_set_null(ev, "launch_call_med_ns");
+	if (rc)
+		return rc;
+	if (ls->slowest < 0)
+		return gp_obj_set_null(ev, "slowest_launch_call_ns");
+	if ((rc = gp_obj_set_int(ev, "slowest_launch_call_ns", c->dur[ls->slowest])) ||
+	    (rc = gp_obj_set_str(ev, "slowest_launch_call",
+	                         gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]))))
+		return rc;
+	/* its op when it is the op's first launch: the module loaded then */
+	return ls->slowest_first
+	           ? gp_obj_set_str(ev, "slowest_launch_call_first_of",
+	                            gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]))
+	           : gp_obj_set_null(ev, "slowest_launch_call_first_of");
+}
+
+/*
+ * "one cudaLaunchKernel call of 3.056 s, the first launch of K: ..." into
+ * @p buf: what an outlier launch call is and what to do about it.
+ */
+static void outlier_advice(const struct gp__actx *c, const struct launch_stats *ls,
+                           const struct gp__fnd_dev *d, char *buf, size_t n)
+{
+	char med[32];
+	const char *call = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]);
+	const char *op = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]);
+	const bool amd = d->vendor == GP_VENDOR_AMD;
+
+	gp__fmt_dur(med, sizeof(med), (double)(ls->med_ns > 0 ? ls->med_ns : 0), 0);
+	if (ls->slowest_first)
+		snprintf(buf, n,
+		         "one %.40s call (a median launch call takes %s), the first launch of "
+		         "%.60s%s: a one-time cost of loading its module (%s loads a kernel's code "
+		         "at its first launch; %s load theirs at first use), not launch overhead: "
+		         "warm up before the profiled steps (torch.profiler.schedule(wait=1, "
+		         "warmup=1, active=N)), or load at start-up with %s",
+		         call, med, op, strlen(op) > 60 ? "..." : "",
+		         amd ? "HIP_ENABLE_DEFERRED_LOADING=1, the default,"
+		             : "CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2,",
+		         amd ? "MIOpen and rocBLAS" : "cuDNN and cuBLAS",
+		         amd ? "HIP_ENABLE_DEFERRED_LOADING=0" : "CUDA_MODULE_LOADING=EAGER");
+	else
+		snprintf(
+		    buf, n,
+		    "one %.40s call (a median launch call takes %s) that blocked, which is not "
+		    "launch overhead (an allocation, a full queue, a lock): see what ran beside "
+		    "it in the timeline",
+		    call, med);
+}
+
+/* what launch-bound is judged on; read by gpu-idle too, to say how the two relate */
+struct launch_judge {
+	int64_t n, nshort, med, delay;
+	double short_pct, qmean;
+	bool med_known, many_short, cpu_bound, fires;
+	struct launch_stats ls;
+};
+
+/*
+ * Judges launch-bound: @p j->fires when the kernels are short or the typical
+ * launch calls (the outliers left out) cover the GPU's busy time, and no
+ * backlog says the GPU is waiting for something else. @p j->ls is filled
+ * whenever the launches section is there.
+ */
+static int launch_judge(const struct gp__actx *c, const struct gp_value *r,
+                        const struct gp__fnd_base *b, struct launch_judge *j)
+{
+	const struct gp_value *l = gp_obj_get(r, "launches");
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->ls.slowest = j->ls.slowest_op = j->ls.med_ns = -1;
+	j->delay = -1;
+	j->qmean = NAN;
+	if (!b->has_gpu || !geti(l, "count", &j->n) ||
+	    !geti(l, "short_kernels/count", &j->nshort) ||
+	    !getd(l, "short_kernels/pct", &j->short_pct))
+		return 0;
+	if ((rc = launch_stats(c, &j->ls)))
+		return rc;
+	if (j->n < LAUNCH_MIN)
+		return 0;
+	j->med_known = geti(l, "kernel_dur_ns/p50", &j->med);
+	j->many_short =
+	    (!j->med_known || j->med < LAUNCH_MED_NS) && j->short_pct > LAUNCH_SHORT_PCT;
+	/* typical calls: one call of seconds (module loading) is not launch overhead */
+	j->cpu_bound = b->busy_ns > 0 && j->ls.typical_ns >= b->busy_ns;
+	/* a backlog: the GPU does not wait for launches */
+	j->fires = (j->many_short || j->cpu_bound) && !gpu_backlog(c, l, &j->delay, &j->qmean);
+	return 0;
+}
+
+/* an outlier launch call of at least LAUNCH_OUTLIER_IDLE_PCT of the GPU's idle time */
+static bool outlier_matters(const struct gp__actx *c, const struct launch_stats *ls,
+                            const struct gp__fnd_base *b)
+{
+	return launch_outlier(ls) && b->idle_ns > 0 &&
+	       pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
+}
+
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
 /*
@@ -419,7 +620,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	double host_share = NAN, qmean;
 	int64_t delay;
 	bool host, sums, backlog;
-	char title[160], sugg[640], batch[200], dly[32];
+	struct launch_judge lj;
+	char title[160], sugg[1800], batch[200], dly[32], note[900] = "";
 	int rc = 0;
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
@@ -447,6 +649,18 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
+	if (host && !backlog) {
+		GP_TRY(launch_judge(c, r, b, &lj));
+		if (outlier_matters(c, &lj.ls, b)) {
+			char adv[800];
+
+			GP_TRY(ev_launch(ev, c, &lj.ls));
+			outlier_advice(c, &lj.ls, &b->dev, adv, sizeof(adv));
+			snprintf(
+			    note, sizeof(note), "up to %s of the idle time is %s; for the rest, ",
+			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj.ls.slowest], 0), adv);
+		}
+	}
 	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
 	         !host     ? ""
 	         : backlog ? ", waiting for the host between bursts of queued work"
@@ -458,13 +672,20 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		         "between the bursts (data loading, synchronisation, copies, logging) in "
 		         "the timeline",
 		         delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
+	else if (host && lj.fires)
+		snprintf(sugg, sizeof(sugg),
+		         "%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
+		         "the same idle time seen from the launches): launch less often: %s, "
+		         "torch.compile, %s",
+		         note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
 	else if (host)
-		snprintf(
-		    sugg, sizeof(sugg),
-		    "the CPU does not launch work fast enough: look at the top CPU ops and API "
-		    "calls in the steps, move data loading off the critical path, and launch "
-		    "less often: %s, torch.compile, %s",
-		    w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+		snprintf(sugg, sizeof(sugg),
+		         "%sthe host is busy elsewhere between launches (the launch calls alone "
+		         "do not explain it, so this is not launch-bound): look at the top CPU ops "
+		         "and API calls in the steps (allocations, synchronisation, data loading) "
+		         "and move them off the critical path; then launch less often: %s, "
+		         "torch.compile, %s",
+		         note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
 	else
 		snprintf(sugg, sizeof(sugg),
 		         "the GPU waits between kernels: look for synchronisation, copies and gaps "
@@ -489,82 +710,63 @@ out:
  * the GPU has work waiting, so the launches are not what it waits for
  * (resnet50: delay p50 9.5 ms, mean queue 100).
  */
-/* the union of the calls that launched GPU work: no section has it */
-static int launch_union(const struct gp__actx *c, int64_t *out)
-{
-	struct gp_ivset lu = GP_IVSET_INIT;
-	size_t k;
-	int rc = 0;
-
-	for (k = 0; k < c->gpu.n; k++) {
-		int64_t l = gp__launcher(c, c->gpu.v[k]);
-
-		if (l >= 0)
-			GP_TRY(gp__ivset_add(&lu, c->ts[l], gp__end(c, (size_t)l)));
-	}
-	GP_TRY(gp__ivset_normalize(&lu));
-	*out = gp__ivset_len(&lu);
-out:
-	gp__ivset_release(&lu);
-	return rc;
-}
-
 static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
                              const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
-	const struct gp_value *l = gp_obj_get(r, "launches");
+	struct launch_judge j;
 	struct gp_value *ev = NULL;
-	int64_t n, nshort, med = 0, launch_ns = 0, delay = 0;
-	double short_pct, qmean;
-	bool med_known, delay_known, many_short, cpu_bound;
-	char title[200], medtxt[32] = "", sugg[640], batch[200];
+	char title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32], d2[32];
 	int rc = 0;
 
-	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
-	    !geti(l, "short_kernels/count", &nshort) || !getd(l, "short_kernels/pct", &short_pct))
-		return 0;
-	med_known = geti(r, "launches/kernel_dur_ns/p50", &med);
-	GP_TRY(launch_union(c, &launch_ns));
-	many_short = (!med_known || med < LAUNCH_MED_NS) && short_pct > LAUNCH_SHORT_PCT;
-	cpu_bound = b->busy_ns > 0 && launch_ns >= b->busy_ns;
-	if (!many_short && !cpu_bound)
+	GP_TRY(launch_judge(c, r, b, &j));
+	if (!j.fires)
 		goto out;
-	/* a backlog: the GPU does not wait for launches */
-	if (gpu_backlog(c, l, &delay, &qmean))
-		goto out;
-	delay_known = delay >= 0;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
-	GP_TRY(gp_obj_set_int(ev, "kernels", n));
-	if (med_known)
-		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", med));
+	GP_TRY(gp_obj_set_int(ev, "kernels", j.n));
+	if (j.med_known)
+		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", j.med));
 	else
 		GP_TRY(gp_obj_set_null(ev, "kernel_med_ns"));
-	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", nshort));
-	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", short_pct));
-	GP_TRY(gp_obj_set_int(ev, "launch_calls_ns", launch_ns));
-	if (delay_known)
-		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", delay));
+	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", j.nshort));
+	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", j.short_pct));
+	GP_TRY(ev_launch(ev, c, &j.ls));
+	if (j.delay >= 0)
+		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", j.delay));
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
-	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
+	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", j.qmean));
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
-	if (med_known) {
-		char d[32];
-
+	if (j.med_known)
 		snprintf(medtxt, sizeof(medtxt), ", median kernel %s",
-		         gp__fmt_dur(d, sizeof(d), (double)med, 0));
+		         gp__fmt_dur(d1, sizeof(d1), (double)j.med, 0));
+	if (j.many_short)
+		snprintf(title, sizeof(title),
+		         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
+		         "launch call",
+		         (long long)j.n, medtxt, j.short_pct);
+	else
+		snprintf(title, sizeof(title),
+		         "Launch-bound: %lld launch calls take %s, the GPU is busy %s",
+		         (long long)j.n, gp__fmt_dur(d1, sizeof(d1), (double)j.ls.typical_ns, 0),
+		         gp__fmt_dur(d2, sizeof(d2), (double)b->busy_ns, 0));
+	if (outlier_matters(c, &j.ls, b)) {
+		char adv[800];
+
+		outlier_advice(c, &j.ls, &b->dev, adv, sizeof(adv));
+		snprintf(note, sizeof(note),
+		         "; apart from that, %s of the launch calls' time is %s",
+		         gp__fmt_dur(d2, sizeof(d2), (double)c->dur[j.ls.slowest], 0), adv);
 	}
-	snprintf(title, sizeof(title),
-	         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
-	         "launch call",
-	         (long long)n, medtxt, short_pct);
 	snprintf(sugg, sizeof(sugg),
-	         "launch fewer, larger kernels: capture the step in %s "
+	         "%slaunch fewer, larger kernels: capture the step in %s "
 	         "(torch.compile(mode=\"reduce-overhead\") does it for you), fuse small "
-	         "operations with torch.compile, or %s",
-	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+	         "operations with torch.compile, or %s%s",
+	         b->idle_pct > IDLE_PCT ? "the GPU's idle time (gpu-idle) is this launch "
+	                                  "overhead: "
+	                                : "",
+	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)), note);
 	rc = gp__fnd_add(fl, "launch-bound",
 	                 b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
 	                 title, ev, sugg);
