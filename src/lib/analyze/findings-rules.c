@@ -964,7 +964,7 @@ static void sync_title(char *buf, size_t n, const struct gp__actx *c, const stru
 		{ s->ndtoh, "device-to-host copy", "device-to-host copies" },
 	};
 	const char *where =
-	    c->nsteps ? "inside the steps" : "in the traced window (no ProfilerStep)";
+	    c->nsteps ? "inside the step" : "in the traced window (no ProfilerStep)";
 	char d[32];
 	int64_t major_ns;
 	const char *major = sync_major(s, &major_ns);
