@@ -829,6 +829,31 @@ static void test_queue_saturated(void **state)
 	gp_trace_free(t);
 }
 
+/* two streams at the limit at once: their times are a sum, and the title says so */
+static void test_queue_saturated_streams(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 1100; k++) {
+		launched(t, "q", 7, 2 * k, 1, 10000 + 10 * k, 10, 2 * k + 1);
+		launched(t, "q", 8, 2 * k + 1, 1, 10000 + 10 * k, 10, 2 * k + 2);
+	}
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "queue-saturated");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "streams_at_limit"), 2);
+	assert_int_equal(ev_int(f, "time_at_limit_ns"),
+	                 tu_geti(r, "launches/queue/0/time_at_limit_ns") +
+	                     tu_geti(r, "launches/queue/1/time_at_limit_ns"));
+	assert_non_null(strstr(tu_gets(f, "title"), "summed over the streams"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_queue_short(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -958,6 +983,7 @@ int main(void)
 		cmocka_unit_test(test_good_occupancy),
 		cmocka_unit_test(test_zero_occupancy),
 		cmocka_unit_test(test_queue_saturated),
+		cmocka_unit_test(test_queue_saturated_streams),
 		cmocka_unit_test(test_queue_short),
 		cmocka_unit_test(test_launch_bound_top),
 		cmocka_unit_test(test_no_sections),

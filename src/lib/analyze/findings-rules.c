@@ -1348,7 +1348,7 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 {
 	const struct gp_value *l = gp_obj_get(r, "launches"), *q = gp_obj_get(l, "queue");
 	struct gp_value *ev = NULL;
-	int64_t max_depth = 0, full_ns = 0, limit, v;
+	int64_t max_depth = 0, full_ns = 0, limit, v, nfull = 0;
 	double full_pct = 0.0, p;
 	char title[160], dbuf[32];
 	size_t k;
@@ -1362,8 +1362,10 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 
 		if (geti(row, "max", &v) && v > max_depth)
 			max_depth = v;
-		if (geti(row, "time_at_limit_ns", &v))
+		if (geti(row, "time_at_limit_ns", &v) && v > 0) {
 			full_ns = gp__add_sat(full_ns, v);
+			nfull++;
+		}
 		if (getd(row, "time_at_limit_pct", &p))
 			full_pct += p;
 	}
@@ -1375,9 +1377,12 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
+	GP_TRY(gp_obj_set_int(ev, "streams_at_limit", nfull));
 	/* only CUDA has a known limit (launches.c): other runtimes never get here */
-	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s",
-	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0));
+	/* per stream: the times of several streams are a sum, not wall time */
+	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s%s",
+	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0),
+	         nfull > 1 ? " summed over the streams" : "");
 	rc = gp__fnd_add(
 	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,
 	    "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "
