@@ -401,6 +401,31 @@ static void test_launch_bound_relates(void **state)
 	gp_trace_free(t);
 }
 
+/* a sync call during the GPU's idle time: gpu-idle and sync-in-step name each other */
+static void test_sync_idle_related(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	launched(t, "k", 7, 5 * US, 2 * US, 10 * US, 10 * US, 1);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 25 * US, 875 * US, -1);
+	launched(t, "k", 7, 905 * US, 2 * US, 910 * US, 10 * US, 2);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "sync_blocked_while_idle_ns"), 875 * US);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "sync-in-step"));
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "blocked_while_gpu_idle_ns"), 875 * US);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "gpu-idle"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static size_t memcpy_ev(struct gp_trace *t, const char *name, int64_t ts, int64_t dur,
                         int64_t bytes)
 {
@@ -964,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_sync_outside_step),
 		cmocka_unit_test(test_sync_no_steps),
 		cmocka_unit_test(test_sync_parts_add_up),
+		cmocka_unit_test(test_sync_idle_related),
 		cmocka_unit_test(test_launch_outlier),
 		cmocka_unit_test(test_launch_bound_relates),
 		cmocka_unit_test(test_pageable),

@@ -603,6 +603,11 @@ static bool outlier_matters(const struct gp__actx *c, const struct launch_stats 
 	       pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
 }
 
+/* the share of the GPU's idle time over which sync-in-step and gpu-idle name each other */
+#define SYNC_IDLE_PCT 10.0
+
+static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out);
+
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
 /*
@@ -621,7 +626,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	int64_t delay;
 	bool host, sums, backlog;
 	struct launch_judge lj;
-	char title[160], sugg[1800], batch[200], dly[32], note[900] = "";
+	int64_t sync_idle = 0;
+	char title[160], sugg[1800], batch[200], dly[32], note[900] = "", sync_note[300] = "";
 	int rc = 0;
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
@@ -649,6 +655,17 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
+	if (host) {
+		GP_TRY(sync_blocked_idle(c, b, &sync_idle));
+		if (pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
+			GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", sync_idle));
+			snprintf(sync_note, sizeof(sync_note),
+			         "for %s of the idle time the host is blocked in synchronisation "
+			         "(sync-in-step: sync calls, .item(), blocking device-to-host "
+			         "copies), so it cannot launch work: start there; ",
+			         gp__fmt_dur(dly, sizeof(dly), (double)sync_idle, 0));
+		}
+	}
 	if (host && !backlog) {
 		GP_TRY(launch_judge(c, r, b, &lj));
 		if (outlier_matters(c, &lj.ls, b)) {
@@ -666,26 +683,30 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	         : backlog ? ", waiting for the host between bursts of queued work"
 	                   : ", mostly waiting for the host (host-bound)");
 	if (host && backlog)
-		snprintf(sugg, sizeof(sugg),
-		         "within a burst the host runs ahead of the GPU (a median launch delay of "
-		         "%s), so launch overhead is not the cause: look at what the host does "
-		         "between the bursts (data loading, synchronisation, copies, logging) in "
-		         "the timeline",
-		         delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "%swithin a burst the host runs ahead of the GPU (a median launch delay of "
+		    "%s), so launch overhead is not the cause: look at what the host does "
+		    "between the bursts (data loading, synchronisation, copies, logging) in "
+		    "the timeline",
+		    sync_note,
+		    delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
 	else if (host && lj.fires)
-		snprintf(sugg, sizeof(sugg),
-		         "%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
-		         "the same idle time seen from the launches): launch less often: %s, "
-		         "torch.compile, %s",
-		         note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "%s%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
+		    "the same idle time seen from the launches): launch less often: %s, "
+		    "torch.compile, %s",
+		    sync_note, note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
 	else if (host)
 		snprintf(sugg, sizeof(sugg),
-		         "%sthe host is busy elsewhere between launches (the launch calls alone "
+		         "%s%sthe host is busy elsewhere between launches (the launch calls alone "
 		         "do not explain it, so this is not launch-bound): look at the top CPU ops "
 		         "and API calls in the steps (allocations, synchronisation, data loading) "
 		         "and move them off the critical path; then launch less often: %s, "
 		         "torch.compile, %s",
-		         note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+		         sync_note, note, w_graphs(&b->dev),
+		         w_batch(&b->dev, batch, sizeof(batch)));
 	else
 		snprintf(sugg, sizeof(sugg),
 		         "the GPU waits between kernels: look for synchronisation, copies and gaps "
@@ -997,15 +1018,51 @@ static void sync_release(struct sync_count *s)
 	gp__ivset_release(&s->call);
 }
 
+/*
+ * The host time blocked in synchronisation (count_sync) while the GPU is
+ * idle: inside the GPU window, outside every GPU op. gpu-idle and
+ * sync-in-step both read it, to say how they relate. 0 without steps or GPU.
+ */
+static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out)
+{
+	struct gp_ivset blocked = GP_IVSET_INIT, busy = GP_IVSET_INIT;
+	struct sync_count s;
+	int64_t ws = INT64_MAX, we = INT64_MIN;
+	size_t k;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	*out = 0;
+	if (b->step_total_ns < 0 || !b->has_gpu || !c->gpu.n)
+		return 0;
+	GP_TRY(count_sync(c, &s, &blocked));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+
+		GP_TRY(gp__ivset_add(&busy, c->ts[i], gp__end(c, i)));
+		ws = c->ts[i] < ws ? c->ts[i] : ws;
+		we = gp__end(c, i) > we ? gp__end(c, i) : we;
+	}
+	GP_TRY(gp__ivset_normalize(&busy));
+	*out = gp__ivset_len_within(&blocked, ws, we) - gp__ivset_overlap_len(&blocked, &busy);
+	if (*out < 0)
+		*out = 0;
+out:
+	gp__ivset_release(&blocked);
+	gp__ivset_release(&busy);
+	sync_release(&s);
+	return rc;
+}
+
 static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
                      const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
 	struct gp_ivset blocked = GP_IVSET_INIT;
 	struct sync_count s;
 	struct gp_value *ev = NULL;
-	int64_t blocked_ns, major_ns;
+	int64_t blocked_ns, major_ns, idle_ns = 0;
 	double share;
-	char title[320], sugg[900], gd[32];
+	char title[320], sugg[900], gd[32], id[32], rel[300] = "", full[1200];
 	int rc = 0;
 
 	(void)r;
@@ -1033,6 +1090,16 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_int(ev, "profiler_steps", (int64_t)c->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
+	/* the part of it the GPU is idle for: gpu-idle's host wait, named there too */
+	GP_TRY(sync_blocked_idle(c, b, &idle_ns));
+	if (b->has_gpu)
+		GP_TRY(gp_obj_set_int(ev, "blocked_while_gpu_idle_ns", idle_ns));
+	if (b->idle_pct > IDLE_PCT && pct(idle_ns, b->idle_ns) >= SYNC_IDLE_PCT)
+		snprintf(rel, sizeof(rel),
+		         "; for %s of it the GPU is idle too (gpu-idle): the host waits while the "
+		         "GPU has nothing to run, so what the wait is for (another stream, another "
+		         "process, the copy) is worth a look in the timeline",
+		         gp__fmt_dur(id, sizeof(id), (double)idle_ns, 0));
 	sync_title(title, sizeof(title), c, &s, b->has_gpu, blocked_ns, share);
 	if (!b->has_gpu)
 		snprintf(
@@ -1057,8 +1124,9 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 		    "on the GPU and read them every N steps, avoid .item()/.cpu()/print of "
 		    "tensors in the loop, and use non_blocking=True copies with events instead "
 		    "of torch.cuda.synchronize()");
+	snprintf(full, sizeof(full), "%s%s", sugg, rel);
 	rc = gp__fnd_add(fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
-	                 share, title, ev, sugg);
+	                 share, title, ev, full);
 	ev = NULL;
 out:
 	gp_value_free(ev);
