@@ -655,7 +655,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
-	if (host) {
+	{
 		GP_TRY(sync_blocked_idle(c, b, &sync_idle));
 		if (pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
 			GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", sync_idle));
@@ -709,8 +709,9 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		         w_batch(&b->dev, batch, sizeof(batch)));
 	else
 		snprintf(sugg, sizeof(sugg),
-		         "the GPU waits between kernels: look for synchronisation, copies and gaps "
-		         "between streams in the timeline");
+		         "%sthe GPU waits between kernels: look for synchronisation, copies and "
+		         "gaps between streams in the timeline",
+		         sync_note);
 	rc = gp__fnd_add(fl, "gpu-idle", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
 	                 b->idle_pct, title, ev, sugg);
 	ev = NULL;
