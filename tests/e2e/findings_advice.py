@@ -164,6 +164,8 @@ def check_evidence(where, r):
     no_steps = bool(steps) and all(x.get("number") is None for x in steps)
     for fid, f in fs.items():
         e, t = f["evidence"], f["title"]
+        if no_steps and ("inside the step" in t or "step time" in t):
+            bad.append(f"{where}: {fid}: a trace without ProfilerStep: {t}")
         if fid == "sync-in-step":
             keys = ("sync_ns", "item_ns", "dtoh_copy_call_ns", "parts_overlap_ns")
             if any(k not in e for k in keys):
@@ -173,8 +175,6 @@ def check_evidence(where, r):
             if parts != e["host_blocked_ns"] or e["parts_overlap_ns"] < 0:
                 bad.append(f"{where}: sync-in-step: parts add up to {parts}, "
                            f"host_blocked_ns is {e['host_blocked_ns']}")
-        if no_steps and ("inside the step" in t or "step time" in t):
-            bad.append(f"{where}: {fid}: a trace without ProfilerStep: {t}")
         if fid == "launch-bound":
             many_short = (e["kernel_med_ns"] is None or e["kernel_med_ns"] < 10000) and \
                 e["kernels_shorter_than_launch_pct"] > 50
