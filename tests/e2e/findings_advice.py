@@ -19,7 +19,13 @@ every real shared trace is analysed as it is. Each finding is then checked:
   `gpuprof help` lists as available, and each of its --options is in `gpuprof CMD -h`;
   an --option outside such a span fails too. The table is read from the binary, so a command
   that lands later (aggregate) may be suggested again without changing this test;
-- numbers: no finding with impact_pct under 1 %; "1 copy", never "1 copies".
+- numbers: no finding with impact_pct under 1 %; "1 copy", never "1 copies";
+- evidence adds up to what the title says: sync-in-step's parts (sync_ns + item_ns +
+  dtoh_copy_call_ns - parts_overlap_ns) are host_blocked_ns; no "inside the step" or "step
+  time" without ProfilerStep; launch-bound's launch-call criterion is met by the typical
+  calls (the outliers left out), never by one slow call alone; findings that explain the same
+  idle time (gpu-idle with launch-bound, gpu-idle with sync-in-step) name each other; a
+  queue time summed over streams says so.
 
 Every rule id of docs/analyses/findings.md must fire at least once, so a new rule is checked.
 """
@@ -150,6 +156,42 @@ def check_numbers(where, f):
         m = PLURAL.search(t)
         if m:
             bad.append(f"{where}: {f['id']}: '{m.group(0)}' in: {t}")
+
+
+def check_evidence(where, r):
+    fs = {f["id"]: f for f in r["findings"]}
+    steps = r.get("steps") or []
+    no_steps = bool(steps) and all(x.get("number") is None for x in steps)
+    for fid, f in fs.items():
+        e, t = f["evidence"], f["title"]
+        if no_steps and ("inside the step" in t or "step time" in t):
+            bad.append(f"{where}: {fid}: a trace without ProfilerStep: {t}")
+        if fid == "sync-in-step":
+            keys = ("sync_ns", "item_ns", "dtoh_copy_call_ns", "parts_overlap_ns")
+            if any(k not in e for k in keys):
+                bad.append(f"{where}: sync-in-step: evidence lacks the parts of host_blocked_ns")
+                continue
+            parts = e["sync_ns"] + e["item_ns"] + e["dtoh_copy_call_ns"] - e["parts_overlap_ns"]
+            if parts != e["host_blocked_ns"] or e["parts_overlap_ns"] < 0:
+                bad.append(f"{where}: sync-in-step: parts add up to {parts}, "
+                           f"host_blocked_ns is {e['host_blocked_ns']}")
+        if fid == "launch-bound":
+            many_short = (e["kernel_med_ns"] is None or e["kernel_med_ns"] < 10000) and \
+                e["kernels_shorter_than_launch_pct"] > 50
+            if not many_short and e.get("typical_launch_calls_ns", -1) < e["gpu_busy_ns"]:
+                bad.append(f"{where}: launch-bound from outlier launch calls "
+                           f"(typical {e.get('typical_launch_calls_ns')} ns, all "
+                           f"{e['launch_calls_ns']} ns, busy {e['gpu_busy_ns']} ns)")
+        if fid == "queue-saturated" and e.get("streams_at_limit", 0) > 1 and "summed" not in t:
+            bad.append(f"{where}: queue-saturated: a sum over streams, not said: {t}")
+    pairs = [("gpu-idle", "launch-bound", None),
+             ("gpu-idle", "sync-in-step", "sync_blocked_while_idle_ns")]
+    for a, b, key in pairs:
+        if a in fs and b in fs and (key is None or key in fs[a]["evidence"]):
+            for x, y in ((a, b), (b, a)):
+                if y not in fs[x]["suggestion"]:
+                    bad.append(f"{where}: {x} and {y} explain the same idle time, but {x} "
+                               f"does not name {y}")
 
 
 # ---- devices ----
@@ -309,6 +351,7 @@ def main():
                 with open(path, "w") as fh:
                     json.dump(gen(vendor, props, meta, scen), fh)
                 for r in analyze(path):
+                    check_evidence(f"{label}/{scen}", r)
                     for f in r["findings"]:
                         where = f"{label}/{scen}"
                         fired.add(f["id"])
@@ -319,6 +362,7 @@ def main():
     for path, props, vendor in real:
         p0 = props[0] if props else None
         for r in analyze(path):
+            check_evidence(os.path.basename(path), r)
             for f in r["findings"]:
                 where = os.path.basename(path)
                 fired.add(f["id"])

@@ -291,6 +291,141 @@ static void test_sync_outside_step(void **state)
 	gp_trace_free(t);
 }
 
+/* without ProfilerStep the one step is the traced window, and the title says so */
+static void test_sync_no_steps(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	const char *title;
+
+	(void)state;
+	launched(t, "k", 7, 0, US, 10 * US, 500 * US, 1);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 20 * US, 490 * US, -1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	title = tu_gets(f, "title");
+	assert_null(strstr(title, "inside the step"));
+	assert_non_null(strstr(title, "in the traced window (no ProfilerStep)"));
+	assert_int_equal(ev_int(f, "profiler_steps"), 0);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* a blocking DtoH copy: its launch call is listed, and the parts add up to host_blocked_ns */
+static void test_sync_parts_add_up(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	size_t i;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	tu_add(t, GP_K_CPU_OP, "aten::item", 1, 1, 100 * US, 4 * US);
+	/* a cudaMemcpy of 400 µs (host), its copy 5 µs on the GPU */
+	tu_runtime(t, "cudaMemcpy", 1, 1, 200 * US, 400 * US, 9);
+	i = tu_kernel(t, "Memcpy DtoH (Device -> Pageable)", 0, 7, 595 * US, 5 * US, 9);
+	t->ev.kind[i] = GP_K_MEMCPY;
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "item_ns"), 4 * US);
+	assert_int_equal(ev_int(f, "dtoh_copy_call_ns"), 400 * US);
+	assert_int_equal(ev_int(f, "dtoh_copy_gpu_ns"), 5 * US);
+	assert_int_equal(ev_int(f, "host_blocked_ns"), 404 * US);
+	assert_int_equal(ev_int(f, "sync_ns") + ev_int(f, "item_ns") +
+	                     ev_int(f, "dtoh_copy_call_ns") - ev_int(f, "parts_overlap_ns"),
+	                 ev_int(f, "host_blocked_ns"));
+	assert_non_null(
+	    strstr(tu_gets(f, "title"), "most in the device-to-host copy's launch call"));
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "blocking device-to-host cop"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/*
+ * 60 kernels of 20 µs, launched by 5 µs calls, and one first launch call of
+ * 50 ms (module loading): the launch calls cover the busy time only through
+ * the outlier, so not launch-bound; gpu-idle names the outlier instead
+ */
+static void test_launch_outlier(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	launched(t, "first", 7, 0, 50000 * US, 50000 * US + 5 * US, 20 * US, 1);
+	for (k = 1; k < 60; k++)
+		launched(t, "k", 7, 50000 * US + k * 100 * US, 5 * US,
+		         50000 * US + k * 100 * US + 10 * US, 20 * US, k + 1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_null(finding(r, "launch-bound"));
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "slowest_launch_call_ns"), 50000 * US);
+	assert_int_equal(ev_int(f, "launch_call_med_ns"), 5 * US);
+	assert_int_equal(ev_int(f, "typical_launch_calls_ns"), 59 * 5 * US);
+	assert_int_equal(ev_int(f, "outlier_launch_calls"), 1);
+	assert_string_equal(tu_gets(gp_obj_get(f, "evidence"), "slowest_launch_call_first_of"),
+	                    "first");
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "CUDA_MODULE_LOADING"));
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "not launch-bound"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* launch-bound and gpu-idle on the same idle time say how they relate */
+static void test_launch_bound_relates(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	/* 60 kernels of 3 µs, each launched by a 20 µs call, one every 25 µs */
+	for (k = 0; k < 60; k++)
+		launched(t, "small", 7, k * 25 * US, 20 * US, k * 25 * US + 21 * US, 3 * US, k + 1);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "launch-bound");
+	assert_non_null(f);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "gpu-idle"));
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "launch-bound"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* a sync call during the GPU's idle time: gpu-idle and sync-in-step name each other */
+static void test_sync_idle_related(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 1000 * US);
+	launched(t, "k", 7, 5 * US, 2 * US, 10 * US, 10 * US, 1);
+	tu_runtime(t, "cudaStreamSynchronize", 1, 1, 25 * US, 875 * US, -1);
+	launched(t, "k", 7, 905 * US, 2 * US, 910 * US, 10 * US, 2);
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "gpu-idle");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "sync_blocked_while_idle_ns"), 875 * US);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "sync-in-step"));
+	f = finding(r, "sync-in-step");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "blocked_while_gpu_idle_ns"), 875 * US);
+	assert_non_null(strstr(tu_gets(f, "suggestion"), "gpu-idle"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static size_t memcpy_ev(struct gp_trace *t, const char *name, int64_t ts, int64_t dur,
                         int64_t bytes)
 {
@@ -490,7 +625,8 @@ static void test_plurals(void **state)
 	assert_non_null(strstr(title, "1 sync call"));
 	assert_null(strstr(title, "1 sync calls"));
 	/* kinds with no instance are not listed */
-	assert_null(strstr(title, "0 "));
+	assert_null(strstr(title, ": 0 "));
+	assert_null(strstr(title, ", 0 "));
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -718,6 +854,31 @@ static void test_queue_saturated(void **state)
 	gp_trace_free(t);
 }
 
+/* two streams at the limit at once: their times are a sum, and the title says so */
+static void test_queue_saturated_streams(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	const struct gp_value *f;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 1100; k++) {
+		launched(t, "q", 7, 2 * k, 1, 10000 + 10 * k, 10, 2 * k + 1);
+		launched(t, "q", 8, 2 * k + 1, 1, 10000 + 10 * k, 10, 2 * k + 2);
+	}
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	f = finding(r, "queue-saturated");
+	assert_non_null(f);
+	assert_int_equal(ev_int(f, "streams_at_limit"), 2);
+	assert_int_equal(ev_int(f, "time_at_limit_ns"),
+	                 tu_geti(r, "launches/queue/0/time_at_limit_ns") +
+	                     tu_geti(r, "launches/queue/1/time_at_limit_ns"));
+	assert_non_null(strstr(tu_gets(f, "title"), "summed over the streams"));
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 static void test_queue_short(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
@@ -826,6 +987,11 @@ int main(void)
 		cmocka_unit_test(test_dataloader_small),
 		cmocka_unit_test(test_sync_in_step),
 		cmocka_unit_test(test_sync_outside_step),
+		cmocka_unit_test(test_sync_no_steps),
+		cmocka_unit_test(test_sync_parts_add_up),
+		cmocka_unit_test(test_sync_idle_related),
+		cmocka_unit_test(test_launch_outlier),
+		cmocka_unit_test(test_launch_bound_relates),
 		cmocka_unit_test(test_pageable),
 		cmocka_unit_test(test_pinned_only),
 		cmocka_unit_test(test_fp32_gemm),
@@ -843,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_good_occupancy),
 		cmocka_unit_test(test_zero_occupancy),
 		cmocka_unit_test(test_queue_saturated),
+		cmocka_unit_test(test_queue_saturated_streams),
 		cmocka_unit_test(test_queue_short),
 		cmocka_unit_test(test_launch_bound_top),
 		cmocka_unit_test(test_no_sections),

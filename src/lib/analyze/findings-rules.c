@@ -21,6 +21,7 @@
 #include "intervals.h"
 #include "text/text.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 /* thresholds (docs/analyses/findings.md) */
 #define IDLE_PCT            20.0
@@ -402,6 +403,211 @@ static bool gpu_backlog(const struct gp__actx *c, const struct gp_value *l, int6
 	return *delay >= LAUNCH_WAIT_DELAY_NS || *qmean >= LAUNCH_WAIT_QUEUE;
 }
 
+/*
+ * A launch call longer than this multiple of the median launch call is an
+ * outlier, not launch overhead: the first launch of a kernel that loads its
+ * module (CUDA_MODULE_LOADING=LAZY, cuDNN/cuBLAS picking a kernel) or context
+ * creation takes seconds once (alexnet: one 3.056 s cudaLaunchKernel beside a
+ * median of 10 µs). The median is taken as at least 1 µs.
+ */
+#define LAUNCH_OUTLIER_X 100
+/* an outlier call this share of the GPU's idle time is named by gpu-idle */
+#define LAUNCH_OUTLIER_IDLE_PCT 10.0
+
+/* the calls that launched GPU work: no section has their union or their outliers */
+struct launch_stats {
+	size_t ncalls;       /* GPU ops with a launching call */
+	int64_t med_ns;      /* median launch call (-1 without calls) */
+	int64_t all_ns;      /* union of every launch call */
+	int64_t typical_ns;  /* union of the calls up to LAUNCH_OUTLIER_X x the median */
+	size_t noutliers;    /* calls over it */
+	int64_t outliers_ns; /* their summed time */
+	int64_t slowest;     /* the slowest call (event index), -1 without calls */
+	int64_t slowest_op;  /* a GPU op it launched */
+	bool slowest_first;  /* it is the first call that launches that op's name */
+};
+
+static int launch_stats(const struct gp__actx *c, struct launch_stats *ls)
+{
+	struct gp_ivset all = GP_IVSET_INIT, typ = GP_IVSET_INIT;
+	int64_t *d = NULL, lim;
+	size_t k, n = 0;
+	int rc = 0;
+
+	memset(ls, 0, sizeof(*ls));
+	ls->med_ns = ls->slowest = ls->slowest_op = -1;
+	if (!(d = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*d))))
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (k = 0; k < c->gpu.n; k++) {
+		int64_t l = gp__launcher(c, c->gpu.v[k]);
+
+		if (l < 0)
+			continue;
+		d[n++] = c->dur[l];
+		if (ls->slowest < 0 || c->dur[l] > c->dur[ls->slowest]) {
+			ls->slowest = l;
+			ls->slowest_op = c->gpu.v[k];
+		}
+	}
+	ls->ncalls = n;
+	if (!n)
+		goto out;
+	GP_TRY(gp__sort_i64(d, n));
+	ls->med_ns = (int64_t)llround(gp__quantile_sorted(d, n, 0.5));
+	lim = (ls->med_ns > 1000 ? ls->med_ns : 1000) * LAUNCH_OUTLIER_X;
+	ls->slowest_first = true;
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+		int64_t l = gp__launcher(c, i);
+
+		if (l < 0)
+			continue;
+		GP_TRY(gp__ivset_add(&all, c->ts[l], gp__end(c, (size_t)l)));
+		if (c->dur[l] > lim) {
+			ls->noutliers++;
+			ls->outliers_ns = gp__add_sat(ls->outliers_ns, c->dur[l]);
+		} else {
+			GP_TRY(gp__ivset_add(&typ, c->ts[l], gp__end(c, (size_t)l)));
+		}
+		if (c->t->ev.name[i] == c->t->ev.name[ls->slowest_op] &&
+		    c->ts[l] < c->ts[ls->slowest])
+			ls->slowest_first = false;
+	}
+	GP_TRY(gp__ivset_normalize(&all));
+	GP_TRY(gp__ivset_normalize(&typ));
+	ls->all_ns = gp__ivset_len(&all);
+	ls->typical_ns = gp__ivset_len(&typ);
+out:
+	gp__free(d);
+	gp__ivset_release(&all);
+	gp__ivset_release(&typ);
+	return rc;
+}
+
+/* is the slowest launch call an outlier? */
+static bool launch_outlier(const struct launch_stats *ls)
+{
+	return ls->slowest >= 0 && ls->noutliers > 0;
+}
+
+/* the launch evidence shared by gpu-idle and launch-bound */
+static int ev_launch(struct gp_value *ev, const struct gp__actx *c, const struct launch_stats *ls)
+{
+	int rc;
+
+	if ((rc = gp_obj_set_int(ev, "launch_calls_ns", ls->all_ns)) ||
+	    (rc = gp_obj_set_int(ev, "typical_launch_calls_ns", ls->typical_ns)) ||
+	    (rc = gp_obj_set_int(ev, "outlier_launch_calls", (int64_t)ls->noutliers)) ||
+	    (rc = gp_obj_set_int(ev, "outlier_launch_calls_ns", ls->outliers_ns)))
+		return rc;
+	if (ls->med_ns >= 0)
+		rc = gp_obj_set_int(ev, "launch_call_med_ns", ls->med_ns);
+	else
+		rc = gp_obj_set_null(ev, "launch_call_med_ns");
+	if (rc)
+		return rc;
+	if (ls->slowest < 0)
+		return gp_obj_set_null(ev, "slowest_launch_call_ns");
+	if ((rc = gp_obj_set_int(ev, "slowest_launch_call_ns", c->dur[ls->slowest])) ||
+	    (rc = gp_obj_set_str(ev, "slowest_launch_call",
+	                         gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]))))
+		return rc;
+	/* its op when it is the op's first launch: the module loaded then */
+	return ls->slowest_first
+	           ? gp_obj_set_str(ev, "slowest_launch_call_first_of",
+	                            gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]))
+	           : gp_obj_set_null(ev, "slowest_launch_call_first_of");
+}
+
+/*
+ * "one cudaLaunchKernel call of 3.056 s, the first launch of K: ..." into
+ * @p buf: what an outlier launch call is and what to do about it.
+ */
+static void outlier_advice(const struct gp__actx *c, const struct launch_stats *ls,
+                           const struct gp__fnd_dev *d, char *buf, size_t n)
+{
+	char med[32];
+	const char *call = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]);
+	const char *op = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]);
+	const bool amd = d->vendor == GP_VENDOR_AMD;
+
+	gp__fmt_dur(med, sizeof(med), (double)(ls->med_ns > 0 ? ls->med_ns : 0), 0);
+	if (ls->slowest_first)
+		snprintf(buf, n,
+		         "one %.40s call (a median launch call takes %s), the first launch of "
+		         "%.60s%s: a one-time cost of loading its module (%s loads a kernel's code "
+		         "at its first launch; %s load theirs at first use), not launch overhead: "
+		         "warm up before the profiled steps (torch.profiler.schedule(wait=1, "
+		         "warmup=1, active=N)), or load at start-up with %s",
+		         call, med, op, strlen(op) > 60 ? "..." : "",
+		         amd ? "HIP_ENABLE_DEFERRED_LOADING=1, the default,"
+		             : "CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2,",
+		         amd ? "MIOpen and rocBLAS" : "cuDNN and cuBLAS",
+		         amd ? "HIP_ENABLE_DEFERRED_LOADING=0" : "CUDA_MODULE_LOADING=EAGER");
+	else
+		snprintf(
+		    buf, n,
+		    "one %.40s call (a median launch call takes %s) that blocked, which is not "
+		    "launch overhead (an allocation, a full queue, a lock): see what ran beside "
+		    "it in the timeline",
+		    call, med);
+}
+
+/* what launch-bound is judged on; read by gpu-idle too, to say how the two relate */
+struct launch_judge {
+	int64_t n, nshort, med, delay;
+	double short_pct, qmean;
+	bool med_known, many_short, cpu_bound, fires;
+	struct launch_stats ls;
+};
+
+/*
+ * Judges launch-bound: @p j->fires when the kernels are short or the typical
+ * launch calls (the outliers left out) cover the GPU's busy time, and no
+ * backlog says the GPU is waiting for something else. @p j->ls is filled
+ * whenever the launches section is there.
+ */
+static int launch_judge(const struct gp__actx *c, const struct gp_value *r,
+                        const struct gp__fnd_base *b, struct launch_judge *j)
+{
+	const struct gp_value *l = gp_obj_get(r, "launches");
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->ls.slowest = j->ls.slowest_op = j->ls.med_ns = -1;
+	j->delay = -1;
+	j->qmean = NAN;
+	if (!b->has_gpu || !geti(l, "count", &j->n) ||
+	    !geti(l, "short_kernels/count", &j->nshort) ||
+	    !getd(l, "short_kernels/pct", &j->short_pct))
+		return 0;
+	if ((rc = launch_stats(c, &j->ls)))
+		return rc;
+	if (j->n < LAUNCH_MIN)
+		return 0;
+	j->med_known = geti(l, "kernel_dur_ns/p50", &j->med);
+	j->many_short =
+	    (!j->med_known || j->med < LAUNCH_MED_NS) && j->short_pct > LAUNCH_SHORT_PCT;
+	/* typical calls: one call of seconds (module loading) is not launch overhead */
+	j->cpu_bound = b->busy_ns > 0 && j->ls.typical_ns >= b->busy_ns;
+	/* a backlog: the GPU does not wait for launches */
+	j->fires = (j->many_short || j->cpu_bound) && !gpu_backlog(c, l, &j->delay, &j->qmean);
+	return 0;
+}
+
+/* an outlier launch call of at least LAUNCH_OUTLIER_IDLE_PCT of the GPU's idle time */
+static bool outlier_matters(const struct gp__actx *c, const struct launch_stats *ls,
+                            const struct gp__fnd_base *b)
+{
+	return launch_outlier(ls) && b->idle_ns > 0 &&
+	       pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
+}
+
+/* the share of the GPU's idle time over which sync-in-step and gpu-idle name each other */
+#define SYNC_IDLE_PCT 10.0
+
+static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out);
+
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
 /*
@@ -419,7 +625,9 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	double host_share = NAN, qmean;
 	int64_t delay;
 	bool host, sums, backlog;
-	char title[160], sugg[640], batch[200], dly[32];
+	struct launch_judge lj;
+	int64_t sync_idle = 0;
+	char title[160], sugg[1800], batch[200], dly[32], note[900] = "", sync_note[300] = "";
 	int rc = 0;
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
@@ -447,28 +655,63 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
+	{
+		GP_TRY(sync_blocked_idle(c, b, &sync_idle));
+		if (pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
+			GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", sync_idle));
+			snprintf(sync_note, sizeof(sync_note),
+			         "for %s of the idle time the host is blocked in synchronisation "
+			         "(sync-in-step: sync calls, .item(), blocking device-to-host "
+			         "copies), so it cannot launch work: start there; ",
+			         gp__fmt_dur(dly, sizeof(dly), (double)sync_idle, 0));
+		}
+	}
+	if (host && !backlog) {
+		GP_TRY(launch_judge(c, r, b, &lj));
+		if (outlier_matters(c, &lj.ls, b)) {
+			char adv[800];
+
+			GP_TRY(ev_launch(ev, c, &lj.ls));
+			outlier_advice(c, &lj.ls, &b->dev, adv, sizeof(adv));
+			snprintf(
+			    note, sizeof(note), "up to %s of the idle time is %s; for the rest, ",
+			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj.ls.slowest], 0), adv);
+		}
+	}
 	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
 	         !host     ? ""
 	         : backlog ? ", waiting for the host between bursts of queued work"
 	                   : ", mostly waiting for the host (host-bound)");
 	if (host && backlog)
-		snprintf(sugg, sizeof(sugg),
-		         "within a burst the host runs ahead of the GPU (a median launch delay of "
-		         "%s), so launch overhead is not the cause: look at what the host does "
-		         "between the bursts (data loading, synchronisation, copies, logging) in "
-		         "the timeline",
-		         delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
-	else if (host)
 		snprintf(
 		    sugg, sizeof(sugg),
-		    "the CPU does not launch work fast enough: look at the top CPU ops and API "
-		    "calls in the steps, move data loading off the critical path, and launch "
-		    "less often: %s, torch.compile, %s",
-		    w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+		    "%swithin a burst the host runs ahead of the GPU (a median launch delay of "
+		    "%s), so launch overhead is not the cause: look at what the host does "
+		    "between the bursts (data loading, synchronisation, copies, logging) in "
+		    "the timeline",
+		    sync_note,
+		    delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
+	else if (host && lj.fires)
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "%s%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
+		    "the same idle time seen from the launches): launch less often: %s, "
+		    "torch.compile, %s",
+		    sync_note, note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+	else if (host)
+		snprintf(sugg, sizeof(sugg),
+		         "%s%sthe host is busy elsewhere between launches (the launch calls alone "
+		         "do not explain it, so this is not launch-bound): look at the top CPU ops "
+		         "and API calls in the steps (allocations, synchronisation, data loading) "
+		         "and move them off the critical path; then launch less often: %s, "
+		         "torch.compile, %s",
+		         sync_note, note, w_graphs(&b->dev),
+		         w_batch(&b->dev, batch, sizeof(batch)));
 	else
 		snprintf(sugg, sizeof(sugg),
-		         "the GPU waits between kernels: look for synchronisation, copies and gaps "
-		         "between streams in the timeline");
+		         "%sthe GPU waits between kernels: look for synchronisation, copies and "
+		         "gaps between streams in the timeline",
+		         sync_note);
 	rc = gp__fnd_add(fl, "gpu-idle", b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
 	                 b->idle_pct, title, ev, sugg);
 	ev = NULL;
@@ -489,82 +732,63 @@ out:
  * the GPU has work waiting, so the launches are not what it waits for
  * (resnet50: delay p50 9.5 ms, mean queue 100).
  */
-/* the union of the calls that launched GPU work: no section has it */
-static int launch_union(const struct gp__actx *c, int64_t *out)
-{
-	struct gp_ivset lu = GP_IVSET_INIT;
-	size_t k;
-	int rc = 0;
-
-	for (k = 0; k < c->gpu.n; k++) {
-		int64_t l = gp__launcher(c, c->gpu.v[k]);
-
-		if (l >= 0)
-			GP_TRY(gp__ivset_add(&lu, c->ts[l], gp__end(c, (size_t)l)));
-	}
-	GP_TRY(gp__ivset_normalize(&lu));
-	*out = gp__ivset_len(&lu);
-out:
-	gp__ivset_release(&lu);
-	return rc;
-}
-
 static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
                              const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
-	const struct gp_value *l = gp_obj_get(r, "launches");
+	struct launch_judge j;
 	struct gp_value *ev = NULL;
-	int64_t n, nshort, med = 0, launch_ns = 0, delay = 0;
-	double short_pct, qmean;
-	bool med_known, delay_known, many_short, cpu_bound;
-	char title[200], medtxt[32] = "", sugg[640], batch[200];
+	char title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32], d2[32];
 	int rc = 0;
 
-	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
-	    !geti(l, "short_kernels/count", &nshort) || !getd(l, "short_kernels/pct", &short_pct))
-		return 0;
-	med_known = geti(r, "launches/kernel_dur_ns/p50", &med);
-	GP_TRY(launch_union(c, &launch_ns));
-	many_short = (!med_known || med < LAUNCH_MED_NS) && short_pct > LAUNCH_SHORT_PCT;
-	cpu_bound = b->busy_ns > 0 && launch_ns >= b->busy_ns;
-	if (!many_short && !cpu_bound)
+	GP_TRY(launch_judge(c, r, b, &j));
+	if (!j.fires)
 		goto out;
-	/* a backlog: the GPU does not wait for launches */
-	if (gpu_backlog(c, l, &delay, &qmean))
-		goto out;
-	delay_known = delay >= 0;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
-	GP_TRY(gp_obj_set_int(ev, "kernels", n));
-	if (med_known)
-		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", med));
+	GP_TRY(gp_obj_set_int(ev, "kernels", j.n));
+	if (j.med_known)
+		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", j.med));
 	else
 		GP_TRY(gp_obj_set_null(ev, "kernel_med_ns"));
-	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", nshort));
-	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", short_pct));
-	GP_TRY(gp_obj_set_int(ev, "launch_calls_ns", launch_ns));
-	if (delay_known)
-		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", delay));
+	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", j.nshort));
+	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", j.short_pct));
+	GP_TRY(ev_launch(ev, c, &j.ls));
+	if (j.delay >= 0)
+		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", j.delay));
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
-	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
+	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", j.qmean));
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
-	if (med_known) {
-		char d[32];
-
+	if (j.med_known)
 		snprintf(medtxt, sizeof(medtxt), ", median kernel %s",
-		         gp__fmt_dur(d, sizeof(d), (double)med, 0));
+		         gp__fmt_dur(d1, sizeof(d1), (double)j.med, 0));
+	if (j.many_short)
+		snprintf(title, sizeof(title),
+		         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
+		         "launch call",
+		         (long long)j.n, medtxt, j.short_pct);
+	else
+		snprintf(title, sizeof(title),
+		         "Launch-bound: %lld launch calls take %s, the GPU is busy %s",
+		         (long long)j.n, gp__fmt_dur(d1, sizeof(d1), (double)j.ls.typical_ns, 0),
+		         gp__fmt_dur(d2, sizeof(d2), (double)b->busy_ns, 0));
+	if (outlier_matters(c, &j.ls, b)) {
+		char adv[800];
+
+		outlier_advice(c, &j.ls, &b->dev, adv, sizeof(adv));
+		snprintf(note, sizeof(note),
+		         "; apart from that, %s of the launch calls' time is %s",
+		         gp__fmt_dur(d2, sizeof(d2), (double)c->dur[j.ls.slowest], 0), adv);
 	}
-	snprintf(title, sizeof(title),
-	         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
-	         "launch call",
-	         (long long)n, medtxt, short_pct);
 	snprintf(sugg, sizeof(sugg),
-	         "launch fewer, larger kernels: capture the step in %s "
+	         "%slaunch fewer, larger kernels: capture the step in %s "
 	         "(torch.compile(mode=\"reduce-overhead\") does it for you), fuse small "
-	         "operations with torch.compile, or %s",
-	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+	         "operations with torch.compile, or %s%s",
+	         b->idle_pct > IDLE_PCT ? "the GPU's idle time (gpu-idle) is this launch "
+	                                  "overhead: "
+	                                : "",
+	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)), note);
 	rc = gp__fnd_add(fl, "launch-bound",
 	                 b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
 	                 title, ev, sugg);
@@ -587,7 +811,6 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	size_t k;
 	int rc = 0;
 
-	(void)c;
 	for (k = 0; k < gp_value_len(steps); k++) {
 		const struct gp_value *s = gp_arr_get(steps, k);
 		int64_t d, v;
@@ -604,7 +827,8 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_int(ev, "steps", (int64_t)b->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "dataloader_pct", share));
-	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the step time", share);
+	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the %s", share,
+	         c->nsteps ? "step time" : "traced window (no ProfilerStep)");
 	rc =
 	    gp__fnd_add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
 	                share, title, ev,
@@ -640,9 +864,15 @@ static bool is_dtoh(const char *n)
 	       strstr(n, "Device -> Pageable") || strstr(n, "Device -> Pinned");
 }
 
+/*
+ * What blocks the host: each part's own union (sync calls, item ops, the
+ * DtoH copies' launch calls: a blocking cudaMemcpy waits for the GPU), and
+ * the GPU time of the copies, which is not host time.
+ */
 struct sync_count {
 	size_t nsync, nitem, ndtoh;
-	int64_t sync_ns, item_ns, dtoh_ns;
+	int64_t sync_ns, item_ns, dtoh_ns, dtoh_call_ns;
+	struct gp_ivset sync, item, call;
 };
 
 /* what count_sync() looks for in a name; decided once per name (string id) */
@@ -662,12 +892,13 @@ static uint8_t sync_name(uint8_t *memo, const struct gp_trace *t, uint32_t name)
 	return memo[name];
 }
 
-/* adds the host time blocked in sync calls, item ops and the DtoH copies' launches to @p bl */
+/* counts into @p s; the union of its three parts goes to @p bl */
 static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_ivset *bl)
 {
 	static const uint8_t api[] = { GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP], *mc = &c->by_kind[GP_K_MEMCPY];
 	const struct gp_trace *t = c->t;
+	struct gp_ivset *const parts[] = { &s->sync, &s->item, &s->call };
 	uint8_t *memo;
 	size_t k, j;
 	int rc = 0;
@@ -684,8 +915,7 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 			if (!(sync_name(memo, t, t->ev.name[i]) & SN_SYNC) || !in_step(c, c->ts[i]))
 				continue;
 			s->nsync++;
-			s->sync_ns += c->dur[i];
-			GP_TRY(gp__ivset_add(bl, c->ts[i], gp__end(c, i)));
+			GP_TRY(gp__ivset_add(&s->sync, c->ts[i], gp__end(c, i)));
 		}
 	}
 	for (k = 0; k < ops->n; k++) {
@@ -695,11 +925,9 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 		/* aten::_local_scalar_dense is called by aten::item: blocked time, not a call */
 		if (!(f & (SN_ITEM | SN_SCALAR)) || !in_step(c, c->ts[i]))
 			continue;
-		if (f & SN_ITEM) {
+		if (f & SN_ITEM)
 			s->nitem++;
-			s->item_ns += c->dur[i];
-		}
-		GP_TRY(gp__ivset_add(bl, c->ts[i], gp__end(c, i)));
+		GP_TRY(gp__ivset_add(&s->item, c->ts[i], gp__end(c, i)));
 	}
 	/* device-to-host copies launched inside a step: .cpu(), .item(), .tolist() */
 	for (k = 0; k < mc->n; k++) {
@@ -712,16 +940,42 @@ static int count_sync(const struct gp__actx *c, struct sync_count *s, struct gp_
 		s->ndtoh++;
 		s->dtoh_ns += c->dur[i];
 		if (l >= 0)
-			GP_TRY(gp__ivset_add(bl, c->ts[l], gp__end(c, (size_t)l)));
+			GP_TRY(gp__ivset_add(&s->call, c->ts[l], gp__end(c, (size_t)l)));
 	}
+	for (k = 0; k < GP_ARRAY_SIZE(parts); k++) {
+		GP_TRY(gp__ivset_normalize(parts[k]));
+		for (j = 0; j < parts[k]->n; j++)
+			GP_TRY(gp__ivset_add(bl, parts[k]->v[j].s, parts[k]->v[j].e));
+	}
+	s->sync_ns = gp__ivset_len(&s->sync);
+	s->item_ns = gp__ivset_len(&s->item);
+	s->dtoh_call_ns = gp__ivset_len(&s->call);
 	GP_TRY(gp__ivset_normalize(bl));
 out:
 	gp__free(memo);
 	return rc;
 }
 
-/* "Synchronisation inside the step: 12 sync calls, 1 .item() call": the kinds seen, with plurals */
-static void sync_title(char *buf, size_t n, const struct sync_count *s, bool has_gpu)
+/* the part of the blocked host time that dominates, in words, and its time */
+static const char *sync_major(const struct sync_count *s, int64_t *ns)
+{
+	if (s->dtoh_call_ns >= s->sync_ns && s->dtoh_call_ns >= s->item_ns) {
+		*ns = s->dtoh_call_ns;
+		return s->ndtoh == 1 ? "the device-to-host copy's launch call"
+		                     : "the device-to-host copies' launch calls";
+	}
+	*ns = s->sync_ns >= s->item_ns ? s->sync_ns : s->item_ns;
+	return s->sync_ns >= s->item_ns ? "sync calls" : ".item() ops";
+}
+
+/*
+ * "Synchronisation inside the steps: 12 sync calls, 1 .item() call; host
+ * blocked 1.2 ms (4.0% of the step time), most in sync calls": the kinds seen,
+ * with plurals, and the part that dominates. Without ProfilerStep the one
+ * step is the traced window, and the title says so.
+ */
+static void sync_title(char *buf, size_t n, const struct gp__actx *c, const struct sync_count *s,
+                       bool has_gpu, int64_t blocked_ns, double share)
 {
 	const struct {
 		size_t n;
@@ -731,13 +985,17 @@ static void sync_title(char *buf, size_t n, const struct sync_count *s, bool has
 		{ s->nitem, ".item() call", ".item() calls" },
 		{ s->ndtoh, "device-to-host copy", "device-to-host copies" },
 	};
+	const char *where =
+	    c->nsteps ? "inside the step" : "in the traced window (no ProfilerStep)";
+	char d[32];
+	int64_t major_ns;
+	const char *major = sync_major(s, &major_ns);
 	size_t k, len;
 	bool first = true;
 
-	len = (size_t)snprintf(buf, n, "%s",
-	                       has_gpu ? "Synchronisation inside the step: "
-	                               : "Possible synchronisation inside the step "
-	                                 "(no GPU activity recorded): ");
+	len = (size_t)snprintf(
+	    buf, n, "%s %s%s: ", has_gpu ? "Synchronisation" : "Possible synchronisation", where,
+	    has_gpu ? "" : " (no GPU activity recorded)");
 	for (k = 0; k < GP_ARRAY_SIZE(parts) && len < n; k++) {
 		if (!parts[k].n)
 			continue;
@@ -746,20 +1004,70 @@ static void sync_title(char *buf, size_t n, const struct sync_count *s, bool has
 		                     plural((int64_t)parts[k].n, parts[k].one, parts[k].many));
 		first = false;
 	}
+	if (len < n && blocked_ns > 0)
+		snprintf(buf + len, n - len, "; host blocked %s (%.1f%% of the %s)%s%s",
+		         gp__fmt_dur(d, sizeof(d), (double)blocked_ns, 0), share,
+		         c->nsteps ? "step time" : "window",
+		         pct(major_ns, blocked_ns) > 50.0 ? ", most in " : "",
+		         pct(major_ns, blocked_ns) > 50.0 ? major : "");
+}
+
+static void sync_release(struct sync_count *s)
+{
+	gp__ivset_release(&s->sync);
+	gp__ivset_release(&s->item);
+	gp__ivset_release(&s->call);
+}
+
+/*
+ * The host time blocked in synchronisation (count_sync) while the GPU is
+ * idle: inside the GPU window, outside every GPU op. gpu-idle and
+ * sync-in-step both read it, to say how they relate. 0 without steps or GPU.
+ */
+static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out)
+{
+	struct gp_ivset blocked = GP_IVSET_INIT, busy = GP_IVSET_INIT;
+	struct sync_count s;
+	int64_t ws = INT64_MAX, we = INT64_MIN;
+	size_t k;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	*out = 0;
+	if (b->step_total_ns < 0 || !b->has_gpu || !c->gpu.n)
+		return 0;
+	GP_TRY(count_sync(c, &s, &blocked));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t i = c->gpu.v[k];
+
+		GP_TRY(gp__ivset_add(&busy, c->ts[i], gp__end(c, i)));
+		ws = c->ts[i] < ws ? c->ts[i] : ws;
+		we = gp__end(c, i) > we ? gp__end(c, i) : we;
+	}
+	GP_TRY(gp__ivset_normalize(&busy));
+	*out = gp__ivset_len_within(&blocked, ws, we) - gp__ivset_overlap_len(&blocked, &busy);
+	if (*out < 0)
+		*out = 0;
+out:
+	gp__ivset_release(&blocked);
+	gp__ivset_release(&busy);
+	sync_release(&s);
+	return rc;
 }
 
 static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
                      const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
 	struct gp_ivset blocked = GP_IVSET_INIT;
-	struct sync_count s = { 0, 0, 0, 0, 0, 0 };
+	struct sync_count s;
 	struct gp_value *ev = NULL;
-	int64_t blocked_ns;
+	int64_t blocked_ns, major_ns, idle_ns = 0;
 	double share;
-	char title[200];
+	char title[320], sugg[900], gd[32], id[32], rel[300] = "", full[1200];
 	int rc = 0;
 
 	(void)r;
+	memset(&s, 0, sizeof(s));
 	if (b->step_total_ns < 0)
 		return 0;
 	GP_TRY(count_sync(c, &s, &blocked));
@@ -769,31 +1077,62 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	share = pct(blocked_ns, b->step_total_ns);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
+	/* host_blocked_ns = sync_ns + item_ns + dtoh_copy_call_ns - parts_overlap_ns */
 	GP_TRY(gp_obj_set_int(ev, "sync_calls", (int64_t)s.nsync));
 	GP_TRY(gp_obj_set_int(ev, "sync_ns", s.sync_ns));
 	GP_TRY(gp_obj_set_int(ev, "item_calls", (int64_t)s.nitem));
 	GP_TRY(gp_obj_set_int(ev, "item_ns", s.item_ns));
 	GP_TRY(gp_obj_set_int(ev, "dtoh_copies", (int64_t)s.ndtoh));
-	GP_TRY(gp_obj_set_int(ev, "dtoh_copy_ns", s.dtoh_ns));
+	GP_TRY(gp_obj_set_int(ev, "dtoh_copy_call_ns", s.dtoh_call_ns));
+	GP_TRY(gp_obj_set_int(ev, "parts_overlap_ns",
+	                      s.sync_ns + s.item_ns + s.dtoh_call_ns - blocked_ns));
 	GP_TRY(gp_obj_set_int(ev, "host_blocked_ns", blocked_ns));
+	GP_TRY(gp_obj_set_int(ev, "dtoh_copy_gpu_ns", s.dtoh_ns));
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
+	GP_TRY(gp_obj_set_int(ev, "profiler_steps", (int64_t)c->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
-	sync_title(title, sizeof(title), &s, b->has_gpu);
-	rc = gp__fnd_add(
-	    fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title,
-	    ev,
-	    b->has_gpu
-	        ? "each sync stalls the CPU until the GPU catches up: keep losses and metrics on "
-	          "the GPU and read them every N steps, avoid .item()/.cpu()/print of tensors in "
-	          "the loop, and use non_blocking=True copies with events instead of "
-	          "torch.cuda.synchronize()"
-	        : "the trace has no GPU activity, so whether these calls wait for a GPU is not "
-	          "known: if the tensors live on a GPU, keep losses and metrics there and read "
-	          "them every N steps, and avoid .item()/.cpu()/print of tensors in the loop");
+	/* the part of it the GPU is idle for: gpu-idle's host wait, named there too */
+	GP_TRY(sync_blocked_idle(c, b, &idle_ns));
+	if (b->has_gpu)
+		GP_TRY(gp_obj_set_int(ev, "blocked_while_gpu_idle_ns", idle_ns));
+	if (b->idle_pct > IDLE_PCT && pct(idle_ns, b->idle_ns) >= SYNC_IDLE_PCT)
+		snprintf(rel, sizeof(rel),
+		         "; for %s of it the GPU is idle too (gpu-idle): the host waits while the "
+		         "GPU has nothing to run, so what the wait is for (another stream, another "
+		         "process, the copy) is worth a look in the timeline",
+		         gp__fmt_dur(id, sizeof(id), (double)idle_ns, 0));
+	sync_title(title, sizeof(title), c, &s, b->has_gpu, blocked_ns, share);
+	if (!b->has_gpu)
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "the trace has no GPU activity, so whether these calls wait for a GPU is "
+		    "not known: if the tensors live on a GPU, keep losses and metrics there and "
+		    "read them every N steps, and avoid .item()/.cpu()/print of tensors in the "
+		    "loop");
+	else if (sync_major(&s, &major_ns) && major_ns == s.dtoh_call_ns && s.dtoh_call_ns > 0)
+		snprintf(sugg, sizeof(sugg),
+		         "the host waits in blocking device-to-host copies (a synchronous "
+		         "cudaMemcpy/hipMemcpy under .cpu(), .tolist(), .item() or printing a "
+		         "tensor returns only when the GPU has run everything queued before it and "
+		         "the copy; the copies themselves take %s on the GPU): copy with "
+		         "tensor.to(\"cpu\", non_blocking=True) into pinned memory and wait on an "
+		         "event only where the value is needed, or read values every N steps",
+		         gp__fmt_dur(gd, sizeof(gd), (double)s.dtoh_ns, 0));
+	else
+		snprintf(
+		    sugg, sizeof(sugg),
+		    "each sync stalls the CPU until the GPU catches up: keep losses and metrics "
+		    "on the GPU and read them every N steps, avoid .item()/.cpu()/print of "
+		    "tensors in the loop, and use non_blocking=True copies with events instead "
+		    "of torch.cuda.synchronize()");
+	snprintf(full, sizeof(full), "%s%s", sugg, rel);
+	rc = gp__fnd_add(fl, "sync-in-step", share > SYNC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
+	                 share, title, ev, full);
 	ev = NULL;
 out:
 	gp_value_free(ev);
 	gp__ivset_release(&blocked);
+	sync_release(&s);
 	return rc;
 }
 
@@ -1078,7 +1417,7 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 {
 	const struct gp_value *l = gp_obj_get(r, "launches"), *q = gp_obj_get(l, "queue");
 	struct gp_value *ev = NULL;
-	int64_t max_depth = 0, full_ns = 0, limit, v;
+	int64_t max_depth = 0, full_ns = 0, limit, v, nfull = 0;
 	double full_pct = 0.0, p;
 	char title[160], dbuf[32];
 	size_t k;
@@ -1092,8 +1431,10 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 
 		if (geti(row, "max", &v) && v > max_depth)
 			max_depth = v;
-		if (geti(row, "time_at_limit_ns", &v))
+		if (geti(row, "time_at_limit_ns", &v) && v > 0) {
 			full_ns = gp__add_sat(full_ns, v);
+			nfull++;
+		}
 		if (getd(row, "time_at_limit_pct", &p))
 			full_pct += p;
 	}
@@ -1105,9 +1446,12 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "queue_limit", limit));
 	GP_TRY(gp_obj_set_int(ev, "time_at_limit_ns", full_ns));
 	GP_TRY(gp_obj_set_double(ev, "time_at_limit_pct", full_pct));
+	GP_TRY(gp_obj_set_int(ev, "streams_at_limit", nfull));
 	/* only CUDA has a known limit (launches.c): other runtimes never get here */
-	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s",
-	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0));
+	/* per stream: the times of several streams are a sum, not wall time */
+	snprintf(title, sizeof(title), "CUDA launch queue full (%lld pending launches) for %s%s",
+	         (long long)limit, gp__fmt_dur(dbuf, sizeof(dbuf), (double)full_ns, 0),
+	         nfull > 1 ? " summed over the streams" : "");
 	rc = gp__fnd_add(
 	    fl, "queue-saturated", GP_FND_MEDIUM, full_pct, title, ev,
 	    "the CPU runs far ahead of the GPU and blocks on a full launch queue: the workload is "
