@@ -83,4 +83,15 @@ sed -i 's/"Bytes": 1024}/"Bytes": 1024, "Total Allocated": 1024, "Total Reserved
 	"$TMP/mem.json"
 expect_rc 0 analyze "$TMP/mem.json"
 out_has "  device   peak alloc  peak reserv       at end  peak in"
+# a finding's unknown evidence is left out, not shown as '-' (the JSON keeps its null)
+T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"
+if [ -d "$T/hta" ]; then
+	for f in "$T"/hta/*.json.gz "$T"/tracelens/*.json.gz; do
+		for c in none hta; do
+			expect_rc 0 analyze --compat $c "$f"
+			grep -A6 "evidence:" "$OUT" | grep -qE "[a-z_]=-(,|$)" &&
+				fail "an unknown evidence value shown as '-' ($f, --compat $c)"
+		done
+	done
+fi
 done_ok

@@ -874,6 +874,8 @@ static const char *evidence_value(char *buf, size_t n, const char *k, const stru
 	}
 	if (gp_value_type(v) == GP_VALUE_STRING)
 		return str(v, "-");
+	if (gp_value_type(v) == GP_VALUE_BOOL)
+		return gp_value_get_bool(v, false) ? "yes" : "no";
 	return intf(buf, n, v);
 }
 
@@ -885,14 +887,23 @@ static void print_evidence(struct af *f, const struct gp_value *ev)
 
 	for (i = 0; i < gp_value_len(ev) && !f->o.rc; i++) {
 		const char *k = gp_obj_key_at(ev, i);
-		const char *s = evidence_value(b, sizeof(b), k, gp_obj_value_at(ev, i));
-		size_t len = strlen(s);
+		const struct gp_value *v = gp_obj_value_at(ev, i);
+		const char *s;
+		double d;
+		size_t len;
+
+		/* an unknown value is left out, not shown as "-" (the JSON keeps its null) */
+		if (gp_value_type(v) == GP_VALUE_NULL ||
+		    (gp_value_type(v) == GP_VALUE_DOUBLE && !num(v, &d)))
+			continue;
+		s = evidence_value(b, sizeof(b), k, v);
+		len = strlen(s);
 
 		/* a value shows its first 63 bytes, on one line: spaces become \x1f until printed
 		 */
 		if (len > 63)
 			len = 63;
-		keep(f, gp__buf_addf(&line, "%s%s=", i ? ", " : "", k));
+		keep(f, gp__buf_addf(&line, "%s%s=", line.len ? ", " : "", k));
 		for (size_t j = 0; j < len && !f->o.rc; j++)
 			keep(f, gp__buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
 	}
