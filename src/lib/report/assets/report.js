@@ -1043,7 +1043,10 @@
           h('td', { cls: 'gp-str', text: x.title || x.metric }),
           h('td', { 'data-col': 'base', 'data-value': x.base_v === null ? 'null' : String(x.base_v), text: x.base }),
           h('td', { 'data-col': 'new', 'data-value': x.new_v === null ? 'null' : String(x.new_v), text: x.new_ }),
-          h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
+          /* a metric that is a percentage changes by points: 16.4% -> 3.7% is -12.7 pp, not -77.6% */
+          x.m.unit === '%'
+            ? h('td', { 'data-col': 'delta_pp', 'data-value': num(x.m.delta) ? String(x.m.delta) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: num(x.m.delta) ? (x.m.delta > 0 ? '+' : '') + x.m.delta.toFixed(1) + ' pp' : '-' })
+            : h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
           h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: num(x.ratio) ? x.ratio.toFixed(3) : '-' }),
           h('td', { 'data-col': 'ci', text: x.ci }),
           h('td', null, ciBar(x.m)),
