@@ -908,7 +908,7 @@
       { key: 'items_per_s', label: 'Rate', fmt: 'num' }, { key: 'rate_name', label: 'Unit', fmt: 'str' },
       { key: 'outliers', label: 'Outliers', fmt: 'int' }
     ]);
-    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: '95% CI', fmt: 'str' });
+    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: '99% CI', fmt: 'str', title: 'the interval of the ratio at 99 %, the level of \u03b1 0.01 that decides significance' });
     if (tgt) cols.push({ key: 'targets', label: 'Targets', fmt: 'str' });
     sec.appendChild(table('series', cols, series.map(function (x) {
       var t = x.stats || {}, r = x.relative || {}, ts = objs(x.targets), met = ts.filter(function (y) { return y.status === 'met'; }).length, row;
@@ -916,7 +916,10 @@
       params.forEach(function (p) { row['param:' + p] = x.parameters && typeof x.parameters[p] === 'string' ? x.parameters[p] : null; });
       if (rel) {
         row.ratio = num(r.ratio) ? r.ratio : null;
-        row.ratio_ci = r.fastest === true ? 'fastest' : num(r.ratio_lo) ? '[' + fmtNum(r.ratio_lo) + ' \u2013 ' + fmtNum(r.ratio_hi) + ']' : null;
+        /* the interval at the deciding level, and the test's word when it is not "significant" */
+        row.ratio_ci = r.fastest === true ? 'fastest'
+          : typeof r.significant !== 'boolean' ? 'too few runs: no test'
+          : (num(r.ratio_lo) ? '[' + fmtNum(r.ratio_lo) + ' \u2013 ' + fmtNum(r.ratio_hi) + ']' : '') + (r.significant ? '' : (num(r.ratio_lo) ? ' ' : '') + 'not significant (p ' + fmtNum(r.p, 3) + ')');
       }
       if (tgt) row.targets = (met === ts.length ? '\u2713 ' : '\u2717 ') + met + '/' + ts.length + ' met';
       return row;
