@@ -908,7 +908,9 @@
       { key: 'items_per_s', label: 'Rate', fmt: 'num' }, { key: 'rate_name', label: 'Unit', fmt: 'str' },
       { key: 'outliers', label: 'Outliers', fmt: 'int' }
     ]);
-    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: '99% CI', fmt: 'str', title: 'the interval of the ratio at 99 %, the level of \u03b1 0.01 that decides significance' });
+    /* the level of the intervals against the fastest: 99 % (1 - alpha); files before it have no "confidence" and 95 % */
+    var relLevel = series.reduce(function (l, x) { return x.relative && num(x.relative.confidence) ? fmtNum(100 * x.relative.confidence, 2) : l; }, '95');
+    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: relLevel + '% CI', fmt: 'str', title: 'the interval of the ratio at ' + relLevel + ' %' + (relLevel === '99' ? ', the level of \u03b1 0.01 that decides significance' : '') });
     if (tgt) cols.push({ key: 'targets', label: 'Targets', fmt: 'str' });
     sec.appendChild(table('series', cols, series.map(function (x) {
       var t = x.stats || {}, r = x.relative || {}, ts = objs(x.targets), met = ts.filter(function (y) { return y.status === 'met'; }).length, row;
