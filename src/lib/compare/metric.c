@@ -178,7 +178,7 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	const char *test = NULL;
 	struct gp_change ch;
 	struct gp_value *o;
-	char reason[192] = "";
+	char reason[320] = "";
 	int rc;
 
 	if (out_obj)
@@ -239,6 +239,19 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	/* not tested: no p and no interval, only the medians and their ratio */
 	if (!test)
 		ch.p = ch.ratio_lo = ch.ratio_hi = NAN;
+	/*
+	 * The interval is at 95 %, the test at alpha (0.01): one that excludes 1
+	 * beside "not significant" says why, in words, rather than contradict it
+	 */
+	else if (ch.verdict == GP_VERDICT_INCONCLUSIVE && ch.p >= c->alpha &&
+	         (ch.ratio_lo > 1 || ch.ratio_hi < 1)) {
+		size_t k = strlen(reason);
+
+		snprintf(reason + k, sizeof(reason) - k,
+		         "; the 95 %% interval excludes 1, which is evidence at the 95 %% level "
+		         "only: p = %.3g is not below alpha %g",
+		         ch.p, c->alpha);
+	}
 	if (!(o = gp__cmp_push_obj(metrics)))
 		return gp__error(GP_ENOMEM, "out of memory");
 	if ((rc = common(o, m, ch.base_median, ch.new_median, thr, true)))
