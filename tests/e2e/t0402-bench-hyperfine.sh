@@ -57,15 +57,15 @@ for i, x in enumerate(s):
         assert r["mean_ratio"] > 0 and r["mean_ratio_std"] is not None, r
 EOF
 expect_rc 0 bench --runs 5 -w 0 'true' 'sleep 0.01'
-out_has "Against the fastest (ratio of the medians, 95% CI)"
-out_has "× fastest [95% CI]"
+out_has "Against the fastest (ratio of the medians, 99% CI: the level of alpha 0.01)"
+out_has "× fastest [99% CI]"
 out_has "1 (fastest)"
 out_has "Summary"
 out_has " ran"
 out_has " times faster than "
-grep -q "(95% CI [0-9.]* \.\. [0-9.]*" "$OUT" || fail "no interval in the summary"
+grep -q "(99% CI [0-9.]* \.\. [0-9.]*" "$OUT" || fail "no interval in the summary"
 expect_rc 0 bench --runs 5 -w 0 --markdown 'true' 'sleep 0.01'
-out_has "| series | n | median | mean ± σ | p95 | p99 | min | rate | × fastest [95% CI] |"
+out_has "| series | n | median | mean ± σ | p95 | p99 | min | rate | × fastest [99% CI] |"
 out_has "**Summary:** "
 # --name once per command (hyperfine's --command-name too)
 expect_rc 0 bench --runs 2 -w 0 --json -n first --command-name second 'true' 'true'

@@ -200,7 +200,7 @@ import json, sys
 tmp = sys.argv[1]
 for side in ("ctl", "tst"):
     d = json.load(open("%s/%s.json" % (tmp, side)))
-    for name, a, b in (("3", 1, 4), ("4", 0, 4)):
+    for name, a, b in (("3", 1, 4), ("4", 0, 4), ("0", 0, 3)):
         e = json.loads(json.dumps(d))
         e["ranks"][0]["steps"] = e["ranks"][0]["steps"][a:b]
         json.dump(e, open("%s/%s%s.json" % (tmp, side, name), "w"))
@@ -221,6 +221,17 @@ assert "gpu_differs" in ids and "world_size_differs" in ids, ids
 assert "precision_differs" not in ids, ids  # fp32 on both
 EOF
 done
+# the first 3 steps (a slow warm-up on the test side): p = 0.035 and its 95 % interval
+# excludes 1, yet not significant at alpha 0.01: the reason says why, no contradiction
+expect_rc 0 compare --json "$TMP/ctl0.json" "$TMP/tst0.json"
+NCHECK=$((NCHECK + 1))
+python3 - "$OUT" <<'EOF' || fail "trace_diff's first 3 steps (above)"
+import json, sys
+s = json.load(open(sys.argv[1]))["groups"][0]["metrics"][0]
+assert s["test"] == "welch_t_log" and s["verdict"] == "inconclusive" and 0.01 <= s["p"] < 0.05, s
+assert s["ratio_lo"] > 1, s
+assert "the 95 % interval excludes 1, which is evidence at the 95 % level only" in s["reason"], s
+EOF
 expect_rc 3 compare "$H/trace_diff_control_control.json.gz" "$H/trace_diff_test_test.json.gz"
 out_has "rank 3: the runs are on different GPUs (base NVIDIA A100-PG509-200, new Tesla V100-SXM2-16GB)"
 out_has "rank 3: the world size differs (base 8 ranks, new 2)"

@@ -274,10 +274,40 @@ static const char *relative_cell(char *buf, size_t n, const struct gp_value *rel
 	return buf;
 }
 
+/*
+ * What the test said of a series against the fastest, after "N times faster
+ * than X": the interval at the level that decides (99 %, alpha 0.01) and,
+ * when not significant, why; nothing that no test computed.
+ */
+static const char *significance(char *buf, size_t n, const struct gp_value *rel, const char *lo,
+                                const char *hi)
+{
+	const struct gp_value *sig = gp_obj_get(rel, "significant");
+	double l = num(rel, "ratio_lo"), h = num(rel, "ratio_hi"), p = num(rel, "p");
+
+	if (gp_value_type(sig) != GP_VALUE_BOOL)
+		snprintf(buf, n, " (too few runs: no test)");
+	else if (gp_value_get_bool(sig, false))
+		snprintf(buf, n, " (99%% CI %s .. %s, significant at alpha 0.01)", lo, hi);
+	else if (isfinite(l) && (l > 1 || h < 1))
+		/* the rank test and the bootstrap interval disagree near alpha */
+		snprintf(
+		    buf, n,
+		    " (99%% CI %s .. %s, but not significant at alpha 0.01: the runs interleave "
+		    "too much for the rank test, p = %.3f)",
+		    lo, hi, p);
+	else if (isfinite(l))
+		snprintf(buf, n, " (99%% CI %s .. %s includes 1: not significant at alpha 0.01)",
+		         lo, hi);
+	else
+		snprintf(buf, n, " (not significant at alpha 0.01, p = %.3f)", p);
+	return buf;
+}
+
 static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 {
 	static const char *const heads[] = { "series", "median", "p95", "rate",
-		                             "× fastest [95% CI]" };
+		                             "× fastest [99% CI]" };
 	static const unsigned flags[] = { GP__COL_LEFT, 0, 0, 0, GP__COL_LEFT };
 	const struct gp_value *series = gp_obj_get(res, "series");
 	const char *fastest = str_or(gp_obj_get(res, "fastest"), "name", NULL);
@@ -290,7 +320,9 @@ static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 		gp__out_keep(o, gp__text_md_cell(&o->b, fastest, true));
 		gp__out_addf(o, " ran\n\n");
 	} else {
-		gp__out_addf(o, "\nAgainst the fastest (ratio of the medians, 95%% CI)\n");
+		gp__out_addf(o,
+		             "\nAgainst the fastest (ratio of the medians, 99%% CI: the level of "
+		             "alpha 0.01)\n");
 		grid_init(&g, heads, flags, 5);
 		for (size_t i = 0; i < gp_value_len(series); i++) {
 			const struct gp_value *s = gp_arr_get(series, i);
@@ -310,8 +342,7 @@ static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 	}
 	for (size_t i = 0; i < gp_value_len(series); i++) {
 		const struct gp_value *s = gp_arr_get(series, i), *rel = gp_obj_get(s, "relative");
-		char r[32], lo[32], hi[32];
-		bool sig = gp_value_get_bool(gp_obj_get(rel, "significant"), false);
+		char r[32], lo[32], hi[32], c[192];
 
 		if (!rel || gp_value_get_bool(gp_obj_get(rel, "fastest"), true))
 			continue;
@@ -322,12 +353,10 @@ static void comparison(struct gp__out *o, const struct gp_value *res, bool md)
 		} else {
 			gp__out_addf(o, "    %s times faster than %s", r, str_or(s, "name", "?"));
 		}
-		if (isfinite(num(rel, "ratio_lo")))
-			gp__out_addf(o, " (95%% CI %s .. %s%s)",
-			             fmt_ratio(lo, sizeof(lo), num(rel, "ratio_lo")),
-			             fmt_ratio(hi, sizeof(hi), num(rel, "ratio_hi")),
-			             sig ? "" : ", not significant at alpha 0.01");
-		gp__out_addf(o, "\n");
+		gp__out_addf(o, "%s\n",
+		             significance(c, sizeof(c), rel,
+		                          fmt_ratio(lo, sizeof(lo), num(rel, "ratio_lo")),
+		                          fmt_ratio(hi, sizeof(hi), num(rel, "ratio_hi"))));
 	}
 }
 
@@ -449,7 +478,7 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		nc++;
 	if (rel) {
 		flags[nc] = GP__COL_LEFT;
-		heads[nc++] = "× fastest [95% CI]";
+		heads[nc++] = "× fastest [99% CI]";
 	}
 	if (targets) {
 		flags[nc] = GP__COL_LEFT;

@@ -6,9 +6,15 @@
  *
  * Against the fastest: the fastest series has the lowest median time; each
  * other one gets ratio = its median / the fastest's median with the
- * bootstrap 95 % interval and the Mann-Whitney p of gp_stats_compare() (the
- * statistics `gpuprof compare` uses), and hyperfine's ratio of the means
- * with its propagated standard deviation. Only for commands and functions:
+ * Mann-Whitney p of gp_stats_compare() and its bootstrap interval, or, with
+ * runs too few for the rank test to reach alpha with one value out of order
+ * (4 and 4), Welch's t on the log times and its t-interval (the tests
+ * `gpuprof compare` uses), and hyperfine's ratio of the means with its
+ * propagated standard deviation. The interval is at 1 - alpha (99 %), the
+ * level that decides "significant", so that an interval that excludes 1 and
+ * "not significant" do not meet on one line (with Welch's t they never do;
+ * the rank test and the bootstrap can still differ, which the text says).
+ * With one run a side there is no test: no p, no interval. Only for commands and functions:
  * the series of a trace (steps beside frames, ranks) are not rivals.
  *
  * Sweeps: with one parameter (--parameter-scan or --parameter-list), the
@@ -25,6 +31,7 @@
 
 #include "bench/bench-int.h"
 #include "gpuprof/stats.h"
+#include "stats/welch.h"
 #include "util/error.h"
 
 #define KNEE_SHARE  0.9  /* of the best throughput: the knee */
@@ -64,6 +71,7 @@ static int one_relative(const struct gp_bench *b, size_t f, size_t i, struct gp_
 	struct gp_change_opts co = { .size = sizeof(co) };
 	struct gp_value *o = gp_value_object();
 	struct gp_change ch;
+	const char *test;
 	double mf, sf, mi, si, mr;
 	int rc = 0;
 
@@ -77,12 +85,32 @@ static int one_relative(const struct gp_bench *b, size_t f, size_t i, struct gp_
 		GP_TRY(gp_obj_set_null(o, "ratio_hi"));
 		GP_TRY(gp_obj_set_null(o, "p"));
 		GP_TRY(gp_obj_set_null(o, "significant"));
+		GP_TRY(gp_obj_set_null(o, "test"));
+		GP_TRY(gp_obj_set_double(o, "confidence", 1 - ALPHA));
 		GP_TRY(gp_obj_set_null(o, "mean_ratio_std"));
 		return 0;
 	}
 	co.seed = b->seed;
 	co.alpha = ALPHA;
+	co.confidence = 1 - ALPHA;
 	GP_TRY(gp_stats_compare(fs->times, fs->n, s->times, s->n, GP_LOWER_IS_BETTER, &co, &ch));
+	test = isfinite(ch.p) ? "mann_whitney" : NULL;
+	if (fs->n >= 2 && s->n >= 2 && gp_mann_whitney_min_p(fs->n, s->n) >= ALPHA / 2) {
+		/* few runs: Welch's t on the log times, its p and interval dual at 1 - alpha */
+		struct gp__welch w;
+
+		if (gp__welch_log(fs->times, fs->n, s->times, s->n, 1 - ALPHA, &w) == 0) {
+			ch.p = w.p;
+			ch.ratio_lo = w.ratio_lo;
+			ch.ratio_hi = w.ratio_hi;
+			test = "welch_t_log";
+		} else
+			gp_clear_error();
+	}
+	if (!test) /* not tested: no p, no interval */
+		ch.p = ch.ratio_lo = ch.ratio_hi = NAN;
+	GP_TRY(gp_obj_set_str(o, "test", test));
+	GP_TRY(gp_obj_set_double(o, "confidence", 1 - ALPHA));
 	GP_TRY(set_num(o, "ratio", ch.ratio));
 	GP_TRY(set_num(o, "ratio_lo", ch.ratio_lo));
 	GP_TRY(set_num(o, "ratio_hi", ch.ratio_hi));

@@ -114,6 +114,21 @@ static const char *pct(char *buf, size_t n, double p)
 	return gp__fmt_pct(buf, n, p, GP__FMT_SIGN | GP__FMT_SPACE);
 }
 
+/*
+ * A metric's change: relative ("+4.1 %"), or in percentage points ("-12.7 pp")
+ * for a metric that is itself a percentage, whose relative change a reader
+ * would take for points (16.4 % -> 3.7 % is -12.7 pp, not -77.6 %).
+ */
+static const char *delta(char *buf, size_t n, const struct gp_value *m)
+{
+	if (strcmp(str(m, "unit"), "%") != 0)
+		return pct(buf, n, num(m, "delta_pct"));
+	if (!isfinite(num(m, "delta")))
+		return gp__fmt_num(buf, n, NAN, 1, "");
+	snprintf(buf, n, "%+.1f pp", num(m, "delta"));
+	return buf;
+}
+
 static const char *pval(char *buf, size_t n, double p)
 {
 	if (!isfinite(p))
@@ -196,7 +211,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 
 		value(a, sizeof(a), unit, num(m, "base"));
 		value_like(b, sizeof(b), unit, num(m, "new"), num(m, "base"));
-		pct(d, sizeof(d), num(m, "delta_pct"));
+		delta(d, sizeof(d), m);
 		ratio(r, sizeof(r), m);
 		pval(p, sizeof(p), num(m, "p"));
 		if (isfinite(nb) && isfinite(nn))

@@ -15,7 +15,10 @@
  *
  * With one value per side (a trace's totals) there is no test, so no
  * regression: "same" when |delta| is under the threshold, else
- * "inconclusive"; "direction" still says which way it moved.
+ * "inconclusive"; "direction" still says which way it moved. A metric that
+ * no test decided ("test": null: too few samples, or a base median of 0) has
+ * no p and no interval ("p", "ratio_lo", "ratio_hi" null), whatever its
+ * sample sizes: a number no test gave would read as evidence.
  */
 #include <math.h>
 #include <stdio.h>
@@ -175,7 +178,7 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	const char *test = NULL;
 	struct gp_change ch;
 	struct gp_value *o;
-	char reason[192] = "";
+	char reason[320] = "";
 	int rc;
 
 	if (out_obj)
@@ -230,20 +233,24 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	if (test && gp_mann_whitney_min_p(nb, nn) >= c->alpha / 2) {
 		if (few_samples(c, m, thr, b, nb, n, nn, &ch, reason, sizeof(reason)) == 0)
 			test = "welch_t_log";
-		else if (ch.verdict != GP_VERDICT_INCONCLUSIVE)
-			test = "mann_whitney";
-		else
+		else if (isnan(ch.p)) /* gp_stats_compare() did not test either */
 			test = NULL;
 	}
-	/* not tested (too few samples): the p-value still says how far from significant */
-	if (isnan(ch.p) && ch.base_median != 0) {
-		struct gp_mwu u;
+	/* not tested: no p and no interval, only the medians and their ratio */
+	if (!test)
+		ch.p = ch.ratio_lo = ch.ratio_hi = NAN;
+	/*
+	 * The interval is at 95 %, the test at alpha (0.01): one that excludes 1
+	 * beside "not significant" says why, in words, rather than contradict it
+	 */
+	else if (ch.verdict == GP_VERDICT_INCONCLUSIVE && ch.p >= c->alpha &&
+	         (ch.ratio_lo > 1 || ch.ratio_hi < 1)) {
+		size_t k = strlen(reason);
 
-		if ((rc = gp_mann_whitney(b, nb, n, nn, &u)) == 0)
-			ch.p = u.p;
-		else if (rc == GP_ENOMEM)
-			return rc;
-		gp_clear_error();
+		snprintf(reason + k, sizeof(reason) - k,
+		         "; the 95 %% interval excludes 1, which is evidence at the 95 %% level "
+		         "only: p = %.3g is not below alpha %g",
+		         ch.p, c->alpha);
 	}
 	if (!(o = gp__cmp_push_obj(metrics)))
 		return gp__error(GP_ENOMEM, "out of memory");

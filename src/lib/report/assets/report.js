@@ -908,7 +908,9 @@
       { key: 'items_per_s', label: 'Rate', fmt: 'num' }, { key: 'rate_name', label: 'Unit', fmt: 'str' },
       { key: 'outliers', label: 'Outliers', fmt: 'int' }
     ]);
-    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: '95% CI', fmt: 'str' });
+    /* the level of the intervals against the fastest: 99 % (1 - alpha); files before it have no "confidence" and 95 % */
+    var relLevel = series.reduce(function (l, x) { return x.relative && num(x.relative.confidence) ? fmtNum(100 * x.relative.confidence, 2) : l; }, '95');
+    if (rel) cols.push({ key: 'ratio', label: '\u00d7 fastest', fmt: 'num', title: 'median / the fastest series\u2019 median' }, { key: 'ratio_ci', label: relLevel + '% CI', fmt: 'str', title: 'the interval of the ratio at ' + relLevel + ' %' + (relLevel === '99' ? ', the level of \u03b1 0.01 that decides significance' : '') });
     if (tgt) cols.push({ key: 'targets', label: 'Targets', fmt: 'str' });
     sec.appendChild(table('series', cols, series.map(function (x) {
       var t = x.stats || {}, r = x.relative || {}, ts = objs(x.targets), met = ts.filter(function (y) { return y.status === 'met'; }).length, row;
@@ -916,7 +918,10 @@
       params.forEach(function (p) { row['param:' + p] = x.parameters && typeof x.parameters[p] === 'string' ? x.parameters[p] : null; });
       if (rel) {
         row.ratio = num(r.ratio) ? r.ratio : null;
-        row.ratio_ci = r.fastest === true ? 'fastest' : num(r.ratio_lo) ? '[' + fmtNum(r.ratio_lo) + ' \u2013 ' + fmtNum(r.ratio_hi) + ']' : null;
+        /* the interval at the deciding level, and the test's word when it is not "significant" */
+        row.ratio_ci = r.fastest === true ? 'fastest'
+          : typeof r.significant !== 'boolean' ? 'too few runs: no test'
+          : (num(r.ratio_lo) ? '[' + fmtNum(r.ratio_lo) + ' \u2013 ' + fmtNum(r.ratio_hi) + ']' : '') + (r.significant ? '' : (num(r.ratio_lo) ? ' ' : '') + 'not significant (p ' + fmtNum(r.p, 3) + ')');
       }
       if (tgt) row.targets = (met === ts.length ? '\u2713 ' : '\u2717 ') + met + '/' + ts.length + ' met';
       return row;
@@ -1043,7 +1048,10 @@
           h('td', { cls: 'gp-str', text: x.title || x.metric }),
           h('td', { 'data-col': 'base', 'data-value': x.base_v === null ? 'null' : String(x.base_v), text: x.base }),
           h('td', { 'data-col': 'new', 'data-value': x.new_v === null ? 'null' : String(x.new_v), text: x.new_ }),
-          h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
+          /* a metric that is a percentage changes by points: 16.4% -> 3.7% is -12.7 pp, not -77.6% */
+          x.m.unit === '%'
+            ? h('td', { 'data-col': 'delta_pp', 'data-value': num(x.m.delta) ? String(x.m.delta) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: num(x.m.delta) ? (x.m.delta > 0 ? '+' : '') + x.m.delta.toFixed(1) + ' pp' : '-' })
+            : h('td', { 'data-col': 'delta_pct', 'data-value': num(x.delta_pct) ? String(x.delta_pct) : 'null', cls: x.m.direction === 'worse' ? 'gp-pos' : x.m.direction === 'better' ? 'gp-neg' : null, text: fmtPct(x.delta_pct, true) }),
           h('td', { 'data-col': 'ratio', 'data-value': num(x.ratio) ? String(x.ratio) : 'null', text: num(x.ratio) ? x.ratio.toFixed(3) : '-' }),
           h('td', { 'data-col': 'ci', text: x.ci }),
           h('td', null, ciBar(x.m)),
