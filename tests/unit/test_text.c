@@ -92,8 +92,8 @@ static void test_numbers(void **state)
 	(void)state;
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 12.345, 0), "12.3%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 0, 0), "0.0%");
-	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN | GP__FMT_SPACE),
-	                    "+19.1 %");
+	/* one style in every command: no space before "%" */
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN), "+19.1%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), -5, GP__FMT_SIGN), "-5.0%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), NAN, 0), "-");
 	assert_string_equal(gp__fmt_count(buf, sizeof(buf), 1234.6), "1235");
@@ -105,7 +105,11 @@ static void test_numbers(void **state)
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 999.96), "1000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 133.333), "133.3");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 49.8), "49.80");
-	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.125), "0.125");
+	/* four significant digits under 1 too: a rate above 0 never reads "0.000" */
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.125), "0.1250");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1.0 / 760), "0.001316");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1e-6), "0.000001000");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.99996), "1.000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0), "0.000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1.6e7), "16000000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), NAN), "-");

@@ -177,10 +177,10 @@ static const char *cell_name(char *buf, size_t n, const struct gp__col *c, const
 	return name_of(str(get(row, c->key), "-"));
 }
 
-/* a bandwidth in GB/s with two decimals */
+/* a bandwidth in GB/s with four significant digits: a small copy's is no "0.00" */
 static const char *cell_gbps(char *buf, size_t n, const struct gp__col *c, const void *row)
 {
-	return gp__fmt_num(buf, n, nv(get(row, c->key)), 2, "");
+	return gp__fmt_rate(buf, n, nv(get(row, c->key)));
 }
 
 /* @p n right-aligned columns of ready cells: headings @p heads, widths @p w, after @p gap */

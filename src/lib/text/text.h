@@ -23,8 +23,8 @@
  * would reach 1000 of the unit ("999.9 µs", then "1.000 ms"); nanoseconds
  * are integers. Bytes take one decimal in binary units up to PiB and move
  * on where rounding would reach 1024 ("1023.9 KiB", then "1.0 MiB").
- * Rates keep four significant digits too ("49.80", "133.3", "1235");
- * percentages take one decimal. The HTML page formats in JavaScript
+ * Rates keep four significant digits too ("0.001250", "49.80", "133.3",
+ * "1235"); percentages take one decimal. The HTML page formats in JavaScript
  * (assets/report.js fmtNs, fmtBytes) and is to follow the same policy.
  *
  * Users: analyze/format.c, bench/bench-format.c, compare/format.c,
@@ -112,8 +112,9 @@ const char *gp__fmt_count(char *buf, size_t n, double v);
 const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char *suffix);
 
 /**
- * A rate (items/s) with four significant digits: "0.125", "49.80", "133.3",
- * "16000000"; "-" when unknown. @return @p buf.
+ * A rate (items/s, GB/s) with four significant digits: "0.1250", "0.0003125",
+ * "49.80", "133.3", "16000000" (never "0.000" for a rate above 0); "-" when
+ * unknown. @return @p buf.
  */
 const char *gp__fmt_rate(char *buf, size_t n, double r);
 
