@@ -282,7 +282,10 @@ static void dir_contents(const struct gp_run *r, char *buf, size_t n)
 	buf[0] = 0;
 	for (size_t i = 0; i < k && len < n; i++)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s",
-		                        !i ? "" : i + 1 == k ? " and " : ", ", have[i]);
+		                        !i           ? ""
+		                        : i + 1 == k ? " and "
+		                                     : ", ",
+		                        have[i]);
 }
 
 /* mkdir -p; @return 0, or -1 with errno */

@@ -233,43 +233,24 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 }
 
 /*
- * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
- * is left out, not shown as "-" (a trace without deviceProperties). An AMD
- * GPU in ROCm's words: "gfx9.0, 104 CUs" (HIP's major.minor is the gfx
- * family, and "sm 9.0" would read as Hopper).
+ * "0: NVIDIA A100 (sm_80, 108 SMs, 39.4 GiB)": the one device label
+ * (text/device.c, the report page's too); a device the trace does not
+ * describe (no deviceProperties) says so.
  */
 static void print_device(struct af *f, const char *lead, const struct gp_value *d)
 {
-	const char *name = gp_value_get_str(get(d, "name"));
-	const char *cc = gp_value_get_str(get(d, "compute_capability"));
-	const char *vendor = gp_value_get_str(get(d, "vendor"));
-	/* AMD's terms on AMD: HIP reports gfx9.x as a compute capability, CUs as SMs */
-	bool amd = vendor && strcmp(vendor, "amd") == 0;
-	char b1[32], b2[32], b3[32], props[96] = "";
-	double sms, mem;
-	int k = 0;
+	char b1[32];
+	int rc;
 
-	if (cc)
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s%s", k ? ", " : "",
-		              amd ? "gfx" : "sm ", cc);
-	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
-		              gp__fmt_count(b2, sizeof(b2), sms), amd ? "CUs" : "SMs");
-	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
-		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
-		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
 	out(f, "%s %s: ", lead, intf(b1, sizeof(b1), get(d, "id")));
-	if (!name && !props[0]) {
+	if (f->o.rc)
+		return;
+	rc = gp__text_device(&f->o.b, d, false);
+	if (rc == GP_ENOENT) {
 		out(f, "not described by the trace (no deviceProperties)\n");
 		return;
 	}
-	/* the trace's strings: control characters never reach the terminal */
-	keep(f, gp__text_fit(&f->o.b, name ? name : "unnamed GPU", 0, 0));
-	if (props[0]) {
-		out(f, " (");
-		keep(f, gp__text_fit(&f->o.b, props, 0, 0));
-		out(f, ")");
-	}
+	keep(f, rc);
 	if (get(d, "properties_by_id") && !gp_value_get_bool(get(d, "properties_by_id"), true))
 		out(f, ": the trace's only model, listed under another id");
 	out(f, "\n");

@@ -13,6 +13,8 @@
  *   "…", padding, Markdown escaping, word wrapping.
  * - names.c: names of kernels, calls and operators fitted to a column so
  *   that names that differ stay apart (the rule is below).
+ * - device.c: a GPU's label, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
+ *   79.2 GiB)", for analyze's header and the report page alike.
  * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
  *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
@@ -197,6 +199,19 @@ int gp__names_fit_rows(char **out, const struct gp_value *rows, size_t n, const 
 
 /** Frees the @p n strings of @p names (each set to NULL). */
 void gp__names_free(char **names, size_t n);
+
+/* ---- device.c: a GPU's label ---- */
+
+/**
+ * Appends the label of device @p d (an element of overview.devices):
+ * "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)", "AMD Instinct MI300X
+ * (gfx9.4, 304 CUs, 192.0 GiB)" when @p amd or the device is AMD's (vendor
+ * "amd", a name starting "AMD "), "unnamed GPU (sm_80)"; what @p d does not
+ * say is left out; control characters become '?'.
+ * @return 0; GP_ENOENT when @p d says nothing of the device (nothing
+ * appended); GP_ENOMEM or GP_ELIMIT from the buffer.
+ */
+int gp__text_device(struct gp_buf *b, const struct gp_value *d, bool amd);
 
 /* ---- table.c: the one table ---- */
 
