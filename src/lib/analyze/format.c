@@ -1032,15 +1032,16 @@ static void print_metric_gpus(struct af *f, const struct gp_value *series,
 	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
 		                             "power mean", "power max", "temp max" };
 	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
-	/* the GPU's name takes what the numbers (73 columns) leave, 10 to 24 */
-	size_t gw = f->width - 73 < 10 ? 10 : f->width - 73 > 24 ? 24 : (size_t)f->width - 73;
+	/* the GPU's name takes what the numbers (79 columns) leave, 10 to 24 */
+	size_t gw = f->width - 79 < 10 ? 10 : f->width - 79 > 24 ? 24 : (size_t)f->width - 79;
 	struct gp__col cols[7] = {
 		{ .head = "GPU", .width = gw, .cut = gw, .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, 7, "  ", false };
 	char b[7][80], b3[32], b4[32];
 
-	plain_cols(cols + 1, heads, widths, 6, " ");
+	/* two spaces between columns: headings of two words never run together */
+	plain_cols(cols + 1, heads, widths, 6, "  ");
 	table_head(f, &t);
 	for (size_t i = 0; i < gp_value_len(gpus); i++) {
 		const struct gp_value *g = gp_arr_get(gpus, i);
