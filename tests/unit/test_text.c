@@ -94,6 +94,9 @@ static void test_numbers(void **state)
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 0, 0), "0.0%");
 	/* one style in every command: no space before "%" */
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN), "+19.1%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 43.4, GP__FMT_WHOLE), "43%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 2.5, GP__FMT_GIVEN), "2.5%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 5, GP__FMT_GIVEN), "5%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), -5, GP__FMT_SIGN), "-5.0%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), NAN, 0), "-");
 	assert_string_equal(gp__fmt_count(buf, sizeof(buf), 1234.6), "1235");

@@ -419,7 +419,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	double host_share = NAN, qmean;
 	int64_t delay;
 	bool host, sums, backlog;
-	char title[160], sugg[640], batch[200], dly[32];
+	char pc[16], title[160], sugg[640], batch[200], dly[32];
 	int rc = 0;
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
@@ -447,7 +447,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
-	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
+	snprintf(title, sizeof(title), "GPU idle %s of its window%s",
+	         gp__fmt_pct(pc, sizeof(pc), b->idle_pct, 0),
 	         !host     ? ""
 	         : backlog ? ", waiting for the host between bursts of queued work"
 	                   : ", mostly waiting for the host (host-bound)");
@@ -517,7 +518,7 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	int64_t n, nshort, med = 0, launch_ns = 0, delay = 0;
 	double short_pct, qmean;
 	bool med_known, delay_known, many_short, cpu_bound;
-	char title[200], medtxt[32] = "", sugg[640], batch[200];
+	char pc[16], title[200], medtxt[32] = "", sugg[640], batch[200];
 	int rc = 0;
 
 	if (!b->has_gpu || !geti(l, "count", &n) || n < LAUNCH_MIN ||
@@ -557,9 +558,9 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		         gp__fmt_dur(d, sizeof(d), (double)med, 0));
 	}
 	snprintf(title, sizeof(title),
-	         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
+	         "Launch-bound: %lld launches%s, %s of the kernels shorter than their "
 	         "launch call",
-	         (long long)n, medtxt, short_pct);
+	         (long long)n, medtxt, gp__fmt_pct(pc, sizeof(pc), short_pct, GP__FMT_WHOLE));
 	snprintf(sugg, sizeof(sugg),
 	         "launch fewer, larger kernels: capture the step in %s "
 	         "(torch.compile(mode=\"reduce-overhead\") does it for you), fuse small "
@@ -583,7 +584,7 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t dl_ns = 0;
 	double share;
-	char title[160];
+	char pc[16], title[160];
 	size_t k;
 	int rc = 0;
 
@@ -604,7 +605,8 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_int(ev, "steps", (int64_t)b->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "dataloader_pct", share));
-	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the step time", share);
+	snprintf(title, sizeof(title), "DataLoader takes %s of the step time",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0));
 	rc =
 	    gp__fnd_add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
 	                share, title, ev,
@@ -914,7 +916,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	int64_t kernel_ns = 0, gemm_ns = 0, notc_ns = 0, notc_busy_ns;
 	size_t k, nnotc = 0;
 	double share;
-	char title[200], sugg[640], what[96];
+	char pc[16], title[200], sugg[640], what[96];
 	int rc = 0;
 
 	(void)r;
@@ -961,7 +963,8 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	else
 		snprintf(what, sizeof(what), "without matrix units (compute capability %s)",
 		         d->cc_text);
-	snprintf(title, sizeof(title), "%.1f%% of kernel time is GEMM/convolution %s", share, what);
+	snprintf(title, sizeof(title), "%s of kernel time is GEMM/convolution %s",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0), what);
 	fp32_advice(d, sugg, sizeof(sugg));
 	rc = gp__fnd_add(fl, "fp32-gemm-no-tc",
 	                 share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
@@ -982,7 +985,7 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t comm_ns, exposed_ns;
 	double overlap, share;
-	char title[160], sugg[640];
+	char pc[16], title[160], sugg[640];
 	int rc = 0;
 
 	(void)c;
@@ -1001,7 +1004,8 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_double(ev, "exposed_comm_pct", share));
 	GP_TRY(gp_obj_set_double(ev, "comm_comp_overlap_pct", overlap));
 	snprintf(title, sizeof(title),
-	         "Communication not overlapped by computation: %.1f%% of the GPU window", share);
+	         "Communication not overlapped by computation: %s of the GPU window",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0));
 	snprintf(sugg, sizeof(sugg),
 	         "overlap communication with computation: DDP bucket_cap_mb / "
 	         "gradient_as_bucket_view, FSDP forward/backward prefetch, fewer and larger "
@@ -1031,7 +1035,7 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	const struct gp_value *gu = gp_obj_get(r, "gpu_utilization"), *worst = NULL;
 	struct gp_value *ev = NULL;
 	double occ = NAN, o, util;
-	char title[160], sugg[640], batch[200];
+	char pc[16], title[160], sugg[640], batch[200];
 	size_t k;
 	int rc = 0;
 
@@ -1056,7 +1060,8 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	GP_TRY(gp_obj_set_double(ev, "est_achieved_occupancy_pct", occ));
 	GP_TRY(ev_copy_int(ev, "device", worst, "device"));
 	GP_TRY(gp_obj_set_double(ev, "gpu_utilization_pct", 100.0 * util));
-	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
+	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %s",
+	         gp__fmt_pct(pc, sizeof(pc), occ, 0));
 	snprintf(sugg, sizeof(sugg),
 	         "kernels launch too few blocks or threads to fill the %s: try %s, fuse small "
 	         "operations (torch.compile), or check the grid and block sizes and the register "

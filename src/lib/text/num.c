@@ -166,8 +166,11 @@ const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags)
 {
 	if (!isfinite(pct))
 		return unknown(buf, n);
-	snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+.1f%s" : "%.1f%s", pct,
-	         (flags & GP__FMT_SPACE) ? " %" : "%");
+	if (flags & GP__FMT_GIVEN)
+		snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+g%%" : "%g%%", pct);
+	else
+		snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+.*f%%" : "%.*f%%",
+		         (flags & GP__FMT_WHOLE) ? 0 : 1, pct);
 	return buf;
 }
 

@@ -68,8 +68,9 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 
 /** Flags of the formatters. */
 /* GP__FMT_SIGN and GP__FMT_COMPACT are the public flags (gpuprof.h), passed through as they are */
-#define GP__FMT_SIGN    GP_FORMAT_SIGN    /* "+" before a positive value (and zero) */
-#define GP__FMT_SPACE   0x2u              /* percentages: a space before "%" (compare's prose) */
+#define GP__FMT_SIGN    GP_FORMAT_SIGN /* "+" before a positive value (and zero) */
+#define GP__FMT_WHOLE   0x2u           /* percentages: no decimals, "43%" (prose that rounds) */
+#define GP__FMT_GIVEN   0x8u           /* percentages: as given ("%g"): a threshold "5%", "2.5%" */
 #define GP__FMT_COMPACT GP_FORMAT_COMPACT /* bytes: "1.5G", three significant digits */
 
 /**
@@ -100,7 +101,11 @@ const char *gp__fmt_bytes_like(char *buf, size_t n, double b, double ref, unsign
 
 /**
  * A percentage with one decimal: "12.3%"; "+12.3%" with GP__FMT_SIGN,
- * "12.3 %" with GP__FMT_SPACE. "-" when unknown. @return @p buf.
+ * "12%" with GP__FMT_WHOLE, a value as the user gave it ("2.5%", "5%")
+ * with GP__FMT_GIVEN. No space before "%": the one style of every
+ * command's text and Markdown, and of the HTML page ("60.6%"). Every
+ * percentage gpuprof prints goes through here. "-" when unknown.
+ * @return @p buf.
  */
 const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags);
 
