@@ -20,13 +20,17 @@ cat >"$TMP/one.json" <<'JSON'
 ]}
 JSON
 expect_rc 0 analyze "$TMP/one.json"
-out_has "   760 ns        1 B        1 B 0.001316  Memcpy DtoD"
+out_has "   760 ns        1 B        1 B    0.001316  Memcpy DtoD"
 grep -q " 0\.00  Memcpy" "$OUT" && fail "a 1-byte copy at 0.00 GB/s"
+# the column holds a rate down to 1 KB/s apart from the bytes before it: 1 byte in 1 ms
+sed 's/"dur": 0.76/"dur": 1000/' "$TMP/one.json" >"$TMP/slow.json"
+expect_rc 0 analyze "$TMP/slow.json"
+out_has "        1 B        1 B 0.000001000  Memcpy DtoD"
 
 QWEN="$GP_SHARED_DIR/traces/tracelens/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 if [ -e "$QWEN" ]; then
 	expect_rc 0 analyze "$QWEN"
-	out_has "1 B        1 B 0.001316  Memcpy DtoD (Device -> Device)"
+	out_has "1 B        1 B    0.001316  Memcpy DtoD"
 fi
 
 # the Metrics GPU table of a run sampled with the fake NVML

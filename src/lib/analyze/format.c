@@ -643,8 +643,8 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
 		COL("Bytes", 11, NULL, gp__cell_bytes, "total_bytes"),
 		COL("Avg bytes", 11, NULL, gp__cell_bytes, "avg_bytes"),
-		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
-		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
+		COL("GB/s", 12, NULL, cell_gbps, "bandwidth_gbps"), /* " 0.000001000" */
+		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 12 + 2),
 	};
 	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
@@ -664,7 +664,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		ncols = 5;
 	} else if (narrow(f)) { /* Avg bytes goes */
 		cols[5] = cols[6];
-		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
+		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 12 + 2);
 		ncols = 7;
 	}
 	summary_table(f, r, "memory_ops", cols, ncols);
