@@ -35,7 +35,7 @@ struct fmt {
  * A paragraph of the text format: @p first, then the words of the text that
  * @p fmt makes, wrapped at TEXT_COLS columns (a word longer than a line
  * stands alone; a word of 3 columns or less stays with the one before it, so
- * that "7.948 ms" or "+19.1 %" is not cut), later lines indented by @p indent
+ * that "7.948 ms" or "+19.1%" is not cut), later lines indented by @p indent
  * spaces; then a newline. Markdown: the text as is (Markdown flows it).
  */
 static void para(struct fmt *f, const char *first, size_t indent, const char *fmt, ...)
