@@ -250,6 +250,44 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
+/*
+ * What the run left in its directory, for the last line: "capture,
+ * metrics timeline, report.json and run.json"; a run without CUDA has no
+ * capture to speak of ("metrics timeline and run.json").
+ */
+static void dir_contents(const struct gp_run *r, char *buf, size_t n)
+{
+	const char *have[4];
+	size_t k = 0, len = 0;
+	bool cap = false;
+	DIR *d = opendir(r->dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	while (d && !cap && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		cap = l > 6 && strcmp(e->d_name + l - 6, ".gpcap") == 0;
+	}
+	if (d)
+		closedir(d);
+	if (cap)
+		have[k++] = "capture";
+	if (snprintf(path, sizeof(path), "%s/metrics.jsonl", r->dir) < (int)sizeof(path) &&
+	    access(path, F_OK) == 0)
+		have[k++] = "metrics timeline";
+	if (r->report_state == GP_RUN_REPORT_WRITTEN)
+		have[k++] = "report.json";
+	have[k++] = "run.json";
+	buf[0] = 0;
+	for (size_t i = 0; i < k && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s",
+		                        !i           ? ""
+		                        : i + 1 == k ? " and "
+		                                     : ", ",
+		                        have[i]);
+}
+
 /* mkdir -p; @return 0, or -1 with errno */
 static int mkdirs(const char *path)
 {
@@ -598,8 +636,12 @@ int cmd_run(int argc, const char **argv)
 	 * dated by its process's end: analyze/metrics.c) */
 	gp_run_json_write(&r);
 	gp_run_report(&r);
-	if (gp_run_json_write(&r) == 0 && !r.opts.quiet)
-		fprintf(stderr, "gpuprof run: capture in '%s'\n", r.dir);
+	if (gp_run_json_write(&r) == 0 && !r.opts.quiet) {
+		char what[96];
+
+		dir_contents(&r, what, sizeof(what));
+		fprintf(stderr, "gpuprof run: %s in '%s'\n", what, r.dir);
+	}
 	if (r.state == GP_RUN_EXITED)
 		rc = r.exit_code;
 	else if (r.state == GP_RUN_SIGNALED)

@@ -106,7 +106,7 @@ out_has "devices   0: not described by the trace (no deviceProperties)"
 run analyze "$T"/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz
 grep -q '^steps     0' "$OUT" && fail "'steps 0' for a trace without ProfilerStep"
 out_has "steps     none: no ProfilerStep in this trace"
-out_has "devices   0: NVIDIA A100-PG509-200 (sm 8.0, 108 SMs, 39.4 GiB)"
+out_has "devices   0: NVIDIA A100-PG509-200 (sm_80, 108 SMs, 39.4 GiB)"
 grep -q '^compat' "$OUT" && fail "a compat line without --compat hta"
 # AMD in AMD's terms; a ROCm trace's devices numbered by agent (2), deviceProperties by index (0)
 run analyze "$T"/hta/amd_trace_mi250_minitoy_train_ROCm6_2_kineto.json.gz

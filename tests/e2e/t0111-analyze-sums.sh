@@ -65,7 +65,7 @@ out_has " Time %    Total     Count      Avg  Name"
 grep -q "GB/s" "$OUT" && fail "Bytes and GB/s columns of '-' for copies without sizes"
 sed -i 's/"stream": 0}}/"stream": 0, "bytes": 1048576}}/' "$TMP/memcpy.json"
 expect_rc 0 analyze "$TMP/memcpy.json"
-out_has " 100.0% 50.00 µs         1 50.00 µs    1.0 MiB    1.0 MiB    20.97  Memcpy HtoD"
+out_has " 100.0% 50.00 µs         1 50.00 µs    1.0 MiB    1.0 MiB       20.97  Memcpy HtoD"
 
 cat >"$TMP/mem.json" <<'JSON'
 {"traceEvents": [

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # t0113-analyze-device-words.sh - the header names a GPU's properties in its
 # vendor's words: an AMD GPU's HIP major.minor is its gfx family and its
-# multiprocessors are compute units ("gfx9.4, 304 CUs"; "sm 9.4, 304 SMs"
-# read as an NVIDIA Hopper), an NVIDIA GPU keeps "sm 9.0, 132 SMs"; the JSON
+# multiprocessors are compute units ("gfx9.4, 304 CUs"; "sm_94, 304 SMs"
+# read as an NVIDIA GPU), an NVIDIA GPU reads "sm_90, 132 SMs" (as nvcc
+# names the architecture, and as the report page's label says it); the JSON
 # says the vendor (overview.devices[].vendor: "amd", "nvidia" or null); the
 # API calls of a ROCm trace are "Top HIP API calls", not CUDA's, and its
 # launch queues have no "at limit" column (HIP has no queue limit: "-"); the
@@ -25,8 +26,8 @@ cat >"$TMP/amd.json" <<'JSON'
 JSON
 expect_rc 0 analyze "$TMP/amd.json"
 out_has "0: AMD Instinct MI300X (gfx9.4, 304 CUs, 192.0 GiB)"
-out_has "1: NVIDIA H100 80GB HBM3 (sm 9.0, 132 SMs, 79.2 GiB)"
-out_has "2: unnamed GPU (sm 8.0)"
+out_has "1: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)"
+out_has "2: unnamed GPU (sm_80)"
 expect_rc 0 analyze --json "$TMP/amd.json"
 NCHECK=$((NCHECK + 1))
 [ "$(json_get "$OUT" '[d["vendor"] for d in d["ranks"][0]["overview"]["devices"]]')" = \

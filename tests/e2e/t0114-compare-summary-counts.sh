@@ -33,6 +33,6 @@ check 0 "$T/hta/trace_filter_sampled_rank-0.json.gz" "$T/hta/trace_filter_sample
 expect_rc 0 compare "$T/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" \
 	"$T/tracelens/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 NCHECK=$((NCHECK + 1))
-head -n 1 "$OUT" | grep -q "; 6 totals with one value a side changed by 5 % or more (no test)$" ||
+head -n 1 "$OUT" | grep -q "; 6 totals with one value a side changed by 5% or more (no test)$" ||
 	fail "the text's first line: $(head -n 1 "$OUT")"
 done_ok

@@ -92,7 +92,9 @@ printf 'hello\n' | "$GPUPROF" run --quiet -o pipe -- cat >"$OUT" 2>"$ERR"
 # not --quiet, stderr not a terminal: notes but no status line
 expect_rc 0 run -o notes -- sh -c 'sleep 1.2'
 err_has "CUDA and NVTX capture are not available in this build"
-err_has "capture in '$TMP/notes'"
+# the last line says what DIR holds: no capture without CUDA, the metrics and run.json
+err_has "gpuprof run: metrics timeline and run.json in '$TMP/notes'"
+grep -q "capture in" "$ERR" && fail "a run without CUDA said 'capture in DIR'"
 grep -q $'\r' "$ERR" && fail "a status line was drawn on a file"
 [ "$(wc -l <"$ERR")" -eq 2 ] || fail "expected 2 lines on stderr"
 
@@ -101,7 +103,7 @@ if command -v script >/dev/null 2>&1; then
 	script -qec "'$GPUPROF' run -o tty -- sleep 2.3" /dev/null >tty.out 2>&1
 	grep -q $'\rgpuprof run 0:0[12] | no GPU: no NVML | host CPU' tty.out ||
 		fail "no status line on a terminal: $(cat -A tty.out | head -5)"
-	grep -q $'\r\033\\[Kgpuprof run: capture in' tty.out || fail "the status line was not erased"
+	grep -q $'\r\033\\[Kgpuprof run: metrics timeline and run.json in' tty.out || fail "the status line was not erased"
 fi
 
 # --- CMD that cannot be run

@@ -38,7 +38,7 @@ expect_rc 5 run -o "$TMP/r1" --sample-ms 10 --tag team=ml --tag model=resnet -- 
 [ "$(cat "$OUT")" = "$(printf 'checks ok\nhello\nexit 3')" ] || fail "stdout is not CMD's alone"
 [ -s r1/report.json ] || fail "no report.json"
 json_ok r1/report.json
-[ "$(tail -n 1 "$ERR")" = "gpuprof run: capture in '$TMP/r1'" ] || fail "last stderr line"
+[ "$(tail -n 1 "$ERR")" = "gpuprof run: capture, metrics timeline, report.json and run.json in '$TMP/r1'" ] || fail "last stderr line"
 head -n -1 "$ERR" >summary.txt
 cp r1/report.json report.json
 "$GPUPROF" analyze --json "$TMP/r1" >analyze.json || fail "gpuprof analyze --json DIR"

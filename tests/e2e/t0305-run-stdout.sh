@@ -49,7 +49,7 @@ for redir in closed full; do
 done
 # without --quiet, the notes on stderr do not change it either
 rc_of 7 "run exit 7 >&- (not quiet)" "$GPUPROF" run -o loud -- sh -c 'exit 7' >&-
-err_has "gpuprof run: capture in"
+err_has "run.json in '$TMP/loud'"
 no_stdout_msg
 
 # CMD's own failed writes are CMD's: its status, as without gpuprof

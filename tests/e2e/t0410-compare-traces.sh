@@ -53,7 +53,7 @@ EOF
 
 # the reverse: the same step change is an improvement, exit 0
 expect_rc 0 compare "$N" "$B"
-out_has "improvement: step time -34.3 %"
+out_has "improvement: step time -34.3%"
 out_has "== rank 1 (new: rank 3)"
 
 # a per-table threshold: tracediff.py reads it from the output's threshold_pct
@@ -82,10 +82,14 @@ expect_rc 3 compare --json "$TMP/top5.json" "$N"
 # --- the text and Markdown shapes
 expect_rc 3 compare "$B" "$N"
 cp "$OUT" "$TMP/text"
-[ "$(head -n 1 "$OUT")" = "regression: step time +52.3 % (p = 0.0022) on rank 3" ] ||
+[ "$(head -n 1 "$OUT")" = "regression: step time +52.3% (p = 0.0022) on rank 3" ] ||
 	fail "first line of the text"
-out_has "step time               76.76 ms     116.91 ms   +52.3 % 1.523 ["
+out_has "step time               76.76 ms     116.91 ms    +52.3% 1.523 ["
 out_has "20 of 197 rows, by |delta total|"
+# one percent style in every command (analyze's, bench's, the page's): "52.3%", never "52.3 %"
+NCHECK=$((NCHECK + 1))
+grep -nE '[0-9] %' "$OUT" && fail "a percentage with a space before '%' (above)"
+out_has "threshold 5%"
 out_has "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
 # prose (the inputs, the tables' summaries, why, warnings) wraps at 100 columns, a number
 # never apart from its unit; only the tables' rows may be wider
@@ -104,16 +108,17 @@ expect_rc 3 compare --top 0 "$B" "$N"
 	fail "--top 0 shows every row"
 expect_rc 3 compare --markdown --top 3 "$B" "$N"
 NCHECK=$((NCHECK + 1))
+grep -nE '[0-9] %' "$OUT" && fail "Markdown: a percentage with a space before '%' (above)"
 python3 - "$OUT" <<'EOF' || fail "markdown (above)"
 import sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 assert lines[0] == "### gpuprof compare: regression", lines[0]
-assert lines[2] == "**regression: step time +52.3 % (p = 0.0022) on rank 3**", lines[2]
+assert lines[2] == "**regression: step time +52.3% (p = 0.0022) on rank 3**", lines[2]
 assert lines[4].startswith("base `") and "(trace) -> new `" in lines[4], lines[4]
 i = lines.index("#### rank 3 (new: rank 1)")
 assert lines[i + 2] == "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |", lines[i + 2]
 assert lines[i + 3] == "|---|---:|---:|---:|---|---:|---:|---|"
-assert lines[i + 4].startswith("| step time | 76.76 ms | 116.91 ms | +52.3 % | 1.523 ["), lines[i + 4]
+assert lines[i + 4].startswith("| step time | 76.76 ms | 116.91 ms | +52.3% | 1.523 ["), lines[i + 4]
 assert lines[i + 4].endswith("| 0.0022 | 6/6 | **slower (regression)** |"), lines[i + 4]
 det = [l for l in lines if l.startswith("<details><summary>")]
 assert len(det) == 2 and det[0].startswith("<details><summary>kernels: 170 names"), det
@@ -122,7 +127,7 @@ k = lines.index("| status | calls | base total | new total | Δ total | per call
 rows = lines[k + 2:k + 5]
 assert all(r.count(" | ") == 7 and r.startswith("| ") and r.endswith("` |") for r in rows), rows
 # p: Welch's t of the per-call time over the 18 and 21 calls (not significant)
-assert rows[1].startswith("| slower | 18 -> 21 | 32.88 ms | 92.08 ms | +59.20 ms | +140.0 % | 0.0575 | `ncclKernel_AllReduce"), rows[1]
+assert rows[1].startswith("| slower | 18 -> 21 | 32.88 ms | 92.08 ms | +59.20 ms | +140.0% | 0.0575 | `ncclKernel_AllReduce"), rows[1]
 assert lines[k + 6] == "3 of 197 rows, by |delta total|; --top 0 or --json for all", lines[k + 6]
 assert "**why**" in lines and "**warnings**" in lines
 EOF

@@ -41,7 +41,7 @@ bench "$TMP/fp16.json" "sleep 0.02" 30 16000000 1 3 '{"dtype": "fp16"}'
 
 # identical: same, exit 0
 expect_rc 0 compare "$TMP/a.json" "$TMP/a2.json"
-[ "$(head -n 1 "$OUT")" = "same: no significant change of 5 % or more (alpha 0.01)" ] ||
+[ "$(head -n 1 "$OUT")" = "same: no significant change of 5% or more (alpha 0.01)" ] ||
 	fail "first line"
 out_has "== series 'sleep 0.02'"
 out_has "time"
@@ -67,7 +67,7 @@ r = m["throughput"]
 assert r["verdict"] == "slower" and r["better"] == "higher" and r["unit"] == "runs/s", r
 assert abs(r["base"] - 1e9 / 20080000) < 1e-6, r  # the median of batch / t: t * 1.004
 assert [x["metric"] for x in d["regressions"]] == ["time", "throughput"], d["regressions"]
-assert d["summary"].startswith("regression: time +20.0 % (p < 0.0001) for 'sleep 0.02'"), d["summary"]
+assert d["summary"].startswith("regression: time +20.0% (p < 0.0001) for 'sleep 0.02'"), d["summary"]
 EOF
 expect_rc 3 compare "$TMP/a.json" "$TMP/slow.json"
 out_has "slower (REGRESSION)"
@@ -78,7 +78,7 @@ expect_rc 3 compare --json --threshold-for time=25 "$TMP/a.json" "$TMP/slow.json
 expect_rc 0 compare --threshold 25 "$TMP/a.json" "$TMP/slow.json"
 # the other way round: faster, exit 0
 expect_rc 0 compare "$TMP/slow.json" "$TMP/a.json"
-out_has "improvement: time -16.7 %"
+out_has "improvement: time -16.7%"
 
 # 4 samples a side, +20 %: too few for the rank test (2 / C(8, 4) = 0.029 >= alpha),
 # so Welch's t on the log times decides: slower, exit 3 (issue 21, item 7)
@@ -87,7 +87,7 @@ expect_rc 3 compare --json "$TMP/a4.json" "$TMP/slow4.json"
 	"('regression', 'slower', 'welch_t_log', None)" ] ||
 	fail "4 samples"
 expect_rc 3 compare "$TMP/a4.json" "$TMP/slow4.json"
-head -n 1 "$OUT" | grep -q "^regression: time +20.0 % (p < 0.0001) for 'sleep 0.02'" ||
+head -n 1 "$OUT" | grep -q "^regression: time +20.0% (p < 0.0001) for 'sleep 0.02'" ||
 	fail "regression line"
 out_has "time and throughput: 4 and 4 values, too few for the rank test: Welch's t-test on the log"
 # --min-samples 5 asks for 5 a side: inconclusive, exit 0
@@ -135,16 +135,16 @@ python3 - "$OUT" <<'EOF' || fail "markdown (above)"
 import sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 assert lines[0] == "### gpuprof compare: regression", lines[0]
-assert lines[2].startswith("**regression: time +20.0 % (p < 0.0001) for 'sleep 0.02'"), lines[2]
+assert lines[2].startswith("**regression: time +20.0% (p < 0.0001) for 'sleep 0.02'"), lines[2]
 assert lines[2].endswith("**"), lines[2]
 i = lines.index("#### series `sleep 0.02`")
 head = lines[i + 2]
 assert head == "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |", head
 assert lines[i + 3] == "|---|---:|---:|---:|---|---:|---:|---|"
 t, r = lines[i + 4], lines[i + 5]
-assert t.startswith("| time | 20.08 ms | 24.10 ms | +20.0 % | 1.200 ["), t
+assert t.startswith("| time | 20.08 ms | 24.10 ms | +20.0% | 1.200 ["), t
 assert t.endswith("| <0.0001 | 30/30 | **slower (regression)** |"), t
-assert r.startswith("| throughput | 49.80 runs/s | 41.50 runs/s | -16.7 % |"), r
+assert r.startswith("| throughput | 49.80 runs/s | 41.50 runs/s | -16.7% |"), r
 for row in (t, r):
     assert row.count("|") == head.count("|"), row
 assert lines[-1] != "" or lines[-2] != "", "ends with one newline"

@@ -74,7 +74,7 @@ assert d["options"]["min_samples"] == 2, d["options"]
 assert not [w for w in d["warnings"] if w["id"].endswith("_differs")], d["warnings"]
 EOF
 expect_rc 3 compare "$TMP/base4.json" "$TMP/slow4.json"
-head -n 1 "$OUT" | grep -Eq "^regression: step time \+5[0-9]\.[0-9] % \(p (< 0\.0001|= 0\.00[0-9]+)\) on rank 0$" ||
+head -n 1 "$OUT" | grep -Eq "^regression: step time \+5[0-9]\.[0-9]% \(p (< 0\.0001|= 0\.00[0-9]+)\) on rank 0$" ||
 	fail "summary line: $(head -n 1 "$OUT")"
 grep -q "^step time .* slower (REGRESSION)$" "$OUT" || fail "text verdict"
 out_has "step time: 4 and 4 values, too few for the rank test: Welch's t-test on the log values"
@@ -85,7 +85,7 @@ expect_rc 3 compare -o "$TMP/cmp4.json" --json "$TMP/base4.json" "$TMP/slow4.jso
 out_empty
 # the other way round: faster, exit 0; with --min-samples 5: too few, exit 0
 expect_rc 0 compare "$TMP/slow4.json" "$TMP/base4.json"
-head -n 1 "$OUT" | grep -q "^improvement: step time -3[0-9]\.[0-9] %" || fail "improvement"
+head -n 1 "$OUT" | grep -q "^improvement: step time -3[0-9]\.[0-9]%" || fail "improvement"
 expect_rc 0 compare --min-samples 5 "$TMP/base4.json" "$TMP/slow4.json"
 out_has "too few samples: 4 and 4, at least 5 per side needed"
 
@@ -131,8 +131,8 @@ for fmt in "" --markdown; do
 	expect_rc 0 compare $fmt "$TMP/base4.json" "$TMP/h100.json"
 	out_has "the runs are on different GPUs (base $A100, new NVIDIA H100 80GB HBM3)"
 	out_has "the world size differs (base 8 ranks, new 2)"
-	out_has "mostly fp32 in base (100 %"
-	out_has "mostly bf16 in new (100 %)"
+	out_has "mostly fp32 in base (100%"
+	out_has "mostly bf16 in new (100%)"
 done
 
 # --- the explanations are sentences, not lists of keys

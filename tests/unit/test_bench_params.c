@@ -388,7 +388,7 @@ static void test_sweep_knee(void **state)
 	assert_true(fabs(tu_getd(sw, "knee/rule_share") - 0.9) < 1e-12);
 	assert_int_equal(gp_bench_format(r, GP_BENCH_TEXT, &text, NULL), 0);
 	assert_non_null(strstr(text, "Sweep over bs (run --bs {bs})"));
-	assert_non_null(strstr(text, "knee: bs = 4 reaches 91 % of the best throughput"));
+	assert_non_null(strstr(text, "knee: bs = 4 reaches 91% of the best throughput"));
 	gp_free(text);
 	gp_value_free(r);
 	gp_bench_free(b);

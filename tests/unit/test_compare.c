@@ -283,7 +283,7 @@ static void test_bench_pairing(void **state)
 	assert_true(gp_compare_regression(r));
 	assert_string_equal(tu_gets(r, "verdict"), "regression");
 	assert_int_equal(gp_value_len(gp_obj_get(r, "regressions")), 2);
-	assert_non_null(strstr(tu_gets(r, "summary"), "regression: time +50.0 %"));
+	assert_non_null(strstr(tu_gets(r, "summary"), "regression: time +50.0%"));
 	gp_value_free(r);
 	gp_value_free(b);
 	gp_value_free(n);
@@ -767,15 +767,15 @@ static void test_format(void **state)
 	assert_int_equal(gp_compare_format(r, GP_COMPARE_MARKDOWN, 20, &text, &len), 0);
 	assert_int_equal(strlen(text), len);
 	assert_true(
-	    starts_with(text, "### gpuprof compare: regression\n\n**regression: time +20.0 %"));
+	    starts_with(text, "### gpuprof compare: regression\n\n**regression: time +20.0%"));
 	assert_non_null(
 	    strstr(text, "| metric | base | new | Δ | ratio [95% CI] | p | n | verdict |"));
-	assert_non_null(strstr(text, "| time | 20.06 ms | 24.07 ms | +20.0 % |"));
+	assert_non_null(strstr(text, "| time | 20.06 ms | 24.07 ms | +20.0% |"));
 	assert_non_null(strstr(text, "**slower (regression)**"));
 	assert_non_null(strstr(text, "#### series `sleep 0.02`"));
 	gp_free(text);
 	assert_int_equal(gp_compare_format(r, GP_COMPARE_TEXT, 20, &text, &len), 0);
-	assert_true(starts_with(text, "regression: time +20.0 %"));
+	assert_true(starts_with(text, "regression: time +20.0%"));
 	assert_non_null(strstr(text, "slower (REGRESSION)"));
 	assert_int_equal(text[len - 1], '\n');
 	assert_int_not_equal(text[len - 2], '\n');

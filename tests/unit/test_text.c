@@ -92,8 +92,11 @@ static void test_numbers(void **state)
 	(void)state;
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 12.345, 0), "12.3%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 0, 0), "0.0%");
-	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN | GP__FMT_SPACE),
-	                    "+19.1 %");
+	/* one style in every command: no space before "%" */
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 19.1, GP__FMT_SIGN), "+19.1%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 43.4, GP__FMT_WHOLE), "43%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 2.5, GP__FMT_GIVEN), "2.5%");
+	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), 5, GP__FMT_GIVEN), "5%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), -5, GP__FMT_SIGN), "-5.0%");
 	assert_string_equal(gp__fmt_pct(buf, sizeof(buf), NAN, 0), "-");
 	assert_string_equal(gp__fmt_count(buf, sizeof(buf), 1234.6), "1235");
@@ -105,7 +108,11 @@ static void test_numbers(void **state)
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 999.96), "1000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 133.333), "133.3");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 49.8), "49.80");
-	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.125), "0.125");
+	/* four significant digits under 1 too: a rate above 0 never reads "0.000" */
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.125), "0.1250");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1.0 / 760), "0.001316");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1e-6), "0.000001000");
+	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0.99996), "1.000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 0), "0.000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), 1.6e7), "16000000");
 	assert_string_equal(gp__fmt_rate(buf, sizeof(buf), NAN), "-");
@@ -381,6 +388,46 @@ static void test_analyze_format(void **state)
 	gp_value_free(empty);
 }
 
+/* one label of a GPU for analyze and the report page: "sm_90" (nvcc's words), AMD in its own */
+static void test_device_label(void **state)
+{
+	static const struct {
+		const char *json;
+		bool amd;
+		const char *want;
+	} cases[] = {
+		{ "{\"name\": \"NVIDIA H100 80GB HBM3\", \"compute_capability\": \"9.0\", "
+		  "\"num_sms\": 132, \"total_memory_bytes\": 85045870592}",
+		  false, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" },
+		{ "{\"name\": \"AMD Instinct MI300X\", \"compute_capability\": \"9.4\", "
+		  "\"num_sms\": 304}",
+		  false, "AMD Instinct MI300X (gfx9.4, 304 CUs)" },
+		{ "{\"compute_capability\": \"9.4\", \"vendor\": \"amd\"}", false,
+		  "unnamed GPU (gfx9.4)" },
+		{ "{\"name\": \"GPU\", \"num_sms\": 104}", true, "GPU (104 CUs)" },
+		{ "{\"compute_capability\": \"12.1\"}", false, "unnamed GPU (sm_121)" },
+		{ "{\"name\": \"a\\u0007b\"}", false, "a?b" },
+	};
+	struct gp_buf b = GP_BUF_INIT;
+	struct gp_value *d = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(gp_value_parse(cases[i].json, strlen(cases[i].json), &d, NULL), 0);
+		gp__buf_reset(&b);
+		assert_int_equal(gp__text_device(&b, d, cases[i].amd), 0);
+		assert_string_equal(b.buf, cases[i].want);
+		gp_value_free(d);
+	}
+	/* nothing to say: nothing written */
+	assert_int_equal(gp_value_parse("{\"id\": 0}", 9, &d, NULL), 0);
+	gp__buf_reset(&b);
+	assert_int_equal(gp__text_device(&b, d, false), GP_ENOENT);
+	assert_int_equal(b.len, 0);
+	gp_value_free(d);
+	gp__buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,7 +436,7 @@ int main(void)
 		cmocka_unit_test(test_width_fit),     cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_table_text),    cmocka_unit_test(test_table_md),
 		cmocka_unit_test(test_table_rows),    cmocka_unit_test(test_analyze_format),
-		cmocka_unit_test(test_public_format),
+		cmocka_unit_test(test_public_format), cmocka_unit_test(test_device_label),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -627,7 +627,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	bool host, sums, backlog;
 	struct launch_judge lj;
 	int64_t sync_idle = 0;
-	char title[160], sugg[1800], batch[200], dly[32], note[900] = "", sync_note[300] = "";
+	char pc[16], title[160], sugg[1800], batch[200], dly[32], note[900] = "",
+	                                                          sync_note[300] = "";
 	int rc = 0;
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
@@ -678,7 +679,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj.ls.slowest], 0), adv);
 		}
 	}
-	snprintf(title, sizeof(title), "GPU idle %.1f%% of its window%s", b->idle_pct,
+	snprintf(title, sizeof(title), "GPU idle %s of its window%s",
+	         gp__fmt_pct(pc, sizeof(pc), b->idle_pct, 0),
 	         !host     ? ""
 	         : backlog ? ", waiting for the host between bursts of queued work"
 	                   : ", mostly waiting for the host (host-bound)");
@@ -737,7 +739,8 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 {
 	struct launch_judge j;
 	struct gp_value *ev = NULL;
-	char title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32], d2[32];
+	char pc[16], title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32],
+	                         d2[32];
 	int rc = 0;
 
 	GP_TRY(launch_judge(c, r, b, &j));
@@ -765,9 +768,10 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		         gp__fmt_dur(d1, sizeof(d1), (double)j.med, 0));
 	if (j.many_short)
 		snprintf(title, sizeof(title),
-		         "Launch-bound: %lld launches%s, %.0f%% of the kernels shorter than their "
+		         "Launch-bound: %lld launches%s, %s of the kernels shorter than their "
 		         "launch call",
-		         (long long)j.n, medtxt, j.short_pct);
+		         (long long)j.n, medtxt,
+		         gp__fmt_pct(pc, sizeof(pc), j.short_pct, GP__FMT_WHOLE));
 	else
 		snprintf(title, sizeof(title),
 		         "Launch-bound: %lld launch calls take %s, the GPU is busy %s",
@@ -807,7 +811,7 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t dl_ns = 0;
 	double share;
-	char title[160];
+	char pc[16], title[160];
 	size_t k;
 	int rc = 0;
 
@@ -827,7 +831,8 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "step_total_ns", b->step_total_ns));
 	GP_TRY(gp_obj_set_int(ev, "steps", (int64_t)b->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "dataloader_pct", share));
-	snprintf(title, sizeof(title), "DataLoader takes %.1f%% of the %s", share,
+	snprintf(title, sizeof(title), "DataLoader takes %s of the %s",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0),
 	         c->nsteps ? "step time" : "traced window (no ProfilerStep)");
 	rc =
 	    gp__fnd_add(fl, "dataloader", share > DATALOADER_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
@@ -987,7 +992,7 @@ static void sync_title(char *buf, size_t n, const struct gp__actx *c, const stru
 	};
 	const char *where =
 	    c->nsteps ? "inside the step" : "in the traced window (no ProfilerStep)";
-	char d[32];
+	char d[32], pc[16];
 	int64_t major_ns;
 	const char *major = sync_major(s, &major_ns);
 	size_t k, len;
@@ -1005,9 +1010,9 @@ static void sync_title(char *buf, size_t n, const struct gp__actx *c, const stru
 		first = false;
 	}
 	if (len < n && blocked_ns > 0)
-		snprintf(buf + len, n - len, "; host blocked %s (%.1f%% of the %s)%s%s",
-		         gp__fmt_dur(d, sizeof(d), (double)blocked_ns, 0), share,
-		         c->nsteps ? "step time" : "window",
+		snprintf(buf + len, n - len, "; host blocked %s (%s of the %s)%s%s",
+		         gp__fmt_dur(d, sizeof(d), (double)blocked_ns, 0),
+		         gp__fmt_pct(pc, sizeof(pc), share, 0), c->nsteps ? "step time" : "window",
 		         pct(major_ns, blocked_ns) > 50.0 ? ", most in " : "",
 		         pct(major_ns, blocked_ns) > 50.0 ? major : "");
 }
@@ -1253,7 +1258,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	int64_t kernel_ns = 0, gemm_ns = 0, notc_ns = 0, notc_busy_ns;
 	size_t k, nnotc = 0;
 	double share;
-	char title[200], sugg[640], what[96];
+	char pc[16], title[200], sugg[640], what[96];
 	int rc = 0;
 
 	(void)r;
@@ -1300,7 +1305,8 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	else
 		snprintf(what, sizeof(what), "without matrix units (compute capability %s)",
 		         d->cc_text);
-	snprintf(title, sizeof(title), "%.1f%% of kernel time is GEMM/convolution %s", share, what);
+	snprintf(title, sizeof(title), "%s of kernel time is GEMM/convolution %s",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0), what);
 	fp32_advice(d, sugg, sizeof(sugg));
 	rc = gp__fnd_add(fl, "fp32-gemm-no-tc",
 	                 share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
@@ -1321,7 +1327,7 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	struct gp_value *ev = NULL;
 	int64_t comm_ns, exposed_ns;
 	double overlap, share;
-	char title[160], sugg[640];
+	char pc[16], title[160], sugg[640];
 	int rc = 0;
 
 	(void)c;
@@ -1340,7 +1346,8 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_double(ev, "exposed_comm_pct", share));
 	GP_TRY(gp_obj_set_double(ev, "comm_comp_overlap_pct", overlap));
 	snprintf(title, sizeof(title),
-	         "Communication not overlapped by computation: %.1f%% of the GPU window", share);
+	         "Communication not overlapped by computation: %s of the GPU window",
+	         gp__fmt_pct(pc, sizeof(pc), share, 0));
 	snprintf(sugg, sizeof(sugg),
 	         "overlap communication with computation: DDP bucket_cap_mb / "
 	         "gradient_as_bucket_view, FSDP forward/backward prefetch, fewer and larger "
@@ -1370,7 +1377,7 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	const struct gp_value *gu = gp_obj_get(r, "gpu_utilization"), *worst = NULL;
 	struct gp_value *ev = NULL;
 	double occ = NAN, o, util;
-	char title[160], sugg[640], batch[200];
+	char pc[16], title[160], sugg[640], batch[200];
 	size_t k;
 	int rc = 0;
 
@@ -1395,7 +1402,8 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	GP_TRY(gp_obj_set_double(ev, "est_achieved_occupancy_pct", occ));
 	GP_TRY(ev_copy_int(ev, "device", worst, "device"));
 	GP_TRY(gp_obj_set_double(ev, "gpu_utilization_pct", 100.0 * util));
-	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %.1f%%", occ);
+	snprintf(title, sizeof(title), "Low estimated achieved occupancy: %s",
+	         gp__fmt_pct(pc, sizeof(pc), occ, 0));
 	snprintf(sugg, sizeof(sugg),
 	         "kernels launch too few blocks or threads to fill the %s: try %s, fuse small "
 	         "operations (torch.compile), or check the grid and block sizes and the register "

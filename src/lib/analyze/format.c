@@ -177,10 +177,10 @@ static const char *cell_name(char *buf, size_t n, const struct gp__col *c, const
 	return name_of(str(get(row, c->key), "-"));
 }
 
-/* a bandwidth in GB/s with two decimals */
+/* a bandwidth in GB/s with four significant digits: a small copy's is no "0.00" */
 static const char *cell_gbps(char *buf, size_t n, const struct gp__col *c, const void *row)
 {
-	return gp__fmt_num(buf, n, nv(get(row, c->key)), 2, "");
+	return gp__fmt_rate(buf, n, nv(get(row, c->key)));
 }
 
 /* @p n right-aligned columns of ready cells: headings @p heads, widths @p w, after @p gap */
@@ -233,43 +233,24 @@ static void print_capture(struct af *f, const struct gp_value *cap)
 }
 
 /*
- * "0: NVIDIA A100 (sm 8.0, 108 SMs, 39.4 GiB)": what the trace does not say
- * is left out, not shown as "-" (a trace without deviceProperties). An AMD
- * GPU in ROCm's words: "gfx9.0, 104 CUs" (HIP's major.minor is the gfx
- * family, and "sm 9.0" would read as Hopper).
+ * "0: NVIDIA A100 (sm_80, 108 SMs, 39.4 GiB)": the one device label
+ * (text/device.c, the report page's too); a device the trace does not
+ * describe (no deviceProperties) says so.
  */
 static void print_device(struct af *f, const char *lead, const struct gp_value *d)
 {
-	const char *name = gp_value_get_str(get(d, "name"));
-	const char *cc = gp_value_get_str(get(d, "compute_capability"));
-	const char *vendor = gp_value_get_str(get(d, "vendor"));
-	/* AMD's terms on AMD: HIP reports gfx9.x as a compute capability, CUs as SMs */
-	bool amd = vendor && strcmp(vendor, "amd") == 0;
-	char b1[32], b2[32], b3[32], props[96] = "";
-	double sms, mem;
-	int k = 0;
+	char b1[32];
+	int rc;
 
-	if (cc)
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s%s", k ? ", " : "",
-		              amd ? "gfx" : "sm ", cc);
-	if (num(get(d, "num_sms"), &sms) && k < (int)sizeof(props))
-		k += snprintf(props + k, sizeof(props) - (size_t)k, "%s%s %s", k ? ", " : "",
-		              gp__fmt_count(b2, sizeof(b2), sms), amd ? "CUs" : "SMs");
-	if (num(get(d, "total_memory_bytes"), &mem) && k < (int)sizeof(props))
-		snprintf(props + k, sizeof(props) - (size_t)k, "%s%s", k ? ", " : "",
-		         gp__fmt_bytes(b3, sizeof(b3), mem, 0));
 	out(f, "%s %s: ", lead, intf(b1, sizeof(b1), get(d, "id")));
-	if (!name && !props[0]) {
+	if (f->o.rc)
+		return;
+	rc = gp__text_device(&f->o.b, d, false);
+	if (rc == GP_ENOENT) {
 		out(f, "not described by the trace (no deviceProperties)\n");
 		return;
 	}
-	/* the trace's strings: control characters never reach the terminal */
-	keep(f, gp__text_fit(&f->o.b, name ? name : "unnamed GPU", 0, 0));
-	if (props[0]) {
-		out(f, " (");
-		keep(f, gp__text_fit(&f->o.b, props, 0, 0));
-		out(f, ")");
-	}
+	keep(f, rc);
 	if (get(d, "properties_by_id") && !gp_value_get_bool(get(d, "properties_by_id"), true))
 		out(f, ": the trace's only model, listed under another id");
 	out(f, "\n");
@@ -662,8 +643,8 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		COL("Avg", 9, NULL, gp__cell_dur, "avg_ns"),
 		COL("Bytes", 11, NULL, gp__cell_bytes, "total_bytes"),
 		COL("Avg bytes", 11, NULL, gp__cell_bytes, "avg_bytes"),
-		COL("GB/s", 9, NULL, cell_gbps, "bandwidth_gbps"),
-		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 9 + 2),
+		COL("GB/s", 12, NULL, cell_gbps, "bandwidth_gbps"), /* " 0.000001000" */
+		name_col(f, 7 + 9 + 10 + 9 + 11 + 11 + 12 + 2),
 	};
 	size_t ncols = sizeof(cols) / sizeof(cols[0]);
 	const struct gp_value *arr = get(r, "memory_ops");
@@ -683,7 +664,7 @@ static void print_memory_ops(struct af *f, const struct gp_value *r)
 		ncols = 5;
 	} else if (narrow(f)) { /* Avg bytes goes */
 		cols[5] = cols[6];
-		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 9 + 2);
+		cols[6] = name_col(f, 7 + 9 + 10 + 9 + 11 + 12 + 2);
 		ncols = 7;
 	}
 	summary_table(f, r, "memory_ops", cols, ncols);
@@ -1062,15 +1043,16 @@ static void print_metric_gpus(struct af *f, const struct gp_value *series,
 	static const char *const heads[] = { "util mean",  "util max",  "memory peak",
 		                             "power mean", "power max", "temp max" };
 	static const size_t widths[] = { 9, 8, 21, 10, 9, 8 };
-	/* the GPU's name takes what the numbers (73 columns) leave, 10 to 24 */
-	size_t gw = f->width - 73 < 10 ? 10 : f->width - 73 > 24 ? 24 : (size_t)f->width - 73;
+	/* the GPU's name takes what the numbers (79 columns) leave, 10 to 24 */
+	size_t gw = f->width - 79 < 10 ? 10 : f->width - 79 > 24 ? 24 : (size_t)f->width - 79;
 	struct gp__col cols[7] = {
 		{ .head = "GPU", .width = gw, .cut = gw, .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, 7, "  ", false };
 	char b[7][80], b3[32], b4[32];
 
-	plain_cols(cols + 1, heads, widths, 6, " ");
+	/* two spaces between columns: headings of two words never run together */
+	plain_cols(cols + 1, heads, widths, 6, "  ");
 	table_head(f, &t);
 	for (size_t i = 0; i < gp_value_len(gpus); i++) {
 		const struct gp_value *g = gp_arr_get(gpus, i);

@@ -233,9 +233,8 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 
 		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false, n);
 		if (isfinite(share))
-			gp__out_addf(o,
-			             "  %-7s GPU time is %.0f %% of an iteration's (median): %s\n",
-			             "", share * 100,
+			gp__out_addf(o, "  %-7s GPU time is %s of an iteration's (median): %s\n",
+			             "", gp__fmt_pct(a, sizeof(a), share * 100, GP__FMT_WHOLE),
 			             share >= 0.9   ? "GPU-bound"
 			             : share >= 0.5 ? "partly host-bound"
 			                            : "host-bound, the GPU waits for the CPU");
@@ -434,19 +433,20 @@ static void sweeps(struct gp__out *o, const struct gp_value *res, bool md)
 			    rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
 			    gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0));
 		} else if (gp_value_type(k) == GP_VALUE_OBJECT) {
-			char a[32], b[32], c[32];
+			char a[32], b[32], c[32], p[16];
 
-			gp__out_addf(o,
-			             "%sknee: %s = %s reaches %.0f %% of the best throughput "
-			             "(%s at %s = %s) at a median latency of %s (%s at %s)\n",
-			             md ? "\n" : "  ", param, str_or(k, "value", "?"),
-			             100 * num(k, "share_of_best"),
-			             rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate),
-			             param, str_or(k, "best_value", "?"),
-			             gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0),
-			             gp__fmt_dur_like(c, sizeof(c), num(k, "best_median_ns"),
-			                              num(k, "median_ns"), 0),
-			             str_or(k, "best_value", "?"));
+			gp__out_addf(
+			    o,
+			    "%sknee: %s = %s reaches %s of the best throughput "
+			    "(%s at %s = %s) at a median latency of %s (%s at %s)\n",
+			    md ? "\n" : "  ", param, str_or(k, "value", "?"),
+			    gp__fmt_pct(p, sizeof(p), 100 * num(k, "share_of_best"), GP__FMT_WHOLE),
+			    rate_text(a, sizeof(a), num(k, "best_items_per_s"), rate), param,
+			    str_or(k, "best_value", "?"),
+			    gp__fmt_dur(b, sizeof(b), num(k, "median_ns"), 0),
+			    gp__fmt_dur_like(c, sizeof(c), num(k, "best_median_ns"),
+			                     num(k, "median_ns"), 0),
+			    str_or(k, "best_value", "?"));
 		} else if (batch && gp_value_get_str(gp_obj_get(x, "knee_note"))) {
 			gp__out_addf(o, "%sknee: %s\n", md ? "\n" : "  ",
 			             str_or(x, "knee_note", ""));

@@ -396,9 +396,9 @@ static int series_warnings(const struct gp_bench_series *s, const struct gp_stat
 	GP_TRY(steady(s->times, s->n, &k, &slow));
 	if (k)
 		GP_TRY(warn(w, "not_steady",
-		            "the first %zu measured iterations are %.0f %% slower than the rest: "
+		            "the first %zu measured iterations are %s slower than the rest: "
 		            "not yet in a steady state; raise the warm-up (--warmup)",
-		            k, slow));
+		            k, gp__fmt_pct(d1, sizeof(d1), slow, GP__FMT_WHOLE)));
 	for (i = 0; s->codes && i < s->n; i++)
 		nfail += s->codes[i] != 0;
 	if (nfail)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "text/text.h"
 #include "util/buf.h"
 #include "util/opts.h"
 
@@ -223,8 +224,10 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 	const char *verdict, *group = NULL;
 	const struct gp_value *m = NULL;
 	struct gp_buf b = GP_BUF_INIT;
+	char th[32];
 	int rc = 0;
 
+	gp__fmt_pct(th, sizeof(th), 100 * c->threshold, GP__FMT_GIVEN);
 	if (c->n_worse)
 		verdict = "regression";
 	else if (c->n_better)
@@ -237,14 +240,15 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 		m = first_sampled(c, c->n_worse > 0, &group);
 	if (m) {
 		double d = NAN, p = NAN;
-		char pb[32];
+		char pb[32], db[32];
 
 		gp_value_get_double(gp_obj_get(m, "delta_pct"), &d);
 		gp_value_get_double(gp_obj_get(m, "p"), &p);
 		fmt_p(pb, sizeof(pb), p);
-		GP_TRY(gp__buf_addf(&b, "%s: %s %s%.1f %% (%s) %s %s%s%s", verdict,
-		                    gp_value_get_str(gp_obj_get(m, "title")), d >= 0 ? "+" : "", d,
-		                    pb, bench ? "for" : "on", bench ? "'" : "", group ? group : "?",
+		GP_TRY(gp__buf_addf(&b, "%s: %s %s (%s) %s %s%s%s", verdict,
+		                    gp_value_get_str(gp_obj_get(m, "title")),
+		                    gp__fmt_pct(db, sizeof(db), d, GP__FMT_SIGN), pb,
+		                    bench ? "for" : "on", bench ? "'" : "", group ? group : "?",
 		                    bench ? "'" : ""));
 		if (c->n_worse > 1)
 			GP_TRY(gp__buf_addf(&b, ", and %zu more regression%s", c->n_worse - 1,
@@ -265,22 +269,20 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 			GP_TRY(gp__buf_addf(
 			    &b,
 			    "inconclusive: no metric with samples to test; %zu total%s "
-			    "changed by %g %% or more",
-			    c->n_single_changed, c->n_single_changed == 1 ? "" : "s",
-			    100 * c->threshold));
+			    "changed by %s or more",
+			    c->n_single_changed, c->n_single_changed == 1 ? "" : "s", th));
 	} else if (c->n_sampled)
-		GP_TRY(gp__buf_addf(&b, "same: no significant change of %g %% or more (alpha %g)",
-		                    100 * c->threshold, c->alpha));
+		GP_TRY(gp__buf_addf(&b, "same: no significant change of %s or more (alpha %g)", th,
+		                    c->alpha));
 	else
-		GP_TRY(gp__buf_addf(&b, "same: no change of %g %% or more (no metric with samples)",
-		                    100 * c->threshold));
+		GP_TRY(
+		    gp__buf_addf(&b, "same: no change of %s or more (no metric with samples)", th));
 	/* the totals with one value a side read "inconclusive" in the table: counted here too */
 	if (!m && c->n_sampled && c->n_single_changed)
 		GP_TRY(gp__buf_addf(&b,
-		                    "; %zu total%s with one value a side changed by %g %% or "
+		                    "; %zu total%s with one value a side changed by %s or "
 		                    "more (no test)",
-		                    c->n_single_changed, c->n_single_changed == 1 ? "" : "s",
-		                    100 * c->threshold));
+		                    c->n_single_changed, c->n_single_changed == 1 ? "" : "s", th));
 	if (gp_obj_set_str(c->result, "verdict", verdict) ||
 	    gp_obj_set_bool(c->result, "regression", c->n_worse > 0) ||
 	    gp_obj_set_str(c->result, "summary", b.buf))

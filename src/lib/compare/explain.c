@@ -307,7 +307,7 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 	struct gp_value *ev = NULL, *list = NULL;
 	bool used[NTYPES] = { false };
 	size_t k, shown = 0, order[NTYPES];
-	char a[32];
+	char a[32], pc[16];
 	int rc = 0;
 
 	if (!type_times(br, tb) || !type_times(nr, tn))
@@ -346,15 +346,15 @@ static int type_rule(struct gp__cmp *c, const struct gp_value *br, const struct 
 	for (k = 0; k < shown; k++) {
 		size_t x = order[k];
 
-		GP_TRY(gp__buf_addf(&t, "%s%s%s %s (%.0f %%)", sep(k, shown), type_words[x],
-		                    k ? "" : " accounts for",
-		                    gp__fmt_dur(a, sizeof(a), tn[x] - tb[x], GP__FMT_SIGN),
-		                    100 * (tn[x] - tb[x]) / d));
+		GP_TRY(gp__buf_addf(
+		    &t, "%s%s%s %s (%s)", sep(k, shown), type_words[x], k ? "" : " accounts for",
+		    gp__fmt_dur(a, sizeof(a), tn[x] - tb[x], GP__FMT_SIGN),
+		    gp__fmt_pct(pc, sizeof(pc), 100 * (tn[x] - tb[x]) / d, GP__FMT_WHOLE)));
 	}
 	rc = add(arr, "gpu_time_by_type", ev,
-	         "GPU time (kernels, copies and memsets, summed) %s by %s (%+.1f %%): %s.",
-	         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), 0), 100 * d / sb,
-	         t.buf);
+	         "GPU time (kernels, copies and memsets, summed) %s by %s (%s): %s.",
+	         d > 0 ? "rose" : "fell", gp__fmt_dur(a, sizeof(a), fabs(d), 0),
+	         gp__fmt_pct(pc, sizeof(pc), 100 * d / sb, GP__FMT_SIGN), t.buf);
 	ev = NULL;
 out:
 	if (rc == GP_ENOMEM)
@@ -373,7 +373,7 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 	struct gp_buf t = GP_BUF_INIT;
 	struct gp_value *ev = NULL, *list = NULL;
 	size_t i, shown = 0, nrows = gp_value_len(rows);
-	char a[32], **names = NULL;
+	char a[32], pc[16], **names = NULL;
 	int rc = 0;
 
 	if (!isfinite(base) || !isfinite(d) || base <= 0 || fabs(d) < thr * base)
@@ -414,10 +414,11 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 				snprintf(pb, sizeof(pb), ", p < 0.0001 over the calls");
 			else if (isfinite(p))
 				snprintf(pb, sizeof(pb), ", p = %.4f over the calls", p);
-			GP_TRY(gp__buf_addf(
-			    &t, " %s %s (%.0f calls against %.0f, each %.1f %% %s%s)",
-			    dt > 0 ? "adds" : "saves", a, dget(r, "new_count"),
-			    dget(r, "base_count"), fabs(dp), dp >= 0 ? "longer" : "shorter", pb));
+			GP_TRY(gp__buf_addf(&t, " %s %s (%.0f calls against %.0f, each %s %s%s)",
+			                    dt > 0 ? "adds" : "saves", a, dget(r, "new_count"),
+			                    dget(r, "base_count"),
+			                    gp__fmt_pct(pc, sizeof(pc), fabs(dp), 0),
+			                    dp >= 0 ? "longer" : "shorter", pb));
 		}
 	}
 	if (!shown)
@@ -426,8 +427,9 @@ static int kernel_rule(struct gp__cmp *c, const struct gp_value *group, struct g
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	if (sum / d <= 1)
 		rc = add(arr, "top_kernels", ev,
-		         "%zu kernel%s account%s for %.0f %% of the %s %s of kernel time: %s.",
-		         shown, shown == 1 ? "" : "s", shown == 1 ? "s" : "", 100 * sum / d,
+		         "%zu kernel%s account%s for %s of the %s %s of kernel time: %s.", shown,
+		         shown == 1 ? "" : "s", shown == 1 ? "s" : "",
+		         gp__fmt_pct(pc, sizeof(pc), 100 * sum / d, GP__FMT_WHOLE),
 		         gp__fmt_dur(a, sizeof(a), fabs(d), 0), d > 0 ? "rise" : "fall", t.buf);
 	else /* other kernels moved the other way: a share over 100 % reads wrong */
 		rc = add(arr, "top_kernels", ev,
@@ -462,6 +464,7 @@ static int idle_rule(const struct gp_value *br, const struct gp_value *nr, struc
 	double ib = dget(br, "gpu/idle_pct"), in = dget(nr, "gpu/idle_pct");
 	double hw = host_wait_share(in > ib ? nr : br);
 	struct gp_value *ev;
+	char pn[16], pb[16], ph[16];
 
 	if (!isfinite(ib) || !isfinite(in) || fabs(in - ib) < GP__CMP_IDLE_POINTS)
 		return 0;
@@ -472,16 +475,17 @@ static int idle_rule(const struct gp_value *br, const struct gp_value *nr, struc
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
 	if (in > ib)
-		return add(
-		    arr, "gpu_idle", ev,
-		    "The GPU is idle %.1f %% of its window in new against %.1f %% in base%s%.0f%s: "
-		    "it waits more for the host (host-bound).",
-		    in, ib, isfinite(hw) ? "; the stream gaps are host waits for " : "",
-		    isfinite(hw) ? hw : 0, isfinite(hw) ? " % of their time" : "");
+		return add(arr, "gpu_idle", ev,
+		           "The GPU is idle %s of its window in new against %s in base%s%s%s: "
+		           "it waits more for the host (host-bound).",
+		           gp__fmt_pct(pn, sizeof(pn), in, 0), gp__fmt_pct(pb, sizeof(pb), ib, 0),
+		           isfinite(hw) ? "; the stream gaps are host waits for " : "",
+		           isfinite(hw) ? gp__fmt_pct(ph, sizeof(ph), hw, GP__FMT_WHOLE) : "",
+		           isfinite(hw) ? " of their time" : "");
 	return add(arr, "gpu_idle", ev,
-	           "The GPU is idle %.1f %% of its window in new against %.1f %% in base: it "
+	           "The GPU is idle %s of its window in new against %s in base: it "
 	           "waits less for the host (better fed).",
-	           in, ib);
+	           gp__fmt_pct(pn, sizeof(pn), in, 0), gp__fmt_pct(pb, sizeof(pb), ib, 0));
 }
 
 /* a speedup past the threshold and under 1.5x, with reduced precision in evidence */
@@ -524,15 +528,15 @@ int gp__cmp_explain_rank(struct gp__cmp *c, const struct gp_value *br, const str
 		return rc;
 	if (step && isfinite(tb) && isfinite(tn) && tn >= tb + 1) {
 		struct gp_value *ev = gp_value_object();
-		char what[96];
+		char what[96], pn[16], pb[16];
 
 		if (!ev || gp_obj_set_double(ev, "base_tensor_core_pct", tb) ||
 		    gp_obj_set_double(ev, "new_tensor_core_pct", tn)) {
 			gp_value_free(ev);
 			return gp__error(GP_ENOMEM, "out of memory");
 		}
-		snprintf(what, sizeof(what),
-		         "tensor-core kernels at %.1f %% of kernel time against %.1f %%", tn, tb);
+		snprintf(what, sizeof(what), "tensor-core kernels at %s of kernel time against %s",
+		         gp__fmt_pct(pn, sizeof(pn), tn, 0), gp__fmt_pct(pb, sizeof(pb), tb, 0));
 		return precision_rule(c, step, what, ev, dget(nr, "gpu/idle_pct"), arr);
 	}
 	return 0;

@@ -35,7 +35,7 @@ struct fmt {
  * A paragraph of the text format: @p first, then the words of the text that
  * @p fmt makes, wrapped at TEXT_COLS columns (a word longer than a line
  * stands alone; a word of 3 columns or less stays with the one before it, so
- * that "7.948 ms" or "+19.1 %" is not cut), later lines indented by @p indent
+ * that "7.948 ms" or "+19.1%" is not cut), later lines indented by @p indent
  * spaces; then a newline. Markdown: the text as is (Markdown flows it).
  */
 static void para(struct fmt *f, const char *first, size_t indent, const char *fmt, ...)
@@ -90,7 +90,7 @@ static const char *value(char *buf, size_t n, const char *unit, double v)
 	else if (strcmp(unit, "bytes") == 0)
 		return gp__fmt_bytes(buf, n, v, 0);
 	else if (strcmp(unit, "%") == 0)
-		return gp__fmt_pct(buf, n, v, GP__FMT_SPACE);
+		return gp__fmt_pct(buf, n, v, 0);
 	else { /* a rate: "runs/s" */
 		char r[32];
 
@@ -111,7 +111,7 @@ static const char *value_like(char *buf, size_t n, const char *unit, double v, d
 
 static const char *pct(char *buf, size_t n, double p)
 {
-	return gp__fmt_pct(buf, n, p, GP__FMT_SIGN | GP__FMT_SPACE);
+	return gp__fmt_pct(buf, n, p, GP__FMT_SIGN);
 }
 
 /*
@@ -259,7 +259,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 			para(f, f->md ? "\n_" : "  ", 4,
 			     "%s: %.0f and %.0f values, too few for the rank test: Welch's t-test "
 			     "on "
-			     "the log values decides, with its 95 %% interval of the ratio%s",
+			     "the log values decides, with its 95%% interval of the ratio%s",
 			     names.buf, wb, wn, f->md ? "_" : "");
 		gp__buf_release(&names);
 	}
@@ -281,13 +281,13 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 	const struct gp_value *rows = gp_obj_get(t, "rows");
 	size_t i, n = gp_value_len(rows), shown = f->top && f->top < n ? f->top : n;
 	const struct gp__table tab = { diff_cols, 8, "  ", f->md };
-	char a[32], b[32], c[32], d[32], e[32], **names;
+	char a[32], b[32], c[32], d[32], e[32], th[32], **names;
 
 	if (!t)
 		return;
 	para(f, f->md ? "<details><summary>" : "", 2,
 	     "%s: %.0f names in base, %.0f in new; total %s -> %s (%s); %.0f added (%s), %.0f "
-	     "removed (%s); %.0f slower, %.0f faster per call (threshold %g %%), of which %.0f "
+	     "removed (%s); %.0f slower, %.0f faster per call (threshold %s), of which %.0f "
 	     "and %.0f are significant over their calls (p < %g)%s%s",
 	     what, num(t, "base_names"), num(t, "new_names"),
 	     dur(a, sizeof(a), num(t, "base_total_ns"), false),
@@ -297,8 +297,8 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 	     dur(d, sizeof(d), num(gp_obj_get(t, "added"), "total_ns"), false),
 	     num(gp_obj_get(t, "removed"), "names"),
 	     dur(e, sizeof(e), num(gp_obj_get(t, "removed"), "total_ns"), false), num(t, "slower"),
-	     num(t, "faster"), num(t, "threshold_pct"), num(t, "slower_significant"),
-	     num(t, "faster_significant"), alpha,
+	     num(t, "faster"), gp__fmt_pct(th, sizeof(th), num(t, "threshold_pct"), GP__FMT_GIVEN),
+	     num(t, "slower_significant"), num(t, "faster_significant"), alpha,
 	     gp_value_get_bool(gp_obj_get(t, "complete"), true)
 	         ? ""
 	         : " (incomplete: a report was trimmed)",
@@ -384,6 +384,7 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	const struct gp_value *opts = gp_obj_get(result, "options");
 	const struct gp_value *tags = gp_obj_get(result, "tag_changes");
 	const char *verdict = str(result, "verdict");
+	char th[32];
 	size_t i;
 
 	if (!text)
@@ -401,11 +402,11 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	else
 		out(&f, "%s\n", str(result, "summary"));
 	para(&f, "", 2,
-	     f.md ? "%s `%s` (%s) -> %s `%s` (%s); alpha %g, threshold %g %%"
-	          : "%s '%s' (%s) -> %s '%s' (%s); alpha %g, threshold %g %%",
+	     f.md ? "%s `%s` (%s) -> %s `%s` (%s); alpha %g, threshold %s"
+	          : "%s '%s' (%s) -> %s '%s' (%s); alpha %g, threshold %s",
 	     "base", side_path(result, "base"), str(gp_obj_get(result, "base"), "input"), "new",
 	     side_path(result, "new"), str(gp_obj_get(result, "new"), "input"), num(opts, "alpha"),
-	     num(opts, "threshold_pct"));
+	     gp__fmt_pct(th, sizeof(th), num(opts, "threshold_pct"), GP__FMT_GIVEN));
 	out(&f, "\n");
 	for (i = 0; i < gp_value_len(groups); i++) {
 		const struct gp_value *g = gp_arr_get(groups, i);

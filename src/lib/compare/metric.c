@@ -27,6 +27,7 @@
 
 #include "compare-int.h"
 #include "stats/welch.h"
+#include "text/text.h"
 #include "util/sort.h"
 
 double gp__cmp_median(const double *x, size_t n)
@@ -161,11 +162,13 @@ static int few_samples(struct gp__cmp *c, const struct gp__metric *m, double thr
 	} else if (w.ratio_lo > 1 / (1 + thr) && w.ratio_hi < 1 + thr)
 		ch->verdict = GP_VERDICT_SAME;
 	else {
+		char th[32];
+
 		ch->verdict = GP_VERDICT_INCONCLUSIVE;
 		snprintf(reason, rn,
-		         "under the threshold, but with %zu and %zu values the 95 %% interval "
-		         "of the ratio still reaches a change of %g %%",
-		         nb, nn, 100 * thr);
+		         "under the threshold, but with %zu and %zu values the 95%% interval "
+		         "of the ratio still reaches a change of %s",
+		         nb, nn, gp__fmt_pct(th, sizeof(th), 100 * thr, GP__FMT_GIVEN));
 	}
 	return 0;
 }

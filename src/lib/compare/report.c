@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "compare-int.h"
+#include "text/text.h"
 #include "util/buf.h"
 
 /* a summary table: a list of objects, each with a name, a count and a total_ns */
@@ -383,6 +384,7 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 {
 	struct gp_buf gb = GP_BUF_INIT, gn = GP_BUF_INIT;
 	double sb, sn;
+	char pb[16], pn[16];
 	size_t kb, kn;
 	const char *vb = gpu_vendor(br), *vn = gpu_vendor(nr);
 	int64_t wb, wn;
@@ -413,10 +415,12 @@ static int comparable(struct gp__cmp *c, const char *name, const struct gp_value
 	if (kb < NDTYPES && kn < NDTYPES && kb != kn && once(c, 4u))
 		GP_TRY(gp__cmp_warn(c, "precision_differs",
 		                    "%s: the kernels run in another precision: mostly %s in base "
-		                    "(%.0f %% of the kernel time whose element type the names "
-		                    "show), mostly %s in new (%.0f %%); a precision change alone "
+		                    "(%s of the kernel time whose element type the names "
+		                    "show), mostly %s in new (%s); a precision change alone "
 		                    "changes the times",
-		                    name, dtypes[kb], sb, dtypes[kn], sn));
+		                    name, dtypes[kb],
+		                    gp__fmt_pct(pb, sizeof(pb), sb, GP__FMT_WHOLE), dtypes[kn],
+		                    gp__fmt_pct(pn, sizeof(pn), sn, GP__FMT_WHOLE)));
 out:
 	gp__buf_release(&gb);
 	gp__buf_release(&gn);

@@ -188,49 +188,21 @@ static int push_unique(struct gp_value *arr, const char *s)
 }
 
 /*
- * "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)" from a deviceProperties
- * row; an AMD GPU (@p rocm: a ROCm trace) in its own terms: "AMD Instinct
- * MI300X (gfx9.4, 304 CUs, 191.5 GiB)" (Kineto gives no gfx target's
- * letters, so the major.minor of the ISA; compute units, not SMs).
+ * "0: NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)": the one device
+ * label (text/device.c, analyze's too); every device of a ROCm trace
+ * (@p rocm) in AMD's terms ("gfx9.4, 304 CUs").
  */
 static int device_label(const struct gp_value *d, bool rocm, struct gp_buf *b)
 {
-	const char *name = get_str(d, "name"), *cc = get_str(d, "compute_capability");
-	int64_t id = -1, sms = 0, mem = 0;
-	const char *sep = " (";
+	int64_t id = -1;
 	int rc = 0;
 
-	if ((name && strncmp(name, "AMD ", 4) == 0) ||
-	    (get_str(d, "vendor") && strcmp(get_str(d, "vendor"), "amd") == 0))
-		rocm = true;
 	gp_value_get_int(gp_obj_get(d, "id"), &id);
-	gp_value_get_int(gp_obj_get(d, "num_sms"), &sms);
-	gp_value_get_int(gp_obj_get(d, "total_memory_bytes"), &mem);
 	if (id >= 0)
 		GP_TRY(gp__buf_addf(b, "%lld: ", (long long)id));
-	GP_TRY(gp__buf_addstr(b, name && *name ? name : "GPU"));
-	if (cc && *cc && rocm) {
-		GP_TRY(gp__buf_addf(b, "%sgfx%s", sep, cc));
-		sep = ", ";
-	} else if (cc && *cc) {
-		GP_TRY(gp__buf_addf(b, "%ssm_", sep));
-		for (; *cc; cc++)
-			if (*cc != '.')
-				GP_TRY(gp__buf_addch(b, *cc));
-		sep = ", ";
-	}
-	if (sms > 0) {
-		GP_TRY(gp__buf_addf(b, "%s%lld %s", sep, (long long)sms, rocm ? "CUs" : "SMs"));
-		sep = ", ";
-	}
-	if (mem > 0) {
-		char mb[32];
-
-		GP_TRY(gp__buf_addf(b, "%s%s", sep, gp__fmt_bytes(mb, sizeof(mb), (double)mem, 0)));
-		sep = ", ";
-	}
-	if (strcmp(sep, ", ") == 0)
-		GP_TRY(gp__buf_addch(b, ')'));
+	rc = gp__text_device(b, d, rocm);
+	if (rc == GP_ENOENT)
+		rc = gp__buf_addstr(b, "unnamed GPU");
 out:
 	return rc;
 }

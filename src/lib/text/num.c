@@ -166,8 +166,11 @@ const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags)
 {
 	if (!isfinite(pct))
 		return unknown(buf, n);
-	snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+.1f%s" : "%.1f%s", pct,
-	         (flags & GP__FMT_SPACE) ? " %" : "%");
+	if (flags & GP__FMT_GIVEN)
+		snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+g%%" : "%g%%", pct);
+	else
+		snprintf(buf, n, (flags & GP__FMT_SIGN) ? "%+.*f%%" : "%.*f%%",
+		         (flags & GP__FMT_WHOLE) ? 0 : 1, pct);
 	return buf;
 }
 
@@ -187,10 +190,18 @@ const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char 
 const char *gp__fmt_rate(char *buf, size_t n, double r)
 {
 	double a = fabs(r);
+	int dec = a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
 
 	if (!isfinite(r))
 		return unknown(buf, n);
-	/* the durations' four significant digits, without a unit to move to */
-	snprintf(buf, n, "%.*f", a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0, r);
+	/*
+	 * the durations' four significant digits, without a unit to move to;
+	 * under 1 as many decimals as four significant digits take, so that a
+	 * rate above 0 never reads "0.000" (1 byte in 1 ms: "0.000001000")
+	 */
+	if (a > 0 && a < 0.99995)
+		for (dec = 3; dec < 15 && a * pow(10, dec) < 999.95; dec++)
+			;
+	snprintf(buf, n, "%.*f", dec, r);
 	return buf;
 }

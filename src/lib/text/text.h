@@ -13,6 +13,8 @@
  *   "…", padding, Markdown escaping, word wrapping.
  * - names.c: names of kernels, calls and operators fitted to a column so
  *   that names that differ stay apart (the rule is below).
+ * - device.c: a GPU's label, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
+ *   79.2 GiB)", for analyze's header and the report page alike.
  * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
  *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
@@ -23,8 +25,8 @@
  * would reach 1000 of the unit ("999.9 µs", then "1.000 ms"); nanoseconds
  * are integers. Bytes take one decimal in binary units up to PiB and move
  * on where rounding would reach 1024 ("1023.9 KiB", then "1.0 MiB").
- * Rates keep four significant digits too ("49.80", "133.3", "1235");
- * percentages take one decimal. The HTML page formats in JavaScript
+ * Rates keep four significant digits too ("0.001250", "49.80", "133.3",
+ * "1235"); percentages take one decimal. The HTML page formats in JavaScript
  * (assets/report.js fmtNs, fmtBytes) and is to follow the same policy.
  *
  * Users: analyze/format.c, bench/bench-format.c, compare/format.c,
@@ -66,8 +68,9 @@ int gp__out_detach(struct gp__out *o, char **text, size_t *len);
 
 /** Flags of the formatters. */
 /* GP__FMT_SIGN and GP__FMT_COMPACT are the public flags (gpuprof.h), passed through as they are */
-#define GP__FMT_SIGN    GP_FORMAT_SIGN    /* "+" before a positive value (and zero) */
-#define GP__FMT_SPACE   0x2u              /* percentages: a space before "%" (compare's prose) */
+#define GP__FMT_SIGN    GP_FORMAT_SIGN /* "+" before a positive value (and zero) */
+#define GP__FMT_WHOLE   0x2u           /* percentages: no decimals, "43%" (prose that rounds) */
+#define GP__FMT_GIVEN   0x8u           /* percentages: as given ("%g"): a threshold "5%", "2.5%" */
 #define GP__FMT_COMPACT GP_FORMAT_COMPACT /* bytes: "1.5G", three significant digits */
 
 /**
@@ -98,7 +101,11 @@ const char *gp__fmt_bytes_like(char *buf, size_t n, double b, double ref, unsign
 
 /**
  * A percentage with one decimal: "12.3%"; "+12.3%" with GP__FMT_SIGN,
- * "12.3 %" with GP__FMT_SPACE. "-" when unknown. @return @p buf.
+ * "12%" with GP__FMT_WHOLE, a value as the user gave it ("2.5%", "5%")
+ * with GP__FMT_GIVEN. No space before "%": the one style of every
+ * command's text and Markdown, and of the HTML page ("60.6%"). Every
+ * percentage gpuprof prints goes through here. "-" when unknown.
+ * @return @p buf.
  */
 const char *gp__fmt_pct(char *buf, size_t n, double pct, unsigned flags);
 
@@ -112,8 +119,9 @@ const char *gp__fmt_count(char *buf, size_t n, double v);
 const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char *suffix);
 
 /**
- * A rate (items/s) with four significant digits: "0.125", "49.80", "133.3",
- * "16000000"; "-" when unknown. @return @p buf.
+ * A rate (items/s, GB/s) with four significant digits: "0.1250", "0.0003125",
+ * "49.80", "133.3", "16000000" (never "0.000" for a rate above 0); "-" when
+ * unknown. @return @p buf.
  */
 const char *gp__fmt_rate(char *buf, size_t n, double r);
 
@@ -196,6 +204,19 @@ int gp__names_fit_rows(char **out, const struct gp_value *rows, size_t n, const 
 
 /** Frees the @p n strings of @p names (each set to NULL). */
 void gp__names_free(char **names, size_t n);
+
+/* ---- device.c: a GPU's label ---- */
+
+/**
+ * Appends the label of device @p d (an element of overview.devices):
+ * "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 79.2 GiB)", "AMD Instinct MI300X
+ * (gfx9.4, 304 CUs, 192.0 GiB)" when @p amd or the device is AMD's (vendor
+ * "amd", a name starting "AMD "), "unnamed GPU (sm_80)"; what @p d does not
+ * say is left out; control characters become '?'.
+ * @return 0; GP_ENOENT when @p d says nothing of the device (nothing
+ * appended); GP_ENOMEM or GP_ELIMIT from the buffer.
+ */
+int gp__text_device(struct gp_buf *b, const struct gp_value *d, bool amd);
 
 /* ---- table.c: the one table ---- */
 
