@@ -57,9 +57,30 @@ cp long.json long2.json
 "$GPUPROF" compare bench.json bench2.json >cmpb.txt
 "$GPUPROF" bench --json long.json >bt.json 2>/dev/null || fail "bench of a trace's steps"
 [ -s cmpb.txt ] || fail "compare of two bench results"
+# the same, scaled so the new median needs more digits than the base's (2.814 ms, 10.691 ms):
+# the text prints the new value in the base's unit and decimals, and so must the page
+python3 - <<'EOF2' || fail "scaled bench results"
+import json
+def scale(v, f):
+    if isinstance(v, dict):
+        return {k: (scale(x, f) if not k.endswith("_ns") and k != "times_ns" else
+                    [y * f if isinstance(y, (int, float)) else y for y in x] if isinstance(x, list) else
+                    x * f if isinstance(x, (int, float)) and not isinstance(x, bool) else scale(x, f))
+                for k, x in v.items()}
+    if isinstance(v, list):
+        return [scale(x, f) for x in v]
+    return v
+for src, dst, med in (("bench.json", "bs1.json", 2.814e6), ("bench2.json", "bs2.json", 10.691e6)):
+    d = json.load(open(src))
+    f = med / d["series"][0]["stats"]["median_ns"]
+    json.dump(scale(d, f), open(dst, "w"))
+EOF2
+"$GPUPROF" compare --json bs1.json bs2.json >cmps.json
+"$GPUPROF" compare bs1.json bs2.json >cmps.txt
+grep -q "2.814 ms *10.691 ms" cmps.txt || fail "the scaled compare's text: $(grep -m1 '^ *time' cmps.txt)"
 "$GPUPROF" compare --json gen.json long.json >cmp.json
 [ $? -le 3 ] || fail "compare"
-for k in long mangled nostep cpu bench bt cmp cmpb; do
+for k in long mangled nostep cpu bench bt cmp cmpb cmps; do
 	expect_rc 0 report -q -o $k.html $k.json
 done
 # a trace far down a directory tree: a long Perfetto command
@@ -192,23 +213,24 @@ assert any(n.endswith("variant 1") for n in f["tables"]["diff-kernels"]["names"]
 
 # --- two bench results compared: the page's numbers read as compare's text prints them
 # (a rate with four significant digits, the ratio and its interval with three decimals)
-f, p = page("cmpb")
-text = open("cmpb.txt", encoding="utf-8").read()
-rows = f["compareRows"]
-assert rows and {r["metric"] for r in rows} >= {"time", "throughput"}, rows
-for r in rows:
-    line = [l for l in text.splitlines() if l.strip().startswith(r["title"] + " ")]
-    assert line, (r["title"], text)
-    for col in ("base", "new"):
-        assert r[col] in line[0], (col, r, line[0])
-    # the ratio and its interval with three decimals, as the text (the JSON holds them to six
-    # significant digits, so the last digit may round the other way)
-    m = re.search(r"%\s+(\d+\.\d{3})(?: \[(\d+\.\d{3}), (\d+\.\d{3})\])?", line[0])
-    assert m, line[0]
-    shown = [r["ratio"]] + ([] if r["ci"] == "-" else r["ci"].strip("[]").split(", "))
-    want = [x for x in m.groups() if x]
-    assert len(shown) == len(want) and all(re.fullmatch(r"\d+\.\d{3}", x) for x in shown), (r, want)
-    assert all(abs(float(a) - float(b)) <= 0.0011 for a, b in zip(shown, want)), (r, want)
+for name in ("cmpb", "cmps"):
+  f, p = page(name)
+  text = open(name + ".txt", encoding="utf-8").read()
+  rows = f["compareRows"]
+  assert rows and {r["metric"] for r in rows} >= {"time", "throughput"}, rows
+  for r in rows:
+      line = [l for l in text.splitlines() if l.strip().startswith(r["title"] + " ")]
+      assert line, (r["title"], text)
+      for col in ("base", "new"):
+          assert r[col] in line[0], (col, r, line[0])
+      # the ratio and its interval with three decimals, as the text (the JSON holds them to six
+      # significant digits, so the last digit may round the other way)
+      m = re.search(r"%\s+(\d+\.\d{3})(?: \[(\d+\.\d{3}), (\d+\.\d{3})\])?", line[0])
+      assert m, line[0]
+      shown = [r["ratio"]] + ([] if r["ci"] == "-" else r["ci"].strip("[]").split(", "))
+      want = [x for x in m.groups() if x]
+      assert len(shown) == len(want) and all(re.fullmatch(r"\d+\.\d{3}", x) for x in shown), (r, want)
+      assert all(abs(float(a) - float(b)) <= 0.0011 for a, b in zip(shown, want)), (r, want)
 
 # --- a run without a capture: its metrics, nothing of a trace
 if HAVE_RUN:

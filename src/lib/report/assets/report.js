@@ -93,19 +93,28 @@
 
   /* durations, bytes and rates as the terminal prints them (src/lib/text/num.c): four
      significant digits, the unit chosen after rounding, so never "1000.0 µs" */
-  function fmtNs(ns) {
-    var u = [[1e3, '\u00b5s'], [1e6, 'ms'], [1e9, 's']], v, a, i = 0, x;
-    if (!num(ns)) return '-';
-    v = Math.round(ns) + 0;
-    a = Math.abs(v);
-    if (a < 1e3) return v.toFixed(0) + ' ns';
+  /* the unit and decimals fmtNs gives @p ns: [divisor, name, decimals] (text/num.c's) */
+  function nsUnit(ns) {
+    var u = [[1e3, '\u00b5s'], [1e6, 'ms'], [1e9, 's']], a = Math.abs(Math.round(ns)), i = 0;
+    if (a < 1e3) return [1, 'ns', 0];
     while (i < 2 && a >= u[i + 1][0]) i++;
-    x = v / u[i][0];
-    a = Math.abs(x);
-    if (a < 9.9995) return x.toFixed(3) + ' ' + u[i][1];
-    if (a < 99.995) return x.toFixed(2) + ' ' + u[i][1];
-    if (a < 999.95 || i === 2) return x.toFixed(1) + ' ' + u[i][1];
-    return (x / 1e3).toFixed(3) + ' ' + u[i + 1][1];
+    a /= u[i][0];
+    if (a < 9.9995) return [u[i][0], u[i][1], 3];
+    if (a < 99.995) return [u[i][0], u[i][1], 2];
+    if (a < 999.95 || i === 2) return [u[i][0], u[i][1], 1];
+    return [u[i + 1][0], u[i + 1][1], 3];
+  }
+
+  function fmtNs(ns) {
+    return fmtNsLike(ns, ns);
+  }
+
+  /* @p ns in the unit and decimals of @p ref, as compare's text prints a new value beside its base */
+  function fmtNsLike(ns, ref) {
+    var d;
+    if (!num(ns)) return '-';
+    d = nsUnit(num(ref) ? ref : ns);
+    return ((Math.round(ns) + 0) / d[0]).toFixed(d[2]) + ' ' + d[1];
   }
 
   /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
@@ -115,13 +124,19 @@
   }
 
   function fmtBytes(b) {
+    return fmtBytesLike(b, b);
+  }
+
+  /* @p b in the unit of @p ref (text/num.c's gp__fmt_bytes_like) */
+  function fmtBytesLike(b, ref) {
     var u = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'], a, k = 0;
     if (!num(b)) return '-';
-    a = Math.abs(b);
+    a = Math.abs(num(ref) ? ref : b);
     while (k < 5 && a >= (k ? 1023.95 : 1023.5)) {
       a /= 1024;
       k++;
     }
+    a = Math.abs(b) / Math.pow(1024, k);
     return (b < 0 ? '-' : '') + (k ? a.toFixed(1) : a.toFixed(0)) + ' ' + u[k];
   }
 
@@ -977,9 +992,10 @@
 
   /* ---- compare ---- */
 
-  function fmtUnit(unit, v) {
-    if (unit === 'ns') return fmtNs(v);
-    if (unit === 'bytes') return fmtBytes(v);
+  /* @p ref: the base value, whose unit a new value takes (as compare's text prints it) */
+  function fmtUnit(unit, v, ref) {
+    if (unit === 'ns') return fmtNsLike(v, ref);
+    if (unit === 'bytes') return fmtBytesLike(v, ref);
     if (unit === '%') return fmtPct(v);
     /* anything else is a rate ("runs/s"): four significant digits, as compare's text prints it */
     return num(v) ? fmtRate(v) + (unit ? ' ' + unit : '') : '-';
@@ -1031,7 +1047,7 @@
     groups.forEach(function (g, gi) {
       var rows = objs(g.metrics).map(function (m) {
         return {
-          metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new), base_v: m.base, new_v: m.new,
+          metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new, m.base), base_v: m.base, new_v: m.new,
           delta_pct: m.delta_pct, ratio: m.ratio, ci: num(m.ratio_lo) && num(m.ratio_hi) ? '[' + m.ratio_lo.toFixed(3) + ', ' + m.ratio_hi.toFixed(3) + ']' : '-',
           p: m.p, verdict: m.verdict, n: num(m.n_base) ? m.n_base + ' / ' + m.n_new : '-', reason: m.reason, m: m
         };
