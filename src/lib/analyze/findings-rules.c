@@ -27,9 +27,6 @@
 #define IDLE_PCT            20.0
 #define IDLE_HIGH_PCT       50.0
 #define HOST_WAIT_SHARE_PCT 50.0
-#define LAUNCH_MIN          50
-#define LAUNCH_MED_NS       10000
-#define LAUNCH_SHORT_PCT    50.0
 #define DATALOADER_PCT      5.0
 #define DATALOADER_HIGH_PCT 20.0
 #define SYNC_MEDIUM_PCT     5.0
@@ -54,196 +51,6 @@ static bool geti(const struct gp_value *v, const char *path, int64_t *out)
 static bool getd(const struct gp_value *v, const char *path, double *out)
 {
 	return gp_value_get_double(gp_value_path(v, path), out);
-}
-
-/* ---- the device the advice is for ---- */
-
-/* "7.0" -> 70; -1 when @p s is not MAJOR[.MINOR] */
-static int parse_cc(const char *s)
-{
-	char *end;
-	long maj, min = 0;
-
-	if (!s)
-		return -1;
-	maj = strtol(s, &end, 10);
-	if (end == s || maj < 0 || maj > 1000)
-		return -1;
-	if (*end == '.')
-		min = strtol(end + 1, NULL, 10);
-	if (min < 0 || min > 9)
-		min = 0;
-	return (int)(maj * 10 + min);
-}
-
-static void dev_set_cc(struct gp__fnd_dev *d, int64_t major, int64_t minor)
-{
-	if (major < 0 || major > 1000 || minor < 0 || minor > 9)
-		return;
-	d->cc = (int)(major * 10 + minor);
-	snprintf(d->cc_text, sizeof(d->cc_text), "%lld.%lld", (long long)major, (long long)minor);
-}
-
-/* the vendor from the API calls' names (cudaLaunchKernel, hipLaunchKernel, cuLaunchKernel) */
-static enum gp__vendor api_vendor(const struct gp__actx *c)
-{
-	static const uint8_t api[] = { GP_K_RUNTIME, GP_K_DRIVER };
-	size_t j, k;
-
-	for (j = 0; j < GP_ARRAY_SIZE(api); j++) {
-		const struct gp__idx *x = &c->by_kind[api[j]];
-
-		for (k = 0; k < x->n; k++) {
-			const char *n = gp__strtab_get(&c->t->strs, c->t->ev.name[x->v[k]]);
-
-			if (strncmp(n, "hip", 3) == 0)
-				return GP_VENDOR_AMD;
-			if (strncmp(n, "cu", 2) == 0)
-				return GP_VENDOR_NVIDIA;
-		}
-	}
-	return GP_VENDOR_UNKNOWN;
-}
-
-/*
- * The active device of highest compute capability in overview.devices; when
- * no active device has deviceProperties (a ROCm trace numbers its devices by
- * agent, deviceProperties by index), the device that every deviceProperties
- * entry describes (one model, the usual machine).
- */
-static void dev_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_dev *d)
-{
-	const struct gp_value *devs = gp_value_path(r, "overview/devices"), *best = NULL;
-	const struct gp_value *mem = gp_value_path(r, "memory/devices");
-	struct gp_device_props p, q;
-	int64_t id, v;
-	size_t k;
-	bool by_id;
-	int cc;
-
-	memset(d, 0, sizeof(*d));
-	d->cc = -1;
-	d->mem_bytes = d->peak_bytes = -1;
-	d->vendor = GP_VENDOR_UNKNOWN;
-	for (k = 0; k < gp_value_len(devs); k++) {
-		const struct gp_value *x = gp_arr_get(devs, k);
-
-		if (!gp_value_get_bool(gp_obj_get(x, "active"), false))
-			continue;
-		cc = parse_cc(gp_value_get_str(gp_obj_get(x, "compute_capability")));
-		if (cc >= 0 && cc > d->cc) {
-			d->cc = cc;
-			best = x;
-		}
-	}
-	if (best && geti(best, "id", &id) && gp__trace_device_model(c->t, id, &p, &by_id)) {
-		dev_set_cc(d, p.compute_major, p.compute_minor);
-		d->name = p.name;
-		d->mem_bytes = p.total_mem;
-		d->vendor = gp__device_vendor(&p);
-	} else if (!best && gp__trace_device_props_at(c->t, 0, &p)) {
-		bool same = true;
-
-		for (k = 1; same && gp__trace_device_props_at(c->t, k, &q); k++)
-			same = q.name && p.name && strcmp(q.name, p.name) == 0 &&
-			       q.compute_major == p.compute_major &&
-			       q.compute_minor == p.compute_minor;
-		if (same) {
-			dev_set_cc(d, p.compute_major, p.compute_minor);
-			d->name = p.name;
-			d->mem_bytes = p.total_mem;
-			d->vendor = gp__device_vendor(&p);
-		}
-	}
-	if (d->vendor == GP_VENDOR_UNKNOWN)
-		d->vendor = gp__trace_vendor(c->t);
-	if (d->vendor == GP_VENDOR_UNKNOWN)
-		d->vendor = api_vendor(c);
-	for (k = 0; k < gp_value_len(mem); k++) {
-		const struct gp_value *x = gp_arr_get(mem, k);
-
-		if ((geti(x, "peak_reserved_bytes", &v) || geti(x, "peak_allocated_bytes", &v)) &&
-		    v > d->peak_bytes)
-			d->peak_bytes = v;
-	}
-}
-
-static const char *vendor_name(enum gp__vendor v)
-{
-	return v == GP_VENDOR_NVIDIA ? "nvidia" : v == GP_VENDOR_AMD ? "amd" : NULL;
-}
-
-/* the words of the device's vendor: NVIDIA's, ROCm's, or both when unknown */
-static const char *w_graphs(const struct gp__fnd_dev *d)
-{
-	switch (d->vendor) {
-	case GP_VENDOR_NVIDIA:
-		return "CUDA graphs (torch.cuda.CUDAGraph)";
-	case GP_VENDOR_AMD:
-		return "HIP graphs (torch.cuda.CUDAGraph, which ROCm builds of PyTorch run as HIP "
-		       "graphs)";
-	default:
-		return "GPU graphs (torch.cuda.CUDAGraph: CUDA graphs on NVIDIA, HIP graphs on "
-		       "ROCm)";
-	}
-}
-
-static const char *w_units(const struct gp__fnd_dev *d)
-{
-	return d->vendor == GP_VENDOR_NVIDIA ? "SMs"
-	       : d->vendor == GP_VENDOR_AMD  ? "compute units"
-	                                     : "multiprocessors (SMs or compute units)";
-}
-
-static const char *w_smem(const struct gp__fnd_dev *d)
-{
-	return d->vendor == GP_VENDOR_NVIDIA ? "shared-memory"
-	       : d->vendor == GP_VENDOR_AMD  ? "LDS"
-	                                     : "shared-memory (LDS)";
-}
-
-static const char *w_kernel_profiler(const struct gp__fnd_dev *d)
-{
-	return d->vendor == GP_VENDOR_NVIDIA ? "Nsight Compute (ncu)"
-	       : d->vendor == GP_VENDOR_AMD  ? "the ROCm Compute Profiler (rocprof-compute)"
-	                                     : "the vendor's kernel profiler (Nsight Compute on "
-	                                       "NVIDIA, the ROCm Compute Profiler on AMD)";
-}
-
-/* "a larger batch", as far as the device's memory and the peak seen allow */
-static const char *w_batch(const struct gp__fnd_dev *d, char *buf, size_t n)
-{
-	char a[32], m[32];
-
-	if (d->peak_bytes > 0 && d->mem_bytes > 0) {
-		gp__fmt_bytes(a, sizeof(a), (double)d->peak_bytes, 0);
-		gp__fmt_bytes(m, sizeof(m), (double)d->mem_bytes, 0);
-		if (d->peak_bytes / 5 * 4 >= d->mem_bytes / 5 * 3) /* 75 % of the memory */
-			snprintf(buf, n,
-			         "a larger batch only with less memory per sample (peak %s of %s: "
-			         "activation checkpointing, lower precision)",
-			         a, m);
-		else
-			snprintf(buf, n, "a larger batch (peak memory %s of %s)", a, m);
-	} else if (d->mem_bytes > 0) {
-		snprintf(buf, n, "a larger batch (the GPU has %s; the trace has no memory profile)",
-		         gp__fmt_bytes(m, sizeof(m), (double)d->mem_bytes, 0));
-	} else {
-		snprintf(buf, n, "a larger batch (if the GPU's memory allows)");
-	}
-	return buf;
-}
-
-/* the device in the evidence: vendor, name, compute capability (null when unknown) */
-static int ev_device(struct gp_value *ev, const struct gp__fnd_dev *d)
-{
-	int rc;
-
-	if ((rc = gp_obj_set_str(ev, "vendor", vendor_name(d->vendor))) ||
-	    (rc = gp_obj_set_str(ev, "device_name", d->name)))
-		return rc;
-	return d->cc_text[0] ? gp_obj_set_str(ev, "compute_capability", d->cc_text)
-	                     : gp_obj_set_null(ev, "compute_capability");
 }
 
 /* "1 copy", "2 copies": @p one for 1, @p many otherwise */
@@ -277,7 +84,7 @@ void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struc
 		b->step_total_ns = (b->step_total_ns < 0 ? 0 : b->step_total_ns) + d;
 		b->nsteps++;
 	}
-	dev_init(c, r, &b->dev);
+	gp__fnd_dev_init(c, r, &b->dev);
 }
 
 /* is @p ts inside a step (or anywhere when the trace has no steps)? */
@@ -365,244 +172,6 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 	            "it exit, or stop it with SIGTERM or SIGINT, which the tracer handles");
 }
 
-/*
- * A median launch delay of 100 µs or more (HTA's delay outlier threshold), or
- * a stream whose mean queue depth reaches 2 (over time; not under --compat
- * hta, whose mean is over samples), is a backlog: the GPU has work waiting.
- * Launch-bound is not said then, and gpu-idle's host wait is between bursts
- * of queued work, not launch overhead.
- */
-#define LAUNCH_WAIT_DELAY_NS 100000
-#define LAUNCH_WAIT_QUEUE    2.0
-
-/* the largest mean queue depth over the streams; NaN without a queue */
-static double max_queue_mean(const struct gp_value *l)
-{
-	const struct gp_value *q = gp_obj_get(l, "queue");
-	double m = NAN, v;
-	size_t k;
-
-	for (k = 0; k < gp_value_len(q); k++)
-		if (getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
-			m = v;
-	return m;
-}
-
-/*
- * A backlog: work is queued ahead of the GPU (a median launch delay or a
- * mean queue depth at the thresholds above), so whatever the GPU waits for,
- * it is not the launches. *delay is the p50 delay, or -1 when unknown.
- */
-static bool gpu_backlog(const struct gp__actx *c, const struct gp_value *l, int64_t *delay,
-                        double *qmean)
-{
-	if (!geti(l, "launch_delay_ns/p50", delay))
-		*delay = -1;
-	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
-	*qmean = c->hta ? NAN : max_queue_mean(l);
-	return *delay >= LAUNCH_WAIT_DELAY_NS || *qmean >= LAUNCH_WAIT_QUEUE;
-}
-
-/*
- * A launch call longer than this multiple of the median launch call is an
- * outlier, not launch overhead: the first launch of a kernel that loads its
- * module (CUDA_MODULE_LOADING=LAZY, cuDNN/cuBLAS picking a kernel) or context
- * creation takes seconds once (alexnet: one 3.056 s cudaLaunchKernel beside a
- * median of 10 µs). The median is taken as at least 1 µs.
- */
-#define LAUNCH_OUTLIER_X 100
-/* an outlier call this share of the GPU's idle time is named by gpu-idle */
-#define LAUNCH_OUTLIER_IDLE_PCT 10.0
-
-/* the calls that launched GPU work: no section has their union or their outliers */
-struct launch_stats {
-	size_t ncalls;       /* GPU ops with a launching call */
-	int64_t med_ns;      /* median launch call (-1 without calls) */
-	int64_t all_ns;      /* union of every launch call */
-	int64_t typical_ns;  /* union of the calls up to LAUNCH_OUTLIER_X x the median */
-	size_t noutliers;    /* calls over it */
-	int64_t outliers_ns; /* their summed time */
-	int64_t slowest;     /* the slowest call (event index), -1 without calls */
-	int64_t slowest_op;  /* a GPU op it launched */
-	bool slowest_first;  /* it is the first call that launches that op's name */
-};
-
-static int launch_stats(const struct gp__actx *c, struct launch_stats *ls)
-{
-	struct gp_ivset all = GP_IVSET_INIT, typ = GP_IVSET_INIT;
-	int64_t *d = NULL, lim;
-	size_t k, n = 0;
-	int rc = 0;
-
-	memset(ls, 0, sizeof(*ls));
-	ls->med_ns = ls->slowest = ls->slowest_op = -1;
-	if (!(d = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*d))))
-		return gp__error(GP_ENOMEM, "out of memory");
-	for (k = 0; k < c->gpu.n; k++) {
-		int64_t l = gp__launcher(c, c->gpu.v[k]);
-
-		if (l < 0)
-			continue;
-		d[n++] = c->dur[l];
-		if (ls->slowest < 0 || c->dur[l] > c->dur[ls->slowest]) {
-			ls->slowest = l;
-			ls->slowest_op = c->gpu.v[k];
-		}
-	}
-	ls->ncalls = n;
-	if (!n)
-		goto out;
-	GP_TRY(gp__sort_i64(d, n));
-	ls->med_ns = (int64_t)llround(gp__quantile_sorted(d, n, 0.5));
-	lim = (ls->med_ns > 1000 ? ls->med_ns : 1000) * LAUNCH_OUTLIER_X;
-	ls->slowest_first = true;
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t i = c->gpu.v[k];
-		int64_t l = gp__launcher(c, i);
-
-		if (l < 0)
-			continue;
-		GP_TRY(gp__ivset_add(&all, c->ts[l], gp__end(c, (size_t)l)));
-		if (c->dur[l] > lim) {
-			ls->noutliers++;
-			ls->outliers_ns = gp__add_sat(ls->outliers_ns, c->dur[l]);
-		} else {
-			GP_TRY(gp__ivset_add(&typ, c->ts[l], gp__end(c, (size_t)l)));
-		}
-		if (c->t->ev.name[i] == c->t->ev.name[ls->slowest_op] &&
-		    c->ts[l] < c->ts[ls->slowest])
-			ls->slowest_first = false;
-	}
-	GP_TRY(gp__ivset_normalize(&all));
-	GP_TRY(gp__ivset_normalize(&typ));
-	ls->all_ns = gp__ivset_len(&all);
-	ls->typical_ns = gp__ivset_len(&typ);
-out:
-	gp__free(d);
-	gp__ivset_release(&all);
-	gp__ivset_release(&typ);
-	return rc;
-}
-
-/* is the slowest launch call an outlier? */
-static bool launch_outlier(const struct launch_stats *ls)
-{
-	return ls->slowest >= 0 && ls->noutliers > 0;
-}
-
-/* the launch evidence shared by gpu-idle and launch-bound */
-static int ev_launch(struct gp_value *ev, const struct gp__actx *c, const struct launch_stats *ls)
-{
-	int rc;
-
-	if ((rc = gp_obj_set_int(ev, "launch_calls_ns", ls->all_ns)) ||
-	    (rc = gp_obj_set_int(ev, "typical_launch_calls_ns", ls->typical_ns)) ||
-	    (rc = gp_obj_set_int(ev, "outlier_launch_calls", (int64_t)ls->noutliers)) ||
-	    (rc = gp_obj_set_int(ev, "outlier_launch_calls_ns", ls->outliers_ns)))
-		return rc;
-	if (ls->med_ns >= 0)
-		rc = gp_obj_set_int(ev, "launch_call_med_ns", ls->med_ns);
-	else
-		rc = gp_obj_set_null(ev, "launch_call_med_ns");
-	if (rc)
-		return rc;
-	if (ls->slowest < 0)
-		return gp_obj_set_null(ev, "slowest_launch_call_ns");
-	if ((rc = gp_obj_set_int(ev, "slowest_launch_call_ns", c->dur[ls->slowest])) ||
-	    (rc = gp_obj_set_str(ev, "slowest_launch_call",
-	                         gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]))))
-		return rc;
-	/* its op when it is the op's first launch: the module loaded then */
-	return ls->slowest_first
-	           ? gp_obj_set_str(ev, "slowest_launch_call_first_of",
-	                            gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]))
-	           : gp_obj_set_null(ev, "slowest_launch_call_first_of");
-}
-
-/*
- * "one cudaLaunchKernel call of 3.056 s, the first launch of K: ..." into
- * @p buf: what an outlier launch call is and what to do about it.
- */
-static void outlier_advice(const struct gp__actx *c, const struct launch_stats *ls,
-                           const struct gp__fnd_dev *d, char *buf, size_t n)
-{
-	char med[32];
-	const char *call = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest]);
-	const char *op = gp__strtab_get(&c->t->strs, c->t->ev.name[ls->slowest_op]);
-	const bool amd = d->vendor == GP_VENDOR_AMD;
-
-	gp__fmt_dur(med, sizeof(med), (double)(ls->med_ns > 0 ? ls->med_ns : 0), 0);
-	if (ls->slowest_first)
-		snprintf(buf, n,
-		         "one %.40s call (a median launch call takes %s), the first launch of "
-		         "%.60s%s: a one-time cost of loading its module (%s loads a kernel's code "
-		         "at its first launch; %s load theirs at first use), not launch overhead: "
-		         "warm up before the profiled steps (torch.profiler.schedule(wait=1, "
-		         "warmup=1, active=N)), or load at start-up with %s",
-		         call, med, op, strlen(op) > 60 ? "..." : "",
-		         amd ? "HIP_ENABLE_DEFERRED_LOADING=1, the default,"
-		             : "CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2,",
-		         amd ? "MIOpen and rocBLAS" : "cuDNN and cuBLAS",
-		         amd ? "HIP_ENABLE_DEFERRED_LOADING=0" : "CUDA_MODULE_LOADING=EAGER");
-	else
-		snprintf(
-		    buf, n,
-		    "one %.40s call (a median launch call takes %s) that blocked, which is not "
-		    "launch overhead (an allocation, a full queue, a lock): see what ran beside "
-		    "it in the timeline",
-		    call, med);
-}
-
-/* what launch-bound is judged on; read by gpu-idle too, to say how the two relate */
-struct launch_judge {
-	int64_t n, nshort, med, delay;
-	double short_pct, qmean;
-	bool med_known, many_short, cpu_bound, fires;
-	struct launch_stats ls;
-};
-
-/*
- * Judges launch-bound: @p j->fires when the kernels are short or the typical
- * launch calls (the outliers left out) cover the GPU's busy time, and no
- * backlog says the GPU is waiting for something else. @p j->ls is filled
- * whenever the launches section is there.
- */
-static int launch_judge(const struct gp__actx *c, const struct gp_value *r,
-                        const struct gp__fnd_base *b, struct launch_judge *j)
-{
-	const struct gp_value *l = gp_obj_get(r, "launches");
-	int rc;
-
-	memset(j, 0, sizeof(*j));
-	j->ls.slowest = j->ls.slowest_op = j->ls.med_ns = -1;
-	j->delay = -1;
-	j->qmean = NAN;
-	if (!b->has_gpu || !geti(l, "count", &j->n) ||
-	    !geti(l, "short_kernels/count", &j->nshort) ||
-	    !getd(l, "short_kernels/pct", &j->short_pct))
-		return 0;
-	if ((rc = launch_stats(c, &j->ls)))
-		return rc;
-	if (j->n < LAUNCH_MIN)
-		return 0;
-	j->med_known = geti(l, "kernel_dur_ns/p50", &j->med);
-	j->many_short =
-	    (!j->med_known || j->med < LAUNCH_MED_NS) && j->short_pct > LAUNCH_SHORT_PCT;
-	/* typical calls: one call of seconds (module loading) is not launch overhead */
-	j->cpu_bound = b->busy_ns > 0 && j->ls.typical_ns >= b->busy_ns;
-	/* a backlog: the GPU does not wait for launches */
-	j->fires = (j->many_short || j->cpu_bound) && !gpu_backlog(c, l, &j->delay, &j->qmean);
-	return 0;
-}
-
-/* an outlier launch call of at least LAUNCH_OUTLIER_IDLE_PCT of the GPU's idle time */
-static bool outlier_matters(const struct gp__actx *c, const struct launch_stats *ls,
-                            const struct gp__fnd_base *b)
-{
-	return launch_outlier(ls) && b->idle_ns > 0 &&
-	       pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
-}
-
 /* the share of the GPU's idle time over which sync-in-step and gpu-idle name each other */
 #define SYNC_IDLE_PCT 10.0
 
@@ -625,7 +194,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	double host_share = NAN, qmean;
 	int64_t delay;
 	bool host, sums, backlog;
-	struct launch_judge lj;
+	struct gp__fnd_launch lj;
 	int64_t sync_idle = 0;
 	char pc[16], title[160], sugg[1800], batch[200], dly[32], note[900] = "",
 	                                                          sync_note[300] = "";
@@ -637,7 +206,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	       geti(ib, "other_ns", &ot);
 	if (sums)
 		host_share = pct(hw, hw + kw + ot);
-	backlog = gpu_backlog(c, gp_obj_get(r, "launches"), &delay, &qmean);
+	backlog = gp__fnd_backlog(c, gp_obj_get(r, "launches"), &delay, &qmean);
 	host = host_share > HOST_WAIT_SHARE_PCT;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
@@ -668,12 +237,12 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		}
 	}
 	if (host && !backlog) {
-		GP_TRY(launch_judge(c, r, b, &lj));
-		if (outlier_matters(c, &lj.ls, b)) {
+		GP_TRY(gp__fnd_launch_judge(c, r, b, &lj));
+		if (gp__fnd_outlier_matters(c, &lj.ls, b)) {
 			char adv[800];
 
-			GP_TRY(ev_launch(ev, c, &lj.ls));
-			outlier_advice(c, &lj.ls, &b->dev, adv, sizeof(adv));
+			GP_TRY(gp__fnd_ev_launch(ev, c, &lj.ls));
+			gp__fnd_outlier_advice(c, &lj.ls, &b->dev, adv, sizeof(adv));
 			snprintf(
 			    note, sizeof(note), "up to %s of the idle time is %s; for the rest, ",
 			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj.ls.slowest], 0), adv);
@@ -699,7 +268,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		    "%s%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
 		    "the same idle time seen from the launches): launch less often: %s, "
 		    "torch.compile, %s",
-		    sync_note, note, w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)));
+		    sync_note, note, gp__fnd_w_graphs(&b->dev),
+		    gp__fnd_w_batch(&b->dev, batch, sizeof(batch)));
 	else if (host)
 		snprintf(sugg, sizeof(sugg),
 		         "%s%sthe host is busy elsewhere between launches (the launch calls alone "
@@ -707,8 +277,8 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		         "and API calls in the steps (allocations, synchronisation, data loading) "
 		         "and move them off the critical path; then launch less often: %s, "
 		         "torch.compile, %s",
-		         sync_note, note, w_graphs(&b->dev),
-		         w_batch(&b->dev, batch, sizeof(batch)));
+		         sync_note, note, gp__fnd_w_graphs(&b->dev),
+		         gp__fnd_w_batch(&b->dev, batch, sizeof(batch)));
 	else
 		snprintf(sugg, sizeof(sugg),
 		         "%sthe GPU waits between kernels: look for synchronisation, copies and "
@@ -737,13 +307,13 @@ out:
 static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
                              const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
-	struct launch_judge j;
+	struct gp__fnd_launch j;
 	struct gp_value *ev = NULL;
 	char pc[16], title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32],
 	                         d2[32];
 	int rc = 0;
 
-	GP_TRY(launch_judge(c, r, b, &j));
+	GP_TRY(gp__fnd_launch_judge(c, r, b, &j));
 	if (!j.fires)
 		goto out;
 	if (!(ev = ev_new()))
@@ -755,7 +325,7 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		GP_TRY(gp_obj_set_null(ev, "kernel_med_ns"));
 	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", j.nshort));
 	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", j.short_pct));
-	GP_TRY(ev_launch(ev, c, &j.ls));
+	GP_TRY(gp__fnd_ev_launch(ev, c, &j.ls));
 	if (j.delay >= 0)
 		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", j.delay));
 	else
@@ -777,10 +347,10 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 		         "Launch-bound: %lld launch calls take %s, the GPU is busy %s",
 		         (long long)j.n, gp__fmt_dur(d1, sizeof(d1), (double)j.ls.typical_ns, 0),
 		         gp__fmt_dur(d2, sizeof(d2), (double)b->busy_ns, 0));
-	if (outlier_matters(c, &j.ls, b)) {
+	if (gp__fnd_outlier_matters(c, &j.ls, b)) {
 		char adv[800];
 
-		outlier_advice(c, &j.ls, &b->dev, adv, sizeof(adv));
+		gp__fnd_outlier_advice(c, &j.ls, &b->dev, adv, sizeof(adv));
 		snprintf(note, sizeof(note),
 		         "; apart from that, %s of the launch calls' time is %s",
 		         gp__fmt_dur(d2, sizeof(d2), (double)c->dur[j.ls.slowest], 0), adv);
@@ -792,7 +362,7 @@ static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
 	         b->idle_pct > IDLE_PCT ? "the GPU's idle time (gpu-idle) is this launch "
 	                                  "overhead: "
 	                                : "",
-	         w_graphs(&b->dev), w_batch(&b->dev, batch, sizeof(batch)), note);
+	         gp__fnd_w_graphs(&b->dev), gp__fnd_w_batch(&b->dev, batch, sizeof(batch)), note);
 	rc = gp__fnd_add(fl, "launch-bound",
 	                 b->idle_pct > IDLE_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM, b->idle_pct,
 	                 title, ev, sugg);
@@ -1289,7 +859,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	notc_busy_ns = gp__ivset_len(&busy);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
-	GP_TRY(ev_device(ev, d));
+	GP_TRY(gp__fnd_ev_device(ev, d));
 	GP_TRY(gp_obj_set_int(ev, "kernel_ns", kernel_ns));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_ns", gemm_ns));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_ns", notc_ns));
@@ -1408,8 +978,8 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 	         "kernels launch too few blocks or threads to fill the %s: try %s, fuse small "
 	         "operations (torch.compile), or check the grid and block sizes and the register "
 	         "and %s use of the top kernels in %s",
-	         w_units(&b->dev), w_batch(&b->dev, batch, sizeof(batch)), w_smem(&b->dev),
-	         w_kernel_profiler(&b->dev));
+	         gp__fnd_w_units(&b->dev), gp__fnd_w_batch(&b->dev, batch, sizeof(batch)),
+	         gp__fnd_w_smem(&b->dev), gp__fnd_w_profiler(&b->dev));
 	rc = gp__fnd_add(fl, "low-occupancy", occ < LOW_OCC_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW,
 	                 100.0 * util, title, ev, sugg);
 	ev = NULL;

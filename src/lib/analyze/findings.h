@@ -44,6 +44,23 @@ struct gp__fnd_dev {
 	int64_t peak_bytes;     /* highest memory.devices peak (reserved, else allocated); -1 */
 };
 
+/* findings-device.c: the device of @p r's rank and its vendor's words */
+
+/** Fills @p d from overview.devices, memory.devices and @p c's trace. */
+void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_dev *d);
+/** "CUDA graphs (...)", "HIP graphs (...)", or both names when the vendor is unknown. */
+const char *gp__fnd_w_graphs(const struct gp__fnd_dev *d);
+/** "SMs", "compute units", or both. */
+const char *gp__fnd_w_units(const struct gp__fnd_dev *d);
+/** "shared-memory", "LDS", or both. */
+const char *gp__fnd_w_smem(const struct gp__fnd_dev *d);
+/** Nsight Compute, the ROCm Compute Profiler, or both. */
+const char *gp__fnd_w_profiler(const struct gp__fnd_dev *d);
+/** "a larger batch", as far as the device's memory and the peak seen allow; in @p buf. */
+const char *gp__fnd_w_batch(const struct gp__fnd_dev *d, char *buf, size_t n);
+/** Adds vendor, device_name and compute_capability (null when unknown) to @p ev. */
+int gp__fnd_ev_device(struct gp_value *ev, const struct gp__fnd_dev *d);
+
 /** Numbers most rules share, read from the gpu and steps sections. */
 struct gp__fnd_base {
 	bool gpu_known; /* the gpu section is there */
@@ -59,6 +76,49 @@ struct gp__fnd_base {
 
 /** Fills @p b from the sections of rank object @p r (and the device from @p c's trace). */
 void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b);
+
+/* findings-launch.c: what the GPU waits for (launch-bound, gpu-idle) */
+
+/* the calls that launched GPU work: no section has their union or their outliers */
+struct gp__fnd_launch_stats {
+	size_t ncalls;       /* GPU ops with a launching call */
+	int64_t med_ns;      /* median launch call (-1 without calls) */
+	int64_t all_ns;      /* union of every launch call */
+	int64_t typical_ns;  /* union of the calls up to LAUNCH_OUTLIER_X x the median */
+	size_t noutliers;    /* calls over it */
+	int64_t outliers_ns; /* their summed time */
+	int64_t slowest;     /* the slowest call (event index), -1 without calls */
+	int64_t slowest_op;  /* a GPU op it launched */
+	bool slowest_first;  /* it is the first call that launches that op's name */
+};
+
+/* what launch-bound is judged on; read by gpu-idle too, to say how the two relate */
+struct gp__fnd_launch {
+	int64_t n, nshort, med, delay;
+	double short_pct, qmean;
+	bool med_known, many_short, cpu_bound, fires;
+	struct gp__fnd_launch_stats ls;
+};
+
+/**
+ * A backlog: work queued ahead of the GPU (median launch delay or a mean
+ * queue depth at the thresholds); *delay the p50 delay (-1 unknown), *qmean
+ * the largest mean queue depth (NaN under --compat hta).
+ */
+bool gp__fnd_backlog(const struct gp__actx *c, const struct gp_value *l, int64_t *delay,
+                     double *qmean);
+/** Judges launch-bound for rank @p r into @p j (j->fires); 0 or a negative status. */
+int gp__fnd_launch_judge(const struct gp__actx *c, const struct gp_value *r,
+                         const struct gp__fnd_base *b, struct gp__fnd_launch *j);
+/** Adds the launch calls' numbers and their slowest call to @p ev. */
+int gp__fnd_ev_launch(struct gp_value *ev, const struct gp__actx *c,
+                      const struct gp__fnd_launch_stats *ls);
+/** What the slowest launch call probably was, and what to do, in @p buf. */
+void gp__fnd_outlier_advice(const struct gp__actx *c, const struct gp__fnd_launch_stats *ls,
+                            const struct gp__fnd_dev *d, char *buf, size_t n);
+/** An outlier launch call that is a tenth or more of the GPU's idle time. */
+bool gp__fnd_outlier_matters(const struct gp__actx *c, const struct gp__fnd_launch_stats *ls,
+                             const struct gp__fnd_base *b);
 
 /*
  * A finding whose impact_pct is below this share of the time is not listed:
