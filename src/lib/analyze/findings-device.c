@@ -18,11 +18,6 @@
 #include "findings.h"
 #include "text/text.h"
 
-static bool geti(const struct gp_value *v, const char *path, int64_t *out)
-{
-	return gp_value_get_int(gp_value_path(v, path), out);
-}
-
 /* "7.0" -> 70; -1 when @p s is not MAJOR[.MINOR] */
 static int parse_cc(const char *s)
 {
@@ -101,7 +96,7 @@ void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct
 			best = x;
 		}
 	}
-	if (best && geti(best, "id", &id) && gp__trace_device_model(c->t, id, &p, &by_id)) {
+	if (best && gp__fnd_geti(best, "id", &id) && gp__trace_device_model(c->t, id, &p, &by_id)) {
 		dev_set_cc(d, p.compute_major, p.compute_minor);
 		d->name = p.name;
 		d->mem_bytes = p.total_mem;
@@ -127,7 +122,8 @@ void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct
 	for (k = 0; k < gp_value_len(mem); k++) {
 		const struct gp_value *x = gp_arr_get(mem, k);
 
-		if ((geti(x, "peak_reserved_bytes", &v) || geti(x, "peak_allocated_bytes", &v)) &&
+		if ((gp__fnd_geti(x, "peak_reserved_bytes", &v) ||
+		     gp__fnd_geti(x, "peak_allocated_bytes", &v)) &&
 		    v > d->peak_bytes)
 			d->peak_bytes = v;
 	}

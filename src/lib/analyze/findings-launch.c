@@ -23,21 +23,6 @@
 #define LAUNCH_MED_NS    10000
 #define LAUNCH_SHORT_PCT 50.0
 
-static double pct(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
-}
-
-static bool geti(const struct gp_value *v, const char *path, int64_t *out)
-{
-	return gp_value_get_int(gp_value_path(v, path), out);
-}
-
-static bool getd(const struct gp_value *v, const char *path, double *out)
-{
-	return gp_value_get_double(gp_value_path(v, path), out);
-}
-
 /*
  * A median launch delay of 100 µs or more (HTA's delay outlier threshold), or
  * a stream whose mean queue depth reaches 2 (over time; not under --compat
@@ -56,7 +41,7 @@ static double max_queue_mean(const struct gp_value *l)
 	size_t k;
 
 	for (k = 0; k < gp_value_len(q); k++)
-		if (getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
+		if (gp__fnd_getd(gp_arr_get(q, k), "mean", &v) && !(v <= m))
 			m = v;
 	return m;
 }
@@ -69,7 +54,7 @@ static double max_queue_mean(const struct gp_value *l)
 bool gp__fnd_backlog(const struct gp__actx *c, const struct gp_value *l, int64_t *delay,
                      double *qmean)
 {
-	if (!geti(l, "launch_delay_ns/p50", delay))
+	if (!gp__fnd_geti(l, "launch_delay_ns/p50", delay))
 		*delay = -1;
 	/* HTA's queue mean is over its samples, not over time: not a depth to judge by */
 	*qmean = c->hta ? NAN : max_queue_mean(l);
@@ -230,15 +215,15 @@ int gp__fnd_launch_judge(const struct gp__actx *c, const struct gp_value *r,
 	j->ls.slowest = j->ls.slowest_op = j->ls.med_ns = -1;
 	j->delay = -1;
 	j->qmean = NAN;
-	if (!b->has_gpu || !geti(l, "count", &j->n) ||
-	    !geti(l, "short_kernels/count", &j->nshort) ||
-	    !getd(l, "short_kernels/pct", &j->short_pct))
+	if (!b->has_gpu || !gp__fnd_geti(l, "count", &j->n) ||
+	    !gp__fnd_geti(l, "short_kernels/count", &j->nshort) ||
+	    !gp__fnd_getd(l, "short_kernels/pct", &j->short_pct))
 		return 0;
 	if ((rc = launch_stats(c, &j->ls)))
 		return rc;
 	if (j->n < LAUNCH_MIN)
 		return 0;
-	j->med_known = geti(l, "kernel_dur_ns/p50", &j->med);
+	j->med_known = gp__fnd_geti(l, "kernel_dur_ns/p50", &j->med);
 	j->many_short =
 	    (!j->med_known || j->med < LAUNCH_MED_NS) && j->short_pct > LAUNCH_SHORT_PCT;
 	/* typical calls: one call of seconds (module loading) is not launch overhead */
@@ -253,5 +238,5 @@ bool gp__fnd_outlier_matters(const struct gp__actx *c, const struct gp__fnd_laun
                              const struct gp__fnd_base *b)
 {
 	return launch_outlier(ls) && b->idle_ns > 0 &&
-	       pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
+	       gp__fnd_pct(c->dur[ls->slowest], b->idle_ns) >= LAUNCH_OUTLIER_IDLE_PCT;
 }

@@ -38,21 +38,6 @@
 #define LOW_OCC_PCT         30.0
 #define LOW_OCC_MEDIUM_PCT  15.0
 
-static double pct(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
-}
-
-static bool geti(const struct gp_value *v, const char *path, int64_t *out)
-{
-	return gp_value_get_int(gp_value_path(v, path), out);
-}
-
-static bool getd(const struct gp_value *v, const char *path, double *out)
-{
-	return gp_value_get_double(gp_value_path(v, path), out);
-}
-
 /* "1 copy", "2 copies": @p one for 1, @p many otherwise */
 static const char *plural(int64_t n, const char *one, const char *many)
 {
@@ -70,16 +55,16 @@ void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struc
 	memset(b, 0, sizeof(*b));
 	b->gpu_known = gp_value_type(hg) == GP_VALUE_BOOL;
 	b->has_gpu = gp_value_get_bool(hg, false);
-	if (!b->has_gpu || !geti(g, "window_ns", &b->window_ns) ||
-	    !geti(g, "busy_ns", &b->busy_ns) || !geti(g, "idle_ns", &b->idle_ns))
+	if (!b->has_gpu || !gp__fnd_geti(g, "window_ns", &b->window_ns) ||
+	    !gp__fnd_geti(g, "busy_ns", &b->busy_ns) || !gp__fnd_geti(g, "idle_ns", &b->idle_ns))
 		b->window_ns = b->busy_ns = b->idle_ns = 0;
-	if (!b->has_gpu || !getd(g, "idle_pct", &b->idle_pct))
+	if (!b->has_gpu || !gp__fnd_getd(g, "idle_pct", &b->idle_pct))
 		b->idle_pct = NAN;
 	b->step_total_ns = -1;
 	for (k = 0; k < gp_value_len(steps); k++) {
 		int64_t d;
 
-		if (!geti(gp_arr_get(steps, k), "dur_ns", &d))
+		if (!gp__fnd_geti(gp_arr_get(steps, k), "dur_ns", &d))
 			continue;
 		b->step_total_ns = (b->step_total_ns < 0 ? 0 : b->step_total_ns) + d;
 		b->nsteps++;
@@ -112,7 +97,7 @@ static int ev_copy_int(struct gp_value *ev, const char *key, const struct gp_val
 {
 	int64_t v;
 
-	return geti(src, path, &v) ? gp_obj_set_int(ev, key, v) : gp_obj_set_null(ev, key);
+	return gp__fnd_geti(src, path, &v) ? gp_obj_set_int(ev, key, v) : gp_obj_set_null(ev, key);
 }
 
 static struct gp_value *ev_new(void)
@@ -202,10 +187,10 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 
 	if (!b->has_gpu || !(b->idle_pct > IDLE_PCT))
 		return 0;
-	sums = geti(ib, "host_wait_ns", &hw) && geti(ib, "kernel_wait_ns", &kw) &&
-	       geti(ib, "other_ns", &ot);
+	sums = gp__fnd_geti(ib, "host_wait_ns", &hw) && gp__fnd_geti(ib, "kernel_wait_ns", &kw) &&
+	       gp__fnd_geti(ib, "other_ns", &ot);
 	if (sums)
-		host_share = pct(hw, hw + kw + ot);
+		host_share = gp__fnd_pct(hw, hw + kw + ot);
 	backlog = gp__fnd_backlog(c, gp_obj_get(r, "launches"), &delay, &qmean);
 	host = host_share > HOST_WAIT_SHARE_PCT;
 	if (!(ev = ev_new()))
@@ -227,7 +212,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
 	{
 		GP_TRY(sync_blocked_idle(c, b, &sync_idle));
-		if (pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
+		if (gp__fnd_pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
 			GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", sync_idle));
 			snprintf(sync_note, sizeof(sync_note),
 			         "for %s of the idle time the host is blocked in synchronisation "
@@ -389,10 +374,10 @@ static int rule_dataloader(const struct gp__actx *c, const struct gp_value *r,
 		const struct gp_value *s = gp_arr_get(steps, k);
 		int64_t d, v;
 
-		if (geti(s, "dur_ns", &d) && geti(s, "breakdown/dataloader_ns", &v))
+		if (gp__fnd_geti(s, "dur_ns", &d) && gp__fnd_geti(s, "breakdown/dataloader_ns", &v))
 			dl_ns += v;
 	}
-	share = pct(dl_ns, b->step_total_ns);
+	share = gp__fnd_pct(dl_ns, b->step_total_ns);
 	if (!(share > DATALOADER_PCT))
 		return 0;
 	if (!(ev = ev_new()))
@@ -583,8 +568,8 @@ static void sync_title(char *buf, size_t n, const struct gp__actx *c, const stru
 		snprintf(buf + len, n - len, "; host blocked %s (%s of the %s)%s%s",
 		         gp__fmt_dur(d, sizeof(d), (double)blocked_ns, 0),
 		         gp__fmt_pct(pc, sizeof(pc), share, 0), c->nsteps ? "step time" : "window",
-		         pct(major_ns, blocked_ns) > 50.0 ? ", most in " : "",
-		         pct(major_ns, blocked_ns) > 50.0 ? major : "");
+		         gp__fnd_pct(major_ns, blocked_ns) > 50.0 ? ", most in " : "",
+		         gp__fnd_pct(major_ns, blocked_ns) > 50.0 ? major : "");
 }
 
 static void sync_release(struct sync_count *s)
@@ -649,7 +634,7 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	if (!s.nsync && !s.nitem && !s.ndtoh)
 		goto out;
 	blocked_ns = gp__ivset_len(&blocked);
-	share = pct(blocked_ns, b->step_total_ns);
+	share = gp__fnd_pct(blocked_ns, b->step_total_ns);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
 	/* host_blocked_ns = sync_ns + item_ns + dtoh_copy_call_ns - parts_overlap_ns */
@@ -670,7 +655,7 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(sync_blocked_idle(c, b, &idle_ns));
 	if (b->has_gpu)
 		GP_TRY(gp_obj_set_int(ev, "blocked_while_gpu_idle_ns", idle_ns));
-	if (b->idle_pct > IDLE_PCT && pct(idle_ns, b->idle_ns) >= SYNC_IDLE_PCT)
+	if (b->idle_pct > IDLE_PCT && gp__fnd_pct(idle_ns, b->idle_ns) >= SYNC_IDLE_PCT)
 		snprintf(rel, sizeof(rel),
 		         "; for %s of it the GPU is idle too (gpu-idle): the host waits while the "
 		         "GPU has nothing to run, so what the wait is for (another stream, another "
@@ -732,19 +717,19 @@ static int rule_pageable(const struct gp__actx *c, const struct gp_value *r,
 
 		if (!kind || strcmp(kind, "memcpy") != 0 ||
 		    !gp_value_get_bool(gp_obj_get(row, "pageable"), false) ||
-		    !geti(row, "count", &v))
+		    !gp__fnd_geti(row, "count", &v))
 			continue;
 		n += v;
-		if (geti(row, "total_ns", &v))
+		if (gp__fnd_geti(row, "total_ns", &v))
 			time_ns += v;
-		if (geti(row, "total_bytes", &v)) {
+		if (gp__fnd_geti(row, "total_bytes", &v)) {
 			bytes += v;
 			bytes_known = true;
 		}
 	}
 	if (!n || !b->has_gpu)
 		return 0;
-	share = pct(time_ns, b->window_ns);
+	share = gp__fnd_pct(time_ns, b->window_ns);
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
 	GP_TRY(gp_obj_set_int(ev, "copies", n));
@@ -851,7 +836,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 			GP_TRY(gp__ivset_add(&busy, c->ts[i], gp__end(c, i)));
 		}
 	}
-	share = pct(notc_ns, kernel_ns);
+	share = gp__fnd_pct(notc_ns, kernel_ns);
 	if (!(share > GEMM_NO_TC_PCT))
 		goto out;
 	/* the kernels of several streams overlap: the union is the time at stake in the window */
@@ -866,7 +851,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_kernels", (int64_t)nnotc));
 	GP_TRY(gp_obj_set_double(ev, "gemm_conv_no_tc_pct", share));
 	GP_TRY(gp_obj_set_int(ev, "gemm_conv_no_tc_busy_ns", notc_busy_ns));
-	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", pct(notc_busy_ns, b->window_ns)));
+	GP_TRY(gp_obj_set_double(ev, "gpu_window_pct", gp__fnd_pct(notc_busy_ns, b->window_ns)));
 	if (d->vendor == GP_VENDOR_NVIDIA)
 		snprintf(what, sizeof(what), "without Tensor Cores (sm_%d)", d->cc);
 	else if (amd)
@@ -880,7 +865,7 @@ static int rule_fp32_gemm(const struct gp__actx *c, const struct gp_value *r,
 	fp32_advice(d, sugg, sizeof(sugg));
 	rc = gp__fnd_add(fl, "fp32-gemm-no-tc",
 	                 share > GEMM_NO_TC_HIGH_PCT ? GP_FND_HIGH : GP_FND_MEDIUM,
-	                 pct(notc_busy_ns, b->window_ns), title, ev, sugg);
+	                 gp__fnd_pct(notc_busy_ns, b->window_ns), title, ev, sugg);
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -901,11 +886,11 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	int rc = 0;
 
 	(void)c;
-	if (!b->has_gpu || !geti(g, "communication_ns", &comm_ns) || comm_ns <= 0 ||
-	    !getd(g, "comm_comp_overlap_pct", &overlap))
+	if (!b->has_gpu || !gp__fnd_geti(g, "communication_ns", &comm_ns) || comm_ns <= 0 ||
+	    !gp__fnd_getd(g, "comm_comp_overlap_pct", &overlap))
 		return 0;
 	exposed_ns = comm_ns - (int64_t)llround((double)comm_ns * overlap / 100.0);
-	share = pct(exposed_ns, b->window_ns);
+	share = gp__fnd_pct(exposed_ns, b->window_ns);
 	if (!(share > EXPOSED_COMM_PCT))
 		return 0;
 	if (!(ev = ev_new()))
@@ -958,14 +943,15 @@ static int rule_low_occupancy(const struct gp__actx *c, const struct gp_value *r
 		const struct gp_value *row = gp_arr_get(gu, k);
 
 		/* 0 means every kernel reported 0, an artefact of some sm90 kernels: unknown */
-		if (getd(row, "achieved_occupancy_pct", &o) && o > 0.0 && (!worst || o < occ)) {
+		if (gp__fnd_getd(row, "achieved_occupancy_pct", &o) && o > 0.0 &&
+		    (!worst || o < occ)) {
 			worst = row;
 			occ = o;
 		}
 	}
 	if (!worst || !(occ < LOW_OCC_PCT))
 		return 0;
-	if (!getd(worst, "utilization", &util))
+	if (!gp__fnd_getd(worst, "utilization", &util))
 		util = NAN;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
@@ -1002,18 +988,18 @@ static int rule_queue(const struct gp__actx *c, const struct gp_value *r,
 	int rc = 0;
 
 	(void)c;
-	if (!b->has_gpu || !geti(l, "queue_limit", &limit))
+	if (!b->has_gpu || !gp__fnd_geti(l, "queue_limit", &limit))
 		return 0;
 	for (k = 0; k < gp_value_len(q); k++) {
 		const struct gp_value *row = gp_arr_get(q, k);
 
-		if (geti(row, "max", &v) && v > max_depth)
+		if (gp__fnd_geti(row, "max", &v) && v > max_depth)
 			max_depth = v;
-		if (geti(row, "time_at_limit_ns", &v) && v > 0) {
+		if (gp__fnd_geti(row, "time_at_limit_ns", &v) && v > 0) {
 			full_ns = gp__add_sat(full_ns, v);
 			nfull++;
 		}
-		if (getd(row, "time_at_limit_pct", &p))
+		if (gp__fnd_getd(row, "time_at_limit_pct", &p))
 			full_pct += p;
 	}
 	if (full_ns <= 0)

@@ -7,6 +7,7 @@
 #ifndef GP_ANALYZE_FINDINGS_H
 #define GP_ANALYZE_FINDINGS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +44,22 @@ struct gp__fnd_dev {
 	int64_t mem_bytes;      /* the device's memory; -1 unknown */
 	int64_t peak_bytes;     /* highest memory.devices peak (reserved, else allocated); -1 */
 };
+
+/* the rules' readers: @p part of @p whole in percent (NaN of nothing), a section's number */
+static inline double gp__fnd_pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static inline bool gp__fnd_geti(const struct gp_value *v, const char *path, int64_t *out)
+{
+	return gp_value_get_int(gp_value_path(v, path), out);
+}
+
+static inline bool gp__fnd_getd(const struct gp_value *v, const char *path, double *out)
+{
+	return gp_value_get_double(gp_value_path(v, path), out);
+}
 
 /* findings-device.c: the device of @p r's rank and its vendor's words */
 
