@@ -75,7 +75,7 @@ void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct
 {
 	const struct gp_value *devs = gp_value_path(r, "overview/devices"), *best = NULL;
 	const struct gp_value *mem = gp_value_path(r, "memory/devices");
-	struct gp_device_props p, q;
+	struct gp_device_props p;
 	int64_t id, v;
 	size_t k;
 	bool by_id;
@@ -101,19 +101,12 @@ void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct
 		d->name = p.name;
 		d->mem_bytes = p.total_mem;
 		d->vendor = gp__device_vendor(&p);
-	} else if (!best && gp__trace_device_props_at(c->t, 0, &p)) {
-		bool same = true;
-
-		for (k = 1; same && gp__trace_device_props_at(c->t, k, &q); k++)
-			same = q.name && p.name && strcmp(q.name, p.name) == 0 &&
-			       q.compute_major == p.compute_major &&
-			       q.compute_minor == p.compute_minor;
-		if (same) {
-			dev_set_cc(d, p.compute_major, p.compute_minor);
-			d->name = p.name;
-			d->mem_bytes = p.total_mem;
-			d->vendor = gp__device_vendor(&p);
-		}
+	} else if (!best && gp__trace_device_model(c->t, -1, &p, &by_id)) {
+		/* no active device with a compute capability: the one model listed, if one */
+		dev_set_cc(d, p.compute_major, p.compute_minor);
+		d->name = p.name;
+		d->mem_bytes = p.total_mem;
+		d->vendor = gp__device_vendor(&p);
 	}
 	if (d->vendor == GP_VENDOR_UNKNOWN)
 		d->vendor = gp__trace_vendor(c->t);
@@ -127,11 +120,6 @@ void gp__fnd_dev_init(const struct gp__actx *c, const struct gp_value *r, struct
 		    v > d->peak_bytes)
 			d->peak_bytes = v;
 	}
-}
-
-static const char *vendor_name(enum gp__vendor v)
-{
-	return v == GP_VENDOR_NVIDIA ? "nvidia" : v == GP_VENDOR_AMD ? "amd" : NULL;
 }
 
 /* the words of the device's vendor: NVIDIA's, ROCm's, or both when unknown */
@@ -200,7 +188,7 @@ int gp__fnd_ev_device(struct gp_value *ev, const struct gp__fnd_dev *d)
 {
 	int rc;
 
-	if ((rc = gp_obj_set_str(ev, "vendor", vendor_name(d->vendor))) ||
+	if ((rc = gp_obj_set_str(ev, "vendor", gp__vendor_name(d->vendor))) ||
 	    (rc = gp_obj_set_str(ev, "device_name", d->name)))
 		return rc;
 	return d->cc_text[0] ? gp_obj_set_str(ev, "compute_capability", d->cc_text)

@@ -102,10 +102,7 @@ static int add_device(struct gp_value *arr, const struct gp_trace *t, int64_t id
 	/* the one model deviceProperties lists, under other ids (HIP's agents) */
 	GP_TRY(found ? gp_obj_set_bool(d, "properties_by_id", by_id)
 	             : gp_obj_set_null(d, "properties_by_id"));
-	GP_TRY(gp_obj_set_str(d, "vendor",
-	                      v == GP_VENDOR_NVIDIA ? "nvidia"
-	                      : v == GP_VENDOR_AMD  ? "amd"
-	                                            : NULL));
+	GP_TRY(gp_obj_set_str(d, "vendor", gp__vendor_name(v)));
 	GP_TRY(set_int_or_null(d, "total_memory_bytes", p.total_mem));
 	GP_TRY(set_int_or_null(d, "num_sms", p.num_sms));
 	GP_TRY(set_int_or_null(d, "max_threads_per_sm", p.max_threads_per_sm));

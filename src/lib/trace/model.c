@@ -607,6 +607,11 @@ static bool has_word(const char *s, const char *word)
 	return false;
 }
 
+const char *gp__vendor_name(enum gp__vendor v)
+{
+	return v == GP_VENDOR_NVIDIA ? "nvidia" : v == GP_VENDOR_AMD ? "amd" : NULL;
+}
+
 enum gp__vendor gp__device_vendor(const struct gp_device_props *p)
 {
 	static const char *const nvidia[] = { "NVIDIA", "Tesla", "Quadro", "GeForce", "TITAN" };

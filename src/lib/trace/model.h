@@ -225,6 +225,9 @@ bool gp__trace_device_props_at(const struct gp_trace *t, size_t k, struct gp_dev
 /** Who made a GPU; unknown is its own state. */
 enum gp__vendor { GP_VENDOR_UNKNOWN = 0, GP_VENDOR_NVIDIA, GP_VENDOR_AMD };
 
+/** "nvidia", "amd", or NULL for unknown: the vendor as the JSON documents spell it. */
+const char *gp__vendor_name(enum gp__vendor v);
+
 /**
  * The vendor of device @p p from its name (NVIDIA, Tesla, Quadro, GeForce,
  * TITAN; AMD, Radeon, Instinct), else a warp of 64 (AMD); unknown otherwise.
