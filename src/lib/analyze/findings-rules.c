@@ -46,8 +46,12 @@ static const char *plural(int64_t n, const char *one, const char *many)
 
 /* ---- shared numbers, from the sections ---- */
 
-void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b)
+static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out);
+
+int gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b)
 {
+	int rc;
+
 	const struct gp_value *g = gp_obj_get(r, "gpu"), *hg = gp_obj_get(g, "has_gpu");
 	const struct gp_value *steps = gp_obj_get(r, "steps");
 	size_t k;
@@ -70,6 +74,9 @@ void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struc
 		b->nsteps++;
 	}
 	gp__fnd_dev_init(c, r, &b->dev);
+	if ((rc = gp__fnd_launch_judge(c, r, b, &b->launch)))
+		return rc;
+	return sync_blocked_idle(c, b, &b->sync_idle_ns);
 }
 
 /* is @p ts inside a step (or anywhere when the trace has no steps)? */
@@ -160,8 +167,6 @@ static int rule_no_gpu(const struct gp__actx *c, const struct gp_value *r,
 /* the share of the GPU's idle time over which sync-in-step and gpu-idle name each other */
 #define SYNC_IDLE_PCT 10.0
 
-static int sync_blocked_idle(const struct gp__actx *c, const struct gp__fnd_base *b, int64_t *out);
-
 /* ---- gpu-idle: gpu.idle_pct and gpu.idle_breakdown_total ---- */
 
 /*
@@ -179,8 +184,6 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	double host_share = NAN, qmean;
 	int64_t delay;
 	bool host, sums, backlog;
-	struct gp__fnd_launch lj;
-	int64_t sync_idle = 0;
 	char pc[16], title[160], sugg[1800], batch[200], dly[32], note[900] = "",
 	                                                          sync_note[300] = "";
 	int rc = 0;
@@ -210,27 +213,25 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
 	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", qmean));
-	{
-		GP_TRY(sync_blocked_idle(c, b, &sync_idle));
-		if (gp__fnd_pct(sync_idle, b->idle_ns) >= SYNC_IDLE_PCT) {
-			GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", sync_idle));
-			snprintf(sync_note, sizeof(sync_note),
-			         "for %s of the idle time the host is blocked in synchronisation "
-			         "(sync-in-step: sync calls, .item(), blocking device-to-host "
-			         "copies), so it cannot launch work: start there; ",
-			         gp__fmt_dur(dly, sizeof(dly), (double)sync_idle, 0));
-		}
+	if (gp__fnd_pct(b->sync_idle_ns, b->idle_ns) >= SYNC_IDLE_PCT) {
+		GP_TRY(gp_obj_set_int(ev, "sync_blocked_while_idle_ns", b->sync_idle_ns));
+		snprintf(sync_note, sizeof(sync_note),
+		         "for %s of the idle time the host is blocked in synchronisation "
+		         "(sync-in-step: sync calls, .item(), blocking device-to-host "
+		         "copies), so it cannot launch work: start there; ",
+		         gp__fmt_dur(dly, sizeof(dly), (double)b->sync_idle_ns, 0));
 	}
 	if (host && !backlog) {
-		GP_TRY(gp__fnd_launch_judge(c, r, b, &lj));
-		if (gp__fnd_outlier_matters(c, &lj.ls, b)) {
+		const struct gp__fnd_launch *lj = &b->launch;
+
+		if (gp__fnd_outlier_matters(c, &lj->ls, b)) {
 			char adv[800];
 
-			GP_TRY(gp__fnd_ev_launch(ev, c, &lj.ls));
-			gp__fnd_outlier_advice(c, &lj.ls, &b->dev, adv, sizeof(adv));
+			GP_TRY(gp__fnd_ev_launch(ev, c, &lj->ls));
+			gp__fnd_outlier_advice(c, &lj->ls, &b->dev, adv, sizeof(adv));
 			snprintf(
 			    note, sizeof(note), "up to %s of the idle time is %s; for the rest, ",
-			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj.ls.slowest], 0), adv);
+			    gp__fmt_dur(dly, sizeof(dly), (double)c->dur[lj->ls.slowest], 0), adv);
 		}
 	}
 	snprintf(title, sizeof(title), "GPU idle %s of its window%s",
@@ -247,7 +248,7 @@ static int rule_gpu_idle(const struct gp__actx *c, const struct gp_value *r,
 		    "the timeline",
 		    sync_note,
 		    delay >= 0 ? gp__fmt_dur(dly, sizeof(dly), (double)delay, 0) : "unknown");
-	else if (host && lj.fires)
+	else if (host && b->launch.fires)
 		snprintf(
 		    sugg, sizeof(sugg),
 		    "%s%sthe host launches work too slowly to keep the GPU busy (launch-bound, "
@@ -292,53 +293,53 @@ out:
 static int rule_launch_bound(const struct gp__actx *c, const struct gp_value *r,
                              const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
-	struct gp__fnd_launch j;
+	const struct gp__fnd_launch *j = &b->launch;
 	struct gp_value *ev = NULL;
 	char pc[16], title[200], medtxt[32] = "", sugg[1800], batch[200], note[900] = "", d1[32],
 	                         d2[32];
 	int rc = 0;
 
-	GP_TRY(gp__fnd_launch_judge(c, r, b, &j));
-	if (!j.fires)
+	(void)r;
+	if (!j->fires)
 		goto out;
 	if (!(ev = ev_new()))
 		GP_TRY(GP_ENOMEM);
-	GP_TRY(gp_obj_set_int(ev, "kernels", j.n));
-	if (j.med_known)
-		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", j.med));
+	GP_TRY(gp_obj_set_int(ev, "kernels", j->n));
+	if (j->med_known)
+		GP_TRY(gp_obj_set_int(ev, "kernel_med_ns", j->med));
 	else
 		GP_TRY(gp_obj_set_null(ev, "kernel_med_ns"));
-	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", j.nshort));
-	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", j.short_pct));
-	GP_TRY(gp__fnd_ev_launch(ev, c, &j.ls));
-	if (j.delay >= 0)
-		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", j.delay));
+	GP_TRY(gp_obj_set_int(ev, "kernels_shorter_than_launch", j->nshort));
+	GP_TRY(gp_obj_set_double(ev, "kernels_shorter_than_launch_pct", j->short_pct));
+	GP_TRY(gp__fnd_ev_launch(ev, c, &j->ls));
+	if (j->delay >= 0)
+		GP_TRY(gp_obj_set_int(ev, "launch_delay_p50_ns", j->delay));
 	else
 		GP_TRY(gp_obj_set_null(ev, "launch_delay_p50_ns"));
-	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", j.qmean));
+	GP_TRY(gp_obj_set_double(ev, "max_queue_mean", j->qmean));
 	GP_TRY(gp_obj_set_int(ev, "gpu_busy_ns", b->busy_ns));
 	GP_TRY(gp_obj_set_double(ev, "gpu_idle_pct", b->idle_pct));
-	if (j.med_known)
+	if (j->med_known)
 		snprintf(medtxt, sizeof(medtxt), ", median kernel %s",
-		         gp__fmt_dur(d1, sizeof(d1), (double)j.med, 0));
-	if (j.many_short)
+		         gp__fmt_dur(d1, sizeof(d1), (double)j->med, 0));
+	if (j->many_short)
 		snprintf(title, sizeof(title),
 		         "Launch-bound: %lld launches%s, %s of the kernels shorter than their "
 		         "launch call",
-		         (long long)j.n, medtxt,
-		         gp__fmt_pct(pc, sizeof(pc), j.short_pct, GP__FMT_WHOLE));
+		         (long long)j->n, medtxt,
+		         gp__fmt_pct(pc, sizeof(pc), j->short_pct, GP__FMT_WHOLE));
 	else
 		snprintf(title, sizeof(title),
 		         "Launch-bound: %lld launch calls take %s, the GPU is busy %s",
-		         (long long)j.n, gp__fmt_dur(d1, sizeof(d1), (double)j.ls.typical_ns, 0),
+		         (long long)j->n, gp__fmt_dur(d1, sizeof(d1), (double)j->ls.typical_ns, 0),
 		         gp__fmt_dur(d2, sizeof(d2), (double)b->busy_ns, 0));
-	if (gp__fnd_outlier_matters(c, &j.ls, b)) {
+	if (gp__fnd_outlier_matters(c, &j->ls, b)) {
 		char adv[800];
 
-		gp__fnd_outlier_advice(c, &j.ls, &b->dev, adv, sizeof(adv));
+		gp__fnd_outlier_advice(c, &j->ls, &b->dev, adv, sizeof(adv));
 		snprintf(note, sizeof(note),
 		         "; apart from that, %s of the launch calls' time is %s",
-		         gp__fmt_dur(d2, sizeof(d2), (double)c->dur[j.ls.slowest], 0), adv);
+		         gp__fmt_dur(d2, sizeof(d2), (double)c->dur[j->ls.slowest], 0), adv);
 	}
 	snprintf(sugg, sizeof(sugg),
 	         "%slaunch fewer, larger kernels: capture the step in %s "
@@ -652,7 +653,7 @@ static int rule_sync(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp_obj_set_int(ev, "profiler_steps", (int64_t)c->nsteps));
 	GP_TRY(gp_obj_set_double(ev, "host_blocked_pct", share));
 	/* the part of it the GPU is idle for: gpu-idle's host wait, named there too */
-	GP_TRY(sync_blocked_idle(c, b, &idle_ns));
+	idle_ns = b->sync_idle_ns;
 	if (b->has_gpu)
 		GP_TRY(gp_obj_set_int(ev, "blocked_while_gpu_idle_ns", idle_ns));
 	if (b->idle_pct > IDLE_PCT && gp__fnd_pct(idle_ns, b->idle_ns) >= SYNC_IDLE_PCT)

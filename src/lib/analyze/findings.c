@@ -75,7 +75,7 @@ int gp__an_findings(const struct gp__actx *c, struct gp_value *r)
 	size_t k;
 	int rc = 0;
 
-	gp__fnd_base_init(c, r, &b);
+	GP_TRY(gp__fnd_base_init(c, r, &b));
 	for (k = 0; k < gp__fnd_nrules; k++)
 		GP_TRY(gp__fnd_rules[k](c, r, &b, &fl));
 

@@ -78,23 +78,9 @@ const char *gp__fnd_w_batch(const struct gp__fnd_dev *d, char *buf, size_t n);
 /** Adds vendor, device_name and compute_capability (null when unknown) to @p ev. */
 int gp__fnd_ev_device(struct gp_value *ev, const struct gp__fnd_dev *d);
 
-/** Numbers most rules share, read from the gpu and steps sections. */
-struct gp__fnd_base {
-	bool gpu_known; /* the gpu section is there */
-	bool has_gpu;
-	/* gpu section: window, busy, idle (0 when unknown), idle % (NaN when unknown) */
-	int64_t window_ns, busy_ns, idle_ns;
-	double idle_pct;
-	/* steps section: sum of steps[*].dur_ns; -1 when the section is absent or empty */
-	int64_t step_total_ns;
-	size_t nsteps;
-	struct gp__fnd_dev dev;
-};
-
-/** Fills @p b from the sections of rank object @p r (and the device from @p c's trace). */
-void gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b);
-
 /* findings-launch.c: what the GPU waits for (launch-bound, gpu-idle) */
+
+struct gp__fnd_base;
 
 /* the calls that launched GPU work: no section has their union or their outliers */
 struct gp__fnd_launch_stats {
@@ -136,6 +122,30 @@ void gp__fnd_outlier_advice(const struct gp__actx *c, const struct gp__fnd_launc
 /** An outlier launch call that is a tenth or more of the GPU's idle time. */
 bool gp__fnd_outlier_matters(const struct gp__actx *c, const struct gp__fnd_launch_stats *ls,
                              const struct gp__fnd_base *b);
+
+/** Numbers most rules share, read from the gpu and steps sections. */
+struct gp__fnd_base {
+	bool gpu_known; /* the gpu section is there */
+	bool has_gpu;
+	/* gpu section: window, busy, idle (0 when unknown), idle % (NaN when unknown) */
+	int64_t window_ns, busy_ns, idle_ns;
+	double idle_pct;
+	/* steps section: sum of steps[*].dur_ns; -1 when the section is absent or empty */
+	int64_t step_total_ns;
+	size_t nsteps;
+	struct gp__fnd_dev dev;
+	/* judged once, read by launch-bound and gpu-idle */
+	struct gp__fnd_launch launch;
+	/* host blocked in synchronisation while no GPU op runs (sync-in-step, gpu-idle) */
+	int64_t sync_idle_ns;
+};
+
+/**
+ * Fills @p b from the sections of rank object @p r, the device from @p c's
+ * trace, and what two rules share (the launch judgement, the sync time while
+ * the GPU idles). @return 0 or a negative status.
+ */
+int gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct gp__fnd_base *b);
 
 /*
  * A finding whose impact_pct is below this share of the time is not listed:
