@@ -32,6 +32,8 @@ int gp__summaries_trim(struct gp_value *r, uint32_t top);
 int gp__an_counters(const struct gp__actx *c, struct gp_value *r);
 /* memory.c: "memory" (reads the incomplete flags of r["steps"], so runs after steps.c) */
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
+/* collectives.c: "host" and "collectives" (the ledger of collectives, for aggregate) */
+int gp__an_collectives(const struct gp__actx *c, struct gp_value *r);
 /* findings.c: "findings" (reads the sections above) */
 int gp__an_findings(const struct gp__actx *c, struct gp_value *r);
 

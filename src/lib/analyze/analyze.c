@@ -53,6 +53,7 @@ static const struct {
 	{ "timeline", gp__an_timeline, 4 },
 	{ "overview", gp__an_overview, 5 },
 	{ "counters", gp__an_counters, 6 },
+	{ "collectives", gp__an_collectives, 6 },
 	{ "findings", gp__an_findings, TASK_LAST },
 };
 

@@ -175,6 +175,40 @@ static int64_t stream_from_tid(const struct evrec *e)
 	return v;
 }
 
+/* a collective count: -1 unknown (absent or negative) */
+static int64_t coll_count(const struct evrec *e, unsigned id)
+{
+	int64_t v = arg_i64(e, id);
+
+	return v >= 0 ? v : -1;
+}
+
+/* the collective metadata of the event just stored at @p idx */
+static int commit_coll(struct reader *r, const struct evrec *e, size_t idx)
+{
+	struct gp_coll_info ci;
+	uint32_t *const sid[A_CS_N] = {
+		[A_DTYPE - A_DTYPE] = &ci.dtype,       [A_PG_NAME - A_DTYPE] = &ci.pg_name,
+		[A_PG_DESC - A_DTYPE] = &ci.pg_desc,   [A_PG_RANKS - A_DTYPE] = &ci.pg_ranks,
+		[A_IN_SPLIT - A_DTYPE] = &ci.in_split, [A_OUT_SPLIT - A_DTYPE] = &ci.out_split,
+	};
+	int rc;
+
+	memset(&ci, 0, sizeof(ci));
+	if (e->coll.set && (rc = intern(r, &e->coll, &ci.name)))
+		return rc;
+	for (unsigned k = 0; k < A_CS_N; k++)
+		if ((e->aset & ABIT(A_DTYPE + k)) && (rc = intern(r, &e->cs[k], sid[k])))
+			return rc;
+	ci.in_nelems = coll_count(e, A_IN_NELEMS);
+	ci.out_nelems = coll_count(e, A_OUT_NELEMS);
+	ci.group_size = coll_count(e, A_GROUP_SIZE);
+	ci.src_rank = coll_count(e, A_SRC_RANK);
+	ci.dst_rank = coll_count(e, A_DST_RANK);
+	ci.seq = coll_count(e, A_SEQ);
+	return gp__trace_add_coll(r->t, idx, &ci);
+}
+
 static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id,
                            enum gp_kind kind)
 {
@@ -238,6 +272,8 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 			tr->device = (int32_t)e->pid.num;
 		tr->stream = e->aset & ABIT(A_STREAM) ? e->a[A_STREAM] : stream_from_tid(e);
 	}
+	if ((e->aset & ABITS_COLL) || e->coll.set)
+		return commit_coll(r, e, idx);
 	return 0;
 }
 

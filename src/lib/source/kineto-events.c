@@ -27,6 +27,9 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 	if (memcmp(k, lit, sizeof(lit) - 1) == 0)                                                  \
 		return id;
 	switch (n) {
+	case 3:
+		K("Seq", A_SEQ)
+		break;
 	case 4:
 		K("grid", A_GRID)
 		K("name", A_NAME)
@@ -36,13 +39,21 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 		K("block", A_BLOCK)
 		K("bytes", A_BYTES)
 		K("Bytes", A_MBYTES)
+		K("dtype", A_DTYPE)
 		break;
 	case 6:
 		K("stream", A_STREAM)
 		K("device", A_DEVICE)
 		break;
+	case 8:
+		K("Src Rank", A_SRC_RANK)
+		K("Dst Rank", A_DST_RANK)
+		break;
 	case 9:
 		K("Device Id", A_DEV_ID)
+		break;
+	case 10:
+		K("Group size", A_GROUP_SIZE)
 		break;
 	case 11:
 		K("correlation", A_CORR)
@@ -56,13 +67,23 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 	case 13:
 		K("shared memory", A_SHMEM)
 		K("blocks per SM", A_BPSM)
+		K("In msg nelems", A_IN_NELEMS)
+		K("In split size", A_IN_SPLIT)
 		break;
 	case 14:
 		K("Total Reserved", A_TOT_RES)
+		K("Out msg nelems", A_OUT_NELEMS)
+		K("Out split size", A_OUT_SPLIT)
 		break;
 	case 15:
 		K("Collective name", A_COLL)
 		K("Total Allocated", A_TOT_ALLOC)
+		break;
+	case 18:
+		K("Process Group Name", A_PG_NAME)
+		break;
+	case 19:
+		K("Process Group Ranks", A_PG_RANKS)
 		break;
 	case 20:
 		K("registers per thread", A_REGS)
@@ -72,6 +93,7 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 		break;
 	case 25:
 		K("est. achieved occupancy %", A_OCC)
+		K("Process Group Description", A_PG_DESC)
 		break;
 	default:
 		break;
@@ -440,6 +462,30 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 			e->aset |= ABIT(id);
 			if ((rc = parse_dim3(r, &p, v)))
 				return rc;
+		} else if (id >= A_DTYPE) {
+			/* a string collective arg; another type leaves it unknown */
+			if (*p == '"') {
+				struct sfield *f = &e->cs[id - A_DTYPE];
+
+				f->set = true;
+				if ((rc = gp__json_string_fast(&r->s, &p, &f->s, &f->esc)))
+					return rc;
+				e->aset |= ABIT(id);
+			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+				return rc;
+			}
+		} else if (id >= A_IN_NELEMS) {
+			/* a collective count: an integer exactly (never through a double) */
+			if (gp__json_fast_int(&p, end, &e->a[id])) {
+				e->aset |= ABIT(id);
+			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+				if ((rc = gp__json_number(&r->s, &p, &num, &is_int)))
+					return rc;
+				if (is_int && gp__int_parse_fast(num.p, num.len, &e->a[id]) == 0)
+					e->aset |= ABIT(id);
+			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+				return rc;
+			}
 		} else if (id == A_COLL || id == A_NAME) {
 			struct sfield *f = id == A_COLL ? &e->coll : &e->aname;
 

@@ -180,7 +180,24 @@ enum arg_key {
 	A_ADDR,
 	A_DEV_ID,
 	A_DEV_TYPE,
+	/* collective metadata (struct gp_coll_info): integers, */
+	A_IN_NELEMS,
+	A_OUT_NELEMS,
+	A_GROUP_SIZE,
+	A_SRC_RANK,
+	A_DST_RANK,
+	A_SEQ,
+	/* then strings, kept in evrec.cs[id - A_DTYPE] */
+	A_DTYPE,
+	A_PG_NAME,
+	A_PG_DESC,
+	A_PG_RANKS,
+	A_IN_SPLIT,
+	A_OUT_SPLIT,
+	A__COUNT
 };
+
+#define A_CS_N (A__COUNT - A_DTYPE)
 
 /* A string field: raw slice in the window and whether it holds escapes. */
 struct sfield {
@@ -202,14 +219,17 @@ struct evrec {
 	int64_t ts, dur;
 	bool has_ts, has_dur, ts_float;
 	/* args: only those whose bit is set in aset are valid (no per-event memset) */
-	uint32_t aset;
-	int64_t a[A_DEV_TYPE + 1]; /* integer args by enum arg_key */
-	double d[A_DEV_TYPE + 1];  /* double args by enum arg_key */
+	uint64_t aset;
+	int64_t a[A__COUNT]; /* integer args by enum arg_key */
+	double d[A__COUNT];  /* double args by enum arg_key */
 	int32_t grid[3], block[3];
 	struct sfield coll, aname;
+	struct sfield cs[A_CS_N]; /* string collective args, valid when their aset bit is */
 };
 
-#define ABIT(id) (1u << (id))
+#define ABIT(id) (UINT64_C(1) << (id))
+/* the collective args other than "Collective name" */
+#define ABITS_COLL (((UINT64_C(1) << A__COUNT) - 1) & ~((UINT64_C(1) << A_IN_NELEMS) - 1))
 
 static inline int64_t arg_i64(const struct evrec *e, unsigned id)
 {

@@ -83,6 +83,50 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 	return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* the length of the run of digits ending at @p s + @p n */
+static size_t digits_before(const char *s, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && isdigit((unsigned char)s[n - 1 - k]))
+		k++;
+	return k;
+}
+
+/*
+ * torch.profiler.tensorboard_trace_handler names a trace
+ * "<worker>.<digits>.pt.trace.json[.gz]", the worker being "<host>_<pid>"
+ * unless the user named it: the host is what comes before the "_<pid>".
+ */
+bool gp__host_from_name(const char *path, char *host, size_t cap)
+{
+	const char *base = strrchr(path, '/');
+	size_t n, k;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (ends_with(base, n, ".pt.trace.json"))
+		n -= strlen(".pt.trace.json");
+	else if (ends_with(base, n, ".pt.trace.json.gz"))
+		n -= strlen(".pt.trace.json.gz");
+	else
+		return false;
+	/* ".<digits>" (the time), then "_<digits>" (the pid) */
+	k = digits_before(base, n);
+	if (!k || k >= n || base[n - k - 1] != '.')
+		return false;
+	n -= k + 1;
+	k = digits_before(base, n);
+	if (!k || k >= n || base[n - k - 1] != '_')
+		return false;
+	n -= k + 1;
+	if (!n || n >= cap)
+		return false;
+	memcpy(host, base, n);
+	host[n] = '\0';
+	return true;
+}
+
 /* a trace in a directory: not hidden, not a `gpuprof run` output or an export */
 static bool is_trace_name(const char *name)
 {

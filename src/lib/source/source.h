@@ -118,6 +118,15 @@ int gp__src_open_trace(const struct gp__src *s, const struct gp_open_opts *opts,
 /** The rank in a file's base name ("rank-3", "rank3", "rank_3", "worker3"); -1 none. */
 int64_t gp__rank_from_name(const char *path);
 
+/**
+ * The host in a trace's file name as torch.profiler.tensorboard_trace_handler
+ * writes it, "<host>_<pid>.<digits>.pt.trace.json[.gz]": everything before
+ * the last "_<digits>." part, into @p host (NUL-ended, at most @p cap bytes
+ * with the NUL). @return false when the name has no such form (or the host
+ * does not fit).
+ */
+bool gp__host_from_name(const char *path, char *host, size_t cap);
+
 /* ---- sniff.c ---- */
 
 /** The kind of content @p p[0..n) (@p eof: that is all of it) by its first bytes. */

@@ -56,6 +56,7 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->ev.flags);
 	gp__free(t->gpu);
 	gp__free(t->mem);
+	gp__free(t->coll);
 	gp__free(t->tracks);
 	gp__free(t->track_ix);
 	gp__free(t->cats);
@@ -164,6 +165,34 @@ int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_i
 	t->gpu[t->ngpu] = *gi;
 	t->ev.aux[idx] = (uint32_t)t->ngpu++;
 	return 0;
+}
+
+int gp__trace_add_coll(struct gp_trace *t, size_t idx, const struct gp_coll_info *ci)
+{
+	int rc;
+
+	if (idx >= t->ev.n || (t->ncoll && t->coll[t->ncoll - 1].ev >= idx))
+		return gp__error(GP_EINVAL, "collective metadata for event %zu out of order", idx);
+	if ((rc = gp__grow((void **)&t->coll, &t->coll_cap, t->ncoll + 1, sizeof(*t->coll))))
+		return rc;
+	t->coll[t->ncoll] = *ci;
+	t->coll[t->ncoll++].ev = (uint32_t)idx;
+	return 0;
+}
+
+const struct gp_coll_info *gp__trace_coll(const struct gp_trace *t, size_t ev)
+{
+	size_t lo = 0, hi = t->ncoll;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->coll[mid].ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->ncoll && t->coll[lo].ev == ev ? &t->coll[lo] : NULL;
 }
 
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
@@ -397,10 +426,41 @@ static int append_events(struct gp_trace *dst, const struct gp_trace *src, const
 	return 0;
 }
 
+/* src's collective metadata after dst's, its events' indices shifted by @p n0 */
+static int append_coll(struct gp_trace *dst, const struct gp_trace *src, const uint32_t *smap,
+                       size_t n0)
+{
+	size_t c0 = dst->ncoll, i;
+	int rc;
+
+	if (!src->ncoll)
+		return 0;
+	if (src->ev.n > UINT32_MAX - 1 - n0)
+		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
+	if ((rc = gp__grow((void **)&dst->coll, &dst->coll_cap, c0 + src->ncoll,
+	                   sizeof(*dst->coll))))
+		return rc;
+	for (i = 0; i < src->ncoll; i++) {
+		struct gp_coll_info *d = &dst->coll[c0 + i];
+
+		*d = src->coll[i];
+		d->ev = (uint32_t)(src->coll[i].ev + n0);
+		d->name = smap[d->name];
+		d->dtype = smap[d->dtype];
+		d->pg_name = smap[d->pg_name];
+		d->pg_desc = smap[d->pg_desc];
+		d->pg_ranks = smap[d->pg_ranks];
+		d->in_split = smap[d->in_split];
+		d->out_split = smap[d->out_split];
+	}
+	dst->ncoll = c0 + src->ncoll;
+	return 0;
+}
+
 int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 {
 	uint32_t *smap = NULL, *tmap = NULL;
-	size_t i, g0 = dst->ngpu, m0 = dst->nmem;
+	size_t i, g0 = dst->ngpu, m0 = dst->nmem, n0 = dst->ev.n;
 	int rc = 0;
 
 	if (src->ngpu > UINT32_MAX - 1 - g0) {
@@ -429,6 +489,7 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 		dst->mem[m0 + i].track = tmap[src->mem[i].track];
 	}
 	dst->nmem = m0 + src->nmem;
+	GP_TRY(append_coll(dst, src, smap, n0));
 	GP_TRY(append_events(dst, src, smap, tmap, g0));
 	GP_TRY(append_cats(dst, src, smap));
 	for (i = 0; i < src->nvtx_names.nslot; i++) {

@@ -74,6 +74,28 @@ struct gp_gpu_info {
 	uint32_t collective;  /* args "Collective name" string id, 0 none */
 };
 
+/**
+ * The collective metadata PyTorch writes in the args of NCCL/RCCL kernels and
+ * of record_param_comms CPU ops, for one event (kernel or CPU op) that
+ * carried at least one of these args. Kept in t->coll, sorted by ev (events
+ * are added in file order), so gp__trace_coll() finds an event's by binary
+ * search: the table costs nothing for the events without such args.
+ * String ids are 0 when the arg was absent (or not a string); numbers are -1
+ * when absent, not an integer, negative or beyond int64.
+ */
+struct gp_coll_info {
+	uint32_t ev;                   /* the event's index */
+	uint32_t name;                 /* "Collective name" */
+	uint32_t dtype;                /* "dtype" (a c10 ScalarType name: "Float") */
+	uint32_t pg_name, pg_desc;     /* "Process Group Name", "Process Group Description" */
+	uint32_t pg_ranks;             /* "Process Group Ranks", as written ("[0, 1]") */
+	uint32_t in_split, out_split;  /* "In split size", "Out split size", as written */
+	int64_t in_nelems, out_nelems; /* "In msg nelems", "Out msg nelems" */
+	int64_t group_size;            /* "Group size" */
+	int64_t src_rank, dst_rank;    /* "Src Rank", "Dst Rank" (p2p) */
+	int64_t seq;                   /* "Seq" */
+};
+
 /** A counter sample (captures: GPUPROF_COUNTER of the annotation API). */
 struct gp_counter_sample {
 	int64_t ts;
@@ -147,6 +169,10 @@ struct gp_trace {
 
 	struct gp_mem_event *mem;
 	size_t nmem, mem_cap;
+
+	/* collective metadata (struct gp_coll_info), sorted by event index */
+	struct gp_coll_info *coll;
+	size_t ncoll, coll_cap;
 
 	struct gp_track *tracks;
 	size_t ntracks, tracks_cap;
@@ -253,6 +279,13 @@ int gp__trace_add_event(struct gp_trace *t, enum gp_kind kind, uint32_t name, ui
 /** Adds GPU details to event @p idx (sets aux). */
 int gp__trace_add_gpu_info(struct gp_trace *t, size_t idx, const struct gp_gpu_info *gi);
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
+/**
+ * Adds the collective metadata of event @p idx (@p ci->ev is set to it).
+ * Events must be given in increasing index order; GP_EINVAL otherwise.
+ */
+int gp__trace_add_coll(struct gp_trace *t, size_t idx, const struct gp_coll_info *ci);
+/** The collective metadata of event @p ev, or NULL when it carried none. */
+const struct gp_coll_info *gp__trace_coll(const struct gp_trace *t, size_t ev);
 /** Checks that @p ts and @p ts + @p dur lie within ±GP_TIME_LIMIT. */
 int gp__trace_check_time(int64_t ts, int64_t dur);
 /** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
@@ -265,12 +298,11 @@ int gp__trace_count_cat(struct gp_trace *t, char ph, uint32_t cat);
  * interned into dst in src's id order, tracks are found or added in src's
  * order (names, device and stream merged as later events would have set
  * them, using gp_track.set), GPU details, aux indices, memory events,
- * (ph, cat) counts, the python count, events_read and ts_float follow.
- * dst keeps its metadata, bytes_read and flags otherwise. Because src's
- * strings and tracks are in first-use order, the ids in dst come out as a
- * single reader would have made them. @p src must not have dropped
- * categories (src->cats_full). On failure (GP_ENOMEM, GP_ELIMIT) dst is
- * consistent but partly appended: the caller discards it.
+ * collective metadata (event indices shifted), (ph, cat) counts, the python count, events_read and
+ * ts_float follow. dst keeps its metadata, bytes_read and flags otherwise. Because src's strings
+ * and tracks are in first-use order, the ids in dst come out as a single reader would have made
+ * them. @p src must not have dropped categories (src->cats_full). On failure (GP_ENOMEM, GP_ELIMIT)
+ * dst is consistent but partly appended: the caller discards it.
  */
 int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src);
 /** Kind from a category string (NULL/"" for none). */
