@@ -5,7 +5,7 @@
  * gzip, made with the gzip program, skipped without it) are opened once with
  * the single-thread reader (gp__kineto_no_parallel) and once with two
  * threads, and everything must be the same: every column, string, track,
- * GPU detail, memory event, category count and the metadata, the reports,
+ * GPU detail, collective arg, memory event, category count and the metadata, the reports,
  * or the error status and message with its offset. The traces have names
  * that hold "},{" and "}, {" (a wrong split candidate), a bare array,
  * baseTimeNanoseconds after traceEvents, errors in either half, a cut-off
@@ -149,9 +149,10 @@ static void emit_event(struct gen *g, unsigned long i, bool second)
 		    f,
 		    "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"op\\\"q\\\" %lu\", \"pid\": "
 		    "\"Spans\", \"tid\": \"%s\", \"ts\": %lu, \"dur\": 2, \"args\": {\"stream\": "
-		    "%lu, \"Collective name\": \"allreduce\"}}",
+		    "%lu, \"Collective name\": \"allreduce\", \"Seq\": %lu, \"In msg nelems\": "
+		    "%lu, \"dtype\": \"Float\", \"Process Group Name\": \"%s\"}}",
 		    second ? "new_cat_b" : "cpu_op", i % 4, second ? "late track" : "Trace 1", ts,
-		    i % 3);
+		    i % 3, i, i * 3, second ? "pg b" : "0");
 		g->xev++;
 		break;
 	default:
@@ -272,6 +273,9 @@ static void same_trace(const struct gp_trace *a, const struct gp_trace *b)
 	assert_int_equal(a->ngpu, b->ngpu);
 	if (a->ngpu)
 		assert_memory_equal(a->gpu, b->gpu, a->ngpu * sizeof(*a->gpu));
+	assert_int_equal(a->ncoll, b->ncoll);
+	if (a->ncoll)
+		assert_memory_equal(a->coll, b->coll, a->ncoll * sizeof(*a->coll));
 	assert_int_equal(a->nmem, b->nmem);
 	for (i = 0; i < a->nmem; i++) {
 		const struct gp_mem_event *x = &a->mem[i], *y = &b->mem[i];

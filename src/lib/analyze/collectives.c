@@ -406,14 +406,12 @@ static int64_t step_at(const struct gp__actx *c, int64_t at)
 		else
 			hi = mid;
 	}
-	/* steps do not nest; a step that started earlier and still runs is the one */
-	while (lo > 0) {
-		const struct gp__step *s = &c->steps[--lo];
+	/* steps do not nest: the last that started is the one, if it still runs (or one before) */
+	for (size_t k = 0; k < 4 && lo > k; k++) {
+		const struct gp__step *s = &c->steps[lo - 1 - k];
 
 		if (at <= s->end)
 			return s->number;
-		if (lo + 4 < c->nsteps && c->steps[lo + 4].ts <= at)
-			break;
 	}
 	return -1;
 }
