@@ -17,7 +17,8 @@
  * "wait"), else its gloo:NAME annotations. seq: the "Seq" arg when every
  * entry has one; else, when every entry lies in a ProfilerStep#N,
  * N * 1000000 + the entry's ordinal within its (group, step); else its
- * ordinal within its group. docs/analyses/collectives.md has the rules.
+ * ordinal within its group, ordinals counted in the order of the CPU side
+ * (the launches). docs/analyses/collectives.md has the rules.
  * One pass over the kernels and the CPU ops; nothing else when a trace has
  * no collective.
  */
@@ -48,9 +49,10 @@ struct entry {
 	const struct gp_coll_info *kc, *rc; /* the kernel's and the op's metadata, or NULL */
 	int64_t start, end, cpu_start;      /* cpu_start: -1 none (INT64_MIN never happens) */
 	bool has_cpu_start;
-	int64_t step; /* ProfilerStep number, -1 none */
-	int64_t seq;  /* -1 unknown until chosen */
-	uint32_t pg;  /* "Process Group Name" string id, 0 none */
+	int64_t cpu_at; /* the CPU-side time: the op's start, else the launch's, else start */
+	int64_t step;   /* ProfilerStep number, -1 none */
+	int64_t seq;    /* -1 unknown until chosen */
+	uint32_t pg;    /* "Process Group Name" string id, 0 none */
 };
 
 /* a CPU op that may enclose a launch: record_param_comms or a nccl:/gloo: annotation */
@@ -449,12 +451,20 @@ static int assign_seq(struct lctx *l, const char **source)
 		*source = "trace";
 		return 0;
 	}
-	/* ordinals in time order within (pg, step), or within pg: two stable sorts */
+	/*
+	 * Ordinals in the order of the CPU side within (pg, step), or within pg:
+	 * stable sorts by that time, the step, the group. Launches follow the
+	 * program, the same on every rank, where kernels of several streams may
+	 * start in another order.
+	 */
 	kv = gp__calloc(l->n ? l->n : 1, sizeof(*kv));
 	if (!kv)
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (i = 0; i < l->n; i++)
-		kv[i] = (struct gp_kv){ .key = all_step ? l->e[i].step : 0, .val = i };
+		kv[i] = (struct gp_kv){ .key = l->e[i].cpu_at, .val = i };
+	GP_TRY(gp__sort_kv(kv, l->n));
+	for (i = 0; i < l->n; i++)
+		kv[i].key = all_step ? l->e[kv[i].val].step : 0;
 	GP_TRY(gp__sort_kv(kv, l->n));
 	for (i = 0; i < l->n; i++)
 		kv[i].key = l->e[kv[i].val].pg;
@@ -730,6 +740,7 @@ int gp__an_collectives(const struct gp__actx *c, struct gp_value *r)
 
 		if (!x->has_cpu_start && x->kern != NONE && gp__launcher(c, x->kern) >= 0)
 			at = c->ts[gp__launcher(c, x->kern)];
+		x->cpu_at = at;
 		x->step = step_at(c, at);
 		x->pg = CSTR(x, pg_name);
 	}
