@@ -47,7 +47,7 @@ struct entry {
 	uint32_t rpc;  /* the linked record_param_comms op, NONE none */
 	uint32_t ann;  /* the nccl:/gloo: annotation (or the CPU-side op itself), NONE none */
 	const struct gp_coll_info *kc, *rc; /* the kernel's and the op's metadata, or NULL */
-	int64_t start, end, cpu_start;      /* cpu_start: -1 none (INT64_MIN never happens) */
+	int64_t start, end, cpu_start;      /* cpu_start: valid when has_cpu_start */
 	bool has_cpu_start;
 	int64_t cpu_at; /* the CPU-side time: the op's start, else the launch's, else start */
 	int64_t step;   /* ProfilerStep number, -1 none */
@@ -112,9 +112,8 @@ static int64_t dtype_size(const char *d)
 		{ "ComplexDouble", 16 }, { "UInt16", 2 },      { "UInt32", 4 },
 		{ "UInt64", 8 },         { "QInt8", 1 },       { "QUInt8", 1 },
 		{ "QInt32", 4 },         { "QUInt4x2", 1 },    { "QUInt2x4", 1 },
-		{ "Bits8", 1 },          { "Bits16", 2 },      { "Int8", 1 },
-		{ "UInt8", 1 },          { "Int16", 2 },       { "Int32", 4 },
-		{ "Int64", 8 },
+		{ "Bits8", 1 },          { "Bits16", 2 },      { "Bits1x8", 1 },
+		{ "Bits2x4", 1 },        { "Bits4x2", 1 },     { "Float4_e2m1fn_x2", 1 },
 	};
 
 	if (!d)
@@ -494,7 +493,9 @@ out:
 struct pg {
 	const char *name, *desc; /* borrowed (strtab, meta); NULL unknown */
 	struct gp_value *ranks;  /* owned array, NULL unknown */
+	uint32_t ranks_tried;    /* the Process Group Ranks string parsed last (it failed) */
 	int64_t size;            /* -1 unknown */
+	size_t order;            /* pg_config first, then the ledger's groups as met */
 };
 
 /* "[0, 1]" -> [0, 1]; NULL for anything else (or an empty list) */
@@ -557,80 +558,129 @@ static struct gp_value *int_array(const struct gp_value *v)
 	return gp_value_clone(v);
 }
 
+/* by name (the unnamed group last), then pg_config before the ledger */
 static int cmp_pg(const void *a, const void *b)
 {
 	const struct pg *x = a, *y = b;
+	int d;
 
 	if (!x->name || !y->name)
-		return !x->name - !y->name;
-	return strcmp(x->name, y->name);
+		d = !x->name - !y->name;
+	else
+		d = strcmp(x->name, y->name);
+	if (d)
+		return d;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static struct pg *find_pg(struct pg *v, size_t n, const char *name)
+static int push_pg(struct pg **v, size_t *n, size_t *cap, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i].name == name || (v[i].name && name && strcmp(v[i].name, name) == 0))
-			return &v[i];
-	return NULL;
+	int rc;
+
+	if ((rc = gp__grow((void **)v, cap, *n + 1, sizeof(**v))))
+		return rc;
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].name = name;
+	(*v)[*n].size = -1;
+	(*v)[*n].order = *n;
+	(*n)++;
+	return 0;
 }
 
-/* distributedInfo.pg_config, then what the entries' args add, as "process_groups" */
-static int add_groups(const struct lctx *l, struct gp_value *out)
+static bool same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* fills what @p g lacks from @p o (a later record of the same group) */
+static void merge_pg(struct pg *g, struct pg *o)
+{
+	if (!g->desc)
+		g->desc = o->desc;
+	if (!g->ranks) {
+		g->ranks = o->ranks;
+		o->ranks = NULL;
+	}
+	if (g->size < 0)
+		g->size = o->size;
+}
+
+/* the groups: distributedInfo.pg_config's, then the ledger's (one record per name id) */
+static int collect_groups(const struct lctx *l, struct pg **pv, size_t *pn, size_t *pcap)
 {
 	const struct gp_trace *t = l->c->t;
 	const struct gp_value *cfg =
 	    gp_obj_get(gp_obj_get(t->meta, "distributedInfo"), "pg_config");
-	size_t ncfg = gp_value_type(cfg) == GP_VALUE_ARRAY ? gp_value_len(cfg) : 0;
+	size_t ncfg = gp_value_type(cfg) == GP_VALUE_ARRAY ? gp_value_len(cfg) : 0, i;
+	struct gp_u64map ids;
+	uint64_t at;
+	int rc = 0;
+
+	memset(&ids, 0, sizeof(ids));
+	for (i = 0; i < ncfg; i++) {
+		const struct gp_value *p = gp_arr_get(cfg, i);
+		const char *name = gp_value_get_str(gp_obj_get(p, "pg_name"));
+		struct pg *g;
+		int64_t x;
+
+		if (gp_value_type(p) != GP_VALUE_OBJECT || !name)
+			continue;
+		GP_TRY(push_pg(pv, pn, pcap, name));
+		g = &(*pv)[*pn - 1];
+		g->desc = gp_value_get_str(gp_obj_get(p, "pg_desc"));
+		g->ranks = int_array(gp_obj_get(p, "ranks"));
+		if (gp_value_get_int(gp_obj_get(p, "pg_size"), &x) && x > 0)
+			g->size = x;
+	}
+	GP_TRY(gp__u64map_init(&ids, 16));
+	for (i = 0; i < l->n; i++) {
+		const struct entry *x = &l->e[i];
+		uint32_t d = CSTR(x, pg_desc), rk = CSTR(x, pg_ranks);
+		int64_t gs = CNUM(x, group_size);
+		struct pg *g;
+
+		if (!gp__u64map_get(&ids, x->pg, &at)) {
+			GP_TRY(
+			    push_pg(pv, pn, pcap, x->pg ? gp__strtab_get(&t->strs, x->pg) : NULL));
+			at = *pn - 1;
+			GP_TRY(gp__u64map_put(&ids, x->pg, at));
+			if (!x->pg && t->world_size > 0)
+				(*pv)[at].size = t->world_size;
+		}
+		g = &(*pv)[at];
+		if (!x->pg)
+			continue;
+		if (!g->desc && d)
+			g->desc = gp__strtab_get(&t->strs, d);
+		if (!g->ranks && rk && rk != g->ranks_tried) {
+			g->ranks = parse_ranks(gp__strtab_get(&t->strs, rk));
+			g->ranks_tried = rk;
+		}
+		if (g->size < 0 && gs > 0)
+			g->size = gs;
+	}
+out:
+	gp__u64map_release(&ids);
+	return rc;
+}
+
+/* "process_groups": the groups sorted by name, a name's records merged */
+static int add_groups(const struct lctx *l, struct gp_value *out)
+{
 	struct gp_value *arr = gp_value_array(), *o;
 	struct pg *v = NULL, *g;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, i, j;
 	int rc = 0;
 
 	if (!arr || gp_obj_set(out, "process_groups", arr))
 		return gp__error(GP_ENOMEM, "out of memory");
-	/* pg_config's names as strings (a number is spelled out), kept by the meta */
-	for (i = 0; i < ncfg; i++) {
-		const struct gp_value *p = gp_arr_get(cfg, i);
-		const char *name = gp_value_get_str(gp_obj_get(p, "pg_name"));
-		int64_t x;
-
-		if (gp_value_type(p) != GP_VALUE_OBJECT || !name || find_pg(v, n, name))
-			continue;
-		GP_TRY(gp__grow((void **)&v, &cap, n + 1, sizeof(*v)));
-		g = &v[n++];
-		g->name = name;
-		g->desc = gp_value_get_str(gp_obj_get(p, "pg_desc"));
-		g->ranks = int_array(gp_obj_get(p, "ranks"));
-		g->size = gp_value_get_int(gp_obj_get(p, "pg_size"), &x) && x > 0 ? x : -1;
-	}
-	for (i = 0; i < l->n; i++) {
-		const struct entry *x = &l->e[i];
-		const char *name = x->pg ? gp__strtab_get(&t->strs, x->pg) : NULL;
-		uint32_t d = CSTR(x, pg_desc), rk = CSTR(x, pg_ranks);
-		int64_t gs = CNUM(x, group_size);
-
-		if (!(g = find_pg(v, n, name))) {
-			GP_TRY(gp__grow((void **)&v, &cap, n + 1, sizeof(*v)));
-			g = &v[n++];
-			memset(g, 0, sizeof(*g));
-			g->name = name;
-			g->size = -1;
-			if (!name && t->world_size > 0)
-				g->size = t->world_size;
-		}
-		if (!name)
-			continue;
-		if (!g->desc && d)
-			g->desc = gp__strtab_get(&t->strs, d);
-		if (!g->ranks && rk)
-			g->ranks = parse_ranks(gp__strtab_get(&t->strs, rk));
-		if (g->size < 0 && gs > 0)
-			g->size = gs;
-	}
+	GP_TRY(collect_groups(l, &v, &n, &cap));
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_pg);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i = j) {
 		g = &v[i];
+		for (j = i + 1; j < n && same_name(g->name, v[j].name); j++)
+			merge_pg(g, &v[j]);
 		if (g->size < 0 && g->ranks)
 			g->size = (int64_t)gp_value_len(g->ranks);
 		if (!(o = gp_value_object()) || gp_arr_push(arr, o))
