@@ -40,6 +40,7 @@
 #include "export-int.h"
 #include "gpuprof/export.h"
 #include "source/metrics.h"
+#include "source/source.h"
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"
@@ -385,12 +386,14 @@ static int set_clone(struct gp_value *obj, const char *key, const struct gp_valu
  * that sort after "traceEvents", into @p tail when it is not NULL. With
  * @p top, the members the document sets itself (baseTimeNanoseconds,
  * otherData) are left to the caller. A rank known from elsewhere (a
- * capture's launcher) becomes distributedInfo, where Kineto keeps it.
+ * capture's launcher) becomes distributedInfo, where Kineto keeps it, and a
+ * host known from the file name alone becomes "hostname".
  */
 static int trace_meta(const struct gp_trace *t, bool top, struct gp_value *head,
                       struct gp_value *tail)
 {
 	size_t i, n = gp_value_type(t->meta) == GP_VALUE_OBJECT ? gp_value_len(t->meta) : 0;
+	char host[256];
 	int rc = 0;
 
 	for (i = 0; i < n; i++) {
@@ -402,6 +405,10 @@ static int trace_meta(const struct gp_trace *t, bool top, struct gp_value *head,
 		GP_TRY(set_clone(tail && strcmp(k, "traceEvents") > 0 ? tail : head, k,
 		                 gp_obj_value_at(t->meta, i)));
 	}
+	/* a host only the file name knows (tensorboard_trace_handler's) stays the rank's */
+	if (!gp_obj_get(t->meta, "hostname") && t->path &&
+	    gp__host_from_name(t->path, host, sizeof(host)))
+		GP_TRY(gp_obj_set_str(head, "hostname", host));
 	if (t->rank >= 0 && !gp_obj_get(t->meta, "distributedInfo")) {
 		struct gp_value *di = gp_value_object();
 
@@ -880,12 +887,64 @@ static char *arg_int(char *p, bool *first, const char *key, int64_t v)
 	return fmt_i64(arg_key(p, first, key), v);
 }
 
+/* a string arg from the string table, when set (0: none) */
+static int arg_sid(struct tctx *c, bool *first, const char *key, uint32_t sid)
+{
+	char *p;
+
+	if (!sid || sid >= c->t->strs.n)
+		return 0;
+	if (!(p = reserve(c->w, SMALL_MAX)))
+		return c->w->err;
+	commit(c->w, arg_key(p, first, key));
+	return put_sid(c, sid) ? c->w->err : 0;
+}
+
+/* an integer arg when known (>= 0) */
+static int arg_num(struct tctx *c, bool *first, const char *key, int64_t v)
+{
+	char *p;
+
+	if (v < 0)
+		return 0;
+	if (!(p = reserve(c->w, SMALL_MAX)))
+		return c->w->err;
+	commit(c->w, arg_int(p, first, key, v));
+	return 0;
+}
+
+/*
+ * The collective args (struct gp_coll_info) that sort before "External id",
+ * or (@p late) the others up to "block": as PyTorch wrote them, so that the
+ * export's collectives ledger is the trace's.
+ */
+static int write_coll_args(struct tctx *c, const struct gp_coll_info *ci, bool late, bool *first)
+{
+	if (!ci)
+		return 0;
+	if (!late)
+		return arg_num(c, first, "Dst Rank", ci->dst_rank);
+	if (arg_num(c, first, "Group size", ci->group_size) ||
+	    arg_num(c, first, "In msg nelems", ci->in_nelems) ||
+	    arg_sid(c, first, "In split size", ci->in_split) ||
+	    arg_num(c, first, "Out msg nelems", ci->out_nelems) ||
+	    arg_sid(c, first, "Out split size", ci->out_split) ||
+	    arg_sid(c, first, "Process Group Description", ci->pg_desc) ||
+	    arg_sid(c, first, "Process Group Name", ci->pg_name) ||
+	    arg_sid(c, first, "Process Group Ranks", ci->pg_ranks) ||
+	    arg_num(c, first, "Seq", ci->seq) || arg_num(c, first, "Src Rank", ci->src_rank))
+		return c->w->err;
+	return 0;
+}
+
 /* "args":{...}, (with its comma) when the event has any; keys in bytewise order */
 static int write_args(struct tctx *c, size_t i)
 {
 	const struct gp_trace *t = c->t;
 	struct gp_chrome_writer *w = c->w;
 	const struct gp_gpu_info *gi = t->ev.aux[i] < t->ngpu ? &t->gpu[t->ev.aux[i]] : NULL;
+	const struct gp_coll_info *ci = t->ncoll ? gp__trace_coll(t, i) : NULL;
+	uint32_t coll = gi && gi->collective ? gi->collective : ci ? ci->name : 0;
 	int64_t stream = -1;
 	bool first = true;
 	char *p;
@@ -893,26 +952,37 @@ static int write_args(struct tctx *c, size_t i)
 	/* only where the trace had it: analyses tell "no args.stream" apart (HTA's rows) */
 	if (t->ev.flags[i] & GP_EVF_HAS_STREAM)
 		stream = t->ev.stream[i];
-	if (!gi && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
+	if (!gi && !ci && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
 		return 0;
 	if (put(w, "\"args\":{", 8))
 		return w->err;
-	if (gi && gi->collective && gi->collective < t->strs.n) {
-		if (puts_(w, "\"Collective name\":") || put_sid(c, gi->collective))
+	if (coll && coll < t->strs.n) {
+		if (puts_(w, "\"Collective name\":") || put_sid(c, coll))
 			return w->err;
 		first = false;
 	}
+	if (write_coll_args(c, ci, false, &first))
+		return w->err;
 	if (!(p = reserve(w, SMALL_MAX)))
 		return w->err;
 	p = arg_int(p, &first, "External id", t->ev.ext[i]);
+	commit(w, p);
+	if (write_coll_args(c, ci, true, &first) || !(p = reserve(w, SMALL_MAX)))
+		return w->err;
 	if (gi) {
 		p = arg_dim3(p, &first, "block", gi->block);
 		p = arg_dbl(p, &first, "blocks per SM", gi->blocks_per_sm);
 		p = arg_int(p, &first, "bytes", gi->bytes);
 	}
 	p = arg_int(p, &first, "correlation", t->ev.corr[i]);
-	if (gi) {
+	if (gi)
 		p = arg_int(p, &first, "device", gp__ev_device(t, i));
+	if (ci && ci->dtype) {
+		commit(w, p);
+		if (arg_sid(c, &first, "dtype", ci->dtype) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+	}
+	if (gi) {
 		p = arg_dbl(p, &first, "est. achieved occupancy %", gi->occupancy_pct);
 		p = arg_dim3(p, &first, "grid", gi->grid);
 		p = arg_dbl(p, &first, "memory bandwidth (GB/s)", gi->bw_gbps);
