@@ -433,7 +433,8 @@ static int cmp_time(const void *a, const void *b)
 /* seq for every entry (entries sorted by time); *@p source: how */
 static int assign_seq(struct lctx *l, const char **source)
 {
-	bool all_seq = true, all_step = l->c->nsteps > 0;
+	/* a step's ordinals stay below STEP_MULT when the whole ledger does */
+	bool all_seq = true, all_step = l->c->nsteps > 0 && l->n < (size_t)STEP_MULT;
 	struct gp_kv *kv;
 	size_t i, j;
 	int rc = 0;
@@ -477,7 +478,6 @@ static int assign_seq(struct lctx *l, const char **source)
 
 			if (x->pg != g->pg || (all_step && x->step != g->step))
 				break;
-			/* more than STEP_MULT in one step: they run into the next step's numbers */
 			x->seq = all_step ? g->step * STEP_MULT + ord : ord;
 			ord++;
 		}
