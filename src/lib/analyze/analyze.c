@@ -241,6 +241,8 @@ struct pool {
 	size_t n, next;
 	const struct gp_analyze_opts *opts;
 	pthread_mutex_t lock;
+	gp__analyze_each_fn each; /* NULL: the rank objects go into the report */
+	void *each_arg;
 };
 
 static int add_job(struct job **jobs, size_t *n, size_t *cap, const struct gp__src *src)
@@ -313,6 +315,15 @@ static void *worker(void *arg)
 		if (i >= p->n)
 			break;
 		run_job(&p->jobs[i], p->opts);
+		/* handed over and freed at once: memory holds one rank object per worker */
+		if (p->each && !p->jobs[i].rc && p->jobs[i].val) {
+			struct job *j = &p->jobs[i];
+
+			if ((j->rc = p->each(p->each_arg, j->val, j->path)))
+				snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
+			gp_value_free(j->val);
+			j->val = NULL;
+		}
 	}
 	return NULL;
 }
@@ -434,8 +445,8 @@ out:
 	return rc;
 }
 
-int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
-                     struct gp_value **out)
+static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                        gp__analyze_each_fn each, void *each_arg, struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
@@ -477,6 +488,8 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 	pool.jobs = jobs;
 	pool.n = njobs;
 	pool.opts = &o;
+	pool.each = each;
+	pool.each_arg = each_arg;
 	pthread_mutex_init(&pool.lock, NULL);
 	if (nthreads <= 1) {
 		worker(&pool);
@@ -557,6 +570,18 @@ out:
 	}
 	*out = report;
 	return 0;
+}
+
+int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                     struct gp_value **out)
+{
+	return analyze_srcs(srcs, opts, NULL, NULL, out);
+}
+
+int gp__analyze_srcs_each(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                          gp__analyze_each_fn each, void *arg, struct gp_value **out)
+{
+	return analyze_srcs(srcs, opts, each, arg, out);
 }
 
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,

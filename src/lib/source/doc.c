@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "gpuprof/aggregate.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
@@ -28,6 +29,8 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v)
 		return GP_SRC_ANALYZE;
 	if (strcmp(s, GP_COMPARE_SCHEMA) == 0)
 		return GP_SRC_COMPARE;
+	if (strcmp(s, GP_AGGREGATE_SCHEMA) == 0)
+		return GP_SRC_AGGREGATE;
 	return GP_SRC_DOC;
 }
 
