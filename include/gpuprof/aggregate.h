@@ -26,8 +26,10 @@ extern "C" {
 /** Options of gp_aggregate_paths(); fill with gp_aggregate_opts_init() first. */
 struct gp_aggregate_opts {
 	size_t threads; /**< 0: one per CPU; analysing traces and parsing reports */
-	int64_t bin_ns; /**< wait heatmap bin; 0: automatic (about 100 bins over the aligned span) */
-	struct gp_analyze_opts analyze; /**< used when a PATH is a trace/capture/run dir rather than a report */
+	int64_t
+	    bin_ns; /**< wait heatmap bin; 0: automatic (about 100 bins over the aligned span) */
+	struct gp_analyze_opts
+	    analyze; /**< used when a PATH is a trace/capture/run dir rather than a report */
 };
 
 /** The defaults: threads 0, bin_ns 0, analyze's defaults (all ranks). */
@@ -42,8 +44,8 @@ GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o);
  * missing rank, ...) go in the document's "warnings". @p o may be NULL.
  * @return 0, or a negative gp_status with gp_last_error() saying why.
  */
-GP_API int gp_aggregate_paths(const char *const *paths, size_t n,
-                              const struct gp_aggregate_opts *o, struct gp_value **out);
+GP_API int gp_aggregate_paths(const char *const *paths, size_t n, const struct gp_aggregate_opts *o,
+                              struct gp_value **out);
 
 /** Options of gp_aggregate_format(). */
 struct gp_aggregate_format_opts {

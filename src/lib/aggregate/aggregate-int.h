@@ -66,19 +66,19 @@ extern const char *const gp__agg_metric_keys[GP_AGG_NMETRICS];
 /** One rank: its report reduced (load.c), then what the analysis adds. */
 struct gp__agg_rank {
 	int64_t rank;
-	char *file;      /* the report or trace it came from */
-	char *host;      /* NULL unknown */
-	char *gpu_model; /* NULL unknown */
-	char *backend;   /* NULL unknown */
-	int64_t world_size;       /* -1 unknown */
-	int64_t span_start_ns;    /* overview.start_ns; INT64_MIN unknown */
-	int64_t span_ns;          /* overview.span_ns; -1 unknown */
+	char *file;                /* the report or trace it came from */
+	char *host;                /* NULL unknown */
+	char *gpu_model;           /* NULL unknown */
+	char *backend;             /* NULL unknown */
+	int64_t world_size;        /* -1 unknown */
+	int64_t span_start_ns;     /* overview.start_ns; INT64_MIN unknown */
+	int64_t span_ns;           /* overview.span_ns; -1 unknown */
 	double m[GP_AGG_NMETRICS]; /* the table row */
 	/* evidence for a straggler's cause, per step where it says; NAN unknown */
-	double dataloader_ns;      /* step_stats.breakdown_pct.dataloader_pct of step_mean_ns */
-	double host_wait_ns;       /* sum of gpu.idle_breakdown[].host_wait_ns */
-	bool launch_bound;         /* its findings name launch-bound */
-	struct gp__agg_ent *ent;   /* the ledger, by start_ns */
+	double dataloader_ns;    /* step_stats.breakdown_pct.dataloader_pct of step_mean_ns */
+	double host_wait_ns;     /* sum of gpu.idle_breakdown[].host_wait_ns */
+	bool launch_bound;       /* its findings name launch-bound */
+	struct gp__agg_ent *ent; /* the ledger, by start_ns */
 	size_t nent;
 	struct gp__agg_pg *pg;
 	size_t npg;
@@ -93,7 +93,7 @@ struct gp__agg_rank {
 
 /** The whole job. */
 struct gp__agg {
-	struct gp_strtab str; /* every interned string */
+	struct gp_strtab str;   /* every interned string */
 	struct gp__agg_rank *r; /* sorted by rank */
 	size_t n, cap;
 	struct gp_value *warnings; /* strings */
@@ -118,7 +118,7 @@ struct gp__agg_inst {
 	size_t first, n; /* its members: mem[first .. first + n) */
 	/* stragglers.c, after alignment */
 	int64_t max_start, min_start, transfer, last, second;
-	int64_t waits; /* the sum of its ranks' waits */
+	int64_t waits;    /* the sum of its ranks' waits */
 	size_t last_rank; /* index in r[] of the last to arrive */
 };
 

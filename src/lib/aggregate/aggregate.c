@@ -20,11 +20,11 @@
 #include "util/buf.h"
 #include "util/error.h"
 
-#define OUTLIER_MADS   3.0    /* |x - median| > 3 × 1.4826 × MAD */
-#define MAD_SCALE      1.4826 /* MAD to sigma under normality */
-#define AUTO_BINS      100    /* heatmap bins when bin_ns is 0 */
-#define MAX_BINS       10000  /* a bin_ns that would give more is widened */
-#define CLOCK_INFO_NS  100000 /* offsets from this (100 µs) are worth a clock-skew note */
+#define OUTLIER_MADS  3.0    /* |x - median| > 3 × 1.4826 × MAD */
+#define MAD_SCALE     1.4826 /* MAD to sigma under normality */
+#define AUTO_BINS     100    /* heatmap bins when bin_ns is 0 */
+#define MAX_BINS      10000  /* a bin_ns that would give more is widened */
+#define CLOCK_INFO_NS 100000 /* offsets from this (100 µs) are worth a clock-skew note */
 
 GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o)
 {
@@ -164,7 +164,8 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 		GP_TRY(set_str(o, "host", r->host));
 		GP_TRY(gp_obj_set_str(o, "file", r->file));
 		GP_TRY(gp_obj_set_int(o, "clock_offset_ns", r->offset_ns));
-		GP_TRY(set_num(o, "clock_uncertainty_ns", isfinite(r->unc_ns) ? round(r->unc_ns) : NAN));
+		GP_TRY(set_num(o, "clock_uncertainty_ns",
+		               isfinite(r->unc_ns) ? round(r->unc_ns) : NAN));
 		for (m = 0; m < GP_AGG_NMETRICS; m++)
 			GP_TRY(set_num(o, gp__agg_metric_keys[m], r->m[m]));
 		GP_TRY(set_str(o, "gpu_model", r->gpu_model));
@@ -315,7 +316,8 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 			if ((int64_t)in->n > gr.ranks)
 				gr.ranks = (int64_t)in->n;
 			if (!gr.n_for_factor)
-				gr.n_for_factor = in->group_size > 0 ? in->group_size : (int64_t)in->n;
+				gr.n_for_factor =
+				    in->group_size > 0 ? in->group_size : (int64_t)in->n;
 			if (in->bytes >= 0) {
 				bytes_known = true;
 				gr.bytes += in->bytes;
@@ -367,8 +369,8 @@ static void add_wait(double *row, int64_t start, int64_t bin, size_t nbins, int6
 	}
 }
 
-static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o,
-                   struct gp_value *doc, int64_t *span_out)
+static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, struct gp_value *doc,
+                   int64_t *span_out)
 {
 	int64_t start = INT64_MAX, end = INT64_MIN, bin;
 	struct gp_value *h, *ranks, *rows;
@@ -461,7 +463,8 @@ static double job_time(const struct gp__agg *a, int64_t span)
 static const char *suggest(const char *cause)
 {
 	if (!cause)
-		return "look at this rank's own report (gpuprof analyze) for what it does longer than "
+		return "look at this rank's own report (gpuprof analyze) for what it does longer "
+		       "than "
 		       "the others before the collectives where it arrives last";
 	if (!strcmp(cause, "compute"))
 		return "balance the work: this rank computes longer per step (uneven shards, "
@@ -512,7 +515,9 @@ static int f_straggler(const struct gp__agg *a, const struct gp_value *strag, do
 	         gp__fmt_dur(t1, sizeof(t1), (double)caused, 0), cause ? ": " : "",
 	         cause ? cause : "");
 	return gp__fnd_add(fl, "straggler",
-	                   impact >= 10 ? GP_FND_HIGH : impact >= 3 ? GP_FND_MEDIUM : GP_FND_LOW,
+	                   impact >= 10  ? GP_FND_HIGH
+	                   : impact >= 3 ? GP_FND_MEDIUM
+	                                 : GP_FND_LOW,
 	                   impact, title, ev, suggest(cause));
 }
 
@@ -588,11 +593,13 @@ static int f_outliers(const struct gp_value *ranks, struct gp__fnd_list *fl)
 		ev = NULL;
 		goto out;
 	}
-	GP_TRY(gp__buf_addf(&b, "%zu rank%s stand%s out from the others (robust outliers of the "
-	                        "per-rank table)",
+	GP_TRY(gp__buf_addf(&b,
+	                    "%zu rank%s stand%s out from the others (robust outliers of the "
+	                    "per-rank table)",
 	                    n, n == 1 ? "" : "s", n == 1 ? "s" : ""));
-	rc = gp__fnd_add(fl, "rank-outlier", GP_FND_MEDIUM, NAN, b.buf, ev,
-	                 "compare these ranks' own reports with a typical rank's (gpuprof compare)");
+	rc =
+	    gp__fnd_add(fl, "rank-outlier", GP_FND_MEDIUM, NAN, b.buf, ev,
+	                "compare these ranks' own reports with a typical rank's (gpuprof compare)");
 	ev = NULL;
 out:
 	gp_value_free(ev);
@@ -684,8 +691,8 @@ out:
 	return rc;
 }
 
-GP_API int gp_aggregate_paths(const char *const *paths, size_t n,
-                              const struct gp_aggregate_opts *o, struct gp_value **out)
+GP_API int gp_aggregate_paths(const char *const *paths, size_t n, const struct gp_aggregate_opts *o,
+                              struct gp_value **out)
 {
 	struct gp_aggregate_opts dflt;
 	struct gp__agg a;

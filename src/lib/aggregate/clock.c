@@ -190,7 +190,8 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 			continue;
 		qsort(s->diff, s->ndiff, sizeof(*s->diff), cmp_i64);
 		n = (int64_t)s->ndiff;
-		est = n % 2 ? s->diff[n / 2] : s->diff[n / 2 - 1] + (s->diff[n / 2] - s->diff[n / 2 - 1]) / 2;
+		est = n % 2 ? s->diff[n / 2]
+		            : s->diff[n / 2 - 1] + (s->diff[n / 2] - s->diff[n / 2 - 1]) / 2;
 		if (s->lo <= s->hi) {
 			est = est < s->lo ? s->lo : est > s->hi ? s->hi : est;
 			s->unc = u[s->parent].unc + (double)(s->hi - s->lo) / 2.0;
@@ -223,7 +224,8 @@ static int unaligned(struct gp__agg *a, const struct ustate *u)
 		if (u[a->r[i].unit].depth >= 0)
 			continue;
 		if (n++ < 16)
-			GP_TRY(gp__buf_addf(&b, "%s%lld", n > 1 ? ", " : "", (long long)a->r[i].rank));
+			GP_TRY(
+			    gp__buf_addf(&b, "%s%lld", n > 1 ? ", " : "", (long long)a->r[i].rank));
 	}
 	if (!n)
 		goto out;

@@ -84,8 +84,9 @@ static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank
 	int rc = 0;
 
 	if (gp_value_type(pgs) != GP_VALUE_ARRAY)
-		return gp__error(GP_EFORMAT, "'%s': rank %lld: collectives.process_groups is not a list",
-		                 file, (long long)rank);
+		return gp__error(GP_EFORMAT,
+		                 "'%s': rank %lld: collectives.process_groups is not a list", file,
+		                 (long long)rank);
 	if (n && !(out->pg = gp__calloc(n, sizeof(*out->pg))))
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
@@ -114,8 +115,8 @@ static int reduce_ledger(const struct gp_value *led, const char *file, int64_t r
 	int rc = 0;
 
 	if (gp_value_type(led) != GP_VALUE_ARRAY)
-		return gp__error(GP_EFORMAT, "'%s': rank %lld: collectives.ledger is not a list", file,
-		                 (long long)rank);
+		return gp__error(GP_EFORMAT, "'%s': rank %lld: collectives.ledger is not a list",
+		                 file, (long long)rank);
 	if (n && !(out->ent = gp__calloc(n, sizeof(*out->ent))))
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
@@ -400,13 +401,14 @@ static int check_schema(const struct gp_value *doc, const char *path)
 	const char *schema = gp_value_get_str(gp_obj_get(doc, "schema"));
 
 	if (!schema)
-		return gp__error(GP_EFORMAT, "'%s': no \"schema\": not an analyze report (%s)", path,
-		                 GP_ANALYZE_SCHEMA);
+		return gp__error(GP_EFORMAT, "'%s': no \"schema\": not an analyze report (%s)",
+		                 path, GP_ANALYZE_SCHEMA);
 	if (strcmp(schema, GP_ANALYZE_SCHEMA) != 0)
-		return gp__error(GP_EVERSION,
-		                 "'%s': schema '%s' is not %s: aggregate reads analyze reports (run "
-		                 "`gpuprof analyze --json` with this version)",
-		                 path, schema, GP_ANALYZE_SCHEMA);
+		return gp__error(
+		    GP_EVERSION,
+		    "'%s': schema '%s' is not %s: aggregate reads analyze reports (run "
+		    "`gpuprof analyze --json` with this version)",
+		    path, schema, GP_ANALYZE_SCHEMA);
 	if (gp_value_type(gp_obj_get(doc, "ranks")) != GP_VALUE_ARRAY)
 		return gp__error(GP_EFORMAT, "'%s': an analyze report without \"ranks\"", path);
 	return 0;
@@ -640,12 +642,13 @@ static int check_pgs(const struct gp__agg *a)
 			j = (size_t)(was >> 32);
 			q = &a->r[j].pg[was & 0xffffffffu];
 			if (!same_ranks(p, q))
-				GP_TRY(gp__error(GP_EINVAL,
-				                 "'%s' (rank %lld): process group '%s' has other ranks "
-				                 "than in '%s' (rank %lld): a rank of another job",
-				                 a->r[i].file, (long long)a->r[i].rank,
-				                 gp__strtab_get(&a->str, p->name), a->r[j].file,
-				                 (long long)a->r[j].rank));
+				GP_TRY(gp__error(
+				    GP_EINVAL,
+				    "'%s' (rank %lld): process group '%s' has other ranks "
+				    "than in '%s' (rank %lld): a rank of another job",
+				    a->r[i].file, (long long)a->r[i].rank,
+				    gp__strtab_get(&a->str, p->name), a->r[j].file,
+				    (long long)a->r[j].rank));
 		}
 	}
 out:
@@ -720,11 +723,12 @@ int gp__agg_check_job(struct gp__agg *a)
 		const struct gp__agg_rank *r = &a->r[i];
 
 		if (r->world_size >= 0 && world >= 0 && r->world_size != world)
-			return gp__error(GP_EINVAL,
-			                 "'%s' (rank %lld): world_size %lld, the other ranks' is %lld: a "
-			                 "rank of another job",
-			                 r->file, (long long)r->rank, (long long)r->world_size,
-			                 (long long)world);
+			return gp__error(
+			    GP_EINVAL,
+			    "'%s' (rank %lld): world_size %lld, the other ranks' is %lld: a "
+			    "rank of another job",
+			    r->file, (long long)r->rank, (long long)r->world_size,
+			    (long long)world);
 		if (world >= 0 && (r->rank < 0 || r->rank >= world))
 			return gp__error(GP_EINVAL, "'%s': rank %lld is outside world_size %lld",
 			                 r->file, (long long)r->rank, (long long)world);
@@ -742,11 +746,12 @@ int gp__agg_check_job(struct gp__agg *a)
 		         ? r->span_start_ns + r->span_ns
 		         : z->span_start_ns + z->span_ns;
 		if (lo - hi > HOUR_NS)
-			return gp__error(GP_EINVAL,
-			                 "'%s' (rank %lld) was recorded %.1f hours apart from '%s' (rank "
-			                 "%lld): a rank of another job",
-			                 r->file, (long long)r->rank, (double)(lo - hi) / 3.6e12, z->file,
-			                 (long long)z->rank);
+			return gp__error(
+			    GP_EINVAL,
+			    "'%s' (rank %lld) was recorded %.1f hours apart from '%s' (rank "
+			    "%lld): a rank of another job",
+			    r->file, (long long)r->rank, (double)(lo - hi) / 3.6e12, z->file,
+			    (long long)z->rank);
 	}
 	GP_TRY(check_pgs(a));
 	if (world >= 0)

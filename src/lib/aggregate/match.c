@@ -139,13 +139,16 @@ static int desync_doc(struct gp__agg *a, const struct desync *d)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp__buf_addf(&b, "rank %lld ", (long long)a->r[d->rank].rank));
 	if (d->missing) {
-		GP_TRY(gp__buf_addf(&b, "never ran collective %lld of process group %s%s%s (", (long long)d->seq,
-		                    pg ? "'" : "", pg ? pg : "(unnamed)", pg ? "'" : ""));
+		GP_TRY(gp__buf_addf(&b, "never ran collective %lld of process group %s%s%s (",
+		                    (long long)d->seq, pg ? "'" : "", pg ? pg : "(unnamed)",
+		                    pg ? "'" : ""));
 		GP_TRY(describe(&b, a, exp));
-		GP_TRY(gp__buf_addf(&b, ") that %zu other rank%s ran", d->nran, d->nran == 1 ? "" : "s"));
+		GP_TRY(gp__buf_addf(&b, ") that %zu other rank%s ran", d->nran,
+		                    d->nran == 1 ? "" : "s"));
 	} else {
-		GP_TRY(gp__buf_addf(&b, "ran collective %lld of process group %s%s%s as ", (long long)d->seq,
-		                    pg ? "'" : "", pg ? pg : "(unnamed)", pg ? "'" : ""));
+		GP_TRY(gp__buf_addf(&b, "ran collective %lld of process group %s%s%s as ",
+		                    (long long)d->seq, pg ? "'" : "", pg ? pg : "(unnamed)",
+		                    pg ? "'" : ""));
 		GP_TRY(describe(&b, a, fnd));
 		GP_TRY(gp__buf_addstr(&b, "; the other ranks as "));
 		GP_TRY(describe(&b, a, exp));
@@ -252,7 +255,8 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	in->first = a->nmem;
 	for (k = i; k < j; k++) {
 		if (k > i && refs[k].rank == refs[k - 1].rank) {
-			a->unmatched++; /* the same (pg, seq) twice in one rank: the second is no match */
+			a->unmatched++; /* the same (pg, seq) twice in one rank: the second is no
+			                   match */
 			continue;
 		}
 		a->mem[a->nmem].rank = refs[k].rank;
@@ -267,9 +271,56 @@ out:
 	return rc;
 }
 
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * A member whose seq range does not meet the median range of the members
+ * (median first, median last): it belongs to another job or profiler
+ * window, and would empty the common range of all: an error naming it.
+ */
+static int disjoint(const struct gp__agg *a, const struct pgscan *ps, uint32_t pg)
+{
+	int64_t *v = gp__calloc(a->n ? a->n : 1, sizeof(*v)), mlo, mhi;
+	size_t r, n = 0;
+	int rc = 0;
+
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (r = 0; r < a->n; r++)
+		if (ps->lo[r] <= ps->hi[r])
+			v[n++] = ps->lo[r];
+	qsort(v, n, sizeof(*v), cmp_i64);
+	mlo = v[n / 2];
+	for (r = 0, n = 0; r < a->n; r++)
+		if (ps->lo[r] <= ps->hi[r])
+			v[n++] = ps->hi[r];
+	qsort(v, n, sizeof(*v), cmp_i64);
+	mhi = v[(n - 1) / 2];
+	for (r = 0; r < a->n && mlo <= mhi; r++) {
+		if (ps->lo[r] > ps->hi[r] || (ps->hi[r] >= mlo && ps->lo[r] <= mhi))
+			continue;
+		rc = gp__error(
+		    GP_EINVAL,
+		    "'%s' (rank %lld): none of its collectives matches another rank's: its "
+		    "process group '%s' runs seq %lld-%lld, the other ranks' %lld-%lld (a "
+		    "rank of another job, or of another profiler window)",
+		    a->r[r].file, (long long)a->r[r].rank,
+		    pg == GP__AGG_NONE ? "(unnamed)" : gp__strtab_get(&a->str, pg),
+		    (long long)ps->lo[r], (long long)ps->hi[r], (long long)mlo, (long long)mhi);
+		break;
+	}
+	gp__free(v);
+	return rc;
+}
+
 /* the members of process group @p pg, their ranges and the common one, from refs[i..j) */
-static void scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, size_t j,
-                    struct pgscan *ps)
+static int scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, size_t j,
+                   struct pgscan *ps)
 {
 	size_t k, r;
 
@@ -286,6 +337,8 @@ static void scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, s
 		if (refs[k].seq > ps->hi[r])
 			ps->hi[r] = refs[k].seq;
 	}
+	if (disjoint(a, ps, refs[i].pg))
+		return GP_EINVAL;
 	ps->common_lo = INT64_MIN;
 	ps->common_hi = INT64_MAX;
 	for (r = 0; r < a->n; r++) {
@@ -327,6 +380,7 @@ static void scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, s
 count:
 	for (ps->nmember = 0, r = 0; r < a->n; r++)
 		ps->nmember += ps->member[r];
+	return 0;
 }
 
 int gp__agg_match(struct gp__agg *a)
@@ -351,14 +405,15 @@ int gp__agg_match(struct gp__agg *a)
 	nref = 0;
 	for (r = 0; r < a->n; r++)
 		for (k = 0; k < a->r[r].nent; k++)
-			refs[nref++] = (struct ref){ a->r[r].ent[k].pg, (uint32_t)r, a->r[r].ent[k].seq, k };
+			refs[nref++] =
+			    (struct ref){ a->r[r].ent[k].pg, (uint32_t)r, a->r[r].ent[k].seq, k };
 	qsort(refs, nref, sizeof(*refs), cmp_ref);
 	for (i = 0; i < nref; i = j) {
 		size_t g, h;
 
 		for (j = i + 1; j < nref && refs[j].pg == refs[i].pg; j++)
 			;
-		scan_pg(a, refs, i, j, &ps);
+		GP_TRY(scan_pg(a, refs, i, j, &ps));
 		for (g = i; g < j; g = h) {
 			for (h = g + 1; h < j && refs[h].seq == refs[g].seq; h++)
 				;
@@ -394,11 +449,12 @@ int gp__agg_check_matched(const struct gp__agg *a)
 		for (k = 0; k < x->nent && !any; k++)
 			any = x->ent[k].inst >= 0;
 		if (x->nent && !any)
-			return gp__error(GP_EINVAL,
-			                 "'%s' (rank %lld): none of its %zu collectives matches another "
-			                 "rank's by process group and sequence number: a rank of "
-			                 "another job, or another profiler window",
-			                 x->file, (long long)x->rank, x->nent);
+			return gp__error(
+			    GP_EINVAL,
+			    "'%s' (rank %lld): none of its %zu collectives matches another "
+			    "rank's by process group and sequence number: a rank of "
+			    "another job, or another profiler window",
+			    x->file, (long long)x->rank, x->nent);
 	}
 	return 0;
 }

@@ -25,14 +25,23 @@
 
 double gp__agg_busbw_factor(const char *name, int64_t n)
 {
-	static const char *const nm1[] = { "allgather",     "all_gather",    "_allgather_base",
-		                           "reduce_scatter", "reducescatter", "_reduce_scatter_base",
-		                           "all_to_all",    "alltoall",      "all_gather_into_tensor",
-		                           "reduce_scatter_tensor", "allgather_into_tensor_coalesced",
-		                           "reduce_scatter_tensor_coalesced", "alltoall_base",
-		                           "all_to_all_single", "allgather_coalesced" };
-	static const char *const one[] = { "broadcast", "reduce", "sendrecv", "send", "recv",
-		                           "_broadcast_oop", "_reduce_oop" };
+	static const char *const nm1[] = { "allgather",
+		                           "all_gather",
+		                           "_allgather_base",
+		                           "reduce_scatter",
+		                           "reducescatter",
+		                           "_reduce_scatter_base",
+		                           "all_to_all",
+		                           "alltoall",
+		                           "all_gather_into_tensor",
+		                           "reduce_scatter_tensor",
+		                           "allgather_into_tensor_coalesced",
+		                           "reduce_scatter_tensor_coalesced",
+		                           "alltoall_base",
+		                           "all_to_all_single",
+		                           "allgather_coalesced" };
+	static const char *const one[] = { "broadcast", "reduce",         "sendrecv",   "send",
+		                           "recv",      "_broadcast_oop", "_reduce_oop" };
 	size_t i;
 
 	if (!name || n < 1)
@@ -55,11 +64,13 @@ int gp__agg_arrivals(struct gp__agg *a)
 
 	for (i = 0; i < a->n; i++) {
 		a->r[i].m[GP_AGG_WAIT] = a->r[i].nent ? 0 : NAN;
-		a->r[i].blame_ns = a->r[i].caused_wait_ns = a->r[i].last_count = a->r[i].matched = 0;
+		a->r[i].blame_ns = a->r[i].caused_wait_ns = a->r[i].last_count = a->r[i].matched =
+		    0;
 	}
 	for (k = 0; k < a->ninst; k++) {
 		struct gp__agg_inst *in = &a->inst[k];
-		int64_t last = INT64_MIN, second = INT64_MIN, lo = INT64_MAX, xfer = INT64_MAX, waits = 0;
+		int64_t last = INT64_MIN, second = INT64_MIN, lo = INT64_MAX, xfer = INT64_MAX,
+		        waits = 0;
 		size_t last_rank = SIZE_MAX;
 
 		for (m = in->first; m < in->first + in->n; m++) {
@@ -237,14 +248,14 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 		why[0] = '\0';
 		if (bk == 0 && slower_gpu(a, i, scratch, why, sizeof(why)))
 			cause = "slow_gpu";
-		snprintf(detail, n,
-		         "%s %s per step against the other ranks' median %s: %s more, %.0f%% of its "
-		         "blame per step (%s)%s%s",
-		         ev[bk].what, gp__fmt_dur(t1, sizeof(t1), best_mine, 0),
-		         gp__fmt_dur(t2, sizeof(t2), best_med, 0),
-		         gp__fmt_dur(t3, sizeof(t3), best, 0), 100.0 * best / per_step,
-		         gp__fmt_dur(t4, sizeof(t4), per_step, 0), why[0] ? "; " : "",
-		         why);
+		snprintf(
+		    detail, n,
+		    "%s %s per step against the other ranks' median %s: %s more, %.0f%% of its "
+		    "blame per step (%s)%s%s",
+		    ev[bk].what, gp__fmt_dur(t1, sizeof(t1), best_mine, 0),
+		    gp__fmt_dur(t2, sizeof(t2), best_med, 0), gp__fmt_dur(t3, sizeof(t3), best, 0),
+		    100.0 * best / per_step, gp__fmt_dur(t4, sizeof(t4), per_step, 0),
+		    why[0] ? "; " : "", why);
 	}
 	gp__free(scratch);
 	return cause;
@@ -321,9 +332,9 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		GP_TRY(gp_obj_set_int(o, "blame_ns", r->blame_ns));
 		GP_TRY(gp_obj_set_int(o, "last_count", r->last_count));
 		GP_TRY(gp_obj_set_int(o, "collectives", r->matched));
-		GP_TRY(gp_obj_set_double(o, "last_arrival_pct",
-		                         r->matched ? 100.0 * (double)r->last_count / (double)r->matched
-		                                    : NAN));
+		GP_TRY(gp_obj_set_double(
+		    o, "last_arrival_pct",
+		    r->matched ? 100.0 * (double)r->last_count / (double)r->matched : NAN));
 		GP_TRY(gp_obj_set_double(o, "p_value", p));
 		GP_TRY(gp_obj_set_bool(o, "significant", p < SIGNIFICANT_P));
 		GP_TRY(gp_obj_set_int(o, "caused_wait_ns", r->caused_wait_ns));
