@@ -222,12 +222,14 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	if (!r->last_count || r->blame_ns <= 0)
 		return NULL;
 	mean_late = (double)r->blame_ns / (double)r->last_count;
-	if (isfinite(r->unc_ns) && r->unc_ns > mean_late) {
+	/* its clock is not known well enough to say it was late at all */
+	if (isfinite(r->unc_ns) && r->unc_ns > (double)r->blame_ns) {
 		snprintf(detail, n,
-		         "its clock offset is known only to ±%s, more than its mean lateness of %s "
-		         "when last: the lateness may be the clocks'",
+		         "its clock offset is known only to ±%s, more than its blame of %s (%s per "
+		         "late arrival): the lateness may be the clocks'",
 		         gp__fmt_dur(t1, sizeof(t1), r->unc_ns, 0),
-		         gp__fmt_dur(t2, sizeof(t2), mean_late, 0));
+		         gp__fmt_dur(t2, sizeof(t2), (double)r->blame_ns, 0),
+		         gp__fmt_dur(t3, sizeof(t3), mean_late, 0));
 		return "clock";
 	}
 	per_step = (double)r->blame_ns / steps_of(r);
@@ -323,7 +325,8 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 	n = by_blame(a, ix);
 	for (i = 0; i < n; i++) {
 		const struct gp__agg_rank *r = &a->r[ix[i]];
-		double p = gp__binom_sf(r->last_count, r->matched, chance(a, ix[i]));
+		double lp = gp__binom_logsf(r->last_count, r->matched, chance(a, ix[i]));
+		double p = exp(lp);
 		const char *cause = gp__agg_cause(a, ix[i], detail, sizeof(detail));
 
 		if (!(o = gp_value_object()))
@@ -336,6 +339,8 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		    o, "last_arrival_pct",
 		    r->matched ? 100.0 * (double)r->last_count / (double)r->matched : NAN));
 		GP_TRY(gp_obj_set_double(o, "p_value", p));
+		/* the magnitude that 6 decimals lose (every p below 5e-7 reads 0) */
+		GP_TRY(gp_obj_set_double(o, "p_value_log10", lp / log(10.0)));
 		GP_TRY(gp_obj_set_bool(o, "significant", p < SIGNIFICANT_P));
 		GP_TRY(gp_obj_set_int(o, "caused_wait_ns", r->caused_wait_ns));
 		GP_TRY(cause ? gp_obj_set_str(o, "cause", cause) : gp_obj_set_null(o, "cause"));

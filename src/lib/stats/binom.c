@@ -24,7 +24,7 @@ static double log_term(int64_t n, int64_t i, double lp, double lq)
 	return t;
 }
 
-double gp__binom_sf(int64_t k, int64_t n, double p)
+double gp__binom_logsf(int64_t k, int64_t n, double p)
 {
 	double lp, lq, top, sum = 0.0;
 	int64_t i;
@@ -32,13 +32,11 @@ double gp__binom_sf(int64_t k, int64_t n, double p)
 	if (isnan(p))
 		return NAN;
 	if (k <= 0)
-		return 1.0;
-	if (n < 0 || k > n)
 		return 0.0;
-	if (p <= 0.0)
-		return 0.0;
+	if (n < 0 || k > n || p <= 0.0)
+		return -INFINITY;
 	if (p >= 1.0)
-		return 1.0;
+		return 0.0;
 	lp = log(p);
 	lq = log1p(-p);
 	/*
@@ -60,6 +58,11 @@ double gp__binom_sf(int64_t k, int64_t n, double p)
 			break; /* past the mode, every later term is smaller still */
 		sum += exp(t);
 	}
-	sum = exp(top) * sum;
-	return sum > 1.0 ? 1.0 : sum;
+	top += log(sum);
+	return top > 0.0 ? 0.0 : top;
+}
+
+double gp__binom_sf(int64_t k, int64_t n, double p)
+{
+	return exp(gp__binom_logsf(k, n, p));
 }

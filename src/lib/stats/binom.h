@@ -17,4 +17,11 @@
  */
 double gp__binom_sf(int64_t k, int64_t n, double p);
 
+/**
+ * The natural logarithm of gp__binom_sf(), which keeps the magnitude of a
+ * tail too small for a double (1e-400 is -921.0): 0 when k <= 0, -inf when
+ * k > n or p is 0, NaN when p is NaN.
+ */
+double gp__binom_logsf(int64_t k, int64_t n, double p);
+
 #endif
