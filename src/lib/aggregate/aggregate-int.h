@@ -29,6 +29,7 @@ struct gp__agg_ent {
 	int64_t start_ns, end_ns; /* on the rank's own clock */
 	int64_t bytes;            /* -1 unknown */
 	int64_t group_size;       /* -1 unknown */
+	int64_t step;             /* ProfilerStep#N; INT64_MIN unknown */
 	uint32_t pg, name, dtype; /* ids; GP__AGG_NONE for null */
 	int32_t inst;             /* match.c: the matched collective, -1 unmatched */
 };

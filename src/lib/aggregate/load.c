@@ -132,6 +132,7 @@ static int reduce_ledger(const struct gp_value *led, const char *file, int64_t r
 			                 file, (long long)rank, i);
 		x->bytes = int_or(gp_obj_get(e, "bytes"), -1);
 		x->group_size = int_or(gp_obj_get(e, "group_size"), -1);
+		x->step = int_or(gp_obj_get(e, "step"), INT64_MIN);
 		x->inst = -1;
 		GP_TRY(intern(st, gp_obj_get(e, "pg"), &x->pg));
 		GP_TRY(intern(st, gp_obj_get(e, "name"), &x->name));
@@ -204,7 +205,11 @@ static void reduce_metrics(const struct gp_value *ro, const struct gp_value *rep
 	m[GP_AGG_GPU_IDLE_PCT] = num(ro, "gpu/idle_pct");
 	m[GP_AGG_COMPUTE] = num(ro, "gpu/compute_ns");
 	m[GP_AGG_COMM] = comm = num(ro, "gpu/communication_ns");
-	overlap = num(ro, "gpu/comm_comp_overlap_pct");
+	/*
+	 * To the 6 decimals a report is written with, so that a rank gives the
+	 * same number whether its trace or its report is read.
+	 */
+	overlap = round(num(ro, "gpu/comm_comp_overlap_pct") * 1e6) / 1e6;
 	/* as the exposed-comm finding counts it (findings-rules.c) */
 	m[GP_AGG_EXPOSED_COMM] =
 	    isnan(comm) || isnan(overlap) ? comm : comm - (double)llround(comm * overlap / 100.0);

@@ -20,7 +20,7 @@
 #include "util/error.h"
 
 #define SIGNIFICANT_P   0.01 /* the straggler test's level */
-#define CAUSE_SHARE     0.5  /* a cause explains at least this share of the blame per step */
+#define CAUSE_SHARE     0.5  /* a cause explains at least this share of the lateness per step */
 #define SLOW_CLOCK_FRAC 0.95 /* an SM clock below this share of the others' median is slower */
 
 double gp__agg_busbw_factor(const char *name, int64_t n)
@@ -202,14 +202,57 @@ static bool slower_gpu(const struct gp__agg *a, size_t self, double *scratch, ch
 	return false;
 }
 
+/*
+ * Rank @p i's lateness per step: per step, the largest gap by which it
+ * arrived last at a collective of that step, averaged over its steps. A
+ * delay carries over to the later collectives of its step (DDP's buckets are
+ * launched as the backward pass gets to them), so the sum of the gaps, its
+ * blame, counts one delay several times. Without steps in the ledger:
+ * blame_ns / steps. NAN when neither is known.
+ */
+static double late_per_step(const struct gp__agg *a, size_t i)
+{
+	const struct gp__agg_rank *r = &a->r[i];
+	int64_t step = INT64_MIN, cur = 0, sum = 0, nsteps = 0;
+	size_t k;
+
+	for (k = 0; k < r->nent && r->ent[k].step == INT64_MIN; k++)
+		;
+	if (k == r->nent)
+		return (double)r->blame_ns / steps_of(r);
+	for (k = 0; k < r->nent; k++) {
+		const struct gp__agg_ent *e = &r->ent[k];
+		const struct gp__agg_inst *in;
+
+		if (e->step == INT64_MIN)
+			continue; /* outside the steps (a broadcast at start-up) */
+		if (e->step != step) {
+			sum += cur;
+			cur = 0;
+			step = e->step;
+			nsteps++;
+		}
+		if (e->inst < 0)
+			continue;
+		in = &a->inst[e->inst];
+		if (in->last_rank == i && in->last > cur && in->max_start > in->second)
+			cur = in->last;
+	}
+	sum += cur;
+	if (steps_of(r) > (double)nsteps)
+		nsteps = (int64_t)steps_of(r);
+	return nsteps ? (double)sum / (double)nsteps : NAN;
+}
+
 const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n)
 {
 	static const struct {
 		const char *cause, *what;
 		evid_fn f;
 	} ev[] = {
-		{ "compute", "GPU compute", ev_compute },
+		/* first: data loading keeps the host from launching, so it shows as host wait too */
 		{ "data_loading", "data loading", ev_data },
+		{ "compute", "GPU compute", ev_compute },
 		{ "host_launch", "GPU idle waiting for the host's launches", ev_host },
 	};
 	const struct gp__agg_rank *r = &a->r[i];
@@ -232,7 +275,7 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 		         gp__fmt_dur(t3, sizeof(t3), mean_late, 0));
 		return "clock";
 	}
-	per_step = (double)r->blame_ns / steps_of(r);
+	per_step = late_per_step(a, i);
 	if (!isfinite(per_step) || a->n < 2 || !(scratch = gp__calloc(a->n, sizeof(*scratch))))
 		return NULL;
 	for (k = 0; k < GP_ARRAY_SIZE(ev); k++) {
@@ -244,16 +287,18 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 			best_med = med;
 			bk = k;
 		}
+		if (k == 0 && best >= CAUSE_SHARE * per_step)
+			break; /* the more specific cause explains it */
 	}
 	if (best > 0 && best >= CAUSE_SHARE * per_step) {
 		cause = ev[bk].cause;
 		why[0] = '\0';
-		if (bk == 0 && slower_gpu(a, i, scratch, why, sizeof(why)))
+		if (bk == 1 && slower_gpu(a, i, scratch, why, sizeof(why)))
 			cause = "slow_gpu";
 		snprintf(
 		    detail, n,
 		    "%s %s per step against the other ranks' median %s: %s more, %.0f%% of its "
-		    "blame per step (%s)%s%s",
+		    "lateness per step (%s)%s%s",
 		    ev[bk].what, gp__fmt_dur(t1, sizeof(t1), best_mine, 0),
 		    gp__fmt_dur(t2, sizeof(t2), best_med, 0), gp__fmt_dur(t3, sizeof(t3), best, 0),
 		    100.0 * best / per_step, gp__fmt_dur(t4, sizeof(t4), per_step, 0),
