@@ -40,6 +40,7 @@ struct spec {
 	int ncoll, per_step;
 	int straggler;
 	int64_t late_ns;
+	bool late_data;            /* the straggler is late for its data loading, not its compute */
 	int drop_rank, drop_seq;   /* desync: this rank lacks this seq (-1 none) */
 	int meta_rank, meta_seq;   /* desync: this rank's seq has other bytes */
 	int skip_rank, skip_first; /* this rank's ledger starts later (profiler window) */
@@ -100,8 +101,12 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 {
 	struct gp_buf b;
 	int64_t d = delta_of(s, r), steps = s->ncoll / s->per_step;
+	bool late = r == s->straggler;
 	int64_t compute =
-	    steps * INT64_C(20000000) + (r == s->straggler ? s->ncoll * s->late_ns : 0);
+	    steps * INT64_C(20000000) + (late && !s->late_data ? s->ncoll * s->late_ns : 0);
+	/* data loading: 1 % of a 40 ms step; the straggler's per_step * late_ns more */
+	double dl_pct =
+	    1.0 + (late && s->late_data ? 100.0 * (double)(s->per_step * s->late_ns) / 40e6 : 0);
 	bool bad = r == s->bad_rank;
 	char name[32];
 	int c, k, n = 0;
@@ -130,9 +135,9 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	gp__buf_addf(
 	    &b,
 	    "\"step_stats\": {\"count\": %lld, \"mean_ns\": 40000000, \"median_ns\": "
-	    "40000000, \"p95_ns\": 41000000, \"breakdown_pct\": {\"dataloader_pct\": 1}}, "
+	    "40000000, \"p95_ns\": 41000000, \"breakdown_pct\": {\"dataloader_pct\": %g}}, "
 	    "\"memory\": {\"devices\": [{\"peak_allocated_bytes\": %d}]}, \"findings\": [], ",
-	    (long long)steps, 1000000 + r);
+	    (long long)steps, dl_pct, 1000000 + r);
 	if (bad && s->no_ledger) {
 		gp__buf_addstr(&b, "\"x\": 0}]}");
 		goto write;
@@ -345,6 +350,90 @@ static void test_straggler(void **state)
 	tu_tmpdir_remove(dir);
 }
 
+static void test_straggler_data(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *st;
+	struct spec s;
+	char dir[64];
+
+	(void)state;
+	spec_init(&s, 6);
+	s.straggler = 2;
+	s.late_ns = 1500000;
+	s.late_data = true;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	st = gp_arr_get(gp_obj_get(doc, "stragglers"), 0);
+	assert_int_equal(tu_geti(st, "rank"), 2);
+	assert_string_equal(tu_gets(st, "cause"), "data_loading");
+	assert_non_null(strstr(tu_gets(st, "cause_detail"), "data loading"));
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * Three hosts in a chain: process group "0" joins ranks 0 and 1, "1" joins
+ * 1 and 2, so host 2 shares no collective with the reference and is aligned
+ * through host 1, the uncertainties adding up.
+ */
+static void test_clock_chain(void **state)
+{
+	static const int64_t delta[3] = { 0, 4000000, -9000000 };
+	const char *paths[1];
+	struct gp_value *doc = NULL;
+	char dir[64], name[32];
+	struct gp_buf b;
+	int r, c, n;
+
+	(void)state;
+	strcpy(dir, "/tmp/gp-agg.XXXXXX");
+	assert_int_equal(tu_tmpdir_make(dir), 0);
+	for (r = 0; r < 3; r++) {
+		gp__buf_init(&b, 0);
+		gp__buf_addf(
+		    &b,
+		    "{\"schema\": \"gpuprof.analyze/1\", \"ranks\": [{\"rank\": %d, \"host\": "
+		    "\"node-%d\", \"collectives\": {\"seq_source\": \"trace\", "
+		    "\"process_groups\": [], \"ledger\": [",
+		    r, r);
+		for (c = 0, n = 0; c < 20; c++) {
+			int g;
+
+			for (g = 0; g < 2; g++) {
+				int64_t t = T0 + c * GAP_NS + g * GAP_NS / 2,
+				        end = t + 60000 + XFER_NS;
+				uint64_t x = (uint64_t)(r * 31 + c * 7 + g + 1);
+				int64_t st = t + (int64_t)(rng(&x) % 60000);
+
+				if (r != g && r != g + 1)
+					continue; /* pg g joins ranks g and g + 1 */
+				gp__buf_addf(
+				    &b,
+				    "%s{\"pg\": \"%d\", \"seq\": %d, \"name\": \"allreduce\", "
+				    "\"dtype\": \"Float\", \"bytes\": 4096, \"group_size\": 2, "
+				    "\"start_ns\": %lld, \"end_ns\": %lld}",
+				    n++ ? ", " : "", g, c, (long long)(st + delta[r]),
+				    (long long)(end + delta[r]));
+			}
+		}
+		gp__buf_addstr(&b, "]}}]}");
+		snprintf(name, sizeof(name), "rank%d.json", r);
+		tu_write_file(dir, name, b.buf);
+		gp__buf_release(&b);
+	}
+	paths[0] = dir;
+	assert_int_equal(gp_aggregate_paths(paths, 1, NULL, &doc), 0);
+	for (r = 0; r < 3; r++)
+		assert_true(llabs(tu_geti(rank_obj(doc, r), "clock_offset_ns") + delta[r]) <=
+		            10000);
+	/* through host 1: its uncertainty and host 1's added */
+	assert_true(tu_getd(rank_obj(doc, 2), "clock_uncertainty_ns") >
+	            tu_getd(rank_obj(doc, 1), "clock_uncertainty_ns"));
+	assert_null(gp_obj_get(doc, "warnings"));
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
 /* ---- matching ---- */
 
 static void test_desync_missing(void **state)
@@ -530,7 +619,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_binom),           cmocka_unit_test(test_busbw),
 		cmocka_unit_test(test_clock_hosts),     cmocka_unit_test(test_clock_ranks),
-		cmocka_unit_test(test_straggler),       cmocka_unit_test(test_desync_missing),
+		cmocka_unit_test(test_straggler),       cmocka_unit_test(test_straggler_data),
+		cmocka_unit_test(test_clock_chain),     cmocka_unit_test(test_desync_missing),
 		cmocka_unit_test(test_desync_metadata), cmocka_unit_test(test_unmatched),
 		cmocka_unit_test(test_bad_no_ledger),   cmocka_unit_test(test_bad_schema),
 		cmocka_unit_test(test_bad_same_rank),   cmocka_unit_test(test_missing_rank_warns),

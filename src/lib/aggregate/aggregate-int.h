@@ -72,6 +72,8 @@ struct gp__agg_rank {
 	char *gpu_model;           /* NULL unknown */
 	char *backend;             /* NULL unknown */
 	int64_t world_size;        /* -1 unknown */
+	int64_t device;            /* its active device's id; -1 unknown */
+	bool from_trace;           /* analysed here, not read from a report */
 	int64_t span_start_ns;     /* overview.start_ns; INT64_MIN unknown */
 	int64_t span_ns;           /* overview.span_ns; -1 unknown */
 	double m[GP_AGG_NMETRICS]; /* the table row */

@@ -165,10 +165,9 @@ static const struct gp_value *device(const struct gp_value *ro)
  * series "gpu<id>.clock_sm_hertz" of its device, else the only SM clock
  * series there is; NAN without one.
  */
-static double sm_clock_mhz(const struct gp_value *report, const struct gp_value *dev)
+static double sm_clock_mhz(const struct gp_value *report, int64_t id)
 {
 	const struct gp_value *series = gp_value_path(report, "metrics/series"), *only = NULL;
-	int64_t id = int_or(gp_obj_get(dev, "id"), -1);
 	char want[48];
 	size_t i, nclock = 0;
 
@@ -222,7 +221,7 @@ static void reduce_metrics(const struct gp_value *ro, const struct gp_value *rep
 		if (!isnan(p) && (isnan(m[GP_AGG_PEAK_MEM]) || p > m[GP_AGG_PEAK_MEM]))
 			m[GP_AGG_PEAK_MEM] = p;
 	}
-	m[GP_AGG_GPU_CLOCK] = sm_clock_mhz(report, device(ro));
+	m[GP_AGG_GPU_CLOCK] = sm_clock_mhz(report, out->device);
 	dl = num(ro, "step_stats/breakdown_pct/dataloader_pct");
 	out->dataloader_ns = dl * m[GP_AGG_STEP_MEAN] / 100.0;
 	out->host_wait_ns = num(ro, "gpu/idle_breakdown_total/host_wait_ns");
@@ -245,6 +244,10 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 	out->span_start_ns = INT64_MIN;
 	if (!gp_value_get_int(gp_obj_get(ro, "rank"), &out->rank))
 		return gp__error(GP_EFORMAT, "'%s': a rank object without \"rank\"", file);
+	if (gp_value_type(coll) != GP_VALUE_OBJECT && !report)
+		return gp__error(GP_EFORMAT,
+		                 "'%s': rank %lld: its analysis has no collectives ledger", file,
+		                 (long long)out->rank);
 	if (gp_value_type(coll) != GP_VALUE_OBJECT)
 		return gp__error(GP_EFORMAT,
 		                 "'%s': rank %lld was written without the collectives ledger: run "
@@ -252,8 +255,10 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 		                 file, (long long)out->rank);
 	if (!(out->file = gp__strdup(file)))
 		return gp__error(GP_ENOMEM, "out of memory");
+	out->from_trace = !report;
 	GP_TRY(dup_str(gp_obj_get(ro, "host"), &out->host));
 	GP_TRY(dup_str(gp_obj_get(device(ro), "name"), &out->gpu_model));
+	out->device = int_or(gp_obj_get(device(ro), "id"), -1);
 	GP_TRY(dup_str(gp_obj_get(dist, "backend"), &out->backend));
 	out->world_size = int_or(gp_obj_get(dist, "world_size"), -1);
 	out->span_start_ns = int_or(gp_value_path(ro, "overview/start_ns"), INT64_MIN);
@@ -532,6 +537,15 @@ static int analyze_traces(struct gp__srcs *srcs, struct sink *sink,
 	if (!ao.threads)
 		ao.threads = (uint32_t)nthreads(o, SIZE_MAX);
 	GP_TRY(gp__analyze_srcs_each(&sub, &ao, each_rank, sink, &rep));
+	/*
+	 * The metrics timeline is the report's, built after its ranks: the SM
+	 * clock of the ranks of traces, when one timeline (one host's) was given.
+	 */
+	if (gp__srcs_count(&sub, 1u << GP_SRC_METRICS) == 1)
+		for (i = 0; i < sink->a->n; i++)
+			if (sink->a->r[i].from_trace)
+				sink->a->r[i].m[GP_AGG_GPU_CLOCK] =
+				    sm_clock_mhz(rep, sink->a->r[i].device);
 	w = gp_obj_get(rep, "warnings");
 	for (i = 0; i < gp_value_len(w); i++)
 		GP_TRY(gp_arr_push(sink->a->warnings, gp_value_clone(gp_arr_get(w, i))));

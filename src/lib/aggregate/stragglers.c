@@ -250,7 +250,8 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 		const char *cause, *what;
 		evid_fn f;
 	} ev[] = {
-		/* first: data loading keeps the host from launching, so it shows as host wait too */
+		/* first: data loading keeps the host from launching, so it shows as host wait too
+		 */
 		{ "data_loading", "data loading", ev_data },
 		{ "compute", "GPU compute", ev_compute },
 		{ "host_launch", "GPU idle waiting for the host's launches", ev_host },
