@@ -7,13 +7,16 @@
  */
 #include <string.h>
 
-#include "gpuprof/aggregate.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
 #include "gpuprof/compare.h"
 #include "source.h"
 #include "util/buf.h"
 #include "util/error.h"
+
+#ifndef GP_AGGREGATE_SCHEMA
+#define GP_AGGREGATE_SCHEMA "gpuprof.aggregate/1"
+#endif
 
 #define DOC_MAX_BYTES ((size_t)1 << 30) /* a document larger than this is refused */
 

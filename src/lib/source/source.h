@@ -30,8 +30,8 @@ enum gp__src_kind {
 	GP_SRC_ANALYZE,    /**< a gpuprof.analyze/1 document */
 	GP_SRC_BENCH,      /**< a gpuprof.bench/1 document */
 	GP_SRC_COMPARE,    /**< a gpuprof.compare/1 document */
-	GP_SRC_DOC,        /**< a gpuprof document whose schema the first bytes did not show */
 	GP_SRC_AGGREGATE,  /**< a gpuprof.aggregate/1 document */
+	GP_SRC_DOC,        /**< a gpuprof document whose schema the first bytes did not show */
 	GP_SRC_OTHER, /**< JSON or text that is no trace (config.json...): skipped in directories */
 	GP_SRC_NKINDS
 };
