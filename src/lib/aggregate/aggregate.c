@@ -715,6 +715,10 @@ GP_API int gp_aggregate_paths(const char *const *paths, size_t n, const struct g
 	GP_TRY(gp__agg_check_matched(&a));
 	GP_TRY(gp__agg_clock(&a));
 	GP_TRY(gp__agg_arrivals(&a));
+	if (a.n == 1)
+		GP_TRY(gp_arr_push(
+		    a.warnings, gp_value_str("one rank only: nothing to match across ranks (give "
+		                             "every rank's report or trace)")));
 	GP_TRY(gp__agg_document(&a, o, out));
 out:
 	gp__agg_release(&a);

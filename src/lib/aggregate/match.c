@@ -240,7 +240,9 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 		}
 	}
 	if (ranks < 2) {
-		a->unmatched += (int64_t)(j - i);
+		/* ran by one member of several: no match (the others' lack is the desync) */
+		if (ps->nmember > 1)
+			a->unmatched += (int64_t)(j - i);
 		return 0;
 	}
 	GP_TRY(gp__grow((void **)&a->inst, icap, a->ninst + 1, sizeof(*a->inst)));
