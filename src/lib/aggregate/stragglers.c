@@ -373,7 +373,9 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		const struct gp__agg_rank *r = &a->r[ix[i]];
 		double lp = gp__binom_logsf(r->last_count, r->matched, chance(a, ix[i]));
 		double p = exp(lp);
-		const char *cause = gp__agg_cause(a, ix[i], detail, sizeof(detail));
+		/* last no more often than chance: nothing to explain (and noise would) */
+		const char *cause =
+		    p < SIGNIFICANT_P ? gp__agg_cause(a, ix[i], detail, sizeof(detail)) : NULL;
 
 		if (!(o = gp_value_object()))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
