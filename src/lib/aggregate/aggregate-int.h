@@ -14,11 +14,13 @@
 #ifndef GP_AGGREGATE_INT_H
 #define GP_AGGREGATE_INT_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "gpuprof/aggregate.h"
+#include "util/error.h"
 #include "util/strtab.h"
 
 #define GP__AGG_NONE UINT32_MAX /* an interned string that is null */
@@ -131,6 +133,19 @@ struct gp__agg_member {
 	size_t ent;  /* index in r[rank].ent */
 };
 
+/** ENOMEM unless @p x (a new value) is non-NULL. */
+#define GP__AGG_NEW(x) ((x) ? 0 : gp__error(GP_ENOMEM, "out of memory"))
+
+/** Member @p key of @p o: a number, written as an integer when it is one; null when unknown. */
+static inline int gp__agg_set_num(struct gp_value *o, const char *key, double v)
+{
+	if (!isfinite(v))
+		return gp_obj_set_null(o, key);
+	if (v == floor(v) && fabs(v) < 9e15)
+		return gp_obj_set_int(o, key, (int64_t)v);
+	return gp_obj_set_double(o, key, v);
+}
+
 /* load.c */
 
 /**
@@ -173,6 +188,12 @@ int gp__agg_arrivals(struct gp__agg *a);
 int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out);
 /** The cause of rank index @p i's lateness, or NULL; @p detail its evidence. */
 const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n);
+
+/* findings.c */
+
+/** The "findings" of the document @p doc (its "ranks" written); @p span: the aligned span. */
+int gp__agg_findings(const struct gp__agg *a, struct gp_value *doc, const struct gp_value *strag,
+                     int64_t span);
 
 /* aggregate.c */
 

@@ -14,17 +14,16 @@
 #include <string.h>
 
 #include "aggregate-int.h"
-#include "analyze/findings.h"
 #include "gpuprof/stats.h"
 #include "text/text.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/sort.h"
 
-#define OUTLIER_MADS  3.0    /* |x - median| > 3 × 1.4826 × MAD */
-#define MAD_SCALE     1.4826 /* MAD to sigma under normality */
-#define AUTO_BINS     100    /* heatmap bins when bin_ns is 0 */
-#define MAX_BINS      10000  /* a bin_ns that would give more is widened */
-#define CLOCK_INFO_NS 100000 /* offsets from this (100 µs) are worth a clock-skew note */
+#define OUTLIER_MADS 3.0    /* |x - median| > 3 × 1.4826 × MAD */
+#define MAD_SCALE    1.4826 /* MAD to sigma under normality */
+#define AUTO_BINS    100    /* heatmap bins when bin_ns is 0 */
+#define MAX_BINS     10000  /* a bin_ns that would give more is widened */
 
 GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o)
 {
@@ -33,15 +32,6 @@ GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->analyze.size = sizeof(o->analyze);
 	o->analyze.only_rank = -1;
-}
-
-static int set_num(struct gp_value *o, const char *key, double v)
-{
-	if (!isfinite(v))
-		return gp_obj_set_null(o, key);
-	if (v == floor(v) && fabs(v) < 9e15)
-		return gp_obj_set_int(o, key, (int64_t)v);
-	return gp_obj_set_double(o, key, v);
 }
 
 static int set_str(struct gp_value *o, const char *key, const char *s)
@@ -65,15 +55,6 @@ static struct gp_value *new_arr(struct gp_value *parent, const char *key)
 	if (o && gp_obj_set(parent, key, o))
 		return NULL;
 	return o;
-}
-
-#define NEW(x) ((x) ? 0 : gp__error(GP_ENOMEM, "out of memory"))
-
-static int cmp_d(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
 }
 
 /* ---- the per-rank table ---- */
@@ -108,11 +89,11 @@ static int column(const struct gp__agg *a, int m, double *v, struct col *c)
 	if (!c->n)
 		return 0;
 	c->mean = sum / (double)c->n;
-	qsort(v, c->n, sizeof(*v), cmp_d);
+	qsort(v, c->n, sizeof(*v), gp__cmp_double);
 	c->median = gp_quantile_sorted(v, c->n, 0.5);
 	for (i = 0; i < c->n; i++)
 		v[i] = fabs(v[i] - c->median);
-	qsort(v, c->n, sizeof(*v), cmp_d);
+	qsort(v, c->n, sizeof(*v), gp__cmp_double);
 	c->mad = gp_quantile_sorted(v, c->n, 0.5);
 	return 0;
 }
@@ -128,7 +109,7 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 	if (!table || !ranks || !outl || !v)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < a->n; i++)
-		GP_TRY(NEW(outl[i] = gp_value_array()));
+		GP_TRY(GP__AGG_NEW(outl[i] = gp_value_array()));
 	for (m = 0; m < GP_AGG_NMETRICS; m++) {
 		struct gp_value *t;
 		struct col c;
@@ -138,11 +119,11 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 			GP_TRY(gp_obj_set_null(table, gp__agg_metric_keys[m]));
 			continue;
 		}
-		GP_TRY(NEW(t = new_obj(table, gp__agg_metric_keys[m])));
-		GP_TRY(set_num(t, "min", c.min));
-		GP_TRY(set_num(t, "max", c.max));
-		GP_TRY(set_num(t, "mean", c.mean));
-		GP_TRY(set_num(t, "median", c.median));
+		GP_TRY(GP__AGG_NEW(t = new_obj(table, gp__agg_metric_keys[m])));
+		GP_TRY(gp__agg_set_num(t, "min", c.min));
+		GP_TRY(gp__agg_set_num(t, "max", c.max));
+		GP_TRY(gp__agg_set_num(t, "mean", c.mean));
+		GP_TRY(gp__agg_set_num(t, "median", c.median));
 		GP_TRY(gp_obj_set_int(t, "min_rank", a->r[c.min_ix].rank));
 		GP_TRY(gp_obj_set_int(t, "max_rank", a->r[c.max_ix].rank));
 		if (c.mad <= 0)
@@ -158,16 +139,16 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 		const struct gp__agg_rank *r = &a->r[i];
 		struct gp_value *o;
 
-		GP_TRY(NEW(o = gp_value_object()));
+		GP_TRY(GP__AGG_NEW(o = gp_value_object()));
 		GP_TRY(gp_arr_push(ranks, o));
 		GP_TRY(gp_obj_set_int(o, "rank", r->rank));
 		GP_TRY(set_str(o, "host", r->host));
 		GP_TRY(gp_obj_set_str(o, "file", r->file));
 		GP_TRY(gp_obj_set_int(o, "clock_offset_ns", r->offset_ns));
-		GP_TRY(set_num(o, "clock_uncertainty_ns",
-		               isfinite(r->unc_ns) ? round(r->unc_ns) : NAN));
+		GP_TRY(gp__agg_set_num(o, "clock_uncertainty_ns",
+		                       isfinite(r->unc_ns) ? round(r->unc_ns) : NAN));
 		for (m = 0; m < GP_AGG_NMETRICS; m++)
-			GP_TRY(set_num(o, gp__agg_metric_keys[m], r->m[m]));
+			GP_TRY(gp__agg_set_num(o, gp__agg_metric_keys[m], r->m[m]));
 		GP_TRY(set_str(o, "gpu_model", r->gpu_model));
 		GP_TRY(gp_obj_set(o, "outliers", outl[i]));
 		outl[i] = NULL;
@@ -253,7 +234,7 @@ static int group_obj(const struct gp__agg *a, const struct group *g, struct gp_v
 	int rc = 0;
 
 	*out = NULL;
-	GP_TRY(NEW(o));
+	GP_TRY(GP__AGG_NEW(o));
 	GP_TRY(set_str(o, "pg", id_str(a, g->pg)));
 	GP_TRY(set_str(o, "pg_desc", g->pg == GP__AGG_NONE ? NULL : pg_desc(a, g->pg)));
 	GP_TRY(set_str(o, "name", id_str(a, g->name)));
@@ -262,16 +243,17 @@ static int group_obj(const struct gp__agg *a, const struct group *g, struct gp_v
 	GP_TRY(g->bytes >= 0 ? gp_obj_set_int(o, "bytes", g->bytes) : gp_obj_set_null(o, "bytes"));
 	GP_TRY(gp_obj_set_int(o, "transfer_ns", g->transfer));
 	GP_TRY(gp_obj_set_int(o, "wait_ns", g->wait));
-	GP_TRY(NEW(s = new_obj(o, "skew_ns")));
+	GP_TRY(GP__AGG_NEW(s = new_obj(o, "skew_ns")));
 	for (i = 0; i < g->nskew; i++)
 		sum += g->skew[i];
-	qsort(g->skew, g->nskew, sizeof(*g->skew), cmp_d);
-	GP_TRY(set_num(s, "mean", g->nskew ? sum / (double)g->nskew : NAN));
-	GP_TRY(set_num(s, "p95", g->nskew ? gp_quantile_sorted(g->skew, g->nskew, 0.95) : NAN));
-	GP_TRY(set_num(s, "max", g->nskew ? g->skew[g->nskew - 1] : NAN));
-	GP_TRY(set_num(o, "algbw_gbps", algbw)); /* bytes per ns = 1e9 B/s */
-	GP_TRY(set_num(o, "busbw_gbps", algbw * factor));
-	GP_TRY(set_num(o, "factor", factor));
+	qsort(g->skew, g->nskew, sizeof(*g->skew), gp__cmp_double);
+	GP_TRY(gp__agg_set_num(s, "mean", g->nskew ? sum / (double)g->nskew : NAN));
+	GP_TRY(gp__agg_set_num(s, "p95",
+	                       g->nskew ? gp_quantile_sorted(g->skew, g->nskew, 0.95) : NAN));
+	GP_TRY(gp__agg_set_num(s, "max", g->nskew ? g->skew[g->nskew - 1] : NAN));
+	GP_TRY(gp__agg_set_num(o, "algbw_gbps", algbw)); /* bytes per ns = 1e9 B/s */
+	GP_TRY(gp__agg_set_num(o, "busbw_gbps", algbw * factor));
+	GP_TRY(gp__agg_set_num(o, "factor", factor));
 	GP_TRY(g->cross < 0 ? gp_obj_set_null(o, "cross_host")
 	                    : gp_obj_set_bool(o, "cross_host", g->cross == 1));
 	*out = o;
@@ -415,216 +397,22 @@ static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, s
 			         r->ent[a->mem[m].ent].start_ns + r->offset_ns, in->max_start);
 		}
 	}
-	GP_TRY(NEW(h = new_obj(doc, "heatmap")));
+	GP_TRY(GP__AGG_NEW(h = new_obj(doc, "heatmap")));
 	GP_TRY(gp_obj_set_int(h, "start_ns", start));
 	GP_TRY(gp_obj_set_int(h, "bin_ns", bin));
-	GP_TRY(NEW(ranks = new_arr(h, "ranks")));
-	GP_TRY(NEW(rows = new_arr(h, "wait_ns")));
+	GP_TRY(GP__AGG_NEW(ranks = new_arr(h, "ranks")));
+	GP_TRY(GP__AGG_NEW(rows = new_arr(h, "wait_ns")));
 	for (i = 0; i < a->n; i++) {
 		struct gp_value *row;
 
 		GP_TRY(gp_arr_push(ranks, gp_value_int(a->r[i].rank)));
-		GP_TRY(NEW(row = gp_value_array()));
+		GP_TRY(GP__AGG_NEW(row = gp_value_array()));
 		GP_TRY(gp_arr_push(rows, row));
 		for (b = 0; b < nbins; b++)
 			GP_TRY(gp_arr_push(row, gp_value_int(llround(w[i * nbins + b]))));
 	}
 out:
 	gp__free(w);
-	return rc;
-}
-
-/* ---- findings ---- */
-
-/* the job's step time: the median over ranks of their steps' total; else the aligned span */
-static double job_time(const struct gp__agg *a, int64_t span)
-{
-	double *v = gp__calloc(a->n ? a->n : 1, sizeof(*v)), t = NAN;
-	size_t i, n = 0;
-
-	if (!v)
-		return NAN;
-	for (i = 0; i < a->n; i++) {
-		double x = a->r[i].m[GP_AGG_STEPS] * a->r[i].m[GP_AGG_STEP_MEAN];
-
-		if (isfinite(x) && x > 0)
-			v[n++] = x;
-	}
-	if (n) {
-		qsort(v, n, sizeof(*v), cmp_d);
-		t = gp_quantile_sorted(v, n, 0.5);
-	} else if (span > 0) {
-		t = (double)span;
-	}
-	gp__free(v);
-	return t;
-}
-
-static const char *suggest(const char *cause)
-{
-	if (!cause)
-		return "look at this rank's own report (gpuprof analyze) for what it does longer "
-		       "than "
-		       "the others before the collectives where it arrives last";
-	if (!strcmp(cause, "compute"))
-		return "balance the work: this rank computes longer per step (uneven shards, "
-		       "sequence lengths or pipeline stages)";
-	if (!strcmp(cause, "data_loading"))
-		return "give this rank's data loading more workers (DataLoader num_workers, "
-		       "pin_memory, prefetch_factor) or check its storage";
-	if (!strcmp(cause, "host_launch"))
-		return "the host cannot launch fast enough on this rank: check CPU affinity and "
-		       "contention, or capture the step in CUDA graphs";
-	if (!strcmp(cause, "slow_gpu"))
-		return "this rank's GPU is slower (another model, or throttled clocks): check "
-		       "nvidia-smi -q -d PERFORMANCE and the cooling, or move the rank";
-	return "the clocks of the hosts are not known well enough here: more matched "
-	       "collectives narrow the bounds";
-}
-
-static int f_straggler(const struct gp__agg *a, const struct gp_value *strag, double T,
-                       struct gp__fnd_list *fl)
-{
-	const struct gp_value *s = gp_arr_get(strag, 0);
-	int64_t rank = 0, caused = 0, blame = 0, last = 0, n = 0;
-	double pct = NAN, p = NAN, impact;
-	const char *cause = gp_value_get_str(gp_obj_get(s, "cause"));
-	struct gp_value *ev;
-	char title[256], t1[32];
-
-	if (!s || !gp_value_get_bool(gp_obj_get(s, "significant"), false))
-		return 0;
-	gp_value_get_int(gp_obj_get(s, "rank"), &rank);
-	gp_value_get_int(gp_obj_get(s, "caused_wait_ns"), &caused);
-	gp_value_get_int(gp_obj_get(s, "blame_ns"), &blame);
-	gp_value_get_int(gp_obj_get(s, "last_count"), &last);
-	gp_value_get_int(gp_obj_get(s, "collectives"), &n);
-	gp_value_get_double(gp_obj_get(s, "last_arrival_pct"), &pct);
-	gp_value_get_double(gp_obj_get(s, "p_value"), &p);
-	impact = isfinite(T) && T > 0 ? 100.0 * (double)caused / (T * (double)a->n) : NAN;
-	if (!(ev = gp_value_clone(s)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	if (set_num(ev, "job_step_time_ns", T) || gp_obj_set_int(ev, "ranks", (int64_t)a->n)) {
-		gp_value_free(ev);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
-	snprintf(title, sizeof(title),
-	         "Rank %lld arrives last at %lld of %lld collectives (%.1f%%), keeping the others "
-	         "waiting %s%s%s",
-	         (long long)rank, (long long)last, (long long)n, pct,
-	         gp__fmt_dur(t1, sizeof(t1), (double)caused, 0), cause ? ": " : "",
-	         cause ? cause : "");
-	return gp__fnd_add(fl, "straggler",
-	                   impact >= 10  ? GP_FND_HIGH
-	                   : impact >= 3 ? GP_FND_MEDIUM
-	                                 : GP_FND_LOW,
-	                   impact, title, ev, suggest(cause));
-}
-
-static int f_desync(const struct gp__agg *a, struct gp__fnd_list *fl)
-{
-	struct gp_value *ev;
-
-	if (!a->desync)
-		return 0;
-	if (!(ev = gp_value_clone(a->desync)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return gp__fnd_add(fl, "collective-desync", GP_FND_HIGH, NAN,
-	                   gp_value_get_str(gp_obj_get(a->desync, "detail")), ev,
-	                   "find why this rank took another path (a data-dependent branch, an "
-	                   "uneven last batch); TORCH_DISTRIBUTED_DEBUG=DETAIL and "
-	                   "TORCH_NCCL_DESYNC_DEBUG=1 name the call");
-}
-
-static int f_clock(const struct gp__agg *a, struct gp__fnd_list *fl)
-{
-	int64_t lo = 0, hi = 0;
-	struct gp_value *ev;
-	char title[160], t1[32], t2[32];
-	size_t i;
-
-	for (i = 0; i < a->n; i++) {
-		if (a->r[i].offset_ns < lo)
-			lo = a->r[i].offset_ns;
-		if (a->r[i].offset_ns > hi)
-			hi = a->r[i].offset_ns;
-	}
-	if (hi - lo < CLOCK_INFO_NS)
-		return 0;
-	if (!(ev = gp_value_object()) || gp_obj_set_int(ev, "max_offset_diff_ns", hi - lo) ||
-	    gp_obj_set_double(ev, "max_uncertainty_ns", a->max_unc_ns) ||
-	    gp_obj_set_int(ev, "collectives_used", a->clock_used)) {
-		gp_value_free(ev);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
-	snprintf(title, sizeof(title),
-	         "The hosts' clocks differ by up to %s (aligned here to ±%s from the collectives)",
-	         gp__fmt_dur(t1, sizeof(t1), (double)(hi - lo), 0),
-	         gp__fmt_dur(t2, sizeof(t2), a->max_unc_ns, 0));
-	return gp__fnd_add(fl, "clock-skew", GP_FND_INFO, NAN, title, ev,
-	                   "compare raw timestamps across hosts only after this alignment; "
-	                   "chrony or PTP keeps the hosts closer");
-}
-
-static int f_outliers(const struct gp_value *ranks, struct gp__fnd_list *fl)
-{
-	struct gp_value *ev = gp_value_object(), *list = NULL;
-	struct gp_buf b;
-	size_t i, n = 0;
-	int rc = 0;
-
-	gp__buf_init(&b, 0);
-	GP_TRY(NEW(ev));
-	GP_TRY(NEW(list = new_arr(ev, "ranks")));
-	for (i = 0; i < gp_value_len(ranks); i++) {
-		const struct gp_value *r = gp_arr_get(ranks, i), *o = gp_obj_get(r, "outliers");
-		struct gp_value *x;
-
-		if (!gp_value_len(o))
-			continue;
-		GP_TRY(NEW(x = gp_value_object()));
-		GP_TRY(gp_arr_push(list, x));
-		GP_TRY(gp_obj_set(x, "rank", gp_value_clone(gp_obj_get(r, "rank"))));
-		GP_TRY(gp_obj_set(x, "outliers", gp_value_clone(o)));
-		n++;
-	}
-	if (!n) {
-		gp_value_free(ev);
-		ev = NULL;
-		goto out;
-	}
-	GP_TRY(gp__buf_addf(&b,
-	                    "%zu rank%s stand%s out from the others (robust outliers of the "
-	                    "per-rank table)",
-	                    n, n == 1 ? "" : "s", n == 1 ? "s" : ""));
-	rc =
-	    gp__fnd_add(fl, "rank-outlier", GP_FND_MEDIUM, NAN, b.buf, ev,
-	                "compare these ranks' own reports with a typical rank's (gpuprof compare)");
-	ev = NULL;
-out:
-	gp_value_free(ev);
-	gp__buf_release(&b);
-	return rc;
-}
-
-static int findings(const struct gp__agg *a, struct gp_value *doc, const struct gp_value *strag,
-                    int64_t span)
-{
-	struct gp__fnd_list fl = { NULL, 0, 0 };
-	struct gp_value *list = NULL;
-	int rc = 0;
-
-	GP_TRY(f_straggler(a, strag, job_time(a, span), &fl));
-	GP_TRY(f_desync(a, &fl));
-	GP_TRY(f_clock(a, &fl));
-	GP_TRY(f_outliers(gp_obj_get(doc, "ranks"), &fl));
-	GP_TRY(gp__fnd_list_take(&fl, &list));
-	rc = gp_obj_set(doc, "findings", list);
-	list = NULL;
-out:
-	gp_value_free(list);
-	if (fl.n)
-		(void)gp__fnd_list_take(&fl, &list), gp_value_free(list);
 	return rc;
 }
 
@@ -640,11 +428,11 @@ static int head(const struct gp__agg *a, struct gp_value *doc)
 
 	GP_TRY(gp_obj_set_str(doc, "schema", GP_AGGREGATE_SCHEMA));
 	GP_TRY(gp_obj_set_str(doc, "gpuprof_version", gp_version()));
-	GP_TRY(NEW(in = new_arr(doc, "inputs")));
+	GP_TRY(GP__AGG_NEW(in = new_arr(doc, "inputs")));
 	for (i = 0; i < a->n; i++) {
 		struct gp_value *x;
 
-		GP_TRY(NEW(x = gp_value_object()));
+		GP_TRY(GP__AGG_NEW(x = gp_value_object()));
 		GP_TRY(gp_arr_push(in, x));
 		GP_TRY(gp_obj_set_str(x, "file", a->r[i].file));
 		GP_TRY(gp_obj_set_int(x, "rank", a->r[i].rank));
@@ -658,7 +446,7 @@ static int head(const struct gp__agg *a, struct gp_value *doc)
 	GP_TRY(set_str(doc, "backend", backend));
 	if (gp_value_len(a->warnings))
 		GP_TRY(gp_obj_set(doc, "warnings", gp_value_clone(a->warnings)));
-	GP_TRY(NEW(c = new_obj(doc, "clock")));
+	GP_TRY(GP__AGG_NEW(c = new_obj(doc, "clock")));
 	GP_TRY(gp_obj_set_int(c, "reference_rank", a->n ? a->r[0].rank : 0));
 	GP_TRY(gp_obj_set_str(c, "method", a->clock_method));
 	GP_TRY(gp_obj_set_int(c, "collectives_used", a->clock_used));
@@ -674,7 +462,7 @@ int gp__agg_document(struct gp__agg *a, const struct gp_aggregate_opts *o, struc
 	int rc = 0;
 
 	*out = NULL;
-	GP_TRY(NEW(doc));
+	GP_TRY(GP__AGG_NEW(doc));
 	GP_TRY(head(a, doc));
 	GP_TRY(table_and_ranks(a, doc));
 	GP_TRY(gp__agg_stragglers(a, &strag));
@@ -683,7 +471,7 @@ int gp__agg_document(struct gp__agg *a, const struct gp_aggregate_opts *o, struc
 	GP_TRY(gp_obj_set(doc, "desync", a->desync ? gp_value_clone(a->desync) : gp_value_null()));
 	GP_TRY(gp_obj_set_int(doc, "unmatched", a->unmatched));
 	GP_TRY(heatmap(a, o, doc, &span));
-	GP_TRY(findings(a, doc, strag, span));
+	GP_TRY(gp__agg_findings(a, doc, strag, span));
 	*out = doc;
 	doc = NULL;
 out:

@@ -23,6 +23,7 @@
 #include "aggregate-int.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 struct hostix {
 	const char *host;
@@ -110,13 +111,6 @@ struct ustate {
 	size_t ndiff, cap;
 };
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* one round: the units not yet aligned that share collectives with aligned ones; *@p more */
 static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_t *present,
                   bool *used, int64_t depth, bool *more)
@@ -188,7 +182,7 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 
 		if (s->depth >= 0 || !s->ndiff)
 			continue;
-		qsort(s->diff, s->ndiff, sizeof(*s->diff), cmp_i64);
+		GP_TRY(gp__sort_i64(s->diff, s->ndiff));
 		n = (int64_t)s->ndiff;
 		est = n % 2 ? s->diff[n / 2]
 		            : s->diff[n / 2 - 1] + (s->diff[n / 2] - s->diff[n / 2 - 1]) / 2;

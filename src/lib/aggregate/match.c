@@ -21,6 +21,7 @@
 #include "text/text.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 struct ref {
 	uint32_t pg;
@@ -273,13 +274,6 @@ out:
 	return rc;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /*
  * A member whose seq range does not meet the median range of the members
  * (median first, median last): it belongs to another job or profiler
@@ -296,12 +290,14 @@ static int disjoint(const struct gp__agg *a, const struct pgscan *ps, uint32_t p
 	for (r = 0; r < a->n; r++)
 		if (ps->lo[r] <= ps->hi[r])
 			v[n++] = ps->lo[r];
-	qsort(v, n, sizeof(*v), cmp_i64);
+	if ((rc = gp__sort_i64(v, n)))
+		goto out;
 	mlo = v[n / 2];
 	for (r = 0, n = 0; r < a->n; r++)
 		if (ps->lo[r] <= ps->hi[r])
 			v[n++] = ps->hi[r];
-	qsort(v, n, sizeof(*v), cmp_i64);
+	if ((rc = gp__sort_i64(v, n)))
+		goto out;
 	mhi = v[(n - 1) / 2];
 	for (r = 0; r < a->n && mlo <= mhi; r++) {
 		if (ps->lo[r] > ps->hi[r] || (ps->hi[r] >= mlo && ps->lo[r] <= mhi))
@@ -316,6 +312,7 @@ static int disjoint(const struct gp__agg *a, const struct pgscan *ps, uint32_t p
 		    (long long)ps->lo[r], (long long)ps->hi[r], (long long)mlo, (long long)mhi);
 		break;
 	}
+out:
 	gp__free(v);
 	return rc;
 }
@@ -325,6 +322,7 @@ static int scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, si
                    struct pgscan *ps)
 {
 	size_t k, r;
+	int rc;
 
 	for (r = 0; r < a->n; r++) {
 		ps->lo[r] = INT64_MAX;
@@ -339,8 +337,8 @@ static int scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, si
 		if (refs[k].seq > ps->hi[r])
 			ps->hi[r] = refs[k].seq;
 	}
-	if (disjoint(a, ps, refs[i].pg))
-		return GP_EINVAL;
+	if ((rc = disjoint(a, ps, refs[i].pg)))
+		return rc;
 	ps->common_lo = INT64_MIN;
 	ps->common_hi = INT64_MAX;
 	for (r = 0; r < a->n; r++) {

@@ -18,6 +18,7 @@
 #include "stats/binom.h"
 #include "text/text.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 #define SIGNIFICANT_P   0.01 /* the straggler test's level */
 #define CAUSE_SHARE     0.5  /* a cause explains at least this share of the lateness per step */
@@ -145,13 +146,6 @@ static double ev_host(const struct gp__agg_rank *r)
 	return r->host_wait_ns / steps_of(r);
 }
 
-static int cmp_d(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 /* the median of @p f over the ranks other than @p self (the values known); NAN when none */
 static double median_others(const struct gp__agg *a, size_t self, evid_fn f, double *scratch)
 {
@@ -165,7 +159,7 @@ static double median_others(const struct gp__agg *a, size_t self, evid_fn f, dou
 	}
 	if (!n)
 		return NAN;
-	qsort(scratch, n, sizeof(*scratch), cmp_d);
+	qsort(scratch, n, sizeof(*scratch), gp__cmp_double);
 	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2.0;
 }
 
