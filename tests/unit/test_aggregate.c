@@ -102,8 +102,8 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	struct gp_buf b;
 	int64_t d = delta_of(s, r), steps = s->ncoll / s->per_step;
 	bool late = r == s->straggler;
-	int64_t compute =
-	    steps * INT64_C(20000000) + (late && !s->late_data ? s->ncoll * s->late_ns : 0);
+	int64_t compute = steps * INT64_C(20000000) + r * 100000 +
+	                  (late && !s->late_data ? s->ncoll * s->late_ns : 0);
 	/* data loading: 1 % of a 40 ms step; the straggler's per_step * late_ns more */
 	double dl_pct =
 	    1.0 + (late && s->late_data ? 100.0 * (double)(s->per_step * s->late_ns) / 40e6 : 0);
@@ -316,9 +316,11 @@ static void test_clock_ranks(void **state)
 static void test_straggler(void **state)
 {
 	struct gp_value *doc = NULL;
-	const struct gp_value *st, *f, *h;
+	const struct gp_value *st, *f, *h, *o;
 	struct spec s;
 	char dir[64];
+	size_t b;
+	int r, found;
 
 	(void)state;
 	spec_init(&s, 8);
@@ -343,9 +345,32 @@ static void test_straggler(void **state)
 	f = gp_arr_get(gp_obj_get(doc, "findings"), 0);
 	assert_string_equal(tu_gets(f, "id"), "straggler");
 	assert_true(tu_getd(f, "impact_pct") > 0);
+	/* impact: the others' wait it caused over the job's step time (10 steps of 40 ms) × ranks
+	 */
+	assert_rel(tu_getd(f, "impact_pct"),
+	           100.0 * tu_getd(st, "caused_wait_ns") / (10 * 40e6 * 8), 1e-5);
 	h = gp_obj_get(doc, "heatmap");
 	assert_int_equal(gp_value_len(gp_obj_get(h, "wait_ns")), 8);
 	assert_true(tu_geti(h, "bin_ns") > 0);
+	/* every rank's row holds its wait, spread over the bins */
+	for (r = 0; r < 8; r++) {
+		const struct gp_value *row = gp_arr_get(gp_obj_get(h, "wait_ns"), (size_t)r);
+		int64_t sum = 0, x;
+
+		assert_true(gp_value_get_int(gp_arr_get(gp_obj_get(h, "ranks"), (size_t)r), &x));
+		assert_int_equal(x, r);
+		for (b = 0; b < gp_value_len(row); b++) {
+			assert_true(gp_value_get_int(gp_arr_get(row, b), &x));
+			sum += x;
+		}
+		assert_int_equal(sum, tu_geti(rank_obj(doc, r), "wait_ns"));
+	}
+	/* the straggler's compute stands out of the table; its wait too (the least) */
+	o = gp_obj_get(rank_obj(doc, 5), "outliers");
+	for (b = 0, found = 0; b < gp_value_len(o); b++)
+		found += !strcmp(gp_value_get_str(gp_arr_get(o, b)), "compute_ns");
+	assert_int_equal(found, 1);
+	assert_int_equal(tu_geti(doc, "table/compute_ns/max_rank"), 5);
 	gp_value_free(doc);
 	tu_tmpdir_remove(dir);
 }
