@@ -21,4 +21,20 @@
 int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
                      struct gp_value **out);
 
+/**
+ * Called by a worker thread with each rank object as soon as it is built
+ * (@p path its input); the object is freed when it returns, so memory grows
+ * with the workers, not the ranks. Must be thread-safe. @return 0 or a
+ * gp_status (with gp__error()), which fails the whole analysis.
+ */
+typedef int (*gp__analyze_each_fn)(void *arg, const struct gp_value *rank, const char *path);
+
+/**
+ * gp__analyze_srcs() that hands each rank object to @p each instead of
+ * putting it in the report: *@p out is the report without its ranks (its
+ * "warnings", "metrics" of run directories...).
+ */
+int gp__analyze_srcs_each(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                          gp__analyze_each_fn each, void *arg, struct gp_value **out);
+
 #endif

@@ -11,7 +11,6 @@
 #include "gpuprof/analyze.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/opts.h"
+#include "util/pool.h"
 #include "util/spare.h"
 #include "util/value-int.h"
 
@@ -239,9 +239,9 @@ struct job {
 
 struct pool {
 	struct job *jobs;
-	size_t n, next;
 	const struct gp_analyze_opts *opts;
-	pthread_mutex_t lock;
+	gp__analyze_each_fn each; /* NULL: the rank objects go into the report */
+	void *each_arg;
 };
 
 static int add_job(struct job **jobs, size_t *n, size_t *cap, const struct gp__src *src)
@@ -301,21 +301,19 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	gp_trace_free(t);
 }
 
-static void *worker(void *arg)
+static void worker(void *arg, size_t i)
 {
 	struct pool *p = arg;
+	struct job *j = &p->jobs[i];
 
-	for (;;) {
-		size_t i;
-
-		pthread_mutex_lock(&p->lock);
-		i = p->next++;
-		pthread_mutex_unlock(&p->lock);
-		if (i >= p->n)
-			break;
-		run_job(&p->jobs[i], p->opts);
+	run_job(j, p->opts);
+	/* handed over and freed at once: memory holds one rank object per worker */
+	if (p->each && !j->rc && j->val) {
+		if ((j->rc = p->each(p->each_arg, j->val, j->path)))
+			snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
+		gp_value_free(j->val);
+		j->val = NULL;
 	}
-	return NULL;
 }
 
 static int cmp_job(const void *a, const void *b)
@@ -435,15 +433,14 @@ out:
 	return rc;
 }
 
-int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
-                     struct gp_value **out)
+static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                        gp__analyze_each_fn each, void *each_arg, struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
 	size_t njobs = 0, cap = 0, i, nthreads;
 	long ncpu;
 	struct gp_value *report = NULL, *ranks, *warnings = NULL;
-	pthread_t *tids = NULL;
 	const char *run_dir = NULL;
 	struct pool pool;
 	struct gp_buf b;
@@ -476,24 +473,10 @@ int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
 		nthreads = njobs;
 	memset(&pool, 0, sizeof(pool));
 	pool.jobs = jobs;
-	pool.n = njobs;
 	pool.opts = &o;
-	pthread_mutex_init(&pool.lock, NULL);
-	if (nthreads <= 1) {
-		worker(&pool);
-	} else {
-		size_t started = 0;
-
-		tids = gp__calloc(nthreads, sizeof(*tids));
-		for (i = 0; tids && i < nthreads; i++)
-			if (pthread_create(&tids[i], NULL, worker, &pool) == 0)
-				started++;
-		if (!started)
-			worker(&pool);
-		for (i = 0; i < started; i++)
-			pthread_join(tids[i], NULL);
-	}
-	pthread_mutex_destroy(&pool.lock);
+	pool.each = each;
+	pool.each_arg = each_arg;
+	gp__pool_run(njobs, nthreads, worker, &pool);
 
 	for (i = 0; i < njobs; i++) {
 		if (jobs[i].rc) {
@@ -549,7 +532,6 @@ out:
 		gp_value_free(jobs[i].tags);
 	}
 	gp__free(jobs);
-	gp__free(tids);
 	gp_value_free(warnings);
 	gp__buf_release(&b);
 	if (rc) {
@@ -558,6 +540,18 @@ out:
 	}
 	*out = report;
 	return 0;
+}
+
+int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                     struct gp_value **out)
+{
+	return analyze_srcs(srcs, opts, NULL, NULL, out);
+}
+
+int gp__analyze_srcs_each(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
+                          gp__analyze_each_fn each, void *arg, struct gp_value **out)
+{
+	return analyze_srcs(srcs, opts, each, arg, out);
 }
 
 GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,

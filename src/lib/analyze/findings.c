@@ -67,6 +67,34 @@ static int cmp_fnd(const void *x, const void *y)
 	return strcmp(a->id, b->id);
 }
 
+int gp__fnd_list_take(struct gp__fnd_list *fl, struct gp_value **out)
+{
+	struct gp_value *list = gp_value_array();
+	size_t k;
+	int rc = 0;
+
+	*out = NULL;
+	if (!list)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	if (fl->n > 1)
+		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_fnd);
+	for (k = 0; k < fl->n; k++) {
+		struct gp_value *v = fl->v[k].v;
+
+		fl->v[k].v = NULL;
+		GP_TRY(gp_arr_push(list, v));
+	}
+	*out = list;
+	list = NULL;
+out:
+	gp_value_free(list);
+	for (k = 0; k < fl->n; k++)
+		gp_value_free(fl->v[k].v);
+	gp__free(fl->v);
+	memset(fl, 0, sizeof(*fl));
+	return rc;
+}
+
 int gp__an_findings(const struct gp__actx *c, struct gp_value *r)
 {
 	struct gp__fnd_list fl = { NULL, 0, 0 };
@@ -78,18 +106,7 @@ int gp__an_findings(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp__fnd_base_init(c, r, &b));
 	for (k = 0; k < gp__fnd_nrules; k++)
 		GP_TRY(gp__fnd_rules[k](c, r, &b, &fl));
-
-	if (fl.n > 1)
-		qsort(fl.v, fl.n, sizeof(*fl.v), cmp_fnd);
-	list = gp_value_array();
-	if (!list)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < fl.n; k++) {
-		struct gp_value *v = fl.v[k].v;
-
-		fl.v[k].v = NULL;
-		GP_TRY(gp_arr_push(list, v));
-	}
+	GP_TRY(gp__fnd_list_take(&fl, &list));
 	rc = gp_obj_set(r, "findings", list);
 	list = NULL;
 out:

@@ -163,6 +163,13 @@ int gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct
 int gp__fnd_add(struct gp__fnd_list *fl, const char *id, enum gp__fnd_sev sev, double impact_pct,
                 const char *title, struct gp_value *ev, const char *suggestion);
 
+/**
+ * The findings of @p fl as the ranked list (severity, then impact_pct
+ * descending, then id) into *@p out; empties @p fl even on failure. Also
+ * aggregate's findings (src/lib/aggregate), the same shape and ranking.
+ */
+int gp__fnd_list_take(struct gp__fnd_list *fl, struct gp_value **out);
+
 /** A rule: adds at most one finding to @p fl; 0 or a negative gp_status. */
 typedef int (*gp__fnd_rule_fn)(const struct gp__actx *c, const struct gp_value *r,
                                const struct gp__fnd_base *b, struct gp__fnd_list *fl);

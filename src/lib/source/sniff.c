@@ -96,6 +96,8 @@ static enum gp__src_kind schema_kind(struct gp_str v)
 		return GP_SRC_BENCH;
 	if (str_is(v, "gpuprof.compare/1"))
 		return GP_SRC_COMPARE;
+	if (str_is(v, "gpuprof.aggregate/1"))
+		return GP_SRC_AGGREGATE;
 	if (v.len >= 8 && memcmp(v.p, "gpuprof.", 8) == 0)
 		return GP_SRC_DOC;
 	return GP_SRC_KINETO;
