@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,6 +162,20 @@ void library_warnings(bool on)
 		gp_set_log(log_warning, NULL);
 	else
 		gp_set_log(NULL, NULL);
+}
+
+int output_width(bool to_stdout)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	int w = 100;
+
+	if (env && atoi(env) > 0)
+		w = atoi(env);
+	else if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	         ws.ws_col > 0)
+		w = ws.ws_col;
+	return w < 60 ? 60 : w > 200 ? 200 : w;
 }
 
 int write_output(const char *output, const char *data, size_t len)

@@ -38,6 +38,7 @@ int cmd_export(int argc, const char **argv);
 int cmd_bench(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_aggregate(int argc, const char **argv);
 
 /**
  * Flags of a command in the table. GP_CLI_KEEP_STATUS: the command's exit
@@ -129,6 +130,13 @@ int need_operand(const char *cmd, int optind_, int argc, const char *what, const
  * held besides its traces, a salvaged trace. Off again after.
  */
 void library_warnings(bool on);
+
+/**
+ * The width of a command's text: $COLUMNS (POSIX: it overrides the
+ * terminal's), else the terminal's when @p to_stdout and stdout is one, else
+ * 100; kept within 60..200 (analyze, aggregate).
+ */
+int output_width(bool to_stdout);
 
 /**
  * Writes a command's output: to stdout when @p output is NULL or "-"
