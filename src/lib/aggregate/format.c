@@ -187,8 +187,13 @@ static void print_groups(struct agf *f, const struct gp_value *ranks, const char
 		goto out_groups;
 	}
 	shown = rows_to_show(ng, f);
-	if (count_first)
-		rc = gp__buf_addf(&line, "%zu: ", ng);
+	if (count_first) { /* the hosts known: ranks of an unknown one are no host more */
+		size_t named = 0;
+
+		for (size_t i = 0; i < ng; i++)
+			named += g[i].name != NULL;
+		rc = gp__buf_addf(&line, "%zu: ", named);
+	}
 	/* an entry stays on one line ("NVIDIA H100 80GB HBM3 (ranks 0-3, 5)"): its spaces do not
 	 * break */
 	for (size_t i = 0; i < shown && !rc; i++) {

@@ -10,6 +10,7 @@
  * handed back untouched (*out NULL). Called by the CLI before
  * gp_aggregate_paths(); calls nothing of aggregate/.
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -22,28 +23,28 @@
 /* a parsed document: the aggregate kept in *out, or why it is refused, or NULL for the others */
 static int judge(const char *path, struct gp_value *doc, struct gp_value **out)
 {
-	const char *schema = gp_value_get_str(gp_obj_get(doc, "schema"));
+	const char *schema = gp_value_get_str(gp_obj_get(doc, "schema")); /* doc's */
+	int rc = 0;
 
 	if (schema && strcmp(schema, GP_AGGREGATE_SCHEMA) == 0) {
 		*out = doc;
 		return 0;
 	}
-	gp_value_free(doc);
+	/* a report, or no gpuprof document: gp_aggregate_paths() says what it is */
 	if (!schema || strcmp(schema, GP_ANALYZE_SCHEMA) == 0)
-		return 0; /* a report, or no gpuprof document: gp_aggregate_paths() says what it is
-		           */
-	if (strncmp(schema, SCHEMA_FAMILY, strlen(SCHEMA_FAMILY)) == 0)
-		return gp__error(GP_EVERSION,
-		                 "'%s': a %s document: this version reads %s; aggregate the ranks' "
-		                 "reports again with it",
-		                 path, schema, GP_AGGREGATE_SCHEMA);
-	if (strncmp(schema, "gpuprof.", 8) == 0)
-		return gp__error(
-		    GP_EFORMAT,
-		    "'%s': a %s document: aggregate reads analyze reports (%s), traces "
-		    "or a saved %s",
-		    path, schema, GP_ANALYZE_SCHEMA, GP_AGGREGATE_SCHEMA);
-	return 0;
+		rc = 0;
+	else if (strncmp(schema, SCHEMA_FAMILY, strlen(SCHEMA_FAMILY)) == 0)
+		rc = gp__error(GP_EVERSION,
+		               "'%s': a %s document: this version reads %s; aggregate the ranks' "
+		               "reports again with it",
+		               path, schema, GP_AGGREGATE_SCHEMA);
+	else if (strncmp(schema, "gpuprof.", 8) == 0)
+		rc = gp__error(GP_EFORMAT,
+		               "'%s': a %s document: aggregate reads analyze reports (%s), traces "
+		               "or a saved %s",
+		               path, schema, GP_ANALYZE_SCHEMA, GP_AGGREGATE_SCHEMA);
+	gp_value_free(doc);
+	return rc;
 }
 
 GP_API int gp_aggregate_load(const char *path, struct gp_value **out)
@@ -58,7 +59,12 @@ GP_API int gp_aggregate_load(const char *path, struct gp_value **out)
 		return gp__error(GP_EINVAL, "gp_aggregate_load: NULL argument");
 	*out = NULL;
 	/* standard input and directories are gp_aggregate_paths()'s to read */
-	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) != 0)
+		return gp__error(errno == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", path,
+		                 strerror(errno));
+	if (!S_ISREG(st.st_mode))
 		return 0;
 	if ((rc = gp__sniff_file(path, &kind)))
 		return rc;
