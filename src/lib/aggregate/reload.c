@@ -62,7 +62,7 @@ GP_API int gp_aggregate_load(const char *path, struct gp_value **out)
 	if (strcmp(path, "-") == 0)
 		return 0;
 	if (stat(path, &st) != 0)
-		return gp__error(errno == ENOENT ? GP_ENOENT : GP_EIO, "'%s': %s", path,
+		return gp__error(errno == ENOENT ? GP_ENOENT : GP_EIO, "cannot read '%s': %s", path,
 		                 strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return 0;
