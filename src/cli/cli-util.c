@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 
+#include "gpuprof/analyze.h"
 #include "gpuprof/gpuprof.h"
 
 #include <errno.h>
@@ -108,6 +109,17 @@ long long parse_count(const char *opt, const char *s, long long max)
 	if (errno || end == s || *end || v < 0 || v > max || *s == '-' || *s == '+' || *s == ' ')
 		usage_die("option '%s' expects a number from 0 to %lld, not '%s'", opt, max, s);
 	return v;
+}
+
+enum gp_compat parse_compat(const char *s)
+{
+	if (strcmp(s, "hta") == 0)
+		return GP_COMPAT_HTA;
+	if (strcmp(s, "tb") == 0)
+		return GP_COMPAT_TB;
+	if (strcmp(s, "none") != 0)
+		usage_die("option '--compat' expects 'hta', 'tb' or 'none', not '%s'", s);
+	return GP_COMPAT_NONE;
 }
 
 static bool strip_suffix(char *s, const char *suffix)

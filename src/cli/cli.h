@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpuprof/analyze.h"
 #include "gpuprof/value.h"
 
 #define GP_EXIT_OK      0
@@ -102,6 +103,12 @@ char *xstrdup(const char *s);
  * @p opt; a usage error (exit 2) otherwise.
  */
 long long parse_count(const char *opt, const char *s, long long max);
+
+/**
+ * The definitions of --compat MODE (analyze, aggregate): 'hta', 'tb' or
+ * 'none'; a usage error (exit 2) otherwise.
+ */
+enum gp_compat parse_compat(const char *s);
 
 /**
  * The usage error for what getopt_long() returned in @p c (':' an option

@@ -138,16 +138,7 @@ int cmd_aggregate(int argc, const char **argv)
 			opts.analyze.threads = (uint32_t)opts.threads;
 			break;
 		case OPT_COMPAT:
-			if (strcmp(optarg, "hta") == 0)
-				opts.analyze.compat = GP_COMPAT_HTA;
-			else if (strcmp(optarg, "tb") == 0)
-				opts.analyze.compat = GP_COMPAT_TB;
-			else if (strcmp(optarg, "none") == 0)
-				opts.analyze.compat = GP_COMPAT_NONE;
-			else
-				usage_die(
-				    "option '--compat' expects 'hta', 'tb' or 'none', not '%s'",
-				    optarg);
+			opts.analyze.compat = parse_compat(optarg);
 			break;
 		case OPT_SALVAGE:
 			opts.analyze.salvage = true;

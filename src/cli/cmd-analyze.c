@@ -129,16 +129,7 @@ int cmd_analyze(int argc, const char **argv)
 			opts.only_rank = parse_count("--rank", optarg, INT32_MAX);
 			break;
 		case OPT_COMPAT:
-			if (strcmp(optarg, "hta") == 0)
-				opts.compat = GP_COMPAT_HTA;
-			else if (strcmp(optarg, "tb") == 0)
-				opts.compat = GP_COMPAT_TB;
-			else if (strcmp(optarg, "none") == 0)
-				opts.compat = GP_COMPAT_NONE;
-			else
-				usage_die(
-				    "option '--compat' expects 'hta', 'tb' or 'none', not '%s'",
-				    optarg);
+			opts.compat = parse_compat(optarg);
 			break;
 		case OPT_SALVAGE:
 			opts.salvage = true;

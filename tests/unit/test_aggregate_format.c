@@ -160,8 +160,10 @@ static void test_unknown_everything(void **state)
 	assert_non_null(strstr(t, "== aggregate: 1 rank, world size unknown, backend - =="));
 	assert_non_null(strstr(t, "hosts     unknown\n"));
 	/* the rank's row and the min row: every value "-", never 0 */
-	assert_non_null(strstr(t, "      0 -               -         -         -       -         -"));
-	assert_non_null(strstr(t, "    min                 -         -         -       -         -"));
+	assert_non_null(
+	    strstr(t, "      0 -               -         -         -       -         -"));
+	assert_non_null(
+	    strstr(t, "    min                 -         -         -       -         -"));
 	assert_null(strstr(t, " 0 ns"));
 	/* sections the document does not have are left out */
 	assert_null(strstr(t, "Stragglers"));
