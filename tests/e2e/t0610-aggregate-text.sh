@@ -101,4 +101,21 @@ expect_rc 0 aggregate "$TMP/long.json"
 grep -q 'a_very_long_process_group_description' "$OUT" && fail "a long name is cut by default"
 expect_rc 0 aggregate --wide "$TMP/long.json"
 out_has "0 a_very_long_process_group_description"
+
+# a hostile document's control characters never reach the terminal, cut or whole
+python3 - "$TMP/a.json" "$TMP/evil.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["ranks"][0]["host"] = "evil\x1b[31mred\x07"
+d["collectives"][0]["pg_desc"] = "pg\x1b]0;title\x07"
+d["stragglers"][0]["cause"] = "c\x1b[2J"
+d["desync"] = {"pg": "0\x1b[1m", "seq": 1, "rank": 1, "kind": "missing", "collective": "x\x1b",
+               "expected": {"name": "\x1b[0m"}, "found": None, "detail": "\x1b[H"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for wide in "" --wide; do
+	expect_rc 0 aggregate $wide "$TMP/evil.json"
+	! grep -q $'\x1b' "$OUT" || fail "an escape sequence reached the output ($wide)"
+	out_has "evil?"
+done
 done_ok

@@ -26,6 +26,12 @@
 #include "text/text.h"
 #include "util/error.h"
 
+/*
+ * The cut of a column whose names are whole (--wide): a cut still makes
+ * control characters of a hostile document '?', which no cut (0) would not
+ */
+#define WIDE_CUT 4096
+
 struct agf {
 	struct gp__out o;
 	size_t top; /* rows per table, 0: all */
@@ -316,7 +322,7 @@ static void print_stragglers(struct agf *f, const struct gp_value *agg)
 		{ .head = "last %", .width = 7, .gap = "  " },
 		{ .head = "p-value", .width = 7, .gap = "  " },
 		{ .head = "significant", .width = 11, .gap = "  ", .flags = GP__COL_LEFT },
-		{ .head = "cause", .gap = "  ", .flags = GP__COL_LEFT },
+		{ .head = "cause", .cut = WIDE_CUT, .gap = "  ", .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, 8, "  ", false };
 	const struct gp_value *s = get(agg, "stragglers");
@@ -387,7 +393,7 @@ static void print_clocks(struct agf *f, const struct gp_value *agg)
 
 	memcpy(c, cols, sizeof(c));
 	if (f->wide)
-		c[0].cut = 0;
+		c[0].cut = WIDE_CUT;
 	if ((rc = groups_of(ranks, "host", &g, &ng))) {
 		keep(f, rc);
 		return;
@@ -514,7 +520,7 @@ static void rank_table_init(struct rank_table *rt, const struct agf *f)
 	rt->c[0] = (struct gp__col){ .head = "rank", .width = 5 };
 	rt->c[1] = (struct gp__col){ .head = "host",
 		                     .width = host,
-		                     .cut = f->wide ? 0 : host,
+		                     .cut = f->wide ? WIDE_CUT : host,
 		                     .gap = " ",
 		                     .flags = GP__COL_LEFT };
 	for (size_t i = 0; i < NMETRICS; i++)
@@ -692,7 +698,7 @@ static void print_collectives(struct agf *f, const struct gp_value *agg)
 		return;
 	memcpy(c, cols, sizeof(c));
 	if (f->wide)
-		c[0].cut = c[1].cut = 0;
+		c[0].cut = c[1].cut = WIDE_CUT;
 	out(f,
 	    "\nCollectives (per process group and name, by wait; bandwidths in GB/s = 1e9 B/s)\n");
 	if (!n) {
