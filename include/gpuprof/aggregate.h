@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * aggregate.h - many ranks, one answer: the reports of a distributed job's
- * ranks combined into one "gpuprof.aggregate/1" document (docs/aggregate-schema.md):
+ * ranks combined into one "gpuprof.aggregate/1" document:
  * the per-rank table, the collectives matched across ranks, the clock offset
  * of each host, the stragglers and the first desynchronisation.
  *

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """aggdoc.py OUT [--ranks N] [--hosts H] [--desync] [--no-stragglers] [--no-collectives]
 [--unknown] [--schema S] - writes a gpuprof.aggregate/1 document by hand, as
-CONTRACT-22.md section C describes it, for the tests of `gpuprof aggregate`'s text
+the schema of issue 22 describes it, for the tests of `gpuprof aggregate`'s text
 (t0610-t0619): 8 ranks on 2 hosts by default, rank 3 a straggler (a compute outlier),
 node-1's clock 12.345 ms ahead, two process groups, a finding. --unknown leaves values
 unknown (null) that the text must show as "-"."""

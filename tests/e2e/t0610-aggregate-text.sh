@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # t0610-aggregate-text.sh - `gpuprof aggregate` draws a saved gpuprof.aggregate/1 document
-# (written by hand by aggdoc.py, as CONTRACT-22.md C describes it): every section with its
+# (written by hand by aggdoc.py, as issue 22's schema describes it): every section with its
 # values formatted as analyze formats them (durations, bytes, GB/s, p-values), "-" for what
 # is unknown, outlier marks, the desync first, and a per-rank table that stays a page at
 # 1,024 ranks.

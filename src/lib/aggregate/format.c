@@ -6,7 +6,7 @@
  * hosts, the per-rank table with its min/max/mean rows and outlier marks,
  * the collectives per process group and name, and the findings.
  *
- * Reads only the document (CONTRACT-22.md C, docs/aggregate-schema.md) and
+ * Reads only the gpuprof.aggregate/1 document (its schema is issue 22's) and
  * computes nothing beyond grouping ranks by host and model and choosing the
  * ranks to show: an unknown (null or missing) value prints as "-". Numbers,
  * the table and the Findings section are the text layer's (text/text.h), as
