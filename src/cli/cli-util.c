@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 
+#include "gpuprof/analyze.h"
 #include "gpuprof/gpuprof.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,6 +111,17 @@ long long parse_count(const char *opt, const char *s, long long max)
 	return v;
 }
 
+enum gp_compat parse_compat(const char *s)
+{
+	if (strcmp(s, "hta") == 0)
+		return GP_COMPAT_HTA;
+	if (strcmp(s, "tb") == 0)
+		return GP_COMPAT_TB;
+	if (strcmp(s, "none") != 0)
+		usage_die("option '--compat' expects 'hta', 'tb' or 'none', not '%s'", s);
+	return GP_COMPAT_NONE;
+}
+
 static bool strip_suffix(char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -161,6 +174,20 @@ void library_warnings(bool on)
 		gp_set_log(log_warning, NULL);
 	else
 		gp_set_log(NULL, NULL);
+}
+
+int output_width(bool to_stdout)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	int w = 100;
+
+	if (env && atoi(env) > 0)
+		w = atoi(env);
+	else if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	         ws.ws_col > 0)
+		w = ws.ws_col;
+	return w < 60 ? 60 : w > 200 ? 200 : w;
 }
 
 int write_output(const char *output, const char *data, size_t len)

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "gpuprof/analyze.h"
 #include "gpuprof/value.h"
 
 #define GP_EXIT_OK      0
@@ -38,6 +39,7 @@ int cmd_export(int argc, const char **argv);
 int cmd_bench(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_aggregate(int argc, const char **argv);
 
 /**
  * Flags of a command in the table. GP_CLI_KEEP_STATUS: the command's exit
@@ -103,6 +105,12 @@ char *xstrdup(const char *s);
 long long parse_count(const char *opt, const char *s, long long max);
 
 /**
+ * The definitions of --compat MODE (analyze, aggregate): 'hta', 'tb' or
+ * 'none'; a usage error (exit 2) otherwise.
+ */
+enum gp_compat parse_compat(const char *s);
+
+/**
  * The usage error for what getopt_long() returned in @p c (':' an option
  * without its value, anything else an unknown option) in command @p cmd:
  * the message and @p usage on stderr. @return GP_EXIT_USAGE.
@@ -129,6 +137,13 @@ int need_operand(const char *cmd, int optind_, int argc, const char *what, const
  * held besides its traces, a salvaged trace. Off again after.
  */
 void library_warnings(bool on);
+
+/**
+ * The width of a command's text: $COLUMNS (POSIX: it overrides the
+ * terminal's), else the terminal's when @p to_stdout and stdout is one, else
+ * 100; kept within 60..200 (analyze, aggregate).
+ */
+int output_width(bool to_stdout);
 
 /**
  * Writes a command's output: to stdout when @p output is NULL or "-"

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -67,21 +66,6 @@ static void report_warnings(const struct gp_value *report)
 
 	for (i = 0; i < gp_value_len(w); i++)
 		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
-}
-
-/* $COLUMNS (POSIX: it overrides the terminal's), else the terminal's width, else 100; 60..200 */
-static int output_width(bool to_stdout)
-{
-	struct winsize ws;
-	const char *env = getenv("COLUMNS");
-	int w = 100;
-
-	if (env && atoi(env) > 0)
-		w = atoi(env);
-	else if (to_stdout && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
-	         ws.ws_col > 0)
-		w = ws.ws_col;
-	return w < 60 ? 60 : w > 200 ? 200 : w;
 }
 
 static int render_human(const struct gp_value *report, size_t top, bool to_stdout, bool wide,
@@ -145,16 +129,7 @@ int cmd_analyze(int argc, const char **argv)
 			opts.only_rank = parse_count("--rank", optarg, INT32_MAX);
 			break;
 		case OPT_COMPAT:
-			if (strcmp(optarg, "hta") == 0)
-				opts.compat = GP_COMPAT_HTA;
-			else if (strcmp(optarg, "tb") == 0)
-				opts.compat = GP_COMPAT_TB;
-			else if (strcmp(optarg, "none") == 0)
-				opts.compat = GP_COMPAT_NONE;
-			else
-				usage_die(
-				    "option '--compat' expects 'hta', 'tb' or 'none', not '%s'",
-				    optarg);
+			opts.compat = parse_compat(optarg);
 			break;
 		case OPT_SALVAGE:
 			opts.salvage = true;

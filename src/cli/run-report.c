@@ -24,7 +24,7 @@
 /* rows per table in the summary, as `gpuprof analyze` without --top */
 #define SUMMARY_TOP 10
 
-/* as cmd-analyze.c's output_width, for standard error */
+/* as cli-util.c's output_width(), for standard error */
 static int summary_width(void)
 {
 	struct winsize ws;

@@ -99,8 +99,8 @@ for cmd in names:
         problems.append('%s: `gpuprof %s --help` differs from `gpuprof help %s`' % (cmd, cmd, cmd))
     if '(gpuprof-%s.md)' % cmd not in main_page:
         problems.append('%s: docs/cli/gpuprof.md does not list it' % cmd)
-    if cmd in ('help', 'aggregate'):
-        continue  # help has no getopt table; aggregate is not in this version
+    if cmd == 'help':
+        continue  # help has no getopt table
     table = getopt_table(cmd)
     compare_sets(cmd, 'its getopt table', table, '`gpuprof %s -h`' % cmd, usage_options(cmd))
     compare_sets(cmd, 'its getopt table', table, 'docs/cli/gpuprof-%s.md' % cmd, page_options(cmd))

@@ -7,7 +7,7 @@ need python3
 # -- the command table
 expect_rc 2
 out_has "analyze"
-out_has "not in this version"
+out_has "aggregate"
 expect_rc 0 help
 out_has "analyze"
 out_has "version"
@@ -16,13 +16,7 @@ out_has "usage: gpuprof"
 expect_rc 2 no-such-command
 err_has "'no-such-command' is not a gpuprof command"
 expect_rc 2 --no-such-option
-for c in aggregate; do
-	expect_rc 1 "$c"
-	err_has "'$c' is not available yet in this version"
-	expect_rc 0 help "$c"
-	out_has "gpuprof-$c"
-done
-for c in bench compare report; do
+for c in bench compare report aggregate; do
 	expect_rc 2 "$c"
 	expect_rc 0 help "$c"
 	out_has "gpuprof-$c"

@@ -834,86 +834,9 @@ queue:
 	}
 }
 
-/* an evidence value as text: by its key's unit suffix, else by its type */
-static const char *evidence_value(char *buf, size_t n, const char *k, const struct gp_value *v)
-{
-	size_t kl = strlen(k);
-
-	if (kl > 3 && strcmp(k + kl - 3, "_ns") == 0)
-		return dur(buf, n, v);
-	if (kl > 4 && strcmp(k + kl - 4, "_pct") == 0)
-		return pctf(buf, n, v, 1.0);
-	if (kl >= 5 && strcmp(k + kl - 5, "bytes") == 0)
-		return bytes(buf, n, v);
-	if (gp_value_type(v) == GP_VALUE_DOUBLE) {
-		double d = 0;
-
-		if (!num(v, &d))
-			return "-";
-		snprintf(buf, n, "%.4g", d);
-		return buf;
-	}
-	if (gp_value_type(v) == GP_VALUE_STRING)
-		return str(v, "-");
-	if (gp_value_type(v) == GP_VALUE_BOOL)
-		return gp_value_get_bool(v, false) ? "yes" : "no";
-	return intf(buf, n, v);
-}
-
-static void print_evidence(struct af *f, const struct gp_value *ev)
-{
-	struct gp_buf line = GP_BUF_INIT;
-	char b[64];
-	size_t i;
-
-	for (i = 0; i < gp_value_len(ev) && !f->o.rc; i++) {
-		const char *k = gp_obj_key_at(ev, i);
-		const struct gp_value *v = gp_obj_value_at(ev, i);
-		const char *s;
-		double d;
-		size_t len;
-
-		/* an unknown value is left out, not shown as "-" (the JSON keeps its null) */
-		if (gp_value_type(v) == GP_VALUE_NULL ||
-		    (gp_value_type(v) == GP_VALUE_DOUBLE && !num(v, &d)))
-			continue;
-		s = evidence_value(b, sizeof(b), k, v);
-		len = strlen(s);
-
-		/* a value shows its first 63 bytes, on one line: spaces become \x1f until printed
-		 */
-		if (len > 63)
-			len = 63;
-		keep(f, gp__buf_addf(&line, "%s%s=", line.len ? ", " : "", k));
-		for (size_t j = 0; j < len && !f->o.rc; j++)
-			keep(f, gp__buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
-	}
-	if (line.len)
-		wrap(f, line.buf, 5, f->width, "evidence: ");
-	gp__buf_release(&line);
-}
-
 static void print_findings(struct af *f, const struct gp_value *r)
 {
-	const struct gp_value *fs = get(r, "findings");
-	size_t i;
-
-	if (!fs)
-		return;
-	heading(f, "Findings");
-	if (!gp_value_len(fs)) {
-		out(f, "  nothing stands out\n");
-		return;
-	}
-	for (i = 0; i < gp_value_len(fs); i++) {
-		const struct gp_value *x = gp_arr_get(fs, i);
-		char first[64];
-
-		snprintf(first, sizeof(first), "%zu. [%s] ", i + 1, str(get(x, "severity"), "-"));
-		wrap(f, str(get(x, "title"), "-"), 2, f->width, first);
-		print_evidence(f, get(x, "evidence"));
-		wrap(f, str(get(x, "suggestion"), "-"), 5, f->width, "→ ");
-	}
+	gp__text_findings(&f->o, get(r, "findings"), f->width); /* the one Findings section */
 }
 
 static void print_rank(struct af *f, const struct gp_value *r)

@@ -129,17 +129,6 @@ static const char *delta(char *buf, size_t n, const struct gp_value *m)
 	return buf;
 }
 
-static const char *pval(char *buf, size_t n, double p)
-{
-	if (!isfinite(p))
-		snprintf(buf, n, "-");
-	else if (p < 0.0001)
-		snprintf(buf, n, "<0.0001");
-	else
-		snprintf(buf, n, "%.4f", p);
-	return buf;
-}
-
 static const char *ratio(char *buf, size_t n, const struct gp_value *m)
 {
 	double r = num(m, "ratio"), lo = num(m, "ratio_lo"), hi = num(m, "ratio_hi");
@@ -213,7 +202,7 @@ static void metrics_table(struct fmt *f, const struct gp_value *ms)
 		value_like(b, sizeof(b), unit, num(m, "new"), num(m, "base"));
 		delta(d, sizeof(d), m);
 		ratio(r, sizeof(r), m);
-		pval(p, sizeof(p), num(m, "p"));
+		gp__fmt_pvalue(p, sizeof(p), num(m, "p"));
 		if (isfinite(nb) && isfinite(nn))
 			snprintf(n, sizeof(n), "%.0f/%.0f", nb, nn);
 		else
@@ -332,7 +321,7 @@ static void diff_table(struct fmt *f, const struct gp_value *t, const char *what
 		dur(nt, sizeof(nt), num(r, "new_total_ns"), false);
 		dur(dt, sizeof(dt), num(r, "delta_total_ns"), true);
 		pct(pc, sizeof(pc), num(r, "delta_avg_pct"));
-		pval(pv, sizeof(pv), num(r, "p"));
+		gp__fmt_pvalue(pv, sizeof(pv), num(r, "p"));
 		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &tab, cells));
 	}
 	gp__names_free(names, shown);

@@ -205,3 +205,14 @@ const char *gp__fmt_rate(char *buf, size_t n, double r)
 	snprintf(buf, n, "%.*f", dec, r);
 	return buf;
 }
+
+const char *gp__fmt_pvalue(char *buf, size_t n, double p)
+{
+	if (!isfinite(p))
+		return unknown(buf, n);
+	if (p < 0.0001)
+		snprintf(buf, n, "<0.0001");
+	else
+		snprintf(buf, n, "%.4f", p);
+	return buf;
+}

@@ -15,6 +15,8 @@
  *   that names that differ stay apart (the rule is below).
  * - device.c: a GPU's label, "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
  *   79.2 GiB)", for analyze's header and the report page alike.
+ * - findings.c: the Findings section (a numbered list of findings with
+ *   their evidence and suggestion), analyze's and aggregate's alike.
  * - table.c: the one table (Linux perf's struct perf_hpp_fmt under
  *   ui/stdio/hist.c): a table is a list of column descriptions (heading,
  *   alignment, width, cut, a cell formatter), drawn as aligned text or as a
@@ -30,7 +32,7 @@
  * (assets/report.js fmtNs, fmtBytes) and is to follow the same policy.
  *
  * Users: analyze/format.c, bench/bench-format.c, compare/format.c,
- * compare/explain.c. Everything here is internal (gp__); nothing prints.
+ * compare/explain.c, aggregate/format.c. Everything here is internal (gp__); nothing prints.
  */
 #ifndef GP_TEXT_TEXT_H
 #define GP_TEXT_TEXT_H
@@ -125,6 +127,12 @@ const char *gp__fmt_num(char *buf, size_t n, double v, int decimals, const char 
  */
 const char *gp__fmt_rate(char *buf, size_t n, double r);
 
+/**
+ * A p-value: "0.0340" (four decimals), "<0.0001" below that, "-" when
+ * unknown: what compare's and aggregate's tables show. @return @p buf.
+ */
+const char *gp__fmt_pvalue(char *buf, size_t n, double p);
+
 /* ---- width.c: widths, cutting, wrapping, escaping ---- */
 
 /** Display columns of UTF-8 @p s: 1 a character, 2 a wide one, 0 a combining mark. */
@@ -217,6 +225,25 @@ void gp__names_free(char **names, size_t n);
  * appended); GP_ENOMEM or GP_ELIMIT from the buffer.
  */
 int gp__text_device(struct gp_buf *b, const struct gp_value *d, bool amd);
+
+/* ---- findings.c: the Findings section ---- */
+
+/**
+ * Appends "\nFindings\n" and the numbered findings of array @p fs (the
+ * shape of analyze's findings: severity, title, evidence, suggestion)
+ * wrapped to @p width columns; "nothing stands out" when it is empty;
+ * nothing when @p fs is NULL (no findings in the document).
+ */
+void gp__text_findings(struct gp__out *o, const struct gp_value *fs, int width);
+
+/**
+ * Appends the members of object @p ev as one wrapped line "key=value, ..."
+ * after @p indent spaces and @p first: a value by its key's unit suffix
+ * (_ns a duration, _pct a percentage, ...bytes bytes), null ones left out;
+ * nothing when none is left. A finding's evidence, aggregate's desync.
+ */
+void gp__text_evidence(struct gp__out *o, const struct gp_value *ev, int width, int indent,
+                       const char *first);
 
 /* ---- table.c: the one table ---- */
 
