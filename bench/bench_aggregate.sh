@@ -142,10 +142,9 @@ if len(agg.get("ranks", [])) != truth["ranks"]:
 st = agg.get("stragglers") or [{}]
 if st[0].get("rank") != truth["straggler"]["rank"]:
     bad.append("first straggler %s, not %d" % (st[0].get("rank"), truth["straggler"]["rank"]))
-host_off = truth["host_offsets_ns"]
 worst = 0
 for r in agg.get("ranks", []):
-    want = -(host_off["node-%d" % (r["rank"] // truth["gpus_per_host"])] - host_off["node-0"])
+    want = truth["clock_offset_ns"]["node-%d" % (r["rank"] // truth["gpus_per_host"])]
     worst = max(worst, abs((r.get("clock_offset_ns") or 0) - want))
 if worst > 10000:
     bad.append("a clock offset is off by %.1f us" % (worst / 1000))

@@ -145,7 +145,8 @@ def parse_args(argv):
                                 "clock offsets and NCCL collectives; print the ground truth (JSON).")
     p.add_argument("--ranks", type=int, default=8, help="world size (default 8)")
     p.add_argument("--out", required=True, help="output directory (created)")
-    p.add_argument("--hosts", type=int, help="hosts node-0.. (default: ranks/8 rounded up); must divide --ranks")
+    p.add_argument("--hosts", type=int, help="hosts node-0.. (default: ranks / the largest divisor of ranks <= 8); "
+                   "must divide --ranks")
     p.add_argument("--tp", type=int, help="tensor-parallel group size, ranks of one host (default: GPUs per "
                    "host, at most 8; 1: no second process group)")
     p.add_argument("--steps", type=int, default=4, help="profiled steps (default 4)")
@@ -153,12 +154,13 @@ def parse_args(argv):
     p.add_argument("--straggler", type=int, help="rank that is slower every step (default: none)")
     p.add_argument("--straggler-ms", type=float, default=5.0, help="its extra time per step (default 5)")
     p.add_argument("--straggler-cause", choices=("compute", "data_loading"), default="compute")
-    p.add_argument("--host-offset-us", action="append", default=[], metavar="HOST=US",
-                   help="clock offset of a host (index or node-N) in us, may be fractional; repeatable; "
-                   "unnamed hosts other than node-0 get a random offset within +-2 ms")
+    p.add_argument("--host-offset-us", action="extend", nargs="+", default=[], metavar="HOST=US",
+                   help="clock offset of a host (index or node-N) in us, may be fractional (node-1=1234.5); "
+                   "repeatable; hosts not named, other than node-0, get a random offset within +-2 ms")
     p.add_argument("--no-random-offsets", action="store_true", help="unnamed hosts get offset 0")
     p.add_argument("--desync", metavar="RANK:SEQ", help="drop the collective of Seq SEQ on the default group "
-                   "(or RANK:PG:SEQ on group PG) from RANK")
+                   "(or RANK:PG:SEQ on group PG) from RANK; Seq on group 0 run FIRST_STEP*BUCKETS+1.. (41..56 by "
+                   "default), on a tensor-parallel group FIRST_STEP*2+1.. (21..28), also with --no-seq")
     p.add_argument("--desync-renumber", action="store_true", help="the desync rank's later Seq on that group "
                    "are one lower (the call was never made)")
     p.add_argument("--no-seq", action="store_true", help="leave the Seq arg out")
@@ -176,7 +178,7 @@ def parse_args(argv):
     if a.ranks < 1:
         die("--ranks must be >= 1")
     if a.hosts is None:
-        a.hosts = max(1, (a.ranks + 7) // 8)
+        a.hosts = a.ranks // max(d for d in range(1, 9) if a.ranks % d == 0)
     if a.hosts < 1 or a.ranks % a.hosts:
         die("--hosts %d does not divide --ranks %d" % (a.hosts, a.ranks))
     a.gpus = a.ranks // a.hosts
@@ -874,6 +876,8 @@ def main(argv):
         "format": "old" if a.old_format else "modern", "seq_source": "step" if a.no_seq else "trace",
         "straggler": strag,
         "host_offsets_ns": {m.hostnames[h]: m.offset[h] for h in range(a.hosts)},
+        # what an aggregation must report: add to a rank's times to get node-0's clock
+        "clock_offset_ns": {m.hostnames[h]: m.offset[0] - m.offset[h] for h in range(a.hosts)},
         "desync": desync,
         "process_groups": [{"name": "0", "desc": "default_pg", "size": a.ranks}] + [
             {"name": m.tp_name(g), "desc": "tp_group", "size": a.tp,

@@ -31,6 +31,7 @@ from collections import defaultdict
 
 d, truth, rep = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
 assert truth["host_offsets_ns"] == {"node-0": 0, "node-1": 1234500}, truth["host_offsets_ns"]
+assert truth["clock_offset_ns"] == {"node-0": 0, "node-1": -1234500}, truth["clock_offset_ns"]
 assert truth["straggler"]["rank"] == 5 and truth["straggler"]["cause"] == "compute", truth["straggler"]
 files = {f["rank"]: f for f in truth["files"]}
 assert sorted(files) == list(range(8))
