@@ -171,6 +171,8 @@ def parse_args(argv):
     p.add_argument("--buckets", type=int, default=4, help="gradient all-reduce buckets per step (default 4)")
     p.add_argument("--intra-gbps", type=float, default=150.0, help="bus bandwidth within a host, GB/s (150)")
     p.add_argument("--inter-gbps", type=float, default=20.0, help="bus bandwidth across hosts, GB/s (20)")
+    p.add_argument("--end-jitter-us", type=float, default=0.0, help="each rank's end of a collective is later "
+                   "by a random 0..this many us (default 0: all end together)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--gzip", action="store_true", help="write .pt.trace.json.gz")
     p.add_argument("--jobs", type=int, default=0, help="writer processes (default: one per CPU)")
@@ -222,7 +224,8 @@ class Model:
             except ValueError:
                 die("--host-offset-us %s: %s is not a number of us" % (spec, val))
         self.offset = off
-        self.pids = [rng.randrange(20000, 4000000) for _ in range(a.ranks)]
+        # process ids, distinct on each host (the file names hold host and pid)
+        self.pids = [p for _ in range(a.hosts) for p in rng.sample(range(20000, 4000000), a.gpus)]
         # kernels per layer: the step has ~12 fixed events per collective and ~40 others
         ncoll = a.buckets + (2 if a.tp > 1 else 0)
         self.layers = 8
@@ -281,7 +284,7 @@ def ranks_str(ranks):
 
 class Draws:
     """One rank's random draws for one step (deterministic in seed, rank, step)."""
-    __slots__ = ("gap", "ag_cpu", "dl", "h2d", "ov", "fwd", "bwd", "jit", "opt")
+    __slots__ = ("gap", "ag_cpu", "dl", "h2d", "ov", "fwd", "bwd", "jit", "opt", "ej")
 
     def __init__(self, m, rank, step):
         a = m.a
@@ -302,6 +305,9 @@ class Draws:
         self.bwd = [[int(d * f * (1 + 0.01 * g(0, 1))) for d in row] for row in m.bwd_ns]
         self.jit = [rng.randrange(3 * US, 9 * US) for _ in range(a.buckets + 2)]
         self.opt = [int(900 * US * rng.uniform(0.98, 1.02)), int(450 * US * rng.uniform(0.98, 1.02))]
+        # end jitter per collective (buckets, then AG, RS); drawn last so that 0 changes nothing else
+        ej = int(a.end_jitter_us * US)
+        self.ej = [rng.randrange(0, ej + 1) if ej else 0 for _ in range(a.buckets + 2)]
 
 
 class Emit:
@@ -640,9 +646,10 @@ def simulate(m):
                 end = run_group(members, "ag", s, None, av, False)
                 for i, r in enumerate(members):
                     if av[i] is not None:
-                        results[r][s]["ag"] = (metas[i], av[i], end)
-                        ranks[r].tp_free = end
-                        ag_end[r] = end
+                        e = end + draws[r].ej[a.buckets]
+                        results[r][s]["ag"] = (metas[i], av[i], e)
+                        ranks[r].tp_free = e
+                        ag_end[r] = e
                     else:
                         ag_end[r] = ranks[r].gfree  # skipped: the forward does not wait
         else:
@@ -663,9 +670,10 @@ def simulate(m):
             end = run_group(list(range(R)), "ar", s, b, av, m.cross_host_world)
             for r in range(R):
                 if av[r] is not None:
-                    results[r][s]["ar"][b] = (metas[r], av[r], end)
-                    ranks[r].dp_free = end
-                    last_end[r] = end
+                    e = end + draws[r].ej[b]
+                    results[r][s]["ar"][b] = (metas[r], av[r], e)
+                    ranks[r].dp_free = e
+                    last_end[r] = e
         # reduce-scatter of the gradients on each tensor-parallel group
         if a.tp > 1:
             for members in tp_groups:
@@ -680,9 +688,10 @@ def simulate(m):
                 end = run_group(members, "rs", s, None, av, False)
                 for i, r in enumerate(members):
                     if av[i] is not None:
-                        results[r][s]["rs"] = (metas[i], av[i], end)
-                        ranks[r].tp_free = end
-                        last_end[r] = max(last_end[r], end)
+                        e = end + draws[r].ej[a.buckets + 1]
+                        results[r][s]["rs"] = (metas[i], av[i], e)
+                        ranks[r].tp_free = e
+                        last_end[r] = max(last_end[r], e)
         # phase 3: optimizer and step end
         for r in range(R):
             step_phase3(m, ranks[r], draws[r], p2[r][4], last_end[r], None, m.first_step + s, step_start[r])
