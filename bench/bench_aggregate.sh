@@ -19,12 +19,15 @@
 #      generator's ground truth (the straggler named first, every clock offset within 10 us);
 #   4. the baseline, HTA-style pure Python (a python3 snippet below; not HTA itself, which reads raw
 #      traces and has no cross-host clock alignment): json.load of the same N reports, the
-#      collectives ledger of each rank (ranks[].collectives.ledger), matching by (pg, seq), and per
-#      collective: latest and earliest start, each rank's wait (latest start - its start), skew,
-#      transfer (shortest duration); the rank that arrived last with its blame (last - second-last
-#      start); totals per (pg, collective name) and per rank. Same definitions as aggregate
-#      (CONTRACT-22 C), without clock alignment, statistics, heatmap, per-rank table or findings:
-#      the least an aggregation must do. Timed the same way (whole process, median of --runs).
+#      collectives ledger of each rank (ranks[].collectives.ledger), matching by (pg, seq), one
+#      clock offset per host (the median over shared collectives of the end on the lowest rank's
+#      host minus the end on this host), and per collective on the aligned clock: latest and
+#      earliest start, each rank's wait (latest start - its start), skew, transfer (shortest
+#      duration), the rank that arrived last with its blame (last - second-last start); totals per
+#      (pg, collective name) and per rank, stragglers by blame. CONTRACT-22 C's definitions without
+#      the clock bounds and uncertainty, statistics, heatmap, per-rank table or findings: the least
+#      an aggregation must do. Timed the same way (whole process, median of --runs); its answer is
+#      checked like aggregate's.
 # Prints a table (one line per rank count: the scaling) and the ratios baseline / gpuprof.
 # Exit status: 0 every run finished and the answers check, 1 otherwise (also when this gpuprof has
 # no aggregate command yet), 2 usage. Environment: GP_BUILD_DIR (default build-bench), GPUPROF (the
@@ -93,12 +96,12 @@ esac
 
 # the baseline: pure-Python aggregation of analyze reports (see the header)
 cat >"$tmp/baseline.py" <<'PY'
-import json, os, sys
+import json, os, statistics, sys
 from collections import defaultdict
 
 d = sys.argv[1]
 coll = defaultdict(dict)          # (pg, seq) -> rank -> (start, end, name)
-ranks = []
+host = {}
 for f in sorted(os.listdir(d)):
     with open(os.path.join(d, f)) as fh:
         doc = json.load(fh)
@@ -106,28 +109,39 @@ for f in sorted(os.listdir(d)):
         c = r.get("collectives")
         if c is None:
             sys.exit("baseline: %s has no collectives ledger" % f)
-        ranks.append(r["rank"])
+        host[r["rank"]] = r.get("host") or "rank-%d" % r["rank"]
         for e in c["ledger"]:
             coll[(e["pg"], e["seq"])][r["rank"]] = (e["start_ns"], e["end_ns"], e["name"])
+# clocks: one offset per host, the median over shared collectives of the reference host's end
+# minus the host's (collectives end together); reference: the host of the lowest rank
+ref = host[min(host)]
+diff = defaultdict(list)
+for by in coll.values():
+    at_ref = [v[1] for r, v in by.items() if host[r] == ref]
+    if at_ref:
+        for r, v in by.items():
+            diff[host[r]].append(at_ref[0] - v[1])
+off = {h: statistics.median(v) for h, v in diff.items()}
 wait = defaultdict(int)
 per = defaultdict(lambda: {"count": 0, "wait_ns": 0, "transfer_ns": 0, "skew_ns": []})
 blame, last = defaultdict(int), defaultdict(int)
 for key, by in coll.items():
-    starts = sorted((v[0], r) for r, v in by.items())
+    starts = sorted((v[0] + off.get(host[r], 0), r) for r, v in by.items())
     hi = starts[-1][0]
     p = per[(key[0], next(iter(by.values()))[2])]
     p["count"] += 1
     p["transfer_ns"] += min(v[1] - v[0] for v in by.values())
     p["skew_ns"].append(hi - starts[0][0])
-    for r, v in by.items():
-        wait[r] += hi - v[0]
-        p["wait_ns"] += hi - v[0]
-    if len(starts) > 1:
+    for s, r in starts:
+        wait[r] += hi - s
+        p["wait_ns"] += hi - s
+    if len(starts) > 1 and hi > starts[-2][0]:
         last[starts[-1][1]] += 1
         blame[starts[-1][1]] += hi - starts[-2][0]
 top = sorted(blame, key=lambda r: (-blame[r], r))
-print(json.dumps({"ranks": len(ranks), "collectives": len(coll), "straggler": top[0] if top else None,
-                  "blame_ns": blame[top[0]] if top else 0,
+print(json.dumps({"ranks": [{"rank": r, "clock_offset_ns": off.get(host[r], 0), "wait_ns": wait[r]} for r in sorted(host)],
+                  "collectives": len(coll),
+                  "stragglers": [{"rank": r, "blame_ns": blame[r], "last_count": last[r]} for r in top],
                   "per": {"%s/%s" % k: {"count": v["count"], "wait_ns": v["wait_ns"], "transfer_ns": v["transfer_ns"],
                                         "skew_max_ns": max(v["skew_ns"])} for k, v in per.items()}}))
 PY
@@ -203,9 +217,11 @@ for n in "${sizes[@]}"; do
 	read -r a_wall a_user a_rss < <(median_of "$dir/aggregate.json" "$gp" aggregate --json "$dir/reports/") ||
 		{ status=1; continue; }
 	check=$(python3 "$tmp/check.py" "$dir/aggregate.json" "$dir/truth.json") || status=1
+	pcheck=-
 	p_wall=- p_rss=- ratio=- rratio=-
 	if [ "$do_python" = 1 ]; then
 		if read -r p_wall _ p_rss < <(median_of "$dir/baseline.json" python3 "$tmp/baseline.py" "$dir/reports"); then
+			pcheck=$(python3 "$tmp/check.py" "$dir/baseline.json" "$dir/truth.json") || true
 			ratio=$(awk -v p="$p_wall" -v g="$a_wall" 'BEGIN { if (g > 0) printf "%.1fx", p / g; else printf "-" }')
 			rratio=$(awk -v p="$p_rss" -v g="$a_rss" 'BEGIN { if (g > 0) printf "%.1fx", p / g; else printf "-" }')
 			p_rss=$((p_rss / 1024))
@@ -217,7 +233,7 @@ for n in "${sizes[@]}"; do
 		"$(ms "$t0" "$t1" 1000)" "$(ms "$t2" "$t3" "$n")" "$rep_mb" "$a_wall" \
 		"$(awk -v w="$a_wall" -v n="$n" 'BEGIN { printf "%.3f", w * 1000 / n }')" "$((a_rss / 1024))" \
 		"$p_wall" "$p_rss" "$ratio" "$rratio")")
-	rows+=("       aggregate user CPU ${a_user} s; check: $check")
+	rows+=("       aggregate user CPU ${a_user} s; check: $check; baseline's answer: $pcheck")
 done
 
 echo
