@@ -356,8 +356,8 @@ class Emit:
 
     def runtime(self, name, tid, t, d, ext, cbid):
         self.corr += 1
-        self.x("cuda_runtime", name, self.pid, tid, t, d, '"External id": %d, "cbid": %d, "correlation": %d'
-               % (ext, cbid, self.corr))
+        self.x("cuda_runtime", name, self.pid, tid, t, d, '%s"cbid": %d, "correlation": %d'
+               % ('"External id": %d, ' % ext if ext else "", cbid, self.corr))
         return self.corr
 
     def launch(self, tid, t, ext, name="cudaLaunchKernel", cbid=211):
