@@ -59,6 +59,8 @@ enum gp_compare_input {
 	GP_COMPARE_BENCH = 0,  /**< a "gpuprof.bench/1" result (or a directory of them) */
 	GP_COMPARE_REPORT = 1, /**< a "gpuprof.analyze/1" report (or a directory of them) */
 	GP_COMPARE_TRACE = 2,  /**< traces, captures or directories of them, analysed on load */
+	GP_COMPARE_AGGREGATE =
+	    3, /**< a "gpuprof.aggregate/1" document (gpuprof aggregate --json) */
 };
 
 /**

@@ -61,5 +61,7 @@ int gp__cmp_tree_kind(const struct gp_value *v)
 		return GP_COMPARE_BENCH;
 	if (k == GP_SRC_ANALYZE)
 		return GP_COMPARE_REPORT;
+	if (k == GP_SRC_AGGREGATE)
+		return GP_COMPARE_AGGREGATE;
 	return -1;
 }

@@ -14,6 +14,10 @@
 #include "util/buf.h"
 #include "util/error.h"
 
+#ifndef GP_AGGREGATE_SCHEMA
+#define GP_AGGREGATE_SCHEMA "gpuprof.aggregate/1"
+#endif
+
 #define DOC_MAX_BYTES ((size_t)1 << 30) /* a document larger than this is refused */
 
 enum gp__src_kind gp__doc_kind(const struct gp_value *v)
@@ -28,6 +32,8 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v)
 		return GP_SRC_ANALYZE;
 	if (strcmp(s, GP_COMPARE_SCHEMA) == 0)
 		return GP_SRC_COMPARE;
+	if (strcmp(s, GP_AGGREGATE_SCHEMA) == 0)
+		return GP_SRC_AGGREGATE;
 	return GP_SRC_DOC;
 }
 

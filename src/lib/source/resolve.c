@@ -37,6 +37,7 @@ static const char *const kind_names[GP_SRC_NKINDS] = {
 	[GP_SRC_ANALYZE] = "an analyze report",
 	[GP_SRC_BENCH] = "a bench result",
 	[GP_SRC_COMPARE] = "a compare result",
+	[GP_SRC_AGGREGATE] = "an aggregate",
 	[GP_SRC_DOC] = "a gpuprof document",
 	[GP_SRC_OTHER] = "not a trace",
 };

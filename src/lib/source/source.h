@@ -30,6 +30,7 @@ enum gp__src_kind {
 	GP_SRC_ANALYZE,    /**< a gpuprof.analyze/1 document */
 	GP_SRC_BENCH,      /**< a gpuprof.bench/1 document */
 	GP_SRC_COMPARE,    /**< a gpuprof.compare/1 document */
+	GP_SRC_AGGREGATE,  /**< a gpuprof.aggregate/1 document */
 	GP_SRC_DOC,        /**< a gpuprof document whose schema the first bytes did not show */
 	GP_SRC_OTHER, /**< JSON or text that is no trace (config.json...): skipped in directories */
 	GP_SRC_NKINDS
@@ -61,7 +62,8 @@ struct gp__src {
 #define GP_SRC_RUN_INPUTS (GP_SRC_TRACES | 1u << GP_SRC_METRICS | 1u << GP_SRC_RUN_DIR)
 /** gpuprof's own documents. */
 #define GP_SRC_DOCS                                                                                \
-	(1u << GP_SRC_ANALYZE | 1u << GP_SRC_BENCH | 1u << GP_SRC_COMPARE | 1u << GP_SRC_DOC)
+	(1u << GP_SRC_ANALYZE | 1u << GP_SRC_BENCH | 1u << GP_SRC_COMPARE | 1u << GP_SRC_DOC |     \
+	 1u << GP_SRC_AGGREGATE)
 
 /** The inputs of a command, in the order typed, each directory's files by name. */
 struct gp__srcs {
