@@ -6,7 +6,8 @@ docs/aggregate-schema.md) for the tests of `report` and `compare` (t0504, t0414)
 a job of N ranks on N/8 hosts with NCCL collectives in two process groups, one
 straggler rank that the others wait for, a wait heatmap, the per-rank table with
 its min/max/mean/median rows and the robust outliers, as `gpuprof aggregate --json`
-writes them. Deterministic for a seed.
+writes them (doubles with six decimals at most, as its JSON writer writes them).
+Deterministic for a seed.
 
   python3 aggdoc.py OUT.json --ranks 8 [--seed 1] [--scale 1.0] [--straggler 3]
                     [--straggler-ms 12] [--desync] [--no-memory] [--bins 100]
@@ -142,6 +143,17 @@ def make(n, seed=1, scale=1.0, straggler=3, straggler_ms=12.0, desync=False, mem
     return doc
 
 
+def as_written(v):
+    """@p v with its doubles as gpuprof's JSON writer writes them: six decimals at most."""
+    if isinstance(v, float):
+        return round(v, 6)
+    if isinstance(v, dict):
+        return {k: as_written(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [as_written(x) for x in v]
+    return v
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -156,7 +168,7 @@ def main():
     a = ap.parse_args()
     d = make(a.ranks, a.seed, a.scale, a.straggler, a.straggler_ms, a.desync, not a.no_memory, a.bins)
     with open(a.out, "w") as f:
-        json.dump(d, f)
+        json.dump(as_written(d), f)
 
 
 if __name__ == "__main__":

@@ -346,9 +346,15 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 		GP_TRY(gp__error(GP_EINVAL,
 		                 "%s: not a bench result, an analyze report or an aggregate",
 		                 kb < 0 ? base_label : new_label));
-	if (kb != kn)
-		GP_TRY(gp__error(GP_EINVAL, "cannot compare %s (%s) with %s (%s)", kind_words(kb),
-		                 base_label, kind_words(kn), new_label));
+	/* the aggregate, else the bench result, named first */
+	if (kb != kn) {
+		bool first_b = kb == GP_COMPARE_AGGREGATE ||
+		               (kn != GP_COMPARE_AGGREGATE && kb == GP_COMPARE_BENCH);
+
+		GP_TRY(gp__error(GP_EINVAL, "cannot compare %s (%s) with %s (%s)",
+		                 kind_words(first_b ? kb : kn), first_b ? base_label : new_label,
+		                 kind_words(first_b ? kn : kb), first_b ? new_label : base_label));
+	}
 	GP_TRY(kb == GP_COMPARE_BENCH       ? gp__cmp_check_bench(base, base_label)
 	       : kb == GP_COMPARE_AGGREGATE ? gp__cmp_check_aggregate(base, base_label)
 	                                    : gp__cmp_check_report(base, base_label));
