@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-aggdoc.py - hand-written gpuprof.aggregate/1 documents (CONTRACT C of issue 22,
-docs/aggregate-schema.md) for the tests of `report` and `compare` (t0504, t0414):
+aggdoc.py - hand-written gpuprof.aggregate/1 documents (what `gpuprof aggregate --json`
+writes, docs/cli/gpuprof-aggregate.md) for the tests of `report` and `compare` (t0504, t0414):
 a job of N ranks on N/8 hosts with NCCL collectives in two process groups, one
 straggler rank that the others wait for, a wait heatmap, the per-rank table with
 its min/max/mean/median rows and the robust outliers, as `gpuprof aggregate --json`

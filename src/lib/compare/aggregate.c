@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * aggregate.c - aggregate against aggregate ("gpuprof.aggregate/1",
- * docs/aggregate-schema.md): two runs of a distributed job, each already
+ * aggregate.c - aggregate against aggregate ("gpuprof.aggregate/1", what
+ * `gpuprof aggregate --json` writes): two runs of a distributed job, each already
  * reduced to one object per rank by `gpuprof aggregate`.
  *
  * An aggregate holds one value per rank and metric, so the samples a test
@@ -78,14 +78,6 @@ static double num(const struct gp_value *v, const char *key)
 	return gp_value_get_double(gp_obj_get(v, key), &d) ? d : NAN;
 }
 
-static int64_t rank_of(const struct gp_value *r)
-{
-	int64_t k = -1;
-
-	gp_value_get_int(gp_obj_get(r, "rank"), &k);
-	return k;
-}
-
 /* the rank object of number @p rank in @p doc, NULL when absent */
 static const struct gp_value *rank_named(const struct gp_value *doc, int64_t rank)
 {
@@ -93,7 +85,7 @@ static const struct gp_value *rank_named(const struct gp_value *doc, int64_t ran
 	size_t i;
 
 	for (i = 0; i < gp_value_len(ranks); i++)
-		if (rank_of(gp_arr_get(ranks, i)) == rank)
+		if (gp__cmp_rank_of(gp_arr_get(ranks, i)) == rank)
 			return gp_arr_get(ranks, i);
 	return NULL;
 }
@@ -158,7 +150,7 @@ static int straggler_rule(struct gp__cmp *c, const struct gp_value *base,
 	const struct gp_value *sn = gp_arr_get(gp_obj_get(new_, "stragglers"), 0);
 	const char *cause = sn ? gp_value_get_str(gp_obj_get(sn, "cause")) : NULL;
 	double bb = sb ? num(sb, "blame_ns") : 0, nb = sn ? num(sn, "blame_ns") : 0;
-	int64_t rb = sb ? rank_of(sb) : -1, rn = sn ? rank_of(sn) : -1;
+	int64_t rb = sb ? gp__cmp_rank_of(sb) : -1, rn = sn ? gp__cmp_rank_of(sn) : -1;
 	double thr = gp__cmp_threshold(c, "straggler_blame");
 	struct gp_value *o, *ev, *arr = (struct gp_value *)gp_obj_get(group, "explanations");
 	struct gp_buf t = GP_BUF_INIT;
@@ -352,27 +344,16 @@ static int rank_group(struct gp__cmp *c, const struct gp_value *br, const struct
 	size_t i;
 	int rc;
 
-	snprintf(name, sizeof(name), "rank %lld", (long long)rank_of(br));
-	if (!(g = new_group(c, name, &metrics)) || gp_obj_set_int(g, "base_rank", rank_of(br)) ||
-	    gp_obj_set_int(g, "new_rank", rank_of(nr)))
+	snprintf(name, sizeof(name), "rank %lld", (long long)gp__cmp_rank_of(br));
+	if (!(g = new_group(c, name, &metrics)) ||
+	    gp_obj_set_int(g, "base_rank", gp__cmp_rank_of(br)) ||
+	    gp_obj_set_int(g, "new_rank", gp__cmp_rank_of(nr)))
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (i = 0; i < GP_ARRAY_SIZE(singles); i++)
 		if ((rc = gp__cmp_single(c, &singles[i].m, num(br, singles[i].key),
 		                         num(nr, singles[i].key), metrics)))
 			return rc;
 	return 0;
-}
-
-static int unmatched_rank(struct gp__cmp *c, const char *side, int64_t rank)
-{
-	struct gp_value *arr =
-	    (struct gp_value *)gp_obj_get(gp_obj_get(c->result, "unmatched"), side);
-	char name[48];
-
-	snprintf(name, sizeof(name), "rank %lld", (long long)rank);
-	if (gp_arr_push(arr, gp_value_str(name)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return gp__cmp_warn(c, "unmatched_rank", "%s is only in %s", name, side);
 }
 
 /* the distinct GPU models of the ranks, sorted, "; "-joined (at most 8) */
@@ -390,17 +371,7 @@ static int gpu_models(const struct gp_value *doc, struct gp_buf *out)
 		if (m && j == n && n < GP_ARRAY_SIZE(names))
 			names[n++] = m;
 	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			const char *t = names[j];
-
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
-	for (i = 0; i < n; i++)
-		if (gp__buf_addf(out, "%s%s", i ? "; " : "", names[i]))
-			return gp__error(GP_ENOMEM, "out of memory");
-	return 0;
+	return gp__cmp_join_names(names, n, out);
 }
 
 /* the runs not alike, and a desynchronisation on a side */
@@ -474,23 +445,24 @@ int gp__cmp_aggregates(struct gp__cmp *c, const struct gp_value *base, const str
 	GP_TRY(collectives_group(c, base, new_));
 	for (i = 0; i < gp_value_len(bl); i++) {
 		const struct gp_value *br = gp_arr_get(bl, i);
-		const struct gp_value *nr = rank_named(new_, rank_of(br));
+		const struct gp_value *nr = rank_named(new_, gp__cmp_rank_of(br));
 
-		if (rank_named(base, rank_of(br)) != br)
+		if (rank_named(base, gp__cmp_rank_of(br)) != br)
 			continue; /* a rank listed twice: the first one */
 		if (!nr) {
-			GP_TRY(unmatched_rank(c, "base", rank_of(br)));
+			GP_TRY(gp__cmp_unmatched_rank(c, "base", gp__cmp_rank_of(br)));
 			continue;
 		}
 		pairs++;
-		if (c->rank < 0 || rank_of(br) == c->rank)
+		if (c->rank < 0 || gp__cmp_rank_of(br) == c->rank)
 			GP_TRY(rank_group(c, br, nr));
 	}
 	for (i = 0; i < gp_value_len(nl); i++) {
 		const struct gp_value *nr = gp_arr_get(nl, i);
 
-		if (!rank_named(base, rank_of(nr)) && rank_named(new_, rank_of(nr)) == nr)
-			GP_TRY(unmatched_rank(c, "new", rank_of(nr)));
+		if (!rank_named(base, gp__cmp_rank_of(nr)) &&
+		    rank_named(new_, gp__cmp_rank_of(nr)) == nr)
+			GP_TRY(gp__cmp_unmatched_rank(c, "new", gp__cmp_rank_of(nr)));
 	}
 	if (!pairs)
 		GP_TRY(gp__error(GP_EINVAL, "%s and %s have no rank in common", c->base_label,

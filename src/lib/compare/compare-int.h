@@ -23,6 +23,7 @@
 #include "gpuprof/compare.h"
 #include "gpuprof/stats.h"
 #include "gpuprof/value.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 /* defaults of struct gp_compare_opts */
@@ -77,6 +78,12 @@ double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
 int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...) GP_PRINTF(3, 4);
 /** A new object appended to array @p arr (NULL when out of memory). */
 struct gp_value *gp__cmp_push_obj(struct gp_value *arr);
+/** The "rank" of rank object @p r, -1 when it has none. */
+int64_t gp__cmp_rank_of(const struct gp_value *r);
+/** Lists "rank R" under result.unmatched.@p side ("base", "new") and warns "unmatched_rank". */
+int gp__cmp_unmatched_rank(struct gp__cmp *c, const char *side, int64_t rank);
+/** Sorts the @p n names (GPU models) in place and appends them "; "-joined to @p out. */
+int gp__cmp_join_names(const char **names, size_t n, struct gp_buf *out);
 /** The kind of a loaded tree from its "schema" (enum gp_compare_input: bench, report, aggregate),
  * -1 none. */
 int gp__cmp_tree_kind(const struct gp_value *v);

@@ -3,8 +3,9 @@
  * report.js - draws the gpuprof report page from its data (the page model in
  * the #gp-data element, docs/cli/gpuprof-report.md): summary cards, findings,
  * the step breakdown, the binned GPU timeline, the metrics timeline, sortable
- * and filterable tables, a latency histogram and the compare view, with its
- * own small SVG code. Every string of the data goes into the page through
+ * and filterable tables, a latency histogram, the compare view and an
+ * aggregate of many ranks, with its own small SVG code (the aggregate's wait
+ * heatmap on a canvas). Every string of the data goes into the page through
  * textContent or setAttribute, never parsed as HTML. Embedded by html.c.
  * When done, <body data-gp-state> is "ok" (or "error", with the reason shown).
  */
@@ -1152,7 +1153,7 @@
 
   /* ---- aggregate: many ranks, one job ---- */
 
-  /* the per-rank table's metrics (docs/aggregate-schema.md "ranks"), in column order */
+  /* the per-rank table's metrics (the aggregate's "ranks"), in column order */
   var AGG_COLS = [
     { key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'host', label: 'Host', fmt: 'str' },
     { key: 'steps', label: 'Steps', fmt: 'int' },
