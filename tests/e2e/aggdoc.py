@@ -78,13 +78,14 @@ def make(n, seed=1, scale=1.0, straggler=3, straggler_ms=12.0, desync=False, mem
     blame = straggler_ms * 1e6 * steps * 0.9
     stragglers = [{"rank": straggler, "blame_ns": int(blame), "last_count": int(ncoll * 0.9),
                    "collectives": ncoll, "last_arrival_pct": 90.0, "p_value": 1e-30,
-                   "significant": True, "cause": "compute",
+                   "significant": True, "caused_wait_ns": int(blame * (n - 1)), "cause": "compute",
                    "cause_detail": "compute %.1f ms per step longer than the median rank" % straggler_ms}]
     other = (straggler + 1) % n
     if n > 1:
         stragglers.append({"rank": other, "blame_ns": int(blame * 0.02), "last_count": 3,
                            "collectives": ncoll, "last_arrival_pct": 2.5, "p_value": 0.93,
-                           "significant": False, "cause": None, "cause_detail": None})
+                           "significant": False, "caused_wait_ns": int(blame * 0.02 * (n - 1)), "cause": None,
+                           "cause_detail": None})
     colls = []
     for pg, desc, name, count, size, factor in (("0", "default_pg", "allreduce", steps * 12, 26550272, 2 * (n - 1) / n),
                                                 ("0", "default_pg", "allgather", steps * 4, 8388608, (n - 1) / n),
@@ -113,7 +114,7 @@ def make(n, seed=1, scale=1.0, straggler=3, straggler_ms=12.0, desync=False, mem
         wait.append(row)
     heatmap = {"start_ns": 1700000000000000000, "bin_ns": bin_ns, "ranks": [x["rank"] for x in ranks],
                "wait_ns": wait}
-    findings = [{"id": "straggler", "severity": "warning",
+    findings = [{"id": "straggler", "severity": "medium",
                  "title": "Rank %d arrives last at 90%% of the collectives: the others wait %.1f ms for it" % (straggler, blame / 1e6),
                  "evidence": {"rank": straggler, "blame_ns": int(blame), "last_arrival_pct": 90.0, "cause": "compute"},
                  "suggestion": "Look at rank %d's own report: its compute is longer than the others'." % straggler,
@@ -136,7 +137,7 @@ def make(n, seed=1, scale=1.0, straggler=3, straggler_ms=12.0, desync=False, mem
                          "found": None,
                          "detail": "rank %d has no allreduce seq 57 of process group 0; the other %d ranks ran it" % (bad, n - 1)}
         doc["warnings"] = ["rank %d: the collectives after process group 0 seq 57 are not compared" % bad]
-        doc["findings"].insert(0, {"id": "collective-desync", "severity": "critical",
+        doc["findings"].insert(0, {"id": "collective-desync", "severity": "high",
                                    "title": "Ranks desynchronised at allreduce seq 57 of process group 0: rank %d lacks it" % bad,
                                    "evidence": {"pg": "0", "seq": 57, "rank": bad}, "suggestion": "Look for a collective under a rank-dependent branch.",
                                    "impact_pct": None})

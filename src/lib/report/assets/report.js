@@ -1327,14 +1327,16 @@
     sec.appendChild(svg);
     sec.appendChild(table('agg-stragglers', [
       { key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'host', label: 'Host', fmt: 'str' },
-      { key: 'blame_ns', label: 'Blame', fmt: 'ns' }, { key: 'last_count', label: 'Last', fmt: 'int', title: 'collectives where it arrived last' },
+      { key: 'blame_ns', label: 'Blame', fmt: 'ns' },
+      { key: 'caused_wait_ns', label: 'Others\u2019 wait', fmt: 'ns', title: 'the other ranks\u2019 wait in the collectives where it arrived last' },
+      { key: 'last_count', label: 'Last', fmt: 'int', title: 'collectives where it arrived last' },
       { key: 'collectives', label: 'Collectives', fmt: 'int' }, { key: 'last_arrival_pct', label: 'Last %', fmt: 'pct' },
       { key: 'p_value', label: 'p', fmt: 'p', title: 'one-sided binomial test: last this often by chance' },
       { key: 'significant', label: 'Significant', fmt: 'bool' }, { key: 'cause', label: 'Cause', fmt: 'str' },
       { key: 'cause_detail', label: 'Evidence', fmt: 'str' }
     ], st.map(function (x) {
       var r = byRank[x.rank] || {};
-      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: x.p_value, significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
+      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: x.p_value, significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
     }), { title: 'All stragglers', what: 'ranks', filterKey: 'find', sort: 'blame_ns' }));
   }
 
