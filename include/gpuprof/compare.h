@@ -4,9 +4,11 @@
  * slower or neither, with statistical significance.
  *
  * Both sides are loaded into gp_value trees (a bench result, "gpuprof.bench/1";
- * an analyze report, "gpuprof.analyze/1"; or traces, captures and directories
- * of them, analysed here), compared metric by metric with gp_stats_compare()
- * (stats.h) and, for reports, kernel by kernel and operator by operator. The
+ * an analyze report, "gpuprof.analyze/1"; an aggregate of many ranks,
+ * "gpuprof.aggregate/1"; or traces, captures and directories of them,
+ * analysed here), compared metric by metric with gp_stats_compare()
+ * (stats.h) and, for reports, kernel by kernel and operator by operator; two
+ * aggregates by job (samples: one value per rank), collective and rank. The
  * result is a "gpuprof.compare/1" tree (docs/cli/gpuprof-compare.md), which
  * gp_compare_format() turns into a text or Markdown table. Nothing here prints.
  *
@@ -59,6 +61,8 @@ enum gp_compare_input {
 	GP_COMPARE_BENCH = 0,  /**< a "gpuprof.bench/1" result (or a directory of them) */
 	GP_COMPARE_REPORT = 1, /**< a "gpuprof.analyze/1" report (or a directory of them) */
 	GP_COMPARE_TRACE = 2,  /**< traces, captures or directories of them, analysed on load */
+	GP_COMPARE_AGGREGATE =
+	    3, /**< a "gpuprof.aggregate/1" document (gpuprof aggregate --json) */
 };
 
 /**
@@ -77,8 +81,8 @@ GP_API int gp_compare_load(const char *path, const struct gp_compare_opts *opts,
                            enum gp_compare_input *kind, struct gp_value **out);
 
 /**
- * Compares two loaded trees, both bench results or both analyze reports
- * (GP_EINVAL otherwise). The trees are borrowed. @p out receives the
+ * Compares two loaded trees, both bench results, both analyze reports or
+ * both aggregates (GP_EINVAL otherwise). The trees are borrowed. @p out receives the
  * "gpuprof.compare/1" result; its "base" and "new" say "path": null.
  * @return 0 or a negative status (GP_EINVAL, GP_EFORMAT for a malformed tree, GP_ENOMEM).
  */

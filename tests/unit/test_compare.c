@@ -693,6 +693,87 @@ static void test_explain_precision(void **state)
 	gp_value_free(b);
 }
 
+/* ---- aggregates ---- */
+
+/*
+ * An aggregate of @p n ranks: rank r's mean step step * (1 + r / 1000), its
+ * wait @p wait (0 for rank 0, the straggler, whose blame is @p blame), one
+ * allreduce with busbw @p busbw
+ */
+static struct gp_value *agg(size_t n, double step, double wait, double blame, double busbw)
+{
+	char doc[16384];
+	size_t len, r;
+
+	len = (size_t)snprintf(doc, sizeof(doc),
+	                       "{\"schema\":\"gpuprof.aggregate/1\",\"world_size\":%zu,\"ranks\":[",
+	                       n);
+	for (r = 0; r < n; r++)
+		len += (size_t)snprintf(
+		    doc + len, sizeof(doc) - len,
+		    "%s{\"rank\":%zu,\"host\":\"h\",\"step_mean_ns\":%.0f,\"step_p50_ns\":%.0f,"
+		    "\"step_p95_ns\":%.0f,\"wait_ns\":%.0f,\"exposed_comm_ns\":1000000,"
+		    "\"compute_ns\":5000000,\"gpu_idle_pct\":20,\"peak_memory_bytes\":null,"
+		    "\"gpu_model\":\"G\"}",
+		    r ? "," : "", r, step * (1 + (double)r / 1000), step, step * 1.01,
+		    r ? wait : 0.0);
+	snprintf(doc + len, sizeof(doc) - len,
+	         "],\"stragglers\":[{\"rank\":0,\"blame_ns\":%.0f}],\"collectives\":[{\"pg\":\"0\","
+	         "\"name\":\"allreduce\",\"busbw_gbps\":%g}],\"desync\":null}",
+	         blame, busbw);
+	return parse(doc);
+}
+
+static void test_aggregates(void **state)
+{
+	struct gp_compare_opts o = opts0();
+	struct gp_value *b = agg(8, 1e8, 2e6, 2e6, 100), *slow = agg(8, 1.2e8, 2e6, 4e6, 80);
+	struct gp_value *five = agg(5, 1e8, 2e6, 2e6, 100), *rep = parse(report_base), *r;
+	const struct gp_value *m;
+
+	(void)state;
+	/* the same job: no regression */
+	r = compare(b, b, &o);
+	assert_string_equal(tu_gets(r, "kind"), "aggregate");
+	assert_false(gp_compare_regression(r));
+	gp_value_free(r);
+	/* every rank 20 % slower: the ranks' step means, 8 and 8, tested */
+	r = compare(b, slow, &o);
+	assert_true(gp_compare_regression(r));
+	assert_string_equal(tu_gets(r, "groups/0/name"), "job");
+	m = metric(r, 0, "step_time");
+	assert_non_null(m);
+	assert_string_equal(tu_gets(m, "test"), "mann_whitney");
+	assert_int_equal(tu_geti(m, "n_base"), 8);
+	assert_string_equal(tu_gets(m, "verdict"), "slower");
+	/* one value a side: never a regression */
+	m = metric(r, 0, "straggler_blame");
+	assert_true(tu_getd(m, "base") == 2e6 && tu_getd(m, "new") == 4e6);
+	assert_false(gp_value_get_bool(gp_obj_get(m, "regression"), true));
+	m = metric(r, 0, "total_wait");
+	assert_true(tu_getd(m, "base") == 7 * 2e6);
+	m = metric(r, 1, "busbw");
+	assert_string_equal(tu_gets(m, "direction"), "worse");
+	assert_string_equal(tu_gets(m, "collective"), "allreduce");
+	assert_string_equal(tu_gets(r, "groups/2/name"), "rank 0");
+	assert_int_equal(gp_value_len(gp_obj_get(r, "groups")), 2 + 8);
+	gp_value_free(r);
+	/* ranks on one side only, another world size */
+	r = compare(b, five, &o);
+	assert_int_equal(gp_value_len(gp_value_path(r, "unmatched/base")), 3);
+	assert_string_equal(tu_gets(r, "unmatched/base/0"), "rank 5");
+	assert_string_equal(tu_gets(r, "warnings/0/id"), "world_size_differs");
+	gp_value_free(r);
+	/* another kind: an error naming both sides, the aggregate first */
+	assert_int_equal(gp_compare_values(rep, b, &o, &r), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(),
+	                       "cannot compare an aggregate (new) with an analyze report (base)"));
+	gp_value_free(b);
+	gp_value_free(slow);
+	gp_value_free(five);
+	gp_value_free(rep);
+}
+
 /* ---- errors ---- */
 
 static void test_errors(void **state)
@@ -1088,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(test_report_ranks),
 		cmocka_unit_test(test_unlike_runs),
 		cmocka_unit_test(test_explain_precision),
+		cmocka_unit_test(test_aggregates),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_paths),

@@ -17,6 +17,9 @@ int gp__cmp_check_bench(const struct gp_value *v, const char *label);
 /** Checks that @p v is a usable "gpuprof.analyze/1" tree; errors name @p label and the field. */
 int gp__cmp_check_report(const struct gp_value *v, const char *label);
 
+/** Checks that @p v is a usable "gpuprof.aggregate/1" tree; errors name @p label and the field. */
+int gp__cmp_check_aggregate(const struct gp_value *v, const char *label);
+
 /**
  * gp_compare_load() of the inputs @p srcs that @p path gave: one document,
  * a directory of bench results or reports (their union), or traces analysed.

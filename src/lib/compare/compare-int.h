@@ -6,7 +6,8 @@
  * entry points, the options and the overall verdict; common.c the helpers
  * every file calls (and that call none of them); metric.c compares one metric
  * (samples through gp_stats_compare(), or one value per side); bench.c and
- * report.c pair series and ranks and choose their metrics; table.c diffs
+ * report.c pair series and ranks and choose their metrics, aggregate.c
+ * ranks, collectives and the job of two aggregates; table.c diffs
  * the kernel and operator tables; explain.c says why, where the numbers
  * support it; format.c draws the result for people. Every function works on
  * one struct gp__cmp, which owns the result tree being built.
@@ -22,6 +23,7 @@
 #include "gpuprof/compare.h"
 #include "gpuprof/stats.h"
 #include "gpuprof/value.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 /* defaults of struct gp_compare_opts */
@@ -76,7 +78,14 @@ double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
 int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...) GP_PRINTF(3, 4);
 /** A new object appended to array @p arr (NULL when out of memory). */
 struct gp_value *gp__cmp_push_obj(struct gp_value *arr);
-/** The kind of a loaded tree from its "schema": 0 bench, 1 report, -1 neither. */
+/** The "rank" of rank object @p r, -1 when it has none. */
+int64_t gp__cmp_rank_of(const struct gp_value *r);
+/** Lists "rank R" under result.unmatched.@p side ("base", "new") and warns "unmatched_rank". */
+int gp__cmp_unmatched_rank(struct gp__cmp *c, const char *side, int64_t rank);
+/** Sorts the @p n names (GPU models) in place and appends them "; "-joined to @p out. */
+int gp__cmp_join_names(const char **names, size_t n, struct gp_buf *out);
+/** The kind of a loaded tree from its "schema" (enum gp_compare_input: bench, report, aggregate),
+ * -1 none. */
 int gp__cmp_tree_kind(const struct gp_value *v);
 
 /* compare.c */
@@ -114,6 +123,10 @@ int gp__cmp_bench(struct gp__cmp *c, const struct gp_value *base, const struct g
 /* report.c (gp__cmp_check_report() in check.h) */
 
 int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
+
+/* aggregate.c (gp__cmp_check_aggregate() in check.h) */
+
+int gp__cmp_aggregates(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_);
 
 /* table.c */
 

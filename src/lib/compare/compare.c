@@ -40,7 +40,32 @@ static const char *const known_metrics[] = {
 	/* the table diffs (per-call time) */
 	"kernels",
 	"operators",
+	/* aggregates (gpuprof.aggregate/1) */
+	"step_mean",
+	"step_p50",
+	"step_p95",
+	"wait",
+	"exposed_comm",
+	"max_step_mean",
+	"total_wait",
+	"straggler_blame",
+	"busbw",
 };
+
+/* what a tree of kind @p k (gp__cmp_tree_kind()) is, in words */
+static const char *kind_words(int k)
+{
+	return k == GP_COMPARE_BENCH       ? "a bench result"
+	       : k == GP_COMPARE_REPORT    ? "an analyze report"
+	       : k == GP_COMPARE_AGGREGATE ? "an aggregate"
+	                                   : "not a gpuprof document";
+}
+
+/* the "input" and "kind" word of a tree of kind @p k */
+static const char *kind_name(int k)
+{
+	return k == GP_COMPARE_BENCH ? "bench" : k == GP_COMPARE_AGGREGATE ? "aggregate" : "report";
+}
 
 /* a tag's value as text (tags are strings; anything else is shown as JSON) */
 static char *tag_text(const struct gp_value *v)
@@ -176,7 +201,7 @@ static int side_obj(struct gp__cmp *c, const char *key, const struct gp_value *t
 	int k = gp__cmp_tree_kind(tree);
 
 	if (!o || gp_obj_set(c->result, key, o) || gp_obj_set_null(o, "path") ||
-	    gp_obj_set_str(o, "input", k == GP_COMPARE_BENCH ? "bench" : "report") ||
+	    gp_obj_set_str(o, "input", kind_name(k)) ||
 	    gp_obj_set(o, "tags",
 	               gp_value_type(tags) == GP_VALUE_OBJECT ? gp_value_clone(tags)
 	                                                      : gp_value_object()))
@@ -318,25 +343,31 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 	kb = gp__cmp_tree_kind(base);
 	kn = gp__cmp_tree_kind(new_);
 	if (kb < 0 || kn < 0)
-		GP_TRY(gp__error(GP_EINVAL, "%s: not a bench result or an analyze report",
-		                 kb < 0 ? base_label : new_label));
-	if (kb != kn)
 		GP_TRY(gp__error(GP_EINVAL,
-		                 "cannot compare a bench result (%s) with an analyze report (%s)",
-		                 kb == GP_COMPARE_BENCH ? base_label : new_label,
-		                 kb == GP_COMPARE_BENCH ? new_label : base_label));
-	GP_TRY(kb == GP_COMPARE_BENCH ? gp__cmp_check_bench(base, base_label)
-	                              : gp__cmp_check_report(base, base_label));
-	GP_TRY(kn == GP_COMPARE_BENCH ? gp__cmp_check_bench(new_, new_label)
-	                              : gp__cmp_check_report(new_, new_label));
+		                 "%s: not a bench result, an analyze report or an aggregate",
+		                 kb < 0 ? base_label : new_label));
+	/* the aggregate, else the bench result, named first */
+	if (kb != kn) {
+		bool first_b = kb == GP_COMPARE_AGGREGATE ||
+		               (kn != GP_COMPARE_AGGREGATE && kb == GP_COMPARE_BENCH);
+
+		GP_TRY(gp__error(GP_EINVAL, "cannot compare %s (%s) with %s (%s)",
+		                 kind_words(first_b ? kb : kn), first_b ? base_label : new_label,
+		                 kind_words(first_b ? kn : kb), first_b ? new_label : base_label));
+	}
+	GP_TRY(kb == GP_COMPARE_BENCH       ? gp__cmp_check_bench(base, base_label)
+	       : kb == GP_COMPARE_AGGREGATE ? gp__cmp_check_aggregate(base, base_label)
+	                                    : gp__cmp_check_report(base, base_label));
+	GP_TRY(kn == GP_COMPARE_BENCH       ? gp__cmp_check_bench(new_, new_label)
+	       : kn == GP_COMPARE_AGGREGATE ? gp__cmp_check_aggregate(new_, new_label)
+	                                    : gp__cmp_check_report(new_, new_label));
 
 	if (!(c.result = gp_value_object()) ||
 	    gp_obj_set_str(c.result, "schema", GP_COMPARE_SCHEMA) ||
 	    gp_obj_set_str(c.result, "gpuprof_version", gp_version()) ||
-	    gp_obj_set_str(c.result, "kind", kb == GP_COMPARE_BENCH ? "bench" : "report") ||
-	    !(c.groups = gp_value_array()) || gp_obj_set(c.result, "groups", c.groups) ||
-	    !(c.warnings = gp_value_array()) || gp_obj_set(c.result, "warnings", c.warnings) ||
-	    !(c.regressions = gp_value_array()) ||
+	    gp_obj_set_str(c.result, "kind", kind_name(kb)) || !(c.groups = gp_value_array()) ||
+	    gp_obj_set(c.result, "groups", c.groups) || !(c.warnings = gp_value_array()) ||
+	    gp_obj_set(c.result, "warnings", c.warnings) || !(c.regressions = gp_value_array()) ||
 	    gp_obj_set(c.result, "regressions", c.regressions) ||
 	    !(unmatched = gp_value_object()) || gp_obj_set(c.result, "unmatched", unmatched) ||
 	    gp_obj_set(unmatched, "base", gp_value_array()) ||
@@ -348,6 +379,8 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
 	GP_TRY(gp__cmp_tags(&c, base, new_));
 	if (kb == GP_COMPARE_BENCH)
 		GP_TRY(gp__cmp_bench(&c, base, new_));
+	else if (kb == GP_COMPARE_AGGREGATE)
+		GP_TRY(gp__cmp_aggregates(&c, base, new_));
 	else
 		GP_TRY(gp__cmp_reports(&c, base, new_));
 	GP_TRY(verdict_and_summary(&c, kb == GP_COMPARE_BENCH));

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare-int.h"
@@ -185,11 +186,21 @@ static const struct gp__col diff_cols[] = {
 
 static void metrics_table(struct fmt *f, const struct gp_value *ms)
 {
-	const struct gp__table t = { metric_cols, 8, NULL, f->md };
+	struct gp__col cols[GP_ARRAY_SIZE(metric_cols)];
+	const struct gp__table t = { cols, 8, NULL, f->md };
 	size_t i;
 
 	if (!gp_value_len(ms))
 		return;
+	/* the metric column as wide as its longest title (an aggregate's "busbw reduce_scatter (pg
+	 * 1)") */
+	memcpy(cols, metric_cols, sizeof(cols));
+	for (i = 0; i < gp_value_len(ms); i++) {
+		size_t w = gp__text_width(str(gp_arr_get(ms, i), "title"));
+
+		if (w > cols[0].width)
+			cols[0].width = w;
+	}
 	gp__out_keep(&f->o, gp__table_head(&f->o.b, &t));
 	for (i = 0; i < gp_value_len(ms); i++) {
 		const struct gp_value *m = gp_arr_get(ms, i);
@@ -357,6 +368,100 @@ static void list(struct fmt *f, const struct gp_value *arr, const char *title)
 	out(f, "\n");
 }
 
+/* the metric named @p name of group @p g, NULL when it has none */
+static const struct gp_value *metric_of(const struct gp_value *g, const char *name)
+{
+	const struct gp_value *ms = gp_obj_get(g, "metrics");
+	size_t i;
+
+	for (i = 0; i < gp_value_len(ms); i++)
+		if (strcmp(str(gp_arr_get(ms, i), "metric"), name) == 0)
+			return gp_arr_get(ms, i);
+	return NULL;
+}
+
+/* the per-rank groups of an aggregate comparison: one table, a row per rank */
+static const struct gp__col rank_cols[] = {
+	{ .head = "rank", .width = 6 },
+	{ .head = "step mean", .width = 12, .gap = " " },
+	{ .head = "new", .width = 12, .gap = " " },
+	{ .head = "delta", .md_head = "Δ", .width = 8, .gap = " " },
+	{ .head = "p95 delta", .md_head = "p95 Δ", .width = 9, .gap = " " },
+	{ .head = "wait delta", .md_head = "wait Δ", .width = 10, .gap = " " },
+	{ .head = "exposed", .md_head = "exposed comm Δ", .width = 8, .gap = " " },
+	{ .head = "compute", .md_head = "compute Δ", .width = 8, .gap = " " },
+	{ .head = "idle", .md_head = "GPU idle Δ", .width = 8, .gap = " " },
+	{ .head = "memory", .md_head = "peak memory Δ", .width = 8, .gap = " " },
+};
+static const char *const rank_metrics[] = { "step_p95", "wait",         "exposed_comm",
+	                                    "compute",  "gpu_idle_pct", "peak_memory" };
+
+/* |delta_pct| of the step mean of rank group @p g, -1 when unknown */
+static double rank_change(const struct gp_value *g)
+{
+	double d = num(metric_of(g, "step_mean"), "delta_pct");
+
+	return isfinite(d) ? fabs(d) : -1;
+}
+
+static int by_change(const void *a, const void *b)
+{
+	const struct gp_value *x = *(const struct gp_value *const *)a;
+	const struct gp_value *y = *(const struct gp_value *const *)b;
+	double dx = rank_change(x), dy = rank_change(y);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return num(x, "base_rank") < num(y, "base_rank")   ? -1
+	       : num(x, "base_rank") > num(y, "base_rank") ? 1
+	                                                   : 0;
+}
+
+static void rank_table(struct fmt *f, const struct gp_value **gs, size_t n)
+{
+	const struct gp__table t = { rank_cols, GP_ARRAY_SIZE(rank_cols), NULL, f->md };
+	size_t i, k, shown = f->top && f->top < n ? f->top : n;
+
+	if (!n)
+		return;
+	qsort(gs, n, sizeof(*gs), by_change);
+	out(f,
+	    f->md ? "#### ranks\n\n" : "== ranks (the change of each metric, new against base)\n");
+	gp__out_keep(&f->o, gp__table_head(&f->o.b, &t));
+	for (i = 0; i < shown; i++) {
+		const struct gp_value *m = metric_of(gs[i], "step_mean");
+		char r[24], a[32], b[32], d[GP_ARRAY_SIZE(rank_metrics) + 1][32];
+		const char *cells[GP_ARRAY_SIZE(rank_cols)];
+
+		snprintf(r, sizeof(r), "%.0f", num(gs[i], "base_rank"));
+		value(a, sizeof(a), "ns", num(m, "base"));
+		value_like(b, sizeof(b), "ns", num(m, "new"), num(m, "base"));
+		if (m)
+			delta(d[0], sizeof(d[0]), m);
+		else
+			snprintf(d[0], sizeof(d[0]), "-");
+		for (k = 0; k < GP_ARRAY_SIZE(rank_metrics); k++) {
+			const struct gp_value *x = metric_of(gs[i], rank_metrics[k]);
+
+			if (x)
+				delta(d[k + 1], sizeof(d[k + 1]), x);
+			else
+				snprintf(d[k + 1], sizeof(d[k + 1]), "-");
+		}
+		cells[0] = r;
+		cells[1] = a;
+		cells[2] = b;
+		for (k = 0; k <= GP_ARRAY_SIZE(rank_metrics); k++)
+			cells[3 + k] = d[k];
+		gp__out_keep(&f->o, gp__table_cells(&f->o.b, &t, cells));
+	}
+	para(f, f->md ? "\n_" : "  ", 4,
+	     "%zu of %zu ranks, by |delta| of the mean step; one value a rank and side: no test "
+	     "(the job's lines test across the ranks)%s%s",
+	     shown, n, shown < n ? "; --top 0 or --json for all" : "", f->md ? "_" : "");
+	out(f, "\n");
+}
+
 /* the path of side @p key ("base", "new") of a result, or @p key when it has none */
 static const char *side_path(const struct gp_value *res, const char *key)
 {
@@ -373,8 +478,10 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	const struct gp_value *opts = gp_obj_get(result, "options");
 	const struct gp_value *tags = gp_obj_get(result, "tag_changes");
 	const char *verdict = str(result, "verdict");
+	bool agg = strcmp(str(result, "kind"), "aggregate") == 0;
+	const struct gp_value **ranks = NULL;
+	size_t i, nranks = 0;
 	char th[32];
-	size_t i;
 
 	if (!text)
 		return gp__error(GP_EINVAL, "gp_compare_format: NULL argument");
@@ -403,6 +510,14 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		const char *ns = gp_value_get_str(gp_obj_get(g, "new_series"));
 		double rb = num(g, "base_rank"), rn = num(g, "new_rank");
 
+		/* an aggregate's ranks: one table after the job's lines */
+		if (agg && isfinite(rb)) {
+			if (!ranks && !(ranks = gp__calloc(gp_value_len(groups), sizeof(*ranks))))
+				gp__out_keep(&f.o, GP_ENOMEM);
+			if (ranks)
+				ranks[nranks++] = g;
+			continue;
+		}
 		if (bs)
 			out(&f, f.md ? "#### series `%s`" : "== series '%s'", bs);
 		else
@@ -418,6 +533,8 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		diff_table(&f, gp_obj_get(g, "operators"), "operators", num(opts, "alpha"));
 		list(&f, gp_obj_get(g, "explanations"), "why");
 	}
+	rank_table(&f, ranks, nranks);
+	gp__free(ranks);
 	if (gp_value_len(tags)) {
 		out(&f, f.md ? "**tags that differ**\n\n" : "tags that differ:\n");
 		for (i = 0; i < gp_value_len(tags); i++) {

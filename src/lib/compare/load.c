@@ -35,6 +35,15 @@ static char *quoted(const char *path)
 	return q;
 }
 
+/* what an input of kind @p k is: the "input" of result.base / result.new */
+static const char *kind_name(enum gp_compare_input k)
+{
+	return k == GP_COMPARE_BENCH       ? "bench"
+	       : k == GP_COMPARE_REPORT    ? "report"
+	       : k == GP_COMPARE_AGGREGATE ? "aggregate"
+	                                   : "trace";
+}
+
 /* parses the gpuprof document @p path whole; checks its schema */
 static int load_doc(const struct gp__src *src, struct gp_value **out, enum gp_compare_input *kind)
 {
@@ -52,18 +61,23 @@ static int load_doc(const struct gp__src *src, struct gp_value **out, enum gp_co
 	if (k < 0) {
 		if (schema)
 			rc = gp__error(GP_EVERSION,
-			               "'%s': schema '%s' is not one that compare reads (%s, %s)",
-			               path, schema, GP_BENCH_SCHEMA, GP_ANALYZE_SCHEMA);
+			               "'%s': schema '%s' is not one that compare reads (%s, %s, "
+			               "%s)",
+			               path, schema, GP_BENCH_SCHEMA, GP_ANALYZE_SCHEMA,
+			               "gpuprof.aggregate/1");
 		else
-			rc = gp__error(GP_EFORMAT,
-			               "'%s': no \"schema\": not a bench result or report", path);
+			rc = gp__error(
+			    GP_EFORMAT,
+			    "'%s': no \"schema\": not a bench result, report or aggregate", path);
 		goto out;
 	}
 	if (!(label = quoted(path))) {
 		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = k == GP_COMPARE_BENCH ? gp__cmp_check_bench(v, label) : gp__cmp_check_report(v, label);
+	rc = k == GP_COMPARE_BENCH       ? gp__cmp_check_bench(v, label)
+	     : k == GP_COMPARE_AGGREGATE ? gp__cmp_check_aggregate(v, label)
+	                                 : gp__cmp_check_report(v, label);
 	if (rc)
 		goto out;
 	*kind = (enum gp_compare_input)k;
@@ -187,8 +201,17 @@ static int load_dir_docs(const char *dir, const struct gp__srcs *srcs, enum gp_c
 			continue;
 		}
 		if (k != k0) {
+			rc = gp__error(
+			    GP_EINVAL,
+			    "'%s': holds gpuprof results of two kinds ('%s': %s, '%s': %s)", dir,
+			    first, kind_name(k0), path, kind_name(k));
+			goto out;
+		}
+		/* an aggregate is a whole job already: two are two jobs, not one */
+		if (k == GP_COMPARE_AGGREGATE) {
 			rc = gp__error(GP_EINVAL,
-			               "'%s': holds both bench results and reports ('%s', '%s')",
+			               "'%s': holds more than one aggregate ('%s', '%s'): give the "
+			               "file",
 			               dir, first, path);
 			goto out;
 		}
@@ -274,11 +297,6 @@ static void *load_side(void *arg)
 	return NULL;
 }
 
-static const char *kind_name(enum gp_compare_input k)
-{
-	return k == GP_COMPARE_BENCH ? "bench" : k == GP_COMPARE_REPORT ? "report" : "trace";
-}
-
 /* "path" and "input" of result.base / result.new */
 static int label_side(struct gp_value *result, const char *key, const char *path,
                       enum gp_compare_input k)
@@ -320,6 +338,20 @@ GP_API int gp_compare_paths(const char *base, const char *new_, const struct gp_
 	}
 	if (n.rc) {
 		rc = gp__error(n.rc, "%s", n.err);
+		goto out;
+	}
+	if ((b.kind == GP_COMPARE_AGGREGATE) != (n.kind == GP_COMPARE_AGGREGATE)) {
+		const struct side *agg = b.kind == GP_COMPARE_AGGREGATE ? &b : &n;
+		const struct side *other = b.kind == GP_COMPARE_AGGREGATE ? &n : &b;
+
+		rc = gp__error(GP_EINVAL,
+		               "cannot compare an aggregate ('%s') with %s ('%s'): give two "
+		               "aggregates (gpuprof aggregate --json)",
+		               agg->path,
+		               other->kind == GP_COMPARE_BENCH    ? "a bench result"
+		               : other->kind == GP_COMPARE_REPORT ? "an analyze report"
+		                                                  : "a trace",
+		               other->path);
 		goto out;
 	}
 	if ((b.kind == GP_COMPARE_BENCH) != (n.kind == GP_COMPARE_BENCH)) {

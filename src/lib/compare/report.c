@@ -264,17 +264,7 @@ static int gpu_models(const struct gp_value *r, struct gp_buf *out)
 		if (j == n)
 			names[n++] = name;
 	}
-	for (i = 1; i < n; i++) /* insertion sort: a handful of names */
-		for (j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			const char *t = names[j];
-
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
-	for (i = 0; i < n; i++)
-		if (gp__buf_addf(out, "%s%s", i ? "; " : "", names[i]))
-			return gp__error(GP_ENOMEM, "out of memory");
-	return 0;
+	return gp__cmp_join_names(names, n, out);
 }
 
 /* element types a kernel name can show, by the first token found in it */
@@ -492,26 +482,6 @@ static size_t select_ranks(const struct gp__cmp *c, const struct gp_value *repor
 	return n;
 }
 
-static int64_t rank_of(const struct gp_value *r)
-{
-	int64_t k = -1;
-
-	gp_value_get_int(gp_obj_get(r, "rank"), &k);
-	return k;
-}
-
-static int unmatched(struct gp__cmp *c, const char *side, int64_t rank)
-{
-	struct gp_value *arr =
-	    (struct gp_value *)gp_obj_get(gp_obj_get(c->result, "unmatched"), side);
-	char name[48];
-
-	snprintf(name, sizeof(name), "rank %lld", (long long)rank);
-	if (gp_arr_push(arr, gp_value_str(name)))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return gp__cmp_warn(c, "unmatched_rank", "%s is only in %s", name, side);
-}
-
 int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct gp_value *new_)
 {
 	size_t cb = gp_value_len(gp_obj_get(base, "ranks")),
@@ -545,30 +515,30 @@ int gp__cmp_reports(struct gp__cmp *c, const struct gp_value *base, const struct
 		                    "--compat %s): their numbers differ for that reason too",
 		                    cpb, cpn));
 	if (nb == 1 && nn == 1) {
-		if (rank_of(bl[0]) != rank_of(nl[0]))
+		if (gp__cmp_rank_of(bl[0]) != gp__cmp_rank_of(nl[0]))
 			GP_TRY(gp__cmp_warn(
 			    c, "ranks_paired",
 			    "each side has one rank: rank %lld (base) is compared with "
 			    "rank %lld (new)",
-			    (long long)rank_of(bl[0]), (long long)rank_of(nl[0])));
+			    (long long)gp__cmp_rank_of(bl[0]), (long long)gp__cmp_rank_of(nl[0])));
 		GP_TRY(compare_pair(c, bl[0], nl[0]));
 		goto out;
 	}
 	for (i = 0; i < nb; i++) {
-		for (j = 0; j < nn && rank_of(nl[j]) != rank_of(bl[i]); j++)
+		for (j = 0; j < nn && gp__cmp_rank_of(nl[j]) != gp__cmp_rank_of(bl[i]); j++)
 			;
 		if (j == nn) {
-			GP_TRY(unmatched(c, "base", rank_of(bl[i])));
+			GP_TRY(gp__cmp_unmatched_rank(c, "base", gp__cmp_rank_of(bl[i])));
 			continue;
 		}
 		GP_TRY(compare_pair(c, bl[i], nl[j]));
 		pairs++;
 	}
 	for (j = 0; j < nn; j++) {
-		for (i = 0; i < nb && rank_of(nl[j]) != rank_of(bl[i]); i++)
+		for (i = 0; i < nb && gp__cmp_rank_of(nl[j]) != gp__cmp_rank_of(bl[i]); i++)
 			;
 		if (i == nb)
-			GP_TRY(unmatched(c, "new", rank_of(nl[j])));
+			GP_TRY(gp__cmp_unmatched_rank(c, "new", gp__cmp_rank_of(nl[j])));
 	}
 	if (!pairs)
 		GP_TRY(gp__error(GP_EINVAL, "%s and %s have no rank in common", c->base_label,

@@ -343,7 +343,8 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	if (len)
 		*len = 0;
 	if (!schema || strcmp(schema, GP_PAGE_SCHEMA) != 0 || !kind ||
-	    (strcmp(kind, "analyze") && strcmp(kind, "bench") && strcmp(kind, "compare")) ||
+	    (strcmp(kind, "analyze") && strcmp(kind, "bench") && strcmp(kind, "compare") &&
+	     strcmp(kind, "aggregate")) ||
 	    gp_value_type(gp_obj_get(page, "doc")) != GP_VALUE_OBJECT)
 		return gp__error(GP_EINVAL, "gp_report_html: not a page model (%s)",
 		                 GP_PAGE_SCHEMA);

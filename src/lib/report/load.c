@@ -3,10 +3,10 @@
  * load.c - the page model of `gpuprof report`: any input, read into the
  * document it stands for, plus where it came from.
  *
- * A gpuprof JSON document (analyze, bench, compare) is read as it is; traces,
+ * A gpuprof JSON document (analyze, bench, compare, aggregate) is read as it is; traces,
  * captures and `gpuprof run` directories go through gp_analyze_paths(). The
  * page model ("gpuprof.page/1") then holds:
- *   kind      "analyze", "bench" or "compare": which document `doc` is;
+ *   kind      "analyze", "bench", "compare" or "aggregate": which document `doc` is;
  *   doc       the document;
  *   title     --title, else the first input's file name;
  *   inputs    the paths given;
@@ -43,9 +43,13 @@
 #include "util/value-int.h"
 #include "report-int.h"
 
-enum doc_kind { DOC_ANALYZE, DOC_BENCH, DOC_COMPARE };
+enum doc_kind { DOC_ANALYZE, DOC_BENCH, DOC_COMPARE, DOC_AGGREGATE };
 
-static const char *const kind_names[] = { "analyze", "bench", "compare" };
+static const char *const kind_names[] = { "analyze", "bench", "compare", "aggregate" };
+
+#ifndef GP_AGGREGATE_SCHEMA
+#define GP_AGGREGATE_SCHEMA "gpuprof.aggregate/1"
+#endif
 
 static const char *get_str(const struct gp_value *v, const char *path)
 {
@@ -350,6 +354,64 @@ out:
 	return rc;
 }
 
+/*
+ * env of an aggregate: its hosts ("node-0, node-1", or "16 hosts: node-0 ...
+ * node-15") and GPU models with their counts ("8 x NVIDIA H100 80GB HBM3")
+ */
+static int env_aggregate(const struct gp_value *doc, struct gp_value *env, struct gp_value *gpus)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	const char *models[16], *first = NULL, *last = NULL;
+	size_t counts[16], i, j, nm = 0, nhosts = 0;
+	struct gp_value *seen = gp_value_object();
+	struct gp_buf b;
+	int rc = 0;
+
+	gp__buf_init(&b, 0);
+	if (!seen)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < gp_value_len(ranks); i++) {
+		const struct gp_value *r = gp_arr_get(ranks, i);
+		const char *h = get_str(r, "host"), *m = get_str(r, "gpu_model");
+
+		if (h && !gp_obj_get(seen, h)) {
+			GP_TRY(gp_obj_set_null(seen, h));
+			first = first ? first : h;
+			last = h;
+			nhosts++;
+		}
+		for (j = 0; m && j < nm && strcmp(models[j], m) != 0; j++)
+			;
+		if (m && j < nm)
+			counts[j]++;
+		else if (m && nm < GP_ARRAY_SIZE(models)) {
+			models[nm] = m;
+			counts[nm++] = 1;
+		}
+	}
+	for (j = 0; j < nm; j++) {
+		gp__buf_reset(&b);
+		GP_TRY(gp__buf_addf(&b, "%zu \xc3\x97 %s", counts[j], models[j]));
+		GP_TRY(gp_arr_push(gpus, gp_value_str(b.buf)));
+	}
+	gp__buf_reset(&b);
+	if (nhosts > 4)
+		GP_TRY(gp__buf_addf(&b, "%zu hosts: %s \xe2\x80\xa6 %s", nhosts, first, last));
+	else
+		for (i = 0; i < gp_value_len(seen); i++)
+			GP_TRY(gp__buf_addf(&b, "%s%s", i ? ", " : "", gp_obj_key_at(seen, i)));
+	GP_TRY(set_buf(env, "host", &b));
+	GP_TRY(gp_obj_set_null(env, "driver_version"));
+	GP_TRY(gp_obj_set_null(env, "cuda_version"));
+	GP_TRY(gp_obj_set_null(env, "hip_version"));
+	GP_TRY(gp_obj_set_null(env, "command"));
+	GP_TRY(gp_obj_set_null(env, "date"));
+out:
+	gp_value_free(seen);
+	gp__buf_release(&b);
+	return rc;
+}
+
 /* the "env" object of the page */
 static int add_env(struct gp_value *page, enum doc_kind kind, const struct gp_value *doc,
                    const struct gp_value *run)
@@ -366,6 +428,8 @@ static int add_env(struct gp_value *page, enum doc_kind kind, const struct gp_va
 		GP_TRY(env_analyze(doc, run, env, gpus));
 	else if (kind == DOC_BENCH)
 		GP_TRY(env_bench(doc, env));
+	else if (kind == DOC_AGGREGATE)
+		GP_TRY(env_aggregate(doc, env, gpus));
 	else
 		GP_TRY(env_compare(doc, env));
 	GP_TRY(set_str_or_null(env, "source_version", get_str(doc, "gpuprof_version")));
@@ -554,10 +618,15 @@ static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *k
 			                 path);
 		return 0;
 	}
+	if (schema && strcmp(schema, GP_AGGREGATE_SCHEMA) == 0) {
+		*kind = DOC_AGGREGATE;
+		return gp__cmp_check_aggregate(v, label);
+	}
 	if (schema)
-		return gp__error(
-		    GP_EVERSION, "'%s': schema '%s' is not one that report reads (%s, %s, %s)",
-		    path, schema, GP_ANALYZE_SCHEMA, GP_BENCH_SCHEMA, GP_COMPARE_SCHEMA);
+		return gp__error(GP_EVERSION,
+		                 "'%s': schema '%s' is not one that report reads (%s, %s, %s, %s)",
+		                 path, schema, GP_ANALYZE_SCHEMA, GP_BENCH_SCHEMA,
+		                 GP_COMPARE_SCHEMA, GP_AGGREGATE_SCHEMA);
 	return gp__error(GP_EFORMAT, "'%s': no \"schema\": not a gpuprof document", path);
 }
 
@@ -618,7 +687,9 @@ static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
 		if ((rc = gp__cmp_load_srcs(paths[0], srcs, &co, &k, doc)))
 			return rc;
 		*analysed = false;
-		*kind = k == GP_COMPARE_BENCH ? DOC_BENCH : DOC_ANALYZE;
+		*kind = k == GP_COMPARE_BENCH       ? DOC_BENCH
+		        : k == GP_COMPARE_AGGREGATE ? DOC_AGGREGATE
+		                                    : DOC_ANALYZE;
 		return 0;
 	}
 	if (!ndoc)

@@ -11,7 +11,7 @@
 #include "gpuprof/value.h"
 
 /**
- * The page model of the gpuprof document @p doc (analyze, bench or compare;
+ * The page model of the gpuprof document @p doc (analyze, bench, compare or aggregate;
  * checked as compare checks it; taken over, even on failure), read from
  * @p paths[0..n) (n may be 0) or analysed from them (@p analysed). @p run is
  * a run directory's run.json or NULL; @p title NULL takes the first path's name.

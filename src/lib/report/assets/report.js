@@ -3,8 +3,9 @@
  * report.js - draws the gpuprof report page from its data (the page model in
  * the #gp-data element, docs/cli/gpuprof-report.md): summary cards, findings,
  * the step breakdown, the binned GPU timeline, the metrics timeline, sortable
- * and filterable tables, a latency histogram and the compare view, with its
- * own small SVG code. Every string of the data goes into the page through
+ * and filterable tables, a latency histogram, the compare view and an
+ * aggregate of many ranks, with its own small SVG code (the aggregate's wait
+ * heatmap on a canvas). Every string of the data goes into the page through
  * textContent or setAttribute, never parsed as HTML. Embedded by html.c.
  * When done, <body data-gp-state> is "ok" (or "error", with the reason shown).
  */
@@ -181,6 +182,11 @@
     spct: function (v) { return fmtPct(v, true); }, num: function (v) { return fmtNum(v); },
     gbps: function (v) { return num(v) ? v.toFixed(2) + ' GB/s' : '-'; },
     bool: function (v) { return v === true ? 'yes' : v === false ? 'no' : '-'; },
+    /* a p-value as compare prints it */
+    p: function (v) { return num(v) ? (v < 1e-4 ? '<0.0001' : v.toFixed(4)) : '-'; },
+    mhz: function (v) { return num(v) ? fmtNum(v, 0) + ' MHz' : '-'; },
+    /* a rank: a number as it is, no thousands separator */
+    id: function (v) { return num(v) ? String(v) : '-'; },
     str: function (v) { return v === null || v === undefined ? '-' : String(v); }
   };
 
@@ -295,6 +301,23 @@
     thead.appendChild(tr);
     tbl.appendChild(thead);
     tbl.appendChild(tbody);
+    /* opt.foot: [{label, values {key: v}, titles {key: text}}]: rows under the sorted ones (min, max, ...) */
+    if (opt.foot && opt.foot.length) {
+      var tfoot = h('tfoot');
+      opt.foot.forEach(function (fr) {
+        var ftr = h('tr', { 'data-gp-foot': fr.label });
+        cols.forEach(function (c, k) {
+          var v = k === 0 ? fr.label : get(fr.values, c.key);
+          ftr.appendChild(h('td', {
+            'data-col': c.key, cls: k === 0 || c.fmt === 'str' ? 'gp-str' : null, title: k ? get(fr.titles, c.key) : null,
+            'data-value': k === 0 ? fr.label : v === null ? 'null' : String(v),
+            text: k === 0 ? fr.label : v === null ? '' : (FMT[c.fmt] || FMT.str)(v)
+          }));
+        });
+        tfoot.appendChild(ftr);
+      });
+      tbl.appendChild(tfoot);
+    }
     input.addEventListener('input', function () {
       state.filter = input.value.toLowerCase();
       draw();
@@ -334,6 +357,8 @@
           v = row[c.key];
           cls = c.fmt === 'str' ? (c.key === (opt.filterKey || 'name') ? 'gp-str gp-name' : 'gp-str') : null;
           if (c.sign && num(v)) cls = v > 0 ? 'gp-pos' : v < 0 ? 'gp-neg' : null;
+          /* opt.flag(row, key): a cell to highlight (an aggregate's robust outliers) */
+          if (opt.flag && opt.flag(row, c.key)) cls = (cls ? cls + ' ' : '') + 'gp-outlier';
           if (c.badge && v) {
             trr.appendChild(h('td', { 'data-col': c.key, 'data-value': String(v), cls: 'gp-str' }, h('span', { cls: 'gp-badge ' + v, text: v })));
             continue;
@@ -1014,6 +1039,29 @@
     return svg;
   }
 
+  /* the rank groups of two aggregates: a row per rank, the change of each metric (delta_pct, or points for a %) */
+  var CMP_RANK = [['step_mean', 'Step mean \u0394'], ['step_p50', 'p50 \u0394'], ['step_p95', 'p95 \u0394'], ['wait', 'Wait \u0394'],
+    ['exposed_comm', 'Exposed comm \u0394'], ['compute', 'Compute \u0394'], ['gpu_idle_pct', 'GPU idle \u0394 (pp)'], ['peak_memory', 'Peak memory \u0394']];
+  function compareRanks(sec, gs) {
+    var cols = [{ key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'base', label: 'Step mean (base)', fmt: 'ns' }, { key: 'new', label: 'Step mean (new)', fmt: 'ns' }];
+    CMP_RANK.forEach(function (m) { cols.push({ key: m[0], label: m[1], fmt: m[0] === 'gpu_idle_pct' ? 'num' : 'spct', sign: true }); });
+    cols.push({ key: 'changed', label: 'Past the threshold', fmt: 'str' });
+    sec.appendChild(table('compare-ranks', cols, gs.map(function (g) {
+      var row = { rank: g.base_rank, changed: [], find: 'rank ' + g.base_rank }, ms = objs(g.metrics);
+      CMP_RANK.forEach(function (m) {
+        var x = ms.filter(function (y) { return y.metric === m[0]; })[0];
+        row[m[0]] = !x ? null : m[0] === 'gpu_idle_pct' ? (num(x.delta) ? x.delta : null) : (num(x.delta_pct) ? x.delta_pct : null);
+        if (x && x.verdict && x.verdict !== 'same') row.changed.push(x.title || x.metric);
+        if (x && m[0] === 'step_mean') {
+          row.base = x.base;
+          row.new = x.new;
+        }
+      });
+      row.changed = row.changed.join(', ') || null;
+      return row;
+    }), { title: 'Ranks: ' + plural(gs.length, 'rank') + ' on both sides', what: 'ranks', filterKey: 'find', sort: 'step_mean', note: 'One value a rank and side: no test (the job\u2019s lines above test across the ranks). Sorted by the change of the mean step.' }));
+  }
+
   function renderCompare(doc) {
     var groups = objs(doc.groups), sec, finds = [], nm = 0, nslow = 0, nfast = 0;
     groups.forEach(function (g) {
@@ -1044,7 +1092,10 @@
     });
     findingsSection(finds, 'Why: explanations and warnings');
     sec = section('gp-compare', 'Comparison', groups.length > 0, 'Nothing was paired.');
+    /* two aggregates: their ranks as one table (a thousand ranks are a thousand groups) */
+    var rankGroups = doc.kind === 'aggregate' ? groups.filter(function (g) { return num(g.base_rank); }) : [];
     groups.forEach(function (g, gi) {
+      if (rankGroups.indexOf(g) >= 0) return;
       var rows = objs(g.metrics).map(function (m) {
         return {
           metric: m.metric, title: m.title, base: fmtUnit(m.unit, m.base), new_: fmtUnit(m.unit, m.new, m.base), base_v: m.base, new_v: m.new,
@@ -1096,7 +1147,235 @@
         }));
       });
     });
+    if (rankGroups.length) compareRanks(sec, rankGroups);
     perfettoSection();
+  }
+
+  /* ---- aggregate: many ranks, one job ---- */
+
+  /* the per-rank table's metrics (the aggregate's "ranks"), in column order */
+  var AGG_COLS = [
+    { key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'host', label: 'Host', fmt: 'str' },
+    { key: 'steps', label: 'Steps', fmt: 'int' },
+    { key: 'step_mean_ns', label: 'Step mean', fmt: 'ns' }, { key: 'step_p50_ns', label: 'Step p50', fmt: 'ns' },
+    { key: 'step_p95_ns', label: 'Step p95', fmt: 'ns' }, { key: 'gpu_busy_ns', label: 'GPU busy', fmt: 'ns' },
+    { key: 'gpu_idle_ns', label: 'GPU idle', fmt: 'ns' }, { key: 'gpu_idle_pct', label: 'Idle %', fmt: 'pct' },
+    { key: 'compute_ns', label: 'Compute', fmt: 'ns' },
+    { key: 'communication_ns', label: 'Comm', fmt: 'ns', title: 'communication kernels\u2019 time' },
+    { key: 'exposed_comm_ns', label: 'Exposed comm', fmt: 'ns', title: 'communication not overlapped by compute' },
+    { key: 'wait_ns', label: 'Wait', fmt: 'ns', title: 'time this rank waited in collectives for the last rank to arrive' },
+    { key: 'collectives', label: 'Collectives', fmt: 'int' },
+    { key: 'peak_memory_bytes', label: 'Peak memory', fmt: 'bytes' },
+    { key: 'gpu_model', label: 'GPU', fmt: 'str' }, { key: 'gpu_clock_mhz', label: 'SM clock', fmt: 'mhz' },
+    { key: 'clock_offset_ns', label: 'Clock offset', fmt: 'ns', title: 'added to this rank\u2019s times to reach the reference clock' },
+    { key: 'clock_uncertainty_ns', label: '\u00b1', fmt: 'ns', title: 'the uncertainty of the clock offset' }
+  ];
+
+  /* wait in a bin as a colour: white (none) through yellow and orange to dark red (the most) */
+  var HEAT = [[255, 255, 204], [254, 217, 118], [253, 141, 60], [227, 26, 28], [128, 0, 38]];
+  function heatColor(f) {
+    var x, i, a, b;
+    if (!(f > 0)) return 'rgb(248,250,252)';
+    x = Math.min(1, f) * (HEAT.length - 1);
+    i = Math.min(HEAT.length - 2, Math.floor(x));
+    a = HEAT[i];
+    b = HEAT[i + 1];
+    x -= i;
+    return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * x); }).join(',') + ')';
+  }
+
+  function summaryAggregate(doc, ranks) {
+    var tbl = doc.table || {}, st = objs(doc.stragglers), top = st[0], sm = get(tbl, 'step_mean_ns') || {}, clock = doc.clock || {};
+    var wait = ranks.reduce(function (a, r) { return a + (num(r.wait_ns) ? r.wait_ns : 0); }, 0), hosts = {}, d = doc.desync, sec;
+    ranks.forEach(function (r) { if (typeof r.host === 'string') hosts[r.host] = true; });
+    sec = section('gp-summary', 'Summary', true);
+    /* a desynchronisation first: the job's ranks did not run the same collectives */
+    if (d && typeof d === 'object') {
+      sec.appendChild(h('div', { cls: 'gp-desync', role: 'alert', 'data-gp-desync': d.kind || '' }, [
+        h('div', { cls: 'gp-title', text: 'Desynchronised: rank ' + FMT.str(d.rank) + (d.kind === 'missing' ? ' lacks ' : ' differs at ') + FMT.str(d.collective) + ' seq ' + FMT.str(d.seq) + ' of process group ' + FMT.str(d.pg) }),
+        d.detail ? h('p', { text: d.detail }) : null,
+        evidence({ expected: d.expected, found: d.found })
+      ]));
+    }
+    sec.appendChild(h('div', { cls: 'gp-cards' }, [
+      card('ranks', 'Ranks', ranks.length, fmtInt(ranks.length), (num(doc.world_size) && doc.world_size !== ranks.length ? 'of world size ' + doc.world_size + ', ' : '') + plural(Object.keys(hosts).length, 'host') + (doc.backend ? ', ' + doc.backend : '')),
+      card('slowest', 'Slowest rank\u2019s step', sm.max, fmtNs(sm.max), num(sm.max_rank) ? 'rank ' + sm.max_rank + '; median rank ' + fmtNs(sm.median) : null),
+      card('straggler', 'Top straggler', top ? top.rank : null, top ? 'rank ' + top.rank : 'none', top ? 'blame ' + fmtNs(top.blame_ns) + ', last at ' + fmtPct(top.last_arrival_pct) + ' of its collectives' + (top.cause ? '; ' + top.cause.replace('_', ' ') : '') : 'no rank arrived last'),
+      card('wait', 'Wait in collectives', wait, fmtNs(wait), 'summed over the ranks'),
+      card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + d.rank + ', seq ' + d.seq : 'every rank ran the same collectives'),
+      card('findings', 'Findings', objs(doc.findings).length, String(objs(doc.findings).length), objs(doc.findings).length ? 'ranked below' : 'nothing to flag')
+    ]));
+    sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-clock': '', text: 'Clocks: aligned on rank ' + FMT.str(clock.reference_rank) + '\u2019s host' + (clock.method ? ' by ' + clock.method : '') + (num(clock.collectives_used) ? ' over ' + plural(clock.collectives_used, 'collective') : '') + (num(clock.max_uncertainty_ns) ? '; largest uncertainty \u00b1' + fmtNs(clock.max_uncertainty_ns) : '') + '.' + (num(doc.unmatched) && doc.unmatched > 0 ? ' ' + plural(doc.unmatched, 'collective') + ' outside the window all ranks cover were not matched.' : '') }));
+  }
+
+  function ranksAggregate(doc, ranks) {
+    var tbl = doc.table || {}, sec, foot;
+    sec = section('gp-ranks', 'Ranks', ranks.length > 0, 'No ranks.');
+    if (!ranks.length) return;
+    foot = ['min', 'max', 'mean', 'median'].map(function (k) {
+      var values = {}, titles = {};
+      AGG_COLS.forEach(function (c) {
+        var t = get(tbl, c.key);
+        if (c.key === 'rank' || !t || typeof t !== 'object') return;
+        values[c.key] = num(t[k]) ? t[k] : null;
+        if ((k === 'min' || k === 'max') && num(t[k + '_rank'])) titles[c.key] = 'rank ' + t[k + '_rank'];
+      });
+      return { label: k, values: values, titles: titles };
+    });
+    sec.appendChild(table('agg-ranks', AGG_COLS, ranks.map(function (r) {
+      var o = {};
+      AGG_COLS.forEach(function (c) { o[c.key] = r[c.key] === undefined ? null : r[c.key]; });
+      o.outliers = arr(r.outliers).filter(function (x) { return typeof x === 'string'; });
+      o.find = ['rank ' + r.rank, r.host, r.file, r.gpu_model].filter(function (x) { return typeof x === 'string'; }).join(' ');
+      return o;
+    }), {
+      title: 'Per rank', what: 'ranks', filterKey: 'find', sort: 'rank', desc: false, foot: foot,
+      note: 'Highlighted: a robust outlier among the ranks (more than 3 scaled MADs from the median). Under the ranks: min, max (hover: which rank), mean and median over the ranks.',
+      flag: function (row, key) { return row.outliers.indexOf(key) >= 0; }
+    }));
+  }
+
+  function heatmapAggregate(doc) {
+    var hm = doc.heatmap, rows = [], bins = 0, max = 0, i, j, n, sec, order, sel;
+    var W = 960, L = 64, R = 8, T = 2, rowH, canvas, box, axis, leg, tk, pw;
+    if (hm && typeof hm === 'object' && num(hm.bin_ns) && hm.bin_ns > 0) {
+      n = Math.min(arr(hm.ranks).length, arr(hm.wait_ns).length);
+      for (i = 0; i < n; i++) {
+        var w = arr(hm.wait_ns[i]).slice(0, 10000).map(function (v) { return num(v) && v > 0 ? v : 0; });
+        rows.push({ rank: hm.ranks[i], wait: w, total: w.reduce(function (a, b) { return a + b; }, 0) });
+        bins = Math.max(bins, w.length);
+        for (j = 0; j < w.length; j++) max = Math.max(max, w[j]);
+      }
+    }
+    sec = section('gp-heatmap', 'Wait heatmap', rows.length > 0 && bins > 0, 'No wait heatmap in this aggregate.');
+    if (!rows.length || !bins) return;
+    n = rows.length;
+    rowH = n <= 16 ? 16 : n <= 64 ? 8 : n <= 128 ? 4 : n <= 256 ? 3 : n <= 512 ? 2 : 1;
+    pw = W - L - R;
+    sec.appendChild(h('p', { cls: 'gp-note', text: plural(n, 'rank') + ' \u00d7 ' + plural(bins, 'bin') + ' of ' + fmtNs(hm.bin_ns) + ' from the start of the aligned timeline (the reference clock): the darker a cell, the longer that rank waited in collectives for the last rank within the bin; blank: no wait. The rank that never waits while the others do is the one they wait for.' + (rowH < 4 ? ' One row per rank, ' + rowH + ' px each: scroll the box; hover for the rank.' : '') }));
+    sel = h('select', { 'aria-label': 'row order', 'data-gp-order': '' }, [h('option', { value: 'rank', text: 'rows by rank' }), h('option', { value: 'wait', text: 'rows by total wait, most first' })]);
+    sec.appendChild(h('div', { cls: 'gp-toolbar' }, sel));
+    canvas = h('canvas', { cls: 'gp-heatmap', width: W, height: T + n * rowH, 'data-gp-heatmap': '', 'data-rows': n, 'data-bins': bins, 'data-max': max, 'data-row-height': rowH, 'data-left': L, 'data-top': T, role: 'img', 'aria-label': 'wait per rank over time' });
+    box = h('div', { cls: 'gp-heatbox' }, canvas);
+    sec.appendChild(box);
+    function draw() {
+      var ctx = canvas.getContext('2d'), cw = pw / bins, every = Math.max(1, Math.ceil(12 / rowH)), k, r;
+      order = rows.map(function (x, idx) { return idx; });
+      if (sel.value === 'wait') order.sort(function (a, b) { return rows[b].total - rows[a].total || a - b; });
+      canvas.setAttribute('data-order', sel.value);
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(0, 0, W, T + n * rowH);
+      ctx.font = '10px sans-serif';
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      for (k = 0; k < n; k++) {
+        r = rows[order[k]];
+        ctx.fillStyle = heatColor(0);
+        ctx.fillRect(L, T + k * rowH, pw, rowH);
+        for (j = 0; j < r.wait.length; j++) {
+          if (!(r.wait[j] > 0)) continue;
+          ctx.fillStyle = heatColor(max > 0 ? r.wait[j] / max : 0);
+          ctx.fillRect(L + j * cw, T + k * rowH, Math.max(1, cw + 0.3), rowH);
+        }
+        if (k % every === 0) {
+          ctx.fillStyle = '#5b6476';
+          ctx.fillText('rank ' + r.rank, L - 4, Math.max(6, T + k * rowH + rowH / 2));
+        }
+      }
+    }
+    canvas.addEventListener('mousemove', function (ev) {
+      var b = canvas.getBoundingClientRect(), x = (ev.clientX - b.left) * W / b.width, y = (ev.clientY - b.top) * canvas.height / b.height;
+      var k = Math.floor((y - T) / rowH), bi = Math.floor((x - L) / (pw / bins)), r;
+      if (k < 0 || k >= n || bi < 0 || bi >= bins) { canvas.removeAttribute('title'); return; }
+      r = rows[order[k]];
+      canvas.setAttribute('title', 'rank ' + r.rank + ', ' + fmtNs(bi * hm.bin_ns) + ' \u2013 ' + fmtNs((bi + 1) * hm.bin_ns) + ': wait ' + fmtNs(r.wait[bi] || 0) + ' (all bins: ' + fmtNs(r.total) + ')');
+    });
+    sel.addEventListener('change', draw);
+    draw();
+    /* the time axis, under the box so it stays in view */
+    axis = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' 18', 'data-gp-chart': 'heatmap-axis' });
+    tk = ticks(0, bins * hm.bin_ns, 8);
+    for (i = 0; i < tk.length; i++) axis.appendChild(s('text', { x: L + tk[i] / (bins * hm.bin_ns) * pw, y: 13, 'text-anchor': 'middle', text: fmtAxisNs(tk[i]) }));
+    sec.appendChild(axis);
+    /* the legend: the colour scale, linear from no wait to the largest bin */
+    leg = s('svg', { cls: 'gp-chart gp-heatlegend', viewBox: '0 0 ' + W + ' 30', 'data-gp-chart': 'heatmap-legend', 'data-max': max });
+    leg.appendChild(s('text', { x: L - 4, y: 14, 'text-anchor': 'end', text: 'wait' }));
+    for (i = 0; i < 40; i++) leg.appendChild(s('rect', { x: L + i * 6, y: 4, width: 6, height: 12, fill: heatColor(i === 0 ? 0 : i / 39) }));
+    leg.appendChild(s('text', { x: L, y: 28, 'text-anchor': 'start', text: '0' }));
+    leg.appendChild(s('text', { x: L + 120, y: 28, 'text-anchor': 'middle', text: fmtNs(max / 2) }));
+    leg.appendChild(s('text', { x: L + 240, y: 28, 'text-anchor': 'end', text: fmtNs(max), 'data-axis': 'max' }));
+    leg.appendChild(s('text', { x: L + 252, y: 14, 'text-anchor': 'start', text: 'per bin of ' + fmtNs(hm.bin_ns) + ', linear scale' }));
+    sec.appendChild(leg);
+  }
+
+  function stragglersAggregate(doc, byRank) {
+    var st = objs(doc.stragglers), sec, svg, W = 960, L = 70, R = 330, RH = 18, shown = st.slice(0, 32), max = 0, i;
+    sec = section('gp-stragglers', 'Stragglers', st.length > 0, 'No rank arrived last at a collective: nobody waited.');
+    if (!st.length) return;
+    shown.forEach(function (x) { if (num(x.blame_ns)) max = Math.max(max, x.blame_ns); });
+    sec.appendChild(h('p', { cls: 'gp-note', text: 'Blame: the time the others waited for a rank, summed over the collectives where it arrived last (the gap to the second-last). Significant: last more often than chance (one-sided binomial test, p < 0.01).' + (st.length > shown.length ? ' The ' + shown.length + ' with the most blame are drawn; the table has all ' + st.length + '.' : '') }));
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + (shown.length * (RH + 4) + 4), 'data-gp-chart': 'blame', role: 'img', 'aria-label': 'blame per rank' });
+    for (i = 0; i < shown.length; i++) {
+      var x = shown[i], y = 2 + i * (RH + 4), bw = max > 0 && num(x.blame_ns) ? Math.max(1, x.blame_ns / max * (W - L - R)) : 0;
+      svg.appendChild(s('g', { 'data-rank': x.rank, 'data-blame': num(x.blame_ns) ? x.blame_ns : null }, [
+        s('title', { text: 'rank ' + x.rank + ': blame ' + fmtNs(x.blame_ns) + ', last at ' + fmt0(x.last_count) + ' of ' + fmt0(x.collectives) + ' collectives' + (x.cause_detail ? '; ' + x.cause_detail : '') }),
+        s('text', { x: L - 6, y: y + RH - 5, 'text-anchor': 'end', text: 'rank ' + x.rank }),
+        s('rect', { x: L, y: y, width: bw, height: RH, fill: x.significant === true ? '#b91c1c' : '#94a3b8' }),
+        s('text', { x: L + bw + 6, y: y + RH - 5, text: fmtNs(x.blame_ns) + ' \u00b7 last ' + fmtPct(x.last_arrival_pct) + (x.significant === true ? '' : ' (not significant)') + (x.cause ? ' \u00b7 ' + x.cause.replace('_', ' ') : '') })
+      ]));
+    }
+    sec.appendChild(svg);
+    sec.appendChild(table('agg-stragglers', [
+      { key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'host', label: 'Host', fmt: 'str' },
+      { key: 'blame_ns', label: 'Blame', fmt: 'ns' },
+      { key: 'caused_wait_ns', label: 'Others\u2019 wait', fmt: 'ns', title: 'the other ranks\u2019 wait in the collectives where it arrived last' },
+      { key: 'last_count', label: 'Last', fmt: 'int', title: 'collectives where it arrived last' },
+      { key: 'collectives', label: 'Collectives', fmt: 'int' }, { key: 'last_arrival_pct', label: 'Last %', fmt: 'pct' },
+      { key: 'p_value', label: 'p', fmt: 'p', title: 'one-sided binomial test: last this often by chance' },
+      { key: 'significant', label: 'Significant', fmt: 'bool' }, { key: 'cause', label: 'Cause', fmt: 'str' },
+      { key: 'cause_detail', label: 'Evidence', fmt: 'str' }
+    ], st.map(function (x) {
+      var r = byRank[x.rank] || {};
+      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: x.p_value, significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
+    }), { title: 'All stragglers', what: 'ranks', filterKey: 'find', sort: 'blame_ns' }));
+  }
+
+  function fmt0(v) {
+    return num(v) ? fmtInt(v) : '?';
+  }
+
+  function collectivesAggregate(doc) {
+    var cs = objs(doc.collectives), sec;
+    sec = section('gp-collectives', 'Collectives', cs.length > 0, 'No collective was matched across the ranks.');
+    if (!cs.length) return;
+    sec.appendChild(table('agg-collectives', [
+      { key: 'pg', label: 'Group', fmt: 'str' }, { key: 'pg_desc', label: 'Description', fmt: 'str' },
+      { key: 'name', label: 'Collective', fmt: 'str' }, { key: 'count', label: 'Count', fmt: 'int' },
+      { key: 'ranks', label: 'Ranks', fmt: 'int' }, { key: 'bytes', label: 'Bytes', fmt: 'bytes', title: 'one rank\u2019s message sizes, summed' },
+      { key: 'transfer_ns', label: 'Transfer', fmt: 'ns', title: 'per collective the shortest duration over the ranks, summed' },
+      { key: 'wait_ns', label: 'Wait', fmt: 'ns' }, { key: 'skew_mean', label: 'Skew mean', fmt: 'ns' },
+      { key: 'skew_p95', label: 'Skew p95', fmt: 'ns' }, { key: 'skew_max', label: 'Skew max', fmt: 'ns' },
+      { key: 'algbw_gbps', label: 'algbw', fmt: 'gbps' }, { key: 'busbw_gbps', label: 'busbw', fmt: 'gbps', title: 'algbw \u00d7 the nccl-tests factor' },
+      { key: 'factor', label: 'Factor', fmt: 'num' }, { key: 'cross_host', label: 'Cross-host', fmt: 'bool' }
+    ], cs.map(function (c) {
+      return { pg: c.pg, pg_desc: c.pg_desc, name: c.name, count: c.count, ranks: c.ranks, bytes: c.bytes, transfer_ns: c.transfer_ns, wait_ns: c.wait_ns,
+        skew_mean: get(c, 'skew_ns.mean'), skew_p95: get(c, 'skew_ns.p95'), skew_max: get(c, 'skew_ns.max'),
+        algbw_gbps: c.algbw_gbps, busbw_gbps: c.busbw_gbps, factor: c.factor, cross_host: c.cross_host };
+    }), { title: 'Per process group and collective', what: 'collectives', sort: 'wait_ns', note: 'GB/s = 10\u2079 bytes per second, as nccl-tests reports them.' }));
+  }
+
+  function renderAggregate(doc) {
+    var ranks = objs(doc.ranks), byRank = {};
+    ranks.forEach(function (r) { byRank[r.rank] = r; });
+    summaryAggregate(doc, ranks);
+    /* the aggregate's warnings (a missing rank, ...) first, then its findings */
+    findingsSection(arr(doc.warnings).map(function (w) {
+      return { id: 'aggregate-warning', severity: 'warning', title: typeof w === 'string' ? w : get(w, 'text') || JSON.stringify(w) };
+    }).concat(objs(doc.findings)));
+    ranksAggregate(doc, ranks);
+    heatmapAggregate(doc);
+    stragglersAggregate(doc, byRank);
+    collectivesAggregate(doc);
   }
 
   /* ---- main ---- */
@@ -1107,6 +1386,7 @@
     clear(nav);
     if (page.kind === 'bench') renderBench(doc);
     else if (page.kind === 'compare') renderCompare(doc);
+    else if (page.kind === 'aggregate') renderAggregate(doc);
     else renderAnalyze(doc, ri || 0);
   }
 
