@@ -401,13 +401,17 @@ static void test_host_from_name(void **state)
 	assert_true(
 	    gp__host_from_name("/d/node-a_1234.1700000000000.pt.trace.json.gz", h, sizeof(h)));
 	assert_string_equal(h, "node-a");
-	assert_true(gp__host_from_name("gpu_box_7_99.123.pt.trace.json", h, sizeof(h)));
+	assert_true(gp__host_from_name("gpu_box_7_99.1623143089861.pt.trace.json", h, sizeof(h)));
 	assert_string_equal(h, "gpu_box_7");
 	assert_false(gp__host_from_name("node-a_1234.pt.trace.json", h, sizeof(h)));
+	/* HTA's test file: a date and a 4-digit number, no tensorboard_trace_handler name */
+	assert_false(gp__host_from_name("cpu_only_rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", h,
+	                                sizeof(h)));
 	assert_false(gp__host_from_name("_1234.5.pt.trace.json", h, sizeof(h)));
 	assert_false(gp__host_from_name("node-a_x.5.pt.trace.json", h, sizeof(h)));
 	assert_false(gp__host_from_name("trace.json", h, sizeof(h)));
-	assert_false(gp__host_from_name("a_1.2.pt.trace.json", h, 1)); /* does not fit */
+	assert_false(
+	    gp__host_from_name("a_1.1700000000000.pt.trace.json", h, 1)); /* does not fit */
 }
 
 /* the host from the file name reaches the rank object */
@@ -416,7 +420,7 @@ static void test_host_in_rank(void **state)
 	static const char text[] =
 	    "{\"hostname\": \"other\", \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
 	    "\"name\": \"f\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}";
-	struct gp_trace *t = open_text(text, "/x/node-b_42.17.pt.trace.json");
+	struct gp_trace *t = open_text(text, "/x/node-b_42.1700000000000.pt.trace.json");
 	struct gp_value *r = tu_section(t, false, gp__an_collectives);
 
 	(void)state;

@@ -908,9 +908,8 @@ static int rule_exposed_comm(const struct gp__actx *c, const struct gp_value *r,
 	         "overlap communication with computation: DDP bucket_cap_mb / "
 	         "gradient_as_bucket_view, FSDP forward/backward prefetch, fewer and larger "
 	         "collectives; check the interconnect (%s) and look for a straggler: "
-	         "`gpuprof analyze DIR` on one trace per rank shows each rank's communication "
-	         "time, and the rank that waits least in collectives is the one the others wait "
-	         "for",
+	         "`gpuprof aggregate DIR` on the traces or reports of every rank names the rank "
+	         "the others wait for, why, and each collective's bus bandwidth",
 	         b->dev.vendor == GP_VENDOR_NVIDIA
 	             ? "NVLink, InfiniBand; NCCL_DEBUG=INFO names the transport NCCL uses"
 	         : b->dev.vendor == GP_VENDOR_AMD

@@ -112,9 +112,13 @@ bool gp__host_from_name(const char *path, char *host, size_t cap)
 		n -= strlen(".pt.trace.json.gz");
 	else
 		return false;
-	/* ".<digits>" (the time), then "_<digits>" (the pid) */
+	/*
+	 * ".<digits>" (the time: milliseconds, 13 digits, in torch 1.x; time_ns(),
+	 * 19, since), then "_<digits>" (the pid). Fewer than 10 digits is no time
+	 * of this century: "rank-34.Jul_15_10_52_41.1074.pt.trace.json" is no host.
+	 */
 	k = digits_before(base, n);
-	if (!k || k >= n || base[n - k - 1] != '.')
+	if (k < 10 || k >= n || base[n - k - 1] != '.')
 		return false;
 	n -= k + 1;
 	k = digits_before(base, n);
