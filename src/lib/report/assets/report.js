@@ -185,10 +185,30 @@
     /* a p-value as compare prints it */
     p: function (v) { return num(v) ? (v < 1e-4 ? '<0.0001' : v.toFixed(4)) : '-'; },
     mhz: function (v) { return num(v) ? fmtNum(v, 0) + ' MHz' : '-'; },
+    /* an aggregate's p-value (pOf's): four decimals, a small one as "< 1e-13" */
+    pval: fmtPval,
+    /* an offset's bound [lo, hi] (an aggregate rank's clock_bound_ns) */
+    bound: function (v) { return Array.isArray(v) && v.length === 2 && num(v[0]) && num(v[1]) ? fmtNs(v[0]) + ' \u2026 ' + fmtNs(v[1]) : '-'; },
     /* a rank: a number as it is, no thousands separator */
     id: function (v) { return num(v) ? String(v) : '-'; },
     str: function (v) { return v === null || v === undefined ? '-' : String(v); }
   };
+
+  /* an aggregate's p-value: "p_value" has six decimals (0 below 5e-7), "p_value_log10" the
+     exponent of a small one (older documents lack it); null when neither is a number */
+  function pOf(p, lg) {
+    if (num(lg) && lg <= 0 && (!num(p) || p < 1e-4)) return Math.pow(10, lg);
+    return num(p) ? p : null;
+  }
+
+  /* four decimals; below 1e-4 the decade it is under ("< 1e-13" for 5.5e-14); an exact 0 of
+     six decimals "< 1e-6" */
+  function fmtPval(v) {
+    if (!num(v)) return '-';
+    if (v >= 1e-4) return v.toFixed(4);
+    if (v > 0) return '< 1e-' + Math.max(4, Math.ceil(-Math.log(v) / Math.LN10 - 1e-9) - 1);
+    return '< 1e-6';
+  }
 
   /* ticks: about n round values over [lo, hi] */
   function ticks(lo, hi, n) {
@@ -230,27 +250,36 @@
     return key.replace(/_(ns|pct|ratio|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
   }
 
-  /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
+  /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..."; an
+     object with a rank as "rank 5: ..."; an aggregate rank's outliers as the metrics' words */
   function fmtEvidence(key, v) {
-    var txt;
+    var txt, head = '';
+    if (key === 'outliers' && Array.isArray(v)) {
+      return 'outlier in ' + v.map(function (x) { return typeof x === 'string' ? evLabel(x) : fmtEvidence('', x); }).join(', ');
+    }
     if (Array.isArray(v)) {
       return v.map(function (x) { return fmtEvidence(key, x); }).join('; ');
     }
     if (v && typeof v === 'object') {
-      return Object.keys(v).map(function (k) {
+      if (num(v.rank)) head = 'rank ' + v.rank + ': ';
+      return head + Object.keys(v).filter(function (k) { return !(head && k === 'rank'); }).map(function (k) {
         txt = fmtEvidence(k, v[k]);
-        return (k === 'name' || k === 'type' || k === 'component' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
+        return (k === 'name' || k === 'type' || k === 'component' || k === 'outliers' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
       }).join(', ');
     }
+    if (key === 'p_value') return fmtPval(v);
     return fmtByKey(key, v);
   }
 
   function evidence(ev) {
     var box = h('div', { cls: 'gp-evidence' }), k, keys;
     if (!ev || typeof ev !== 'object') return null;
-    keys = Object.keys(ev);
+    /* an aggregate's p-value: one "p value" from p_value and its exponent p_value_log10 */
+    keys = Object.keys(ev).filter(function (x) { return !(x === 'p_value_log10' && 'p_value' in ev); });
     for (k = 0; k < keys.length; k++) {
-      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
+      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', {
+        text: keys[k] === 'p_value' ? fmtPval(pOf(ev.p_value, ev.p_value_log10)) : fmtEvidence(keys[k], ev[keys[k]])
+      })]));
     }
     return keys.length ? box : null;
   }
@@ -329,6 +358,9 @@
 
     function cmp(a, b) {
       var x = a[state.key], y = b[state.key], r;
+      /* a bound [lo, hi] sorts by its low end */
+      if (Array.isArray(x)) x = x[0];
+      if (Array.isArray(y)) y = y[0];
       var xn = x === null || x === undefined, yn = y === null || y === undefined;
       if (xn || yn) return xn === yn ? 0 : xn ? 1 : -1; /* unknown last either way */
       if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
@@ -1209,12 +1241,16 @@
   }
 
   function ranksAggregate(doc, ranks) {
-    var tbl = doc.table || {}, sec, foot;
+    var tbl = doc.table || {}, sec, foot, cols = AGG_COLS;
     sec = section('gp-ranks', 'Ranks', ranks.length > 0, 'No ranks.');
     if (!ranks.length) return;
+    /* newer documents bound each rank's offset: [lo, hi] from the collectives */
+    if (ranks.some(function (r) { return Array.isArray(r.clock_bound_ns); })) {
+      cols = cols.concat([{ key: 'clock_bound_ns', label: 'Offset bound', fmt: 'bound', title: 'the interval the collectives bound this rank\u2019s clock offset to' }]);
+    }
     foot = ['min', 'max', 'mean', 'median'].map(function (k) {
       var values = {}, titles = {};
-      AGG_COLS.forEach(function (c) {
+      cols.forEach(function (c) {
         var t = get(tbl, c.key);
         if (c.key === 'rank' || !t || typeof t !== 'object') return;
         values[c.key] = num(t[k]) ? t[k] : null;
@@ -1222,9 +1258,9 @@
       });
       return { label: k, values: values, titles: titles };
     });
-    sec.appendChild(table('agg-ranks', AGG_COLS, ranks.map(function (r) {
+    sec.appendChild(table('agg-ranks', cols, ranks.map(function (r) {
       var o = {};
-      AGG_COLS.forEach(function (c) { o[c.key] = r[c.key] === undefined ? null : r[c.key]; });
+      cols.forEach(function (c) { o[c.key] = r[c.key] === undefined ? null : r[c.key]; });
       o.outliers = arr(r.outliers).filter(function (x) { return typeof x === 'string'; });
       o.find = ['rank ' + r.rank, r.host, r.file, r.gpu_model].filter(function (x) { return typeof x === 'string'; }).join(' ');
       return o;
@@ -1331,12 +1367,12 @@
       { key: 'caused_wait_ns', label: 'Others\u2019 wait', fmt: 'ns', title: 'the other ranks\u2019 wait in the collectives where it arrived last' },
       { key: 'last_count', label: 'Last', fmt: 'int', title: 'collectives where it arrived last' },
       { key: 'collectives', label: 'Collectives', fmt: 'int' }, { key: 'last_arrival_pct', label: 'Last %', fmt: 'pct' },
-      { key: 'p_value', label: 'p', fmt: 'p', title: 'one-sided binomial test: last this often by chance' },
+      { key: 'p_value', label: 'p', fmt: 'pval', title: 'one-sided binomial test: last this often by chance' },
       { key: 'significant', label: 'Significant', fmt: 'bool' }, { key: 'cause', label: 'Cause', fmt: 'str' },
       { key: 'cause_detail', label: 'Evidence', fmt: 'str' }
     ], st.map(function (x) {
       var r = byRank[x.rank] || {};
-      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: x.p_value, significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
+      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: pOf(x.p_value, x.p_value_log10), significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
     }), { title: 'All stragglers', what: 'ranks', filterKey: 'find', sort: 'blame_ns' }));
   }
 
