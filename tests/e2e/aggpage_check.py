@@ -42,6 +42,17 @@ def fmt_ns(ns):
     return "%.3f %s" % (x / 1e3, units[i + 1][1])
 
 
+def fmt_rate(v):
+    """text/num.c's gp__fmt_rate: four significant digits, a rate under 1 never "0.000"."""
+    a = abs(v)
+    dec = 3 if a < 9.9995 else 2 if a < 99.995 else 1 if a < 999.95 else 0
+    if 0 < a < 0.99995:
+        dec = 3
+        while dec < 15 and a * 10 ** dec < 999.95:
+            dec += 1
+    return "%.*f" % (dec, v)
+
+
 def p_of(p, lg):
     """The p-value a straggler has: p_value_log10 where p_value's six decimals are too few."""
     if isinstance(lg, (int, float)) and lg <= 0 and (not isinstance(p, (int, float)) or p < 1e-4):
@@ -157,4 +168,4 @@ def check_page(d, f, top=50):
     cs = d["collectives"]
     assert [x[:2] for x in f["collectives"]] == [[x["pg"], x["name"]] for x in cs][:top], f["collectives"]
     for got, x in zip(f["collectives"], cs):
-        assert got[2] == x["busbw_gbps"] and got[3] == "%.2f GB/s" % x["busbw_gbps"], (got, x)
+        assert got[2] == x["busbw_gbps"] and got[3] == fmt_rate(x["busbw_gbps"]) + " GB/s", (got, x)

@@ -145,7 +145,7 @@ def check_aggregate(n):
     cs = d["collectives"]
     assert [x[:2] for x in f["collectives"]] == [[x["pg"], x["name"]] for x in cs], f["collectives"]
     for got, x in zip(f["collectives"], cs):
-        assert got[2] == x["busbw_gbps"] and got[3] == "%.2f GB/s" % x["busbw_gbps"], (got, x)
+        assert got[2] == x["busbw_gbps"] and got[3] == ac.fmt_rate(x["busbw_gbps"]) + " GB/s", (got, x)
     return f
 
 check_aggregate(8)

@@ -157,10 +157,13 @@
     return String(Number(v.toFixed(digits === undefined ? 3 : digits)));
   }
 
+  /* text/num.c's gp__fmt_rate: four significant digits; under 1 as many decimals as they
+     take, so a rate above 0 never reads "0.000" (1 byte in 1 ms: "0.000001000") */
   function fmtRate(v) {
     if (!num(v)) return '-';
-    var a = Math.abs(v);
-    return v.toFixed(a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0);
+    var a = Math.abs(v), dec = a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
+    if (a > 0 && a < 0.99995) for (dec = 3; dec < 15 && a * Math.pow(10, dec) < 999.95; dec++);
+    return v.toFixed(dec);
   }
 
   /* the formatter for a JSON key by its suffix (report-schema.md's conventions) */
@@ -173,14 +176,15 @@
     if (key === 'compute_capability') return v.toFixed(1);
     if (/_pct$/.test(key)) return fmtPct(v);
     if (/_ratio$/.test(key)) return fmtRatio(v); /* metrics.jsonl's shares of 1 */
-    if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
+    if (/_gbps$/.test(key)) return fmtRate(v) + ' GB/s';
     return fmtNum(v);
   }
 
   var FMT = {
     ns: fmtNs, bytes: fmtBytes, int: fmtInt, pct: function (v) { return fmtPct(v); },
     spct: function (v) { return fmtPct(v, true); }, num: function (v) { return fmtNum(v); },
-    gbps: function (v) { return num(v) ? v.toFixed(2) + ' GB/s' : '-'; },
+    /* GB/s = 1e9 B/s, as the terminal prints them (four significant digits) */
+    gbps: function (v) { return num(v) ? fmtRate(v) + ' GB/s' : '-'; },
     bool: function (v) { return v === true ? 'yes' : v === false ? 'no' : '-'; },
     /* a p-value as compare prints it */
     p: function (v) { return num(v) ? (v < 1e-4 ? '<0.0001' : v.toFixed(4)) : '-'; },
