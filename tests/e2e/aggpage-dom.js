@@ -18,7 +18,7 @@
   function rows(name) { var t = table(name); return t ? q('tbody tr', t) : []; }
   function cell(tr, col) { var td = tr.querySelector('td[data-col="' + col + '"]'); return td ? { value: td.getAttribute('data-value'), text: td.textContent, cls: td.className } : null; }
   var f = {
-    state: document.body.getAttribute('data-gp-state'), kind: document.body.getAttribute('data-gp-kind'),
+    state: document.body.getAttribute('data-gp-state'), kind: document.body.getAttribute('data-gp-kind'), view: document.body.getAttribute('data-gp-view'),
     error: document.getElementById('gp-error').textContent, sections: {}, cards: {}, env: {}, tables: {}
   };
   q('section.gp-sec').forEach(function (s) { f.sections[s.id] = s.getAttribute('data-gp-has'); });

@@ -78,11 +78,15 @@ def bins_of(rows):
     return mx, em
 
 
-def page(html, shot=None, args=None, timeout=90):
+def page(html, shot=None, args=None, timeout=90, before=None):
     """Draws @html in Chromium (a full-page screenshot to @shot) and returns what
-    aggpage-dom.js read; asserts a clean draw: no console error, request or dialog."""
+    aggpage-dom.js read, after the JavaScript statement @before (a click);
+    asserts a clean draw: no console error, request or dialog."""
     dom = open(os.path.join(HERE, "aggpage-dom.js")).read()
-    r = cdp.run(html, width=1280, height=900, timeout=timeout, eval_expr=dom + "(" + json.dumps(args or {}) + ")",
+    expr = dom + "(" + json.dumps(args or {}) + ")"
+    if before:
+        expr = "(function () { " + before + "; return (" + expr + "); })()"
+    r = cdp.run(html, width=1280, height=900, timeout=timeout, eval_expr=expr,
                 screenshot=shot, full_page=bool(shot), max_height=9000)
     f = r["value"]
     assert r["waited_ok"] and r["state"] == "ok", (html, r["state"], f and f["error"])

@@ -927,22 +927,43 @@
     ], rows, { title: 'Ranks', what: 'files', filterKey: 'file', sort: 'rank', desc: false });
   }
 
+  /* the view's selector of a page of many ranks: each rank, and the job's aggregate (-1) when the page has it */
+  function rankSelect(doc, ri) {
+    var ranks = objs(doc.ranks), sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
+    if (page.aggregate && typeof page.aggregate === 'object') {
+      sel.appendChild(h('option', { value: '-1', selected: ri === -1, text: 'all ranks: the job' }));
+    }
+    ranks.forEach(function (x, i) {
+      sel.appendChild(h('option', { value: String(i), selected: i === ri, text: typeof x.label === 'string' ? x.label : 'rank ' + x.rank }));
+    });
+    sel.addEventListener('change', function () { render(Number(sel.value)); });
+    nav.appendChild(sel);
+  }
+
+  /* a rank's page of many: where the job's view is (or why there is none) */
+  function jobNote(doc) {
+    var agg = page.aggregate, n = objs(doc.ranks).length, a;
+    if (agg && typeof agg === 'object') {
+      a = h('a', { href: '#', 'data-gp-job': '', text: 'all ' + n + ' ranks together' });
+      a.addEventListener('click', function (ev) { ev.preventDefault(); render(-1); window.scrollTo(0, 0); });
+      return h('p', { cls: 'gp-note', 'data-gp-job-note': '' }, ['The job: ', a, ' (stragglers, the wait heatmap, the collectives and the per-rank table, as gpuprof aggregate makes them; the selector above switches).']);
+    }
+    if (typeof page.aggregate_note === 'string') {
+      return h('p', { cls: 'gp-note', 'data-gp-job-note': '', text: 'No view of the job\u2019s ' + n + ' ranks together: ' + page.aggregate_note });
+    }
+    return null;
+  }
+
   function renderAnalyze(doc, ri) {
-    var ranks = objs(doc.ranks), r = ranks[ri] || {}, sel, rt;
+    var ranks = objs(doc.ranks), r = ranks[ri] || {}, rt;
     if (!ranks.length) {
       summaryMetrics(doc);
       metricsSection(null, doc);
       return;
     }
-    if (ranks.length > 1) {
-      sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
-      ranks.forEach(function (x, i) {
-        sel.appendChild(h('option', { value: String(i), selected: i === ri, text: typeof x.label === 'string' ? x.label : 'rank ' + x.rank }));
-      });
-      sel.addEventListener('change', function () { render(Number(sel.value)); });
-      nav.appendChild(sel);
-    }
+    if (ranks.length > 1) rankSelect(doc, ri);
     summaryAnalyze(r, doc);
+    if (ranks.length > 1) append(main.querySelector('#gp-summary'), jobNote(doc));
     rt = ranksTable(doc);
     if (rt) main.querySelector('#gp-summary').appendChild(rt);
     /* the tracer's warnings (no CUPTI, a call that failed) first: they say why data is missing */
@@ -1427,7 +1448,12 @@
     if (page.kind === 'bench') renderBench(doc);
     else if (page.kind === 'compare') renderCompare(doc);
     else if (page.kind === 'aggregate') renderAggregate(doc);
-    else renderAnalyze(doc, ri || 0);
+    else if (ri === -1 && page.aggregate && typeof page.aggregate === 'object') {
+      /* the job's view of a page of many ranks */
+      rankSelect(doc, -1);
+      renderAggregate(page.aggregate);
+    } else renderAnalyze(doc, ri || 0);
+    document.body.setAttribute('data-gp-view', page.kind === 'analyze' ? (ri === -1 ? 'job' : 'rank') : page.kind);
   }
 
   /* the sticky navigation's height (it wraps on a narrow window): a section scrolled to keeps its heading below it */
