@@ -7,7 +7,9 @@
 # passes the static checks and draws with no dialog, request or console error, and each
 # string is in the page's text verbatim. The p-values as the page shows them: 0.5 "0.5000",
 # 0.00005 "< 1e-4", 0 with p_value_log10 -20.5 "< 1e-20", 0 without it (an older document)
-# "< 1e-6", null "-", and the p column sorts by the value. A rank with every metric null
+# "< 1e-6", null "-", and the p column sorts by the value. A cause that is no string, and a
+# desynchronisation of unknown rank, draw without an error; process groups "10", "2", "9"
+# sort as numbers. A rank with every metric null
 # shows "-" in each cell; a collective with a rate under 1 GB/s is never "0.00". Skips (77)
 # where Chromium cannot start.
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +32,8 @@ for k in d["ranks"][7]:
 for k, c in enumerate(d["collectives"]):
     c["pg_desc"], c["name"] = H[k % len(H)], H[(k + 2) % len(H)]
 d["collectives"][0]["busbw_gbps"] = 0.001316
+for k, c in enumerate(d["collectives"]):  # group ids past 9: sorted as numbers
+    c["pg"] = str([10, 2, 9, 1][k % 4])
 ps = [(0.5, None), (0.00005, -4.3), (0, -20.5), (0, None), (None, None)]
 while len(d["stragglers"]) < len(ps):  # more stragglers, less blame each
     s = dict(d["stragglers"][-1])
@@ -45,7 +49,10 @@ for k, s in enumerate(d["stragglers"][:len(ps)]):
 for k, f in enumerate(d["findings"]):
     f["title"], f["suggestion"] = H[k % len(H)], H[(k + 4) % len(H)]
     f["evidence"] = {"detail": H[(k + 5) % len(H)], "p_value": 0, "p_value_log10": -30.25}
+d["stragglers"][0]["cause"] = 42  # no string: no cause shown, nothing thrown
+d["stragglers"][1]["cause"] = "data_loading"
 d["desync"]["detail"] = H[0] + H[1]
+d["desync"]["rank"] = None
 d["desync"]["collective"] = H[2]
 d["warnings"] = [H[1], {"text": H[0]}]
 json.dump(d, open("hostile.json", "w"))
@@ -77,6 +84,10 @@ assert "log10" not in f["text"], "p_value_log10 shown beside its p"
 # the collective under 1 GB/s, and the rank of nulls
 assert [c[3] for c in f["collectives"] if c[2] == 0.001316] == ["0.001316 GB/s"], f["collectives"]
 assert "0.00 GB/s" not in f["text"]
+# a cause that is no string is left out; "data_loading" reads as words; an unknown desync rank "-"
+assert f["cards"]["straggler"]["sub"].endswith("of its collectives"), f["cards"]["straggler"]
+assert "\u00b7 data loading" in f["text"], "data_loading not as words"
+assert f["cards"]["desync"]["sub"] == "rank -, seq %d" % d["desync"]["seq"], f["cards"]["desync"]
 PY
 NCHECK=$((NCHECK + 1))
 python3 "$E/cdp.py" --eval '(function () {
@@ -87,7 +98,10 @@ python3 "$E/cdp.py" --eval '(function () {
   var th = document.querySelector("table[data-gp-table=\"agg-stragglers\"] th[data-col=\"p_value\"]");
   th.click(); th.click();
   var asc = rows("agg-stragglers").map(function (tr) { return col(tr, "p_value").getAttribute("data-value"); });
-  return { nulls: nulls, sort: th.getAttribute("aria-sort"), asc: asc };
+  var pg = document.querySelector("table[data-gp-table=\"agg-collectives\"] th[data-col=\"pg\"]");
+  pg.click();
+  var pgs = rows("agg-collectives").map(function (tr) { return col(tr, "pg").textContent; });
+  return { nulls: nulls, sort: th.getAttribute("aria-sort"), asc: asc, pgs: pgs };
 })()' hostile.html >cdp.json || fail "cdp"
 python3 - <<'PY' || fail "sorting and nulls (above)"
 import json
@@ -96,6 +110,7 @@ v = r["value"]
 assert r["state"] == "ok" and r["errors"] == [] and r["dialogs"] == [], r
 assert v["nulls"] == ["-"] * 6, v["nulls"]
 assert v["sort"] == "ascending", v
+assert v["pgs"] == sorted(v["pgs"], key=int) and len(v["pgs"]) >= 3, v["pgs"]
 ps = [float(x) for x in v["asc"] if x != "null"]
 assert ps == sorted(ps) and v["asc"][-1] == "null" and ps[:2] == [0, 10 ** -20.5], v["asc"]
 PY

@@ -367,7 +367,9 @@
       if (Array.isArray(y)) y = y[0];
       var xn = x === null || x === undefined, yn = y === null || y === undefined;
       if (xn || yn) return xn === yn ? 0 : xn ? 1 : -1; /* unknown last either way */
-      if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
+      /* numbers written as strings (process group ids "2", "10") as numbers */
+      if (typeof x === 'string' && typeof y === 'string' && /^\d+$/.test(x) && /^\d+$/.test(y)) r = Number(x) - Number(y);
+      else if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
       else r = x < y ? -1 : x > y ? 1 : 0;
       return state.desc ? -r : r;
     }
@@ -1241,6 +1243,11 @@
     return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * x); }).join(',') + ')';
   }
 
+  /* a straggler's cause as words ("data_loading" reads "data loading"); '' when there is none */
+  function causeWords(c) {
+    return typeof c === 'string' ? c.replace(/_/g, ' ') : '';
+  }
+
   function summaryAggregate(doc, ranks) {
     var tbl = doc.table || {}, st = objs(doc.stragglers), top = st[0], sm = get(tbl, 'step_mean_ns') || {}, clock = doc.clock || {};
     var wait = ranks.reduce(function (a, r) { return a + (num(r.wait_ns) ? r.wait_ns : 0); }, 0), hosts = {}, d = doc.desync, sec;
@@ -1257,9 +1264,9 @@
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
       card('ranks', 'Ranks', ranks.length, fmtInt(ranks.length), (num(doc.world_size) && doc.world_size !== ranks.length ? 'of world size ' + doc.world_size + ', ' : '') + plural(Object.keys(hosts).length, 'host') + (doc.backend ? ', ' + doc.backend : '')),
       card('slowest', 'Slowest rank\u2019s step', sm.max, fmtNs(sm.max), num(sm.max_rank) ? 'rank ' + sm.max_rank + '; median rank ' + fmtNs(sm.median) : null),
-      card('straggler', 'Top straggler', top ? top.rank : null, top ? 'rank ' + top.rank : 'none', top ? 'blame ' + fmtNs(top.blame_ns) + ', last at ' + fmtPct(top.last_arrival_pct) + ' of its collectives' + (top.cause ? '; ' + top.cause.replace('_', ' ') : '') : 'no rank arrived last'),
+      card('straggler', 'Top straggler', top ? top.rank : null, top ? 'rank ' + top.rank : 'none', top ? 'blame ' + fmtNs(top.blame_ns) + ', last at ' + fmtPct(top.last_arrival_pct) + ' of its collectives' + (causeWords(top.cause) ? '; ' + causeWords(top.cause) : '') : 'no rank arrived last'),
       card('wait', 'Wait in collectives', wait, fmtNs(wait), 'summed over the ranks'),
-      card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + d.rank + ', seq ' + d.seq : 'every rank ran the same collectives'),
+      card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + FMT.str(d.rank) + ', seq ' + FMT.str(d.seq) : 'every rank ran the same collectives'),
       card('findings', 'Findings', objs(doc.findings).length, String(objs(doc.findings).length), objs(doc.findings).length ? 'ranked below' : 'nothing to flag')
     ]));
     sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-clock': '', text: 'Clocks: aligned on rank ' + FMT.str(clock.reference_rank) + '\u2019s host' + (clock.method ? ' by ' + clock.method : '') + (num(clock.collectives_used) ? ' over ' + plural(clock.collectives_used, 'collective') : '') + (num(clock.max_uncertainty_ns) ? '; largest uncertainty \u00b1' + fmtNs(clock.max_uncertainty_ns) : '') + '.' + (num(doc.unmatched) && doc.unmatched > 0 ? ' ' + plural(doc.unmatched, 'collective') + ' outside the window all ranks cover were not matched.' : '') }));
@@ -1382,7 +1389,7 @@
         s('title', { text: 'rank ' + x.rank + ': blame ' + fmtNs(x.blame_ns) + ', last at ' + fmt0(x.last_count) + ' of ' + fmt0(x.collectives) + ' collectives' + (x.cause_detail ? '; ' + x.cause_detail : '') }),
         s('text', { x: L - 6, y: y + RH - 5, 'text-anchor': 'end', text: 'rank ' + x.rank }),
         s('rect', { x: L, y: y, width: bw, height: RH, fill: x.significant === true ? '#b91c1c' : '#94a3b8' }),
-        s('text', { x: L + bw + 6, y: y + RH - 5, text: fmtNs(x.blame_ns) + ' \u00b7 last ' + fmtPct(x.last_arrival_pct) + (x.significant === true ? '' : ' (not significant)') + (x.cause ? ' \u00b7 ' + x.cause.replace('_', ' ') : '') })
+        s('text', { x: L + bw + 6, y: y + RH - 5, text: fmtNs(x.blame_ns) + ' \u00b7 last ' + fmtPct(x.last_arrival_pct) + (x.significant === true ? '' : ' (not significant)') + (causeWords(x.cause) ? ' \u00b7 ' + causeWords(x.cause) : '') })
       ]));
     }
     sec.appendChild(svg);
@@ -1397,7 +1404,7 @@
       { key: 'cause_detail', label: 'Evidence', fmt: 'str' }
     ], st.map(function (x) {
       var r = byRank[x.rank] || {};
-      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: pOf(x.p_value, x.p_value_log10), significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
+      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: pOf(x.p_value, x.p_value_log10), significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + causeWords(x.cause) };
     }), { title: 'All stragglers', what: 'ranks', filterKey: 'find', sort: 'blame_ns' }));
   }
 
