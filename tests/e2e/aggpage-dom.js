@@ -93,7 +93,7 @@
     q('.gp-evidence span[data-key]', e).forEach(function (sp) { f.evidence.push([e.getAttribute('data-gp-finding'), sp.getAttribute('data-key'), sp.querySelector('b').textContent]); });
   });
   f.text = document.body.innerText;
-  f.compareRanks = rows('compare-ranks').map(function (tr) { return [Number(cell(tr, 'rank').value), cell(tr, 'step_mean').value]; });
+  f.compareRanks = rows('compare-ranks').map(function (tr) { return [Number(cell(tr, 'rank').value), cell(tr, 'step_mean').value, cell(tr, 'gpu_idle_pct').text]; });
   f.compareMetrics = q('table[data-gp-table="compare-metrics"] tr[data-metric]').map(function (tr) { return tr.getAttribute('data-metric'); });
   return f;
 })

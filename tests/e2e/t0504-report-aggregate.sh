@@ -161,6 +161,9 @@ rg = [g for g in c["groups"] if g.get("base_rank") is not None]
 assert len(rg) == 8 and f["tables"]["compare-ranks"]["rows"] == 8, f["tables"].get("compare-ranks")
 want = sorted(((g["base_rank"], [m for m in g["metrics"] if m["metric"] == "step_mean"][0]["delta_pct"]) for g in rg), key=lambda x: (-x[1], x[0]))
 assert [x[0] for x in f["compareRanks"]] == [x[0] for x in want], (f["compareRanks"], want)
+# the GPU idle change in percentage points, as compare's text prints it
+idle = {g["base_rank"]: [m for m in g["metrics"] if m["metric"] == "gpu_idle_pct"][0]["delta"] for g in rg}
+assert [x[2] for x in f["compareRanks"]] == ["%+.1f pp" % idle[x[0]] for x in f["compareRanks"]], f["compareRanks"]
 print("aggregate pages ok; screenshots in", ART)
 EOF
 done_ok

@@ -189,6 +189,8 @@
     /* a p-value as compare prints it */
     p: function (v) { return num(v) ? (v < 1e-4 ? '<0.0001' : v.toFixed(4)) : '-'; },
     mhz: function (v) { return num(v) ? fmtNum(v, 0) + ' MHz' : '-'; },
+    /* a change in percentage points as compare's text prints it ("%+.1f pp": "+0.2 pp") */
+    spp: function (v) { return num(v) ? (v >= 0 ? '+' : '') + v.toFixed(1) + ' pp' : '-'; },
     /* an aggregate's p-value (pOf's): four decimals, a small one as "< 1e-13" */
     pval: fmtPval,
     /* an offset's bound [lo, hi] (an aggregate rank's clock_bound_ns) */
@@ -1103,7 +1105,7 @@
     ['exposed_comm', 'Exposed comm \u0394'], ['compute', 'Compute \u0394'], ['gpu_idle_pct', 'GPU idle \u0394 (pp)'], ['peak_memory', 'Peak memory \u0394']];
   function compareRanks(sec, gs) {
     var cols = [{ key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'base', label: 'Step mean (base)', fmt: 'ns' }, { key: 'new', label: 'Step mean (new)', fmt: 'ns' }];
-    CMP_RANK.forEach(function (m) { cols.push({ key: m[0], label: m[1], fmt: m[0] === 'gpu_idle_pct' ? 'num' : 'spct', sign: true }); });
+    CMP_RANK.forEach(function (m) { cols.push({ key: m[0], label: m[1], fmt: m[0] === 'gpu_idle_pct' ? 'spp' : 'spct', sign: true }); });
     cols.push({ key: 'changed', label: 'Past the threshold', fmt: 'str' });
     sec.appendChild(table('compare-ranks', cols, gs.map(function (g) {
       var row = { rank: g.base_rank, changed: [], find: 'rank ' + g.base_rank }, ms = objs(g.metrics);
