@@ -1329,7 +1329,7 @@
     box = h('div', { cls: 'gp-heatbox' }, canvas);
     sec.appendChild(box);
     function draw() {
-      var ctx = canvas.getContext('2d'), cw = pw / bins, every = Math.max(1, Math.ceil(12 / rowH)), k, r;
+      var ctx = canvas.getContext('2d'), cw = pw / bins, every = Math.max(1, Math.ceil(12 / rowH)), k, r, ly, last = -1e9;
       order = rows.map(function (x, idx) { return idx; });
       if (sel.value === 'wait') order.sort(function (a, b) { return rows[b].total - rows[a].total || a - b; });
       canvas.setAttribute('data-order', sel.value);
@@ -1347,9 +1347,12 @@
           ctx.fillStyle = heatColor(max > 0 ? r.wait[j] / max : 0);
           ctx.fillRect(L + j * cw, T + k * rowH, Math.max(1, cw + 0.3), rowH);
         }
-        if (k % every === 0) {
+        /* a label every 12 px; the first one, moved down into view, keeps the next one from touching it */
+        ly = Math.max(6, T + k * rowH + rowH / 2);
+        if (k % every === 0 && ly - last >= 11) {
           ctx.fillStyle = '#5b6476';
-          ctx.fillText('rank ' + r.rank, L - 4, Math.max(6, T + k * rowH + rowH / 2));
+          ctx.fillText('rank ' + r.rank, L - 4, ly);
+          last = ly;
         }
       }
     }
