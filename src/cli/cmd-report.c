@@ -25,7 +25,7 @@ static const char usage_text[] =
     "PATH: a 'gpuprof run' directory, PyTorch profiler traces (.json, .json.gz; '-' for\n"
     "standard input), a capture (.gpcap), a directory of per-rank traces, a metrics timeline\n"
     "(gpuprof top --record, metrics.jsonl), or the JSON of analyze, bench, compare or\n"
-    "aggregate\n"
+    "aggregate. The page of a job's ranks also draws the job, as 'gpuprof aggregate' sees it\n"
     "\n"
     "    -o, --output FILE   the HTML file (default: PATH's name with .report.html, beside\n"
     "                        PATH); '-' writes to standard output\n"

@@ -7,7 +7,8 @@
  * canvas's rows and bins, and the colour of each rank's row at its largest bin
  * and at an empty one, read back from the canvas's pixels, before and after
  * ordering the rows by total wait), the blame bars, the stragglers and
- * collectives tables and the findings. The test appends "(ARGS)" and evaluates it:
+ * collectives tables, the findings and their evidence, the offset bounds of the
+ * per-rank table and the page's text. The test appends "(ARGS)" and evaluates it:
  * ARGS.maxBin[k], ARGS.emptyBin[k]: the bins to read in row k (-1: none), in rank
  * order, and maxBinByWait, emptyBinByWait the same in the order of most wait first.
  */
@@ -17,7 +18,7 @@
   function rows(name) { var t = table(name); return t ? q('tbody tr', t) : []; }
   function cell(tr, col) { var td = tr.querySelector('td[data-col="' + col + '"]'); return td ? { value: td.getAttribute('data-value'), text: td.textContent, cls: td.className } : null; }
   var f = {
-    state: document.body.getAttribute('data-gp-state'), kind: document.body.getAttribute('data-gp-kind'),
+    state: document.body.getAttribute('data-gp-state'), kind: document.body.getAttribute('data-gp-kind'), view: document.body.getAttribute('data-gp-view'),
     error: document.getElementById('gp-error').textContent, sections: {}, cards: {}, env: {}, tables: {}
   };
   q('section.gp-sec').forEach(function (s) { f.sections[s.id] = s.getAttribute('data-gp-has'); });
@@ -47,6 +48,7 @@
       outliers: q('tbody td.gp-outlier', rt).map(function (td) { return [Number(cell(td.parentElement, 'rank').value), td.getAttribute('data-col')]; }),
       firstStep: cell(rows('agg-ranks')[0], 'step_mean_ns')
     };
+    f.bounds = rows('agg-ranks').map(function (tr) { var c = cell(tr, 'clock_bound_ns'); return c ? c.text : null; });
     var th = rt.querySelector('th[data-col="wait_ns"]');
     th.click();
     f.ranks.byWait = rows('agg-ranks').slice(0, 3).map(function (tr) { return Number(cell(tr, 'wait_ns').value); });
@@ -85,7 +87,13 @@
   f.blame = q('svg[data-gp-chart="blame"] g[data-rank]').map(function (g) { return [Number(g.getAttribute('data-rank')), Number(g.getAttribute('data-blame')), Number(g.querySelector('rect').getAttribute('width'))]; });
   f.stragglers = rows('agg-stragglers').map(function (tr) { return [Number(cell(tr, 'rank').value), Number(cell(tr, 'blame_ns').value), cell(tr, 'p_value').text]; });
   f.collectives = rows('agg-collectives').map(function (tr) { return [cell(tr, 'pg').value, cell(tr, 'name').value, Number(cell(tr, 'busbw_gbps').value), cell(tr, 'busbw_gbps').text]; });
-  f.compareRanks = rows('compare-ranks').map(function (tr) { return [Number(cell(tr, 'rank').value), cell(tr, 'step_mean').value]; });
+  /* the findings' evidence as shown: [finding id, key, text] */
+  f.evidence = [];
+  q('[data-gp-finding]').forEach(function (e) {
+    q('.gp-evidence span[data-key]', e).forEach(function (sp) { f.evidence.push([e.getAttribute('data-gp-finding'), sp.getAttribute('data-key'), sp.querySelector('b').textContent]); });
+  });
+  f.text = document.body.innerText;
+  f.compareRanks = rows('compare-ranks').map(function (tr) { return [Number(cell(tr, 'rank').value), cell(tr, 'step_mean').value, cell(tr, 'gpu_idle_pct').text]; });
   f.compareMetrics = q('table[data-gp-table="compare-metrics"] tr[data-metric]').map(function (tr) { return tr.getAttribute('data-metric'); });
   return f;
 })

@@ -10,7 +10,10 @@
 # --threshold-for, --rank and --markdown apply; ranks on one side, another world size and
 # a desynchronisation are warnings; an aggregate against an analyze report, a bench result
 # or a trace, and a directory of two aggregates, are errors naming the files; 1,024 ranks
-# compare and the text lists the top ranks only.
+# compare and the text lists the top ranks only. The same on real aggregates (gpuprof aggregate
+# of ranks bench/gen-ranks.py wrote): a straggler twice as slow is a regression naming it, the
+# job against itself is "same", another seed (other bucket sizes) no regression with the
+# sizes named (collective_bytes_differ), one rank fewer a warning.
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
@@ -179,6 +182,61 @@ err_has "'two': holds more than one aggregate ('two/base.json', 'two/worse.json'
 python3 -c 'import json; json.dump({"schema": "gpuprof.aggregate/1", "ranks": [{"rank": 1.5}]}, open("bad.json", "w"))'
 expect_rc 1 compare base.json bad.json
 err_has "'bad.json': ranks[0].rank is not an integer"
+
+# --- real aggregates: `gpuprof aggregate` of ranks bench/gen-ranks.py wrote (8 ranks on 2
+# hosts, rank 5 slower a step, node-1's clock off): against rank 5 twice as slow, a
+# regression naming it; against another seed (another model: other bucket sizes), no
+# regression and the sizes named; against one rank fewer, no regression and rank 7 named
+GEN="python3 $GP_SRC_DIR/bench/gen-ranks.py --jobs 2 --straggler 5"
+H2="--hosts 2 --host-offset-us node-1=1234.5"
+$GEN $H2 --ranks 8 --straggler-ms 5 --out rb >/dev/null || fail "gen-ranks"
+$GEN $H2 --ranks 8 --straggler-ms 10 --out rw >/dev/null || fail "gen-ranks"
+$GEN $H2 --ranks 8 --straggler-ms 5 --seed 7 --out rs >/dev/null || fail "gen-ranks"
+$GEN --ranks 7 --hosts 1 --straggler-ms 5 --out r7 >/dev/null || fail "gen-ranks" # 7: one host
+for j in rb rw rs r7; do
+	"$GPUPROF" aggregate -q --json -o $j.json $j || fail "aggregate $j"
+done
+expect_rc 3 compare rb.json rw.json
+out_has "regression: step time (rank means) +"
+out_has "Rank 5 stays the top straggler; its blame rose from"
+expect_rc 0 compare rb.json rb.json
+NCHECK=$((NCHECK + 1))
+head -1 "$OUT" | grep -q "^same" || fail "an aggregate against itself: $(head -1 "$OUT")"
+run compare --json rb.json rs.json
+[ "$RC" -eq 0 ] || fail "another seed: exit $RC"
+run compare --json -o r7-cmp.json rb.json r7.json
+[ "$RC" -eq 0 ] || fail "one rank fewer: exit $RC"
+NCHECK=$((NCHECK + 1))
+python3 - "$GPUPROF" <<'EOF2' || fail "real aggregates (above)"
+import json, subprocess, statistics, sys
+b, w, s = (json.load(open(f)) for f in ("rb.json", "rw.json", "rs.json"))
+d = json.loads(subprocess.run([sys.argv[1], "compare", "--json", "rb.json", "rw.json"],
+                              capture_output=True, text=True).stdout)
+job = {m["metric"]: m for m in [g for g in d["groups"] if g["name"] == "job"][0]["metrics"]}
+assert job["step_time"]["base"] == statistics.median(r["step_mean_ns"] for r in b["ranks"]), job["step_time"]
+assert job["step_time"]["new"] == statistics.median(r["step_mean_ns"] for r in w["ranks"]), job["step_time"]
+assert job["step_time"]["regression"] and job["step_time"]["delta_pct"] > 5, job["step_time"]
+assert job["straggler_blame"]["base"] == b["stragglers"][0]["blame_ns"] and job["straggler_blame"]["new"] == w["stragglers"][0]["blame_ns"]
+assert w["stragglers"][0]["blame_ns"] > 1.5 * b["stragglers"][0]["blame_ns"], (b["stragglers"][0], w["stragglers"][0])
+e = [x for g in d["groups"] for x in g["explanations"] if x["id"] == "straggler"][0]
+assert e["evidence"]["base_rank"] == e["evidence"]["new_rank"] == 5, e
+cm = [m for g in d["groups"] if g["name"] == "collectives" for m in g["metrics"]]
+assert [(m["pg"], m["collective"]) for m in cm] == [(c["pg"], c["name"]) for c in b["collectives"]], cm
+assert d["warnings"] == [], d["warnings"]
+# another seed: not worse, and the collective whose sizes differ is named
+d = json.loads(subprocess.run([sys.argv[1], "compare", "--json", "rb.json", "rs.json"],
+                              capture_output=True, text=True).stdout)
+assert d["verdict"] != "regression" and not d["regressions"], d["summary"]
+ws = [x for x in d["warnings"] if x["id"] == "collective_bytes_differ"]
+diff = [c for c in b["collectives"] for y in s["collectives"] if (c["pg"], c["name"]) == (y["pg"], y["name"]) and
+        abs(c["bytes"] / c["count"] - y["bytes"] / y["count"]) > 0.01 * max(c["bytes"] / c["count"], y["bytes"] / y["count"])]
+assert diff and len(ws) == len(diff), (ws, diff)
+assert ws[0]["text"].startswith("collective %s of process group %s moves other sizes" % (diff[0]["name"], diff[0]["pg"])), ws
+# one rank fewer: rank 7 only in base, the world size named, no regression
+d = json.load(open("r7-cmp.json"))
+assert d["unmatched"] == {"base": ["rank 7"], "new": []} and not d["regression"], d["unmatched"]
+assert {"world_size_differs", "unmatched_rank"} <= {x["id"] for x in d["warnings"]}, d["warnings"]
+EOF2
 
 # --- 1,024 ranks
 $A big.json --ranks 1024 --straggler 700 || fail "aggdoc"

@@ -64,37 +64,11 @@ python3 - "$E" "$ART" <<'EOF' || fail "the pages in Chromium (above)"
 import json, os, statistics, sys
 E, ART = sys.argv[1], sys.argv[2]
 sys.path.insert(0, E)
-import cdp
-DOM = open(os.path.join(E, "aggpage-dom.js")).read()
-BLANK = [248, 250, 252]
-
-def fmt_ns(ns):
-    # the one duration policy of the terminal (src/lib/text/num.c)
-    v = float(round(ns)); a = abs(v)
-    if a < 1e3: return "%.0f ns" % v
-    units = [(1e3, "\u00b5s"), (1e6, "ms"), (1e9, "s")]
-    i = 0
-    while i < 2 and a >= units[i + 1][0]: i += 1
-    x = v / units[i][0]; a = abs(x)
-    if a < 9.9995: return "%.3f %s" % (x, units[i][1])
-    if a < 99.995: return "%.2f %s" % (x, units[i][1])
-    if a < 999.95 or i == 2: return "%.1f %s" % (x, units[i][1])
-    return "%.3f %s" % (x / 1e3, units[i + 1][1])
-
-def bins_of(rows):
-    # per row: its largest bin (the first one), and its first empty bin (-1: none)
-    mx = [max(range(len(w)), key=lambda b: (w[b], -b)) for w in rows]
-    em = [next((b for b, v in enumerate(w) if v == 0), -1) for w in rows]
-    return mx, em
+import aggpage_check as ac
+from aggpage_check import BLANK, fmt_ns, bins_of
 
 def page(name, args):
-    r = cdp.run(name + ".html", width=1280, height=900, timeout=90, eval_expr=DOM + "(" + json.dumps(args) + ")",
-                screenshot=os.path.join(ART, "t0504-%s.png" % name), full_page=True, max_height=9000)
-    f = r["value"]
-    assert r["waited_ok"] and r["state"] == "ok", (name, r["state"], f and f["error"])
-    assert r["errors"] == [], (name, r["errors"])
-    assert r["requests"] == [] and r["dialogs"] == [], (name, r["requests"], r["dialogs"])
-    return f
+    return ac.page(name + ".html", os.path.join(ART, "t0504-%s.png" % name), args)
 
 def check_aggregate(n):
     d = json.load(open("agg%d.json" % n))
@@ -166,12 +140,12 @@ def check_aggregate(n):
     assert [b[1] for b in f["blame"]] == [x["blame_ns"] for x in st][:32], f["blame"]
     assert f["blame"][0][2] > f["blame"][-1][2], f["blame"]
     assert [x[:2] for x in f["stragglers"]] == [[x["rank"], x["blame_ns"]] for x in st], f["stragglers"]
-    assert f["stragglers"][0][2] == "<0.0001", f["stragglers"]
+    assert f["stragglers"][0][2] == ac.fmt_p(ac.p_of(st[0]["p_value"], st[0].get("p_value_log10"))), f["stragglers"]
     # the collectives: every (group, collective), by wait, busbw in GB/s
     cs = d["collectives"]
     assert [x[:2] for x in f["collectives"]] == [[x["pg"], x["name"]] for x in cs], f["collectives"]
     for got, x in zip(f["collectives"], cs):
-        assert got[2] == x["busbw_gbps"] and got[3] == "%.2f GB/s" % x["busbw_gbps"], (got, x)
+        assert got[2] == x["busbw_gbps"] and got[3] == ac.fmt_rate(x["busbw_gbps"]) + " GB/s", (got, x)
     return f
 
 check_aggregate(8)
@@ -187,6 +161,9 @@ rg = [g for g in c["groups"] if g.get("base_rank") is not None]
 assert len(rg) == 8 and f["tables"]["compare-ranks"]["rows"] == 8, f["tables"].get("compare-ranks")
 want = sorted(((g["base_rank"], [m for m in g["metrics"] if m["metric"] == "step_mean"][0]["delta_pct"]) for g in rg), key=lambda x: (-x[1], x[0]))
 assert [x[0] for x in f["compareRanks"]] == [x[0] for x in want], (f["compareRanks"], want)
+# the GPU idle change in percentage points, as compare's text prints it
+idle = {g["base_rank"]: [m for m in g["metrics"] if m["metric"] == "gpu_idle_pct"][0]["delta"] for g in rg}
+assert [x[2] for x in f["compareRanks"]] == ["%+.1f pp" % idle[x[0]] for x in f["compareRanks"]], f["compareRanks"]
 print("aggregate pages ok; screenshots in", ART)
 EOF
 done_ok

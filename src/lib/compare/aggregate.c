@@ -17,8 +17,9 @@
  *   - "rank R": per rank present on both sides (matched by number; only
  *     --rank R when given), one value a side: step time mean, p50, p95, wait,
  *     exposed communication, compute, GPU idle % and peak memory.
- * Warnings: ranks or collectives on one side only, another world size or GPU
- * model, a desynchronisation on either side. The "straggler" explanation
+ * Warnings: ranks or collectives on one side only, a collective whose calls
+ * move other sizes, another world size or GPU model, a desynchronisation on
+ * either side. The "straggler" explanation
  * says when the top straggler or its blame changed.
  */
 #include <math.h>
@@ -273,6 +274,35 @@ static int unmatched_collective(struct gp__cmp *c, const struct gp_value *x, con
 	                    pg ? pg : "(none)", side);
 }
 
+/* the bytes a call of collective @p x moves (its bytes over its count), NaN when unknown */
+static double bytes_per_call(const struct gp_value *x)
+{
+	double b = num(x, "bytes"), n = num(x, "count");
+
+	return n > 0 ? b / n : NAN;
+}
+
+/*
+ * A collective whose calls move other sizes (another model, bucket size or
+ * batch): its bandwidth and time differ for that reason, not only for the
+ * change. A size that differs by 1% or less is the same.
+ */
+static int bytes_warning(struct gp__cmp *c, const struct gp_value *x, const struct gp_value *y,
+                         const char *pg, const char *name)
+{
+	double b = bytes_per_call(x), n = bytes_per_call(y);
+	char a[32], z[32];
+
+	if (!isfinite(b) || !isfinite(n) || fabs(n - b) <= 0.01 * fmax(fabs(b), fabs(n)))
+		return 0;
+	gp__fmt_bytes(a, sizeof(a), b, 0);
+	gp__fmt_bytes_like(z, sizeof(z), n, b, 0);
+	return gp__cmp_warn(c, "collective_bytes_differ",
+	                    "collective %s of process group %s moves other sizes (base %s, new "
+	                    "%s a call): its bandwidth and wait differ for that reason too",
+	                    name ? name : "?", pg ? pg : "(none)", a, z);
+}
+
 static int collectives_group(struct gp__cmp *c, const struct gp_value *base,
                              const struct gp_value *new_)
 {
@@ -297,6 +327,7 @@ static int collectives_group(struct gp__cmp *c, const struct gp_value *base,
 			GP_TRY(unmatched_collective(c, x, "base"));
 			continue;
 		}
+		GP_TRY(bytes_warning(c, x, y, pg, name));
 		if (!g && !(g = new_group(c, "collectives", &metrics)))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		snprintf(title, sizeof(title), "busbw %s (pg %s)", name ? name : "?",
@@ -401,17 +432,23 @@ static int warnings(struct gp__cmp *c, const struct gp_value *base, const struct
 	for (i = 0; i < 2; i++) {
 		const struct gp_value *d = gp_obj_get(sides[i], "desync");
 		const char *detail = gp_value_get_str(gp_obj_get(d, "detail"));
+		char seq[32] = "-", rank[32] = "-";
 
 		if (gp_value_type(d) != GP_VALUE_OBJECT)
 			continue;
+		/* an unknown seq or rank (null in the document) is "-", never "nan" */
+		if (isfinite(num(d, "seq")))
+			snprintf(seq, sizeof(seq), "%.0f", num(d, "seq"));
+		if (isfinite(num(d, "rank")))
+			snprintf(rank, sizeof(rank), "%.0f", num(d, "rank"));
 		GP_TRY(gp__cmp_warn(c, "desync",
-		                    "%s has a desynchronisation (process group %s, seq %.0f, "
-		                    "rank %.0f): %s; its ranks did not run the same collectives",
+		                    "%s has a desynchronisation (process group %s, seq %s, "
+		                    "rank %s): %s; its ranks did not run the same collectives",
 		                    side_names[i],
 		                    gp_value_get_str(gp_obj_get(d, "pg"))
 		                        ? gp_value_get_str(gp_obj_get(d, "pg"))
 		                        : "-",
-		                    num(d, "seq"), num(d, "rank"),
+		                    seq, rank,
 		                    detail ? detail
 		                    : gp_value_get_str(gp_obj_get(d, "kind"))
 		                        ? gp_value_get_str(gp_obj_get(d, "kind"))

@@ -20,6 +20,8 @@
  *   names     {mangled: demangled}: every C++ name ("_Z...") of the document's
  *             "name" members as people read it (a capture's kernels), for the
  *             page to show while the document keeps the mangled name.
+ *   aggregate, aggregate_note  the job's view of many ranks, or why there is
+ *             none (job.c).
  * html.c draws it; nothing here prints.
  */
 #include <errno.h>
@@ -776,6 +778,10 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	}
 	rc = gp__report_page(doc, run, paths, n, analysed, o.title, out);
 	doc = NULL;
+	if (!rc && (rc = gp__report_job(*out, paths, n, &o))) {
+		gp_value_free(*out);
+		*out = NULL;
+	}
 out:
 	if (rc == GP_ENOMEM && !*gp_last_error())
 		gp__error(GP_ENOMEM, "out of memory");

@@ -157,10 +157,13 @@
     return String(Number(v.toFixed(digits === undefined ? 3 : digits)));
   }
 
+  /* text/num.c's gp__fmt_rate: four significant digits; under 1 as many decimals as they
+     take, so a rate above 0 never reads "0.000" (1 byte in 1 ms: "0.000001000") */
   function fmtRate(v) {
     if (!num(v)) return '-';
-    var a = Math.abs(v);
-    return v.toFixed(a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0);
+    var a = Math.abs(v), dec = a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
+    if (a > 0 && a < 0.99995) for (dec = 3; dec < 15 && a * Math.pow(10, dec) < 999.95; dec++);
+    return v.toFixed(dec);
   }
 
   /* the formatter for a JSON key by its suffix (report-schema.md's conventions) */
@@ -173,22 +176,45 @@
     if (key === 'compute_capability') return v.toFixed(1);
     if (/_pct$/.test(key)) return fmtPct(v);
     if (/_ratio$/.test(key)) return fmtRatio(v); /* metrics.jsonl's shares of 1 */
-    if (/_gbps$/.test(key)) return v.toFixed(2) + ' GB/s';
+    if (/_gbps$/.test(key)) return fmtRate(v) + ' GB/s';
     return fmtNum(v);
   }
 
   var FMT = {
     ns: fmtNs, bytes: fmtBytes, int: fmtInt, pct: function (v) { return fmtPct(v); },
     spct: function (v) { return fmtPct(v, true); }, num: function (v) { return fmtNum(v); },
-    gbps: function (v) { return num(v) ? v.toFixed(2) + ' GB/s' : '-'; },
+    /* GB/s = 1e9 B/s, as the terminal prints them (four significant digits) */
+    gbps: function (v) { return num(v) ? fmtRate(v) + ' GB/s' : '-'; },
     bool: function (v) { return v === true ? 'yes' : v === false ? 'no' : '-'; },
     /* a p-value as compare prints it */
     p: function (v) { return num(v) ? (v < 1e-4 ? '<0.0001' : v.toFixed(4)) : '-'; },
     mhz: function (v) { return num(v) ? fmtNum(v, 0) + ' MHz' : '-'; },
+    /* a change in percentage points as compare's text prints it ("%+.1f pp": "+0.2 pp") */
+    spp: function (v) { return num(v) ? (v >= 0 ? '+' : '') + v.toFixed(1) + ' pp' : '-'; },
+    /* an aggregate's p-value (pOf's): four decimals, a small one as "< 1e-13" */
+    pval: fmtPval,
+    /* an offset's bound [lo, hi] (an aggregate rank's clock_bound_ns) */
+    bound: function (v) { return Array.isArray(v) && v.length === 2 && num(v[0]) && num(v[1]) ? fmtNs(v[0]) + ' \u2026 ' + fmtNs(v[1]) : '-'; },
     /* a rank: a number as it is, no thousands separator */
     id: function (v) { return num(v) ? String(v) : '-'; },
     str: function (v) { return v === null || v === undefined ? '-' : String(v); }
   };
+
+  /* an aggregate's p-value: "p_value" has six decimals (0 below 5e-7), "p_value_log10" the
+     exponent of a small one (older documents lack it); null when neither is a number */
+  function pOf(p, lg) {
+    if (num(lg) && lg <= 0 && (!num(p) || p < 1e-4)) return Math.pow(10, lg);
+    return num(p) ? p : null;
+  }
+
+  /* four decimals; below 1e-4 the decade it is under ("< 1e-13" for 5.5e-14); an exact 0 of
+     six decimals "< 1e-6" */
+  function fmtPval(v) {
+    if (!num(v)) return '-';
+    if (v >= 1e-4) return v.toFixed(4);
+    if (v > 0) return '< 1e-' + Math.max(4, Math.ceil(-Math.log(v) / Math.LN10 - 1e-9) - 1);
+    return '< 1e-6';
+  }
 
   /* ticks: about n round values over [lo, hi] */
   function ticks(lo, hi, n) {
@@ -230,27 +256,36 @@
     return key.replace(/_(ns|pct|ratio|gbps)$/, '').replace(/_bytes$/, '').replace(/_/g, ' ');
   }
 
-  /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..." */
+  /* an evidence value: numbers by their key's unit, lists of objects as "k v, k v; ..."; an
+     object with a rank as "rank 5: ..."; an aggregate rank's outliers as the metrics' words */
   function fmtEvidence(key, v) {
-    var txt;
+    var txt, head = '';
+    if (key === 'outliers' && Array.isArray(v)) {
+      return 'outlier in ' + v.map(function (x) { return typeof x === 'string' ? evLabel(x) : fmtEvidence('', x); }).join(', ');
+    }
     if (Array.isArray(v)) {
       return v.map(function (x) { return fmtEvidence(key, x); }).join('; ');
     }
     if (v && typeof v === 'object') {
-      return Object.keys(v).map(function (k) {
+      if (num(v.rank)) head = 'rank ' + v.rank + ': ';
+      return head + Object.keys(v).filter(function (k) { return !(head && k === 'rank'); }).map(function (k) {
         txt = fmtEvidence(k, v[k]);
-        return (k === 'name' || k === 'type' || k === 'component' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
+        return (k === 'name' || k === 'type' || k === 'component' || k === 'outliers' ? '' : evLabel(k) + ' ') + (txt.length > 90 ? txt.slice(0, 87) + '\u2026' : txt);
       }).join(', ');
     }
+    if (key === 'p_value') return fmtPval(v);
     return fmtByKey(key, v);
   }
 
   function evidence(ev) {
     var box = h('div', { cls: 'gp-evidence' }), k, keys;
     if (!ev || typeof ev !== 'object') return null;
-    keys = Object.keys(ev);
+    /* an aggregate's p-value: one "p value" from p_value and its exponent p_value_log10 */
+    keys = Object.keys(ev).filter(function (x) { return !(x === 'p_value_log10' && 'p_value' in ev); });
     for (k = 0; k < keys.length; k++) {
-      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', { text: fmtEvidence(keys[k], ev[keys[k]]) })]));
+      box.appendChild(h('span', { 'data-key': keys[k] }, [evLabel(keys[k]) + ' ', h('b', {
+        text: keys[k] === 'p_value' ? fmtPval(pOf(ev.p_value, ev.p_value_log10)) : fmtEvidence(keys[k], ev[keys[k]])
+      })]));
     }
     return keys.length ? box : null;
   }
@@ -329,9 +364,14 @@
 
     function cmp(a, b) {
       var x = a[state.key], y = b[state.key], r;
+      /* a bound [lo, hi] sorts by its low end */
+      if (Array.isArray(x)) x = x[0];
+      if (Array.isArray(y)) y = y[0];
       var xn = x === null || x === undefined, yn = y === null || y === undefined;
       if (xn || yn) return xn === yn ? 0 : xn ? 1 : -1; /* unknown last either way */
-      if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
+      /* numbers written as strings (process group ids "2", "10") as numbers */
+      if (typeof x === 'string' && typeof y === 'string' && /^\d+$/.test(x) && /^\d+$/.test(y)) r = Number(x) - Number(y);
+      else if (typeof x === 'string' || typeof y === 'string') r = String(x).localeCompare(String(y));
       else r = x < y ? -1 : x > y ? 1 : 0;
       return state.desc ? -r : r;
     }
@@ -891,22 +931,43 @@
     ], rows, { title: 'Ranks', what: 'files', filterKey: 'file', sort: 'rank', desc: false });
   }
 
+  /* the view's selector of a page of many ranks: each rank, and the job's aggregate (-1) when the page has it */
+  function rankSelect(doc, ri) {
+    var ranks = objs(doc.ranks), sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
+    if (page.aggregate && typeof page.aggregate === 'object') {
+      sel.appendChild(h('option', { value: '-1', selected: ri === -1, text: 'all ranks: the job' }));
+    }
+    ranks.forEach(function (x, i) {
+      sel.appendChild(h('option', { value: String(i), selected: i === ri, text: typeof x.label === 'string' ? x.label : 'rank ' + x.rank }));
+    });
+    sel.addEventListener('change', function () { render(Number(sel.value)); });
+    nav.appendChild(sel);
+  }
+
+  /* a rank's page of many: where the job's view is (or why there is none) */
+  function jobNote(doc) {
+    var agg = page.aggregate, n = objs(doc.ranks).length, a;
+    if (agg && typeof agg === 'object') {
+      a = h('a', { href: '#', 'data-gp-job': '', text: 'all ' + n + ' ranks together' });
+      a.addEventListener('click', function (ev) { ev.preventDefault(); render(-1); window.scrollTo(0, 0); });
+      return h('p', { cls: 'gp-note', 'data-gp-job-note': '' }, ['The job: ', a, ' (stragglers, the wait heatmap, the collectives and the per-rank table, as gpuprof aggregate makes them; the selector above switches).']);
+    }
+    if (typeof page.aggregate_note === 'string') {
+      return h('p', { cls: 'gp-note', 'data-gp-job-note': '', text: 'No view of the job\u2019s ' + n + ' ranks together: ' + page.aggregate_note });
+    }
+    return null;
+  }
+
   function renderAnalyze(doc, ri) {
-    var ranks = objs(doc.ranks), r = ranks[ri] || {}, sel, rt;
+    var ranks = objs(doc.ranks), r = ranks[ri] || {}, rt;
     if (!ranks.length) {
       summaryMetrics(doc);
       metricsSection(null, doc);
       return;
     }
-    if (ranks.length > 1) {
-      sel = h('select', { id: 'gp-rank', 'aria-label': 'rank' });
-      ranks.forEach(function (x, i) {
-        sel.appendChild(h('option', { value: String(i), selected: i === ri, text: typeof x.label === 'string' ? x.label : 'rank ' + x.rank }));
-      });
-      sel.addEventListener('change', function () { render(Number(sel.value)); });
-      nav.appendChild(sel);
-    }
+    if (ranks.length > 1) rankSelect(doc, ri);
     summaryAnalyze(r, doc);
+    if (ranks.length > 1) append(main.querySelector('#gp-summary'), jobNote(doc));
     rt = ranksTable(doc);
     if (rt) main.querySelector('#gp-summary').appendChild(rt);
     /* the tracer's warnings (no CUPTI, a call that failed) first: they say why data is missing */
@@ -1044,7 +1105,7 @@
     ['exposed_comm', 'Exposed comm \u0394'], ['compute', 'Compute \u0394'], ['gpu_idle_pct', 'GPU idle \u0394 (pp)'], ['peak_memory', 'Peak memory \u0394']];
   function compareRanks(sec, gs) {
     var cols = [{ key: 'rank', label: 'Rank', fmt: 'id' }, { key: 'base', label: 'Step mean (base)', fmt: 'ns' }, { key: 'new', label: 'Step mean (new)', fmt: 'ns' }];
-    CMP_RANK.forEach(function (m) { cols.push({ key: m[0], label: m[1], fmt: m[0] === 'gpu_idle_pct' ? 'num' : 'spct', sign: true }); });
+    CMP_RANK.forEach(function (m) { cols.push({ key: m[0], label: m[1], fmt: m[0] === 'gpu_idle_pct' ? 'spp' : 'spct', sign: true }); });
     cols.push({ key: 'changed', label: 'Past the threshold', fmt: 'str' });
     sec.appendChild(table('compare-ranks', cols, gs.map(function (g) {
       var row = { rank: g.base_rank, changed: [], find: 'rank ' + g.base_rank }, ms = objs(g.metrics);
@@ -1184,6 +1245,11 @@
     return 'rgb(' + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * x); }).join(',') + ')';
   }
 
+  /* a straggler's cause as words ("data_loading" reads "data loading"); '' when there is none */
+  function causeWords(c) {
+    return typeof c === 'string' ? c.replace(/_/g, ' ') : '';
+  }
+
   function summaryAggregate(doc, ranks) {
     var tbl = doc.table || {}, st = objs(doc.stragglers), top = st[0], sm = get(tbl, 'step_mean_ns') || {}, clock = doc.clock || {};
     var wait = ranks.reduce(function (a, r) { return a + (num(r.wait_ns) ? r.wait_ns : 0); }, 0), hosts = {}, d = doc.desync, sec;
@@ -1200,21 +1266,25 @@
     sec.appendChild(h('div', { cls: 'gp-cards' }, [
       card('ranks', 'Ranks', ranks.length, fmtInt(ranks.length), (num(doc.world_size) && doc.world_size !== ranks.length ? 'of world size ' + doc.world_size + ', ' : '') + plural(Object.keys(hosts).length, 'host') + (doc.backend ? ', ' + doc.backend : '')),
       card('slowest', 'Slowest rank\u2019s step', sm.max, fmtNs(sm.max), num(sm.max_rank) ? 'rank ' + sm.max_rank + '; median rank ' + fmtNs(sm.median) : null),
-      card('straggler', 'Top straggler', top ? top.rank : null, top ? 'rank ' + top.rank : 'none', top ? 'blame ' + fmtNs(top.blame_ns) + ', last at ' + fmtPct(top.last_arrival_pct) + ' of its collectives' + (top.cause ? '; ' + top.cause.replace('_', ' ') : '') : 'no rank arrived last'),
+      card('straggler', 'Top straggler', top ? top.rank : null, top ? 'rank ' + top.rank : 'none', top ? 'blame ' + fmtNs(top.blame_ns) + ', last at ' + fmtPct(top.last_arrival_pct) + ' of its collectives' + (causeWords(top.cause) ? '; ' + causeWords(top.cause) : '') : 'no rank arrived last'),
       card('wait', 'Wait in collectives', wait, fmtNs(wait), 'summed over the ranks'),
-      card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + d.rank + ', seq ' + d.seq : 'every rank ran the same collectives'),
+      card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + FMT.str(d.rank) + ', seq ' + FMT.str(d.seq) : 'every rank ran the same collectives'),
       card('findings', 'Findings', objs(doc.findings).length, String(objs(doc.findings).length), objs(doc.findings).length ? 'ranked below' : 'nothing to flag')
     ]));
     sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-clock': '', text: 'Clocks: aligned on rank ' + FMT.str(clock.reference_rank) + '\u2019s host' + (clock.method ? ' by ' + clock.method : '') + (num(clock.collectives_used) ? ' over ' + plural(clock.collectives_used, 'collective') : '') + (num(clock.max_uncertainty_ns) ? '; largest uncertainty \u00b1' + fmtNs(clock.max_uncertainty_ns) : '') + '.' + (num(doc.unmatched) && doc.unmatched > 0 ? ' ' + plural(doc.unmatched, 'collective') + ' outside the window all ranks cover were not matched.' : '') }));
   }
 
   function ranksAggregate(doc, ranks) {
-    var tbl = doc.table || {}, sec, foot;
+    var tbl = doc.table || {}, sec, foot, cols = AGG_COLS;
     sec = section('gp-ranks', 'Ranks', ranks.length > 0, 'No ranks.');
     if (!ranks.length) return;
+    /* newer documents bound each rank's offset: [lo, hi] from the collectives */
+    if (ranks.some(function (r) { return Array.isArray(r.clock_bound_ns); })) {
+      cols = cols.concat([{ key: 'clock_bound_ns', label: 'Offset bound', fmt: 'bound', title: 'the interval the collectives bound this rank\u2019s clock offset to' }]);
+    }
     foot = ['min', 'max', 'mean', 'median'].map(function (k) {
       var values = {}, titles = {};
-      AGG_COLS.forEach(function (c) {
+      cols.forEach(function (c) {
         var t = get(tbl, c.key);
         if (c.key === 'rank' || !t || typeof t !== 'object') return;
         values[c.key] = num(t[k]) ? t[k] : null;
@@ -1222,9 +1292,9 @@
       });
       return { label: k, values: values, titles: titles };
     });
-    sec.appendChild(table('agg-ranks', AGG_COLS, ranks.map(function (r) {
+    sec.appendChild(table('agg-ranks', cols, ranks.map(function (r) {
       var o = {};
-      AGG_COLS.forEach(function (c) { o[c.key] = r[c.key] === undefined ? null : r[c.key]; });
+      cols.forEach(function (c) { o[c.key] = r[c.key] === undefined ? null : r[c.key]; });
       o.outliers = arr(r.outliers).filter(function (x) { return typeof x === 'string'; });
       o.find = ['rank ' + r.rank, r.host, r.file, r.gpu_model].filter(function (x) { return typeof x === 'string'; }).join(' ');
       return o;
@@ -1259,7 +1329,7 @@
     box = h('div', { cls: 'gp-heatbox' }, canvas);
     sec.appendChild(box);
     function draw() {
-      var ctx = canvas.getContext('2d'), cw = pw / bins, every = Math.max(1, Math.ceil(12 / rowH)), k, r;
+      var ctx = canvas.getContext('2d'), cw = pw / bins, every = Math.max(1, Math.ceil(12 / rowH)), k, r, ly, last = -1e9;
       order = rows.map(function (x, idx) { return idx; });
       if (sel.value === 'wait') order.sort(function (a, b) { return rows[b].total - rows[a].total || a - b; });
       canvas.setAttribute('data-order', sel.value);
@@ -1277,9 +1347,12 @@
           ctx.fillStyle = heatColor(max > 0 ? r.wait[j] / max : 0);
           ctx.fillRect(L + j * cw, T + k * rowH, Math.max(1, cw + 0.3), rowH);
         }
-        if (k % every === 0) {
+        /* a label every 12 px; the first one, moved down into view, keeps the next one from touching it */
+        ly = Math.max(6, T + k * rowH + rowH / 2);
+        if (k % every === 0 && ly - last >= 11) {
           ctx.fillStyle = '#5b6476';
-          ctx.fillText('rank ' + r.rank, L - 4, Math.max(6, T + k * rowH + rowH / 2));
+          ctx.fillText('rank ' + r.rank, L - 4, ly);
+          last = ly;
         }
       }
     }
@@ -1321,7 +1394,7 @@
         s('title', { text: 'rank ' + x.rank + ': blame ' + fmtNs(x.blame_ns) + ', last at ' + fmt0(x.last_count) + ' of ' + fmt0(x.collectives) + ' collectives' + (x.cause_detail ? '; ' + x.cause_detail : '') }),
         s('text', { x: L - 6, y: y + RH - 5, 'text-anchor': 'end', text: 'rank ' + x.rank }),
         s('rect', { x: L, y: y, width: bw, height: RH, fill: x.significant === true ? '#b91c1c' : '#94a3b8' }),
-        s('text', { x: L + bw + 6, y: y + RH - 5, text: fmtNs(x.blame_ns) + ' \u00b7 last ' + fmtPct(x.last_arrival_pct) + (x.significant === true ? '' : ' (not significant)') + (x.cause ? ' \u00b7 ' + x.cause.replace('_', ' ') : '') })
+        s('text', { x: L + bw + 6, y: y + RH - 5, text: fmtNs(x.blame_ns) + ' \u00b7 last ' + fmtPct(x.last_arrival_pct) + (x.significant === true ? '' : ' (not significant)') + (causeWords(x.cause) ? ' \u00b7 ' + causeWords(x.cause) : '') })
       ]));
     }
     sec.appendChild(svg);
@@ -1331,12 +1404,12 @@
       { key: 'caused_wait_ns', label: 'Others\u2019 wait', fmt: 'ns', title: 'the other ranks\u2019 wait in the collectives where it arrived last' },
       { key: 'last_count', label: 'Last', fmt: 'int', title: 'collectives where it arrived last' },
       { key: 'collectives', label: 'Collectives', fmt: 'int' }, { key: 'last_arrival_pct', label: 'Last %', fmt: 'pct' },
-      { key: 'p_value', label: 'p', fmt: 'p', title: 'one-sided binomial test: last this often by chance' },
+      { key: 'p_value', label: 'p', fmt: 'pval', title: 'one-sided binomial test: last this often by chance' },
       { key: 'significant', label: 'Significant', fmt: 'bool' }, { key: 'cause', label: 'Cause', fmt: 'str' },
       { key: 'cause_detail', label: 'Evidence', fmt: 'str' }
     ], st.map(function (x) {
       var r = byRank[x.rank] || {};
-      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: x.p_value, significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + (x.cause || '') };
+      return { rank: x.rank, host: typeof r.host === 'string' ? r.host : null, blame_ns: x.blame_ns, caused_wait_ns: num(x.caused_wait_ns) ? x.caused_wait_ns : null, last_count: x.last_count, collectives: x.collectives, last_arrival_pct: x.last_arrival_pct, p_value: pOf(x.p_value, x.p_value_log10), significant: x.significant, cause: x.cause, cause_detail: x.cause_detail, find: 'rank ' + x.rank + ' ' + causeWords(x.cause) };
     }), { title: 'All stragglers', what: 'ranks', filterKey: 'find', sort: 'blame_ns' }));
   }
 
@@ -1387,7 +1460,12 @@
     if (page.kind === 'bench') renderBench(doc);
     else if (page.kind === 'compare') renderCompare(doc);
     else if (page.kind === 'aggregate') renderAggregate(doc);
-    else renderAnalyze(doc, ri || 0);
+    else if (ri === -1 && page.aggregate && typeof page.aggregate === 'object') {
+      /* the job's view of a page of many ranks */
+      rankSelect(doc, -1);
+      renderAggregate(page.aggregate);
+    } else renderAnalyze(doc, ri || 0);
+    document.body.setAttribute('data-gp-view', page.kind === 'analyze' ? (ri === -1 ? 'job' : 'rank') : page.kind);
   }
 
   /* the sticky navigation's height (it wraps on a narrow window): a section scrolled to keeps its heading below it */
