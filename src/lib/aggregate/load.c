@@ -5,6 +5,12 @@
  * time), and every rank object reduced at once to a compact record
  * (aggregate-int.h) and freed. job.c then checks that they are one job.
  *
+ * A report is parsed pruned (util/json-prune.h, gp__agg_report_keep): the
+ * whole text is validated, but only the members the reducer reads become a
+ * tree; a rank's kernels, cpu_ops, timeline... (nine tenths of a report)
+ * are skipped, so that reading 1,024 reports costs about a scan of their
+ * bytes and memory holds one pruned report per thread at a time.
+ *
  * A record's strings are interned in a table of its own while it is read
  * (no lock on the hot path), then moved into the job's table under the lock.
  */
@@ -20,6 +26,7 @@
 #include "source/source.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/json-prune.h"
 #include "util/pool.h"
 
 const char *const gp__agg_metric_keys[GP_AGG_NMETRICS] = {
@@ -350,6 +357,66 @@ void gp__agg_release(struct gp__agg *a)
 
 /* ---- reading the inputs ---- */
 
+/*
+ * What gp__agg_reduce() and check_schema() read of a report, and nothing
+ * else: the kernels, cpu_ops, timeline... of each rank are validated and
+ * skipped, never built (util/json-prune.h). A key read above and missing
+ * here would read as absent: test_json_prune compares the records of the
+ * pruned and the whole tree.
+ */
+#define K(k, sub)                                                                                  \
+	{                                                                                          \
+		k, sub                                                                             \
+	}
+static const struct gp_jkeep keep_entry[] = { K("seq", NULL),        K("start_ns", NULL),
+	                                      K("end_ns", NULL),     K("bytes", NULL),
+	                                      K("group_size", NULL), K("step", NULL),
+	                                      K("pg", NULL),         K("name", NULL),
+	                                      K("dtype", NULL),      K(NULL, NULL) };
+static const struct gp_jkeep keep_coll[] = { K("seq_source", NULL), K("process_groups", NULL),
+	                                     K("ledger", keep_entry), K(NULL, NULL) };
+static const struct gp_jkeep keep_device[] = { K("active", NULL), K("name", NULL), K("id", NULL),
+	                                       K(NULL, NULL) };
+static const struct gp_jkeep keep_dist[] = { K("backend", NULL), K("world_size", NULL),
+	                                     K(NULL, NULL) };
+static const struct gp_jkeep keep_overview[] = { K("devices", keep_device),
+	                                         K("distributed", keep_dist), K("start_ns", NULL),
+	                                         K("span_ns", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_breakdown[] = { K("dataloader_pct", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_steps[] = { K("count", NULL),
+	                                      K("mean_ns", NULL),
+	                                      K("median_ns", NULL),
+	                                      K("p95_ns", NULL),
+	                                      K("breakdown_pct", keep_breakdown),
+	                                      K(NULL, NULL) };
+static const struct gp_jkeep keep_idle[] = { K("host_wait_ns", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_gpu[] = { K("busy_ns", NULL),
+	                                    K("idle_ns", NULL),
+	                                    K("idle_pct", NULL),
+	                                    K("compute_ns", NULL),
+	                                    K("communication_ns", NULL),
+	                                    K("comm_comp_overlap_pct", NULL),
+	                                    K("idle_breakdown_total", keep_idle),
+	                                    K(NULL, NULL) };
+static const struct gp_jkeep keep_peak[] = { K("peak_allocated_bytes", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_memory[] = { K("devices", keep_peak), K(NULL, NULL) };
+static const struct gp_jkeep keep_finding[] = { K("id", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_rank[] = { K("rank", NULL),
+	                                     K("host", NULL),
+	                                     K("collectives", keep_coll),
+	                                     K("overview", keep_overview),
+	                                     K("step_stats", keep_steps),
+	                                     K("gpu", keep_gpu),
+	                                     K("memory", keep_memory),
+	                                     K("findings", keep_finding),
+	                                     K(NULL, NULL) };
+static const struct gp_jkeep keep_series[] = { K("name", NULL), K("mean", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_metrics[] = { K("series", keep_series), K(NULL, NULL) };
+static const struct gp_jkeep keep_report[] = { K("schema", NULL), K("ranks", keep_rank),
+	                                       K("metrics", keep_metrics), K(NULL, NULL) };
+#undef K
+const struct gp_jkeep *const gp__agg_report_keep = keep_report;
+
 /* where the workers put the records: the job, under its lock */
 struct sink {
 	struct gp__agg *a;
@@ -428,7 +495,7 @@ static int read_report(const struct gp__src *src, struct sink *sink)
 	size_t i;
 	int rc = 0;
 
-	GP_TRY(gp__doc_read(src, &doc));
+	GP_TRY(gp__doc_read_pruned(src, gp__agg_report_keep, &doc));
 	GP_TRY(check_schema(doc, path));
 	ranks = gp_obj_get(doc, "ranks");
 	if (!gp_value_len(ranks))

@@ -158,6 +158,15 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v);
  */
 int gp__doc_read(const struct gp__src *s, struct gp_value **out);
 
+struct gp_jkeep;
+
+/**
+ * gp__doc_read() of only the members @p keep names (util/json-prune.h; NULL:
+ * all): the document is validated whole, the rest never built.
+ */
+int gp__doc_read_pruned(const struct gp__src *s, const struct gp_jkeep *keep,
+                        struct gp_value **out);
+
 struct gp_buf;
 
 /**
