@@ -37,6 +37,10 @@ int gp__read_prefix(const char *path, size_t max, char **text, size_t *got)
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
 	gp__input_no_prefetch(in);
+	if ((rc = gp__input_start(in))) {
+		gp__error_prefix("'%s'", path);
+		goto out;
+	}
 	for (;;) {
 		size_t want, n = 0;
 
@@ -44,7 +48,12 @@ int gp__read_prefix(const char *path, size_t max, char **text, size_t *got)
 			break;
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : READ_CHUNK;
+			uint64_t size;
 			char *nb;
+
+			/* a small plain file in a buffer of its size (and no mapping) */
+			if (!cap && gp__input_size(in, &size) && size < READ_CHUNK)
+				ncap = (size_t)size + 1;
 
 			if (ncap > max)
 				ncap = max;
@@ -195,7 +204,13 @@ int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 	 */
 	while (!sure && !eof && len < SNIFF_BYTES) {
 		size_t ncap = cap ? cap * 4 : SNIFF_FIRST, n = 0;
+		uint64_t size;
 		char *nb;
+
+		/* the rest of a plain file at once, rather than its start sniffed again and again
+		 */
+		if (cap && gp__input_size(in, &size) && size < SNIFF_BYTES && size + 1 > cap)
+			ncap = (size_t)size + 1;
 
 		if (ncap > SNIFF_BYTES)
 			ncap = SNIFF_BYTES;
