@@ -11,11 +11,13 @@
  * are skipped, so that reading 1,024 reports costs about a scan of their
  * bytes and memory holds one pruned report per thread at a time.
  *
- * A record's strings are interned in a table of its own while it is read
- * (no lock on the hot path), then moved into the job's table under the lock.
+ * A record's strings are interned in the job's table under its lock (the
+ * parse, which is nearly all the time, runs without it).
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,41 @@ static int64_t int_or(const struct gp_value *v, int64_t dflt)
 	return gp_value_get_int(v, &x) ? x : dflt;
 }
 
+/*
+ * A process group's rank list, shared by the ranks whose reports list the
+ * same (sink_add): every rank's report lists the default group's every
+ * rank, so one list per rank would be memory growing with the square of
+ * the ranks. Reference-counted; the records point at v.
+ */
+struct rlist {
+	size_t refs, n;
+	int64_t v[];
+};
+
+static struct rlist *rlist_of(int64_t *v)
+{
+	return (struct rlist *)(void *)((char *)v - offsetof(struct rlist, v));
+}
+
+/* a new list of @p n ranks (one reference), or NULL */
+static int64_t *rlist_new(size_t n)
+{
+	struct rlist *l;
+
+	if (n > (SIZE_MAX - sizeof(*l)) / sizeof(l->v[0]) ||
+	    !(l = gp__malloc(sizeof(*l) + n * sizeof(l->v[0]))))
+		return NULL;
+	l->refs = 1;
+	l->n = n;
+	return l->v;
+}
+
+static void rlist_unref(int64_t *v)
+{
+	if (v && --rlist_of(v)->refs == 0)
+		gp__free(rlist_of(v));
+}
+
 /* the process groups of a ledger's rank */
 static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank,
                       struct gp_strtab *st, struct gp__agg_rank *out)
@@ -104,7 +141,7 @@ static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank
 		if (gp_value_type(rk) != GP_VALUE_ARRAY)
 			continue;
 		p->nranks = gp_value_len(rk);
-		if (p->nranks && !(p->ranks = gp__calloc(p->nranks, sizeof(*p->ranks))))
+		if (p->nranks && !(p->ranks = rlist_new(p->nranks)))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		for (k = 0; k < p->nranks; k++)
 			p->ranks[k] = int_or(gp_arr_get(rk, k), -1);
@@ -325,7 +362,7 @@ void gp__agg_rank_release(struct gp__agg_rank *r)
 	gp__free(r->backend);
 	gp__free(r->ent);
 	for (i = 0; i < r->npg; i++)
-		gp__free(r->pg[i].ranks);
+		rlist_unref(r->pg[i].ranks);
 	gp__free(r->pg);
 	memset(r, 0, sizeof(*r));
 }
@@ -421,33 +458,66 @@ const struct gp_jkeep *const gp__agg_report_keep = keep_report;
 struct sink {
 	struct gp__agg *a;
 	pthread_mutex_t lock;
+	struct gp_u64map lists; /* a rank list's hash -> the first list (int64_t *) with it */
 };
 
-/* reduces rank object @p ro and adds it to the job */
+/* the rank lists of record @p r replaced by equal ones of earlier records (under the lock) */
+static void share_lists(struct sink *s, struct gp__agg_rank *r)
+{
+	size_t i;
+
+	/* sharing saves memory: without the memory for the map, none is shared */
+	if (!s->lists.nslot && gp__u64map_init(&s->lists, 64)) {
+		gp_clear_error();
+		return;
+	}
+	for (i = 0; i < r->npg; i++) {
+		struct gp__agg_pg *p = &r->pg[i];
+		uint64_t h, got;
+		int64_t *o;
+
+		if (!p->ranks)
+			continue;
+		h = gp__hash_bytes(p->ranks, p->nranks * sizeof(*p->ranks)) ^
+		    gp_hash_u64(p->nranks);
+		if (!gp__u64map_get(&s->lists, h, &got)) {
+			if (gp__u64map_put(&s->lists, h, (uint64_t)(uintptr_t)p->ranks))
+				gp_clear_error();
+			continue;
+		}
+		o = (int64_t *)(uintptr_t)got;
+		if (rlist_of(o)->n != p->nranks || memcmp(o, p->ranks, p->nranks * sizeof(*o)) != 0)
+			continue; /* another list of the same hash: kept apart */
+		rlist_of(o)->refs++;
+		rlist_unref(p->ranks);
+		p->ranks = o;
+	}
+}
+
+/*
+ * Reduces rank object @p ro and adds it to the job: under the lock, its
+ * strings interned straight into the job's table (a reduction is a few
+ * microseconds; a table of its own cost a 256 KiB block, i.e. a mapping,
+ * per rank).
+ */
 static int sink_add(struct sink *s, const struct gp_value *ro, const struct gp_value *report,
                     const char *file)
 {
 	struct gp__agg_rank r;
-	struct gp_strtab st;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (gp__strtab_init(&st))
-		return gp__error(GP_ENOMEM, "out of memory");
-	rc = gp__agg_reduce(ro, report, file, &st, &r);
+	pthread_mutex_lock(&s->lock);
+	rc = gp__agg_reduce(ro, report, file, &s->a->str, &r);
+	if (!rc)
+		rc = gp__grow((void **)&s->a->r, &s->a->cap, s->a->n + 1, sizeof(r));
 	if (!rc) {
-		pthread_mutex_lock(&s->lock);
-		rc = gp__agg_reintern(&r, &st, &s->a->str);
-		if (!rc)
-			rc = gp__grow((void **)&s->a->r, &s->a->cap, s->a->n + 1, sizeof(r));
-		if (!rc) {
-			s->a->r[s->a->n++] = r;
-			memset(&r, 0, sizeof(r));
-		}
-		pthread_mutex_unlock(&s->lock);
+		s->a->r[s->a->n++] = r;
+		memset(&r, 0, sizeof(r));
+		share_lists(s, &s->a->r[s->a->n - 1]);
 	}
+	pthread_mutex_unlock(&s->lock);
 	gp__agg_rank_release(&r);
-	gp__strtab_release(&st);
 	return rc;
 }
 
@@ -631,6 +701,7 @@ int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
 out:
 	gp__free(jobs);
 	gp__srcs_release(&srcs);
+	gp__u64map_release(&sink.lists);
 	pthread_mutex_destroy(&sink.lock);
 	return rc;
 }
