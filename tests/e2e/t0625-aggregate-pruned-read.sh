@@ -6,7 +6,7 @@
 # Kineto format, without Seq, with a desynchronisation, gzip'd traces) and the real two-rank
 # pair of ../shared/traces when present are analysed one report per rank, then unit.json_prune's
 # differential check (whole vs pruned tree, rank by rank) runs over them, and aggregate reads
-# every job, also gzip'd reports. Skips (77) without the unit test binary or python3.
+# every job, also gzip'd reports and reports over 256 KiB (their "schema" past the sniffed prefix). Skips (77) without the unit test binary or python3.
 . "$(dirname "$0")/lib.sh"
 need python3
 B="${GP_BUILD_DIR:-$(dirname "$GPUPROF")}"
@@ -39,6 +39,12 @@ job modern --ranks 8 --hosts 2 --straggler 5 --host-offset-us node-1=1234.5
 job old --ranks 8 --hosts 2 --old-format --straggler 3
 job noseq --ranks 8 --hosts 2 --no-seq --desync 6:2:24
 job desync --ranks 8 --hosts 2 --desync 3:42 --gzip
+
+# reports over 256 KiB, whose "schema" (after "ranks") lies past what the sniffer reads: read
+job long --ranks 2 --steps 60 --events-per-step 400
+[ "$(find "$TMP/long/reports" -size +256k | wc -l)" = 2 ] || fail "the long reports are not over 256 KiB"
+python3 -c 'import json, sys; assert [r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]] == [0, 1]' \
+	"$TMP/long/agg.json" || fail "the long reports give other ranks"
 
 # gzip'd reports: the same document as the plain ones
 mkdir -p "$TMP/gz"

@@ -612,8 +612,7 @@ static int refuse(const struct gp__src *s)
 	struct gp_value *doc = NULL;
 	int rc;
 
-	if (s->kind == GP_SRC_AGGREGATE || s->kind == GP_SRC_BENCH || s->kind == GP_SRC_COMPARE ||
-	    s->kind == GP_SRC_DOC) {
+	if (s->kind == GP_SRC_AGGREGATE || s->kind == GP_SRC_BENCH || s->kind == GP_SRC_COMPARE) {
 		if ((rc = gp__doc_read(s, &doc)))
 			return rc;
 		rc = check_schema(doc, s->is_stdin ? "<stdin>" : s->path);
@@ -683,7 +682,12 @@ int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
 	for (i = 0; i < srcs.n; i++) {
 		const struct gp__src *s = &srcs.v[i];
 
-		if (s->kind == GP_SRC_ANALYZE) {
+		/*
+		 * A gpuprof document whose "schema" lies past the sniffed prefix
+		 * (a report over 256 KiB: its keys are sorted, "ranks" first) is
+		 * GP_SRC_DOC: read as a report, its schema checked.
+		 */
+		if (s->kind == GP_SRC_ANALYZE || s->kind == GP_SRC_DOC) {
 			GP_TRY(gp__grow((void **)&jobs, &cap, nj + 1, sizeof(*jobs)));
 			memset(&jobs[nj], 0, sizeof(*jobs));
 			jobs[nj++].src = s;
