@@ -46,6 +46,22 @@ job long --ranks 2 --steps 60 --events-per-step 400
 python3 -c 'import json, sys; assert [r["rank"] for r in json.load(open(sys.argv[1]))["ranks"]] == [0, 1]' \
 	"$TMP/long/agg.json" || fail "the long reports give other ranks"
 
+# aggregate sniffs a gpuprof document no further than its first keys, then reads it whole: a
+# trace whose first keys look like a report's ("gpuprof_version", "ranks") is still a trace
+mkdir -p "$TMP/mixed"
+cp "$TMP/modern/reports"/*.json "$TMP/mixed/"
+f=$(cd "$TMP/modern/traces" && ls | head -n 1)
+rm "$TMP/mixed/$f.json"
+python3 - "$TMP/modern/traces/$f" "$TMP/mixed/$f" <<'PY' || fail "cannot write the odd trace"
+import json, sys
+out = {"gpuprof_version": "0", "ranks": [{"pad": "x" * 8000}]}
+out.update(json.load(open(sys.argv[1])))
+json.dump(out, open(sys.argv[2], "w"))
+PY
+expect_rc 0 aggregate --json "$TMP/mixed"
+python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["ranks"]) == 8' "$OUT" ||
+	fail "a trace with a report's first keys is not read as a trace"
+
 # gzip'd reports: the same document as the plain ones
 mkdir -p "$TMP/gz"
 cp -r "$TMP/modern/reports" "$TMP/gz/reports"

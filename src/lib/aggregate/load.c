@@ -528,7 +528,8 @@ static int each_rank(void *arg, const struct gp_value *ro, const char *path)
 
 /* one report file of the pool */
 struct rjob {
-	const struct gp__src *src;
+	struct gp__src *src;
+	size_t added; /* its ranks in the job */
 	int rc;
 	char err[1024];
 };
@@ -557,8 +558,9 @@ static int check_schema(const struct gp_value *doc, const char *path)
 	return 0;
 }
 
-static int read_report(const struct gp__src *src, struct sink *sink)
+static int read_report(struct rjob *job, struct sink *sink)
 {
+	const struct gp__src *src = job->src;
 	const char *path = src->is_stdin ? "<stdin>" : src->path;
 	struct gp_value *doc = NULL;
 	const struct gp_value *ranks;
@@ -570,7 +572,7 @@ static int read_report(const struct gp__src *src, struct sink *sink)
 	ranks = gp_obj_get(doc, "ranks");
 	if (!gp_value_len(ranks))
 		GP_TRY(gp__error(GP_EFORMAT, "'%s': an analyze report without any rank", path));
-	for (i = 0; i < gp_value_len(ranks); i++)
+	for (i = 0; i < gp_value_len(ranks); i++, job->added++)
 		GP_TRY(sink_add(sink, gp_arr_get(ranks, i), doc, path));
 out:
 	gp_value_free(doc);
@@ -581,7 +583,7 @@ static void rworker(void *arg, size_t i)
 {
 	struct rpool *p = arg;
 
-	if ((p->jobs[i].rc = read_report(p->jobs[i].src, p->sink)))
+	if ((p->jobs[i].rc = read_report(&p->jobs[i], p->sink)))
 		snprintf(p->jobs[i].err, sizeof(p->jobs[i].err), "%s", gp_last_error());
 }
 
@@ -600,9 +602,26 @@ static int read_reports(struct rjob *jobs, size_t n, struct sink *sink,
 	size_t i;
 
 	gp__pool_run(n, nthreads(o, n), rworker, &p);
-	for (i = 0; i < n; i++)
-		if (jobs[i].rc)
-			return gp__error(jobs[i].rc, "%s", jobs[i].err);
+	for (i = 0; i < n; i++) {
+		struct gp__src *s = jobs[i].src;
+		enum gp__src_kind k;
+
+		if (!jobs[i].rc)
+			continue;
+		/*
+		 * A document sniffed no further than its first keys
+		 * (GP_SRC_DOCS_UNSNIFFED) that is no report: the whole sniff
+		 * says what it is; a trace (whose first keys looked like
+		 * gpuprof's) is analysed with the others, anything else is
+		 * this error.
+		 */
+		if (s->kind == GP_SRC_DOC && !s->is_stdin && !jobs[i].added &&
+		    gp__sniff_file(s->path, &k) == 0 && (GP__ANALYZE_KINDS & 1u << k)) {
+			s->kind = k;
+			continue;
+		}
+		return gp__error(jobs[i].rc, "%s", jobs[i].err);
+	}
 	return 0;
 }
 
@@ -677,15 +696,16 @@ int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
 
 	memset(&srcs, 0, sizeof(srcs));
 	pthread_mutex_init(&sink.lock, NULL);
-	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	/* a report is read whole below: not sniffed on to its "schema" first */
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN | GP_SRC_DOCS_UNSNIFFED, &srcs));
 	GP_TRY(gp__srcs_keep(&srcs, GP__ANALYZE_KINDS | GP_SRC_DOCS, "aggregate"));
 	for (i = 0; i < srcs.n; i++) {
-		const struct gp__src *s = &srcs.v[i];
+		struct gp__src *s = &srcs.v[i];
 
 		/*
-		 * A gpuprof document whose "schema" lies past the sniffed prefix
-		 * (a report over 256 KiB: its keys are sorted, "ranks" first) is
-		 * GP_SRC_DOC: read as a report, its schema checked.
+		 * A gpuprof document whose "schema" was not sniffed (its keys
+		 * are sorted, "ranks" first) is GP_SRC_DOC: read as a report,
+		 * its schema checked.
 		 */
 		if (s->kind == GP_SRC_ANALYZE || s->kind == GP_SRC_DOC) {
 			GP_TRY(gp__grow((void **)&jobs, &cap, nj + 1, sizeof(*jobs)));

@@ -283,14 +283,14 @@ static int capture_who(struct gp__src *x)
 }
 
 /* a typed file: its kind by content; what is no trace still goes to the trace reader */
-static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t arg)
+static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t arg, unsigned flags)
 {
 	enum gp__src_kind k = GP_SRC_KINETO;
 	size_t n = strlen(path);
 	int rc = 0;
 
 	/* a FIFO or a device cannot be read twice: its name alone says, else it is a trace */
-	if (regular && (rc = gp__sniff_file(path, &k)))
+	if (regular && (rc = gp__sniff_file_ex(path, flags & GP_SRC_DOCS_UNSNIFFED, &k)))
 		return rc;
 	if (!regular && ends_with(path, n, ".gpcap"))
 		k = GP_SRC_CAPTURE;
@@ -307,6 +307,7 @@ out:
 
 /* the files of a directory sniffed on every CPU: a job's thousand rank reports are read whole */
 struct sniffs {
+	bool doc_prefix;
 	char *const *names;
 	enum gp__src_kind *kinds;
 	int *rc;
@@ -317,14 +318,14 @@ static void sniff_one(void *arg, size_t i)
 {
 	struct sniffs *x = arg;
 
-	if ((x->rc[i] = gp__sniff_file(x->names[i], &x->kinds[i])))
+	if ((x->rc[i] = gp__sniff_file_ex(x->names[i], x->doc_prefix, &x->kinds[i])))
 		x->err[i] = gp__strdup(gp_last_error());
 }
 
 /* the kind of each of @p names; the first failure in name order is the error, as one by one */
-static int sniff_all(char *const *names, size_t n, enum gp__src_kind *kinds)
+static int sniff_all(char *const *names, size_t n, bool doc_prefix, enum gp__src_kind *kinds)
 {
-	struct sniffs x = { .names = names, .kinds = kinds };
+	struct sniffs x = { .doc_prefix = doc_prefix, .names = names, .kinds = kinds };
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t i;
 	int rc = 0;
@@ -347,7 +348,7 @@ out:
 	return rc;
 }
 
-static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
+static int add_dir(struct gp__srcs *s, const char *dir, size_t arg, unsigned flags)
 {
 	enum gp__src_kind *kinds = NULL;
 	char **names = NULL, *extra;
@@ -373,7 +374,7 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 	}
 	if (nn && !(kinds = gp__calloc(nn, sizeof(*kinds))))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	GP_TRY(sniff_all(names, nn, kinds));
+	GP_TRY(sniff_all(names, nn, flags & GP_SRC_DOCS_UNSNIFFED, kinds));
 	for (i = 0; i < nn; i++) {
 		char *name = names[i];
 		enum gp__src_kind k = kinds[i];
@@ -476,9 +477,9 @@ int gp__srcs_resolve(const char *const *paths, size_t n, unsigned flags, struct 
 			GP_TRY(gp__error(errno == ENOENT ? GP_ENOENT : GP_EIO,
 			                 "cannot read '%s': %s", paths[i], strerror(errno)));
 		if (S_ISDIR(st.st_mode))
-			GP_TRY(add_dir(out, paths[i], i));
+			GP_TRY(add_dir(out, paths[i], i, flags));
 		else
-			GP_TRY(add_file(out, paths[i], S_ISREG(st.st_mode), i));
+			GP_TRY(add_file(out, paths[i], S_ISREG(st.st_mode), i, flags));
 	}
 out:
 	return rc;

@@ -187,6 +187,11 @@ enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
 
 int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 {
+	return gp__sniff_file_ex(path, false, kind);
+}
+
+int gp__sniff_file_ex(const char *path, bool doc_prefix, enum gp__src_kind *kind)
+{
 	struct gp_input *in = NULL;
 	size_t cap = 0, len = 0;
 	char *buf = NULL;
@@ -202,7 +207,7 @@ int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 	 * capture magic); more is read, up to SNIFF_BYTES, only while the object's
 	 * first keys run past the prefix, so a small trace is not gunzipped twice.
 	 */
-	while (!sure && !eof && len < SNIFF_BYTES) {
+	while (!sure && !eof && len < SNIFF_BYTES && !(doc_prefix && *kind == GP_SRC_DOC)) {
 		size_t ncap = cap ? cap * 4 : SNIFF_FIRST, n = 0;
 		uint64_t size;
 		char *nb;
