@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "aggregate-int.h"
+#include "load-int.h"
 #include "analyze/analyze-srcs.h"
 #include "source/source.h"
 #include "util/buf.h"
@@ -83,41 +84,6 @@ static int64_t int_or(const struct gp_value *v, int64_t dflt)
 	return gp_value_get_int(v, &x) ? x : dflt;
 }
 
-/*
- * A process group's rank list, shared by the ranks whose reports list the
- * same (sink_add): every rank's report lists the default group's every
- * rank, so one list per rank would be memory growing with the square of
- * the ranks. Reference-counted; the records point at v.
- */
-struct rlist {
-	size_t refs, n;
-	int64_t v[];
-};
-
-static struct rlist *rlist_of(int64_t *v)
-{
-	return (struct rlist *)(void *)((char *)v - offsetof(struct rlist, v));
-}
-
-/* a new list of @p n ranks (one reference), or NULL */
-static int64_t *rlist_new(size_t n)
-{
-	struct rlist *l;
-
-	if (n > (SIZE_MAX - sizeof(*l)) / sizeof(l->v[0]) ||
-	    !(l = gp__malloc(sizeof(*l) + n * sizeof(l->v[0]))))
-		return NULL;
-	l->refs = 1;
-	l->n = n;
-	return l->v;
-}
-
-static void rlist_unref(int64_t *v)
-{
-	if (v && --rlist_of(v)->refs == 0)
-		gp__free(rlist_of(v));
-}
-
 /* the process groups of a ledger's rank */
 static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank,
                       struct gp_strtab *st, struct gp__agg_rank *out)
@@ -141,7 +107,7 @@ static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank
 		if (gp_value_type(rk) != GP_VALUE_ARRAY)
 			continue;
 		p->nranks = gp_value_len(rk);
-		if (p->nranks && !(p->ranks = rlist_new(p->nranks)))
+		if (p->nranks && !(p->ranks = gp__agg_rlist_new(p->nranks)))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		for (k = 0; k < p->nranks; k++)
 			p->ranks[k] = int_or(gp_arr_get(rk, k), -1);
@@ -280,6 +246,7 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 {
 	const struct gp_value *coll = gp_obj_get(ro, "collectives");
 	const struct gp_value *dist = gp_value_path(ro, "overview/distributed");
+	const char *text;
 	int rc = 0;
 
 	out->unc_ns = NAN;
@@ -306,7 +273,11 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 	out->span_start_ns = int_or(gp_value_path(ro, "overview/start_ns"), INT64_MIN);
 	out->span_ns = int_or(gp_value_path(ro, "overview/span_ns"), -1);
 	GP_TRY(intern(st, gp_obj_get(coll, "seq_source"), &out->seq_source));
-	GP_TRY(reduce_pgs(gp_obj_get(coll, "process_groups"), file, out->rank, st, out));
+	text = gp_value_get_str(gp_obj_get(coll, GP_JKEEP_TEXT "process_groups"));
+	if (text)
+		GP_TRY(gp__agg_reduce_pgs_text(text, file, out->rank, st, out));
+	else
+		GP_TRY(reduce_pgs(gp_obj_get(coll, "process_groups"), file, out->rank, st, out));
 	GP_TRY(reduce_ledger(gp_obj_get(coll, "ledger"), file, out->rank, st, out));
 	reduce_metrics(ro, report, out);
 out:
@@ -362,7 +333,7 @@ void gp__agg_rank_release(struct gp__agg_rank *r)
 	gp__free(r->backend);
 	gp__free(r->ent);
 	for (i = 0; i < r->npg; i++)
-		rlist_unref(r->pg[i].ranks);
+		gp__agg_rlist_unref(r->pg[i].ranks);
 	gp__free(r->pg);
 	memset(r, 0, sizeof(*r));
 }
@@ -401,16 +372,16 @@ void gp__agg_release(struct gp__agg *a)
  * here would read as absent: test_json_prune compares the records of the
  * pruned and the whole tree.
  */
-#define K(k, sub)                                                                                  \
-	{                                                                                          \
-		k, sub                                                                             \
-	}
+/* clang-format off */
+#define K(k, sub) { k, sub, false }
+#define KT(k)     { k, NULL, true } /* kept as its JSON text */
+/* clang-format on */
 static const struct gp_jkeep keep_entry[] = { K("seq", NULL),        K("start_ns", NULL),
 	                                      K("end_ns", NULL),     K("bytes", NULL),
 	                                      K("group_size", NULL), K("step", NULL),
 	                                      K("pg", NULL),         K("name", NULL),
 	                                      K("dtype", NULL),      K(NULL, NULL) };
-static const struct gp_jkeep keep_coll[] = { K("seq_source", NULL), K("process_groups", NULL),
+static const struct gp_jkeep keep_coll[] = { K("seq_source", NULL), KT("process_groups"),
 	                                     K("ledger", keep_entry), K(NULL, NULL) };
 static const struct gp_jkeep keep_device[] = { K("active", NULL), K("name", NULL), K("id", NULL),
 	                                       K(NULL, NULL) };
@@ -452,6 +423,7 @@ static const struct gp_jkeep keep_metrics[] = { K("series", keep_series), K(NULL
 static const struct gp_jkeep keep_report[] = { K("schema", NULL), K("ranks", keep_rank),
 	                                       K("metrics", keep_metrics), K(NULL, NULL) };
 #undef K
+#undef KT
 const struct gp_jkeep *const gp__agg_report_keep = keep_report;
 
 /* where the workers put the records: the job, under its lock */
@@ -474,7 +446,6 @@ static void share_lists(struct sink *s, struct gp__agg_rank *r)
 	for (i = 0; i < r->npg; i++) {
 		struct gp__agg_pg *p = &r->pg[i];
 		uint64_t h, got;
-		int64_t *o;
 
 		if (!p->ranks)
 			continue;
@@ -485,12 +456,7 @@ static void share_lists(struct sink *s, struct gp__agg_rank *r)
 				gp_clear_error();
 			continue;
 		}
-		o = (int64_t *)(uintptr_t)got;
-		if (rlist_of(o)->n != p->nranks || memcmp(o, p->ranks, p->nranks * sizeof(*o)) != 0)
-			continue; /* another list of the same hash: kept apart */
-		rlist_of(o)->refs++;
-		rlist_unref(p->ranks);
-		p->ranks = o;
+		gp__agg_rlist_share(&p->ranks, (int64_t *)(uintptr_t)got);
 	}
 }
 

@@ -14,6 +14,7 @@
  */
 #include "json-prune.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -26,6 +27,25 @@
 
 static int prune(struct gp_jscan *s, const char **pp, const struct gp_jkeep *keep, unsigned open,
                  struct gp_value **out);
+
+static int skip(struct gp_jscan *s, const char **pp, unsigned open);
+
+/* a member kept as its JSON text: member GP_JKEEP_TEXT @p key of @p obj */
+static int text(struct gp_jscan *s, const char **pp, unsigned open, struct gp_value *obj,
+                const char *key)
+{
+	const char *b = gp__json_ws(*pp, s->end);
+	char name[64];
+	int rc;
+
+	if ((rc = skip(s, pp, open)))
+		return rc;
+	if ((size_t)snprintf(name, sizeof(name), GP_JKEEP_TEXT "%s", key) >= sizeof(name))
+		return gp__json_fail(s, b, GP_EINVAL, "keep tree: key too long");
+	if (gp_obj_set(obj, name, gp_value_strn(b, (size_t)(*pp - b))))
+		return gp__json_fail(s, *pp, GP_ENOMEM, "out of memory");
+	return 0;
+}
 
 static int trunc_at(struct gp_jscan *s)
 {
@@ -204,6 +224,10 @@ static int object(struct gp_jscan *s, const char **pp, const struct gp_jkeep *ke
 		p++;
 		if (!(e = find(keep, k))) {
 			rc = skip(s, &p, open);
+			goto next;
+		}
+		if (e->text) {
+			rc = text(s, &p, open, obj, e->key);
 			goto next;
 		}
 		rc = e->sub ? prune(s, &p, e->sub, open, &v) : whole(s, &p, open, &v);

@@ -13,11 +13,13 @@
  * refused, with the same status, byte offset and message (the same grammar,
  * the same nesting limit, duplicate keys the last one winning, keys compared
  * as C strings). Only an object's member count differs (unlisted members
- * are left out).
+ * are left out), and a @c text member holds the text a whole parse of
+ * which gives the whole tree's value.
  */
 #ifndef GP_UTIL_JSON_PRUNE_H
 #define GP_UTIL_JSON_PRUNE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct gp_value;
@@ -29,11 +31,19 @@ struct gp_value;
  * object is pruned by the same list; any other element is kept whole).
  * @c sub NULL keeps the member's value whole; else the value is pruned by
  * @c sub when it is an object or array (a scalar is kept as it is).
+ * @c text keeps the value (validated) as its JSON text instead: a string
+ * member named GP_JKEEP_TEXT followed by the key, for a reader that walks
+ * a large array of numbers itself rather than have a node made for each.
+ * (No key of the input can land there: only listed keys are kept.)
  */
 struct gp_jkeep {
 	const char *key;
 	const struct gp_jkeep *sub;
+	bool text;
 };
+
+/** The first byte of the name a @c text member is kept under. */
+#define GP_JKEEP_TEXT "\x01"
 
 /**
  * gp_value_parse() of @p text[0..@p len) pruned by @p keep (NULL: nothing
