@@ -11,8 +11,9 @@
  * are skipped, so that reading 1,024 reports costs about a scan of their
  * bytes and memory holds one pruned report per thread at a time.
  *
- * A record's strings are interned in the job's table under its lock (the
- * parse, which is nearly all the time, runs without it).
+ * A record's strings are interned in a table of its worker's while it is
+ * reduced (no lock on the hot path), then moved into the job's table under
+ * the lock.
  */
 #include <math.h>
 #include <pthread.h>
@@ -431,6 +432,14 @@ struct sink {
 	struct gp__agg *a;
 	pthread_mutex_t lock;
 	struct gp_u64map lists; /* a rank list's hash -> the first list (int64_t *) with it */
+	/*
+	 * String tables the workers reduce into without the lock, one taken
+	 * per reduction and given back: as many as ran at once, each holding
+	 * the few names of a job's collectives (a table per rank cost a
+	 * 256 KiB block, i.e. a mapping, each).
+	 */
+	struct gp_strtab **tabs;
+	size_t ntabs, ctabs;
 };
 
 /* the rank lists of record @p r replaced by equal ones of earlier records (under the lock) */
@@ -460,21 +469,55 @@ static void share_lists(struct sink *s, struct gp__agg_rank *r)
 	}
 }
 
+/* a string table of the sink's spare ones, or a new one; NULL without memory */
+static struct gp_strtab *tab_take(struct sink *s)
+{
+	struct gp_strtab *t = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->ntabs)
+		t = s->tabs[--s->ntabs];
+	pthread_mutex_unlock(&s->lock);
+	if (t)
+		return t;
+	if (!(t = gp__calloc(1, sizeof(*t))) || gp__strtab_init(t)) {
+		gp__free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* gives table @p t back to the sink (under its lock) */
+static void tab_give(struct sink *s, struct gp_strtab *t)
+{
+	if (gp__grow((void **)&s->tabs, &s->ctabs, s->ntabs + 1, sizeof(*s->tabs))) {
+		gp_clear_error(); /* without room to keep it: freed */
+		gp__strtab_release(t);
+		gp__free(t);
+		return;
+	}
+	s->tabs[s->ntabs++] = t;
+}
+
 /*
- * Reduces rank object @p ro and adds it to the job: under the lock, its
- * strings interned straight into the job's table (a reduction is a few
- * microseconds; a table of its own cost a 256 KiB block, i.e. a mapping,
- * per rank).
+ * Reduces rank object @p ro into a table of its worker's, without the
+ * lock, and adds the record to the job under the lock, its strings moved
+ * into the job's table.
  */
 static int sink_add(struct sink *s, const struct gp_value *ro, const struct gp_value *report,
                     const char *file)
 {
+	struct gp_strtab *t = tab_take(s);
 	struct gp__agg_rank r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	if (!t)
+		return gp__error(GP_ENOMEM, "out of memory");
+	rc = gp__agg_reduce(ro, report, file, t, &r);
 	pthread_mutex_lock(&s->lock);
-	rc = gp__agg_reduce(ro, report, file, &s->a->str, &r);
+	if (!rc)
+		rc = gp__agg_reintern(&r, t, &s->a->str);
 	if (!rc)
 		rc = gp__grow((void **)&s->a->r, &s->a->cap, s->a->n + 1, sizeof(r));
 	if (!rc) {
@@ -482,6 +525,7 @@ static int sink_add(struct sink *s, const struct gp_value *ro, const struct gp_v
 		memset(&r, 0, sizeof(r));
 		share_lists(s, &s->a->r[s->a->n - 1]);
 	}
+	tab_give(s, t);
 	pthread_mutex_unlock(&s->lock);
 	gp__agg_rank_release(&r);
 	return rc;
@@ -692,6 +736,11 @@ out:
 	gp__free(jobs);
 	gp__srcs_release(&srcs);
 	gp__u64map_release(&sink.lists);
+	for (i = 0; i < sink.ntabs; i++) {
+		gp__strtab_release(sink.tabs[i]);
+		gp__free(sink.tabs[i]);
+	}
+	gp__free(sink.tabs);
 	pthread_mutex_destroy(&sink.lock);
 	return rc;
 }
