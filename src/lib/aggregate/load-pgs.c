@@ -166,34 +166,39 @@ static int text_members(struct gp_jscan *s, const char **pp, const char *const *
 /* the rank list at @p p, as reduce_pgs() takes it from a tree: its integers, -1 for the rest */
 static int text_ranks(struct gp_jscan *s, const char *p, struct gp__agg_pg *g)
 {
+	int64_t *tmp = NULL, x;
+	size_t n = 0, cap = 0;
 	const char *q;
-	size_t n = 0, k;
+	int rc = 0;
 
 	p = gp__json_ws(p, s->end);
 	if (p >= s->end || *p != '[')
 		return 0;
-	/* counted first, for one list of its size */
 	for (q = gp__json_ws(p + 1, s->end); q < s->end && *q != ']'; n++) {
-		if (gp__json_skip(s, &q, 0))
-			return GP_EFORMAT;
+		const char *e = q;
+
+		GP_TRY(gp__grow((void **)&tmp, &cap, n + 1, sizeof(*tmp)));
+		/* a plain rank number, converted as it is scanned: the common case */
+		if (gp__json_fast_int(&q, s->end, &x)) {
+			tmp[n] = x;
+		} else {
+			tmp[n] = text_int_or(s, e, -1);
+			if (gp__json_skip(s, &q, 0))
+				GP_TRY(GP_EFORMAT);
+		}
 		q = gp__json_ws(q, s->end);
 		if (q < s->end && *q == ',')
 			q = gp__json_ws(q + 1, s->end);
 	}
-	if (!n)
-		return 0;
-	if (!(g->ranks = gp__agg_rlist_new(n)))
-		return gp__error(GP_ENOMEM, "out of memory");
+	/* one list of its size, shared as it is (gp__agg_rlist_share) */
+	if (n && !(g->ranks = gp__agg_rlist_new(n)))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	if (n)
+		memcpy(g->ranks, tmp, n * sizeof(*tmp));
 	g->nranks = n;
-	for (q = gp__json_ws(p + 1, s->end), k = 0; k < n; k++) {
-		g->ranks[k] = text_int_or(s, q, -1);
-		if (gp__json_skip(s, &q, 0))
-			return GP_EFORMAT;
-		q = gp__json_ws(q, s->end);
-		if (q < s->end && *q == ',')
-			q = gp__json_ws(q + 1, s->end);
-	}
-	return 0;
+out:
+	gp__free(tmp);
+	return rc;
 }
 
 /*
