@@ -155,6 +155,8 @@ static inline int gp__agg_set_num(struct gp_value *o, const char *key, double v)
  */
 int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, const char *file,
                    struct gp_strtab *st, struct gp__agg_rank *out);
+/** What gp__agg_reduce() reads of a report: its pruned parse's keep tree (util/json-prune.h). */
+extern const struct gp_jkeep *const gp__agg_report_keep;
 /** Moves a rank's ids from table @p from into @p to. */
 int gp__agg_reintern(struct gp__agg_rank *r, const struct gp_strtab *from, struct gp_strtab *to);
 /** Reads the inputs of @p paths into @p a (sorted by rank; same ranks an error). */

@@ -5,21 +5,32 @@
  * time), and every rank object reduced at once to a compact record
  * (aggregate-int.h) and freed. job.c then checks that they are one job.
  *
- * A record's strings are interned in a table of its own while it is read
- * (no lock on the hot path), then moved into the job's table under the lock.
+ * A report is parsed pruned (util/json-prune.h, gp__agg_report_keep): the
+ * whole text is validated, but only the members the reducer reads become a
+ * tree; a rank's kernels, cpu_ops, timeline... (nine tenths of a report)
+ * are skipped, so that reading 1,024 reports costs about a scan of their
+ * bytes and memory holds one pruned report per thread at a time.
+ *
+ * A record's strings are interned in a table of its worker's while it is
+ * reduced (no lock on the hot path), then moved into the job's table under
+ * the lock.
  */
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "aggregate-int.h"
+#include "load-int.h"
 #include "analyze/analyze-srcs.h"
 #include "source/source.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/json-prune.h"
 #include "util/pool.h"
 
 const char *const gp__agg_metric_keys[GP_AGG_NMETRICS] = {
@@ -97,7 +108,7 @@ static int reduce_pgs(const struct gp_value *pgs, const char *file, int64_t rank
 		if (gp_value_type(rk) != GP_VALUE_ARRAY)
 			continue;
 		p->nranks = gp_value_len(rk);
-		if (p->nranks && !(p->ranks = gp__calloc(p->nranks, sizeof(*p->ranks))))
+		if (p->nranks && !(p->ranks = gp__agg_rlist_new(p->nranks)))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		for (k = 0; k < p->nranks; k++)
 			p->ranks[k] = int_or(gp_arr_get(rk, k), -1);
@@ -236,6 +247,7 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 {
 	const struct gp_value *coll = gp_obj_get(ro, "collectives");
 	const struct gp_value *dist = gp_value_path(ro, "overview/distributed");
+	const char *text;
 	int rc = 0;
 
 	out->unc_ns = NAN;
@@ -262,7 +274,11 @@ int gp__agg_reduce(const struct gp_value *ro, const struct gp_value *report, con
 	out->span_start_ns = int_or(gp_value_path(ro, "overview/start_ns"), INT64_MIN);
 	out->span_ns = int_or(gp_value_path(ro, "overview/span_ns"), -1);
 	GP_TRY(intern(st, gp_obj_get(coll, "seq_source"), &out->seq_source));
-	GP_TRY(reduce_pgs(gp_obj_get(coll, "process_groups"), file, out->rank, st, out));
+	text = gp_value_get_str(gp_obj_get(coll, GP_JKEEP_TEXT "process_groups"));
+	if (text)
+		GP_TRY(gp__agg_reduce_pgs_text(text, file, out->rank, st, out));
+	else
+		GP_TRY(reduce_pgs(gp_obj_get(coll, "process_groups"), file, out->rank, st, out));
 	GP_TRY(reduce_ledger(gp_obj_get(coll, "ledger"), file, out->rank, st, out));
 	reduce_metrics(ro, report, out);
 out:
@@ -318,7 +334,7 @@ void gp__agg_rank_release(struct gp__agg_rank *r)
 	gp__free(r->backend);
 	gp__free(r->ent);
 	for (i = 0; i < r->npg; i++)
-		gp__free(r->pg[i].ranks);
+		gp__agg_rlist_unref(r->pg[i].ranks);
 	gp__free(r->pg);
 	memset(r, 0, sizeof(*r));
 }
@@ -350,37 +366,168 @@ void gp__agg_release(struct gp__agg *a)
 
 /* ---- reading the inputs ---- */
 
+/*
+ * What gp__agg_reduce() and check_schema() read of a report, and nothing
+ * else: the kernels, cpu_ops, timeline... of each rank are validated and
+ * skipped, never built (util/json-prune.h). A key read above and missing
+ * here would read as absent: test_json_prune compares the records of the
+ * pruned and the whole tree.
+ */
+/* clang-format off */
+#define K(k, sub) { k, sub, false }
+#define KT(k)     { k, NULL, true } /* kept as its JSON text */
+/* clang-format on */
+static const struct gp_jkeep keep_entry[] = { K("seq", NULL),        K("start_ns", NULL),
+	                                      K("end_ns", NULL),     K("bytes", NULL),
+	                                      K("group_size", NULL), K("step", NULL),
+	                                      K("pg", NULL),         K("name", NULL),
+	                                      K("dtype", NULL),      K(NULL, NULL) };
+static const struct gp_jkeep keep_coll[] = { K("seq_source", NULL), KT("process_groups"),
+	                                     K("ledger", keep_entry), K(NULL, NULL) };
+static const struct gp_jkeep keep_device[] = { K("active", NULL), K("name", NULL), K("id", NULL),
+	                                       K(NULL, NULL) };
+static const struct gp_jkeep keep_dist[] = { K("backend", NULL), K("world_size", NULL),
+	                                     K(NULL, NULL) };
+static const struct gp_jkeep keep_overview[] = { K("devices", keep_device),
+	                                         K("distributed", keep_dist), K("start_ns", NULL),
+	                                         K("span_ns", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_breakdown[] = { K("dataloader_pct", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_steps[] = { K("count", NULL),
+	                                      K("mean_ns", NULL),
+	                                      K("median_ns", NULL),
+	                                      K("p95_ns", NULL),
+	                                      K("breakdown_pct", keep_breakdown),
+	                                      K(NULL, NULL) };
+static const struct gp_jkeep keep_idle[] = { K("host_wait_ns", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_gpu[] = { K("busy_ns", NULL),
+	                                    K("idle_ns", NULL),
+	                                    K("idle_pct", NULL),
+	                                    K("compute_ns", NULL),
+	                                    K("communication_ns", NULL),
+	                                    K("comm_comp_overlap_pct", NULL),
+	                                    K("idle_breakdown_total", keep_idle),
+	                                    K(NULL, NULL) };
+static const struct gp_jkeep keep_peak[] = { K("peak_allocated_bytes", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_memory[] = { K("devices", keep_peak), K(NULL, NULL) };
+static const struct gp_jkeep keep_finding[] = { K("id", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_rank[] = { K("rank", NULL),
+	                                     K("host", NULL),
+	                                     K("collectives", keep_coll),
+	                                     K("overview", keep_overview),
+	                                     K("step_stats", keep_steps),
+	                                     K("gpu", keep_gpu),
+	                                     K("memory", keep_memory),
+	                                     K("findings", keep_finding),
+	                                     K(NULL, NULL) };
+static const struct gp_jkeep keep_series[] = { K("name", NULL), K("mean", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_metrics[] = { K("series", keep_series), K(NULL, NULL) };
+static const struct gp_jkeep keep_report[] = { K("schema", NULL), K("ranks", keep_rank),
+	                                       K("metrics", keep_metrics), K(NULL, NULL) };
+#undef K
+#undef KT
+const struct gp_jkeep *const gp__agg_report_keep = keep_report;
+
 /* where the workers put the records: the job, under its lock */
 struct sink {
 	struct gp__agg *a;
 	pthread_mutex_t lock;
+	struct gp_u64map lists; /* a rank list's hash -> the first list (int64_t *) with it */
+	/*
+	 * String tables the workers reduce into without the lock, one taken
+	 * per reduction and given back: as many as ran at once, each holding
+	 * the few names of a job's collectives (a table per rank cost a
+	 * 256 KiB block, i.e. a mapping, each).
+	 */
+	struct gp_strtab **tabs;
+	size_t ntabs, ctabs;
 };
 
-/* reduces rank object @p ro and adds it to the job */
+/* the rank lists of record @p r replaced by equal ones of earlier records (under the lock) */
+static void share_lists(struct sink *s, struct gp__agg_rank *r)
+{
+	size_t i;
+
+	/* sharing saves memory: without the memory for the map, none is shared */
+	if (!s->lists.nslot && gp__u64map_init(&s->lists, 64)) {
+		gp_clear_error();
+		return;
+	}
+	for (i = 0; i < r->npg; i++) {
+		struct gp__agg_pg *p = &r->pg[i];
+		uint64_t h, got;
+
+		if (!p->ranks)
+			continue;
+		h = gp__hash_bytes(p->ranks, p->nranks * sizeof(*p->ranks)) ^
+		    gp_hash_u64(p->nranks);
+		if (!gp__u64map_get(&s->lists, h, &got)) {
+			if (gp__u64map_put(&s->lists, h, (uint64_t)(uintptr_t)p->ranks))
+				gp_clear_error();
+			continue;
+		}
+		gp__agg_rlist_share(&p->ranks, (int64_t *)(uintptr_t)got);
+	}
+}
+
+/* a string table of the sink's spare ones, or a new one; NULL without memory */
+static struct gp_strtab *tab_take(struct sink *s)
+{
+	struct gp_strtab *t = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->ntabs)
+		t = s->tabs[--s->ntabs];
+	pthread_mutex_unlock(&s->lock);
+	if (t)
+		return t;
+	if (!(t = gp__calloc(1, sizeof(*t))) || gp__strtab_init(t)) {
+		gp__free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* gives table @p t back to the sink (under its lock) */
+static void tab_give(struct sink *s, struct gp_strtab *t)
+{
+	if (gp__grow((void **)&s->tabs, &s->ctabs, s->ntabs + 1, sizeof(*s->tabs))) {
+		gp_clear_error(); /* without room to keep it: freed */
+		gp__strtab_release(t);
+		gp__free(t);
+		return;
+	}
+	s->tabs[s->ntabs++] = t;
+}
+
+/*
+ * Reduces rank object @p ro into a table of its worker's, without the
+ * lock, and adds the record to the job under the lock, its strings moved
+ * into the job's table.
+ */
 static int sink_add(struct sink *s, const struct gp_value *ro, const struct gp_value *report,
                     const char *file)
 {
+	struct gp_strtab *t = tab_take(s);
 	struct gp__agg_rank r;
-	struct gp_strtab st;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	if (gp__strtab_init(&st))
+	if (!t)
 		return gp__error(GP_ENOMEM, "out of memory");
-	rc = gp__agg_reduce(ro, report, file, &st, &r);
+	rc = gp__agg_reduce(ro, report, file, t, &r);
+	pthread_mutex_lock(&s->lock);
+	if (!rc)
+		rc = gp__agg_reintern(&r, t, &s->a->str);
+	if (!rc)
+		rc = gp__grow((void **)&s->a->r, &s->a->cap, s->a->n + 1, sizeof(r));
 	if (!rc) {
-		pthread_mutex_lock(&s->lock);
-		rc = gp__agg_reintern(&r, &st, &s->a->str);
-		if (!rc)
-			rc = gp__grow((void **)&s->a->r, &s->a->cap, s->a->n + 1, sizeof(r));
-		if (!rc) {
-			s->a->r[s->a->n++] = r;
-			memset(&r, 0, sizeof(r));
-		}
-		pthread_mutex_unlock(&s->lock);
+		s->a->r[s->a->n++] = r;
+		memset(&r, 0, sizeof(r));
+		share_lists(s, &s->a->r[s->a->n - 1]);
 	}
+	tab_give(s, t);
+	pthread_mutex_unlock(&s->lock);
 	gp__agg_rank_release(&r);
-	gp__strtab_release(&st);
 	return rc;
 }
 
@@ -391,7 +538,8 @@ static int each_rank(void *arg, const struct gp_value *ro, const char *path)
 
 /* one report file of the pool */
 struct rjob {
-	const struct gp__src *src;
+	struct gp__src *src;
+	size_t added; /* its ranks in the job */
 	int rc;
 	char err[1024];
 };
@@ -420,20 +568,21 @@ static int check_schema(const struct gp_value *doc, const char *path)
 	return 0;
 }
 
-static int read_report(const struct gp__src *src, struct sink *sink)
+static int read_report(struct rjob *job, struct sink *sink)
 {
+	const struct gp__src *src = job->src;
 	const char *path = src->is_stdin ? "<stdin>" : src->path;
 	struct gp_value *doc = NULL;
 	const struct gp_value *ranks;
 	size_t i;
 	int rc = 0;
 
-	GP_TRY(gp__doc_read(src, &doc));
+	GP_TRY(gp__doc_read_pruned(src, gp__agg_report_keep, &doc));
 	GP_TRY(check_schema(doc, path));
 	ranks = gp_obj_get(doc, "ranks");
 	if (!gp_value_len(ranks))
 		GP_TRY(gp__error(GP_EFORMAT, "'%s': an analyze report without any rank", path));
-	for (i = 0; i < gp_value_len(ranks); i++)
+	for (i = 0; i < gp_value_len(ranks); i++, job->added++)
 		GP_TRY(sink_add(sink, gp_arr_get(ranks, i), doc, path));
 out:
 	gp_value_free(doc);
@@ -444,7 +593,7 @@ static void rworker(void *arg, size_t i)
 {
 	struct rpool *p = arg;
 
-	if ((p->jobs[i].rc = read_report(p->jobs[i].src, p->sink)))
+	if ((p->jobs[i].rc = read_report(&p->jobs[i], p->sink)))
 		snprintf(p->jobs[i].err, sizeof(p->jobs[i].err), "%s", gp_last_error());
 }
 
@@ -463,9 +612,26 @@ static int read_reports(struct rjob *jobs, size_t n, struct sink *sink,
 	size_t i;
 
 	gp__pool_run(n, nthreads(o, n), rworker, &p);
-	for (i = 0; i < n; i++)
-		if (jobs[i].rc)
-			return gp__error(jobs[i].rc, "%s", jobs[i].err);
+	for (i = 0; i < n; i++) {
+		struct gp__src *s = jobs[i].src;
+		enum gp__src_kind k;
+
+		if (!jobs[i].rc)
+			continue;
+		/*
+		 * A document sniffed no further than its first keys
+		 * (GP_SRC_DOCS_UNSNIFFED) that is no report: the whole sniff
+		 * says what it is; a trace (whose first keys looked like
+		 * gpuprof's) is analysed with the others, anything else is
+		 * this error.
+		 */
+		if (s->kind == GP_SRC_DOC && !s->is_stdin && !jobs[i].added &&
+		    gp__sniff_file(s->path, &k) == 0 && (GP__ANALYZE_KINDS & 1u << k)) {
+			s->kind = k;
+			continue;
+		}
+		return gp__error(jobs[i].rc, "%s", jobs[i].err);
+	}
 	return 0;
 }
 
@@ -475,8 +641,7 @@ static int refuse(const struct gp__src *s)
 	struct gp_value *doc = NULL;
 	int rc;
 
-	if (s->kind == GP_SRC_AGGREGATE || s->kind == GP_SRC_BENCH || s->kind == GP_SRC_COMPARE ||
-	    s->kind == GP_SRC_DOC) {
+	if (s->kind == GP_SRC_AGGREGATE || s->kind == GP_SRC_BENCH || s->kind == GP_SRC_COMPARE) {
 		if ((rc = gp__doc_read(s, &doc)))
 			return rc;
 		rc = check_schema(doc, s->is_stdin ? "<stdin>" : s->path);
@@ -541,12 +706,18 @@ int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
 
 	memset(&srcs, 0, sizeof(srcs));
 	pthread_mutex_init(&sink.lock, NULL);
-	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs));
+	/* a report is read whole below: not sniffed on to its "schema" first */
+	GP_TRY(gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN | GP_SRC_DOCS_UNSNIFFED, &srcs));
 	GP_TRY(gp__srcs_keep(&srcs, GP__ANALYZE_KINDS | GP_SRC_DOCS, "aggregate"));
 	for (i = 0; i < srcs.n; i++) {
-		const struct gp__src *s = &srcs.v[i];
+		struct gp__src *s = &srcs.v[i];
 
-		if (s->kind == GP_SRC_ANALYZE) {
+		/*
+		 * A gpuprof document whose "schema" was not sniffed (its keys
+		 * are sorted, "ranks" first) is GP_SRC_DOC: read as a report,
+		 * its schema checked.
+		 */
+		if (s->kind == GP_SRC_ANALYZE || s->kind == GP_SRC_DOC) {
 			GP_TRY(gp__grow((void **)&jobs, &cap, nj + 1, sizeof(*jobs)));
 			memset(&jobs[nj], 0, sizeof(*jobs));
 			jobs[nj++].src = s;
@@ -564,6 +735,12 @@ int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
 out:
 	gp__free(jobs);
 	gp__srcs_release(&srcs);
+	gp__u64map_release(&sink.lists);
+	for (i = 0; i < sink.ntabs; i++) {
+		gp__strtab_release(sink.tabs[i]);
+		gp__free(sink.tabs[i]);
+	}
+	gp__free(sink.tabs);
 	pthread_mutex_destroy(&sink.lock);
 	return rc;
 }

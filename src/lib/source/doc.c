@@ -13,6 +13,7 @@
 #include "source.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/json-prune.h"
 
 #ifndef GP_AGGREGATE_SCHEMA
 #define GP_AGGREGATE_SCHEMA "gpuprof.aggregate/1"
@@ -37,7 +38,7 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v)
 	return GP_SRC_DOC;
 }
 
-int gp__doc_read(const struct gp__src *s, struct gp_value **out)
+int gp__doc_read_pruned(const struct gp__src *s, const struct gp_jkeep *keep, struct gp_value **out)
 {
 	const char *path = s->path;
 	char *text = NULL;
@@ -47,7 +48,8 @@ int gp__doc_read(const struct gp__src *s, struct gp_value **out)
 	*out = NULL;
 	if (s->is_stdin) {
 		/* the resolver read standard input whole: it cannot be read again */
-		if ((rc = gp_value_parse(s->mem, s->len, out, &off)) && rc != GP_ENOMEM)
+		if ((rc = gp__json_parse_pruned(s->mem, s->len, keep, out, &off)) &&
+		    rc != GP_ENOMEM)
 			gp__error_prefix("'%s'", path);
 		return rc;
 	}
@@ -58,11 +60,16 @@ int gp__doc_read(const struct gp__src *s, struct gp_value **out)
 		               path, DOC_MAX_BYTES);
 		goto out;
 	}
-	if ((rc = gp_value_parse(text, got, out, &off)) && rc != GP_ENOMEM)
+	if ((rc = gp__json_parse_pruned(text, got, keep, out, &off)) && rc != GP_ENOMEM)
 		gp__error_prefix("'%s'", path);
 out:
 	gp__free(text);
 	return rc;
+}
+
+int gp__doc_read(const struct gp__src *s, struct gp_value **out)
+{
+	return gp__doc_read_pruned(s, NULL, out);
 }
 
 int gp__doc_ranks_list(const struct gp_value *doc, struct gp_buf *b)

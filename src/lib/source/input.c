@@ -63,6 +63,7 @@ struct gp_input {
 
 	/* raw (compressed) bytes not yet consumed */
 	unsigned char *raw;
+	size_t raw_cap; /* GP_IN_CHUNK, or less for a smaller regular file */
 	size_t raw_len, raw_pos;
 	bool raw_eof;
 	bool started; /* the first bytes were inspected */
@@ -109,7 +110,15 @@ int gp__input_open_file(const char *path, struct gp_input **out)
 			in->size_known = true;
 		}
 	}
-	in->raw = gp__malloc(GP_IN_CHUNK);
+	/*
+	 * A small file's buffer no larger than the file (plus the byte that
+	 * sees its end): below the mmap threshold, so that reading many small
+	 * reports costs no mapping, unmapping and page faults each.
+	 */
+	in->raw_cap = GP_IN_CHUNK;
+	if (in->size_known && in->file_size + 2 < GP_IN_CHUNK)
+		in->raw_cap = (size_t)in->file_size + 2;
+	in->raw = gp__malloc(in->raw_cap);
 	if (!in->raw) {
 		close(in->fd);
 		gp__free(in);
@@ -197,7 +206,7 @@ static int raw_fill(struct gp_input *in)
 		return 0;
 	}
 	in->raw_pos = in->raw_len = 0;
-	if ((rc = source_read(in, in->raw, GP_IN_CHUNK, &got)))
+	if ((rc = source_read(in, in->raw, in->raw_cap, &got)))
 		return rc;
 	in->raw_len = got;
 	if (!got)
@@ -239,7 +248,7 @@ static int start(struct gp_input *in)
 		if (in->raw_len == 1 && !in->raw_eof) {
 			size_t got;
 
-			if ((rc = source_read(in, in->raw + 1, GP_IN_CHUNK - 1, &got)))
+			if ((rc = source_read(in, in->raw + 1, in->raw_cap - 1, &got)))
 				return rc;
 			in->raw_len += got;
 		}

@@ -28,6 +28,7 @@
 #include "source.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/pool.h"
 
 static const char *const kind_names[GP_SRC_NKINDS] = {
 	[GP_SRC_KINETO] = "a trace",
@@ -286,14 +287,14 @@ static int capture_who(struct gp__src *x)
 }
 
 /* a typed file: its kind by content; what is no trace still goes to the trace reader */
-static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t arg)
+static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t arg, unsigned flags)
 {
 	enum gp__src_kind k = GP_SRC_KINETO;
 	size_t n = strlen(path);
 	int rc = 0;
 
 	/* a FIFO or a device cannot be read twice: its name alone says, else it is a trace */
-	if (regular && (rc = gp__sniff_file(path, &k)))
+	if (regular && (rc = gp__sniff_file_ex(path, flags & GP_SRC_DOCS_UNSNIFFED, &k)))
 		return rc;
 	if (!regular && ends_with(path, n, ".gpcap"))
 		k = GP_SRC_CAPTURE;
@@ -308,8 +309,52 @@ out:
 	return rc;
 }
 
-static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
+/* the files of a directory sniffed on every CPU: a job's thousand rank reports are read whole */
+struct sniffs {
+	bool doc_prefix;
+	char *const *names;
+	enum gp__src_kind *kinds;
+	int *rc;
+	char **err; /* the message of a failure */
+};
+
+static void sniff_one(void *arg, size_t i)
 {
+	struct sniffs *x = arg;
+
+	if ((x->rc[i] = gp__sniff_file_ex(x->names[i], x->doc_prefix, &x->kinds[i])))
+		x->err[i] = gp__strdup(gp_last_error());
+}
+
+/* the kind of each of @p names; the first failure in name order is the error, as one by one */
+static int sniff_all(char *const *names, size_t n, bool doc_prefix, enum gp__src_kind *kinds)
+{
+	struct sniffs x = { .doc_prefix = doc_prefix, .names = names, .kinds = kinds };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	x.rc = gp__calloc(n, sizeof(*x.rc));
+	x.err = gp__calloc(n, sizeof(*x.err));
+	if (!x.rc || !x.err)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	gp__pool_run(n, ncpu > 1 ? (size_t)ncpu : 1, sniff_one, &x);
+	for (i = 0; i < n && !rc; i++)
+		if (x.rc[i])
+			rc = gp__error(x.rc[i], "%s", x.err[i] ? x.err[i] : gp_strerror(x.rc[i]));
+out:
+	for (i = 0; x.err && i < n; i++)
+		gp__free(x.err[i]);
+	gp__free(x.err);
+	gp__free(x.rc);
+	return rc;
+}
+
+static int add_dir(struct gp__srcs *s, const char *dir, size_t arg, unsigned flags)
+{
+	enum gp__src_kind *kinds = NULL;
 	char **names = NULL, *extra;
 	size_t nn = 0, i, first = s->n;
 	bool run = false, any = false;
@@ -331,11 +376,13 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 		GP_TRY(who(&s->v[s->n - 1], rj, "hostname"));
 		s->v[s->n - 1].rank = -1; /* a run is every rank it launched */
 	}
+	if (nn && !(kinds = gp__calloc(nn, sizeof(*kinds))))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(sniff_all(names, nn, flags & GP_SRC_DOCS_UNSNIFFED, kinds));
 	for (i = 0; i < nn; i++) {
 		char *name = names[i];
-		enum gp__src_kind k;
+		enum gp__src_kind k = kinds[i];
 
-		GP_TRY(gp__sniff_file(name, &k));
 		names[i] = NULL;
 		GP_TRY(push(s, k, name, arg, true));
 		if (k == GP_SRC_CAPTURE)
@@ -358,6 +405,7 @@ static int add_dir(struct gp__srcs *s, const char *dir, size_t arg)
 	for (i = first; i < s->n; i++)
 		s->v[i].dir = dir;
 out:
+	gp__free(kinds);
 	gp_value_free(rj);
 	free_names(names, nn);
 	return rc;
@@ -433,9 +481,9 @@ int gp__srcs_resolve(const char *const *paths, size_t n, unsigned flags, struct 
 			GP_TRY(gp__error(errno == ENOENT ? GP_ENOENT : GP_EIO,
 			                 "cannot read '%s': %s", paths[i], strerror(errno)));
 		if (S_ISDIR(st.st_mode))
-			GP_TRY(add_dir(out, paths[i], i));
+			GP_TRY(add_dir(out, paths[i], i, flags));
 		else
-			GP_TRY(add_file(out, paths[i], S_ISREG(st.st_mode), i));
+			GP_TRY(add_file(out, paths[i], S_ISREG(st.st_mode), i, flags));
 	}
 out:
 	return rc;

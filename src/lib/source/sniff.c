@@ -37,6 +37,10 @@ int gp__read_prefix(const char *path, size_t max, char **text, size_t *got)
 	if ((rc = gp__input_open_file(path, &in)))
 		return rc;
 	gp__input_no_prefetch(in);
+	if ((rc = gp__input_start(in))) {
+		gp__error_prefix("'%s'", path);
+		goto out;
+	}
 	for (;;) {
 		size_t want, n = 0;
 
@@ -44,7 +48,12 @@ int gp__read_prefix(const char *path, size_t max, char **text, size_t *got)
 			break;
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : READ_CHUNK;
+			uint64_t size;
 			char *nb;
+
+			/* a small plain file in a buffer of its size (and no mapping) */
+			if (!cap && gp__input_size(in, &size) && size < READ_CHUNK)
+				ncap = (size_t)size + 1;
 
 			if (ncap > max)
 				ncap = max;
@@ -178,6 +187,11 @@ enum gp__src_kind gp__sniff_mem(const void *data, size_t n, bool eof)
 
 int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 {
+	return gp__sniff_file_ex(path, false, kind);
+}
+
+int gp__sniff_file_ex(const char *path, bool doc_prefix, enum gp__src_kind *kind)
+{
 	struct gp_input *in = NULL;
 	size_t cap = 0, len = 0;
 	char *buf = NULL;
@@ -193,9 +207,15 @@ int gp__sniff_file(const char *path, enum gp__src_kind *kind)
 	 * capture magic); more is read, up to SNIFF_BYTES, only while the object's
 	 * first keys run past the prefix, so a small trace is not gunzipped twice.
 	 */
-	while (!sure && !eof && len < SNIFF_BYTES) {
+	while (!sure && !eof && len < SNIFF_BYTES && !(doc_prefix && *kind == GP_SRC_DOC)) {
 		size_t ncap = cap ? cap * 4 : SNIFF_FIRST, n = 0;
+		uint64_t size;
 		char *nb;
+
+		/* the rest of a plain file at once, rather than its start sniffed again and again
+		 */
+		if (cap && gp__input_size(in, &size) && size < SNIFF_BYTES && size + 1 > cap)
+			ncap = (size_t)size + 1;
 
 		if (ncap > SNIFF_BYTES)
 			ncap = SNIFF_BYTES;

@@ -80,6 +80,13 @@ struct gp__srcs {
 /** Flags of gp__srcs_resolve(). */
 enum {
 	GP_SRC_ALLOW_STDIN = 1 << 0, /**< "-" reads standard input (else it is a file named "-") */
+	/**
+	 * A file whose first keys make it a gpuprof document is GP_SRC_DOC
+	 * unless its "schema" is among them: not read on to its "schema" (an
+	 * analyze report's comes after its "ranks"), for a caller that reads
+	 * every document whole anyway and checks its schema (aggregate).
+	 */
+	GP_SRC_DOCS_UNSNIFFED = 1 << 1,
 };
 
 /**
@@ -140,6 +147,11 @@ enum gp__src_kind gp__sniff_mem(const void *p, size_t n, bool eof);
  * @return 0, or GP_ENOENT, GP_EIO, GP_ENOMEM naming the file.
  */
 int gp__sniff_file(const char *path, enum gp__src_kind *kind);
+/**
+ * gp__sniff_file(); with @p doc_prefix a gpuprof document whose first
+ * bytes do not say its schema is GP_SRC_DOC (GP_SRC_DOCS_UNSNIFFED).
+ */
+int gp__sniff_file_ex(const char *path, bool doc_prefix, enum gp__src_kind *kind);
 
 /**
  * Reads up to @p max uncompressed bytes of @p path into a NUL-ended buffer
@@ -157,6 +169,15 @@ enum gp__src_kind gp__doc_kind(const struct gp_value *v);
  * its file, or the bytes standard input gave (@p s->mem); errors name it.
  */
 int gp__doc_read(const struct gp__src *s, struct gp_value **out);
+
+struct gp_jkeep;
+
+/**
+ * gp__doc_read() of only the members @p keep names (util/json-prune.h; NULL:
+ * all): the document is validated whole, the rest never built.
+ */
+int gp__doc_read_pruned(const struct gp__src *s, const struct gp_jkeep *keep,
+                        struct gp_value **out);
 
 struct gp_buf;
 

@@ -109,6 +109,7 @@ int gp__json_parse_value(struct gp_jscan *s, const char **pp, unsigned max_depth
 	struct gp_value *root = NULL, *node;
 	const char *p = *pp, *end = s->end;
 	unsigned depth = 0, i;
+	size_t nst = 16; /* frames allocated: grown as the nesting needs, up to max_depth */
 	struct gp_str str;
 	bool esc, is_int;
 	char lit;
@@ -117,7 +118,9 @@ int gp__json_parse_value(struct gp_jscan *s, const char **pp, unsigned max_depth
 	*out = NULL;
 	if (max_depth == 0 || max_depth > GP_JSON_MAX_DEPTH)
 		max_depth = GP_JSON_MAX_DEPTH;
-	st = gp__calloc(max_depth, sizeof(*st));
+	if (nst > max_depth)
+		nst = max_depth;
+	st = gp__calloc(nst, sizeof(*st));
 	if (!st)
 		return gp__json_fail(s, p, GP_ENOMEM, "out of memory");
 value:
@@ -134,6 +137,18 @@ value:
 		if (depth >= max_depth) {
 			rc = gp__json_fail(s, p, GP_ELIMIT, "nesting too deep");
 			goto out;
+		}
+		if (depth >= nst) {
+			size_t ncap = nst;
+			struct frame *ns = st;
+
+			if (gp__grow((void **)&ns, &ncap, depth + 1, sizeof(*st))) {
+				rc = GP_ENOMEM;
+				goto nomem;
+			}
+			memset(ns + nst, 0, (ncap - nst) * sizeof(*st));
+			st = ns;
+			nst = ncap;
 		}
 		node = obj ? gp_value_object() : gp_value_array();
 		if ((rc = attach(st, depth, &root, node)))
@@ -259,7 +274,7 @@ close:
 nomem:
 	rc = gp__json_fail(s, p, GP_ENOMEM, "out of memory");
 out:
-	for (i = 0; i < max_depth && i <= depth; i++)
+	for (i = 0; i < nst && i <= depth; i++)
 		gp__free(st[i].key);
 	gp__free(st);
 	if (rc) {
