@@ -89,9 +89,10 @@ struct gp__agg_rank {
 	size_t npg;
 	uint32_t seq_source; /* interned; GP__AGG_NONE null */
 	/* clock.c */
-	size_t unit;       /* its clock: a host, or the rank alone */
-	int64_t offset_ns; /* add to its times for the reference clock */
-	double unc_ns;     /* NAN: not aligned */
+	size_t unit;                /* its clock: a host, or the rank alone */
+	int64_t offset_ns;          /* add to its times for the reference clock (0: not aligned) */
+	double unc_ns;              /* NAN: not aligned */
+	int64_t bound_lo, bound_hi; /* the feasible interval of offset_ns (when aligned) */
 	/* stragglers.c */
 	int64_t blame_ns, caused_wait_ns, last_count, matched;
 };
@@ -111,8 +112,8 @@ struct gp__agg {
 	struct gp_value *desync; /* NULL: none */
 	/* clock.c */
 	size_t nunits, ref_unit;
-	int64_t clock_used;
-	double max_unc_ns;
+	int64_t clock_used, clock_p2p; /* collectives the clock used; p2p left out */
+	double max_unc_ns;             /* NAN: no rank aligned */
 	const char *clock_method;
 };
 
@@ -121,6 +122,7 @@ struct gp__agg_inst {
 	uint32_t pg, name;
 	int64_t seq, bytes, group_size;
 	size_t first, n; /* its members: mem[first .. first + n) */
+	bool p2p;        /* point-to-point (send, recv, sendrecv): no clock, wait, blame, desync */
 	/* stragglers.c, after alignment */
 	int64_t max_start, min_start, transfer, last, second;
 	int64_t waits;    /* the sum of its ranks' waits */
@@ -168,6 +170,8 @@ int gp__agg_check_job(struct gp__agg *a);
 
 /* match.c */
 
+/** Whether collective @p name is point-to-point (send, recv, sendrecv, ...). */
+bool gp__agg_is_p2p(const char *name);
 /** Matches the ledgers by (pg, seq): a->inst, a->mem, a->unmatched, a->desync. */
 int gp__agg_match(struct gp__agg *a);
 /** A rank with collectives none of which matched while another's did: an error naming it. */

@@ -246,11 +246,30 @@ static void print_header(struct agf *f, const struct gp_value *agg)
 	print_groups(f, ranks, "host", "hosts     ", "unknown", true);
 	print_groups(f, ranks, "gpu_model", "GPUs      ", "unknown", false);
 	if (gp_value_type(clock) == GP_VALUE_OBJECT) {
-		out(f, "clock     %s from rank %s's clock, %s collectives; max uncertainty %s\n",
-		    str(get(clock, "method"), "-"),
-		    gp__fmt_count(b1, sizeof(b1), nv(get(clock, "reference_rank"))),
-		    gp__fmt_count(b2, sizeof(b2), nv(get(clock, "collectives_used"))),
-		    gp__fmt_dur(b3, sizeof(b3), nv(get(clock, "max_uncertainty_ns")), 0));
+		const char *method = str(get(clock, "method"), "-");
+		double p2p = nv(get(clock, "p2p_excluded"));
+		char line[256], b4[32];
+
+		if (isfinite(p2p) && p2p > 0)
+			snprintf(b4, sizeof(b4), " (%s point-to-point left out)",
+			         gp__fmt_count(b3, sizeof(b3), p2p));
+		else
+			b4[0] = '\0';
+		if (strcmp(method, "none") == 0)
+			snprintf(line, sizeof(line),
+			         "not aligned: no collective links the ranks' clocks%s; offsets "
+			         "unknown",
+			         b4);
+		else if (strcmp(method, "one-clock") == 0)
+			snprintf(line, sizeof(line), "one clock: every rank on one host");
+		else
+			snprintf(
+			    line, sizeof(line),
+			    "%s from rank %s's clock over %s collectives%s; max uncertainty ±%s",
+			    method, gp__fmt_count(b1, sizeof(b1), nv(get(clock, "reference_rank"))),
+			    gp__fmt_count(b2, sizeof(b2), nv(get(clock, "collectives_used"))), b4,
+			    gp__fmt_dur(b3, sizeof(b3), nv(get(clock, "max_uncertainty_ns")), 0));
+		wrap(f, line, 0, "clock     ");
 	} else {
 		out(f, "clock     not aligned (no collective shared between the hosts)\n");
 	}
@@ -372,23 +391,60 @@ static const char *offset(char *buf, size_t n, const struct gp_value *v)
 	return gp__fmt_dur(buf, n, o, o != 0 ? GP__FMT_SIGN : 0);
 }
 
+/* the feasible interval of an offset: "-4.556 ms..-784.1 µs"; "-" unknown */
+static const char *bound(char *buf, size_t n, const struct gp_value *r)
+{
+	const struct gp_value *b = get(r, "clock_bound_ns");
+	double lo = nv(gp_arr_get(b, 0)), hi = nv(gp_arr_get(b, 1));
+	char t1[32], t2[32];
+
+	if (gp_value_len(b) != 2 || !isfinite(lo) || !isfinite(hi))
+		return "-";
+	snprintf(buf, n, "%s..%s", offset(t1, sizeof(t1), gp_arr_get(b, 0)),
+	         offset(t2, sizeof(t2), gp_arr_get(b, 1)));
+	return buf;
+}
+
+/* one row of the clocks table: @p name, the offset of rank @p r, its ranks @p ranks */
+static void clock_row(struct agf *f, const struct gp__table *t, const char *name,
+                      const struct gp_value *r, const char *ranks)
+{
+	char b1[32], b2[40], b3[80];
+	double u = nv(get(r, "clock_uncertainty_ns"));
+	const char *cells[5];
+
+	cells[0] = name;
+	cells[1] = offset(b1, sizeof(b1), get(r, "clock_offset_ns"));
+	if (isfinite(u)) {
+		char tb[32];
+
+		snprintf(b2, sizeof(b2), "±%s", gp__fmt_dur(tb, sizeof(tb), u, 0));
+		cells[2] = b2;
+	} else {
+		cells[2] = "-";
+	}
+	cells[3] = bound(b3, sizeof(b3), r);
+	cells[4] = ranks;
+	keep(f, gp__table_cells(&f->o.b, t, cells));
+}
+
 /* the offset of each host (its first rank's: ranks of a host share it) when any is not 0 */
 static void print_clocks(struct agf *f, const struct gp_value *agg)
 {
 	static const struct gp__col cols[] = {
 		{ .head = "host", .width = 16, .cut = 16, .flags = GP__COL_LEFT },
 		{ .head = "offset", .width = 11, .gap = "  " },
-		{ .head = "±", .width = 10, .gap = "  " },
+		{ .head = "uncertainty", .width = 11, .gap = "  " },
+		{ .head = "bound", .width = 23, .gap = "  " },
 		{ .head = "ranks", .gap = "  ", .flags = GP__COL_LEFT },
 	};
-	struct gp__col c[4];
-	const struct gp__table t = { c, 4, "  ", false };
+	struct gp__col c[5];
+	const struct gp__table t = { c, 5, "  ", false };
 	const struct gp_value *ranks = get(agg, "ranks");
 	struct gp_buf rl = GP_BUF_INIT;
 	struct group *g = NULL;
 	size_t ng = 0, shown;
 	bool any = false;
-	char b1[32], b2[32];
 	int rc;
 
 	memcpy(c, cols, sizeof(c));
@@ -406,7 +462,11 @@ static void print_clocks(struct agf *f, const struct gp_value *agg)
 	}
 	if (!any || !ng)
 		goto out_groups;
-	out(f, "\nClocks (add the offset to a rank's times for the reference clock)\n");
+	out(f, "\n");
+	wrap(f,
+	     "(add the offset to a rank's times for the reference clock; uncertainty: the "
+	     "estimate's; bound: where the offset must lie)",
+	     0, "Clocks ");
 	keep(f, gp__table_head(&f->o.b, &t));
 	/* hosts unknown: one group of NULL, shown rank by rank */
 	if (ng == 1 && !g[0].name) {
@@ -416,15 +476,8 @@ static void print_clocks(struct agf *f, const struct gp_value *agg)
 		for (size_t i = 0; i < shown; i++) {
 			const struct gp_value *r = gp_arr_get(ranks, i);
 			char rk[32];
-			const char *cells[4] = {
-				"-",
-				gp__fmt_dur(b1, sizeof(b1), nv(get(r, "clock_offset_ns")),
-				            GP__FMT_SIGN),
-				gp__fmt_dur(b2, sizeof(b2), nv(get(r, "clock_uncertainty_ns")), 0),
-				gp__fmt_count(rk, sizeof(rk), nv(get(r, "rank"))),
-			};
 
-			keep(f, gp__table_cells(&f->o.b, &t, cells));
+			clock_row(f, &t, "-", r, gp__fmt_count(rk, sizeof(rk), nv(get(r, "rank"))));
 		}
 		if (shown < n)
 			out(f, "  … %zu more ranks\n", n - shown);
@@ -432,18 +485,11 @@ static void print_clocks(struct agf *f, const struct gp_value *agg)
 	}
 	shown = rows_to_show(ng, f);
 	for (size_t i = 0; i < shown; i++) {
-		const char *cells[4];
-
 		rc = 0;
 		gp__buf_reset(&rl);
 		add_ranks(&rl, g[i].ranks, g[i].n, &rc);
 		keep(f, rc);
-		cells[0] = g[i].name ? g[i].name : "-";
-		cells[1] = offset(b1, sizeof(b1), get(g[i].first, "clock_offset_ns"));
-		cells[2] =
-		    gp__fmt_dur(b2, sizeof(b2), nv(get(g[i].first, "clock_uncertainty_ns")), 0);
-		cells[3] = rl.buf;
-		keep(f, gp__table_cells(&f->o.b, &t, cells));
+		clock_row(f, &t, g[i].name ? g[i].name : "-", g[i].first, rl.buf ? rl.buf : "");
 	}
 	if (shown < ng)
 		out(f, "  … %zu more hosts\n", ng - shown);
@@ -670,15 +716,54 @@ out_show:
 
 /* ---- collectives ---- */
 
+/* the widest of @p cells' first @p n, at least @p min, at most @p max */
+static size_t fit_width(const char *const *cells, size_t n, size_t min, size_t max)
+{
+	size_t w = min;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t x = gp__text_width(cells[i]);
+
+		if (x > w)
+			w = x;
+	}
+	return w > max ? max : w;
+}
+
+/* "pg 0 = default_pg, 1 = tp_group, 2 = tp_group" under the table: the groups' descriptions */
+static void print_pg_legend(struct agf *f, const struct gp_value *cs, size_t shown)
+{
+	struct gp_buf line = GP_BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < shown && !rc; i++) {
+		const struct gp_value *x = gp_arr_get(cs, i);
+		const char *pg = gp_value_get_str(get(x, "pg"));
+		const char *desc = gp_value_get_str(get(x, "pg_desc"));
+		bool seen = false;
+
+		if (!pg || !desc)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++) {
+			const char *p2 = gp_value_get_str(get(gp_arr_get(cs, k), "pg"));
+
+			seen = p2 && gp_value_get_str(get(gp_arr_get(cs, k), "pg_desc")) &&
+			       strcmp(p2, pg) == 0;
+		}
+		if (!seen)
+			rc = gp__buf_addf(&line, "%s%s\x1f=\x1f%s", line.len ? ", " : "", pg, desc);
+	}
+	keep(f, rc);
+	if (!rc && line.len)
+		wrap(f, line.buf, 2, "process groups: ");
+	gp__buf_release(&line);
+}
+
 static void print_collectives(struct agf *f, const struct gp_value *agg)
 {
 	static const struct gp__col cols[] = {
-		{ .head = "pg", .width = 12, .cut = 12, .flags = GP__COL_LEFT | GP__COL_CTRL },
-		{ .head = "name",
-		  .width = 14,
-		  .cut = 14,
-		  .gap = " ",
-		  .flags = GP__COL_LEFT | GP__COL_CTRL },
+		{ .head = "pg", .flags = GP__COL_LEFT | GP__COL_CTRL },
+		{ .head = "name", .gap = " ", .flags = GP__COL_LEFT | GP__COL_CTRL },
 		{ .head = "count", .width = 6, .gap = " " },
 		{ .head = "bytes", .width = 10, .gap = " " },
 		{ .head = "transfer", .width = 9, .gap = " " },
@@ -688,36 +773,53 @@ static void print_collectives(struct agf *f, const struct gp_value *agg)
 		{ .head = "busbw", .width = 7, .gap = " " },
 		{ .head = "x-host", .gap = " ", .flags = GP__COL_LEFT },
 	};
+	/* the columns after the name, their gaps and the indent */
+	const size_t fixed = 2 + 7 + 11 + 10 + 10 + 10 + 8 + 8 + 7 + 1;
 	struct gp__col c[10];
 	const struct gp__table t = { c, 10, "  ", false };
 	const struct gp_value *cs = get(agg, "collectives");
-	size_t n = gp_value_len(cs), shown = rows_to_show(n, f);
+	size_t n = gp_value_len(cs), shown = rows_to_show(n, f), room, pgw, namew;
+	const char **pgs = NULL, **names = NULL;
+	bool p2p = false;
 	char b[10][48];
 
 	if (!cs)
 		return;
 	memcpy(c, cols, sizeof(c));
-	if (f->wide)
-		c[0].cut = c[1].cut = WIDE_CUT;
 	out(f,
 	    "\nCollectives (per process group and name, by wait; bandwidths in GB/s = 1e9 B/s)\n");
 	if (!n) {
 		out(f, "  none matched across the ranks\n");
 		return;
 	}
+	pgs = gp__calloc(shown, sizeof(*pgs));
+	names = gp__calloc(shown, sizeof(*names));
+	if (!pgs || !names) {
+		keep(f, GP_ENOMEM);
+		goto out_cells;
+	}
+	for (size_t i = 0; i < shown; i++) {
+		const struct gp_value *x = gp_arr_get(cs, i);
+
+		pgs[i] = str(get(x, "pg"), "-");
+		names[i] = str(get(x, "name"), "-");
+		p2p |= gp_value_get_bool(get(x, "p2p"), false);
+	}
+	/* the names whole when they fit; the process group compact (its name; the legend below) */
+	room = (size_t)f->width > fixed + 2 + 8 ? (size_t)f->width - fixed : 2 + 8;
+	pgw = fit_width(pgs, shown, 2, f->wide ? WIDE_CUT : 12);
+	namew = fit_width(names, shown, 4, f->wide ? WIDE_CUT : 40);
+	if (!f->wide && pgw + namew > room)
+		namew = room > pgw + 8 ? room - pgw : 8;
+	c[0].width = c[0].cut = pgw;
+	c[1].width = c[1].cut = namew;
 	keep(f, gp__table_head(&f->o.b, &t));
 	for (size_t i = 0; i < shown; i++) {
 		const struct gp_value *x = gp_arr_get(cs, i), *xh = get(x, "cross_host");
-		const char *pg = gp_value_get_str(get(x, "pg"));
-		const char *desc = gp_value_get_str(get(x, "pg_desc"));
 		const char *cells[10];
 
-		if (pg && desc)
-			snprintf(b[0], sizeof(b[0]), "%s %s", pg, desc);
-		else
-			snprintf(b[0], sizeof(b[0]), "%s", pg ? pg : desc ? desc : "-");
-		cells[0] = b[0];
-		cells[1] = str(get(x, "name"), "-");
+		cells[0] = pgs[i];
+		cells[1] = names[i];
 		cells[2] = gp__fmt_count(b[2], sizeof(b[2]), nv(get(x, "count")));
 		cells[3] = gp__fmt_bytes(b[3], sizeof(b[3]), nv(get(x, "bytes")), 0);
 		cells[4] = gp__fmt_dur(b[4], sizeof(b[4]), nv(get(x, "transfer_ns")), 0);
@@ -732,6 +834,16 @@ static void print_collectives(struct agf *f, const struct gp_value *agg)
 	}
 	if (shown < n)
 		out(f, "  … %zu more (--top 0 or --json for all)\n", n - shown);
+	print_pg_legend(f, cs, shown);
+	if (p2p)
+		wrap(f,
+		     "point-to-point operations (send, recv, sendrecv) join two ranks, not the "
+		     "group: they have no wait or skew, and take no part in the clocks and the "
+		     "stragglers",
+		     2, "");
+out_cells:
+	gp__free(pgs);
+	gp__free(names);
 }
 
 GP_API int gp_aggregate_format(const struct gp_value *agg, const struct gp_aggregate_format_opts *o,

@@ -164,6 +164,18 @@ out:
 	return rc;
 }
 
+bool gp__agg_is_p2p(const char *name)
+{
+	static const char *const p2p[] = { "send",  "recv",  "sendrecv",
+		                           "isend", "irecv", "batch_isend_irecv" };
+	size_t i;
+
+	for (i = 0; name && i < GP_ARRAY_SIZE(p2p); i++)
+		if (!strcmp(name, p2p[i]))
+			return true;
+	return false;
+}
+
 static void consider(struct desync *best, const struct desync *d)
 {
 	if (!best->set || d->when < best->when)
@@ -179,6 +191,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	struct desync d;
 	size_t k, n = 0, majn = 0, ranks = 0;
 	int64_t when = INT64_MAX;
+	bool p2p;
 	int rc = 0;
 
 	/* the majority's metadata: Boyer-Moore vote, then a count */
@@ -203,6 +216,12 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	d.pg = refs[i].pg;
 	d.seq = refs[i].seq;
 	d.nran = ranks;
+	/*
+	 * Point-to-point: two ranks of the group take part, and PyTorch numbers
+	 * them apart from the collectives, so the others' absence and another
+	 * peer's other sizes are no desynchronisation.
+	 */
+	p2p = gp__agg_is_p2p(str_or_null(a, maj->name));
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
@@ -213,7 +232,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 		}
 	}
 	/* a member without the entry: the first member missing, in rank order */
-	if (ranks < ps->nmember) {
+	if (!p2p && ranks < ps->nmember) {
 		size_t r, at = i;
 
 		for (r = 0; r < a->n; r++) {
@@ -231,7 +250,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
-		if (!same_meta(maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
+		if (!p2p && !same_meta(maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
 			d.set = true;
 			d.missing = false;
 			d.rank = refs[k].rank;
@@ -242,7 +261,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	}
 	if (ranks < 2) {
 		/* ran by one member of several: no match (the others' lack is the desync) */
-		if (ps->nmember > 1)
+		if (ps->nmember > 1 && !p2p)
 			a->unmatched += (int64_t)(j - i);
 		return 0;
 	}
@@ -255,6 +274,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	in->name = maj->name;
 	in->bytes = maj->bytes;
 	in->group_size = maj->group_size;
+	in->p2p = p2p;
 	in->first = a->nmem;
 	for (k = i; k < j; k++) {
 		if (k > i && refs[k].rank == refs[k - 1].rank) {

@@ -40,15 +40,24 @@ double gp__agg_busbw_factor(const char *name, int64_t n)
 		                           "reduce_scatter_tensor_coalesced",
 		                           "alltoall_base",
 		                           "all_to_all_single",
-		                           "allgather_coalesced" };
-	static const char *const one[] = { "broadcast", "reduce",         "sendrecv",   "send",
-		                           "recv",      "_broadcast_oop", "_reduce_oop" };
+		                           "allgather_coalesced",
+		                           "all_gather_coalesced",
+		                           "reduce_scatter_coalesced",
+		                           "all_gather_into_tensor_coalesced",
+		                           "gather",
+		                           "scatter" };
+	static const char *const one[] = {
+		"broadcast", "reduce", "sendrecv",       "send",        "recv",
+		"isend",     "irecv",  "_broadcast_oop", "_reduce_oop", "batch_isend_irecv"
+	};
 	size_t i;
 
 	if (!name || n < 1)
 		return NAN;
+	/* a barrier is a one-element all-reduce */
 	if (!strcmp(name, "allreduce") || !strcmp(name, "all_reduce") ||
-	    !strcmp(name, "allreduce_coalesced"))
+	    !strcmp(name, "allreduce_coalesced") || !strcmp(name, "all_reduce_coalesced") ||
+	    !strcmp(name, "barrier"))
 		return 2.0 * (double)(n - 1) / (double)n;
 	for (i = 0; i < GP_ARRAY_SIZE(nm1); i++)
 		if (!strcmp(name, nm1[i]))
@@ -64,7 +73,7 @@ int gp__agg_arrivals(struct gp__agg *a)
 	size_t k, m, i;
 
 	for (i = 0; i < a->n; i++) {
-		a->r[i].m[GP_AGG_WAIT] = a->r[i].nent ? 0 : NAN;
+		a->r[i].m[GP_AGG_WAIT] = NAN; /* known once it is in a matched collective */
 		a->r[i].blame_ns = a->r[i].caused_wait_ns = a->r[i].last_count = a->r[i].matched =
 		    0;
 	}
@@ -98,10 +107,17 @@ int gp__agg_arrivals(struct gp__agg *a)
 		in->last = last - second;
 		in->last_rank = last_rank;
 		in->waits = 0;
+		if (in->p2p) {
+			/* two peers, not the group: nobody's wait, nobody's lateness */
+			in->last_rank = SIZE_MAX;
+			continue;
+		}
 		for (m = in->first; m < in->first + in->n; m++) {
 			struct gp__agg_rank *r = &a->r[a->mem[m].rank];
 			int64_t w = last - (r->ent[a->mem[m].ent].start_ns + r->offset_ns);
 
+			if (isnan(r->m[GP_AGG_WAIT]))
+				r->m[GP_AGG_WAIT] = 0;
 			r->m[GP_AGG_WAIT] += (double)w;
 			r->matched++;
 			waits += w;
@@ -344,7 +360,7 @@ static double chance(const struct gp__agg *a, size_t self)
 	for (k = 0; k < r->nent; k++) {
 		int32_t in = r->ent[k].inst;
 
-		if (in < 0)
+		if (in < 0 || a->inst[in].p2p)
 			continue;
 		sum += 1.0 / (double)a->inst[in].n;
 		n++;
