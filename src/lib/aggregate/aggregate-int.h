@@ -190,8 +190,13 @@ double gp__agg_busbw_factor(const char *name, int64_t n);
 int gp__agg_arrivals(struct gp__agg *a);
 /** The "stragglers" list of the document. */
 int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out);
-/** The cause of rank index @p i's lateness, or NULL; @p detail its evidence. */
-const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n);
+/**
+ * The cause of rank index @p i's lateness, or NULL; @p detail its evidence;
+ * *@p excess how much longer per step than the other ranks' median its
+ * evidence is; NAN without a cause or for cause "clock".
+ */
+const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n,
+                          double *excess);
 
 /* findings.c */
 

@@ -254,7 +254,7 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 	return nsteps ? (double)sum / (double)nsteps : NAN;
 }
 
-const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n)
+const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n, double *excess)
 {
 	static const struct {
 		const char *cause, *what;
@@ -273,6 +273,7 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	size_t k, bk = 0;
 
 	detail[0] = '\0';
+	*excess = NAN;
 	if (!r->last_count || r->blame_ns <= 0)
 		return NULL;
 	mean_late = (double)r->blame_ns / (double)r->last_count;
@@ -303,6 +304,7 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	}
 	if (best > 0 && best >= CAUSE_SHARE * per_step) {
 		cause = ev[bk].cause;
+		*excess = best;
 		why[0] = '\0';
 		if (bk == 1 && slower_gpu(a, i, scratch, why, sizeof(why)))
 			cause = "slow_gpu";
@@ -373,6 +375,7 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 	struct gp_value *list = gp_value_array(), *o = NULL;
 	size_t *ix = gp__calloc(a->n ? a->n : 1, sizeof(*ix)), i, n;
 	char detail[512];
+	double excess;
 	int rc = 0;
 
 	*out = NULL;
@@ -384,8 +387,9 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		double lp = gp__binom_logsf(r->last_count, r->matched, chance(a, ix[i]));
 		double p = exp(lp);
 		/* last no more often than chance: nothing to explain (and noise would) */
-		const char *cause =
-		    p < SIGNIFICANT_P ? gp__agg_cause(a, ix[i], detail, sizeof(detail)) : NULL;
+		const char *cause = p < SIGNIFICANT_P
+		                        ? gp__agg_cause(a, ix[i], detail, sizeof(detail), &excess)
+		                        : NULL;
 
 		if (!(o = gp_value_object()))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -404,6 +408,9 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		GP_TRY(cause ? gp_obj_set_str(o, "cause", cause) : gp_obj_set_null(o, "cause"));
 		GP_TRY(cause ? gp_obj_set_str(o, "cause_detail", detail)
 		             : gp_obj_set_null(o, "cause_detail"));
+		/* per step, how much longer than the median rank (clock: the uncertainty) */
+		GP_TRY(gp__agg_set_num(o, "cause_excess_ns",
+		                       cause && isfinite(excess) ? round(excess) : NAN));
 		GP_TRY(gp_arr_push(list, o));
 		o = NULL;
 	}
