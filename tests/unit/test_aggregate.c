@@ -474,6 +474,88 @@ static void test_p2p(void **state)
 	tu_tmpdir_remove(dir);
 }
 
+/* ---- hostile reports ---- */
+
+/* one rank's report: world @p world, ledger entries "pg 0, seq k" at @p times[2k], [2k + 1] */
+static void write_raw(const char *dir, int rank, const char *world, const char *const *times, int n)
+{
+	struct gp_buf b;
+	char name[32];
+	int k;
+
+	gp__buf_init(&b, 0);
+	gp__buf_addf(&b,
+	             "{\"schema\": \"gpuprof.analyze/1\", \"ranks\": [{\"rank\": %d, \"host\": "
+	             "\"node-%d\", \"overview\": {\"distributed\": {\"rank\": %d, \"world_size\": "
+	             "%s}}, \"collectives\": {\"seq_source\": \"trace\", \"process_groups\": [], "
+	             "\"ledger\": [",
+	             rank, rank, rank, world);
+	for (k = 0; k < n; k++)
+		gp__buf_addf(
+		    &b,
+		    "%s{\"pg\": \"0\", \"seq\": %d, \"name\": \"allreduce\", \"bytes\": 8, "
+		    "\"group_size\": 2, \"start_ns\": %s, \"end_ns\": %s}",
+		    k ? ", " : "", k, times[2 * k], times[2 * k + 1]);
+	gp__buf_addstr(&b, "]}}]}");
+	snprintf(name, sizeof(name), "rank%d.json", rank);
+	tu_write_file(dir, name, b.buf);
+	gp__buf_release(&b);
+}
+
+/*
+ * A world size of 2^62 is named in ranges, never rank by rank (which never
+ * ended); times at the ends of int64 are left out with a warning naming the
+ * file (their differences overflowed: a SIGFPE in the heatmap); collectives
+ * months apart are not one job.
+ */
+static void test_hostile(void **state)
+{
+	static const char *const ok[] = { "1000000000", "1000001000", "2000000000",
+		                          "2000001000", "3000000000", "3000001000" };
+	static const char *const bad[] = { "1000000100",           "1000001000",
+		                           "-9223372036854775808", "9223372036854775807",
+		                           "3000000100",           "3000001000" };
+	static const char *const far[] = { "1000000100",          "1000001000",
+		                           "2000000100",          "2000001000",
+		                           "4000000000000000000", "4000000000000001000" };
+	const char *paths[1];
+	struct gp_value *doc = NULL;
+	const struct gp_value *w;
+	char dir[64];
+	size_t i;
+	bool named = false, left = false;
+
+	(void)state;
+	strcpy(dir, "/tmp/gp-agg.XXXXXX");
+	assert_int_equal(tu_tmpdir_make(dir), 0);
+	paths[0] = dir;
+	write_raw(dir, 0, "4611686018427387904", ok, 3);
+	write_raw(dir, 1, "4611686018427387904", bad, 3);
+	assert_int_equal(gp_aggregate_paths(paths, 1, NULL, &doc), 0);
+	w = gp_obj_get(doc, "warnings");
+	for (i = 0; i < gp_value_len(w); i++) {
+		const char *x = gp_value_get_str(gp_arr_get(w, i));
+
+		named |=
+		    strstr(x, "4611686018427387902 ranks are missing: 2-4611686018427387903") !=
+		    NULL;
+		left |= strstr(x, "rank1.json") && strstr(x, "1 collective of its ledger left out");
+	}
+	assert_true(named);
+	assert_true(left);
+	/* the two sound collectives are matched */
+	assert_int_equal(tu_geti(gp_arr_get(gp_obj_get(doc, "collectives"), 0), "count"), 2);
+	gp_value_free(doc);
+	doc = NULL;
+	write_raw(dir, 1, "2", far, 3);
+	write_raw(dir, 0, "2", ok, 3);
+	assert_int_equal(gp_aggregate_paths(paths, 1, NULL, &doc), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(), "days apart"));
+	assert_non_null(strstr(gp_last_error(), "rank1.json"));
+	assert_null(doc);
+	tu_tmpdir_remove(dir);
+}
+
 /* ---- stragglers ---- */
 
 static void test_straggler(void **state)
@@ -822,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_bad_other_job),
 		cmocka_unit_test(test_clock_uncertainty),
 		cmocka_unit_test(test_p2p),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

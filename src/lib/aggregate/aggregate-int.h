@@ -135,6 +135,25 @@ struct gp__agg_member {
 	size_t ent;  /* index in r[rank].ent */
 };
 
+/*
+ * What a ledger may hold (job.c refuses or leaves out the rest): times
+ * within 2^62 ns of 0 and a job's collectives within JOB_SPREAD of each
+ * other, so that a difference of two times, with the clock offsets (kept
+ * within twice that), never overflows; sums over collectives saturate.
+ */
+#define GP__AGG_TIME_MAX   (INT64_C(1) << 62)
+#define GP__AGG_JOB_SPREAD (INT64_C(1) << 52) /* about 52 days */
+
+/** @p x + @p y saturated to int64 (sums over a hostile report's collectives). */
+static inline int64_t gp__agg_add(int64_t x, int64_t y)
+{
+	int64_t z;
+
+	if (__builtin_add_overflow(x, y, &z))
+		return y > 0 ? INT64_MAX : INT64_MIN;
+	return z;
+}
+
 /** ENOMEM unless @p x (a new value) is non-NULL. */
 #define GP__AGG_NEW(x) ((x) ? 0 : gp__error(GP_ENOMEM, "out of memory"))
 

@@ -335,12 +335,12 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 				    in->group_size > 0 ? in->group_size : (int64_t)in->n;
 			if (in->bytes >= 0) {
 				bytes_known = true;
-				gr.bytes += in->bytes;
-				gr.bytes_xfer += in->bytes;
-				gr.xfer_known += in->transfer;
+				gr.bytes = gp__agg_add(gr.bytes, in->bytes);
+				gr.bytes_xfer = gp__agg_add(gr.bytes_xfer, in->bytes);
+				gr.xfer_known = gp__agg_add(gr.xfer_known, in->transfer);
 			}
-			gr.transfer += in->transfer;
-			gr.wait += in->waits;
+			gr.transfer = gp__agg_add(gr.transfer, in->transfer);
+			gr.wait = gp__agg_add(gr.wait, in->waits);
 			skew[gr.nskew++] = (double)(in->max_start - in->min_start);
 			if (c == 1 || (c < 0 && gr.cross == 0))
 				gr.cross = c;

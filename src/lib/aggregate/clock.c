@@ -122,6 +122,17 @@ struct ustate {
 	size_t ndiff, cap;
 };
 
+/*
+ * An offset within twice the job's spread (job.c): a chain of hostile
+ * reports cannot push a time plus its offset beyond int64.
+ */
+static int64_t clamp_offset(int64_t x)
+{
+	const int64_t m = 2 * GP__AGG_JOB_SPREAD;
+
+	return x < -m ? -m : x > m ? m : x;
+}
+
 /* one round: the units not yet aligned that share collectives with aligned ones; *@p more */
 static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_t *present,
                   bool *used, int64_t depth, bool *more)
@@ -221,9 +232,9 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 		if (spread > half)
 			spread = half;
 		s->unc = p->unc + spread;
-		s->offset = p->offset + est;
-		s->blo = p->blo + lo;
-		s->bhi = p->bhi + hi;
+		s->offset = clamp_offset(p->offset + est);
+		s->blo = clamp_offset(p->blo + lo);
+		s->bhi = clamp_offset(p->bhi + hi);
 		s->depth = depth;
 		gp__free(s->diff);
 		s->diff = NULL;

@@ -120,7 +120,7 @@ int gp__agg_arrivals(struct gp__agg *a)
 				r->m[GP_AGG_WAIT] = 0;
 			r->m[GP_AGG_WAIT] += (double)w;
 			r->matched++;
-			waits += w;
+			waits = gp__agg_add(waits, w);
 		}
 		in->waits = waits;
 		/* a tie for last is nobody's lateness */
@@ -128,8 +128,8 @@ int gp__agg_arrivals(struct gp__agg *a)
 			struct gp__agg_rank *r = &a->r[last_rank];
 
 			r->last_count++;
-			r->blame_ns += last - second;
-			r->caused_wait_ns += waits;
+			r->blame_ns = gp__agg_add(r->blame_ns, last - second);
+			r->caused_wait_ns = gp__agg_add(r->caused_wait_ns, waits);
 		}
 	}
 	return 0;
@@ -237,7 +237,7 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 		if (e->step == INT64_MIN)
 			continue; /* outside the steps (a broadcast at start-up) */
 		if (e->step != step) {
-			sum += cur;
+			sum = gp__agg_add(sum, cur);
 			cur = 0;
 			step = e->step;
 			nsteps++;
@@ -248,7 +248,7 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 		if (in->last_rank == i && in->last > cur && in->max_start > in->second)
 			cur = in->last;
 	}
-	sum += cur;
+	sum = gp__agg_add(sum, cur);
 	if (steps_of(r) > (double)nsteps)
 		nsteps = (int64_t)steps_of(r);
 	return nsteps ? (double)sum / (double)nsteps : NAN;
