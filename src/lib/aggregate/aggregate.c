@@ -351,7 +351,8 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 		GP_TRY(group_obj(a, &gr, &objs[nobj]));
 		nobj++;
 	}
-	qsort(objs, nobj, sizeof(*objs), cmp_wait_obj);
+	if (nobj)
+		qsort(objs, nobj, sizeof(*objs), cmp_wait_obj);
 	for (i = 0; i < nobj; i++) {
 		GP_TRY(gp_arr_push(list, objs[i]));
 		objs[i] = NULL;
@@ -415,6 +416,8 @@ static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, s
 	bin = o->bin_ns > 0 ? o->bin_ns : (end - start + AUTO_BINS - 1) / AUTO_BINS;
 	if (bin < 1)
 		bin = 1;
+	if (bin > end - start)
+		bin = end - start; /* one bin (and no overflow below for a huge --bin) */
 	if ((end - start) / bin >= MAX_BINS)
 		bin = (end - start + MAX_BINS - 1) / MAX_BINS;
 	nbins = (size_t)((end - start + bin - 1) / bin);

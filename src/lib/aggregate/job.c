@@ -211,10 +211,18 @@ int gp__agg_check_job(struct gp__agg *a)
 	int rc = 0;
 
 	qsort(a->r, a->n, sizeof(*a->r), cmp_rank);
-	for (i = 1; i < a->n; i++)
-		if (a->r[i].rank == a->r[i - 1].rank)
-			return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
-			                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
+	for (i = 1; i < a->n; i++) {
+		if (a->r[i].rank != a->r[i - 1].rank)
+			continue;
+		if (!strcmp(a->r[i].file, a->r[i - 1].file))
+			return gp__error(
+			    GP_EINVAL,
+			    "'%s' holds rank %lld twice: a report merged from two jobs or "
+			    "two runs (give each rank once)",
+			    a->r[i].file, (long long)a->r[i].rank);
+		return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
+		                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
+	}
 	world = majority_world(a);
 	for (i = 0; i < a->n; i++) {
 		const struct gp__agg_rank *r = &a->r[i];
@@ -233,22 +241,22 @@ int gp__agg_check_job(struct gp__agg *a)
 	/* hours apart: not one job (NTP leaves milliseconds, not hours) */
 	for (i = 1; i < a->n; i++) {
 		const struct gp__agg_rank *r = &a->r[i], *z = &a->r[0];
-		int64_t lo, hi;
+		int64_t lo, hi, re, ze;
 
 		if (r->span_start_ns == INT64_MIN || z->span_start_ns == INT64_MIN ||
 		    r->span_ns < 0 || z->span_ns < 0)
 			continue;
+		re = gp__agg_add(r->span_start_ns, r->span_ns);
+		ze = gp__agg_add(z->span_start_ns, z->span_ns);
 		lo = r->span_start_ns > z->span_start_ns ? r->span_start_ns : z->span_start_ns;
-		hi = r->span_start_ns + r->span_ns < z->span_start_ns + z->span_ns
-		         ? r->span_start_ns + r->span_ns
-		         : z->span_start_ns + z->span_ns;
-		if (lo - hi > HOUR_NS)
+		hi = re < ze ? re : ze;
+		if ((double)lo - (double)hi > (double)HOUR_NS)
 			return gp__error(
 			    GP_EINVAL,
 			    "'%s' (rank %lld) was recorded %.1f hours apart from '%s' (rank "
 			    "%lld): a rank of another job",
-			    r->file, (long long)r->rank, (double)(lo - hi) / 3.6e12, z->file,
-			    (long long)z->rank);
+			    r->file, (long long)r->rank, ((double)lo - (double)hi) / 3.6e12,
+			    z->file, (long long)z->rank);
 	}
 	GP_TRY(check_pgs(a));
 	GP_TRY(check_times(a));

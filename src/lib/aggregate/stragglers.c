@@ -249,9 +249,10 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 			cur = in->last;
 	}
 	sum = gp__agg_add(sum, cur);
-	if (steps_of(r) > (double)nsteps)
-		nsteps = (int64_t)steps_of(r);
-	return nsteps ? (double)sum / (double)nsteps : NAN;
+	/* in double: a hostile report's step count need not fit an int64 */
+	return steps_of(r) > (double)nsteps ? (double)sum / steps_of(r)
+	       : nsteps                     ? (double)sum / (double)nsteps
+	                                    : NAN;
 }
 
 const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n, double *excess)
