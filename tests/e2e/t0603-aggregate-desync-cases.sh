@@ -61,7 +61,7 @@ grep -qx "metadata 1 0 2 1" "$TMP/extra.txt" || fail "an extra collective: $(cat
 
 python3 "$TMP/mk.py" dup "$TMP/dup"
 expect_rc 1 aggregate "$TMP/dup/r0.json"
-err_has "r0.json' holds rank 0 twice"
+err_has "r0.json' (the same file: given twice, or a report holding the rank twice"
 python3 "$TMP/mk.py" world "$TMP/world"
 expect_rc 0 aggregate --json "$TMP/world"
 grep -q "4611686018427387902 ranks are missing: 1-6, 8-4611686018427387903" "$OUT" ||

@@ -217,9 +217,10 @@ int gp__agg_check_job(struct gp__agg *a)
 		if (!strcmp(a->r[i].file, a->r[i - 1].file))
 			return gp__error(
 			    GP_EINVAL,
-			    "'%s' holds rank %lld twice: a report merged from two jobs or "
-			    "two runs (give each rank once)",
-			    a->r[i].file, (long long)a->r[i].rank);
+			    "rank %lld is in two inputs: '%s' and '%s' (the same file: "
+			    "given twice, or a report holding the rank twice; give each "
+			    "rank once)",
+			    (long long)a->r[i].rank, a->r[i].file, a->r[i].file);
 		return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
 		                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
 	}
