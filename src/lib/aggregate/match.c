@@ -54,6 +54,7 @@ static bool same_meta(const struct gp__agg_ent *x, const struct gp__agg_ent *y)
 struct pgscan {
 	int64_t *lo, *hi; /* per rank index; lo > hi: no entry */
 	bool *member;
+	size_t *mlist; /* the members' rank indices, ascending */
 	size_t nmember;
 	int64_t common_lo, common_hi;
 };
@@ -233,12 +234,13 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	}
 	/* a member without the entry: the first member missing, in rank order */
 	if (!p2p && ranks < ps->nmember) {
-		size_t r, at = i;
+		size_t q, r, at = i;
 
-		for (r = 0; r < a->n; r++) {
+		for (q = 0; q < ps->nmember; q++) { /* the members, not every rank */
+			r = ps->mlist[q];
 			while (at < j && refs[at].rank < r)
 				at++;
-			if (!ps->member[r] || (at < j && refs[at].rank == r))
+			if (at < j && refs[at].rank == r)
 				continue;
 			d.set = true;
 			d.missing = true;
@@ -399,7 +401,8 @@ static int scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, si
 	}
 count:
 	for (ps->nmember = 0, r = 0; r < a->n; r++)
-		ps->nmember += ps->member[r];
+		if (ps->member[r])
+			ps->mlist[ps->nmember++] = r;
 	return 0;
 }
 
@@ -420,7 +423,8 @@ int gp__agg_match(struct gp__agg *a)
 	ps.lo = gp__calloc(a->n, sizeof(*ps.lo));
 	ps.hi = gp__calloc(a->n, sizeof(*ps.hi));
 	ps.member = gp__calloc(a->n, sizeof(*ps.member));
-	if (!refs || !ps.lo || !ps.hi || !ps.member)
+	ps.mlist = gp__calloc(a->n, sizeof(*ps.mlist));
+	if (!refs || !ps.lo || !ps.hi || !ps.member || !ps.mlist)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	nref = 0;
 	for (r = 0; r < a->n; r++)
@@ -451,6 +455,7 @@ out:
 	gp__free(ps.lo);
 	gp__free(ps.hi);
 	gp__free(ps.member);
+	gp__free(ps.mlist);
 	return rc;
 }
 

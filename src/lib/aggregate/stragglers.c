@@ -324,32 +324,32 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 
 /* ---- the list ---- */
 
-static int cmp_blame(const void *x, const void *y, const struct gp__agg *a)
-{
-	const struct gp__agg_rank *p = &a->r[*(const size_t *)x], *q = &a->r[*(const size_t *)y];
+struct by_blame {
+	int64_t blame, rank;
+	size_t i;
+};
 
-	if (p->blame_ns != q->blame_ns)
-		return p->blame_ns > q->blame_ns ? -1 : 1;
+static int cmp_blame(const void *x, const void *y)
+{
+	const struct by_blame *p = x, *q = y;
+
+	if (p->blame != q->blame)
+		return p->blame > q->blame ? -1 : 1;
 	return p->rank < q->rank ? -1 : p->rank > q->rank;
 }
 
-/* the rank indices with a last arrival, by blame (insertion into a sorted run: few of them) */
-static size_t by_blame(const struct gp__agg *a, size_t *ix)
+/* the rank indices with a last arrival, by blame (every rank may have one: a sort) */
+static size_t by_blame(const struct gp__agg *a, size_t *ix, struct by_blame *tmp)
 {
-	size_t i, n = 0, j;
+	size_t i, n = 0;
 
-	for (i = 0; i < a->n; i++) {
-		if (!a->r[i].last_count)
-			continue;
-		ix[n++] = i;
-	}
-	for (i = 1; i < n; i++) {
-		size_t x = ix[i];
-
-		for (j = i; j > 0 && cmp_blame(&x, &ix[j - 1], a) < 0; j--)
-			ix[j] = ix[j - 1];
-		ix[j] = x;
-	}
+	for (i = 0; i < a->n; i++)
+		if (a->r[i].last_count)
+			tmp[n++] = (struct by_blame){ a->r[i].blame_ns, a->r[i].rank, i };
+	if (n)
+		qsort(tmp, n, sizeof(*tmp), cmp_blame);
+	for (i = 0; i < n; i++)
+		ix[i] = tmp[i].i;
 	return n;
 }
 
@@ -375,14 +375,15 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 {
 	struct gp_value *list = gp_value_array(), *o = NULL;
 	size_t *ix = gp__calloc(a->n ? a->n : 1, sizeof(*ix)), i, n;
+	struct by_blame *tmp = gp__calloc(a->n ? a->n : 1, sizeof(*tmp));
 	char detail[512];
 	double excess;
 	int rc = 0;
 
 	*out = NULL;
-	if (!list || !ix)
+	if (!list || !ix || !tmp)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	n = by_blame(a, ix);
+	n = by_blame(a, ix, tmp);
 	for (i = 0; i < n; i++) {
 		const struct gp__agg_rank *r = &a->r[ix[i]];
 		double lp = gp__binom_logsf(r->last_count, r->matched, chance(a, ix[i]));
@@ -421,5 +422,6 @@ out:
 	gp_value_free(o);
 	gp_value_free(list);
 	gp__free(ix);
+	gp__free(tmp);
 	return rc;
 }
