@@ -809,8 +809,9 @@ static void print_collectives(struct agf *f, const struct gp_value *agg)
 	room = (size_t)f->width > fixed + 2 + 8 ? (size_t)f->width - fixed : 2 + 8;
 	pgw = fit_width(pgs, shown, 2, f->wide ? WIDE_CUT : 12);
 	namew = fit_width(names, shown, 4, f->wide ? WIDE_CUT : 40);
-	if (!f->wide && pgw + namew > room)
-		namew = room > pgw + 8 ? room - pgw : 8;
+	/* too narrow for the names: cut them, to no less than the 14 columns they always had */
+	if (!f->wide && pgw + namew > room && namew > 14)
+		namew = room > pgw + 14 ? room - pgw : 14;
 	c[0].width = c[0].cut = pgw;
 	c[1].width = c[1].cut = namew;
 	keep(f, gp__table_head(&f->o.b, &t));
