@@ -4,7 +4,8 @@
 # desynchronisations a review asked about, and two bad inputs: metadata that differs in dtype
 # only (metadata, the dtypes named); a process group with a member absent from all its
 # collectives (missing, that member); a rank that ran an extra collective (metadata at its seq,
-# its last collective unmatched); one report holding a rank twice, and a world size of 2^62
+# its last collective unmatched); point-to-point operations between two ranks of a group (no
+# desync); one report holding a rank twice, and a world size of 2^62
 # (the missing ranks as ranges, at once).
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -18,8 +19,8 @@ def rank(r, ents, pgs, world=3):
                          "distributed": {"rank": r, "world_size": world, "backend": "nccl"}},
             "step_stats": {"count": 2, "mean_ns": 2e7, "median_ns": 2e7, "p95_ns": 2e7}, "findings": [],
             "collectives": {"seq_source": "trace", "process_groups": pgs, "ledger": ents}}
-def ent(pg, seq, st, dtype="Float", b=4096):
-    return {"pg": pg, "seq": seq, "name": "allreduce", "dtype": dtype, "bytes": b, "group_size": 3,
+def ent(pg, seq, st, dtype="Float", b=4096, name="allreduce"):
+    return {"pg": pg, "seq": seq, "name": name, "dtype": dtype, "bytes": b, "group_size": 3,
             "step": 1, "start_ns": T + st, "end_ns": T + st + 1000}
 def doc(*rs):
     return {"schema": "gpuprof.analyze/1", "ranks": list(rs)}
@@ -34,6 +35,8 @@ for r in range(3):
           for k in range(6)]
     if case == "absent" and r < 2:
         es += [ent("1", k, k * 10**6 + 500000) for k in range(4)]
+    if case == "p2p" and r < 2:  # ranks 0 and 1 exchange; rank 2 takes no part
+        es += [ent("0", 100 + k, k * 10**6 + 500000, name="sendrecv") for k in range(3)]
     if case == "extra" and r == 1:
         es = es[:2] + [ent("0", 2, 2 * 10**6 - 300000, b=8)] + [ent("0", k + 1, k * 10**6) for k in range(2, 6)]
     w("r%d.json" % r, doc(rank(r, es, pg if case == "absent" else pg[:1])))
@@ -58,6 +61,14 @@ desync absent
 grep -qx "missing 2 1 0 0" "$TMP/absent.txt" || fail "a member absent from its group: $(cat "$TMP/absent.txt")"
 desync extra
 grep -qx "metadata 1 0 2 1" "$TMP/extra.txt" || fail "an extra collective: $(cat "$TMP/extra.txt")"
+
+# point-to-point between two of the group's three ranks: no desync, no unmatched
+python3 "$TMP/mk.py" p2p "$TMP/p2p"
+expect_rc 0 aggregate --json -o "$TMP/p2p.json" "$TMP/p2p"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["desync"] is None and d["unmatched"] == 0, (d["desync"], d["unmatched"])
+assert [c["count"] for c in d["collectives"] if c["p2p"]] == [3], d["collectives"]' "$TMP/p2p.json" ||
+	fail "a p2p operation two ranks of three ran is no desynchronisation"
 
 python3 "$TMP/mk.py" dup "$TMP/dup"
 expect_rc 1 aggregate "$TMP/dup/r0.json"

@@ -273,7 +273,7 @@ static int unaligned(struct gp__agg *a, const struct ustate *u)
 	                    a->clock_p2p ? " (point-to-point operations cannot: they are left out)"
 	                                 : "",
 	                    n == 1 ? "its" : "their",
-	                    waits ? "the waits at collectives assume the clocks agree"
+	                    waits ? "waits at collectives across these clocks assume they agree"
 	                          : "no collective is shared, so there are no waits either"));
 	GP_TRY(gp_arr_push(a->warnings, gp_value_str(b.buf)));
 out:

@@ -26,6 +26,7 @@
 struct ref {
 	uint32_t pg;
 	uint32_t rank; /* index in a->r */
+	bool p2p;      /* point-to-point: numbered apart, matched apart */
 	int64_t seq;
 	size_t ent;
 };
@@ -36,6 +37,8 @@ static int cmp_ref(const void *x, const void *y)
 
 	if (a->pg != b->pg)
 		return a->pg < b->pg ? -1 : 1;
+	if (a->p2p != b->p2p)
+		return a->p2p ? 1 : -1;
 	if (a->seq != b->seq)
 		return a->seq < b->seq ? -1 : 1;
 	if (a->rank != b->rank)
@@ -428,20 +431,31 @@ int gp__agg_match(struct gp__agg *a)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	nref = 0;
 	for (r = 0; r < a->n; r++)
-		for (k = 0; k < a->r[r].nent; k++)
+		for (k = 0; k < a->r[r].nent; k++) {
+			const struct gp__agg_ent *e = &a->r[r].ent[k];
+
 			refs[nref++] =
-			    (struct ref){ a->r[r].ent[k].pg, (uint32_t)r, a->r[r].ent[k].seq, k };
+			    (struct ref){ e->pg, (uint32_t)r,
+				          gp__agg_is_p2p(str_or_null(a, e->name)), e->seq, k };
+		}
 	qsort(refs, nref, sizeof(*refs), cmp_ref);
 	for (i = 0; i < nref; i = j) {
 		size_t g, h;
 
-		for (j = i + 1; j < nref && refs[j].pg == refs[i].pg; j++)
+		for (j = i + 1; j < nref && refs[j].pg == refs[i].pg && refs[j].p2p == refs[i].p2p;
+		     j++)
 			;
-		GP_TRY(scan_pg(a, refs, i, j, &ps));
+		/*
+		 * Point-to-point: two ranks of the group each, so no common window
+		 * of the group's members and no missing member (instance())
+		 */
+		if (!refs[i].p2p)
+			GP_TRY(scan_pg(a, refs, i, j, &ps));
 		for (g = i; g < j; g = h) {
 			for (h = g + 1; h < j && refs[h].seq == refs[g].seq; h++)
 				;
-			if (refs[g].seq < ps.common_lo || refs[g].seq > ps.common_hi) {
+			if (!refs[i].p2p &&
+			    (refs[g].seq < ps.common_lo || refs[g].seq > ps.common_hi)) {
 				a->unmatched += (int64_t)(h - g);
 				continue;
 			}
@@ -469,11 +483,17 @@ int gp__agg_check_matched(const struct gp__agg *a)
 		return 0;
 	for (r = 0; r < a->n; r++) {
 		const struct gp__agg_rank *x = &a->r[r];
+		size_t coll = 0;
 		bool any = false;
 
-		for (k = 0; k < x->nent && !any; k++)
+		/* its collectives; point-to-point whose peer was not given match nothing */
+		for (k = 0; k < x->nent && !any; k++) {
+			if (gp__agg_is_p2p(str_or_null(a, x->ent[k].name)))
+				continue;
+			coll++;
 			any = x->ent[k].inst >= 0;
-		if (x->nent && !any)
+		}
+		if (coll && !any)
 			return gp__error(
 			    GP_EINVAL,
 			    "'%s' (rank %lld): none of its %zu collectives matches another "
