@@ -23,7 +23,8 @@
 #include "util/error.h"
 #include "util/strtab.h"
 
-#define GP__AGG_NONE UINT32_MAX /* an interned string that is null */
+#define GP__AGG_NONE      UINT32_MAX /* an interned string that is null */
+#define GP__AGG_MAD_SCALE 1.4826     /* MAD to sigma under normality */
 
 /** One ledger entry of one rank (contract A), its strings interned. */
 struct gp__agg_ent {

@@ -20,10 +20,9 @@
 #include "util/error.h"
 #include "util/sort.h"
 
-#define OUTLIER_MADS 3.0    /* |x - median| > 3 × 1.4826 × MAD */
-#define MAD_SCALE    1.4826 /* MAD to sigma under normality */
-#define AUTO_BINS    100    /* heatmap bins when bin_ns is 0 */
-#define MAX_BINS     10000  /* a bin_ns that would give more is widened */
+#define OUTLIER_MADS 3.0   /* |x - median| > 3 × 1.4826 × MAD */
+#define AUTO_BINS    100   /* heatmap bins when bin_ns is 0 */
+#define MAX_BINS     10000 /* a bin_ns that would give more is widened */
 
 GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o)
 {
@@ -131,7 +130,8 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 		for (i = 0; i < a->n; i++) {
 			double x = a->r[i].m[m];
 
-			if (isfinite(x) && fabs(x - c.median) > OUTLIER_MADS * MAD_SCALE * c.mad)
+			if (isfinite(x) &&
+			    fabs(x - c.median) > OUTLIER_MADS * GP__AGG_MAD_SCALE * c.mad)
 				GP_TRY(gp_arr_push(outl[i], gp_value_str(gp__agg_metric_keys[m])));
 		}
 	}

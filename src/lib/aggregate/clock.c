@@ -32,8 +32,6 @@
 #include "util/error.h"
 #include "util/sort.h"
 
-#define MAD_SCALE 1.4826 /* MAD to sigma under normality */
-
 struct hostix {
 	const char *host;
 	size_t i;
@@ -223,7 +221,7 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 		for (i = 0; i < s->ndiff; i++)
 			s->diff[i] = s->diff[i] >= est ? s->diff[i] - est : est - s->diff[i];
 		GP_TRY(gp__sort_i64(s->diff, s->ndiff));
-		spread = MAD_SCALE *
+		spread = GP__AGG_MAD_SCALE *
 		         (n % 2 ? (double)s->diff[n / 2]
 		                : ((double)s->diff[n / 2 - 1] + (double)s->diff[n / 2]) / 2.0);
 		res = s->res > p->res ? s->res : p->res;
