@@ -5,7 +5,8 @@
 # only (metadata, the dtypes named); a process group with a member absent from all its
 # collectives (missing, that member); a rank that ran an extra collective (metadata at its seq,
 # its last collective unmatched); point-to-point operations between two ranks of a group (no
-# desync); one report holding a rank twice, and a world size of 2^62
+# desync); an extra collective with the same metadata on one host (a warning: the entries cannot
+# pair); one report holding a rank twice, and a world size of 2^62
 # (the missing ranks as ranges, at once).
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -40,6 +41,16 @@ for r in range(3):
     if case == "extra" and r == 1:
         es = es[:2] + [ent("0", 2, 2 * 10**6 - 300000, b=8)] + [ent("0", k + 1, k * 10**6) for k in range(2, 6)]
     w("r%d.json" % r, doc(rank(r, es, pg if case == "absent" else pg[:1])))
+if case == "same-meta":  # one host: rank 1 runs an extra all-reduce, like the others', at 2.5 ms
+    for r in range(3):
+        t = [k * 10**6 + r * 1000 for k in range(8)]
+        if r == 1:
+            t = sorted(t[:7] + [2500000])
+        w("r%d.json" % r, doc(rank(r, [dict(ent("0", k, x), end_ns=T + x + 100000)
+                                        for k, x in enumerate(t)], pg[:1])))
+        d = json.load(open(os.path.join(out, "r%d.json" % r)))
+        d["ranks"][0]["host"] = "node-0"
+        w("r%d.json" % r, d)
 if case == "dup":
     w("r0.json", doc(rank(0, [], pg[:1]), rank(0, [], pg[:1])))
 if case == "world":
@@ -69,6 +80,15 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 assert d["desync"] is None and d["unmatched"] == 0, (d["desync"], d["unmatched"])
 assert [c["count"] for c in d["collectives"] if c["p2p"]] == [3], d["collectives"]' "$TMP/p2p.json" ||
 	fail "a p2p operation two ranks of three ran is no desynchronisation"
+
+# an extra collective with the same metadata: no desync can see it, but the entries numbered 3
+# do not overlap in time (one host: one clock), so a warning says they cannot be one collective
+python3 "$TMP/mk.py" same-meta "$TMP/same-meta"
+expect_rc 0 aggregate --json -o "$TMP/same-meta.json" "$TMP/same-meta"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+w = [x for x in d.get("warnings", []) if "are not one collective" in x]
+assert w and "collective 3 of process group" in w[0], d.get("warnings")' "$TMP/same-meta.json" ||
+	fail "an extra collective with the same metadata is not noticed"
 
 python3 "$TMP/mk.py" dup "$TMP/dup"
 expect_rc 1 aggregate "$TMP/dup/r0.json"

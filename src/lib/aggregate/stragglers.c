@@ -68,6 +68,67 @@ double gp__agg_busbw_factor(const char *name, int64_t n)
 	return NAN;
 }
 
+/*
+ * Whether member @p m of instance @p in ended before the last rank started,
+ * beyond the clocks' uncertainty (1 µs more for the timestamps): no
+ * collective can, so the ranks' entries of that (pg, seq) are not one
+ * collective. Ranks whose clock is not aligned are not judged.
+ */
+static bool ended_before_last(const struct gp__agg *a, const struct gp__agg_inst *in, size_t m)
+{
+	const struct gp__agg_rank *r = &a->r[a->mem[m].rank], *l = &a->r[in->last_rank];
+	double tol;
+
+	if (r->unit != l->unit && (!isfinite(r->unc_ns) || !isfinite(l->unc_ns)))
+		return false;
+	tol = 1000.0 + (r->unit != l->unit ? r->unc_ns + l->unc_ns : 0.0);
+	return (double)in->max_start - (double)(r->ent[a->mem[m].ent].end_ns + r->offset_ns) > tol;
+}
+
+/*
+ * A warning when matched entries cannot be one collective: a rank ended
+ * one before another started it. Numbered alike but not the same
+ * collective: one rank ran a collective the others did not (with the same
+ * metadata, so the desync check cannot see it), and later ones pair wrongly.
+ */
+static int misordered(struct gp__agg *a)
+{
+	const struct gp__agg_inst *first = NULL;
+	size_t k, m, fm = 0, count = 0;
+	char w[512];
+
+	for (k = 0; k < a->ninst; k++) {
+		const struct gp__agg_inst *in = &a->inst[k];
+		bool bad = false;
+
+		if (in->p2p || in->last_rank == SIZE_MAX || in->n < 2)
+			continue;
+		for (m = in->first; m < in->first + in->n && !bad; m++) {
+			if (!ended_before_last(a, in, m))
+				continue;
+			bad = true;
+			if (!first || in->min_start < first->min_start) {
+				first = in;
+				fm = m;
+			}
+		}
+		count += bad;
+	}
+	if (!first)
+		return 0;
+	snprintf(
+	    w, sizeof(w),
+	    "rank %lld ended collective %lld of process group '%s' (%s) before rank %lld "
+	    "started it, beyond the clocks' uncertainty: the ranks' entries of that number are "
+	    "not one collective (a collective some ranks ran and others did not: the "
+	    "collectives pair wrongly from there); %zu collective%s so",
+	    (long long)a->r[a->mem[fm].rank].rank, (long long)first->seq,
+	    first->pg == GP__AGG_NONE ? "(unnamed)" : gp__strtab_get(&a->str, first->pg),
+	    first->name == GP__AGG_NONE ? "?" : gp__strtab_get(&a->str, first->name),
+	    (long long)a->r[first->last_rank].rank, count, count == 1 ? "" : "s");
+	return gp_arr_push(a->warnings, gp_value_str(w));
+}
+
 int gp__agg_arrivals(struct gp__agg *a)
 {
 	size_t k, m, i;
@@ -132,7 +193,7 @@ int gp__agg_arrivals(struct gp__agg *a)
 			r->caused_wait_ns = gp__agg_add(r->caused_wait_ns, waits);
 		}
 	}
-	return 0;
+	return misordered(a);
 }
 
 /* ---- the cause ---- */
