@@ -17,7 +17,7 @@ expect_rc 0 aggregate "$TMP/a.json"
 out_has "== aggregate: 8 ranks of world size 8, backend nccl =="
 out_has "hosts     2: node-0 (ranks 0-3), node-1 (ranks 4-7)"
 out_has "GPUs      NVIDIA H100 80GB HBM3 (ranks 0-7)"
-out_has "clock     collective-bounds from rank 0's clock, 412 collectives; max uncertainty 1.200 µs"
+out_has "clock     collective-bounds from rank 0's clock over 412 collectives; max uncertainty ±1.200 µs"
 out_has "unmatched 3 collectives outside the window"
 # stragglers by blame: durations, counts, percentage, p-values, significance, cause and evidence
 out_has "Stragglers"
@@ -35,13 +35,14 @@ out_has "*: a robust outlier"
 mean=$(jq_ "$TMP/a.json" '"%.1f ms" % (d["table"]["step_mean_ns"]["mean"] / 1e6)')
 grep -Eq "^ +mean +$mean " "$OUT" || fail "the mean row shows $mean"
 grep -Eq '^ +max +112\.0 ms ' "$OUT" || fail "the max row"
-# the clocks: the reference host 0, the other with its offset and uncertainty
-grep -Eq '^  node-0 +0 ns +0 ns +0-3$' "$OUT" || fail "node-0's clock"
-grep -Eq '^  node-1 +\+12\.35 ms +1\.200 µs +4-7$' "$OUT" || fail "node-1's clock"
+# the clocks: the reference host 0, the other with its offset and uncertainty (no bound here)
+grep -Eq '^  node-0 +0 ns +±0 ns +- +0-3$' "$OUT" || fail "node-0's clock"
+grep -Eq '^  node-1 +\+12\.35 ms +±1\.200 µs +- +4-7$' "$OUT" || fail "node-1's clock"
 # collectives: bytes, durations, GB/s with four significant digits, busbw = algbw * factor
 busbw=$(jq_ "$TMP/a.json" '"%.1f" % d["collectives"][0]["busbw_gbps"]')
-grep -Eq "^  0 default_pg +allreduce +40 +1012\.8 MiB +9\.500 ms +480\.0 ms +12\.10 ms +111\.8 +$busbw +yes$" "$OUT" ||
+grep -Eq "^  0 +allreduce +40 +1012\.8 MiB +9\.500 ms +480\.0 ms +12\.10 ms +111\.8 +$busbw +yes$" "$OUT" ||
 	fail "the allreduce row (busbw $busbw)"
+out_has "process groups: 0 = default_pg"
 grep -Eq '^  1 +allgather +20 +4\.0 KiB +200\.0 µs +1\.500 µs +250 ns +0\.02048 +0\.01792 +no$' "$OUT" ||
 	fail "the allgather row"
 # findings as analyze prints them
@@ -95,12 +96,16 @@ python3 - "$TMP/a.json" "$TMP/long.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["collectives"][0]["pg_desc"] = "a_very_long_process_group_description"
+d["collectives"][0]["name"] = "a_collective_name_far_too_long_for_any_table_column_xyz"
 json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_rc 0 aggregate "$TMP/long.json"
-grep -q 'a_very_long_process_group_description' "$OUT" && fail "a long name is cut by default"
+grep -q 'a_collective_name_far_too_long_for_any_table_column_xyz' "$OUT" && fail "a long name is cut by default"
+# the process groups' descriptions go whole in the legend under the table
+out_has "0 = a_very_long_process_group_description"
+no_width_over 100 "$OUT"
 expect_rc 0 aggregate --wide "$TMP/long.json"
-out_has "0 a_very_long_process_group_description"
+out_has "  0  a_collective_name_far_too_long_for_any_table_column_xyz "
 
 # a hostile document's control characters never reach the terminal, cut or whole
 python3 - "$TMP/a.json" "$TMP/evil.json" <<'PY'

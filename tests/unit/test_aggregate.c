@@ -49,6 +49,10 @@ struct spec {
 	bool no_ledger, bad_pg, shift_seq;
 	const char *schema;
 	int64_t world, bad_world, hours;
+	int64_t end_jitter; /* the ranks' ends of one collective spread over this many ns */
+	bool us;            /* timestamps in whole µs, as old Kineto writes them */
+	int p2p_every;      /* every p2p_every-th collective (c % p2p_every == 0) is a sendrecv */
+	int64_t p2p_late;   /* host 1's ranks end their sendrecvs this much later */
 };
 
 static void spec_init(struct spec *s, int ranks)
@@ -150,19 +154,29 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	for (c = 0; c < s->ncoll; c++) {
 		int64_t st = arrival(s, r, c) + d, en = end_of(s, c) + d;
 		int64_t seq = c + (bad && s->shift_seq ? 100000 : 0);
+		bool p2p = s->p2p_every && c % s->p2p_every == 0;
+		uint64_t x = (uint64_t)(r * 7 + c * 131 + 5);
+
+		if (s->end_jitter)
+			en += (int64_t)(rng(&x) % (uint64_t)s->end_jitter);
+		if (p2p && s->per_host && r / s->per_host == 1)
+			en += s->p2p_late;
+		if (s->us) {
+			st = st / 1000 * 1000;
+			en = en / 1000 * 1000;
+		}
 
 		if ((r == s->drop_rank && c == s->drop_seq) ||
 		    (r == s->skip_rank && c < s->skip_first))
 			continue;
-		gp__buf_addf(
-		    &b,
-		    "%s{\"pg\": \"0\", \"seq\": %lld, \"name\": \"allreduce\", \"kernel\": "
-		    "null, \"dtype\": \"Float\", \"bytes\": %lld, \"group_size\": %d, "
-		    "\"step\": %lld, \"cpu_start_ns\": null, \"start_ns\": %lld, "
-		    "\"end_ns\": %lld}",
-		    n++ ? ", " : "", (long long)seq,
-		    (long long)(r == s->meta_rank && c == s->meta_seq ? 1024 : BYTES), s->ranks,
-		    (long long)(c / s->per_step), (long long)st, (long long)en);
+		gp__buf_addf(&b,
+		             "%s{\"pg\": \"0\", \"seq\": %lld, \"name\": \"%s\", \"kernel\": "
+		             "null, \"dtype\": \"Float\", \"bytes\": %lld, \"group_size\": %d, "
+		             "\"step\": %lld, \"cpu_start_ns\": null, \"start_ns\": %lld, "
+		             "\"end_ns\": %lld}",
+		             n++ ? ", " : "", (long long)seq, p2p ? "sendrecv" : "allreduce",
+		             (long long)(r == s->meta_rank && c == s->meta_seq ? 1024 : BYTES),
+		             s->ranks, (long long)(c / s->per_step), (long long)st, (long long)en);
 	}
 	gp__buf_addstr(&b, "]}}]}");
 write:
@@ -235,7 +249,39 @@ static void test_busbw(void **state)
 	assert_true(gp__agg_busbw_factor("reduce_scatter", 4) == 0.75);
 	assert_true(gp__agg_busbw_factor("all_to_all", 2) == 0.5);
 	assert_true(gp__agg_busbw_factor("broadcast", 8) == 1.0);
-	assert_true(isnan(gp__agg_busbw_factor("barrier", 8)));
+	/* a barrier is a one-byte all-reduce */
+	assert_true(gp__agg_busbw_factor("barrier", 8) == 1.75);
+	assert_true(isnan(gp__agg_busbw_factor("no_such_collective", 8)));
+	/* PyTorch's many spellings */
+	{
+		static const char *const ar[] = { "allreduce", "all_reduce", "allreduce_coalesced",
+			                          "barrier" };
+		static const char *const nm1[] = { "allgather",
+			                           "all_gather",
+			                           "_allgather_base",
+			                           "all_gather_into_tensor",
+			                           "allgather_into_tensor_coalesced",
+			                           "reduce_scatter",
+			                           "_reduce_scatter_base",
+			                           "reduce_scatter_tensor",
+			                           "reduce_scatter_tensor_coalesced",
+			                           "alltoall",
+			                           "all_to_all",
+			                           "alltoall_base",
+			                           "gather",
+			                           "scatter" };
+		static const char *const one[] = { "broadcast", "reduce", "send", "recv",
+			                           "sendrecv" };
+		size_t i;
+
+		for (i = 0; i < sizeof(ar) / sizeof(ar[0]); i++)
+			assert_true(gp__agg_busbw_factor(ar[i], 4) == 1.5);
+		for (i = 0; i < sizeof(nm1) / sizeof(nm1[0]); i++)
+			if (gp__agg_busbw_factor(nm1[i], 4) != 0.75)
+				fail_msg("%s: factor %g", nm1[i], gp__agg_busbw_factor(nm1[i], 4));
+		for (i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+			assert_true(gp__agg_busbw_factor(one[i], 4) == 1.0);
+	}
 
 	spec_init(&s, 8);
 	assert_int_equal(run(&s, 0, &doc, dir), 0);
@@ -308,6 +354,205 @@ static void test_clock_ranks(void **state)
 		assert_true(llabs(tu_geti(rank_obj(doc, r), "clock_offset_ns") - want) <= 10000);
 	}
 	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * The offset's uncertainty is the estimate's, from the spread of the end
+ * differences, not the half-width of the causal bound (which is loose when
+ * one host never holds the last arrival); the bound is reported apart.
+ */
+static void test_clock_uncertainty(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *b;
+	struct spec s;
+	char dir[64];
+	double u, lo, hi;
+	int64_t off;
+
+	(void)state;
+	spec_init(&s, 8);
+	s.per_host = 4;
+	s.delta[1] = 1234500;
+	s.straggler = 5; /* host 1 holds the last arrival: host 0's bound side is loose */
+	s.late_ns = 5000000;
+	s.end_jitter = 4000; /* the ends of one collective within 4 µs */
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	off = tu_geti(rank_obj(doc, 5), "clock_offset_ns");
+	assert_true(llabs(off + s.delta[1]) <= 4000);
+	u = tu_getd(rank_obj(doc, 5), "clock_uncertainty_ns");
+	b = gp_obj_get(rank_obj(doc, 5), "clock_bound_ns");
+	assert_int_equal(gp_value_len(b), 2);
+	assert_true(gp_value_get_double(gp_arr_get(b, 0), &lo));
+	assert_true(gp_value_get_double(gp_arr_get(b, 1), &hi));
+	assert_true(lo <= (double)off && (double)off <= hi);
+	assert_true(lo <= -1234500.0 && -1234500.0 <= hi);
+	/* the bound is milliseconds wide; the estimate known to a few µs */
+	assert_true(hi - lo > 1e6);
+	assert_true(u >= 1.0 && u <= 10000.0);
+	assert_true(u <= (hi - lo) / 2);
+	assert_rel(tu_getd(doc, "clock/max_uncertainty_ns"), u, 1e-9);
+	/* the reference: offset 0, exactly */
+	assert_int_equal(tu_geti(rank_obj(doc, 0), "clock_uncertainty_ns"), 0);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+
+	/* whole-µs timestamps: never less certain than their resolution */
+	spec_init(&s, 4);
+	s.per_host = 2;
+	s.delta[1] = 777000;
+	s.us = true;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	assert_true(tu_getd(rank_obj(doc, 3), "clock_uncertainty_ns") >= 1000.0);
+	assert_true(llabs(tu_geti(rank_obj(doc, 3), "clock_offset_ns") + 777000) <= 2000);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * Point-to-point operations neither wait for the group nor end together:
+ * the clock leaves them out (and says how many), so do the waits and the
+ * stragglers; the collectives table shows them on their own lines.
+ */
+static void test_p2p(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *cs, *c;
+	struct spec s;
+	char dir[64];
+	size_t i, np = 0;
+	int r;
+
+	(void)state;
+	spec_init(&s, 4);
+	s.per_host = 2;
+	s.delta[1] = -2500000;
+	s.p2p_every = 2;
+	s.p2p_late = 3000000; /* would pull the estimate by 1.5 ms if they counted */
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	for (r = 0; r < 4; r++)
+		assert_true(llabs(tu_geti(rank_obj(doc, r), "clock_offset_ns") + delta_of(&s, r)) <=
+		            10000);
+	assert_int_equal(tu_geti(doc, "clock/collectives_used"), s.ncoll / 2);
+	assert_int_equal(tu_geti(doc, "clock/p2p_excluded"), s.ncoll / 2);
+	cs = gp_obj_get(doc, "collectives");
+	for (i = 0; i < gp_value_len(cs); i++) {
+		c = gp_arr_get(cs, i);
+		if (!gp_value_get_bool(gp_obj_get(c, "p2p"), false))
+			continue;
+		np++;
+		assert_string_equal(tu_gets(c, "name"), "sendrecv");
+		assert_true(gp_value_type(gp_obj_get(c, "wait_ns")) == GP_VALUE_NULL);
+		assert_true(i == gp_value_len(cs) - 1); /* after the collectives */
+	}
+	assert_int_equal(np, 1);
+	/* the stragglers count the collectives only */
+	for (i = 0; i < gp_value_len(gp_obj_get(doc, "stragglers")); i++)
+		assert_int_equal(
+		    tu_geti(gp_arr_get(gp_obj_get(doc, "stragglers"), i), "collectives"),
+		    s.ncoll / 2);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+
+	/* nothing but p2p, hosts unknown: no clock, offsets unknown, a warning, no waits */
+	spec_init(&s, 2);
+	s.delta[1] = 57000000;
+	s.p2p_every = 1;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	assert_string_equal(tu_gets(doc, "clock/method"), "none");
+	assert_true(gp_value_type(gp_obj_get(doc, "clock")) == GP_VALUE_OBJECT);
+	assert_true(gp_value_type(gp_obj_get(gp_obj_get(doc, "clock"), "max_uncertainty_ns")) ==
+	            GP_VALUE_NULL);
+	assert_true(gp_value_type(gp_obj_get(rank_obj(doc, 1), "clock_offset_ns")) ==
+	            GP_VALUE_NULL);
+	assert_true(gp_value_type(gp_obj_get(rank_obj(doc, 1), "wait_ns")) == GP_VALUE_NULL);
+	assert_int_equal(gp_value_len(gp_obj_get(doc, "stragglers")), 0);
+	assert_non_null(
+	    strstr(gp_value_get_str(gp_arr_get(gp_obj_get(doc, "warnings"), 0)), "point-to-point"));
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/* ---- hostile reports ---- */
+
+/* one rank's report: world @p world, ledger entries "pg 0, seq k" at @p times[2k], [2k + 1] */
+static void write_raw(const char *dir, int rank, const char *world, const char *const *times, int n)
+{
+	struct gp_buf b;
+	char name[32];
+	int k;
+
+	gp__buf_init(&b, 0);
+	gp__buf_addf(&b,
+	             "{\"schema\": \"gpuprof.analyze/1\", \"ranks\": [{\"rank\": %d, \"host\": "
+	             "\"node-%d\", \"overview\": {\"distributed\": {\"rank\": %d, \"world_size\": "
+	             "%s}}, \"collectives\": {\"seq_source\": \"trace\", \"process_groups\": [], "
+	             "\"ledger\": [",
+	             rank, rank, rank, world);
+	for (k = 0; k < n; k++)
+		gp__buf_addf(
+		    &b,
+		    "%s{\"pg\": \"0\", \"seq\": %d, \"name\": \"allreduce\", \"bytes\": 8, "
+		    "\"group_size\": 2, \"start_ns\": %s, \"end_ns\": %s}",
+		    k ? ", " : "", k, times[2 * k], times[2 * k + 1]);
+	gp__buf_addstr(&b, "]}}]}");
+	snprintf(name, sizeof(name), "rank%d.json", rank);
+	tu_write_file(dir, name, b.buf);
+	gp__buf_release(&b);
+}
+
+/*
+ * A world size of 2^62 is named in ranges, never rank by rank (which never
+ * ended); times at the ends of int64 are left out with a warning naming the
+ * file (their differences overflowed: a SIGFPE in the heatmap); collectives
+ * months apart are not one job.
+ */
+static void test_hostile(void **state)
+{
+	static const char *const ok[] = { "1000000000", "1000001000", "2000000000",
+		                          "2000001000", "3000000000", "3000001000" };
+	static const char *const bad[] = { "1000000100",           "1000001000",
+		                           "-9223372036854775808", "9223372036854775807",
+		                           "3000000100",           "3000001000" };
+	static const char *const far[] = { "1000000100",          "1000001000",
+		                           "2000000100",          "2000001000",
+		                           "4000000000000000000", "4000000000000001000" };
+	const char *paths[1];
+	struct gp_value *doc = NULL;
+	const struct gp_value *w;
+	char dir[64];
+	size_t i;
+	bool named = false, left = false;
+
+	(void)state;
+	strcpy(dir, "/tmp/gp-agg.XXXXXX");
+	assert_int_equal(tu_tmpdir_make(dir), 0);
+	paths[0] = dir;
+	write_raw(dir, 0, "4611686018427387904", ok, 3);
+	write_raw(dir, 1, "4611686018427387904", bad, 3);
+	assert_int_equal(gp_aggregate_paths(paths, 1, NULL, &doc), 0);
+	w = gp_obj_get(doc, "warnings");
+	for (i = 0; i < gp_value_len(w); i++) {
+		const char *x = gp_value_get_str(gp_arr_get(w, i));
+
+		named |=
+		    strstr(x, "4611686018427387902 ranks are missing: 2-4611686018427387903") !=
+		    NULL;
+		left |= strstr(x, "rank1.json") && strstr(x, "1 collective of its ledger left out");
+	}
+	assert_true(named);
+	assert_true(left);
+	/* the two sound collectives are matched */
+	assert_int_equal(tu_geti(gp_arr_get(gp_obj_get(doc, "collectives"), 0), "count"), 2);
+	gp_value_free(doc);
+	doc = NULL;
+	write_raw(dir, 1, "2", far, 3);
+	write_raw(dir, 0, "2", ok, 3);
+	assert_int_equal(gp_aggregate_paths(paths, 1, NULL, &doc), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(), "days apart"));
+	assert_non_null(strstr(gp_last_error(), "rank1.json"));
+	assert_null(doc);
 	tu_tmpdir_remove(dir);
 }
 
@@ -642,14 +887,24 @@ static void test_bad_other_job(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_binom),           cmocka_unit_test(test_busbw),
-		cmocka_unit_test(test_clock_hosts),     cmocka_unit_test(test_clock_ranks),
-		cmocka_unit_test(test_straggler),       cmocka_unit_test(test_straggler_data),
-		cmocka_unit_test(test_clock_chain),     cmocka_unit_test(test_desync_missing),
-		cmocka_unit_test(test_desync_metadata), cmocka_unit_test(test_unmatched),
-		cmocka_unit_test(test_bad_no_ledger),   cmocka_unit_test(test_bad_schema),
-		cmocka_unit_test(test_bad_same_rank),   cmocka_unit_test(test_missing_rank_warns),
+		cmocka_unit_test(test_binom),
+		cmocka_unit_test(test_busbw),
+		cmocka_unit_test(test_clock_hosts),
+		cmocka_unit_test(test_clock_ranks),
+		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_straggler_data),
+		cmocka_unit_test(test_clock_chain),
+		cmocka_unit_test(test_desync_missing),
+		cmocka_unit_test(test_desync_metadata),
+		cmocka_unit_test(test_unmatched),
+		cmocka_unit_test(test_bad_no_ledger),
+		cmocka_unit_test(test_bad_schema),
+		cmocka_unit_test(test_bad_same_rank),
+		cmocka_unit_test(test_missing_rank_warns),
 		cmocka_unit_test(test_bad_other_job),
+		cmocka_unit_test(test_clock_uncertainty),
+		cmocka_unit_test(test_p2p),
+		cmocka_unit_test(test_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,8 @@
 #include "util/error.h"
 #include "util/strtab.h"
 
-#define GP__AGG_NONE UINT32_MAX /* an interned string that is null */
+#define GP__AGG_NONE      UINT32_MAX /* an interned string that is null */
+#define GP__AGG_MAD_SCALE 1.4826     /* MAD to sigma under normality */
 
 /** One ledger entry of one rank (contract A), its strings interned. */
 struct gp__agg_ent {
@@ -89,9 +90,10 @@ struct gp__agg_rank {
 	size_t npg;
 	uint32_t seq_source; /* interned; GP__AGG_NONE null */
 	/* clock.c */
-	size_t unit;       /* its clock: a host, or the rank alone */
-	int64_t offset_ns; /* add to its times for the reference clock */
-	double unc_ns;     /* NAN: not aligned */
+	size_t unit;                /* its clock: a host, or the rank alone */
+	int64_t offset_ns;          /* add to its times for the reference clock (0: not aligned) */
+	double unc_ns;              /* NAN: not aligned */
+	int64_t bound_lo, bound_hi; /* the feasible interval of offset_ns (when aligned) */
 	/* stragglers.c */
 	int64_t blame_ns, caused_wait_ns, last_count, matched;
 };
@@ -111,8 +113,8 @@ struct gp__agg {
 	struct gp_value *desync; /* NULL: none */
 	/* clock.c */
 	size_t nunits, ref_unit;
-	int64_t clock_used;
-	double max_unc_ns;
+	int64_t clock_used, clock_p2p; /* collectives the clock used; p2p left out */
+	double max_unc_ns;             /* NAN: no rank aligned */
 	const char *clock_method;
 };
 
@@ -121,6 +123,7 @@ struct gp__agg_inst {
 	uint32_t pg, name;
 	int64_t seq, bytes, group_size;
 	size_t first, n; /* its members: mem[first .. first + n) */
+	bool p2p;        /* point-to-point (send, recv, sendrecv): no clock, wait, blame, desync */
 	/* stragglers.c, after alignment */
 	int64_t max_start, min_start, transfer, last, second;
 	int64_t waits;    /* the sum of its ranks' waits */
@@ -132,6 +135,25 @@ struct gp__agg_member {
 	size_t rank; /* index in r[] */
 	size_t ent;  /* index in r[rank].ent */
 };
+
+/*
+ * What a ledger may hold (job.c refuses or leaves out the rest): times
+ * within 2^62 ns of 0 and a job's collectives within JOB_SPREAD of each
+ * other, so that a difference of two times, with the clock offsets (kept
+ * within twice that), never overflows; sums over collectives saturate.
+ */
+#define GP__AGG_TIME_MAX   (INT64_C(1) << 62)
+#define GP__AGG_JOB_SPREAD (INT64_C(1) << 52) /* about 52 days */
+
+/** @p x + @p y saturated to int64 (sums over a hostile report's collectives). */
+static inline int64_t gp__agg_add(int64_t x, int64_t y)
+{
+	int64_t z;
+
+	if (__builtin_add_overflow(x, y, &z))
+		return y > 0 ? INT64_MAX : INT64_MIN;
+	return z;
+}
 
 /** ENOMEM unless @p x (a new value) is non-NULL. */
 #define GP__AGG_NEW(x) ((x) ? 0 : gp__error(GP_ENOMEM, "out of memory"))
@@ -170,6 +192,8 @@ int gp__agg_check_job(struct gp__agg *a);
 
 /* match.c */
 
+/** Whether collective @p name is point-to-point (send, recv, sendrecv, ...). */
+bool gp__agg_is_p2p(const char *name);
 /** Matches the ledgers by (pg, seq): a->inst, a->mem, a->unmatched, a->desync. */
 int gp__agg_match(struct gp__agg *a);
 /** A rank with collectives none of which matched while another's did: an error naming it. */
@@ -188,8 +212,13 @@ double gp__agg_busbw_factor(const char *name, int64_t n);
 int gp__agg_arrivals(struct gp__agg *a);
 /** The "stragglers" list of the document. */
 int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out);
-/** The cause of rank index @p i's lateness, or NULL; @p detail its evidence. */
-const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n);
+/**
+ * The cause of rank index @p i's lateness, or NULL; @p detail its evidence;
+ * *@p excess how much longer per step than the other ranks' median its
+ * evidence is; NAN without a cause or for cause "clock".
+ */
+const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n,
+                          double *excess);
 
 /* findings.c */
 

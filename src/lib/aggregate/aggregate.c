@@ -20,10 +20,9 @@
 #include "util/error.h"
 #include "util/sort.h"
 
-#define OUTLIER_MADS 3.0    /* |x - median| > 3 × 1.4826 × MAD */
-#define MAD_SCALE    1.4826 /* MAD to sigma under normality */
-#define AUTO_BINS    100    /* heatmap bins when bin_ns is 0 */
-#define MAX_BINS     10000  /* a bin_ns that would give more is widened */
+#define OUTLIER_MADS 3.0   /* |x - median| > 3 × 1.4826 × MAD */
+#define AUTO_BINS    100   /* heatmap bins when bin_ns is 0 */
+#define MAX_BINS     10000 /* a bin_ns that would give more is widened */
 
 GP_API void gp_aggregate_opts_init(struct gp_aggregate_opts *o)
 {
@@ -131,7 +130,8 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 		for (i = 0; i < a->n; i++) {
 			double x = a->r[i].m[m];
 
-			if (isfinite(x) && fabs(x - c.median) > OUTLIER_MADS * MAD_SCALE * c.mad)
+			if (isfinite(x) &&
+			    fabs(x - c.median) > OUTLIER_MADS * GP__AGG_MAD_SCALE * c.mad)
 				GP_TRY(gp_arr_push(outl[i], gp_value_str(gp__agg_metric_keys[m])));
 		}
 	}
@@ -144,9 +144,19 @@ static int table_and_ranks(struct gp__agg *a, struct gp_value *doc)
 		GP_TRY(gp_obj_set_int(o, "rank", r->rank));
 		GP_TRY(set_str(o, "host", r->host));
 		GP_TRY(gp_obj_set_str(o, "file", r->file));
-		GP_TRY(gp_obj_set_int(o, "clock_offset_ns", r->offset_ns));
-		GP_TRY(gp__agg_set_num(o, "clock_uncertainty_ns",
-		                       isfinite(r->unc_ns) ? round(r->unc_ns) : NAN));
+		if (isfinite(r->unc_ns)) {
+			struct gp_value *bound;
+
+			GP_TRY(gp_obj_set_int(o, "clock_offset_ns", r->offset_ns));
+			GP_TRY(gp__agg_set_num(o, "clock_uncertainty_ns", round(r->unc_ns)));
+			GP_TRY(GP__AGG_NEW(bound = new_arr(o, "clock_bound_ns")));
+			GP_TRY(gp_arr_push(bound, gp_value_int(r->bound_lo)));
+			GP_TRY(gp_arr_push(bound, gp_value_int(r->bound_hi)));
+		} else { /* not aligned: unknown */
+			GP_TRY(gp_obj_set_null(o, "clock_offset_ns"));
+			GP_TRY(gp_obj_set_null(o, "clock_uncertainty_ns"));
+			GP_TRY(gp_obj_set_null(o, "clock_bound_ns"));
+		}
 		for (m = 0; m < GP_AGG_NMETRICS; m++)
 			GP_TRY(gp__agg_set_num(o, gp__agg_metric_keys[m], r->m[m]));
 		GP_TRY(set_str(o, "gpu_model", r->gpu_model));
@@ -219,6 +229,7 @@ static int crossed(const struct gp__agg *a, const struct gp__agg_inst *in)
 
 struct group {
 	uint32_t pg, name;
+	bool p2p;
 	int64_t count, ranks, bytes, xfer_known, bytes_xfer, transfer, wait, n_for_factor;
 	int cross; /* 1, 0, -1 unknown */
 	double *skew;
@@ -241,7 +252,13 @@ static int group_obj(const struct gp__agg *a, const struct group *g, struct gp_v
 	GP_TRY(gp_obj_set_int(o, "count", g->count));
 	GP_TRY(gp_obj_set_int(o, "ranks", g->ranks));
 	GP_TRY(g->bytes >= 0 ? gp_obj_set_int(o, "bytes", g->bytes) : gp_obj_set_null(o, "bytes"));
+	GP_TRY(gp_obj_set_bool(o, "p2p", g->p2p));
 	GP_TRY(gp_obj_set_int(o, "transfer_ns", g->transfer));
+	if (g->p2p) { /* two peers of the group: no wait, no skew (docs: "Point-to-point") */
+		GP_TRY(gp_obj_set_null(o, "wait_ns"));
+		GP_TRY(gp_obj_set_null(o, "skew_ns"));
+		goto bw;
+	}
 	GP_TRY(gp_obj_set_int(o, "wait_ns", g->wait));
 	GP_TRY(GP__AGG_NEW(s = new_obj(o, "skew_ns")));
 	for (i = 0; i < g->nskew; i++)
@@ -251,6 +268,7 @@ static int group_obj(const struct gp__agg *a, const struct group *g, struct gp_v
 	GP_TRY(gp__agg_set_num(s, "p95",
 	                       g->nskew ? gp_quantile_sorted(g->skew, g->nskew, 0.95) : NAN));
 	GP_TRY(gp__agg_set_num(s, "max", g->nskew ? g->skew[g->nskew - 1] : NAN));
+bw:
 	GP_TRY(gp__agg_set_num(o, "algbw_gbps", algbw)); /* bytes per ns = 1e9 B/s */
 	GP_TRY(gp__agg_set_num(o, "busbw_gbps", algbw * factor));
 	GP_TRY(gp__agg_set_num(o, "factor", factor));
@@ -263,10 +281,21 @@ out:
 	return rc;
 }
 
+/* by wait, descending; point-to-point (no wait) last, by transfer */
 static int cmp_wait_obj(const void *x, const void *y)
 {
+	const struct gp_value *p = *(struct gp_value *const *)x, *q = *(struct gp_value *const *)y;
+	bool pp = gp_value_get_bool(gp_obj_get(p, "p2p"), false);
+	bool qp = gp_value_get_bool(gp_obj_get(q, "p2p"), false);
 	int64_t a = 0, b = 0;
 
+	if (pp != qp)
+		return pp ? 1 : -1;
+	if (pp) {
+		gp_value_get_int(gp_obj_get(p, "transfer_ns"), &a);
+		gp_value_get_int(gp_obj_get(q, "transfer_ns"), &b);
+		return a > b ? -1 : a < b;
+	}
 	gp_value_get_int(gp_obj_get(*(struct gp_value *const *)x, "wait_ns"), &a);
 	gp_value_get_int(gp_obj_get(*(struct gp_value *const *)y, "wait_ns"), &b);
 	return a > b ? -1 : a < b;
@@ -286,7 +315,11 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 		g[k] = (struct gref){ a->inst[k].pg, a->inst[k].name, k };
 	qsort(g, a->ninst, sizeof(*g), cmp_gref);
 	for (i = 0; i < a->ninst; i = j) {
-		struct group gr = { .pg = g[i].pg, .name = g[i].name, .bytes = 0, .cross = 0 };
+		struct group gr = { .pg = g[i].pg,
+			            .name = g[i].name,
+			            .p2p = a->inst[g[i].k].p2p,
+			            .bytes = 0,
+			            .cross = 0 };
 		bool bytes_known = false;
 
 		gr.skew = skew;
@@ -302,12 +335,12 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 				    in->group_size > 0 ? in->group_size : (int64_t)in->n;
 			if (in->bytes >= 0) {
 				bytes_known = true;
-				gr.bytes += in->bytes;
-				gr.bytes_xfer += in->bytes;
-				gr.xfer_known += in->transfer;
+				gr.bytes = gp__agg_add(gr.bytes, in->bytes);
+				gr.bytes_xfer = gp__agg_add(gr.bytes_xfer, in->bytes);
+				gr.xfer_known = gp__agg_add(gr.xfer_known, in->transfer);
 			}
-			gr.transfer += in->transfer;
-			gr.wait += in->waits;
+			gr.transfer = gp__agg_add(gr.transfer, in->transfer);
+			gr.wait = gp__agg_add(gr.wait, in->waits);
 			skew[gr.nskew++] = (double)(in->max_start - in->min_start);
 			if (c == 1 || (c < 0 && gr.cross == 0))
 				gr.cross = c;
@@ -318,7 +351,8 @@ static int collectives(const struct gp__agg *a, struct gp_value *doc)
 		GP_TRY(group_obj(a, &gr, &objs[nobj]));
 		nobj++;
 	}
-	qsort(objs, nobj, sizeof(*objs), cmp_wait_obj);
+	if (nobj)
+		qsort(objs, nobj, sizeof(*objs), cmp_wait_obj);
 	for (i = 0; i < nobj; i++) {
 		GP_TRY(gp_arr_push(list, objs[i]));
 		objs[i] = NULL;
@@ -364,6 +398,8 @@ static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, s
 	for (k = 0; k < a->ninst; k++) {
 		const struct gp__agg_inst *in = &a->inst[k];
 
+		if (in->p2p)
+			continue;
 		if (in->min_start < start)
 			start = in->min_start;
 		for (m = in->first; m < in->first + in->n; m++) {
@@ -374,12 +410,14 @@ static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, s
 				end = e;
 		}
 	}
-	if (!a->ninst || end <= start)
+	if (end <= start)
 		return gp_obj_set_null(doc, "heatmap");
 	*span_out = end - start;
 	bin = o->bin_ns > 0 ? o->bin_ns : (end - start + AUTO_BINS - 1) / AUTO_BINS;
 	if (bin < 1)
 		bin = 1;
+	if (bin > end - start)
+		bin = end - start; /* one bin (and no overflow below for a huge --bin) */
 	if ((end - start) / bin >= MAX_BINS)
 		bin = (end - start + MAX_BINS - 1) / MAX_BINS;
 	nbins = (size_t)((end - start + bin - 1) / bin);
@@ -390,7 +428,7 @@ static int heatmap(const struct gp__agg *a, const struct gp_aggregate_opts *o, s
 	for (k = 0; k < a->ninst; k++) {
 		const struct gp__agg_inst *in = &a->inst[k];
 
-		for (m = in->first; m < in->first + in->n; m++) {
+		for (m = in->first; m < in->first + in->n && !in->p2p; m++) {
 			const struct gp__agg_rank *r = &a->r[a->mem[m].rank];
 
 			add_wait(w + a->mem[m].rank * nbins, start, bin, nbins,
@@ -450,7 +488,9 @@ static int head(const struct gp__agg *a, struct gp_value *doc)
 	GP_TRY(gp_obj_set_int(c, "reference_rank", a->n ? a->r[0].rank : 0));
 	GP_TRY(gp_obj_set_str(c, "method", a->clock_method));
 	GP_TRY(gp_obj_set_int(c, "collectives_used", a->clock_used));
-	GP_TRY(gp_obj_set_int(c, "max_uncertainty_ns", llround(a->max_unc_ns)));
+	GP_TRY(gp_obj_set_int(c, "p2p_excluded", a->clock_p2p));
+	GP_TRY(gp__agg_set_num(c, "max_uncertainty_ns",
+	                       isfinite(a->max_unc_ns) ? round(a->max_unc_ns) : NAN));
 out:
 	return rc;
 }

@@ -6,15 +6,22 @@
  * Ranks on one host share a clock: one offset per host when hosts are
  * known, per rank otherwise (a "unit"). No rank can finish a collective
  * before the last rank has started it, so for units u and p every matched
- * collective bounds d = o_u - o_p to [start_p - end_u, end_p - start_u]. NCCL
+ * collective bounds d = o_u - o_p to [start_p - end_u, end_p - start_u]: the
+ * intersection over the shared collectives is the hard bound. NCCL
  * collectives end together: the estimate is the median over the shared
- * collectives of end_p - end_u, clamped into the intersection of the bounds;
- * the uncertainty is half the width of that intersection. The reference is
- * the unit of the lowest rank (offset 0). A unit that shares no collective
- * with the reference is reached through a unit already aligned (its parent,
- * the one it shares most collectives with), the uncertainties adding up, in
- * rounds until no unit is left that can be reached. Each round costs one pass
- * over the matched collectives' members: ranks × collectives, never ranks².
+ * collectives of end_p - end_u, clamped into the bound; its uncertainty is
+ * the spread of those differences around it (1.4826 × their median absolute
+ * deviation: a robust sigma of one difference), never below the timestamps'
+ * resolution, never above the bound's half-width (docs/aggregate-schema.md,
+ * "Clock"). Point-to-point operations (send, recv, sendrecv) neither wait
+ * for the whole group nor end together: they are left out.
+ *
+ * The reference is the unit of the lowest rank (offset 0). A unit that
+ * shares no collective with the reference is reached through a unit already
+ * aligned (its parent, the one it shares most collectives with), the
+ * uncertainties and the bounds adding up, in rounds until no unit is left
+ * that can be reached. Each round costs one pass over the matched
+ * collectives' members: ranks × collectives, never ranks².
  */
 #include <math.h>
 #include <stdlib.h>
@@ -106,10 +113,23 @@ struct ustate {
 	size_t votes;   /* collectives shared with the parent */
 	int64_t offset; /* ns */
 	double unc;
-	int64_t lo, hi; /* the bounds of o_u - o_parent */
-	int64_t *diff;  /* end_parent - end_u per shared collective */
+	int64_t lo, hi;   /* the bounds of o_u - o_parent */
+	int64_t blo, bhi; /* the bound of the offset: the parent's and its own added */
+	int64_t res;      /* the coarsest timestamp resolution of its ranks, ns */
+	int64_t *diff;    /* end_parent - end_u per shared collective */
 	size_t ndiff, cap;
 };
+
+/*
+ * An offset within twice the job's spread (job.c): a chain of hostile
+ * reports cannot push a time plus its offset beyond int64.
+ */
+static int64_t clamp_offset(int64_t x)
+{
+	const int64_t m = 2 * GP__AGG_JOB_SPREAD;
+
+	return x < -m ? -m : x > m ? m : x;
+}
 
 /* one round: the units not yet aligned that share collectives with aligned ones; *@p more */
 static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_t *present,
@@ -126,6 +146,8 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 	for (k = 0; k < a->ninst; k++) {
 		size_t anchor = SIZE_MAX;
 
+		if (a->inst[k].p2p)
+			continue;
 		parts(a, k, part, present, &np);
 		for (i = 0; i < np; i++) {
 			x = present[i];
@@ -154,6 +176,8 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 	}
 	/* pass 2: the bounds and the end differences against the parent */
 	for (k = 0; k < a->ninst; k++) {
+		if (a->inst[k].p2p)
+			continue;
 		parts(a, k, part, present, &np);
 		for (i = 0; i < np; i++) {
 			const struct upart *pu, *pp;
@@ -178,7 +202,9 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 	}
 	for (x = 0; x < a->nunits; x++) {
 		struct ustate *s = &u[x];
-		int64_t est, n;
+		const struct ustate *p = &u[s->parent];
+		int64_t est, n, res, lo, hi;
+		double half, spread;
 
 		if (s->depth >= 0 || !s->ndiff)
 			continue;
@@ -186,15 +212,27 @@ static int round_(struct gp__agg *a, struct ustate *u, struct upart *part, size_
 		n = (int64_t)s->ndiff;
 		est = n % 2 ? s->diff[n / 2]
 		            : s->diff[n / 2 - 1] + (s->diff[n / 2] - s->diff[n / 2 - 1]) / 2;
-		if (s->lo <= s->hi) {
-			est = est < s->lo ? s->lo : est > s->hi ? s->hi : est;
-			s->unc = u[s->parent].unc + (double)(s->hi - s->lo) / 2.0;
-		} else {
-			/* bounds that contradict each other (clock drift within the trace) */
-			est = s->lo + (s->hi - s->lo) / 2;
-			s->unc = u[s->parent].unc + (double)(s->lo - s->hi) / 2.0;
-		}
-		s->offset = u[s->parent].offset + est;
+		/* bounds that contradict each other (clock drift within the trace): their span */
+		lo = s->lo <= s->hi ? s->lo : s->hi;
+		hi = s->lo <= s->hi ? s->hi : s->lo;
+		est = s->lo <= s->hi ? (est < lo ? lo : est > hi ? hi : est) : lo + (hi - lo) / 2;
+		half = (double)hi / 2.0 - (double)lo / 2.0;
+		/* the spread of the end differences around the estimate, in place */
+		for (i = 0; i < s->ndiff; i++)
+			s->diff[i] = s->diff[i] >= est ? s->diff[i] - est : est - s->diff[i];
+		GP_TRY(gp__sort_i64(s->diff, s->ndiff));
+		spread = GP__AGG_MAD_SCALE *
+		         (n % 2 ? (double)s->diff[n / 2]
+		                : ((double)s->diff[n / 2 - 1] + (double)s->diff[n / 2]) / 2.0);
+		res = s->res > p->res ? s->res : p->res;
+		if (spread < (double)res)
+			spread = (double)res;
+		if (spread > half)
+			spread = half;
+		s->unc = p->unc + spread;
+		s->offset = clamp_offset(p->offset + est);
+		s->blo = clamp_offset(p->blo + lo);
+		s->bhi = clamp_offset(p->bhi + hi);
 		s->depth = depth;
 		gp__free(s->diff);
 		s->diff = NULL;
@@ -206,44 +244,65 @@ out:
 	return rc;
 }
 
-/* the warning naming the ranks whose clock could not be aligned */
+/* the warning naming the ranks whose clock could not be aligned, and why */
 static int unaligned(struct gp__agg *a, const struct ustate *u)
 {
 	struct gp_buf b;
-	size_t i, n = 0;
+	size_t i, n = 0, shown = 0;
+	bool waits = a->ninst > (size_t)a->clock_p2p;
 	int rc = 0;
 
 	gp__buf_init(&b, 0);
-	for (i = 0; i < a->n; i++) {
-		if (u[a->r[i].unit].depth >= 0)
-			continue;
-		if (n++ < 16)
-			GP_TRY(
-			    gp__buf_addf(&b, "%s%lld", n > 1 ? ", " : "", (long long)a->r[i].rank));
-	}
+	for (i = 0; i < a->n; i++)
+		n += u[a->r[i].unit].depth < 0;
 	if (!n)
 		goto out;
+	GP_TRY(gp__buf_addstr(&b, n == 1 ? "rank " : "ranks "));
+	for (i = 0; i < a->n && shown < 16; i++)
+		if (u[a->r[i].unit].depth < 0)
+			GP_TRY(gp__buf_addf(&b, "%s%lld", shown++ ? ", " : "",
+			                    (long long)a->r[i].rank));
 	if (n > 16)
 		GP_TRY(gp__buf_addf(&b, " and %zu more", n - 16));
-	GP_TRY(gp__buf_addstr(&b, ": no matched collective links their clock to the reference "
-	                          "rank's; their times are compared unaligned"));
+	GP_TRY(gp__buf_addf(&b,
+	                    ": no collective links %s clock to rank %lld's%s, so %s offset is "
+	                    "unknown; %s",
+	                    n == 1 ? "its" : "their", (long long)a->r[0].rank,
+	                    a->clock_p2p ? " (point-to-point operations cannot: they are left out)"
+	                                 : "",
+	                    n == 1 ? "its" : "their",
+	                    waits ? "waits at collectives across these clocks assume they agree"
+	                          : "no collective is shared, so there are no waits either"));
 	GP_TRY(gp_arr_push(a->warnings, gp_value_str(b.buf)));
 out:
 	gp__buf_release(&b);
 	return rc;
 }
 
+/* the coarsest power of ten (1 ns to 1 µs) that divides every timestamp of rank @p r */
+static int64_t resolution(const struct gp__agg_rank *r)
+{
+	int64_t res = 1000;
+	size_t k;
+
+	for (k = 0; k < r->nent && res > 1; k++)
+		while (res > 1 && (r->ent[k].start_ns % res || r->ent[k].end_ns % res))
+			res /= 10;
+	return res;
+}
+
 int gp__agg_clock(struct gp__agg *a)
 {
 	struct ustate *u = NULL;
 	struct upart *part = NULL;
-	size_t *present = NULL, i, k;
+	size_t *present = NULL, i, k, aligned = 0;
 	bool *used = NULL, more = true;
 	int64_t depth;
 	int rc = 0;
 
 	a->clock_method = "collective-bounds";
-	a->max_unc_ns = 0;
+	a->max_unc_ns = NAN;
+	a->clock_used = a->clock_p2p = 0;
 	GP_TRY(units(a));
 	u = gp__calloc(a->nunits ? a->nunits : 1, sizeof(*u));
 	part = gp__calloc(a->nunits ? a->nunits : 1, sizeof(*part));
@@ -251,24 +310,42 @@ int gp__agg_clock(struct gp__agg *a)
 	used = gp__calloc(a->ninst ? a->ninst : 1, sizeof(*used));
 	if (!u || !part || !present || !used)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (i = 0; i < a->nunits; i++)
+	for (i = 0; i < a->nunits; i++) {
 		u[i].depth = -1;
+		u[i].res = 1;
+	}
+	for (i = 0; i < a->n; i++) {
+		int64_t res = resolution(&a->r[i]);
+
+		if (res > u[a->r[i].unit].res)
+			u[a->r[i].unit].res = res;
+	}
 	if (a->nunits)
 		u[a->ref_unit].depth = 0;
 	if (a->nunits == 1)
 		a->clock_method = "one-clock"; /* every rank on one host */
 	for (depth = 1; more && a->nunits > 1; depth++)
 		GP_TRY(round_(a, u, part, present, used, depth, &more));
-	for (k = 0; k < a->ninst; k++)
+	for (k = 0; k < a->ninst; k++) {
 		a->clock_used += used[k];
+		a->clock_p2p += a->inst[k].p2p;
+	}
+	for (i = 0; i < a->nunits; i++)
+		aligned += u[i].depth > 0;
+	if (a->nunits > 1 && !aligned)
+		a->clock_method = "none"; /* no collective links two clocks */
 	for (i = 0; i < a->n; i++) {
 		const struct ustate *s = &u[a->r[i].unit];
 
 		a->r[i].offset_ns = s->depth >= 0 ? s->offset : 0;
 		a->r[i].unc_ns = s->depth >= 0 ? s->unc : NAN;
-		if (s->depth >= 0 && s->unc > a->max_unc_ns)
+		a->r[i].bound_lo = s->blo;
+		a->r[i].bound_hi = s->bhi;
+		if (s->depth >= 0 && !(s->unc <= a->max_unc_ns))
 			a->max_unc_ns = s->unc;
 	}
+	if (!strcmp(a->clock_method, "none"))
+		a->max_unc_ns = NAN;
 	GP_TRY(unaligned(a, u));
 out:
 	for (i = 0; u && i < a->nunits; i++)

@@ -21,7 +21,11 @@
 
 #define CLOCK_INFO_NS 100000 /* offsets from this (100 µs) are worth a clock-skew note */
 
-/* the job's step time: the median over ranks of their steps' total; else the aligned span */
+/*
+ * The job's profiled time: the median over ranks of their profiled steps'
+ * total (steps × mean step); else the aligned span of the collectives. A
+ * straggler's impact is the others' wait it caused over this time × ranks.
+ */
 static double job_time(const struct gp__agg *a, int64_t span)
 {
 	double *v = gp__calloc(a->n ? a->n : 1, sizeof(*v)), t = NAN;
@@ -67,39 +71,81 @@ static const char *suggest(const char *cause)
 	       "collectives narrow the bounds";
 }
 
+/* the finding's reason, a clause after the title's ": " ("it computes 5.040 ms longer ...") */
+static void cause_clause(char *buf, size_t n, const char *cause, double excess)
+{
+	char t[32];
+
+	gp__fmt_dur(t, sizeof(t), excess, 0);
+	if (!cause)
+		snprintf(buf, n, "its own report does not say why");
+	else if (!strcmp(cause, "compute"))
+		snprintf(buf, n, "it computes %s longer per step than the median rank", t);
+	else if (!strcmp(cause, "slow_gpu"))
+		snprintf(buf, n,
+		         "its slower GPU computes %s longer per step than the median rank's", t);
+	else if (!strcmp(cause, "data_loading"))
+		snprintf(buf, n, "it loads data %s longer per step than the median rank", t);
+	else if (!strcmp(cause, "host_launch"))
+		snprintf(buf, n,
+		         "its GPU waits %s longer per step for the host's launches than the median "
+		         "rank's",
+		         t);
+	else if (!strcmp(cause, "clock"))
+		snprintf(
+		    buf, n,
+		    "but its clock offset is less certain than its blame, so the lateness may be "
+		    "the clocks'");
+	else
+		snprintf(buf, n, "cause: %s", cause);
+}
+
 static int f_straggler(const struct gp__agg *a, const struct gp_value *strag, double T,
                        struct gp__fnd_list *fl)
 {
+	static const char *const keep_keys[] = {
+		"rank",     "last_count",     "collectives", "last_arrival_pct", "p_value",
+		"blame_ns", "caused_wait_ns", "cause",       "cause_excess_ns"
+	};
 	const struct gp_value *s = gp_arr_get(strag, 0);
-	int64_t rank = 0, caused = 0, blame = 0, last = 0, n = 0;
-	double pct = NAN, p = NAN, impact;
+	int64_t rank = 0, caused = 0, last = 0, n = 0;
+	double pct = NAN, impact, excess = NAN;
 	const char *cause = gp_value_get_str(gp_obj_get(s, "cause"));
 	struct gp_value *ev;
-	char title[256], t1[32];
+	char title[384], t1[32], why[200];
+	size_t i;
 
 	if (!s || !gp_value_get_bool(gp_obj_get(s, "significant"), false))
 		return 0;
 	gp_value_get_int(gp_obj_get(s, "rank"), &rank);
 	gp_value_get_int(gp_obj_get(s, "caused_wait_ns"), &caused);
-	gp_value_get_int(gp_obj_get(s, "blame_ns"), &blame);
 	gp_value_get_int(gp_obj_get(s, "last_count"), &last);
 	gp_value_get_int(gp_obj_get(s, "collectives"), &n);
 	gp_value_get_double(gp_obj_get(s, "last_arrival_pct"), &pct);
-	gp_value_get_double(gp_obj_get(s, "p_value"), &p);
+	gp_value_get_double(gp_obj_get(s, "cause_excess_ns"), &excess);
 	impact = isfinite(T) && T > 0 ? 100.0 * (double)caused / (T * (double)a->n) : NAN;
-	if (!(ev = gp_value_clone(s)))
+	/* scalars only (the long cause_detail stays in "stragglers"): the printer cuts nothing */
+	if (!(ev = gp_value_object()))
 		return gp__error(GP_ENOMEM, "out of memory");
-	if (gp__agg_set_num(ev, "job_step_time_ns", T) ||
+	for (i = 0; i < GP_ARRAY_SIZE(keep_keys); i++) {
+		const struct gp_value *v = gp_obj_get(s, keep_keys[i]);
+
+		if (v && gp_obj_set(ev, keep_keys[i], gp_value_clone(v))) {
+			gp_value_free(ev);
+			return gp__error(GP_ENOMEM, "out of memory");
+		}
+	}
+	if (gp__agg_set_num(ev, "profiled_time_ns", T) ||
 	    gp_obj_set_int(ev, "ranks", (int64_t)a->n)) {
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
+	cause_clause(why, sizeof(why), cause, excess);
 	snprintf(title, sizeof(title),
-	         "Rank %lld arrives last at %lld of %lld collectives (%.1f%%), keeping the others "
-	         "waiting %s%s%s",
+	         "Rank %lld arrives last at %lld of %lld collectives (%.1f%%) and keeps the "
+	         "others waiting %s in all: %s",
 	         (long long)rank, (long long)last, (long long)n, pct,
-	         gp__fmt_dur(t1, sizeof(t1), (double)caused, 0), cause ? ": " : "",
-	         cause ? cause : "");
+	         gp__fmt_dur(t1, sizeof(t1), (double)caused, 0), why);
 	return gp__fnd_add(fl, "straggler",
 	                   impact >= 10  ? GP_FND_HIGH
 	                   : impact >= 3 ? GP_FND_MEDIUM
@@ -138,7 +184,7 @@ static int f_clock(const struct gp__agg *a, struct gp__fnd_list *fl)
 	if (hi - lo < CLOCK_INFO_NS)
 		return 0;
 	if (!(ev = gp_value_object()) || gp_obj_set_int(ev, "max_offset_diff_ns", hi - lo) ||
-	    gp_obj_set_double(ev, "max_uncertainty_ns", a->max_unc_ns) ||
+	    gp__agg_set_num(ev, "max_uncertainty_ns", round(a->max_unc_ns)) ||
 	    gp_obj_set_int(ev, "collectives_used", a->clock_used)) {
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
@@ -152,38 +198,76 @@ static int f_clock(const struct gp__agg *a, struct gp__fnd_list *fl)
 	                   "chrony or PTP keeps the hosts closer");
 }
 
-static int f_outliers(const struct gp_value *ranks, struct gp__fnd_list *fl)
+#define OUTLIER_RANKS_SHOWN 4 /* ranks the title and the evidence name; the rest counted */
+
+/* "rank_5.compute_ns" = its value, "median.compute_ns" = the ranks' median (once per metric) */
+static int outlier_evidence(struct gp_value *ev, const struct gp_value *r,
+                            const struct gp_value *table, const struct gp_value *o)
 {
-	struct gp_value *ev = gp_value_object(), *list = NULL;
-	struct gp_buf b;
+	int64_t rank = 0;
+	char key[96];
+	size_t k;
+	int rc = 0;
+
+	gp_value_get_int(gp_obj_get(r, "rank"), &rank);
+	for (k = 0; k < gp_value_len(o); k++) {
+		const char *m = gp_value_get_str(gp_arr_get(o, k));
+		const struct gp_value *v = gp_obj_get(r, m ? m : "");
+		const struct gp_value *med = gp_obj_get(gp_obj_get(table, m ? m : ""), "median");
+
+		if (!m || !v || !med)
+			continue;
+		snprintf(key, sizeof(key), "rank_%lld.%s", (long long)rank, m);
+		GP_TRY(gp_obj_set(ev, key, gp_value_clone(v)));
+		snprintf(key, sizeof(key), "median.%s", m);
+		if (!gp_obj_get(ev, key))
+			GP_TRY(gp_obj_set(ev, key, gp_value_clone(med)));
+	}
+out:
+	return rc;
+}
+
+static int f_outliers(const struct gp_value *ranks, const struct gp_value *table,
+                      struct gp__fnd_list *fl)
+{
+	struct gp_value *ev = gp_value_object();
+	struct gp_buf b, names;
 	size_t i, n = 0;
 	int rc = 0;
 
 	gp__buf_init(&b, 0);
+	gp__buf_init(&names, 0);
 	GP_TRY(GP__AGG_NEW(ev));
-	GP_TRY(GP__AGG_NEW(list = gp_value_array()));
-	GP_TRY(gp_obj_set(ev, "ranks", list));
 	for (i = 0; i < gp_value_len(ranks); i++) {
 		const struct gp_value *r = gp_arr_get(ranks, i), *o = gp_obj_get(r, "outliers");
-		struct gp_value *x;
+		int64_t rank = 0;
+		size_t k;
 
 		if (!gp_value_len(o))
 			continue;
-		GP_TRY(GP__AGG_NEW(x = gp_value_object()));
-		GP_TRY(gp_arr_push(list, x));
-		GP_TRY(gp_obj_set(x, "rank", gp_value_clone(gp_obj_get(r, "rank"))));
-		GP_TRY(gp_obj_set(x, "outliers", gp_value_clone(o)));
-		n++;
+		if (n++ >= OUTLIER_RANKS_SHOWN)
+			continue;
+		gp_value_get_int(gp_obj_get(r, "rank"), &rank);
+		GP_TRY(gp__buf_addf(&names, "%srank %lld (", n > 1 ? "; " : "", (long long)rank));
+		for (k = 0; k < gp_value_len(o); k++)
+			GP_TRY(gp__buf_addf(&names, "%s%s", k ? ", " : "",
+			                    gp_value_get_str(gp_arr_get(o, k))
+			                        ? gp_value_get_str(gp_arr_get(o, k))
+			                        : "?"));
+		GP_TRY(gp__buf_addch(&names, ')'));
+		GP_TRY(outlier_evidence(ev, r, table, o));
 	}
 	if (!n) {
 		gp_value_free(ev);
 		ev = NULL;
 		goto out;
 	}
-	GP_TRY(gp__buf_addf(&b,
-	                    "%zu rank%s stand%s out from the others (robust outliers of the "
-	                    "per-rank table)",
-	                    n, n == 1 ? "" : "s", n == 1 ? "s" : ""));
+	GP_TRY(gp_obj_set_int(ev, "outlier_ranks", (int64_t)n));
+	GP_TRY(gp__buf_addf(&b, "%zu rank%s stand%s out from the others: %s", n, n == 1 ? "" : "s",
+	                    n == 1 ? "s" : "", names.buf));
+	if (n > OUTLIER_RANKS_SHOWN)
+		GP_TRY(gp__buf_addf(&b, " and %zu more", n - OUTLIER_RANKS_SHOWN));
+	GP_TRY(gp__buf_addstr(&b, " (robust outliers of the per-rank table)"));
 	rc =
 	    gp__fnd_add(fl, "rank-outlier", GP_FND_MEDIUM, NAN, b.buf, ev,
 	                "compare these ranks' own reports with a typical rank's (gpuprof compare)");
@@ -191,6 +275,7 @@ static int f_outliers(const struct gp_value *ranks, struct gp__fnd_list *fl)
 out:
 	gp_value_free(ev);
 	gp__buf_release(&b);
+	gp__buf_release(&names);
 	return rc;
 }
 
@@ -204,7 +289,7 @@ int gp__agg_findings(const struct gp__agg *a, struct gp_value *doc, const struct
 	GP_TRY(f_straggler(a, strag, job_time(a, span), &fl));
 	GP_TRY(f_desync(a, &fl));
 	GP_TRY(f_clock(a, &fl));
-	GP_TRY(f_outliers(gp_obj_get(doc, "ranks"), &fl));
+	GP_TRY(f_outliers(gp_obj_get(doc, "ranks"), gp_obj_get(doc, "table"), &fl));
 	GP_TRY(gp__fnd_list_take(&fl, &list));
 	rc = gp_obj_set(doc, "findings", list);
 	list = NULL;

@@ -12,6 +12,9 @@
  * the table and the Findings section are the text layer's (text/text.h), as
  * analyze's; the CLI only chooses the width and --top and writes the text.
  *
+ * format-job.c draws the clocks and the collectives and groups the ranks by
+ * host or model (format-int.h).
+ *
  * Many ranks: with more than 2 * top ranks (top 0: all) the per-rank table
  * shows the top slowest and the top fastest ranks by mean step time and every
  * rank with an outlier mark, in rank order, and says how many it left out;
@@ -22,155 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format-int.h"
 #include "gpuprof/aggregate.h"
 #include "text/text.h"
 #include "util/error.h"
-
-/*
- * The cut of a column whose names are whole (--wide): a cut still makes
- * control characters of a hostile document '?', which no cut (0) would not
- */
-#define WIDE_CUT 4096
-
-struct agf {
-	struct gp__out o;
-	size_t top; /* rows per table, 0: all */
-	int width;  /* columns */
-	bool wide;  /* names whole */
-};
-
-#define out(f, ...) gp__out_addf(&(f)->o, __VA_ARGS__)
-
-static void keep(struct agf *f, int rc)
-{
-	gp__out_keep(&f->o, rc);
-}
-
-static const struct gp_value *get(const struct gp_value *v, const char *key)
-{
-	return gp_obj_get(v, key);
-}
-
-/* the number of @p v, NaN (unknown) when it has none */
-static double nv(const struct gp_value *v)
-{
-	double d;
-
-	return gp_value_get_double(v, &d) ? d : NAN;
-}
-
-static const char *str(const struct gp_value *v, const char *dflt)
-{
-	const char *s = gp_value_get_str(v);
-
-	return s ? s : dflt;
-}
-
-static size_t rows_to_show(size_t n, const struct agf *f)
-{
-	return f->top && n > f->top ? f->top : n;
-}
-
-/* word-wraps @p s at the width after @p indent spaces and @p first (text.h RAW) */
-static void wrap(struct agf *f, const char *s, int indent, const char *first)
-{
-	char lead[96];
-
-	snprintf(lead, sizeof(lead), "%*s%s", indent, "", first);
-	keep(f, gp__text_wrap(&f->o.b, lead, s, (size_t)f->width,
-	                      (size_t)indent + gp__text_width(first), GP__WRAP_RAW));
-}
-
-/* ---- rank lists: "0-3, 5, 7-9" ---- */
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* appends ranks @p r[0..n) (sorted here) as ranges; at most 8 ranges, then "…" */
-static void add_ranks(struct gp_buf *b, int64_t *r, size_t n, int *rc)
-{
-	size_t i = 0, ranges = 0;
-
-	qsort(r, n, sizeof(*r), cmp_i64);
-	while (i < n && !*rc) {
-		size_t j = i;
-
-		while (j + 1 < n && r[j + 1] == r[j] + 1)
-			j++;
-		if (ranges++ == 8) {
-			*rc = gp__buf_addstr(b, ", …");
-			return;
-		}
-		if (j == i)
-			*rc = gp__buf_addf(b, "%s%lld", i ? ", " : "", (long long)r[i]);
-		else
-			*rc = gp__buf_addf(b, "%s%lld-%lld", i ? ", " : "", (long long)r[i],
-			                   (long long)r[j]);
-		i = j + 1;
-	}
-}
-
-/*
- * Groups of ranks sharing the string member @p key (host, gpu_model): the
- * distinct values in order of first rank, each with its ranks; a rank whose
- * value is unknown goes in a group of NULL.
- */
-struct group {
-	const char *name; /* NULL: unknown */
-	const struct gp_value *first;
-	int64_t *ranks;
-	size_t n;
-};
-
-static void groups_free(struct group *g, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		gp__free(g[i].ranks);
-	gp__free(g);
-}
-
-static int groups_of(const struct gp_value *ranks, const char *key, struct group **out,
-                     size_t *nout)
-{
-	size_t n = gp_value_len(ranks), ng = 0;
-	struct group *g;
-
-	*out = NULL;
-	*nout = 0;
-	if (!n)
-		return 0;
-	if (!(g = gp__calloc(n, sizeof(*g))))
-		return GP_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct gp_value *r = gp_arr_get(ranks, i);
-		const char *name = gp_value_get_str(get(r, key));
-		int64_t rank = -1;
-		size_t k;
-
-		gp_value_get_int(get(r, "rank"), &rank);
-		for (k = 0; k < ng; k++)
-			if ((!name && !g[k].name) ||
-			    (name && g[k].name && strcmp(name, g[k].name) == 0))
-				break;
-		if (k == ng) {
-			g[ng].name = name;
-			g[ng].first = r;
-			if (!(g[ng].ranks = gp__calloc(n, sizeof(int64_t)))) {
-				groups_free(g, ng);
-				return GP_ENOMEM;
-			}
-			ng++;
-		}
-		g[k].ranks[g[k].n++] = rank;
-	}
-	*out = g;
-	*nout = ng;
-	return 0;
-}
 
 /* ---- header ---- */
 
@@ -179,11 +37,11 @@ static void print_groups(struct agf *f, const struct gp_value *ranks, const char
                          const char *lead, const char *unknown, bool count_first)
 {
 	struct gp_buf line = GP_BUF_INIT;
-	struct group *g = NULL;
+	struct gp__agf_group *g = NULL;
 	size_t ng = 0, shown;
 	int rc;
 
-	if ((rc = groups_of(ranks, key, &g, &ng)) || !ng) {
+	if ((rc = gp__agf_groups_of(ranks, key, &g, &ng)) || !ng) {
 		keep(f, rc);
 		return;
 	}
@@ -212,7 +70,7 @@ static void print_groups(struct agf *f, const struct gp_value *ranks, const char
 			rc = gp__buf_addf(&line, "%s (%s ", g[i].name ? g[i].name : unknown,
 			                  g[i].n == 1 ? "rank" : "ranks");
 		if (!rc)
-			add_ranks(&line, g[i].ranks, g[i].n, &rc);
+			gp__agf_add_ranks(&line, g[i].ranks, g[i].n, &rc);
 		if (!rc)
 			rc = gp__buf_addch(&line, ')');
 		for (size_t k = at; k < line.len && !rc; k++)
@@ -226,7 +84,7 @@ static void print_groups(struct agf *f, const struct gp_value *ranks, const char
 		wrap(f, line.buf, 0, lead);
 	gp__buf_release(&line);
 out_groups:
-	groups_free(g, ng);
+	gp__agf_groups_free(g, ng);
 }
 
 static void print_header(struct agf *f, const struct gp_value *agg)
@@ -246,11 +104,30 @@ static void print_header(struct agf *f, const struct gp_value *agg)
 	print_groups(f, ranks, "host", "hosts     ", "unknown", true);
 	print_groups(f, ranks, "gpu_model", "GPUs      ", "unknown", false);
 	if (gp_value_type(clock) == GP_VALUE_OBJECT) {
-		out(f, "clock     %s from rank %s's clock, %s collectives; max uncertainty %s\n",
-		    str(get(clock, "method"), "-"),
-		    gp__fmt_count(b1, sizeof(b1), nv(get(clock, "reference_rank"))),
-		    gp__fmt_count(b2, sizeof(b2), nv(get(clock, "collectives_used"))),
-		    gp__fmt_dur(b3, sizeof(b3), nv(get(clock, "max_uncertainty_ns")), 0));
+		const char *method = str(get(clock, "method"), "-");
+		double p2p = nv(get(clock, "p2p_excluded"));
+		char line[256], b4[32];
+
+		if (isfinite(p2p) && p2p > 0)
+			snprintf(b4, sizeof(b4), " (%s point-to-point left out)",
+			         gp__fmt_count(b3, sizeof(b3), p2p));
+		else
+			b4[0] = '\0';
+		if (strcmp(method, "none") == 0)
+			snprintf(line, sizeof(line),
+			         "not aligned: no collective links the ranks' clocks%s; offsets "
+			         "unknown",
+			         b4);
+		else if (strcmp(method, "one-clock") == 0)
+			snprintf(line, sizeof(line), "one clock: every rank on one host");
+		else
+			snprintf(
+			    line, sizeof(line),
+			    "%s from rank %s's clock over %s collectives%s; max uncertainty ±%s",
+			    method, gp__fmt_count(b1, sizeof(b1), nv(get(clock, "reference_rank"))),
+			    gp__fmt_count(b2, sizeof(b2), nv(get(clock, "collectives_used"))), b4,
+			    gp__fmt_dur(b3, sizeof(b3), nv(get(clock, "max_uncertainty_ns")), 0));
+		wrap(f, line, 0, "clock     ");
 	} else {
 		out(f, "clock     not aligned (no collective shared between the hosts)\n");
 	}
@@ -360,96 +237,6 @@ static void print_stragglers(struct agf *f, const struct gp_value *agg)
 	}
 	if (shown < n)
 		out(f, "  … %zu more (--top 0 or --json for all)\n", n - shown);
-}
-
-/* ---- clocks ---- */
-
-/* an offset: "+12.35 ms", "-1.200 µs", "0 ns" */
-static const char *offset(char *buf, size_t n, const struct gp_value *v)
-{
-	double o = nv(v);
-
-	return gp__fmt_dur(buf, n, o, o != 0 ? GP__FMT_SIGN : 0);
-}
-
-/* the offset of each host (its first rank's: ranks of a host share it) when any is not 0 */
-static void print_clocks(struct agf *f, const struct gp_value *agg)
-{
-	static const struct gp__col cols[] = {
-		{ .head = "host", .width = 16, .cut = 16, .flags = GP__COL_LEFT },
-		{ .head = "offset", .width = 11, .gap = "  " },
-		{ .head = "±", .width = 10, .gap = "  " },
-		{ .head = "ranks", .gap = "  ", .flags = GP__COL_LEFT },
-	};
-	struct gp__col c[4];
-	const struct gp__table t = { c, 4, "  ", false };
-	const struct gp_value *ranks = get(agg, "ranks");
-	struct gp_buf rl = GP_BUF_INIT;
-	struct group *g = NULL;
-	size_t ng = 0, shown;
-	bool any = false;
-	char b1[32], b2[32];
-	int rc;
-
-	memcpy(c, cols, sizeof(c));
-	if (f->wide)
-		c[0].cut = WIDE_CUT;
-	if ((rc = groups_of(ranks, "host", &g, &ng))) {
-		keep(f, rc);
-		return;
-	}
-	for (size_t i = 0; i < gp_value_len(ranks); i++) {
-		double o = nv(get(gp_arr_get(ranks, i), "clock_offset_ns"));
-
-		if (!isfinite(o) || o != 0)
-			any = true;
-	}
-	if (!any || !ng)
-		goto out_groups;
-	out(f, "\nClocks (add the offset to a rank's times for the reference clock)\n");
-	keep(f, gp__table_head(&f->o.b, &t));
-	/* hosts unknown: one group of NULL, shown rank by rank */
-	if (ng == 1 && !g[0].name) {
-		size_t n = gp_value_len(ranks);
-
-		shown = rows_to_show(n, f);
-		for (size_t i = 0; i < shown; i++) {
-			const struct gp_value *r = gp_arr_get(ranks, i);
-			char rk[32];
-			const char *cells[4] = {
-				"-",
-				gp__fmt_dur(b1, sizeof(b1), nv(get(r, "clock_offset_ns")),
-				            GP__FMT_SIGN),
-				gp__fmt_dur(b2, sizeof(b2), nv(get(r, "clock_uncertainty_ns")), 0),
-				gp__fmt_count(rk, sizeof(rk), nv(get(r, "rank"))),
-			};
-
-			keep(f, gp__table_cells(&f->o.b, &t, cells));
-		}
-		if (shown < n)
-			out(f, "  … %zu more ranks\n", n - shown);
-		goto out_groups;
-	}
-	shown = rows_to_show(ng, f);
-	for (size_t i = 0; i < shown; i++) {
-		const char *cells[4];
-
-		rc = 0;
-		gp__buf_reset(&rl);
-		add_ranks(&rl, g[i].ranks, g[i].n, &rc);
-		keep(f, rc);
-		cells[0] = g[i].name ? g[i].name : "-";
-		cells[1] = offset(b1, sizeof(b1), get(g[i].first, "clock_offset_ns"));
-		cells[2] =
-		    gp__fmt_dur(b2, sizeof(b2), nv(get(g[i].first, "clock_uncertainty_ns")), 0);
-		cells[3] = rl.buf;
-		keep(f, gp__table_cells(&f->o.b, &t, cells));
-	}
-	if (shown < ng)
-		out(f, "  … %zu more hosts\n", ng - shown);
-	gp__buf_release(&rl);
-out_groups:
-	groups_free(g, ng);
 }
 
 /* ---- the per-rank table ---- */
@@ -668,72 +455,6 @@ out_show:
 	gp__free(show);
 }
 
-/* ---- collectives ---- */
-
-static void print_collectives(struct agf *f, const struct gp_value *agg)
-{
-	static const struct gp__col cols[] = {
-		{ .head = "pg", .width = 12, .cut = 12, .flags = GP__COL_LEFT | GP__COL_CTRL },
-		{ .head = "name",
-		  .width = 14,
-		  .cut = 14,
-		  .gap = " ",
-		  .flags = GP__COL_LEFT | GP__COL_CTRL },
-		{ .head = "count", .width = 6, .gap = " " },
-		{ .head = "bytes", .width = 10, .gap = " " },
-		{ .head = "transfer", .width = 9, .gap = " " },
-		{ .head = "wait", .width = 9, .gap = " " },
-		{ .head = "skew p95", .width = 9, .gap = " " },
-		{ .head = "algbw", .width = 7, .gap = " " },
-		{ .head = "busbw", .width = 7, .gap = " " },
-		{ .head = "x-host", .gap = " ", .flags = GP__COL_LEFT },
-	};
-	struct gp__col c[10];
-	const struct gp__table t = { c, 10, "  ", false };
-	const struct gp_value *cs = get(agg, "collectives");
-	size_t n = gp_value_len(cs), shown = rows_to_show(n, f);
-	char b[10][48];
-
-	if (!cs)
-		return;
-	memcpy(c, cols, sizeof(c));
-	if (f->wide)
-		c[0].cut = c[1].cut = WIDE_CUT;
-	out(f,
-	    "\nCollectives (per process group and name, by wait; bandwidths in GB/s = 1e9 B/s)\n");
-	if (!n) {
-		out(f, "  none matched across the ranks\n");
-		return;
-	}
-	keep(f, gp__table_head(&f->o.b, &t));
-	for (size_t i = 0; i < shown; i++) {
-		const struct gp_value *x = gp_arr_get(cs, i), *xh = get(x, "cross_host");
-		const char *pg = gp_value_get_str(get(x, "pg"));
-		const char *desc = gp_value_get_str(get(x, "pg_desc"));
-		const char *cells[10];
-
-		if (pg && desc)
-			snprintf(b[0], sizeof(b[0]), "%s %s", pg, desc);
-		else
-			snprintf(b[0], sizeof(b[0]), "%s", pg ? pg : desc ? desc : "-");
-		cells[0] = b[0];
-		cells[1] = str(get(x, "name"), "-");
-		cells[2] = gp__fmt_count(b[2], sizeof(b[2]), nv(get(x, "count")));
-		cells[3] = gp__fmt_bytes(b[3], sizeof(b[3]), nv(get(x, "bytes")), 0);
-		cells[4] = gp__fmt_dur(b[4], sizeof(b[4]), nv(get(x, "transfer_ns")), 0);
-		cells[5] = gp__fmt_dur(b[5], sizeof(b[5]), nv(get(x, "wait_ns")), 0);
-		cells[6] = gp__fmt_dur(b[6], sizeof(b[6]), nv(get(get(x, "skew_ns"), "p95")), 0);
-		cells[7] = gp__fmt_rate(b[7], sizeof(b[7]), nv(get(x, "algbw_gbps")));
-		cells[8] = gp__fmt_rate(b[8], sizeof(b[8]), nv(get(x, "busbw_gbps")));
-		cells[9] = gp_value_type(xh) != GP_VALUE_BOOL ? "-"
-		           : gp_value_get_bool(xh, false)     ? "yes"
-		                                              : "no";
-		keep(f, gp__table_cells(&f->o.b, &t, cells));
-	}
-	if (shown < n)
-		out(f, "  … %zu more (--top 0 or --json for all)\n", n - shown);
-}
-
 GP_API int gp_aggregate_format(const struct gp_value *agg, const struct gp_aggregate_format_opts *o,
                                char **text, size_t *len)
 {
@@ -760,8 +481,8 @@ GP_API int gp_aggregate_format(const struct gp_value *agg, const struct gp_aggre
 	print_desync(&f, get(agg, "desync"));
 	print_stragglers(&f, agg);
 	print_ranks(&f, agg);
-	print_clocks(&f, agg);
-	print_collectives(&f, agg);
+	gp__agf_print_clocks(&f, agg);
+	gp__agf_print_collectives(&f, agg);
 	gp__text_findings(&f.o, get(agg, "findings"), f.width);
 	return gp__out_detach(&f.o, text, len);
 }

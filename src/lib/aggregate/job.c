@@ -6,6 +6,7 @@
  * warning naming them (the analysis goes on with the ranks given). Runs once
  * the inputs are loaded (load.c), before matching (match.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,54 +96,111 @@ out:
 	return rc;
 }
 
-/* "3, 5-7" */
-static int ranges(struct gp_buf *b, const int64_t *v, size_t n)
-{
-	size_t i, j;
-	int rc = 0;
+#define MISSING_RANGES 32 /* ranges of missing ranks the warning lists */
 
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && v[j] == v[j - 1] + 1; j++)
-			;
-		GP_TRY(gp__buf_addf(b, "%s%lld", i ? ", " : "", (long long)v[i]));
-		if (j - i > 1)
-			GP_TRY(gp__buf_addf(b, "-%lld", (long long)v[j - 1]));
-	}
-out:
-	return rc;
+/* appends the gap [lo, hi) of missing ranks as "3" or "5-7" (the first MISSING_RANGES) */
+static int gap(struct gp_buf *b, int64_t lo, int64_t hi, size_t *nranges)
+{
+	if (lo >= hi || (*nranges)++ >= MISSING_RANGES)
+		return 0;
+	if (hi - lo == 1)
+		return gp__buf_addf(b, "%s%lld", *nranges > 1 ? ", " : "", (long long)lo);
+	return gp__buf_addf(b, "%s%lld-%lld", *nranges > 1 ? ", " : "", (long long)lo,
+	                    (long long)(hi - 1));
 }
 
+/* the ranks of [0, world) no input holds: a warning with their ranges (never one by one) */
 static int missing_ranks(struct gp__agg *a, int64_t world)
 {
-	int64_t *miss = NULL;
-	size_t i, nm = 0, cap = 0;
-	int64_t want = 0;
-	struct gp_buf b;
+	int64_t want = 0, nm = 0;
+	size_t i, nranges = 0;
+	struct gp_buf b, list;
 	int rc = 0;
 
 	gp__buf_init(&b, 0);
+	gp__buf_init(&list, 0);
 	for (i = 0; i <= a->n; i++) {
 		int64_t upto = i < a->n ? a->r[i].rank : world;
 
 		if (upto > world)
 			upto = world;
-		for (; want < upto; want++) {
-			GP_TRY(gp__grow((void **)&miss, &cap, nm + 1, sizeof(*miss)));
-			miss[nm++] = want;
+		if (upto > want) {
+			nm += upto - want;
+			GP_TRY(gap(&list, want, upto, &nranges));
 		}
 		if (i < a->n && a->r[i].rank >= want)
 			want = a->r[i].rank + 1;
 	}
 	if (!nm)
 		goto out;
-	GP_TRY(gp__buf_addf(&b, "world_size is %lld but %zu rank%s %s missing: ", (long long)world,
-	                    nm, nm == 1 ? "" : "s", nm == 1 ? "is" : "are"));
-	GP_TRY(ranges(&b, miss, nm));
+	if (nranges > MISSING_RANGES)
+		GP_TRY(gp__buf_addstr(&list, ", …"));
+	GP_TRY(gp__buf_addf(&b, "world_size is %lld but %lld rank%s %s missing: %s",
+	                    (long long)world, (long long)nm, nm == 1 ? "" : "s",
+	                    nm == 1 ? "is" : "are", list.buf));
 	GP_TRY(gp__buf_addstr(&b, " (the analysis covers the ranks given)"));
 	GP_TRY(gp_arr_push(a->warnings, gp_value_str(b.buf)));
 out:
-	gp__free(miss);
 	gp__buf_release(&b);
+	gp__buf_release(&list);
+	return rc;
+}
+
+/*
+ * Ledger entries whose times cannot be (an end before the start, a time
+ * beyond 2^62 ns) are left out with a warning naming the file; sizes beyond
+ * any message (bytes over 2^50, a group over 2^31) become unknown. Then the
+ * ranks' collectives must lie within GP__AGG_JOB_SPREAD of each other.
+ */
+static int check_times(struct gp__agg *a)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i, k, n, lo_ix = 0, hi_ix = 0;
+	int rc = 0;
+
+	for (i = 0; i < a->n; i++) {
+		struct gp__agg_rank *r = &a->r[i];
+
+		for (k = 0, n = 0; k < r->nent; k++) {
+			struct gp__agg_ent e = r->ent[k];
+
+			if (e.start_ns > e.end_ns || e.start_ns < -GP__AGG_TIME_MAX ||
+			    e.end_ns > GP__AGG_TIME_MAX)
+				continue;
+			if (e.bytes > (INT64_C(1) << 50))
+				e.bytes = -1;
+			if (e.group_size > (INT64_C(1) << 31) || e.group_size == 0)
+				e.group_size = -1;
+			r->ent[n++] = e;
+			if (e.start_ns < lo) {
+				lo = e.start_ns;
+				lo_ix = i;
+			}
+			if (e.end_ns > hi) {
+				hi = e.end_ns;
+				hi_ix = i;
+			}
+		}
+		if (n < r->nent) {
+			char w[1200];
+
+			snprintf(
+			    w, sizeof(w),
+			    "'%s' (rank %lld): %zu collective%s of its ledger left out: an end "
+			    "before the start, or a time beyond any clock",
+			    r->file, (long long)r->rank, r->nent - n, r->nent - n == 1 ? "" : "s");
+			GP_TRY(gp_arr_push(a->warnings, gp_value_str(w)));
+		}
+		r->nent = n;
+	}
+	if (lo <= hi && hi - lo > GP__AGG_JOB_SPREAD)
+		return gp__error(
+		    GP_EINVAL,
+		    "'%s' (rank %lld) and '%s' (rank %lld): their collectives are %.0f "
+		    "days apart: not one job",
+		    a->r[lo_ix].file, (long long)a->r[lo_ix].rank, a->r[hi_ix].file,
+		    (long long)a->r[hi_ix].rank, (double)(hi - lo) / 8.64e13);
+out:
 	return rc;
 }
 
@@ -153,10 +211,19 @@ int gp__agg_check_job(struct gp__agg *a)
 	int rc = 0;
 
 	qsort(a->r, a->n, sizeof(*a->r), cmp_rank);
-	for (i = 1; i < a->n; i++)
-		if (a->r[i].rank == a->r[i - 1].rank)
-			return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
-			                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
+	for (i = 1; i < a->n; i++) {
+		if (a->r[i].rank != a->r[i - 1].rank)
+			continue;
+		if (!strcmp(a->r[i].file, a->r[i - 1].file))
+			return gp__error(
+			    GP_EINVAL,
+			    "rank %lld is in two inputs: '%s' and '%s' (the same file: "
+			    "given twice, or a report holding the rank twice; give each "
+			    "rank once)",
+			    (long long)a->r[i].rank, a->r[i].file, a->r[i].file);
+		return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
+		                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
+	}
 	world = majority_world(a);
 	for (i = 0; i < a->n; i++) {
 		const struct gp__agg_rank *r = &a->r[i];
@@ -175,24 +242,25 @@ int gp__agg_check_job(struct gp__agg *a)
 	/* hours apart: not one job (NTP leaves milliseconds, not hours) */
 	for (i = 1; i < a->n; i++) {
 		const struct gp__agg_rank *r = &a->r[i], *z = &a->r[0];
-		int64_t lo, hi;
+		int64_t lo, hi, re, ze;
 
 		if (r->span_start_ns == INT64_MIN || z->span_start_ns == INT64_MIN ||
 		    r->span_ns < 0 || z->span_ns < 0)
 			continue;
+		re = gp__agg_add(r->span_start_ns, r->span_ns);
+		ze = gp__agg_add(z->span_start_ns, z->span_ns);
 		lo = r->span_start_ns > z->span_start_ns ? r->span_start_ns : z->span_start_ns;
-		hi = r->span_start_ns + r->span_ns < z->span_start_ns + z->span_ns
-		         ? r->span_start_ns + r->span_ns
-		         : z->span_start_ns + z->span_ns;
-		if (lo - hi > HOUR_NS)
+		hi = re < ze ? re : ze;
+		if ((double)lo - (double)hi > (double)HOUR_NS)
 			return gp__error(
 			    GP_EINVAL,
 			    "'%s' (rank %lld) was recorded %.1f hours apart from '%s' (rank "
 			    "%lld): a rank of another job",
-			    r->file, (long long)r->rank, (double)(lo - hi) / 3.6e12, z->file,
-			    (long long)z->rank);
+			    r->file, (long long)r->rank, ((double)lo - (double)hi) / 3.6e12,
+			    z->file, (long long)z->rank);
 	}
 	GP_TRY(check_pgs(a));
+	GP_TRY(check_times(a));
 	if (world >= 0)
 		GP_TRY(missing_ranks(a, world));
 out:

@@ -26,6 +26,7 @@
 struct ref {
 	uint32_t pg;
 	uint32_t rank; /* index in a->r */
+	bool p2p;      /* point-to-point: numbered apart, matched apart */
 	int64_t seq;
 	size_t ent;
 };
@@ -36,6 +37,8 @@ static int cmp_ref(const void *x, const void *y)
 
 	if (a->pg != b->pg)
 		return a->pg < b->pg ? -1 : 1;
+	if (a->p2p != b->p2p)
+		return a->p2p ? 1 : -1;
 	if (a->seq != b->seq)
 		return a->seq < b->seq ? -1 : 1;
 	if (a->rank != b->rank)
@@ -54,6 +57,7 @@ static bool same_meta(const struct gp__agg_ent *x, const struct gp__agg_ent *y)
 struct pgscan {
 	int64_t *lo, *hi; /* per rank index; lo > hi: no entry */
 	bool *member;
+	size_t *mlist; /* the members' rank indices, ascending */
 	size_t nmember;
 	int64_t common_lo, common_hi;
 };
@@ -164,6 +168,18 @@ out:
 	return rc;
 }
 
+bool gp__agg_is_p2p(const char *name)
+{
+	static const char *const p2p[] = { "send",  "recv",  "sendrecv",
+		                           "isend", "irecv", "batch_isend_irecv" };
+	size_t i;
+
+	for (i = 0; name && i < GP_ARRAY_SIZE(p2p); i++)
+		if (!strcmp(name, p2p[i]))
+			return true;
+	return false;
+}
+
 static void consider(struct desync *best, const struct desync *d)
 {
 	if (!best->set || d->when < best->when)
@@ -179,6 +195,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	struct desync d;
 	size_t k, n = 0, majn = 0, ranks = 0;
 	int64_t when = INT64_MAX;
+	bool p2p;
 	int rc = 0;
 
 	/* the majority's metadata: Boyer-Moore vote, then a count */
@@ -203,6 +220,12 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	d.pg = refs[i].pg;
 	d.seq = refs[i].seq;
 	d.nran = ranks;
+	/*
+	 * Point-to-point: two ranks of the group take part, and PyTorch numbers
+	 * them apart from the collectives, so the others' absence and another
+	 * peer's other sizes are no desynchronisation.
+	 */
+	p2p = gp__agg_is_p2p(str_or_null(a, maj->name));
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
@@ -213,13 +236,14 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 		}
 	}
 	/* a member without the entry: the first member missing, in rank order */
-	if (ranks < ps->nmember) {
-		size_t r, at = i;
+	if (!p2p && ranks < ps->nmember) {
+		size_t q, r, at = i;
 
-		for (r = 0; r < a->n; r++) {
+		for (q = 0; q < ps->nmember; q++) { /* the members, not every rank */
+			r = ps->mlist[q];
 			while (at < j && refs[at].rank < r)
 				at++;
-			if (!ps->member[r] || (at < j && refs[at].rank == r))
+			if (at < j && refs[at].rank == r)
 				continue;
 			d.set = true;
 			d.missing = true;
@@ -231,7 +255,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
-		if (!same_meta(maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
+		if (!p2p && !same_meta(maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
 			d.set = true;
 			d.missing = false;
 			d.rank = refs[k].rank;
@@ -242,7 +266,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	}
 	if (ranks < 2) {
 		/* ran by one member of several: no match (the others' lack is the desync) */
-		if (ps->nmember > 1)
+		if (ps->nmember > 1 && !p2p)
 			a->unmatched += (int64_t)(j - i);
 		return 0;
 	}
@@ -255,6 +279,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	in->name = maj->name;
 	in->bytes = maj->bytes;
 	in->group_size = maj->group_size;
+	in->p2p = p2p;
 	in->first = a->nmem;
 	for (k = i; k < j; k++) {
 		if (k > i && refs[k].rank == refs[k - 1].rank) {
@@ -379,7 +404,8 @@ static int scan_pg(const struct gp__agg *a, const struct ref *refs, size_t i, si
 	}
 count:
 	for (ps->nmember = 0, r = 0; r < a->n; r++)
-		ps->nmember += ps->member[r];
+		if (ps->member[r])
+			ps->mlist[ps->nmember++] = r;
 	return 0;
 }
 
@@ -400,24 +426,36 @@ int gp__agg_match(struct gp__agg *a)
 	ps.lo = gp__calloc(a->n, sizeof(*ps.lo));
 	ps.hi = gp__calloc(a->n, sizeof(*ps.hi));
 	ps.member = gp__calloc(a->n, sizeof(*ps.member));
-	if (!refs || !ps.lo || !ps.hi || !ps.member)
+	ps.mlist = gp__calloc(a->n, sizeof(*ps.mlist));
+	if (!refs || !ps.lo || !ps.hi || !ps.member || !ps.mlist)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	nref = 0;
 	for (r = 0; r < a->n; r++)
-		for (k = 0; k < a->r[r].nent; k++)
+		for (k = 0; k < a->r[r].nent; k++) {
+			const struct gp__agg_ent *e = &a->r[r].ent[k];
+
 			refs[nref++] =
-			    (struct ref){ a->r[r].ent[k].pg, (uint32_t)r, a->r[r].ent[k].seq, k };
+			    (struct ref){ e->pg, (uint32_t)r,
+				          gp__agg_is_p2p(str_or_null(a, e->name)), e->seq, k };
+		}
 	qsort(refs, nref, sizeof(*refs), cmp_ref);
 	for (i = 0; i < nref; i = j) {
 		size_t g, h;
 
-		for (j = i + 1; j < nref && refs[j].pg == refs[i].pg; j++)
+		for (j = i + 1; j < nref && refs[j].pg == refs[i].pg && refs[j].p2p == refs[i].p2p;
+		     j++)
 			;
-		GP_TRY(scan_pg(a, refs, i, j, &ps));
+		/*
+		 * Point-to-point: two ranks of the group each, so no common window
+		 * of the group's members and no missing member (instance())
+		 */
+		if (!refs[i].p2p)
+			GP_TRY(scan_pg(a, refs, i, j, &ps));
 		for (g = i; g < j; g = h) {
 			for (h = g + 1; h < j && refs[h].seq == refs[g].seq; h++)
 				;
-			if (refs[g].seq < ps.common_lo || refs[g].seq > ps.common_hi) {
+			if (!refs[i].p2p &&
+			    (refs[g].seq < ps.common_lo || refs[g].seq > ps.common_hi)) {
 				a->unmatched += (int64_t)(h - g);
 				continue;
 			}
@@ -431,6 +469,7 @@ out:
 	gp__free(ps.lo);
 	gp__free(ps.hi);
 	gp__free(ps.member);
+	gp__free(ps.mlist);
 	return rc;
 }
 
@@ -444,11 +483,17 @@ int gp__agg_check_matched(const struct gp__agg *a)
 		return 0;
 	for (r = 0; r < a->n; r++) {
 		const struct gp__agg_rank *x = &a->r[r];
+		size_t coll = 0;
 		bool any = false;
 
-		for (k = 0; k < x->nent && !any; k++)
+		/* its collectives; point-to-point whose peer was not given match nothing */
+		for (k = 0; k < x->nent && !any; k++) {
+			if (gp__agg_is_p2p(str_or_null(a, x->ent[k].name)))
+				continue;
+			coll++;
 			any = x->ent[k].inst >= 0;
-		if (x->nent && !any)
+		}
+		if (coll && !any)
 			return gp__error(
 			    GP_EINVAL,
 			    "'%s' (rank %lld): none of its %zu collectives matches another "

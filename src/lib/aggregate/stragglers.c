@@ -40,15 +40,24 @@ double gp__agg_busbw_factor(const char *name, int64_t n)
 		                           "reduce_scatter_tensor_coalesced",
 		                           "alltoall_base",
 		                           "all_to_all_single",
-		                           "allgather_coalesced" };
-	static const char *const one[] = { "broadcast", "reduce",         "sendrecv",   "send",
-		                           "recv",      "_broadcast_oop", "_reduce_oop" };
+		                           "allgather_coalesced",
+		                           "all_gather_coalesced",
+		                           "reduce_scatter_coalesced",
+		                           "all_gather_into_tensor_coalesced",
+		                           "gather",
+		                           "scatter" };
+	static const char *const one[] = {
+		"broadcast", "reduce", "sendrecv",       "send",        "recv",
+		"isend",     "irecv",  "_broadcast_oop", "_reduce_oop", "batch_isend_irecv"
+	};
 	size_t i;
 
 	if (!name || n < 1)
 		return NAN;
+	/* a barrier is a one-element all-reduce */
 	if (!strcmp(name, "allreduce") || !strcmp(name, "all_reduce") ||
-	    !strcmp(name, "allreduce_coalesced"))
+	    !strcmp(name, "allreduce_coalesced") || !strcmp(name, "all_reduce_coalesced") ||
+	    !strcmp(name, "barrier"))
 		return 2.0 * (double)(n - 1) / (double)n;
 	for (i = 0; i < GP_ARRAY_SIZE(nm1); i++)
 		if (!strcmp(name, nm1[i]))
@@ -59,12 +68,73 @@ double gp__agg_busbw_factor(const char *name, int64_t n)
 	return NAN;
 }
 
+/*
+ * Whether member @p m of instance @p in ended before the last rank started,
+ * beyond the clocks' uncertainty (1 µs more for the timestamps): no
+ * collective can, so the ranks' entries of that (pg, seq) are not one
+ * collective. Ranks whose clock is not aligned are not judged.
+ */
+static bool ended_before_last(const struct gp__agg *a, const struct gp__agg_inst *in, size_t m)
+{
+	const struct gp__agg_rank *r = &a->r[a->mem[m].rank], *l = &a->r[in->last_rank];
+	double tol;
+
+	if (r->unit != l->unit && (!isfinite(r->unc_ns) || !isfinite(l->unc_ns)))
+		return false;
+	tol = 1000.0 + (r->unit != l->unit ? r->unc_ns + l->unc_ns : 0.0);
+	return (double)in->max_start - (double)(r->ent[a->mem[m].ent].end_ns + r->offset_ns) > tol;
+}
+
+/*
+ * A warning when matched entries cannot be one collective: a rank ended
+ * one before another started it. Numbered alike but not the same
+ * collective: one rank ran a collective the others did not (with the same
+ * metadata, so the desync check cannot see it), and later ones pair wrongly.
+ */
+static int misordered(struct gp__agg *a)
+{
+	const struct gp__agg_inst *first = NULL;
+	size_t k, m, fm = 0, count = 0;
+	char w[512];
+
+	for (k = 0; k < a->ninst; k++) {
+		const struct gp__agg_inst *in = &a->inst[k];
+		bool bad = false;
+
+		if (in->p2p || in->last_rank == SIZE_MAX || in->n < 2)
+			continue;
+		for (m = in->first; m < in->first + in->n && !bad; m++) {
+			if (!ended_before_last(a, in, m))
+				continue;
+			bad = true;
+			if (!first || in->min_start < first->min_start) {
+				first = in;
+				fm = m;
+			}
+		}
+		count += bad;
+	}
+	if (!first)
+		return 0;
+	snprintf(
+	    w, sizeof(w),
+	    "rank %lld ended collective %lld of process group '%s' (%s) before rank %lld "
+	    "started it, beyond the clocks' uncertainty: the ranks' entries of that number are "
+	    "not one collective (a collective some ranks ran and others did not: the "
+	    "collectives pair wrongly from there); %zu collective%s so",
+	    (long long)a->r[a->mem[fm].rank].rank, (long long)first->seq,
+	    first->pg == GP__AGG_NONE ? "(unnamed)" : gp__strtab_get(&a->str, first->pg),
+	    first->name == GP__AGG_NONE ? "?" : gp__strtab_get(&a->str, first->name),
+	    (long long)a->r[first->last_rank].rank, count, count == 1 ? "" : "s");
+	return gp_arr_push(a->warnings, gp_value_str(w));
+}
+
 int gp__agg_arrivals(struct gp__agg *a)
 {
 	size_t k, m, i;
 
 	for (i = 0; i < a->n; i++) {
-		a->r[i].m[GP_AGG_WAIT] = a->r[i].nent ? 0 : NAN;
+		a->r[i].m[GP_AGG_WAIT] = NAN; /* known once it is in a matched collective */
 		a->r[i].blame_ns = a->r[i].caused_wait_ns = a->r[i].last_count = a->r[i].matched =
 		    0;
 	}
@@ -98,13 +168,20 @@ int gp__agg_arrivals(struct gp__agg *a)
 		in->last = last - second;
 		in->last_rank = last_rank;
 		in->waits = 0;
+		if (in->p2p) {
+			/* two peers, not the group: nobody's wait, nobody's lateness */
+			in->last_rank = SIZE_MAX;
+			continue;
+		}
 		for (m = in->first; m < in->first + in->n; m++) {
 			struct gp__agg_rank *r = &a->r[a->mem[m].rank];
 			int64_t w = last - (r->ent[a->mem[m].ent].start_ns + r->offset_ns);
 
+			if (isnan(r->m[GP_AGG_WAIT]))
+				r->m[GP_AGG_WAIT] = 0;
 			r->m[GP_AGG_WAIT] += (double)w;
 			r->matched++;
-			waits += w;
+			waits = gp__agg_add(waits, w);
 		}
 		in->waits = waits;
 		/* a tie for last is nobody's lateness */
@@ -112,11 +189,11 @@ int gp__agg_arrivals(struct gp__agg *a)
 			struct gp__agg_rank *r = &a->r[last_rank];
 
 			r->last_count++;
-			r->blame_ns += last - second;
-			r->caused_wait_ns += waits;
+			r->blame_ns = gp__agg_add(r->blame_ns, last - second);
+			r->caused_wait_ns = gp__agg_add(r->caused_wait_ns, waits);
 		}
 	}
-	return 0;
+	return misordered(a);
 }
 
 /* ---- the cause ---- */
@@ -221,7 +298,7 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 		if (e->step == INT64_MIN)
 			continue; /* outside the steps (a broadcast at start-up) */
 		if (e->step != step) {
-			sum += cur;
+			sum = gp__agg_add(sum, cur);
 			cur = 0;
 			step = e->step;
 			nsteps++;
@@ -232,13 +309,14 @@ static double late_per_step(const struct gp__agg *a, size_t i)
 		if (in->last_rank == i && in->last > cur && in->max_start > in->second)
 			cur = in->last;
 	}
-	sum += cur;
-	if (steps_of(r) > (double)nsteps)
-		nsteps = (int64_t)steps_of(r);
-	return nsteps ? (double)sum / (double)nsteps : NAN;
+	sum = gp__agg_add(sum, cur);
+	/* in double: a hostile report's step count need not fit an int64 */
+	return steps_of(r) > (double)nsteps ? (double)sum / steps_of(r)
+	       : nsteps                     ? (double)sum / (double)nsteps
+	                                    : NAN;
 }
 
-const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n)
+const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_t n, double *excess)
 {
 	static const struct {
 		const char *cause, *what;
@@ -257,6 +335,7 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	size_t k, bk = 0;
 
 	detail[0] = '\0';
+	*excess = NAN;
 	if (!r->last_count || r->blame_ns <= 0)
 		return NULL;
 	mean_late = (double)r->blame_ns / (double)r->last_count;
@@ -287,6 +366,7 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	}
 	if (best > 0 && best >= CAUSE_SHARE * per_step) {
 		cause = ev[bk].cause;
+		*excess = best;
 		why[0] = '\0';
 		if (bk == 1 && slower_gpu(a, i, scratch, why, sizeof(why)))
 			cause = "slow_gpu";
@@ -305,32 +385,32 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 
 /* ---- the list ---- */
 
-static int cmp_blame(const void *x, const void *y, const struct gp__agg *a)
-{
-	const struct gp__agg_rank *p = &a->r[*(const size_t *)x], *q = &a->r[*(const size_t *)y];
+struct by_blame {
+	int64_t blame, rank;
+	size_t i;
+};
 
-	if (p->blame_ns != q->blame_ns)
-		return p->blame_ns > q->blame_ns ? -1 : 1;
+static int cmp_blame(const void *x, const void *y)
+{
+	const struct by_blame *p = x, *q = y;
+
+	if (p->blame != q->blame)
+		return p->blame > q->blame ? -1 : 1;
 	return p->rank < q->rank ? -1 : p->rank > q->rank;
 }
 
-/* the rank indices with a last arrival, by blame (insertion into a sorted run: few of them) */
-static size_t by_blame(const struct gp__agg *a, size_t *ix)
+/* the rank indices with a last arrival, by blame (every rank may have one: a sort) */
+static size_t by_blame(const struct gp__agg *a, size_t *ix, struct by_blame *tmp)
 {
-	size_t i, n = 0, j;
+	size_t i, n = 0;
 
-	for (i = 0; i < a->n; i++) {
-		if (!a->r[i].last_count)
-			continue;
-		ix[n++] = i;
-	}
-	for (i = 1; i < n; i++) {
-		size_t x = ix[i];
-
-		for (j = i; j > 0 && cmp_blame(&x, &ix[j - 1], a) < 0; j--)
-			ix[j] = ix[j - 1];
-		ix[j] = x;
-	}
+	for (i = 0; i < a->n; i++)
+		if (a->r[i].last_count)
+			tmp[n++] = (struct by_blame){ a->r[i].blame_ns, a->r[i].rank, i };
+	if (n)
+		qsort(tmp, n, sizeof(*tmp), cmp_blame);
+	for (i = 0; i < n; i++)
+		ix[i] = tmp[i].i;
 	return n;
 }
 
@@ -344,7 +424,7 @@ static double chance(const struct gp__agg *a, size_t self)
 	for (k = 0; k < r->nent; k++) {
 		int32_t in = r->ent[k].inst;
 
-		if (in < 0)
+		if (in < 0 || a->inst[in].p2p)
 			continue;
 		sum += 1.0 / (double)a->inst[in].n;
 		n++;
@@ -356,20 +436,23 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 {
 	struct gp_value *list = gp_value_array(), *o = NULL;
 	size_t *ix = gp__calloc(a->n ? a->n : 1, sizeof(*ix)), i, n;
+	struct by_blame *tmp = gp__calloc(a->n ? a->n : 1, sizeof(*tmp));
 	char detail[512];
+	double excess;
 	int rc = 0;
 
 	*out = NULL;
-	if (!list || !ix)
+	if (!list || !ix || !tmp)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	n = by_blame(a, ix);
+	n = by_blame(a, ix, tmp);
 	for (i = 0; i < n; i++) {
 		const struct gp__agg_rank *r = &a->r[ix[i]];
 		double lp = gp__binom_logsf(r->last_count, r->matched, chance(a, ix[i]));
 		double p = exp(lp);
 		/* last no more often than chance: nothing to explain (and noise would) */
-		const char *cause =
-		    p < SIGNIFICANT_P ? gp__agg_cause(a, ix[i], detail, sizeof(detail)) : NULL;
+		const char *cause = p < SIGNIFICANT_P
+		                        ? gp__agg_cause(a, ix[i], detail, sizeof(detail), &excess)
+		                        : NULL;
 
 		if (!(o = gp_value_object()))
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -388,6 +471,9 @@ int gp__agg_stragglers(const struct gp__agg *a, struct gp_value **out)
 		GP_TRY(cause ? gp_obj_set_str(o, "cause", cause) : gp_obj_set_null(o, "cause"));
 		GP_TRY(cause ? gp_obj_set_str(o, "cause_detail", detail)
 		             : gp_obj_set_null(o, "cause_detail"));
+		/* per step, how much longer than the median rank (clock: the uncertainty) */
+		GP_TRY(gp__agg_set_num(o, "cause_excess_ns",
+		                       cause && isfinite(excess) ? round(excess) : NAN));
 		GP_TRY(gp_arr_push(list, o));
 		o = NULL;
 	}
@@ -397,5 +483,6 @@ out:
 	gp_value_free(o);
 	gp_value_free(list);
 	gp__free(ix);
+	gp__free(tmp);
 	return rc;
 }
