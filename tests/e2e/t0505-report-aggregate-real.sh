@@ -76,13 +76,26 @@ for j in ("job", "desync", "var", "big"):
         assert st["p_value"] == 0 and st["p_value_log10"] < -6, st
         assert f["stragglers"][0][2].startswith("< 1e-") and f["stragglers"][0][2] != "< 1e-6", f["stragglers"][0]
         assert "p value 0" not in f["text"] and "log10" not in f["text"], "a p-value shown as 0"
-        assert f["bounds"] == [None] * 8, f["bounds"]
+        # the hard bounds of the offsets, [0, 0] for the reference host
+        assert f["bounds"] == [ac.fmt_ns(r["clock_bound_ns"][0]) + " \u2026 " + ac.fmt_ns(r["clock_bound_ns"][1]) for r in d["ranks"]], f["bounds"]
     if j == "var":
         assert d["stragglers"][0]["cause"] == "data_loading", d["stragglers"][0]
         assert f["cards"]["straggler"]["sub"].endswith("; data loading"), f["cards"]["straggler"]
     if j == "desync":
         assert "rank 3 lacks allreduce seq 45 of process group 0" in f["desync"]["text"], f["desync"]
+        # both hosts' clocks aligned, with the collectives used
+        assert "Clocks: aligned on rank 0" in f["clock"] and "over 16 collectives" in f["clock"], f["clock"]
 d = json.load(open("bound.json"))
+nd = json.load(open("bound.json"))
+nd["clock"] = {"method": "none", "reference_rank": 0, "collectives_used": 0, "p2p_excluded": 10, "max_uncertainty_ns": None}
+for r in nd["ranks"]:
+    r["clock_offset_ns"] = r["clock_uncertainty_ns"] = r["clock_bound_ns"] = None
+json.dump(nd, open("noclock.json", "w"))
+import subprocess
+subprocess.run([os.environ["GPUPROF"], "report", "-q", "-o", "noclock.html", "noclock.json"], check=True)
+f = ac.page("noclock.html", None, ac.heatmap_args(nd))
+assert f["clock"].startswith("Clocks: not aligned") and "10 point-to-point operations left out" in f["clock"], f["clock"]
+assert " by none" not in f["clock"], f["clock"]
 f = ac.page("bound.html", None, ac.heatmap_args(d))
 ac.check_page(d, f)
 assert f["bounds"] == [ac.fmt_ns(r["clock_bound_ns"][0]) + " \u2026 " + ac.fmt_ns(r["clock_bound_ns"][1]) for r in d["ranks"]], f["bounds"]

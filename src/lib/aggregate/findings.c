@@ -103,10 +103,11 @@ static void cause_clause(char *buf, size_t n, const char *cause, double excess)
 static int f_straggler(const struct gp__agg *a, const struct gp_value *strag, double T,
                        struct gp__fnd_list *fl)
 {
-	static const char *const keep_keys[] = {
-		"rank",     "last_count",     "collectives", "last_arrival_pct", "p_value",
-		"blame_ns", "caused_wait_ns", "cause",       "cause_excess_ns"
-	};
+	static const char *const keep_keys[] = { "rank",        "last_count",
+		                                 "collectives", "last_arrival_pct",
+		                                 "p_value",     "p_value_log10",
+		                                 "blame_ns",    "caused_wait_ns",
+		                                 "cause",       "cause_excess_ns" };
 	const struct gp_value *s = gp_arr_get(strag, 0);
 	int64_t rank = 0, caused = 0, last = 0, n = 0;
 	double pct = NAN, impact, excess = NAN;

@@ -1271,7 +1271,9 @@
       card('desync', 'Desynchronisation', d ? 'yes' : 'none', d ? 'yes' : 'none', d ? 'rank ' + FMT.str(d.rank) + ', seq ' + FMT.str(d.seq) : 'every rank ran the same collectives'),
       card('findings', 'Findings', objs(doc.findings).length, String(objs(doc.findings).length), objs(doc.findings).length ? 'ranked below' : 'nothing to flag')
     ]));
-    sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-clock': '', text: 'Clocks: aligned on rank ' + FMT.str(clock.reference_rank) + '\u2019s host' + (clock.method ? ' by ' + clock.method : '') + (num(clock.collectives_used) ? ' over ' + plural(clock.collectives_used, 'collective') : '') + (num(clock.max_uncertainty_ns) ? '; largest uncertainty \u00b1' + fmtNs(clock.max_uncertainty_ns) : '') + '.' + (num(doc.unmatched) && doc.unmatched > 0 ? ' ' + plural(doc.unmatched, 'collective') + ' outside the window all ranks cover were not matched.' : '') }));
+    sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-clock': '', text: (clock.method === 'none'
+      ? 'Clocks: not aligned (no collective the ranks share bounds their offsets' + (num(clock.p2p_excluded) && clock.p2p_excluded > 0 ? '; ' + plural(clock.p2p_excluded, 'point-to-point operation') + ' left out' : '') + '): waits across hosts assume the clocks agree.'
+      : 'Clocks: aligned on rank ' + FMT.str(clock.reference_rank) + '\u2019s host' + (clock.method ? ' by ' + clock.method : '') + (num(clock.collectives_used) ? ' over ' + plural(clock.collectives_used, 'collective') : '') + (num(clock.p2p_excluded) && clock.p2p_excluded > 0 ? ' (' + plural(clock.p2p_excluded, 'point-to-point operation') + ' left out)' : '') + (num(clock.max_uncertainty_ns) ? '; largest uncertainty \u00b1' + fmtNs(clock.max_uncertainty_ns) : '') + '.') + (num(doc.unmatched) && doc.unmatched > 0 ? ' ' + plural(doc.unmatched, 'collective') + ' outside the window all ranks cover were not matched.' : '') }));
   }
 
   function ranksAggregate(doc, ranks) {
