@@ -211,19 +211,6 @@ int gp__agg_check_job(struct gp__agg *a)
 	int rc = 0;
 
 	qsort(a->r, a->n, sizeof(*a->r), cmp_rank);
-	for (i = 1; i < a->n; i++) {
-		if (a->r[i].rank != a->r[i - 1].rank)
-			continue;
-		if (!strcmp(a->r[i].file, a->r[i - 1].file))
-			return gp__error(
-			    GP_EINVAL,
-			    "rank %lld is in two inputs: '%s' and '%s' (the same file: "
-			    "given twice, or a report holding the rank twice; give each "
-			    "rank once)",
-			    (long long)a->r[i].rank, a->r[i].file, a->r[i].file);
-		return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
-		                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
-	}
 	world = majority_world(a);
 	for (i = 0; i < a->n; i++) {
 		const struct gp__agg_rank *r = &a->r[i];
@@ -238,6 +225,20 @@ int gp__agg_check_job(struct gp__agg *a)
 		if (world >= 0 && (r->rank < 0 || r->rank >= world))
 			return gp__error(GP_EINVAL, "'%s': rank %lld is outside world_size %lld",
 			                 r->file, (long long)r->rank, (long long)world);
+	}
+	/* after the world sizes: a rank of another job is named so, not as a duplicate */
+	for (i = 1; i < a->n; i++) {
+		if (a->r[i].rank != a->r[i - 1].rank)
+			continue;
+		if (!strcmp(a->r[i].file, a->r[i - 1].file))
+			return gp__error(
+			    GP_EINVAL,
+			    "rank %lld is in two inputs: '%s' and '%s' (the same file: "
+			    "given twice, or a report holding the rank twice; give each "
+			    "rank once)",
+			    (long long)a->r[i].rank, a->r[i].file, a->r[i].file);
+		return gp__error(GP_EINVAL, "rank %lld is in two inputs: '%s' and '%s'",
+		                 (long long)a->r[i].rank, a->r[i - 1].file, a->r[i].file);
 	}
 	/* hours apart: not one job (NTP leaves milliseconds, not hours) */
 	for (i = 1; i < a->n; i++) {

@@ -91,31 +91,78 @@ static bool ended_before_last(const struct gp__agg *a, const struct gp__agg_inst
  * collective: one rank ran a collective the others did not (with the same
  * metadata, so the desync check cannot see it), and later ones pair wrongly.
  */
+/*
+ * A rank of another job, recorded on the same clock as the others (on their
+ * host): nearly all of its collectives (9 in 10) cannot be the others' --
+ * a desynchronisation pairs wrongly only from where it happens. In an impossible
+ * instance the odd one out is the only member that ended before the last
+ * started, or the last itself when every other member did; with two ranks
+ * it cannot be told which. @p odd[i] / @p judged[i] count per rank.
+ * @return 0, or GP_EINVAL naming the file(s).
+ */
+static int foreign(const struct gp__agg *a, const size_t *odd, const size_t *judged)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
+		if (judged[i] < 3 || odd[i] * 10 < judged[i] * 9)
+			continue;
+		if (a->n == 2)
+			return gp__error(
+			    GP_EINVAL,
+			    "'%s' (rank %lld) and '%s' (rank %lld): %zu of their %zu "
+			    "collectives ended on one rank before the other rank started "
+			    "them: not one job (or not one clock)",
+			    a->r[0].file, (long long)a->r[0].rank, a->r[1].file,
+			    (long long)a->r[1].rank, odd[i], judged[i]);
+		return gp__error(GP_EINVAL,
+		                 "'%s' (rank %lld): %zu of its %zu collectives cannot be the other "
+		                 "ranks' (one side ended before the other started): a rank of "
+		                 "another job (or one desynchronised from its first collective)",
+		                 a->r[i].file, (long long)a->r[i].rank, odd[i], judged[i]);
+	}
+	return 0;
+}
+
 static int misordered(struct gp__agg *a)
 {
 	const struct gp__agg_inst *first = NULL;
-	size_t k, m, fm = 0, count = 0;
+	size_t k, m, fm = 0, count = 0, *odd = NULL, *judged = NULL;
 	char w[512];
+	int rc = 0;
 
+	odd = gp__calloc(a->n ? a->n : 1, sizeof(*odd));
+	judged = gp__calloc(a->n ? a->n : 1, sizeof(*judged));
+	if (!odd || !judged)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < a->ninst; k++) {
 		const struct gp__agg_inst *in = &a->inst[k];
-		bool bad = false;
+		size_t nbad = 0, lastbad = SIZE_MAX;
 
 		if (in->p2p || in->last_rank == SIZE_MAX || in->n < 2)
 			continue;
-		for (m = in->first; m < in->first + in->n && !bad; m++) {
+		for (m = in->first; m < in->first + in->n; m++) {
+			judged[a->mem[m].rank]++;
 			if (!ended_before_last(a, in, m))
 				continue;
-			bad = true;
+			nbad++;
+			lastbad = a->mem[m].rank;
 			if (!first || in->min_start < first->min_start) {
 				first = in;
 				fm = m;
 			}
 		}
-		count += bad;
+		if (!nbad)
+			continue;
+		count++;
+		if (nbad == in->n - 1)
+			odd[in->last_rank]++;
+		else if (nbad == 1)
+			odd[lastbad]++;
 	}
+	GP_TRY(foreign(a, odd, judged));
 	if (!first)
-		return 0;
+		goto out;
 	snprintf(
 	    w, sizeof(w),
 	    "rank %lld ended collective %lld of process group '%s' (%s) before rank %lld "
@@ -126,7 +173,11 @@ static int misordered(struct gp__agg *a)
 	    first->pg == GP__AGG_NONE ? "(unnamed)" : gp__strtab_get(&a->str, first->pg),
 	    first->name == GP__AGG_NONE ? "?" : gp__strtab_get(&a->str, first->name),
 	    (long long)a->r[first->last_rank].rank, count, count == 1 ? "" : "s");
-	return gp_arr_push(a->warnings, gp_value_str(w));
+	rc = gp_arr_push(a->warnings, gp_value_str(w));
+out:
+	gp__free(odd);
+	gp__free(judged);
+	return rc;
 }
 
 int gp__agg_arrivals(struct gp__agg *a)
