@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # t0507-report-job-view.sh - `gpuprof report` of a distributed job's ranks (a directory of
 # the traces bench/gen-ranks.py writes, the ranks' analyze reports, the traces named one by
-# one) draws each rank's analysis and, with it, the job's view: the page model's "aggregate"
-# is what `gpuprof aggregate --json` writes of the same inputs, and the page's "all ranks"
+# one) draws each rank's analysis and, with it, the job's view, made from the page's own
+# analysis (nothing read twice): the page model's "aggregate" is what `gpuprof aggregate --json`
+# writes of the same inputs (the ranks named by the files the analysis read), and the page's "all ranks"
 # view (the selector's first option, the link in the summary) draws it as the page of an
 # aggregate is drawn (aggpage_check.py), the selector then back on a rank. One rank, --rank
 # and reports without the collectives ledger have no job view; the last says why in
@@ -48,7 +49,15 @@ def model(name):
 for name, agg in (("job", "job.agg.json"), ("reps", "reps.agg.json")):
     p, a = model(name), json.load(open(agg))
     assert p["kind"] == "analyze" and len(p["doc"]["ranks"]) == 8, (name, p["kind"])
-    assert p["aggregate"] == a and "aggregate_note" not in p, (name, p.get("aggregate_note"))
+    # made from the page's own analysis: its ranks name the files the analysis read (the
+    # traces the reports came from), else it is what `gpuprof aggregate` writes
+    files = {r["rank"]: r["file"] for r in p["doc"]["ranks"]}
+    assert "aggregate_note" not in p, (name, p.get("aggregate_note"))
+    assert [x["file"] for x in p["aggregate"]["inputs"]] == [files[x["rank"]] for x in p["aggregate"]["inputs"]]
+    assert [x["file"] for x in p["aggregate"]["ranks"]] == [files[x["rank"]] for x in p["aggregate"]["ranks"]]
+    for x in p["aggregate"]["inputs"] + p["aggregate"]["ranks"] + a["inputs"] + a["ranks"]:
+        x.pop("file")
+    assert p["aggregate"] == a, name
     assert p["aggregate"]["stragglers"][0]["rank"] == 5, p["aggregate"]["stragglers"][0]
 p = model("listed")  # the four ranks of node-0, named one by one
 assert len(p["aggregate"]["ranks"]) == 4 and p["aggregate"]["world_size"] == 8, p["aggregate"]["ranks"]
@@ -57,7 +66,7 @@ for name in ("one", "rank3"):
     assert "aggregate" not in p and "aggregate_note" not in p, name
 p = model("old")
 assert "aggregate" not in p and len(p["doc"]["ranks"]) == 8, list(p)
-assert "without the collectives ledger" in p["aggregate_note"] and "old/" in p["aggregate_note"], p["aggregate_note"]
+assert "without the collectives ledger" in p["aggregate_note"] and "job/" in p["aggregate_note"], p["aggregate_note"]
 PY
 
 python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }

@@ -184,6 +184,11 @@ int gp__agg_reintern(struct gp__agg_rank *r, const struct gp_strtab *from, struc
 /** Reads the inputs of @p paths into @p a (sorted by rank; same ranks an error). */
 int gp__agg_load(struct gp__agg *a, const char *const *paths, size_t n,
                  const struct gp_aggregate_opts *o);
+/**
+ * Reads the rank objects of analyze document @p doc, already in memory (the
+ * page of `gpuprof report`), into @p a: no file is read again.
+ */
+int gp__agg_load_doc(struct gp__agg *a, const struct gp_value *doc);
 void gp__agg_rank_release(struct gp__agg_rank *r);
 void gp__agg_release(struct gp__agg *a);
 int gp__agg_init(struct gp__agg *a);

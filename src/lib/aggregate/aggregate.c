@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate-doc.h"
 #include "aggregate-int.h"
 #include "gpuprof/stats.h"
 #include "text/text.h"
@@ -519,6 +520,25 @@ out:
 	return rc;
 }
 
+/* from the loaded ranks to the document: the job's checks, matching, clocks, arrivals */
+static int run(struct gp__agg *a, const struct gp_aggregate_opts *o, struct gp_value **out)
+{
+	int rc = 0;
+
+	GP_TRY(gp__agg_check_job(a));
+	GP_TRY(gp__agg_match(a));
+	GP_TRY(gp__agg_check_matched(a));
+	GP_TRY(gp__agg_clock(a));
+	GP_TRY(gp__agg_arrivals(a));
+	if (a->n == 1)
+		GP_TRY(gp_arr_push(
+		    a->warnings, gp_value_str("one rank only: nothing to match across ranks (give "
+		                              "every rank's report or trace)")));
+	GP_TRY(gp__agg_document(a, o, out));
+out:
+	return rc;
+}
+
 GP_API int gp_aggregate_paths(const char *const *paths, size_t n, const struct gp_aggregate_opts *o,
                               struct gp_value **out)
 {
@@ -538,16 +558,28 @@ GP_API int gp_aggregate_paths(const char *const *paths, size_t n, const struct g
 	if ((rc = gp__agg_init(&a)))
 		return rc;
 	GP_TRY(gp__agg_load(&a, paths, n, o));
-	GP_TRY(gp__agg_check_job(&a));
-	GP_TRY(gp__agg_match(&a));
-	GP_TRY(gp__agg_check_matched(&a));
-	GP_TRY(gp__agg_clock(&a));
-	GP_TRY(gp__agg_arrivals(&a));
-	if (a.n == 1)
-		GP_TRY(gp_arr_push(
-		    a.warnings, gp_value_str("one rank only: nothing to match across ranks (give "
-		                             "every rank's report or trace)")));
-	GP_TRY(gp__agg_document(&a, o, out));
+	GP_TRY(run(&a, o, out));
+out:
+	gp__agg_release(&a);
+	return rc;
+}
+
+int gp__aggregate_doc(const struct gp_value *doc, const struct gp_aggregate_opts *o,
+                      struct gp_value **out)
+{
+	struct gp_aggregate_opts dflt;
+	struct gp__agg a;
+	int rc = 0;
+
+	*out = NULL;
+	if (!o) {
+		gp_aggregate_opts_init(&dflt);
+		o = &dflt;
+	}
+	if ((rc = gp__agg_init(&a)))
+		return rc;
+	GP_TRY(gp__agg_load_doc(&a, doc));
+	GP_TRY(run(&a, o, out));
 out:
 	gp__agg_release(&a);
 	return rc;

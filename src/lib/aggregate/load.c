@@ -744,3 +744,31 @@ out:
 	pthread_mutex_destroy(&sink.lock);
 	return rc;
 }
+
+int gp__agg_load_doc(struct gp__agg *a, const struct gp_value *doc)
+{
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	size_t i, n = gp_value_len(ranks);
+	int rc = 0;
+
+	GP_TRY(check_schema(doc, "the analysis"));
+	for (i = 0; i < n; i++) {
+		const struct gp_value *ro = gp_arr_get(ranks, i);
+		const char *file = gp_value_get_str(gp_obj_get(ro, "file"));
+		struct gp__agg_rank r;
+
+		memset(&r, 0, sizeof(r));
+		rc = gp__agg_reduce(ro, doc, file ? file : "the analysis", &a->str, &r);
+		if (!rc)
+			rc = gp__grow((void **)&a->r, &a->cap, a->n + 1, sizeof(r));
+		if (rc) {
+			gp__agg_rank_release(&r);
+			goto out;
+		}
+		a->r[a->n++] = r;
+	}
+	if (!a->n)
+		GP_TRY(gp__error(GP_ENOENT, "no rank in the analysis"));
+out:
+	return rc;
+}

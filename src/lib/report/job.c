@@ -6,14 +6,16 @@
  * same inputs: stragglers, the wait heatmap, the collectives, the per-rank
  * table), which the page shows as the view "all ranks".
  *
- * The aggregate is made by gp_aggregate_paths() of the same paths: reports are
- * read again (small), traces analysed again, in parallel. An input it cannot
+ * The aggregate is made from the analysis the page already holds (the rank
+ * objects with their collectives ledgers): nothing is read or analysed
+ * again. An input it cannot
  * aggregate (ranks of other jobs, reports without the collectives ledger)
  * leaves the page as it was, with the reason in the model's "aggregate_note":
  * the page of the ranks never fails for the job's view.
  */
 #include <string.h>
 
+#include "aggregate/aggregate-doc.h"
 #include "gpuprof/aggregate.h"
 #include "gpuprof/report.h"
 #include "util/error.h"
@@ -25,30 +27,19 @@ static size_t ranks_of(const struct gp_value *page)
 	return gp_value_len(gp_obj_get(gp_obj_get(page, "doc"), "ranks"));
 }
 
-int gp__report_job(struct gp_value *page, const char *const *paths, size_t n,
-                   const struct gp_report_opts *o)
+int gp__report_job(struct gp_value *page, const struct gp_report_opts *o)
 {
 	const char *kind = gp_value_get_str(gp_obj_get(page, "kind"));
 	struct gp_aggregate_opts ao;
 	struct gp_value *agg = NULL;
-	size_t i;
 	int rc;
 
 	/* one rank, --rank, or another document: nothing to aggregate */
 	if (!kind || strcmp(kind, "analyze") != 0 || o->rank >= 0 || ranks_of(page) < 2)
 		return 0;
-	/* standard input cannot be read twice */
-	for (i = 0; i < n; i++)
-		if (strcmp(paths[i], "-") == 0)
-			return gp_obj_set_str(
-			    page, "aggregate_note",
-			    "the ranks came on standard input, which is read once: "
-			    "run `gpuprof aggregate` on them for the job's view");
 	gp_aggregate_opts_init(&ao);
 	ao.threads = o->threads;
-	ao.analyze.threads = o->threads;
-	ao.analyze.salvage = o->salvage;
-	rc = gp_aggregate_paths(paths, n, &ao, &agg);
+	rc = gp__aggregate_doc(gp_obj_get(page, "doc"), &ao, &agg);
 	if (rc == GP_ENOMEM)
 		return rc;
 	if (rc)

@@ -778,7 +778,7 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
 	}
 	rc = gp__report_page(doc, run, paths, n, analysed, o.title, out);
 	doc = NULL;
-	if (!rc && (rc = gp__report_job(*out, paths, n, &o))) {
+	if (!rc && (rc = gp__report_job(*out, &o))) {
 		gp_value_free(*out);
 		*out = NULL;
 	}

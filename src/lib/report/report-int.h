@@ -24,13 +24,13 @@ struct gp_report_opts;
 
 /**
  * The job's view of page model @p page (gp__report_page()'s) of many ranks:
- * "aggregate", gp_aggregate_paths() of @p paths[0..n), or "aggregate_note", why
+ * "aggregate", made from the analysis the page holds (its "doc"), or
+ * "aggregate_note", why
  * there is none. Nothing for one rank, --rank, or a document other than an
  * analyze report. @return 0, or GP_ENOMEM (an input that does not aggregate
  * is a note, never an error).
  */
-int gp__report_job(struct gp_value *page, const char *const *paths, size_t n,
-                   const struct gp_report_opts *o);
+int gp__report_job(struct gp_value *page, const struct gp_report_opts *o);
 
 /** The last component of @p path, trailing slashes aside: [*@p base, *@p base + *@p n). */
 void gp__base_name(const char *path, const char **base, size_t *n);
