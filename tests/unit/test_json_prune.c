@@ -80,8 +80,8 @@ static struct gp_value *restrict_to(const struct gp_value *v, const struct gp_jk
 /* the two trees equal exactly: types, members in order, numbers to the bit */
 static void same_tree(const struct gp_value *a, const struct gp_value *b)
 {
-	double x, y;
-	int64_t i, j;
+	double x = 0, y = 0;
+	int64_t i = 0, j = 0;
 	size_t k;
 
 	assert_int_equal(gp_value_type(a), gp_value_type(b));
