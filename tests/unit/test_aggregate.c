@@ -41,6 +41,7 @@ struct spec {
 	int straggler;
 	int64_t late_ns;
 	bool late_data;            /* the straggler is late for its data loading, not its compute */
+	bool late_silent;          /* ... or for nothing its report shows */
 	int drop_rank, drop_seq;   /* desync: this rank lacks this seq (-1 none) */
 	int meta_rank, meta_seq;   /* desync: this rank's seq has other bytes */
 	int skip_rank, skip_first; /* this rank's ledger starts later (profiler window) */
@@ -107,7 +108,7 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	int64_t d = delta_of(s, r), steps = s->ncoll / s->per_step;
 	bool late = r == s->straggler;
 	int64_t compute = steps * INT64_C(20000000) + r * 100000 +
-	                  (late && !s->late_data ? s->ncoll * s->late_ns : 0);
+	                  (late && !s->late_data && !s->late_silent ? s->ncoll * s->late_ns : 0);
 	/* data loading: 1 % of a 40 ms step; the straggler's per_step * late_ns more */
 	double dl_pct =
 	    1.0 + (late && s->late_data ? 100.0 * (double)(s->per_step * s->late_ns) / 40e6 : 0);
@@ -406,6 +407,42 @@ static void test_clock_uncertainty(void **state)
 	assert_int_equal(run(&s, 0, &doc, dir), 0);
 	assert_true(tu_getd(rank_obj(doc, 3), "clock_uncertainty_ns") >= 1000.0);
 	assert_true(llabs(tu_geti(rank_obj(doc, 3), "clock_offset_ns") + 777000) <= 2000);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * A rank late by less than its clock's uncertainty at each collective may
+ * be late only by the clocks, however many collectives add up its blame:
+ * the cause is "clock" (the uncertainty is one collective's, as the lateness
+ * per late arrival is).
+ */
+static void test_cause_clock(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *st;
+	struct spec s;
+	char dir[64];
+	double u;
+
+	(void)state;
+	spec_init(&s, 8);
+	s.per_host = 4;
+	s.delta[1] = 1234500;
+	s.ncoll = 200;
+	s.straggler = 5;
+	s.late_ns = 200000; /* 200 µs late at every collective, for nothing in its report */
+	s.late_silent = true;
+	s.end_jitter = 2000000; /* the ends spread over 2 ms: the clock known to hundreds of µs */
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	u = tu_getd(rank_obj(doc, 5), "clock_uncertainty_ns");
+	st = gp_arr_get(gp_obj_get(doc, "stragglers"), 0);
+	assert_int_equal(tu_geti(st, "rank"), 5);
+	assert_true(gp_value_get_bool(gp_obj_get(st, "significant"), false));
+	/* the blame adds up far beyond the uncertainty; one late arrival does not */
+	assert_true(tu_getd(st, "blame_ns") > u);
+	assert_true(tu_getd(st, "blame_ns") / tu_getd(st, "last_count") < u);
+	assert_string_equal(tu_gets(st, "cause"), "clock");
 	gp_value_free(doc);
 	tu_tmpdir_remove(dir);
 }
@@ -905,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_clock_uncertainty),
 		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_cause_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
