@@ -42,6 +42,7 @@ struct spec {
 	int64_t late_ns;
 	bool late_data;            /* the straggler is late for its data loading, not its compute */
 	bool late_silent;          /* ... or for nothing its report shows */
+	bool late_host;            /* ... or for its GPU waiting for the host's launches */
 	int drop_rank, drop_seq;   /* desync: this rank lacks this seq (-1 none) */
 	int meta_rank, meta_seq;   /* desync: this rank's seq has other bytes */
 	int skip_rank, skip_first; /* this rank's ledger starts later (profiler window) */
@@ -107,8 +108,9 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	struct gp_buf b;
 	int64_t d = delta_of(s, r), steps = s->ncoll / s->per_step;
 	bool late = r == s->straggler;
-	int64_t compute = steps * INT64_C(20000000) + r * 100000 +
-	                  (late && !s->late_data && !s->late_silent ? s->ncoll * s->late_ns : 0);
+	int64_t compute =
+	    steps * INT64_C(20000000) + r * 100000 +
+	    (late && !s->late_data && !s->late_silent && !s->late_host ? s->ncoll * s->late_ns : 0);
 	/* data loading: 1 % of a 40 ms step; the straggler's per_step * late_ns more */
 	double dl_pct =
 	    1.0 + (late && s->late_data ? 100.0 * (double)(s->per_step * s->late_ns) / 40e6 : 0);
@@ -135,8 +137,9 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	             "\"gpu\": {\"busy_ns\": %lld, \"idle_ns\": 1000, \"idle_pct\": 1.5, "
 	             "\"compute_ns\": %lld, \"communication_ns\": 4000000, "
 	             "\"comm_comp_overlap_pct\": 25, \"idle_breakdown_total\": {\"host_wait_ns\": "
-	             "1000}}, ",
-	             (long long)compute, (long long)compute);
+	             "%lld}}, ",
+	             (long long)compute, (long long)compute,
+	             (long long)(1000 + (late && s->late_host ? s->ncoll * s->late_ns : 0)));
 	gp__buf_addf(
 	    &b,
 	    "\"step_stats\": {\"count\": %lld, \"mean_ns\": 40000000, \"median_ns\": "
@@ -679,6 +682,31 @@ static void test_straggler_data(void **state)
 }
 
 /*
+ * A GPU waiting for the host's launches: the evidence is HTA's per-stream
+ * idle summed over the streams, which can exceed the step, and says so.
+ */
+static void test_straggler_host(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *st;
+	struct spec s;
+	char dir[64];
+
+	(void)state;
+	spec_init(&s, 6);
+	s.straggler = 2;
+	s.late_ns = 1500000;
+	s.late_host = true;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	st = gp_arr_get(gp_obj_get(doc, "stragglers"), 0);
+	assert_int_equal(tu_geti(st, "rank"), 2);
+	assert_string_equal(tu_gets(st, "cause"), "host_launch");
+	assert_non_null(strstr(tu_gets(st, "cause_detail"), "summed over its GPU's streams"));
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
  * Three hosts in a chain: process group "0" joins ranks 0 and 1, "1" joins
  * 1 and 2, so host 2 shares no collective with the reference and is aligned
  * through host 1, the uncertainties adding up.
@@ -943,6 +971,7 @@ int main(void)
 		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_cause_clock),
+		cmocka_unit_test(test_straggler_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

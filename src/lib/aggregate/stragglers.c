@@ -377,7 +377,8 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 		 */
 		{ "data_loading", "data loading", ev_data },
 		{ "compute", "GPU compute", ev_compute },
-		{ "host_launch", "GPU idle waiting for the host's launches", ev_host },
+		{ "host_launch",
+		  "idle waiting for the host's launches, summed over its GPU's streams,", ev_host },
 	};
 	const struct gp__agg_rank *r = &a->r[i];
 	double *scratch, per_step, mean_late, best = 0, best_mine = NAN, best_med = NAN;
