@@ -153,7 +153,8 @@ def parse_args(argv):
     p.add_argument("--first-step", type=int, default=10, help="N of the first ProfilerStep#N (default 10)")
     p.add_argument("--straggler", type=int, help="rank that is slower every step (default: none)")
     p.add_argument("--straggler-ms", type=float, default=5.0, help="its extra time per step (default 5)")
-    p.add_argument("--straggler-cause", choices=("compute", "data_loading"), default="compute")
+    p.add_argument("--straggler-cause", choices=("compute", "data_loading"), default="compute",
+                   help="what makes it late: its compute kernels or its data loading (default compute)")
     p.add_argument("--host-offset-us", action="extend", nargs="+", default=[], metavar="HOST=US",
                    help="clock offset of a host (index or node-N) in us, may be fractional (node-1=1234.5); "
                    "repeatable; hosts not named, other than node-0, get a random offset within +-2 ms")

@@ -41,6 +41,8 @@ struct spec {
 	int straggler;
 	int64_t late_ns;
 	bool late_data;            /* the straggler is late for its data loading, not its compute */
+	bool late_silent;          /* ... or for nothing its report shows */
+	bool late_host;            /* ... or for its GPU waiting for the host's launches */
 	int drop_rank, drop_seq;   /* desync: this rank lacks this seq (-1 none) */
 	int meta_rank, meta_seq;   /* desync: this rank's seq has other bytes */
 	int skip_rank, skip_first; /* this rank's ledger starts later (profiler window) */
@@ -53,6 +55,7 @@ struct spec {
 	bool us;            /* timestamps in whole µs, as old Kineto writes them */
 	int p2p_every;      /* every p2p_every-th collective (c % p2p_every == 0) is a sendrecv */
 	int64_t p2p_late;   /* host 1's ranks end their sendrecvs this much later */
+	bool a2a;           /* all_to_all with uneven splits: each rank's own size */
 };
 
 static void spec_init(struct spec *s, int ranks)
@@ -106,8 +109,9 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	struct gp_buf b;
 	int64_t d = delta_of(s, r), steps = s->ncoll / s->per_step;
 	bool late = r == s->straggler;
-	int64_t compute = steps * INT64_C(20000000) + r * 100000 +
-	                  (late && !s->late_data ? s->ncoll * s->late_ns : 0);
+	int64_t compute =
+	    steps * INT64_C(20000000) + r * 100000 +
+	    (late && !s->late_data && !s->late_silent && !s->late_host ? s->ncoll * s->late_ns : 0);
 	/* data loading: 1 % of a 40 ms step; the straggler's per_step * late_ns more */
 	double dl_pct =
 	    1.0 + (late && s->late_data ? 100.0 * (double)(s->per_step * s->late_ns) / 40e6 : 0);
@@ -134,8 +138,9 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	             "\"gpu\": {\"busy_ns\": %lld, \"idle_ns\": 1000, \"idle_pct\": 1.5, "
 	             "\"compute_ns\": %lld, \"communication_ns\": 4000000, "
 	             "\"comm_comp_overlap_pct\": 25, \"idle_breakdown_total\": {\"host_wait_ns\": "
-	             "1000}}, ",
-	             (long long)compute, (long long)compute);
+	             "%lld}}, ",
+	             (long long)compute, (long long)compute,
+	             (long long)(1000 + (late && s->late_host ? s->ncoll * s->late_ns : 0)));
 	gp__buf_addf(
 	    &b,
 	    "\"step_stats\": {\"count\": %lld, \"mean_ns\": 40000000, \"median_ns\": "
@@ -174,8 +179,13 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 		             "null, \"dtype\": \"Float\", \"bytes\": %lld, \"group_size\": %d, "
 		             "\"step\": %lld, \"cpu_start_ns\": null, \"start_ns\": %lld, "
 		             "\"end_ns\": %lld}",
-		             n++ ? ", " : "", (long long)seq, p2p ? "sendrecv" : "allreduce",
-		             (long long)(r == s->meta_rank && c == s->meta_seq ? 1024 : BYTES),
+		             n++ ? ", " : "", (long long)seq,
+		             p2p      ? "sendrecv"
+		             : s->a2a ? "all_to_all"
+		                      : "allreduce",
+		             (long long)(r == s->meta_rank && c == s->meta_seq ? 1024
+		                         : s->a2a                              ? BYTES + r * 4096
+		                                                               : BYTES),
 		             s->ranks, (long long)(c / s->per_step), (long long)st, (long long)en);
 	}
 	gp__buf_addstr(&b, "]}}]}");
@@ -406,6 +416,42 @@ static void test_clock_uncertainty(void **state)
 	assert_int_equal(run(&s, 0, &doc, dir), 0);
 	assert_true(tu_getd(rank_obj(doc, 3), "clock_uncertainty_ns") >= 1000.0);
 	assert_true(llabs(tu_geti(rank_obj(doc, 3), "clock_offset_ns") + 777000) <= 2000);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * A rank late by less than its clock's uncertainty at each collective may
+ * be late only by the clocks, however many collectives add up its blame:
+ * the cause is "clock" (the uncertainty is one collective's, as the lateness
+ * per late arrival is).
+ */
+static void test_cause_clock(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *st;
+	struct spec s;
+	char dir[64];
+	double u;
+
+	(void)state;
+	spec_init(&s, 8);
+	s.per_host = 4;
+	s.delta[1] = 1234500;
+	s.ncoll = 200;
+	s.straggler = 5;
+	s.late_ns = 200000; /* 200 µs late at every collective, for nothing in its report */
+	s.late_silent = true;
+	s.end_jitter = 2000000; /* the ends spread over 2 ms: the clock known to hundreds of µs */
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	u = tu_getd(rank_obj(doc, 5), "clock_uncertainty_ns");
+	st = gp_arr_get(gp_obj_get(doc, "stragglers"), 0);
+	assert_int_equal(tu_geti(st, "rank"), 5);
+	assert_true(gp_value_get_bool(gp_obj_get(st, "significant"), false));
+	/* the blame adds up far beyond the uncertainty; one late arrival does not */
+	assert_true(tu_getd(st, "blame_ns") > u);
+	assert_true(tu_getd(st, "blame_ns") / tu_getd(st, "last_count") < u);
+	assert_string_equal(tu_gets(st, "cause"), "clock");
 	gp_value_free(doc);
 	tu_tmpdir_remove(dir);
 }
@@ -642,6 +688,31 @@ static void test_straggler_data(void **state)
 }
 
 /*
+ * A GPU waiting for the host's launches: the evidence is HTA's per-stream
+ * idle summed over the streams, which can exceed the step, and says so.
+ */
+static void test_straggler_host(void **state)
+{
+	struct gp_value *doc = NULL;
+	const struct gp_value *st;
+	struct spec s;
+	char dir[64];
+
+	(void)state;
+	spec_init(&s, 6);
+	s.straggler = 2;
+	s.late_ns = 1500000;
+	s.late_host = true;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	st = gp_arr_get(gp_obj_get(doc, "stragglers"), 0);
+	assert_int_equal(tu_geti(st, "rank"), 2);
+	assert_string_equal(tu_gets(st, "cause"), "host_launch");
+	assert_non_null(strstr(tu_gets(st, "cause_detail"), "summed over its GPU's streams"));
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
  * Three hosts in a chain: process group "0" joins ranks 0 and 1, "1" joins
  * 1 and 2, so host 2 shares no collective with the reference and is aligned
  * through host 1, the uncertainties adding up.
@@ -751,6 +822,28 @@ static void test_desync_metadata(void **state)
 	assert_int_equal(tu_geti(d, "rank"), 6);
 	assert_int_equal(tu_geti(d, "found/bytes"), 1024);
 	assert_int_equal(tu_geti(d, "expected/bytes"), BYTES);
+	gp_value_free(doc);
+	tu_tmpdir_remove(dir);
+}
+
+/*
+ * An all-to-all with uneven splits (MoE token routing) moves another size on
+ * every rank: that is no desynchronisation, and every collective matches.
+ */
+static void test_a2a_uneven(void **state)
+{
+	struct gp_value *doc = NULL;
+	struct spec s;
+	char dir[64];
+
+	(void)state;
+	spec_init(&s, 4);
+	s.a2a = true;
+	assert_int_equal(run(&s, 0, &doc, dir), 0);
+	assert_true(gp_value_type(gp_obj_get(doc, "desync")) == GP_VALUE_NULL);
+	assert_int_equal(tu_geti(gp_arr_get(gp_obj_get(doc, "collectives"), 0), "count"), s.ncoll);
+	assert_string_equal(tu_gets(gp_arr_get(gp_obj_get(doc, "collectives"), 0), "name"),
+	                    "all_to_all");
 	gp_value_free(doc);
 	tu_tmpdir_remove(dir);
 }
@@ -905,6 +998,9 @@ int main(void)
 		cmocka_unit_test(test_clock_uncertainty),
 		cmocka_unit_test(test_p2p),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_cause_clock),
+		cmocka_unit_test(test_straggler_host),
+		cmocka_unit_test(test_a2a_uneven),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

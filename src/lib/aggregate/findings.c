@@ -94,8 +94,8 @@ static void cause_clause(char *buf, size_t n, const char *cause, double excess)
 	else if (!strcmp(cause, "clock"))
 		snprintf(
 		    buf, n,
-		    "but its clock offset is less certain than its blame, so the lateness may be "
-		    "the clocks'");
+		    "but its clock offset is less certain than its lateness at each collective, "
+		    "so the lateness may be the clocks'");
 	else
 		snprintf(buf, n, "cause: %s", cause);
 }

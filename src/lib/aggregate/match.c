@@ -46,13 +46,6 @@ static int cmp_ref(const void *x, const void *y)
 	return a->ent < b->ent ? -1 : a->ent > b->ent;
 }
 
-/* what must agree across the ranks of one collective */
-static bool same_meta(const struct gp__agg_ent *x, const struct gp__agg_ent *y)
-{
-	return x->name == y->name && x->dtype == y->dtype && x->bytes == y->bytes &&
-	       x->group_size == y->group_size;
-}
-
 /* per process group: the members and their seq ranges */
 struct pgscan {
 	int64_t *lo, *hi; /* per rank index; lo > hi: no entry */
@@ -65,6 +58,32 @@ struct pgscan {
 static const char *str_or_null(const struct gp__agg *a, uint32_t id)
 {
 	return id == GP__AGG_NONE ? NULL : gp__strtab_get(&a->str, id);
+}
+
+/*
+ * An all-to-all whose splits may differ: with uneven splits (MoE token
+ * routing) every rank sends and receives its own size, so the sizes of
+ * one all-to-all need not agree across the ranks.
+ */
+static bool uneven_sizes(const struct gp__agg *a, uint32_t name)
+{
+	static const char *const a2a[] = { "all_to_all", "alltoall", "alltoall_base",
+		                           "all_to_all_single", "alltoallv" };
+	const char *n = str_or_null(a, name);
+	size_t i;
+
+	for (i = 0; n && i < GP_ARRAY_SIZE(a2a); i++)
+		if (!strcmp(n, a2a[i]))
+			return true;
+	return false;
+}
+
+/* what must agree across the ranks of one collective (an all-to-all's size need not) */
+static bool same_meta(const struct gp__agg *a, const struct gp__agg_ent *x,
+                      const struct gp__agg_ent *y)
+{
+	return x->name == y->name && x->dtype == y->dtype && x->group_size == y->group_size &&
+	       (x->bytes == y->bytes || uneven_sizes(a, x->name));
 }
 
 static int set_str(struct gp_value *o, const char *key, const char *s)
@@ -207,7 +226,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 		ranks++;
 		if (e->start_ns < when)
 			when = e->start_ns;
-		if (!maj || same_meta(maj, e)) {
+		if (!maj || same_meta(a, maj, e)) {
 			maj = maj ? maj : e;
 			majn++;
 		} else if (--majn == 0) {
@@ -229,7 +248,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
-		if (same_meta(maj, e)) {
+		if (same_meta(a, maj, e)) {
 			d.expected_ix = refs[k].rank;
 			d.expected_ent = refs[k].ent;
 			break;
@@ -255,7 +274,7 @@ static int instance(struct gp__agg *a, const struct ref *refs, size_t i, size_t 
 	for (k = i; k < j; k++) {
 		const struct gp__agg_ent *e = &a->r[refs[k].rank].ent[refs[k].ent];
 
-		if (!p2p && !same_meta(maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
+		if (!p2p && !same_meta(a, maj, e) && (k == i || refs[k].rank != refs[k - 1].rank)) {
 			d.set = true;
 			d.missing = false;
 			d.rank = refs[k].rank;

@@ -377,7 +377,8 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 		 */
 		{ "data_loading", "data loading", ev_data },
 		{ "compute", "GPU compute", ev_compute },
-		{ "host_launch", "GPU idle waiting for the host's launches", ev_host },
+		{ "host_launch",
+		  "idle waiting for the host's launches, summed over its GPU's streams,", ev_host },
 	};
 	const struct gp__agg_rank *r = &a->r[i];
 	double *scratch, per_step, mean_late, best = 0, best_mine = NAN, best_med = NAN;
@@ -390,14 +391,19 @@ const char *gp__agg_cause(const struct gp__agg *a, size_t i, char *detail, size_
 	if (!r->last_count || r->blame_ns <= 0)
 		return NULL;
 	mean_late = (double)r->blame_ns / (double)r->last_count;
-	/* its clock is not known well enough to say it was late at all */
-	if (isfinite(r->unc_ns) && r->unc_ns > (double)r->blame_ns) {
+	/*
+	 * its clock is not known well enough to say it was late at all: the
+	 * uncertainty is one collective's, so against one late arrival's gap
+	 * (a clock off by U makes every arrival look up to U late; the blame,
+	 * their sum, outgrows U with the collectives)
+	 */
+	if (isfinite(r->unc_ns) && r->unc_ns > mean_late) {
 		snprintf(detail, n,
-		         "its clock offset is known only to ±%s, more than its blame of %s (%s per "
-		         "late arrival): the lateness may be the clocks'",
+		         "its clock offset is known only to ±%s, more than its lateness of %s per "
+		         "late arrival (%s of blame in all): the lateness may be the clocks'",
 		         gp__fmt_dur(t1, sizeof(t1), r->unc_ns, 0),
-		         gp__fmt_dur(t2, sizeof(t2), (double)r->blame_ns, 0),
-		         gp__fmt_dur(t3, sizeof(t3), mean_late, 0));
+		         gp__fmt_dur(t3, sizeof(t3), mean_late, 0),
+		         gp__fmt_dur(t2, sizeof(t2), (double)r->blame_ns, 0));
 		return "clock";
 	}
 	per_step = late_per_step(a, i);
