@@ -227,7 +227,7 @@ static void print_stragglers(struct agf *f, const struct gp_value *agg)
 			gp__fmt_pvalue(b[5], sizeof(b[5]), nv(get(r, "p_value"))),
 			gp_value_type(sig) != GP_VALUE_BOOL ? "-"
 			: gp_value_get_bool(sig, false)     ? "yes"
-			                                    : "no (chance)",
+			                                    : "no",
 			str(get(r, "cause"), "-"),
 		};
 
