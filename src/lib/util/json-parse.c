@@ -286,6 +286,28 @@ out:
 	return 0;
 }
 
+int gp__json_parse_end(struct gp_jscan *s, const char *text, const char *p, int rc,
+                       struct gp_value *v, size_t *err_off, struct gp_value **out)
+{
+	if (rc == 0) {
+		p = gp__json_ws(p, s->end);
+		if (p < s->end)
+			rc =
+			    gp__json_fail(s, p, GP_EFORMAT, "trailing characters after JSON value");
+	}
+	if (rc) {
+		size_t off = (size_t)(s->err_at - text);
+
+		gp_value_free(v);
+		if (err_off)
+			*err_off = off;
+		return gp__error(rc, "byte %zu: %s", off,
+		                 s->err_msg ? s->err_msg : gp_strerror(rc));
+	}
+	*out = v;
+	return 0;
+}
+
 GP_API int gp_value_parse(const char *text, size_t len, struct gp_value **out, size_t *err_off)
 {
 	struct gp_jscan s = { .end = text + len, .eof = true };
@@ -303,22 +325,5 @@ GP_API int gp_value_parse(const char *text, size_t len, struct gp_value **out, s
 		text = p = "";
 	s.end = text + len;
 	rc = gp__json_parse_value(&s, &p, GP_JSON_MAX_DEPTH, &v);
-	if (rc == 0) {
-		p = gp__json_ws(p, s.end);
-		if (p < s.end) {
-			gp_value_free(v);
-			v = NULL;
-			rc = gp__json_fail(&s, p, GP_EFORMAT,
-			                   "trailing characters after JSON value");
-		}
-	}
-	if (rc) {
-		size_t off = (size_t)(s.err_at - text);
-
-		if (err_off)
-			*err_off = off;
-		return gp__error(rc, "byte %zu: %s", off, s.err_msg ? s.err_msg : gp_strerror(rc));
-	}
-	*out = v;
-	return 0;
+	return gp__json_parse_end(&s, text, p, rc, v, err_off, out);
 }

@@ -331,22 +331,5 @@ int gp__json_parse_pruned(const char *text, size_t len, const struct gp_jkeep *k
 		text = p = "";
 	s.end = text + len;
 	rc = prune(&s, &p, keep, 0, &v);
-	if (rc == 0) {
-		p = gp__json_ws(p, s.end);
-		if (p < s.end) {
-			gp_value_free(v);
-			v = NULL;
-			rc = gp__json_fail(&s, p, GP_EFORMAT,
-			                   "trailing characters after JSON value");
-		}
-	}
-	if (rc) {
-		size_t off = (size_t)(s.err_at - text);
-
-		if (err_off)
-			*err_off = off;
-		return gp__error(rc, "byte %zu: %s", off, s.err_msg ? s.err_msg : gp_strerror(rc));
-	}
-	*out = v;
-	return 0;
+	return gp__json_parse_end(&s, text, p, rc, v, err_off, out);
 }

@@ -292,6 +292,15 @@ double gp__json_double(const char *p, size_t n);
 int gp__json_parse_value(struct gp_jscan *s, const char **pp, unsigned max_depth,
                          struct gp_value **out);
 
+/**
+ * The end of a whole-document parse (gp_value_parse(), the pruned parse):
+ * with @p rc 0, only whitespace may follow @p p; on an error, @p v is freed
+ * and the error is "byte N: why" with N in *@p err_off (may be NULL). On
+ * success *@p out takes @p v. @p text is the document's first byte.
+ */
+int gp__json_parse_end(struct gp_jscan *s, const char *text, const char *p, int rc,
+                       struct gp_value *v, size_t *err_off, struct gp_value **out);
+
 /** @return true if @p p[0..n) is valid UTF-8 (RFC 3629: no overlongs, no surrogates). */
 bool gp__utf8_valid(const char *p, size_t n);
 
