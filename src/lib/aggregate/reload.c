@@ -16,9 +16,13 @@
 
 #include "gpuprof/aggregate.h"
 #include "source/source.h"
+#include "util/json-prune.h"
 #include "util/error.h"
 
 #define SCHEMA_FAMILY "gpuprof.aggregate/"
+
+/* the member judge() looks at */
+static const struct gp_jkeep schema_only[] = { { "schema", NULL, false }, { NULL, NULL, false } };
 
 /* a parsed document: the aggregate kept in *out, or why it is refused, or NULL for the others */
 static int judge(const char *path, struct gp_value *doc, struct gp_value **out)
@@ -79,8 +83,19 @@ GP_API int gp_aggregate_load(const char *path, struct gp_value **out)
 	default: /* another gpuprof document, or one whose schema comes after the first bytes */
 		break;
 	}
+	/*
+	 * Its schema first, the rest skipped: a large analyze report is read
+	 * again by gp_aggregate_paths(), pruned; only an aggregate is built whole.
+	 */
 	src.path = (char *)path;
+	if ((rc = gp__doc_read_pruned(&src, schema_only, &doc)))
+		return rc;
+	if ((rc = judge(path, doc, out)) || !*out)
+		return rc;
+	gp_value_free(*out);
+	*out = NULL;
 	if ((rc = gp__doc_read(&src, &doc)))
 		return rc;
-	return judge(path, doc, out);
+	*out = doc;
+	return 0;
 }
