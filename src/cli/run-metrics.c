@@ -25,7 +25,8 @@
 #include "gpuprof/sample.h"
 #include "run.h"
 
-#define STOP_POLL_MS 50
+#define STOP_POLL_MS    50
+#define FIRST_SAMPLE_MS 2000
 
 struct gp_run_metrics {
 	struct gp_sampler *s;
@@ -68,6 +69,19 @@ static void *recorder(void *arg)
 		}
 		atomic_fetch_add(&m->n, 1);
 	}
+	/* a sample taken before the stop but not yet recorded still counts */
+	if (!m->werrno && !m->err[0] && gp_sampler_wait(m->s, seq, 0, m->rec) == 0) {
+		int rc;
+
+		errno = 0;
+		rc = gp_metrics_writer_add(m->w, m->rec);
+		if (rc == 0)
+			atomic_fetch_add(&m->n, 1);
+		else if (rc == GP_EIO)
+			m->werrno = errno ? errno : EIO;
+		else
+			snprintf(m->err, sizeof(m->err), "%s", gp_last_error());
+	}
 	return NULL;
 }
 
@@ -107,6 +121,12 @@ int gp_run_metrics_start(struct gp_run_metrics **out, uint32_t interval_ms, pid_
 		goto out_free;
 	}
 	m->started = true;
+	/*
+	 * The sampling thread takes its first sample at once; wait for it (CMD
+	 * is not running yet) so that a command shorter than the thread's start
+	 * still has the tree it started as, not "0 samples".
+	 */
+	(void)gp_sampler_wait(m->s, 0, FIRST_SAMPLE_MS, m->st);
 	*out = m;
 	return 0;
 out_free:
