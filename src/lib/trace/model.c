@@ -57,6 +57,9 @@ GP_API void gp_trace_free(struct gp_trace *t)
 	gp__free(t->gpu);
 	gp__free(t->mem);
 	gp__free(t->coll);
+	gp__free(t->opargs);
+	gp__free(t->sync);
+	gp__free(t->pymod);
 	gp__free(t->tracks);
 	gp__free(t->track_ix);
 	gp__free(t->cats);
@@ -193,6 +196,77 @@ const struct gp_coll_info *gp__trace_coll(const struct gp_trace *t, size_t ev)
 			hi = mid;
 	}
 	return lo < t->ncoll && t->coll[lo].ev == ev ? &t->coll[lo] : NULL;
+}
+
+/* The entry of @p ev in a side table sorted by ev (each entry's first member is uint32_t ev). */
+static const void *side_find(const void *base, size_t n, size_t size, size_t ev)
+{
+	const char *b = base;
+	size_t lo = 0, hi = n;
+	uint32_t at;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&at, b + mid * size, sizeof(at));
+		if (at < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= n)
+		return NULL;
+	memcpy(&at, b + lo * size, sizeof(at));
+	return at == ev ? b + lo * size : NULL;
+}
+
+int gp__trace_add_op_args(struct gp_trace *t, size_t idx, const struct gp_op_args *oa)
+{
+	int rc;
+
+	if (idx >= t->ev.n || (t->nopargs && t->opargs[t->nopargs - 1].ev >= idx))
+		return gp__error(GP_EINVAL, "op inputs for event %zu out of order", idx);
+	if ((rc =
+	         gp__grow((void **)&t->opargs, &t->opargs_cap, t->nopargs + 1, sizeof(*t->opargs))))
+		return rc;
+	t->opargs[t->nopargs] = *oa;
+	t->opargs[t->nopargs++].ev = (uint32_t)idx;
+	return 0;
+}
+
+const struct gp_op_args *gp__trace_op_args(const struct gp_trace *t, size_t ev)
+{
+	return side_find(t->opargs, t->nopargs, sizeof(*t->opargs), ev);
+}
+
+int gp__trace_add_sync(struct gp_trace *t, size_t idx, const struct gp_sync_info *si)
+{
+	int rc;
+
+	if (idx >= t->ev.n || (t->nsync && t->sync[t->nsync - 1].ev >= idx))
+		return gp__error(GP_EINVAL, "sync details for event %zu out of order", idx);
+	if ((rc = gp__grow((void **)&t->sync, &t->sync_cap, t->nsync + 1, sizeof(*t->sync))))
+		return rc;
+	t->sync[t->nsync] = *si;
+	t->sync[t->nsync++].ev = (uint32_t)idx;
+	return 0;
+}
+
+const struct gp_sync_info *gp__trace_sync(const struct gp_trace *t, size_t ev)
+{
+	return side_find(t->sync, t->nsync, sizeof(*t->sync), ev);
+}
+
+int gp__trace_add_py_module(struct gp_trace *t, const struct gp_py_module *pm)
+{
+	int rc;
+
+	if (pm->dur < 0 || gp__trace_check_time(pm->ts, pm->dur))
+		return gp__error(GP_EFORMAT, "nn.Module event time out of range");
+	if ((rc = gp__grow((void **)&t->pymod, &t->pymod_cap, t->npymod + 1, sizeof(*t->pymod))))
+		return rc;
+	t->pymod[t->npymod++] = *pm;
+	return 0;
 }
 
 int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m)
@@ -457,6 +531,51 @@ static int append_coll(struct gp_trace *dst, const struct gp_trace *src, const u
 	return 0;
 }
 
+/* src's op inputs and sync details after dst's, events shifted by @p n0; its nn.Module calls */
+static int append_side(struct gp_trace *dst, const struct gp_trace *src, const uint32_t *smap,
+                       const uint32_t *tmap, size_t n0)
+{
+	size_t o0 = dst->nopargs, s0 = dst->nsync, p0 = dst->npymod, i;
+	int rc;
+
+	if ((src->nopargs || src->nsync) && src->ev.n > UINT32_MAX - 1 - n0)
+		return gp__error(GP_ELIMIT, "more than %u events", UINT32_MAX - 1);
+	if ((rc = gp__grow((void **)&dst->opargs, &dst->opargs_cap, o0 + src->nopargs,
+	                   sizeof(*dst->opargs))) ||
+	    (rc = gp__grow((void **)&dst->sync, &dst->sync_cap, s0 + src->nsync,
+	                   sizeof(*dst->sync))) ||
+	    (rc = gp__grow((void **)&dst->pymod, &dst->pymod_cap, p0 + src->npymod,
+	                   sizeof(*dst->pymod))))
+		return rc;
+	for (i = 0; i < src->nopargs; i++) {
+		struct gp_op_args *d = &dst->opargs[o0 + i];
+
+		*d = src->opargs[i];
+		d->ev = (uint32_t)(d->ev + n0);
+		d->dims = smap[d->dims];
+		d->types = smap[d->types];
+		d->concrete = smap[d->concrete];
+	}
+	dst->nopargs = o0 + src->nopargs;
+	for (i = 0; i < src->nsync; i++) {
+		struct gp_sync_info *d = &dst->sync[s0 + i];
+
+		*d = src->sync[i];
+		d->ev = (uint32_t)(d->ev + n0);
+		d->kind = smap[d->kind];
+	}
+	dst->nsync = s0 + src->nsync;
+	for (i = 0; i < src->npymod; i++) {
+		struct gp_py_module *d = &dst->pymod[p0 + i];
+
+		*d = src->pymod[i];
+		d->name = smap[d->name];
+		d->track = tmap[d->track];
+	}
+	dst->npymod = p0 + src->npymod;
+	return 0;
+}
+
 int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 {
 	uint32_t *smap = NULL, *tmap = NULL;
@@ -490,6 +609,7 @@ int gp__trace_append(struct gp_trace *dst, const struct gp_trace *src)
 	}
 	dst->nmem = m0 + src->nmem;
 	GP_TRY(append_coll(dst, src, smap, n0));
+	GP_TRY(append_side(dst, src, smap, tmap, n0));
 	GP_TRY(append_events(dst, src, smap, tmap, g0));
 	GP_TRY(append_cats(dst, src, smap));
 	for (i = 0; i < src->nvtx_names.nslot; i++) {

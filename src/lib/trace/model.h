@@ -17,7 +17,8 @@
  *  - string ids index t->strs; 0 is "";
  *  - events are kept in file order; analyses sort index lists as they need.
  * Only complete ("X") events are stored as events; python_function events
- * (half of a with_stack trace), flows and metadata are counted, not stored.
+ * (half of a with_stack trace), flows and metadata are counted, not stored,
+ * except the nn.Module calls (t->pymod, a side table).
  */
 #ifndef GP_TRACE_MODEL_H
 #define GP_TRACE_MODEL_H
@@ -94,6 +95,51 @@ struct gp_coll_info {
 	int64_t group_size;            /* "Group size" */
 	int64_t src_rank, dst_rank;    /* "Src Rank", "Dst Rank" (p2p) */
 	int64_t seq;                   /* "Seq" */
+};
+
+/**
+ * The inputs PyTorch records for a CPU op with record_shapes=True: the raw
+ * JSON text of its "Input Dims", "Input type" and "Concrete Inputs" args
+ * ("[[64, 128], [128, 256]]", "[\"float\", \"float\"]"), interned, so that
+ * the many ops of one shape share one string; the analyses that need the
+ * numbers parse them (analyze/opmodel.c). For captures of `gpuprof run
+ * --pytorch shapes` the capture reader fills the same table from the op
+ * ranges' names. Kept in t->opargs sorted by ev, like t->coll. String ids
+ * are 0 when the arg was absent or not an array.
+ */
+struct gp_op_args {
+	uint32_t ev;       /* the event's index (a GP_K_CPU_OP, or a range of a capture) */
+	uint32_t dims;     /* "Input Dims" */
+	uint32_t types;    /* "Input type" */
+	uint32_t concrete; /* "Concrete Inputs" */
+};
+
+/**
+ * What a cuda_sync event waited on (Kineto 2023+): its "cuda_sync_kind"
+ * ("Stream Sync", "Event Sync", "Context Sync", "Stream Wait Event"), the
+ * stream and the correlation id of the cudaEventRecord it waits for. The
+ * event's own stream and correlation are in the event columns. Kept in
+ * t->sync sorted by ev. Numbers are -1 when absent.
+ */
+struct gp_sync_info {
+	uint32_t ev;
+	uint32_t kind;           /* "cuda_sync_kind" string id, 0 absent */
+	int64_t wait_stream;     /* "wait_on_stream" */
+	int64_t wait_event_corr; /* "wait_on_cuda_event_record_corr_id" */
+	int64_t wait_event_id;   /* "wait_on_cuda_event_id" */
+};
+
+/**
+ * A python_function event of an nn.Module call, recorded with_modules or
+ * with_stack ("nn.Module: Owlv2EncoderLayer_3"): the only python_function
+ * events kept (the others are counted in npy). In file order in t->pymod.
+ */
+struct gp_py_module {
+	int64_t ts, dur;
+	uint32_t name;  /* string id of the whole name, "nn.Module: Block_23" */
+	uint32_t track; /* the thread */
+	int64_t id;     /* "Python id", -1 absent */
+	int64_t parent; /* "Python parent id", -1 absent (null) */
 };
 
 /** A counter sample (captures: GPUPROF_COUNTER of the annotation API). */
@@ -174,6 +220,18 @@ struct gp_trace {
 	struct gp_coll_info *coll;
 	size_t ncoll, coll_cap;
 
+	/* record_shapes inputs of CPU ops (struct gp_op_args), sorted by event index */
+	struct gp_op_args *opargs;
+	size_t nopargs, opargs_cap;
+
+	/* what cuda_sync events waited on (struct gp_sync_info), sorted by event index */
+	struct gp_sync_info *sync;
+	size_t nsync, sync_cap;
+
+	/* nn.Module python_function events, in file order */
+	struct gp_py_module *pymod;
+	size_t npymod, pymod_cap;
+
 	struct gp_track *tracks;
 	size_t ntracks, tracks_cap;
 	/* gp__trace_track's index: open addressing, slot = track index + 1, 0 empty */
@@ -181,7 +239,7 @@ struct gp_trace {
 	size_t track_ix_slots;
 	uint32_t track_last; /* the track found last (+ 1): the next lookup is often the same */
 
-	/* python_function events: counted, not stored (no analysis needs them) */
+	/* python_function events: counted (the nn.Module ones are also kept in pymod) */
 	size_t npy;
 
 	struct gp_cat_count *cats;
@@ -286,6 +344,22 @@ int gp__trace_add_mem(struct gp_trace *t, const struct gp_mem_event *m);
 int gp__trace_add_coll(struct gp_trace *t, size_t idx, const struct gp_coll_info *ci);
 /** The collective metadata of event @p ev, or NULL when it carried none. */
 const struct gp_coll_info *gp__trace_coll(const struct gp_trace *t, size_t ev);
+/**
+ * Adds the record_shapes inputs of event @p idx (@p oa->ev is set to it).
+ * Events must be given in increasing index order; GP_EINVAL otherwise.
+ */
+int gp__trace_add_op_args(struct gp_trace *t, size_t idx, const struct gp_op_args *oa);
+/** The record_shapes inputs of event @p ev, or NULL when it carried none. */
+const struct gp_op_args *gp__trace_op_args(const struct gp_trace *t, size_t ev);
+/** Adds what cuda_sync event @p idx waited on; increasing index order, as above. */
+int gp__trace_add_sync(struct gp_trace *t, size_t idx, const struct gp_sync_info *si);
+/** What cuda_sync event @p ev waited on, or NULL when it said nothing. */
+const struct gp_sync_info *gp__trace_sync(const struct gp_trace *t, size_t ev);
+/**
+ * Appends an nn.Module call. GP_EFORMAT when its ts / dur break the time
+ * limits (or dur < 0); its dur is not counted in dur_sum (it nests over events).
+ */
+int gp__trace_add_py_module(struct gp_trace *t, const struct gp_py_module *pm);
 /** Checks that @p ts and @p ts + @p dur lie within ±GP_TIME_LIMIT. */
 int gp__trace_check_time(int64_t ts, int64_t dur);
 /** Finds or adds a track. @p pid_str / @p tid_str are string ids (0 when numeric). */
