@@ -34,6 +34,14 @@ int gp__an_counters(const struct gp__actx *c, struct gp_value *r);
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r);
 /* collectives.c: "host" and "collectives" (the ledger of collectives, for aggregate) */
 int gp__an_collectives(const struct gp__actx *c, struct gp_value *r);
+/* critpath.c: "critical_path" (HTA's critical path per step: the longest chain of CPU ops,
+ * launches, kernels and waits, broken down by what bounds it) */
+int gp__an_critpath(const struct gp__actx *c, struct gp_value *r);
+/* modules.c: "modules" (the nn.Module tree and per-class table, host and GPU time) */
+int gp__an_modules(const struct gp__actx *c, struct gp_value *r);
+/* roofline.c: "roofline" (per-op FLOPs and bytes from the recorded shapes against the
+ * device's peaks: achieved TFLOP/s and TB/s, roofline %, headroom, MFU) */
+int gp__an_roofline(const struct gp__actx *c, struct gp_value *r);
 /* findings.c: "findings" (reads the sections above) */
 int gp__an_findings(const struct gp__actx *c, struct gp_value *r);
 

@@ -38,7 +38,7 @@
  * memory.c reads the steps' incomplete flags in the same object, so memory
  * is part of the steps task.
  */
-enum { TASK_LAST = 7 };
+enum { TASK_LAST = 10 };
 
 static const struct {
 	const char *name;
@@ -54,6 +54,9 @@ static const struct {
 	{ "overview", gp__an_overview, 5 },
 	{ "counters", gp__an_counters, 6 },
 	{ "collectives", gp__an_collectives, 6 },
+	{ "critical_path", gp__an_critpath, 7 },
+	{ "modules", gp__an_modules, 8 },
+	{ "roofline", gp__an_roofline, 9 },
 	{ "findings", gp__an_findings, TASK_LAST },
 };
 

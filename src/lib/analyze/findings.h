@@ -175,6 +175,16 @@ typedef int (*gp__fnd_rule_fn)(const struct gp__actx *c, const struct gp_value *
                                const struct gp__fnd_base *b, struct gp__fnd_list *fl);
 
 extern const gp__fnd_rule_fn gp__fnd_rules[];
+
+/* the rules of issue 23's analyses, each beside its analysis's findings file */
+int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
+                     const struct gp__fnd_base *b,
+                     struct gp__fnd_list *fl); /* findings-critpath.c */
+int gp__fnd_modules(const struct gp__actx *c, const struct gp_value *r,
+                    const struct gp__fnd_base *b, struct gp__fnd_list *fl); /* findings-modules.c */
+int gp__fnd_roofline(const struct gp__actx *c, const struct gp_value *r,
+                     const struct gp__fnd_base *b,
+                     struct gp__fnd_list *fl); /* findings-roofline.c */
 extern const size_t gp__fnd_nrules;
 
 #endif

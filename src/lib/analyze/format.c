@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format-sections.h"
 #include "gpuprof/analyze.h"
 #include "text/text.h"
 #include "util/error.h"
@@ -839,6 +840,16 @@ static void print_findings(struct af *f, const struct gp_value *r)
 	gp__text_findings(&f->o, get(r, "findings"), f->width); /* the one Findings section */
 }
 
+/* the sections with files of their own (format-sections.h) */
+static void print_sections(struct af *f, const struct gp_value *r)
+{
+	struct gp__fmt_sec fs = { .top = f->top, .width = f->width, .wide = f->wide };
+
+	gp__format_critpath(&f->o, r, &fs);
+	gp__format_modules(&f->o, r, &fs);
+	gp__format_roofline(&f->o, r, &fs);
+}
+
 static void print_rank(struct af *f, const struct gp_value *r)
 {
 	print_header(f, r);
@@ -864,6 +875,7 @@ static void print_rank(struct af *f, const struct gp_value *r)
 	print_memory(f, r);
 	if (has_gpu(r))
 		print_launches(f, r);
+	print_sections(f, r);
 	print_findings(f, r);
 }
 
