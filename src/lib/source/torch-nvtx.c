@@ -56,8 +56,8 @@ static int num(struct cur *c, int64_t *v)
 	return 1;
 }
 
-/* "[[2, 3], [], [4]]": a list of lists of numbers, ", " between items */
-static int shapes(struct cur *c)
+/* "[2, 3]" or "[]": one input's sizes */
+static int shape(struct cur *c)
 {
 	int64_t v;
 
@@ -65,41 +65,33 @@ static int shapes(struct cur *c)
 		return 0;
 	if (lit(c, "]"))
 		return 1;
-	for (;;) {
-		if (!lit(c, "["))
+	do {
+		if (!num(c, &v))
 			return 0;
-		if (!lit(c, "]")) {
-			do {
-				if (!num(c, &v))
-					return 0;
-			} while (lit(c, ", "));
-			if (!lit(c, "]"))
-				return 0;
-		}
-		if (lit(c, "]"))
-			return 1;
-		if (!lit(c, ", "))
-			return 0;
-	}
+	} while (lit(c, ", "));
+	return lit(c, "]");
 }
 
-/* "[(7,0), (0,-1)]": (op id, output number) pairs */
-static int op_ids(struct cur *c)
+/* "(7,0)": an input's producer, (op id, output number) */
+static int op_id(struct cur *c)
 {
 	int64_t v;
 
+	return lit(c, "(") && num(c, &v) && lit(c, ",") && num(c, &v) && lit(c, ")");
+}
+
+/* "[ITEM, ITEM]" or "[]" */
+static int list_of(struct cur *c, int (*item)(struct cur *))
+{
 	if (!lit(c, "["))
 		return 0;
 	if (lit(c, "]"))
 		return 1;
-	for (;;) {
-		if (!lit(c, "(") || !num(c, &v) || !lit(c, ",") || !num(c, &v) || !lit(c, ")"))
+	do {
+		if (!item(c))
 			return 0;
-		if (lit(c, "]"))
-			return 1;
-		if (!lit(c, ", "))
-			return 0;
-	}
+	} while (lit(c, ", "));
+	return lit(c, "]");
 }
 
 /* the text ran out where the message was cut: what was read so far stands */
@@ -135,7 +127,7 @@ static bool suffix(const char *msg, const char *at, const char *end, bool cut,
 	}
 	if (lit(&c, ", sizes = ")) {
 		s = c.p;
-		if (!shapes(&c))
+		if (!list_of(&c, shape))
 			return have && cut_here(&c);
 		out->sizes_off = (size_t)(s - msg);
 		out->sizes_len = (size_t)(c.p - s);
@@ -144,7 +136,7 @@ static bool suffix(const char *msg, const char *at, const char *end, bool cut,
 		return have;
 	}
 	if (lit(&c, ", input_op_ids = ")) {
-		if (!op_ids(&c))
+		if (!list_of(&c, op_id))
 			return have && cut_here(&c);
 		have = true;
 	} else if (cut_here(&c)) {
