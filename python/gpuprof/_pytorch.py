@@ -66,7 +66,7 @@ class _Names:
                 p = _nothing
             self.push[key] = p
             try:
-                weakref.finalize(module, self._drop, key)
+                weakref.finalize(module, self._drop, key).atexit = False
             except TypeError:
                 pass  # not weak-referenceable: kept for the life of the process
             return p
