@@ -286,11 +286,11 @@ GP_CLI_PRINTF(1, 2) static char *xasprintf(const char *fmt, ...)
 
 static bool is_contract_var(const char *entry, const struct gp_run_injector *inj)
 {
+	size_t i;
+
 	/* --pytorch: the hook's directory goes first in a PYTHONPATH of this run's making */
 	if (inj->pyhook && strncmp(entry, "PYTHONPATH=", 11) == 0)
 		return true;
-	size_t i;
-
 	for (i = 0; i < sizeof(contract_vars) / sizeof(contract_vars[0]); i++) {
 		size_t n = strlen(contract_vars[i]);
 
