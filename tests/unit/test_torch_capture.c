@@ -267,16 +267,17 @@ static void test_reader(void **state)
 	(void)state;
 	assert_int_equal(gp__capture_open_mem(b, n, "torch.gpcap", &oo, &t), 0);
 
-	/* module calls: in close order, on their thread, no Python ids */
+	/* module calls: in start order (outer first), on their thread, no Python ids */
 	assert_int_equal(t->npymod, 3);
-	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[0].name), "nn.Module: Linear_0");
-	assert_int_equal(t->pymod[0].ts, 150);
-	assert_int_equal(t->pymod[0].dur, 350);
-	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[1].name), "nn.Module: ReLU_0");
-	assert_int_equal(t->pymod[1].ts, 550);
-	assert_int_equal(t->pymod[1].dur, 100);
-	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[2].name), "nn.Module: Sequential_0");
-	assert_int_equal(t->pymod[2].dur, 800);
+	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[0].name), "nn.Module: Sequential_0");
+	assert_int_equal(t->pymod[0].ts, 100);
+	assert_int_equal(t->pymod[0].dur, 800);
+	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[1].name), "nn.Module: Linear_0");
+	assert_int_equal(t->pymod[1].ts, 150);
+	assert_int_equal(t->pymod[1].dur, 350);
+	assert_string_equal(gp__strtab_get(&t->strs, t->pymod[2].name), "nn.Module: ReLU_0");
+	assert_int_equal(t->pymod[2].ts, 550);
+	assert_int_equal(t->pymod[2].dur, 100);
 	for (i = 0; i < t->npymod; i++) {
 		assert_int_equal(t->pymod[i].id, -1);
 		assert_int_equal(t->pymod[i].parent, -1);

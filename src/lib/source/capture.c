@@ -536,6 +536,20 @@ static int close_torch(struct rd *r, uint32_t tid, const struct open_range *o, i
 	return gp__trace_add_op_args(r->t, idx, &oa);
 }
 
+/* start order, an outer call before the calls inside it: (ts, longer first, track, name) */
+static int cmp_pymod(const void *x, const void *y)
+{
+	const struct gp_py_module *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
 /* A push of an annotation site: the range's name gets the site's "file:line" (the first wins) */
 static int site_of(struct rd *r, const struct gp_cap_nvtx *n, uint32_t name)
 {
@@ -1262,6 +1276,9 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	}
 	r.t->bytes_read = n;
 	r.off = off;
+	/* the module calls close inner first: in start order, as a Kineto trace lists them */
+	if (r.t->npymod > 1)
+		qsort(r.t->pymod, r.t->npymod, sizeof(*r.t->pymod), cmp_pymod);
 	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r))) {
 		gp__error_prefix("%s", name);
 		goto out;
