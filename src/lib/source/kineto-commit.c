@@ -94,6 +94,73 @@ static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 	return 0;
 }
 
+/*
+ * Writes the validated JSON text @p p[0..@p n) into @p out (room for 2 n
+ * bytes) in Kineto's spelling, "[[64, 128], [128, 256]]": no whitespace
+ * outside strings but one space after each ',' and ':'. Strings are copied
+ * as they are, escapes and all. @return the length written.
+ */
+static size_t json_compact(const char *p, size_t n, char *out)
+{
+	const char *end = p + n;
+	char *o = out;
+
+	while (p < end) {
+		char c = *p++;
+
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		*o++ = c;
+		if (c == ',' || c == ':') {
+			*o++ = ' ';
+		} else if (c == '"') {
+			while (p < end && *p != '"') {
+				if (*p == '\\' && end - p > 1)
+					*o++ = *p++;
+				*o++ = *p++;
+			}
+			if (p < end)
+				*o++ = *p++;
+		}
+	}
+	return (size_t)(o - out);
+}
+
+/*
+ * Interns the JSON text of a record_shapes arg in Kineto's spelling
+ * (json_compact()) through a direct-mapped cache of its own, indexed by the
+ * text as written: an op's shapes repeat from step to step, and they would
+ * push the names out of r->names. A hit on text already in that spelling
+ * (Kineto writes it so) costs one comparison; a miss compacts and interns.
+ */
+static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
+{
+	const struct gp_strtab *st = &r->t->strs;
+	uint64_t a = 0, b = 0;
+	uint32_t c;
+	size_t n = s->len, slot, m;
+	int rc;
+
+	memcpy(&a, s->p, n < 8 ? n : 8);
+	if (n > 8)
+		memcpy(&b, s->p + n - 8, 8);
+	slot = (size_t)(((a ^ (b * 31) ^ (n << 3)) * 0x9e3779b97f4a7c15ULL) >> 56) %
+	       GP_ARRAY_SIZE(r->raws);
+	c = r->raws[slot];
+	if (c && c < st->n && st->len[c] == n && memcmp(st->str[c], s->p, n) == 0) {
+		*id = c;
+		return 0;
+	}
+	gp__buf_reset(&r->scratch);
+	if (n > SIZE_MAX / 2 - 1 || gp__buf_grow(&r->scratch, 2 * n + 1))
+		return gp__error(GP_ENOMEM, "out of memory");
+	m = json_compact(s->p, n, r->scratch.buf);
+	if ((rc = gp__strtab_intern(&r->t->strs, r->scratch.buf, m, id)))
+		return rc;
+	r->raws[slot] = *id;
+	return 0;
+}
+
 /* Category id through a small cache: traces have a handful of categories. */
 static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id, enum gp_kind *kind)
 {
@@ -209,6 +276,64 @@ static int commit_coll(struct reader *r, const struct evrec *e, size_t idx)
 	return gp__trace_add_coll(r->t, idx, &ci);
 }
 
+/* the record_shapes inputs of the event just stored at @p idx */
+static int commit_op_args(struct reader *r, const struct evrec *e, size_t idx)
+{
+	struct gp_op_args oa;
+	uint32_t *const sid[] = { &oa.dims, &oa.types, &oa.concrete };
+	int rc;
+
+	memset(&oa, 0, sizeof(oa));
+	for (unsigned k = 0; k < GP_ARRAY_SIZE(sid); k++)
+		if ((e->aset & ABIT(A_DIMS + k)) && (rc = intern_raw(r, &e->raw[k], sid[k])))
+			return rc;
+	return gp__trace_add_op_args(r->t, idx, &oa);
+}
+
+/* what the cuda_sync event just stored at @p idx waited on */
+static int commit_sync(struct reader *r, const struct evrec *e, size_t idx)
+{
+	struct gp_sync_info si;
+	int rc;
+
+	memset(&si, 0, sizeof(si));
+	if ((e->aset & ABIT(A_SYNC_KIND)) && (rc = intern(r, &e->skind, &si.kind)))
+		return rc;
+	si.wait_stream = arg_i64(e, A_WAIT_STREAM);
+	si.wait_event_corr = arg_i64(e, A_WAIT_CORR);
+	si.wait_event_id = arg_i64(e, A_WAIT_EVID);
+	return gp__trace_add_sync(r->t, idx, &si);
+}
+
+/* A python_function event: counted; an nn.Module call is also kept. */
+static int commit_python(struct reader *r, const struct evrec *e)
+{
+	static const char pre[] = "nn.Module: ";
+	struct gp_py_module pm;
+	const char *p;
+	size_t n;
+	int rc;
+
+	r->t->npy++;
+	if (!e->name.set)
+		return 0;
+	if (!e->name.esc) {
+		p = e->name.s.p;
+		n = e->name.s.len;
+	} else if ((rc = field_text(r, &e->name, &p, &n))) {
+		return rc;
+	}
+	if (n < sizeof(pre) - 1 || memcmp(p, pre, sizeof(pre) - 1) != 0)
+		return 0;
+	if ((rc = intern(r, &e->name, &pm.name)) || (rc = track_of(r, e, &pm.track)))
+		return rc;
+	pm.ts = e->ts;
+	pm.dur = e->dur;
+	pm.id = arg_i64(e, A_PY_ID);
+	pm.parent = arg_i64(e, A_PY_PARENT);
+	return gp__trace_add_py_module(r->t, &pm);
+}
+
 static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id,
                            enum gp_kind kind)
 {
@@ -217,10 +342,8 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 	size_t idx;
 	int rc;
 
-	if (cat_id && cat_id == r->id_python) {
-		t->npy++;
-		return 0;
-	}
+	if (cat_id && cat_id == r->id_python)
+		return commit_python(r, e);
 	if (r->max_events && t->ev.n >= r->max_events)
 		return gp__error(GP_ELIMIT, "more than %llu events",
 		                 (unsigned long long)r->max_events);
@@ -272,6 +395,10 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 			tr->device = (int32_t)e->pid.num;
 		tr->stream = e->aset & ABIT(A_STREAM) ? e->a[A_STREAM] : stream_from_tid(e);
 	}
+	if ((e->aset & ABITS_OPARGS) && (rc = commit_op_args(r, e, idx)))
+		return rc;
+	if (kind == GP_K_SYNC && (e->aset & ABITS_SYNC) && (rc = commit_sync(r, e, idx)))
+		return rc;
 	if ((e->aset & ABITS_COLL) || e->coll.set)
 		return commit_coll(r, e, idx);
 	return 0;

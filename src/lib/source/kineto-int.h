@@ -127,6 +127,7 @@ struct reader {
 	struct gp_seg_memo ev_memo;   /* the members of events */
 	struct cat_cache cats[16];
 	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
+	uint32_t raws[256];  /* intern_raw() cache (record_shapes inputs), as names */
 	size_t ncats;
 	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
 };
@@ -180,6 +181,18 @@ enum arg_key {
 	A_ADDR,
 	A_DEV_ID,
 	A_DEV_TYPE,
+	/* record_shapes inputs (struct gp_op_args): raw JSON text of an array, */
+	A_DIMS,
+	A_TYPES,
+	A_CONCRETE,
+	/* cuda_sync waits (struct gp_sync_info): a string, then integers, */
+	A_SYNC_KIND,
+	A_WAIT_STREAM,
+	A_WAIT_CORR,
+	A_WAIT_EVID,
+	/* python_function ids (struct gp_py_module): integers, */
+	A_PY_ID,
+	A_PY_PARENT,
 	/* collective metadata (struct gp_coll_info): integers, */
 	A_IN_NELEMS,
 	A_OUT_NELEMS,
@@ -198,6 +211,7 @@ enum arg_key {
 };
 
 #define A_CS_N (A__COUNT - A_DTYPE)
+_Static_assert(A__COUNT <= 64, "struct evrec.aset holds one bit per arg key");
 
 /* A string field: raw slice in the window and whether it holds escapes. */
 struct sfield {
@@ -225,11 +239,17 @@ struct evrec {
 	int32_t grid[3], block[3];
 	struct sfield coll, aname;
 	struct sfield cs[A_CS_N]; /* string collective args, valid when their aset bit is */
+	struct sfield skind;      /* "cuda_sync_kind", valid when its aset bit is */
+	/* the raw text of "Input Dims", "Input type", "Concrete Inputs" ('[' to ']') */
+	struct gp_str raw[A_CONCRETE - A_DIMS + 1];
 };
 
 #define ABIT(id) (UINT64_C(1) << (id))
 /* the collective args other than "Collective name" */
 #define ABITS_COLL (((UINT64_C(1) << A__COUNT) - 1) & ~((UINT64_C(1) << A_IN_NELEMS) - 1))
+/* the record_shapes inputs and the cuda_sync waits */
+#define ABITS_OPARGS (ABIT(A_DIMS) | ABIT(A_TYPES) | ABIT(A_CONCRETE))
+#define ABITS_SYNC   (ABIT(A_SYNC_KIND) | ABIT(A_WAIT_STREAM) | ABIT(A_WAIT_CORR) | ABIT(A_WAIT_EVID))
 
 static inline int64_t arg_i64(const struct evrec *e, unsigned id)
 {
