@@ -238,7 +238,7 @@ static void test_interned_once(void **state)
 	gp__buf_release(&d);
 }
 
-/* a module whose time breaks the limits is an error like any event's */
+/* a module whose time breaks the limits is an error like any event's; the base moves it */
 static void test_module_time(void **state)
 {
 	static const char bad[] =
@@ -252,6 +252,29 @@ static void test_module_time(void **state)
 	assert_int_equal(gp_trace_open_mem(bad, sizeof(bad) - 1, &o, &t), GP_EFORMAT);
 	assert_null(t);
 	assert_non_null(strstr(gp_last_error(), "nn.Module event time out of range"));
+	/* baseTimeNanoseconds (after the events) moves them with the events */
+	{
+		static const char based[] =
+		    "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+		    "\"nn.Module: M\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 5}, {\"ph\": "
+		    "\"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, \"tid\": 1, \"ts\": "
+		    "6, "
+		    "\"dur\": 1}], \"baseTimeNanoseconds\": %s}";
+		char text[512];
+
+		snprintf(text, sizeof(text), based, "1000000");
+		assert_int_equal(gp_trace_open_mem(text, strlen(text), &o, &t), 0);
+		assert_int_equal(t->npymod, 1);
+		assert_int_equal(t->pymod[0].ts, 5000 + 1000000);
+		assert_int_equal(t->pymod[0].dur, 5000);
+		assert_int_equal(t->ev.ts[0], 6000 + 1000000);
+		gp_trace_free(t);
+		t = NULL;
+		/* within the limits for the op, not for the module (ends later) */
+		snprintf(text, sizeof(text), based, "4611686018427380000");
+		assert_int_equal(gp_trace_open_mem(text, strlen(text), &o, &t), GP_EFORMAT);
+		assert_null(t);
+	}
 }
 
 /* The two-thread read of a file made of many copies gives the same tables. */
@@ -310,12 +333,15 @@ static void test_real_trace(void **state)
 {
 	static const char py[] =
 	    "import gzip, json, sys\n"
-	    "d = json.load(gzip.open(sys.argv[1]))\n"
+	    "from decimal import Decimal\n"
+	    "d = json.load(gzip.open(sys.argv[1]), parse_float=Decimal)\n"
+	    "base = d.get('baseTimeNanoseconds', 0) if isinstance(d, dict) else 0\n"
 	    "ev = d['traceEvents'] if isinstance(d, dict) else d\n"
 	    "dims = [e['args']['Input Dims'] for e in ev if e.get('ph') == 'X'\n"
 	    "        and e.get('cat') != 'python_function'\n"
 	    "        and isinstance(e.get('args', {}).get('Input Dims'), list)]\n"
-	    "mods = [e['name'] for e in ev if e.get('ph') == 'X'\n"
+	    "mods = ['%s %d %d' % (e['name'], int(e['ts'] * 1000) + base, int(e['dur'] * 1000))\n"
+	    "        for e in ev if e.get('ph') == 'X'\n"
 	    "        and e.get('cat') == 'python_function'\n"
 	    "        and e.get('name', '').startswith('nn.Module: ')]\n"
 	    "print(len(dims), len(mods))\n"
@@ -363,8 +389,13 @@ static void test_real_trace(void **state)
 			assert_string_equal(gp__strtab_get(&t->strs, t->opargs[i++].dims), line);
 		} else {
 			assert_true(k - ndims < t->npymod);
-			assert_string_equal(gp__strtab_get(&t->strs, t->pymod[k - ndims].name),
-			                    line);
+			const struct gp_py_module *m = &t->pymod[k - ndims];
+			char want[1024];
+
+			snprintf(want, sizeof(want), "%s %lld %lld",
+			         gp__strtab_get(&t->strs, m->name), (long long)m->ts,
+			         (long long)m->dur);
+			assert_string_equal(want, line);
 		}
 	}
 	assert_int_equal(k, ndims + nmods);

@@ -342,6 +342,10 @@ static int finish(struct reader *r)
 		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts) ||
 		    gp__trace_check_time(t->mem[i].ts, 0))
 			goto range;
+	for (i = 0; i < t->npymod; i++)
+		if (__builtin_add_overflow(t->pymod[i].ts, x, &t->pymod[i].ts) ||
+		    gp__trace_check_time(t->pymod[i].ts, t->pymod[i].dur))
+			goto range;
 	return 0;
 range:
 	return gp__error(GP_EFORMAT, "%s: timestamps plus \"baseTimeNanoseconds\" out of range",
