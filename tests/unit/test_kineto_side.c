@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpuprof/export.h"
 #include "gpuprof/trace.h"
 #include "source/kineto-int.h"
 #include "source/kineto.h"
@@ -323,6 +324,55 @@ static void test_threads(void **state)
 	gp__buf_release(&b);
 }
 
+static int to_buf(const void *p, size_t n, void *user)
+{
+	return gp__buf_add(user, p, n) ? GP_ENOMEM : 0;
+}
+
+/*
+ * gpuprof export writes the tables back as Kineto has them (op inputs and
+ * sync waits in args, nn.Module calls as python_function events), so that
+ * the export reads back with the same tables (the other python_function
+ * events are gone: npy counts the modules only).
+ */
+static void test_export_roundtrip(void **state)
+{
+	struct gp_buf d = GP_BUF_INIT, out = GP_BUF_INIT, a = GP_BUF_INIT, b = GP_BUF_INIT;
+	struct gp_chrome_writer *w = NULL;
+	struct gp_trace *t, *u = NULL;
+	struct gp_open_opts o = { .size = sizeof(o), .name = "export" };
+	struct gp_export_stats st;
+	char *npy;
+
+	(void)state;
+	doc(&d, COPIES);
+	t = open_mem(&d);
+	assert_int_equal(gp_chrome_writer_new(to_buf, &out, &w), 0);
+	assert_int_equal(gp_chrome_writer_add_trace(w, t, NULL), 0);
+	assert_int_equal(gp_chrome_writer_finish(w), 0);
+	gp_chrome_writer_stats(w, &st);
+	gp_chrome_writer_free(w);
+	assert_int_equal(st.events, t->ev.n + t->npymod);
+	if (gp_trace_open_mem(out.buf, out.len, &o, &u))
+		fail_msg("%s", gp_last_error());
+	dump(t, &a);
+	dump(u, &b);
+	assert_int_equal(u->npy, u->npymod);
+	npy = strstr(a.buf, "npy ");
+	assert_non_null(npy);
+	*npy = '\0';
+	npy = strstr(b.buf, "npy ");
+	assert_non_null(npy);
+	*npy = '\0';
+	assert_string_equal(a.buf, b.buf);
+	gp_trace_free(t);
+	gp_trace_free(u);
+	gp__buf_release(&d);
+	gp__buf_release(&out);
+	gp__buf_release(&a);
+	gp__buf_release(&b);
+}
+
 /*
  * The shared Qwen trace (record_shapes, with_modules, re-indented): the
  * "Input Dims" of every event that has them and the nn.Module python_function
@@ -421,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_interned_once),
 		cmocka_unit_test(test_module_time),
 		cmocka_unit_test_teardown(test_threads, cleanup),
+		cmocka_unit_test(test_export_roundtrip),
 		cmocka_unit_test(test_real_trace),
 	};
 
