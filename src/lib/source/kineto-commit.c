@@ -37,6 +37,23 @@ static inline bool short_eq(const char *a, const char *b, size_t n)
 	return true;
 }
 
+/* a[0..n) == b[0..n) for n >= 8: 8-byte words, the last one overlapping */
+static inline bool words_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 /* Decodes a string field into the scratch buffer if it has escapes. */
 static int field_text(struct reader *r, const struct sfield *f, const char **p, size_t *n)
 {
@@ -126,30 +143,47 @@ static size_t json_compact(const char *p, size_t n, char *out)
 	return (size_t)(o - out);
 }
 
+#define GP_RAWTAB_MAX (1u << 16) /* distinct texts remembered as written */
+
 /*
  * Interns the JSON text of a record_shapes arg in Kineto's spelling
- * (json_compact()) through a direct-mapped cache of its own, indexed by the
- * text as written: an op's shapes repeat from step to step, and they would
- * push the names out of r->names. A hit on text already in that spelling
- * (Kineto writes it so) costs one comparison; a miss compacts and interns.
+ * (json_compact()). Shapes repeat from step to step, so the reader's caches
+ * (kineto-int.h) come first: a direct-mapped one of texts as written, hit
+ * with one comparison, then the table of every distinct text as written
+ * (up to GP_RAWTAB_MAX), so that a text is compacted and interned in
+ * t->strs once, whether Kineto wrote it or a re-indented trace.
  */
 static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
 {
-	const struct gp_strtab *st = &r->t->strs;
-	uint64_t a = 0, b = 0;
-	uint32_t c;
+	uint64_t a = 0, b = 0, c = 0;
+	uint32_t rid;
 	size_t n = s->len, slot, m;
+	struct gp_raw_slot *rs;
 	int rc;
 
+	if (!r->raws) {
+		if (!(r->raws = gp__calloc(GP_RAW_SLOTS, sizeof(*r->raws))) ||
+		    gp__strtab_init(&r->rawtab))
+			return gp__error(GP_ENOMEM, "out of memory");
+	}
+	/* the first, middle and last 8 bytes: shapes often differ in one number */
 	memcpy(&a, s->p, n < 8 ? n : 8);
 	if (n > 8)
 		memcpy(&b, s->p + n - 8, 8);
-	slot = (size_t)(((a ^ (b * 31) ^ (n << 3)) * 0x9e3779b97f4a7c15ULL) >> 56) %
-	       GP_ARRAY_SIZE(r->raws);
-	c = r->raws[slot];
-	if (c && c < st->n && st->len[c] == n && memcmp(st->str[c], s->p, n) == 0) {
-		*id = c;
+	if (n > 16)
+		memcpy(&c, s->p + n / 2 - 4, 8);
+	slot = (size_t)(((a ^ (b * 31) ^ (c * 131) ^ (n << 3)) * 0x9e3779b97f4a7c15ULL) >> 53) %
+	       GP_RAW_SLOTS;
+	rs = &r->raws[slot];
+	if (rs->p && rs->len == n &&
+	    (n < 8 ? short_eq(rs->p, s->p, n) : words_eq(rs->p, s->p, n))) {
+		*id = rs->id;
 		return 0;
+	}
+	rid = gp__strtab_find(&r->rawtab, s->p, n);
+	if (rid != UINT32_MAX && rid < r->rawid_cap) {
+		*id = r->rawid[rid];
+		goto cache;
 	}
 	gp__buf_reset(&r->scratch);
 	if (n > SIZE_MAX / 2 - 1 || gp__buf_grow(&r->scratch, 2 * n + 1))
@@ -157,7 +191,24 @@ static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
 	m = json_compact(s->p, n, r->scratch.buf);
 	if ((rc = gp__strtab_intern(&r->t->strs, r->scratch.buf, m, id)))
 		return rc;
-	r->raws[slot] = *id;
+	/* then remembered as written (the text, then its id: never one without the other) */
+	if (r->rawtab.n >= GP_RAWTAB_MAX) {
+		/* the table is full: the slot keeps the compacted text */
+		rs->p = gp__strtab_get(&r->t->strs, *id);
+		rs->len = gp__strtab_strlen(&r->t->strs, *id);
+		rs->id = *id;
+		return 0;
+	}
+	if ((rc =
+	         gp__grow((void **)&r->rawid, &r->rawid_cap, r->rawtab.n + 1, sizeof(*r->rawid))) ||
+	    (rc = gp__strtab_intern(&r->rawtab, s->p, n, &rid)))
+		return rc;
+	r->rawid[rid] = *id;
+cache:
+	/* the slot keeps the text as written (rawtab never moves a string either) */
+	rs->p = gp__strtab_get(&r->rawtab, rid);
+	rs->len = (uint32_t)n;
+	rs->id = *id;
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "trace/model.h"
 #include "util/buf.h"
 #include "util/json-scan.h"
+#include "util/strtab.h"
 
 #define GP_KINETO_WINDOW   (8u << 20)   /* initial window */
 #define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
@@ -80,6 +81,13 @@ struct gp_seg_memo {
 	struct gp_seg_node node[GP_SEG_NODES];
 };
 
+#define GP_RAW_SLOTS 2048
+
+struct gp_raw_slot {
+	const char *p;
+	uint32_t len, id;
+};
+
 struct reader {
 	struct gp_trace *t;
 	const char *name; /* for messages */
@@ -127,7 +135,17 @@ struct reader {
 	struct gp_seg_memo ev_memo;   /* the members of events */
 	struct cat_cache cats[16];
 	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
-	uint32_t raws[256];  /* intern_raw() cache (record_shapes inputs), as names */
+	/*
+	 * intern_raw()'s caches of the record_shapes inputs (kineto-commit.c),
+	 * made on first use: each distinct text as written (rawtab, up to a
+	 * limit) with the id of its compacted text in t->strs (rawid), and
+	 * GP_RAW_SLOTS recent texts (strings of rawtab, or of t->strs once
+	 * rawtab is full; neither moves a string) with those ids, direct-mapped.
+	 */
+	struct gp_raw_slot *raws;
+	struct gp_strtab rawtab;
+	uint32_t *rawid;
+	size_t rawid_cap;
 	size_t ncats;
 	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
 };

@@ -439,6 +439,9 @@ static void reader_release(struct reader *r)
 	gp__free(r->buf);
 	r->buf = NULL;
 	gp__buf_release(&r->scratch);
+	gp__strtab_release(&r->rawtab);
+	gp__free(r->rawid);
+	gp__free(r->raws);
 	gp_trace_free(r->t);
 	r->t = NULL;
 }
@@ -830,6 +833,9 @@ out:
 		close(r.fd);
 	gp__free(r.buf);
 	gp__buf_release(&r.scratch);
+	gp__strtab_release(&r.rawtab);
+	gp__free(r.rawid);
+	gp__free(r.raws);
 	if (rc) {
 		gp_trace_free(r.t);
 		r.t = NULL;
