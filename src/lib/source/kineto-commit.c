@@ -37,23 +37,6 @@ static inline bool short_eq(const char *a, const char *b, size_t n)
 	return true;
 }
 
-/* a[0..n) == b[0..n) for n >= 8: 8-byte words, the last one overlapping */
-static inline bool words_eq(const char *a, const char *b, size_t n)
-{
-	uint64_t x, y;
-	size_t i;
-
-	for (i = 0; i + 8 < n; i += 8) {
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
-	}
-	memcpy(&x, a + n - 8, 8);
-	memcpy(&y, b + n - 8, 8);
-	return x == y;
-}
-
 /* Decodes a string field into the scratch buffer if it has escapes. */
 static int field_text(struct reader *r, const struct sfield *f, const char **p, size_t *n)
 {
@@ -146,19 +129,18 @@ static size_t json_compact(const char *p, size_t n, char *out)
 #define GP_RAWTAB_MAX (1u << 16) /* distinct texts remembered as written */
 
 /*
- * Interns the JSON text of a record_shapes arg in Kineto's spelling
- * (json_compact()). Shapes repeat from step to step, so the reader's caches
- * (kineto-int.h) come first: a direct-mapped one of texts as written, hit
- * with one comparison, then the table of every distinct text as written
- * (up to GP_RAWTAB_MAX), so that a text is compacted and interned in
- * t->strs once, whether Kineto wrote it or a re-indented trace.
+ * Interns the JSON text @p s of a record_shapes arg in Kineto's spelling
+ * (json_compact()), a text parse_args did not find in r->raws: at @p slot
+ * (GP_RAW_SLOTS: none), then in the table of every distinct text as
+ * written (up to GP_RAWTAB_MAX), so that a text is compacted and interned
+ * in t->strs once, whether Kineto wrote it or a re-indented trace. Then
+ * r->raws[@p slot] holds it.
  */
-static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
+static int intern_raw(struct reader *r, const struct gp_str *s, unsigned slot, uint32_t *id)
 {
-	uint64_t a = 0, b = 0, c = 0;
-	uint32_t rid;
-	size_t n = s->len, slot, m;
+	size_t n = s->len, m;
 	struct gp_raw_slot *rs;
+	uint32_t rid;
 	int rc;
 
 	if (!r->raws) {
@@ -166,17 +148,8 @@ static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
 		    gp__strtab_init(&r->rawtab))
 			return gp__error(GP_ENOMEM, "out of memory");
 	}
-	/* the first, middle and last 8 bytes: shapes often differ in one number */
-	memcpy(&a, s->p, n < 8 ? n : 8);
-	if (n > 8)
-		memcpy(&b, s->p + n - 8, 8);
-	if (n > 16)
-		memcpy(&c, s->p + n / 2 - 4, 8);
-	slot = (size_t)(((a ^ (b * 31) ^ (c * 131) ^ (n << 3)) * 0x9e3779b97f4a7c15ULL) >> 53) %
-	       GP_RAW_SLOTS;
-	rs = &r->raws[slot];
-	if (rs->p && rs->len == n &&
-	    (n < 8 ? short_eq(rs->p, s->p, n) : words_eq(rs->p, s->p, n))) {
+	rs = slot < GP_RAW_SLOTS ? &r->raws[slot] : NULL;
+	if (rs && rs->p && rs->len == n && gp__raw_eq(rs->p, s->p, n)) {
 		*id = rs->id;
 		return 0;
 	}
@@ -194,9 +167,11 @@ static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
 	/* then remembered as written (the text, then its id: never one without the other) */
 	if (r->rawtab.n >= GP_RAWTAB_MAX) {
 		/* the table is full: the slot keeps the compacted text */
-		rs->p = gp__strtab_get(&r->t->strs, *id);
-		rs->len = gp__strtab_strlen(&r->t->strs, *id);
-		rs->id = *id;
+		if (rs) {
+			rs->p = gp__strtab_get(&r->t->strs, *id);
+			rs->len = gp__strtab_strlen(&r->t->strs, *id);
+			rs->id = *id;
+		}
 		return 0;
 	}
 	if ((rc =
@@ -206,9 +181,11 @@ static int intern_raw(struct reader *r, const struct gp_str *s, uint32_t *id)
 	r->rawid[rid] = *id;
 cache:
 	/* the slot keeps the text as written (rawtab never moves a string either) */
-	rs->p = gp__strtab_get(&r->rawtab, rid);
-	rs->len = (uint32_t)n;
-	rs->id = *id;
+	if (rs) {
+		rs->p = gp__strtab_get(&r->rawtab, rid);
+		rs->len = (uint32_t)n;
+		rs->id = *id;
+	}
 	return 0;
 }
 
@@ -335,9 +312,14 @@ static int commit_op_args(struct reader *r, const struct evrec *e, size_t idx)
 	int rc;
 
 	memset(&oa, 0, sizeof(oa));
-	for (unsigned k = 0; k < GP_ARRAY_SIZE(sid); k++)
-		if ((e->aset & ABIT(A_DIMS + k)) && (rc = intern_raw(r, &e->raw[k], sid[k])))
+	for (unsigned k = 0; k < GP_ARRAY_SIZE(sid); k++) {
+		if (!(e->aset & ABIT(A_DIMS + k)))
+			continue;
+		if (e->rawhit & (1u << k))
+			*sid[k] = e->rawid[k];
+		else if ((rc = intern_raw(r, &e->raw[k], e->rawslot[k], sid[k])))
 			return rc;
+	}
 	return gp__trace_add_op_args(r->t, idx, &oa);
 }
 

@@ -503,13 +503,28 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 			}
 		} else if (id >= A_DIMS && id <= A_CONCRETE) {
 			/* record_shapes inputs: the array's raw text, validated; else unknown */
+			unsigned k = id - A_DIMS;
 			const char *at = p;
+			const struct gp_raw_slot *rs;
 
-			if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
+			e->rawslot[k] = GP_RAW_SLOTS;
+			if (*p == '[' && r->raws && !gp__kineto_no_memo && end - p >= GP_RAW_KEY) {
+				e->rawslot[k] = gp__raw_slot(p);
+				rs = &r->raws[e->rawslot[k]];
+				/* a text seen before (kineto-int.h): no scan */
+				if (rs->p && (size_t)(end - p) >= rs->len &&
+				    gp__raw_eq(rs->p, p, rs->len)) {
+					p += rs->len;
+					e->rawid[k] = rs->id;
+					e->rawhit |= 1u << k;
+				}
+			}
+			if (!(e->rawhit & (1u << k)) &&
+			    (rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
 				return rc;
 			if (*at == '[') {
-				e->raw[id - A_DIMS].p = at;
-				e->raw[id - A_DIMS].len = (size_t)(p - at);
+				e->raw[k].p = at;
+				e->raw[k].len = (size_t)(p - at);
 				e->aset |= ABIT(id);
 			}
 		} else if (id == A_SYNC_KIND) {
@@ -560,6 +575,7 @@ static void evrec_init(struct evrec *e)
 	e->ts = e->dur = 0;
 	e->has_ts = e->has_dur = e->ts_float = false;
 	e->aset = 0;
+	e->rawhit = 0;
 }
 
 /* The event keys we read. */

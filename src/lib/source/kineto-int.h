@@ -81,12 +81,57 @@ struct gp_seg_memo {
 	struct gp_seg_node node[GP_SEG_NODES];
 };
 
+/*
+ * The record_shapes inputs already interned (kineto-commit.c): a text as
+ * written, validated when it was first read, and the id of its compacted
+ * text. Found by the GP_RAW_KEY bytes of the window from the text's '['
+ * (the text and what follows it: Kineto writes the same args in the same
+ * order, so they repeat together), so that parse_args can recognise a text
+ * seen before by one comparison instead of scanning it: the same bytes
+ * skip the same way, with the same result, so results and errors do not
+ * depend on it (like the key-segment memo, and off with it).
+ */
 #define GP_RAW_SLOTS 2048
+#define GP_RAW_KEY   64 /* window bytes hashed into a slot (re-indented texts need many) */
 
 struct gp_raw_slot {
-	const char *p;
+	const char *p; /* in r->rawtab or t->strs, which never move a string */
 	uint32_t len, id;
 };
+
+/* the slot of the text at @p p, with GP_RAW_KEY bytes from there in the window */
+static inline uint16_t gp__raw_slot(const char *p)
+{
+	uint64_t w[GP_RAW_KEY / 8], h = 0;
+
+	memcpy(w, p, sizeof(w));
+	for (unsigned i = 0; i < GP_RAW_KEY / 8; i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+	return (uint16_t)((h >> 53) % GP_RAW_SLOTS);
+}
+
+/* a[0..n) == b[0..n): 8-byte words, the last one overlapping; bytes below 8 */
+static inline bool gp__raw_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
 
 struct reader {
 	struct gp_trace *t;
@@ -258,8 +303,11 @@ struct evrec {
 	struct sfield coll, aname;
 	struct sfield cs[A_CS_N]; /* string collective args, valid when their aset bit is */
 	struct sfield skind;      /* "cuda_sync_kind", valid when its aset bit is */
-	/* the raw text of "Input Dims", "Input type", "Concrete Inputs" ('[' to ']') */
+	/* the raw text of "Input Dims", "Input type", "Concrete Inputs" ('[' to ']'), */
 	struct gp_str raw[A_CONCRETE - A_DIMS + 1];
+	uint16_t rawslot[A_CONCRETE - A_DIMS + 1]; /* its gp__raw_slot(), GP_RAW_SLOTS none */
+	uint32_t rawid[A_CONCRETE - A_DIMS + 1];   /* its string id, when its rawhit bit is set */
+	unsigned rawhit;                           /* found in r->raws by parse_args */
 };
 
 #define ABIT(id) (UINT64_C(1) << (id))
