@@ -1,15 +1,942 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * modules.c - the "modules" section of a rank: the module tree and per-class table (issue 23).
+ * modules.c - the "modules" section of a rank: the nn.Module tree and the
+ * per-class table, host time and GPU-projected time (docs/analyses/modules.md).
  *
- * Placeholder of the lead's scaffold: the helper who owns this file
- * replaces it with the analysis (docs/analyses).
+ * The module calls ("instances") come from the nn.Module python_function
+ * events of the trace (t->pymod: with_modules / with_stack, and captures of
+ * `gpuprof run --pytorch modules`), else from the ranges named the way
+ * gpuprof.annotate_modules() names them ("encoder.layers.3 (Class)"). One
+ * sweep per host thread over the calls, the CPU operators and the
+ * runtime/driver calls that launched GPU work, merged in (ts, dur descending)
+ * order with a bounded stack, nests the calls by time containment and finds
+ * for each GPU op (kernel, memcpy, memset) the innermost call and the
+ * outermost operator inside it around its launch. The GPU ops are then taken
+ * in start order, each one added to the running interval union of every call
+ * around its launch (and of its class's kernel and operator rows), so that a
+ * call's GPU time is the union of what it launched with no interval lists.
+ *
+ * Cost: O(n log n) in the calls, operators and GPU ops of the threads that
+ * have calls, plus O(depth) per GPU op; nothing but one pass over the user
+ * annotations when the trace has no module information. Hostile input is
+ * bounded: calls nested deeper than MOD_MAX_DEPTH are left out, the stack
+ * holds at most MOD_MAX_STACK events, the tree at most MOD_MAX_NODES nodes,
+ * and what was left out is reported ("truncated"). Nothing recurses.
  */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "analyze-int.h"
+#include "util/error.h"
+
+#define NONE UINT32_MAX
+
+#define MOD_MAX_DEPTH 64    /* calls nested deeper are left out */
+#define MOD_MAX_STACK 256   /* open host events per thread in the sweep */
+#define MOD_MAX_NODES 10000 /* nodes of the JSON tree */
+#define MOD_TOP       5     /* slowest instances, top kernels and top ops per class */
+
+static const char py_prefix[] = "nn.Module: ";
+
+/* one module call */
+struct inst {
+	int64_t s, e;    /* effective times */
+	int64_t pyid;    /* "Python id", -1 */
+	uint32_t track;  /* host thread */
+	uint32_t name;   /* instance name, local string id ("Block_3", "layers.3") */
+	uint32_t cls;    /* class, index into the class table */
+	uint32_t order;  /* input order, the last tie-break */
+	uint32_t parent; /* index into the sorted calls, NONE for a root */
+	uint32_t node;   /* tree node, NONE */
+	uint16_t depth;  /* 0 for a root */
+	bool dropped;    /* nested deeper than MOD_MAX_DEPTH, or the stack was full */
+	bool counted;    /* inside a step (every call without steps) */
+	int64_t us, ue;  /* the running union of its GPU ops: current interval */
+	int64_t gpu;     /* closed part of the union */
+	bool any;        /* a GPU op was added (us, ue hold its interval) */
+};
+
+/* a (class, kernel or operator name) row with its running union */
+struct nrow {
+	uint32_t cls, name; /* class index; the trace's string id */
+	int64_t us, ue, total;
+	bool any;
+};
+
+/* the rows of one kind (kernels, operators), found by (class, name) */
+struct rows {
+	struct nrow *v;
+	size_t n, cap;
+	struct gp_u64map ix;
+};
+
+struct mcls {
+	uint32_t name; /* local string id */
+	int64_t count, host, gpu;
+	double sumsq; /* of the instances' GPU times, for σ */
+	uint32_t slow[MOD_TOP];
+	size_t nslow;
+	uint32_t stamp; /* the last GPU op added to its rows (+ 1) */
+};
+
+struct node {
+	uint32_t parent, name, cls; /* parent node (NONE root), local string id, class */
+	int64_t calls, host, gpu, first;
+};
+
+/* an event of the sweep */
+enum { IT_INST = 0, IT_OP = 1, IT_LAUNCH = 2 };
+struct item {
+	int64_t s, e;
+	uint32_t track;
+	uint32_t idx; /* call (sorted index), operator event, or GPU op event */
+	uint8_t type;
+	int64_t tie; /* calls: Python id (callers first), then order */
+	uint32_t order;
+};
+
+struct mod {
+	const struct gp__actx *c;
+	struct gp_strtab strs; /* instance and class names */
+	struct gp_u64map cls_ix;
+	struct inst *in;
+	size_t nin, incap;
+	struct mcls *cls;
+	size_t ncls, clscap;
+	bool annotations; /* the calls are ranges, not python_function events */
+	/* per GPU op event of the trace: its innermost call and outermost operator */
+	uint32_t *g_inst, *g_op;
+	struct rows kern, ops;
+	/* steps */
+	size_t nsteps;
+	int64_t *step_end; /* the step's end, stretched to the GPU ops its calls launched */
+	int64_t step_ns;   /* the steps' summed (stretched) duration */
+	size_t ndropped, nodes_dropped;
+	struct node *nodes;
+	size_t nnodes, nodecap;
+};
+
+/* ---- the calls ---- */
+
+/* the class of call @p name: the name without its "_N" suffix (python_function) */
+static size_t class_len(const char *name, size_t len)
+{
+	size_t k = len;
+
+	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	if (k < len && k > 1 && name[k - 1] == '_')
+		return k - 1;
+	return len;
+}
+
+static bool ident_char(char ch, bool first)
+{
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (!first && ch >= '0' && ch <= '9');
+}
+
+/*
+ * A range named as annotate_modules() names a module call: "PATH (Class)",
+ * PATH without spaces and not empty ("encoder.layers.3", "<root>", with any
+ * prefix), Class a Python identifier. @return the length of PATH, 0 if not.
+ */
+static size_t range_module(const char *s, size_t len, size_t *cls_at)
+{
+	size_t k, open;
+
+	if (len < 5 || s[len - 1] != ')')
+		return 0;
+	for (k = len - 1; k > 0 && s[k - 1] != '('; k--)
+		if (!ident_char(s[k - 1], false))
+			return 0;
+	if (k < 3 || k == len - 1 || !ident_char(s[k], true) || s[k - 2] != ' ')
+		return 0;
+	open = k - 2; /* the space before "(" */
+	for (size_t i = 0; i < open; i++)
+		if (s[i] == ' ' || s[i] == '\t')
+			return 0;
+	*cls_at = k;
+	return open;
+}
+
+static int add_inst(struct mod *m, int64_t ts, int64_t dur, uint32_t track, int64_t pyid,
+                    const char *name, size_t nlen, const char *cls, size_t clen)
+{
+	struct inst *x;
+	uint32_t nid, cid;
+	uint64_t v;
+	int rc = 0;
+
+	if (m->nin >= UINT32_MAX - 1)
+		return gp__error(GP_ELIMIT, "too many module calls");
+	GP_TRY(gp__grow((void **)&m->in, &m->incap, m->nin + 1, sizeof(*m->in)));
+	GP_TRY(gp__strtab_intern(&m->strs, name, nlen, &nid));
+	GP_TRY(gp__strtab_intern(&m->strs, cls, clen, &cid));
+	if (gp__u64map_get(&m->cls_ix, cid, &v) != 1) {
+		GP_TRY(gp__grow((void **)&m->cls, &m->clscap, m->ncls + 1, sizeof(*m->cls)));
+		memset(&m->cls[m->ncls], 0, sizeof(*m->cls));
+		m->cls[m->ncls].name = cid;
+		v = m->ncls++;
+		GP_TRY(gp__u64map_put(&m->cls_ix, cid, v));
+	}
+	x = &m->in[m->nin];
+	memset(x, 0, sizeof(*x));
+	x->s = ts;
+	x->e = ts + (dur > 0 ? dur : 0);
+	x->track = track;
+	x->pyid = pyid;
+	x->name = nid;
+	x->cls = (uint32_t)v;
+	x->order = (uint32_t)m->nin;
+	x->parent = x->node = NONE;
+	m->nin++;
+out:
+	return rc;
+}
+
+static int collect_pymod(struct mod *m)
+{
+	const struct gp__actx *c = m->c;
+	const struct gp_trace *t = c->t;
+	int rc = 0;
+
+	for (size_t i = 0; i < t->npymod; i++) {
+		const struct gp_py_module *p = &t->pymod[i];
+		const char *s = gp__strtab_get(&t->strs, p->name);
+		size_t len = gp__strtab_strlen(&t->strs, p->name);
+		int64_t ts = p->ts, dur = p->dur;
+
+		if (len >= sizeof(py_prefix) - 1 && !memcmp(s, py_prefix, sizeof(py_prefix) - 1)) {
+			s += sizeof(py_prefix) - 1;
+			len -= sizeof(py_prefix) - 1;
+		}
+		if (!len || p->track >= t->ntracks)
+			continue;
+		if (c->ts_own)
+			gp__compat_hta_round(t, p->ts, p->dur, &ts, &dur);
+		GP_TRY(add_inst(m, ts, dur, p->track, p->id, s, len, s, class_len(s, len)));
+	}
+out:
+	return rc;
+}
+
+static int collect_ranges(struct mod *m)
+{
+	const struct gp__actx *c = m->c;
+	const struct gp_trace *t = c->t;
+	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
+	int rc = 0;
+
+	for (size_t i = 0; i < ua->n; i++) {
+		uint32_t e = ua->v[i], name = t->ev.name[e];
+		const char *s;
+		size_t len, plen, cat = 0;
+		uint64_t v;
+
+		if (t->ev.flags[e] & (GP_EVF_STEP | GP_EVF_XTHREAD))
+			continue;
+		/* a named domain's range: its message */
+		if (t->nvtx_names.n && gp__u64map_get(&t->nvtx_names, name, &v) == 1)
+			name = (uint32_t)v;
+		len = gp__strtab_strlen(&t->strs, name);
+		s = gp__strtab_get(&t->strs, name);
+		if (!len || s[len - 1] != ')' || !(plen = range_module(s, len, &cat)))
+			continue;
+		GP_TRY(add_inst(m, c->ts[e], c->dur[e], t->ev.track[e], -1, s, plen, s + cat,
+		                len - 1 - cat));
+	}
+out:
+	return rc;
+}
+
+/* ---- the sweep ---- */
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e > b->e ? -1 : 1;
+	if (a->type != b->type)
+		return a->type < b->type ? -1 : 1;
+	if (a->tie != b->tie)
+		return a->tie < b->tie ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* at equal (track, ts, dur): the caller (smaller Python id, else first in the file) first */
+static int cmp_inst(const void *pa, const void *pb)
+{
+	const struct inst *a = pa, *b = pb;
+	uint64_t ia = (uint64_t)a->pyid, ib = (uint64_t)b->pyid; /* -1 last */
+
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	if (a->e != b->e)
+		return a->e > b->e ? -1 : 1;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+struct sent {
+	uint32_t item; /* index into the items */
+	uint32_t inst; /* innermost call kept at or below this entry, NONE */
+	uint32_t op;   /* outermost operator above that call, NONE */
+	uint32_t next_depth;
+};
+
+static bool is_gpu_op(const struct gp_trace *t, uint32_t g)
+{
+	uint8_t k = t->ev.kind[g];
+
+	return k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET;
+}
+
+/*
+ * Nests the calls (parent, depth, dropped) and finds each GPU op's innermost
+ * call and outermost operator inside it (m->g_inst, m->g_op), in one sweep
+ * per thread over the calls, the operators and the launching calls of the
+ * threads that have calls.
+ */
+static int sweep(struct mod *m)
+{
+	const struct gp__actx *c = m->c;
+	const struct gp_trace *t = c->t;
+	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
+	struct item *it = NULL;
+	struct sent *st = NULL;
+	int64_t *lo = NULL, *hi = NULL;
+	size_t nit = 0, cap = m->nin, sp = 0, i;
+	int rc = 0;
+
+	/* the span of each thread's calls: operators and launches outside it cannot matter */
+	lo = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*lo));
+	hi = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*hi));
+	m->g_inst = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
+	m->g_op = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_op));
+	st = gp__calloc(MOD_MAX_STACK, sizeof(*st));
+	if (!lo || !hi || !m->g_inst || !m->g_op || !st)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory nesting module calls"));
+	memset(m->g_inst, 0xff, (t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
+	memset(m->g_op, 0xff, (t->ev.n ? t->ev.n : 1) * sizeof(*m->g_op));
+	for (i = 0; i < t->ntracks; i++) {
+		lo[i] = INT64_MAX;
+		hi[i] = INT64_MIN;
+	}
+	for (i = 0; i < m->nin; i++) {
+		const struct inst *x = &m->in[i];
+
+		if (x->s < lo[x->track])
+			lo[x->track] = x->s;
+		if (x->e > hi[x->track])
+			hi[x->track] = x->e;
+	}
+	it = gp__reallocarray(NULL, cap ? cap : 1, sizeof(*it));
+	if (!it)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory nesting module calls"));
+	for (i = 0; i < m->nin; i++)
+		it[nit++] = (struct item){ m->in[i].s, m->in[i].e, m->in[i].track, (uint32_t)i,
+			                   IT_INST,    0,          (uint32_t)i };
+	for (i = 0; i < ops->n; i++) {
+		uint32_t e = ops->v[i], tr = t->ev.track[e];
+
+		if (tr >= t->ntracks || c->ts[e] < lo[tr] || gp__end(c, e) > hi[tr])
+			continue;
+		GP_TRY(gp__grow((void **)&it, &cap, nit + 1, sizeof(*it)));
+		it[nit++] = (struct item){ c->ts[e], gp__end(c, e), tr, e, IT_OP, 0, e };
+	}
+	for (i = 0; i < c->gpu.n; i++) {
+		uint32_t g = c->gpu.v[i], l, tr;
+
+		if (!is_gpu_op(t, g) || (l = c->launch[g]) == NONE || l >= t->ev.n)
+			continue;
+		tr = t->ev.track[l];
+		if (tr >= t->ntracks || c->ts[l] < lo[tr] || gp__end(c, l) > hi[tr])
+			continue;
+		GP_TRY(gp__grow((void **)&it, &cap, nit + 1, sizeof(*it)));
+		it[nit++] = (struct item){ c->ts[l], gp__end(c, l), tr, g, IT_LAUNCH, 0, l };
+	}
+	qsort(it, nit, sizeof(*it), cmp_item);
+
+	for (i = 0; i < nit; i++) {
+		const struct item *x = &it[i];
+
+		if (i && it[i - 1].track != x->track)
+			sp = 0;
+		if (x->type == IT_LAUNCH) {
+			size_t k;
+
+			/* drop what ended before the call; then the innermost entry around it */
+			while (sp && (it[st[sp - 1].item].e < x->s ||
+			              (it[st[sp - 1].item].e == x->s &&
+			               it[st[sp - 1].item].s < x->s && x->e > x->s)))
+				sp--;
+			for (k = sp; k > 0 && it[st[k - 1].item].e < x->e; k--)
+				;
+			if (k) {
+				m->g_inst[x->idx] = st[k - 1].inst;
+				m->g_op[x->idx] = st[k - 1].op;
+			}
+			continue;
+		}
+		/* pop unless the top fully contains [s, e) (summaries-host.c's rule) */
+		while (sp) {
+			const struct item *top = &it[st[sp - 1].item];
+
+			if (top->e < x->e || (top->e <= x->s && top->s < x->s))
+				sp--;
+			else
+				break;
+		}
+		{
+			struct sent ne = { (uint32_t)i, NONE, NONE, 0 };
+
+			if (sp)
+				ne = (struct sent){ (uint32_t)i, st[sp - 1].inst, st[sp - 1].op,
+					            st[sp - 1].next_depth };
+			if (x->type == IT_INST) {
+				struct inst *in = &m->in[x->idx];
+
+				in->parent = ne.inst;
+				if (ne.next_depth >= MOD_MAX_DEPTH || sp >= MOD_MAX_STACK) {
+					in->dropped = true;
+					m->ndropped++;
+					ne.next_depth++;
+				} else {
+					in->depth = (uint16_t)ne.next_depth;
+					ne.inst = x->idx;
+					ne.op = NONE;
+					ne.next_depth++;
+				}
+			} else if (ne.op == NONE) {
+				ne.op = x->idx; /* the outermost operator inside the call */
+			}
+			if (sp < MOD_MAX_STACK)
+				st[sp++] = ne;
+		}
+	}
+out:
+	gp__free(it);
+	gp__free(st);
+	gp__free(lo);
+	gp__free(hi);
+	return rc;
+}
+
+/* ---- steps ---- */
+
+/* the step whose span holds @p ts, or NONE */
+static uint32_t step_of(const struct gp__actx *c, int64_t ts)
+{
+	size_t lo = 0, hi = c->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || ts >= c->steps[lo - 1].end)
+		return NONE;
+	return (uint32_t)(lo - 1);
+}
+
+/* marks the calls counted: those inside a step, or all of them when none is */
+static int pick_steps(struct mod *m)
+{
+	const struct gp__actx *c = m->c;
+	size_t i, in_step = 0;
+
+	for (i = 0; i < m->nin; i++) {
+		struct inst *x = &m->in[i];
+
+		x->counted = !x->dropped && step_of(c, x->s) != NONE;
+		in_step += x->counted;
+	}
+	if (!in_step) {
+		for (i = 0; i < m->nin; i++)
+			m->in[i].counted = !m->in[i].dropped;
+		return 0;
+	}
+	m->nsteps = c->nsteps;
+	m->step_end = gp__calloc(c->nsteps, sizeof(*m->step_end));
+	if (!m->step_end)
+		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < c->nsteps; i++)
+		m->step_end[i] = c->steps[i].end;
+	return 0;
+}
+
+/* ---- GPU projection ---- */
+
+static void un_add(int64_t *us, int64_t *ue, int64_t *total, bool *any, int64_t s, int64_t e)
+{
+	if (!*any) {
+		*us = s;
+		*ue = e;
+		*any = true;
+	} else if (s > *ue) {
+		*total = gp__add_sat(*total, *ue - *us);
+		*us = s;
+		*ue = e;
+	} else if (e > *ue) {
+		*ue = e;
+	}
+}
+
+static int row_add(struct rows *rw, uint32_t cls, uint32_t name, int64_t s, int64_t e)
+{
+	uint64_t key = (uint64_t)cls << 32 | name, v;
+	struct nrow *r;
+	int rc = 0;
+
+	if (gp__u64map_get(&rw->ix, key, &v) != 1) {
+		GP_TRY(gp__grow((void **)&rw->v, &rw->cap, rw->n + 1, sizeof(*rw->v)));
+		v = rw->n++;
+		memset(&rw->v[v], 0, sizeof(rw->v[v]));
+		rw->v[v].cls = cls;
+		rw->v[v].name = name;
+		GP_TRY(gp__u64map_put(&rw->ix, key, v));
+	}
+	r = &rw->v[v];
+	un_add(&r->us, &r->ue, &r->total, &r->any, s, e);
+out:
+	return rc;
+}
+
+/*
+ * The GPU ops in start order: each one joins the running union of every
+ * call around its launch, and once per class the class's kernel and
+ * operator rows.
+ */
+static int project(struct mod *m)
+{
+	const struct gp__actx *c = m->c;
+	const struct gp_trace *t = c->t;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->gpu.n; i++) {
+		uint32_t g = c->gpu.v[i], p = m->g_inst[g], op = m->g_op[g];
+		int64_t s = c->ts[g], e = gp__end(c, g);
+
+		if (p == NONE || !is_gpu_op(t, g))
+			continue;
+		if (e < s)
+			e = s; /* HTA's rounding of a sub-µs op */
+		for (; p != NONE; p = m->in[p].parent) {
+			struct inst *x = &m->in[p];
+			struct mcls *k = &m->cls[x->cls];
+			un_add(&x->us, &x->ue, &x->gpu, &x->any, s, e);
+			if (!x->counted)
+				continue;
+			if (m->step_end) {
+				uint32_t si = step_of(c, x->s);
+
+				if (si != NONE && e > m->step_end[si])
+					m->step_end[si] = e;
+			}
+			if (k->stamp == g + 1)
+				continue;
+			k->stamp = g + 1;
+			GP_TRY(row_add(&m->kern, x->cls, t->ev.name[g], s, e));
+			if (op != NONE)
+				GP_TRY(row_add(&m->ops, x->cls, t->ev.name[op], s, e));
+		}
+	}
+	for (size_t i = 0; i < m->nin; i++) {
+		struct inst *x = &m->in[i];
+
+		if (x->any)
+			x->gpu = gp__add_sat(x->gpu, x->ue - x->us);
+	}
+	for (size_t i = 0; i < m->kern.n; i++)
+		if (m->kern.v[i].any)
+			m->kern.v[i].total =
+			    gp__add_sat(m->kern.v[i].total, m->kern.v[i].ue - m->kern.v[i].us);
+	for (size_t i = 0; i < m->ops.n; i++)
+		if (m->ops.v[i].any)
+			m->ops.v[i].total =
+			    gp__add_sat(m->ops.v[i].total, m->ops.v[i].ue - m->ops.v[i].us);
+out:
+	return rc;
+}
+
+/* ---- classes and the tree ---- */
+
+/* whether instance @p a is slower than @p b: GPU time, then earlier start, then order */
+static bool slower(const struct inst *a, const struct inst *b)
+{
+	if (a->gpu != b->gpu)
+		return a->gpu > b->gpu;
+	if (a->s != b->s)
+		return a->s < b->s;
+	return a->order < b->order;
+}
+
+static void aggregate(struct mod *m)
+{
+	for (size_t i = 0; i < m->nin; i++) {
+		const struct inst *x = &m->in[i];
+		struct mcls *k = &m->cls[x->cls];
+		size_t j;
+
+		if (!x->counted)
+			continue;
+		k->count++;
+		k->host = gp__add_sat(k->host, x->e - x->s);
+		k->gpu = gp__add_sat(k->gpu, x->gpu);
+		k->sumsq += (double)x->gpu * (double)x->gpu;
+		/* insertion into the slowest MOD_TOP */
+		j = k->nslow < MOD_TOP ? k->nslow++ : MOD_TOP;
+		if (j == MOD_TOP && !slower(x, &m->in[k->slow[MOD_TOP - 1]]))
+			continue;
+		if (j == MOD_TOP)
+			j = MOD_TOP - 1;
+		while (j > 0 && slower(x, &m->in[k->slow[j - 1]])) {
+			k->slow[j] = k->slow[j - 1];
+			j--;
+		}
+		k->slow[j] = (uint32_t)i;
+	}
+}
+
+/* merges the counted calls by path of names into the tree (at most MOD_MAX_NODES nodes) */
+static int build_tree(struct mod *m)
+{
+	struct gp_u64map ix;
+	int rc = 0;
+
+	memset(&ix, 0, sizeof(ix));
+	GP_TRY(gp__u64map_init(&ix, 64));
+	for (size_t i = 0; i < m->nin; i++) {
+		struct inst *x = &m->in[i];
+		uint32_t pn = NONE;
+		uint64_t key, v;
+		struct node *n;
+
+		if (!x->counted)
+			continue;
+		if (x->parent != NONE && m->in[x->parent].counted) {
+			pn = m->in[x->parent].node;
+			if (pn == NONE) {
+				m->nodes_dropped++; /* its parent's node was left out */
+				continue;
+			}
+		}
+		key = (uint64_t)pn << 32 | x->name;
+		if (gp__u64map_get(&ix, key, &v) != 1) {
+			if (m->nnodes >= MOD_MAX_NODES) {
+				m->nodes_dropped++;
+				continue;
+			}
+			GP_TRY(gp__grow((void **)&m->nodes, &m->nodecap, m->nnodes + 1,
+			                sizeof(*m->nodes)));
+			v = m->nnodes++;
+			m->nodes[v] = (struct node){ pn, x->name, x->cls, 0, 0, 0, x->s };
+			GP_TRY(gp__u64map_put(&ix, key, v));
+		}
+		n = &m->nodes[v];
+		x->node = (uint32_t)v;
+		n->calls++;
+		n->host = gp__add_sat(n->host, x->e - x->s);
+		n->gpu = gp__add_sat(n->gpu, x->gpu);
+		if (x->s < n->first)
+			n->first = x->s;
+	}
+out:
+	gp__u64map_release(&ix);
+	return rc;
+}
+
+/* ---- JSON ---- */
+
+struct ord {
+	int64_t a, b; /* sort keys: descending a, then ascending b */
+	const char *name;
+	uint32_t i;
+};
+
+static int cmp_ord(const void *pa, const void *pb)
+{
+	const struct ord *a = pa, *b = pb;
+	int k;
+
+	if (a->a != b->a)
+		return a->a > b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if ((k = strcmp(a->name, b->name)))
+		return k;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* rows of @p rw of class @p cls, top MOD_TOP by GPU time, into array @p key of @p o */
+static int emit_rows(const struct mod *m, const struct rows *rw, const uint32_t *at, size_t cnt,
+                     struct gp_value *o, const char *key)
+{
+	const struct gp_trace *t = m->c->t;
+	struct gp_value *a = gp_value_array();
+	struct ord *ord = NULL;
+	int rc = 0;
+
+	if (!a)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, key, a));
+	ord = gp__calloc(cnt ? cnt : 1, sizeof(*ord));
+	if (!ord)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (size_t i = 0; i < cnt; i++)
+		ord[i] = (struct ord){ rw->v[at[i]].total, 0,
+			               gp__strtab_get(&t->strs, rw->v[at[i]].name), at[i] };
+	qsort(ord, cnt, sizeof(*ord), cmp_ord);
+	for (size_t i = 0; i < cnt && i < MOD_TOP; i++) {
+		struct gp_value *r = gp_value_object();
+
+		GP_TRY(gp_arr_push(a, r));
+		GP_TRY(gp_obj_set_str(r, "name", ord[i].name));
+		GP_TRY(gp_obj_set_int(r, "gpu_time_ns", ord[i].a));
+	}
+out:
+	gp__free(ord);
+	return rc;
+}
+
+/* the row indices of @p rw grouped by class: at[first[k] .. first[k + 1]) */
+static int group_rows(const struct mod *m, const struct rows *rw, uint32_t **at, size_t **first)
+{
+	size_t *f = gp__calloc(m->ncls + 1, sizeof(*f)), *pos = NULL;
+	uint32_t *a = gp__calloc(rw->n ? rw->n : 1, sizeof(*a));
+
+	pos = gp__calloc(m->ncls + 1, sizeof(*pos));
+	if (!f || !a || !pos) {
+		gp__free(f);
+		gp__free(a);
+		gp__free(pos);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < rw->n; i++)
+		f[rw->v[i].cls + 1]++;
+	for (size_t k = 1; k <= m->ncls; k++)
+		f[k] += f[k - 1];
+	memcpy(pos, f, (m->ncls + 1) * sizeof(*pos));
+	for (size_t i = 0; i < rw->n; i++)
+		a[pos[rw->v[i].cls]++] = (uint32_t)i;
+	gp__free(pos);
+	*at = a;
+	*first = f;
+	return 0;
+}
+
+static int emit_classes(const struct mod *m, struct gp_value *sec)
+{
+	struct gp_value *arr = gp_value_array();
+	struct ord *ord = gp__calloc(m->ncls ? m->ncls : 1, sizeof(*ord));
+	uint32_t *kat = NULL, *oat = NULL;
+	size_t *kf = NULL, *of = NULL, i;
+	int rc = 0;
+
+	if (!arr || !ord) {
+		gp_value_free(arr);
+		gp__free(ord);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	GP_TRY(gp_obj_set(sec, "classes", arr));
+	GP_TRY(group_rows(m, &m->kern, &kat, &kf));
+	GP_TRY(group_rows(m, &m->ops, &oat, &of));
+	for (i = 0; i < m->ncls; i++)
+		ord[i] = (struct ord){ m->cls[i].gpu, 0, gp__strtab_get(&m->strs, m->cls[i].name),
+			               (uint32_t)i };
+	qsort(ord, m->ncls, sizeof(*ord), cmp_ord);
+	for (i = 0; i < m->ncls; i++) {
+		const struct mcls *k = &m->cls[ord[i].i];
+		struct gp_value *o, *sl;
+		double mean, var;
+
+		if (!k->count)
+			continue;
+		o = gp_value_object();
+		GP_TRY(gp_arr_push(arr, o));
+		mean = (double)k->gpu / (double)k->count;
+		/* population σ over the instances (sumsq / n - mean², never below 0) */
+		var = k->sumsq / (double)k->count - mean * mean;
+		GP_TRY(gp_obj_set_str(o, "name", ord[i].name));
+		GP_TRY(gp_obj_set_int(o, "count", k->count));
+		GP_TRY(gp_obj_set_int(o, "host_time_ns", k->host));
+		GP_TRY(gp_obj_set_int(o, "gpu_time_ns", k->gpu));
+		GP_TRY(gp_obj_set_int(o, "mean_gpu_ns", (int64_t)llround(mean)));
+		GP_TRY(gp_obj_set_int(o, "std_gpu_ns", (int64_t)llround(var > 0 ? sqrt(var) : 0)));
+		if (m->step_ns > 0)
+			GP_TRY(gp_obj_set_double(o, "step_pct",
+			                         fmin(100.0, gp__pct(k->gpu, m->step_ns))));
+		else
+			GP_TRY(gp_obj_set_null(o, "step_pct"));
+		sl = gp_value_array();
+		GP_TRY(gp_obj_set(o, "slowest", sl));
+		for (size_t j = 0; j < k->nslow; j++) {
+			const struct inst *x = &m->in[k->slow[j]];
+			struct gp_value *r = gp_value_object();
+
+			GP_TRY(gp_arr_push(sl, r));
+			GP_TRY(gp_obj_set_str(r, "instance", gp__strtab_get(&m->strs, x->name)));
+			GP_TRY(gp_obj_set_int(r, "gpu_time_ns", x->gpu));
+			GP_TRY(gp_obj_set_int(r, "start_ns", x->s));
+		}
+		GP_TRY(emit_rows(m, &m->kern, kat + kf[ord[i].i], kf[ord[i].i + 1] - kf[ord[i].i],
+		                 o, "top_kernels"));
+		GP_TRY(emit_rows(m, &m->ops, oat + of[ord[i].i], of[ord[i].i + 1] - of[ord[i].i], o,
+		                 "top_ops"));
+	}
+out:
+	gp__free(ord);
+	gp__free(kat);
+	gp__free(kf);
+	gp__free(oat);
+	gp__free(of);
+	return rc;
+}
+
+/* builds every node's object, then hangs each under its parent's "children" in order */
+static int emit_tree(const struct mod *m, struct gp_value *sec)
+{
+	struct gp_value *top = gp_value_array(), **obj = NULL, **kids = NULL;
+	struct ord *ord = NULL;
+	int rc = 0;
+
+	if (!top)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(sec, "tree", top));
+	obj = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*obj));
+	kids = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*kids));
+	ord = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*ord));
+	if (!obj || !kids || !ord)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (size_t i = 0; i < m->nnodes; i++) {
+		const struct node *n = &m->nodes[i];
+		struct gp_value *o = gp_value_object(), *ch = gp_value_array();
+
+		/* children in call order: by parent (roots first), first call, name */
+		ord[i] = (struct ord){ n->parent == NONE ? 1 : -(int64_t)n->parent, n->first,
+			               gp__strtab_get(&m->strs, n->name), (uint32_t)i };
+		if (!o || !ch) {
+			gp_value_free(o);
+			gp_value_free(ch);
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		}
+		obj[i] = o;
+		/* hung below at once, so that a failure frees it with the section */
+		kids[i] = ch;
+		if (gp_obj_set_str(o, "name", gp__strtab_get(&m->strs, n->name)) ||
+		    gp_obj_set(o, "children", ch))
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	}
+	/* the parent's object owns each node from here: push in order, parents first */
+	qsort(ord, m->nnodes, sizeof(*ord), cmp_ord);
+	for (size_t i = 0; i < m->nnodes; i++) {
+		uint32_t k = ord[i].i;
+		const struct node *n = &m->nodes[k];
+		struct gp_value *o = obj[k];
+
+		obj[k] = NULL;
+		GP_TRY(gp_arr_push(n->parent == NONE ? top : kids[n->parent], o));
+		GP_TRY(gp_obj_set_str(o, "class", gp__strtab_get(&m->strs, m->cls[n->cls].name)));
+		GP_TRY(gp_obj_set_int(o, "calls", n->calls));
+		GP_TRY(gp_obj_set_int(o, "host_time_ns", n->host));
+		GP_TRY(gp_obj_set_int(o, "gpu_time_ns", n->gpu));
+	}
+out:
+	if (obj)
+		for (size_t i = 0; i < m->nnodes; i++)
+			gp_value_free(obj[i]);
+	gp__free(obj);
+	gp__free(kids);
+	gp__free(ord);
+	return rc;
+}
+
+static void mod_release(struct mod *m)
+{
+	gp__strtab_release(&m->strs);
+	gp__u64map_release(&m->cls_ix);
+	gp__u64map_release(&m->kern.ix);
+	gp__u64map_release(&m->ops.ix);
+	gp__free(m->kern.v);
+	gp__free(m->ops.v);
+	gp__free(m->in);
+	gp__free(m->cls);
+	gp__free(m->g_inst);
+	gp__free(m->g_op);
+	gp__free(m->step_end);
+	gp__free(m->nodes);
+}
+
+static int emit(struct mod *m, struct gp_value *r)
+{
+	struct gp_value *sec = gp_value_object(), *tr;
+	int rc = 0;
+
+	if (!sec)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(r, "modules", sec));
+	GP_TRY(gp_obj_set_str(sec, "source", m->annotations ? "annotations" : "python_function"));
+	GP_TRY(gp_obj_set_int(sec, "steps", (int64_t)m->nsteps));
+	GP_TRY(emit_classes(m, sec));
+	GP_TRY(emit_tree(m, sec));
+	if (!m->ndropped && !m->nodes_dropped) {
+		GP_TRY(gp_obj_set_null(sec, "truncated"));
+	} else {
+		tr = gp_value_object();
+		GP_TRY(gp_obj_set(sec, "truncated", tr));
+		GP_TRY(gp_obj_set_int(tr, "max_depth", MOD_MAX_DEPTH));
+		GP_TRY(gp_obj_set_int(tr, "max_nodes", MOD_MAX_NODES));
+		GP_TRY(gp_obj_set_int(tr, "calls_dropped", (int64_t)m->ndropped));
+		GP_TRY(gp_obj_set_int(tr, "nodes_dropped", (int64_t)m->nodes_dropped));
+	}
+out:
+	return rc;
+}
 
 int gp__an_modules(const struct gp__actx *c, struct gp_value *r)
 {
-	(void)c;
-	(void)r;
-	return 0;
+	struct mod m;
+	int rc = 0;
+
+	memset(&m, 0, sizeof(m));
+	m.c = c;
+	GP_TRY(gp__strtab_init(&m.strs));
+	GP_TRY(gp__u64map_init(&m.cls_ix, 16));
+	GP_TRY(gp__u64map_init(&m.kern.ix, 64));
+	GP_TRY(gp__u64map_init(&m.ops.ix, 64));
+	if (c->t->npymod) {
+		GP_TRY(collect_pymod(&m));
+	} else {
+		m.annotations = true;
+		GP_TRY(collect_ranges(&m));
+	}
+	if (!m.nin) {
+		GP_TRY(gp_obj_set_null(r, "modules"));
+		goto out;
+	}
+	qsort(m.in, m.nin, sizeof(*m.in), cmp_inst);
+	GP_TRY(sweep(&m));
+	GP_TRY(pick_steps(&m));
+	GP_TRY(project(&m));
+	for (size_t i = 0; i < m.nsteps; i++)
+		m.step_ns = gp__add_sat(m.step_ns, m.step_end[i] - c->steps[i].ts);
+	aggregate(&m);
+	GP_TRY(build_tree(&m));
+	GP_TRY(emit(&m, r));
+out:
+	mod_release(&m);
+	return rc;
 }
