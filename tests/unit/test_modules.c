@@ -105,13 +105,13 @@ static void test_tree_and_classes(void **state)
 	assert_int_equal(tu_geti(m, "host_time_ns"), 1000);
 	assert_int_equal(gp_value_type(gp_obj_get(m, "step_pct")), GP_VALUE_NULL);
 
-	/* two blocks: [200, 400) = 200 and 50; mean 125, population σ 75 */
+	/* two blocks: [200, 400) = 200 and 50; mean 125, sample σ √(2 × 75²) = 106.07 */
 	b = cls(r, "Block");
 	assert_int_equal(tu_geti(b, "count"), 2);
 	assert_int_equal(tu_geti(b, "gpu_time_ns"), 250);
 	assert_int_equal(tu_geti(b, "host_time_ns"), 600);
 	assert_int_equal(tu_geti(b, "mean_gpu_ns"), 125);
-	assert_int_equal(tu_geti(b, "std_gpu_ns"), 75);
+	assert_int_equal(tu_geti(b, "std_gpu_ns"), 106);
 	assert_string_equal(tu_gets(b, "slowest/0/instance"), "Block_0");
 	assert_int_equal(tu_geti(b, "slowest/0/gpu_time_ns"), 200);
 	assert_int_equal(tu_geti(b, "slowest/0/start_ns"), 100);

@@ -19,8 +19,8 @@
  * Cost: O(n log n) in the calls, operators and GPU ops of the threads that
  * have calls, plus O(depth) per GPU op; nothing but one pass over the user
  * annotations when the trace has no module information. Hostile input is
- * bounded: calls nested deeper than MOD_MAX_DEPTH are left out, the stack
- * holds at most MOD_MAX_STACK events, the tree at most MOD_MAX_NODES nodes,
+ * bounded: calls nested deeper than GP__MOD_MAX_DEPTH are left out, the stack
+ * holds at most GP__MOD_MAX_STACK events, the tree at most GP__MOD_MAX_NODES nodes,
  * and what was left out is reported ("truncated"). Nothing recurses.
  */
 #include <math.h>
@@ -30,60 +30,11 @@
 #include "analyze-int.h"
 #include "util/error.h"
 
-#define NONE UINT32_MAX
+#include "modules.h"
 
-#define MOD_MAX_DEPTH 64    /* calls nested deeper are left out */
-#define MOD_MAX_STACK 256   /* open host events per thread in the sweep */
-#define MOD_MAX_NODES 10000 /* nodes of the JSON tree */
-#define MOD_TOP       5     /* slowest instances, top kernels and top ops per class */
+#define NONE GP__MOD_NONE
 
 static const char py_prefix[] = "nn.Module: ";
-
-/* one module call */
-struct inst {
-	int64_t s, e;    /* effective times */
-	int64_t pyid;    /* "Python id", -1 */
-	uint32_t track;  /* host thread */
-	uint32_t name;   /* instance name, local string id ("Block_3", "layers.3") */
-	uint32_t cls;    /* class, index into the class table */
-	uint32_t order;  /* input order, the last tie-break */
-	uint32_t parent; /* index into the sorted calls, NONE for a root */
-	uint32_t node;   /* tree node, NONE */
-	uint16_t depth;  /* 0 for a root */
-	bool dropped;    /* nested deeper than MOD_MAX_DEPTH, or the stack was full */
-	bool counted;    /* inside a step (every call without steps) */
-	int64_t us, ue;  /* the running union of its GPU ops: current interval */
-	int64_t gpu;     /* closed part of the union */
-	bool any;        /* a GPU op was added (us, ue hold its interval) */
-};
-
-/* a (class, kernel or operator name) row with its running union */
-struct nrow {
-	uint32_t cls, name; /* class index; the trace's string id */
-	int64_t us, ue, total;
-	bool any;
-};
-
-/* the rows of one kind (kernels, operators), found by (class, name) */
-struct rows {
-	struct nrow *v;
-	size_t n, cap;
-	struct gp_u64map ix;
-};
-
-struct mcls {
-	uint32_t name; /* local string id */
-	int64_t count, host, gpu;
-	double sumsq; /* of the instances' GPU times, for σ */
-	uint32_t slow[MOD_TOP];
-	size_t nslow;
-	uint32_t stamp; /* the last GPU op added to its rows (+ 1) */
-};
-
-struct node {
-	uint32_t parent, name, cls; /* parent node (NONE root), local string id, class */
-	int64_t calls, host, gpu, first;
-};
 
 /* an event of the sweep */
 enum { IT_INST = 0, IT_OP = 1, IT_LAUNCH = 2 };
@@ -94,27 +45,6 @@ struct item {
 	uint8_t type;
 	int64_t tie; /* calls: Python id (callers first), then order */
 	uint32_t order;
-};
-
-struct mod {
-	const struct gp__actx *c;
-	struct gp_strtab strs; /* instance and class names */
-	struct gp_u64map cls_ix;
-	struct inst *in;
-	size_t nin, incap;
-	struct mcls *cls;
-	size_t ncls, clscap;
-	bool annotations; /* the calls are ranges, not python_function events */
-	/* per GPU op event of the trace: its innermost call and outermost operator */
-	uint32_t *g_inst, *g_op;
-	struct rows kern, ops;
-	/* steps */
-	size_t nsteps;
-	int64_t *step_end; /* the step's end, stretched to the GPU ops its calls launched */
-	int64_t step_ns;   /* the steps' summed (stretched) duration */
-	size_t ndropped, nodes_dropped;
-	struct node *nodes;
-	size_t nnodes, nodecap;
 };
 
 /* ---- the calls ---- */
@@ -161,10 +91,10 @@ static size_t range_module(const char *s, size_t len, size_t *cls_at)
 	return open;
 }
 
-static int add_inst(struct mod *m, int64_t ts, int64_t dur, uint32_t track, int64_t pyid,
+static int add_inst(struct gp__mod *m, int64_t ts, int64_t dur, uint32_t track, int64_t pyid,
                     const char *name, size_t nlen, const char *cls, size_t clen)
 {
-	struct inst *x;
+	struct gp__mod_call *x;
 	uint32_t nid, cid;
 	uint64_t v;
 	int rc = 0;
@@ -196,7 +126,7 @@ out:
 	return rc;
 }
 
-static int collect_pymod(struct mod *m)
+static int collect_pymod(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	const struct gp_trace *t = c->t;
@@ -222,7 +152,7 @@ out:
 	return rc;
 }
 
-static int collect_ranges(struct mod *m)
+static int collect_ranges(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	const struct gp_trace *t = c->t;
@@ -273,7 +203,7 @@ static int cmp_item(const void *pa, const void *pb)
 /* at equal (track, ts, dur): the caller (smaller Python id, else first in the file) first */
 static int cmp_inst(const void *pa, const void *pb)
 {
-	const struct inst *a = pa, *b = pb;
+	const struct gp__mod_call *a = pa, *b = pb;
 	uint64_t ia = (uint64_t)a->pyid, ib = (uint64_t)b->pyid; /* -1 last */
 
 	if (a->track != b->track)
@@ -307,7 +237,7 @@ static bool is_gpu_op(const struct gp_trace *t, uint32_t g)
  * per thread over the calls, the operators and the launching calls of the
  * threads that have calls.
  */
-static int sweep(struct mod *m)
+static int sweep(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	const struct gp_trace *t = c->t;
@@ -323,7 +253,7 @@ static int sweep(struct mod *m)
 	hi = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*hi));
 	m->g_inst = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
 	m->g_op = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_op));
-	st = gp__calloc(MOD_MAX_STACK, sizeof(*st));
+	st = gp__calloc(GP__MOD_MAX_STACK, sizeof(*st));
 	if (!lo || !hi || !m->g_inst || !m->g_op || !st)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory nesting module calls"));
 	memset(m->g_inst, 0xff, (t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
@@ -333,7 +263,7 @@ static int sweep(struct mod *m)
 		hi[i] = INT64_MIN;
 	}
 	for (i = 0; i < m->nin; i++) {
-		const struct inst *x = &m->in[i];
+		const struct gp__mod_call *x = &m->in[i];
 
 		if (x->s < lo[x->track])
 			lo[x->track] = x->s;
@@ -404,10 +334,10 @@ static int sweep(struct mod *m)
 				ne = (struct sent){ (uint32_t)i, st[sp - 1].inst, st[sp - 1].op,
 					            st[sp - 1].next_depth };
 			if (x->type == IT_INST) {
-				struct inst *in = &m->in[x->idx];
+				struct gp__mod_call *in = &m->in[x->idx];
 
 				in->parent = ne.inst;
-				if (ne.next_depth >= MOD_MAX_DEPTH || sp >= MOD_MAX_STACK) {
+				if (ne.next_depth >= GP__MOD_MAX_DEPTH || sp >= GP__MOD_MAX_STACK) {
 					in->dropped = true;
 					m->ndropped++;
 					ne.next_depth++;
@@ -420,7 +350,7 @@ static int sweep(struct mod *m)
 			} else if (ne.op == NONE) {
 				ne.op = x->idx; /* the outermost operator inside the call */
 			}
-			if (sp < MOD_MAX_STACK)
+			if (sp < GP__MOD_MAX_STACK)
 				st[sp++] = ne;
 		}
 	}
@@ -453,13 +383,13 @@ static uint32_t step_of(const struct gp__actx *c, int64_t ts)
 }
 
 /* marks the calls counted: those inside a step, or all of them when none is */
-static int pick_steps(struct mod *m)
+static int pick_steps(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	size_t i, in_step = 0;
 
 	for (i = 0; i < m->nin; i++) {
-		struct inst *x = &m->in[i];
+		struct gp__mod_call *x = &m->in[i];
 
 		x->counted = !x->dropped && step_of(c, x->s) != NONE;
 		in_step += x->counted;
@@ -495,10 +425,10 @@ static void un_add(int64_t *us, int64_t *ue, int64_t *total, bool *any, int64_t 
 	}
 }
 
-static int row_add(struct rows *rw, uint32_t cls, uint32_t name, int64_t s, int64_t e)
+static int row_add(struct gp__mod_rows *rw, uint32_t cls, uint32_t name, int64_t s, int64_t e)
 {
 	uint64_t key = (uint64_t)cls << 32 | name, v;
-	struct nrow *r;
+	struct gp__mod_row *r;
 	int rc = 0;
 
 	if (gp__u64map_get(&rw->ix, key, &v) != 1) {
@@ -520,7 +450,7 @@ out:
  * call around its launch, and once per class the class's kernel and
  * operator rows.
  */
-static int project(struct mod *m)
+static int project(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	const struct gp_trace *t = c->t;
@@ -535,8 +465,8 @@ static int project(struct mod *m)
 		if (e < s)
 			e = s; /* HTA's rounding of a sub-µs op */
 		for (; p != NONE; p = m->in[p].parent) {
-			struct inst *x = &m->in[p];
-			struct mcls *k = &m->cls[x->cls];
+			struct gp__mod_call *x = &m->in[p];
+			struct gp__mod_class *k = &m->cls[x->cls];
 			un_add(&x->us, &x->ue, &x->gpu, &x->any, s, e);
 			if (!x->counted)
 				continue;
@@ -555,7 +485,7 @@ static int project(struct mod *m)
 		}
 	}
 	for (size_t i = 0; i < m->nin; i++) {
-		struct inst *x = &m->in[i];
+		struct gp__mod_call *x = &m->in[i];
 
 		if (x->any)
 			x->gpu = gp__add_sat(x->gpu, x->ue - x->us);
@@ -575,7 +505,7 @@ out:
 /* ---- classes and the tree ---- */
 
 /* whether instance @p a is slower than @p b: GPU time, then earlier start, then order */
-static bool slower(const struct inst *a, const struct inst *b)
+static bool slower(const struct gp__mod_call *a, const struct gp__mod_call *b)
 {
 	if (a->gpu != b->gpu)
 		return a->gpu > b->gpu;
@@ -584,11 +514,11 @@ static bool slower(const struct inst *a, const struct inst *b)
 	return a->order < b->order;
 }
 
-static void aggregate(struct mod *m)
+static void aggregate(struct gp__mod *m)
 {
 	for (size_t i = 0; i < m->nin; i++) {
-		const struct inst *x = &m->in[i];
-		struct mcls *k = &m->cls[x->cls];
+		const struct gp__mod_call *x = &m->in[i];
+		struct gp__mod_class *k = &m->cls[x->cls];
 		size_t j;
 
 		if (!x->counted)
@@ -596,23 +526,33 @@ static void aggregate(struct mod *m)
 		k->count++;
 		k->host = gp__add_sat(k->host, x->e - x->s);
 		k->gpu = gp__add_sat(k->gpu, x->gpu);
-		k->sumsq += (double)x->gpu * (double)x->gpu;
-		/* insertion into the slowest MOD_TOP */
-		j = k->nslow < MOD_TOP ? k->nslow++ : MOD_TOP;
-		if (j == MOD_TOP && !slower(x, &m->in[k->slow[MOD_TOP - 1]]))
+		/* insertion into the slowest GP__MOD_TOP */
+		j = k->nslow < GP__MOD_TOP ? k->nslow++ : GP__MOD_TOP;
+		if (j == GP__MOD_TOP && !slower(x, &m->in[k->slow[GP__MOD_TOP - 1]]))
 			continue;
-		if (j == MOD_TOP)
-			j = MOD_TOP - 1;
+		if (j == GP__MOD_TOP)
+			j = GP__MOD_TOP - 1;
 		while (j > 0 && slower(x, &m->in[k->slow[j - 1]])) {
 			k->slow[j] = k->slow[j - 1];
 			j--;
 		}
 		k->slow[j] = (uint32_t)i;
 	}
+	/* the squared deviations from the class's mean, in a second pass (no cancellation) */
+	for (size_t i = 0; i < m->nin; i++) {
+		const struct gp__mod_call *x = &m->in[i];
+		struct gp__mod_class *k = &m->cls[x->cls];
+		double d;
+
+		if (!x->counted)
+			continue;
+		d = (double)x->gpu - (double)k->gpu / (double)k->count;
+		k->sqdev += d * d;
+	}
 }
 
-/* merges the counted calls by path of names into the tree (at most MOD_MAX_NODES nodes) */
-static int build_tree(struct mod *m)
+/* merges the counted calls by path of names into the tree (at most GP__MOD_MAX_NODES nodes) */
+static int build_tree(struct gp__mod *m)
 {
 	struct gp_u64map ix;
 	int rc = 0;
@@ -620,10 +560,10 @@ static int build_tree(struct mod *m)
 	memset(&ix, 0, sizeof(ix));
 	GP_TRY(gp__u64map_init(&ix, 64));
 	for (size_t i = 0; i < m->nin; i++) {
-		struct inst *x = &m->in[i];
+		struct gp__mod_call *x = &m->in[i];
 		uint32_t pn = NONE;
 		uint64_t key, v;
-		struct node *n;
+		struct gp__mod_node *n;
 
 		if (!x->counted)
 			continue;
@@ -636,14 +576,14 @@ static int build_tree(struct mod *m)
 		}
 		key = (uint64_t)pn << 32 | x->name;
 		if (gp__u64map_get(&ix, key, &v) != 1) {
-			if (m->nnodes >= MOD_MAX_NODES) {
+			if (m->nnodes >= GP__MOD_MAX_NODES) {
 				m->nodes_dropped++;
 				continue;
 			}
 			GP_TRY(gp__grow((void **)&m->nodes, &m->nodecap, m->nnodes + 1,
 			                sizeof(*m->nodes)));
 			v = m->nnodes++;
-			m->nodes[v] = (struct node){ pn, x->name, x->cls, 0, 0, 0, x->s };
+			m->nodes[v] = (struct gp__mod_node){ pn, x->name, x->cls, 0, 0, 0, x->s };
 			GP_TRY(gp__u64map_put(&ix, key, v));
 		}
 		n = &m->nodes[v];
@@ -659,212 +599,7 @@ out:
 	return rc;
 }
 
-/* ---- JSON ---- */
-
-struct ord {
-	int64_t a, b; /* sort keys: descending a, then ascending b */
-	const char *name;
-	uint32_t i;
-};
-
-static int cmp_ord(const void *pa, const void *pb)
-{
-	const struct ord *a = pa, *b = pb;
-	int k;
-
-	if (a->a != b->a)
-		return a->a > b->a ? -1 : 1;
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	if ((k = strcmp(a->name, b->name)))
-		return k;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* rows of @p rw of class @p cls, top MOD_TOP by GPU time, into array @p key of @p o */
-static int emit_rows(const struct mod *m, const struct rows *rw, const uint32_t *at, size_t cnt,
-                     struct gp_value *o, const char *key)
-{
-	const struct gp_trace *t = m->c->t;
-	struct gp_value *a = gp_value_array();
-	struct ord *ord = NULL;
-	int rc = 0;
-
-	if (!a)
-		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(gp_obj_set(o, key, a));
-	ord = gp__calloc(cnt ? cnt : 1, sizeof(*ord));
-	if (!ord)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (size_t i = 0; i < cnt; i++)
-		ord[i] = (struct ord){ rw->v[at[i]].total, 0,
-			               gp__strtab_get(&t->strs, rw->v[at[i]].name), at[i] };
-	qsort(ord, cnt, sizeof(*ord), cmp_ord);
-	for (size_t i = 0; i < cnt && i < MOD_TOP; i++) {
-		struct gp_value *r = gp_value_object();
-
-		GP_TRY(gp_arr_push(a, r));
-		GP_TRY(gp_obj_set_str(r, "name", ord[i].name));
-		GP_TRY(gp_obj_set_int(r, "gpu_time_ns", ord[i].a));
-	}
-out:
-	gp__free(ord);
-	return rc;
-}
-
-/* the row indices of @p rw grouped by class: at[first[k] .. first[k + 1]) */
-static int group_rows(const struct mod *m, const struct rows *rw, uint32_t **at, size_t **first)
-{
-	size_t *f = gp__calloc(m->ncls + 1, sizeof(*f)), *pos = NULL;
-	uint32_t *a = gp__calloc(rw->n ? rw->n : 1, sizeof(*a));
-
-	pos = gp__calloc(m->ncls + 1, sizeof(*pos));
-	if (!f || !a || !pos) {
-		gp__free(f);
-		gp__free(a);
-		gp__free(pos);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < rw->n; i++)
-		f[rw->v[i].cls + 1]++;
-	for (size_t k = 1; k <= m->ncls; k++)
-		f[k] += f[k - 1];
-	memcpy(pos, f, (m->ncls + 1) * sizeof(*pos));
-	for (size_t i = 0; i < rw->n; i++)
-		a[pos[rw->v[i].cls]++] = (uint32_t)i;
-	gp__free(pos);
-	*at = a;
-	*first = f;
-	return 0;
-}
-
-static int emit_classes(const struct mod *m, struct gp_value *sec)
-{
-	struct gp_value *arr = gp_value_array();
-	struct ord *ord = gp__calloc(m->ncls ? m->ncls : 1, sizeof(*ord));
-	uint32_t *kat = NULL, *oat = NULL;
-	size_t *kf = NULL, *of = NULL, i;
-	int rc = 0;
-
-	if (!arr || !ord) {
-		gp_value_free(arr);
-		gp__free(ord);
-		return gp__error(GP_ENOMEM, "out of memory");
-	}
-	GP_TRY(gp_obj_set(sec, "classes", arr));
-	GP_TRY(group_rows(m, &m->kern, &kat, &kf));
-	GP_TRY(group_rows(m, &m->ops, &oat, &of));
-	for (i = 0; i < m->ncls; i++)
-		ord[i] = (struct ord){ m->cls[i].gpu, 0, gp__strtab_get(&m->strs, m->cls[i].name),
-			               (uint32_t)i };
-	qsort(ord, m->ncls, sizeof(*ord), cmp_ord);
-	for (i = 0; i < m->ncls; i++) {
-		const struct mcls *k = &m->cls[ord[i].i];
-		struct gp_value *o, *sl;
-		double mean, var;
-
-		if (!k->count)
-			continue;
-		o = gp_value_object();
-		GP_TRY(gp_arr_push(arr, o));
-		mean = (double)k->gpu / (double)k->count;
-		/* population σ over the instances (sumsq / n - mean², never below 0) */
-		var = k->sumsq / (double)k->count - mean * mean;
-		GP_TRY(gp_obj_set_str(o, "name", ord[i].name));
-		GP_TRY(gp_obj_set_int(o, "count", k->count));
-		GP_TRY(gp_obj_set_int(o, "host_time_ns", k->host));
-		GP_TRY(gp_obj_set_int(o, "gpu_time_ns", k->gpu));
-		GP_TRY(gp_obj_set_int(o, "mean_gpu_ns", (int64_t)llround(mean)));
-		GP_TRY(gp_obj_set_int(o, "std_gpu_ns", (int64_t)llround(var > 0 ? sqrt(var) : 0)));
-		if (m->step_ns > 0)
-			GP_TRY(gp_obj_set_double(o, "step_pct",
-			                         fmin(100.0, gp__pct(k->gpu, m->step_ns))));
-		else
-			GP_TRY(gp_obj_set_null(o, "step_pct"));
-		sl = gp_value_array();
-		GP_TRY(gp_obj_set(o, "slowest", sl));
-		for (size_t j = 0; j < k->nslow; j++) {
-			const struct inst *x = &m->in[k->slow[j]];
-			struct gp_value *r = gp_value_object();
-
-			GP_TRY(gp_arr_push(sl, r));
-			GP_TRY(gp_obj_set_str(r, "instance", gp__strtab_get(&m->strs, x->name)));
-			GP_TRY(gp_obj_set_int(r, "gpu_time_ns", x->gpu));
-			GP_TRY(gp_obj_set_int(r, "start_ns", x->s));
-		}
-		GP_TRY(emit_rows(m, &m->kern, kat + kf[ord[i].i], kf[ord[i].i + 1] - kf[ord[i].i],
-		                 o, "top_kernels"));
-		GP_TRY(emit_rows(m, &m->ops, oat + of[ord[i].i], of[ord[i].i + 1] - of[ord[i].i], o,
-		                 "top_ops"));
-	}
-out:
-	gp__free(ord);
-	gp__free(kat);
-	gp__free(kf);
-	gp__free(oat);
-	gp__free(of);
-	return rc;
-}
-
-/* builds every node's object, then hangs each under its parent's "children" in order */
-static int emit_tree(const struct mod *m, struct gp_value *sec)
-{
-	struct gp_value *top = gp_value_array(), **obj = NULL, **kids = NULL;
-	struct ord *ord = NULL;
-	int rc = 0;
-
-	if (!top)
-		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(gp_obj_set(sec, "tree", top));
-	obj = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*obj));
-	kids = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*kids));
-	ord = gp__calloc(m->nnodes ? m->nnodes : 1, sizeof(*ord));
-	if (!obj || !kids || !ord)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (size_t i = 0; i < m->nnodes; i++) {
-		const struct node *n = &m->nodes[i];
-		struct gp_value *o = gp_value_object(), *ch = gp_value_array();
-
-		/* children in call order: by parent (roots first), first call, name */
-		ord[i] = (struct ord){ n->parent == NONE ? 1 : -(int64_t)n->parent, n->first,
-			               gp__strtab_get(&m->strs, n->name), (uint32_t)i };
-		if (!o || !ch) {
-			gp_value_free(o);
-			gp_value_free(ch);
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		}
-		obj[i] = o;
-		/* hung below at once, so that a failure frees it with the section */
-		kids[i] = ch;
-		if (gp_obj_set_str(o, "name", gp__strtab_get(&m->strs, n->name)) ||
-		    gp_obj_set(o, "children", ch))
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	}
-	/* the parent's object owns each node from here: push in order, parents first */
-	qsort(ord, m->nnodes, sizeof(*ord), cmp_ord);
-	for (size_t i = 0; i < m->nnodes; i++) {
-		uint32_t k = ord[i].i;
-		const struct node *n = &m->nodes[k];
-		struct gp_value *o = obj[k];
-
-		obj[k] = NULL;
-		GP_TRY(gp_arr_push(n->parent == NONE ? top : kids[n->parent], o));
-		GP_TRY(gp_obj_set_str(o, "class", gp__strtab_get(&m->strs, m->cls[n->cls].name)));
-		GP_TRY(gp_obj_set_int(o, "calls", n->calls));
-		GP_TRY(gp_obj_set_int(o, "host_time_ns", n->host));
-		GP_TRY(gp_obj_set_int(o, "gpu_time_ns", n->gpu));
-	}
-out:
-	if (obj)
-		for (size_t i = 0; i < m->nnodes; i++)
-			gp_value_free(obj[i]);
-	gp__free(obj);
-	gp__free(kids);
-	gp__free(ord);
-	return rc;
-}
-
-static void mod_release(struct mod *m)
+static void mod_release(struct gp__mod *m)
 {
 	gp__strtab_release(&m->strs);
 	gp__u64map_release(&m->cls_ix);
@@ -880,35 +615,9 @@ static void mod_release(struct mod *m)
 	gp__free(m->nodes);
 }
 
-static int emit(struct mod *m, struct gp_value *r)
-{
-	struct gp_value *sec = gp_value_object(), *tr;
-	int rc = 0;
-
-	if (!sec)
-		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(gp_obj_set(r, "modules", sec));
-	GP_TRY(gp_obj_set_str(sec, "source", m->annotations ? "annotations" : "python_function"));
-	GP_TRY(gp_obj_set_int(sec, "steps", (int64_t)m->nsteps));
-	GP_TRY(emit_classes(m, sec));
-	GP_TRY(emit_tree(m, sec));
-	if (!m->ndropped && !m->nodes_dropped) {
-		GP_TRY(gp_obj_set_null(sec, "truncated"));
-	} else {
-		tr = gp_value_object();
-		GP_TRY(gp_obj_set(sec, "truncated", tr));
-		GP_TRY(gp_obj_set_int(tr, "max_depth", MOD_MAX_DEPTH));
-		GP_TRY(gp_obj_set_int(tr, "max_nodes", MOD_MAX_NODES));
-		GP_TRY(gp_obj_set_int(tr, "calls_dropped", (int64_t)m->ndropped));
-		GP_TRY(gp_obj_set_int(tr, "nodes_dropped", (int64_t)m->nodes_dropped));
-	}
-out:
-	return rc;
-}
-
 int gp__an_modules(const struct gp__actx *c, struct gp_value *r)
 {
-	struct mod m;
+	struct gp__mod m;
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
@@ -935,7 +644,7 @@ int gp__an_modules(const struct gp__actx *c, struct gp_value *r)
 		m.step_ns = gp__add_sat(m.step_ns, m.step_end[i] - c->steps[i].ts);
 	aggregate(&m);
 	GP_TRY(build_tree(&m));
-	GP_TRY(emit(&m, r));
+	GP_TRY(gp__mod_emit(&m, r));
 out:
 	mod_release(&m);
 	return rc;
