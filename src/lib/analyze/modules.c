@@ -8,20 +8,22 @@
  * `gpuprof run --pytorch modules`), else from the ranges named the way
  * gpuprof.annotate_modules() names them ("encoder.layers.3 (Class)"). One
  * sweep per host thread over the calls, the CPU operators and the
- * runtime/driver calls that launched GPU work, merged in (ts, dur descending)
- * order with a bounded stack, nests the calls by time containment and finds
- * for each GPU op (kernel, memcpy, memset) the innermost call and the
- * outermost operator inside it around its launch. The GPU ops are then taken
- * in start order, each one added to the running interval union of every call
- * around its launch (and of its class's kernel and operator rows), so that a
- * call's GPU time is the union of what it launched with no interval lists.
+ * runtime/driver calls, merged in (ts, dur descending) order from the
+ * context's sorted lists with a bounded stack, nests the calls by time
+ * containment and finds for each launching call the innermost call and the
+ * outermost operator inside it around it. The GPU ops (kernel, memcpy,
+ * memset) are then taken in start order, each one added to the running
+ * interval union of every call around its launch (and of its class's
+ * kernel and operator rows), so that a call's GPU time is the union of what
+ * it launched with no interval lists.
  *
- * Cost: O(n log n) in the calls, operators and GPU ops of the threads that
- * have calls, plus O(depth) per GPU op; nothing but one pass over the user
- * annotations when the trace has no module information. Hostile input is
- * bounded: calls nested deeper than GP__MOD_MAX_DEPTH are left out, the stack
- * holds at most GP__MOD_MAX_STACK events, the tree at most GP__MOD_MAX_NODES nodes,
- * and what was left out is reported ("truncated"). Nothing recurses.
+ * Cost: one sort of the calls, a counting sort by thread of the operators
+ * and runtime/driver calls within the span of their thread's calls, O(depth)
+ * per GPU op; nothing but one pass over the user annotations when the trace
+ * has no module information. Hostile input is bounded: calls nested deeper
+ * than GP__MOD_MAX_DEPTH are left out, the stack holds at most
+ * GP__MOD_MAX_STACK events, the tree at most GP__MOD_MAX_NODES nodes, and
+ * what was left out is reported ("truncated"). Nothing recurses.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,17 +37,6 @@
 #define NONE GP__MOD_NONE
 
 static const char py_prefix[] = "nn.Module: ";
-
-/* an event of the sweep */
-enum { IT_INST = 0, IT_OP = 1, IT_LAUNCH = 2 };
-struct item {
-	int64_t s, e;
-	uint32_t track;
-	uint32_t idx; /* call (sorted index), operator event, or GPU op event */
-	uint8_t type;
-	int64_t tie; /* calls: Python id (callers first), then order */
-	uint32_t order;
-};
 
 /* ---- the calls ---- */
 
@@ -183,23 +174,6 @@ out:
 
 /* ---- the sweep ---- */
 
-static int cmp_item(const void *pa, const void *pb)
-{
-	const struct item *a = pa, *b = pb;
-
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	if (a->s != b->s)
-		return a->s < b->s ? -1 : 1;
-	if (a->e != b->e)
-		return a->e > b->e ? -1 : 1;
-	if (a->type != b->type)
-		return a->type < b->type ? -1 : 1;
-	if (a->tie != b->tie)
-		return a->tie < b->tie ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
 /* at equal (track, ts, dur): the caller (smaller Python id, else first in the file) first */
 static int cmp_inst(const void *pa, const void *pb)
 {
@@ -217,8 +191,9 @@ static int cmp_inst(const void *pa, const void *pb)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* a stack entry of the sweep: an open call or operator */
 struct sent {
-	uint32_t item; /* index into the items */
+	int64_t s, e;
 	uint32_t inst; /* innermost call kept at or below this entry, NONE */
 	uint32_t op;   /* outermost operator above that call, NONE */
 	uint32_t next_depth;
@@ -231,34 +206,167 @@ static bool is_gpu_op(const struct gp_trace *t, uint32_t g)
 	return k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET;
 }
 
+/* one kind's events inside the span of their thread's calls, grouped by thread, in time order */
+struct bytrack {
+	uint32_t *v;
+	size_t *first; /* [ntracks + 1]: thread tr's events are v[first[tr] .. first[tr + 1]) */
+};
+
+static void bytrack_release(struct bytrack *b)
+{
+	gp__free(b->v);
+	gp__free(b->first);
+}
+
+/* a stable counting sort of @p ix (sorted by time) by thread, keeping what lies in [lo, hi] */
+static int bytrack_build(const struct gp__actx *c, const struct gp__idx *ix, const int64_t *lo,
+                         const int64_t *hi, struct bytrack *b)
+{
+	const struct gp_trace *t = c->t;
+	size_t nt = t->ntracks, n = 0, *at;
+
+	b->first = gp__calloc(nt + 2, sizeof(*b->first));
+	if (!b->first)
+		return gp__error(GP_ENOMEM, "out of memory nesting module calls");
+	for (size_t i = 0; i < ix->n; i++) {
+		uint32_t e = ix->v[i], tr = t->ev.track[e];
+
+		if (tr < nt && c->ts[e] >= lo[tr] && gp__end(c, e) <= hi[tr]) {
+			b->first[tr + 2]++;
+			n++;
+		}
+	}
+	b->v = gp__calloc(n ? n : 1, sizeof(*b->v));
+	if (!b->v)
+		return gp__error(GP_ENOMEM, "out of memory nesting module calls");
+	for (size_t k = 2; k < nt + 2; k++)
+		b->first[k] += b->first[k - 1];
+	/* first[tr + 1] is where thread tr's events go while filling: it ends at first[tr + 2] */
+	at = b->first + 1;
+	for (size_t i = 0; i < ix->n; i++) {
+		uint32_t e = ix->v[i], tr = t->ev.track[e];
+
+		if (tr < nt && c->ts[e] >= lo[tr] && gp__end(c, e) <= hi[tr])
+			b->v[at[tr]++] = e;
+	}
+	return 0;
+}
+
+enum { SRC_INST, SRC_OP, SRC_RT, SRC_DRV, SRC__N };
+
+/* a source's next event on the thread being swept */
+struct head {
+	size_t at, end;
+	int64_t s, e;
+	uint32_t idx; /* call (sorted index) or event */
+};
+
+static void head_load(const struct gp__mod *m, const struct bytrack *b, int src, struct head *h)
+{
+	if (h->at >= h->end)
+		return;
+	if (src == SRC_INST) {
+		h->idx = (uint32_t)h->at;
+		h->s = m->in[h->at].s;
+		h->e = m->in[h->at].e;
+	} else {
+		h->idx = b->v[h->at];
+		h->s = m->c->ts[h->idx];
+		h->e = gp__end(m->c, h->idx);
+	}
+}
+
+/* a launching call: the innermost open entry around it gives its call and operator */
+static void sweep_launch(struct gp__mod *m, const struct sent *st, size_t *sp, const struct head *x)
+{
+	size_t k;
+
+	/* drop what ended before the call */
+	while (*sp && (st[*sp - 1].e < x->s ||
+	               (st[*sp - 1].e == x->s && st[*sp - 1].s < x->s && x->e > x->s)))
+		(*sp)--;
+	for (k = *sp; k > 0 && st[k - 1].e < x->e; k--)
+		;
+	if (k) {
+		m->l_inst[x->idx] = st[k - 1].inst;
+		m->l_op[x->idx] = st[k - 1].op;
+	}
+}
+
+/* a call or an operator: pops what does not contain it, nests it, pushes it */
+static void sweep_open(struct gp__mod *m, struct sent *st, size_t *sp, const struct head *x,
+                       int src)
+{
+	struct sent ne = { x->s, x->e, NONE, NONE, 0 };
+
+	/* pop unless the top fully contains [s, e) (summaries-host.c's rule) */
+	while (*sp && (st[*sp - 1].e < x->e || (st[*sp - 1].e <= x->s && st[*sp - 1].s < x->s)))
+		(*sp)--;
+	if (*sp) {
+		ne.inst = st[*sp - 1].inst;
+		ne.op = st[*sp - 1].op;
+		ne.next_depth = st[*sp - 1].next_depth;
+	}
+	if (src == SRC_INST) {
+		struct gp__mod_call *in = &m->in[x->idx];
+
+		in->parent = ne.inst;
+		if (ne.next_depth >= GP__MOD_MAX_DEPTH || *sp >= GP__MOD_MAX_STACK) {
+			in->dropped = true;
+			m->ndropped++;
+		} else {
+			in->depth = (uint16_t)ne.next_depth;
+			ne.inst = x->idx;
+			ne.op = NONE;
+		}
+		ne.next_depth++;
+	} else if (ne.op == NONE) {
+		ne.op = x->idx; /* the outermost operator inside the call */
+	}
+	if (*sp < GP__MOD_MAX_STACK)
+		st[(*sp)++] = ne;
+}
+
+/* whether @p a comes before @p b: start, then end descending, then the source's rank */
+static bool head_before(const struct head *a, int ra, const struct head *b, int rb)
+{
+	if (a->s != b->s)
+		return a->s < b->s;
+	if (a->e != b->e)
+		return a->e > b->e;
+	return (ra >= SRC_RT ? SRC_RT : ra) < (rb >= SRC_RT ? SRC_RT : rb);
+}
+
 /*
- * Nests the calls (parent, depth, dropped) and finds each GPU op's innermost
- * call and outermost operator inside it (m->g_inst, m->g_op), in one sweep
- * per thread over the calls, the operators and the launching calls of the
- * threads that have calls.
+ * Nests the calls (parent, depth, dropped) and finds for each launching
+ * call its innermost call and outermost operator inside it (m->l_inst,
+ * m->l_op), in one stack sweep per thread over the calls, the operators and
+ * the runtime/driver calls, merged in (ts, dur descending) order from their
+ * sorted lists: at equal times a call holds an operator, which holds a
+ * launch. Only events within the span of their thread's calls are taken.
  */
 static int sweep(struct gp__mod *m)
 {
 	const struct gp__actx *c = m->c;
 	const struct gp_trace *t = c->t;
-	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	struct item *it = NULL;
+	static const uint8_t kinds[SRC__N] = { 0, GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
+	struct bytrack bt[SRC__N];
 	struct sent *st = NULL;
 	int64_t *lo = NULL, *hi = NULL;
-	size_t nit = 0, cap = m->nin, sp = 0, i;
+	size_t nt = t->ntracks, n = t->ev.n ? t->ev.n : 1, i;
 	int rc = 0;
 
-	/* the span of each thread's calls: operators and launches outside it cannot matter */
-	lo = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*lo));
-	hi = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*hi));
-	m->g_inst = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
-	m->g_op = gp__malloc((t->ev.n ? t->ev.n : 1) * sizeof(*m->g_op));
+	memset(bt, 0, sizeof(bt));
+	lo = gp__malloc((nt ? nt : 1) * sizeof(*lo));
+	hi = gp__malloc((nt ? nt : 1) * sizeof(*hi));
+	m->l_inst = gp__malloc(n * sizeof(*m->l_inst));
+	m->l_op = gp__malloc(n * sizeof(*m->l_op));
 	st = gp__calloc(GP__MOD_MAX_STACK, sizeof(*st));
-	if (!lo || !hi || !m->g_inst || !m->g_op || !st)
+	if (!lo || !hi || !m->l_inst || !m->l_op || !st)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory nesting module calls"));
-	memset(m->g_inst, 0xff, (t->ev.n ? t->ev.n : 1) * sizeof(*m->g_inst));
-	memset(m->g_op, 0xff, (t->ev.n ? t->ev.n : 1) * sizeof(*m->g_op));
-	for (i = 0; i < t->ntracks; i++) {
+	memset(m->l_inst, 0xff, n * sizeof(*m->l_inst));
+	memset(m->l_op, 0xff, n * sizeof(*m->l_op));
+	for (i = 0; i < nt; i++) {
 		lo[i] = INT64_MAX;
 		hi[i] = INT64_MIN;
 	}
@@ -270,92 +378,45 @@ static int sweep(struct gp__mod *m)
 		if (x->e > hi[x->track])
 			hi[x->track] = x->e;
 	}
-	it = gp__reallocarray(NULL, cap ? cap : 1, sizeof(*it));
-	if (!it)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory nesting module calls"));
-	for (i = 0; i < m->nin; i++)
-		it[nit++] = (struct item){ m->in[i].s, m->in[i].e, m->in[i].track, (uint32_t)i,
-			                   IT_INST,    0,          (uint32_t)i };
-	for (i = 0; i < ops->n; i++) {
-		uint32_t e = ops->v[i], tr = t->ev.track[e];
+	for (int k = SRC_OP; k < SRC__N; k++)
+		GP_TRY(bytrack_build(c, &c->by_kind[kinds[k]], lo, hi, &bt[k]));
 
-		if (tr >= t->ntracks || c->ts[e] < lo[tr] || gp__end(c, e) > hi[tr])
-			continue;
-		GP_TRY(gp__grow((void **)&it, &cap, nit + 1, sizeof(*it)));
-		it[nit++] = (struct item){ c->ts[e], gp__end(c, e), tr, e, IT_OP, 0, e };
-	}
-	for (i = 0; i < c->gpu.n; i++) {
-		uint32_t g = c->gpu.v[i], l, tr;
+	/* the calls are sorted by thread: one merge per thread that has calls */
+	for (size_t i0 = 0, i1; i0 < m->nin; i0 = i1) {
+		uint32_t tr = m->in[i0].track;
+		struct head h[SRC__N];
+		size_t sp = 0;
 
-		if (!is_gpu_op(t, g) || (l = c->launch[g]) == NONE || l >= t->ev.n)
-			continue;
-		tr = t->ev.track[l];
-		if (tr >= t->ntracks || c->ts[l] < lo[tr] || gp__end(c, l) > hi[tr])
-			continue;
-		GP_TRY(gp__grow((void **)&it, &cap, nit + 1, sizeof(*it)));
-		it[nit++] = (struct item){ c->ts[l], gp__end(c, l), tr, g, IT_LAUNCH, 0, l };
-	}
-	qsort(it, nit, sizeof(*it), cmp_item);
-
-	for (i = 0; i < nit; i++) {
-		const struct item *x = &it[i];
-
-		if (i && it[i - 1].track != x->track)
-			sp = 0;
-		if (x->type == IT_LAUNCH) {
-			size_t k;
-
-			/* drop what ended before the call; then the innermost entry around it */
-			while (sp && (it[st[sp - 1].item].e < x->s ||
-			              (it[st[sp - 1].item].e == x->s &&
-			               it[st[sp - 1].item].s < x->s && x->e > x->s)))
-				sp--;
-			for (k = sp; k > 0 && it[st[k - 1].item].e < x->e; k--)
-				;
-			if (k) {
-				m->g_inst[x->idx] = st[k - 1].inst;
-				m->g_op[x->idx] = st[k - 1].op;
-			}
-			continue;
+		for (i1 = i0; i1 < m->nin && m->in[i1].track == tr; i1++)
+			;
+		h[SRC_INST].at = i0;
+		h[SRC_INST].end = i1;
+		for (int k = SRC_OP; k < SRC__N; k++) {
+			h[k].at = bt[k].first[tr];
+			h[k].end = bt[k].first[tr + 1];
 		}
-		/* pop unless the top fully contains [s, e) (summaries-host.c's rule) */
-		while (sp) {
-			const struct item *top = &it[st[sp - 1].item];
+		for (int k = 0; k < SRC__N; k++)
+			head_load(m, &bt[k], k, &h[k]);
+		for (;;) {
+			int best = -1;
 
-			if (top->e < x->e || (top->e <= x->s && top->s < x->s))
-				sp--;
-			else
+			for (int k = 0; k < SRC__N; k++)
+				if (h[k].at < h[k].end &&
+				    (best < 0 || head_before(&h[k], k, &h[best], best)))
+					best = k;
+			if (best < 0)
 				break;
-		}
-		{
-			struct sent ne = { (uint32_t)i, NONE, NONE, 0 };
-
-			if (sp)
-				ne = (struct sent){ (uint32_t)i, st[sp - 1].inst, st[sp - 1].op,
-					            st[sp - 1].next_depth };
-			if (x->type == IT_INST) {
-				struct gp__mod_call *in = &m->in[x->idx];
-
-				in->parent = ne.inst;
-				if (ne.next_depth >= GP__MOD_MAX_DEPTH || sp >= GP__MOD_MAX_STACK) {
-					in->dropped = true;
-					m->ndropped++;
-					ne.next_depth++;
-				} else {
-					in->depth = (uint16_t)ne.next_depth;
-					ne.inst = x->idx;
-					ne.op = NONE;
-					ne.next_depth++;
-				}
-			} else if (ne.op == NONE) {
-				ne.op = x->idx; /* the outermost operator inside the call */
-			}
-			if (sp < GP__MOD_MAX_STACK)
-				st[sp++] = ne;
+			if (best >= SRC_RT)
+				sweep_launch(m, st, &sp, &h[best]);
+			else
+				sweep_open(m, st, &sp, &h[best], best);
+			h[best].at++;
+			head_load(m, &bt[best], best, &h[best]);
 		}
 	}
 out:
-	gp__free(it);
+	for (int k = 0; k < SRC__N; k++)
+		bytrack_release(&bt[k]);
 	gp__free(st);
 	gp__free(lo);
 	gp__free(hi);
@@ -457,11 +518,12 @@ static int project(struct gp__mod *m)
 	int rc = 0;
 
 	for (size_t i = 0; i < c->gpu.n; i++) {
-		uint32_t g = c->gpu.v[i], p = m->g_inst[g], op = m->g_op[g];
+		uint32_t g = c->gpu.v[i], l = c->launch[g], p, op;
 		int64_t s = c->ts[g], e = gp__end(c, g);
 
-		if (p == NONE || !is_gpu_op(t, g))
+		if (l >= t->ev.n || (p = m->l_inst[l]) == NONE || !is_gpu_op(t, g))
 			continue;
+		op = m->l_op[l];
 		if (e < s)
 			e = s; /* HTA's rounding of a sub-µs op */
 		for (; p != NONE; p = m->in[p].parent) {
@@ -609,8 +671,8 @@ static void mod_release(struct gp__mod *m)
 	gp__free(m->ops.v);
 	gp__free(m->in);
 	gp__free(m->cls);
-	gp__free(m->g_inst);
-	gp__free(m->g_op);
+	gp__free(m->l_inst);
+	gp__free(m->l_op);
 	gp__free(m->step_end);
 	gp__free(m->nodes);
 }

@@ -75,8 +75,8 @@ struct gp__mod {
 	struct gp__mod_class *cls;
 	size_t ncls, clscap;
 	bool annotations; /* the calls are ranges, not python_function events */
-	/* per GPU op event of the trace: its innermost call and outermost operator */
-	uint32_t *g_inst, *g_op;
+	/* per launching call (event index): its innermost call and outermost operator inside it */
+	uint32_t *l_inst, *l_op;
 	struct gp__mod_rows kern, ops;
 	/* steps */
 	size_t nsteps;
