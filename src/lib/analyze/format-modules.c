@@ -22,6 +22,7 @@
 #define TREE_ROWS_ALL 400
 #define LINES_MAX     3 /* classes described in words */
 #define NAME_MIN      16
+#define NARROW        80 /* narrower text leaves the mean ± σ column out */
 
 static double numv(const struct gp_value *v, const char *key)
 {
@@ -82,11 +83,20 @@ static void class_table(struct gp__out *o, const struct gp_value *cls, const str
 		  .cell = cell_name,
 		  .key = "name" },
 	};
-	const struct gp__table t = { cols, GP_ARRAY_SIZE(cols), NULL, false };
+	struct gp__table t = { cols, GP_ARRAY_SIZE(cols), NULL, false };
 	size_t n = gp_value_len(cls), show = fs->top && fs->top < n ? fs->top : n;
 	const void **rows = gp__calloc(show ? show : 1, sizeof(*rows));
 
-	cols[5].cut = name_cut(fs, 7 + 11 + 8 + 22 + 11 + 2);
+	if (fs->width < NARROW && !fs->wide) {
+		/* under 80 columns: no mean ± σ (the lines below give it for the repeated classes)
+		 */
+		cols[3] = cols[4];
+		cols[4] = cols[5];
+		t.n--;
+		cols[4].cut = name_cut(fs, 7 + 11 + 8 + 11 + 2);
+	} else {
+		cols[5].cut = name_cut(fs, 7 + 11 + 8 + 22 + 11 + 2);
+	}
 	if (!rows) {
 		gp__out_keep(o, GP_ENOMEM);
 		return;
@@ -98,6 +108,16 @@ static void class_table(struct gp__out *o, const struct gp_value *cls, const str
 	gp__free(rows);
 	if (show < n)
 		gp__out_addf(o, "  … %zu more classes\n", n - show);
+}
+
+/* a duration in the unit of @p ref (NaN: its own) whose number stays with its unit when wrapped */
+static const char *dur_nb(char *buf, size_t n, double ns, double ref)
+{
+	gp__fmt_dur_like(buf, n, ns, ref, 0);
+	for (char *p = buf; *p; p++)
+		if (*p == ' ')
+			*p = '\x1f'; /* text.h: a space that does not break */
+	return buf;
 }
 
 /* "Qwen2MLP 8.043 ms (24 calls), per call avg 335.1 µs, std 1.505 µs; slowest ..." */
@@ -115,18 +135,20 @@ static void class_lines(struct gp__out *o, const struct gp_value *cls, const str
 		if (!(count >= 2) || !(numv(c, "gpu_time_ns") > 0))
 			continue;
 		shown++;
-		k = snprintf(line, sizeof(line), "%s %s (%.0f calls), per call avg %s, std %s",
+		k = snprintf(line, sizeof(line),
+		             "%s %s (%.0f\x1f"
+		             "calls), per call avg\x1f%s, std\x1f%s",
 		             gp_value_get_str(gp_obj_get(c, "name")),
-		             gp__fmt_dur(a, sizeof(a), numv(c, "gpu_time_ns"), 0), count,
-		             gp__fmt_dur(b, sizeof(b), mean, 0),
-		             gp__fmt_dur_like(s, sizeof(s), numv(c, "std_gpu_ns"), mean, 0));
+		             dur_nb(a, sizeof(a), numv(c, "gpu_time_ns"), NAN), count,
+		             dur_nb(b, sizeof(b), mean, NAN),
+		             dur_nb(s, sizeof(s), numv(c, "std_gpu_ns"), mean));
 		for (size_t j = 0; j < gp_value_len(sl) && k > 0 && (size_t)k < sizeof(line); j++) {
 			const struct gp_value *x = gp_arr_get(sl, j);
 
-			k += snprintf(
-			    line + k, sizeof(line) - (size_t)k, "%s%s\x1f%s",
-			    j ? ", " : "; slowest ", gp_value_get_str(gp_obj_get(x, "instance")),
-			    gp__fmt_dur_like(a, sizeof(a), numv(x, "gpu_time_ns"), mean, 0));
+			k += snprintf(line + k, sizeof(line) - (size_t)k, "%s%s\x1f%s",
+			              j ? ", " : "; slowest ",
+			              gp_value_get_str(gp_obj_get(x, "instance")),
+			              dur_nb(a, sizeof(a), numv(x, "gpu_time_ns"), mean));
 		}
 		gp__out_keep(o, gp__text_wrap(&w, "  ", line, (size_t)fs->width, 4, GP__WRAP_RAW));
 		gp__out_addf(o, "%s", w.buf);
