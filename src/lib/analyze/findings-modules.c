@@ -120,7 +120,7 @@ int gp__fnd_modules(const struct gp__actx *c, const struct gp_value *r,
 	    sugg, sizeof(sugg),
 	    "%s holds %s of the %s; compare its slow calls with a typical one on the timeline "
 	    "(modules.classes[].slowest gives their start): a first call pays for warm-up "
-	    "(cuDNN/cuBLAS autotuning, torch.compile, the caching allocator growing), so "
+	    "(kernel autotuning, torch.compile, the caching allocator growing), so "
 	    "profile after a few warm-up steps; calls that see other input shapes (padding, "
 	    "dynamic sequence lengths) or take another branch cost more; other work on the GPU "
 	    "at the same time shows as overlapping kernels",

@@ -128,6 +128,8 @@ static void class_lines(struct gp__out *o, const struct gp_value *cls, const str
 	for (size_t i = 0; i < gp_value_len(cls) && shown < LINES_MAX; i++) {
 		const struct gp_value *c = gp_arr_get(cls, i), *sl = gp_obj_get(c, "slowest");
 		double mean = numv(c, "mean_gpu_ns"), count = numv(c, "count");
+		/* the slowest calls in the unit of the slowest */
+		double top = numv(gp_arr_get(sl, 0), "gpu_time_ns");
 		char a[32], b[32], s[32], line[1024];
 		struct gp_buf w = GP_BUF_INIT;
 		int k;
@@ -138,7 +140,7 @@ static void class_lines(struct gp__out *o, const struct gp_value *cls, const str
 		k = snprintf(line, sizeof(line),
 		             "%s %s (%.0f\x1f"
 		             "calls), per call avg\x1f%s, std\x1f%s",
-		             gp_value_get_str(gp_obj_get(c, "name")),
+		             gp_value_get_str(gp_obj_get(c, "name")) ?: "-",
 		             dur_nb(a, sizeof(a), numv(c, "gpu_time_ns"), NAN), count,
 		             dur_nb(b, sizeof(b), mean, NAN),
 		             dur_nb(s, sizeof(s), numv(c, "std_gpu_ns"), mean));
@@ -147,8 +149,8 @@ static void class_lines(struct gp__out *o, const struct gp_value *cls, const str
 
 			k += snprintf(line + k, sizeof(line) - (size_t)k, "%s%s\x1f%s",
 			              j ? ", " : "; slowest ",
-			              gp_value_get_str(gp_obj_get(x, "instance")),
-			              dur_nb(a, sizeof(a), numv(x, "gpu_time_ns"), mean));
+			              gp_value_get_str(gp_obj_get(x, "instance")) ?: "-",
+			              dur_nb(a, sizeof(a), numv(x, "gpu_time_ns"), top));
 		}
 		gp__out_keep(o, gp__text_wrap(&w, "  ", line, (size_t)fs->width, 4, GP__WRAP_RAW));
 		gp__out_addf(o, "%s", w.buf);
