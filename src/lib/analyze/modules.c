@@ -276,6 +276,12 @@ static void head_load(const struct gp__mod *m, const struct bytrack *b, int src,
 	}
 }
 
+/* where launching call @p l (a runtime or driver call) keeps its call and operator */
+static size_t launch_slot(const struct gp__actx *c, uint32_t l)
+{
+	return c->kpos[l] + (c->t->ev.kind[l] == GP_K_DRIVER ? c->by_kind[GP_K_RUNTIME].n : 0);
+}
+
 /* a launching call: the innermost open entry around it gives its call and operator */
 static void sweep_launch(struct gp__mod *m, const struct sent *st, size_t *sp, const struct head *x)
 {
@@ -288,8 +294,10 @@ static void sweep_launch(struct gp__mod *m, const struct sent *st, size_t *sp, c
 	for (k = *sp; k > 0 && st[k - 1].e < x->e; k--)
 		;
 	if (k) {
-		m->l_inst[x->idx] = st[k - 1].inst;
-		m->l_op[x->idx] = st[k - 1].op;
+		size_t at = launch_slot(m->c, x->idx);
+
+		m->l_inst[at] = st[k - 1].inst;
+		m->l_op[at] = st[k - 1].op;
 	}
 }
 
@@ -353,7 +361,8 @@ static int sweep(struct gp__mod *m)
 	struct bytrack bt[SRC__N];
 	struct sent *st = NULL;
 	int64_t *lo = NULL, *hi = NULL;
-	size_t nt = t->ntracks, n = t->ev.n ? t->ev.n : 1, i;
+	size_t nt = t->ntracks, i;
+	size_t n = c->by_kind[GP_K_RUNTIME].n + c->by_kind[GP_K_DRIVER].n + 1;
 	int rc = 0;
 
 	memset(bt, 0, sizeof(bt));
@@ -521,9 +530,11 @@ static int project(struct gp__mod *m)
 		uint32_t g = c->gpu.v[i], l = c->launch[g], p, op;
 		int64_t s = c->ts[g], e = gp__end(c, g);
 
-		if (l >= t->ev.n || (p = m->l_inst[l]) == NONE || !is_gpu_op(t, g))
+		if (l >= t->ev.n || !is_gpu_op(t, g) ||
+		    (t->ev.kind[l] != GP_K_RUNTIME && t->ev.kind[l] != GP_K_DRIVER) ||
+		    (p = m->l_inst[launch_slot(c, l)]) == NONE)
 			continue;
-		op = m->l_op[l];
+		op = m->l_op[launch_slot(c, l)];
 		if (e < s)
 			e = s; /* HTA's rounding of a sub-µs op */
 		for (; p != NONE; p = m->in[p].parent) {

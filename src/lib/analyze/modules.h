@@ -75,7 +75,8 @@ struct gp__mod {
 	struct gp__mod_class *cls;
 	size_t ncls, clscap;
 	bool annotations; /* the calls are ranges, not python_function events */
-	/* per launching call (event index): its innermost call and outermost operator inside it */
+	/* per runtime, then driver call (by position in its kind's list): its innermost call and
+	 * the outermost operator inside that call around it */
 	uint32_t *l_inst, *l_op;
 	struct gp__mod_rows kern, ops;
 	/* steps */
