@@ -382,6 +382,33 @@ static void test_hta_rounding(void **state)
 	gp_trace_free(t);
 }
 
+/* every allocation failing in turn: GP_ENOMEM, nothing leaked, until the whole section is made */
+static void test_alloc_failures(void **state)
+{
+	struct gp_trace *t = model_trace();
+	struct gp_analyze_opts o = { .size = sizeof(o) };
+	struct gp__actx c;
+	int rc = -1;
+
+	(void)state;
+	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	for (long n = 1; rc != 0 && n < 100000; n++) {
+		struct gp_value *r = gp_value_object();
+
+		assert_non_null(r);
+		gp__test_fail_alloc_after(n);
+		rc = gp__an_modules(&c, r);
+		gp__test_fail_alloc_after(0);
+		assert_true(rc == 0 || rc == GP_ENOMEM);
+		if (!rc)
+			assert_int_equal(tu_geti(r, "modules/classes/0/gpu_time_ns"), 250);
+		gp_value_free(r);
+	}
+	assert_int_equal(rc, 0);
+	gp__actx_release(&c);
+	gp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_no_modules),
 		cmocka_unit_test(test_hotspot_and_text),
 		cmocka_unit_test(test_hta_rounding),
+		cmocka_unit_test(test_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -191,12 +191,11 @@ static int emit_tree(const struct gp__mod *m, struct gp_value *sec)
 			gp_value_free(ch);
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		}
-		obj[i] = o;
-		/* hung below at once, so that a failure frees it with the section */
+		obj[i] = o; /* freed below until its parent takes it */
 		kids[i] = ch;
-		if (gp_obj_set_str(o, "name", gp__strtab_get(&m->strs, n->name)) ||
-		    gp_obj_set(o, "children", ch))
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		/* the node owns its children's array from here, even when this fails */
+		GP_TRY(gp_obj_set(o, "children", ch));
+		GP_TRY(gp_obj_set_str(o, "name", gp__strtab_get(&m->strs, n->name)));
 	}
 	/* the parent's object owns each node from here: push in order, parents first */
 	qsort(ord, m->nnodes, sizeof(*ord), cmp_ord);
