@@ -291,6 +291,13 @@ def gen(vendor, props, meta, scenario):
         for k in range(1100):
             launch(k, "elementwise_kernel", 10000 + 10 * k, 10, ldur=1,
                    **{"est. achieved occupancy %": 60})
+    elif scenario == "modules":  # annotate_modules ranges: one Block call of four is slow
+        evs.append(ev("user_annotation", "ProfilerStep#0", 1, 1, 0, 20000))
+        evs.append(ev("user_annotation", "<root> (Net)", 1, 1, 500, 18000))
+        for k in range(4):
+            s = 1000 + 4000 * k
+            evs.append(ev("user_annotation", f"blocks.{k} (Block)", 1, 1, s, 3000))
+            launch(s + 100, gemm, s + 200, 2000 if k == 2 else 500)
     else:  # "host": the GPU waits for a host that loads data, syncs and launches small kernels
         occ = {"est. achieved occupancy %": 10}
         for k in range(3):
@@ -346,7 +353,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for label, props, meta in devices:
             vendor = vendor_of(props, meta)
-            for scen in ("host", "queue", "cpu"):
+            for scen in ("host", "queue", "cpu", "modules"):
                 path = os.path.join(tmp, f"{scen}.json")
                 with open(path, "w") as fh:
                     json.dump(gen(vendor, props, meta, scen), fh)
