@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath-graph.c - the critical-path graph of a window and its longest path.
+ *
+ * A re-implementation, on gpuprof's model, of the graph Holistic Trace
+ * Analysis builds in critical_path_analysis.py (CPGraph): every CPU op,
+ * runtime/driver call and GPU activity of the window gets a start and an end
+ * node, numbered in (time, event) order; edges come from four passes in
+ * HTA's order (the runtime lock across threads, the call stack of each
+ * thread, the kernels per stream with their launch, kernel-kernel and sync
+ * dependencies); the longest path is networkx's dag_longest_path over a
+ * topological order by generations, reproduced with its tie-breaking (the
+ * first best predecessor in edge order, the first farthest node in
+ * topological order), so that --compat hta gives HTA's path. Everything is
+ * iterative (no recursion that input can deepen) and allocated per analysis
+ * in buffers reused across windows. docs/analyses/critical-path.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "critpath-int.h"
+#include "util/error.h"
+
+#define GROW(p, cap, need) gp__grow((void **)&(p), &(cap), (need), sizeof(*(p)))
+
+static int add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero,
+                    uint32_t attr)
+{
+	struct edge *e;
+	int rc;
+
+	if (u == v || u == NONE || v == NONE)
+		return 0;
+	if (g->ne >= NONE - 1)
+		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
+	if ((rc = GROW(g->e, g->e_cap, g->ne + 1)))
+		return rc;
+	e = &g->e[g->ne++];
+	e->u = u;
+	e->v = v;
+	e->w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
+	e->gw = e->w < 0 ? 0 : e->w;
+	if (!g->hta)
+		e->w = e->gw;
+	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
+	e->type = (uint8_t)type;
+	e->blocking = 0;
+	return 0;
+}
+
+/* the window's events: CPU nodes starting in it (dur > 0) and the GPU events they launched */
+static int collect(struct gp__cp *g, int64_t start, int64_t end)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
+	const struct gp__actx *c = g->c;
+	size_t k, i;
+	int rc = 0;
+
+	g->nw = 0;
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const struct gp__idx *ix = &c->by_kind[kinds[k]];
+		size_t lo = 0, hi = ix->n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->ts[ix->v[mid]] < start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+			uint32_t ev = ix->v[i], j;
+
+			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
+				continue;
+			GP_TRY(
+			    GROW(g->wev, g->wev_cap, g->nw + 1 + (g->loff[ev + 1] - g->loff[ev])));
+			g->wev[g->nw++] = ev;
+			/* HTA joins a call with one GPU event: the last of its correlation */
+			j = g->hta && g->loff[ev + 1] > g->loff[ev] ? g->loff[ev + 1] - 1
+			                                            : g->loff[ev];
+			for (; j < g->loff[ev + 1]; j++) {
+				uint32_t ge = g->lgpu[j];
+
+				if (g->role[ge] & (RO_KERNEL | RO_SYNC))
+					g->wev[g->nw++] = ge;
+			}
+		}
+	}
+out:
+	return rc;
+}
+
+/* nodes: a start and an end per event, in (time, event, start first) order */
+static int make_nodes(struct gp__cp *g)
+{
+	const struct gp__actx *c = g->c;
+	size_t i, m = 0;
+	int rc = 0;
+
+	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
+	for (i = 0; i < g->nw; i++) {
+		g->kv[i].key = g->wev[i];
+		g->kv[i].val = g->wev[i];
+	}
+	GP_TRY(gp__sort_kv(g->kv, g->nw));
+	for (i = 0; i < g->nw; i++)
+		g->wev[i] = (uint32_t)g->kv[i].val;
+	for (i = 0; i < g->nw; i++) {
+		uint32_t ev = g->wev[i];
+
+		if (g->role[ev] & RO_SYNC && !(g->role[ev] & RO_KERNEL))
+			continue; /* sync events get no nodes */
+		g->kv[m].key = c->ts[ev];
+		g->kv[m++].val = (uint64_t)ev << 1;
+		g->kv[m].key = c->ts[ev] + c->dur[ev];
+		g->kv[m++].val = (uint64_t)ev << 1 | 1;
+	}
+	if (m >= NONE - 1)
+		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
+	GP_TRY(gp__sort_kv(g->kv, m));
+	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
+	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
+	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
+	GP_TRY(GROW(g->nsync, g->nsync_cap, m + 1));
+	for (i = 0; i < m; i++) {
+		uint32_t ev = (uint32_t)(g->kv[i].val >> 1);
+
+		g->nts[i] = g->kv[i].key;
+		g->nev[i] = ev;
+		g->nend[i] = g->kv[i].val & 1;
+		g->nsync[i] = 0;
+		if (g->nend[i])
+			g->enode[ev] = (uint32_t)i;
+		else
+			g->snode[ev] = (uint32_t)i;
+	}
+	g->nn = m;
+out:
+	return rc;
+}
+
+static bool is_lock(struct gp__cp *g, uint32_t node)
+{
+	return (gp__cp_ev_flags(g, g->nev[node]) & NF_LOCK) != 0;
+}
+
+/* HTA _shares_cuda_runtime_lock */
+static bool shares_lock(struct gp__cp *g, uint32_t a, uint32_t b)
+{
+	return is_lock(g, a) && is_lock(g, b) && (!g->nend[a] || g->nend[b]);
+}
+
+/* pass 1: the runtime lock, across threads (HTA _construct_graph_from_cuda_runtime_events) */
+static int pass_lock(struct gp__cp *g)
+{
+	size_t i, nst = 0;
+	uint32_t last = NONE;
+	int rc = 0;
+
+	GP_TRY(GROW(g->stk, g->stk_cap, g->nn + 1));
+	for (i = 0; i < g->nn; i++) {
+		uint32_t nd = (uint32_t)i, ev = g->nev[i];
+
+		if (!(g->role[ev] & RO_CPU) || !is_lock(g, nd))
+			continue;
+		if (!g->nend[nd]) {
+			g->stk[nst++] = nd;
+		} else {
+			while (nst) {
+				uint32_t p = g->stk[--nst];
+
+				if (g->nev[p] == ev)
+					GP_TRY(add_edge(g, p, nd, E_OP, false, ev));
+				else
+					GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
+			}
+			if (last != NONE && g->nend[last])
+				GP_TRY(add_edge(g, last, nd, E_DEP, false, NONE));
+		}
+		last = nd;
+	}
+out:
+	return rc;
+}
+
+static bool blocking(struct gp__cp *g, uint32_t ev)
+{
+	uint16_t f = gp__cp_ev_flags(g, ev);
+
+	return (f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP));
+}
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct pt *x = a, *y = b;
+
+	if (x->grp != y->grp)
+		return x->grp < y->grp ? -1 : 1;
+	if (x->start == 2 || y->start == 2) /* a skipped thread's marker first */
+		return (y->start == 2) - (x->start == 2);
+	if (x->ev == y->ev)
+		return x->start ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->start != y->start)
+		return x->start ? 1 : -1; /* ends first at the same time */
+	if (x->start) {
+		if (x->dur != y->dur)
+			return x->dur > y->dur ? -1 : 1;
+		return x->ev < y->ev ? -1 : 1;
+	}
+	if (x->dur != y->dur)
+		return x->dur < y->dur ? -1 : 1;
+	return x->ev > y->ev ? -1 : 1;
+}
+
+/*
+ * The forward and backward threads (HTA _get_fwd_tid/_get_bwd_tid): the only
+ * thread with a CPU op or annotation named "*forward*" (resp. "*autograd*")
+ * in the window; the backward one is merged into the forward one.
+ */
+static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from, uint32_t *to)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_USER_ANNOTATION };
+	const struct gp__actx *c = g->c;
+	const struct gp_trace *t = g->t;
+	uint32_t fwd = NONE, bwd = NONE;
+	bool fwd_many = false, bwd_many = false;
+	size_t k, i;
+
+	*from = *to = NONE;
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const struct gp__idx *ix = &c->by_kind[kinds[k]];
+		size_t lo = 0, hi = ix->n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->ts[ix->v[mid]] < start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (i = lo; i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+			uint32_t ev = ix->v[i], tr = t->ev.track[ev];
+			uint16_t f;
+
+			if (c->dur[ev] <= 0 || (g->hta && gp__cp_hta_row(t, ev)))
+				continue;
+			f = gp__cp_ev_flags(g, ev);
+			if (f & NF_FWD) {
+				if (fwd == NONE)
+					fwd = tr;
+				else if (fwd != tr)
+					fwd_many = true;
+			}
+			if (f & NF_AUTOGRAD) {
+				if (bwd == NONE)
+					bwd = tr;
+				else if (bwd != tr)
+					bwd_many = true;
+			}
+		}
+	}
+	if (fwd != NONE && bwd != NONE && !fwd_many && !bwd_many && fwd != bwd) {
+		*from = bwd;
+		*to = fwd;
+	}
+}
+
+/* pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack) */
+static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
+{
+	const struct gp_trace *t = g->t;
+	size_t i, np = 0, nst = 0;
+	uint32_t from, to, last = NONE, last_parent = NONE;
+	uint64_t grp = UINT64_MAX, skip = UINT64_MAX;
+	int depth = 0;
+	int rc = 0;
+
+	fwd_bwd(g, start, end, &from, &to);
+	GP_TRY(GROW(g->pts, g->pts_cap, 2 * g->nw + 1));
+	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
+	for (i = 0; i < g->nw; i++) {
+		uint32_t ev = g->wev[i], tr = t->ev.track[ev];
+		uint64_t key;
+
+		if (tr == from)
+			tr = to;
+		key = tr;
+		if (!(g->role[ev] & RO_CPU)) {
+			/* HTA: a thread holding a row with a stream is no CPU call stack */
+			if (g->hta && (g->role[ev] & RO_KERNEL) && !t->tracks[tr].gpu)
+				g->pts[np++] = (struct pt){ key, INT64_MIN, 0, NONE, 2 };
+			continue;
+		}
+		g->pts[np++] = (struct pt){ key, g->c->ts[ev], g->c->dur[ev], ev, 1 };
+		g->pts[np++] =
+		    (struct pt){ key, g->c->ts[ev] + g->c->dur[ev], g->c->dur[ev], ev, 0 };
+	}
+	qsort(g->pts, np, sizeof(*g->pts), cmp_pt);
+	for (i = 0; i < np; i++) {
+		const struct pt *p = &g->pts[i];
+
+		if (p->grp != grp) {
+			grp = p->grp;
+			last = last_parent = NONE;
+			depth = 0;
+			nst = 0;
+		}
+		if (p->start == 2)
+			skip = p->grp;
+		if (p->grp == skip || p->start == 2)
+			continue;
+		if (p->start) {
+			uint32_t s = g->snode[p->ev];
+
+			if (last != NONE && !shares_lock(g, last, s)) {
+				uint32_t attr = !g->nend[last] ? g->nev[last] : last_parent;
+
+				GP_TRY(
+				    add_edge(g, last, s, depth == 0 ? E_DEP : E_OP, false, attr));
+			}
+			last_parent = nst ? g->stk[nst - 1] : NONE;
+			last = s;
+			g->stk[nst++] = p->ev;
+			depth++;
+		} else if (nst) {
+			uint32_t ev = g->stk[--nst], e = g->enode[ev];
+
+			if (last != NONE && !shares_lock(g, last, e)) {
+				uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
+				bool bl = blocking(g, ev);
+
+				GP_TRY(add_edge(g, last, e, E_OP, bl && g->hta, attr));
+				g->e[g->ne - 1].blocking = bl;
+			}
+			last_parent = nst ? g->stk[nst - 1] : NONE;
+			last = e;
+			depth--;
+		}
+	}
+out:
+	return rc;
+}
+
+/* the last node of a stream key, or NONE; slot lookups are linear over the few streams */
+static uint32_t *stream_slot(struct gp__cp *g, uint64_t key, bool add)
+{
+	size_t i;
+
+	for (i = 0; i < g->nsl; i++)
+		if (g->sl[i].key == key)
+			return &g->sl[i].node;
+	if (!add || GROW(g->sl, g->sl_cap, g->nsl + 1))
+		return NULL;
+	g->sl[g->nsl].key = key;
+	g->sl[g->nsl].node = NONE;
+	return &g->sl[g->nsl++].node;
+}
+
+static int sync_edge(struct gp__cp *g, uint32_t gpu_end, uint32_t cpu_ev)
+{
+	uint32_t e = g->enode[cpu_ev];
+	int rc;
+
+	if (e == NONE || gpu_end == NONE)
+		return 0;
+	if ((rc = add_edge(g, gpu_end, e, E_SYNC, false, NONE)))
+		return rc;
+	g->nsync[e] = 1;
+	return 0;
+}
+
+/* the sync event @p ev (HTA handle_cuda_sync) */
+static int on_sync(struct gp__cp *g, uint32_t ev, struct gp_u64map *ksync)
+{
+	uint16_t f = gp__cp_ev_flags(g, ev);
+	uint32_t rt = g->link[ev];
+	uint64_t sd;
+	size_t i;
+	int rc = 0;
+
+	if (rt == NONE)
+		return 0;
+	if (f & (NF_SYNC_WAIT | NF_SYNC_EVENT)) {
+		uint32_t src, dst;
+
+		if (!gp__u64map_get(&g->syncsd, ev, &sd))
+			return 0;
+		src = (uint32_t)(sd >> 32);
+		dst = (uint32_t)sd;
+		if (f & NF_SYNC_WAIT) {
+			if (dst != NONE)
+				GP_TRY(gp__u64map_put(ksync, dst, src));
+		} else {
+			GP_TRY(sync_edge(g, g->enode[src], rt));
+		}
+		return 0;
+	}
+	if (f & NF_SYNC_CONTEXT) {
+		for (i = 0; i < g->nsl; i++)
+			GP_TRY(sync_edge(g, g->sl[i].node, rt));
+	} else if (f & NF_SYNC_STREAM) {
+		uint32_t *s = stream_slot(g, gp__cp_stream_key(g, ev), false);
+
+		if (s)
+			GP_TRY(sync_edge(g, *s, rt));
+	}
+out:
+	return rc;
+}
+
+/* pass 3: the GPU events per stream (HTA _construct_graph_from_kernels) */
+static int pass_kernels(struct gp__cp *g, bool *same_stream_sync)
+{
+	const struct gp__actx *c = g->c;
+	struct gp_u64map ksync;
+	size_t i, m = 0;
+	int rc = 0;
+
+	memset(&ksync, 0, sizeof(ksync));
+	g->nsl = 0;
+	GP_TRY(gp__u64map_init(&ksync, 16));
+	for (i = 0; i < g->nw; i++) {
+		uint32_t ev = g->wev[i];
+
+		if (!(g->role[ev] & (RO_KERNEL | RO_SYNC)))
+			continue;
+		/* kernels by start, syncs by end (a sync overlaps the copy it waits for) */
+		g->kv[m].key = (g->role[ev] & RO_SYNC) ? c->ts[ev] + c->dur[ev] : c->ts[ev];
+		g->kv[m++].val = ev;
+	}
+	GP_TRY(gp__sort_kv(g->kv, m));
+	for (i = 0; i < m; i++) {
+		uint32_t ev = (uint32_t)g->kv[i].val, s, e, rt, *last, ks_end = NONE;
+		uint64_t ks;
+		bool has_ks;
+		int64_t rts;
+
+		if (g->role[ev] & RO_SYNC) {
+			GP_TRY(on_sync(g, ev, &ksync));
+			continue;
+		}
+		s = g->snode[ev];
+		e = g->enode[ev];
+		rt = g->link[ev];
+		if (s == NONE || e == NONE || rt == NONE)
+			continue;
+		GP_TRY(add_edge(g, s, e, E_OP, false, ev));
+		last = stream_slot(g, gp__cp_stream_key(g, ev), true);
+		if (!last)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		has_ks = gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
+		if (has_ks) {
+			ks_end = g->enode[(uint32_t)ks];
+			if (ks_end != NONE) {
+				uint64_t a = g->t->ev.stream[(uint32_t)ks], b = g->t->ev.stream[ev];
+
+				if (a == b) {
+					*same_stream_sync = true;
+					if (!g->hta)
+						ks_end = NONE;
+				}
+				if (ks_end != NONE)
+					GP_TRY(add_edge(g, ks_end, s, E_SYNC, false, NONE));
+			}
+			GP_TRY(gp__u64map_put(&ksync, ev, NONE));
+			if (ks_end == NONE)
+				has_ks = false;
+		}
+		rts = c->ts[rt];
+		if (g->q[rt] == 1 && g->q[ev] == 0 && (*last == NONE || g->nts[*last] < rts) &&
+		    (!has_ks || g->nts[ks_end] < rts) && g->snode[rt] != NONE) {
+			GP_TRY(add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE));
+		} else if (*last != NONE && g->nts[s] - g->nts[*last] < KK_THRESHOLD_NS &&
+		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
+			GP_TRY(add_edge(g, *last, s, E_KK, false, g->nev[*last]));
+		}
+		/* the slot may have moved when stream_slot grew the array */
+		last = stream_slot(g, gp__cp_stream_key(g, ev), false);
+		*last = e;
+	}
+out:
+	gp__u64map_release(&ksync);
+	return rc;
+}
+
+/*
+ * gpuprof without cuda_sync events: a blocking call (device, stream or event
+ * synchronize, a synchronous copy) waited for the GPU activity of the window
+ * that ended last while it ran; that activity's end gets a sync edge to the
+ * call's end.
+ */
+static int pass_fallback_syncs(struct gp__cp *g)
+{
+	const struct gp__actx *c = g->c;
+	size_t i, m = 0;
+	int rc = 0;
+
+	for (i = 0; i < g->nw; i++) {
+		uint32_t ev = g->wev[i];
+
+		if (!(g->role[ev] & RO_KERNEL) || g->enode[ev] == NONE)
+			continue;
+		g->kv[m].key = c->ts[ev] + c->dur[ev];
+		g->kv[m++].val = ev;
+	}
+	GP_TRY(gp__sort_kv(g->kv, m));
+	for (i = 0; i < g->nw; i++) {
+		uint32_t ev = g->wev[i];
+		int64_t bend;
+		size_t lo = 0, hi = m;
+
+		if (!(g->role[ev] & RO_CPU) || !blocking(g, ev) || g->enode[ev] == NONE)
+			continue;
+		bend = c->ts[ev] + c->dur[ev];
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (g->kv[mid].key <= bend)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo > 0 && g->kv[lo - 1].key >= c->ts[ev])
+			GP_TRY(sync_edge(g, g->enode[(uint32_t)g->kv[lo - 1].val], ev));
+	}
+out:
+	return rc;
+}
+
+/*
+ * The longest path (networkx dag_longest_path over topological_sort): nodes
+ * in generations of Kahn's algorithm, children in edge order; each node takes
+ * the first best predecessor in edge order; the path ends at the first
+ * farthest node in that order.
+ */
+static int longest(struct gp__cp *g, struct gp__cp_path *p)
+{
+	size_t nn = g->nn, ne = g->ne, i, j, nt = 0, head = 0, best = 0;
+	uint32_t v;
+	int rc = 0;
+
+	GP_TRY(GROW(g->poff, g->poff_cap, nn + 2));
+	GP_TRY(GROW(g->soff, g->soff_cap, nn + 2));
+	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
+	GP_TRY(GROW(g->se, g->se_cap, ne + 1));
+	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
+	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
+	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
+	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
+	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
+	memset(g->soff, 0, (nn + 2) * sizeof(uint32_t));
+	for (i = 0; i < ne; i++) {
+		g->poff[g->e[i].v + 2]++;
+		g->soff[g->e[i].u + 2]++;
+	}
+	for (i = 2; i < nn + 2; i++) {
+		g->poff[i] += g->poff[i - 1];
+		g->soff[i] += g->soff[i - 1];
+	}
+	for (i = 0; i < ne; i++) {
+		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
+		g->se[g->soff[g->e[i].u + 1]++] = (uint32_t)i;
+	}
+	/* now poff[v]..poff[v+1] are v's incoming edges in edge order, soff likewise */
+	for (i = 0; i < nn; i++) {
+		g->indeg[i] = g->poff[i + 1] - g->poff[i];
+		if (!g->indeg[i])
+			g->topo[nt++] = (uint32_t)i;
+	}
+	while (head < nt) {
+		size_t gen_end = nt;
+
+		for (; head < gen_end; head++) {
+			v = g->topo[head];
+			for (j = g->soff[v]; j < g->soff[v + 1]; j++) {
+				uint32_t ch = g->e[g->se[j]].v;
+
+				if (--g->indeg[ch] == 0)
+					g->topo[nt++] = ch;
+			}
+		}
+	}
+	if (nt < nn) {
+		p->ok = false;
+		p->reason = "the dependency graph has a cycle";
+		return 0;
+	}
+	for (i = 0; i < nn; i++) {
+		int64_t d = 0;
+		uint32_t fe = NONE;
+
+		v = g->topo[i];
+		for (j = g->poff[v]; j < g->poff[v + 1]; j++) {
+			const struct edge *e = &g->e[g->pe[j]];
+			int64_t x = gp__add_sat(g->dist[e->u], e->gw);
+
+			if (fe == NONE || x > d) {
+				d = x;
+				fe = g->pe[j];
+			}
+		}
+		if (fe != NONE && d < 0) {
+			d = 0;
+			fe = NONE;
+		}
+		g->dist[v] = d;
+		g->from[v] = fe;
+		if (g->dist[v] > g->dist[g->topo[best]])
+			best = i;
+	}
+	/* the path's edges, back from the farthest node */
+	{
+		size_t k = 0, np = 0;
+
+		for (v = g->topo[best]; g->from[v] != NONE; v = g->e[g->from[v]].u)
+			np++;
+		GP_TRY(GROW(g->seg, g->seg_cap, np + 1));
+		k = np;
+		for (v = g->topo[best]; g->from[v] != NONE; v = g->e[g->from[v]].u) {
+			const struct edge *e = &g->e[g->from[v]];
+			struct gp__cp_seg *s = &g->seg[--k];
+
+			s->t0 = g->nts[e->u];
+			s->t1 = g->nts[e->v];
+			s->w = e->w;
+			s->ev = e->attr;
+			s->kind = GP_CP_SEG_EDGE;
+			switch (e->type) {
+			case E_KK:
+				s->cat = GP_CP_KK;
+				s->ev = NONE;
+				break;
+			case E_LAUNCH:
+				s->cat = GP_CP_LAUNCH;
+				s->ev = g->nev[e->v];
+				break;
+			case E_OP:
+				if (e->attr != NONE && gp__cp_is_gpu(g, e->attr)) {
+					uint8_t rule;
+
+					s->cat =
+					    gp__classify(g->t, e->attr, g->hta, &rule) == GP_KT_COMM
+					        ? GP_CP_COMM
+					        : GP_CP_COMPUTE;
+					s->kind = GP_CP_SEG_GPU;
+				} else {
+					s->cat = GP_CP_CPU;
+					s->kind = GP_CP_SEG_CPU;
+				}
+				break;
+			default:
+				s->cat = GP_CP_NONE;
+				s->ev = NONE;
+			}
+			if (s->cat < GP_CP__N)
+				p->by_ns[s->cat] = gp__add_sat(p->by_ns[s->cat], s->w);
+			p->path_ns = gp__add_sat(p->path_ns, s->w);
+		}
+		p->seg = g->seg;
+		p->nseg = np;
+	}
+out:
+	return rc;
+}
+
+int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
+{
+	bool same = false;
+	size_t i;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	g->ne = 0;
+	g->nn = 0;
+	GP_TRY(collect(g, start, end));
+	GP_TRY(make_nodes(g));
+	GP_TRY(pass_lock(g));
+	GP_TRY(pass_stacks(g, start, end));
+	GP_TRY(pass_kernels(g, &same));
+	if (!g->hta && !g->have_sync)
+		GP_TRY(pass_fallback_syncs(g));
+	if (!g->hta) {
+		/* a blocking call whose wait the graph explains adds no CPU time of its own */
+		for (i = 0; i < g->ne; i++)
+			if (g->e[i].blocking && g->nsync[g->e[i].v])
+				g->e[i].w = g->e[i].gw = 0;
+	}
+	if (!g->nn) {
+		p->reason = "no CPU op or kernel in the step";
+		goto out;
+	}
+	if (same && g->hta) {
+		p->reason = "HTA rejects the graph: a sync edge between kernels of one stream";
+		goto out;
+	}
+	p->ok = true;
+	GP_TRY(longest(g, p));
+out:
+	for (i = 0; i < g->nw; i++)
+		g->snode[g->wev[i]] = g->enode[g->wev[i]] = NONE;
+	return rc;
+}
