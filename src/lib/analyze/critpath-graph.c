@@ -414,7 +414,7 @@ out:
 }
 
 /* pass 3: the GPU events per stream (HTA _construct_graph_from_kernels) */
-static int pass_kernels(struct gp__cp *g, bool *same_stream_sync)
+static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launch_node)
 {
 	const struct gp__actx *c = g->c;
 	struct gp_u64map ksync;
@@ -473,7 +473,10 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync)
 		}
 		rts = c->ts[rt];
 		if (g->q[rt] == 1 && g->q[ev] == 0 && (*last == NONE || g->nts[*last] < rts) &&
-		    (!has_ks || g->nts[ks_end] < rts) && g->snode[rt] != NONE) {
+		    (!has_ks || g->nts[ks_end] < rts)) {
+			/* HTA asserts the launching call is a node: its analysis fails */
+			if (g->snode[rt] == NONE)
+				*no_launch_node = true;
 			GP_TRY(add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE));
 		} else if (*last != NONE && g->nts[s] - g->nts[*last] < KK_THRESHOLD_NS &&
 		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
@@ -670,7 +673,7 @@ out:
 
 int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
 {
-	bool same = false;
+	bool same = false, nolaunch = false;
 	size_t i;
 	int rc = 0;
 
@@ -681,7 +684,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	GP_TRY(make_nodes(g));
 	GP_TRY(pass_lock(g));
 	GP_TRY(pass_stacks(g, start, end));
-	GP_TRY(pass_kernels(g, &same));
+	GP_TRY(pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(pass_fallback_syncs(g));
 	if (!g->hta) {
@@ -690,8 +693,18 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 			if (g->e[i].blocking && g->nsync[g->e[i].v])
 				g->e[i].w = g->e[i].gw = 0;
 	}
+	if (g->old_schema) {
+		p->reason = "HTA fails on this trace: its graph takes no event of the 2021 Kineto "
+		            "categories (Operator, Runtime)";
+		goto out;
+	}
 	if (!g->nn) {
 		p->reason = "no CPU op or kernel in the step";
+		goto out;
+	}
+	if (nolaunch && g->hta) {
+		p->reason = "HTA fails on this step: a kernel launch whose call is no node of its "
+		            "graph (2021 Kineto categories)";
 		goto out;
 	}
 	if (same && g->hta) {

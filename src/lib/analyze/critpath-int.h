@@ -88,6 +88,7 @@ struct gp__cp {
 	uint32_t *lgpu;
 	int32_t *q; /* per event: queue length after it (launch or GPU event), Q_UNKNOWN */
 	uint32_t *snode, *enode; /* per event: its nodes in the current window, NONE */
+	bool old_schema;         /* --compat hta on a 2021-schema trace: HTA has no CPU nodes */
 	bool have_sync;          /* the trace has cuda_sync events */
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 

@@ -111,11 +111,28 @@ uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
 	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
 }
 
+/* whether the trace writes the 2021 Kineto categories ("Operator", "Runtime"): HTA's node
+ * mask (cpu_op, cuda_runtime, cuda_driver) takes none of their events */
+static bool old_schema(const struct gp_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncats; i++) {
+		const char *s = gp__strtab_get(&t->strs, t->cats[i].cat);
+
+		if (t->cats[i].ph == 'X' && (!strcmp(s, "Operator") || !strcmp(s, "Runtime")))
+			return true;
+	}
+	return false;
+}
+
 static void set_roles(struct gp__cp *g)
 {
 	const struct gp_trace *t = g->t;
+	bool old = g->hta && old_schema(t);
 	size_t i;
 
+	g->old_schema = old;
 	for (i = 0; i < g->n; i++) {
 		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
 		bool cpuk = k == GP_K_CPU_OP || k == GP_K_RUNTIME || k == GP_K_DRIVER;
@@ -130,7 +147,7 @@ static void set_roles(struct gp__cp *g)
 			bool row = gp__cp_hta_row(t, i);
 			uint16_t f = gp__cp_ev_flags(g, (uint32_t)i);
 
-			if (cpuk && !row)
+			if (cpuk && !row && !old)
 				r |= RO_CPU;
 			if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
 			    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
