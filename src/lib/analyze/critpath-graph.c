@@ -92,6 +92,48 @@ out:
 	return rc;
 }
 
+/* sorts a run of equal keys: insertion sort when short, qsort otherwise (never quadratic) */
+static void sort_run(struct gp_kv *v, size_t n, int (*cmp)(const void *, const void *))
+{
+	size_t i, j;
+
+	if (n > 16) {
+		qsort(v, n, sizeof(*v), cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct gp_kv x = v[i];
+
+		for (j = i; j > 0 && cmp(&v[j - 1], &x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* (event, start first), the node attributes above them left out */
+static int cmp_kv_val(const void *a, const void *b)
+{
+	uint64_t x = ((const struct gp_kv *)a)->val & NA_EVMASK;
+	uint64_t y = ((const struct gp_kv *)b)->val & NA_EVMASK;
+
+	return x < y ? -1 : x > y;
+}
+
+/* what the passes ask of a node's event, read once per event */
+static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
+{
+	uint8_t r = g->role[ev], a = 0;
+
+	if (r & RO_CPU) {
+		a |= NA_CPU;
+		if (gp__cp_ev_flags(g, ev) & NF_LOCK)
+			a |= NA_LOCK;
+	}
+	if (r & RO_KERNEL)
+		a |= NA_KERNEL;
+	return a;
+}
+
 /* nodes: a start and an end per event, in (time, event, start first) order */
 static int make_nodes(struct gp__cp *g)
 {
@@ -101,36 +143,44 @@ static int make_nodes(struct gp__cp *g)
 
 	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
 	for (i = 0; i < g->nw; i++) {
-		g->kv[i].key = g->wev[i];
-		g->kv[i].val = g->wev[i];
-	}
-	GP_TRY(gp__sort_kv(g->kv, g->nw));
-	for (i = 0; i < g->nw; i++)
-		g->wev[i] = (uint32_t)g->kv[i].val;
-	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i];
+		uint64_t at;
 
 		if (g->role[ev] & RO_SYNC && !(g->role[ev] & RO_KERNEL))
 			continue; /* sync events get no nodes */
+		at = (uint64_t)node_attr(g, ev) << NA_SHIFT;
 		g->kv[m].key = c->ts[ev];
-		g->kv[m++].val = (uint64_t)ev << 1;
+		g->kv[m++].val = at | (uint64_t)ev << 1;
 		g->kv[m].key = c->ts[ev] + c->dur[ev];
-		g->kv[m++].val = (uint64_t)ev << 1 | 1;
+		g->kv[m++].val = at | (uint64_t)ev << 1 | 1;
 	}
 	if (m >= NONE - 1)
 		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
-	GP_TRY(gp__sort_kv(g->kv, m));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
+	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+	/* equal times in (event, start first) order: val order within each run */
+	for (i = 0; i < m;) {
+		size_t j = i + 1;
+
+		while (j < m && g->kv[j].key == g->kv[i].key)
+			j++;
+		if (j - i > 1)
+			sort_run(g->kv + i, j - i, cmp_kv_val);
+		i = j;
+	}
 	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
 	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
 	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
 	GP_TRY(GROW(g->nsync, g->nsync_cap, m + 1));
+	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
 	for (i = 0; i < m; i++) {
-		uint32_t ev = (uint32_t)(g->kv[i].val >> 1);
+		uint32_t ev = (uint32_t)((g->kv[i].val & NA_EVMASK) >> 1);
 
 		g->nts[i] = g->kv[i].key;
 		g->nev[i] = ev;
 		g->nend[i] = g->kv[i].val & 1;
 		g->nsync[i] = 0;
+		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
 		if (g->nend[i])
 			g->enode[ev] = (uint32_t)i;
 		else
@@ -141,9 +191,9 @@ out:
 	return rc;
 }
 
-static bool is_lock(struct gp__cp *g, uint32_t node)
+static bool is_lock(const struct gp__cp *g, uint32_t node)
 {
-	return (gp__cp_ev_flags(g, g->nev[node]) & NF_LOCK) != 0;
+	return (g->nat[node] & NA_LOCK) != 0;
 }
 
 /* HTA _shares_cuda_runtime_lock */
@@ -163,7 +213,7 @@ static int pass_lock(struct gp__cp *g)
 	for (i = 0; i < g->nn; i++) {
 		uint32_t nd = (uint32_t)i, ev = g->nev[i];
 
-		if (!(g->role[ev] & RO_CPU) || !is_lock(g, nd))
+		if (!(g->nat[nd] & NA_LOCK))
 			continue;
 		if (!g->nend[nd]) {
 			g->stk[nst++] = nd;
@@ -192,28 +242,40 @@ static bool blocking(struct gp__cp *g, uint32_t ev)
 	return (f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP));
 }
 
-static int cmp_pt(const void *a, const void *b)
+static int cmp_kv_keyval(const void *a, const void *b)
 {
-	const struct pt *x = a, *y = b;
+	const struct gp_kv *x = a, *y = b;
 
-	if (x->grp != y->grp)
-		return x->grp < y->grp ? -1 : 1;
-	if (x->start == 2 || y->start == 2) /* a skipped thread's marker first */
-		return (y->start == 2) - (x->start == 2);
-	if (x->ev == y->ev)
-		return x->start ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->start != y->start)
-		return x->start ? 1 : -1; /* ends first at the same time */
-	if (x->start) {
-		if (x->dur != y->dur)
-			return x->dur > y->dur ? -1 : 1;
-		return x->ev < y->ev ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/*
+ * HTA's compare_events at one time on one thread (events of positive
+ * duration): ends before starts; ends shortest first, then the later event
+ * first; starts longest first, then the earlier event first. Sorts the run
+ * @p ord[0..n) of node ids.
+ */
+static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n)
+{
+	size_t i;
+	int rc = 0;
+
+	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	for (i = 0; i < n; i++) {
+		uint32_t nd = ord[i], ev = g->nev[nd];
+		int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
+		bool st = !g->nend[nd];
+
+		g->kv2[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
+		g->kv2[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
 	}
-	if (x->dur != y->dur)
-		return x->dur < y->dur ? -1 : 1;
-	return x->ev > y->ev ? -1 : 1;
+	sort_run(g->kv2, n, cmp_kv_keyval);
+	for (i = 0; i < n; i++)
+		ord[i] = (uint32_t)g->kv2[i].val;
+out:
+	return rc;
 }
 
 /*
@@ -274,75 +336,97 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 {
 	const struct gp_trace *t = g->t;
-	size_t i, np = 0, nst = 0;
+	size_t i, j, nst = 0, nt = t->ntracks;
 	uint32_t from, to, last = NONE, last_parent = NONE;
-	uint64_t grp = UINT64_MAX, skip = UINT64_MAX;
 	int depth = 0;
 	int rc = 0;
 
 	fwd_bwd(g, start, end, &from, &to);
-	GP_TRY(GROW(g->pts, g->pts_cap, 2 * g->nw + 1));
 	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i], tr = t->ev.track[ev];
-		uint64_t key;
+	GP_TRY(GROW(g->ord, g->ord_cap, g->nn + 1));
+	/* the CPU nodes per thread (the backward one merged), each in node (time) order */
+	memset(g->tcnt, 0, (nt + 1) * sizeof(*g->tcnt));
+	for (i = 0; i < g->nn; i++) {
+		uint32_t ev = g->nev[i], tr = t->ev.track[ev];
 
 		if (tr == from)
 			tr = to;
-		key = tr;
-		if (!(g->role[ev] & RO_CPU)) {
-			/* HTA: a thread holding a row with a stream is no CPU call stack */
-			if (g->hta && (g->role[ev] & RO_KERNEL) && !t->tracks[tr].gpu)
-				g->pts[np++] = (struct pt){ key, INT64_MIN, 0, NONE, 2 };
-			continue;
-		}
-		g->pts[np++] = (struct pt){ key, g->c->ts[ev], g->c->dur[ev], ev, 1 };
-		g->pts[np++] =
-		    (struct pt){ key, g->c->ts[ev] + g->c->dur[ev], g->c->dur[ev], ev, 0 };
+		if (g->nat[i] & NA_CPU)
+			g->tcnt[tr + 1]++;
+		else if (g->hta && (g->nat[i] & NA_KERNEL) && !t->tracks[tr].gpu)
+			g->tskip[tr] =
+			    1; /* HTA: a thread holding a row with a stream is no call stack */
 	}
-	qsort(g->pts, np, sizeof(*g->pts), cmp_pt);
-	for (i = 0; i < np; i++) {
-		const struct pt *p = &g->pts[i];
+	for (i = 0; i < nt; i++)
+		g->tcnt[i + 1] += g->tcnt[i];
+	for (i = 0; i < g->nn; i++) {
+		uint32_t ev = g->nev[i], tr = t->ev.track[ev];
 
-		if (p->grp != grp) {
-			grp = p->grp;
-			last = last_parent = NONE;
-			depth = 0;
-			nst = 0;
+		if (tr == from)
+			tr = to;
+		if (g->nat[i] & NA_CPU)
+			g->ord[g->tcnt[tr]++] = (uint32_t)i;
+	}
+	/* now tcnt[tr] is the end of thread tr's nodes: ties at one time in HTA's order */
+	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
+		size_t k = j, e = g->tcnt[i];
+
+		while (k < e) {
+			size_t l = k + 1;
+
+			while (l < e && g->nts[g->ord[l]] == g->nts[g->ord[k]])
+				l++;
+			if (l - k > 1)
+				GP_TRY(tie_order(g, g->ord + k, l - k));
+			k = l;
 		}
-		if (p->start == 2)
-			skip = p->grp;
-		if (p->grp == skip || p->start == 2)
+	}
+	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
+		size_t k, e = g->tcnt[i];
+
+		last = last_parent = NONE;
+		depth = 0;
+		nst = 0;
+		if (g->tskip[i]) {
+			g->tskip[i] = 0;
 			continue;
-		if (p->start) {
-			uint32_t s = g->snode[p->ev];
+		}
+		for (k = j; k < e; k++) {
+			uint32_t nd = g->ord[k];
 
-			if (last != NONE && !shares_lock(g, last, s)) {
-				uint32_t attr = !g->nend[last] ? g->nev[last] : last_parent;
+			if (!g->nend[nd]) {
+				uint32_t s = nd, ev = g->nev[nd];
 
-				GP_TRY(
-				    add_edge(g, last, s, depth == 0 ? E_DEP : E_OP, false, attr));
+				if (last != NONE && !shares_lock(g, last, s)) {
+					uint32_t attr = !g->nend[last] ? g->nev[last] : last_parent;
+
+					GP_TRY(add_edge(g, last, s, depth == 0 ? E_DEP : E_OP,
+					                false, attr));
+				}
+				last_parent = nst ? g->stk[nst - 1] : NONE;
+				last = s;
+				g->stk[nst++] = ev;
+				depth++;
+			} else if (nst) {
+				uint32_t ev = g->stk[--nst], e2 = g->enode[ev];
+
+				if (last != NONE && !shares_lock(g, last, e2)) {
+					uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
+					bool bl = blocking(g, ev);
+
+					GP_TRY(add_edge(g, last, e2, E_OP, bl && g->hta, attr));
+					g->e[g->ne - 1].blocking = bl;
+					g->nblock += bl;
+				}
+				last_parent = nst ? g->stk[nst - 1] : NONE;
+				last = e2;
+				depth--;
 			}
-			last_parent = nst ? g->stk[nst - 1] : NONE;
-			last = s;
-			g->stk[nst++] = p->ev;
-			depth++;
-		} else if (nst) {
-			uint32_t ev = g->stk[--nst], e = g->enode[ev];
-
-			if (last != NONE && !shares_lock(g, last, e)) {
-				uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
-				bool bl = blocking(g, ev);
-
-				GP_TRY(add_edge(g, last, e, E_OP, bl && g->hta, attr));
-				g->e[g->ne - 1].blocking = bl;
-			}
-			last_parent = nst ? g->stk[nst - 1] : NONE;
-			last = e;
-			depth--;
 		}
 	}
 out:
+	for (i = 0; i < nt; i++)
+		g->tskip[i] = 0;
 	return rc;
 }
 
@@ -418,32 +502,38 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 {
 	const struct gp__actx *c = g->c;
 	struct gp_u64map ksync;
-	size_t i, m = 0;
+	size_t i, m = 0, ni = 0;
 	int rc = 0;
 
 	memset(&ksync, 0, sizeof(ksync));
 	g->nsl = 0;
 	GP_TRY(gp__u64map_init(&ksync, 16));
+	/* syncs by end (a sync overlaps the copy it waits for), merged with the kernels by start */
 	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i];
 
-		if (!(g->role[ev] & (RO_KERNEL | RO_SYNC)))
-			continue;
-		/* kernels by start, syncs by end (a sync overlaps the copy it waits for) */
-		g->kv[m].key = (g->role[ev] & RO_SYNC) ? c->ts[ev] + c->dur[ev] : c->ts[ev];
-		g->kv[m++].val = ev;
+		if ((g->role[ev] & RO_SYNC) && !(g->role[ev] & RO_KERNEL)) {
+			g->kv[m].key = c->ts[ev] + c->dur[ev];
+			g->kv[m++].val = ev;
+		}
 	}
 	GP_TRY(gp__sort_kv(g->kv, m));
-	for (i = 0; i < m; i++) {
-		uint32_t ev = (uint32_t)g->kv[i].val, s, e, rt, *last, ks_end = NONE;
+	for (i = 0;;) {
+		uint32_t ev, s, e, rt, *last, ks_end = NONE;
 		uint64_t ks;
 		bool has_ks;
 		int64_t rts;
 
-		if (g->role[ev] & RO_SYNC) {
-			GP_TRY(on_sync(g, ev, &ksync));
+		while (ni < g->nn && (g->nend[ni] || !(g->nat[ni] & NA_KERNEL)))
+			ni++;
+		if (i < m && (ni >= g->nn || g->kv[i].key < g->nts[ni] ||
+		              (g->kv[i].key == g->nts[ni] && g->kv[i].val < g->nev[ni]))) {
+			GP_TRY(on_sync(g, (uint32_t)g->kv[i++].val, &ksync));
 			continue;
 		}
+		if (ni >= g->nn)
+			break;
+		ev = g->nev[ni++];
 		s = g->snode[ev];
 		e = g->enode[ev];
 		rt = g->link[ev];
@@ -503,6 +593,11 @@ static int pass_fallback_syncs(struct gp__cp *g)
 	size_t i, m = 0;
 	int rc = 0;
 
+	for (i = 0; i < g->nw; i++)
+		if ((g->role[g->wev[i]] & RO_CPU) && blocking(g, g->wev[i]))
+			break;
+	if (i == g->nw)
+		return 0; /* no blocking call */
 	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i];
 
@@ -541,35 +636,23 @@ out:
  * the first best predecessor in edge order; the path ends at the first
  * farthest node in that order.
  */
-static int longest(struct gp__cp *g, struct gp__cp_path *p)
+/* Kahn's algorithm by generations (networkx topological_sort) into topo; *nt < nn: a cycle */
+static int generations(struct gp__cp *g, size_t *nt_out)
 {
-	size_t nn = g->nn, ne = g->ne, i, j, nt = 0, head = 0, best = 0;
-	uint32_t v;
+	size_t nn = g->nn, ne = g->ne, i, j, nt = 0, head = 0;
 	int rc = 0;
 
-	GP_TRY(GROW(g->poff, g->poff_cap, nn + 2));
 	GP_TRY(GROW(g->soff, g->soff_cap, nn + 2));
-	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
 	GP_TRY(GROW(g->se, g->se_cap, ne + 1));
 	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
-	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
-	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
-	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
 	memset(g->soff, 0, (nn + 2) * sizeof(uint32_t));
-	for (i = 0; i < ne; i++) {
-		g->poff[g->e[i].v + 2]++;
+	for (i = 0; i < ne; i++)
 		g->soff[g->e[i].u + 2]++;
-	}
-	for (i = 2; i < nn + 2; i++) {
-		g->poff[i] += g->poff[i - 1];
+	for (i = 2; i < nn + 2; i++)
 		g->soff[i] += g->soff[i - 1];
-	}
-	for (i = 0; i < ne; i++) {
-		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
+	for (i = 0; i < ne; i++)
 		g->se[g->soff[g->e[i].u + 1]++] = (uint32_t)i;
-	}
-	/* now poff[v]..poff[v+1] are v's incoming edges in edge order, soff likewise */
 	for (i = 0; i < nn; i++) {
 		g->indeg[i] = g->poff[i + 1] - g->poff[i];
 		if (!g->indeg[i])
@@ -579,7 +662,8 @@ static int longest(struct gp__cp *g, struct gp__cp_path *p)
 		size_t gen_end = nt;
 
 		for (; head < gen_end; head++) {
-			v = g->topo[head];
+			uint32_t v = g->topo[head];
+
 			for (j = g->soff[v]; j < g->soff[v + 1]; j++) {
 				uint32_t ch = g->e[g->se[j]].v;
 
@@ -588,16 +672,54 @@ static int longest(struct gp__cp *g, struct gp__cp_path *p)
 			}
 		}
 	}
-	if (nt < nn) {
-		p->ok = false;
-		p->reason = "the dependency graph has a cycle";
-		return 0;
+	*nt_out = nt;
+out:
+	return rc;
+}
+
+/*
+ * The longest path (networkx dag_longest_path over topological_sort): each
+ * node takes the first best predecessor in edge order; the path ends at the
+ * first farthest node in the order of Kahn's generations. The distances do
+ * not depend on the order, so when every edge goes forward in node order
+ * (the usual case) they are computed in node order, and the generations
+ * are built only to break a tie between farthest nodes.
+ */
+static int longest(struct gp__cp *g, struct gp__cp_path *p)
+{
+	size_t nn = g->nn, ne = g->ne, i, j, nt = nn, best = 0, nbest = 0;
+	bool forward = true;
+	int64_t maxd = -1;
+	uint32_t v;
+	int rc = 0;
+
+	GP_TRY(GROW(g->poff, g->poff_cap, nn + 2));
+	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
+	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
+	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
+	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
+	for (i = 0; i < ne; i++) {
+		g->poff[g->e[i].v + 2]++;
+		forward &= g->e[i].u < g->e[i].v;
+	}
+	for (i = 2; i < nn + 2; i++)
+		g->poff[i] += g->poff[i - 1];
+	for (i = 0; i < ne; i++)
+		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
+	/* now poff[v]..poff[v+1] are v's incoming edges in edge order */
+	if (!forward) {
+		GP_TRY(generations(g, &nt));
+		if (nt < nn) {
+			p->ok = false;
+			p->reason = "the dependency graph has a cycle";
+			return 0;
+		}
 	}
 	for (i = 0; i < nn; i++) {
 		int64_t d = 0;
 		uint32_t fe = NONE;
 
-		v = g->topo[i];
+		v = forward ? (uint32_t)i : g->topo[i];
 		for (j = g->poff[v]; j < g->poff[v + 1]; j++) {
 			const struct edge *e = &g->e[g->pe[j]];
 			int64_t x = gp__add_sat(g->dist[e->u], e->gw);
@@ -613,18 +735,32 @@ static int longest(struct gp__cp *g, struct gp__cp_path *p)
 		}
 		g->dist[v] = d;
 		g->from[v] = fe;
-		if (g->dist[v] > g->dist[g->topo[best]])
-			best = i;
+		if (d > maxd) {
+			maxd = d;
+			best = v;
+			nbest = 1;
+		} else if (d == maxd) {
+			nbest++;
+		}
+	}
+	if (forward && nbest > 1) {
+		/* the first farthest node in networkx's order */
+		GP_TRY(generations(g, &nt));
+		for (i = 0; i < nt; i++)
+			if (g->dist[g->topo[i]] == maxd) {
+				best = g->topo[i];
+				break;
+			}
 	}
 	/* the path's edges, back from the farthest node */
 	{
 		size_t k = 0, np = 0;
 
-		for (v = g->topo[best]; g->from[v] != NONE; v = g->e[g->from[v]].u)
+		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u)
 			np++;
 		GP_TRY(GROW(g->seg, g->seg_cap, np + 1));
 		k = np;
-		for (v = g->topo[best]; g->from[v] != NONE; v = g->e[g->from[v]].u) {
+		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u) {
 			const struct edge *e = &g->e[g->from[v]];
 			struct gp__cp_seg *s = &g->seg[--k];
 
@@ -680,6 +816,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	memset(p, 0, sizeof(*p));
 	g->ne = 0;
 	g->nn = 0;
+	g->nblock = 0;
 	GP_TRY(collect(g, start, end));
 	GP_TRY(make_nodes(g));
 	GP_TRY(pass_lock(g));
@@ -687,7 +824,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	GP_TRY(pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(pass_fallback_syncs(g));
-	if (!g->hta) {
+	if (!g->hta && g->nblock) {
 		/* a blocking call whose wait the graph explains adds no CPU time of its own */
 		for (i = 0; i < g->ne; i++)
 			if (g->e[i].blocking && g->nsync[g->e[i].v])

@@ -36,6 +36,11 @@ enum {
 	NF_SYNC_WAIT = 1 << 11
 };
 
+/* node attributes (nat), packed above the event in make_nodes' sort values */
+enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2 };
+#define NA_SHIFT  56
+#define NA_EVMASK ((UINT64_C(1) << NA_SHIFT) - 1)
+
 /* event roles */
 enum {
 	RO_CPU = 1 << 0,    /* may be a CPU node (op, runtime or driver call of a CPU row) */
@@ -62,13 +67,6 @@ struct launch {
 	uint64_t stream;
 	uint32_t thread;
 	uint32_t gpu; /* the GPU event it launched */
-};
-
-struct pt {
-	uint64_t grp;
-	int64_t t, dur;
-	uint32_t ev;
-	uint8_t start;
 };
 
 struct slot {
@@ -106,8 +104,15 @@ struct gp__cp {
 	uint8_t *nsync;
 	size_t nsync_cap;
 	size_t nn;
-	struct pt *pts;
-	size_t pts_cap;
+	size_t nblock; /* exit edges of blocking calls in the window */
+	uint8_t *nat;  /* per node: NA_* */
+	size_t nat_cap;
+	uint32_t *ord;
+	size_t ord_cap;
+	struct gp_kv *kv2;
+	size_t kv2_cap;
+	uint32_t *tcnt; /* [ntracks + 1] */
+	uint8_t *tskip; /* [ntracks] */
 	uint32_t *stk;
 	size_t stk_cap;
 	struct edge *e;

@@ -145,7 +145,7 @@ static void set_roles(struct gp__cp *g)
 			r |= RO_SYNC;
 		if (g->hta) {
 			bool row = gp__cp_hta_row(t, i);
-			uint16_t f = gp__cp_ev_flags(g, (uint32_t)i);
+			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
 
 			if (cpuk && !row && !old)
 				r |= RO_CPU;
@@ -346,6 +346,7 @@ static int build_waits(struct gp__cp *g, struct launch *l, size_t nl)
 			                      (uint64_t)t->sync[i].wait_stream));
 	for (i = 0; i < g->n; i++)
 		if (gp__kept(g->c, i) && t->ev.corr[i] >= 0 &&
+		    (t->ev.kind[i] == GP_K_RUNTIME || t->ev.kind[i] == GP_K_DRIVER) &&
 		    (gp__cp_ev_flags(g, (uint32_t)i) & NF_EVREC))
 			GP_TRY(gp__u64map_put_new(&rec, (uint64_t)t->ev.corr[i], i, NULL));
 	l2 = gp__calloc(nl ? nl : 1, sizeof(*l2));
@@ -439,8 +440,10 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->q = gp__calloc(n + 1, sizeof(int32_t));
 	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
 	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
+	g->tcnt = gp__calloc(c->t->ntracks + 2, sizeof(uint32_t));
+	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->lgpu || !g->q || !g->snode ||
-	    !g->enode)
+	    !g->enode || !g->tcnt || !g->tskip)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	set_roles(g);
 	for (i = 0; i < n && !g->have_sync; i++)
@@ -477,7 +480,11 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->nev);
 	gp__free(g->nend);
 	gp__free(g->nsync);
-	gp__free(g->pts);
+	gp__free(g->ord);
+	gp__free(g->nat);
+	gp__free(g->kv2);
+	gp__free(g->tcnt);
+	gp__free(g->tskip);
 	gp__free(g->stk);
 	gp__free(g->e);
 	gp__free(g->poff);

@@ -24,6 +24,7 @@
 
 #define TOP_ITEMS      10
 #define MAX_SEGMENTS   4096
+#define SEG_RESOLUTION 256   /* segments shorter than path_ns / this join the one before */
 #define TOTAL_SEGMENTS 65536 /* over all steps of a rank: steps beyond get no segments */
 
 struct agg {
@@ -133,7 +134,18 @@ out:
 	return rc;
 }
 
-static int segment(struct state *s, const struct gp__cp_seg *x, int64_t t0, struct gp_value *arr)
+/* the lane a piece of the path is drawn on: its thread (CPU) or its stream (GPU, edges) */
+static uint64_t lane(const struct gp_trace *t, const struct gp__cp_seg *x)
+{
+	if (x->ev == UINT32_MAX)
+		return UINT64_MAX;
+	if (x->kind == GP_CP_SEG_CPU)
+		return t->ev.track[x->ev];
+	return (uint64_t)t->ev.stream[x->ev] | (UINT64_C(1) << 63);
+}
+
+static int segment(struct state *s, const struct gp__cp_seg *x, int64_t t0, int64_t t1,
+                   uint32_t name_ev, struct gp_value *arr)
 {
 	static const char *const kinds[] = { "cpu", "gpu", "edge" };
 	const struct gp_trace *t = s->c->t;
@@ -143,11 +155,11 @@ static int segment(struct state *s, const struct gp__cp_seg *x, int64_t t0, stru
 	if (!o)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set_int(o, "start_ns", t0));
-	GP_TRY(gp_obj_set_int(o, "end_ns", x->t1));
+	GP_TRY(gp_obj_set_int(o, "end_ns", t1));
 	GP_TRY(gp_obj_set_str(o, "bound", gp__cp_cat_name((enum gp__cp_cat)x->cat)));
 	GP_TRY(gp_obj_set_str(o, "kind", kinds[x->kind]));
-	GP_TRY(gp__obj_set_str_or_null(
-	    o, "name", x->ev != UINT32_MAX && x->cat != GP_CP_KK ? gp__ev_name(t, x->ev) : NULL));
+	GP_TRY(gp__obj_set_str_or_null(o, "name",
+	                               name_ev != UINT32_MAX ? gp__ev_name(t, name_ev) : NULL));
 	if (x->kind == GP_CP_SEG_CPU && x->ev != UINT32_MAX &&
 	    t->tracks[t->ev.track[x->ev]].tid_str == 0)
 		GP_TRY(gp_obj_set_int(o, "tid", t->tracks[t->ev.track[x->ev]].tid));
@@ -164,10 +176,27 @@ out:
 	return rc;
 }
 
-/* the path as segments: zero-length edges dropped, runs of one item merged */
+/* a segment being built */
+struct run {
+	const struct gp__cp_seg *x; /* its first piece */
+	int64_t t0, t1;
+	uint32_t name; /* UINT32_MAX: unnamed or mixed */
+};
+
+/*
+ * The path as segments, for drawing it: its pieces with time (zero-weight
+ * dependency and sync edges left out); consecutive pieces of one bound on
+ * one lane (thread or stream) form a run, named when all its pieces are of
+ * one item (kernel-kernel gaps are not named); a run shorter than the
+ * drawing's resolution (path_ns / SEG_RESOLUTION) joins the segment before
+ * it, unnamed if it was of another item. bound_by_ns stays exact.
+ */
 static int segments(struct state *s, const struct gp__cp_path *p, struct gp_value *o)
 {
+	const struct gp_trace *t = s->c->t;
 	struct gp_value *arr = gp_value_array();
+	struct run cur = { NULL, 0, 0, UINT32_MAX };
+	int64_t res = p->path_ns / SEG_RESOLUTION;
 	size_t i, n = 0;
 	int rc = 0;
 
@@ -175,20 +204,44 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 		return gp__error(GP_ENOMEM, "out of memory");
 	for (i = 0; i < p->nseg && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS;) {
 		const struct gp__cp_seg *x = &p->seg[i];
-		int64_t t0 = x->t0;
-		size_t j = i + 1;
+		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev };
+		uint64_t ln = lane(t, x);
+		size_t j;
 
 		if (x->w <= 0 || x->cat >= GP_CP__N) {
 			i++;
 			continue;
 		}
-		while (j < p->nseg && p->seg[j].cat == x->cat && p->seg[j].ev == x->ev &&
-		       p->seg[j].t0 == p->seg[j - 1].t1 && p->seg[j].w > 0)
-			j++;
-		GP_TRY(segment(s, &p->seg[j - 1], t0, arr));
-		n++;
-		s->nseg_total++;
+		for (j = i + 1; j < p->nseg; j++) {
+			const struct gp__cp_seg *y = &p->seg[j];
+
+			if (y->w <= 0 || y->cat >= GP_CP__N)
+				continue;
+			if (y->cat != x->cat || y->kind != x->kind || lane(t, y) != ln)
+				break;
+			if (r.name != UINT32_MAX &&
+			    (y->ev == UINT32_MAX || t->ev.name[y->ev] != t->ev.name[r.name]))
+				r.name = UINT32_MAX;
+			r.t1 = y->t1;
+		}
 		i = j;
+		if (cur.x && r.t1 - r.t0 < res) {
+			if (cur.name != UINT32_MAX &&
+			    (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[cur.name]))
+				cur.name = UINT32_MAX;
+			cur.t1 = r.t1;
+			continue;
+		}
+		if (cur.x) {
+			GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
+			n++;
+			s->nseg_total++;
+		}
+		cur = r;
+	}
+	if (cur.x && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS) {
+		GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
+		s->nseg_total++;
 	}
 	rc = gp_obj_set(o, "segments", arr);
 	arr = NULL;
