@@ -125,9 +125,13 @@ static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
 	uint8_t r = g->role[ev], a = 0;
 
 	if (r & RO_CPU) {
+		uint16_t f = gp__cp_ev_flags(g, ev);
+
 		a |= NA_CPU;
-		if (gp__cp_ev_flags(g, ev) & NF_LOCK)
+		if (f & NF_LOCK)
 			a |= NA_LOCK;
+		if ((f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP)))
+			a |= NA_BLOCK;
 	}
 	if (r & RO_KERNEL)
 		a |= NA_KERNEL;
@@ -173,6 +177,7 @@ static int make_nodes(struct gp__cp *g)
 	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
 	GP_TRY(GROW(g->nsync, g->nsync_cap, m + 1));
 	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
+	GP_TRY(GROW(g->ntr, g->ntr_cap, m + 1));
 	for (i = 0; i < m; i++) {
 		uint32_t ev = (uint32_t)((g->kv[i].val & NA_EVMASK) >> 1);
 
@@ -181,6 +186,7 @@ static int make_nodes(struct gp__cp *g)
 		g->nend[i] = g->kv[i].val & 1;
 		g->nsync[i] = 0;
 		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
+		g->ntr[i] = g->t->ev.track[ev];
 		if (g->nend[i])
 			g->enode[ev] = (uint32_t)i;
 		else
@@ -347,7 +353,7 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 	/* the CPU nodes per thread (the backward one merged), each in node (time) order */
 	memset(g->tcnt, 0, (nt + 1) * sizeof(*g->tcnt));
 	for (i = 0; i < g->nn; i++) {
-		uint32_t ev = g->nev[i], tr = t->ev.track[ev];
+		uint32_t tr = g->ntr[i];
 
 		if (tr == from)
 			tr = to;
@@ -360,7 +366,7 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 	for (i = 0; i < nt; i++)
 		g->tcnt[i + 1] += g->tcnt[i];
 	for (i = 0; i < g->nn; i++) {
-		uint32_t ev = g->nev[i], tr = t->ev.track[ev];
+		uint32_t tr = g->ntr[i];
 
 		if (tr == from)
 			tr = to;
@@ -412,7 +418,7 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 
 				if (last != NONE && !shares_lock(g, last, e2)) {
 					uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
-					bool bl = blocking(g, ev);
+					bool bl = (g->nat[e2] & NA_BLOCK) != 0;
 
 					GP_TRY(add_edge(g, last, e2, E_OP, bl && g->hta, attr));
 					g->e[g->ne - 1].blocking = bl;

@@ -37,7 +37,7 @@ enum {
 };
 
 /* node attributes (nat), packed above the event in make_nodes' sort values */
-enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2 };
+enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2, NA_BLOCK = 1 << 3 };
 #define NA_SHIFT  56
 #define NA_EVMASK ((UINT64_C(1) << NA_SHIFT) - 1)
 
@@ -66,7 +66,8 @@ struct launch {
 	int64_t ts;
 	uint64_t stream;
 	uint32_t thread;
-	uint32_t gpu; /* the GPU event it launched */
+	uint32_t gpu;  /* the GPU event it launched */
+	uint32_t slot; /* its stream's index among the launches' streams */
 };
 
 struct slot {
@@ -107,6 +108,8 @@ struct gp__cp {
 	size_t nblock; /* exit edges of blocking calls in the window */
 	uint8_t *nat;  /* per node: NA_* */
 	size_t nat_cap;
+	uint32_t *ntr; /* per node: its event's track */
+	size_t ntr_cap;
 	uint32_t *ord;
 	size_t ord_cap;
 	struct gp_kv *kv2;

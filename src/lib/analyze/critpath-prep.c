@@ -178,30 +178,39 @@ static int build_links(struct gp__cp *g)
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
+	for (i = 0; i < g->n; i++)
+		g->link[i] = NONE;
+	if (!g->hta)
+		goto link; /* the context's map: correlation -> first runtime or driver call */
 	GP_TRY(gp__u64map_init(&m, g->n / 4 + 16));
 	for (i = 0; i < g->n; i++) {
 		uint8_t r = g->role[i];
 		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
 		bool cpu_side;
 
-		g->link[i] = NONE;
 		if (t->ev.corr[i] < 0 || !gp__kept(g->c, i) || k == GP_K_TRACE)
 			continue;
-		/* HTA: every other row with a correlation; gpuprof: runtime and driver calls */
-		cpu_side = g->hta ? !(r & RO_GSIDE) : (k == GP_K_RUNTIME || k == GP_K_DRIVER);
-		if (!cpu_side)
-			continue;
-		if (g->hta)
+		/* HTA: every other row with a correlation, the last one wins */
+		cpu_side = !(r & RO_GSIDE);
+		if (cpu_side)
 			GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
-		else
-			GP_TRY(gp__u64map_put_new(&m, (uint64_t)t->ev.corr[i], i, NULL));
 	}
+link:
 	memset(g->loff, 0, (g->n + 1) * sizeof(uint32_t));
 	for (i = 0; i < g->n; i++) {
-		if (!(g->role[i] & RO_GSIDE) || !gp__u64map_get(&m, (uint64_t)t->ev.corr[i], &v))
+		uint32_t l;
+
+		if (!(g->role[i] & RO_GSIDE))
 			continue;
-		g->link[i] = (uint32_t)v;
-		g->loff[v + 1]++;
+		if (g->hta) {
+			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[i], &v))
+				continue;
+			l = (uint32_t)v;
+		} else if (!gp__idmap_get(&g->c->corr_launch, t->ev.corr[i], &l)) {
+			continue;
+		}
+		g->link[i] = l;
+		g->loff[l + 1]++;
 	}
 	for (i = 0; i < g->n; i++)
 		g->loff[i + 1] += g->loff[i];
@@ -228,11 +237,13 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	const struct gp_trace *t = g->t;
 	struct gp_kv *kv = NULL;
 	struct launch *l = NULL;
-	struct gp_u64map cnt;
-	size_t i, nl = 0, k;
+	struct gp_u64map slot;
+	int64_t *cnt = NULL;
+	size_t i, nl = 0, k, nslot = 0;
+	uint64_t v;
 	int rc = 0;
 
-	memset(&cnt, 0, sizeof(cnt));
+	memset(&slot, 0, sizeof(slot));
 	for (i = 0; i < g->n; i++)
 		g->q[i] = Q_UNKNOWN;
 	for (i = 0; i < g->n; i++) {
@@ -248,6 +259,7 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
 	if (!l || !kv)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
+	GP_TRY(gp__u64map_init(&slot, 16));
 	nl = 0;
 	for (i = 0; i < g->n; i++) {
 		uint32_t L = g->link[i];
@@ -258,6 +270,11 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 			continue;
 		l[nl].ts = g->c->ts[L];
 		l[nl].stream = gp__cp_stream_key(g, (uint32_t)i);
+		if (!gp__u64map_get(&slot, l[nl].stream, &v)) {
+			v = nslot++;
+			GP_TRY(gp__u64map_put(&slot, l[nl].stream, v));
+		}
+		l[nl].slot = (uint32_t)v;
 		l[nl].thread = t->ev.track[L];
 		l[nl].gpu = (uint32_t)i;
 		nl++;
@@ -270,16 +287,14 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 		kv[nl + k].val = k << 1 | 1;
 	}
 	GP_TRY(gp__sort_kv(kv, 2 * nl));
-	GP_TRY(gp__u64map_init(&cnt, 64));
+	cnt = gp__calloc(nslot + 1, sizeof(*cnt));
+	if (!cnt)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
 	for (k = 0; k < 2 * nl; k++) {
 		const struct launch *x = &l[kv[k].val >> 1];
 		bool gpu = kv[k].val & 1;
-		uint64_t v = 0;
-		int64_t q;
+		int64_t q = cnt[x->slot] += gpu ? -1 : 1;
 
-		gp__u64map_get(&cnt, x->stream, &v);
-		q = (int64_t)v + (gpu ? -1 : 1);
-		GP_TRY(gp__u64map_put(&cnt, x->stream, (uint64_t)q));
 		if (q < INT32_MIN + 1 || q > INT32_MAX)
 			q = INT32_MAX;
 		if (gpu)
@@ -291,7 +306,8 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	*nlout = nl;
 	l = NULL;
 out:
-	gp__u64map_release(&cnt);
+	gp__u64map_release(&slot);
+	gp__free(cnt);
 	gp__free(kv);
 	gp__free(l);
 	return rc;
@@ -482,6 +498,7 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->nsync);
 	gp__free(g->ord);
 	gp__free(g->nat);
+	gp__free(g->ntr);
 	gp__free(g->kv2);
 	gp__free(g->tcnt);
 	gp__free(g->tskip);
