@@ -59,17 +59,8 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end)
 	g->nw = 0;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-		size_t lo = 0, hi = ix->n;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (c->ts[ix->v[mid]] < start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (i = lo; i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
 			uint32_t ev = ix->v[i], j;
 
 			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
@@ -301,17 +292,8 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 	*from = *to = NONE;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-		size_t lo = 0, hi = ix->n;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (c->ts[ix->v[mid]] < start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (i = lo; i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
 			uint32_t ev = ix->v[i], tr = t->ev.track[ev];
 			uint16_t f;
 
@@ -436,18 +418,22 @@ out:
 	return rc;
 }
 
-/* the last node of a stream key, or NONE; slot lookups are linear over the few streams */
+/* the last node of a stream key (NONE: none yet); NULL when absent and not @p add, or no memory */
 static uint32_t *stream_slot(struct gp__cp *g, uint64_t key, bool add)
 {
-	size_t i;
+	uint64_t v;
 
-	for (i = 0; i < g->nsl; i++)
-		if (g->sl[i].key == key)
-			return &g->sl[i].node;
-	if (!add || GROW(g->sl, g->sl_cap, g->nsl + 1))
+	if (g->nsl && g->sl[g->sl_last].key == key)
+		return &g->sl[g->sl_last].node;
+	if (gp__u64map_get(&g->slmap, key, &v)) {
+		g->sl_last = (size_t)v;
+		return &g->sl[v].node;
+	}
+	if (!add || GROW(g->sl, g->sl_cap, g->nsl + 1) || gp__u64map_put(&g->slmap, key, g->nsl))
 		return NULL;
 	g->sl[g->nsl].key = key;
 	g->sl[g->nsl].node = NONE;
+	g->sl_last = g->nsl;
 	return &g->sl[g->nsl++].node;
 }
 
@@ -513,6 +499,8 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 
 	memset(&ksync, 0, sizeof(ksync));
 	g->nsl = 0;
+	gp__u64map_release(&g->slmap);
+	GP_TRY(gp__u64map_init(&g->slmap, 16));
 	GP_TRY(gp__u64map_init(&ksync, 16));
 	/* syncs by end (a sync overlaps the copy it waits for), merged with the kernels by start */
 	for (i = 0; i < g->nw; i++) {
@@ -824,6 +812,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	g->nn = 0;
 	g->nblock = 0;
 	GP_TRY(collect(g, start, end));
+	p->nev = g->nw;
 	GP_TRY(make_nodes(g));
 	GP_TRY(pass_lock(g));
 	GP_TRY(pass_stacks(g, start, end));
@@ -835,11 +824,6 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 		for (i = 0; i < g->ne; i++)
 			if (g->e[i].blocking && g->nsync[g->e[i].v])
 				g->e[i].w = g->e[i].gw = 0;
-	}
-	if (g->old_schema) {
-		p->reason = "HTA fails on this trace: its graph takes no event of the 2021 Kineto "
-		            "categories (Operator, Runtime)";
-		goto out;
 	}
 	if (!g->nn) {
 		p->reason = "no CPU op or kernel in the step";

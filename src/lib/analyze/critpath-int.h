@@ -87,7 +87,6 @@ struct gp__cp {
 	uint32_t *lgpu;
 	int32_t *q; /* per event: queue length after it (launch or GPU event), Q_UNKNOWN */
 	uint32_t *snode, *enode; /* per event: its nodes in the current window, NONE */
-	bool old_schema;         /* --compat hta on a 2021-schema trace: HTA has no CPU nodes */
 	bool have_sync;          /* the trace has cuda_sync events */
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
@@ -124,6 +123,8 @@ struct gp__cp {
 	size_t poff_cap, pe_cap, soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
 	int64_t *dist;
 	size_t dist_cap;
+	struct gp_u64map slmap; /* stream key -> index in sl */
+	size_t sl_last;         /* the slot found last */
 	struct slot *sl;
 	size_t sl_cap, nsl;
 	struct gp__cp_seg *seg;

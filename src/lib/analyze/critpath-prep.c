@@ -111,28 +111,10 @@ uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
 	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
 }
 
-/* whether the trace writes the 2021 Kineto categories ("Operator", "Runtime"): HTA's node
- * mask (cpu_op, cuda_runtime, cuda_driver) takes none of their events */
-static bool old_schema(const struct gp_trace *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->ncats; i++) {
-		const char *s = gp__strtab_get(&t->strs, t->cats[i].cat);
-
-		if (t->cats[i].ph == 'X' && (!strcmp(s, "Operator") || !strcmp(s, "Runtime")))
-			return true;
-	}
-	return false;
-}
-
 static void set_roles(struct gp__cp *g)
 {
 	const struct gp_trace *t = g->t;
-	bool old = g->hta && old_schema(t);
 	size_t i;
-
-	g->old_schema = old;
 	for (i = 0; i < g->n; i++) {
 		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
 		bool cpuk = k == GP_K_CPU_OP || k == GP_K_RUNTIME || k == GP_K_DRIVER;
@@ -147,7 +129,7 @@ static void set_roles(struct gp__cp *g)
 			bool row = gp__cp_hta_row(t, i);
 			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
 
-			if (cpuk && !row && !old)
+			if (cpuk && !row)
 				r |= RO_CPU;
 			if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
 			    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
@@ -227,6 +209,16 @@ out:
 	return rc;
 }
 
+/* whether GPU event @p i counts in the queues: launched by a launch call, a GPU row */
+static bool queued(struct gp__cp *g, size_t i)
+{
+	uint32_t L = g->link[i];
+
+	if (L == NONE || !(gp__cp_ev_flags(g, L) & NF_LAUNCH))
+		return false;
+	return g->hta ? gp__cp_hta_row(g->t, i) : (g->role[i] & RO_KERNEL) != 0;
+}
+
 /*
  * Queue lengths (HTA TraceCounters): per stream, +1 at each launch call that
  * has a GPU event, -1 at that event, in time order over the whole (kept)
@@ -246,15 +238,8 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	memset(&slot, 0, sizeof(slot));
 	for (i = 0; i < g->n; i++)
 		g->q[i] = Q_UNKNOWN;
-	for (i = 0; i < g->n; i++) {
-		uint32_t L = g->link[i];
-
-		if (L == NONE || !(gp__cp_ev_flags(g, L) & NF_LAUNCH))
-			continue;
-		if (g->hta ? !gp__cp_hta_row(t, i) : !(g->role[i] & RO_KERNEL))
-			continue;
-		nl++;
-	}
+	for (i = 0; i < g->n; i++)
+		nl += queued(g, i);
 	l = gp__calloc(nl ? nl : 1, sizeof(*l));
 	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
 	if (!l || !kv)
@@ -264,9 +249,7 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	for (i = 0; i < g->n; i++) {
 		uint32_t L = g->link[i];
 
-		if (L == NONE || !(gp__cp_ev_flags(g, L) & NF_LAUNCH))
-			continue;
-		if (g->hta ? !gp__cp_hta_row(t, i) : !(g->role[i] & RO_KERNEL))
+		if (!queued(g, i))
 			continue;
 		l[nl].ts = g->c->ts[L];
 		l[nl].stream = gp__cp_stream_key(g, (uint32_t)i);
@@ -482,6 +465,7 @@ void gp__cp_free(struct gp__cp *g)
 	if (!g)
 		return;
 	gp__u64map_release(&g->syncsd);
+	gp__u64map_release(&g->slmap);
 	gp__free(g->nf);
 	gp__free(g->role);
 	gp__free(g->link);

@@ -22,8 +22,12 @@
 #include "util/error.h"
 #include "util/value-int.h"
 
-#define TOP_ITEMS      10
-#define MAX_SEGMENTS   4096
+#define TOP_ITEMS    10
+#define MAX_SEGMENTS 4096
+/* the graphs of all steps together take at most this many events per event of the trace
+ * (plus WORK_MIN): ProfilerSteps that overlap each other many times over are not all analysed */
+#define WORK_PER_EVENT 8
+#define WORK_MIN       (1u << 20)
 #define SEG_RESOLUTION 256   /* segments shorter than path_ns / this join the one before */
 #define TOTAL_SEGMENTS 65536 /* over all steps of a rank: steps beyond get no segments */
 
@@ -43,6 +47,7 @@ struct state {
 	size_t ncpu, ngpu, cpu_cap, gpu_cap;
 	struct gp_u64map cpu_ix, gpu_ix; /* name id -> index + 1, per step */
 	size_t nseg_total;
+	size_t work; /* events in the graphs so far */
 	int64_t total_path, total_by[GP_CP__N];
 };
 
@@ -261,6 +266,7 @@ static int do_step(struct state *s, uint32_t ev, int64_t index, int64_t start, i
 	int rc = 0;
 
 	GP_TRY(gp__cp_window(s->g, start, end, &p));
+	s->work += p.nev;
 	if (!p.ok) {
 		*why = p.reason;
 		return 0;
@@ -350,7 +356,8 @@ static int run(struct state *s, struct gp_value *cp, bool *whole)
 			               steps, &why));
 		}
 	} else if (c->nsteps) {
-		for (i = 0; i < c->nsteps; i++)
+		/* steps that overlap each other many times over stop at a budget of work */
+		for (i = 0; i < c->nsteps && s->work <= WORK_PER_EVENT * c->t->ev.n + WORK_MIN; i++)
 			GP_TRY(do_step(s, c->steps[i].ev, (int64_t)i, c->steps[i].ts,
 			               c->steps[i].end, steps, &why));
 	} else {

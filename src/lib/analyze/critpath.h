@@ -53,6 +53,7 @@ struct gp__cp_path {
 	int64_t by_ns[GP_CP__N];
 	struct gp__cp_seg *seg; /* owned by the graph (valid until the next window) */
 	size_t nseg;
+	size_t nev; /* events in the window's graph: the work it took */
 };
 
 struct gp__cp;

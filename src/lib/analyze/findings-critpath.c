@@ -22,6 +22,10 @@
 
 /* a side with this share of the path bounds the step */
 #define HALF_PCT 50.0
+/* names in the text are cut to this many bytes: a word a line of 60 columns can hold */
+#define NAME_MAX_TEXT 40
+/* the GPU side bounds the step: the finding only names what slows it beyond its kernels */
+#define GPU_PART_PCT 10.0
 /* under this share of the path a side's speed does not matter */
 #define NEGLIGIBLE_PCT 5.0
 /* over this share of host time on the path the GPU is starved: medium severity */
@@ -54,8 +58,8 @@ static void names(const struct gp_value *step, const char *key, char *buf, size_
 
 		if (!nm || !gp_value_get_int(gp_obj_get(it, "path_ns"), &ns))
 			continue;
-		if (strlen(nm) > 60)
-			snprintf(nm_short, sizeof(nm_short), "%.57s...", nm);
+		if (strlen(nm) > NAME_MAX_TEXT)
+			snprintf(nm_short, sizeof(nm_short), "%.*s...", NAME_MAX_TEXT - 3, nm);
 		else
 			snprintf(nm_short, sizeof(nm_short), "%s", nm);
 		w = snprintf(buf + used, n - used, "%s%s %s", used ? ", " : "", nm_short,
@@ -83,12 +87,12 @@ static const struct gp_value *longest_step(const struct gp_value *cp)
 }
 
 int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
-                     const struct gp__fnd_base *b, struct gp__fnd_list *fl)
+                     const struct gp__fnd_base *b, struct gp__fnd_draft *d)
 {
 	const struct gp_value *cp = gp_obj_get(r, "critical_path"), *worst;
 	struct gp_value *ev = NULL;
 	double cpu, launch, comp, comm, kk, host, gpu, impact;
-	char title[512], sugg[1024], top_ops[256], top_k[256], wd[32], what[160];
+	char *title = d->title, *sugg = d->suggestion, top_ops[256], top_k[256], wd[32], what[160];
 	const char *steps_w;
 	int64_t path = 0, wpath = 0;
 	enum gp__fnd_sev sev;
@@ -96,7 +100,6 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 	int rc = 0;
 
 	(void)c;
-	(void)b;
 	if (gp_value_type(cp) != GP_VALUE_OBJECT ||
 	    !gp_value_get_bool(gp_obj_get(cp, "available"), false) ||
 	    !gp__fnd_geti(cp, "total/path_ns", &path) || path <= 0)
@@ -119,7 +122,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 	if (host >= HALF_PCT) {
 		impact = host;
 		sev = host >= HOST_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW;
-		snprintf(title, sizeof(title),
+		snprintf(title, sizeof(d->title),
 		         "The host sets the step's length: the GPU kernels are not on the critical "
 		         "path %.0f %% of the time",
 		         100.0 - gpu);
@@ -131,18 +134,23 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 			    "faster kernels can shorten %s by %.0f %% at most (the GPU's share "
 			    "of the path)",
 			    steps_w, gpu);
-		snprintf(sugg, sizeof(sugg),
+		snprintf(sugg, sizeof(d->suggestion),
 		         "%s; less host work on the path will (longest path %s%s%s): fewer, fused "
-		         "ops (torch.compile), CUDA/HIP graphs for launch-heavy stretches, data "
-		         "loading and preparation off the main thread%s",
+		         "ops (torch.compile), %s for launch-heavy stretches, data loading and "
+		         "preparation off the main thread%s",
 		         what, wd, top_ops[0] ? "; its top ops: " : "", top_ops,
+		         gp__fnd_w_graphs(&b->dev),
 		         launch >= 5.0 ? "; launch latency is a visible part: batch small kernels"
 		                       : "");
 	} else if (gpu >= HALF_PCT) {
+		/* kernels bound the step as they should: nothing stands out unless the GPU's
+		 * own overheads (communication, gaps between kernels) are a large part */
+		if (comm < GPU_PART_PCT && kk < GPU_PART_PCT)
+			return 0;
 		impact = gpu;
 		sev = GP_FND_INFO;
 		snprintf(
-		    title, sizeof(title),
+		    title, sizeof(d->title),
 		    "The GPU sets the step's length: kernels are on the critical path %.0f %% of "
 		    "the time",
 		    gpu);
@@ -151,7 +159,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 		else
 			snprintf(what, sizeof(what),
 			         "host-side work by %.0f %% at most (its share)", host);
-		snprintf(sugg, sizeof(sugg),
+		snprintf(sugg, sizeof(d->suggestion),
 		         "faster kernels shorten %s, %s (longest path %s%s%s)%s%s", steps_w, what,
 		         wd, top_k[0] ? "; its top kernels: " : "", top_k,
 		         comm >= 10.0 ? "; communication is a large part: overlap it with compute "
@@ -164,11 +172,11 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 		impact = host;
 		sev = GP_FND_LOW;
 		snprintf(
-		    title, sizeof(title),
+		    title, sizeof(d->title),
 		    "Neither side alone sets the step's length: the CPU and launches are on the "
 		    "critical path %.0f %% of the time, the GPU %.0f %%",
 		    host, gpu);
-		snprintf(sugg, sizeof(sugg),
+		snprintf(sugg, sizeof(d->suggestion),
 		         "both shorten %s: the host work on the path (%s) and its kernels (%s)",
 		         steps_w, top_ops[0] ? top_ops : "none", top_k[0] ? top_k : "none");
 	}
@@ -187,7 +195,10 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp__obj_set_str_or_null(ev, "longest_step",
 	                               gp_value_get_str(gp_obj_get(worst, "step"))));
 	GP_TRY(gp_obj_set_int(ev, "longest_step_path_ns", wpath));
-	rc = gp__fnd_add(fl, "critical-path-bound", sev, impact, title, ev, sugg);
+	d->id = "critical-path-bound";
+	d->sev = sev;
+	d->impact = impact;
+	d->ev = ev;
 	ev = NULL;
 out:
 	gp_value_free(ev);
