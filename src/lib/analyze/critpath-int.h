@@ -3,7 +3,7 @@
  * critpath-int.h - what the two halves of the critical-path graph share:
  * critpath-prep.c builds the per-rank tables once (name flags, event roles,
  * correlation links, stream queue lengths, event waits), critpath-graph.c
- * builds each window's graph from them and finds its longest path.
+ * builds each window's graph from them, critpath-path.c finds its longest path.
  */
 #ifndef GP_ANALYZE_CRITPATH_INT_H
 #define GP_ANALYZE_CRITPATH_INT_H
@@ -130,6 +130,11 @@ struct gp__cp {
 	struct gp__cp_seg *seg;
 	size_t seg_cap;
 };
+
+#define GROW(p, cap, need) gp__grow((void **)&(p), &(cap), (need), sizeof(*(p)))
+
+/** The longest path of the graph in @p g into @p p (critpath-path.c). */
+int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
 
 /** The name flags of event @p ev (NF_*), computed once per string. */
 uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev);
