@@ -140,6 +140,22 @@ static inline int64_t gp__end(const struct gp__actx *c, size_t i)
 	return c->ts[i] + c->dur[i];
 }
 
+/** The position of the first event of @p ix (in start order) starting at or after @p t. */
+static inline size_t gp__first_at(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ts[ix->v[mid]] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /** Whether the name with string id @p name suggests tensor cores (cached for GPU events). */
 static inline bool gp__name_tensor_core(const struct gp__actx *c, uint32_t name)
 {

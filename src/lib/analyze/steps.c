@@ -365,22 +365,6 @@ out:
 }
 
 /* priority subtraction inside one step (tb_plugin OverallParser.Statistics) */
-/* the position of the first event of @p ix (in start order) starting at or after @p t */
-static size_t first_at(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ts[ix->v[mid]] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static int breakdown(struct sctx *x, struct step *s)
 {
 	struct gp_ivset slots = GP_IVSET_INIT, part = GP_IVSET_INIT, tmp = GP_IVSET_INIT;
@@ -408,7 +392,7 @@ static int breakdown(struct sctx *x, struct step *s)
 	}
 	s->busy_ns = gp__ivset_len(&busy);
 	/* kernels starting in [s, e): kx is in start order */
-	s->kernels = first_at(x->c, kx, s->e) - first_at(x->c, kx, s->s);
+	s->kernels = gp__first_at(x->c, kx, s->e) - gp__first_at(x->c, kx, s->s);
 out:
 	gp__ivset_release(&slots);
 	gp__ivset_release(&part);

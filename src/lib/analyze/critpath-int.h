@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath-int.h - what the two halves of the critical-path graph share:
+ * critpath-prep.c builds the per-rank tables once (name flags, event roles,
+ * correlation links, stream queue lengths, event waits), critpath-graph.c
+ * builds each window's graph from them, critpath-path.c finds its longest path.
+ */
+#ifndef GP_ANALYZE_CRITPATH_INT_H
+#define GP_ANALYZE_CRITPATH_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "critpath.h"
+#include "util/sort.h"
+
+/* HTA KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between kernels is no kernel-kernel edge */
+#define KK_THRESHOLD_NS INT64_C(1500000)
+#define NONE            UINT32_MAX
+#define Q_UNKNOWN       INT32_MIN
+
+/* name flags, per string id */
+enum {
+	NF_DONE = 1 << 0,
+	NF_LOCK = 1 << 1,      /* shares the CUDA runtime lock (HTA CUDA_RUNTIME_EVENTS) */
+	NF_BLOCK = 1 << 2,     /* a blocking call (HTA BLOCKING_SYNC_CALLS) */
+	NF_BLOCK_HIP = 1 << 3, /* its HIP twin (gpuprof only) */
+	NF_LAUNCH = 1 << 4,    /* a launch counted in queue lengths */
+	NF_FWD = 1 << 5,       /* contains "forward" */
+	NF_AUTOGRAD = 1 << 6,  /* contains "autograd" */
+	NF_EVREC = 1 << 7,     /* cudaEventRecord */
+	NF_SYNC_STREAM = 1 << 8,
+	NF_SYNC_CONTEXT = 1 << 9,
+	NF_SYNC_EVENT = 1 << 10,
+	NF_SYNC_WAIT = 1 << 11
+};
+
+/* node attributes (nat), packed above the event in make_nodes' sort values */
+enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2, NA_BLOCK = 1 << 3 };
+#define NA_SHIFT  56
+#define NA_EVMASK ((UINT64_C(1) << NA_SHIFT) - 1)
+
+/* event roles */
+enum {
+	RO_CPU = 1 << 0,    /* may be a CPU node (op, runtime or driver call of a CPU row) */
+	RO_GSIDE = 1 << 1,  /* the GPU side of a correlation link */
+	RO_KERNEL = 1 << 2, /* a GPU node of the kernel pass */
+	RO_SYNC = 1 << 3,   /* a cuda_sync event */
+	RO_GPUROW = 1 << 4  /* on a GPU for the bound (HTA: any row with a stream) */
+};
+
+enum etype { E_OP, E_DEP, E_LAUNCH, E_KK, E_SYNC };
+
+struct edge {
+	uint32_t u, v;
+	int64_t w;     /* the edge's own weight (HTA keeps it for the summary) */
+	int64_t gw;    /* its weight in the graph (negative ones are 0) */
+	uint32_t attr; /* the event it is attributed to, NONE */
+	uint8_t type;
+	uint8_t
+	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
+};
+
+struct launch {
+	int64_t ts;
+	uint64_t stream;
+	uint32_t thread;
+	uint32_t gpu;  /* the GPU event it launched */
+	uint32_t slot; /* its stream's index among the launches' streams */
+};
+
+struct slot {
+	uint64_t key;
+	uint32_t node;
+};
+
+struct gp__cp {
+	const struct gp__actx *c;
+	const struct gp_trace *t;
+	bool hta;
+	size_t n;
+	uint16_t *nf;   /* per string id */
+	uint8_t *role;  /* per event */
+	uint32_t *link; /* per event: the CPU side of its correlation (GPU side events), NONE */
+	uint32_t *loff; /* [n + 1]: the GPU events each CPU event launched, in lgpu */
+	uint32_t *lgpu;
+	int32_t *q; /* per event: queue length after it (launch or GPU event), Q_UNKNOWN */
+	uint32_t *snode, *enode; /* per event: its nodes in the current window, NONE */
+	bool have_sync;          /* the trace has cuda_sync events */
+	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
+
+	/* per-window buffers, grown as needed */
+	uint32_t *wev;
+	size_t wev_cap, nw;
+	struct gp_kv *kv;
+	size_t kv_cap;
+	int64_t *nts;
+	size_t nts_cap;
+	uint32_t *nev;
+	size_t nev_cap;
+	uint8_t *nend;
+	size_t nend_cap;
+	uint8_t *nsync;
+	size_t nsync_cap;
+	size_t nn;
+	size_t nblock; /* exit edges of blocking calls in the window */
+	uint8_t *nat;  /* per node: NA_* */
+	size_t nat_cap;
+	uint32_t *ntr; /* per node: its event's track */
+	size_t ntr_cap;
+	uint32_t *ord;
+	size_t ord_cap;
+	struct gp_kv *kv2;
+	size_t kv2_cap;
+	uint32_t *tcnt; /* [ntracks + 1] */
+	uint8_t *tskip; /* [ntracks] */
+	uint32_t *stk;
+	size_t stk_cap;
+	struct edge *e;
+	size_t e_cap, ne;
+	uint32_t *poff, *pe, *soff, *se, *indeg, *topo, *from;
+	size_t poff_cap, pe_cap, soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
+	int64_t *dist;
+	size_t dist_cap;
+	struct gp_u64map slmap; /* stream key -> index in sl */
+	size_t sl_last;         /* the slot found last */
+	struct slot *sl;
+	size_t sl_cap, nsl;
+	struct gp__cp_seg *seg;
+	size_t seg_cap;
+};
+
+#define GROW(p, cap, need) gp__grow((void **)&(p), &(cap), (need), sizeof(*(p)))
+
+/** The longest path of the graph in @p g into @p p (critpath-path.c). */
+int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
+
+/** The name flags of event @p ev (NF_*), computed once per string. */
+uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev);
+
+/** HTA's "stream != -1": the row has an integer stream. */
+static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)
+{
+	return (t->ev.flags[i] & GP_EVF_HAS_STREAM) && t->ev.stream[i] != -1;
+}
+
+/** The stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream. */
+uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev);
+
+#endif

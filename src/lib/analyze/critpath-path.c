@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath-path.c - the longest path of a window's critical-path graph
+ * (critpath-graph.c builds the graph) and the path as attributed segments.
+ *
+ * networkx's dag_longest_path over topological_sort, with its tie-breaking:
+ * each node takes the first best predecessor in edge order, the path ends
+ * at the first farthest node in the order of Kahn's generations. Each edge
+ * of the path is attributed to what bounds it (HTA's bound_by).
+ */
+#include <string.h>
+
+#include "critpath-int.h"
+#include "util/error.h"
+
+/* Kahn's algorithm by generations (networkx topological_sort) into topo; *nt < nn: a cycle */
+static int generations(struct gp__cp *g, size_t *nt_out)
+{
+	size_t nn = g->nn, ne = g->ne, i, j, nt = 0, head = 0;
+	int rc = 0;
+
+	GP_TRY(GROW(g->soff, g->soff_cap, nn + 2));
+	GP_TRY(GROW(g->se, g->se_cap, ne + 1));
+	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
+	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
+	memset(g->soff, 0, (nn + 2) * sizeof(uint32_t));
+	for (i = 0; i < ne; i++)
+		g->soff[g->e[i].u + 2]++;
+	for (i = 2; i < nn + 2; i++)
+		g->soff[i] += g->soff[i - 1];
+	for (i = 0; i < ne; i++)
+		g->se[g->soff[g->e[i].u + 1]++] = (uint32_t)i;
+	for (i = 0; i < nn; i++) {
+		g->indeg[i] = g->poff[i + 1] - g->poff[i];
+		if (!g->indeg[i])
+			g->topo[nt++] = (uint32_t)i;
+	}
+	while (head < nt) {
+		size_t gen_end = nt;
+
+		for (; head < gen_end; head++) {
+			uint32_t v = g->topo[head];
+
+			for (j = g->soff[v]; j < g->soff[v + 1]; j++) {
+				uint32_t ch = g->e[g->se[j]].v;
+
+				if (--g->indeg[ch] == 0)
+					g->topo[nt++] = ch;
+			}
+		}
+	}
+	*nt_out = nt;
+out:
+	return rc;
+}
+
+/*
+ * The longest path (networkx dag_longest_path over topological_sort): each
+ * node takes the first best predecessor in edge order; the path ends at the
+ * first farthest node in the order of Kahn's generations. The distances do
+ * not depend on the order, so when every edge goes forward in node order
+ * (the usual case) they are computed in node order, and the generations
+ * are built only to break a tie between farthest nodes.
+ */
+int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
+{
+	size_t nn = g->nn, ne = g->ne, i, j, nt = nn, best = 0, nbest = 0;
+	bool forward = true;
+	int64_t maxd = -1;
+	uint32_t v;
+	int rc = 0;
+
+	GP_TRY(GROW(g->poff, g->poff_cap, nn + 2));
+	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
+	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
+	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
+	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
+	for (i = 0; i < ne; i++) {
+		g->poff[g->e[i].v + 2]++;
+		forward &= g->e[i].u < g->e[i].v;
+	}
+	for (i = 2; i < nn + 2; i++)
+		g->poff[i] += g->poff[i - 1];
+	for (i = 0; i < ne; i++)
+		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
+	/* now poff[v]..poff[v+1] are v's incoming edges in edge order */
+	if (!forward) {
+		GP_TRY(generations(g, &nt));
+		if (nt < nn) {
+			p->ok = false;
+			p->reason = "the dependency graph has a cycle";
+			return 0;
+		}
+	}
+	for (i = 0; i < nn; i++) {
+		int64_t d = 0;
+		uint32_t fe = NONE;
+
+		v = forward ? (uint32_t)i : g->topo[i];
+		for (j = g->poff[v]; j < g->poff[v + 1]; j++) {
+			const struct edge *e = &g->e[g->pe[j]];
+			int64_t x = gp__add_sat(g->dist[e->u], e->gw);
+
+			if (fe == NONE || x > d) {
+				d = x;
+				fe = g->pe[j];
+			}
+		}
+		if (fe != NONE && d < 0) {
+			d = 0;
+			fe = NONE;
+		}
+		g->dist[v] = d;
+		g->from[v] = fe;
+		if (d > maxd) {
+			maxd = d;
+			best = v;
+			nbest = 1;
+		} else if (d == maxd) {
+			nbest++;
+		}
+	}
+	if (forward && nbest > 1) {
+		/* the first farthest node in networkx's order */
+		GP_TRY(generations(g, &nt));
+		for (i = 0; i < nt; i++)
+			if (g->dist[g->topo[i]] == maxd) {
+				best = g->topo[i];
+				break;
+			}
+	}
+	/* the path's edges, back from the farthest node */
+	{
+		size_t k = 0, np = 0;
+
+		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u)
+			np++;
+		GP_TRY(GROW(g->seg, g->seg_cap, np + 1));
+		k = np;
+		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u) {
+			const struct edge *e = &g->e[g->from[v]];
+			struct gp__cp_seg *s = &g->seg[--k];
+
+			s->t0 = g->nts[e->u];
+			s->t1 = g->nts[e->v];
+			s->w = e->w;
+			s->ev = e->attr;
+			s->kind = GP_CP_SEG_EDGE;
+			switch (e->type) {
+			case E_KK:
+				s->cat = GP_CP_KK;
+				s->ev = NONE;
+				break;
+			case E_LAUNCH:
+				s->cat = GP_CP_LAUNCH;
+				s->ev = g->nev[e->v];
+				break;
+			case E_OP:
+				if (e->attr != NONE && gp__cp_is_gpu(g, e->attr)) {
+					uint8_t rule;
+
+					s->cat =
+					    gp__classify(g->t, e->attr, g->hta, &rule) == GP_KT_COMM
+					        ? GP_CP_COMM
+					        : GP_CP_COMPUTE;
+					s->kind = GP_CP_SEG_GPU;
+				} else {
+					s->cat = GP_CP_CPU;
+					s->kind = GP_CP_SEG_CPU;
+				}
+				break;
+			default:
+				s->cat = GP_CP_NONE;
+				s->ev = NONE;
+			}
+			if (s->cat < GP_CP__N)
+				p->by_ns[s->cat] = gp__add_sat(p->by_ns[s->cat], s->w);
+			p->path_ns = gp__add_sat(p->path_ns, s->w);
+		}
+		p->seg = g->seg;
+		p->nseg = np;
+	}
+out:
+	return rc;
+}
