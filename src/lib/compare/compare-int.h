@@ -137,6 +137,26 @@ int gp__cmp_aggregates(struct gp__cmp *c, const struct gp_value *base, const str
 int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *base_rank,
                   const struct gp_value *new_rank, const char *key, struct gp_value **out);
 
+/* perf.c */
+
+/**
+ * The critical path, module and roofline sections of rank objects @p br and
+ * @p nr (issue 23) compared into group @p g: its "critical_path", "modules"
+ * and "roofline" objects and their explanations. Never a verdict.
+ */
+int gp__cmp_perf(struct gp__cmp *c, const char *group, const struct gp_value *br,
+                 const struct gp_value *nr, struct gp_value *g);
+
+/* format-perf.c */
+
+struct gp__out;
+
+/**
+ * Appends the "critical_path", "modules" and "roofline" objects of group
+ * @p g for people (Markdown when @p md; @p top rows of each diff, 0 all).
+ */
+void gp__cmp_format_perf(struct gp__out *o, const struct gp_value *g, bool md, uint32_t top);
+
 /* explain.c */
 
 /** The explanations of a rank group (its metrics and tables already built). */
