@@ -351,7 +351,8 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 		                 GP_PAGE_SCHEMA);
 	gp__buf_init(&b, 0);
 	GP_TRY(gp_value_to_json(page, 0, &json, &jlen));
-	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_perf_len + gp__report_css_len + 8192));
+	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_perf_len +
+	                            gp__report_css_len + 8192));
 	GP_TRY(gp__buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	                          "<meta charset=\"utf-8\">\n"
 	                          "<meta name=\"viewport\" content=\"width=device-width, "
