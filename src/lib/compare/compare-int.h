@@ -87,6 +87,8 @@ int gp__cmp_join_names(const char **names, size_t n, struct gp_buf *out);
 /** The kind of a loaded tree from its "schema" (enum gp_compare_input: bench, report, aggregate),
  * -1 none. */
 int gp__cmp_tree_kind(const struct gp_value *v);
+/** Member @p key of object @p v as a number; NaN when it is not one (null, absent). */
+double gp__cmp_num(const struct gp_value *v, const char *key);
 
 /* compare.c */
 

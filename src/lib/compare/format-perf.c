@@ -17,13 +17,6 @@
 #define NAME_COLS 72
 #define TEXT_COLS 100
 
-static double dnum(const struct gp_value *v, const char *key)
-{
-	double d;
-
-	return gp_value_get_double(gp_obj_get(v, key), &d) ? d : NAN;
-}
-
 static const char *sget(const struct gp_value *v, const char *key)
 {
 	const char *s = gp_value_get_str(gp_obj_get(v, key));
@@ -58,19 +51,20 @@ static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
 
 	if (!cp)
 		return;
-	gp__out_keep(o, gp__buf_addf(&s,
-	                             "critical path: %s -> %s per step (%s; %.0f and %.0f %s); "
-	                             "bound by %s -> %s",
-	                             gp__fmt_dur(x, sizeof(x), dnum(b, "mean_path_ns"), 0),
-	                             gp__fmt_dur_like(y, sizeof(y), dnum(n, "mean_path_ns"),
-	                                              dnum(b, "mean_path_ns"), 0),
-	                             gp__fmt_pct(z, sizeof(z), dnum(cp, "delta_mean_path_pct"),
-	                                         GP__FMT_SIGN),
-	                             dnum(b, "steps"), dnum(n, "steps"),
-	                             gp_value_get_bool(gp_obj_get(b, "whole_trace"), false)
-	                                 ? "pseudo-steps over the trace"
-	                                 : "steps",
-	                             sget(b, "bound"), sget(n, "bound")));
+	gp__out_keep(o,
+	             gp__buf_addf(&s,
+	                          "critical path: %s -> %s per step (%s; %.0f and %.0f %s); "
+	                          "bound by %s -> %s",
+	                          gp__fmt_dur(x, sizeof(x), gp__cmp_num(b, "mean_path_ns"), 0),
+	                          gp__fmt_dur_like(y, sizeof(y), gp__cmp_num(n, "mean_path_ns"),
+	                                           gp__cmp_num(b, "mean_path_ns"), 0),
+	                          gp__fmt_pct(z, sizeof(z), gp__cmp_num(cp, "delta_mean_path_pct"),
+	                                      GP__FMT_SIGN),
+	                          gp__cmp_num(b, "steps"), gp__cmp_num(n, "steps"),
+	                          gp_value_get_bool(gp_obj_get(b, "whole_trace"), false)
+	                              ? "pseudo-steps over the trace"
+	                              : "steps",
+	                          sget(b, "bound"), sget(n, "bound")));
 	if (!o->rc)
 		line(o, md, false, s.buf);
 	gp__buf_release(&s);
@@ -80,10 +74,10 @@ static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
 		char a[32], c[32], d[32];
 		const char *cells[] = { sget(r, "category"), a, c, d };
 
-		gp__fmt_pct(a, sizeof(a), dnum(r, "base_pct"), 0);
-		gp__fmt_pct(c, sizeof(c), dnum(r, "new_pct"), 0);
-		if (isfinite(dnum(r, "delta_pp")))
-			snprintf(d, sizeof(d), "%+.1f pp", dnum(r, "delta_pp"));
+		gp__fmt_pct(a, sizeof(a), gp__cmp_num(r, "base_pct"), 0);
+		gp__fmt_pct(c, sizeof(c), gp__cmp_num(r, "new_pct"), 0);
+		if (isfinite(gp__cmp_num(r, "delta_pp")))
+			snprintf(d, sizeof(d), "%+.1f pp", gp__cmp_num(r, "delta_pp"));
 		else
 			snprintf(d, sizeof(d), "-");
 		gp__out_keep(o, gp__table_cells(&o->b, &t, cells));
@@ -128,22 +122,25 @@ static void diff(struct gp__out *o, bool md, uint32_t top, const struct gp_value
 		t.n = GP_ARRAY_SIZE(diff_cols) - 1;
 	}
 	gp__out_keep(
-	    o, gp__buf_addf(&s,
-	                    "%s: %.0f %s in base, %.0f in new; %.0f added (%s), %.0f removed (%s); "
-	                    "%.0f slower, %.0f faster per %s (threshold %s)",
-	                    ops ? "ops (roofline)" : "modules",
-	                    dnum(d, ops ? "base_ops" : "base_classes"), unit,
-	                    dnum(d, ops ? "new_ops" : "new_classes"), dnum(ad, unit),
-	                    gp__fmt_dur(a, sizeof(a), dnum(ad, "gpu_time_ns"), 0), dnum(rm, unit),
-	                    gp__fmt_dur(b, sizeof(b), dnum(rm, "gpu_time_ns"), 0),
-	                    dnum(d, "slower"), dnum(d, "faster"), ops ? "call" : "instance",
-	                    gp__fmt_pct(th, sizeof(th), dnum(d, "threshold_pct"), GP__FMT_GIVEN)));
+	    o,
+	    gp__buf_addf(
+	        &s,
+	        "%s: %.0f %s in base, %.0f in new; %.0f added (%s), %.0f removed (%s); "
+	        "%.0f slower, %.0f faster per %s (threshold %s)",
+	        ops ? "ops (roofline)" : "modules",
+	        gp__cmp_num(d, ops ? "base_ops" : "base_classes"), unit,
+	        gp__cmp_num(d, ops ? "new_ops" : "new_classes"), gp__cmp_num(ad, unit),
+	        gp__fmt_dur(a, sizeof(a), gp__cmp_num(ad, "gpu_time_ns"), 0), gp__cmp_num(rm, unit),
+	        gp__fmt_dur(b, sizeof(b), gp__cmp_num(rm, "gpu_time_ns"), 0),
+	        gp__cmp_num(d, "slower"), gp__cmp_num(d, "faster"), ops ? "call" : "instance",
+	        gp__fmt_pct(th, sizeof(th), gp__cmp_num(d, "threshold_pct"), GP__FMT_GIVEN)));
 	if (ops)
 		gp__out_keep(
-		    o, gp__buf_addf(&s, "; device %s -> %s; models cover %s -> %s of the GPU time",
-		                    sget(d, "base_device"), sget(d, "new_device"),
-		                    gp__fmt_pct(cb, sizeof(cb), dnum(d, "base_coverage_pct"), 0),
-		                    gp__fmt_pct(cn, sizeof(cn), dnum(d, "new_coverage_pct"), 0)));
+		    o, gp__buf_addf(
+		           &s, "; device %s -> %s; models cover %s -> %s of the GPU time",
+		           sget(d, "base_device"), sget(d, "new_device"),
+		           gp__fmt_pct(cb, sizeof(cb), gp__cmp_num(d, "base_coverage_pct"), 0),
+		           gp__fmt_pct(cn, sizeof(cn), gp__cmp_num(d, "new_coverage_pct"), 0)));
 	if (!o->rc)
 		line(o, md, true, s.buf);
 	gp__buf_release(&s);
@@ -157,18 +154,18 @@ static void diff(struct gp__out *o, bool md, uint32_t top, const struct gp_value
 
 		snprintf(k1, sizeof(k1), "base_%s", per);
 		snprintf(k2, sizeof(k2), "new_%s", per);
-		snprintf(cnt, sizeof(cnt), "%.0f -> %.0f", dnum(r, "base_count"),
-		         dnum(r, "new_count"));
-		gp__fmt_dur(bp, sizeof(bp), dnum(r, k1), 0);
-		gp__fmt_dur_like(np, sizeof(np), dnum(r, k2), dnum(r, k1), 0);
-		gp__fmt_pct(dp, sizeof(dp), dnum(r, ops ? "delta_avg_pct" : "delta_mean_pct"),
-		            GP__FMT_SIGN);
-		gp__fmt_dur(dt, sizeof(dt), dnum(r, "delta_gpu_time_ns"), GP__FMT_SIGN);
+		snprintf(cnt, sizeof(cnt), "%.0f -> %.0f", gp__cmp_num(r, "base_count"),
+		         gp__cmp_num(r, "new_count"));
+		gp__fmt_dur(bp, sizeof(bp), gp__cmp_num(r, k1), 0);
+		gp__fmt_dur_like(np, sizeof(np), gp__cmp_num(r, k2), gp__cmp_num(r, k1), 0);
+		gp__fmt_pct(dp, sizeof(dp),
+		            gp__cmp_num(r, ops ? "delta_avg_pct" : "delta_mean_pct"), GP__FMT_SIGN);
+		gp__fmt_dur(dt, sizeof(dt), gp__cmp_num(r, "delta_gpu_time_ns"), GP__FMT_SIGN);
 		tf[0] = '\0';
 		if (ops)
 			snprintf(tf, sizeof(tf), "%s -> %s",
-			         gp__fmt_rate(x, sizeof(x), dnum(r, "base_achieved_tflops")),
-			         gp__fmt_rate(y, sizeof(y), dnum(r, "new_achieved_tflops")));
+			         gp__fmt_rate(x, sizeof(x), gp__cmp_num(r, "base_achieved_tflops")),
+			         gp__fmt_rate(y, sizeof(y), gp__cmp_num(r, "new_achieved_tflops")));
 		dims = ops ? gp_value_get_str(gp_obj_get(r, "input_dims")) : NULL;
 		gp__buf_reset(&nm);
 		gp__out_keep(o, gp__buf_addf(&nm, "%s%s%s", sget(r, "name"), dims ? " " : "",

@@ -39,13 +39,6 @@ static const char *const cats[] = { "cpu_bound", "gpu_compute_bound", "gpu_commu
 	                            "gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead" };
 #define NCATS GP_ARRAY_SIZE(cats)
 
-static double dnum(const struct gp_value *v, const char *key)
-{
-	double d;
-
-	return gp_value_get_double(gp_obj_get(v, key), &d) ? d : NAN;
-}
-
 /* @p d as an integer where it is one (times, counts), NaN as null */
 static int put(struct gp_value *o, const char *key, double d)
 {
@@ -110,13 +103,13 @@ static int cp_side(const struct gp_value *s, struct gp_value *out, double *pct, 
 {
 	const struct gp_value *tot = gp_obj_get(s, "total"), *steps = gp_obj_get(s, "steps");
 	const struct gp_value *bp = gp_obj_get(tot, "bound_by_pct");
-	double path = dnum(tot, "path_ns"), best = -1;
+	double path = gp__cmp_num(tot, "path_ns"), best = -1;
 	size_t k, n = gp_value_len(steps);
 	struct gp_value *o;
 
 	*bound = NCATS;
 	for (k = 0; k < NCATS; k++) {
-		pct[k] = dnum(bp, cats[k]);
+		pct[k] = gp__cmp_num(bp, cats[k]);
 		if (isfinite(pct[k]) && pct[k] > best) {
 			best = pct[k];
 			*bound = k;
@@ -157,8 +150,8 @@ static int critical_path(struct gp__cmp *c, const char *group, const struct gp_v
 		return gp__error(GP_ENOMEM, "out of memory");
 	if ((rc = cp_side(b, sb, pb, &kb)) || (rc = cp_side(n, sn, pn, &kn)))
 		return rc;
-	mb = dnum(sb, "mean_path_ns");
-	mn = dnum(sn, "mean_path_ns");
+	mb = gp__cmp_num(sb, "mean_path_ns");
+	mn = gp__cmp_num(sn, "mean_path_ns");
 	if (put(o, "delta_mean_path_pct", gp__cmp_pct(mb, mn)) ||
 	    gp_obj_set_bool(o, "bound_changed", kb < NCATS && kn < NCATS && kb != kn))
 		return gp__error(GP_ENOMEM, "out of memory");
@@ -282,12 +275,12 @@ static int prows_of(const struct gp_value *t, bool ops, struct prow **out, size_
 		r[k].name = name;
 		r[k].dims = dims;
 		r[k].dtype = ops ? gp_value_get_str(gp_obj_get(row, "dtype")) : NULL;
-		r[k].count = dnum(row, "count");
-		r[k].gpu = dnum(row, "gpu_time_ns");
-		r[k].host = dnum(row, "host_time_ns");
-		r[k].flops = dnum(row, "flops");
-		r[k].tflops = dnum(row, "achieved_tflops");
-		r[k].roof = dnum(row, "roofline_pct");
+		r[k].count = gp__cmp_num(row, "count");
+		r[k].gpu = gp__cmp_num(row, "gpu_time_ns");
+		r[k].host = gp__cmp_num(row, "host_time_ns");
+		r[k].flops = gp__cmp_num(row, "flops");
+		r[k].tflops = gp__cmp_num(row, "achieved_tflops");
+		r[k].roof = gp__cmp_num(row, "roofline_pct");
 		r[k].rows = 1;
 		k++;
 	}
@@ -502,7 +495,8 @@ static int modules(struct gp__cmp *c, const char *group, const struct gp_value *
 	if (!(o = gp_value_object()) || gp_obj_set(g, "modules", o) ||
 	    put_str(o, "base_source", gp_value_get_str(gp_obj_get(b, "source"))) ||
 	    put_str(o, "new_source", gp_value_get_str(gp_obj_get(n, "source"))) ||
-	    put(o, "base_steps", dnum(b, "steps")) || put(o, "new_steps", dnum(n, "steps")))
+	    put(o, "base_steps", gp__cmp_num(b, "steps")) ||
+	    put(o, "new_steps", gp__cmp_num(n, "steps")))
 		return gp__error(GP_ENOMEM, "out of memory");
 	return pdiff(c, gp_obj_get(b, "classes"), gp_obj_get(n, "classes"), false, o, g);
 }
@@ -527,9 +521,10 @@ static int roofline(struct gp__cmp *c, const char *group, const struct gp_value 
 		return rc;
 	if (!(o = gp_value_object()) || gp_obj_set(g, "roofline", o) ||
 	    put_str(o, "base_device", device_of(b)) || put_str(o, "new_device", device_of(n)) ||
-	    put(o, "base_coverage_pct", dnum(b, "coverage_pct")) ||
-	    put(o, "new_coverage_pct", dnum(n, "coverage_pct")) ||
-	    put(o, "base_mfu_pct", dnum(b, "mfu_pct")) || put(o, "new_mfu_pct", dnum(n, "mfu_pct")))
+	    put(o, "base_coverage_pct", gp__cmp_num(b, "coverage_pct")) ||
+	    put(o, "new_coverage_pct", gp__cmp_num(n, "coverage_pct")) ||
+	    put(o, "base_mfu_pct", gp__cmp_num(b, "mfu_pct")) ||
+	    put(o, "new_mfu_pct", gp__cmp_num(n, "mfu_pct")))
 		return gp__error(GP_ENOMEM, "out of memory");
 	return pdiff(c, gp_obj_get(b, "ops"), gp_obj_get(n, "ops"), true, o, g);
 }
