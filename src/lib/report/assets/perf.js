@@ -25,6 +25,12 @@ var gpPerf = function (api) {
     cpu_bound: 'CPU', gpu_compute_bound: 'GPU compute', gpu_communication_bound: 'GPU communication',
     gpu_kernel_kernel_overhead: 'kernel-kernel gaps', gpu_kernel_launch_overhead: 'launch overhead'
   };
+  /* what roofline.missing's words mean for the user */
+  var MISSING = {
+    shapes: 'the trace has no input shapes: profile with record_shapes=True',
+    deviceProperties: 'the trace does not say which GPU ran it',
+    'gpu not in table': 'no peak figures for this GPU in gpuprof\u2019s table: --peak-tflops and --peak-tbps give them'
+  };
   var MAX_TREE = 2000; /* module tree nodes drawn; the rest counted */
 
   function words(b) { return BOUND_WORDS[b] || String(b); }
@@ -49,9 +55,14 @@ var gpPerf = function (api) {
     var segs = objs(st.segments), W = 960, L = 70, R = 10, T = 6, RH = 18, lanes = ['cpu', 'gpu', 'edge'];
     var laneWords = { cpu: 'CPU', gpu: 'GPU', edge: 'waits/gaps' }, t0 = st.start_ns, t1 = st.end_ns, H, svg, xs, tk, i;
     if (!num(t0) || !num(t1) || !(t1 > t0)) return h('p', { cls: 'gp-note', text: 'The step has no time span to draw.' });
+    /* the path may run past the step's end (kernels the step launched finish later): the axis covers both */
+    for (i = 0; i < segs.length; i++) {
+      if (num(segs[i].start_ns)) t0 = Math.min(t0, segs[i].start_ns);
+      if (num(segs[i].end_ns)) t1 = Math.max(t1, segs[i].end_ns);
+    }
     H = T + lanes.length * (RH + 4) + 22;
     xs = function (t) { return L + (t - t0) / (t1 - t0) * (W - L - R); };
-    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'critical-path', 'data-step': st.step, role: 'img', 'aria-label': 'critical path of ' + st.step });
+    svg = s('svg', { cls: 'gp-chart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'critical-path', 'data-step': stepName(st), role: 'img', 'aria-label': 'critical path of ' + stepName(st) });
     lanes.forEach(function (k, li) {
       var y = T + li * (RH + 4);
       svg.appendChild(s('text', { x: L - 6, y: y + RH - 5, 'text-anchor': 'end', text: laneWords[k] }));
@@ -67,10 +78,15 @@ var gpPerf = function (api) {
         'data-seg': i, 'data-bound': g.bound, 'data-kind': g.kind, 'data-dur': g.end_ns - g.start_ns
       }, s('title', { text: (g.name ? api.shownName(g.name) + '\n' : '') + words(g.bound) + ', ' + fmtNs(g.end_ns - g.start_ns) + (g.stream !== null && g.stream !== undefined ? ', stream ' + g.stream : '') + (g.tid !== null && g.tid !== undefined ? ', thread ' + g.tid : '') })));
     }
+    [st.start_ns, st.end_ns].forEach(function (t) {
+      if (t > t0 && t < t1) svg.appendChild(s('line', { cls: 'gp-marker', x1: xs(t), x2: xs(t), y1: T - 2, y2: H - 20, 'data-mark': '' }));
+    });
     tk = api.ticks(0, t1 - t0, 8);
     for (i = 0; i < tk.length; i++) svg.appendChild(s('text', { x: xs(t0 + tk[i]), y: H - 6, 'text-anchor': 'middle', text: fmtAxisNs(tk[i]) }));
     return svg;
   }
+
+  function stepName(st) { return typeof st.step === 'string' ? st.step : 'the whole trace'; }
 
   function critpathSection(r) {
     var cp = r.critical_path, steps, sec, box, sel, cur = 0, tot;
@@ -86,7 +102,7 @@ var gpPerf = function (api) {
     box = h('div', { 'data-gp-critpath-step': '' });
     if (steps.length > 1) {
       sel = h('select', { 'data-gp-critpath-select': '', 'aria-label': 'step' });
-      steps.forEach(function (st, i) { sel.appendChild(h('option', { value: String(i), text: st.step + ' \u2014 ' + fmtNs(st.path_ns) })); });
+      steps.forEach(function (st, i) { sel.appendChild(h('option', { value: String(i), text: stepName(st) + ' \u2014 ' + fmtNs(st.path_ns) })); });
       sel.addEventListener('change', function () { cur = Number(sel.value); draw(); });
       sec.appendChild(h('p', null, ['Step: ', sel]));
     }
@@ -94,7 +110,7 @@ var gpPerf = function (api) {
     function draw() {
       var st = steps[cur] || {};
       api.clear(box);
-      box.appendChild(h('h3', { cls: 'gp-sub', text: st.step + ': path ' + fmtNs(st.path_ns) + ' of ' + fmtNs(st.end_ns - st.start_ns) }));
+      box.appendChild(h('h3', { cls: 'gp-sub', text: stepName(st) + ': path ' + fmtNs(st.path_ns) + ' of ' + fmtNs(st.end_ns - st.start_ns) + (objs(st.segments).some(function (g) { return g.end_ns > st.end_ns || g.start_ns < st.start_ns; }) ? ' (the path runs past the step’s bounds, dashed)' : '') }));
       box.appendChild(boundBar('critical-path-step', st.bound_by_pct));
       box.appendChild(pathChart(st));
       box.appendChild(h('p', { cls: 'gp-note', text: objs(st.segments).length + ' segments on the path, coloured by what bounds them; hover for the op or kernel.' }));
@@ -121,7 +137,15 @@ var gpPerf = function (api) {
     var used = {}, roofs = [], xlo, xhi, ylo, yhi, svg, xs, ys, maxT = 0, i, d;
     ops.forEach(function (o) { if (o.dtype) used[o.dtype] = true; });
     Object.keys(peaks).forEach(function (k) { if (num(peaks[k]) && peaks[k] > 0 && (used[k] || !Object.keys(used).length)) roofs.push([k, peaks[k]]); });
-    if (!pts.length && !roofs.length) return null;
+    if (!pts.length) return null;
+    /* dtypes of one peak share a roof (bf16 and fp16) */
+    roofs.sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); });
+    roofs = roofs.reduce(function (acc, p) {
+      var last = acc[acc.length - 1];
+      if (last && last[1] === p[1]) last[0] += '/' + p[0];
+      else acc.push([p[0], p[1]]);
+      return acc;
+    }, []);
     xlo = Infinity; xhi = -Infinity; ylo = Infinity; yhi = -Infinity;
     pts.forEach(function (o) {
       xlo = Math.min(xlo, o.arithmetic_intensity); xhi = Math.max(xhi, o.arithmetic_intensity);
@@ -186,10 +210,11 @@ var gpPerf = function (api) {
       num(dev.peak_tbps) ? api.card('peak_tbps', 'Memory roof', dev.peak_tbps, fmtRate(dev.peak_tbps) + ' TB/s', null) : null
     ];
     sec.appendChild(h('div', { cls: 'gp-cards' }, cards));
-    if (miss.length) sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-missing': miss.join(', '), text: 'Missing: ' + miss.join(', ') + '. ' + (num(dev.peak_tbps) ? '' : 'Without the device\u2019s peaks there are no roofs, no roofline percent and no headroom: nothing is guessed. ') }));
+    if (miss.length) sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-missing': miss.join(', '), text: 'Missing: ' + miss.map(function (x) { return MISSING[x] ? x + ' (' + MISSING[x] + ')' : x; }).join('; ') + '. ' + (num(dev.peak_tbps) ? '' : 'Without the device\u2019s peaks there are no roofs, no roofline percent and no headroom: nothing is guessed. ') }));
     chart = rooflineChart(rf, ops);
     if (chart) {
-      sec.appendChild(h('p', { cls: 'gp-note', text: 'Each point is an op and input shape, its area the op\u2019s GPU time (blue: compute-bound, orange: memory-bound); lines: the device\u2019s roofs for the dtypes of the ops. Log-log.' }));
+      var nz = ops.filter(function (o) { return !(num(o.achieved_tflops) && o.achieved_tflops > 0 && num(o.arithmetic_intensity) && o.arithmetic_intensity > 0); }).length;
+      sec.appendChild(h('p', { cls: 'gp-note', text: 'Each point is an op and input shape, its area the op\u2019s GPU time (blue: compute-bound, orange: memory-bound); lines: the device\u2019s roofs for the dtypes of the ops. Log-log.' + (nz ? ' ' + nz + (nz === 1 ? ' op does' : ' ops do') + ' no FLOPs (copies, comparisons): in the table only.' : '') }));
       sec.appendChild(chart);
     }
     sec.appendChild(api.table('roofline-ops', [
@@ -235,6 +260,8 @@ var gpPerf = function (api) {
     function append(p, c) { if (c) p.appendChild(c); }
     objs(m.tree).forEach(function (x) { append(tree, node(x, 0)); });
     sec.appendChild(h('h3', { cls: 'gp-sub', text: 'Module tree' }));
+    /* truncated: {max_depth, max_nodes, calls_dropped, nodes_dropped} where the analysis bounded the tree */
+    if (m.truncated && typeof m.truncated === 'object') sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-truncated': '', text: 'The analysis bounded the tree (' + api.fmtInt(m.truncated.max_depth) + ' levels, ' + api.fmtInt(m.truncated.max_nodes) + ' nodes): ' + api.fmtInt(m.truncated.nodes_dropped) + ' nodes and ' + api.fmtInt(m.truncated.calls_dropped) + ' calls are not in it.' }));
     if (n.left) sec.appendChild(h('p', { cls: 'gp-note', text: 'The first ' + MAX_TREE + ' modules of the tree are drawn; ' + n.left + ' more are in the JSON.' }));
     sec.appendChild(tree);
   }
