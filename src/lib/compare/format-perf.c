@@ -154,8 +154,9 @@ static void diff(struct gp__out *o, bool md, uint32_t top, const struct gp_value
 
 		snprintf(k1, sizeof(k1), "base_%s", per);
 		snprintf(k2, sizeof(k2), "new_%s", per);
-		snprintf(cnt, sizeof(cnt), "%.0f -> %.0f", gp__cmp_num(r, "base_count"),
-		         gp__cmp_num(r, "new_count"));
+		snprintf(cnt, sizeof(cnt), "%s -> %s",
+		         gp__fmt_num(x, sizeof(x), gp__cmp_num(r, "base_count"), 0, ""),
+		         gp__fmt_num(y, sizeof(y), gp__cmp_num(r, "new_count"), 0, ""));
 		gp__fmt_dur(bp, sizeof(bp), gp__cmp_num(r, k1), 0);
 		gp__fmt_dur_like(np, sizeof(np), gp__cmp_num(r, k2), gp__cmp_num(r, k1), 0);
 		gp__fmt_pct(dp, sizeof(dp),
