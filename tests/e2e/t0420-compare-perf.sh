@@ -65,6 +65,19 @@ for x in cp["bounds"]:
     want = n["critical_path"]["total"]["bound_by_pct"][k] - b["critical_path"]["total"]["bound_by_pct"][k]
     assert abs(x["delta_pp"] - want) < 1e-5, x
 assert cp["bound_changed"] is (cp["base"]["bound"] != cp["new"]["bound"]) and cp["bound_changed"], cp
+# the steps as samples: medians per step, and a p that only a real shift makes small
+import statistics
+for x in cp["bounds"]:
+    k = x["category"]
+    for side, r in (("base", b), ("new", n)):
+        med = statistics.median(st["bound_by_pct"][k] for st in r["critical_path"]["steps"])
+        assert abs(x[side + "_step_median_pct"] - med) < 1e-5, (side, x)
+    moved = abs(x["base_step_median_pct"] - x["new_step_median_pct"]) > 1
+    assert (x["p"] < 0.05) if moved else (x["p"] > 0.5), x
+for side, r in (("base", b), ("new", n)):
+    med = statistics.median(st["path_ns"] for st in r["critical_path"]["steps"])
+    assert cp[side + "_step_median_path_ns"] == med, (side, cp)
+assert cp["path_p"] > 0.5, cp["path_p"]  # the same steps: no change of the path
 
 # --- modules: matched by class, mean per instance, status at the 5 % default
 def rows(tbl, key):
@@ -133,8 +146,9 @@ EOF
 
 # --- text and Markdown: the three parts, their numbers as the JSON has them
 for f in cmp.txt cmp.md; do
-	grep -q "^critical path: .* bound by gpu_compute_bound ->" $f || fail "$f: no critical path line"
-	grep -q "cpu_bound .* 12.5% .* 50.0% .* +37.5 pp" $f || fail "$f: no bound row"
+	tr '\n' ' ' <$f | grep -q "critical path: .* steps; p .* over the steps); *bound by gpu_compute_bound -> *cpu_bound" ||
+		fail "$f: no critical path line"
+	grep -q "cpu_bound .* 12.5% .* 50.0% .* +37.5 pp .* 0.0" $f || fail "$f: no bound row"
 	grep -q "modules: 4 classes in base, 4 in new; 1 added" $f || fail "$f: no modules line"
 	grep -q "slower .*4 -> 4 .*1.500 ms .*1.950 ms .*+30.0% .*Block" $f || fail "$f: no Block row"
 	grep -q "ops (roofline): 5 ops in base, 5 in new" $f || fail "$f: no ops line"

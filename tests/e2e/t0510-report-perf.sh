@@ -235,6 +235,7 @@ g = c["groups"][0]
 assert [x["category"][0] for x in f["cmpCp"]] == [x["category"] for x in g["critical_path"]["bounds"]], f["cmpCp"]
 for x, want in zip(f["cmpCp"], g["critical_path"]["bounds"]):
     assert close(x["delta_pp"][0], want["delta_pp"]) and close(x["new_pct"][0], want["new_pct"]), (x, want)
+    assert close(x["p"][0], want["p"]) and close(x["new_step_median_pct"][0], want["new_step_median_pct"]), (x, want)
 assert [x["name"][0] for x in f["cmpModules"]] == [x["name"] for x in g["modules"]["rows"]], f["cmpModules"]
 assert [x["status"][0] for x in f["cmpModules"]] == [x["status"] for x in g["modules"]["rows"]]
 assert [(x["name"][0], x["input_dims"][0]) for x in f["cmpOps"]] == [(x["name"], x["input_dims"]) for x in g["roofline"]["rows"]], f["cmpOps"]

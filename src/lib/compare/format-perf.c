@@ -38,6 +38,7 @@ static const struct gp__col bound_cols[] = {
 	{ .head = "base", .width = 8, .gap = " " },
 	{ .head = "new", .width = 8, .gap = " " },
 	{ .head = "delta", .md_head = "Δ", .width = 10, .gap = " " },
+	{ .head = "p (steps)", .width = 9, .gap = " " },
 };
 
 static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
@@ -46,15 +47,16 @@ static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
 	const struct gp_value *rows = gp_obj_get(cp, "bounds");
 	const struct gp__table t = { bound_cols, GP_ARRAY_SIZE(bound_cols), "  ", md };
 	struct gp_buf s = GP_BUF_INIT;
-	char x[32], y[32], z[32];
+	char x[32], y[32], z[32], pv[24];
 	size_t i;
 
 	if (!cp)
 		return;
+	gp__fmt_pvalue(pv, sizeof(pv), gp__cmp_num(cp, "path_p"));
 	gp__out_keep(o,
 	             gp__buf_addf(&s,
-	                          "critical path: %s -> %s per step (%s; %.0f and %.0f %s); "
-	                          "bound by %s -> %s",
+	                          "critical path: %s -> %s per step (%s; %.0f and %.0f %s; p %s "
+	                          "over the steps); bound by %s -> %s",
 	                          gp__fmt_dur(x, sizeof(x), gp__cmp_num(b, "mean_path_ns"), 0),
 	                          gp__fmt_dur_like(y, sizeof(y), gp__cmp_num(n, "mean_path_ns"),
 	                                           gp__cmp_num(b, "mean_path_ns"), 0),
@@ -64,15 +66,15 @@ static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
 	                          gp_value_get_bool(gp_obj_get(b, "whole_trace"), false)
 	                              ? "pseudo-steps over the trace"
 	                              : "steps",
-	                          sget(b, "bound"), sget(n, "bound")));
+	                          pv, sget(b, "bound"), sget(n, "bound")));
 	if (!o->rc)
 		line(o, md, false, s.buf);
 	gp__buf_release(&s);
 	gp__out_keep(o, gp__table_head(&o->b, &t));
 	for (i = 0; i < gp_value_len(rows); i++) {
 		const struct gp_value *r = gp_arr_get(rows, i);
-		char a[32], c[32], d[32];
-		const char *cells[] = { sget(r, "category"), a, c, d };
+		char a[32], c[32], d[32], p[24];
+		const char *cells[] = { sget(r, "category"), a, c, d, p };
 
 		gp__fmt_pct(a, sizeof(a), gp__cmp_num(r, "base_pct"), 0);
 		gp__fmt_pct(c, sizeof(c), gp__cmp_num(r, "new_pct"), 0);
@@ -80,6 +82,7 @@ static void critical_path(struct gp__out *o, bool md, const struct gp_value *cp)
 			snprintf(d, sizeof(d), "%+.1f pp", gp__cmp_num(r, "delta_pp"));
 		else
 			snprintf(d, sizeof(d), "-");
+		gp__fmt_pvalue(p, sizeof(p), gp__cmp_num(r, "p"));
 		gp__out_keep(o, gp__table_cells(&o->b, &t, cells));
 	}
 	gp__out_addf(o, "\n");

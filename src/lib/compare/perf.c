@@ -8,7 +8,10 @@
  *   critical_path  each side's path over its steps (total.path_ns, the mean
  *                  per step, bound_by_pct and the bound with the largest
  *                  share) and, per category, the share on each side and its
- *                  change in percentage points;
+ *                  change in percentage points; the steps as samples (as
+ *                  report.c takes the step times): the median per step of
+ *                  the path and of each share, and the Mann-Whitney p of the
+ *                  two sides' steps (reported, never a verdict);
  *   modules        per module class (matched by name): instances, GPU time,
  *                  its mean per instance and the status of the mean ("added",
  *                  "removed", "slower" or "faster" past the "modules"
@@ -128,6 +131,45 @@ static int cp_side(const struct gp_value *s, struct gp_value *out, double *pct, 
 	return 0;
 }
 
+/*
+ * The steps of two paths as samples, as report.c tests the step times: the
+ * median of member @p key (of "bound_by_pct" when @p cat) over each side's
+ * steps and the Mann-Whitney p of the two (null under 2 steps a side or for a
+ * whole trace's pseudo-step) into @p o as base_/new_step_median_@p out, @p p.
+ */
+static int step_stat(const struct gp_value *b, const struct gp_value *n, const char *key, bool cat,
+                     struct gp_value *o, const char *med_b, const char *med_n, const char *pkey)
+{
+	const struct gp_value *sides[2] = { gp_obj_get(b, "steps"), gp_obj_get(n, "steps") };
+	size_t len[2] = { gp_value_len(sides[0]), gp_value_len(sides[1]) }, k, i, m[2] = { 0, 0 };
+	double *x[2] = { NULL, NULL }, p = NAN;
+	struct gp_mwu u;
+	int rc = 0;
+
+	for (k = 0; k < 2; k++) {
+		if (!(x[k] = gp__calloc(len[k] ? len[k] : 1, sizeof(double))))
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		for (i = 0; i < len[k]; i++) {
+			const struct gp_value *st = gp_arr_get(sides[k], i);
+			double v = gp__cmp_num(cat ? gp_obj_get(st, "bound_by_pct") : st, key);
+
+			if (isfinite(v))
+				x[k][m[k]++] = v;
+		}
+	}
+	if (m[0] >= 2 && m[1] >= 2 && !gp_value_get_bool(gp_obj_get(b, "whole_trace"), false) &&
+	    !gp_value_get_bool(gp_obj_get(n, "whole_trace"), false) &&
+	    gp_mann_whitney(x[0], m[0], x[1], m[1], &u) == 0)
+		p = u.p;
+	if (put(o, med_b, gp__cmp_median(x[0], m[0])) ||
+	    put(o, med_n, gp__cmp_median(x[1], m[1])) || put(o, pkey, p))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+out:
+	gp__free(x[0]);
+	gp__free(x[1]);
+	return rc;
+}
+
 static int critical_path(struct gp__cmp *c, const char *group, const struct gp_value *br,
                          const struct gp_value *nr, struct gp_value *g)
 {
@@ -152,6 +194,9 @@ static int critical_path(struct gp__cmp *c, const char *group, const struct gp_v
 		return rc;
 	mb = gp__cmp_num(sb, "mean_path_ns");
 	mn = gp__cmp_num(sn, "mean_path_ns");
+	if ((rc = step_stat(b, n, "path_ns", false, o, "base_step_median_path_ns",
+	                    "new_step_median_path_ns", "path_p")))
+		return rc;
 	if (put(o, "delta_mean_path_pct", gp__cmp_pct(mb, mn)) ||
 	    gp_obj_set_bool(o, "bound_changed", kb < NCATS && kn < NCATS && kb != kn))
 		return gp__error(GP_ENOMEM, "out of memory");
@@ -160,6 +205,9 @@ static int critical_path(struct gp__cmp *c, const char *group, const struct gp_v
 		    put(row, "base_pct", pb[k]) || put(row, "new_pct", pn[k]) ||
 		    put(row, "delta_pp", pn[k] - pb[k]))
 			return gp__error(GP_ENOMEM, "out of memory");
+		if ((rc = step_stat(b, n, cats[k], true, row, "base_step_median_pct",
+		                    "new_step_median_pct", "p")))
+			return rc;
 		if (isfinite(pn[k] - pb[k]) && fabs(pn[k] - pb[k]) > dmax) {
 			dmax = fabs(pn[k] - pb[k]);
 			kmax = k;

@@ -273,9 +273,11 @@ var gpPerf = function (api) {
     if (cp && typeof cp === 'object') {
       sec.appendChild(api.table('cmp-critpath' + sfx, [
         { key: 'category', label: 'Critical path bound', fmt: 'str' }, { key: 'base_pct', label: 'Base', fmt: 'pct' },
-        { key: 'new_pct', label: 'New', fmt: 'pct' }, { key: 'delta_pp', label: '\u0394', fmt: 'spp', sign: true }
+        { key: 'new_pct', label: 'New', fmt: 'pct' }, { key: 'delta_pp', label: '\u0394', fmt: 'spp', sign: true },
+        { key: 'base_step_median_pct', label: 'Base median/step', fmt: 'pct' }, { key: 'new_step_median_pct', label: 'New median/step', fmt: 'pct' },
+        { key: 'p', label: 'p (steps)', fmt: 'p', title: 'Mann-Whitney U over the steps\u2019 shares' }
       ], objs(cp.bounds), {
-        title: 'Critical path: ' + fmtNs(get(cp, 'base.mean_path_ns')) + ' \u2192 ' + fmtNs(get(cp, 'new.mean_path_ns')) + ' per step, bound by ' + words(get(cp, 'base.bound')) + ' \u2192 ' + words(get(cp, 'new.bound')),
+        title: 'Critical path: ' + fmtNs(get(cp, 'base.mean_path_ns')) + ' \u2192 ' + fmtNs(get(cp, 'new.mean_path_ns')) + ' per step (p ' + (num(cp.path_p) ? cp.path_p.toFixed(4) : '-') + ' over the steps), bound by ' + words(get(cp, 'base.bound')) + ' \u2192 ' + words(get(cp, 'new.bound')),
         what: 'bounds', filterKey: 'category', sort: null
       }));
     }
