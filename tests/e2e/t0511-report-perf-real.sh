@@ -5,7 +5,8 @@
 # and modules, HTA's AlexNet trace without ProfilerStep or shapes): the page draws ("ok")
 # with no console error and no request; every segment of the first step's path is drawn;
 # every op with FLOPs is a point and the roofs are the device's peaks; the module tree has a
-# node per module (up to the 2,000 drawn); what the roofline misses is said. Skips (77) where
+# node per module (up to the 2,000 drawn); what the roofline misses is said; a step whose
+# path has more segments than the report keeps (HTA's trace_diff) says the drawing is a part. Skips (77) where
 # Chromium cannot start, the traces are absent, or analyze writes none of the sections.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -13,7 +14,8 @@ E="$GP_SRC_DIR/tests/e2e"
 T="$GP_SRC_DIR/../shared/traces"
 Q="$T/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 A="$T/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"
-[ -e "$Q" ] && [ -e "$A" ] || { echo "skip: no shared traces"; exit 77; }
+C="$T/hta/trace_diff_control_control.json.gz"
+[ -e "$Q" ] && [ -e "$A" ] && [ -e "$C" ] || { echo "skip: no shared traces"; exit 77; }
 python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
 cd "$TMP" || exit 1
 expect_rc 0 analyze --json -o q.json "$Q"
@@ -22,6 +24,8 @@ expect_rc 0 analyze --json -o a.json "$A"
 	{ echo "skip: analyze writes none of the sections yet"; exit 77; }
 expect_rc 0 report -q -o q.html q.json
 expect_rc 0 report -q -o a.html a.json
+expect_rc 0 analyze --json -o c.json "$C"
+expect_rc 0 report -q -o c.html c.json
 
 NCHECK=$((NCHECK + 1))
 python3 - "$E" <<'EOF' || fail "the pages in Chromium (above)"
@@ -36,7 +40,8 @@ DOM = r"""(function () {
     points: q('circle.gp-op').map(function (c) { return Number(c.getAttribute('data-op')); }),
     roofs: q('line[data-roof]').map(function (l) { return [l.getAttribute('data-roof'), Number(l.getAttribute('data-value'))]; }),
     modules: q('[data-gp-module]').length,
-    missing: (document.querySelector('[data-gp-missing]') || { getAttribute: function () { return null; } }).getAttribute('data-gp-missing') };
+    missing: (document.querySelector('[data-gp-missing]') || { getAttribute: function () { return null; } }).getAttribute('data-gp-missing'),
+    partial: !!document.querySelector('[data-gp-segments-partial]') };
 })()"""
 def page(n):
     r = cdp.run(n + ".html", timeout=90, eval_expr=DOM)
@@ -63,6 +68,13 @@ f, r = page("a")
 assert r["critical_path"]["whole_trace"] and f["step"] == "the whole trace", f["step"]
 assert f["segs"] == len(r["critical_path"]["steps"][0]["segments"]), f["segs"]
 assert f["missing"] == ", ".join(r["roofline"]["missing"]) and f["points"] == [], f
+
+# a step of more than 4096 segments: the page says the drawing is part of the path
+for n in ("q", "a", "c"):
+    f, r = page(n)
+    st = r["critical_path"]["steps"][0]
+    cover = sum(x["end_ns"] - x["start_ns"] for x in st["segments"])
+    assert f["partial"] == (len(st["segments"]) >= 4096 and cover < st["path_ns"] * 0.999), (n, f["partial"], len(st["segments"]))
 print("real pages ok")
 EOF
 done_ok

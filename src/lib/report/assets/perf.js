@@ -113,7 +113,11 @@ var gpPerf = function (api) {
       box.appendChild(h('h3', { cls: 'gp-sub', text: stepName(st) + ': path ' + fmtNs(st.path_ns) + ' of ' + fmtNs(st.end_ns - st.start_ns) + (objs(st.segments).some(function (g) { return g.end_ns > st.end_ns || g.start_ns < st.start_ns; }) ? ' (the path runs past the step’s bounds, dashed)' : '') }));
       box.appendChild(boundBar('critical-path-step', st.bound_by_pct));
       box.appendChild(pathChart(st));
-      box.appendChild(h('p', { cls: 'gp-note', text: objs(st.segments).length + ' segments on the path, coloured by what bounds them; hover for the op or kernel.' }));
+      var sg = objs(st.segments), cover = sg.reduce(function (a, g) { return a + (num(g.end_ns) && num(g.start_ns) ? g.end_ns - g.start_ns : 0); }, 0);
+      /* the report keeps at most 4096 segments a step: then the drawing is a part of the path */
+      var part = sg.length >= 4096 && num(st.path_ns) && cover < st.path_ns * 0.999;
+      box.appendChild(h('p', { cls: 'gp-note', 'data-gp-segments-partial': part ? '' : null, text: sg.length + ' segments on the path, coloured by what bounds them; hover for the op or kernel.' +
+        (part ? ' The report keeps ' + sg.length + ' segments of a step: they cover ' + fmtNs(cover) + ' of the path\u2019s ' + fmtNs(st.path_ns) + '; the shares above are the whole path\u2019s.' : '') }));
       box.appendChild(api.table('cp-cpu-ops', [
         { key: 'name', label: 'CPU op', fmt: 'str' }, { key: 'path_ns', label: 'On the path', fmt: 'ns' }, { key: 'count', label: 'Segments', fmt: 'int' }
       ], objs(st.top_cpu_ops), { title: 'CPU ops on the path', what: 'CPU ops', sort: 'path_ns' }));
