@@ -204,4 +204,32 @@ for key, sec, tbl in (("modules", "modules", "classes"), ("roofline", "roofline"
         print("real pair:", key, len(rows), "rows")
 EOF
 fi
+# --- a real pair with modules: one model on an H100 and an MI300X (TraceLens)
+Q="$GP_SRC_DIR/../shared/traces/tracelens"
+if [ -e "$Q/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ] && [ -e "$Q/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" ]; then
+	"$GPUPROF" analyze --json -o qb.json "$Q/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" || fail "analyze h100"
+	"$GPUPROF" analyze --json -o qn.json "$Q/mi300_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz" || fail "analyze mi300"
+	run compare --json qb.json qn.json
+	[ "$RC" -le 3 ] || fail "compare of the Qwen pair"
+	cp "$OUT" q.json
+	NCHECK=$((NCHECK + 1))
+	python3 - <<'EOF2' || fail "the Qwen pair (above)"
+import json
+c = json.load(open("q.json"))
+b, n = json.load(open("qb.json"))["ranks"][0], json.load(open("qn.json"))["ranks"][0]
+g = c["groups"][0]
+if isinstance(b.get("modules"), dict) and isinstance(n.get("modules"), dict):
+    mb = {x["name"]: x for x in b["modules"]["classes"]}
+    mn = {x["name"]: x for x in n["modules"]["classes"]}
+    rows = g["modules"]["rows"]
+    assert sorted(r["name"] for r in rows) == sorted(set(mb) | set(mn)), rows
+    for r in rows:
+        if r["name"] in mb and r["name"] in mn:
+            x, y = mb[r["name"]], mn[r["name"]]
+            d = 100 * ((y["gpu_time_ns"] / y["count"]) / (x["gpu_time_ns"] / x["count"]) - 1)
+            assert abs(r["delta_mean_pct"] - d) < 1e-3, (r, d)
+            assert r["status"] == ("slower" if d >= 5 else "faster" if d <= -5 else "same"), r
+    print("Qwen pair:", len(rows), "module classes,", sum(r["status"] != "same" for r in rows), "changed")
+EOF2
+fi
 done_ok
