@@ -90,10 +90,11 @@ var gpPerf = function (api) {
 
   function critpathSection(r) {
     var cp = r.critical_path, steps, sec, box, sel, cur = 0, tot;
-    if (!cp || typeof cp !== 'object') return;
+    /* no section for a path that is not there (no GPU activity, ...): the report's reason says why */
+    if (!cp || typeof cp !== 'object' || cp.available !== true) return;
     steps = objs(cp.steps);
-    sec = api.section('gp-critpath', 'Critical path', cp.available === true && steps.length > 0, 'No critical path: ' + (cp.reason || 'the trace has none') + '.');
-    if (cp.available !== true || !steps.length) return;
+    if (!steps.length) return;
+    sec = api.section('gp-critpath', 'Critical path', true);
     tot = cp.total || {};
     sec.appendChild(h('p', { cls: 'gp-note', 'data-gp-critpath-total': '' }, (cp.whole_trace ? 'No complete ProfilerStep: one path over the whole trace. ' : 'Over ' + steps.length + (steps.length === 1 ? ' step' : ' steps') + ': ') +
       'path ' + fmtNs(tot.path_ns) + ', ' + BOUNDS.filter(function (b) { return num(get(tot, 'bound_by_pct.' + b)); }).map(function (b) { return words(b) + ' ' + fmtPct(tot.bound_by_pct[b]); }).join(', ') +
