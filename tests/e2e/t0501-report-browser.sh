@@ -126,8 +126,8 @@ def page(name, args=None, pdf=False):
         assert r["pdf_bytes"] and r["pdf_bytes"] > 10000, r["pdf_bytes"]
     return f, reportpage.page_data(open(name + ".html", encoding="utf-8").read())
 
-ANALYZE = ["gp-summary", "gp-findings", "gp-steps", "gp-timeline", "gp-metrics", "gp-tables",
-           "gp-histogram", "gp-perfetto"]
+ANALYZE = ["gp-summary", "gp-findings", "gp-steps", "gp-timeline", "gp-critpath", "gp-roofline",
+           "gp-modules", "gp-metrics", "gp-tables", "gp-histogram", "gp-perfetto"]
 
 def check_rank_page(f, r, metrics_has):
     # sections for absent data are left out: metrics (a trace), the step histogram (no
@@ -137,10 +137,16 @@ def check_rank_page(f, r, metrics_has):
     complete = [s for s in steps if not s["incomplete"]]
     shown = {"gp-metrics": metrics_has, "gp-steps": bool(steps), "gp-timeline": r["timeline"] is not None,
              "gp-histogram": not whole and len(complete) >= 2}
+    # issue 23's sections where the report has them (t0510 checks what they show)
+    for sec, key in (("gp-critpath", "critical_path"), ("gp-roofline", "roofline"), ("gp-modules", "modules")):
+        shown[sec] = isinstance(r.get(key), dict)
+    cp = r.get("critical_path")
+    shown["gp-critpath"] = isinstance(cp, dict) and cp.get("available") is True and bool(cp.get("steps"))
     want = [s for s in ANALYZE if shown.get(s, True)]
     assert list(f["sections"]) == want, list(f["sections"])
     for s in want:
-        assert f["sections"][s] == ("0" if s == "gp-findings" and not f["findings"] else "1"), (s, f["sections"])
+        empty = s == "gp-findings" and not f["findings"]
+        assert f["sections"][s] == ("0" if empty else "1"), (s, f["sections"])
     assert f["nav"][:len(want)] == ["#" + s for s in want], f["nav"]
     st, c = r["step_stats"], f["cards"]
     if whole:

@@ -7,6 +7,7 @@
  * and the files that compare (bench.c, report.c, aggregate.c, metric.c,
  * table.c, explain.c) call them without a loop between files.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,4 +104,11 @@ int gp__cmp_join_names(const char **names, size_t n, struct gp_buf *out)
 		if (gp__buf_addf(out, "%s%s", i ? "; " : "", names[i]))
 			return gp__error(GP_ENOMEM, "out of memory");
 	return 0;
+}
+
+double gp__cmp_num(const struct gp_value *v, const char *key)
+{
+	double d;
+
+	return gp_value_get_double(gp_obj_get(v, key), &d) ? d : NAN;
 }

@@ -87,6 +87,8 @@ int gp__cmp_join_names(const char **names, size_t n, struct gp_buf *out);
 /** The kind of a loaded tree from its "schema" (enum gp_compare_input: bench, report, aggregate),
  * -1 none. */
 int gp__cmp_tree_kind(const struct gp_value *v);
+/** Member @p key of object @p v as a number; NaN when it is not one (null, absent). */
+double gp__cmp_num(const struct gp_value *v, const char *key);
 
 /* compare.c */
 
@@ -136,6 +138,26 @@ int gp__cmp_aggregates(struct gp__cmp *c, const struct gp_value *base, const str
  */
 int gp__cmp_table(struct gp__cmp *c, const char *group, const struct gp_value *base_rank,
                   const struct gp_value *new_rank, const char *key, struct gp_value **out);
+
+/* perf.c */
+
+/**
+ * The critical path, module and roofline sections of rank objects @p br and
+ * @p nr (issue 23) compared into group @p g: its "critical_path", "modules"
+ * and "roofline" objects and their explanations. Never a verdict.
+ */
+int gp__cmp_perf(struct gp__cmp *c, const char *group, const struct gp_value *br,
+                 const struct gp_value *nr, struct gp_value *g);
+
+/* format-perf.c */
+
+struct gp__out;
+
+/**
+ * Appends the "critical_path", "modules" and "roofline" objects of group
+ * @p g for people (Markdown when @p md; @p top rows of each diff, 0 all).
+ */
+void gp__cmp_format_perf(struct gp__out *o, const struct gp_value *g, bool md, uint32_t top);
 
 /* explain.c */
 

@@ -50,6 +50,9 @@ static const char *const known_metrics[] = {
 	"total_wait",
 	"straggler_blame",
 	"busbw",
+	/* the module and roofline diffs (per instance, per call) */
+	"modules",
+	"ops",
 };
 
 /* what a tree of kind @p k (gp__cmp_tree_kind()) is, in words */

@@ -531,6 +531,7 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		out(&f, "\n");
 		diff_table(&f, gp_obj_get(g, "kernels"), "kernels", num(opts, "alpha"));
 		diff_table(&f, gp_obj_get(g, "operators"), "operators", num(opts, "alpha"));
+		gp__cmp_format_perf(&f.o, g, f.md, f.top);
 		list(&f, gp_obj_get(g, "explanations"), "why");
 	}
 	rank_table(&f, ranks, nranks);

@@ -458,6 +458,7 @@ static int compare_pair(struct gp__cmp *c, const struct gp_value *br, const stru
 	if (t && gp_obj_set(g, "operators", t))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp__cmp_explain_rank(c, br, nr, g));
+	GP_TRY(gp__cmp_perf(c, name, br, nr, g));
 out:
 	gp__free(sb);
 	gp__free(sn);

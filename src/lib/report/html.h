@@ -38,5 +38,7 @@ extern const char gp__report_css[];
 extern const size_t gp__report_css_len;
 extern const char gp__report_js[];
 extern const size_t gp__report_js_len;
+extern const char gp__report_perf[];
+extern const size_t gp__report_perf_len;
 
 #endif

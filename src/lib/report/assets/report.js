@@ -958,6 +958,13 @@
     return null;
   }
 
+  /* the views of the critical path, roofline and modules: assets/perf.js, before this file */
+  function perf() {
+    if (typeof gpPerf !== 'function') return { analyze: function () {}, compareGroup: function () {} };
+    return gpPerf({ h: h, s: s, num: num, objs: objs, arr: arr, get: get, clear: clear, section: section, card: card, table: table, ticks: ticks, shownName: shownName,
+      fmtNs: fmtNs, fmtPct: fmtPct, fmtRate: fmtRate, fmtAxisNs: fmtAxisNs, fmtInt: fmtInt, fmtNum: fmtNum });
+  }
+
   function renderAnalyze(doc, ri) {
     var ranks = objs(doc.ranks), r = ranks[ri] || {}, rt;
     if (!ranks.length) {
@@ -976,6 +983,7 @@
     }).concat(objs(r.findings)));
     stepsSection(r);
     timelineSection(r);
+    perf().analyze(r);
     metricsSection(r, doc);
     tablesSection(r);
     histogramAnalyze(r);
@@ -1208,6 +1216,7 @@
         }));
       });
     });
+    groups.forEach(function (g, gi) { if (rankGroups.indexOf(g) < 0) perf().compareGroup(sec, g, gi); });
     if (rankGroups.length) compareRanks(sec, rankGroups);
     perfettoSection();
   }
