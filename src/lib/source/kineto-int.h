@@ -84,15 +84,16 @@ struct gp_seg_memo {
 /*
  * The record_shapes inputs already interned (kineto-commit.c): a text as
  * written, validated when it was first read, and the id of its compacted
- * text. Found by the GP_RAW_KEY bytes of the window from the text's '['
- * (the text and what follows it: Kineto writes the same args in the same
- * order, so they repeat together), so that parse_args can recognise a text
- * seen before by one comparison instead of scanning it: the same bytes
- * skip the same way, with the same result, so results and errors do not
- * depend on it (like the key-segment memo, and off with it).
+ * text. Found by the window bytes from the text's '[' up to the next key's
+ * ':' (the text and the key that follows it, which Kineto writes in the
+ * same order: never that key's value, which may be a counter), at most
+ * GP_RAW_KEY, so that parse_args can recognise a text seen before by one
+ * comparison instead of scanning it: the same bytes skip the same way,
+ * with the same result, so results and errors do not depend on it (like
+ * the key-segment memo, and off with it).
  */
 #define GP_RAW_SLOTS 2048
-#define GP_RAW_KEY   64 /* window bytes hashed into a slot (re-indented texts need many) */
+#define GP_RAW_KEY   64 /* window bytes hashed into a slot, at most */
 
 struct gp_raw_slot {
 	const char *p; /* in r->rawtab or t->strs, which never move a string */
@@ -102,11 +103,37 @@ struct gp_raw_slot {
 /* the slot of the text at @p p, with GP_RAW_KEY bytes from there in the window */
 static inline uint16_t gp__raw_slot(const char *p)
 {
-	uint64_t w[GP_RAW_KEY / 8], h = 0;
+	uint64_t w[GP_RAW_KEY / 8], h = 0, colon = 0, quote = 0, at;
+	unsigned n, i;
 
 	memcpy(w, p, sizeof(w));
-	for (unsigned i = 0; i < GP_RAW_KEY / 8; i++)
+	/* a key's end: '"' then ':' (inside a string a '"' is escaped) */
+#if defined(__SSE2__)
+	for (i = 0; i < GP_RAW_KEY / 16; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+
+		colon |=
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')))
+		    << (16 * i);
+		quote |=
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')))
+		    << (16 * i);
+	}
+#else
+	for (i = 0; i < GP_RAW_KEY; i++) {
+		colon |= (uint64_t)(p[i] == ':') << i;
+		quote |= (uint64_t)(p[i] == '"') << i;
+	}
+#endif
+	at = colon & (quote << 1);
+	n = at ? (unsigned)__builtin_ctzll(at) : GP_RAW_KEY;
+	for (i = 0; i < GP_RAW_KEY / 8; i++) {
+		if (n <= 8 * i)
+			w[i] = 0;
+		else if (n < 8 * i + 8)
+			w[i] &= (UINT64_C(1) << (8 * (n - 8 * i))) - 1;
 		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+	}
 	return (uint16_t)((h >> 53) % GP_RAW_SLOTS);
 }
 
