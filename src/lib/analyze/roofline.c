@@ -38,7 +38,8 @@ struct call {
 	uint32_t op;
 	uint32_t name, dims, types, conc;
 	int64_t gpu_ns;
-	bool tc; /* a kernel's name suggests Tensor Cores */
+	bool tc;   /* a kernel's name suggests Tensor Cores */
+	bool host; /* a copy from or to the host: bound by the link, not by the GPU's memory */
 };
 
 /* one row: calls of one (name, dims, types) */
@@ -64,8 +65,21 @@ static bool gpu_work(const struct gp_trace *t, uint32_t g)
 	return k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET;
 }
 
+/* a memcpy between host and device ("Memcpy HtoD (Pageable -> Device)", ROCm "CopyHostToDevice") */
+static bool host_copy(const char *n)
+{
+	return strstr(n, "HtoD") || strstr(n, "DtoH") || strstr(n, "HtoH") || strstr(n, "Host");
+}
+
 /* ---- kernels -> ops ---- */
 
+/*
+ * The op of GPU event @p g by External id: the cpu_op the id names, when it
+ * holds the launching call on its thread. PENDING: find it by time instead
+ * (no External id, or one that names no such op: traces of 2021-22 gave the
+ * runtime calls their correlation id as External id). NONE: the call ran
+ * directly under a user annotation, or nothing launched the event.
+ */
 static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g)
 {
 	const struct gp_trace *t = c->t;
@@ -74,11 +88,13 @@ static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g)
 
 	if (ext < 0)
 		ext = t->ev.ext[g];
-	if (ext >= 0)
-		return gp__idmap_get(&c->ext_op, ext, &v) && v < t->ev.n &&
-		               t->ev.kind[v] == GP_K_CPU_OP
-		           ? v
-		           : NONE;
+	if (ext >= 0 && gp__idmap_get(&c->ext_op, ext, &v) && v < t->ev.n) {
+		if (l < 0)
+			return t->ev.kind[v] == GP_K_CPU_OP ? v : NONE;
+		if (t->ev.track[v] == t->ev.track[l] && c->ts[v] <= c->ts[l] &&
+		    gp__end(c, l) <= gp__end(c, v))
+			return t->ev.kind[v] == GP_K_CPU_OP ? v : NONE;
+	}
 	return l >= 0 ? PENDING : NONE;
 }
 
@@ -298,7 +314,7 @@ static int cmp_call(const void *pa, const void *pb)
 		return a->types < b->types ? -1 : 1;
 	if (a->conc != b->conc)
 		return a->conc < b->conc ? -1 : 1;
-	return 0;
+	return (int)a->host - (int)b->host;
 }
 
 static int cmp_row(const void *pa, const void *pb)
@@ -491,6 +507,8 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 			}
 			if (t->ev.kind[g] == GP_K_KERNEL && gp__name_tensor_core(c, t->ev.name[g]))
 				cl->tc = true;
+			if (t->ev.kind[g] == GP_K_MEMCPY && host_copy(gp__ev_name(t, g)))
+				cl->host = true;
 		}
 		if (ce > cs)
 			cl->gpu_ns += ce - cs;
@@ -507,7 +525,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < ncalls;) {
 		struct gp__opm_result m;
-		bool ok = calls[k].dims && model(t, &calls[k], &m);
+		bool ok = calls[k].dims && !calls[k].host && model(t, &calls[k], &m);
 		struct row *w = nrows ? &rows[nrows - 1] : NULL;
 		int64_t n = 0, ns = 0;
 		bool tc = false;
@@ -569,7 +587,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 		goto out;
 	}
 	GP_TRY(gp_obj_set(sec, "ops", arr));
-	if (!t->nopargs || !any_dims)
+	if (!t->nopargs || (ncalls && !any_dims))
 		GP_TRY(gp_arr_push(miss, gp_value_str("shapes")));
 	if (!rf.compute || !rf.bw)
 		GP_TRY(gp_arr_push(
