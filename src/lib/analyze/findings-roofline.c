@@ -115,10 +115,20 @@ int gp__fnd_roofline(const struct gp__actx *c, const struct gp_value *r,
 		    "(model.to(memory_format=torch.channels_last) and its inputs), which spares "
 		    "the "
 		    "layout transposes.");
-	if (fp32_mx && tensor)
-		ADD(" fp32 matrix work leaves the Tensor/Matrix Cores idle: bf16 autocast "
-		    "(torch.autocast(\"cuda\", dtype=torch.bfloat16)) or TF32 "
-		    "(torch.set_float32_matmul_precision(\"high\")) uses them.");
+	if (fp32_mx && tensor) {
+		/* the words of the GPU's maker (findings.md, "The device") */
+		if (b->dev.vendor == GP_VENDOR_NVIDIA)
+			ADD(" fp32 matrix work leaves the Tensor Cores idle: bf16 autocast "
+			    "(torch.autocast(\"cuda\", dtype=torch.bfloat16)) or TF32 "
+			    "(torch.set_float32_matmul_precision(\"high\")) uses them.");
+		else if (b->dev.vendor == GP_VENDOR_AMD)
+			ADD(" fp32 matrix work runs far below the Matrix Cores' bf16 rate: bf16 "
+			    "autocast (torch.autocast(\"cuda\", dtype=torch.bfloat16)) uses it.");
+		else
+			ADD(" fp32 matrix work runs far below the GPU's bf16 rate (Tensor Cores, "
+			    "Matrix Cores on AMD): bf16 autocast (torch.autocast(\"cuda\", "
+			    "dtype=torch.bfloat16)) uses it.");
+	}
 	if (ew_mem)
 		ADD(" Memory-bound elementwise ops, norms and reductions each read and write their "
 		    "tensors: fusing them (torch.compile) reads the data once.");
