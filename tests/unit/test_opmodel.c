@@ -5,6 +5,7 @@
  * matching of deviceProperties.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -367,12 +368,98 @@ static void test_peaks(void **state)
 	}
 }
 
+/*
+ * Mutated texts (a fixed xorshift sequence) through the parsers and every model: no read
+ * past the buffer (a copy of exactly len bytes, no NUL), finite results.
+ */
+static void test_mutations(void **state)
+{
+	static const char *const names[] = {
+		"aten::mm",
+		"aten::addmm",
+		"aten::bmm",
+		"aten::baddbmm",
+		"aten::matmul",
+		"aten::linear",
+		"aten::_scaled_mm",
+		"aten::convolution",
+		"aten::conv2d",
+		"aten::cudnn_convolution",
+		"aten::convolution_backward",
+		"aten::scaled_dot_product_attention",
+		"aten::_flash_attention_forward",
+		"aten::_efficient_attention_forward",
+		"aten::_flash_attention_backward",
+		"aten::_softmax",
+		"aten::_softmax_backward_data",
+		"aten::native_layer_norm",
+		"aten::rms_norm",
+		"aten::native_batch_norm",
+		"aten::native_group_norm",
+		"aten::add",
+		"aten::copy_",
+		"aten::where",
+		"aten::sum",
+		"aten::max",
+		"aten::argmax",
+		"aten::norm",
+	};
+	static const char *const seeds[][3] = {
+		{ "[[8, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], [], [], []]",
+		  "[\"float\", \"float\", \"float\", \"ScalarList\", \"ScalarList\", "
+		  "\"ScalarList\", \"Scalar\", \"ScalarList\", \"Scalar\"]",
+		  "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, "
+		  "0]\", \"1\"]" },
+		{ "[[2, 4, 64, 32], [2, 4, 64, 32], [2, 4, 64, 32], [], [], [], [], [], [], [], "
+		  "[], []]",
+		  "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"Scalar\"]",
+		  "[\"\", \"\", \"\", \"\", \"0.\", \"True\", \"\", \"\", \"True\", \"1\"]" },
+		{ "[[4, 5, 6], [4, 5, 6], [6], []]", "[\"float\", \"long int\", \"bool\", \"\"]",
+		  "[\"\", \"[-1, 0]\", \"False\", \"None\"]" },
+	};
+	static const char alphabet[] = "[], 0123456789-\"\\Tx.e";
+	uint64_t x = 88172645463325252ull;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 20000; round++) {
+		char *txt[3];
+		size_t len[3], k, j;
+		struct gp__opm_args a;
+		struct gp__opm_result r;
+
+		for (k = 0; k < 3; k++) {
+			const char *sd = seeds[round % 3][k];
+			size_t n = strlen(sd), m;
+
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			len[k] = n - (x % 4 == 0 ? x % (n + 1) : 0); /* sometimes cut short */
+			txt[k] = malloc(len[k] ? len[k] : 1);
+			assert_non_null(txt[k]);
+			memcpy(txt[k], sd, len[k]);
+			for (m = 0; m < 1 + x % 4 && len[k]; m++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				txt[k][x % len[k]] = alphabet[(x >> 20) % (sizeof(alphabet) - 1)];
+			}
+		}
+		if (gp__opm_parse(txt[0], len[0], txt[1], len[1], txt[2], len[2], &a))
+			for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+				if (gp__opm_eval(names[j], &a, &r)) {
+					assert_true(isfinite(r.flops) && r.flops >= 0);
+					assert_true(isfinite(r.bytes) && r.bytes >= 0);
+				}
+		for (k = 0; k < 3; k++)
+			free(txt[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gemm),      cmocka_unit_test(test_conv),
 		cmocka_unit_test(test_attention), cmocka_unit_test(test_vector_ops),
 		cmocka_unit_test(test_parser),    cmocka_unit_test(test_peaks),
+		cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
