@@ -100,44 +100,52 @@ static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g)
 
 /*
  * For the launching calls @p ln[0..n) (sorted by time), the innermost cpu_op
- * containing each on its thread, into @p op: one stack sweep per thread over
- * the cpu_ops and the calls merged in time order.
+ * containing each on its thread, into @p op: one sweep over the cpu_ops and
+ * the calls merged in time order, each thread's open ops a stack linked
+ * through @p par (no sort, no per-thread list).
  */
 static int innermost_ops(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op)
 {
 	const struct gp_trace *t = c->t;
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	size_t m = ops->n + n, i = 0, j = 0, k, sp = 0;
-	struct gp_kv *kv = gp__calloc(m ? m : 1, sizeof(*kv));
-	uint32_t *stack = gp__calloc(ops->n ? ops->n : 1, sizeof(*stack));
+	uint32_t *top = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*top));
+	uint32_t *par = gp__malloc((ops->n ? ops->n : 1) * sizeof(*par));
+	size_t i = 0, j = 0;
 	int rc = 0;
 
-	if (!kv || !stack)
+	if (!top || !par)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
-	/* merge: at equal start an op comes first, so it holds a call it starts with */
-	for (k = 0; k < m; k++) {
-		bool take_op = j >= n || (i < ops->n && c->ts[ops->v[i]] <= c->ts[ln[j]]);
-
-		kv[k].key = t->ev.track[take_op ? ops->v[i] : ln[j]];
-		kv[k].val = take_op ? (uint64_t)ops->v[i++] << 1 : ((uint64_t)j++ << 1) | 1;
-	}
-	GP_TRY(gp__sort_kv(kv, m)); /* stable: by thread, in time order within one */
-	for (k = 0; k < m; k++) {
-		uint32_t e = kv[k].val & 1 ? ln[kv[k].val >> 1] : (uint32_t)(kv[k].val >> 1);
+	memset(top, 0xff, (t->ntracks ? t->ntracks : 1) * sizeof(*top));
+	while (j < n) {
+		/* at equal start an op comes first, so it holds a call it starts with */
+		bool is_op = i < ops->n && c->ts[ops->v[i]] <= c->ts[ln[j]];
+		uint32_t e = is_op ? ops->v[i] : ln[j], tr = t->ev.track[e], p;
 		int64_t ts = c->ts[e], end = gp__end(c, e);
 
-		if (k && kv[k].key != kv[k - 1].key)
-			sp = 0;
-		while (sp && (gp__end(c, stack[sp - 1]) < end || c->ts[stack[sp - 1]] > ts))
-			sp--;
-		if (kv[k].val & 1)
-			op[kv[k].val >> 1] = sp ? stack[sp - 1] : NONE;
-		else
-			stack[sp++] = e;
+		if (tr >= t->ntracks) {
+			if (!is_op)
+				op[j] = NONE;
+			is_op ? i++ : j++;
+			continue;
+		}
+		/* close the ops of this thread that do not hold e */
+		for (p = top[tr]; p != NONE; p = par[p]) {
+			uint32_t o = ops->v[p];
+
+			if (c->ts[o] <= ts && end <= gp__end(c, o))
+				break;
+		}
+		top[tr] = p;
+		if (is_op) {
+			par[i] = p;
+			top[tr] = (uint32_t)i++;
+		} else {
+			op[j++] = p == NONE ? NONE : ops->v[p];
+		}
 	}
 out:
-	gp__free(kv);
-	gp__free(stack);
+	gp__free(top);
+	gp__free(par);
 	return rc;
 }
 
@@ -317,6 +325,47 @@ static int cmp_call(const void *pa, const void *pb)
 	return (int)a->host - (int)b->host;
 }
 
+/*
+ * Sorts the calls by (name, dims, types, concrete, host): a radix sort on (dims, name), then
+ * a comparison sort of the runs of one (dims, name) that are not in order already (the calls
+ * of one shape nearly always carry the same types and concrete inputs).
+ */
+static int sort_calls(struct call **pcalls, size_t n)
+{
+	struct call *calls = *pcalls, *out = NULL;
+	struct gp_kv *kv = gp__calloc(n ? n : 1, sizeof(*kv));
+	size_t k, j;
+	int rc = 0;
+
+	out = gp__calloc(n ? n : 1, sizeof(*out));
+	if (!kv || !out)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (k = 0; k < n; k++) {
+		kv[k].key = (int64_t)((uint64_t)calls[k].dims << 32 | calls[k].name);
+		kv[k].val = k;
+	}
+	GP_TRY(gp__sort_kv(kv, n));
+	for (k = 0; k < n; k++)
+		out[k] = calls[kv[k].val];
+	for (k = 0; k < n; k = j) {
+		bool sorted = true;
+
+		for (j = k + 1; j < n && out[j].dims == out[k].dims && out[j].name == out[k].name;
+		     j++)
+			if (cmp_call(&out[j - 1], &out[j]) > 0)
+				sorted = false;
+		if (!sorted)
+			qsort(out + k, j - k, sizeof(*out), cmp_call);
+	}
+	gp__free(calls);
+	*pcalls = out;
+	out = NULL;
+out:
+	gp__free(kv);
+	gp__free(out);
+	return rc;
+}
+
 static int cmp_row(const void *pa, const void *pb)
 {
 	const struct row *a = pa, *b = pb;
@@ -453,7 +502,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	struct row *rows = NULL;
 	struct gp_device_props dp;
 	struct roof rf;
-	size_t nkv = 0, ncalls = 0, nrows = 0, k, j;
+	size_t nkv = 0, ncalls = 0, nrows = 0, k, j, oi;
 	int64_t lone_ns = 0, gpu_ns = 0, modeled_ns = 0, win_s = INT64_MAX, win_e = INT64_MIN;
 	bool have_dp, by_id, any_dims = false, mfu_ok = true;
 	double flops = 0, ideal_ns = 0;
@@ -478,10 +527,15 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	calls = gp__calloc(nkv ? nkv : 1, sizeof(*calls));
 	if (!calls)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < nkv;) {
+	for (k = 0, oi = 0; k < nkv;) {
 		uint32_t op = (uint32_t)kv[k].key;
-		const struct gp_op_args *oa = gp__trace_op_args(t, op);
+		const struct gp_op_args *oa;
 		struct call *cl = &calls[ncalls++];
+
+		/* kv is in op order, as t->opargs: one walk instead of a search per call */
+		while (oi < t->nopargs && t->opargs[oi].ev < op)
+			oi++;
+		oa = oi < t->nopargs && t->opargs[oi].ev == op ? &t->opargs[oi] : NULL;
 		int64_t cs = INT64_MIN, ce = INT64_MIN;
 
 		memset(cl, 0, sizeof(*cl));
@@ -519,7 +573,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	kv = NULL;
 
 	/* one model per distinct (name, dims, types, concrete), one row per (name, dims, types) */
-	qsort(calls, ncalls, sizeof(*calls), cmp_call);
+	GP_TRY(sort_calls(&calls, ncalls));
 	rows = gp__calloc(ncalls ? ncalls : 1, sizeof(*rows));
 	if (!rows)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
