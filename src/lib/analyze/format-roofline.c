@@ -14,6 +14,10 @@
 #include "format-sections.h"
 #include "util/buf.h"
 
+/* numbers keep their units; \x1f is a space that does not break (the trace's names are
+ * printed by the table, not here) */
+#define WRAP (GP__WRAP_GLUE | GP__WRAP_RAW)
+
 static double nv(const struct gp_value *v)
 {
 	double d;
@@ -40,7 +44,7 @@ static const char *si(char *buf, size_t n, double v, const char *unit)
 		v /= 1000;
 		k++;
 	}
-	snprintf(buf, n, "%.4g %s%s", v, pre[k], unit);
+	snprintf(buf, n, "%.4g\x1f%s%s", v, pre[k], unit); /* \x1f: a space the wrap keeps */
 	return buf;
 }
 
@@ -110,12 +114,12 @@ static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 	if (any)
 		gp__buf_addf(&b, " TFLOP/s");
 	if (!isnan(nv(gp_obj_get(d, "peak_tbps"))))
-		gp__buf_addf(&b, "%s%s TB/s", any ? "; " : ": ",
+		gp__buf_addf(&b, "%s%s\x1fTB/s", any ? "; " : ": ",
 		             gp__fmt_rate(nb, sizeof(nb), nv(gp_obj_get(d, "peak_tbps"))));
 	if (!any && !matched)
 		gp__buf_addf(&b, ": no peaks (not in gpuprof's table of GPUs; --peak-tflops and "
 		                 "--peak-tbps give them)");
-	gp__out_keep(o, gp__text_wrap(&o->b, "  device    ", b.buf, (size_t)width, 12, 0));
+	gp__out_keep(o, gp__text_wrap(&o->b, "  device    ", b.buf, (size_t)width, 12, WRAP));
 	gp__buf_release(&b);
 }
 
@@ -145,14 +149,15 @@ static void missing_line(struct gp__out *o, const struct gp_value *m, int width)
 			gp__buf_addf(&b, "%s", s);
 	}
 	if (b.len)
-		gp__out_keep(o, gp__text_wrap(&o->b, "  missing   ", b.buf, (size_t)width, 12, 0));
+		gp__out_keep(o,
+		             gp__text_wrap(&o->b, "  missing   ", b.buf, (size_t)width, 12, WRAP));
 	gp__buf_release(&b);
 }
 
 void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const struct gp__fmt_sec *fs)
 {
 	const struct gp_value *rl = gp_obj_get(r, "roofline"), *ops;
-	char b1[48], b2[48], b3[48], b4[48];
+	char b1[48], b2[48], b3[48], b4[48], line[256];
 	size_t n, k, avail, wname, wshape;
 	double cov, mfu;
 
@@ -162,22 +167,23 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 	device_line(o, gp_obj_get(rl, "device"), fs->width);
 	missing_line(o, gp_obj_get(rl, "missing"), fs->width);
 	cov = nv(gp_obj_get(rl, "coverage_pct"));
-	gp__out_addf(o, "  coverage  %s of the ops' GPU time (%s of %s) has a model; %s\n",
-	             gp__fmt_pct(b1, sizeof(b1), cov, 0),
-	             gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "modeled_gpu_time_ns")), 0),
-	             gp__fmt_dur(b3, sizeof(b3), nv(gp_obj_get(rl, "gpu_time_ns")), 0),
-	             si(b4, sizeof(b4), nv(gp_obj_get(rl, "model_flops")), "FLOP"));
+	snprintf(line, sizeof(line), "%s of the ops' GPU time (%s of %s) has a model; %s",
+	         gp__fmt_pct(b1, sizeof(b1), cov, 0),
+	         gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "modeled_gpu_time_ns")), 0),
+	         gp__fmt_dur(b3, sizeof(b3), nv(gp_obj_get(rl, "gpu_time_ns")), 0),
+	         si(b4, sizeof(b4), nv(gp_obj_get(rl, "model_flops")), "FLOP"));
+	gp__out_keep(o, gp__text_wrap(&o->b, "  coverage  ", line, (size_t)fs->width, 12, WRAP));
 	mfu = nv(gp_obj_get(rl, "mfu_pct"));
 	if (!isnan(mfu))
-		gp__out_addf(o, "  MFU       %s of the peak over the GPU window (%s)\n",
-		             gp__fmt_pct(b1, sizeof(b1), mfu, 0),
-		             gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0));
+		snprintf(line, sizeof(line), "%s of the peak over the GPU window (%s)",
+		         gp__fmt_pct(b1, sizeof(b1), mfu, 0),
+		         gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0));
 	else
-		gp__out_addf(o, "  MFU       - (%s)\n",
-		             isnan(nv(gp_obj_get(
-		                 gp_obj_get(gp_obj_get(rl, "device"), "peak_tflops"), "fp32")))
-		                 ? "no peaks for this GPU"
-		                 : "the models cover less than half of the GPU time");
+		snprintf(line, sizeof(line), "- (%s)",
+		         isnan(nv(gp_value_path(rl, "device/peak_tflops/fp32")))
+		             ? "no peaks for this GPU"
+		             : "the models cover less than half of the GPU time");
+	gp__out_keep(o, gp__text_wrap(&o->b, "  MFU       ", line, (size_t)fs->width, 12, WRAP));
 	ops = gp_obj_get(rl, "ops");
 	n = gp_value_len(ops);
 	if (!n)
@@ -185,7 +191,7 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 	if (fs->top && n > fs->top)
 		n = fs->top;
 	/* the numbers take 58 columns, the indent and gaps 4: names and shapes share the rest */
-	avail = fs->width > 62 + 20 ? (size_t)fs->width - 62 : 20;
+	avail = fs->width > 62 + 16 ? (size_t)fs->width - 62 : 16; /* fits 80 columns */
 	wname = fs->wide ? 0 : avail * 11 / 20;
 	wshape = fs->wide ? 0 : avail - wname;
 	{
