@@ -133,8 +133,9 @@ int gp__fnd_roofline(const struct gp__actx *c, const struct gp_value *r,
 		ADD(" Memory-bound elementwise ops, norms and reductions each read and write their "
 		    "tensors: fusing them (torch.compile) reads the data once.");
 	if (!unfused_attn && !conv_mem && !(fp32_mx && tensor) && !ew_mem)
-		ADD(" Small GEMMs and convolutions do not fill the GPU: larger batches, dimensions "
-		    "that are multiples of 16, or fusing neighbouring ops raise their efficiency.");
+		ADD(" GEMMs and convolutions this small do not fill the GPU: more rows per call "
+		    "(batching the work), dimensions that are multiples of 16, or fusing "
+		    "neighbouring ops raise their efficiency.");
 #undef ADD
 	rc = gp__fnd_add(fl, "roofline-headroom",
 	                 share >= HEADROOM_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW, share, title,
