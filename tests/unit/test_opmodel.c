@@ -87,6 +87,13 @@ static void test_gemm(void **state)
 	assert_int_equal(r.dtype, GP_DT_F8);
 	assert_true(r.flops == 2.0 * 128 * 64 * 256);
 	assert_true(r.bytes == 128.0 * 256 + 256 * 64 + 4 + 4 + 128 * 64 * 2);
+	/* without Input type (a capture's emit_nvtx sizes): GEMM FLOPs, unknown bytes */
+	r = eval("aten::addmm", "[[512], [141, 512], [512, 512], [], []]", NULL, NULL);
+	assert_true(r.flops == 2.0 * 141 * 512 * 512);
+	assert_true(isnan(r.bytes));
+	assert_int_equal(r.dtype, GP_DT_NONE);
+	assert_true(none("aten::add", "[[4, 4], [4, 4]]", NULL, NULL));
+	assert_true(none("aten::_softmax", "[[4, 4], [], []]", NULL, NULL));
 	/* shapes that do not multiply: no model */
 	assert_true(none("aten::mm", "[[3, 4], [5, 6]]", "[" F32 ", " F32 "]", NULL));
 	assert_true(none("aten::mm", "[[3, 4]]", "[" F32 "]", NULL));

@@ -143,6 +143,32 @@ static void test_gemm_by_time(void **state)
 	gp_trace_free(t);
 }
 
+/* a capture: no External ids, sizes without types: FLOPs, no bytes nor roofline */
+static void test_capture(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	size_t op;
+
+	(void)state;
+	set_meta(t, H100);
+	op = tu_add(t, GP_K_CPU_OP, "aten::mm", 1, 1, 0, 10000);
+	op_args(t, op, "[[64, 128], [128, 256]]", NULL);
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, 100, 100, 1);
+	tu_kernel(t, "gemm", 0, 7, 1000, 2000, 1);
+	r = tu_section(t, false, gp__an_roofline);
+	assert_string_equal(tu_gets(r, "roofline/missing/0"), "dtypes");
+	assert_true(tu_getd(r, "roofline/ops/0/flops") == 2.0 * 64 * 128 * 256);
+	assert_int_equal(tu_geti(r, "roofline/ops/0/gpu_time_ns"), 2000);
+	assert_true(unknown(r, "roofline/ops/0/bytes"));
+	assert_true(unknown(r, "roofline/ops/0/roofline_pct"));
+	assert_true(unknown(r, "roofline/mfu_pct"));
+	assert_true(fabs(tu_getd(r, "roofline/ops/0/achieved_tflops") -
+	                 2.0 * 64 * 128 * 256 / 2000 / 1e3) < 1e-9);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /* a GPU the table does not know: the op's numbers, no peak-dependent ones */
 static void test_unknown_gpu(void **state)
 {
@@ -264,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_by_ext), cmocka_unit_test(test_gemm_by_time),
 		cmocka_unit_test(test_unknown_gpu), cmocka_unit_test(test_options),
 		cmocka_unit_test(test_missing),     cmocka_unit_test(test_host_copy),
+		cmocka_unit_test(test_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

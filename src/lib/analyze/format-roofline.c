@@ -142,6 +142,11 @@ static void missing_line(struct gp__out *o, const struct gp_value *m, int width)
 			gp__buf_addf(
 			    &b, "deviceProperties: the trace does not say which GPU ran it, so "
 			        "there are no peaks, roofline %% nor headroom");
+		else if (strcmp(s, "dtypes") == 0)
+			gp__buf_addf(
+			    &b, "dtypes: the ops' sizes come without their types (a capture's "
+			        "op ranges), so bytes, roofline %% and headroom are unknown and "
+			        "only GEMMs have a model");
 		else if (strcmp(s, "gpu not in table") == 0)
 			gp__buf_addf(&b, "gpu not in table: its peaks are unknown, so there are no "
 			                 "roofline %% nor headroom (--peak-tflops, --peak-tbps)");

@@ -286,8 +286,10 @@ bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t 
 	memset(a, 0, sizeof(*a));
 	if (!dims || !parse_dims(dims, dims_len, a))
 		return false;
-	if (types)
+	if (types) {
+		a->typed = true;
 		parse_strings(types, types_len, a, true);
+	}
 	if (conc)
 		parse_strings(conc, conc_len, a, false);
 	return true;
@@ -306,6 +308,12 @@ static bool tensor(const struct gp__opm_args *a, size_t i)
 	return i < a->n && a->in[i].rank >= 0 && a->in[i].ty != GP_DT_NONE;
 }
 
+/* a tensor, or, without "Input type", a list of sizes (of a tensor of unknown dtype) */
+static bool shaped(const struct gp__opm_args *a, size_t i)
+{
+	return tensor(a, i) || (!a->typed && i < a->n && a->in[i].rank >= 1);
+}
+
 static double numel(const struct gp__opm_in *in)
 {
 	double n = 1;
@@ -318,14 +326,16 @@ static double numel(const struct gp__opm_in *in)
 
 static void add_bytes(struct acc *c, double n, enum gp__dtype d)
 {
-	c->bytes += n * (double)gp__dtype_size(d);
+	c->bytes += d == GP_DT_NONE ? NAN : n * (double)gp__dtype_size(d);
 }
 
-/* adds input @p i when it is a tensor */
+/* adds input @p i when it is a tensor (unknown bytes for one of unknown dtype) */
 static void read_in(struct acc *c, size_t i)
 {
 	if (tensor(c->a, i))
 		add_bytes(c, numel(&c->a->in[i]), c->a->in[i].ty);
+	else if (shaped(c->a, i))
+		c->bytes = NAN;
 }
 
 /* Concrete Inputs entry @p i equals @p s */
@@ -443,7 +453,7 @@ static bool m_gemm(const struct gp__opm_args *a, int v, struct gp__opm_result *r
 
 	if (v == G_ADDMM || v == G_BADDBMM)
 		ia = 1, ib = 2;
-	if (!tensor(a, ia) || !tensor(a, ib))
+	if (!shaped(a, ia) || !shaped(a, ib))
 		return false;
 	{
 		const struct gp__opm_in *A = &a->in[ia], *B = &a->in[ib];
@@ -1144,7 +1154,8 @@ bool gp__opm_eval(const char *name, const struct gp__opm_args *a, struct gp__opm
 		ok = tensor(a, 1) ? m_elementwise(a, E_FLOP, r) : m_reduction(a, o->arg, r);
 		break;
 	}
-	if (!ok || !isfinite(r->flops) || !isfinite(r->bytes))
+	if (!ok || !isfinite(r->flops) || (!isfinite(r->bytes) && a->typed) ||
+	    (!a->typed && o->fam != F_GEMM))
 		memset(r, 0, sizeof(*r));
 	return r->kind != GP_OPM_NONE;
 }

@@ -76,7 +76,8 @@ struct gp__opm_in {
 
 /** The parsed inputs of one op call. */
 struct gp__opm_args {
-	size_t n; /* inputs read (at most GP_OPM_MAX_IN) */
+	size_t n;   /* inputs read (at most GP_OPM_MAX_IN) */
+	bool typed; /* "Input type" was given (captures of emit_nvtx ranges have none) */
 	struct gp__opm_in in[GP_OPM_MAX_IN];
 };
 
@@ -94,11 +95,14 @@ struct gp__opm_result {
 	enum gp__opm_kind kind;
 	enum gp__dtype dtype; /* the compute type (the first operand's) */
 	double flops;         /* floating-point operations */
-	double bytes;         /* inputs read + outputs written, at their dtypes' sizes */
+	double bytes;         /* inputs read + outputs written, at their dtypes' sizes; NaN
+	                         (unknown) without "Input type" */
 };
 
 /**
  * The model of op @p name (e.g. "aten::addmm") over parsed inputs @p a.
+ * Without "Input type" only the GEMMs apply (their FLOPs need no dtype; the
+ * other models need the dtype or the Concrete Inputs), with unknown bytes.
  * @return false (and kind GP_OPM_NONE) when no model applies: an op gpuprof
  * has no model for, or shapes the model cannot read.
  */

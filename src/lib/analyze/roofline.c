@@ -643,6 +643,10 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(gp_obj_set(sec, "ops", arr));
 	if (!t->nopargs || (ncalls && !any_dims))
 		GP_TRY(gp_arr_push(miss, gp_value_str("shapes")));
+	for (k = 0; k < nrows && rows[k].m.dtype != GP_DT_NONE; k++)
+		;
+	if (k < nrows) /* captures: sizes without "Input type" */
+		GP_TRY(gp_arr_push(miss, gp_value_str("dtypes")));
 	if (!rf.compute || !rf.bw)
 		GP_TRY(gp_arr_push(
 		    miss, gp_value_str(have_dp ? "gpu not in table" : "deviceProperties")));
