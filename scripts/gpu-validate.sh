@@ -17,7 +17,8 @@
 #          .gpudeps/ packages are unpacked into /tmp/gpdeps and used from there
 #          (headers, libraries, pkg-config files), never into /.
 #   test   ctest -L gpu -V (t0900 top/NVML, t0910 CUDA program, t0911 PyTorch
-#          loop, t0912 annotations, t0913 Python bench), then the injection
+#          loop, t0912 annotations, t0913 Python bench, t0342 --pytorch ops and
+#          shapes), then the injection
 #          tests of the fake CUPTI for comparison.
 #   bench  bench_capture.sh (30 runs of the PyTorch loop; never timed on a device,
 #          so give the call the full 600 s), bench_sampler.sh against the

@@ -69,6 +69,7 @@ enum gp_run_option {
 	GP_RUN_OPTION_QUIET,
 	GP_RUN_OPTION_FORCE,
 	GP_RUN_OPTION_WAIT,
+	GP_RUN_OPTION_PYTORCH,
 	GP_RUN_OPTION_COUNT
 };
 
@@ -97,6 +98,8 @@ struct gp_run_options {
 	/** Bits (1u << enum gp_run_option): options whose value came from the configuration file.
 	 */
 	uint32_t from_config;
+	/** `--pytorch`: "modules", "ops", "shapes" joined by commas in that order, or NULL. */
+	const char *pytorch;
 };
 
 /** How gp_run_record_write() put run.json on disk. */

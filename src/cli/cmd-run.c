@@ -49,6 +49,9 @@ static const char usage_text[] =
     "    --duration S          capture for S seconds (CMD keeps running)\n"
     "    --schedule SPEC       wait=W,warmup=U,active=A,repeat=R iterations (repeat 0: forever)\n"
     "    --iter-range NAME     the range or mark that delimits an iteration (--schedule)\n"
+    "    --pytorch LIST        a Python CMD loads gpuprof's startup hook: 'modules' (a range\n"
+    "                          per nn.Module call), 'ops', 'shapes' (PyTorch's NVTX op\n"
+    "                          ranges, with input shapes), comma-separated\n"
     "    --tag KEY=VALUE       a tag recorded with the run (repeatable)\n"
     "    --config FILE         options from a YAML file; the command line overrides it\n"
     "    --live [SECONDS]      a line of GPU and host metrics on standard error every\n"
@@ -75,6 +78,7 @@ enum {
 	OPT_NO_REPORT,
 	OPT_WAIT,
 	OPT_LIVE,
+	OPT_PYTORCH,
 };
 
 /* one line: the problem and where to look */
@@ -136,6 +140,7 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "live", optional_argument, NULL, OPT_LIVE },
+		{ "pytorch", required_argument, NULL, OPT_PYTORCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,6 +198,9 @@ static int parse_args(int argc, const char **argv, struct gp_run_opts *o)
 			break;
 		case OPT_WAIT:
 			set(o, GP_RO_WAIT, optarg);
+			break;
+		case OPT_PYTORCH:
+			set(o, GP_RO_PYTORCH, optarg);
 			break;
 		case OPT_LIVE:
 			/* --live=S, or --live S when the next word is a number (CMD never is one)
@@ -491,6 +499,7 @@ static void run_release(struct gp_run *r, char **envp, char **sh_argv)
 	free(r->cwd);
 	free(r->inj.path);
 	free(r->inj.lib);
+	free(r->inj.pyhook);
 	free(r->inj.reason);
 	free(r->gpu_status);
 	free(r->report_error);
@@ -531,6 +540,8 @@ int cmd_run(int argc, const char **argv)
 			r.config_path = xstrdup(r.opts.config);
 	}
 	gp_run_find_injector(&r.inj, r.opts.no_cuda);
+	if (r.opts.pytorch)
+		gp_run_find_pyhook(&r.inj);
 	r.cwd = getcwd(NULL, 0);
 	gethostname(r.host, sizeof(r.host) - 1);
 	r.dir = make_output(&r.opts);

@@ -45,7 +45,7 @@ static const char *const contract_vars[] = {
 	"GPUPROF_CAPTURE_DURATION_NS", "GPUPROF_CAPTURE_SCHEDULE",
 	"GPUPROF_CAPTURE_ITER_RANGE",  "GPUPROF_TAGS",
 	"GPUPROF_CUDA_EVENTS",         "GPUPROF_ANNOTATE_LIBRARY",
-	"GPUPROF_RUN_LIBRARY",
+	"GPUPROF_RUN_LIBRARY",         "GPUPROF_PYTORCH",
 };
 
 static const char *guess_tool(const char *v)
@@ -247,6 +247,29 @@ void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda)
 	}
 }
 
+#define PYHOOK_FILE "python/gpuprof/_startup/sitecustomize.py"
+
+void gp_run_find_pyhook(struct gp_run_injector *inj)
+{
+	char exe[PATH_MAX], *where = NULL, *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0)
+		die("option '--pytorch': cannot read /proc/self/exe: %s", strerror(errno));
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = 0;
+	/* a build tree has python/ beside the binary, an installed one in LIBDIR/gpuprof */
+	inj->pyhook = find_beside_exe(exe, GP_INSTALL_BIN_TO_PKGLIBDIR, GP_INSTALL_FULL_PKGLIBDIR,
+	                              PYHOOK_FILE, &where);
+	if (!inj->pyhook)
+		die("option '--pytorch': the Python startup hook is missing (%s): an incomplete "
+		    "build or installation",
+		    where);
+	*strrchr(inj->pyhook, '/') = 0; /* its directory */
+}
+
 GP_CLI_PRINTF(1, 2) static char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
@@ -265,6 +288,9 @@ static bool is_contract_var(const char *entry, const struct gp_run_injector *inj
 {
 	size_t i;
 
+	/* --pytorch: the hook's directory goes first in a PYTHONPATH of this run's making */
+	if (inj->pyhook && strncmp(entry, "PYTHONPATH=", 11) == 0)
+		return true;
 	for (i = 0; i < sizeof(contract_vars) / sizeof(contract_vars[0]); i++) {
 		size_t n = strlen(contract_vars[i]);
 
@@ -287,7 +313,7 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 
 	for (i = 0; environ && environ[i]; i++)
 		n++;
-	add = xcalloc(16, sizeof(*add));
+	add = xcalloc(20, sizeof(*add));
 	if (inj->nvtx)
 		add[k++] = xasprintf("NVTX_INJECTION64_PATH=%s", inj->path);
 	if (inj->cuda)
@@ -313,6 +339,16 @@ void gp_run_build_env(const struct gp_run_opts *o, const struct gp_run_injector 
 		add[k++] = xasprintf("GPUPROF_CAPTURE_ITER_RANGE=%s", o->iter_range);
 	if (o->cuda_events)
 		add[k++] = xstrdup("GPUPROF_CUDA_EVENTS=1");
+	if (o->pytorch && inj->pyhook) {
+		const char *pp = getenv("PYTHONPATH");
+
+		add[k++] = xasprintf("GPUPROF_PYTORCH=%s",
+		                     gp_run_pytorch_str(o->pytorch, sched, sizeof(sched)));
+		/* the hook first: Python imports the first sitecustomize on its path (the hook
+		 * runs the next one); an empty PYTHONPATH adds nothing */
+		add[k++] = pp && *pp ? xasprintf("PYTHONPATH=%s:%s", inj->pyhook, pp)
+		                     : xasprintf("PYTHONPATH=%s", inj->pyhook);
+	}
 	if (o->ntags) {
 		/* "k=v" lines, sorted by key; keys and values hold no newline */
 		for (i = 0; i < o->ntags; i++)

@@ -27,7 +27,7 @@ static int set_options(struct gp_run_record *rec, const struct gp_run *r)
 {
 	const struct gp_run_opts *o = &r->opts;
 	struct gp_run_options ro;
-	char sched[128];
+	char sched[128], pt[32];
 
 	memset(&ro, 0, sizeof(ro));
 	ro.size = sizeof(ro);
@@ -48,6 +48,7 @@ static int set_options(struct gp_run_record *rec, const struct gp_run *r)
 	ro.iter_range = o->iter_range;
 	ro.config = r->config_path;
 	ro.from_config = o->from_config; /* enum gp_run_opt is numbered as gp_run_option */
+	ro.pytorch = o->pytorch ? gp_run_pytorch_str(o->pytorch, pt, sizeof(pt)) : NULL;
 	return gp_run_record_set_options(rec, &ro);
 }
 

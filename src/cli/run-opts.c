@@ -31,7 +31,7 @@ const char *const gp_run_opt_names[GP_RO_COUNT] = {
 	[GP_RO_SCHEDULE] = "schedule", [GP_RO_ITER_RANGE] = "iter-range",
 	[GP_RO_TAG] = "tag",           [GP_RO_QUIET] = "quiet",
 	[GP_RO_FORCE] = "force",       [GP_RO_CUDA_EVENTS] = "cuda-events",
-	[GP_RO_WAIT] = "wait",
+	[GP_RO_WAIT] = "wait",         [GP_RO_PYTORCH] = "pytorch",
 };
 
 void gp_run_opts_init(struct gp_run_opts *o)
@@ -210,6 +210,48 @@ static int set_schedule(struct gp_run_opts *o, const char *text, char *err, size
 	return 0;
 }
 
+/* "modules,ops,shapes": any of them, in any order; shapes implies ops */
+static int set_pytorch(struct gp_run_opts *o, const char *text, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} words[] = { { "modules", GP_RUN_PT_MODULES },
+		      { "ops", GP_RUN_PT_OPS },
+		      { "shapes", GP_RUN_PT_OPS | GP_RUN_PT_SHAPES } };
+	const char *p = text;
+	unsigned bits = 0;
+
+	for (;;) {
+		const char *end = strchrnul(p, ',');
+		size_t len = (size_t)(end - p), k;
+
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+			if (strlen(words[k].name) == len && memcmp(words[k].name, p, len) == 0)
+				break;
+		if (k == sizeof(words) / sizeof(words[0]))
+			return fail(err, errlen,
+			            "option '--pytorch' expects a list of modules, ops and shapes "
+			            "(e.g. 'modules,ops'), not '%s'",
+			            text);
+		bits |= words[k].bits;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	o->pytorch = bits;
+	return 0;
+}
+
+const char *gp_run_pytorch_str(unsigned pytorch, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s%s", pytorch & GP_RUN_PT_MODULES ? "modules" : "",
+	         (pytorch & GP_RUN_PT_MODULES) && (pytorch & GP_RUN_PT_OPS) ? "," : "",
+	         pytorch & GP_RUN_PT_OPS ? "ops" : "", pytorch & GP_RUN_PT_SHAPES ? "," : "",
+	         pytorch & GP_RUN_PT_SHAPES ? "shapes" : "");
+	return buf;
+}
+
 const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n)
 {
 	snprintf(buf, n, "wait=%" PRIu32 ",warmup=%" PRIu32 ",active=%" PRIu32 ",repeat=%" PRIu32,
@@ -325,6 +367,9 @@ int gp_run_opt_set(struct gp_run_opts *o, enum gp_run_opt which, const char *tex
 			return fail(err, errlen,
 			            "option '--wait' expects 'all' or 'primary', not '%s'", text);
 		o->wait_primary = strcmp(text, "primary") == 0;
+		break;
+	case GP_RO_PYTORCH:
+		rc = set_pytorch(o, text, err, errlen);
 		break;
 	case GP_RO_TAG: {
 		const char *eq = strchr(text, '=');
@@ -525,6 +570,7 @@ static void cfg_member(struct cfg *c, const yaml_node_t *k, const yaml_node_t *v
 	case GP_RO_CAPTURE_RANGE:
 	case GP_RO_ITER_RANGE:
 	case GP_RO_WAIT:
+	case GP_RO_PYTORCH:
 		if (v->type != YAML_SCALAR_NODE || (is_plain(v) && !*scalar(v)))
 			cfg_die(c, v, "'%s' expects a string, not %s", scalar(k), kind_name(v));
 		cfg_set(c, v, which, scalar(v));
@@ -648,6 +694,8 @@ void gp_run_config_load(struct gp_run_opts *o)
 		take_str(&o->iter_range, &f.iter_range);
 	if (fresh & (1u << GP_RO_WAIT))
 		o->wait_primary = f.wait_primary;
+	if (fresh & (1u << GP_RO_PYTORCH))
+		o->pytorch = f.pytorch;
 	/* tags merge: the file's, then the command line's over them */
 	if (f.ntags) {
 		struct gp_run_opts cl = *o;

@@ -41,6 +41,7 @@ enum gp_run_opt {
 	GP_RO_QUIET = GP_RUN_OPTION_QUIET,
 	GP_RO_FORCE = GP_RUN_OPTION_FORCE,
 	GP_RO_WAIT = GP_RUN_OPTION_WAIT,
+	GP_RO_PYTORCH = GP_RUN_OPTION_PYTORCH,
 	GP_RO_COUNT = GP_RUN_OPTION_COUNT
 };
 
@@ -57,6 +58,11 @@ extern const char *const gp_run_opt_names[GP_RO_COUNT];
 struct gp_run_tag {
 	char *key, *value; /* owned */
 };
+
+/* --pytorch: what the Python startup hook does (bits of gp_run_opts.pytorch) */
+#define GP_RUN_PT_MODULES 1u /* a range around every nn.Module forward */
+#define GP_RUN_PT_OPS     2u /* PyTorch's NVTX op ranges (emit_nvtx) */
+#define GP_RUN_PT_SHAPES  4u /* ... with the input shapes (implies GP_RUN_PT_OPS) */
 
 struct gp_run_sched {
 	uint32_t wait, warmup, active, repeat; /* repeat 0: forever */
@@ -77,6 +83,7 @@ struct gp_run_opts {
 	bool have_schedule;
 	struct gp_run_sched schedule;
 	char *iter_range;
+	unsigned pytorch;        /* GP_RUN_PT_* bits, 0: no --pytorch */
 	struct gp_run_tag *tags; /* sorted by key, keys unique */
 	size_t ntags;
 	char *config; /* --config FILE as given, or NULL */
@@ -107,6 +114,9 @@ int gp_run_tag_set(struct gp_run_opts *o, const char *key, size_t klen, const ch
  */
 void gp_run_config_load(struct gp_run_opts *o);
 
+/** "modules,ops,shapes" (the bits of @p pytorch set, in that order) into @p buf; "" for 0. */
+const char *gp_run_pytorch_str(unsigned pytorch, char *buf, size_t n);
+
 /** "wait=W,warmup=U,active=A,repeat=R" into @p buf. */
 const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n);
 
@@ -115,7 +125,9 @@ const char *gp_run_sched_str(const struct gp_run_sched *s, char *buf, size_t n);
 /** The injector: where it is (or why not) and what of it is used. */
 struct gp_run_injector {
 	char *path; /* absolute, owned; NULL when not found */
-	char *lib;  /* libgpuprof.so.0 of this build, absolute, owned; NULL when not found */
+	/* --pytorch: the directory of the Python startup hook (sitecustomize.py), owned */
+	char *pyhook;
+	char *lib; /* libgpuprof.so.0 of this build, absolute, owned; NULL when not found */
 	/* why not found, or why a found one records no NVTX or CUDA (owned); else NULL */
 	char *reason;
 	bool cuda, nvtx; /* the injections set up */
@@ -178,6 +190,14 @@ int gp_run_resolve(const char *cmd, char **path);
 
 /** Finds the injector ($GPUPROF_INJECT_LIBRARY, next to the binary, where installed). */
 void gp_run_find_injector(struct gp_run_injector *inj, bool no_cuda);
+
+/**
+ * --pytorch: finds the directory of the Python startup hook
+ * (python/gpuprof/_startup/sitecustomize.py beside the binary, or in
+ * LIBDIR/gpuprof where installed) into inj->pyhook. Exits 1 saying where it
+ * looked when there is none.
+ */
+void gp_run_find_pyhook(struct gp_run_injector *inj);
 
 /**
  * The child's environment: gpuprof's, less the variables of the contract,

@@ -75,7 +75,8 @@ o = d["options"]
 assert o == {"output": os.path.join(tmp, "nogpu"), "sample_ms": 20, "no_cuda": False,
              "cuda_events": False, "capture_range": None, "delay_ns": None, "duration_ns": None, "schedule": None,
              "iter_range": None, "quiet": False, "force": False, "no_report": False,
-             "config": None, "from_config": [], "wait": "all"}, o
+             "config": None, "from_config": [], "wait": "all",
+             "pytorch": None}, o
 # no tracer in this test: no capture, so no report (and no note: the tracer's absence was said)
 assert d["report"] == {"state": "failed", "file": None, "salvaged": False,
                        "error": "no capture file: CUDA and NVTX capture are not available"}, \

@@ -29,6 +29,7 @@
 
 #include "capfmt.h"
 #include "capture.h"
+#include "torch-nvtx.h"
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"
@@ -37,9 +38,18 @@
 
 #define MAX_OPEN_RANGES 4096u /* per thread and domain; deeper pushes count as unmatched */
 
+/* what a push/pop range becomes when it closes (docs/capture-format.md) */
+enum range_as {
+	AS_RANGE = 0, /* a user_annotation event */
+	AS_MODULE,    /* an nn.Module call of the Python startup hook (t->pymod) */
+	AS_OP,        /* a CPU op of PyTorch's emit_nvtx, its sizes in t->opargs */
+};
+
 struct open_range {
 	int64_t ts;
 	uint32_t name; /* model string id */
+	uint32_t dims; /* AS_OP: the sizes text (model string id), 0 none */
+	uint8_t as;    /* enum range_as */
 };
 
 /* the open push/pop ranges of one thread in one domain (NVTX: a stack per thread per domain) */
@@ -57,6 +67,7 @@ struct rd {
 	int32_t pid;
 	struct gp_u64map strs;    /* capture string id -> model string id */
 	struct gp_u64map domains; /* domain id -> model string id of its name */
+	uint32_t gp_domain;       /* the id of the domain "gpuprof" (the annotation API), 0 none */
 	/*
 	 * Start/end ranges since the last window closed: sv (a closed one has
 	 * name UINT32_MAX), found by id through starts, whose values are
@@ -462,6 +473,83 @@ static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, u
 	return 0;
 }
 
+/*
+ * A pushed range's open entry. In the annotation API's domain, a name that
+ * starts with "nn.Module: " is a module call of `gpuprof run --pytorch
+ * modules`; in the default domain, a message in the form of PyTorch's
+ * emit_nvtx is a CPU op (named by the op, with its sizes); everything else
+ * is a range named by range_name().
+ */
+static int push_entry(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len,
+                      struct open_range *o)
+{
+	struct gp__torch_op op;
+	uint64_t v;
+	int rc;
+
+	o->ts = n->ts;
+	o->dims = 0;
+	o->as = AS_RANGE;
+	if (n->name && gp__u64map_get(&r->strs, n->name, &v) == 1) {
+		msg = gp__strtab_get(&r->t->strs, (uint32_t)v);
+		len = gp__strtab_strlen(&r->t->strs, (uint32_t)v);
+	}
+	if (n->domain && n->domain == r->gp_domain && len > strlen(GP__TORCH_MODULE_PREFIX) &&
+	    memcmp(msg, GP__TORCH_MODULE_PREFIX, strlen(GP__TORCH_MODULE_PREFIX)) == 0) {
+		o->as = AS_MODULE;
+		return intern(r, msg, len, &o->name);
+	}
+	if (!n->domain && gp__torch_op_parse(msg, len, len >= 4096, &op)) {
+		o->as = AS_OP;
+		if (op.sizes_len && (rc = intern(r, msg + op.sizes_off, op.sizes_len, &o->dims)))
+			return rc;
+		return intern(r, msg, op.name_len, &o->name);
+	}
+	return 0;
+}
+
+/* A closed module call or op range (push_entry) into the model */
+static int close_torch(struct rd *r, uint32_t tid, const struct open_range *o, int64_t end)
+{
+	struct gp_py_module pm;
+	struct gp_op_args oa;
+	uint32_t tr;
+	size_t idx = SIZE_MAX;
+	int rc;
+
+	if ((rc = track(r, r->pid, tid, false, -1, &tr)))
+		return rc;
+	if (o->as == AS_MODULE) {
+		pm.ts = o->ts;
+		pm.dur = end - o->ts;
+		pm.name = o->name;
+		pm.track = tr;
+		pm.id = pm.parent = -1;
+		return gp__trace_add_py_module(r->t, &pm);
+	}
+	if ((rc = add(r, GP_K_CPU_OP, o->name, tr, o->ts, end, -1, -1, &idx)))
+		return rc;
+	if (!o->dims || idx >= r->t->ev.n)
+		return 0;
+	memset(&oa, 0, sizeof(oa));
+	oa.dims = o->dims; /* emit_nvtx gives no types nor concrete inputs */
+	return gp__trace_add_op_args(r->t, idx, &oa);
+}
+
+/* start order, an outer call before the calls inside it: (ts, longer first, track, name) */
+static int cmp_pymod(const void *x, const void *y)
+{
+	const struct gp_py_module *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return a->name < b->name ? -1 : a->name > b->name;
+}
+
 /* A push of an annotation site: the range's name gets the site's "file:line" (the first wins) */
 static int site_of(struct rd *r, const struct gp_cap_nvtx *n, uint32_t name)
 {
@@ -554,6 +642,9 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 	case GP_NVTX_DOMAIN:
 		if ((rc = intern(r, msg, len, &name)))
 			return rc;
+		if (!r->gp_domain && n->id <= UINT32_MAX && len == 7 &&
+		    memcmp(msg, "gpuprof", 7) == 0)
+			r->gp_domain = (uint32_t)n->id;
 		return gp__u64map_put(&r->domains, n->id, name);
 	case GP_NVTX_PUSH:
 		if (!(st = stack_of(r, n->tid, n->domain)))
@@ -562,10 +653,14 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			r->unmatched++;
 			return 0;
 		}
-		if ((rc = range_name(r, n, msg, len, &name)) || (rc = site_of(r, n, name)))
-			return rc;
 		if (gp__grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v)) < 0)
 			return gp__error(GP_ENOMEM, "out of memory");
+		if ((rc = push_entry(r, n, msg, len, &st->v[st->n])))
+			return rc;
+		if (st->v[st->n].as == AS_RANGE &&
+		    ((rc = range_name(r, n, msg, len, &st->v[st->n].name)) ||
+		     (rc = site_of(r, n, st->v[st->n].name))))
+			return rc;
 		if (!st->listed) {
 			if (gp__grow((void **)&r->busy, &r->busy_cap, r->nbusy + 1,
 			             sizeof(*r->busy)) < 0)
@@ -573,8 +668,7 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			r->busy[r->nbusy++] = (uint32_t)(st - r->stacks);
 			st->listed = true;
 		}
-		st->v[st->n].ts = n->ts;
-		st->v[st->n++].name = name;
+		st->n++;
 		return 0;
 	case GP_NVTX_POP:
 		if (!(st = stack_of(r, n->tid, n->domain)))
@@ -591,6 +685,8 @@ static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, s
 			r->unmatched++; /* a pop before its push: records out of order */
 			return 0;
 		}
+		if (st->v[st->n].as != AS_RANGE)
+			return close_torch(r, n->tid, &st->v[st->n], n->ts);
 		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name, 0);
 	case GP_NVTX_START:
 		if ((rc = range_name(r, n, msg, len, &name)))
@@ -1180,6 +1276,9 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	}
 	r.t->bytes_read = n;
 	r.off = off;
+	/* the module calls close inner first: in start order, as a Kineto trace lists them */
+	if (r.t->npymod > 1)
+		qsort(r.t->pymod, r.t->npymod, sizeof(*r.t->pymod), cmp_pymod);
 	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r))) {
 		gp__error_prefix("%s", name);
 		goto out;

@@ -157,6 +157,7 @@ static void options_release(struct gp_run_options *o)
 	gp__free((char *)o->schedule);
 	gp__free((char *)o->iter_range);
 	gp__free((char *)o->config);
+	gp__free((char *)o->pytorch);
 }
 
 void gp_run_record_free(struct gp_run_record *rec)
@@ -221,8 +222,9 @@ int gp_run_record_set_options(struct gp_run_record *rec, const struct gp_run_opt
 	memset(&o, 0, sizeof(o));
 	GP__OPTS_COPY(&o, opts);
 	b = o; /* the strings as given (borrowed), then copied into o */
-	o.capture_range = o.schedule = o.iter_range = o.config = NULL;
+	o.capture_range = o.schedule = o.iter_range = o.config = o.pytorch = NULL;
 	if ((b.capture_range && !(o.capture_range = gp__strdup(b.capture_range))) ||
+	    (b.pytorch && !(o.pytorch = gp__strdup(b.pytorch))) ||
 	    (b.schedule && !(o.schedule = gp__strdup(b.schedule))) ||
 	    (b.iter_range && !(o.iter_range = gp__strdup(b.iter_range))) ||
 	    (b.config && !(o.config = gp__strdup(b.config)))) {
@@ -425,6 +427,7 @@ static struct gp_value *options(const struct gp_run_record *rec)
 		{ "iter_range", GP_RUN_OPTION_ITER_RANGE },
 		{ "no_cuda", GP_RUN_OPTION_NO_CUDA },
 		{ "output", GP_RUN_OPTION_OUTPUT },
+		{ "pytorch", GP_RUN_OPTION_PYTORCH },
 		{ "quiet", GP_RUN_OPTION_QUIET },
 		{ "sample_ms", GP_RUN_OPTION_SAMPLE_MS },
 		{ "schedule", GP_RUN_OPTION_SCHEDULE },
@@ -453,6 +456,7 @@ static struct gp_value *options(const struct gp_run_record *rec)
 	TRY(gp_obj_set_bool(v, "no_report", o->no_report));
 	TRY(gp_obj_set_str(v, "wait", o->wait_primary ? "primary" : "all"));
 	TRY(gp__obj_set_str_or_null(v, "config", o->config));
+	TRY(gp__obj_set_str_or_null(v, "pytorch", o->pytorch));
 	TRY(!(from = gp_value_array()));
 	TRY(gp_obj_set(v, "from_config", from));
 	for (i = 0; i < GP_ARRAY_SIZE(keys); i++)
