@@ -25,34 +25,40 @@
 
 static const struct {
 	const char *c10;
+	size_t len;
 	enum gp__dtype d;
 } c10_types[] = {
-	{ "float", GP_DT_F32 },
-	{ "double", GP_DT_F64 },
-	{ "c10::Half", GP_DT_F16 },
-	{ "c10::BFloat16", GP_DT_BF16 },
-	{ "c10::Float8_e4m3fn", GP_DT_F8 },
-	{ "c10::Float8_e5m2", GP_DT_F8 },
-	{ "c10::Float8_e4m3fnuz", GP_DT_F8 },
-	{ "c10::Float8_e5m2fnuz", GP_DT_F8 },
-	{ "c10::Float8_e8m0fnu", GP_DT_F8 },
-	{ "signed char", GP_DT_I8 },
-	{ "unsigned char", GP_DT_U8 },
-	{ "short int", GP_DT_I16 },
-	{ "short", GP_DT_I16 },
-	{ "unsigned short", GP_DT_I16 },
-	{ "int", GP_DT_I32 },
-	{ "unsigned int", GP_DT_I32 },
-	{ "long int", GP_DT_I64 },
-	{ "long", GP_DT_I64 },
-	{ "long long int", GP_DT_I64 },
-	{ "unsigned long", GP_DT_I64 },
-	{ "bool", GP_DT_BOOL },
-	{ "c10::complex<float>", GP_DT_C64 },
-	{ "c10::complex<double>", GP_DT_C128 },
-	{ "c10::qint8", GP_DT_I8 },
-	{ "c10::quint8", GP_DT_U8 },
-	{ "c10::qint32", GP_DT_I32 },
+#define T(s, d)                                                                                    \
+	{                                                                                          \
+		s, sizeof(s) - 1, d                                                                \
+	}
+	T("float", GP_DT_F32),
+	T("double", GP_DT_F64),
+	T("c10::Half", GP_DT_F16),
+	T("c10::BFloat16", GP_DT_BF16),
+	T("c10::Float8_e4m3fn", GP_DT_F8),
+	T("c10::Float8_e5m2", GP_DT_F8),
+	T("c10::Float8_e4m3fnuz", GP_DT_F8),
+	T("c10::Float8_e5m2fnuz", GP_DT_F8),
+	T("c10::Float8_e8m0fnu", GP_DT_F8),
+	T("signed char", GP_DT_I8),
+	T("unsigned char", GP_DT_U8),
+	T("short int", GP_DT_I16),
+	T("short", GP_DT_I16),
+	T("unsigned short", GP_DT_I16),
+	T("int", GP_DT_I32),
+	T("unsigned int", GP_DT_I32),
+	T("long int", GP_DT_I64),
+	T("long", GP_DT_I64),
+	T("long long int", GP_DT_I64),
+	T("unsigned long", GP_DT_I64),
+	T("bool", GP_DT_BOOL),
+	T("c10::complex<float>", GP_DT_C64),
+	T("c10::complex<double>", GP_DT_C128),
+	T("c10::qint8", GP_DT_I8),
+	T("c10::quint8", GP_DT_U8),
+	T("c10::qint32", GP_DT_I32),
+#undef T
 };
 
 static const struct {
@@ -89,7 +95,7 @@ enum gp__dtype gp__dtype_from_c10(const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < GP_ARRAY_SIZE(c10_types); i++)
-		if (strlen(c10_types[i].c10) == len && memcmp(c10_types[i].c10, s, len) == 0)
+		if (c10_types[i].len == len && memcmp(c10_types[i].c10, s, len) == 0)
 			return c10_types[i].d;
 	return GP_DT_NONE;
 }
