@@ -482,9 +482,10 @@ static int emit_row(const struct gp_trace *t, const struct roof *rf, const struc
 		double tc = w->m.flops / (w->peak * 1e3), tm = w->m.bytes / (rf->p.tbps * 1e3);
 
 		GP_TRY(gp_obj_set_str(o, "bound", tc >= tm ? "compute" : "memory"));
-		GP_TRY(gp_obj_set_double(
-		    o, "roofline_pct",
-		    w->roof_ns > 0 && tns > 0 ? fmin(100.0, 100.0 * w->roof_ns / tns) : NAN));
+		GP_TRY(gp_obj_set_double(o, "roofline_pct",
+		                         w->roof_ns > 0 && tns > 0
+		                             ? fmax(1e-6, fmin(100.0, 100.0 * w->roof_ns / tns))
+		                             : NAN));
 		GP_TRY(gp_obj_set_int(o, "headroom_ns", (int64_t)llround(w->headroom)));
 	}
 out:
