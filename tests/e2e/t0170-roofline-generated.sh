@@ -60,6 +60,11 @@ out_has "coverage  81.0% of the ops' GPU time"
 sed -n '/^  op .*headroom$/{n;p;q}' "$OUT" | grep -q "aten::mm" ||
 	fail "the first row is not aten::mm, the most headroom"
 
+# at 80 columns the block fits (names and shapes cut, numbers kept with their units)
+COLUMNS=80 "$GPUPROF" analyze "$TMP/t.json" | sed -n '/^Roofline$/,/^$/p' >"$TMP/block.txt"
+grep -q "TFLOP/s" "$TMP/block.txt" || fail "no Roofline block at 80 columns"
+no_width_over 80 "$TMP/block.txt"
+
 # options: every dtype at the given peak, source "option"
 expect_rc 0 analyze --json --peak-tflops 100 --peak-tbps 2 -o "$TMP/o.json" "$TMP/t.json"
 [ "$(json_get "$TMP/o.json" 'd["ranks"][0]["roofline"]["device"]["source"]')" = option ] ||
