@@ -156,7 +156,7 @@ out:
 static int attribute(const struct gp__actx *c, struct gp_kv **out, size_t *nout, int64_t *lone_ns)
 {
 	const struct gp_trace *t = c->t;
-	struct gp_kv *kv = gp__calloc(c->gpu.n ? c->gpu.n : 1, sizeof(*kv));
+	struct gp_kv *kv = gp__reallocarray(NULL, c->gpu.n ? c->gpu.n : 1, sizeof(*kv));
 	struct gp_kv *pend = NULL;
 	uint32_t *ln = NULL, *lop = NULL;
 	size_t n = 0, np = 0, k;
@@ -178,9 +178,9 @@ static int attribute(const struct gp__actx *c, struct gp_kv **out, size_t *nout,
 	if (np) {
 		size_t j = 0;
 
-		pend = gp__calloc(np, sizeof(*pend));
-		ln = gp__calloc(np, sizeof(*ln));
-		lop = gp__calloc(np, sizeof(*lop));
+		pend = gp__reallocarray(NULL, np, sizeof(*pend));
+		ln = gp__reallocarray(NULL, np, sizeof(*ln));
+		lop = gp__reallocarray(NULL, np, sizeof(*lop));
 		if (!pend || !ln || !lop)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
 		for (k = 0; k < n; k++)
@@ -333,11 +333,11 @@ static int cmp_call(const void *pa, const void *pb)
 static int sort_calls(struct call **pcalls, size_t n)
 {
 	struct call *calls = *pcalls, *out = NULL;
-	struct gp_kv *kv = gp__calloc(n ? n : 1, sizeof(*kv));
+	struct gp_kv *kv = gp__reallocarray(NULL, n ? n : 1, sizeof(*kv));
 	size_t k, j;
 	int rc = 0;
 
-	out = gp__calloc(n ? n : 1, sizeof(*out));
+	out = gp__reallocarray(NULL, n ? n : 1, sizeof(*out));
 	if (!kv || !out)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < n; k++) {
@@ -525,7 +525,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(attribute(c, &kv, &nkv, &lone_ns));
 
 	/* the op calls: the union of each one's kernels */
-	calls = gp__calloc(nkv ? nkv : 1, sizeof(*calls));
+	calls = gp__reallocarray(NULL, nkv ? nkv : 1, sizeof(*calls));
 	if (!calls)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0, oi = 0; k < nkv;) {
@@ -575,7 +575,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 
 	/* one model per distinct (name, dims, types, concrete), one row per (name, dims, types) */
 	GP_TRY(sort_calls(&calls, ncalls));
-	rows = gp__calloc(ncalls ? ncalls : 1, sizeof(*rows));
+	rows = gp__reallocarray(NULL, ncalls ? ncalls : 1, sizeof(*rows));
 	if (!rows)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (k = 0; k < ncalls;) {
