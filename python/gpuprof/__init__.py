@@ -318,7 +318,7 @@ def _module_site(name, mod):
 def annotate_modules(model, prefix="", depth=None):
     """Registers a forward pre-hook (push) and a forward hook (pop) on ``model`` and each of
     its submodules (``model.named_modules()``), so that every module call is a range named
-    ``PREFIX + "qualified.name (Class)"`` (the root: ``PREFIX + "Class"``) at the file and
+    ``PREFIX + "qualified.name (Class)"`` (the root: ``PREFIX + "<root> (Class)"``) at the file and
     line of its class's ``forward``: a layer-by-layer breakdown, with the GPU time of each
     layer projected in the report. ``depth`` limits the nesting (0: the root only, 1: its
     children too, None: all). Nothing is registered when nothing records (not under
@@ -334,7 +334,8 @@ def annotate_modules(model, prefix="", depth=None):
         if depth is not None and d > depth:
             continue
         cls = type(mod).__name__
-        name = prefix + ("%s (%s)" % (qual, cls) if qual else cls)
+        # the root too is "PATH (Class)", so that analyze tells every module range apart
+        name = prefix + "%s (%s)" % (qual or "<root>", cls)
         site = _module_site(name, mod)
         if site:
             def pre(module, args, _s=site):

@@ -4,8 +4,6 @@
 rows it must give.
 
 Usage: gen_roofline.py TRACE.json EXPECTED.json
-       gen_roofline.py --probe GPUPROF TMPDIR: exit 77 (skip) when GPUPROF's Kineto reader
-       keeps no "Input Dims" (the roofline says "shapes" are missing on this trace), 0 else
 
 The trace (an H100 SXM by its deviceProperties) holds, under ProfilerStep#1:
 - aten::matmul > aten::mm, bf16 [1024, 2048] @ [2048, 4096], two kernels on two streams that
@@ -23,24 +21,7 @@ import sys
 BF16_PEAK, FP32_PEAK, TBPS = 989.5, 67.0, 3.35  # TFLOP/s, TB/s
 
 
-def probe(gpuprof, tmp):
-    import os
-    import subprocess
-    t, e = os.path.join(tmp, "probe.json"), os.path.join(tmp, "probe-exp.json")
-    write(t, e)
-    p = subprocess.run([gpuprof, "analyze", "--json", t], capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"probe: gpuprof exited {p.returncode}: {p.stderr.strip()}")
-        return 1
-    if "shapes" in json.loads(p.stdout)["ranks"][0]["roofline"]["missing"]:
-        print("skip: this build's Kineto reader keeps no Input Dims")
-        return 77
-    return 0
-
-
 def main():
-    if sys.argv[1] == "--probe":
-        sys.exit(probe(sys.argv[2], sys.argv[3]))
     write(sys.argv[1], sys.argv[2])
 
 

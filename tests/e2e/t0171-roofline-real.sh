@@ -7,9 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 
-# skips (77) while this build's Kineto reader keeps no "Input Dims"
-python3 "$GP_SRC_DIR/tests/e2e/gen_roofline.py" --probe "$GPUPROF" "$TMP" || exit $?
-
 T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"
 python3 "$GP_SRC_DIR/tests/e2e/opflops.py" "$GPUPROF" \
 	"$T/tracelens/h100_gaunernst_bert-small-uncased__1016001.json.gz" \

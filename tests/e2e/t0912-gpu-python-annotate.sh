@@ -4,7 +4,7 @@
 # on a GPU: a small nn.Sequential (Linear, ReLU, Linear, ReLU, Linear) on CUDA,
 # gpuprof.annotate_modules(model) and a gpuprof.range("step") per iteration,
 # run under `gpuprof run` (CUDA injection on). Checks: the exit code passes
-# through; one range per module call ("Sequential", "0 (Linear)", "1 (ReLU)",
+# through; one range per module call ("<root> (Sequential)", "0 (Linear)", "1 (ReLU)",
 # ...) counted once per step, in the "gpuprof" domain, at the line of the
 # module class's forward; each Linear and ReLU range projects at least one GPU
 # op per call (its kernels were launched inside it) and a non-zero GPU time;
@@ -76,7 +76,7 @@ rg = {x["name"]: x for x in r["ranges"] if x["domain"] == "gpuprof"}
 print("ranges:", {k: (v["count"], v["gpu_ops"], v["gpu_projected_ns"], v["source"])
                   for k, v in sorted(rg.items())})
 layers = ["0 (Linear)", "1 (ReLU)", "2 (Linear)", "3 (ReLU)", "4 (Linear)"]
-want = set(layers) | {"Sequential", "step"}
+want = set(layers) | {"<root> (Sequential)", "step"}
 assert set(rg) == want, (sorted(rg), sorted(want))
 for n in want:
     assert rg[n]["count"] == steps, (n, rg[n]["count"], steps)
@@ -85,14 +85,23 @@ for n in layers:
     assert rg[n]["gpu_projected_ns"] > 0, (n, rg[n])
     assert "torch/nn/modules/" in rg[n]["source"], (n, rg[n]["source"])
 total = sum(rg[n]["gpu_ops"] for n in layers)
-assert rg["Sequential"]["gpu_ops"] >= total, (rg["Sequential"], total)
-assert rg["step"]["gpu_ops"] >= rg["Sequential"]["gpu_ops"], rg["step"]
+assert rg["<root> (Sequential)"]["gpu_ops"] >= total, (rg["<root> (Sequential)"], total)
+assert rg["step"]["gpu_ops"] >= rg["<root> (Sequential)"]["gpu_ops"], rg["step"]
 assert rg["step"]["source"].startswith(sys.argv[3] + ":"), rg["step"]["source"]
 assert r["overview"]["has_gpu"], "no GPU activity captured"
 c = {x["name"]: x for x in r["counters"]}["step_index"]
 assert (c["count"], c["min"], c["max"]) == (steps, 0, steps - 1), c
 marks = {(m["domain"], m["name"]): m["count"] for m in r["overview"]["capture"]["marks"]}
 assert marks[("gpuprof", "frame")] == steps, marks
+# the module ranges make the modules section: per class the calls and the layers' GPU time
+m = r["modules"]
+cl = {x["name"]: x for x in m["classes"]}
+assert m["source"] == "annotations", m["source"]
+assert set(cl) == {"Sequential", "Linear", "ReLU"}, sorted(cl)
+assert (cl["Sequential"]["count"], cl["Linear"]["count"], cl["ReLU"]["count"]) == \
+    (steps, 3 * steps, 2 * steps), m["classes"]
+assert cl["Linear"]["gpu_time_ns"] > 0 and cl["Sequential"]["gpu_time_ns"] > 0, m["classes"]
+assert m["tree"][0]["name"] == "<root>" and m["tree"][0]["calls"] == steps, m["tree"][0]
 EOF
 expect_rc 0 analyze "$TMP/run"
 done_ok

@@ -48,6 +48,28 @@ static uint64_t digest(const struct gp_trace *t)
 		MIX(t->ev.kind[i]);
 		MIX(t->ev.flags[i]);
 	}
+	/* the side tables: op inputs, cuda_sync waits, nn.Module calls */
+	for (i = 0; i < t->nopargs; i++) {
+		MIX(t->opargs[i].ev);
+		MIX(t->opargs[i].dims);
+		MIX(t->opargs[i].types);
+		MIX(t->opargs[i].concrete);
+	}
+	for (i = 0; i < t->nsync; i++) {
+		MIX(t->sync[i].ev);
+		MIX(t->sync[i].kind);
+		MIX(t->sync[i].wait_stream);
+		MIX(t->sync[i].wait_event_corr);
+		MIX(t->sync[i].wait_event_id);
+	}
+	for (i = 0; i < t->npymod; i++) {
+		MIX(t->pymod[i].ts);
+		MIX(t->pymod[i].dur);
+		MIX(t->pymod[i].name);
+		MIX(t->pymod[i].track);
+		MIX(t->pymod[i].id);
+		MIX(t->pymod[i].parent);
+	}
 #undef MIX
 	return h;
 }

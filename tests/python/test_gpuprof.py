@@ -419,7 +419,7 @@ class WithRecorder(unittest.TestCase):
         self.assertEqual(r["hooks"], 5)
         self.assertEqual(r["module_pushes"], [5, 5, 0])
         self.assertEqual(r["hooks_depth1"], 4)  # 2.inner is deeper
-        self.assertEqual(r["names"][:4], ["Sequential", "0 (Linear)", "1 (ReLU)",
+        self.assertEqual(r["names"][:4], ["<root> (Sequential)", "0 (Linear)", "1 (ReLU)",
                                           "2 (Sequential)"])
         self.assertEqual(r["after_remove"], 0)
         self.assertEqual(r["pre_left"], [0, 0, 0, 0, 0])
@@ -541,8 +541,19 @@ class UnderGpuprofRun(unittest.TestCase):
             rg = {x["name"]: x for x in r["ranges"]}
             self.assertEqual({k: v["count"] for k, v in rg.items()}, {
                 "train_step": 4, "forward": 4,
-                "m/Sequential": 2, "m/0 (Linear)": 2, "m/1 (ReLU)": 2, "m/2 (Sequential)": 2,
-                "m/2.inner (Linear)": 2})
+                "m/<root> (Sequential)": 2, "m/0 (Linear)": 2, "m/1 (ReLU)": 2,
+                "m/2 (Sequential)": 2, "m/2.inner (Linear)": 2})
+            # the module ranges make the modules section (docs/analyses/modules.md)
+            mod = r["modules"]
+            self.assertEqual(mod["source"], "annotations")
+            self.assertEqual({x["name"]: x["count"] for x in mod["classes"]},
+                             {"Sequential": 4, "Linear": 4, "ReLU": 2})
+            (root,) = mod["tree"]
+            self.assertEqual((root["name"], root["class"], root["calls"]),
+                             ("m/<root>", "Sequential", 2))
+            self.assertEqual([x["name"] for x in root["children"]], ["m/0", "m/1", "m/2"])
+            self.assertEqual([x["name"] for x in root["children"][2]["children"]],
+                             ["m/2.inner"])
             self.assertTrue(all(v["domain"] == "gpuprof" for v in rg.values()))
             with open(script) as f:
                 lines = f.read().split("\n")

@@ -5,7 +5,8 @@
  * gzip, made with the gzip program, skipped without it) are opened once with
  * the single-thread reader (gp__kineto_no_parallel) and once with two
  * threads, and everything must be the same: every column, string, track,
- * GPU detail, collective arg, memory event, category count and the metadata, the reports,
+ * GPU detail, collective arg, op input, cuda_sync wait, nn.Module call, memory
+ * event, category count and the metadata, the reports,
  * or the error status and message with its offset. The traces have names
  * that hold "},{" and "}, {" (a wrong split candidate), a bare array,
  * baseTimeNanoseconds after traceEvents, errors in either half, a cut-off
@@ -49,8 +50,9 @@ static void emit_event(struct gen *g, unsigned long i, bool second)
 		    f,
 		    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, "
 		    "\"tid\": %lu, \"ts\": %lu, \"dur\": 5, \"args\": {\"External id\": %lu, "
-		    "\"Input Dims\": [[1, 2], [3]], \"Sequence number\": 1}}",
-		    100 + i % 3, ts, i);
+		    "\"Input Dims\": [[1, %lu], [3]], \"Input type\": [\"float\", \"%s\"], "
+		    "\"Concrete Inputs\": [\"\", \"a\\\"b %s\"], \"Sequence number\": 1}}",
+		    100 + i % 3, ts, i, i % 13, second ? "c10::Half" : "int", second ? "z" : "y");
 		g->xev++;
 		break;
 	case 1:
@@ -91,10 +93,21 @@ static void emit_event(struct gen *g, unsigned long i, bool second)
 		        second ? 300 + i % 2 : 100, ts, i * 4, i % 2 ? -512L : 512L, 77 + i);
 		break;
 	case 4:
-		fprintf(f,
-		        "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): g\", "
-		        "\"pid\": 100, \"tid\": 100, \"ts\": %lu, \"dur\": 1}",
-		        ts);
+		/* every other one an nn.Module call, on a thread new in the second half */
+		if (i % 24 == 4)
+			fprintf(
+			    f,
+			    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"f.py(1): "
+			    "g\", \"pid\": 100, \"tid\": 100, \"ts\": %lu, \"dur\": 1}",
+			    ts);
+		else
+			fprintf(
+			    f,
+			    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+			    "\"nn.Module: %s_%lu\", \"pid\": 100, \"tid\": %d, \"ts\": %lu, "
+			    "\"dur\": 9, \"args\": {\"Python id\": %lu, \"Python parent id\": %s}}",
+			    second ? "Late" : "Block", i % 5, second ? 404 : 100, ts, i,
+			    i % 3 ? "1" : "null");
 		break;
 	case 5:
 		fprintf(f,
@@ -156,6 +169,18 @@ static void emit_event(struct gen *g, unsigned long i, bool second)
 		g->xev++;
 		break;
 	default:
+		if (i % 24 == 11) {
+			fprintf(
+			    f,
+			    "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Event Sync\", "
+			    "\"pid\": 100, \"tid\": 101, \"ts\": %lu, \"dur\": 1, \"args\": "
+			    "{\"cuda_sync_kind\": \"%s\", \"stream\": 7, \"wait_on_stream\": %lu, "
+			    "\"wait_on_cuda_event_record_corr_id\": %lu, "
+			    "\"wait_on_cuda_event_id\": 3}}",
+			    ts, second ? "Stream Wait Event" : "Event Sync", i % 4, i - 10);
+			g->xev++;
+			break;
+		}
 		fprintf(f,
 		        "{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", "
 		        "\"pid\": 0, \"tid\": \"stream 7\", \"ts\": %lu, \"dur\": 1, \"args\": "
@@ -276,6 +301,16 @@ static void same_trace(const struct gp_trace *a, const struct gp_trace *b)
 	assert_int_equal(a->ncoll, b->ncoll);
 	if (a->ncoll)
 		assert_memory_equal(a->coll, b->coll, a->ncoll * sizeof(*a->coll));
+	/* the side tables: string ids and tracks are the same, so their bytes are */
+	assert_int_equal(a->nopargs, b->nopargs);
+	if (a->nopargs)
+		assert_memory_equal(a->opargs, b->opargs, a->nopargs * sizeof(*a->opargs));
+	assert_int_equal(a->nsync, b->nsync);
+	if (a->nsync)
+		assert_memory_equal(a->sync, b->sync, a->nsync * sizeof(*a->sync));
+	assert_int_equal(a->npymod, b->npymod);
+	if (a->npymod)
+		assert_memory_equal(a->pymod, b->pymod, a->npymod * sizeof(*a->pymod));
 	assert_int_equal(a->nmem, b->nmem);
 	for (i = 0; i < a->nmem; i++) {
 		const struct gp_mem_event *x = &a->mem[i], *y = &b->mem[i];
@@ -389,6 +424,26 @@ static bool gzip_file(const char *path, char *gz, size_t n)
 	return true;
 }
 
+/* the trace has op inputs, syncs and nn.Module calls in both halves */
+static void has_side_tables(const char *path)
+{
+	struct gp_open_opts o = { .size = sizeof(o) };
+	struct gp_trace *t = NULL;
+	size_t last;
+
+	gp__kineto_no_parallel = true;
+	assert_int_equal(gp_trace_open(path, &o, &t), 0);
+	gp__kineto_no_parallel = false;
+	assert_true(t->nopargs > 1000);
+	assert_true(t->nsync > 100);
+	assert_true(t->npymod > 100);
+	last = t->npymod - 1;
+	assert_int_equal(t->tracks[t->pymod[0].track].tid, 100);
+	assert_int_equal(t->tracks[t->pymod[last].track].tid, 404);
+	assert_int_equal(t->pymod[last].parent, t->pymod[last].id % 3 ? 1 : -1);
+	gp_trace_free(t);
+}
+
 static void test_object(void **state)
 {
 	char path[256];
@@ -399,6 +454,7 @@ static void test_object(void **state)
 	tmp_path(path, sizeof(path), "obj");
 	xev = gen_trace(path, SH_OBJ, DM_NONE, &tricky);
 	assert_true(tricky > (long)TARGET / 2);
+	has_side_tables(path);
 	with_reports = true;
 	assert_int_equal(check(path, 0, EX_MERGED), 0);
 	with_reports = false;

@@ -42,7 +42,7 @@ int gp__an_modules(const struct gp__actx *c, struct gp_value *r);
 /* roofline.c: "roofline" (per-op FLOPs and bytes from the recorded shapes against the
  * device's peaks: achieved TFLOP/s and TB/s, roofline %, headroom, MFU) */
 int gp__an_roofline(const struct gp__actx *c, struct gp_value *r);
-/* findings.c: "findings" (reads the sections above) */
+/* findings-run.c: "findings" (reads the sections above) */
 int gp__an_findings(const struct gp__actx *c, struct gp_value *r);
 
 #endif

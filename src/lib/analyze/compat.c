@@ -48,30 +48,34 @@ static double us_double(int64_t ns)
 	return strtod(buf, NULL);
 }
 
+void gp__compat_hta_round(const struct gp_trace *t, int64_t ts, int64_t dur, int64_t *ots,
+                          int64_t *odur)
+{
+	int64_t base = t->has_base ? t->base_ns : 0;
+	double fts = us_double(ts - base), end = fts + us_double(dur);
+	double s = ceil(fts), e = floor(end);
+
+	/* out of the range where µs * 1000 fits: keep the exact times */
+	if (!(fabs(s) < 4.0e15) || !(fabs(e) < 4.0e15) || base > INT64_MAX / 2) {
+		*ots = ts;
+		*odur = dur;
+		return;
+	}
+	*ots = (int64_t)s * 1000 + base;
+	*odur = ((int64_t)e - (int64_t)s) * 1000;
+}
+
 static int round_times(struct gp__actx *c)
 {
 	const struct gp_trace *t = c->t;
 	size_t n = t->ev.n, i;
-	int64_t base = t->has_base ? t->base_ns : 0;
 
 	c->ts_own = gp__calloc(n ? n : 1, sizeof(int64_t));
 	c->dur_own = gp__calloc(n ? n : 1, sizeof(int64_t));
 	if (!c->ts_own || !c->dur_own)
 		return gp__error(GP_ENOMEM, "out of memory rounding timestamps");
-	for (i = 0; i < n; i++) {
-		int64_t rel = t->ev.ts[i] - base;
-		double ts = us_double(rel), end = ts + us_double(t->ev.dur[i]);
-		double s = ceil(ts), e = floor(end);
-
-		/* out of the range where µs * 1000 fits: keep the exact times */
-		if (!(fabs(s) < 4.0e15) || !(fabs(e) < 4.0e15) || base > INT64_MAX / 2) {
-			c->ts_own[i] = t->ev.ts[i];
-			c->dur_own[i] = t->ev.dur[i];
-			continue;
-		}
-		c->ts_own[i] = (int64_t)s * 1000 + base;
-		c->dur_own[i] = ((int64_t)e - (int64_t)s) * 1000;
-	}
+	for (i = 0; i < n; i++)
+		gp__compat_hta_round(t, t->ev.ts[i], t->ev.dur[i], &c->ts_own[i], &c->dur_own[i]);
 	c->ts = c->ts_own;
 	c->dur = c->dur_own;
 	return 0;

@@ -166,4 +166,12 @@ int64_t gp__launcher(const struct gp__actx *c, size_t i);
  */
 int gp__compat_hta_prepare(struct gp__actx *c);
 
+/**
+ * HTA's µs rounding of one interval [@p ts, @p ts + @p dur) of @p t's clock,
+ * as gp__compat_hta_prepare() rounds every event's: for times kept beside
+ * the events (nn.Module calls), so they line up with the effective times.
+ */
+void gp__compat_hta_round(const struct gp_trace *t, int64_t ts, int64_t dur, int64_t *ots,
+                          int64_t *odur);
+
 #endif

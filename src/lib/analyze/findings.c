@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * findings.c - the findings list of a rank: its entries, their ranking and
- * the entry point.
+ * findings.c - the findings list of a rank: its entries and their ranking.
  *
- * gp__an_findings() runs last (it reads the sections the other analyses
- * wrote), applies the rules of findings-rules.c and writes r["findings"]: a
+ * The rules (findings-rules.c, findings-<section>.c) add to the list, and
+ * gp__an_findings() (findings-run.c) writes it as r["findings"]: a
  * list of { id, severity, title, evidence, suggestion, impact_pct }, sorted
  * by severity (high, medium, low, info), then by impact_pct (the share of GPU
  * window or step time at stake) descending, then by id. A finding with less
  * than GP_FND_MIN_IMPACT_PCT at stake is left out. Rule ids and
- * thresholds are stable and documented in docs/analyses/findings.md.
+ * thresholds are stable and documented in docs/analyses/findings.md. This
+ * file calls no rule back, so the rules in files of their own make no cycle.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -92,27 +92,5 @@ out:
 		gp_value_free(fl->v[k].v);
 	gp__free(fl->v);
 	memset(fl, 0, sizeof(*fl));
-	return rc;
-}
-
-int gp__an_findings(const struct gp__actx *c, struct gp_value *r)
-{
-	struct gp__fnd_list fl = { NULL, 0, 0 };
-	struct gp_value *list = NULL;
-	struct gp__fnd_base b;
-	size_t k;
-	int rc = 0;
-
-	GP_TRY(gp__fnd_base_init(c, r, &b));
-	for (k = 0; k < gp__fnd_nrules; k++)
-		GP_TRY(gp__fnd_rules[k](c, r, &b, &fl));
-	GP_TRY(gp__fnd_list_take(&fl, &list));
-	rc = gp_obj_set(r, "findings", list);
-	list = NULL;
-out:
-	gp_value_free(list);
-	for (k = 0; k < fl.n; k++)
-		gp_value_free(fl.v[k].v);
-	gp__free(fl.v);
 	return rc;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * findings.h - internal declarations shared by findings.c (the list, its
- * ranking and the entry point gp__an_findings()) and findings-rules.c (the
- * rules, run in the order of gp__fnd_rules[]).
+ * findings.h - internal declarations shared by findings.c (the list and its
+ * ranking), findings-run.c (the entry point gp__an_findings()) and
+ * findings-rules.c (the rules, run in the order of gp__fnd_rules[]).
  */
 #ifndef GP_ANALYZE_FINDINGS_H
 #define GP_ANALYZE_FINDINGS_H

@@ -32,6 +32,17 @@ static const char *sv(const struct gp_value *v, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* @p s (a number and its unit, in a buffer of ours) with spaces the wrap keeps */
+static const char *glue(const char *s)
+{
+	char *p;
+
+	for (p = (char *)s; *p; p++)
+		if (*p == ' ')
+			*p = '\x1f';
+	return s;
+}
+
 /* 8.198 GFLOP: three decimals and an SI prefix */
 static const char *si(char *buf, size_t n, double v, const char *unit)
 {
@@ -163,7 +174,8 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 {
 	const struct gp_value *rl = gp_obj_get(r, "roofline"), *ops;
 	char b1[48], b2[48], b3[48], b4[48], line[256];
-	size_t n, k, avail, wname, wshape;
+	size_t n, k, avail, wname, wshape, fixed;
+	bool narrow;
 	double cov, mfu;
 
 	if (gp_value_type(rl) != GP_VALUE_OBJECT)
@@ -174,15 +186,15 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 	cov = nv(gp_obj_get(rl, "coverage_pct"));
 	snprintf(line, sizeof(line), "%s of the ops' GPU time (%s of %s) has a model; %s",
 	         gp__fmt_pct(b1, sizeof(b1), cov, 0),
-	         gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "modeled_gpu_time_ns")), 0),
-	         gp__fmt_dur(b3, sizeof(b3), nv(gp_obj_get(rl, "gpu_time_ns")), 0),
+	         glue(gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "modeled_gpu_time_ns")), 0)),
+	         glue(gp__fmt_dur(b3, sizeof(b3), nv(gp_obj_get(rl, "gpu_time_ns")), 0)),
 	         si(b4, sizeof(b4), nv(gp_obj_get(rl, "model_flops")), "FLOP"));
 	gp__out_keep(o, gp__text_wrap(&o->b, "  coverage  ", line, (size_t)fs->width, 12, WRAP));
 	mfu = nv(gp_obj_get(rl, "mfu_pct"));
 	if (!isnan(mfu))
 		snprintf(line, sizeof(line), "%s of the peak over the GPU window (%s)",
 		         gp__fmt_pct(b1, sizeof(b1), mfu, 0),
-		         gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0));
+		         glue(gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0)));
 	else
 		snprintf(line, sizeof(line), "- (%s)",
 		         isnan(nv(gp_value_path(rl, "device/peak_tflops/fp32")))
@@ -195,8 +207,14 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 		return;
 	if (fs->top && n > fs->top)
 		n = fs->top;
-	/* the numbers take 58 columns, the indent and gaps 4: names and shapes share the rest */
-	avail = fs->width > 62 + 16 ? (size_t)fs->width - 62 : 16; /* fits 80 columns */
+	/*
+	 * The numbers take 58 columns, the indent and gaps 4: names and shapes share the rest.
+	 * Under 80 columns TB/s and bound (15 columns; --json has them) make room, so that the
+	 * table fits 60.
+	 */
+	narrow = !fs->wide && fs->width < 80;
+	fixed = narrow ? 62 - 15 : 62;
+	avail = (size_t)fs->width > fixed + 13 ? (size_t)fs->width - fixed : 13;
 	wname = fs->wide ? 0 : avail * 11 / 20;
 	wshape = fs->wide ? 0 : avail - wname;
 	{
@@ -251,15 +269,22 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 			  .cell = gp__cell_dur,
 			  .key = "headroom_ns" },
 		};
-		const struct gp__table t = { cols, sizeof(cols) / sizeof(cols[0]), "  ", false };
+		struct gp__col use[sizeof(cols) / sizeof(cols[0])];
+		const struct gp__table t = { use, 0, "  ", false };
+		struct gp__table tt = t;
 		const void *rows[256];
+
+		for (k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+			if (!narrow ||
+			    (strcmp(cols[k].head, "TB/s") && strcmp(cols[k].head, "bound")))
+				use[tt.n++] = cols[k];
 
 		if (n > sizeof(rows) / sizeof(rows[0]))
 			n = sizeof(rows) / sizeof(rows[0]);
 		for (k = 0; k < n; k++)
 			rows[k] = gp_arr_get(ops, k);
-		gp__out_keep(o, gp__table_head(&o->b, &t));
-		gp__out_keep(o, gp__table_rows(&o->b, &t, rows, n));
+		gp__out_keep(o, gp__table_head(&o->b, &tt));
+		gp__out_keep(o, gp__table_rows(&o->b, &tt, rows, n));
 		if (gp_value_len(ops) > n)
 			gp__out_addf(o, "  … %zu more op shapes (--json has them all)\n",
 			             gp_value_len(ops) - n);

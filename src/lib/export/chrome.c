@@ -913,21 +913,57 @@ static int arg_num(struct tctx *c, bool *first, const char *key, int64_t v)
 	return 0;
 }
 
+/* @p s[0..@p n) is one JSON value and nothing else */
+static bool json_text_ok(const char *s, size_t n)
+{
+	struct gp_jscan js = { .end = s + n, .eof = true };
+	const char *p = s;
+
+	return n && gp__json_skip(&js, &p, 0) == 0 && gp__json_ws(p, s + n) == s + n;
+}
+
 /*
- * The collective args (struct gp_coll_info) that sort before "External id",
- * or (@p late) the others up to "block": as PyTorch wrote them, so that the
- * export's collectives ledger is the trace's.
+ * A JSON text arg from the string table (the record_shapes inputs of struct
+ * gp_op_args), written as the JSON it is, when set and valid JSON.
  */
-static int write_coll_args(struct tctx *c, const struct gp_coll_info *ci, bool late, bool *first)
+static int arg_text(struct tctx *c, bool *first, const char *key, uint32_t sid)
+{
+	const char *s;
+	size_t n;
+	char *p;
+
+	if (!sid || sid >= c->t->strs.n)
+		return 0;
+	s = gp__strtab_get(&c->t->strs, sid);
+	n = gp__strtab_strlen(&c->t->strs, sid);
+	if (!json_text_ok(s, n))
+		return 0;
+	if (!(p = reserve(c->w, SMALL_MAX)))
+		return c->w->err;
+	commit(c->w, arg_key(p, first, key));
+	return put_json_text(c->w, s, n) ? c->w->err : 0;
+}
+
+/*
+ * The collective args (struct gp_coll_info) that sort before "External id"
+ * (@p part 0), then those up to "Input Dims" (1), then the others up to
+ * "block" (2): as PyTorch wrote them, so that the export's collectives
+ * ledger is the trace's.
+ */
+static int write_coll_args(struct tctx *c, const struct gp_coll_info *ci, int part, bool *first)
 {
 	if (!ci)
 		return 0;
-	if (!late)
+	if (part == 0)
 		return arg_num(c, first, "Dst Rank", ci->dst_rank);
-	if (arg_num(c, first, "Group size", ci->group_size) ||
-	    arg_num(c, first, "In msg nelems", ci->in_nelems) ||
-	    arg_sid(c, first, "In split size", ci->in_split) ||
-	    arg_num(c, first, "Out msg nelems", ci->out_nelems) ||
+	if (part == 1) {
+		if (arg_num(c, first, "Group size", ci->group_size) ||
+		    arg_num(c, first, "In msg nelems", ci->in_nelems) ||
+		    arg_sid(c, first, "In split size", ci->in_split))
+			return c->w->err;
+		return 0;
+	}
+	if (arg_num(c, first, "Out msg nelems", ci->out_nelems) ||
 	    arg_sid(c, first, "Out split size", ci->out_split) ||
 	    arg_sid(c, first, "Process Group Description", ci->pg_desc) ||
 	    arg_sid(c, first, "Process Group Name", ci->pg_name) ||
@@ -944,6 +980,8 @@ static int write_args(struct tctx *c, size_t i)
 	struct gp_chrome_writer *w = c->w;
 	const struct gp_gpu_info *gi = t->ev.aux[i] < t->ngpu ? &t->gpu[t->ev.aux[i]] : NULL;
 	const struct gp_coll_info *ci = t->ncoll ? gp__trace_coll(t, i) : NULL;
+	const struct gp_op_args *oa = t->nopargs ? gp__trace_op_args(t, i) : NULL;
+	const struct gp_sync_info *si = t->nsync ? gp__trace_sync(t, i) : NULL;
 	uint32_t coll = gi && gi->collective ? gi->collective : ci ? ci->name : 0;
 	int64_t stream = -1;
 	bool first = true;
@@ -952,7 +990,7 @@ static int write_args(struct tctx *c, size_t i)
 	/* only where the trace had it: analyses tell "no args.stream" apart (HTA's rows) */
 	if (t->ev.flags[i] & GP_EVF_HAS_STREAM)
 		stream = t->ev.stream[i];
-	if (!gi && !ci && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
+	if (!gi && !ci && !oa && !si && t->ev.corr[i] < 0 && t->ev.ext[i] < 0 && stream < 0)
 		return 0;
 	if (put(w, "\"args\":{", 8))
 		return w->err;
@@ -961,13 +999,17 @@ static int write_args(struct tctx *c, size_t i)
 			return w->err;
 		first = false;
 	}
-	if (write_coll_args(c, ci, false, &first))
+	if ((oa && arg_text(c, &first, "Concrete Inputs", oa->concrete)) ||
+	    write_coll_args(c, ci, 0, &first))
 		return w->err;
 	if (!(p = reserve(w, SMALL_MAX)))
 		return w->err;
 	p = arg_int(p, &first, "External id", t->ev.ext[i]);
 	commit(w, p);
-	if (write_coll_args(c, ci, true, &first) || !(p = reserve(w, SMALL_MAX)))
+	if (write_coll_args(c, ci, 1, &first) ||
+	    (oa && (arg_text(c, &first, "Input Dims", oa->dims) ||
+	            arg_text(c, &first, "Input type", oa->types))) ||
+	    write_coll_args(c, ci, 2, &first) || !(p = reserve(w, SMALL_MAX)))
 		return w->err;
 	if (gi) {
 		p = arg_dim3(p, &first, "block", gi->block);
@@ -975,6 +1017,11 @@ static int write_args(struct tctx *c, size_t i)
 		p = arg_int(p, &first, "bytes", gi->bytes);
 	}
 	p = arg_int(p, &first, "correlation", t->ev.corr[i]);
+	if (si && si->kind) {
+		commit(w, p);
+		if (arg_sid(c, &first, "cuda_sync_kind", si->kind) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+	}
 	if (gi)
 		p = arg_int(p, &first, "device", gp__ev_device(t, i));
 	if (ci && ci->dtype) {
@@ -990,6 +1037,11 @@ static int write_args(struct tctx *c, size_t i)
 		p = arg_int(p, &first, "shared memory", gi->shmem);
 	}
 	p = arg_int(p, &first, "stream", stream);
+	if (si) {
+		p = arg_int(p, &first, "wait_on_cuda_event_id", si->wait_event_id);
+		p = arg_int(p, &first, "wait_on_cuda_event_record_corr_id", si->wait_event_corr);
+		p = arg_int(p, &first, "wait_on_stream", si->wait_stream);
+	}
 	if (gi)
 		p = arg_dbl(p, &first, "warps per SM", gi->warps_per_sm);
 	*p++ = '}';
@@ -1047,6 +1099,50 @@ static int write_event(struct tctx *c, size_t i)
 	if (async)
 		w->async_id++;
 	w->st.events++;
+	return 0;
+}
+
+/*
+ * The nn.Module calls (t->pymod) as the python_function events Kineto
+ * writes for them, so that a reader of Kineto traces finds them again:
+ * {"args":{"Python id":I,"Python parent id":P|null},"cat":"python_function",
+ * "dur":D,"name":NAME,"ph":"X","pid":P,"tid":T,"ts":TS}.
+ */
+static int write_modules(struct tctx *c)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_chrome_writer *w = c->w;
+	size_t i;
+	char *p;
+
+	for (i = 0; i < t->npymod; i++) {
+		const struct gp_py_module *m = &t->pymod[i];
+		bool first = true;
+
+		if (m->track >= t->ntracks)
+			continue;
+		if (ev_begin(w) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, "\"args\":{");
+		p = arg_int(p, &first, "Python id", m->id);
+		p = arg_key(p, &first, "Python parent id");
+		p = m->parent >= 0 ? fmt_i64(p, m->parent) : fmt_lit(p, "null");
+		p = fmt_lit(p, "},\"cat\":\"python_function\",\"dur\":");
+		p = fmt_t(w, p, m->dur);
+		p = fmt_lit(p, ",\"name\":");
+		commit(w, p);
+		if (put_sid(c, m->name) || !(p = reserve(w, SMALL_MAX)))
+			return w->err;
+		p = fmt_lit(p, ",\"ph\":\"X\",\"pid\":");
+		p = fmt_i64(p, c->procs[c->tproc[m->track]].cpid);
+		p = fmt_lit(p, ",\"tid\":");
+		p = fmt_i64(p, c->ttid[m->track]);
+		p = fmt_lit(p, ",\"ts\":");
+		p = fmt_t(w, p, m->ts - w->origin);
+		*p++ = '}';
+		commit(w, p);
+		w->st.events++;
+	}
 	return 0;
 }
 
@@ -1359,6 +1455,9 @@ static bool whole_us(const struct gp_trace *t, int64_t origin)
 	for (i = 0; i < t->nctr; i++)
 		if ((t->ctr[i].ts - origin) % 1000)
 			return false;
+	for (i = 0; i < t->npymod; i++)
+		if ((t->pymod[i].ts - origin) % 1000 || t->pymod[i].dur % 1000)
+			return false;
 	return true;
 }
 
@@ -1412,6 +1511,7 @@ GP_API int gp_chrome_writer_add_trace(struct gp_chrome_writer *w, const struct g
 	w->whole_us = whole_us(t, w->origin);
 	for (i = 0; i < t->ev.n; i++)
 		GP_TRY(write_event(&c, i));
+	GP_TRY(write_modules(&c));
 	GP_TRY(write_flows(&c));
 	GP_TRY(write_mem(&c));
 	GP_TRY(write_counters(&c));

@@ -94,6 +94,101 @@ static int intern(struct reader *r, const struct sfield *f, uint32_t *id)
 	return 0;
 }
 
+/*
+ * Writes the validated JSON text @p p[0..@p n) into @p out (room for 2 n
+ * bytes) in Kineto's spelling, "[[64, 128], [128, 256]]": no whitespace
+ * outside strings but one space after each ',' and ':'. Strings are copied
+ * as they are, escapes and all. @return the length written.
+ */
+static size_t json_compact(const char *p, size_t n, char *out)
+{
+	const char *end = p + n;
+	char *o = out;
+
+	while (p < end) {
+		char c = *p++;
+
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		*o++ = c;
+		if (c == ',' || c == ':') {
+			*o++ = ' ';
+		} else if (c == '"') {
+			while (p < end && *p != '"') {
+				if (*p == '\\' && end - p > 1)
+					*o++ = *p++;
+				*o++ = *p++;
+			}
+			if (p < end)
+				*o++ = *p++;
+		}
+	}
+	return (size_t)(o - out);
+}
+
+#define GP_RAWTAB_MAX (1u << 16) /* distinct texts remembered as written */
+
+/*
+ * Interns the JSON text @p s of a record_shapes arg in Kineto's spelling
+ * (json_compact()), a text parse_args did not find in r->raws: at @p slot
+ * (GP_RAW_SLOTS: none), then in the table of every distinct text as
+ * written (up to GP_RAWTAB_MAX), so that a text is compacted and interned
+ * in t->strs once, whether Kineto wrote it or a re-indented trace. Then
+ * r->raws[@p slot] holds it.
+ */
+static int intern_raw(struct reader *r, const struct gp_str *s, unsigned slot, uint32_t *id)
+{
+	size_t n = s->len, m;
+	struct gp_raw_slot *rs;
+	uint32_t rid;
+	int rc;
+
+	if (!r->raws) {
+		if (!(r->raws = gp__calloc(GP_RAW_SLOTS, sizeof(*r->raws))) ||
+		    gp__strtab_init(&r->rawtab))
+			return gp__error(GP_ENOMEM, "out of memory");
+	}
+	rs = slot < GP_RAW_SLOTS ? &r->raws[slot] : NULL;
+	if (rs && rs->p && rs->len == n && gp__raw_eq(rs->p, s->p, n)) {
+		*id = rs->id;
+		return 0;
+	}
+	rid = gp__strtab_find(&r->rawtab, s->p, n);
+	if (rid != UINT32_MAX && rid < r->rawid_cap) {
+		*id = r->rawid[rid];
+		goto cache;
+	}
+	gp__buf_reset(&r->scratch);
+	if (n > SIZE_MAX / 2 - 1 || gp__buf_grow(&r->scratch, 2 * n + 1))
+		return gp__error(GP_ENOMEM, "out of memory");
+	m = json_compact(s->p, n, r->scratch.buf);
+	if ((rc = gp__strtab_intern(&r->t->strs, r->scratch.buf, m, id)))
+		return rc;
+	/* then remembered as written (the text, then its id: never one without the other) */
+	if (r->rawtab.n >= GP_RAWTAB_MAX) {
+		/* the table is full: the slot keeps the compacted text */
+		if (rs) {
+			rs->p = gp__strtab_get(&r->t->strs, *id);
+			rs->len = gp__strtab_strlen(&r->t->strs, *id);
+			rs->id = *id;
+		}
+		return 0;
+	}
+	if ((rc =
+	         gp__grow((void **)&r->rawid, &r->rawid_cap, r->rawtab.n + 1, sizeof(*r->rawid))) ||
+	    (rc = gp__strtab_intern(&r->rawtab, s->p, n, &rid)))
+		return rc;
+	r->rawid[rid] = *id;
+cache:
+	/* the slot keeps the text as written (rawtab never moves a string either) */
+	if (rs) {
+		rs->p = gp__strtab_get(&r->rawtab, rid);
+		rs->len = (uint32_t)n;
+		rs->id = *id;
+	}
+	return 0;
+}
+
 /* Category id through a small cache: traces have a handful of categories. */
 static int intern_cat(struct reader *r, const struct sfield *f, uint32_t *id, enum gp_kind *kind)
 {
@@ -209,6 +304,69 @@ static int commit_coll(struct reader *r, const struct evrec *e, size_t idx)
 	return gp__trace_add_coll(r->t, idx, &ci);
 }
 
+/* the record_shapes inputs of the event just stored at @p idx */
+static int commit_op_args(struct reader *r, const struct evrec *e, size_t idx)
+{
+	struct gp_op_args oa;
+	uint32_t *const sid[] = { &oa.dims, &oa.types, &oa.concrete };
+	int rc;
+
+	memset(&oa, 0, sizeof(oa));
+	for (unsigned k = 0; k < GP_ARRAY_SIZE(sid); k++) {
+		if (!(e->aset & ABIT(A_DIMS + k)))
+			continue;
+		if (e->rawhit & (1u << k))
+			*sid[k] = e->rawid[k];
+		else if ((rc = intern_raw(r, &e->raw[k], e->rawslot[k], sid[k])))
+			return rc;
+	}
+	return gp__trace_add_op_args(r->t, idx, &oa);
+}
+
+/* what the cuda_sync event just stored at @p idx waited on */
+static int commit_sync(struct reader *r, const struct evrec *e, size_t idx)
+{
+	struct gp_sync_info si;
+	int rc;
+
+	memset(&si, 0, sizeof(si));
+	if ((e->aset & ABIT(A_SYNC_KIND)) && (rc = intern(r, &e->skind, &si.kind)))
+		return rc;
+	si.wait_stream = arg_i64(e, A_WAIT_STREAM);
+	si.wait_event_corr = arg_i64(e, A_WAIT_CORR);
+	si.wait_event_id = arg_i64(e, A_WAIT_EVID);
+	return gp__trace_add_sync(r->t, idx, &si);
+}
+
+/* A python_function event: counted; an nn.Module call is also kept. */
+static int commit_python(struct reader *r, const struct evrec *e)
+{
+	static const char pre[] = "nn.Module: ";
+	struct gp_py_module pm;
+	const char *p;
+	size_t n;
+	int rc;
+
+	r->t->npy++;
+	if (!e->name.set)
+		return 0;
+	if (!e->name.esc) {
+		p = e->name.s.p;
+		n = e->name.s.len;
+	} else if ((rc = field_text(r, &e->name, &p, &n))) {
+		return rc;
+	}
+	if (n < sizeof(pre) - 1 || memcmp(p, pre, sizeof(pre) - 1) != 0)
+		return 0;
+	if ((rc = intern(r, &e->name, &pm.name)) || (rc = track_of(r, e, &pm.track)))
+		return rc;
+	pm.ts = e->ts;
+	pm.dur = e->dur;
+	pm.id = arg_i64(e, A_PY_ID);
+	pm.parent = arg_i64(e, A_PY_PARENT);
+	return gp__trace_add_py_module(r->t, &pm);
+}
+
 static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat_id,
                            enum gp_kind kind)
 {
@@ -217,10 +375,8 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 	size_t idx;
 	int rc;
 
-	if (cat_id && cat_id == r->id_python) {
-		t->npy++;
-		return 0;
-	}
+	if (cat_id && cat_id == r->id_python)
+		return commit_python(r, e);
 	if (r->max_events && t->ev.n >= r->max_events)
 		return gp__error(GP_ELIMIT, "more than %llu events",
 		                 (unsigned long long)r->max_events);
@@ -272,6 +428,10 @@ static int commit_complete(struct reader *r, const struct evrec *e, uint32_t cat
 			tr->device = (int32_t)e->pid.num;
 		tr->stream = e->aset & ABIT(A_STREAM) ? e->a[A_STREAM] : stream_from_tid(e);
 	}
+	if ((e->aset & ABITS_OPARGS) && (rc = commit_op_args(r, e, idx)))
+		return rc;
+	if (kind == GP_K_SYNC && (e->aset & ABITS_SYNC) && (rc = commit_sync(r, e, idx)))
+		return rc;
 	if ((e->aset & ABITS_COLL) || e->coll.set)
 		return commit_coll(r, e, idx);
 	return 0;

@@ -51,9 +51,12 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 		break;
 	case 9:
 		K("Device Id", A_DEV_ID)
+		K("Python id", A_PY_ID)
 		break;
 	case 10:
 		K("Group size", A_GROUP_SIZE)
+		K("Input Dims", A_DIMS)
+		K("Input type", A_TYPES)
 		break;
 	case 11:
 		K("correlation", A_CORR)
@@ -74,10 +77,16 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 		K("Total Reserved", A_TOT_RES)
 		K("Out msg nelems", A_OUT_NELEMS)
 		K("Out split size", A_OUT_SPLIT)
+		K("cuda_sync_kind", A_SYNC_KIND)
+		K("wait_on_stream", A_WAIT_STREAM)
 		break;
 	case 15:
 		K("Collective name", A_COLL)
 		K("Total Allocated", A_TOT_ALLOC)
+		K("Concrete Inputs", A_CONCRETE)
+		break;
+	case 16:
+		K("Python parent id", A_PY_PARENT)
 		break;
 	case 18:
 		K("Process Group Name", A_PG_NAME)
@@ -88,12 +97,18 @@ static inline unsigned arg_key_id(const char *k, size_t n)
 	case 20:
 		K("registers per thread", A_REGS)
 		break;
+	case 21:
+		K("wait_on_cuda_event_id", A_WAIT_EVID)
+		break;
 	case 23:
 		K("memory bandwidth (GB/s)", A_BW)
 		break;
 	case 25:
 		K("est. achieved occupancy %", A_OCC)
 		K("Process Group Description", A_PG_DESC)
+		break;
+	case 33:
+		K("wait_on_cuda_event_record_corr_id", A_WAIT_CORR)
 		break;
 	default:
 		break;
@@ -486,6 +501,42 @@ __attribute__((noinline)) static int parse_args(struct reader *r, const char **p
 			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
 				return rc;
 			}
+		} else if (id >= A_DIMS && id <= A_CONCRETE) {
+			/* record_shapes inputs: the array's raw text, validated; else unknown */
+			unsigned k = id - A_DIMS;
+			const char *at = p;
+			const struct gp_raw_slot *rs;
+
+			e->rawslot[k] = GP_RAW_SLOTS;
+			if (*p == '[' && r->raws && !gp__kineto_no_memo && end - p >= GP_RAW_KEY) {
+				e->rawslot[k] = gp__raw_slot(p);
+				rs = &r->raws[e->rawslot[k]];
+				/* a text seen before (kineto-int.h): no scan */
+				if (rs->p && (size_t)(end - p) >= rs->len &&
+				    gp__raw_eq(rs->p, p, rs->len)) {
+					p += rs->len;
+					e->rawid[k] = rs->id;
+					e->rawhit |= 1u << k;
+				}
+			}
+			if (!(e->rawhit & (1u << k)) &&
+			    (rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH)))
+				return rc;
+			if (*at == '[') {
+				e->raw[k].p = at;
+				e->raw[k].len = (size_t)(p - at);
+				e->aset |= ABIT(id);
+			}
+		} else if (id == A_SYNC_KIND) {
+			if (*p == '"') {
+				e->skind.set = true;
+				if ((rc = gp__json_string_fast(&r->s, &p, &e->skind.s,
+				                               &e->skind.esc)))
+					return rc;
+				e->aset |= ABIT(id);
+			} else if ((rc = gp__json_skip(&r->s, &p, GP_KINETO_DEPTH))) {
+				return rc;
+			}
 		} else if (id == A_COLL || id == A_NAME) {
 			struct sfield *f = id == A_COLL ? &e->coll : &e->aname;
 
@@ -524,6 +575,7 @@ static void evrec_init(struct evrec *e)
 	e->ts = e->dur = 0;
 	e->has_ts = e->has_dur = e->ts_float = false;
 	e->aset = 0;
+	e->rawhit = 0;
 }
 
 /* The event keys we read. */

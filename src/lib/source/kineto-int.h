@@ -25,6 +25,7 @@
 #include "trace/model.h"
 #include "util/buf.h"
 #include "util/json-scan.h"
+#include "util/strtab.h"
 
 #define GP_KINETO_WINDOW   (8u << 20)   /* initial window */
 #define GP_KINETO_READ     (256u << 10) /* bytes read per refill: stays in L2 */
@@ -80,6 +81,58 @@ struct gp_seg_memo {
 	struct gp_seg_node node[GP_SEG_NODES];
 };
 
+/*
+ * The record_shapes inputs already interned (kineto-commit.c): a text as
+ * written, validated when it was first read, and the id of its compacted
+ * text. Found by the GP_RAW_KEY bytes of the window from the text's '['
+ * (the text and what follows it: Kineto writes the same args in the same
+ * order, so they repeat together), so that parse_args can recognise a text
+ * seen before by one comparison instead of scanning it: the same bytes
+ * skip the same way, with the same result, so results and errors do not
+ * depend on it (like the key-segment memo, and off with it).
+ */
+#define GP_RAW_SLOTS 2048
+#define GP_RAW_KEY   64 /* window bytes hashed into a slot (re-indented texts need many) */
+
+struct gp_raw_slot {
+	const char *p; /* in r->rawtab or t->strs, which never move a string */
+	uint32_t len, id;
+};
+
+/* the slot of the text at @p p, with GP_RAW_KEY bytes from there in the window */
+static inline uint16_t gp__raw_slot(const char *p)
+{
+	uint64_t w[GP_RAW_KEY / 8], h = 0;
+
+	memcpy(w, p, sizeof(w));
+	for (unsigned i = 0; i < GP_RAW_KEY / 8; i++)
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+	return (uint16_t)((h >> 53) % GP_RAW_SLOTS);
+}
+
+/* a[0..n) == b[0..n): 8-byte words, the last one overlapping; bytes below 8 */
+static inline bool gp__raw_eq(const char *a, const char *b, size_t n)
+{
+	uint64_t x, y;
+	size_t i;
+
+	if (n < 8) {
+		for (i = 0; i < n; i++)
+			if (a[i] != b[i])
+				return false;
+		return true;
+	}
+	for (i = 0; i + 8 < n; i += 8) {
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	memcpy(&x, a + n - 8, 8);
+	memcpy(&y, b + n - 8, 8);
+	return x == y;
+}
+
 struct reader {
 	struct gp_trace *t;
 	const char *name; /* for messages */
@@ -127,6 +180,17 @@ struct reader {
 	struct gp_seg_memo ev_memo;   /* the members of events */
 	struct cat_cache cats[16];
 	uint32_t names[256]; /* intern() cache: string ids, 0 empty */
+	/*
+	 * intern_raw()'s caches of the record_shapes inputs (kineto-commit.c),
+	 * made on first use: each distinct text as written (rawtab, up to a
+	 * limit) with the id of its compacted text in t->strs (rawid), and
+	 * GP_RAW_SLOTS recent texts (strings of rawtab, or of t->strs once
+	 * rawtab is full; neither moves a string) with those ids, direct-mapped.
+	 */
+	struct gp_raw_slot *raws;
+	struct gp_strtab rawtab;
+	uint32_t *rawid;
+	size_t rawid_cap;
 	size_t ncats;
 	uint32_t id_python, id_user_ann, id_operator, id_cpu_op, id_instant;
 };
@@ -180,6 +244,18 @@ enum arg_key {
 	A_ADDR,
 	A_DEV_ID,
 	A_DEV_TYPE,
+	/* record_shapes inputs (struct gp_op_args): raw JSON text of an array, */
+	A_DIMS,
+	A_TYPES,
+	A_CONCRETE,
+	/* cuda_sync waits (struct gp_sync_info): a string, then integers, */
+	A_SYNC_KIND,
+	A_WAIT_STREAM,
+	A_WAIT_CORR,
+	A_WAIT_EVID,
+	/* python_function ids (struct gp_py_module): integers, */
+	A_PY_ID,
+	A_PY_PARENT,
 	/* collective metadata (struct gp_coll_info): integers, */
 	A_IN_NELEMS,
 	A_OUT_NELEMS,
@@ -198,6 +274,7 @@ enum arg_key {
 };
 
 #define A_CS_N (A__COUNT - A_DTYPE)
+_Static_assert(A__COUNT <= 64, "struct evrec.aset holds one bit per arg key");
 
 /* A string field: raw slice in the window and whether it holds escapes. */
 struct sfield {
@@ -225,11 +302,20 @@ struct evrec {
 	int32_t grid[3], block[3];
 	struct sfield coll, aname;
 	struct sfield cs[A_CS_N]; /* string collective args, valid when their aset bit is */
+	struct sfield skind;      /* "cuda_sync_kind", valid when its aset bit is */
+	/* the raw text of "Input Dims", "Input type", "Concrete Inputs" ('[' to ']'), */
+	struct gp_str raw[A_CONCRETE - A_DIMS + 1];
+	uint16_t rawslot[A_CONCRETE - A_DIMS + 1]; /* its gp__raw_slot(), GP_RAW_SLOTS none */
+	uint32_t rawid[A_CONCRETE - A_DIMS + 1];   /* its string id, when its rawhit bit is set */
+	unsigned rawhit;                           /* found in r->raws by parse_args */
 };
 
 #define ABIT(id) (UINT64_C(1) << (id))
 /* the collective args other than "Collective name" */
 #define ABITS_COLL (((UINT64_C(1) << A__COUNT) - 1) & ~((UINT64_C(1) << A_IN_NELEMS) - 1))
+/* the record_shapes inputs and the cuda_sync waits */
+#define ABITS_OPARGS (ABIT(A_DIMS) | ABIT(A_TYPES) | ABIT(A_CONCRETE))
+#define ABITS_SYNC   (ABIT(A_SYNC_KIND) | ABIT(A_WAIT_STREAM) | ABIT(A_WAIT_CORR) | ABIT(A_WAIT_EVID))
 
 static inline int64_t arg_i64(const struct evrec *e, unsigned id)
 {

@@ -342,6 +342,10 @@ static int finish(struct reader *r)
 		if (__builtin_add_overflow(t->mem[i].ts, x, &t->mem[i].ts) ||
 		    gp__trace_check_time(t->mem[i].ts, 0))
 			goto range;
+	for (i = 0; i < t->npymod; i++)
+		if (__builtin_add_overflow(t->pymod[i].ts, x, &t->pymod[i].ts) ||
+		    gp__trace_check_time(t->pymod[i].ts, t->pymod[i].dur))
+			goto range;
 	return 0;
 range:
 	return gp__error(GP_EFORMAT, "%s: timestamps plus \"baseTimeNanoseconds\" out of range",
@@ -435,6 +439,9 @@ static void reader_release(struct reader *r)
 	gp__free(r->buf);
 	r->buf = NULL;
 	gp__buf_release(&r->scratch);
+	gp__strtab_release(&r->rawtab);
+	gp__free(r->rawid);
+	gp__free(r->raws);
 	gp_trace_free(r->t);
 	r->t = NULL;
 }
@@ -826,6 +833,9 @@ out:
 		close(r.fd);
 	gp__free(r.buf);
 	gp__buf_release(&r.scratch);
+	gp__strtab_release(&r.rawtab);
+	gp__free(r.rawid);
+	gp__free(r.raws);
 	if (rc) {
 		gp_trace_free(r.t);
 		r.t = NULL;
