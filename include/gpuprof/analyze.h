@@ -43,6 +43,10 @@ struct gp_analyze_opts {
 	uint32_t threads;
 	/** Only analyse this rank; -1: all. */
 	int64_t only_rank;
+	/** Roofline: peak TFLOP/s for every data type instead of the GPU table's; 0: the table. */
+	double peak_tflops;
+	/** Roofline: peak memory bandwidth in TB/s instead of the GPU table's; 0: the table. */
+	double peak_tbps;
 };
 
 /**

@@ -5,7 +5,9 @@
  * stdout or atomically to a file (-o). All computing is in the library; the
  * human tables are drawn by the library (gp_analyze_format()).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,10 +33,35 @@ static const char usage_text[] =
     "    --salvage         analyse what precedes the damage of a truncated trace\n"
     "    --threads N       files read in parallel (default: one per CPU)\n"
     "    --wide            names whole, never shortened to the width\n"
+    "    --peak-tflops X   roofline: the GPU's peak TFLOP/s (every data type), not the table's\n"
+    "    --peak-tbps Y     roofline: the GPU's memory bandwidth in TB/s, not the table's\n"
     "    -q, --quiet       no warnings\n"
     "    -h, --help        this help; 'gpuprof help analyze' for the docs\n";
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_RANK, OPT_COMPAT, OPT_SALVAGE, OPT_THREADS, OPT_WIDE };
+enum {
+	OPT_JSON = 256,
+	OPT_TOP,
+	OPT_RANK,
+	OPT_COMPAT,
+	OPT_SALVAGE,
+	OPT_THREADS,
+	OPT_WIDE,
+	OPT_PEAK_TFLOPS,
+	OPT_PEAK_TBPS
+};
+
+/* a peak figure: a number above 0, at most 10^6 (TFLOP/s, TB/s) */
+static double parse_peak(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e6)
+		usage_die("option '%s' expects a number above 0 (such as 989.5), not '%s'", opt, s);
+	return v;
+}
 
 static void salvage_warnings(const struct gp_value *report)
 {
@@ -93,6 +120,8 @@ int cmd_analyze(int argc, const char **argv)
 		{ "salvage", no_argument, NULL, OPT_SALVAGE },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "peak-tflops", required_argument, NULL, OPT_PEAK_TFLOPS },
+		{ "peak-tbps", required_argument, NULL, OPT_PEAK_TBPS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -139,6 +168,12 @@ int cmd_analyze(int argc, const char **argv)
 			break;
 		case OPT_WIDE:
 			wide = true;
+			break;
+		case OPT_PEAK_TFLOPS:
+			opts.peak_tflops = parse_peak("--peak-tflops", optarg);
+			break;
+		case OPT_PEAK_TBPS:
+			opts.peak_tbps = parse_peak("--peak-tbps", optarg);
 			break;
 		case 'q':
 			quiet = true;

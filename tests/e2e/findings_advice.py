@@ -298,6 +298,28 @@ def gen(vendor, props, meta, scenario):
             s = 1000 + 4000 * k
             evs.append(ev("user_annotation", f"blocks.{k} (Block)", 1, 1, s, 3000))
             launch(s + 100, gemm, s + 200, 2000 if k == 2 else 500)
+    elif scenario == "roofline":
+        # fp32 ops far from the roofline (with shapes): an unfused attention, a convolution
+        evs.append(ev("user_annotation", "ProfilerStep#0", 1, 1, 0, 100000))
+        ops = [("aten::bmm", [[64, 512, 64], [64, 64, 512]], ["float", "float"], None),
+               ("aten::_softmax", [[64, 512, 512], [], []], ["float", "Scalar", "Scalar"],
+                ["", "-1", "False"]),
+               ("aten::convolution", [[32, 64, 56, 56], [64, 64, 1, 1], [], [], [], [], [], [],
+                                      []],
+                ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar",
+                 "ScalarList", "Scalar"],
+                ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"])]
+        for k, (name, dims, types, conc) in enumerate(ops):
+            a = {"External id": 10 + k, "Input Dims": dims, "Input type": types}
+            if conc:
+                a["Concrete Inputs"] = conc
+            evs.append(ev("cpu_op", name, 1, 1, 100 + 1000 * k, 500, **a))
+            corr[0] += 1
+            if api:
+                evs.append(ev("cuda_runtime", api + "LaunchKernel", 1, 1, 200 + 1000 * k, 20,
+                              correlation=corr[0], **{"External id": 10 + k}))
+            evs.append(ev("kernel", f"kernel_{k}", 0, 7, 5000 + 30000 * k, 25000, device=0,
+                          stream=7, correlation=corr[0], **{"External id": 10 + k}))
     else:  # "host": the GPU waits for a host that loads data, syncs and launches small kernels
         occ = {"est. achieved occupancy %": 10}
         for k in range(3):
@@ -353,7 +375,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for label, props, meta in devices:
             vendor = vendor_of(props, meta)
-            for scen in ("host", "queue", "cpu", "modules"):
+            for scen in ("host", "queue", "cpu", "modules", "roofline"):
                 path = os.path.join(tmp, f"{scen}.json")
                 with open(path, "w") as fh:
                     json.dump(gen(vendor, props, meta, scen), fh)
