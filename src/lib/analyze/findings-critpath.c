@@ -87,12 +87,12 @@ static const struct gp_value *longest_step(const struct gp_value *cp)
 }
 
 int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
-                     const struct gp__fnd_base *b, struct gp__fnd_draft *d)
+                     const struct gp__fnd_base *b, struct gp__fnd_list *fl)
 {
 	const struct gp_value *cp = gp_obj_get(r, "critical_path"), *worst;
 	struct gp_value *ev = NULL;
 	double cpu, launch, comp, comm, kk, host, gpu, impact;
-	char *title = d->title, *sugg = d->suggestion, top_ops[256], top_k[256], wd[32], what[160];
+	char title[512], sugg[1536], top_ops[256], top_k[256], wd[32], what[160];
 	const char *steps_w;
 	int64_t path = 0, wpath = 0;
 	enum gp__fnd_sev sev;
@@ -122,7 +122,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 	if (host >= HALF_PCT) {
 		impact = host;
 		sev = host >= HOST_MEDIUM_PCT ? GP_FND_MEDIUM : GP_FND_LOW;
-		snprintf(title, sizeof(d->title),
+		snprintf(title, sizeof(title),
 		         "The host sets the step's length: the GPU kernels are not on the critical "
 		         "path %.0f %% of the time",
 		         100.0 - gpu);
@@ -134,7 +134,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 			    "faster kernels can shorten %s by %.0f %% at most (the GPU's share "
 			    "of the path)",
 			    steps_w, gpu);
-		snprintf(sugg, sizeof(d->suggestion),
+		snprintf(sugg, sizeof(sugg),
 		         "%s; less host work on the path will (longest path %s%s%s): fewer, fused "
 		         "ops (torch.compile), %s for launch-heavy stretches, data loading and "
 		         "preparation off the main thread%s",
@@ -150,7 +150,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 		impact = gpu;
 		sev = GP_FND_INFO;
 		snprintf(
-		    title, sizeof(d->title),
+		    title, sizeof(title),
 		    "The GPU sets the step's length: kernels are on the critical path %.0f %% of "
 		    "the time",
 		    gpu);
@@ -159,7 +159,7 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 		else
 			snprintf(what, sizeof(what),
 			         "host-side work by %.0f %% at most (its share)", host);
-		snprintf(sugg, sizeof(d->suggestion),
+		snprintf(sugg, sizeof(sugg),
 		         "faster kernels shorten %s, %s (longest path %s%s%s)%s%s", steps_w, what,
 		         wd, top_k[0] ? "; its top kernels: " : "", top_k,
 		         comm >= 10.0 ? "; communication is a large part: overlap it with compute "
@@ -172,11 +172,11 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 		impact = host;
 		sev = GP_FND_LOW;
 		snprintf(
-		    title, sizeof(d->title),
+		    title, sizeof(title),
 		    "Neither side alone sets the step's length: the CPU and launches are on the "
 		    "critical path %.0f %% of the time, the GPU %.0f %%",
 		    host, gpu);
-		snprintf(sugg, sizeof(d->suggestion),
+		snprintf(sugg, sizeof(sugg),
 		         "both shorten %s: the host work on the path (%s) and its kernels (%s)",
 		         steps_w, top_ops[0] ? top_ops : "none", top_k[0] ? top_k : "none");
 	}
@@ -195,11 +195,8 @@ int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
 	GP_TRY(gp__obj_set_str_or_null(ev, "longest_step",
 	                               gp_value_get_str(gp_obj_get(worst, "step"))));
 	GP_TRY(gp_obj_set_int(ev, "longest_step_path_ns", wpath));
-	d->id = "critical-path-bound";
-	d->sev = sev;
-	d->impact = impact;
-	d->ev = ev;
-	ev = NULL;
+	rc = gp__fnd_add(fl, "critical-path-bound", sev, impact, title, ev, sugg);
+	ev = NULL; /* gp__fnd_add took it */
 out:
 	gp_value_free(ev);
 	return rc;

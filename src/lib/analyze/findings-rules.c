@@ -1027,23 +1027,9 @@ out:
 	return rc;
 }
 
-/* ---- critical-path-bound: prepared by findings-critpath.c ---- */
-static int rule_critpath(const struct gp__actx *c, const struct gp_value *r,
-                         const struct gp__fnd_base *b, struct gp__fnd_list *fl)
-{
-	struct gp__fnd_draft d = { 0 };
-	int rc = gp__fnd_critpath(c, r, b, &d);
-
-	if (rc || !d.ev) {
-		gp_value_free(d.ev);
-		return rc;
-	}
-	return gp__fnd_add(fl, d.id, d.sev, d.impact, d.title, d.ev, d.suggestion);
-}
-
 const gp__fnd_rule_fn gp__fnd_rules[] = {
-	rule_no_gpu,   rule_gpu_idle,   rule_launch_bound, rule_dataloader,    rule_sync,
-	rule_pageable, rule_fp32_gemm,  rule_exposed_comm, rule_low_occupancy, rule_queue,
-	rule_critpath, gp__fnd_modules, gp__fnd_roofline,
+	rule_no_gpu,      rule_gpu_idle,   rule_launch_bound, rule_dataloader,    rule_sync,
+	rule_pageable,    rule_fp32_gemm,  rule_exposed_comm, rule_low_occupancy, rule_queue,
+	gp__fnd_critpath, gp__fnd_modules, gp__fnd_roofline,
 };
 const size_t gp__fnd_nrules = GP_ARRAY_SIZE(gp__fnd_rules);

@@ -176,25 +176,10 @@ typedef int (*gp__fnd_rule_fn)(const struct gp__actx *c, const struct gp_value *
 
 extern const gp__fnd_rule_fn gp__fnd_rules[];
 
-/*
- * A finding a rule file outside findings-rules.c prepares and findings-rules.c
- * adds with gp__fnd_add (a rule file that called gp__fnd_add itself would
- * close a call cycle of three files). ev NULL: no finding; else the draft
- * owns ev until it is added.
- */
-struct gp__fnd_draft {
-	const char *id;
-	enum gp__fnd_sev sev;
-	double impact;
-	char title[512];
-	char suggestion[1536];
-	struct gp_value *ev;
-};
-
 /* the rules of issue 23's analyses, each beside its analysis's findings file */
 int gp__fnd_critpath(const struct gp__actx *c, const struct gp_value *r,
                      const struct gp__fnd_base *b,
-                     struct gp__fnd_draft *d); /* findings-critpath.c */
+                     struct gp__fnd_list *fl); /* findings-critpath.c */
 int gp__fnd_modules(const struct gp__actx *c, const struct gp_value *r,
                     const struct gp__fnd_base *b, struct gp__fnd_list *fl); /* findings-modules.c */
 int gp__fnd_roofline(const struct gp__actx *c, const struct gp_value *r,
