@@ -97,6 +97,16 @@ static const char *cell_rate(char *buf, size_t n, const struct gp__col *c, const
 	return gp__fmt_num(buf, n, v, v >= 100 ? 0 : v >= 10 ? 1 : 2, "");
 }
 
+/* a share of the roofline under 0.05 % is not 0.0 %: the JSON's (0, 100] holds no zero */
+static const char *cell_roof_pct(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	double v = nv(gp_obj_get(row, c->key));
+
+	if (v > 0 && v < 0.05)
+		return "<0.1%";
+	return gp__fmt_pct(buf, n, v, 0);
+}
+
 static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 {
 	static const char *const keys[] = { "bf16", "fp16", "fp8", "int8", "tf32", "fp32", "fp64" };
@@ -261,7 +271,7 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 			{ .head = "roofline",
 			  .width = 8,
 			  .gap = " ",
-			  .cell = gp__cell_pct,
+			  .cell = cell_roof_pct,
 			  .key = "roofline_pct" },
 			{ .head = "headroom",
 			  .width = 9,

@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# t0190-review-text.sh - the text of the new sections says what the JSON says: a roofline
+# share under 0.05 % prints "<0.1%", not "0.0%" (roofline_pct lies in (0, 100]); a finding's
+# evidence value cut to its 63 bytes ends in "…" and wraps within the width instead of
+# reading as the whole value past the margin.
+. "$(dirname "$0")/lib.sh"
+need python3
+
+# gen_roofline.py's trace plus an fp32 copy of 8 elements whose kernel runs 100 µs: its
+# roofline (64 bytes at 3.35 TB/s) is about 0.00002 % of its time
+python3 "$GP_SRC_DIR/tests/e2e/gen_roofline.py" "$TMP/g.json" "$TMP/exp.json" ||
+	fail "gen_roofline.py failed"
+python3 - "$TMP/g.json" "$TMP/t.json" <<'PY' || fail "could not extend the trace"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+ev.append({"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "pid": 1, "tid": 1, "ts": 190,
+           "dur": 5, "args": {"External id": 9, "Input Dims": [[8], [8], []],
+                              "Input type": ["float", "float", "Scalar"],
+                              "Concrete Inputs": ["", "", "False"]}})
+ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+           "ts": 191, "dur": 2, "args": {"External id": 9, "correlation": 999}})
+ev.append({"ph": "X", "cat": "kernel", "name": "copy_kernel", "pid": 0, "tid": 7, "ts": 500,
+           "dur": 100, "args": {"External id": 9, "correlation": 999, "device": 0,
+                                "stream": 7}})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 analyze --json -o "$TMP/r.json" "$TMP/t.json"
+pct=$(json_get "$TMP/r.json" \
+	'[o["roofline_pct"] for o in d["ranks"][0]["roofline"]["ops"] if o["name"] == "aten::copy_"][0]')
+python3 -c "import sys; p = float(sys.argv[1]); sys.exit(0 if 0 < p < 0.05 else 1)" "$pct" ||
+	fail "aten::copy_'s roofline_pct is $pct, not in (0, 0.05)"
+expect_rc 0 analyze "$TMP/t.json"
+grep -E '^  aten::copy_ ' "$OUT" | grep -q '<0\.1%' || fail "the copy's roofline is not '<0.1%'"
+grep -E '^  aten::copy_ ' "$OUT" | grep -q ' 0\.0%' && fail "the copy's roofline prints as 0.0%"
+
+# a long evidence value (the Qwen trace's flash attention Input Dims) is marked as cut and
+# stays within 80 and 60 columns
+T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"
+Q="$T/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
+[ -e "$Q" ] || { echo "skip: no $Q"; exit 77; }
+for w in 80 60; do
+	COLUMNS=$w "$GPUPROF" analyze "$Q" >"$TMP/q.txt" || fail "analyze of the Qwen trace failed"
+	sed -n '/^Findings$/,$p' "$TMP/q.txt" >"$TMP/f.txt"
+	grep -q 'top_op_input_dims=\[\[16,' "$TMP/f.txt" || fail "no top_op_input_dims evidence"
+	tr -d '\n' <"$TMP/f.txt" | grep -q '\[\], …,' || fail "the cut shape text has no '…'"
+	no_width_over $w "$TMP/f.txt"
+	NCHECK=$((NCHECK + 1))
+done
+done_ok
