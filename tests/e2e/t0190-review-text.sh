@@ -35,6 +35,40 @@ expect_rc 0 analyze "$TMP/t.json"
 grep -E '^  aten::copy_ ' "$OUT" | grep -q '<0\.1%' || fail "the copy's roofline is not '<0.1%'"
 grep -E '^  aten::copy_ ' "$OUT" | grep -q ' 0\.0%' && fail "the copy's roofline prints as 0.0%"
 
+# hostile sizes (2^53 per dim: the parsers' limit) give absurd rates: the cells keep their
+# columns and the MFU line its '%'
+python3 - "$TMP/g.json" "$TMP/h.json" "$TMP/v.json" <<'PY' || fail "could not write the traces"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e.get("name") == "aten::mm":
+        e["args"]["Input Dims"] = [[2**53, 2**53], [2**53, 2**53]]
+json.dump(d, open(sys.argv[2], "w"))
+# a V100 (no fp8 peak) whose only modelled op is an fp8 GEMM: MFU is null for want of a peak
+d = json.load(open(sys.argv[1]))
+d["deviceProperties"][0].update(name="Tesla V100-SXM2-16GB", numSms=80,
+                                totalGlobalMem=16945512448)
+d["traceEvents"] = [e for e in d["traceEvents"] if e.get("name") not in ("aten::foo", "foo_kernel")]
+for e in d["traceEvents"]:
+    if e.get("name") == "aten::mm":
+        e["name"] = "aten::_scaled_mm"
+        e["args"]["Input Dims"] = [[1024, 2048], [2048, 4096], [], [], [], [], []]
+        e["args"]["Input type"] = ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "float", "float",
+                                   "", "", ""]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+COLUMNS=100 "$GPUPROF" analyze "$TMP/h.json" >"$TMP/h.txt" || fail "analyze of huge shapes failed"
+sed -n '/^Roofline$/,/^$/p' "$TMP/h.txt" >"$TMP/hb.txt"
+grep -q '^  MFU .*% of the peak' "$TMP/hb.txt" || fail "the MFU line lost its '%'"
+no_width_over 100 "$TMP/hb.txt"
+expect_rc 0 analyze --json -o "$TMP/v.json.out" "$TMP/v.json"
+[ "$(json_get "$TMP/v.json.out" 'd["ranks"][0]["roofline"]["mfu_pct"]')" = None ] ||
+	fail "MFU is not null on a V100 running fp8"
+cov=$(json_get "$TMP/v.json.out" 'd["ranks"][0]["roofline"]["coverage_pct"] >= 50')
+[ "$cov" = True ] || fail "the fp8 trace's coverage is under 50 %"
+expect_rc 0 analyze "$TMP/v.json"
+out_has "MFU       - (an op's data type has no peak on this GPU)"
+
 # a long evidence value (the Qwen trace's flash attention Input Dims) is marked as cut and
 # stays within 80 and 60 columns
 T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"

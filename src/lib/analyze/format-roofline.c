@@ -94,6 +94,10 @@ static const char *cell_rate(char *buf, size_t n, const struct gp__col *c, const
 	/* three significant digits at most; the JSON has the exact figure */
 	if (v > 0 && v < 0.01)
 		return "<0.01";
+	if (v >= 1e5) { /* only hostile shapes or a peak option far too low get here */
+		snprintf(buf, n, "%.0e", v);
+		return buf;
+	}
 	return gp__fmt_num(buf, n, v, v >= 100 ? 0 : v >= 10 ? 1 : 2, "");
 }
 
@@ -104,6 +108,16 @@ static const char *cell_roof_pct(char *buf, size_t n, const struct gp__col *c, c
 
 	if (v > 0 && v < 0.05)
 		return "<0.1%";
+	return gp__fmt_pct(buf, n, v, 0);
+}
+
+/* a percentage; one past 10^4 (MFU against a --peak-tflops far too low) in three digits */
+static const char *big_pct(char *buf, size_t n, double v)
+{
+	if (fabs(v) >= 1e4) {
+		snprintf(buf, n, "%.3g%%", v);
+		return buf;
+	}
 	return gp__fmt_pct(buf, n, v, 0);
 }
 
@@ -203,13 +217,14 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 	mfu = nv(gp_obj_get(rl, "mfu_pct"));
 	if (!isnan(mfu))
 		snprintf(line, sizeof(line), "%s of the peak over the GPU window (%s)",
-		         gp__fmt_pct(b1, sizeof(b1), mfu, 0),
+		         big_pct(b1, sizeof(b1), mfu),
 		         glue(gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0)));
 	else
 		snprintf(line, sizeof(line), "- (%s)",
 		         isnan(nv(gp_value_path(rl, "device/peak_tflops/fp32")))
 		             ? "no peaks for this GPU"
-		             : "the models cover less than half of the GPU time");
+		         : !(cov >= 50) ? "the models cover less than half of the GPU time"
+		                        : "an op's data type has no peak on this GPU");
 	gp__out_keep(o, gp__text_wrap(&o->b, "  MFU       ", line, (size_t)fs->width, 12, WRAP));
 	ops = gp_obj_get(rl, "ops");
 	n = gp_value_len(ops);
