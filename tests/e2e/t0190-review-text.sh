@@ -69,6 +69,22 @@ cov=$(json_get "$TMP/v.json.out" 'd["ranks"][0]["roofline"]["coverage_pct"] >= 5
 expect_rc 0 analyze "$TMP/v.json"
 out_has "MFU       - (an op's data type has no peak on this GPU)"
 
+# the device line says why there are no peaks: no deviceProperties is not "not in the table";
+# with --peak-tbps alone the bandwidth is shown and the TFLOP/s peaks said missing
+python3 - "$TMP/g.json" "$TMP/nodev.json" <<'PY' || fail "could not write the trace"
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["deviceProperties"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+COLUMNS=200 "$GPUPROF" analyze "$TMP/nodev.json" >"$TMP/nd.txt" || fail "analyze failed"
+grep -q "^  device    GPU not described by the trace: no peaks (--peak-tflops and --peak-tbps" \
+	"$TMP/nd.txt" || fail "the device line of a trace without deviceProperties"
+grep "^  device    GPU not" "$TMP/nd.txt" | grep -q "table" && fail "no deviceProperties read as a GPU not in the table"
+COLUMNS=200 "$GPUPROF" analyze --peak-tbps 2 "$TMP/nodev.json" >"$TMP/nd.txt" || fail "analyze failed"
+grep "^  device    GPU not" "$TMP/nd.txt" | grep -q ": 2.000 TB/s; no TFLOP/s peaks (--peak-tflops gives them)" ||
+	fail "the device line with --peak-tbps alone"
+
 # a long evidence value (the Qwen trace's flash attention Input Dims) is marked as cut and
 # stays within 80 and 60 columns
 T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"

@@ -130,7 +130,7 @@ static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 	struct gp_buf b = GP_BUF_INIT;
 	char nb[32];
 	size_t k;
-	bool any = false;
+	bool any = false, tbps;
 
 	gp__buf_addf(&b, "%s", sv(gp_obj_get(d, "name"), "GPU not described by the trace"));
 	if (matched)
@@ -148,12 +148,17 @@ static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 	}
 	if (any)
 		gp__buf_addf(&b, " TFLOP/s");
-	if (!isnan(nv(gp_obj_get(d, "peak_tbps"))))
+	tbps = !isnan(nv(gp_obj_get(d, "peak_tbps")));
+	if (tbps)
 		gp__buf_addf(&b, "%s%s\x1fTB/s", any ? "; " : ": ",
 		             gp__fmt_rate(nb, sizeof(nb), nv(gp_obj_get(d, "peak_tbps"))));
+	/* why there are no peaks: a GPU the table lacks, or none described at all */
 	if (!any && !matched)
-		gp__buf_addf(&b, ": no peaks (not in gpuprof's table of GPUs; --peak-tflops and "
-		                 "--peak-tbps give them)");
+		gp__buf_addf(
+		    &b, "%s (%s%s)", tbps ? "; no TFLOP/s peaks" : ": no peaks",
+		    gp_value_get_str(gp_obj_get(d, "name")) ? "not in gpuprof's table of GPUs; "
+		                                            : "",
+		    tbps ? "--peak-tflops gives them" : "--peak-tflops and --peak-tbps give them");
 	gp__out_keep(o, gp__text_wrap(&o->b, "  device    ", b.buf, (size_t)width, 12, WRAP));
 	gp__buf_release(&b);
 }
