@@ -85,6 +85,25 @@ COLUMNS=200 "$GPUPROF" analyze --peak-tbps 2 "$TMP/nodev.json" >"$TMP/nd.txt" ||
 grep "^  device    GPU not" "$TMP/nd.txt" | grep -q ": 2.000 TB/s; no TFLOP/s peaks (--peak-tflops gives them)" ||
 	fail "the device line with --peak-tbps alone"
 
+# modules of a trace without any GPU activity (a CPU run): the GPU times are no
+# measurement, so the text shows host times only and '-' where the GPU's would be
+python3 - "$TMP/cpu.json" <<'PY' || fail "could not write the trace"
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0,
+       "dur": 1000, "args": {}}]
+for k in range(3):
+    ev.append({"ph": "X", "cat": "python_function", "name": "nn.Module: Block_%d" % k,
+               "pid": 1, "tid": 1, "ts": 10 + 100 * k, "dur": 50,
+               "args": {"Python id": k + 1, "Python parent id": 0}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+expect_rc 0 analyze "$TMP/cpu.json"
+out_has "no GPU activity in this trace: host times only"
+grep -qE '^ +- +- +3 +150\.0 µs  Block$' "$OUT" || fail "the class row of a CPU-only trace"
+grep -qE '^ +- +3 +150\.0 µs  Block ×3$' "$OUT" || fail "the tree row of a CPU-only trace"
+grep -A12 '^Modules' "$OUT" | grep -q ' 0 ns' && fail "a CPU-only trace's module GPU time prints as 0 ns"
+[ "$(json_get "$TMP/r.json" 'd["ranks"][0]["gpu"]["has_gpu"]')" = True ] || fail "generated trace has no GPU"
+
 # a long evidence value (the Qwen trace's flash attention Input Dims) is marked as cut and
 # stays within 80 and 60 columns
 T="${GP_SHARED_DIR:-$GP_SRC_DIR/../shared}/traces"
