@@ -352,6 +352,43 @@ static void test_reader_unended(void **state)
 	free(b);
 }
 
+/*
+ * A module call's length is the difference of two stamps of the file: a pop
+ * stamped before its push is unmatched (no call), and stamps 2^63 apart are
+ * refused as a plain range's are, without a signed overflow on the way
+ */
+static void test_reader_backwards(void **state)
+{
+	static const struct rec recs[] = {
+		DOM(1, "gpuprof"), PUSH(100, 9, 1, "nn.Module: Block_0"),
+		POP(90, 9, 1),     PUSH(200, 9, 1, "nn.Module: Block_1"),
+		POP(300, 9, 1),
+	};
+	static const struct rec far[] = {
+		DOM(1, "gpuprof"),
+		PUSH(-(INT64_C(1) << 62), 9, 1, "nn.Module: Block_0"),
+		POP(INT64_C(1) << 62, 9, 1),
+	};
+	struct gp_open_opts oo = { .size = sizeof(oo) };
+	struct gp_trace *t = NULL;
+	size_t n;
+	unsigned char *b = make_capture(recs, sizeof(recs) / sizeof(recs[0]), &n);
+
+	(void)state;
+	assert_int_equal(gp__capture_open_mem(b, n, "backwards.gpcap", &oo, &t), 0);
+	assert_int_equal(t->npymod, 1);
+	assert_int_equal(t->pymod[0].ts, 200);
+	assert_int_equal(t->pymod[0].dur, 100);
+	gp_trace_free(t);
+	free(b);
+
+	t = NULL;
+	b = make_capture(far, sizeof(far) / sizeof(far[0]), &n);
+	assert_true(gp__capture_open_mem(b, n, "far.gpcap", &oo, &t) < 0);
+	assert_null(t);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_parse_cut),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_reader_unended),
+		cmocka_unit_test(test_reader_backwards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

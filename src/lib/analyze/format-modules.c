@@ -61,7 +61,12 @@ static size_t name_cut(const struct gp__fmt_sec *fs, int used)
 	return fs->wide ? 0 : (size_t)(w < NAME_MIN ? NAME_MIN : w);
 }
 
-static void class_table(struct gp__out *o, const struct gp_value *cls, const struct gp__fmt_sec *fs)
+/*
+ * @p nogpu: the rank has no GPU activity at all (a CPU-only run, a capture
+ * without CUPTI): its GPU times are not measurements, so they print as "-"
+ */
+static void class_table(struct gp__out *o, const struct gp_value *cls, const struct gp__fmt_sec *fs,
+                        bool nogpu)
 {
 	struct gp__col cols[] = {
 		{ .head = "Step %", .width = 7, .cell = gp__cell_pct, .key = "step_pct" },
@@ -87,7 +92,10 @@ static void class_table(struct gp__out *o, const struct gp_value *cls, const str
 	size_t n = gp_value_len(cls), show = fs->top && fs->top < n ? fs->top : n;
 	const void **rows = gp__calloc(show ? show : 1, sizeof(*rows));
 
-	if (fs->width < NARROW && !fs->wide) {
+	if (nogpu) {
+		cols[0].key = cols[1].key = "-"; /* no such member: the cells say "-" */
+	}
+	if ((fs->width < NARROW && !fs->wide) || nogpu) {
 		/* under 80 columns: no mean ± σ (the lines below give it for the repeated classes)
 		 */
 		cols[3] = cols[4];
@@ -165,6 +173,7 @@ struct tctx {
 	const struct gp__table *t;
 	size_t rows, max_rows, left;
 	int width;
+	bool nogpu; /* no GPU activity in the rank: GPU times print as "-" */
 };
 
 /* whether node @p b folds into the row of @p a: the same class */
@@ -218,7 +227,7 @@ static int tree_level(struct tctx *x, const struct gp_value *const *v, size_t n,
 		else
 			snprintf(name, sizeof(name), "%*s%s ×%zu", 2 * depth, "",
 			         gp_value_get_str(gp_obj_get(v[i], "class")), members);
-		cells[0] = gp__fmt_dur(c1, sizeof(c1), gpu, 0);
+		cells[0] = x->nogpu ? "-" : gp__fmt_dur(c1, sizeof(c1), gpu, 0);
 		cells[1] = gp__fmt_count(c2, sizeof(c2), calls);
 		cells[2] = gp__fmt_dur(c3, sizeof(c3), host, 0);
 		cells[3] = name;
@@ -244,7 +253,8 @@ static int tree_level(struct tctx *x, const struct gp_value *const *v, size_t n,
 	return rc;
 }
 
-static void tree(struct gp__out *o, const struct gp_value *tr, const struct gp__fmt_sec *fs)
+static void tree(struct gp__out *o, const struct gp_value *tr, const struct gp__fmt_sec *fs,
+                 bool nogpu)
 {
 	struct gp__col cols[] = {
 		{ .head = "GPU time", .width = 10 },
@@ -253,7 +263,7 @@ static void tree(struct gp__out *o, const struct gp_value *tr, const struct gp__
 		{ .head = "Module", .gap = "  ", .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { cols, GP_ARRAY_SIZE(cols), NULL, false };
-	struct tctx x = { o, &t, 0, fs->top ? TREE_ROWS : TREE_ROWS_ALL, 0, fs->width };
+	struct tctx x = { o, &t, 0, fs->top ? TREE_ROWS : TREE_ROWS_ALL, 0, fs->width, nogpu };
 	size_t n = gp_value_len(tr);
 	const struct gp_value **v = gp__calloc(n ? n : 1, sizeof(*v));
 
@@ -278,6 +288,8 @@ void gp__format_modules(struct gp__out *o, const struct gp_value *r, const struc
 	const struct gp_value *m = gp_obj_get(r, "modules"), *cls, *tr;
 	const char *src;
 	double steps = 0;
+	const struct gp_value *hg = gp_value_path(r, "gpu/has_gpu");
+	bool nogpu = gp_value_type(hg) == GP_VALUE_BOOL && !gp_value_get_bool(hg, true);
 
 	if (!m || gp_value_type(m) != GP_VALUE_OBJECT)
 		return;
@@ -294,9 +306,11 @@ void gp__format_modules(struct gp__out *o, const struct gp_value *r, const struc
 		gp__out_addf(o, "\nModules (%s, whole trace)\n",
 		             src && !strcmp(src, "annotations") ? "module ranges"
 		                                                : "nn.Module calls");
-	class_table(o, cls, fs);
+	if (nogpu)
+		gp__out_addf(o, "  no GPU activity in this trace: host times only\n");
+	class_table(o, cls, fs, nogpu);
 	class_lines(o, cls, fs);
-	tree(o, tr, fs);
+	tree(o, tr, fs, nogpu);
 	if (gp_value_type(gp_obj_get(m, "truncated")) == GP_VALUE_OBJECT)
 		gp__out_addf(
 		    o,

@@ -94,7 +94,31 @@ static const char *cell_rate(char *buf, size_t n, const struct gp__col *c, const
 	/* three significant digits at most; the JSON has the exact figure */
 	if (v > 0 && v < 0.01)
 		return "<0.01";
+	if (v >= 1e5) { /* only hostile shapes or a peak option far too low get here */
+		snprintf(buf, n, "%.0e", v);
+		return buf;
+	}
 	return gp__fmt_num(buf, n, v, v >= 100 ? 0 : v >= 10 ? 1 : 2, "");
+}
+
+/* a share of the roofline under 0.05 % is not 0.0 %: the JSON's (0, 100] holds no zero */
+static const char *cell_roof_pct(char *buf, size_t n, const struct gp__col *c, const void *row)
+{
+	double v = nv(gp_obj_get(row, c->key));
+
+	if (v > 0 && v < 0.05)
+		return "<0.1%";
+	return gp__fmt_pct(buf, n, v, 0);
+}
+
+/* a percentage; one past 10^4 (MFU against a --peak-tflops far too low) in three digits */
+static const char *big_pct(char *buf, size_t n, double v)
+{
+	if (fabs(v) >= 1e4) {
+		snprintf(buf, n, "%.3g%%", v);
+		return buf;
+	}
+	return gp__fmt_pct(buf, n, v, 0);
 }
 
 static void device_line(struct gp__out *o, const struct gp_value *d, int width)
@@ -106,7 +130,7 @@ static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 	struct gp_buf b = GP_BUF_INIT;
 	char nb[32];
 	size_t k;
-	bool any = false;
+	bool any = false, tbps;
 
 	gp__buf_addf(&b, "%s", sv(gp_obj_get(d, "name"), "GPU not described by the trace"));
 	if (matched)
@@ -124,12 +148,17 @@ static void device_line(struct gp__out *o, const struct gp_value *d, int width)
 	}
 	if (any)
 		gp__buf_addf(&b, " TFLOP/s");
-	if (!isnan(nv(gp_obj_get(d, "peak_tbps"))))
+	tbps = !isnan(nv(gp_obj_get(d, "peak_tbps")));
+	if (tbps)
 		gp__buf_addf(&b, "%s%s\x1fTB/s", any ? "; " : ": ",
 		             gp__fmt_rate(nb, sizeof(nb), nv(gp_obj_get(d, "peak_tbps"))));
+	/* why there are no peaks: a GPU the table lacks, or none described at all */
 	if (!any && !matched)
-		gp__buf_addf(&b, ": no peaks (not in gpuprof's table of GPUs; --peak-tflops and "
-		                 "--peak-tbps give them)");
+		gp__buf_addf(
+		    &b, "%s (%s%s)", tbps ? "; no TFLOP/s peaks" : ": no peaks",
+		    gp_value_get_str(gp_obj_get(d, "name")) ? "not in gpuprof's table of GPUs; "
+		                                            : "",
+		    tbps ? "--peak-tflops gives them" : "--peak-tflops and --peak-tbps give them");
 	gp__out_keep(o, gp__text_wrap(&o->b, "  device    ", b.buf, (size_t)width, 12, WRAP));
 	gp__buf_release(&b);
 }
@@ -193,13 +222,14 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 	mfu = nv(gp_obj_get(rl, "mfu_pct"));
 	if (!isnan(mfu))
 		snprintf(line, sizeof(line), "%s of the peak over the GPU window (%s)",
-		         gp__fmt_pct(b1, sizeof(b1), mfu, 0),
+		         big_pct(b1, sizeof(b1), mfu),
 		         glue(gp__fmt_dur(b2, sizeof(b2), nv(gp_obj_get(rl, "mfu_window_ns")), 0)));
 	else
 		snprintf(line, sizeof(line), "- (%s)",
 		         isnan(nv(gp_value_path(rl, "device/peak_tflops/fp32")))
 		             ? "no peaks for this GPU"
-		             : "the models cover less than half of the GPU time");
+		         : !(cov >= 50) ? "the models cover less than half of the GPU time"
+		                        : "an op's data type has no peak on this GPU");
 	gp__out_keep(o, gp__text_wrap(&o->b, "  MFU       ", line, (size_t)fs->width, 12, WRAP));
 	ops = gp_obj_get(rl, "ops");
 	n = gp_value_len(ops);
@@ -261,7 +291,7 @@ void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const stru
 			{ .head = "roofline",
 			  .width = 8,
 			  .gap = " ",
-			  .cell = gp__cell_pct,
+			  .cell = cell_roof_pct,
 			  .key = "roofline_pct" },
 			{ .head = "headroom",
 			  .width = 9,

@@ -438,7 +438,9 @@ static int explain_row(struct gp_value *g, const struct prow_pair *m, double dpc
 	    gp__fmt_dur_like(y, sizeof(y), pn, pb, 0),
 	    gp__fmt_pct(z, sizeof(z), dpct, GP__FMT_SIGN), b->count, n->count,
 	    ops ? "calls" : "instances");
-	if (!rc && ops && isfinite(b->tflops) && isfinite(n->tflops))
+	/* an op without FLOPs (copy_, fill_: data movement) achieves no TFLOP/s to speak of */
+	if (!rc && ops && isfinite(b->tflops) && isfinite(n->tflops) &&
+	    (b->flops > 0 || n->flops > 0))
 		rc = gp__buf_addf(&t, ": %s TFLOP/s achieved, was %s",
 		                  gp__fmt_rate(w, sizeof(w), n->tflops),
 		                  gp__fmt_rate(x, sizeof(x), b->tflops));

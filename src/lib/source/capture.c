@@ -520,8 +520,16 @@ static int close_torch(struct rd *r, uint32_t tid, const struct open_range *o, i
 	if ((rc = track(r, r->pid, tid, false, -1, &tr)))
 		return rc;
 	if (o->as == AS_MODULE) {
+		/*
+		 * as add() does for every other range: a pop stamped before its push
+		 * (records out of order) is a call of no length, not a capture that
+		 * fails to open; the difference in unsigned arithmetic, past the
+		 * model's limit it is refused
+		 */
+		uint64_t d = end < o->ts ? 0 : (uint64_t)end - (uint64_t)o->ts;
+
 		pm.ts = o->ts;
-		pm.dur = end - o->ts;
+		pm.dur = d > (uint64_t)GP_TIME_LIMIT ? GP_TIME_LIMIT + 1 : (int64_t)d;
 		pm.name = o->name;
 		pm.track = tr;
 		pm.id = pm.parent = -1;

@@ -85,6 +85,7 @@ void gp__text_evidence(struct gp__out *o, const struct gp_value *ev, int width, 
 		const char *s;
 		double d;
 		size_t len;
+		bool cut;
 
 		/* an unknown value is left out, not shown as "-" (the JSON keeps its null) */
 		if (gp_value_type(v) == GP_VALUE_NULL ||
@@ -93,13 +94,25 @@ void gp__text_evidence(struct gp__out *o, const struct gp_value *ev, int width, 
 		s = evidence_value(b, sizeof(b), k, v);
 		len = strlen(s);
 
-		/* a value shows its first 63 bytes, on one line: spaces become \x1f until printed
+		/*
+		 * a value shows its first 63 bytes, on one line: spaces become \x1f until
+		 * printed; a longer one is cut at a character and ends in "…", so that
+		 * a shape text such as "[[16, 559], [], [" does not read as the whole value.
+		 * A value of more than 32 bytes may break at its spaces: kept whole it
+		 * would run past the width.
 		 */
-		if (len > 63)
-			len = 63;
+		cut = len > 63;
+		if (cut) {
+			len = 62;
+			while (len && ((unsigned char)s[len] & 0xC0) == 0x80)
+				len--;
+		}
 		gp__out_keep(o, gp__buf_addf(&line, "%s%s=", line.len ? ", " : "", k));
 		for (size_t j = 0; j < len && !o->rc; j++)
-			gp__out_keep(o, gp__buf_addch(&line, s[j] == ' ' ? '\x1f' : s[j]));
+			gp__out_keep(
+			    o, gp__buf_addch(&line, s[j] == ' ' && len <= 32 ? '\x1f' : s[j]));
+		if (cut)
+			gp__out_keep(o, gp__buf_addf(&line, "…"));
 	}
 	if (line.len)
 		wrap(o, line.buf, indent, width, first);
