@@ -362,6 +362,28 @@ static void test_module_time(void **state)
 	}
 }
 
+/* nn.Module calls alone are something to analyse (an export of a CPU capture of --pytorch) */
+static void test_modules_only(void **state)
+{
+	static const char text[] =
+	    "[{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"nn.Module: M_0\", "
+	    "\"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 5}]";
+	static const char none[] = "[{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+	                           "\"f\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 5}]";
+	struct gp_open_opts o = { .size = sizeof(o), .name = "mem" };
+	struct gp_trace *t = NULL;
+
+	(void)state;
+	assert_int_equal(gp_trace_open_mem(text, sizeof(text) - 1, &o, &t), 0);
+	assert_int_equal(t->npymod, 1);
+	assert_int_equal(t->ev.n, 0);
+	gp_trace_free(t);
+	t = NULL;
+	/* other python_function events alone are still nothing */
+	assert_int_equal(gp_trace_open_mem(none, sizeof(none) - 1, &o, &t), GP_EFORMAT);
+	assert_null(t);
+}
+
 /* The two-thread read of a file made of many copies gives the same tables. */
 static void test_threads(void **state)
 {
@@ -546,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_interned_once),
 		cmocka_unit_test_teardown(test_shape_cache, cleanup),
 		cmocka_unit_test(test_module_time),
+		cmocka_unit_test(test_modules_only),
 		cmocka_unit_test_teardown(test_threads, cleanup),
 		cmocka_unit_test(test_export_roundtrip),
 		cmocka_unit_test(test_real_trace),

@@ -326,7 +326,7 @@ static int finish(struct reader *r)
 		return gp__error(GP_EFORMAT, "%s: \"baseTimeNanoseconds\" is not an integer",
 		                 r->name);
 	/* a report of zeros would read as a measurement: say there is nothing */
-	if (t->ev.n == 0 && t->nmem == 0 && t->nctr == 0)
+	if (t->ev.n == 0 && t->nmem == 0 && t->nctr == 0 && t->npymod == 0)
 		return gp__error(GP_EFORMAT, "%s: no events to analyse (%s)", r->name,
 		                 t->salvaged ? "none before the damage"
 		                             : "\"traceEvents\" is empty or only metadata");
