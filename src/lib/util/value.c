@@ -715,6 +715,55 @@ static int indent(struct gp_buf *b, unsigned flags, int depth)
 	return 0;
 }
 
+/*
+ * What goes before an item at @p depth: ',' unless @p first, then, pretty, a newline and the
+ * indent; for a member also its key and ':' (and ' ', pretty). One append when the key needs
+ * no escape, which is nearly always.
+ */
+static int write_head(struct gp_buf *b, bool first, const char *key, unsigned flags, int depth)
+{
+	bool pretty = flags & GP_JSON_PRETTY;
+	size_t n = key ? strlen(key) : 0, i, sp = pretty ? 2 * (size_t)depth : 0;
+	char *p;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			break;
+	}
+	if (i < n) {
+		if (!first && (rc = gp__buf_addch(b, ',')))
+			return rc;
+		if ((rc = indent(b, flags, depth)) || (rc = write_str(b, key, n)))
+			return rc;
+		return gp__buf_add(b, pretty ? ": " : ":", pretty ? 2 : 1);
+	}
+	if ((rc = gp__buf_grow(b, 1 + 1 + sp + n + 4)))
+		return rc;
+	p = b->buf + b->len;
+	if (!first)
+		*p++ = ',';
+	if (pretty) {
+		*p++ = '\n';
+		memset(p, ' ', sp);
+		p += sp;
+	}
+	if (key) {
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
+		if (pretty)
+			*p++ = ' ';
+	}
+	*p = '\0';
+	b->len = (size_t)(p - b->buf);
+	return 0;
+}
+
 static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flags, int depth)
 {
 	const struct gp_member *few[16], **sorted = NULL, **order;
@@ -739,9 +788,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 			return gp__buf_addstr(b, "[]");
 		GP_TRY(gp__buf_addch(b, '['));
 		for (i = 0; i < v->u.a.n; i++) {
-			if (i)
-				GP_TRY(gp__buf_addch(b, ','));
-			GP_TRY(indent(b, flags, depth + 1));
+			GP_TRY(write_head(b, i == 0, NULL, flags, depth + 1));
 			GP_TRY(write_value(b, v->u.a.items[i], flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
@@ -776,12 +823,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 		}
 		GP_TRY(gp__buf_addch(b, '{'));
 		for (i = 0; i < v->u.o.n; i++) {
-			if (i)
-				GP_TRY(gp__buf_addch(b, ','));
-			GP_TRY(indent(b, flags, depth + 1));
-			GP_TRY(write_str(b, order[i]->key, strlen(order[i]->key)));
-			GP_TRY(gp__buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
-			                   (flags & GP_JSON_PRETTY) ? 2 : 1));
+			GP_TRY(write_head(b, i == 0, order[i]->key, flags, depth + 1));
 			GP_TRY(write_value(b, order[i]->v, flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
