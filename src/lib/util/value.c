@@ -77,10 +77,13 @@ struct gp_value {
 
 static struct gp_value *vnew(enum gp_value_type type)
 {
-	struct gp_value *v = gp__calloc(1, sizeof(*v));
+	/* malloc and a fixed-size clear: cheaper than calloc for the report's many small nodes */
+	struct gp_value *v = gp__malloc(sizeof(*v));
 
-	if (v)
+	if (v) {
+		memset(v, 0, sizeof(*v));
 		v->type = type;
+	}
 	return v;
 }
 
