@@ -7,7 +7,9 @@
  * more than GP_OBJ_SCAN members also keeps a hash index of its keys, so that
  * setting (which replaces a member of the same key) and looking up stay
  * constant-time: a parsed document with 200,000 keys in one object took
- * minutes when each new key was compared with all the others.
+ * minutes when each new key was compared with all the others. The key texts
+ * of an object live in a few chunks of its own, never moved, rather than in
+ * one allocation per key.
  */
 #include "gpuprof/value.h"
 
@@ -38,6 +40,18 @@ struct obj_index {
 	uint32_t slot[];
 };
 
+/* The key texts of an object: a list of chunks, newest first, whose texts never move (keys are
+ * never removed); the newest also holds the object's key index, NULL up to GP_OBJ_SCAN members */
+struct obj_keys {
+	struct obj_keys *next;
+	struct obj_index *idx;
+	uint32_t used, cap;
+	char text[];
+};
+
+#define KEYS_FIRST 64u         /* bytes of an object's first key chunk; each next one doubles */
+#define KEYS_MAX   (64u << 10) /* up to this */
+
 struct gp_value {
 	enum gp_value_type type;
 	union {
@@ -56,17 +70,20 @@ struct gp_value {
 		struct {
 			struct gp_member *m;
 			uint32_t n, cap;
-			struct obj_index *idx; /* NULL while n <= GP_OBJ_SCAN */
+			struct obj_keys *keys; /* NULL while there is no member */
 		} o;
 	} u;
 };
 
 static struct gp_value *vnew(enum gp_value_type type)
 {
-	struct gp_value *v = gp__calloc(1, sizeof(*v));
+	/* malloc and a fixed-size clear: cheaper than calloc for the report's many small nodes */
+	struct gp_value *v = gp__malloc(sizeof(*v));
 
-	if (v)
+	if (v) {
+		memset(v, 0, sizeof(*v));
 		v->type = type;
+	}
 	return v;
 }
 
@@ -108,14 +125,17 @@ GP_API struct gp_value *gp_value_strn(const char *s, size_t len)
 
 	if (!s)
 		return gp_value_null();
-	v = vnew(GP_VALUE_STRING);
+	/* the text lives right after the node: one allocation (gp_value_free knows) */
+	if (len > SIZE_MAX - sizeof(*v) - 1)
+		return NULL;
+	v = gp__malloc(sizeof(*v) + len + 1);
 	if (!v)
 		return NULL;
-	v->u.s.p = gp__strndup(s, len);
-	if (!v->u.s.p) {
-		gp__free(v);
-		return NULL;
-	}
+	memset(v, 0, sizeof(*v));
+	v->type = GP_VALUE_STRING;
+	v->u.s.p = (char *)(v + 1);
+	memcpy(v->u.s.p, s, len);
+	v->u.s.p[len] = '\0';
 	v->u.s.len = len;
 	return v;
 }
@@ -143,7 +163,8 @@ GP_API void gp_value_free(struct gp_value *v)
 		return;
 	switch (v->type) {
 	case GP_VALUE_STRING:
-		gp__free(v->u.s.p);
+		if (v->u.s.p != (char *)(v + 1))
+			gp__free(v->u.s.p);
 		break;
 	case GP_VALUE_ARRAY:
 		for (i = 0; i < v->u.a.n; i++)
@@ -151,12 +172,17 @@ GP_API void gp_value_free(struct gp_value *v)
 		gp__free(v->u.a.items);
 		break;
 	case GP_VALUE_OBJECT:
-		for (i = 0; i < v->u.o.n; i++) {
-			gp__free(v->u.o.m[i].key);
+		for (i = 0; i < v->u.o.n; i++)
 			gp_value_free(v->u.o.m[i].v);
-		}
 		gp__free(v->u.o.m);
-		gp__free(v->u.o.idx);
+		if (v->u.o.keys)
+			gp__free(v->u.o.keys->idx);
+		while (v->u.o.keys) {
+			struct obj_keys *next = v->u.o.keys->next;
+
+			gp__free(v->u.o.keys);
+			v->u.o.keys = next;
+		}
 		break;
 	default:
 		break;
@@ -209,15 +235,56 @@ static size_t key_hash(const char *key)
 	return (size_t)gp__hash_bytes(key, strlen(key));
 }
 
+/* The key index of @p obj, or NULL. */
+static struct obj_index *obj_idx(const struct gp_value *obj)
+{
+	return obj->u.o.keys ? obj->u.o.keys->idx : NULL;
+}
+
 /* The slot of @p key in the index of @p obj: the member's, or the empty one where it goes. */
 static size_t idx_slot(const struct gp_value *obj, const char *key)
 {
-	size_t mask = obj->u.o.idx->nslot - 1, j = key_hash(key) & mask;
+	const struct obj_index *idx = obj_idx(obj);
+	size_t mask = idx->nslot - 1, j = key_hash(key) & mask;
 	uint32_t m;
 
-	while ((m = obj->u.o.idx->slot[j]) && strcmp(obj->u.o.m[m - 1].key, key) != 0)
+	while ((m = idx->slot[j]) && strcmp(obj->u.o.m[m - 1].key, key) != 0)
 		j = (j + 1) & mask;
 	return j;
+}
+
+/*
+ * A copy of @p key (@p len bytes) among the key texts of @p obj, or NULL
+ * (out of memory). The copy lives as long as the object.
+ */
+static char *keys_add(struct gp_value *obj, const char *key, size_t len)
+{
+	struct obj_keys *h = obj->u.o.keys, *nh;
+	size_t cap;
+	char *k;
+
+	if (!h || h->cap - h->used <= len) {
+		cap = h ? (h->cap < KEYS_MAX ? 2 * (size_t)h->cap : KEYS_MAX) : KEYS_FIRST;
+		if (cap <= len)
+			cap = len + 1;
+		if (cap > UINT32_MAX)
+			return NULL;
+		nh = gp__malloc(sizeof(*nh) + cap);
+		if (!nh)
+			return NULL;
+		nh->next = h;
+		nh->idx = h ? h->idx : NULL;
+		nh->used = 0;
+		nh->cap = (uint32_t)cap;
+		if (h)
+			h->idx = NULL;
+		obj->u.o.keys = h = nh;
+	}
+	k = h->text + h->used;
+	memcpy(k, key, len);
+	k[len] = '\0';
+	h->used += (uint32_t)len + 1;
+	return k;
 }
 
 /* The position of member @p key of @p obj, or SIZE_MAX. */
@@ -225,13 +292,14 @@ static size_t obj_find(const struct gp_value *obj, const char *key)
 {
 	size_t i;
 
-	if (obj->u.o.idx) {
-		uint32_t m = obj->u.o.idx->slot[idx_slot(obj, key)];
+	if (obj_idx(obj)) {
+		uint32_t m = obj_idx(obj)->slot[idx_slot(obj, key)];
 
 		return m ? m - 1 : SIZE_MAX;
 	}
+	/* the first byte inline: most keys differ there */
 	for (i = 0; i < obj->u.o.n; i++)
-		if (strcmp(obj->u.o.m[i].key, key) == 0)
+		if (obj->u.o.m[i].key[0] == key[0] && strcmp(obj->u.o.m[i].key, key) == 0)
 			return i;
 	return SIZE_MAX;
 }
@@ -242,10 +310,11 @@ static size_t obj_find(const struct gp_value *obj, const char *key)
  */
 static int idx_reserve(struct gp_value *obj, size_t n)
 {
-	size_t nslot = obj->u.o.idx ? obj->u.o.idx->nslot : 64, i;
-	struct obj_index *idx;
+	struct obj_index *idx = obj_idx(obj);
+	size_t nslot = idx ? idx->nslot : 64, i;
 
-	if (n <= GP_OBJ_SCAN || (obj->u.o.idx && n * 2 <= obj->u.o.idx->nslot))
+	/* past GP_OBJ_SCAN members the object has keys, so obj->u.o.keys is set */
+	if (n <= GP_OBJ_SCAN || !obj->u.o.keys || (idx && n * 2 <= idx->nslot))
 		return 0;
 	while (nslot < n * 2)
 		nslot *= 2;
@@ -253,8 +322,8 @@ static int idx_reserve(struct gp_value *obj, size_t n)
 	if (!idx)
 		return gp__error(GP_ENOMEM, "out of memory indexing an object");
 	idx->nslot = nslot;
-	gp__free(obj->u.o.idx);
-	obj->u.o.idx = idx;
+	gp__free(obj->u.o.keys->idx);
+	obj->u.o.keys->idx = idx;
 	for (i = 0; i < obj->u.o.n; i++)
 		idx->slot[idx_slot(obj, obj->u.o.m[i].key)] = (uint32_t)(i + 1);
 	return 0;
@@ -296,7 +365,7 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 		obj->u.o.m[i].v = v;
 		return 0;
 	}
-	k = gp__strdup(key);
+	k = keys_add(obj, key, strlen(key));
 	if (!k) {
 		gp_value_free(v);
 		return gp__error(GP_ENOMEM, "out of memory building a report");
@@ -306,7 +375,7 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 	                                   : 0) ||
 	    (rc = gp__grow((void **)&obj->u.o.m, &cap, obj->u.o.n + 1, sizeof(*obj->u.o.m))) ||
 	    (rc = idx_reserve(obj, obj->u.o.n + 1))) {
-		gp__free(k);
+		/* k stays among the key texts, unused, until the object is freed */
 		gp_value_free(v);
 		return rc;
 	}
@@ -314,8 +383,8 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 	obj->u.o.m[obj->u.o.n].key = k;
 	obj->u.o.m[obj->u.o.n].v = v;
 	obj->u.o.n++;
-	if (obj->u.o.idx)
-		obj->u.o.idx->slot[idx_slot(obj, k)] = obj->u.o.n;
+	if (obj_idx(obj))
+		obj_idx(obj)->slot[idx_slot(obj, k)] = obj->u.o.n;
 	return 0;
 }
 
@@ -618,6 +687,14 @@ static int cmp_member(const void *a, const void *b)
 	return strcmp((*x)->key, (*y)->key);
 }
 
+/* strcmp(a, b) > 0, the first byte inline */
+static bool key_after(const char *a, const char *b)
+{
+	if (*a != *b)
+		return (unsigned char)*a > (unsigned char)*b;
+	return strcmp(a, b) > 0;
+}
+
 static int indent(struct gp_buf *b, unsigned flags, int depth)
 {
 	/* a newline and 64 spaces: one append for up to 32 levels */
@@ -638,6 +715,55 @@ static int indent(struct gp_buf *b, unsigned flags, int depth)
 		want -= k;
 		from = nl + 1;
 	}
+	return 0;
+}
+
+/*
+ * What goes before an item at @p depth: ',' unless @p first, then, pretty, a newline and the
+ * indent; for a member also its key and ':' (and ' ', pretty). One append when the key needs
+ * no escape, which is nearly always.
+ */
+static int write_head(struct gp_buf *b, bool first, const char *key, unsigned flags, int depth)
+{
+	bool pretty = flags & GP_JSON_PRETTY;
+	size_t n = key ? strlen(key) : 0, i, sp = pretty ? 2 * (size_t)depth : 0;
+	char *p;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)key[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			break;
+	}
+	if (i < n) {
+		if (!first && (rc = gp__buf_addch(b, ',')))
+			return rc;
+		if ((rc = indent(b, flags, depth)) || (rc = write_str(b, key, n)))
+			return rc;
+		return gp__buf_add(b, pretty ? ": " : ":", pretty ? 2 : 1);
+	}
+	if ((rc = gp__buf_grow(b, 1 + 1 + sp + n + 4)))
+		return rc;
+	p = b->buf + b->len;
+	if (!first)
+		*p++ = ',';
+	if (pretty) {
+		*p++ = '\n';
+		memset(p, ' ', sp);
+		p += sp;
+	}
+	if (key) {
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
+		if (pretty)
+			*p++ = ' ';
+	}
+	*p = '\0';
+	b->len = (size_t)(p - b->buf);
 	return 0;
 }
 
@@ -665,9 +791,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 			return gp__buf_addstr(b, "[]");
 		GP_TRY(gp__buf_addch(b, '['));
 		for (i = 0; i < v->u.a.n; i++) {
-			if (i)
-				GP_TRY(gp__buf_addch(b, ','));
-			GP_TRY(indent(b, flags, depth + 1));
+			GP_TRY(write_head(b, i == 0, NULL, flags, depth + 1));
 			GP_TRY(write_value(b, v->u.a.items[i], flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
@@ -693,7 +817,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 				const struct gp_member *x = order[i];
 				size_t j = i;
 
-				while (j > 0 && strcmp(order[j - 1]->key, x->key) > 0) {
+				while (j > 0 && key_after(order[j - 1]->key, x->key)) {
 					order[j] = order[j - 1];
 					j--;
 				}
@@ -702,12 +826,7 @@ static int write_value(struct gp_buf *b, const struct gp_value *v, unsigned flag
 		}
 		GP_TRY(gp__buf_addch(b, '{'));
 		for (i = 0; i < v->u.o.n; i++) {
-			if (i)
-				GP_TRY(gp__buf_addch(b, ','));
-			GP_TRY(indent(b, flags, depth + 1));
-			GP_TRY(write_str(b, order[i]->key, strlen(order[i]->key)));
-			GP_TRY(gp__buf_add(b, (flags & GP_JSON_PRETTY) ? ": " : ":",
-			                   (flags & GP_JSON_PRETTY) ? 2 : 1));
+			GP_TRY(write_head(b, i == 0, order[i]->key, flags, depth + 1));
 			GP_TRY(write_value(b, order[i]->v, flags, depth + 1));
 		}
 		GP_TRY(indent(b, flags, depth));
