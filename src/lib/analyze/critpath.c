@@ -185,7 +185,8 @@ out:
 struct run {
 	const struct gp__cp_seg *x; /* its first piece */
 	int64_t t0, t1;
-	uint32_t name; /* UINT32_MAX: unnamed or mixed */
+	uint32_t name;  /* UINT32_MAX: unnamed or mixed */
+	size_t npieces; /* the pieces with weight it holds */
 };
 
 /*
@@ -194,22 +195,26 @@ struct run {
  * one lane (thread or stream) form a run, named when all its pieces are of
  * one item (kernel-kernel gaps are not named); a run shorter than the
  * drawing's resolution (path_ns / SEG_RESOLUTION) joins the segment before
- * it, unnamed if it was of another item. bound_by_ns stays exact.
+ * it, unnamed if it was of another item. bound_by_ns stays exact. The
+ * pieces with weight that no segment holds (beyond MAX_SEGMENTS a step or
+ * TOTAL_SEGMENTS a rank) are counted in "segments_omitted".
  */
 static int segments(struct state *s, const struct gp__cp_path *p, struct gp_value *o)
 {
 	const struct gp_trace *t = s->c->t;
 	struct gp_value *arr = gp_value_array();
-	struct run cur = { NULL, 0, 0, UINT32_MAX };
+	struct run cur = { NULL, 0, 0, UINT32_MAX, 0 };
 	int64_t res = p->path_ns / SEG_RESOLUTION;
-	size_t i, n = 0;
+	size_t i, n = 0, pieces = 0, kept = 0;
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < p->nseg; i++)
+		pieces += p->seg[i].w > 0 && p->seg[i].cat < GP_CP__N;
 	for (i = 0; i < p->nseg && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS;) {
 		const struct gp__cp_seg *x = &p->seg[i];
-		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev };
+		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev, 1 };
 		uint64_t ln = lane(t, x);
 		size_t j;
 
@@ -228,6 +233,7 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 			    (y->ev == UINT32_MAX || t->ev.name[y->ev] != t->ev.name[r.name]))
 				r.name = UINT32_MAX;
 			r.t1 = y->t1;
+			r.npieces++;
 		}
 		i = j;
 		if (cur.x && r.t1 - r.t0 < res) {
@@ -235,21 +241,26 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 			    (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[cur.name]))
 				cur.name = UINT32_MAX;
 			cur.t1 = r.t1;
+			cur.npieces += r.npieces;
 			continue;
 		}
 		if (cur.x) {
 			GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
 			n++;
 			s->nseg_total++;
+			kept += cur.npieces;
 		}
 		cur = r;
 	}
 	if (cur.x && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS) {
 		GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
 		s->nseg_total++;
+		kept += cur.npieces;
 	}
 	rc = gp_obj_set(o, "segments", arr);
 	arr = NULL;
+	GP_TRY(rc);
+	rc = gp_obj_set_int(o, "segments_omitted", (int64_t)(pieces - kept));
 out:
 	gp_value_free(arr);
 	return rc;
