@@ -45,7 +45,8 @@ struct state {
 	uint32_t step;
 	struct agg *cpu, *gpu;
 	size_t ncpu, ngpu, cpu_cap, gpu_cap;
-	struct gp_u64map cpu_ix, gpu_ix; /* name id -> index + 1, per step */
+	uint32_t *cpu_ix, *gpu_ix; /* per string id: its index in cpu/gpu + 1 this step, 0 none */
+	size_t nstr;
 	size_t nseg_total;
 	size_t work; /* events in the graphs so far */
 	int64_t total_path, total_by[GP_CP__N];
@@ -53,20 +54,20 @@ struct state {
 
 static int add_agg(struct state *s, bool gpu, uint32_t ev, int64_t ns)
 {
-	struct gp_u64map *m = gpu ? &s->gpu_ix : &s->cpu_ix;
+	uint32_t *m = gpu ? s->gpu_ix : s->cpu_ix;
 	struct agg **a = gpu ? &s->gpu : &s->cpu;
 	size_t *n = gpu ? &s->ngpu : &s->ncpu, *cap = gpu ? &s->gpu_cap : &s->cpu_cap;
 	uint32_t name = s->c->t->ev.name[ev];
-	uint64_t k;
+	uint32_t k;
 	int rc;
 
-	if (!gp__u64map_get(m, name, &k)) {
+	if (name >= s->nstr)
+		return gp__error(GP_EINVAL, "an event name outside the string table");
+	if (!(k = m[name])) {
 		if ((rc = gp__grow((void **)a, cap, *n + 1, sizeof(**a))))
 			return rc;
 		(*a)[*n] = (struct agg){ name, 0, 0 };
-		k = ++*n;
-		if ((rc = gp__u64map_put(m, name, k)))
-			return rc;
+		k = m[name] = (uint32_t)++ * n;
 	}
 	(*a)[k - 1].ns = gp__add_sat((*a)[k - 1].ns, ns);
 	if (s->stamp[ev] != s->step) {
@@ -283,11 +284,12 @@ static int do_step(struct state *s, uint32_t ev, int64_t index, int64_t start, i
 		return 0;
 	}
 	s->step++;
+	/* the index of the step before, reset through its rows */
+	for (i = 0; i < s->ncpu; i++)
+		s->cpu_ix[s->cpu[i].name] = 0;
+	for (i = 0; i < s->ngpu; i++)
+		s->gpu_ix[s->gpu[i].name] = 0;
 	s->ncpu = s->ngpu = 0;
-	gp__u64map_release(&s->cpu_ix);
-	gp__u64map_release(&s->gpu_ix);
-	GP_TRY(gp__u64map_init(&s->cpu_ix, 64));
-	GP_TRY(gp__u64map_init(&s->gpu_ix, 64));
 	for (i = 0; i < p.nseg; i++) {
 		const struct gp__cp_seg *x = &p.seg[i];
 
@@ -433,7 +435,10 @@ int gp__an_critpath(const struct gp__actx *c, struct gp_value *r)
 		goto done;
 	}
 	s.stamp = gp__calloc(c->t->ev.n, sizeof(*s.stamp));
-	if (!s.stamp)
+	s.nstr = gp__strtab_count(&c->t->strs);
+	s.cpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.cpu_ix));
+	s.gpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.gpu_ix));
+	if (!s.stamp || !s.cpu_ix || !s.gpu_ix)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp__cp_new(c, &s.g));
 	GP_TRY(run(&s, cp, &whole));
@@ -446,8 +451,8 @@ out:
 	gp__free(s.stamp);
 	gp__free(s.cpu);
 	gp__free(s.gpu);
-	gp__u64map_release(&s.cpu_ix);
-	gp__u64map_release(&s.gpu_ix);
+	gp__free(s.cpu_ix);
+	gp__free(s.gpu_ix);
 	gp_value_free(cp);
 	gp_value_free(cats);
 	return rc;
