@@ -74,7 +74,7 @@ for n in ("q", "a", "c"):
     f, r = page(n)
     st = r["critical_path"]["steps"][0]
     cover = sum(x["end_ns"] - x["start_ns"] for x in st["segments"])
-    assert f["partial"] == (len(st["segments"]) >= 4096 and cover < st["path_ns"] * 0.999), (n, f["partial"], len(st["segments"]))
+    assert f["partial"] == (st["segments_omitted"] > 0), (n, f["partial"], len(st["segments"]), cover)
 print("real pages ok")
 EOF
 done_ok

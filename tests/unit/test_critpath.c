@@ -87,6 +87,7 @@ static void test_two_kernels(void **state)
 		/* segments in time order: mm, launch, K1, kk, K2 */
 		assert_int_equal(gp_value_len(gp_value_path(r, "critical_path/steps/0/segments")),
 		                 5);
+		assert_int_equal(tu_geti(r, "critical_path/steps/0/segments_omitted"), 0);
 		assert_string_equal(tu_gets(r, "critical_path/steps/0/segments/0/kind"), "cpu");
 		assert_int_equal(tu_geti(r, "critical_path/steps/0/segments/0/tid"), 1);
 		assert_string_equal(tu_gets(r, "critical_path/steps/0/segments/1/bound"),

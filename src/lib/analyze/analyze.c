@@ -32,11 +32,13 @@
 /*
  * The sections as tasks that share nothing but the (read-only) context. On a
  * large trace two threads take the tasks in this order, the usually longest
- * first, each into its own object, merged into the rank object before
- * findings (the last task), which reads them all: a thread that is done
- * takes the next task, so the two end together whatever the trace's mix.
- * memory.c reads the steps' incomplete flags in the same object, so memory
- * is part of the steps task.
+ * first (measured with callgrind on the shared traces: the critical path
+ * costs about as much as all the others together, so it starts at once on
+ * one thread while the other takes the rest), each into its own object,
+ * merged into the rank object before findings (the last task), which reads
+ * them all: a thread that is done takes the next task, so the two end together whatever the trace's
+ * mix. memory.c reads the steps' incomplete flags in the same object, so memory is part of the
+ * steps task.
  */
 enum { TASK_LAST = 10 };
 
@@ -45,18 +47,18 @@ static const struct {
 	int (*fn)(const struct gp__actx *c, struct gp_value *r);
 	unsigned task;
 } sections[] = {
-	{ "summaries", gp__an_summaries, 0 },
+	{ "critical_path", gp__an_critpath, 0 },
 	{ "steps", gp__an_steps, 1 },
 	{ "memory", gp__an_memory, 1 },
-	{ "launches", gp__an_launches, 2 },
-	{ "gpu", gp__an_gpu, 3 },
-	{ "timeline", gp__an_timeline, 4 },
-	{ "overview", gp__an_overview, 5 },
-	{ "counters", gp__an_counters, 6 },
-	{ "collectives", gp__an_collectives, 6 },
-	{ "critical_path", gp__an_critpath, 7 },
-	{ "modules", gp__an_modules, 8 },
-	{ "roofline", gp__an_roofline, 9 },
+	{ "summaries", gp__an_summaries, 2 },
+	{ "roofline", gp__an_roofline, 3 },
+	{ "launches", gp__an_launches, 4 },
+	{ "gpu", gp__an_gpu, 5 },
+	{ "modules", gp__an_modules, 6 },
+	{ "counters", gp__an_counters, 7 },
+	{ "collectives", gp__an_collectives, 7 },
+	{ "timeline", gp__an_timeline, 8 },
+	{ "overview", gp__an_overview, 9 },
 	{ "findings", gp__an_findings, TASK_LAST },
 };
 

@@ -81,6 +81,7 @@ struct gp__cp {
 	bool hta;
 	size_t n;
 	uint16_t *nf;   /* per string id */
+	size_t nstr;    /* string ids in the trace */
 	uint8_t *role;  /* per event */
 	uint32_t *link; /* per event: the CPU side of its correlation (GPU side events), NONE */
 	uint32_t *loff; /* [n + 1]: the GPU events each CPU event launched, in lgpu */
@@ -131,13 +132,25 @@ struct gp__cp {
 	size_t seg_cap;
 };
 
-#define GROW(p, cap, need) gp__grow((void **)&(p), &(cap), (need), sizeof(*(p)))
+/* the capacity check inline: GROW runs once per event or edge in the hot loops */
+#define GROW(p, cap, need)                                                                         \
+	((need) <= (cap) ? 0 : gp__grow((void **)&(p), &(cap), (need), sizeof(*(p))))
 
 /** The longest path of the graph in @p g into @p p (critpath-path.c). */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
 
+/** The name flags of string @p id (NF_*), computed on first use (critpath-prep.c). */
+uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id);
+
 /** The name flags of event @p ev (NF_*), computed once per string. */
-uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev);
+static inline uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev)
+{
+	uint32_t id = g->t->ev.name[ev];
+
+	if (id < g->nstr && (g->nf[id] & NF_DONE))
+		return g->nf[id];
+	return gp__cp_name_flags(g, id);
+}
 
 /** HTA's "stream != -1": the row has an integer stream. */
 static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)

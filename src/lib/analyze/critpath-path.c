@@ -54,6 +54,63 @@ out:
 	return rc;
 }
 
+/* the kernel type of GPU event @p ev: the context's (typed once per name and kind) */
+static enum gp_ktype ktype(const struct gp__cp *g, uint32_t ev)
+{
+	uint8_t rule;
+
+	/* the context types its GPU activity, which leaves out HTA's GPU annotations */
+	if (g->t->ev.kind[ev] != GP_K_GPU_ANNOTATION)
+		return (enum gp_ktype)g->c->ktype[ev];
+	return gp__classify(g->t, ev, g->hta, &rule);
+}
+
+/*
+ * The first of the @p nbest nodes at distance @p maxd in the order of Kahn's
+ * generations. A node's generation is the most edges on a path that ends at
+ * it, so the tied nodes of the lowest generation come first: when that is
+ * one node (or generation 0, which is in node order) it is the answer, found
+ * in one forward sweep; else the generations are built. Forward graphs only.
+ */
+static int first_farthest(struct gp__cp *g, int64_t maxd, size_t *best)
+{
+	size_t nn = g->nn, i, j, nt, nlow = 0;
+	uint32_t *lev, low = UINT32_MAX;
+	int rc = 0;
+
+	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
+	lev = g->indeg;
+	for (i = 0; i < nn; i++) {
+		uint32_t l = 0;
+
+		for (j = g->poff[i]; j < g->poff[i + 1]; j++) {
+			uint32_t lu = lev[g->e[g->pe[j]].u] + 1;
+
+			l = lu > l ? lu : l;
+		}
+		lev[i] = l;
+		if (g->dist[i] != maxd)
+			continue;
+		if (l < low) {
+			low = l;
+			nlow = 1;
+			*best = i;
+		} else if (l == low) {
+			nlow++;
+		}
+	}
+	if (nlow == 1 || low == 0)
+		return 0;
+	GP_TRY(generations(g, &nt));
+	for (i = 0; i < nt; i++)
+		if (g->dist[g->topo[i]] == maxd) {
+			*best = g->topo[i];
+			break;
+		}
+out:
+	return rc;
+}
+
 /*
  * The longest path (networkx dag_longest_path over topological_sort): each
  * node takes the first best predecessor in edge order; the path ends at the
@@ -120,15 +177,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 			nbest++;
 		}
 	}
-	if (forward && nbest > 1) {
-		/* the first farthest node in networkx's order */
-		GP_TRY(generations(g, &nt));
-		for (i = 0; i < nt; i++)
-			if (g->dist[g->topo[i]] == maxd) {
-				best = g->topo[i];
-				break;
-			}
-	}
+	if (forward && nbest > 1) /* the first farthest node in networkx's order */
+		GP_TRY(first_farthest(g, maxd, &best));
 	/* the path's edges, back from the farthest node */
 	{
 		size_t k = 0, np = 0;
@@ -157,12 +207,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 				break;
 			case E_OP:
 				if (e->attr != NONE && gp__cp_is_gpu(g, e->attr)) {
-					uint8_t rule;
-
-					s->cat =
-					    gp__classify(g->t, e->attr, g->hta, &rule) == GP_KT_COMM
-					        ? GP_CP_COMM
-					        : GP_CP_COMPUTE;
+					s->cat = ktype(g, e->attr) == GP_KT_COMM ? GP_CP_COMM
+					                                         : GP_CP_COMPUTE;
 					s->kind = GP_CP_SEG_GPU;
 				} else {
 					s->cat = GP_CP_CPU;

@@ -36,7 +36,7 @@ static bool in_list(const char *s, const char *const *l)
 	return false;
 }
 
-static uint16_t name_flags(struct gp__cp *g, uint32_t id)
+uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 {
 	static const char *const lock[] = { "cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync",
 		                            NULL };
@@ -65,7 +65,7 @@ static uint16_t name_flags(struct gp__cp *g, uint32_t id)
 	const char *s;
 	uint16_t f = NF_DONE;
 
-	if (id >= gp__strtab_count(&g->t->strs))
+	if (id >= g->nstr)
 		return NF_DONE;
 	if (g->nf[id] & NF_DONE)
 		return g->nf[id];
@@ -94,11 +94,6 @@ static uint16_t name_flags(struct gp__cp *g, uint32_t id)
 		f |= NF_SYNC_WAIT;
 	g->nf[id] = f;
 	return f;
-}
-
-uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev)
-{
-	return name_flags(g, g->t->ev.name[ev]);
 }
 
 /* the stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream */
@@ -431,7 +426,8 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->t = c->t;
 	g->hta = c->hta;
 	g->n = n;
-	g->nf = gp__calloc(gp__strtab_count(&c->t->strs) + 1, sizeof(*g->nf));
+	g->nstr = gp__strtab_count(&c->t->strs);
+	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
 	g->role = gp__calloc(n + 1, 1);
 	g->link = gp__calloc(n + 1, sizeof(uint32_t));
 	g->loff = gp__calloc(n + 1, sizeof(uint32_t));

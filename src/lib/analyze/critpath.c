@@ -45,7 +45,8 @@ struct state {
 	uint32_t step;
 	struct agg *cpu, *gpu;
 	size_t ncpu, ngpu, cpu_cap, gpu_cap;
-	struct gp_u64map cpu_ix, gpu_ix; /* name id -> index + 1, per step */
+	uint32_t *cpu_ix, *gpu_ix; /* per string id: its index in cpu/gpu + 1 this step, 0 none */
+	size_t nstr;
 	size_t nseg_total;
 	size_t work; /* events in the graphs so far */
 	int64_t total_path, total_by[GP_CP__N];
@@ -53,20 +54,20 @@ struct state {
 
 static int add_agg(struct state *s, bool gpu, uint32_t ev, int64_t ns)
 {
-	struct gp_u64map *m = gpu ? &s->gpu_ix : &s->cpu_ix;
+	uint32_t *m = gpu ? s->gpu_ix : s->cpu_ix;
 	struct agg **a = gpu ? &s->gpu : &s->cpu;
 	size_t *n = gpu ? &s->ngpu : &s->ncpu, *cap = gpu ? &s->gpu_cap : &s->cpu_cap;
 	uint32_t name = s->c->t->ev.name[ev];
-	uint64_t k;
+	uint32_t k;
 	int rc;
 
-	if (!gp__u64map_get(m, name, &k)) {
+	if (name >= s->nstr)
+		return gp__error(GP_EINVAL, "an event name outside the string table");
+	if (!(k = m[name])) {
 		if ((rc = gp__grow((void **)a, cap, *n + 1, sizeof(**a))))
 			return rc;
 		(*a)[*n] = (struct agg){ name, 0, 0 };
-		k = ++*n;
-		if ((rc = gp__u64map_put(m, name, k)))
-			return rc;
+		k = m[name] = (uint32_t)++ * n;
 	}
 	(*a)[k - 1].ns = gp__add_sat((*a)[k - 1].ns, ns);
 	if (s->stamp[ev] != s->step) {
@@ -185,7 +186,8 @@ out:
 struct run {
 	const struct gp__cp_seg *x; /* its first piece */
 	int64_t t0, t1;
-	uint32_t name; /* UINT32_MAX: unnamed or mixed */
+	uint32_t name;  /* UINT32_MAX: unnamed or mixed */
+	size_t npieces; /* the pieces with weight it holds */
 };
 
 /*
@@ -194,22 +196,26 @@ struct run {
  * one lane (thread or stream) form a run, named when all its pieces are of
  * one item (kernel-kernel gaps are not named); a run shorter than the
  * drawing's resolution (path_ns / SEG_RESOLUTION) joins the segment before
- * it, unnamed if it was of another item. bound_by_ns stays exact.
+ * it, unnamed if it was of another item. bound_by_ns stays exact. The
+ * pieces with weight that no segment holds (beyond MAX_SEGMENTS a step or
+ * TOTAL_SEGMENTS a rank) are counted in "segments_omitted".
  */
 static int segments(struct state *s, const struct gp__cp_path *p, struct gp_value *o)
 {
 	const struct gp_trace *t = s->c->t;
 	struct gp_value *arr = gp_value_array();
-	struct run cur = { NULL, 0, 0, UINT32_MAX };
+	struct run cur = { NULL, 0, 0, UINT32_MAX, 0 };
 	int64_t res = p->path_ns / SEG_RESOLUTION;
-	size_t i, n = 0;
+	size_t i, n = 0, pieces = 0, kept = 0;
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
+	for (i = 0; i < p->nseg; i++)
+		pieces += p->seg[i].w > 0 && p->seg[i].cat < GP_CP__N;
 	for (i = 0; i < p->nseg && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS;) {
 		const struct gp__cp_seg *x = &p->seg[i];
-		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev };
+		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev, 1 };
 		uint64_t ln = lane(t, x);
 		size_t j;
 
@@ -228,6 +234,7 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 			    (y->ev == UINT32_MAX || t->ev.name[y->ev] != t->ev.name[r.name]))
 				r.name = UINT32_MAX;
 			r.t1 = y->t1;
+			r.npieces++;
 		}
 		i = j;
 		if (cur.x && r.t1 - r.t0 < res) {
@@ -235,21 +242,26 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 			    (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[cur.name]))
 				cur.name = UINT32_MAX;
 			cur.t1 = r.t1;
+			cur.npieces += r.npieces;
 			continue;
 		}
 		if (cur.x) {
 			GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
 			n++;
 			s->nseg_total++;
+			kept += cur.npieces;
 		}
 		cur = r;
 	}
 	if (cur.x && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS) {
 		GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
 		s->nseg_total++;
+		kept += cur.npieces;
 	}
 	rc = gp_obj_set(o, "segments", arr);
 	arr = NULL;
+	GP_TRY(rc);
+	rc = gp_obj_set_int(o, "segments_omitted", (int64_t)(pieces - kept));
 out:
 	gp_value_free(arr);
 	return rc;
@@ -272,11 +284,12 @@ static int do_step(struct state *s, uint32_t ev, int64_t index, int64_t start, i
 		return 0;
 	}
 	s->step++;
+	/* the index of the step before, reset through its rows */
+	for (i = 0; i < s->ncpu; i++)
+		s->cpu_ix[s->cpu[i].name] = 0;
+	for (i = 0; i < s->ngpu; i++)
+		s->gpu_ix[s->gpu[i].name] = 0;
 	s->ncpu = s->ngpu = 0;
-	gp__u64map_release(&s->cpu_ix);
-	gp__u64map_release(&s->gpu_ix);
-	GP_TRY(gp__u64map_init(&s->cpu_ix, 64));
-	GP_TRY(gp__u64map_init(&s->gpu_ix, 64));
 	for (i = 0; i < p.nseg; i++) {
 		const struct gp__cp_seg *x = &p.seg[i];
 
@@ -422,7 +435,10 @@ int gp__an_critpath(const struct gp__actx *c, struct gp_value *r)
 		goto done;
 	}
 	s.stamp = gp__calloc(c->t->ev.n, sizeof(*s.stamp));
-	if (!s.stamp)
+	s.nstr = gp__strtab_count(&c->t->strs);
+	s.cpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.cpu_ix));
+	s.gpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.gpu_ix));
+	if (!s.stamp || !s.cpu_ix || !s.gpu_ix)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp__cp_new(c, &s.g));
 	GP_TRY(run(&s, cp, &whole));
@@ -435,8 +451,8 @@ out:
 	gp__free(s.stamp);
 	gp__free(s.cpu);
 	gp__free(s.gpu);
-	gp__u64map_release(&s.cpu_ix);
-	gp__u64map_release(&s.gpu_ix);
+	gp__free(s.cpu_ix);
+	gp__free(s.gpu_ix);
 	gp_value_free(cp);
 	gp_value_free(cats);
 	return rc;

@@ -116,7 +116,7 @@ var gpPerf = function (api) {
       box.appendChild(pathChart(st));
       var sg = objs(st.segments), cover = sg.reduce(function (a, g) { return a + (num(g.end_ns) && num(g.start_ns) ? g.end_ns - g.start_ns : 0); }, 0);
       /* the report keeps at most 4096 segments a step: then the drawing is a part of the path */
-      var part = sg.length >= 4096 && num(st.path_ns) && cover < st.path_ns * 0.999;
+      var part = num(st.segments_omitted) ? st.segments_omitted > 0 : sg.length >= 4096 && num(st.path_ns) && cover < st.path_ns * 0.999;
       box.appendChild(h('p', { cls: 'gp-note', 'data-gp-segments-partial': part ? '' : null, text: sg.length + ' segments on the path, coloured by what bounds them; hover for the op or kernel.' +
         (part ? ' The report keeps ' + sg.length + ' segments of a step: they cover ' + fmtNs(cover) + ' of the path\u2019s ' + fmtNs(st.path_ns) + '; the shares above are the whole path\u2019s.' : '') }));
       box.appendChild(api.table('cp-cpu-ops', [
