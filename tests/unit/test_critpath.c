@@ -230,6 +230,48 @@ static void test_launch_bound(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * A long host stretch, then 300 short kernels queued one behind the other:
+ * each kernel (9) and each gap between them (1) is far below the drawing's
+ * resolution (path / 256), yet together they are most of the path. The
+ * segments pool them and draw them as the compute they mostly are, not
+ * as the host run before them.
+ */
+static void test_short_pieces(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	const struct gp_value *segs;
+	struct gp_value *r;
+	int64_t i, compute = 0, path;
+	size_t k;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 5000);
+	tu_add(t, GP_K_CPU_OP, "aten::prep", 1, 1, 0, 1000);
+	for (i = 0; i < 300; i++) {
+		tu_runtime(t, "cudaLaunchKernel", 1, 1, 1000 + 2 * i, 1, i + 1);
+		tu_kernel(t, "K", 0, 7, 1010 + 10 * i, 9, i + 1);
+	}
+	r = cp(t, false);
+	path = tu_geti(r, "critical_path/steps/0/path_ns");
+	segs = gp_value_path(r, "critical_path/steps/0/segments");
+	assert_true(gp_value_len(segs) > 2);
+	assert_int_equal(tu_geti(r, "critical_path/steps/0/segments_omitted"), 0);
+	for (k = 0; k < gp_value_len(segs); k++) {
+		const struct gp_value *g = gp_arr_get(segs, k);
+		int64_t a = 0, b = 0;
+
+		assert_true(gp_value_get_int(gp_obj_get(g, "start_ns"), &a));
+		assert_true(gp_value_get_int(gp_obj_get(g, "end_ns"), &b));
+		if (!strcmp(gp_value_get_str(gp_obj_get(g, "bound")), "gpu_compute_bound"))
+			compute += b - a;
+	}
+	/* compute is 2,700 of the ~4,000 ns path; the pools of kernels and gaps draw as it */
+	assert_true(compute * 100 >= path * 60);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /* strange input: no step (whole trace), kernels without launch, zero-length and overlapping
  * ops, overlapping kernels (a negative gap), a trace without GPU activity, an empty trace */
 static void test_strange(void **state)
@@ -298,9 +340,10 @@ static void test_two_steps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_kernels), cmocka_unit_test(test_sync),
-		cmocka_unit_test(test_stream_wait), cmocka_unit_test(test_launch_bound),
-		cmocka_unit_test(test_strange),     cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_two_kernels),  cmocka_unit_test(test_sync),
+		cmocka_unit_test(test_stream_wait),  cmocka_unit_test(test_launch_bound),
+		cmocka_unit_test(test_strange),      cmocka_unit_test(test_two_steps),
+		cmocka_unit_test(test_short_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,7 @@
  * (plus WORK_MIN): ProfilerSteps that overlap each other many times over are not all analysed */
 #define WORK_PER_EVENT 8
 #define WORK_MIN       (1u << 20)
-#define SEG_RESOLUTION 256   /* segments shorter than path_ns / this join the one before */
+#define SEG_RESOLUTION 256   /* runs shorter than path_ns / this are pooled (segments()) */
 #define TOTAL_SEGMENTS 65536 /* over all steps of a rank: steps beyond get no segments */
 
 struct agg {
@@ -190,27 +190,73 @@ struct run {
 	size_t npieces; /* the pieces with weight it holds */
 };
 
+/* short runs pooled into one segment, drawn with the bound that holds most of its time */
+struct pool {
+	int64_t t0, t1;
+	int64_t by[GP_CP__N];                   /* time of each bound's runs */
+	const struct gp__cp_seg *rep[GP_CP__N]; /* the first piece of each bound */
+	uint32_t name;
+	size_t npieces;
+};
+
+/* adds segment @p x [t0, t1) unless a limit is reached; counts what it holds in *kept */
+static int emit(struct state *s, const struct gp__cp_seg *x, int64_t t0, int64_t t1, uint32_t name,
+                size_t npieces, struct gp_value *arr, size_t *n, size_t *kept)
+{
+	int rc;
+
+	if (s->nseg_total >= TOTAL_SEGMENTS || *n >= MAX_SEGMENTS)
+		return 0;
+	if ((rc = segment(s, x, t0, t1, name, arr)))
+		return rc;
+	(*n)++;
+	s->nseg_total++;
+	*kept += npieces;
+	return 0;
+}
+
+/* the pooled short runs as one segment (nothing when the pool is empty) */
+static int flush(struct state *s, struct pool *pl, struct gp_value *arr, size_t *n, size_t *kept)
+{
+	size_t k, best = GP_CP__N;
+	int rc;
+
+	if (!pl->npieces)
+		return 0;
+	for (k = 0; k < GP_CP__N; k++)
+		if (pl->rep[k] && (best == GP_CP__N || pl->by[k] > pl->by[best]))
+			best = k;
+	rc = emit(s, pl->rep[best], pl->t0, pl->t1, pl->name, pl->npieces, arr, n, kept);
+	memset(pl, 0, sizeof(*pl));
+	return rc;
+}
+
 /*
  * The path as segments, for drawing it: its pieces with time (zero-weight
  * dependency and sync edges left out); consecutive pieces of one bound on
  * one lane (thread or stream) form a run, named when all its pieces are of
- * one item (kernel-kernel gaps are not named); a run shorter than the
- * drawing's resolution (path_ns / SEG_RESOLUTION) joins the segment before
- * it, unnamed if it was of another item. bound_by_ns stays exact. The
- * pieces with weight that no segment holds (beyond MAX_SEGMENTS a step or
+ * one item (kernel-kernel gaps are not named). Runs shorter than the
+ * drawing's resolution (path_ns / SEG_RESOLUTION) are pooled with their
+ * short neighbours into one segment, drawn with the bound (and lane) that
+ * holds most of the pool's time, named only when all are of one item; a
+ * pool ends at the next long run or once it reaches the resolution, so a
+ * path of many short kernels is drawn as the compute it is, not as the
+ * bound of whatever preceded it. bound_by_ns stays exact. The pieces with
+ * weight that no segment holds (beyond MAX_SEGMENTS a step or
  * TOTAL_SEGMENTS a rank) are counted in "segments_omitted".
  */
 static int segments(struct state *s, const struct gp__cp_path *p, struct gp_value *o)
 {
 	const struct gp_trace *t = s->c->t;
 	struct gp_value *arr = gp_value_array();
-	struct run cur = { NULL, 0, 0, UINT32_MAX, 0 };
+	struct pool pl;
 	int64_t res = p->path_ns / SEG_RESOLUTION;
 	size_t i, n = 0, pieces = 0, kept = 0;
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
+	memset(&pl, 0, sizeof(pl));
 	for (i = 0; i < p->nseg; i++)
 		pieces += p->seg[i].w > 0 && p->seg[i].cat < GP_CP__N;
 	for (i = 0; i < p->nseg && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS;) {
@@ -237,27 +283,27 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 			r.npieces++;
 		}
 		i = j;
-		if (cur.x && r.t1 - r.t0 < res) {
-			if (cur.name != UINT32_MAX &&
-			    (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[cur.name]))
-				cur.name = UINT32_MAX;
-			cur.t1 = r.t1;
-			cur.npieces += r.npieces;
+		if (r.t1 - r.t0 >= res) {
+			GP_TRY(flush(s, &pl, arr, &n, &kept));
+			GP_TRY(emit(s, r.x, r.t0, r.t1, r.name, r.npieces, arr, &n, &kept));
 			continue;
 		}
-		if (cur.x) {
-			GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
-			n++;
-			s->nseg_total++;
-			kept += cur.npieces;
+		if (!pl.npieces) {
+			pl.t0 = r.t0;
+			pl.name = r.name;
+		} else if (pl.name != UINT32_MAX &&
+		           (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[pl.name])) {
+			pl.name = UINT32_MAX;
 		}
-		cur = r;
+		pl.t1 = r.t1;
+		pl.by[x->cat] += r.t1 - r.t0;
+		if (!pl.rep[x->cat])
+			pl.rep[x->cat] = x;
+		pl.npieces += r.npieces;
+		if (pl.t1 - pl.t0 >= res)
+			GP_TRY(flush(s, &pl, arr, &n, &kept));
 	}
-	if (cur.x && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS) {
-		GP_TRY(segment(s, cur.x, cur.t0, cur.t1, cur.name, arr));
-		s->nseg_total++;
-		kept += cur.npieces;
-	}
+	GP_TRY(flush(s, &pl, arr, &n, &kept));
 	rc = gp_obj_set(o, "segments", arr);
 	arr = NULL;
 	GP_TRY(rc);
