@@ -232,6 +232,32 @@ static void test_options(void **state)
 	gp__actx_release(&c);
 	assert_true(tu_getd(r, "roofline/ops/0/roofline_pct") == 100);
 	assert_int_equal(tu_geti(r, "roofline/ops/0/headroom_ns"), 0);
+	/* the FLOPs would take 172 µs at that peak, in a window of 100 µs: MFU capped too */
+	assert_true(tu_getd(r, "roofline/mfu_pct") == 100);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
+/* a GEMM of empty matrices does no work: bound by neither roof, all its time headroom */
+static void test_no_work(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	size_t mm, l;
+
+	(void)state;
+	set_meta(t, H100);
+	mm = tu_add(t, GP_K_CPU_OP, "aten::mm", 1, 1, 0, 1000);
+	op_args(t, mm, "[[0, 3], [3, 0]]", "[\"float\", \"float\"]");
+	l = tu_runtime(t, "cudaLaunchKernel", 1, 1, 100, 50, 1);
+	tu_kernel(t, "gemm", 0, 7, 200, 400, 1);
+	t->ev.ext[mm] = t->ev.ext[l] = 5;
+	r = tu_section(t, false, gp__an_roofline);
+	assert_int_equal(gp_value_len(gp_value_path(r, "roofline/ops")), 1);
+	assert_true(tu_getd(r, "roofline/ops/0/flops") == 0);
+	assert_true(unknown(r, "roofline/ops/0/bound"));
+	assert_true(unknown(r, "roofline/ops/0/roofline_pct"));
+	assert_int_equal(tu_geti(r, "roofline/ops/0/headroom_ns"), 400);
 	gp_value_free(r);
 	gp_trace_free(t);
 }
@@ -290,7 +316,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_by_ext), cmocka_unit_test(test_gemm_by_time),
 		cmocka_unit_test(test_unknown_gpu), cmocka_unit_test(test_options),
 		cmocka_unit_test(test_missing),     cmocka_unit_test(test_host_copy),
-		cmocka_unit_test(test_capture),
+		cmocka_unit_test(test_capture),     cmocka_unit_test(test_no_work),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -481,7 +481,11 @@ static int emit_row(const struct gp_trace *t, const struct roof *rf, const struc
 	} else {
 		double tc = w->m.flops / (w->peak * 1e3), tm = w->m.bytes / (rf->p.tbps * 1e3);
 
-		GP_TRY(gp_obj_set_str(o, "bound", tc >= tm ? "compute" : "memory"));
+		/* an op of no work (a GEMM of empty matrices) is bound by neither roof */
+		if (w->roof_ns > 0)
+			GP_TRY(gp_obj_set_str(o, "bound", tc >= tm ? "compute" : "memory"));
+		else
+			GP_TRY(gp_obj_set_null(o, "bound"));
 		GP_TRY(gp_obj_set_double(o, "roofline_pct",
 		                         w->roof_ns > 0 && tns > 0
 		                             ? fmax(1e-6, fmin(100.0, 100.0 * w->roof_ns / tns))
@@ -662,11 +666,11 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	{
 		double cov = gp__pct(modeled_ns, gpu_ns);
 
-		GP_TRY(gp_obj_set_double(sec, "mfu_pct",
-		                         mfu_ok && rf.compute && cov >= MFU_MIN_COVERAGE_PCT &&
-		                                 win_e > win_s
-		                             ? 100.0 * ideal_ns / (double)(win_e - win_s)
-		                             : NAN));
+		GP_TRY(gp_obj_set_double(
+		    sec, "mfu_pct",
+		    mfu_ok && rf.compute && cov >= MFU_MIN_COVERAGE_PCT && win_e > win_s
+		        ? fmin(100.0, 100.0 * ideal_ns / (double)(win_e - win_s))
+		        : NAN));
 	}
 	for (k = 0; k < nrows; k++)
 		GP_TRY(emit_row(t, &rf, &rows[k], arr));
