@@ -19,8 +19,8 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
-static int add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero,
-                    uint32_t attr)
+static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint32_t u, uint32_t v,
+                                                          enum etype type, bool zero, uint32_t attr)
 {
 	struct edge *e;
 	int rc;
