@@ -97,6 +97,60 @@ static void sort_run(struct gp_kv *v, size_t n, int (*cmp)(const void *, const v
 	}
 }
 
+/* the digits of sort_nodes: up to three of up to 11 bits, so keys spanning below 2^33 */
+#define NODE_DIGITS 3
+#define NODE_BITS   11
+
+/*
+ * kv[0..m) by key, each key in [k0, k1]: a radix sort of key - k0 (a step
+ * spans well under 2^33 ns, so three passes at most), the library's sort
+ * otherwise. Ties are left in any order (make_nodes orders them).
+ */
+static int sort_nodes(struct gp__cp *g, size_t m, int64_t k0, int64_t k1)
+{
+	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
+	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask;
+	struct gp_kv *src = g->kv, *dst = g->kv2, *sw;
+	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
+	size_t i;
+
+	if (bits == 0 || m < 2)
+		return 0;
+	if (bits > NODE_DIGITS * NODE_BITS || m <= 64)
+		return gp__sort_kv_with(g->kv, m, g->kv2);
+	nd = (bits + NODE_BITS - 1) / NODE_BITS;
+	w = (bits + nd - 1) / nd;
+	mask = (UINT64_C(1) << w) - 1;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < m; i++) {
+		uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
+
+		for (d = 0; d < nd; d++)
+			cnt[d][(r >> (d * w)) & mask]++;
+	}
+	for (d = 0; d < nd; d++) {
+		uint32_t sum = 0, c;
+		size_t b;
+
+		for (b = 0; b <= mask; b++) {
+			c = cnt[d][b];
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < m; i++) {
+			uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
+
+			dst[cnt[d][(r >> (d * w)) & mask]++] = src[i];
+		}
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != g->kv)
+		memcpy(g->kv, src, m * sizeof(*src));
+	return 0;
+}
+
 /* (event, start first), the node attributes above them left out */
 static int cmp_kv_val(const void *a, const void *b)
 {
@@ -130,6 +184,7 @@ static int make_nodes(struct gp__cp *g)
 {
 	const struct gp__actx *c = g->c;
 	size_t i, m = 0;
+	int64_t k0 = INT64_MAX, k1 = INT64_MIN;
 	int rc = 0;
 
 	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
@@ -144,11 +199,13 @@ static int make_nodes(struct gp__cp *g)
 		g->kv[m++].val = at | (uint64_t)ev << 1;
 		g->kv[m].key = c->ts[ev] + c->dur[ev];
 		g->kv[m++].val = at | (uint64_t)ev << 1 | 1;
+		k0 = c->ts[ev] < k0 ? c->ts[ev] : k0;
+		k1 = g->kv[m - 1].key > k1 ? g->kv[m - 1].key : k1;
 	}
 	if (m >= NONE - 1)
 		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
 	GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
-	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+	GP_TRY(sort_nodes(g, m, k0, k1));
 	/* equal times in (event, start first) order: val order within each run */
 	for (i = 0; i < m;) {
 		size_t j = i + 1;
