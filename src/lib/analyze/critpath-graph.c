@@ -146,8 +146,14 @@ static int sort_nodes(struct gp__cp *g, size_t m, int64_t k0, int64_t k1)
 		src = dst;
 		dst = sw;
 	}
-	if (src != g->kv)
-		memcpy(g->kv, src, m * sizeof(*src));
+	if (src != g->kv) { /* both hold 2 nw + 1 (make_nodes): swap them, not the data */
+		size_t cap = g->kv_cap;
+
+		g->kv_cap = g->kv2_cap;
+		g->kv2_cap = cap;
+		g->kv2 = g->kv;
+		g->kv = src;
+	}
 	return 0;
 }
 
@@ -204,7 +210,7 @@ static int make_nodes(struct gp__cp *g)
 	}
 	if (m >= NONE - 1)
 		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, 2 * g->nw + 1));
 	GP_TRY(sort_nodes(g, m, k0, k1));
 	/* equal times in (event, start first) order: val order within each run */
 	for (i = 0; i < m;) {
