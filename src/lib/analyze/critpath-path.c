@@ -64,24 +64,19 @@ out:
  * backward edges span put in an order of its edges. Every other edge goes
  * forward from one run to a later one, and a cycle lies within one run.
  * *done false: a run longer than LOCAL_MAX; the caller builds the
- * generations. Uses indeg (the farthest source of a backward edge into a
- * node) and from (placed) as scratch.
+ * generations. indeg holds, per node, the farthest source of a backward
+ * edge into it (0: none), from is scratch.
  */
 static int local_order(struct gp__cp *g, size_t *nt_out, bool *done)
 {
-	size_t nn = g->nn, ne = g->ne, i, j, k, nt = 0;
+	size_t nn = g->nn, i, j, k, nt = 0;
 	uint32_t *reach, *placed;
 	int rc = 0;
 
 	*done = false;
-	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
 	reach = g->indeg;
 	placed = g->from;
-	memset(reach, 0, nn * sizeof(*reach));
-	for (i = 0; i < ne; i++)
-		if (g->e[i].u > g->e[i].v && g->e[i].u > reach[g->e[i].v])
-			reach[g->e[i].v] = g->e[i].u;
 	for (i = 0; i < nn;) {
 		size_t hi = reach[i], left, moved;
 
@@ -209,10 +204,18 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
 	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
 	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
+	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
+	memset(g->indeg, 0, nn * sizeof(uint32_t));
 	for (i = 0; i < ne; i++) {
-		g->poff[g->e[i].v + 2]++;
-		forward &= g->e[i].u < g->e[i].v;
+		uint32_t u = g->e[i].u, v2 = g->e[i].v;
+
+		g->poff[v2 + 2]++;
+		if (u > v2) { /* backward: local_order's runs */
+			forward = false;
+			if (u > g->indeg[v2])
+				g->indeg[v2] = u;
+		}
 	}
 	for (i = 2; i < nn + 2; i++)
 		g->poff[i] += g->poff[i - 1];
