@@ -291,13 +291,6 @@ out:
 	return rc;
 }
 
-static bool blocking(struct gp__cp *g, uint32_t ev)
-{
-	uint16_t f = gp__cp_ev_flags(g, ev);
-
-	return (f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP));
-}
-
 static int cmp_kv_keyval(const void *a, const void *b)
 {
 	const struct gp_kv *x = a, *y = b;
@@ -646,10 +639,11 @@ static int pass_fallback_syncs(struct gp__cp *g)
 	size_t i, m = 0;
 	int rc = 0;
 
-	for (i = 0; i < g->nw; i++)
-		if ((g->role[g->wev[i]] & RO_CPU) && blocking(g, g->wev[i]))
+	/* NA_BLOCK: a blocking CPU event's nodes (node_attr; every CPU event has nodes) */
+	for (i = 0; i < g->nn; i++)
+		if (g->nat[i] & NA_BLOCK)
 			break;
-	if (i == g->nw)
+	if (i == g->nn)
 		return 0; /* no blocking call */
 	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i];
@@ -665,7 +659,7 @@ static int pass_fallback_syncs(struct gp__cp *g)
 		int64_t bend;
 		size_t lo = 0, hi = m;
 
-		if (!(g->role[ev] & RO_CPU) || !blocking(g, ev) || g->enode[ev] == NONE)
+		if (g->enode[ev] == NONE || !(g->nat[g->enode[ev]] & NA_BLOCK))
 			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {
