@@ -118,8 +118,10 @@ static void set_roles(struct gp__cp *g)
 
 		if (!gp__kept(g->c, i) || k == GP_K_TRACE)
 			continue;
-		if (k == GP_K_SYNC)
+		if (k == GP_K_SYNC) {
 			r |= RO_SYNC;
+			g->have_sync = true;
+		}
 		if (g->hta) {
 			bool row = gp__cp_hta_row(t, i);
 			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
@@ -411,7 +413,7 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 {
 	struct gp__cp *g;
 	struct launch *l = NULL;
-	size_t nl = 0, n = c->t->ev.n, i;
+	size_t nl = 0, n = c->t->ev.n;
 	int rc = 0;
 
 	*out = NULL;
@@ -439,11 +441,10 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	    !g->enode || !g->tcnt || !g->tskip)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	set_roles(g);
-	for (i = 0; i < n && !g->have_sync; i++)
-		g->have_sync = (g->role[i] & RO_SYNC) != 0;
 	GP_TRY(build_links(g));
-	for (i = 0; i < n; i++)
-		g->snode[i] = g->enode[i] = NONE;
+	/* NONE is all ones in every byte */
+	memset(g->snode, 0xff, n * sizeof(*g->snode));
+	memset(g->enode, 0xff, n * sizeof(*g->enode));
 	GP_TRY(build_queues(g, &l, &nl));
 	GP_TRY(build_waits(g, l, nl));
 	*out = g;
