@@ -566,7 +566,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 	GP_TRY(gp__sort_kv(g->kv, m));
 	for (i = 0;;) {
 		uint32_t ev, s, e, rt, *last, ks_end = NONE;
-		uint64_t ks;
+		uint64_t ks, sk;
 		bool has_ks;
 		int64_t rts;
 
@@ -586,10 +586,11 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 		if (s == NONE || e == NONE || rt == NONE)
 			continue;
 		GP_TRY(add_edge(g, s, e, E_OP, false, ev));
-		last = stream_slot(g, gp__cp_stream_key(g, ev), true);
+		sk = gp__cp_stream_key(g, ev);
+		last = stream_slot(g, sk, true);
 		if (!last)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		has_ks = gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
+		has_ks = ksync.n && gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
 		if (has_ks) {
 			ks_end = g->enode[(uint32_t)ks];
 			if (ks_end != NONE) {
@@ -619,7 +620,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 			GP_TRY(add_edge(g, *last, s, E_KK, false, g->nev[*last]));
 		}
 		/* the slot may have moved when stream_slot grew the array */
-		last = stream_slot(g, gp__cp_stream_key(g, ev), false);
+		last = stream_slot(g, sk, false);
 		*last = e;
 	}
 out:
