@@ -289,7 +289,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 				s->ev = g->nev[e->v];
 				break;
 			case E_OP:
-				if (e->attr != NONE && gp__cp_is_gpu(g, e->attr)) {
+				/* gp__cp_is_gpu, read here once per segment */
+				if (e->attr < g->n && (g->role[e->attr] & RO_GPUROW)) {
 					s->cat = ktype(g, e->attr) == GP_KT_COMM ? GP_CP_COMM
 					                                         : GP_CP_COMPUTE;
 					s->kind = GP_CP_SEG_GPU;
