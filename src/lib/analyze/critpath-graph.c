@@ -222,6 +222,7 @@ static int make_nodes(struct gp__cp *g)
 			sort_run(g->kv + i, j - i, cmp_kv_val);
 		i = j;
 	}
+	memset(g->tcnt, 0, (g->t->ntracks + 1) * sizeof(*g->tcnt));
 	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
 	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
 	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
@@ -237,6 +238,11 @@ static int make_nodes(struct gp__cp *g)
 		g->nsync[i] = 0;
 		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
 		g->ntr[i] = g->t->ev.track[ev];
+		/* per thread for pass_stacks: its CPU nodes, whether it holds kernel nodes (HTA) */
+		if (g->nat[i] & NA_CPU)
+			g->tcnt[g->ntr[i] + 1]++;
+		else if (g->hta && (g->nat[i] & NA_KERNEL))
+			g->tskip[g->ntr[i]] = 1;
 		if (g->nend[i])
 			g->enode[ev] = (uint32_t)i;
 		else
@@ -384,18 +390,13 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 	fwd_bwd(g, start, end, &from, &to);
 	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
 	GP_TRY(GROW(g->ord, g->ord_cap, g->nn + 1));
-	/* the CPU nodes per thread (the backward one merged), each in node (time) order */
-	memset(g->tcnt, 0, (nt + 1) * sizeof(*g->tcnt));
-	for (i = 0; i < g->nn; i++) {
-		uint32_t tr = g->ntr[i];
-
-		if (tr == from)
-			tr = to;
-		if (g->nat[i] & NA_CPU)
-			g->tcnt[tr + 1]++;
-		else if (g->hta && (g->nat[i] & NA_KERNEL) && !t->tracks[tr].gpu)
-			g->tskip[tr] =
-			    1; /* HTA: a thread holding a row with a stream is no call stack */
+	/* the CPU nodes per thread (the backward one merged), each in node (time) order:
+	 * make_nodes counted them per thread, the backward one's join the forward one's */
+	if (from != NONE) {
+		g->tcnt[to + 1] += g->tcnt[from + 1];
+		g->tcnt[from + 1] = 0;
+		g->tskip[to] |= g->tskip[from];
+		g->tskip[from] = 0;
 	}
 	for (i = 0; i < nt; i++)
 		g->tcnt[i + 1] += g->tcnt[i];
@@ -427,7 +428,8 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 		last = last_parent = NONE;
 		depth = 0;
 		nst = 0;
-		if (g->tskip[i]) {
+		/* HTA: a thread holding a row with a stream is no call stack */
+		if (g->tskip[i] && !t->tracks[i].gpu) {
 			g->tskip[i] = 0;
 			continue;
 		}
@@ -726,5 +728,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 out:
 	for (i = 0; i < g->nw; i++)
 		g->snode[g->wev[i]] = g->enode[g->wev[i]] = NONE;
+	if (rc) /* pass_stacks clears what make_nodes marked */
+		memset(g->tskip, 0, g->t->ntracks);
 	return rc;
 }
