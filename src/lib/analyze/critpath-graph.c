@@ -19,8 +19,8 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
-static int add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero,
-                    uint32_t attr)
+static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint32_t u, uint32_t v,
+                                                          enum etype type, bool zero, uint32_t attr)
 {
 	struct edge *e;
 	int rc;
@@ -97,6 +97,66 @@ static void sort_run(struct gp_kv *v, size_t n, int (*cmp)(const void *, const v
 	}
 }
 
+/* the digits of sort_nodes: up to three of up to 11 bits, so keys spanning below 2^33 */
+#define NODE_DIGITS 3
+#define NODE_BITS   11
+
+/*
+ * kv[0..m) by key, each key in [k0, k1]: a radix sort of key - k0 (a step
+ * spans well under 2^33 ns, so three passes at most), the library's sort
+ * otherwise. Ties are left in any order (make_nodes orders them).
+ */
+static int sort_nodes(struct gp__cp *g, size_t m, int64_t k0, int64_t k1)
+{
+	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
+	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask;
+	struct gp_kv *src = g->kv, *dst = g->kv2, *sw;
+	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
+	size_t i;
+
+	if (bits == 0 || m < 2)
+		return 0;
+	if (bits > NODE_DIGITS * NODE_BITS || m <= 64)
+		return gp__sort_kv_with(g->kv, m, g->kv2);
+	nd = (bits + NODE_BITS - 1) / NODE_BITS;
+	w = (bits + nd - 1) / nd;
+	mask = (UINT64_C(1) << w) - 1;
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < m; i++) {
+		uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
+
+		for (d = 0; d < nd; d++)
+			cnt[d][(r >> (d * w)) & mask]++;
+	}
+	for (d = 0; d < nd; d++) {
+		uint32_t sum = 0, c;
+		size_t b;
+
+		for (b = 0; b <= mask; b++) {
+			c = cnt[d][b];
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < m; i++) {
+			uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
+
+			dst[cnt[d][(r >> (d * w)) & mask]++] = src[i];
+		}
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != g->kv) { /* both hold 2 nw + 1 (make_nodes): swap them, not the data */
+		size_t cap = g->kv_cap;
+
+		g->kv_cap = g->kv2_cap;
+		g->kv2_cap = cap;
+		g->kv2 = g->kv;
+		g->kv = src;
+	}
+	return 0;
+}
+
 /* (event, start first), the node attributes above them left out */
 static int cmp_kv_val(const void *a, const void *b)
 {
@@ -130,6 +190,7 @@ static int make_nodes(struct gp__cp *g)
 {
 	const struct gp__actx *c = g->c;
 	size_t i, m = 0;
+	int64_t k0 = INT64_MAX, k1 = INT64_MIN;
 	int rc = 0;
 
 	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
@@ -144,11 +205,13 @@ static int make_nodes(struct gp__cp *g)
 		g->kv[m++].val = at | (uint64_t)ev << 1;
 		g->kv[m].key = c->ts[ev] + c->dur[ev];
 		g->kv[m++].val = at | (uint64_t)ev << 1 | 1;
+		k0 = c->ts[ev] < k0 ? c->ts[ev] : k0;
+		k1 = g->kv[m - 1].key > k1 ? g->kv[m - 1].key : k1;
 	}
 	if (m >= NONE - 1)
 		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
-	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, 2 * g->nw + 1));
+	GP_TRY(sort_nodes(g, m, k0, k1));
 	/* equal times in (event, start first) order: val order within each run */
 	for (i = 0; i < m;) {
 		size_t j = i + 1;
@@ -159,6 +222,7 @@ static int make_nodes(struct gp__cp *g)
 			sort_run(g->kv + i, j - i, cmp_kv_val);
 		i = j;
 	}
+	memset(g->tcnt, 0, (g->t->ntracks + 1) * sizeof(*g->tcnt));
 	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
 	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
 	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
@@ -174,6 +238,11 @@ static int make_nodes(struct gp__cp *g)
 		g->nsync[i] = 0;
 		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
 		g->ntr[i] = g->t->ev.track[ev];
+		/* per thread for pass_stacks: its CPU nodes, whether it holds kernel nodes (HTA) */
+		if (g->nat[i] & NA_CPU)
+			g->tcnt[g->ntr[i] + 1]++;
+		else if (g->hta && (g->nat[i] & NA_KERNEL))
+			g->tskip[g->ntr[i]] = 1;
 		if (g->nend[i])
 			g->enode[ev] = (uint32_t)i;
 		else
@@ -226,13 +295,6 @@ static int pass_lock(struct gp__cp *g)
 	}
 out:
 	return rc;
-}
-
-static bool blocking(struct gp__cp *g, uint32_t ev)
-{
-	uint16_t f = gp__cp_ev_flags(g, ev);
-
-	return (f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP));
 }
 
 static int cmp_kv_keyval(const void *a, const void *b)
@@ -328,18 +390,13 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 	fwd_bwd(g, start, end, &from, &to);
 	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
 	GP_TRY(GROW(g->ord, g->ord_cap, g->nn + 1));
-	/* the CPU nodes per thread (the backward one merged), each in node (time) order */
-	memset(g->tcnt, 0, (nt + 1) * sizeof(*g->tcnt));
-	for (i = 0; i < g->nn; i++) {
-		uint32_t tr = g->ntr[i];
-
-		if (tr == from)
-			tr = to;
-		if (g->nat[i] & NA_CPU)
-			g->tcnt[tr + 1]++;
-		else if (g->hta && (g->nat[i] & NA_KERNEL) && !t->tracks[tr].gpu)
-			g->tskip[tr] =
-			    1; /* HTA: a thread holding a row with a stream is no call stack */
+	/* the CPU nodes per thread (the backward one merged), each in node (time) order:
+	 * make_nodes counted them per thread, the backward one's join the forward one's */
+	if (from != NONE) {
+		g->tcnt[to + 1] += g->tcnt[from + 1];
+		g->tcnt[from + 1] = 0;
+		g->tskip[to] |= g->tskip[from];
+		g->tskip[from] = 0;
 	}
 	for (i = 0; i < nt; i++)
 		g->tcnt[i + 1] += g->tcnt[i];
@@ -371,7 +428,8 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 		last = last_parent = NONE;
 		depth = 0;
 		nst = 0;
-		if (g->tskip[i]) {
+		/* HTA: a thread holding a row with a stream is no call stack */
+		if (g->tskip[i] && !t->tracks[i].gpu) {
 			g->tskip[i] = 0;
 			continue;
 		}
@@ -510,7 +568,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 	GP_TRY(gp__sort_kv(g->kv, m));
 	for (i = 0;;) {
 		uint32_t ev, s, e, rt, *last, ks_end = NONE;
-		uint64_t ks;
+		uint64_t ks, sk;
 		bool has_ks;
 		int64_t rts;
 
@@ -530,10 +588,11 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 		if (s == NONE || e == NONE || rt == NONE)
 			continue;
 		GP_TRY(add_edge(g, s, e, E_OP, false, ev));
-		last = stream_slot(g, gp__cp_stream_key(g, ev), true);
+		sk = gp__cp_stream_key(g, ev);
+		last = stream_slot(g, sk, true);
 		if (!last)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		has_ks = gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
+		has_ks = ksync.n && gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
 		if (has_ks) {
 			ks_end = g->enode[(uint32_t)ks];
 			if (ks_end != NONE) {
@@ -563,7 +622,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 			GP_TRY(add_edge(g, *last, s, E_KK, false, g->nev[*last]));
 		}
 		/* the slot may have moved when stream_slot grew the array */
-		last = stream_slot(g, gp__cp_stream_key(g, ev), false);
+		last = stream_slot(g, sk, false);
 		*last = e;
 	}
 out:
@@ -583,10 +642,11 @@ static int pass_fallback_syncs(struct gp__cp *g)
 	size_t i, m = 0;
 	int rc = 0;
 
-	for (i = 0; i < g->nw; i++)
-		if ((g->role[g->wev[i]] & RO_CPU) && blocking(g, g->wev[i]))
+	/* NA_BLOCK: a blocking CPU event's nodes (node_attr; every CPU event has nodes) */
+	for (i = 0; i < g->nn; i++)
+		if (g->nat[i] & NA_BLOCK)
 			break;
-	if (i == g->nw)
+	if (i == g->nn)
 		return 0; /* no blocking call */
 	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i];
@@ -602,7 +662,7 @@ static int pass_fallback_syncs(struct gp__cp *g)
 		int64_t bend;
 		size_t lo = 0, hi = m;
 
-		if (!(g->role[ev] & RO_CPU) || !blocking(g, ev) || g->enode[ev] == NONE)
+		if (g->enode[ev] == NONE || !(g->nat[g->enode[ev]] & NA_BLOCK))
 			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {
@@ -668,5 +728,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 out:
 	for (i = 0; i < g->nw; i++)
 		g->snode[g->wev[i]] = g->enode[g->wev[i]] = NONE;
+	if (rc) /* pass_stacks clears what make_nodes marked */
+		memset(g->tskip, 0, g->t->ntracks);
 	return rc;
 }

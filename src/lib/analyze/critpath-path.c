@@ -54,6 +54,74 @@ out:
 	return rc;
 }
 
+/* the longest run of nodes that local_order reorders before it builds the generations instead */
+#define LOCAL_MAX 64
+
+/*
+ * A topological order into topo (*nt < nn: a cycle) of a graph whose
+ * backward edges (u > v: nodes at one time put in another order on their
+ * thread) join short runs of nodes: node order, each run of nodes that
+ * backward edges span put in an order of its edges. Every other edge goes
+ * forward from one run to a later one, and a cycle lies within one run.
+ * *done false: a run longer than LOCAL_MAX; the caller builds the
+ * generations. indeg holds, per node, the farthest source of a backward
+ * edge into it (0: none), from is scratch.
+ */
+static int local_order(struct gp__cp *g, size_t *nt_out, bool *done)
+{
+	size_t nn = g->nn, i, j, k, nt = 0;
+	uint32_t *reach, *placed;
+	int rc = 0;
+
+	*done = false;
+	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
+	reach = g->indeg;
+	placed = g->from;
+	for (i = 0; i < nn;) {
+		size_t hi = reach[i], left, moved;
+
+		if (!hi) {
+			g->topo[nt++] = (uint32_t)i++;
+			continue;
+		}
+		for (j = i; j <= hi; j++) {
+			hi = reach[j] > hi ? reach[j] : hi;
+			if (hi - i >= LOCAL_MAX)
+				return 0;
+		}
+		/* nodes i..hi: place, pass after pass, each whose predecessors in the run are
+		 * placed */
+		for (j = i; j <= hi; j++)
+			placed[j] = 0;
+		left = hi - i + 1;
+		do {
+			moved = 0;
+			for (j = i; j <= hi; j++) {
+				bool ready = !placed[j];
+
+				for (k = g->poff[j]; ready && k < g->poff[j + 1]; k++) {
+					uint32_t u = g->e[g->pe[k]].u;
+
+					ready = u < i || placed[u];
+				}
+				if (ready) {
+					placed[j] = 1;
+					g->topo[nt++] = (uint32_t)j;
+					moved++;
+				}
+			}
+			left -= moved;
+		} while (left && moved);
+		if (left)
+			break; /* a cycle */
+		i = hi + 1;
+	}
+	*nt_out = nt;
+	*done = true;
+out:
+	return rc;
+}
+
 /* the kernel type of GPU event @p ev: the context's (typed once per name and kind) */
 static enum gp_ktype ktype(const struct gp__cp *g, uint32_t ev)
 {
@@ -70,17 +138,19 @@ static enum gp_ktype ktype(const struct gp__cp *g, uint32_t ev)
  * generations. A node's generation is the most edges on a path that ends at
  * it, so the tied nodes of the lowest generation come first: when that is
  * one node (or generation 0, which is in node order) it is the answer, found
- * in one forward sweep; else the generations are built. Forward graphs only.
+ * in one sweep in topological order (node order when @p forward, else
+ * topo's); else the generations are built.
  */
-static int first_farthest(struct gp__cp *g, int64_t maxd, size_t *best)
+static int first_farthest(struct gp__cp *g, bool forward, int64_t maxd, size_t *best)
 {
-	size_t nn = g->nn, i, j, nt, nlow = 0;
+	size_t nn = g->nn, n, j, nt, nlow = 0;
 	uint32_t *lev, low = UINT32_MAX;
 	int rc = 0;
 
 	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	lev = g->indeg;
-	for (i = 0; i < nn; i++) {
+	for (n = 0; n < nn; n++) {
+		size_t i = forward ? n : g->topo[n];
 		uint32_t l = 0;
 
 		for (j = g->poff[i]; j < g->poff[i + 1]; j++) {
@@ -97,14 +167,16 @@ static int first_farthest(struct gp__cp *g, int64_t maxd, size_t *best)
 			*best = i;
 		} else if (l == low) {
 			nlow++;
+			if (i < *best) /* generation 0 is in node order */
+				*best = i;
 		}
 	}
 	if (nlow == 1 || low == 0)
 		return 0;
 	GP_TRY(generations(g, &nt));
-	for (i = 0; i < nt; i++)
-		if (g->dist[g->topo[i]] == maxd) {
-			*best = g->topo[i];
+	for (n = 0; n < nt; n++)
+		if (g->dist[g->topo[n]] == maxd) {
+			*best = g->topo[n];
 			break;
 		}
 out:
@@ -116,13 +188,14 @@ out:
  * node takes the first best predecessor in edge order; the path ends at the
  * first farthest node in the order of Kahn's generations. The distances do
  * not depend on the order, so when every edge goes forward in node order
- * (the usual case) they are computed in node order, and the generations
- * are built only to break a tie between farthest nodes.
+ * (the usual case) they are computed in node order, when backward edges
+ * only join short runs of nodes in local_order's, and the generations are
+ * built only to break a tie between farthest nodes.
  */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 {
 	size_t nn = g->nn, ne = g->ne, i, j, nt = nn, best = 0, nbest = 0;
-	bool forward = true;
+	bool forward = true, local = false;
 	int64_t maxd = -1;
 	uint32_t v;
 	int rc = 0;
@@ -131,10 +204,18 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
 	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
 	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
+	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
+	memset(g->indeg, 0, nn * sizeof(uint32_t));
 	for (i = 0; i < ne; i++) {
-		g->poff[g->e[i].v + 2]++;
-		forward &= g->e[i].u < g->e[i].v;
+		uint32_t u = g->e[i].u, v2 = g->e[i].v;
+
+		g->poff[v2 + 2]++;
+		if (u > v2) { /* backward: local_order's runs */
+			forward = false;
+			if (u > g->indeg[v2])
+				g->indeg[v2] = u;
+		}
 	}
 	for (i = 2; i < nn + 2; i++)
 		g->poff[i] += g->poff[i - 1];
@@ -142,7 +223,9 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
 	/* now poff[v]..poff[v+1] are v's incoming edges in edge order */
 	if (!forward) {
-		GP_TRY(generations(g, &nt));
+		GP_TRY(local_order(g, &nt, &local));
+		if (!local)
+			GP_TRY(generations(g, &nt));
 		if (nt < nn) {
 			p->ok = false;
 			p->reason = "the dependency graph has a cycle";
@@ -177,8 +260,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 			nbest++;
 		}
 	}
-	if (forward && nbest > 1) /* the first farthest node in networkx's order */
-		GP_TRY(first_farthest(g, maxd, &best));
+	if ((forward || local) && nbest > 1) /* the first farthest node in networkx's order */
+		GP_TRY(first_farthest(g, forward, maxd, &best));
 	/* the path's edges, back from the farthest node */
 	{
 		size_t k = 0, np = 0;
@@ -206,7 +289,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 				s->ev = g->nev[e->v];
 				break;
 			case E_OP:
-				if (e->attr != NONE && gp__cp_is_gpu(g, e->attr)) {
+				/* gp__cp_is_gpu, read here once per segment */
+				if (e->attr < g->n && (g->role[e->attr] & RO_GPUROW)) {
 					s->cat = ktype(g, e->attr) == GP_KT_COMM ? GP_CP_COMM
 					                                         : GP_CP_COMPUTE;
 					s->kind = GP_CP_SEG_GPU;

@@ -118,8 +118,10 @@ static void set_roles(struct gp__cp *g)
 
 		if (!gp__kept(g->c, i) || k == GP_K_TRACE)
 			continue;
-		if (k == GP_K_SYNC)
+		if (k == GP_K_SYNC) {
 			r |= RO_SYNC;
+			g->have_sync = true;
+		}
 		if (g->hta) {
 			bool row = gp__cp_hta_row(t, i);
 			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
@@ -226,26 +228,20 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 	struct launch *l = NULL;
 	struct gp_u64map slot;
 	int64_t *cnt = NULL;
-	size_t i, nl = 0, k, nslot = 0;
+	size_t i, nl = 0, l_cap = 0, k, nslot = 0;
 	uint64_t v;
 	int rc = 0;
 
 	memset(&slot, 0, sizeof(slot));
 	for (i = 0; i < g->n; i++)
 		g->q[i] = Q_UNKNOWN;
-	for (i = 0; i < g->n; i++)
-		nl += queued(g, i);
-	l = gp__calloc(nl ? nl : 1, sizeof(*l));
-	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
-	if (!l || !kv)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
 	GP_TRY(gp__u64map_init(&slot, 16));
-	nl = 0;
 	for (i = 0; i < g->n; i++) {
 		uint32_t L = g->link[i];
 
 		if (!queued(g, i))
 			continue;
+		GP_TRY(GROW(l, l_cap, nl + 1));
 		l[nl].ts = g->c->ts[L];
 		l[nl].stream = gp__cp_stream_key(g, (uint32_t)i);
 		if (!gp__u64map_get(&slot, l[nl].stream, &v)) {
@@ -257,6 +253,10 @@ static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
 		l[nl].gpu = (uint32_t)i;
 		nl++;
 	}
+	GP_TRY(GROW(l, l_cap, 1)); /* never NULL */
+	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
+	if (!kv)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
 	/* the launches first, then the GPU events: a tie puts the launch before its event */
 	for (k = 0; k < nl; k++) {
 		kv[k].key = l[k].ts;
@@ -413,7 +413,7 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 {
 	struct gp__cp *g;
 	struct launch *l = NULL;
-	size_t nl = 0, n = c->t->ev.n, i;
+	size_t nl = 0, n = c->t->ev.n;
 	int rc = 0;
 
 	*out = NULL;
@@ -441,11 +441,10 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	    !g->enode || !g->tcnt || !g->tskip)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	set_roles(g);
-	for (i = 0; i < n && !g->have_sync; i++)
-		g->have_sync = (g->role[i] & RO_SYNC) != 0;
 	GP_TRY(build_links(g));
-	for (i = 0; i < n; i++)
-		g->snode[i] = g->enode[i] = NONE;
+	/* NONE is all ones in every byte */
+	memset(g->snode, 0xff, n * sizeof(*g->snode));
+	memset(g->enode, 0xff, n * sizeof(*g->enode));
 	GP_TRY(build_queues(g, &l, &nl));
 	GP_TRY(build_waits(g, l, nl));
 	*out = g;
