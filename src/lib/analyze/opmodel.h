@@ -19,6 +19,7 @@
 
 #define GP_OPM_MAX_IN   48 /* inputs read; later ones are ignored */
 #define GP_OPM_MAX_RANK 8  /* dimensions of a tensor; a deeper one is not a tensor to the models */
+#define GP_OPM_DIM_MAX  (INT64_C(1) << 53) /* a larger size is unknown: products stay finite */
 
 /** An element type, as "Input type" spells it (c10 names). */
 enum gp__dtype {
@@ -80,6 +81,9 @@ struct gp__opm_args {
 	bool typed; /* "Input type" was given (captures of emit_nvtx ranges have none) */
 	struct gp__opm_in in[GP_OPM_MAX_IN];
 };
+
+/** Moves *@p p past blanks (space, tab, CR, LF), never past @p end. */
+void gp__opm_skip_ws(const char **p, const char *end);
 
 /**
  * Parses the three texts (each may be NULL / 0 long: absent) into @p a.
