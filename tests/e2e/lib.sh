@@ -36,6 +36,21 @@ need_python_binding() {
 	fi
 }
 
+# need_torch: PY, a python3 that imports torch (the PATH's, else Debian's /usr/bin/python3,
+# whose python3-torch a pyenv python3 does not see); skips (77) without one
+need_torch() {
+	local p
+	PY=
+	for p in python3 /usr/bin/python3; do
+		if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then
+			PY=$(command -v "$p")
+			return 0
+		fi
+	done
+	echo "skip: no python3 that imports torch (Debian: python3-torch)"
+	exit 77
+}
+
 # use_tracer [PROG...]: gpuprof run's tracer of this build, with no GPU: sets B (the build
 # directory), APP (the first PROG, under $B/tests/inject), exports the tracer's path and no NVML,
 # and clears any CUDA or NVTX injection of the caller's; skips (77) when a file is missing

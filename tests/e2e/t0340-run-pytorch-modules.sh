@@ -13,14 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 use_tracer
 need_python_binding
-PY=
-for p in python3 /usr/bin/python3; do
-	if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" >/dev/null 2>&1; then
-		PY=$(command -v "$p")
-		break
-	fi
-done
-[ -n "$PY" ] || { echo "skip: no python3 that imports torch (Debian: python3-torch)"; exit 77; }
+need_torch
 MODEL="$GP_SRC_DIR/tests/e2e/pytorch/model.py"
 DECODE="$GP_SRC_DIR/tests/e2e/pytorch/capture_modules.py"
 export PYTHONDONTWRITEBYTECODE=1
