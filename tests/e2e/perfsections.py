@@ -3,6 +3,7 @@
 
     python3 perfsections.py IN.json OUT.json [--variant base|new] [--device known|unknown]
                             [--whole-trace]
+    python3 perfsections.py IN.json OUT.json --strip
 
 Reads an analyze report (`gpuprof analyze --json`) and gives each rank the three sections of
 issue 23 (docs/report-schema.md) with values computed here, so that the report page and
@@ -21,6 +22,8 @@ compare can be tested on numbers known in advance (t0420-t0429, t0510-t0519):
 Block's GPU time per instance grows 30 %, aten::mm [[64, 1024], [1024, 4096]] takes 1.5x the
 time (its TFLOP/s falls by a third), LayerNorm is gone and a class Mlp is added, and the op
 aten::softmax is gone and aten::gelu added.
+
+--strip: the report without the three sections, as analyze wrote it before issue 23.
 
 The module `expected(doc)` gives the values the tests compare against.
 """
@@ -207,12 +210,17 @@ def main(argv):
     if "--device" in args:
         device = args[args.index("--device") + 1]
     whole = "--whole-trace" in args
+    strip = "--strip" in args
     pos = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] not in ("--variant", "--device"))]
     if len(pos) != 2:
         sys.stderr.write(__doc__)
         return 2
     doc = json.load(open(pos[0]))
     for r in doc["ranks"]:
+        if strip:
+            for k in ("critical_path", "modules", "roofline"):
+                r.pop(k, None)
+            continue
         r["critical_path"] = critical_path(r, variant, whole)
         r["modules"] = modules(r, variant)
         r["roofline"] = roofline(r, variant, device)
