@@ -9,7 +9,10 @@
  * user annotations, cpu_ops and runtime/driver calls merged in (ts, dur
  * descending) order with a stack: an event's parent is the innermost event
  * that fully contains it. That is O(n) after the per-kind sorts gp__actx_init
- * already did, plus O(depth) per GPU op to walk up from its launch call.
+ * already did; operators get their GPU time in one more O(n) pass up the
+ * tree, annotations (whose GPU time is a union, not a sum) in O(depth) per
+ * GPU op walking up from its launch call, in memory of one record per
+ * instance.
  * Definitions and JSON fields: docs/analyses/summaries.md.
  */
 #include <math.h>
@@ -163,36 +166,31 @@ static uint32_t gpu_op_anchor(const struct gp__actx *c, const struct nest *ns, s
 
 /* ---- annotations ---- */
 
-struct proj {
-	uint32_t ann; /* annotation event */
-	int64_t s, e; /* GPU op interval */
+/*
+ * What one annotation instance encloses, built as the GPU ops arrive in start
+ * order (so memory stays one record per instance whatever the nesting): the
+ * running union of their intervals (closed runs in len, the open one
+ * [us, ue)), the first op's start, the latest end and the count.
+ */
+struct inst {
+	int64_t us, ue, len, first_s, max_e, ops;
 };
 
-/*
- * Groups @p *pr by annotation instance, keeping each group's order (stable
- * counting sort on the instance's position in its kind's sorted list).
- */
-static int group_by_instance(const struct gp__actx *c, struct proj **pr, size_t npr)
+static void inst_add(struct inst *x, int64_t s, int64_t e)
 {
-	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
-	size_t *at = gp__calloc(ua->n + 1, sizeof(*at)), i;
-	struct proj *out = gp__reallocarray(NULL, npr, sizeof(*out));
-
-	if (!at || !out) {
-		gp__free(at);
-		gp__free(out);
-		return gp__error(GP_ENOMEM, "out of memory");
+	if (!x->ops) {
+		x->us = x->first_s = s;
+		x->ue = x->max_e = e;
+	} else if (s > x->ue) {
+		x->len += x->ue - x->us;
+		x->us = s;
+		x->ue = e;
+	} else if (e > x->ue) {
+		x->ue = e;
 	}
-	for (i = 0; i < npr; i++)
-		at[c->kpos[(*pr)[i].ann] + 1]++;
-	for (i = 1; i <= ua->n; i++)
-		at[i] += at[i - 1];
-	for (i = 0; i < npr; i++)
-		out[at[c->kpos[(*pr)[i].ann]]++] = (*pr)[i];
-	gp__free(at);
-	gp__free(*pr);
-	*pr = out;
-	return 0;
+	if (e > x->max_e)
+		x->max_e = e;
+	x->ops++;
 }
 
 struct annacc {
@@ -217,8 +215,8 @@ out:
  * An instance's projection runs from the start of the first GPU op it
  * encloses (its launch call inside the range, on the range's thread) to the
  * end of the last, gaps included; a start/end range ended on another thread
- * is not projected. @p pr is grouped by annotation instance, each group in
- * start order.
+ * is not projected. @p in holds each annotation instance's ops, in the
+ * order of c->by_kind[GP_K_USER_ANNOTATION].
  */
 struct rngacc {
 	int64_t proj_ns, ops;
@@ -251,29 +249,26 @@ out:
 	return rc;
 }
 
-static int emit_ranges(const struct gp__actx *c, const struct gtab *gt, const struct proj *pr,
-                       size_t npr, struct gp_value *r)
+static int emit_ranges(const struct gp__actx *c, const struct gtab *gt, const struct inst *in,
+                       struct gp_value *r)
 {
 	const struct gp_trace *t = c->t;
+	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
 	struct rngacc *acc = gp__calloc(gt->ng ? gt->ng : 1, sizeof(*acc));
-	size_t i = 0;
+	size_t i;
 	int rc = 0;
 
 	if (!acc)
 		return gp__error(GP_ENOMEM, "out of memory");
-	while (i < npr) {
-		uint32_t a = pr[i].ann;
-		int64_t s = pr[i].s, e = pr[i].e, ops = 0;
+	for (i = 0; i < ua->n; i++) {
+		uint32_t a = ua->v[i];
 		uint64_t g;
 
-		for (; i < npr && pr[i].ann == a; i++, ops++)
-			if (pr[i].e > e)
-				e = pr[i].e;
-		if ((t->ev.flags[a] & GP_EVF_XTHREAD) ||
+		if (!in[i].ops || (t->ev.flags[a] & GP_EVF_XTHREAD) ||
 		    gp__u64map_get(&gt->map, t->ev.name[a], &g) != 1 || g >= gt->ng)
 			continue;
-		acc[g].proj_ns = gp__add_sat(acc[g].proj_ns, e - s);
-		acc[g].ops += ops;
+		acc[g].proj_ns = gp__add_sat(acc[g].proj_ns, in[i].max_e - in[i].first_s);
+		acc[g].ops += in[i].ops;
 	}
 	rc = gp__emit_table(c, r, "ranges", gt, -1, rng_extra, acc);
 	gp__free(acc);
@@ -285,14 +280,14 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 	const struct gp_trace *t = c->t;
 	const struct gp__idx *ua = &c->by_kind[GP_K_USER_ANNOTATION];
 	uint32_t *ev = gp__calloc(ua->n ? ua->n : 1, sizeof(*ev));
-	struct proj *pr = NULL;
-	size_t npr = 0, prcap = 0, n = 0, i;
+	struct inst *in = gp__calloc(ua->n ? ua->n : 1, sizeof(*in));
+	size_t n = 0, i;
 	struct annacc *acc = NULL;
 	struct gtab gt;
 	int rc = 0;
 
 	memset(&gt, 0, sizeof(gt));
-	if (!ev)
+	if (!ev || !in)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < ua->n; i++)
 		if (!(t->ev.flags[ua->v[i]] & GP_EVF_STEP))
@@ -303,12 +298,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 	if (!acc)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
-	/*
-	 * Each GPU op belongs to every annotation instance around its launch
-	 * call. The ops are taken in time order (c->gpu), then the pairs grouped
-	 * by instance with a stable counting sort on the instance's position
-	 * among the annotations: each instance's ops stay in start order.
-	 */
+	/* each GPU op, in time order (c->gpu), joins every annotation instance around its launch */
 	for (i = 0; n && i < c->gpu.n; i++) {
 		uint32_t g = c->gpu.v[i], p;
 		uint8_t kd = t->ev.kind[g];
@@ -320,39 +310,22 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 
 			if (t->ev.kind[a] != GP_K_USER_ANNOTATION || (t->ev.flags[a] & GP_EVF_STEP))
 				continue;
-			GP_TRY(gp__grow((void **)&pr, &prcap, npr + 1, sizeof(*pr)));
-			pr[npr].ann = a;
-			pr[npr].s = c->ts[g];
-			pr[npr].e = gp__end(c, g);
-			npr++;
+			inst_add(&in[c->kpos[a]], c->ts[g], gp__end(c, g));
 		}
 	}
-	if (npr > 1)
-		GP_TRY(group_by_instance(c, &pr, npr));
-	/* per instance: the union of its GPU ops' intervals */
-	for (i = 0; i < npr;) {
-		uint32_t a = pr[i].ann;
-		int64_t cs = pr[i].s, ce = pr[i].e, len = 0, ops = 0;
+	/* per instance, in the annotations' order: the union of its GPU ops' intervals */
+	for (i = 0; i < ua->n; i++) {
 		uint64_t g;
 
-		for (; i < npr && pr[i].ann == a; i++, ops++) {
-			if (pr[i].s > ce) {
-				len += ce - cs;
-				cs = pr[i].s;
-				ce = pr[i].e;
-			} else if (pr[i].e > ce) {
-				ce = pr[i].e;
-			}
-		}
-		len += ce - cs;
-		if (gp__u64map_get(&gt.map, t->ev.name[a], &g) && g < gt.ng) {
+		if (in[i].ops && gp__u64map_get(&gt.map, t->ev.name[ua->v[i]], &g) && g < gt.ng) {
 			/* nested instances of one name count their ops again: saturate */
-			acc[g].gpu_ns = gp__add_sat(acc[g].gpu_ns, len);
-			acc[g].gpu_ops += ops;
+			acc[g].gpu_ns =
+			    gp__add_sat(acc[g].gpu_ns, in[i].len + (in[i].ue - in[i].us));
+			acc[g].gpu_ops += in[i].ops;
 		}
 	}
 	GP_TRY(gp__emit_table(c, r, "annotations", &gt, gt.total, ann_extra, acc));
-	GP_TRY(emit_ranges(c, &gt, pr, npr, r));
+	GP_TRY(emit_ranges(c, &gt, in, r));
 
 	/* Kineto's own GPU-side projections, its per-step ProfilerStep#N ones aside */
 	gp__gtab_release(&gt);
@@ -373,7 +346,7 @@ static int an_annotations(const struct gp__actx *c, const struct nest *ns, struc
 out:
 	gp__gtab_release(&gt);
 	gp__free(ev);
-	gp__free(pr);
+	gp__free(in);
 	gp__free(acc);
 	return rc;
 }
@@ -410,7 +383,8 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 {
 	const struct gp_trace *t = c->t;
 	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	int64_t *self = NULL;
+	int64_t *self = NULL, *below = NULL;
+	uint32_t *inner = NULL; /* per position: the innermost operator at or above it, NONE */
 	struct opacc *acc = NULL;
 	struct gtab gt;
 	size_t i;
@@ -420,7 +394,9 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 	GP_TRY(gp__gtab_build(c, ops->v, ops->n, NULL, &gt));
 	acc = gp__calloc(gt.ng + 1, sizeof(*acc));
 	self = gp__calloc(ns->m ? ns->m : 1, sizeof(*self));
-	if (!acc || !self)
+	below = gp__calloc(ns->m ? ns->m : 1, sizeof(*below));
+	inner = gp__calloc(ns->m ? ns->m : 1, sizeof(*inner));
+	if (!acc || !self || !below || !inner)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 
 	/* self = inclusive minus direct cpu_op / user_annotation children */
@@ -436,33 +412,41 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 	 * GPU time: to every enclosing operator's row (gpu_ns, saturating: nested
 	 * instances of one name count an op again), the innermost one's too
 	 * (gpu_self_ns). An operator's row: its group in gt, by its position
-	 * among the operators.
+	 * among the operators. In O(n) whatever the nesting's depth: each op's
+	 * time goes to its anchor and to the innermost operator around it, then
+	 * up the tree in one pass (positions are in pre-order: a parent before
+	 * its children), so below[p] is the GPU time launched inside p.
 	 */
+	for (i = 0; i < ns->m; i++) {
+		uint32_t q = ns->parent[i];
+
+		inner[i] = t->ev.kind[ns->ev[i]] == GP_K_CPU_OP ? (uint32_t)i
+		           : q != NONE                          ? inner[q]
+		                                                : NONE;
+	}
 	for (i = 0; i < c->gpu.n; i++) {
 		uint32_t g = c->gpu.v[i], p;
 		uint8_t kd = t->ev.kind[g];
-		bool first = true;
 
 		if (kd != GP_K_KERNEL && kd != GP_K_MEMCPY && kd != GP_K_MEMSET)
 			continue;
-		for (p = gpu_op_anchor(c, ns, g); p != NONE; p = ns->parent[p]) {
-			struct opacc *o;
-
-			if (t->ev.kind[ns->ev[p]] != GP_K_CPU_OP)
-				continue;
-			o = &acc[gt.gid[c->kpos[ns->ev[p]]]];
-			o->gpu_ns = gp__add_sat(o->gpu_ns, c->dur[g]);
-			if (first)
-				o->gpu_self_ns += c->dur[g];
-			first = false;
-		}
+		if ((p = gpu_op_anchor(c, ns, g)) == NONE)
+			continue;
+		below[p] += c->dur[g];
+		if (inner[p] != NONE)
+			acc[gt.gid[c->kpos[ns->ev[inner[p]]]]].gpu_self_ns += c->dur[g];
 	}
+	for (i = ns->m; i-- > 0;)
+		if (ns->parent[i] != NONE)
+			below[ns->parent[i]] += below[i];
 	for (i = 0; i < ops->n; i++) {
 		uint32_t p = ns->pos[ops->v[i]];
 
+		if (p == NONE)
+			continue;
+		acc[gt.gid[i]].gpu_ns = gp__add_sat(acc[gt.gid[i]].gpu_ns, below[p]);
 		/* overlapping siblings could push self below 0 */
-		if (p != NONE)
-			acc[gt.gid[i]].self_ns += self[p] > 0 ? self[p] : 0;
+		acc[gt.gid[i]].self_ns += self[p] > 0 ? self[p] : 0;
 	}
 	for (i = 0; i < gt.ng; i++) {
 		gt.g[i].sortv = acc[i].self_ns;
@@ -473,6 +457,8 @@ static int an_cpu_ops(const struct gp__actx *c, const struct nest *ns, struct gp
 out:
 	gp__gtab_release(&gt);
 	gp__free(self);
+	gp__free(below);
+	gp__free(inner);
 	gp__free(acc);
 	return rc;
 }
