@@ -28,200 +28,13 @@
 #include <string.h>
 
 #include "capfmt.h"
+#include "capture-int.h"
 #include "capture.h"
-#include "torch-nvtx.h"
 #include "trace/model.h"
 #include "util/error.h"
 #include "util/json-scan.h"
 #include "util/opts.h"
 #include "util/strtab.h"
-
-#define MAX_OPEN_RANGES 4096u /* per thread and domain; deeper pushes count as unmatched */
-
-/* what a push/pop range becomes when it closes (docs/capture-format.md) */
-enum range_as {
-	AS_RANGE = 0, /* a user_annotation event */
-	AS_MODULE,    /* an nn.Module call of the Python startup hook (t->pymod) */
-	AS_OP,        /* a CPU op of PyTorch's emit_nvtx, its sizes in t->opargs */
-};
-
-struct open_range {
-	int64_t ts;
-	uint32_t name; /* model string id */
-	uint32_t dims; /* AS_OP: the sizes text (model string id), 0 none */
-	uint8_t as;    /* enum range_as */
-};
-
-/* the open push/pop ranges of one thread in one domain (NVTX: a stack per thread per domain) */
-struct tstack {
-	uint32_t tid, domain;
-	size_t n, cap;
-	struct open_range *v;
-	bool listed; /* in rd.busy */
-};
-
-struct rd {
-	struct gp_trace *t;
-	const char *name;
-	size_t off; /* the byte offset of the record being read */
-	int32_t pid;
-	struct gp_u64map strs;    /* capture string id -> model string id */
-	struct gp_u64map domains; /* domain id -> model string id of its name */
-	uint32_t gp_domain;       /* the id of the domain "gpuprof" (the annotation API), 0 none */
-	/*
-	 * Start/end ranges since the last window closed: sv (a closed one has
-	 * name UINT32_MAX), found by id through starts, whose values are
-	 * generation << 32 | index; a window's end cuts every open one at once
-	 * by starting a new generation.
-	 */
-	struct gp_u64map starts;
-	struct open_range *sv;
-	uint32_t *sv_tid;
-	size_t nsv, sv_cap, sv_tid_cap, sv_open;
-	uint32_t sv_gen;
-	struct tstack *stacks;
-	size_t nstacks, stacks_cap;
-	struct gp_u64map stack_ix; /* tid << 32 | domain -> index into stacks */
-	uint32_t *busy;            /* stacks that had a push since the last window closed */
-	size_t nbusy, busy_cap;
-	/* order: a thread's records must come in the order it made them */
-	struct gp_u64map last_ts; /* tid -> the time of its last event record */
-	uint64_t out_of_order;
-	struct gp_u64map order_warned; /* threads named in a warning so far */
-	/* the end: END record, FLUSH records */
-	bool ended;
-	char end_reason[64];
-	int64_t start_ns, end_ns, last_flush_ns; /* start: META's clock; 0 unknown */
-	uint64_t flushes;
-	struct gp_value *devices;
-	uint64_t unmatched, marks, warnings, dropped_records;
-	struct gp_value *wmsgs; /* [{code, text, count}]: the first MAX_WARN_TEXTS distinct ones */
-	/* capture windows (WINDOW records) */
-	struct gp_value *windows;  /* [{start_ns, end_ns, reason, end_reason}] */
-	struct gp_value *win_last; /* its last element */
-	bool win_seen, win_open;
-	uint64_t cut; /* NVTX ranges cut by a window's edge */
-	/* CUDA events, placed at their cudaEventRecord call once every record is read */
-	struct gp_cap_cuda_event *cev;
-	size_t ncev, cev_cap;
-	uint64_t cev_unplaced;
-	/* the annotation API: site id -> model string id of "file:line"; marks per name */
-	struct gp_u64map sites;
-	struct gp_u64map mark_counts; /* model name id -> count */
-};
-
-static int str_of(struct rd *r, uint32_t cap_id, uint32_t *out)
-{
-	uint64_t v;
-
-	*out = 0;
-	if (cap_id && gp__u64map_get(&r->strs, cap_id, &v) == 1)
-		*out = (uint32_t)v;
-	return 0;
-}
-
-/*
- * A string of the capture into the model. NVTX takes any bytes, so a name
- * that is not UTF-8 is interned with U+FFFD for each bad byte: every output
- * (text, JSON, HTML, Chrome) then shows and groups it the same way.
- */
-static int intern(struct rd *r, const char *s, size_t n, uint32_t *out)
-{
-	char stack[512], *fixed;
-	size_t m;
-	int rc;
-
-	if (gp__utf8_valid(s, n))
-		return gp__strtab_intern(&r->t->strs, s, n, out);
-	if (n > SIZE_MAX / 3)
-		return gp__error(GP_ELIMIT, "a string of %zu bytes", n);
-	fixed = 3 * n <= sizeof(stack) ? stack : gp__malloc(3 * n);
-	if (!fixed)
-		return gp__error(GP_ENOMEM, "out of memory");
-	m = gp__utf8_repair(s, n, fixed);
-	rc = gp__strtab_intern(&r->t->strs, fixed, m, out);
-	if (fixed != stack)
-		gp__free(fixed);
-	return rc;
-}
-
-#define MAX_WARN_TEXTS 32
-
-/*
- * A warning: counted, and its text listed once with how often it came (the
- * tracer's WARN records: a CUPTI call that failed, a kind refused, no CUPTI;
- * the reader's own: a record it had to skip).
- */
-static int warn(struct rd *r, uint32_t code, const char *text, size_t n)
-{
-	struct gp_value *o;
-	char fixed[3 * 1024];
-	int64_t count;
-	size_t i, m;
-	int rc;
-
-	r->warnings++;
-	while (n && text[n - 1] == '\0') /* the tracer pads its text */
-		n--;
-	if (n > sizeof(fixed) / 3)
-		n = sizeof(fixed) / 3; /* the first KiB says what it is */
-	m = gp__utf8_repair(text, n, fixed);
-	if (!r->wmsgs && !(r->wmsgs = gp_value_array()))
-		return gp__error(GP_ENOMEM, "out of memory");
-	for (i = 0; i < gp_value_len(r->wmsgs); i++) {
-		const struct gp_value *w = gp_arr_get(r->wmsgs, i);
-		const char *t = gp_value_get_str(gp_obj_get(w, "text"));
-
-		if (t && strlen(t) == m && memcmp(t, fixed, m) == 0 &&
-		    gp_value_get_int(gp_obj_get(w, "count"), &count))
-			return gp_obj_set_int((struct gp_value *)w, "count", count + 1);
-	}
-	if (i >= MAX_WARN_TEXTS)
-		return 0;
-	o = gp_value_object();
-	if ((rc = gp_arr_push(r->wmsgs, o)))
-		return rc;
-	if (gp_obj_set_int(o, "code", code) || gp_obj_set(o, "text", gp_value_strn(fixed, m)) ||
-	    gp_obj_set_int(o, "count", 1))
-		return gp__error(GP_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t device, uint32_t *out)
-{
-	int rc = gp__trace_track(r->t, pid, 0, tid, 0, out);
-
-	if (rc == 0 && gpu) {
-		struct gp_track *tr = &r->t->tracks[*out];
-
-		tr->gpu = true;
-		tr->device = device;
-		tr->stream = tid;
-	}
-	return rc;
-}
-
-static int add(struct rd *r, enum gp_kind kind, uint32_t name, uint32_t tr, int64_t start,
-               int64_t end, int64_t corr, int64_t stream, size_t *idx)
-{
-	uint64_t d;
-	int rc;
-
-	if (end < start)
-		end = start; /* a record CUPTI could not finish: zero length */
-	/* the true difference, in unsigned arithmetic; past the model's limit it is refused */
-	d = (uint64_t)end - (uint64_t)start;
-	if ((rc = gp__trace_add_event(r->t, kind, name, tr, start,
-	                              d > (uint64_t)GP_TIME_LIMIT ? GP_TIME_LIMIT + 1 : (int64_t)d,
-	                              idx)))
-		return rc;
-	r->t->ev.corr[*idx] = corr;
-	if (stream >= 0) {
-		r->t->ev.stream[*idx] = stream;
-		r->t->ev.flags[*idx] |= GP_EVF_HAS_STREAM;
-	}
-	return 0;
-}
 
 /* ---- GPU activity ---- */
 
@@ -248,9 +61,10 @@ static int on_kernel(struct rd *r, const struct gp_cap_kernel *k)
 	size_t idx;
 	int rc;
 
-	str_of(r, k->name, &name);
-	if ((rc = track(r, k->device, k->stream, true, (int32_t)k->device, &tr)) ||
-	    (rc = add(r, GP_K_KERNEL, name, tr, k->start, k->end, k->correlation, k->stream, &idx)))
+	gp__cap_str_of(r, k->name, &name);
+	if ((rc = gp__cap_track(r, k->device, k->stream, true, (int32_t)k->device, &tr)) ||
+	    (rc = gp__cap_add(r, GP_K_KERNEL, name, tr, k->start, k->end, k->correlation, k->stream,
+	                      &idx)))
 		return rc;
 	memset(&gi, 0, sizeof(gi));
 	gi.device = (int32_t)k->device;
@@ -273,9 +87,9 @@ static int add_copy(struct rd *r, enum gp_kind kind, const char *label, uint32_t
 	size_t idx;
 	int rc;
 
-	if ((rc = intern(r, label, strlen(label), &name)) ||
-	    (rc = track(r, device, stream, true, (int32_t)device, &tr)) ||
-	    (rc = add(r, kind, name, tr, start, end, corr, stream, &idx)))
+	if ((rc = gp__cap_intern(r, label, strlen(label), &name)) ||
+	    (rc = gp__cap_track(r, device, stream, true, (int32_t)device, &tr)) ||
+	    (rc = gp__cap_add(r, kind, name, tr, start, end, corr, stream, &idx)))
 		return rc;
 	memset(&gi, 0, sizeof(gi));
 	gi.device = (int32_t)device;
@@ -285,7 +99,7 @@ static int add_copy(struct rd *r, enum gp_kind kind, const char *label, uint32_t
 	gi.shmem = -1;
 	gi.bytes = bytes > (uint64_t)INT64_MAX / 4 ? -1 : (int64_t)bytes;
 	gi.blocks_per_sm = gi.warps_per_sm = gi.occupancy_pct = __builtin_nan("");
-	/* the event's duration, as add() stored it (within the model's limits) */
+	/* the event's duration, as gp__cap_add() stored it (within the model's limits) */
 	gi.bw_gbps = r->t->ev.dur[idx] > 0 && gi.bytes >= 0
 	                 ? (double)gi.bytes / (double)r->t->ev.dur[idx]
 	                 : __builtin_nan("");
@@ -319,11 +133,11 @@ static int on_api(struct rd *r, const struct gp_cap_api *a)
 	size_t idx;
 	int rc;
 
-	str_of(r, a->name, &name);
-	if ((rc = track(r, a->pid, a->tid, false, -1, &tr)))
+	gp__cap_str_of(r, a->name, &name);
+	if ((rc = gp__cap_track(r, a->pid, a->tid, false, -1, &tr)))
 		return rc;
-	return add(r, a->domain == GP_CAP_RUNTIME ? GP_K_RUNTIME : GP_K_DRIVER, name, tr, a->start,
-	           a->end, a->correlation, -1, &idx);
+	return gp__cap_add(r, a->domain == GP_CAP_RUNTIME ? GP_K_RUNTIME : GP_K_DRIVER, name, tr,
+	                   a->start, a->end, a->correlation, -1, &idx);
 }
 
 static int on_sync(struct rd *r, const struct gp_cap_sync *s)
@@ -335,10 +149,11 @@ static int on_sync(struct rd *r, const struct gp_cap_sync *s)
 	size_t idx;
 	int rc;
 
-	if ((rc = intern(r, label, strlen(label), &name)) ||
-	    (rc = track(r, r->pid, 0, false, -1, &tr)))
+	if ((rc = gp__cap_intern(r, label, strlen(label), &name)) ||
+	    (rc = gp__cap_track(r, r->pid, 0, false, -1, &tr)))
 		return rc;
-	return add(r, GP_K_SYNC, name, tr, s->start, s->end, s->correlation, s->stream, &idx);
+	return gp__cap_add(r, GP_K_SYNC, name, tr, s->start, s->end, s->correlation, s->stream,
+	                   &idx);
 }
 
 static int on_device(struct rd *r, const struct gp_cap_device *d)
@@ -367,373 +182,6 @@ static int on_device(struct rd *r, const struct gp_cap_device *d)
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
 	return 0;
-}
-
-/* ---- NVTX ---- */
-
-/* The push/pop stack of (tid, domain), made on first use; a hash lookup (there may be millions). */
-static struct tstack *stack_of(struct rd *r, uint32_t tid, uint32_t domain)
-{
-	uint64_t key = (uint64_t)tid << 32 | domain, i;
-
-	if (gp__u64map_get(&r->stack_ix, key, &i) == 1 && i < r->nstacks)
-		return &r->stacks[i];
-	if (gp__grow((void **)&r->stacks, &r->stacks_cap, r->nstacks + 1, sizeof(*r->stacks)) < 0 ||
-	    gp__u64map_put(&r->stack_ix, key, r->nstacks) < 0)
-		return NULL;
-	memset(&r->stacks[r->nstacks], 0, sizeof(r->stacks[0]));
-	r->stacks[r->nstacks].tid = tid;
-	r->stacks[r->nstacks].domain = domain;
-	return &r->stacks[r->nstacks++];
-}
-
-#define ORDER_SLACK_NS 100 /* the TSC-to-ns conversion of two passes may differ by this */
-#define ORDER_WARN_MAX 8   /* threads named in a warning; the others are counted */
-
-/*
- * The tracer writes each thread's records in the order the thread made them
- * (capture-format.md), and ranges are paired in file order: a record older
- * than its thread's previous one means they cannot be paired reliably.
- * Counted, and said in a warning naming the thread and the byte offset.
- */
-static int check_order(struct rd *r, uint32_t tid, int64_t ts)
-{
-	uint64_t prev;
-	char text[256];
-	int k, rc;
-
-	/* prev - ts in unsigned arithmetic: exact when prev > ts, whatever the file's times */
-	if (gp__u64map_get(&r->last_ts, tid, &prev) == 1 && ts < (int64_t)prev &&
-	    prev - (uint64_t)ts > ORDER_SLACK_NS) {
-		r->out_of_order++;
-		if (r->order_warned.n < ORDER_WARN_MAX &&
-		    gp__u64map_get(&r->order_warned, tid, NULL) == 0) {
-			if ((rc = gp__u64map_put(&r->order_warned, tid, 1)))
-				return rc;
-			k = snprintf(
-			    text, sizeof(text),
-			    "thread %u's records are out of order at byte %zu (a record at "
-			    "%lld ns after one at %lld ns): its ranges cannot be paired "
-			    "reliably; the capture was written by a faulty tracer or altered",
-			    tid, r->off, (long long)ts, (long long)prev);
-			if ((rc = warn(r, 0, text,
-			               (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1)))
-				return rc;
-		}
-		return 0; /* the later time stays the thread's last */
-	}
-	return gp__u64map_put(&r->last_ts, tid, (uint64_t)ts);
-}
-
-/* "message" in the default domain, "domain:message" in others; a registered string by id */
-static int range_name(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len,
-                      uint32_t *out)
-{
-	uint64_t dom = 0;
-	char buf[4200];
-	const char *dn;
-	uint32_t mid;
-	int k, rc;
-
-	if (n->name) {
-		uint64_t v;
-
-		if (gp__u64map_get(&r->strs, n->name, &v) == 1) {
-			msg = gp__strtab_get(&r->t->strs, (uint32_t)v);
-			len = strlen(msg);
-		}
-	}
-	if (!n->domain || gp__u64map_get(&r->domains, n->domain, &dom) != 1)
-		return intern(r, msg, len, out);
-	dn = gp__strtab_get(&r->t->strs, (uint32_t)dom);
-	if (len > 4096)
-		len = 4096;
-	k = snprintf(buf, sizeof(buf), "%s:%.*s", dn, (int)len, msg);
-	if (k < 0)
-		return intern(r, msg, len, out);
-	if ((rc = intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, out)) ||
-	    (rc = intern(r, msg, len, &mid)))
-		return rc;
-	/* the analyses name a range by its message and its domain apart */
-	return gp__u64map_put(&r->t->nvtx_names, *out, dom << 32 | mid);
-}
-
-static int close_range(struct rd *r, uint32_t tid, int64_t start, int64_t end, uint32_t name,
-                       uint8_t flags)
-{
-	uint32_t tr;
-	size_t idx = SIZE_MAX;
-	int rc;
-
-	if ((rc = track(r, r->pid, tid, false, -1, &tr)) ||
-	    (rc = add(r, GP_K_USER_ANNOTATION, name, tr, start, end, -1, -1, &idx)))
-		return rc;
-	if (idx < r->t->ev.n)
-		r->t->ev.flags[idx] |= flags;
-	return 0;
-}
-
-/*
- * A pushed range's open entry. In the annotation API's domain, a name that
- * starts with "nn.Module: " is a module call of `gpuprof run --pytorch
- * modules`; in the default domain, a message in the form of PyTorch's
- * emit_nvtx is a CPU op (named by the op, with its sizes); everything else
- * is a range named by range_name().
- */
-static int push_entry(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len,
-                      struct open_range *o)
-{
-	struct gp__torch_op op;
-	uint64_t v;
-	int rc;
-
-	o->ts = n->ts;
-	o->dims = 0;
-	o->as = AS_RANGE;
-	if (n->name && gp__u64map_get(&r->strs, n->name, &v) == 1) {
-		msg = gp__strtab_get(&r->t->strs, (uint32_t)v);
-		len = gp__strtab_strlen(&r->t->strs, (uint32_t)v);
-	}
-	if (n->domain && n->domain == r->gp_domain && len > strlen(GP__TORCH_MODULE_PREFIX) &&
-	    memcmp(msg, GP__TORCH_MODULE_PREFIX, strlen(GP__TORCH_MODULE_PREFIX)) == 0) {
-		o->as = AS_MODULE;
-		return intern(r, msg, len, &o->name);
-	}
-	if (!n->domain && gp__torch_op_parse(msg, len, len >= 4096, &op)) {
-		o->as = AS_OP;
-		if (op.sizes_len && (rc = intern(r, msg + op.sizes_off, op.sizes_len, &o->dims)))
-			return rc;
-		return intern(r, msg, op.name_len, &o->name);
-	}
-	return 0;
-}
-
-/* A closed module call or op range (push_entry) into the model */
-static int close_torch(struct rd *r, uint32_t tid, const struct open_range *o, int64_t end)
-{
-	struct gp_py_module pm;
-	struct gp_op_args oa;
-	uint32_t tr;
-	size_t idx = SIZE_MAX;
-	int rc;
-
-	if ((rc = track(r, r->pid, tid, false, -1, &tr)))
-		return rc;
-	if (o->as == AS_MODULE) {
-		/*
-		 * as add() does for every other range: a pop stamped before its push
-		 * (records out of order) is a call of no length, not a capture that
-		 * fails to open; the difference in unsigned arithmetic, past the
-		 * model's limit it is refused
-		 */
-		uint64_t d = end < o->ts ? 0 : (uint64_t)end - (uint64_t)o->ts;
-
-		pm.ts = o->ts;
-		pm.dur = d > (uint64_t)GP_TIME_LIMIT ? GP_TIME_LIMIT + 1 : (int64_t)d;
-		pm.name = o->name;
-		pm.track = tr;
-		pm.id = pm.parent = -1;
-		return gp__trace_add_py_module(r->t, &pm);
-	}
-	if ((rc = add(r, GP_K_CPU_OP, o->name, tr, o->ts, end, -1, -1, &idx)))
-		return rc;
-	if (!o->dims || idx >= r->t->ev.n)
-		return 0;
-	memset(&oa, 0, sizeof(oa));
-	oa.dims = o->dims; /* emit_nvtx gives no types nor concrete inputs */
-	return gp__trace_add_op_args(r->t, idx, &oa);
-}
-
-/* start order, an outer call before the calls inside it: (ts, longer first, track, name) */
-static int cmp_pymod(const void *x, const void *y)
-{
-	const struct gp_py_module *a = x, *b = y;
-
-	if (a->ts != b->ts)
-		return a->ts < b->ts ? -1 : 1;
-	if (a->dur != b->dur)
-		return a->dur > b->dur ? -1 : 1;
-	if (a->track != b->track)
-		return a->track < b->track ? -1 : 1;
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
-/* A push of an annotation site: the range's name gets the site's "file:line" (the first wins) */
-static int site_of(struct rd *r, const struct gp_cap_nvtx *n, uint32_t name)
-{
-	uint64_t src;
-
-	if (!n->name || !r->sites.n || gp__u64map_get(&r->sites, n->name, &src) != 1)
-		return 0;
-	return gp__u64map_put_new(&r->t->range_src, name, src, NULL);
-}
-
-/* A mark: a zero-length event flagged GP_EVF_MARK on its thread, named as a range; counted */
-static int on_mark(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
-{
-	uint32_t name, tr;
-	size_t idx = SIZE_MAX;
-	uint64_t k = 0;
-	int rc;
-
-	if ((rc = range_name(r, n, msg, len, &name)) ||
-	    (rc = track(r, r->pid, n->tid, false, -1, &tr)) ||
-	    (rc = add(r, GP_K_OTHER, name, tr, n->ts, n->ts, -1, -1, &idx)))
-		return rc;
-	if (idx < r->t->ev.n)
-		r->t->ev.flags[idx] |= GP_EVF_MARK;
-	gp__u64map_get(&r->mark_counts, name, &k);
-	return gp__u64map_put(&r->mark_counts, name, k + 1);
-}
-
-/* A call site of the annotation API: "file:line" when its file is known */
-static int on_site(struct rd *r, const struct gp_cap_site *s)
-{
-	char buf[4200];
-	uint64_t f;
-	uint32_t id;
-	int k, rc;
-
-	if (!s->id || !s->file || gp__u64map_get(&r->strs, s->file, &f) != 1)
-		return 0;
-	k = snprintf(buf, sizeof(buf), "%.4096s:%u", gp__strtab_get(&r->t->strs, (uint32_t)f),
-	             s->line);
-	if (k < 0)
-		return 0;
-	if ((rc = intern(r, buf, (size_t)k < sizeof(buf) ? (size_t)k : sizeof(buf) - 1, &id)))
-		return rc;
-	return gp__u64map_put(&r->sites, s->id, id);
-}
-
-/*
- * A counter sample of the annotation API, on its thread's track. Its name is
- * a STRING id, or (name 0) the @p len bytes at @p msg after the record: a
- * name by value, which the tracer registers nowhere (docs/capture-format.md).
- */
-static int on_counter(struct rd *r, const struct gp_cap_counter *c, const char *msg, size_t len)
-{
-	struct gp_counter_sample *x;
-	uint32_t name, tr;
-	int rc;
-
-	if ((rc = gp__trace_check_time(c->ts, 0)) || (rc = check_order(r, c->tid, c->ts)))
-		return rc;
-	if (!c->name && len) {
-		if ((rc = intern(r, msg, len > 4096 ? 4096 : len, &name)))
-			return rc;
-	} else {
-		str_of(r, c->name, &name);
-	}
-	if ((rc = track(r, r->pid, c->tid, false, -1, &tr)))
-		return rc;
-	if (gp__grow((void **)&r->t->ctr, &r->t->ctr_cap, r->t->nctr + 1, sizeof(*r->t->ctr)) < 0)
-		return gp__error(GP_ENOMEM, "out of memory");
-	x = &r->t->ctr[r->t->nctr++];
-	x->ts = c->ts;
-	x->value = c->value;
-	x->name = name;
-	x->track = tr;
-	return 0;
-}
-
-static int on_nvtx(struct rd *r, const struct gp_cap_nvtx *n, const char *msg, size_t len)
-{
-	struct tstack *st;
-	uint64_t v;
-	uint32_t name;
-	int rc;
-
-	/* a domain is defined through the tracer's shared queue, not the thread's blocks */
-	if (n->kind != GP_NVTX_DOMAIN && (rc = check_order(r, n->tid, n->ts)))
-		return rc;
-	switch (n->kind) {
-	case GP_NVTX_DOMAIN:
-		if ((rc = intern(r, msg, len, &name)))
-			return rc;
-		if (!r->gp_domain && n->id <= UINT32_MAX && len == 7 &&
-		    memcmp(msg, "gpuprof", 7) == 0)
-			r->gp_domain = (uint32_t)n->id;
-		return gp__u64map_put(&r->domains, n->id, name);
-	case GP_NVTX_PUSH:
-		if (!(st = stack_of(r, n->tid, n->domain)))
-			return gp__error(GP_ENOMEM, "out of memory");
-		if (st->n >= MAX_OPEN_RANGES) {
-			r->unmatched++;
-			return 0;
-		}
-		if (gp__grow((void **)&st->v, &st->cap, st->n + 1, sizeof(*st->v)) < 0)
-			return gp__error(GP_ENOMEM, "out of memory");
-		if ((rc = push_entry(r, n, msg, len, &st->v[st->n])))
-			return rc;
-		if (st->v[st->n].as == AS_RANGE &&
-		    ((rc = range_name(r, n, msg, len, &st->v[st->n].name)) ||
-		     (rc = site_of(r, n, st->v[st->n].name))))
-			return rc;
-		if (!st->listed) {
-			if (gp__grow((void **)&r->busy, &r->busy_cap, r->nbusy + 1,
-			             sizeof(*r->busy)) < 0)
-				return gp__error(GP_ENOMEM, "out of memory");
-			r->busy[r->nbusy++] = (uint32_t)(st - r->stacks);
-			st->listed = true;
-		}
-		st->n++;
-		return 0;
-	case GP_NVTX_POP:
-		if (!(st = stack_of(r, n->tid, n->domain)))
-			return gp__error(GP_ENOMEM, "out of memory");
-		if (st->n == 0) {
-			if (r->win_seen)
-				r->cut++; /* pushed before the window opened */
-			else
-				r->unmatched++;
-			return 0;
-		}
-		st->n--;
-		if (n->ts < st->v[st->n].ts) {
-			r->unmatched++; /* a pop before its push: records out of order */
-			return 0;
-		}
-		if (st->v[st->n].as != AS_RANGE)
-			return close_torch(r, n->tid, &st->v[st->n], n->ts);
-		return close_range(r, n->tid, st->v[st->n].ts, n->ts, st->v[st->n].name, 0);
-	case GP_NVTX_START:
-		if ((rc = range_name(r, n, msg, len, &name)))
-			return rc;
-		if (r->nsv >= UINT32_MAX)
-			return gp__error(GP_ELIMIT, "more than 2^32 start/end ranges");
-		if (gp__grow((void **)&r->sv, &r->sv_cap, r->nsv + 1, sizeof(*r->sv)) < 0 ||
-		    gp__grow((void **)&r->sv_tid, &r->sv_tid_cap, r->nsv + 1, sizeof(*r->sv_tid)) <
-		        0)
-			return gp__error(GP_ENOMEM, "out of memory");
-		r->sv[r->nsv].ts = n->ts;
-		r->sv[r->nsv].name = name;
-		r->sv_tid[r->nsv] = n->tid;
-		if ((rc = gp__u64map_put(&r->starts, n->id, (uint64_t)r->sv_gen << 32 | r->nsv)))
-			return rc;
-		r->nsv++;
-		r->sv_open++;
-		return 0;
-	case GP_NVTX_END:
-		if (gp__u64map_get(&r->starts, n->id, &v) != 1 || v >> 32 != r->sv_gen ||
-		    (v &= UINT32_MAX) >= r->nsv || r->sv[v].name == UINT32_MAX) {
-			if (r->win_seen)
-				r->cut++;
-			else
-				r->unmatched++;
-			return 0;
-		}
-		/* a start/end range belongs to the thread that started it */
-		rc = close_range(r, r->sv_tid[v], r->sv[v].ts, n->ts, r->sv[v].name,
-		                 GP_EVF_STARTEND | (r->sv_tid[v] != n->tid ? GP_EVF_XTHREAD : 0));
-		r->sv[v].name = UINT32_MAX;
-		r->sv_open--;
-		return rc;
-	case GP_NVTX_MARK:
-		r->marks++;
-		return on_mark(r, n, msg, len);
-	default:
-		return 0;
-	}
 }
 
 /* ---- capture windows, CUDA events ---- */
@@ -770,19 +218,7 @@ static int on_window(struct rd *r, const struct gp_cap_window *w)
 		    (rc = gp_obj_set_str(r->win_last, "end_reason", window_reason(w->reason))))
 			return rc;
 		r->win_open = false;
-		/* only the stacks pushed to since the last close: linear in the records */
-		for (size_t i = 0; i < r->nbusy; i++) {
-			struct tstack *st = &r->stacks[r->busy[i]];
-
-			r->cut += st->n;
-			st->n = 0;
-			st->listed = false;
-		}
-		r->nbusy = 0;
-		r->cut += r->sv_open;
-		r->sv_open = 0;
-		r->nsv = 0;
-		r->sv_gen++;
+		gp__cap_cut_ranges(r);
 	}
 	return 0;
 }
@@ -809,7 +245,7 @@ static int place_cuda_events(struct rd *r)
 		if (r->t->ev.kind[i] == GP_K_RUNTIME && r->t->ev.corr[i] >= 0 &&
 		    (rc = gp__u64map_put(&api, (uint64_t)r->t->ev.corr[i], i)))
 			goto out;
-	if ((rc = intern(r, "CUDA event", 10, &name)))
+	if ((rc = gp__cap_intern(r, "CUDA event", 10, &name)))
 		goto out;
 	for (size_t i = 0; i < r->ncev; i++) {
 		const struct gp_cap_cuda_event *e = &r->cev[i];
@@ -823,8 +259,8 @@ static int place_cuda_events(struct rd *r)
 			continue;
 		}
 		ts = r->t->ev.ts[a] + r->t->ev.dur[a];
-		if ((rc = track(r, e->device, e->stream, true, (int32_t)e->device, &tr)) ||
-		    (rc = add(r, GP_K_OTHER, name, tr, ts, ts, e->correlation, -1, &idx)))
+		if ((rc = gp__cap_track(r, e->device, e->stream, true, (int32_t)e->device, &tr)) ||
+		    (rc = gp__cap_add(r, GP_K_OTHER, name, tr, ts, ts, e->correlation, -1, &idx)))
 			goto out;
 	}
 out:
@@ -855,8 +291,8 @@ static int on_meta(struct rd *r, const unsigned char *p, size_t size)
 	    gp_value_type(v) != GP_VALUE_OBJECT) {
 		gp_value_free(v);
 		gp_clear_error();
-		return warn(r, 0, "the META record is not a JSON object: the process is unknown",
-		            60);
+		return gp__cap_warn(
+		    r, 0, "the META record is not a JSON object: the process is unknown", 60);
 	}
 	if (gp_value_get_int(gp_obj_get(v, "rank"), &x) && x >= 0)
 		r->t->rank = x;
@@ -882,7 +318,7 @@ static int on_end(struct rd *r, const unsigned char *p, size_t size)
 	snprintf(r->end_reason, sizeof(r->end_reason), "unknown");
 	if (gp_value_parse((const char *)p, size, &v, NULL) != 0) {
 		gp_clear_error();
-		return warn(r, 0, "the END record is not a JSON object", 35);
+		return gp__cap_warn(r, 0, "the END record is not a JSON object", 35);
 	}
 	reason = gp_value_get_str(gp_obj_get(v, "reason"));
 	if (reason && *reason && gp__utf8_valid(reason, strlen(reason)))
@@ -933,7 +369,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		if (size < sizeof(u.str))
 			break;
 		memcpy(&u.str, p, sizeof(u.str));
-		if ((rc = intern(r, (const char *)p + sizeof(u.str), size - sizeof(u.str), &id)))
+		if ((rc = gp__cap_intern(r, (const char *)p + sizeof(u.str), size - sizeof(u.str),
+		                         &id)))
 			return rc;
 		return gp__u64map_put(&r->strs, u.str.id, id);
 	}
@@ -964,7 +401,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 	case GP_CAP_NVTX:
 		if (size >= sizeof(u.n)) {
 			memcpy(&u.n, p, sizeof(u.n));
-			return on_nvtx(r, &u.n, (const char *)p + sizeof(u.n), size - sizeof(u.n));
+			return gp__cap_on_nvtx(r, &u.n, (const char *)p + sizeof(u.n),
+			                       size - sizeof(u.n));
 		}
 		break;
 	case GP_CAP_DROPPED:
@@ -975,7 +413,8 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		if (size < sizeof(struct gp_cap_warn))
 			break;
 		memcpy(&u.wr, p, sizeof(u.wr));
-		return warn(r, u.wr.code, (const char *)p + sizeof(u.wr), size - sizeof(u.wr));
+		return gp__cap_warn(r, u.wr.code, (const char *)p + sizeof(u.wr),
+		                    size - sizeof(u.wr));
 	case GP_CAP_WINDOW:
 		if (fixed(&u.w, sizeof(u.w), GP_CAP_MIN_WINDOW, p, size))
 			return on_window(r, &u.w);
@@ -986,12 +425,12 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		break;
 	case GP_CAP_SITE:
 		if (fixed(&u.site, sizeof(u.site), GP_CAP_MIN_SITE, p, size))
-			return on_site(r, &u.site);
+			return gp__cap_on_site(r, &u.site);
 		break;
 	case GP_CAP_COUNTER:
 		if (fixed(&u.ctr, sizeof(u.ctr), GP_CAP_MIN_COUNTER, p, size))
-			return on_counter(r, &u.ctr, (const char *)p + sizeof(u.ctr),
-			                  size > sizeof(u.ctr) ? size - sizeof(u.ctr) : 0);
+			return gp__cap_on_counter(r, &u.ctr, (const char *)p + sizeof(u.ctr),
+			                          size > sizeof(u.ctr) ? size - sizeof(u.ctr) : 0);
 		break;
 	default:
 		return 0; /* a newer writer's record: skipped */
@@ -1001,7 +440,7 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		int k = snprintf(t, sizeof(t),
 		                 "a record of type %u too short for its type: skipped", type);
 
-		return warn(r, 0, t, (size_t)k < sizeof(t) ? (size_t)k : sizeof(t) - 1);
+		return gp__cap_warn(r, 0, t, (size_t)k < sizeof(t) ? (size_t)k : sizeof(t) - 1);
 	}
 }
 
@@ -1013,7 +452,7 @@ static int count_cats(struct rd *r)
 		uint32_t id;
 		int rc;
 
-		if ((rc = intern(r, c, strlen(c), &id)) ||
+		if ((rc = gp__cap_intern(r, c, strlen(c), &id)) ||
 		    (rc = gp__trace_count_cat(r->t, 'X', id)))
 			return rc;
 	}
@@ -1113,7 +552,7 @@ static int warn_unended(struct rd *r)
 		    "the capture has no END record and no FLUSH record: the process was "
 		    "killed, crashed or exec'd before the tracer finished it (or an older "
 		    "tracer wrote it); what came after the last record in the file is lost");
-	return warn(r, 0, text, (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1);
+	return gp__cap_warn(r, 0, text, (size_t)k < sizeof(text) ? (size_t)k : sizeof(text) - 1);
 }
 
 static int summary(struct rd *r)
@@ -1284,9 +723,7 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	}
 	r.t->bytes_read = n;
 	r.off = off;
-	/* the module calls close inner first: in start order, as a Kineto trace lists them */
-	if (r.t->npymod > 1)
-		qsort(r.t->pymod, r.t->npymod, sizeof(*r.t->pymod), cmp_pymod);
+	gp__cap_sort_modules(&r);
 	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r))) {
 		gp__error_prefix("%s", name);
 		goto out;
