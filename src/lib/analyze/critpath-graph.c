@@ -9,9 +9,12 @@
  * HTA's order (the runtime lock across threads, the call stack of each
  * thread, the kernels per stream with their launch, kernel-kernel and sync
  * dependencies); critpath-path.c finds its longest path as networkx does,
- * so that --compat hta gives HTA's path. Everything is
- * iterative (no recursion that input can deepen) and allocated per analysis
- * in buffers reused across windows. docs/analyses/critical-path.md.
+ * so that --compat hta gives HTA's path. Few passes over the nodes: one
+ * sort of packed keys, one pass that fills the nodes and runs the lock pass,
+ * the call stacks of all threads in one pass in node order, the kernels from
+ * a list; add_edge keeps each node's incoming edges for the path. Everything
+ * is iterative (no recursion that input can deepen) and allocated per
+ * analysis in buffers reused across windows. docs/analyses/critical-path.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@ static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint
                                                           enum etype type, bool zero, uint32_t attr)
 {
 	struct edge *e;
+	int64_t w;
 	int rc;
 
 	if (u == v || u == NONE || v == NONE)
@@ -31,139 +35,22 @@ static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint
 		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
 	if ((rc = GROW(g->e, g->e_cap, g->ne + 1)))
 		return rc;
-	e = &g->e[g->ne++];
+	e = &g->e[g->ne];
 	e->u = u;
 	e->v = v;
-	e->w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
-	e->gw = e->w < 0 ? 0 : e->w;
-	if (!g->hta)
-		e->w = e->gw;
+	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
+	e->w = g->hta || w >= 0 ? w : 0;
 	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
 	e->type = (uint8_t)type;
 	e->blocking = 0;
-	return 0;
-}
-
-/* the window's events: CPU nodes starting in it (dur > 0) and the GPU events they launched */
-static int collect(struct gp__cp *g, int64_t start, int64_t end)
-{
-	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
-	const struct gp__actx *c = g->c;
-	size_t k, i;
-	int rc = 0;
-
-	g->nw = 0;
-	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
-		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-
-		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
-			uint32_t ev = ix->v[i], j;
-
-			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
-				continue;
-			GP_TRY(
-			    GROW(g->wev, g->wev_cap, g->nw + 1 + (g->loff[ev + 1] - g->loff[ev])));
-			g->wev[g->nw++] = ev;
-			/* HTA joins a call with one GPU event: the last of its correlation */
-			j = g->hta && g->loff[ev + 1] > g->loff[ev] ? g->loff[ev + 1] - 1
-			                                            : g->loff[ev];
-			for (; j < g->loff[ev + 1]; j++) {
-				uint32_t ge = g->lgpu[j];
-
-				if (g->role[ge] & (RO_KERNEL | RO_SYNC))
-					g->wev[g->nw++] = ge;
-			}
-		}
-	}
-out:
-	return rc;
-}
-
-/* sorts a run of equal keys: insertion sort when short, qsort otherwise (never quadratic) */
-static void sort_run(struct gp_kv *v, size_t n, int (*cmp)(const void *, const void *))
-{
-	size_t i, j;
-
-	if (n > 16) {
-		qsort(v, n, sizeof(*v), cmp);
-		return;
-	}
-	for (i = 1; i < n; i++) {
-		struct gp_kv x = v[i];
-
-		for (j = i; j > 0 && cmp(&v[j - 1], &x) > 0; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-/* the digits of sort_nodes: up to three of up to 11 bits, so keys spanning below 2^33 */
-#define NODE_DIGITS 3
-#define NODE_BITS   11
-
-/*
- * kv[0..m) by key, each key in [k0, k1]: a radix sort of key - k0 (a step
- * spans well under 2^33 ns, so three passes at most), the library's sort
- * otherwise. Ties are left in any order (make_nodes orders them).
- */
-static int sort_nodes(struct gp__cp *g, size_t m, int64_t k0, int64_t k1)
-{
-	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
-	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask;
-	struct gp_kv *src = g->kv, *dst = g->kv2, *sw;
-	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
-	size_t i;
-
-	if (bits == 0 || m < 2)
-		return 0;
-	if (bits > NODE_DIGITS * NODE_BITS || m <= 64)
-		return gp__sort_kv_with(g->kv, m, g->kv2);
-	nd = (bits + NODE_BITS - 1) / NODE_BITS;
-	w = (bits + nd - 1) / nd;
-	mask = (UINT64_C(1) << w) - 1;
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < m; i++) {
-		uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
-
-		for (d = 0; d < nd; d++)
-			cnt[d][(r >> (d * w)) & mask]++;
-	}
-	for (d = 0; d < nd; d++) {
-		uint32_t sum = 0, c;
-		size_t b;
-
-		for (b = 0; b <= mask; b++) {
-			c = cnt[d][b];
-			cnt[d][b] = sum;
-			sum += c;
-		}
-		for (i = 0; i < m; i++) {
-			uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
-
-			dst[cnt[d][(r >> (d * w)) & mask]++] = src[i];
-		}
-		sw = src;
-		src = dst;
-		dst = sw;
-	}
-	if (src != g->kv) { /* both hold 2 nw + 1 (make_nodes): swap them, not the data */
-		size_t cap = g->kv_cap;
-
-		g->kv_cap = g->kv2_cap;
-		g->kv2_cap = cap;
-		g->kv2 = g->kv;
-		g->kv = src;
+	e->next = g->head[v];
+	g->head[v] = (uint32_t)g->ne++;
+	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
+		g->backward = true;
+		if (u > g->reach[v])
+			g->reach[v] = u;
 	}
 	return 0;
-}
-
-/* (event, start first), the node attributes above them left out */
-static int cmp_kv_val(const void *a, const void *b)
-{
-	uint64_t x = ((const struct gp_kv *)a)->val & NA_EVMASK;
-	uint64_t y = ((const struct gp_kv *)b)->val & NA_EVMASK;
-
-	return x < y ? -1 : x > y;
 }
 
 /* what the passes ask of a node's event, read once per event */
@@ -185,99 +72,285 @@ static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
 	return a;
 }
 
-/* nodes: a start and an end per event, in (time, event, start first) order */
-static int make_nodes(struct gp__cp *g)
+/* one event of the window: sync events get no nodes, the others a start and an end key */
+static inline void add_ev(struct gp__cp *g, uint32_t ev, int64_t *k0, int64_t *k1)
 {
 	const struct gp__actx *c = g->c;
-	size_t i, m = 0;
-	int64_t k0 = INT64_MAX, k1 = INT64_MIN;
+	uint8_t r = g->role[ev];
+	int64_t ts = c->ts[ev], te = ts + c->dur[ev];
+	size_t w;
+
+	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
+		g->wsync[g->nws++] = ev;
+		return;
+	}
+	w = g->nw++;
+	g->wev[w] = ev;
+	g->wat[w] = node_attr(g, ev);
+	g->key[2 * w] = (uint64_t)ts;
+	g->key[2 * w + 1] = (uint64_t)te;
+	*k0 = ts < *k0 ? ts : *k0;
+	*k0 = te < *k0 ? te : *k0;
+	*k1 = ts > *k1 ? ts : *k1;
+	*k1 = te > *k1 ? te : *k1;
+}
+
+/*
+ * The window's events: CPU nodes starting in it (dur > 0) and the GPU events
+ * they launched, their times in key (2 per event with nodes), their span in
+ * [*k0, *k1].
+ */
+static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, int64_t *k1)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
+	const struct gp__actx *c = g->c;
+	size_t k, i;
 	int rc = 0;
 
-	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-		uint64_t at;
+	g->nw = g->nws = 0;
+	*k0 = INT64_MAX;
+	*k1 = INT64_MIN;
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
-		if (g->role[ev] & RO_SYNC && !(g->role[ev] & RO_KERNEL))
-			continue; /* sync events get no nodes */
-		at = (uint64_t)node_attr(g, ev) << NA_SHIFT;
-		g->kv[m].key = c->ts[ev];
-		g->kv[m++].val = at | (uint64_t)ev << 1;
-		g->kv[m].key = c->ts[ev] + c->dur[ev];
-		g->kv[m++].val = at | (uint64_t)ev << 1 | 1;
-		k0 = c->ts[ev] < k0 ? c->ts[ev] : k0;
-		k1 = g->kv[m - 1].key > k1 ? g->kv[m - 1].key : k1;
-	}
-	if (m >= NONE - 1)
-		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, 2 * g->nw + 1));
-	GP_TRY(sort_nodes(g, m, k0, k1));
-	/* equal times in (event, start first) order: val order within each run */
-	for (i = 0; i < m;) {
-		size_t j = i + 1;
+		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+			uint32_t ev = ix->v[i], j;
+			size_t need;
 
-		while (j < m && g->kv[j].key == g->kv[i].key)
-			j++;
-		if (j - i > 1)
-			sort_run(g->kv + i, j - i, cmp_kv_val);
-		i = j;
-	}
-	memset(g->tcnt, 0, (g->t->ntracks + 1) * sizeof(*g->tcnt));
-	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
-	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
-	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
-	GP_TRY(GROW(g->nsync, g->nsync_cap, m + 1));
-	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
-	GP_TRY(GROW(g->ntr, g->ntr_cap, m + 1));
-	for (i = 0; i < m; i++) {
-		uint32_t ev = (uint32_t)((g->kv[i].val & NA_EVMASK) >> 1);
+			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
+				continue;
+			need = g->nw + g->nws + 2 + (g->loff[ev + 1] - g->loff[ev]);
+			if (need >= NONE / 2)
+				GP_TRY(gp__error(GP_ELIMIT,
+				                 "too many nodes in the critical-path graph"));
+			GP_TRY(GROW(g->wev, g->wev_cap, need));
+			GP_TRY(GROW(g->wat, g->wat_cap, need));
+			GP_TRY(GROW(g->wsync, g->wsync_cap, need));
+			GP_TRY(GROW(g->key, g->key_cap, 2 * need));
+			add_ev(g, ev, k0, k1);
+			/* HTA joins a call with one GPU event: the last of its correlation */
+			j = g->hta && g->loff[ev + 1] > g->loff[ev] ? g->loff[ev + 1] - 1
+			                                            : g->loff[ev];
+			for (; j < g->loff[ev + 1]; j++) {
+				uint32_t ge = g->lgpu[j];
 
-		g->nts[i] = g->kv[i].key;
-		g->nev[i] = ev;
-		g->nend[i] = g->kv[i].val & 1;
-		g->nsync[i] = 0;
-		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
-		g->ntr[i] = g->t->ev.track[ev];
-		/* per thread for pass_stacks: its CPU nodes, whether it holds kernel nodes (HTA) */
-		if (g->nat[i] & NA_CPU)
-			g->tcnt[g->ntr[i] + 1]++;
-		else if (g->hta && (g->nat[i] & NA_KERNEL))
-			g->tskip[g->ntr[i]] = 1;
-		if (g->nend[i])
-			g->enode[ev] = (uint32_t)i;
-		else
-			g->snode[ev] = (uint32_t)i;
+				if (g->role[ge] & (RO_KERNEL | RO_SYNC))
+					add_ev(g, ge, k0, k1);
+			}
+		}
 	}
-	g->nn = m;
 out:
 	return rc;
 }
 
-static bool is_lock(const struct gp__cp *g, uint32_t node)
+/* the event and end bit of packed key @p k: the order of nodes at one time */
+static inline uint64_t tie_val(const struct gp__cp *g, uint64_t k, uint64_t jmask)
 {
-	return (g->nat[node] & NA_LOCK) != 0;
+	uint64_t j = k & jmask;
+
+	return (uint64_t)g->wev[j >> 1] << 1 | (j & 1);
+}
+
+/*
+ * A run of keys at one time in (event, start first) order: insertion sort
+ * when short, the library's stable sort otherwise (never quadratic).
+ */
+static int sort_ties(struct gp__cp *g, uint64_t *k, size_t n, uint64_t jmask)
+{
+	size_t i, j;
+	int rc = 0;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			uint64_t x = k[i], xv = tie_val(g, x, jmask);
+
+			for (j = i; j > 0 && tie_val(g, k[j - 1], jmask) > xv; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+		return 0;
+	}
+	GP_TRY(GROW(g->kv, g->kv_cap, n));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	for (i = 0; i < n; i++) {
+		g->kv[i].key = (int64_t)tie_val(g, k[i], jmask);
+		g->kv[i].val = k[i];
+	}
+	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
+	for (i = 0; i < n; i++)
+		k[i] = g->kv[i].val;
+out:
+	return rc;
+}
+
+/* the digits of sort_nodes: up to four of up to 11 bits, so times spanning below 2^44 */
+#define NODE_DIGITS 4
+#define NODE_BITS   11
+
+/*
+ * key[0..m) (times) as packed keys in time order: (time - k0) << kbits | j,
+ * j the key's index before (2 wev index + end), by an LSD radix sort of the
+ * time, stable, so that ties stay in j order; a span too wide for it: the
+ * library's sort, times replaced by their rank.
+ */
+static int sort_keys(struct gp__cp *g, size_t m, int64_t k0, int64_t k1, unsigned kbits)
+{
+	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
+	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask, *src = g->key, *dst, *sw;
+	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
+	size_t i;
+	int rc = 0;
+
+	if (bits > NODE_DIGITS * NODE_BITS || bits + kbits > 64) {
+		int64_t last = 0;
+		uint64_t rank = 0;
+
+		GP_TRY(GROW(g->kv, g->kv_cap, m));
+		GP_TRY(GROW(g->kv2, g->kv2_cap, m));
+		for (i = 0; i < m; i++) {
+			g->kv[i].key = (int64_t)g->key[i];
+			g->kv[i].val = i;
+		}
+		GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+		for (i = 0; i < m; i++) {
+			rank += i && g->kv[i].key != last;
+			last = g->kv[i].key;
+			g->key[i] = rank << kbits | g->kv[i].val;
+		}
+		return 0;
+	}
+	if (bits == 0) {
+		for (i = 0; i < m; i++)
+			g->key[i] = i;
+		return 0;
+	}
+	GP_TRY(GROW(g->key2, g->key2_cap, m));
+	dst = g->key2;
+	nd = (bits + NODE_BITS - 1) / NODE_BITS;
+	w = (bits + nd - 1) / nd;
+	mask = (UINT64_C(1) << w) - 1;
+	memset(cnt, 0, nd * sizeof(cnt[0]));
+	for (i = 0; i < m; i++) {
+		uint64_t r = src[i] - (uint64_t)k0;
+
+		src[i] = r << kbits | i;
+		for (d = 0; d < nd; d++)
+			cnt[d][(r >> (d * w)) & mask]++;
+	}
+	for (d = 0; d < nd; d++) {
+		unsigned sh = kbits + d * w;
+		uint32_t sum = 0, c;
+		size_t b;
+
+		for (b = 0; b <= mask; b++) {
+			c = cnt[d][b];
+			cnt[d][b] = sum;
+			sum += c;
+		}
+		for (i = 0; i < m; i++)
+			dst[cnt[d][(src[i] >> sh) & mask]++] = src[i];
+		sw = src;
+		src = dst;
+		dst = sw;
+	}
+	if (src != g->key) { /* swap the buffers, not the data */
+		size_t cap = g->key_cap;
+
+		g->key_cap = g->key2_cap;
+		g->key2_cap = cap;
+		g->key2 = g->key;
+		g->key = src;
+	}
+out:
+	return rc;
 }
 
 /* HTA _shares_cuda_runtime_lock */
-static bool shares_lock(struct gp__cp *g, uint32_t a, uint32_t b)
+static bool shares_lock(const struct gp__cp *g, uint32_t a, uint32_t b)
 {
-	return is_lock(g, a) && is_lock(g, b) && (!g->nend[a] || g->nend[b]);
+	uint8_t x = g->nat[a], y = g->nat[b];
+
+	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
 }
 
-/* pass 1: the runtime lock, across threads (HTA _construct_graph_from_cuda_runtime_events) */
-static int pass_lock(struct gp__cp *g)
+/*
+ * Nodes: a start and an end per event with nodes, in (time, event, start
+ * first) order, with what the later passes read of them; and pass 1, the
+ * runtime lock across threads (HTA _construct_graph_from_cuda_runtime_events),
+ * which only adds edges into the node at hand, in the same pass.
+ */
+static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
 {
-	size_t i, nst = 0;
+	const struct gp__actx *c = g->c;
+	const uint32_t *track = g->t->ev.track;
+	size_t i, j, m = 2 * g->nw, nst = 0;
+	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1;
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1;
+	bool fallback = !g->hta && !g->have_sync;
 	uint32_t last = NONE;
 	int rc = 0;
 
-	GP_TRY(GROW(g->stk, g->stk_cap, g->nn + 1));
-	for (i = 0; i < g->nn; i++) {
-		uint32_t nd = (uint32_t)i, ev = g->nev[i];
+	g->nn = g->ncpu = g->nkern = g->nkend = 0;
+	g->has_block = false;
+	if (!m)
+		return 0;
+	GP_TRY(sort_keys(g, m, k0, k1, kbits));
+	for (i = 0; i < m; i = j) {
+		uint64_t t = g->key[i] >> kbits;
 
-		if (!(g->nat[nd] & NA_LOCK))
+		for (j = i + 1; j < m && g->key[j] >> kbits == t; j++)
+			;
+		if (j - i > 1)
+			GP_TRY(sort_ties(g, g->key + i, j - i, jmask));
+	}
+	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
+	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
+	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
+	GP_TRY(GROW(g->head, g->head_cap, m + 1));
+	GP_TRY(GROW(g->reach, g->reach_cap, m + 1));
+	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
+	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
+	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
+	GP_TRY(GROW(g->tst, g->tst_cap, g->t->ntracks + 1));
+	if (fallback)
+		GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
+	for (i = 0; i < m; i++) {
+		uint64_t jj = g->key[i] & jmask;
+		uint32_t w = (uint32_t)(jj >> 1), ev = g->wev[w], nd = (uint32_t)i;
+		uint8_t a = g->wat[w];
+
+		g->nev[i] = ev;
+		g->head[i] = NONE;
+		g->reach[i] = 0;
+		if (jj & 1) {
+			a |= NA_END;
+			g->nts[i] = c->ts[ev] + c->dur[ev];
+			g->enode[ev] = nd;
+		} else {
+			g->nts[i] = c->ts[ev];
+			g->snode[ev] = nd;
+		}
+		g->nat[i] = a;
+		/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA) */
+		if (a & NA_CPU) {
+			g->tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
+			g->cpun[g->ncpu++] = nd;
+		} else if (g->hta && (a & NA_KERNEL)) {
+			g->tskip[track[ev]] = 1;
+		}
+		if (a & NA_KERNEL) {
+			if (!(a & NA_END))
+				g->kern[g->nkern++] = nd;
+			else if (fallback) { /* kernel ends for pass_fallback_syncs */
+				g->kv2[g->nkend].key = g->nts[i];
+				g->kv2[g->nkend++].val = (uint64_t)w << 32 | ev;
+			}
+		}
+		g->has_block |= (a & NA_BLOCK) != 0;
+		if (!(a & NA_LOCK))
 			continue;
-		if (!g->nend[nd]) {
+		/* pass 1 */
+		if (!(a & NA_END)) {
 			g->stk[nst++] = nd;
 		} else {
 			while (nst) {
@@ -288,47 +361,76 @@ static int pass_lock(struct gp__cp *g)
 				else
 					GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
 			}
-			if (last != NONE && g->nend[last])
+			if (last != NONE && (g->nat[last] & NA_END))
 				GP_TRY(add_edge(g, last, nd, E_DEP, false, NONE));
 		}
 		last = nd;
 	}
+	g->nn = m;
 out:
 	return rc;
 }
 
-static int cmp_kv_keyval(const void *a, const void *b)
-{
-	const struct gp_kv *x = a, *y = b;
+/* a node of a tie run of pass_stacks: its thread, then HTA's order */
+struct tiek {
+	int64_t key;
+	uint64_t val;
+	uint32_t tr;
+};
 
+static int cmp_tiek(const void *a, const void *b)
+{
+	const struct tiek *x = a, *y = b;
+
+	if (x->tr != y->tr)
+		return x->tr < y->tr ? -1 : 1;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* the thread a CPU node's call stack is on: its event's, the backward one merged */
+static inline uint32_t node_thread(const struct gp__cp *g, uint32_t nd, uint32_t from, uint32_t to)
+{
+	uint32_t tr = g->t->ev.track[g->nev[nd]];
+
+	return tr == from ? to : tr;
 }
 
 /*
  * HTA's compare_events at one time on one thread (events of positive
  * duration): ends before starts; ends shortest first, then the later event
  * first; starts longest first, then the earlier event first. Sorts the run
- * @p ord[0..n) of node ids.
+ * @p ord[0..n) of CPU nodes at one time by thread, then in that order.
  */
-static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n)
+static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n, uint32_t from, uint32_t to)
 {
-	size_t i;
+	size_t i, j;
 	int rc = 0;
 
-	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	GP_TRY(GROW(g->tk, g->tk_cap, n));
 	for (i = 0; i < n; i++) {
 		uint32_t nd = ord[i], ev = g->nev[nd];
 		int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
-		bool st = !g->nend[nd];
+		bool st = !(g->nat[nd] & NA_END);
 
-		g->kv2[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
-		g->kv2[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+		g->tk[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
+		g->tk[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+		g->tk[i].tr = node_thread(g, nd, from, to);
 	}
-	sort_run(g->kv2, n, cmp_kv_keyval);
+	if (n > 16) {
+		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
+	} else {
+		for (i = 1; i < n; i++) {
+			struct tiek x = g->tk[i];
+
+			for (j = i; j > 0 && cmp_tiek(&g->tk[j - 1], &x) > 0; j--)
+				g->tk[j] = g->tk[j - 1];
+			g->tk[j] = x;
+		}
+	}
 	for (i = 0; i < n; i++)
-		ord[i] = (uint32_t)g->kv2[i].val;
+		ord[i] = (uint32_t)g->tk[i].val;
 out:
 	return rc;
 }
@@ -378,97 +480,81 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 	}
 }
 
-/* pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack) */
+/* one CPU node @p nd on its thread's call stack (thread state @p s; below: the stack's links) */
+static inline int stack_node(struct gp__cp *g, struct tstate *s, uint32_t *below, uint32_t nd)
+{
+	int rc = 0;
+
+	if (!(g->nat[nd] & NA_END)) {
+		if (s->last != NONE && !shares_lock(g, s->last, nd)) {
+			uint32_t attr = !(g->nat[s->last] & NA_END) ? g->nev[s->last] : s->parent;
+
+			GP_TRY(add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP, false, attr));
+		}
+		s->parent = s->top != NONE ? g->nev[s->top] : NONE;
+		s->last = nd;
+		below[nd] = s->top;
+		s->top = nd;
+		s->depth++;
+	} else if (s->top != NONE) {
+		uint32_t ev = g->nev[s->top], e2 = g->enode[ev];
+
+		s->top = below[s->top];
+		if (s->last != NONE && !shares_lock(g, s->last, e2)) {
+			uint32_t attr = !(g->nat[s->last] & NA_END) ? g->nev[s->last] : ev;
+			bool bl = (g->nat[e2] & NA_BLOCK) != 0;
+
+			GP_TRY(add_edge(g, s->last, e2, E_OP, bl && g->hta, attr));
+			g->e[g->ne - 1].blocking = bl;
+			g->nblock += bl;
+		}
+		s->parent = s->top != NONE ? g->nev[s->top] : NONE;
+		s->last = e2;
+		s->depth--;
+	}
+out:
+	return rc;
+}
+
+/*
+ * pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack),
+ * all threads in one pass in node order, each with its own state: the edges
+ * into and out of each node come in the order HTA's per-thread passes give
+ * them, which is all the path and the generations read of the edge order.
+ */
 static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 {
 	const struct gp_trace *t = g->t;
-	size_t i, j, nst = 0, nt = t->ntracks;
-	uint32_t from, to, last = NONE, last_parent = NONE;
-	int depth = 0;
+	size_t k, l, n = g->ncpu;
+	uint32_t from, to, *below;
 	int rc = 0;
 
 	fwd_bwd(g, start, end, &from, &to);
-	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
-	GP_TRY(GROW(g->ord, g->ord_cap, g->nn + 1));
-	/* the CPU nodes per thread (the backward one merged), each in node (time) order:
-	 * make_nodes counted them per thread, the backward one's join the forward one's */
 	if (from != NONE) {
-		g->tcnt[to + 1] += g->tcnt[from + 1];
-		g->tcnt[from + 1] = 0;
+		g->tst[to] = (struct tstate){ NONE, NONE, NONE, 0 };
 		g->tskip[to] |= g->tskip[from];
 		g->tskip[from] = 0;
 	}
-	for (i = 0; i < nt; i++)
-		g->tcnt[i + 1] += g->tcnt[i];
-	for (i = 0; i < g->nn; i++) {
-		uint32_t tr = g->ntr[i];
+	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
+	below = g->from; /* gp__cp_longest's, free until then */
+	for (k = 0; k < n; k = l) {
+		int64_t ts = g->nts[g->cpun[k]];
 
-		if (tr == from)
-			tr = to;
-		if (g->nat[i] & NA_CPU)
-			g->ord[g->tcnt[tr]++] = (uint32_t)i;
-	}
-	/* now tcnt[tr] is the end of thread tr's nodes: ties at one time in HTA's order */
-	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
-		size_t k = j, e = g->tcnt[i];
+		for (l = k + 1; l < n && g->nts[g->cpun[l]] == ts; l++)
+			;
+		if (l - k > 1)
+			GP_TRY(tie_order(g, g->cpun + k, l - k, from, to));
+		for (; k < l; k++) {
+			uint32_t nd = g->cpun[k], tr = node_thread(g, nd, from, to);
 
-		while (k < e) {
-			size_t l = k + 1;
-
-			while (l < e && g->nts[g->ord[l]] == g->nts[g->ord[k]])
-				l++;
-			if (l - k > 1)
-				GP_TRY(tie_order(g, g->ord + k, l - k));
-			k = l;
-		}
-	}
-	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
-		size_t k, e = g->tcnt[i];
-
-		last = last_parent = NONE;
-		depth = 0;
-		nst = 0;
-		/* HTA: a thread holding a row with a stream is no call stack */
-		if (g->tskip[i] && !t->tracks[i].gpu) {
-			g->tskip[i] = 0;
-			continue;
-		}
-		for (k = j; k < e; k++) {
-			uint32_t nd = g->ord[k];
-
-			if (!g->nend[nd]) {
-				uint32_t s = nd, ev = g->nev[nd];
-
-				if (last != NONE && !shares_lock(g, last, s)) {
-					uint32_t attr = !g->nend[last] ? g->nev[last] : last_parent;
-
-					GP_TRY(add_edge(g, last, s, depth == 0 ? E_DEP : E_OP,
-					                false, attr));
-				}
-				last_parent = nst ? g->stk[nst - 1] : NONE;
-				last = s;
-				g->stk[nst++] = ev;
-				depth++;
-			} else if (nst) {
-				uint32_t ev = g->stk[--nst], e2 = g->enode[ev];
-
-				if (last != NONE && !shares_lock(g, last, e2)) {
-					uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
-					bool bl = (g->nat[e2] & NA_BLOCK) != 0;
-
-					GP_TRY(add_edge(g, last, e2, E_OP, bl && g->hta, attr));
-					g->e[g->ne - 1].blocking = bl;
-					g->nblock += bl;
-				}
-				last_parent = nst ? g->stk[nst - 1] : NONE;
-				last = e2;
-				depth--;
-			}
+			/* HTA: a thread holding a row with a stream is no call stack */
+			if (g->tskip[tr] && !t->tracks[tr].gpu)
+				continue;
+			GP_TRY(stack_node(g, &g->tst[tr], below, nd));
 		}
 	}
 out:
-	for (i = 0; i < nt; i++)
-		g->tskip[i] = 0;
+	memset(g->tskip, 0, t->ntracks);
 	return rc;
 }
 
@@ -500,7 +586,7 @@ static int sync_edge(struct gp__cp *g, uint32_t gpu_end, uint32_t cpu_ev)
 		return 0;
 	if ((rc = add_edge(g, gpu_end, e, E_SYNC, false, NONE)))
 		return rc;
-	g->nsync[e] = 1;
+	g->nat[e] |= NA_SYNC;
 	return 0;
 }
 
@@ -548,7 +634,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 {
 	const struct gp__actx *c = g->c;
 	struct gp_u64map ksync;
-	size_t i, m = 0, ni = 0;
+	size_t i, m = g->nws, k = 0;
 	int rc = 0;
 
 	memset(&ksync, 0, sizeof(ksync));
@@ -557,31 +643,30 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 	GP_TRY(gp__u64map_init(&g->slmap, 16));
 	GP_TRY(gp__u64map_init(&ksync, 16));
 	/* syncs by end (a sync overlaps the copy it waits for), merged with the kernels by start */
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
+	GP_TRY(GROW(g->kv, g->kv_cap, m + 1));
+	for (i = 0; i < m; i++) {
+		uint32_t ev = g->wsync[i];
 
-		if ((g->role[ev] & RO_SYNC) && !(g->role[ev] & RO_KERNEL)) {
-			g->kv[m].key = c->ts[ev] + c->dur[ev];
-			g->kv[m++].val = ev;
-		}
+		g->kv[i].key = c->ts[ev] + c->dur[ev];
+		g->kv[i].val = ev;
 	}
-	GP_TRY(gp__sort_kv(g->kv, m));
+	if (m > 1)
+		GP_TRY(gp__sort_kv(g->kv, m));
 	for (i = 0;;) {
-		uint32_t ev, s, e, rt, *last, ks_end = NONE;
+		uint32_t ev, s, e, rt, *last, ks_end = NONE, ni = k < g->nkern ? g->kern[k] : NONE;
 		uint64_t ks, sk;
 		bool has_ks;
 		int64_t rts;
 
-		while (ni < g->nn && (g->nend[ni] || !(g->nat[ni] & NA_KERNEL)))
-			ni++;
-		if (i < m && (ni >= g->nn || g->kv[i].key < g->nts[ni] ||
+		if (i < m && (ni == NONE || g->kv[i].key < g->nts[ni] ||
 		              (g->kv[i].key == g->nts[ni] && g->kv[i].val < g->nev[ni]))) {
 			GP_TRY(on_sync(g, (uint32_t)g->kv[i++].val, &ksync));
 			continue;
 		}
-		if (ni >= g->nn)
+		if (ni == NONE)
 			break;
-		ev = g->nev[ni++];
+		k++;
+		ev = g->nev[ni];
 		s = g->snode[ev];
 		e = g->enode[ev];
 		rt = g->link[ev];
@@ -633,34 +718,23 @@ out:
 /*
  * gpuprof without cuda_sync events: a blocking call (device, stream or event
  * synchronize, a synchronous copy) waited for the GPU activity of the window
- * that ended last while it ran; that activity's end gets a sync edge to the
- * call's end.
+ * that ended last while it ran (the one collected last among those ending
+ * together); that activity's end gets a sync edge to the call's end.
+ * make_nodes listed the kernel ends in kv2 in time order.
  */
 static int pass_fallback_syncs(struct gp__cp *g)
 {
 	const struct gp__actx *c = g->c;
-	size_t i, m = 0;
+	const struct gp_kv *ke = g->kv2;
+	size_t i, m = g->nkend;
 	int rc = 0;
 
-	/* NA_BLOCK: a blocking CPU event's nodes (node_attr; every CPU event has nodes) */
-	for (i = 0; i < g->nn; i++)
-		if (g->nat[i] & NA_BLOCK)
-			break;
-	if (i == g->nn)
-		return 0; /* no blocking call */
+	if (!g->has_block)
+		return 0;
 	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-
-		if (!(g->role[ev] & RO_KERNEL) || g->enode[ev] == NONE)
-			continue;
-		g->kv[m].key = c->ts[ev] + c->dur[ev];
-		g->kv[m++].val = ev;
-	}
-	GP_TRY(gp__sort_kv(g->kv, m));
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
+		uint32_t ev = g->wev[i], best;
 		int64_t bend;
-		size_t lo = 0, hi = m;
+		size_t lo = 0, hi = m, k;
 
 		if (g->enode[ev] == NONE || !(g->nat[g->enode[ev]] & NA_BLOCK))
 			continue;
@@ -668,13 +742,18 @@ static int pass_fallback_syncs(struct gp__cp *g)
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (g->kv[mid].key <= bend)
+			if (ke[mid].key <= bend)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		if (lo > 0 && g->kv[lo - 1].key >= c->ts[ev])
-			GP_TRY(sync_edge(g, g->enode[(uint32_t)g->kv[lo - 1].val], ev));
+		if (lo == 0 || ke[lo - 1].key < c->ts[ev])
+			continue;
+		for (k = lo - 1, best = (uint32_t)(lo - 1);
+		     k > 0 && ke[k - 1].key == ke[lo - 1].key; k--)
+			if (ke[k - 1].val > ke[best].val)
+				best = (uint32_t)(k - 1);
+		GP_TRY(sync_edge(g, g->enode[(uint32_t)ke[best].val], ev));
 	}
 out:
 	return rc;
@@ -689,6 +768,7 @@ out:
 int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
 {
 	bool same = false, nolaunch = false;
+	int64_t k0, k1;
 	size_t i;
 	int rc = 0;
 
@@ -696,10 +776,10 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	g->ne = 0;
 	g->nn = 0;
 	g->nblock = 0;
-	GP_TRY(collect(g, start, end));
-	p->nev = g->nw;
-	GP_TRY(make_nodes(g));
-	GP_TRY(pass_lock(g));
+	g->backward = false;
+	GP_TRY(collect(g, start, end, &k0, &k1));
+	p->nev = g->nw + g->nws;
+	GP_TRY(make_nodes(g, k0, k1));
 	GP_TRY(pass_stacks(g, start, end));
 	GP_TRY(pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
@@ -707,8 +787,8 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	if (!g->hta && g->nblock) {
 		/* a blocking call whose wait the graph explains adds no CPU time of its own */
 		for (i = 0; i < g->ne; i++)
-			if (g->e[i].blocking && g->nsync[g->e[i].v])
-				g->e[i].w = g->e[i].gw = 0;
+			if (g->e[i].blocking && (g->nat[g->e[i].v] & NA_SYNC))
+				g->e[i].w = 0;
 	}
 	if (!g->nn) {
 		p->reason = "no CPU op or kernel in the step";

@@ -36,10 +36,15 @@ enum {
 	NF_SYNC_WAIT = 1 << 11
 };
 
-/* node attributes (nat), packed above the event in make_nodes' sort values */
-enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2, NA_BLOCK = 1 << 3 };
-#define NA_SHIFT  56
-#define NA_EVMASK ((UINT64_C(1) << NA_SHIFT) - 1)
+/* node attributes (nat): what the passes ask of a node, read once per event */
+enum {
+	NA_CPU = 1 << 0,
+	NA_KERNEL = 1 << 1,
+	NA_LOCK = 1 << 2,
+	NA_BLOCK = 1 << 3,
+	NA_END = 1 << 4, /* the event's end node (else its start) */
+	NA_SYNC = 1 << 5 /* a sync edge ends here */
+};
 
 /* event roles */
 enum {
@@ -53,13 +58,21 @@ enum {
 enum etype { E_OP, E_DEP, E_LAUNCH, E_KK, E_SYNC };
 
 struct edge {
+	int64_t w; /* its weight (HTA keeps negative ones for the summary; the graph counts 0) */
 	uint32_t u, v;
-	int64_t w;     /* the edge's own weight (HTA keeps it for the summary) */
-	int64_t gw;    /* its weight in the graph (negative ones are 0) */
 	uint32_t attr; /* the event it is attributed to, NONE */
+	uint32_t next; /* the edge into v added before it, NONE: v's incoming edges, newest first */
 	uint8_t type;
 	uint8_t
 	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
+};
+
+/* pass_stacks' state of one thread */
+struct tstate {
+	uint32_t last;   /* the node it visited last, NONE */
+	uint32_t parent; /* the event enclosing it, NONE */
+	uint32_t top;    /* the start node on top of its stack, NONE (the stack: below) */
+	int32_t depth;
 };
 
 struct launch {
@@ -92,36 +105,42 @@ struct gp__cp {
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
 	/* per-window buffers, grown as needed */
-	uint32_t *wev;
+	uint32_t *wev; /* the window's events with nodes, in collection order */
 	size_t wev_cap, nw;
-	struct gp_kv *kv;
-	size_t kv_cap;
-	int64_t *nts;
-	size_t nts_cap;
-	uint32_t *nev;
-	size_t nev_cap;
-	uint8_t *nend;
-	size_t nend_cap;
-	uint8_t *nsync;
-	size_t nsync_cap;
-	size_t nn;
-	size_t nblock; /* exit edges of blocking calls in the window */
-	uint8_t *nat;  /* per node: NA_* */
-	size_t nat_cap;
-	uint32_t *ntr; /* per node: its event's track */
-	size_t ntr_cap;
-	uint32_t *ord;
-	size_t ord_cap;
-	struct gp_kv *kv2;
-	size_t kv2_cap;
-	uint32_t *tcnt; /* [ntracks + 1] */
-	uint8_t *tskip; /* [ntracks] */
-	uint32_t *stk;
+	uint8_t *wat; /* per wev entry: its NA_* (the start node's) */
+	size_t wat_cap;
+	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
+	size_t wsync_cap, nws;
+	uint64_t *key, *key2; /* make_nodes' sort: time rank << kbits | wev index << 1 | end */
+	size_t key_cap, key2_cap;
+	struct gp_kv *kv, *kv2; /* scratch: long tie runs, syncs and kernel ends by time */
+	size_t kv_cap, kv2_cap;
+	size_t nn;       /* nodes, in (time, event, start first) order: */
+	int64_t *nts;    /* per node: its time */
+	uint32_t *nev;   /* per node: its event */
+	uint8_t *nat;    /* per node: NA_* */
+	uint32_t *head;  /* per node: its last incoming edge, NONE (struct edge next) */
+	uint32_t *reach; /* per node: the farthest source of a backward edge into it, 0 none */
+	size_t nts_cap, nev_cap, nat_cap, head_cap, reach_cap;
+	bool backward;  /* an edge goes from a later node to an earlier one */
+	bool has_block; /* a node of a blocking call */
+	size_t nblock;  /* exit edges of blocking calls in the window */
+	uint32_t *cpun; /* the CPU nodes, in node order */
+	size_t cpun_cap, ncpu;
+	uint32_t *kern; /* the kernel start nodes, in node order */
+	size_t kern_cap, nkern;
+	size_t nkend;  /* kernel ends in kv2, in node order (pass_fallback_syncs) */
+	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
+	struct tstate *tst; /* [ntracks] */
+	size_t tst_cap;
+	struct tiek *tk; /* a tie run of pass_stacks */
+	size_t tk_cap;
+	uint8_t *tskip; /* [ntracks] */
 	struct edge *e;
 	size_t e_cap, ne;
-	uint32_t *poff, *pe, *soff, *se, *indeg, *topo, *from;
-	size_t poff_cap, pe_cap, soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
+	uint32_t *soff, *se, *indeg, *topo, *from;
+	size_t soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
 	int64_t *dist;
 	size_t dist_cap;
 	struct gp_u64map slmap; /* stream key -> index in sl */
