@@ -87,6 +87,7 @@ static inline void add_ev(struct gp__cp *g, uint32_t ev, int64_t *k0, int64_t *k
 	w = g->nw++;
 	g->wev[w] = ev;
 	g->wat[w] = node_attr(g, ev);
+	g->has_block |= (g->wat[w] & NA_BLOCK) != 0;
 	g->key[2 * w] = (uint64_t)ts;
 	g->key[2 * w + 1] = (uint64_t)te;
 	*k0 = ts < *k0 ? ts : *k0;
@@ -108,6 +109,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, in
 	int rc = 0;
 
 	g->nw = g->nws = 0;
+	g->has_block = false;
 	*k0 = INT64_MAX;
 	*k1 = INT64_MIN;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
@@ -183,84 +185,84 @@ out:
 	return rc;
 }
 
-/* the digits of sort_nodes: up to four of up to 11 bits, so times spanning below 2^44 */
-#define NODE_DIGITS 4
-#define NODE_BITS   11
+/*
+ * A bucket of make_nodes' keys in (time, event, start first) order:
+ * insertion when short (the event compared only at equal times), else the
+ * library's stable sort by time and sort_ties for each run of one time
+ * (never quadratic).
+ */
+static int sort_bucket(struct gp__cp *g, uint64_t *k, size_t n, unsigned kbits)
+{
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1;
+	size_t i, j;
+	int rc = 0;
+
+	if (n <= 32) {
+		for (i = 1; i < n; i++) {
+			uint64_t x = k[i], xt = x >> kbits;
+
+			for (j = i; j > 0; j--) {
+				uint64_t y = k[j - 1], yt = y >> kbits;
+
+				if (yt < xt ||
+				    (yt == xt && tie_val(g, y, jmask) <= tie_val(g, x, jmask)))
+					break;
+				k[j] = y;
+			}
+			k[j] = x;
+		}
+		return 0;
+	}
+	GP_TRY(GROW(g->kv, g->kv_cap, n));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	for (i = 0; i < n; i++) {
+		g->kv[i].key = (int64_t)(k[i] >> kbits);
+		g->kv[i].val = k[i];
+	}
+	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
+	for (i = 0; i < n; i++)
+		k[i] = g->kv[i].val;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && k[j] >> kbits == k[i] >> kbits; j++)
+			;
+		if (j - i > 1)
+			GP_TRY(sort_ties(g, k + i, j - i, jmask));
+	}
+out:
+	return rc;
+}
 
 /*
- * key[0..m) (times) as packed keys in time order: (time - k0) << kbits | j,
- * j the key's index before (2 wev index + end), by an LSD radix sort of the
- * time, stable, so that ties stay in j order; a span too wide for it: the
- * library's sort, times replaced by their rank.
+ * The times in key[0..m), in [*k0, *k1], as offsets from *k0, *bits wide; a
+ * span too wide to pack with a key index of @p kbits bits: their ranks
+ * (the library's sort), which keep their order, in [0, *k1].
  */
-static int sort_keys(struct gp__cp *g, size_t m, int64_t k0, int64_t k1, unsigned kbits)
+static int time_offsets(struct gp__cp *g, size_t m, int64_t *k0, int64_t *k1, unsigned kbits,
+                        unsigned *bits)
 {
-	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
-	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask, *src = g->key, *dst, *sw;
-	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
+	uint64_t span = (uint64_t)*k1 - (uint64_t)*k0, rank = 0;
+	int64_t last = 0;
 	size_t i;
 	int rc = 0;
 
-	if (bits > NODE_DIGITS * NODE_BITS || bits + kbits > 64) {
-		int64_t last = 0;
-		uint64_t rank = 0;
-
-		GP_TRY(GROW(g->kv, g->kv_cap, m));
-		GP_TRY(GROW(g->kv2, g->kv2_cap, m));
-		for (i = 0; i < m; i++) {
-			g->kv[i].key = (int64_t)g->key[i];
-			g->kv[i].val = i;
-		}
-		GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
-		for (i = 0; i < m; i++) {
-			rank += i && g->kv[i].key != last;
-			last = g->kv[i].key;
-			g->key[i] = rank << kbits | g->kv[i].val;
-		}
+	*bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0;
+	if (*bits + kbits <= 64)
 		return 0;
-	}
-	if (bits == 0) {
-		for (i = 0; i < m; i++)
-			g->key[i] = i;
-		return 0;
-	}
-	GP_TRY(GROW(g->key2, g->key2_cap, m));
-	dst = g->key2;
-	nd = (bits + NODE_BITS - 1) / NODE_BITS;
-	w = (bits + nd - 1) / nd;
-	mask = (UINT64_C(1) << w) - 1;
-	memset(cnt, 0, nd * sizeof(cnt[0]));
+	GP_TRY(GROW(g->kv, g->kv_cap, m));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, m));
 	for (i = 0; i < m; i++) {
-		uint64_t r = src[i] - (uint64_t)k0;
-
-		src[i] = r << kbits | i;
-		for (d = 0; d < nd; d++)
-			cnt[d][(r >> (d * w)) & mask]++;
+		g->kv[i].key = (int64_t)g->key[i];
+		g->kv[i].val = i;
 	}
-	for (d = 0; d < nd; d++) {
-		unsigned sh = kbits + d * w;
-		uint32_t sum = 0, c;
-		size_t b;
-
-		for (b = 0; b <= mask; b++) {
-			c = cnt[d][b];
-			cnt[d][b] = sum;
-			sum += c;
-		}
-		for (i = 0; i < m; i++)
-			dst[cnt[d][(src[i] >> sh) & mask]++] = src[i];
-		sw = src;
-		src = dst;
-		dst = sw;
+	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+	for (i = 0; i < m; i++) {
+		rank += i && g->kv[i].key != last;
+		last = g->kv[i].key;
+		g->key[g->kv[i].val] = rank;
 	}
-	if (src != g->key) { /* swap the buffers, not the data */
-		size_t cap = g->key_cap;
-
-		g->key_cap = g->key2_cap;
-		g->key2_cap = cap;
-		g->key2 = g->key;
-		g->key = src;
-	}
+	*k0 = 0;
+	*k1 = (int64_t)rank;
+	*bits = rank ? 64 - (unsigned)__builtin_clzll(rank) : 0;
 out:
 	return rc;
 }
@@ -273,36 +275,102 @@ static bool shares_lock(const struct gp__cp *g, uint32_t a, uint32_t b)
 	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
 }
 
+/* pass 1's state: the pending starts of runtime calls (stk), the lock node seen last */
+struct lockst {
+	size_t nst;
+	uint32_t last;
+};
+
 /*
- * Nodes: a start and an end per event with nodes, in (time, event, start
- * first) order, with what the later passes read of them; and pass 1, the
- * runtime lock across threads (HTA _construct_graph_from_cuda_runtime_events),
- * which only adds edges into the node at hand, in the same pass.
+ * Node @p nd from its packed key @p k: what the later passes read of it;
+ * and pass 1, the runtime lock across threads (HTA
+ * _construct_graph_from_cuda_runtime_events), which only adds edges into the
+ * node at hand.
  */
-static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
+static inline int fill_node(struct gp__cp *g, uint32_t nd, uint64_t k, uint64_t jmask,
+                            bool fallback, struct lockst *ls)
 {
 	const struct gp__actx *c = g->c;
 	const uint32_t *track = g->t->ev.track;
-	size_t i, j, m = 2 * g->nw, nst = 0;
-	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1;
-	uint64_t jmask = (UINT64_C(1) << kbits) - 1;
+	uint64_t jj = k & jmask;
+	uint32_t w = (uint32_t)(jj >> 1), ev = g->wev[w];
+	uint8_t a = g->wat[w];
+	int rc = 0;
+
+	g->nev[nd] = ev;
+	g->head[nd] = NONE;
+	g->reach[nd] = 0;
+	if (jj & 1) {
+		a |= NA_END;
+		g->nts[nd] = c->ts[ev] + c->dur[ev];
+		g->enode[ev] = nd;
+	} else {
+		g->nts[nd] = c->ts[ev];
+		g->snode[ev] = nd;
+	}
+	g->nat[nd] = a;
+	/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA) */
+	if (a & NA_CPU) {
+		g->tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
+		g->cpun[g->ncpu++] = nd;
+	} else if (g->hta && (a & NA_KERNEL)) {
+		g->tskip[track[ev]] = 1;
+	}
+	if (a & NA_KERNEL) {
+		if (!(a & NA_END))
+			g->kern[g->nkern++] = nd;
+		else if (fallback) { /* kernel ends for pass_fallback_syncs */
+			g->kend[g->nkend].key = g->nts[nd];
+			g->kend[g->nkend++].val = (uint64_t)w << 32 | ev;
+		}
+	}
+	if (!(a & NA_LOCK))
+		return 0;
+	/* pass 1 */
+	if (!(a & NA_END)) {
+		g->stk[ls->nst++] = nd;
+	} else {
+		while (ls->nst) {
+			uint32_t p = g->stk[--ls->nst];
+
+			if (g->nev[p] == ev)
+				GP_TRY(add_edge(g, p, nd, E_OP, false, ev));
+			else
+				GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
+		}
+		if (ls->last != NONE && (g->nat[ls->last] & NA_END))
+			GP_TRY(add_edge(g, ls->last, nd, E_DEP, false, NONE));
+	}
+	ls->last = nd;
+out:
+	return rc;
+}
+
+/*
+ * Nodes: a start and an end per event with nodes, in (time, event, start
+ * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
+ * go to about one bucket per key by time; each bucket is ordered (mostly one
+ * or two keys) and its nodes filled in turn (fill_node).
+ */
+static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
+{
+	size_t i, m = 2 * g->nw, nb, b, lo;
+	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
 	bool fallback = !g->hta && !g->have_sync;
-	uint32_t last = NONE;
+	struct lockst ls = { 0, NONE };
+	uint32_t *cnt;
 	int rc = 0;
 
 	g->nn = g->ncpu = g->nkern = g->nkend = 0;
-	g->has_block = false;
 	if (!m)
 		return 0;
-	GP_TRY(sort_keys(g, m, k0, k1, kbits));
-	for (i = 0; i < m; i = j) {
-		uint64_t t = g->key[i] >> kbits;
-
-		for (j = i + 1; j < m && g->key[j] >> kbits == t; j++)
-			;
-		if (j - i > 1)
-			GP_TRY(sort_ties(g, g->key + i, j - i, jmask));
-	}
+	GP_TRY(time_offsets(g, m, &k0, &k1, kbits, &bits));
+	/* buckets of time offset >> sh: at most 2^(kbits - 1), fewer than m */
+	sh = bits + 1 > kbits ? bits + 1 - kbits : 0;
+	nb = (size_t)(((uint64_t)k1 - (uint64_t)k0) >> sh) + 1;
+	GP_TRY(GROW(g->bcnt, g->bcnt_cap, nb + 1));
+	GP_TRY(GROW(g->key2, g->key2_cap, m));
 	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
 	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
 	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
@@ -313,58 +381,29 @@ static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
 	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
 	GP_TRY(GROW(g->tst, g->tst_cap, g->t->ntracks + 1));
 	if (fallback)
-		GP_TRY(GROW(g->kv2, g->kv2_cap, m + 1));
+		GP_TRY(GROW(g->kend, g->kend_cap, m + 1));
+	cnt = g->bcnt;
+	key = g->key;
+	out = g->key2;
+	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
 	for (i = 0; i < m; i++) {
-		uint64_t jj = g->key[i] & jmask;
-		uint32_t w = (uint32_t)(jj >> 1), ev = g->wev[w], nd = (uint32_t)i;
-		uint8_t a = g->wat[w];
+		uint64_t r = key[i] - (uint64_t)k0;
 
-		g->nev[i] = ev;
-		g->head[i] = NONE;
-		g->reach[i] = 0;
-		if (jj & 1) {
-			a |= NA_END;
-			g->nts[i] = c->ts[ev] + c->dur[ev];
-			g->enode[ev] = nd;
-		} else {
-			g->nts[i] = c->ts[ev];
-			g->snode[ev] = nd;
-		}
-		g->nat[i] = a;
-		/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA) */
-		if (a & NA_CPU) {
-			g->tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
-			g->cpun[g->ncpu++] = nd;
-		} else if (g->hta && (a & NA_KERNEL)) {
-			g->tskip[track[ev]] = 1;
-		}
-		if (a & NA_KERNEL) {
-			if (!(a & NA_END))
-				g->kern[g->nkern++] = nd;
-			else if (fallback) { /* kernel ends for pass_fallback_syncs */
-				g->kv2[g->nkend].key = g->nts[i];
-				g->kv2[g->nkend++].val = (uint64_t)w << 32 | ev;
-			}
-		}
-		g->has_block |= (a & NA_BLOCK) != 0;
-		if (!(a & NA_LOCK))
-			continue;
-		/* pass 1 */
-		if (!(a & NA_END)) {
-			g->stk[nst++] = nd;
-		} else {
-			while (nst) {
-				uint32_t p = g->stk[--nst];
+		key[i] = r << kbits | i;
+		cnt[(r >> sh) + 1]++;
+	}
+	for (b = 1; b <= nb; b++)
+		cnt[b] += cnt[b - 1];
+	for (i = 0; i < m; i++)
+		out[cnt[key[i] >> (kbits + sh)]++] = key[i];
+	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
+	for (b = 0, lo = 0; b < nb; lo = cnt[b++]) {
+		size_t hi = cnt[b];
 
-				if (g->nev[p] == ev)
-					GP_TRY(add_edge(g, p, nd, E_OP, false, ev));
-				else
-					GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
-			}
-			if (last != NONE && (g->nat[last] & NA_END))
-				GP_TRY(add_edge(g, last, nd, E_DEP, false, NONE));
-		}
-		last = nd;
+		if (hi - lo > 1)
+			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
+		for (i = lo; i < hi; i++)
+			GP_TRY(fill_node(g, (uint32_t)i, out[i], jmask, fallback, &ls));
 	}
 	g->nn = m;
 out:
@@ -720,12 +759,12 @@ out:
  * synchronize, a synchronous copy) waited for the GPU activity of the window
  * that ended last while it ran (the one collected last among those ending
  * together); that activity's end gets a sync edge to the call's end.
- * make_nodes listed the kernel ends in kv2 in time order.
+ * make_nodes listed the kernel ends in kend in time order.
  */
 static int pass_fallback_syncs(struct gp__cp *g)
 {
 	const struct gp__actx *c = g->c;
-	const struct gp_kv *ke = g->kv2;
+	const struct gp_kv *ke = g->kend;
 	size_t i, m = g->nkend;
 	int rc = 0;
 

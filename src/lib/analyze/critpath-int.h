@@ -111,8 +111,10 @@ struct gp__cp {
 	size_t wat_cap;
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
-	uint64_t *key, *key2; /* make_nodes' sort: time rank << kbits | wev index << 1 | end */
+	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | wev index << 1 | end */
 	size_t key_cap, key2_cap;
+	uint32_t *bcnt; /* make_nodes' buckets */
+	size_t bcnt_cap;
 	struct gp_kv *kv, *kv2; /* scratch: long tie runs, syncs and kernel ends by time */
 	size_t kv_cap, kv2_cap;
 	size_t nn;       /* nodes, in (time, event, start first) order: */
@@ -129,7 +131,8 @@ struct gp__cp {
 	size_t cpun_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
 	size_t kern_cap, nkern;
-	size_t nkend;  /* kernel ends in kv2, in node order (pass_fallback_syncs) */
+	struct gp_kv *kend; /* kernel ends (time, wev index << 32 | event), in node order */
+	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
 	struct tstate *tst; /* [ntracks] */

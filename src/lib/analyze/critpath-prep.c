@@ -473,6 +473,8 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->wsync);
 	gp__free(g->key);
 	gp__free(g->key2);
+	gp__free(g->bcnt);
+	gp__free(g->kend);
 	gp__free(g->kv);
 	gp__free(g->kv2);
 	gp__free(g->nts);
