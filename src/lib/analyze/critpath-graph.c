@@ -22,35 +22,38 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
-static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint32_t u, uint32_t v,
-                                                          enum etype type, bool zero, uint32_t attr)
+/* room for @p n more edges, which add_edge takes without a check */
+static int reserve_edges(struct gp__cp *g, size_t n)
+{
+	if (n >= NONE - 1 - g->ne)
+		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
+	return GROW(g->e, g->e_cap, g->ne + n);
+}
+
+/* an edge, into room reserve_edges made */
+static inline __attribute__((always_inline)) void
+add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
 {
 	struct edge *e;
 	int64_t w;
-	int rc;
 
 	if (u == v || u == NONE || v == NONE)
-		return 0;
-	if (g->ne >= NONE - 1)
-		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
-	if ((rc = GROW(g->e, g->e_cap, g->ne + 1)))
-		return rc;
+		return;
 	e = &g->e[g->ne];
-	e->u = u;
-	e->v = v;
 	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
 	e->w = g->hta || w >= 0 ? w : 0;
+	e->u = u;
+	e->v = v;
 	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
-	e->type = (uint8_t)type;
-	e->blocking = 0;
 	e->next = g->head[v];
+	e->type = (uint16_t)type;
+	e->blocking = 0;
 	g->head[v] = (uint32_t)g->ne++;
 	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
 		g->backward = true;
 		if (u > g->reach[v])
 			g->reach[v] = u;
 	}
-	return 0;
 }
 
 /* what the passes ask of a node's event, read once per event */
@@ -267,99 +270,37 @@ out:
 	return rc;
 }
 
-/* HTA _shares_cuda_runtime_lock */
-static bool shares_lock(const struct gp__cp *g, uint32_t a, uint32_t b)
+/* HTA _shares_cuda_runtime_lock, of two nodes' attributes */
+static inline bool shares_lock(uint8_t x, uint8_t y)
 {
-	uint8_t x = g->nat[a], y = g->nat[b];
-
 	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
-}
-
-/* pass 1's state: the pending starts of runtime calls (stk), the lock node seen last */
-struct lockst {
-	size_t nst;
-	uint32_t last;
-};
-
-/*
- * Node @p nd from its packed key @p k: what the later passes read of it;
- * and pass 1, the runtime lock across threads (HTA
- * _construct_graph_from_cuda_runtime_events), which only adds edges into the
- * node at hand.
- */
-static inline int fill_node(struct gp__cp *g, uint32_t nd, uint64_t k, uint64_t jmask,
-                            bool fallback, struct lockst *ls)
-{
-	const struct gp__actx *c = g->c;
-	const uint32_t *track = g->t->ev.track;
-	uint64_t jj = k & jmask;
-	uint32_t w = (uint32_t)(jj >> 1), ev = g->wev[w];
-	uint8_t a = g->wat[w];
-	int rc = 0;
-
-	g->nev[nd] = ev;
-	g->head[nd] = NONE;
-	g->reach[nd] = 0;
-	if (jj & 1) {
-		a |= NA_END;
-		g->nts[nd] = c->ts[ev] + c->dur[ev];
-		g->enode[ev] = nd;
-	} else {
-		g->nts[nd] = c->ts[ev];
-		g->snode[ev] = nd;
-	}
-	g->nat[nd] = a;
-	/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA) */
-	if (a & NA_CPU) {
-		g->tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
-		g->cpun[g->ncpu++] = nd;
-	} else if (g->hta && (a & NA_KERNEL)) {
-		g->tskip[track[ev]] = 1;
-	}
-	if (a & NA_KERNEL) {
-		if (!(a & NA_END))
-			g->kern[g->nkern++] = nd;
-		else if (fallback) { /* kernel ends for pass_fallback_syncs */
-			g->kend[g->nkend].key = g->nts[nd];
-			g->kend[g->nkend++].val = (uint64_t)w << 32 | ev;
-		}
-	}
-	if (!(a & NA_LOCK))
-		return 0;
-	/* pass 1 */
-	if (!(a & NA_END)) {
-		g->stk[ls->nst++] = nd;
-	} else {
-		while (ls->nst) {
-			uint32_t p = g->stk[--ls->nst];
-
-			if (g->nev[p] == ev)
-				GP_TRY(add_edge(g, p, nd, E_OP, false, ev));
-			else
-				GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
-		}
-		if (ls->last != NONE && (g->nat[ls->last] & NA_END))
-			GP_TRY(add_edge(g, ls->last, nd, E_DEP, false, NONE));
-	}
-	ls->last = nd;
-out:
-	return rc;
 }
 
 /*
  * Nodes: a start and an end per event with nodes, in (time, event, start
  * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
  * go to about one bucket per key by time; each bucket is ordered (mostly one
- * or two keys) and its nodes filled in turn (fill_node).
+ * or two keys) and its nodes filled in turn with what the later passes read
+ * of them; pass 1, the runtime lock across threads (HTA
+ * _construct_graph_from_cuda_runtime_events), which only adds edges into the
+ * node at hand, runs in the same loop. The hot loop reads the arrays through
+ * locals (a byte store would make the compiler reload every field of g).
  */
 static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
 {
-	size_t i, m = 2 * g->nw, nb, b, lo;
+	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
+	const uint32_t *track = g->t->ev.track, *wev = g->wev;
+	const uint8_t *wat = g->wat;
+	size_t i, m = 2 * g->nw, nb, b, lo, nst = 0, ncpu = 0, nkern = 0, nkend = 0;
 	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
 	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
-	bool fallback = !g->hta && !g->have_sync;
-	struct lockst ls = { 0, NONE };
-	uint32_t *cnt;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *kern,
+	                                    *stk, last = NONE;
+	int64_t *nts;
+	uint8_t *nat, *tskip = g->tskip;
+	struct tstate *tst;
+	struct gp_kv *kend;
 	int rc = 0;
 
 	g->nn = g->ncpu = g->nkern = g->nkend = 0;
@@ -380,11 +321,21 @@ static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
 	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
 	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
 	GP_TRY(GROW(g->tst, g->tst_cap, g->t->ntracks + 1));
-	if (fallback)
-		GP_TRY(GROW(g->kend, g->kend_cap, m + 1));
+	GP_TRY(GROW(g->kend, g->kend_cap, fallback ? m + 1 : 1));
+	GP_TRY(reserve_edges(g, m)); /* pass 1: at most one edge per node */
 	cnt = g->bcnt;
 	key = g->key;
 	out = g->key2;
+	nts = g->nts;
+	nev = g->nev;
+	nat = g->nat;
+	head = g->head;
+	reach = g->reach;
+	cpun = g->cpun;
+	kern = g->kern;
+	stk = g->stk;
+	tst = g->tst;
+	kend = g->kend;
 	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
 	for (i = 0; i < m; i++) {
 		uint64_t r = key[i] - (uint64_t)k0;
@@ -402,10 +353,63 @@ static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
 
 		if (hi - lo > 1)
 			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
-		for (i = lo; i < hi; i++)
-			GP_TRY(fill_node(g, (uint32_t)i, out[i], jmask, fallback, &ls));
+		for (i = lo; i < hi; i++) {
+			uint64_t jj = out[i] & jmask;
+			uint32_t w = (uint32_t)(jj >> 1), ev = wev[w], nd = (uint32_t)i;
+			uint8_t a = wat[w];
+
+			nev[nd] = ev;
+			head[nd] = NONE;
+			reach[nd] = 0;
+			if (jj & 1) {
+				a |= NA_END;
+				nts[nd] = cts[ev] + cdur[ev];
+				enode[ev] = nd;
+			} else {
+				nts[nd] = cts[ev];
+				snode[ev] = nd;
+			}
+			nat[nd] = a;
+			/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA)
+			 */
+			if (a & NA_CPU) {
+				tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
+				cpun[ncpu++] = nd;
+			} else if (hta && (a & NA_KERNEL)) {
+				tskip[track[ev]] = 1;
+			}
+			if (a & NA_KERNEL) {
+				if (!(a & NA_END)) {
+					kern[nkern++] = nd;
+				} else if (fallback) { /* kernel ends for pass_fallback_syncs */
+					kend[nkend].key = nts[nd];
+					kend[nkend++].val = (uint64_t)w << 32 | ev;
+				}
+			}
+			if (!(a & NA_LOCK))
+				continue;
+			/* pass 1 */
+			if (!(a & NA_END)) {
+				stk[nst++] = nd;
+			} else {
+				while (nst) {
+					uint32_t p = stk[--nst];
+
+					if (nev[p] == ev)
+						add_edge(g, p, nd, E_OP, false, ev);
+					else
+						add_edge(g, p, nd, E_DEP, false, NONE);
+				}
+				if (last != NONE && (nat[last] & NA_END))
+					add_edge(g, last, nd, E_DEP, false, NONE);
+			}
+			last = nd;
+		}
 	}
 	g->nn = m;
+	g->ncpu = ncpu;
+	g->nkern = nkern;
+	g->nkend = nkend;
 out:
 	return rc;
 }
@@ -519,42 +523,6 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 	}
 }
 
-/* one CPU node @p nd on its thread's call stack (thread state @p s; below: the stack's links) */
-static inline int stack_node(struct gp__cp *g, struct tstate *s, uint32_t *below, uint32_t nd)
-{
-	int rc = 0;
-
-	if (!(g->nat[nd] & NA_END)) {
-		if (s->last != NONE && !shares_lock(g, s->last, nd)) {
-			uint32_t attr = !(g->nat[s->last] & NA_END) ? g->nev[s->last] : s->parent;
-
-			GP_TRY(add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP, false, attr));
-		}
-		s->parent = s->top != NONE ? g->nev[s->top] : NONE;
-		s->last = nd;
-		below[nd] = s->top;
-		s->top = nd;
-		s->depth++;
-	} else if (s->top != NONE) {
-		uint32_t ev = g->nev[s->top], e2 = g->enode[ev];
-
-		s->top = below[s->top];
-		if (s->last != NONE && !shares_lock(g, s->last, e2)) {
-			uint32_t attr = !(g->nat[s->last] & NA_END) ? g->nev[s->last] : ev;
-			bool bl = (g->nat[e2] & NA_BLOCK) != 0;
-
-			GP_TRY(add_edge(g, s->last, e2, E_OP, bl && g->hta, attr));
-			g->e[g->ne - 1].blocking = bl;
-			g->nblock += bl;
-		}
-		s->parent = s->top != NONE ? g->nev[s->top] : NONE;
-		s->last = e2;
-		s->depth--;
-	}
-out:
-	return rc;
-}
-
 /*
  * pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack),
  * all threads in one pass in node order, each with its own state: the edges
@@ -564,8 +532,12 @@ out:
 static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 {
 	const struct gp_trace *t = g->t;
+	const uint32_t *track = t->ev.track, *cpun = g->cpun, *nev = g->nev, *enode = g->enode;
+	const int64_t *nts = g->nts;
+	const uint8_t *nat = g->nat, *tskip = g->tskip;
 	size_t k, l, n = g->ncpu;
 	uint32_t from, to, *below;
+	bool hta = g->hta;
 	int rc = 0;
 
 	fwd_bwd(g, start, end, &from, &to);
@@ -575,21 +547,54 @@ static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
 		g->tskip[from] = 0;
 	}
 	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
-	below = g->from; /* gp__cp_longest's, free until then */
+	GP_TRY(reserve_edges(g, n)); /* at most one edge per node */
+	below = g->from;             /* the stacks' links: gp__cp_longest's, free until then */
 	for (k = 0; k < n; k = l) {
-		int64_t ts = g->nts[g->cpun[k]];
+		int64_t ts = nts[cpun[k]];
 
-		for (l = k + 1; l < n && g->nts[g->cpun[l]] == ts; l++)
+		for (l = k + 1; l < n && nts[cpun[l]] == ts; l++)
 			;
 		if (l - k > 1)
 			GP_TRY(tie_order(g, g->cpun + k, l - k, from, to));
 		for (; k < l; k++) {
-			uint32_t nd = g->cpun[k], tr = node_thread(g, nd, from, to);
+			uint32_t nd = cpun[k], tr = track[nev[nd]];
+			struct tstate *s;
 
+			tr = tr == from ? to : tr;
 			/* HTA: a thread holding a row with a stream is no call stack */
-			if (g->tskip[tr] && !t->tracks[tr].gpu)
+			if (tskip[tr] && !t->tracks[tr].gpu)
 				continue;
-			GP_TRY(stack_node(g, &g->tst[tr], below, nd));
+			s = &g->tst[tr];
+			if (!(nat[nd] & NA_END)) {
+				if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
+					uint32_t attr =
+					    !(nat[s->last] & NA_END) ? nev[s->last] : s->parent;
+
+					add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP,
+					         false, attr);
+				}
+				s->parent = s->top != NONE ? nev[s->top] : NONE;
+				s->last = nd;
+				below[nd] = s->top;
+				s->top = nd;
+				s->depth++;
+			} else if (s->top != NONE) {
+				uint32_t ev = nev[s->top], e2 = enode[ev];
+
+				s->top = below[s->top];
+				if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
+					uint32_t attr =
+					    !(nat[s->last] & NA_END) ? nev[s->last] : ev;
+					bool bl = (nat[e2] & NA_BLOCK) != 0;
+
+					add_edge(g, s->last, e2, E_OP, bl && hta, attr);
+					g->e[g->ne - 1].blocking = bl;
+					g->nblock += bl;
+				}
+				s->parent = s->top != NONE ? nev[s->top] : NONE;
+				s->last = e2;
+				s->depth--;
+			}
 		}
 	}
 out:
@@ -623,8 +628,9 @@ static int sync_edge(struct gp__cp *g, uint32_t gpu_end, uint32_t cpu_ev)
 
 	if (e == NONE || gpu_end == NONE)
 		return 0;
-	if ((rc = add_edge(g, gpu_end, e, E_SYNC, false, NONE)))
+	if ((rc = reserve_edges(g, 1)))
 		return rc;
+	add_edge(g, gpu_end, e, E_SYNC, false, NONE);
 	g->nat[e] |= NA_SYNC;
 	return 0;
 }
@@ -711,7 +717,8 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 		rt = g->link[ev];
 		if (s == NONE || e == NONE || rt == NONE)
 			continue;
-		GP_TRY(add_edge(g, s, e, E_OP, false, ev));
+		GP_TRY(reserve_edges(g, 3)); /* its own, a sync, a launch or kernel-kernel edge */
+		add_edge(g, s, e, E_OP, false, ev);
 		sk = gp__cp_stream_key(g, ev);
 		last = stream_slot(g, sk, true);
 		if (!last)
@@ -728,7 +735,7 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 						ks_end = NONE;
 				}
 				if (ks_end != NONE)
-					GP_TRY(add_edge(g, ks_end, s, E_SYNC, false, NONE));
+					add_edge(g, ks_end, s, E_SYNC, false, NONE);
 			}
 			GP_TRY(gp__u64map_put(&ksync, ev, NONE));
 			if (ks_end == NONE)
@@ -740,10 +747,10 @@ static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 			/* HTA asserts the launching call is a node: its analysis fails */
 			if (g->snode[rt] == NONE)
 				*no_launch_node = true;
-			GP_TRY(add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE));
+			add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE);
 		} else if (*last != NONE && g->nts[s] - g->nts[*last] < KK_THRESHOLD_NS &&
 		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
-			GP_TRY(add_edge(g, *last, s, E_KK, false, g->nev[*last]));
+			add_edge(g, *last, s, E_KK, false, g->nev[*last]);
 		}
 		/* the slot may have moved when stream_slot grew the array */
 		last = stream_slot(g, sk, false);

@@ -62,8 +62,8 @@ struct edge {
 	uint32_t u, v;
 	uint32_t attr; /* the event it is attributed to, NONE */
 	uint32_t next; /* the edge into v added before it, NONE: v's incoming edges, newest first */
-	uint8_t type;
-	uint8_t
+	uint16_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
+	uint16_t
 	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
 };
 
