@@ -276,144 +276,6 @@ static inline bool shares_lock(uint8_t x, uint8_t y)
 	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
 }
 
-/*
- * Nodes: a start and an end per event with nodes, in (time, event, start
- * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
- * go to about one bucket per key by time; each bucket is ordered (mostly one
- * or two keys) and its nodes filled in turn with what the later passes read
- * of them; pass 1, the runtime lock across threads (HTA
- * _construct_graph_from_cuda_runtime_events), which only adds edges into the
- * node at hand, runs in the same loop. The hot loop reads the arrays through
- * locals (a byte store would make the compiler reload every field of g).
- */
-static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1)
-{
-	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
-	const uint32_t *track = g->t->ev.track, *wev = g->wev;
-	const uint8_t *wat = g->wat;
-	size_t i, m = 2 * g->nw, nb, b, lo, nst = 0, ncpu = 0, nkern = 0, nkend = 0;
-	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
-	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
-	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
-	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *kern,
-	                                    *stk, last = NONE;
-	int64_t *nts;
-	uint8_t *nat, *tskip = g->tskip;
-	struct tstate *tst;
-	struct gp_kv *kend;
-	int rc = 0;
-
-	g->nn = g->ncpu = g->nkern = g->nkend = 0;
-	if (!m)
-		return 0;
-	GP_TRY(time_offsets(g, m, &k0, &k1, kbits, &bits));
-	/* buckets of time offset >> sh: at most 2^(kbits - 1), fewer than m */
-	sh = bits + 1 > kbits ? bits + 1 - kbits : 0;
-	nb = (size_t)(((uint64_t)k1 - (uint64_t)k0) >> sh) + 1;
-	GP_TRY(GROW(g->bcnt, g->bcnt_cap, nb + 1));
-	GP_TRY(GROW(g->key2, g->key2_cap, m));
-	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
-	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
-	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
-	GP_TRY(GROW(g->head, g->head_cap, m + 1));
-	GP_TRY(GROW(g->reach, g->reach_cap, m + 1));
-	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
-	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
-	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
-	GP_TRY(GROW(g->tst, g->tst_cap, g->t->ntracks + 1));
-	GP_TRY(GROW(g->kend, g->kend_cap, fallback ? m + 1 : 1));
-	GP_TRY(reserve_edges(g, m)); /* pass 1: at most one edge per node */
-	cnt = g->bcnt;
-	key = g->key;
-	out = g->key2;
-	nts = g->nts;
-	nev = g->nev;
-	nat = g->nat;
-	head = g->head;
-	reach = g->reach;
-	cpun = g->cpun;
-	kern = g->kern;
-	stk = g->stk;
-	tst = g->tst;
-	kend = g->kend;
-	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
-	for (i = 0; i < m; i++) {
-		uint64_t r = key[i] - (uint64_t)k0;
-
-		key[i] = r << kbits | i;
-		cnt[(r >> sh) + 1]++;
-	}
-	for (b = 1; b <= nb; b++)
-		cnt[b] += cnt[b - 1];
-	for (i = 0; i < m; i++)
-		out[cnt[key[i] >> (kbits + sh)]++] = key[i];
-	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
-	for (b = 0, lo = 0; b < nb; lo = cnt[b++]) {
-		size_t hi = cnt[b];
-
-		if (hi - lo > 1)
-			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
-		for (i = lo; i < hi; i++) {
-			uint64_t jj = out[i] & jmask;
-			uint32_t w = (uint32_t)(jj >> 1), ev = wev[w], nd = (uint32_t)i;
-			uint8_t a = wat[w];
-
-			nev[nd] = ev;
-			head[nd] = NONE;
-			reach[nd] = 0;
-			if (jj & 1) {
-				a |= NA_END;
-				nts[nd] = cts[ev] + cdur[ev];
-				enode[ev] = nd;
-			} else {
-				nts[nd] = cts[ev];
-				snode[ev] = nd;
-			}
-			nat[nd] = a;
-			/* pass_stacks' threads: their state, whether they hold kernel nodes (HTA)
-			 */
-			if (a & NA_CPU) {
-				tst[track[ev]] = (struct tstate){ NONE, NONE, NONE, 0 };
-				cpun[ncpu++] = nd;
-			} else if (hta && (a & NA_KERNEL)) {
-				tskip[track[ev]] = 1;
-			}
-			if (a & NA_KERNEL) {
-				if (!(a & NA_END)) {
-					kern[nkern++] = nd;
-				} else if (fallback) { /* kernel ends for pass_fallback_syncs */
-					kend[nkend].key = nts[nd];
-					kend[nkend++].val = (uint64_t)w << 32 | ev;
-				}
-			}
-			if (!(a & NA_LOCK))
-				continue;
-			/* pass 1 */
-			if (!(a & NA_END)) {
-				stk[nst++] = nd;
-			} else {
-				while (nst) {
-					uint32_t p = stk[--nst];
-
-					if (nev[p] == ev)
-						add_edge(g, p, nd, E_OP, false, ev);
-					else
-						add_edge(g, p, nd, E_DEP, false, NONE);
-				}
-				if (last != NONE && (nat[last] & NA_END))
-					add_edge(g, last, nd, E_DEP, false, NONE);
-			}
-			last = nd;
-		}
-	}
-	g->nn = m;
-	g->ncpu = ncpu;
-	g->nkern = nkern;
-	g->nkend = nkend;
-out:
-	return rc;
-}
-
 /* a node of a tie run of pass_stacks: its thread, then HTA's order */
 struct tiek {
 	int64_t key;
@@ -432,21 +294,13 @@ static int cmp_tiek(const void *a, const void *b)
 	return x->val < y->val ? -1 : x->val > y->val;
 }
 
-/* the thread a CPU node's call stack is on: its event's, the backward one merged */
-static inline uint32_t node_thread(const struct gp__cp *g, uint32_t nd, uint32_t from, uint32_t to)
-{
-	uint32_t tr = g->t->ev.track[g->nev[nd]];
-
-	return tr == from ? to : tr;
-}
-
 /*
  * HTA's compare_events at one time on one thread (events of positive
  * duration): ends before starts; ends shortest first, then the later event
- * first; starts longest first, then the earlier event first. Sorts the run
- * @p ord[0..n) of CPU nodes at one time by thread, then in that order.
+ * first; starts longest first, then the earlier event first. Sorts the run @p ord[0..n) of CPU
+ * nodes at one time, their threads in @p tr, by thread, then in that order.
  */
-static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n, uint32_t from, uint32_t to)
+static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 {
 	size_t i, j;
 	int rc = 0;
@@ -459,7 +313,7 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n, uint32_t from, u
 
 		g->tk[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
 		g->tk[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
-		g->tk[i].tr = node_thread(g, nd, from, to);
+		g->tk[i].tr = tr[i];
 	}
 	if (n > 16) {
 		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
@@ -472,8 +326,10 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n, uint32_t from, u
 			g->tk[j] = x;
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ord[i] = (uint32_t)g->tk[i].val;
+		tr[i] = g->tk[i].tr;
+	}
 out:
 	return rc;
 }
@@ -524,77 +380,218 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 }
 
 /*
+ * Nodes: a start and an end per event with nodes, in (time, event, start
+ * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
+ * go to about one bucket per key by time; each bucket is ordered (mostly one
+ * or two keys) and its nodes filled in turn with what the later passes read
+ * of them; pass 1, the runtime lock across threads (HTA
+ * _construct_graph_from_cuda_runtime_events), which only adds edges into the
+ * node at hand, runs in the same loop, and the CPU nodes are listed for
+ * pass_stacks with their threads (@p from merged into @p to), each run at one
+ * time in HTA's order (tie_order). The hot loop reads the arrays through
+ * locals (a byte store would make the compiler reload every field of g).
+ */
+static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1, uint32_t from, uint32_t to)
+{
+	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
+	const uint32_t *track = g->t->ev.track, *wev = g->wev;
+	const uint8_t *wat = g->wat;
+	size_t i, m = 2 * g->nw, nb, b, lo, nst = 0, ncpu = 0, nkern = 0, nkend = 0, run = 0;
+	int64_t run_ts = 0;
+	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *cpt,
+	                                    *kern, *stk, last = NONE;
+	int64_t *nts;
+	uint8_t *nat, *tskip = g->tskip;
+	struct gp_kv *kend;
+	int rc = 0;
+
+	g->nn = g->ncpu = g->nkern = g->nkend = 0;
+	if (!m)
+		return 0;
+	GP_TRY(time_offsets(g, m, &k0, &k1, kbits, &bits));
+	/* buckets of time offset >> sh: at most 2^(kbits - 1), fewer than m */
+	sh = bits + 1 > kbits ? bits + 1 - kbits : 0;
+	nb = (size_t)(((uint64_t)k1 - (uint64_t)k0) >> sh) + 1;
+	GP_TRY(GROW(g->bcnt, g->bcnt_cap, nb + 1));
+	GP_TRY(GROW(g->key2, g->key2_cap, m));
+	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
+	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
+	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
+	GP_TRY(GROW(g->head, g->head_cap, m + 1));
+	GP_TRY(GROW(g->reach, g->reach_cap, m + 1));
+	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
+	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
+	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
+	GP_TRY(GROW(g->cpt, g->cpt_cap, m + 1));
+	GP_TRY(GROW(g->kend, g->kend_cap, fallback ? m + 1 : 1));
+	GP_TRY(reserve_edges(g, m)); /* pass 1: at most one edge per node */
+	cnt = g->bcnt;
+	key = g->key;
+	out = g->key2;
+	nts = g->nts;
+	nev = g->nev;
+	nat = g->nat;
+	head = g->head;
+	reach = g->reach;
+	cpun = g->cpun;
+	kern = g->kern;
+	stk = g->stk;
+	cpt = g->cpt;
+	kend = g->kend;
+	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
+	for (i = 0; i < m; i++) {
+		uint64_t r = key[i] - (uint64_t)k0;
+
+		key[i] = r << kbits | i;
+		cnt[(r >> sh) + 1]++;
+	}
+	for (b = 1; b <= nb; b++)
+		cnt[b] += cnt[b - 1];
+	for (i = 0; i < m; i++)
+		out[cnt[key[i] >> (kbits + sh)]++] = key[i];
+	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
+	for (b = 0, lo = 0; b < nb; lo = cnt[b++]) {
+		size_t hi = cnt[b];
+
+		if (hi - lo > 1)
+			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
+		for (i = lo; i < hi; i++) {
+			uint64_t jj = out[i] & jmask;
+			uint32_t w = (uint32_t)(jj >> 1), ev = wev[w], nd = (uint32_t)i;
+			uint8_t a = wat[w];
+
+			nev[nd] = ev;
+			head[nd] = NONE;
+			reach[nd] = 0;
+			if (jj & 1) {
+				a |= NA_END;
+				nts[nd] = cts[ev] + cdur[ev];
+				enode[ev] = nd;
+			} else {
+				nts[nd] = cts[ev];
+				snode[ev] = nd;
+			}
+			nat[nd] = a;
+			/* pass_stacks' nodes and threads, threads with kernel nodes (HTA) */
+			if (a & NA_CPU) {
+				uint32_t tr = track[ev];
+
+				if (!ncpu || nts[nd] != run_ts) {
+					if (ncpu - run > 1)
+						GP_TRY(tie_order(g, cpun + run, cpt + run,
+						                 ncpu - run));
+					run = ncpu;
+					run_ts = nts[nd];
+				}
+				cpt[ncpu] = tr == from ? to : tr;
+				cpun[ncpu++] = nd;
+			} else if (hta && (a & NA_KERNEL)) {
+				tskip[track[ev]] = 1;
+			}
+			if (a & NA_KERNEL) {
+				if (!(a & NA_END)) {
+					kern[nkern++] = nd;
+				} else if (fallback) { /* kernel ends for pass_fallback_syncs */
+					kend[nkend].key = nts[nd];
+					kend[nkend++].val = (uint64_t)w << 32 | ev;
+				}
+			}
+			if (!(a & NA_LOCK))
+				continue;
+			/* pass 1 */
+			if (!(a & NA_END)) {
+				stk[nst++] = nd;
+			} else {
+				while (nst) {
+					uint32_t p = stk[--nst];
+
+					if (nev[p] == ev)
+						add_edge(g, p, nd, E_OP, false, ev);
+					else
+						add_edge(g, p, nd, E_DEP, false, NONE);
+				}
+				if (last != NONE && (nat[last] & NA_END))
+					add_edge(g, last, nd, E_DEP, false, NONE);
+			}
+			last = nd;
+		}
+	}
+	if (ncpu - run > 1)
+		GP_TRY(tie_order(g, cpun + run, cpt + run, ncpu - run));
+	g->nn = m;
+	g->ncpu = ncpu;
+	g->nkern = nkern;
+	g->nkend = nkend;
+out:
+	return rc;
+}
+
+/*
  * pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack),
- * all threads in one pass in node order, each with its own state: the edges
+ * all threads in one pass in node order (make_nodes listed the CPU nodes,
+ * those at one time in HTA's order), each with its own state: the edges
  * into and out of each node come in the order HTA's per-thread passes give
  * them, which is all the path and the generations read of the edge order.
  */
-static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
+static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 {
 	const struct gp_trace *t = g->t;
-	const uint32_t *track = t->ev.track, *cpun = g->cpun, *nev = g->nev, *enode = g->enode;
-	const int64_t *nts = g->nts;
+	const uint32_t *cpun = g->cpun, *cpt = g->cpt, *nev = g->nev, *enode = g->enode;
 	const uint8_t *nat = g->nat, *tskip = g->tskip;
-	size_t k, l, n = g->ncpu;
-	uint32_t from, to, *below;
+	size_t k, n = g->ncpu, nt = t->ntracks;
+	uint32_t *below;
+	struct tstate *tst;
 	bool hta = g->hta;
 	int rc = 0;
 
-	fwd_bwd(g, start, end, &from, &to);
 	if (from != NONE) {
-		g->tst[to] = (struct tstate){ NONE, NONE, NONE, 0 };
 		g->tskip[to] |= g->tskip[from];
 		g->tskip[from] = 0;
 	}
+	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
 	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
 	GP_TRY(reserve_edges(g, n)); /* at most one edge per node */
-	below = g->from;             /* the stacks' links: gp__cp_longest's, free until then */
-	for (k = 0; k < n; k = l) {
-		int64_t ts = nts[cpun[k]];
+	tst = g->tst;
+	for (k = 0; k < nt; k++)
+		tst[k] = (struct tstate){ NONE, NONE, NONE, 0 };
+	below = g->from; /* the stacks' links: gp__cp_longest's, free until then */
+	for (k = 0; k < n; k++) {
+		uint32_t nd = cpun[k], tr = cpt[k];
+		struct tstate *s;
 
-		for (l = k + 1; l < n && nts[cpun[l]] == ts; l++)
-			;
-		if (l - k > 1)
-			GP_TRY(tie_order(g, g->cpun + k, l - k, from, to));
-		for (; k < l; k++) {
-			uint32_t nd = cpun[k], tr = track[nev[nd]];
-			struct tstate *s;
+		/* HTA: a thread holding a row with a stream is no call stack */
+		if (tskip[tr] && !t->tracks[tr].gpu)
+			continue;
+		s = &tst[tr];
+		if (!(nat[nd] & NA_END)) {
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
+				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : s->parent;
 
-			tr = tr == from ? to : tr;
-			/* HTA: a thread holding a row with a stream is no call stack */
-			if (tskip[tr] && !t->tracks[tr].gpu)
-				continue;
-			s = &g->tst[tr];
-			if (!(nat[nd] & NA_END)) {
-				if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
-					uint32_t attr =
-					    !(nat[s->last] & NA_END) ? nev[s->last] : s->parent;
-
-					add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP,
-					         false, attr);
-				}
-				s->parent = s->top != NONE ? nev[s->top] : NONE;
-				s->last = nd;
-				below[nd] = s->top;
-				s->top = nd;
-				s->depth++;
-			} else if (s->top != NONE) {
-				uint32_t ev = nev[s->top], e2 = enode[ev];
-
-				s->top = below[s->top];
-				if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
-					uint32_t attr =
-					    !(nat[s->last] & NA_END) ? nev[s->last] : ev;
-					bool bl = (nat[e2] & NA_BLOCK) != 0;
-
-					add_edge(g, s->last, e2, E_OP, bl && hta, attr);
-					g->e[g->ne - 1].blocking = bl;
-					g->nblock += bl;
-				}
-				s->parent = s->top != NONE ? nev[s->top] : NONE;
-				s->last = e2;
-				s->depth--;
+				add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP, false, attr);
 			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = nd;
+			below[nd] = s->top;
+			s->top = nd;
+			s->depth++;
+		} else if (s->top != NONE) {
+			uint32_t ev = nev[s->top], e2 = enode[ev];
+
+			s->top = below[s->top];
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
+				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
+				bool bl = (nat[e2] & NA_BLOCK) != 0;
+
+				add_edge(g, s->last, e2, E_OP, bl && hta, attr);
+				g->e[g->ne - 1].blocking = bl;
+				g->nblock += bl;
+			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = e2;
+			s->depth--;
 		}
 	}
 out:
@@ -814,6 +811,7 @@ out:
 int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
 {
 	bool same = false, nolaunch = false;
+	uint32_t from, to;
 	int64_t k0, k1;
 	size_t i;
 	int rc = 0;
@@ -825,8 +823,9 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	g->backward = false;
 	GP_TRY(collect(g, start, end, &k0, &k1));
 	p->nev = g->nw + g->nws;
-	GP_TRY(make_nodes(g, k0, k1));
-	GP_TRY(pass_stacks(g, start, end));
+	fwd_bwd(g, start, end, &from, &to);
+	GP_TRY(make_nodes(g, k0, k1, from, to));
+	GP_TRY(pass_stacks(g, from, to));
 	GP_TRY(pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(pass_fallback_syncs(g));

@@ -127,8 +127,9 @@ struct gp__cp {
 	bool backward;  /* an edge goes from a later node to an earlier one */
 	bool has_block; /* a node of a blocking call */
 	size_t nblock;  /* exit edges of blocking calls in the window */
-	uint32_t *cpun; /* the CPU nodes, in node order */
-	size_t cpun_cap, ncpu;
+	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
+	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
+	size_t cpun_cap, cpt_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
 	size_t kern_cap, nkern;
 	struct gp_kv *kend; /* kernel ends (time, wev index << 32 | event), in node order */

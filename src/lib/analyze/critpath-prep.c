@@ -483,6 +483,7 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->head);
 	gp__free(g->reach);
 	gp__free(g->cpun);
+	gp__free(g->cpt);
 	gp__free(g->kern);
 	gp__free(g->stk);
 	gp__free(g->tst);
