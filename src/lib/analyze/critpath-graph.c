@@ -56,18 +56,56 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 	}
 }
 
-/* what the passes ask of a node's event, read once per event */
-static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
+/* collect's view of the window's buffers, in locals (byte stores make the compiler reload g) */
+struct win {
+	const uint8_t *role;
+	const int64_t *ts, *dur;
+	const uint32_t *name;
+	const uint16_t *nf;
+	size_t nstr;
+	bool hta;
+	uint32_t *wev, *wsync;
+	uint8_t *wat;
+	uint64_t *key;
+	size_t nw, nws, room; /* room: events the buffers hold */
+	int64_t k0, k1;
+};
+
+/* the buffers of collect for @p need events */
+static int win_grow(struct gp__cp *g, struct win *w, size_t need)
 {
-	uint8_t r = g->role[ev], a = 0;
+	int rc = 0;
+
+	if (need >= NONE / 2)
+		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
+	need = need < 2 * w->room ? 2 * w->room : need;
+	GP_TRY(GROW(g->wev, g->wev_cap, need));
+	GP_TRY(GROW(g->wat, g->wat_cap, need));
+	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
+	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
+	w->wev = g->wev;
+	w->wat = g->wat;
+	w->wsync = g->wsync;
+	w->key = g->key;
+	w->room = need;
+out:
+	return rc;
+}
+
+/* what the passes ask of a node's event (NA_*), read once per event */
+static inline uint8_t node_attr(struct gp__cp *g, const struct win *w, uint32_t ev, uint8_t r)
+{
+	uint8_t a = 0;
 
 	if (r & RO_CPU) {
-		uint16_t f = gp__cp_ev_flags(g, ev);
+		uint32_t id = w->name[ev];
+		uint16_t f =
+		    id < w->nstr && (w->nf[id] & NF_DONE) ? w->nf[id] : gp__cp_name_flags(g, id);
 
 		a |= NA_CPU;
 		if (f & NF_LOCK)
 			a |= NA_LOCK;
-		if ((f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP)))
+		if ((f & NF_BLOCK) || (!w->hta && (f & NF_BLOCK_HIP)))
 			a |= NA_BLOCK;
 	}
 	if (r & RO_KERNEL)
@@ -76,27 +114,23 @@ static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
 }
 
 /* one event of the window: sync events get no nodes, the others a start and an end key */
-static inline void add_ev(struct gp__cp *g, uint32_t ev, int64_t *k0, int64_t *k1)
+static inline void add_ev(struct gp__cp *g, struct win *w, uint32_t ev)
 {
-	const struct gp__actx *c = g->c;
-	uint8_t r = g->role[ev];
-	int64_t ts = c->ts[ev], te = ts + c->dur[ev];
-	size_t w;
+	uint8_t r = w->role[ev];
+	int64_t ts = w->ts[ev], te = ts + w->dur[ev], lo = ts < te ? ts : te, hi = ts ^ te ^ lo;
+	size_t i;
 
 	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
-		g->wsync[g->nws++] = ev;
+		w->wsync[w->nws++] = ev;
 		return;
 	}
-	w = g->nw++;
-	g->wev[w] = ev;
-	g->wat[w] = node_attr(g, ev);
-	g->has_block |= (g->wat[w] & NA_BLOCK) != 0;
-	g->key[2 * w] = (uint64_t)ts;
-	g->key[2 * w + 1] = (uint64_t)te;
-	*k0 = ts < *k0 ? ts : *k0;
-	*k0 = te < *k0 ? te : *k0;
-	*k1 = ts > *k1 ? ts : *k1;
-	*k1 = te > *k1 ? te : *k1;
+	i = w->nw++;
+	w->wev[i] = ev;
+	w->wat[i] = node_attr(g, w, ev, r);
+	w->key[2 * i] = (uint64_t)ts;
+	w->key[2 * i + 1] = (uint64_t)te;
+	w->k0 = lo < w->k0 ? lo : w->k0;
+	w->k1 = hi > w->k1 ? hi : w->k1;
 }
 
 /*
@@ -108,43 +142,59 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, in
 {
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
+	const uint32_t *loff = g->loff, *lgpu = g->lgpu;
+	struct win w = {
+		.role = g->role,
+		.ts = c->ts,
+		.dur = c->dur,
+		.name = g->t->ev.name,
+		.nf = g->nf,
+		.nstr = g->nstr,
+		.hta = g->hta,
+		.wev = g->wev,
+		.wsync = g->wsync,
+		.wat = g->wat,
+		.key = g->key,
+		.k0 = INT64_MAX,
+		.k1 = INT64_MIN,
+	};
 	size_t k, i;
 	int rc = 0;
 
-	g->nw = g->nws = 0;
-	g->has_block = false;
-	*k0 = INT64_MAX;
-	*k1 = INT64_MIN;
+	w.room = g->wev_cap < g->wat_cap ? g->wev_cap : g->wat_cap;
+	w.room = g->wsync_cap < w.room ? g->wsync_cap : w.room;
+	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
-		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
-			uint32_t ev = ix->v[i], j;
+		for (i = gp__first_at(c, ix, start); i < ix->n && w.ts[ix->v[i]] <= end; i++) {
+			uint32_t ev = ix->v[i], j, je;
 			size_t need;
 
-			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
+			if (w.dur[ev] <= 0 || !(w.role[ev] & RO_CPU))
 				continue;
-			need = g->nw + g->nws + 2 + (g->loff[ev + 1] - g->loff[ev]);
-			if (need >= NONE / 2)
-				GP_TRY(gp__error(GP_ELIMIT,
-				                 "too many nodes in the critical-path graph"));
-			GP_TRY(GROW(g->wev, g->wev_cap, need));
-			GP_TRY(GROW(g->wat, g->wat_cap, need));
-			GP_TRY(GROW(g->wsync, g->wsync_cap, need));
-			GP_TRY(GROW(g->key, g->key_cap, 2 * need));
-			add_ev(g, ev, k0, k1);
+			j = loff[ev];
+			je = loff[ev + 1];
+			need = w.nw + w.nws + 1 + (je - j);
+			if (need > w.room)
+				GP_TRY(win_grow(g, &w, need));
+			add_ev(g, &w, ev);
 			/* HTA joins a call with one GPU event: the last of its correlation */
-			j = g->hta && g->loff[ev + 1] > g->loff[ev] ? g->loff[ev + 1] - 1
-			                                            : g->loff[ev];
-			for (; j < g->loff[ev + 1]; j++) {
-				uint32_t ge = g->lgpu[j];
+			if (w.hta && je > j)
+				j = je - 1;
+			for (; j < je; j++) {
+				uint32_t ge = lgpu[j];
 
-				if (g->role[ge] & (RO_KERNEL | RO_SYNC))
-					add_ev(g, ge, k0, k1);
+				if (w.role[ge] & (RO_KERNEL | RO_SYNC))
+					add_ev(g, &w, ge);
 			}
 		}
 	}
 out:
+	g->nw = w.nw;
+	g->nws = w.nws;
+	*k0 = w.k0;
+	*k1 = w.k1;
 	return rc;
 }
 
@@ -772,14 +822,12 @@ static int pass_fallback_syncs(struct gp__cp *g)
 	size_t i, m = g->nkend;
 	int rc = 0;
 
-	if (!g->has_block)
-		return 0;
 	for (i = 0; i < g->nw; i++) {
 		uint32_t ev = g->wev[i], best;
 		int64_t bend;
 		size_t lo = 0, hi = m, k;
 
-		if (g->enode[ev] == NONE || !(g->nat[g->enode[ev]] & NA_BLOCK))
+		if (!(g->wat[i] & NA_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
 			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {

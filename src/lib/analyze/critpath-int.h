@@ -125,7 +125,6 @@ struct gp__cp {
 	uint32_t *reach; /* per node: the farthest source of a backward edge into it, 0 none */
 	size_t nts_cap, nev_cap, nat_cap, head_cap, reach_cap;
 	bool backward;  /* an edge goes from a later node to an earlier one */
-	bool has_block; /* a node of a blocking call */
 	size_t nblock;  /* exit edges of blocking calls in the window */
 	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
 	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
