@@ -344,6 +344,20 @@ static int cmp_tiek(const void *a, const void *b)
 	return x->val < y->val ? -1 : x->val > y->val;
 }
 
+/* CPU node @p nd of thread @p tr in a tie run */
+static inline struct tiek tie_key(const struct gp__cp *g, uint32_t nd, uint32_t tr)
+{
+	uint32_t ev = g->nev[nd];
+	int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
+	bool st = !(g->nat[nd] & NA_END);
+	struct tiek k;
+
+	k.key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
+	k.val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+	k.tr = tr;
+	return k;
+}
+
 /*
  * HTA's compare_events at one time on one thread (events of positive
  * duration): ends before starts; ends shortest first, then the later event
@@ -355,16 +369,20 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 	size_t i, j;
 	int rc = 0;
 
-	GP_TRY(GROW(g->tk, g->tk_cap, n));
-	for (i = 0; i < n; i++) {
-		uint32_t nd = ord[i], ev = g->nev[nd];
-		int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
-		bool st = !(g->nat[nd] & NA_END);
+	if (n == 2) { /* the usual run: no buffer */
+		struct tiek a = tie_key(g, ord[0], tr[0]), b = tie_key(g, ord[1], tr[1]);
 
-		g->tk[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
-		g->tk[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
-		g->tk[i].tr = tr[i];
+		if (cmp_tiek(&a, &b) > 0) {
+			ord[0] = (uint32_t)b.val;
+			ord[1] = (uint32_t)a.val;
+			tr[0] = b.tr;
+			tr[1] = a.tr;
+		}
+		return 0;
 	}
+	GP_TRY(GROW(g->tk, g->tk_cap, n));
+	for (i = 0; i < n; i++)
+		g->tk[i] = tie_key(g, ord[i], tr[i]);
 	if (n > 16) {
 		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
 	} else {

@@ -95,8 +95,22 @@ out:
 /* the longest run of nodes that local_order reorders before it builds the generations instead */
 #define LOCAL_MAX 64
 
+/* the last node of the run from node @p i that backward edges join, SIZE_MAX: too long */
+static size_t run_end(const struct gp__cp *g, size_t i)
+{
+	size_t hi = g->reach[i], j;
+
+	for (j = i; j <= hi; j++) {
+		hi = g->reach[j] > hi ? g->reach[j] : hi;
+		if (hi - i >= LOCAL_MAX)
+			return SIZE_MAX;
+	}
+	return hi;
+}
+
 /*
- * The distances in a topological order, kept in topo (*nt < nn: a cycle), of
+ * The distances in a topological order (*nt < nn: a cycle), the runs' order
+ * kept in topo (at their nodes' places; the other nodes in node order), of
  * a graph whose backward edges (u > v: nodes at one time put in another
  * order on their thread) join short runs of nodes: node order, each run of
  * nodes that backward edges span put in an order of its edges. Every other
@@ -109,24 +123,22 @@ static int local_order(struct gp__cp *g, struct far *f, size_t *nt_out, bool *do
 {
 	size_t nn = g->nn, i, j, nt = 0;
 	uint32_t *reach = g->reach, *placed, k;
+	struct far f0 = *f;
 	int rc = 0;
 
 	*done = false;
 	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
 	placed = g->from;
 	for (i = 0; i < nn;) {
-		size_t hi = reach[i], left, moved;
+		size_t hi, left, moved;
 
-		if (!hi) {
-			g->topo[nt++] = (uint32_t)i;
-			relax(g, (uint32_t)i++, f);
+		if (!reach[i]) {
+			nt++;
+			relax(g, (uint32_t)i++, &f0);
 			continue;
 		}
-		for (j = i; j <= hi; j++) {
-			hi = reach[j] > hi ? reach[j] : hi;
-			if (hi - i >= LOCAL_MAX)
-				return 0;
-		}
+		if ((hi = run_end(g, i)) == SIZE_MAX)
+			return 0;
 		/* nodes i..hi: place, pass after pass, each whose predecessors in the run are
 		 * placed */
 		for (j = i; j <= hi; j++)
@@ -144,7 +156,7 @@ static int local_order(struct gp__cp *g, struct far *f, size_t *nt_out, bool *do
 				}
 				if (ready) {
 					placed[j] = 1;
-					g->topo[nt++] = (uint32_t)j;
+					g->topo[nt++] = (uint32_t)j; /* nt is i + placed so far */
 					moved++;
 				}
 			}
@@ -153,12 +165,13 @@ static int local_order(struct gp__cp *g, struct far *f, size_t *nt_out, bool *do
 		if (left)
 			break; /* a cycle */
 		/* placed is from: the run's distances once it is placed */
-		for (j = nt - (hi - i + 1); j < nt; j++)
-			relax(g, g->topo[j], f);
+		for (j = i; j <= hi; j++)
+			relax(g, g->topo[j], &f0);
 		i = hi + 1;
 	}
 	*nt_out = nt;
 	*done = true;
+	*f = f0;
 out:
 	return rc;
 }
@@ -180,19 +193,30 @@ static enum gp_ktype ktype(const struct gp__cp *g, uint32_t ev)
  * it, so the tied nodes of the lowest generation come first: when that is
  * one node (or generation 0, which is in node order) it is the answer, found
  * in one sweep in topological order (node order when @p forward, else
- * topo's); else the generations are built.
+ * local_order's: the runs in topo); else the generations are built.
  */
 static int first_farthest(struct gp__cp *g, bool forward, int64_t maxd, size_t *best)
 {
-	size_t nn = g->nn, n, nt, nlow = 0;
+	size_t nn = g->nn, n, nt, nlow = 0, run_hi = 0;
 	uint32_t *lev, low = UINT32_MAX, k;
+	bool in_run = false;
 	int rc = 0;
 
 	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	lev = g->indeg;
 	for (n = 0; n < nn; n++) {
-		size_t i = forward ? n : g->topo[n];
+		size_t i = n;
 		uint32_t l = 0;
+
+		/* local_order's: node order, runs in topo (run_end succeeded for each) */
+		if (!forward && !in_run && g->reach[n]) {
+			run_hi = run_end(g, n);
+			in_run = true;
+		}
+		if (in_run) {
+			i = g->topo[n];
+			in_run = n < run_hi;
+		}
 
 		for (k = g->head[i]; k != NONE; k = g->e[k].next) {
 			uint32_t lu = lev[g->e[k].u] + 1;
