@@ -289,14 +289,12 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 	best = f.best;
 	if ((forward || local) && f.nbest > 1) /* the first farthest node in networkx's order */
 		GP_TRY(first_farthest(g, forward, f.maxd, &best));
-	/* the path's edges, back from the farthest node */
+	/* the path's edges, back from the farthest node, into the end of seg (at most nn - 1) */
 	{
-		size_t k = 0, np = 0;
+		size_t k;
 
-		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u)
-			np++;
-		GP_TRY(GROW(g->seg, g->seg_cap, np + 1));
-		k = np;
+		GP_TRY(GROW(g->seg, g->seg_cap, nn + 1));
+		k = nn + 1;
 		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u) {
 			const struct edge *e = &g->e[g->from[v]];
 			struct gp__cp_seg *s = &g->seg[--k];
@@ -334,8 +332,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 				p->by_ns[s->cat] = gp__add_sat(p->by_ns[s->cat], s->w);
 			p->path_ns = gp__add_sat(p->path_ns, s->w);
 		}
-		p->seg = g->seg;
-		p->nseg = np;
+		p->seg = g->seg + k;
+		p->nseg = nn + 1 - k;
 	}
 out:
 	return rc;
