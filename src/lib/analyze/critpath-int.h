@@ -135,13 +135,16 @@ struct gp__cp {
 	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
-	struct tstate *tst; /* [ntracks] */
+	struct tstate *tst; /* [ntracks]: pass_stacks' state per thread */
 	size_t tst_cap;
 	struct tiek *tk; /* a tie run of pass_stacks */
 	size_t tk_cap;
-	uint8_t *tskip; /* [ntracks] */
+	uint8_t *
+	    tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes, pass_stacks clears) */
 	struct edge *e;
 	size_t e_cap, ne;
+	/* gp__cp_longest: out-edges (soff, se) and indeg for the generations, topo (local_order's
+	 * runs or Kahn's order), from (each node's best incoming edge; before: scratch) */
 	uint32_t *soff, *se, *indeg, *topo, *from;
 	size_t soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
 	int64_t *dist;
