@@ -34,7 +34,7 @@ static inline void relax(struct gp__cp *g, uint32_t v, struct far *f)
 		const struct edge *e = &g->e[k];
 		int64_t x = gp__add_sat(g->dist[e->u], e->w < 0 ? 0 : e->w);
 
-		if (fe == NONE || x >= d) {
+		if (x >= d) { /* d starts at 0 and no x is negative */
 			d = x;
 			fe = k;
 		}
