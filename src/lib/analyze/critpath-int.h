@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * critpath-int.h - what the two halves of the critical-path graph share:
+ * critpath-int.h - what the parts of the critical-path graph share:
  * critpath-prep.c builds the per-rank tables once (name flags, event roles,
  * correlation links, stream queue lengths, event waits), critpath-graph.c
- * builds each window's graph from them, critpath-path.c finds its longest path.
+ * builds each window's graph from them (critpath-kernels.c its GPU side),
+ * critpath-path.c finds its longest path.
  */
 #ifndef GP_ANALYZE_CRITPATH_INT_H
 #define GP_ANALYZE_CRITPATH_INT_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "critpath.h"
+#include "util/error.h"
 #include "util/sort.h"
 
 /* HTA KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between kernels is no kernel-kernel edge */
@@ -160,6 +162,51 @@ struct gp__cp {
 /* the capacity check inline: GROW runs once per event or edge in the hot loops */
 #define GROW(p, cap, need)                                                                         \
 	((need) <= (cap) ? 0 : gp__grow((void **)&(p), &(cap), (need), sizeof(*(p))))
+
+/* room for @p n more edges, which add_edge takes without a check */
+static inline int reserve_edges(struct gp__cp *g, size_t n)
+{
+	if (n >= NONE - 1 - g->ne)
+		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
+	return GROW(g->e, g->e_cap, g->ne + n);
+}
+
+/* an edge, into room reserve_edges made */
+static inline __attribute__((always_inline)) void
+add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+{
+	struct edge *e;
+	int64_t w;
+
+	if (u == v || u == NONE || v == NONE)
+		return;
+	e = &g->e[g->ne];
+	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
+	e->w = g->hta || w >= 0 ? w : 0;
+	e->u = u;
+	e->v = v;
+	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
+	e->next = g->head[v];
+	e->type = (uint16_t)type;
+	e->blocking = 0;
+	g->head[v] = (uint32_t)g->ne++;
+	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
+		g->backward = true;
+		if (u > g->reach[v])
+			g->reach[v] = u;
+	}
+}
+
+/**
+ * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with
+ * the cuda_sync events (critpath-kernels.c). *@p same_stream_sync: a sync
+ * edge joins two kernels of one stream; *@p no_launch_node: a kernel launched
+ * by a call that is no node (HTA fails on both).
+ */
+int gp__cp_pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launch_node);
+
+/** gpuprof without cuda_sync events: the sync edges of blocking calls (critpath-kernels.c). */
+int gp__cp_pass_fallback_syncs(struct gp__cp *g);
 
 /** The longest path of the graph in @p g into @p p (critpath-path.c). */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
