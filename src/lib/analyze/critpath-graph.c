@@ -9,9 +9,13 @@
  * HTA's order (the runtime lock across threads, the call stack of each
  * thread, the kernels per stream with their launch, kernel-kernel and sync
  * dependencies); critpath-path.c finds its longest path as networkx does,
- * so that --compat hta gives HTA's path. Everything is
- * iterative (no recursion that input can deepen) and allocated per analysis
- * in buffers reused across windows. docs/analyses/critical-path.md.
+ * so that --compat hta gives HTA's path. Few passes over the nodes: one
+ * sort of packed keys, one pass that fills the nodes and runs the lock pass,
+ * the call stacks of all threads in one pass in node order, the kernels from
+ * a list (critpath-kernels.c); add_edge keeps each node's incoming edges for
+ * the path. Everything
+ * is iterative (no recursion that input can deepen) and allocated per
+ * analysis in buffers reused across windows. docs/analyses/critical-path.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,165 +23,56 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
-static inline __attribute__((always_inline)) int add_edge(struct gp__cp *g, uint32_t u, uint32_t v,
-                                                          enum etype type, bool zero, uint32_t attr)
-{
-	struct edge *e;
-	int rc;
+/* collect's view of the window's buffers, in locals (byte stores make the compiler reload g) */
+struct win {
+	const uint8_t *role;
+	const int64_t *ts, *dur;
+	const uint32_t *name;
+	const uint16_t *nf;
+	size_t nstr;
+	bool hta;
+	uint32_t *wev, *wsync;
+	uint8_t *wat;
+	uint64_t *key;
+	size_t nw, nws, room; /* room: events the buffers hold */
+	int64_t k0, k1;
+};
 
-	if (u == v || u == NONE || v == NONE)
-		return 0;
-	if (g->ne >= NONE - 1)
-		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
-	if ((rc = GROW(g->e, g->e_cap, g->ne + 1)))
-		return rc;
-	e = &g->e[g->ne++];
-	e->u = u;
-	e->v = v;
-	e->w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
-	e->gw = e->w < 0 ? 0 : e->w;
-	if (!g->hta)
-		e->w = e->gw;
-	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
-	e->type = (uint8_t)type;
-	e->blocking = 0;
-	return 0;
-}
-
-/* the window's events: CPU nodes starting in it (dur > 0) and the GPU events they launched */
-static int collect(struct gp__cp *g, int64_t start, int64_t end)
+/* the buffers of collect for @p need events */
+static int win_grow(struct gp__cp *g, struct win *w, size_t need)
 {
-	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
-	const struct gp__actx *c = g->c;
-	size_t k, i;
 	int rc = 0;
 
-	g->nw = 0;
-	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
-		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-
-		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
-			uint32_t ev = ix->v[i], j;
-
-			if (c->dur[ev] <= 0 || !(g->role[ev] & RO_CPU))
-				continue;
-			GP_TRY(
-			    GROW(g->wev, g->wev_cap, g->nw + 1 + (g->loff[ev + 1] - g->loff[ev])));
-			g->wev[g->nw++] = ev;
-			/* HTA joins a call with one GPU event: the last of its correlation */
-			j = g->hta && g->loff[ev + 1] > g->loff[ev] ? g->loff[ev + 1] - 1
-			                                            : g->loff[ev];
-			for (; j < g->loff[ev + 1]; j++) {
-				uint32_t ge = g->lgpu[j];
-
-				if (g->role[ge] & (RO_KERNEL | RO_SYNC))
-					g->wev[g->nw++] = ge;
-			}
-		}
-	}
+	if (need >= NONE / 2)
+		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
+	need = need < 2 * w->room ? 2 * w->room : need;
+	GP_TRY(GROW(g->wev, g->wev_cap, need));
+	GP_TRY(GROW(g->wat, g->wat_cap, need));
+	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
+	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
+	w->wev = g->wev;
+	w->wat = g->wat;
+	w->wsync = g->wsync;
+	w->key = g->key;
+	w->room = need;
 out:
 	return rc;
 }
 
-/* sorts a run of equal keys: insertion sort when short, qsort otherwise (never quadratic) */
-static void sort_run(struct gp_kv *v, size_t n, int (*cmp)(const void *, const void *))
+/* what the passes ask of a node's event (NA_*), read once per event */
+static inline uint8_t node_attr(struct gp__cp *g, const struct win *w, uint32_t ev, uint8_t r)
 {
-	size_t i, j;
-
-	if (n > 16) {
-		qsort(v, n, sizeof(*v), cmp);
-		return;
-	}
-	for (i = 1; i < n; i++) {
-		struct gp_kv x = v[i];
-
-		for (j = i; j > 0 && cmp(&v[j - 1], &x) > 0; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-/* the digits of sort_nodes: up to three of up to 11 bits, so keys spanning below 2^33 */
-#define NODE_DIGITS 3
-#define NODE_BITS   11
-
-/*
- * kv[0..m) by key, each key in [k0, k1]: a radix sort of key - k0 (a step
- * spans well under 2^33 ns, so three passes at most), the library's sort
- * otherwise. Ties are left in any order (make_nodes orders them).
- */
-static int sort_nodes(struct gp__cp *g, size_t m, int64_t k0, int64_t k1)
-{
-	uint32_t cnt[NODE_DIGITS][1u << NODE_BITS];
-	uint64_t span = (uint64_t)k1 - (uint64_t)k0, mask;
-	struct gp_kv *src = g->kv, *dst = g->kv2, *sw;
-	unsigned bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0, nd, w, d;
-	size_t i;
-
-	if (bits == 0 || m < 2)
-		return 0;
-	if (bits > NODE_DIGITS * NODE_BITS || m <= 64)
-		return gp__sort_kv_with(g->kv, m, g->kv2);
-	nd = (bits + NODE_BITS - 1) / NODE_BITS;
-	w = (bits + nd - 1) / nd;
-	mask = (UINT64_C(1) << w) - 1;
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < m; i++) {
-		uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
-
-		for (d = 0; d < nd; d++)
-			cnt[d][(r >> (d * w)) & mask]++;
-	}
-	for (d = 0; d < nd; d++) {
-		uint32_t sum = 0, c;
-		size_t b;
-
-		for (b = 0; b <= mask; b++) {
-			c = cnt[d][b];
-			cnt[d][b] = sum;
-			sum += c;
-		}
-		for (i = 0; i < m; i++) {
-			uint64_t r = (uint64_t)src[i].key - (uint64_t)k0;
-
-			dst[cnt[d][(r >> (d * w)) & mask]++] = src[i];
-		}
-		sw = src;
-		src = dst;
-		dst = sw;
-	}
-	if (src != g->kv) { /* both hold 2 nw + 1 (make_nodes): swap them, not the data */
-		size_t cap = g->kv_cap;
-
-		g->kv_cap = g->kv2_cap;
-		g->kv2_cap = cap;
-		g->kv2 = g->kv;
-		g->kv = src;
-	}
-	return 0;
-}
-
-/* (event, start first), the node attributes above them left out */
-static int cmp_kv_val(const void *a, const void *b)
-{
-	uint64_t x = ((const struct gp_kv *)a)->val & NA_EVMASK;
-	uint64_t y = ((const struct gp_kv *)b)->val & NA_EVMASK;
-
-	return x < y ? -1 : x > y;
-}
-
-/* what the passes ask of a node's event, read once per event */
-static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
-{
-	uint8_t r = g->role[ev], a = 0;
+	uint8_t a = 0;
 
 	if (r & RO_CPU) {
-		uint16_t f = gp__cp_ev_flags(g, ev);
+		uint32_t id = w->name[ev];
+		uint16_t f =
+		    id < w->nstr && (w->nf[id] & NF_DONE) ? w->nf[id] : gp__cp_name_flags(g, id);
 
 		a |= NA_CPU;
 		if (f & NF_LOCK)
 			a |= NA_LOCK;
-		if ((f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP)))
+		if ((f & NF_BLOCK) || (!w->hta && (f & NF_BLOCK_HIP)))
 			a |= NA_BLOCK;
 	}
 	if (r & RO_KERNEL)
@@ -185,150 +80,291 @@ static uint8_t node_attr(struct gp__cp *g, uint32_t ev)
 	return a;
 }
 
-/* nodes: a start and an end per event, in (time, event, start first) order */
-static int make_nodes(struct gp__cp *g)
+/* one event of the window: sync events get no nodes, the others a start and an end key */
+static inline void add_ev(struct gp__cp *g, struct win *w, uint32_t ev)
 {
+	uint8_t r = w->role[ev];
+	int64_t ts = w->ts[ev], te = ts + w->dur[ev], lo = ts < te ? ts : te, hi = ts ^ te ^ lo;
+	size_t i;
+
+	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
+		w->wsync[w->nws++] = ev;
+		return;
+	}
+	i = w->nw++;
+	w->wev[i] = ev;
+	w->wat[i] = node_attr(g, w, ev, r);
+	w->key[2 * i] = (uint64_t)ts;
+	w->key[2 * i + 1] = (uint64_t)te;
+	w->k0 = lo < w->k0 ? lo : w->k0;
+	w->k1 = hi > w->k1 ? hi : w->k1;
+}
+
+/*
+ * The window's events: CPU nodes starting in it (dur > 0) and the GPU events
+ * they launched, their times in key (2 per event with nodes), their span in
+ * [*k0, *k1].
+ */
+static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, int64_t *k1)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
-	size_t i, m = 0;
-	int64_t k0 = INT64_MAX, k1 = INT64_MIN;
+	const uint32_t *loff = g->loff, *lgpu = g->lgpu;
+	struct win w = {
+		.role = g->role,
+		.ts = c->ts,
+		.dur = c->dur,
+		.name = g->t->ev.name,
+		.nf = g->nf,
+		.nstr = g->nstr,
+		.hta = g->hta,
+		.wev = g->wev,
+		.wsync = g->wsync,
+		.wat = g->wat,
+		.key = g->key,
+		.k0 = INT64_MAX,
+		.k1 = INT64_MIN,
+	};
+	size_t k, i;
 	int rc = 0;
 
-	GP_TRY(GROW(g->kv, g->kv_cap, 2 * g->nw + 1));
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-		uint64_t at;
+	w.room = g->wev_cap < g->wat_cap ? g->wev_cap : g->wat_cap;
+	w.room = g->wsync_cap < w.room ? g->wsync_cap : w.room;
+	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
-		if (g->role[ev] & RO_SYNC && !(g->role[ev] & RO_KERNEL))
-			continue; /* sync events get no nodes */
-		at = (uint64_t)node_attr(g, ev) << NA_SHIFT;
-		g->kv[m].key = c->ts[ev];
-		g->kv[m++].val = at | (uint64_t)ev << 1;
-		g->kv[m].key = c->ts[ev] + c->dur[ev];
-		g->kv[m++].val = at | (uint64_t)ev << 1 | 1;
-		k0 = c->ts[ev] < k0 ? c->ts[ev] : k0;
-		k1 = g->kv[m - 1].key > k1 ? g->kv[m - 1].key : k1;
-	}
-	if (m >= NONE - 1)
-		GP_TRY(gp__error(GP_ELIMIT, "too many nodes in the critical-path graph"));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, 2 * g->nw + 1));
-	GP_TRY(sort_nodes(g, m, k0, k1));
-	/* equal times in (event, start first) order: val order within each run */
-	for (i = 0; i < m;) {
-		size_t j = i + 1;
+		for (i = gp__first_at(c, ix, start); i < ix->n && w.ts[ix->v[i]] <= end; i++) {
+			uint32_t ev = ix->v[i], j, je;
+			size_t need;
 
-		while (j < m && g->kv[j].key == g->kv[i].key)
-			j++;
-		if (j - i > 1)
-			sort_run(g->kv + i, j - i, cmp_kv_val);
-		i = j;
-	}
-	memset(g->tcnt, 0, (g->t->ntracks + 1) * sizeof(*g->tcnt));
-	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
-	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
-	GP_TRY(GROW(g->nend, g->nend_cap, m + 1));
-	GP_TRY(GROW(g->nsync, g->nsync_cap, m + 1));
-	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
-	GP_TRY(GROW(g->ntr, g->ntr_cap, m + 1));
-	for (i = 0; i < m; i++) {
-		uint32_t ev = (uint32_t)((g->kv[i].val & NA_EVMASK) >> 1);
+			if (w.dur[ev] <= 0 || !(w.role[ev] & RO_CPU))
+				continue;
+			j = loff[ev];
+			je = loff[ev + 1];
+			need = w.nw + w.nws + 1 + (je - j);
+			if (need > w.room)
+				GP_TRY(win_grow(g, &w, need));
+			add_ev(g, &w, ev);
+			/* HTA joins a call with one GPU event: the last of its correlation */
+			if (w.hta && je > j)
+				j = je - 1;
+			for (; j < je; j++) {
+				uint32_t ge = lgpu[j];
 
-		g->nts[i] = g->kv[i].key;
-		g->nev[i] = ev;
-		g->nend[i] = g->kv[i].val & 1;
-		g->nsync[i] = 0;
-		g->nat[i] = (uint8_t)(g->kv[i].val >> NA_SHIFT);
-		g->ntr[i] = g->t->ev.track[ev];
-		/* per thread for pass_stacks: its CPU nodes, whether it holds kernel nodes (HTA) */
-		if (g->nat[i] & NA_CPU)
-			g->tcnt[g->ntr[i] + 1]++;
-		else if (g->hta && (g->nat[i] & NA_KERNEL))
-			g->tskip[g->ntr[i]] = 1;
-		if (g->nend[i])
-			g->enode[ev] = (uint32_t)i;
-		else
-			g->snode[ev] = (uint32_t)i;
-	}
-	g->nn = m;
-out:
-	return rc;
-}
-
-static bool is_lock(const struct gp__cp *g, uint32_t node)
-{
-	return (g->nat[node] & NA_LOCK) != 0;
-}
-
-/* HTA _shares_cuda_runtime_lock */
-static bool shares_lock(struct gp__cp *g, uint32_t a, uint32_t b)
-{
-	return is_lock(g, a) && is_lock(g, b) && (!g->nend[a] || g->nend[b]);
-}
-
-/* pass 1: the runtime lock, across threads (HTA _construct_graph_from_cuda_runtime_events) */
-static int pass_lock(struct gp__cp *g)
-{
-	size_t i, nst = 0;
-	uint32_t last = NONE;
-	int rc = 0;
-
-	GP_TRY(GROW(g->stk, g->stk_cap, g->nn + 1));
-	for (i = 0; i < g->nn; i++) {
-		uint32_t nd = (uint32_t)i, ev = g->nev[i];
-
-		if (!(g->nat[nd] & NA_LOCK))
-			continue;
-		if (!g->nend[nd]) {
-			g->stk[nst++] = nd;
-		} else {
-			while (nst) {
-				uint32_t p = g->stk[--nst];
-
-				if (g->nev[p] == ev)
-					GP_TRY(add_edge(g, p, nd, E_OP, false, ev));
-				else
-					GP_TRY(add_edge(g, p, nd, E_DEP, false, NONE));
+				if (w.role[ge] & (RO_KERNEL | RO_SYNC))
+					add_ev(g, &w, ge);
 			}
-			if (last != NONE && g->nend[last])
-				GP_TRY(add_edge(g, last, nd, E_DEP, false, NONE));
 		}
-		last = nd;
+	}
+out:
+	g->nw = w.nw;
+	g->nws = w.nws;
+	*k0 = w.k0;
+	*k1 = w.k1;
+	return rc;
+}
+
+/* the event and end bit of packed key @p k: the order of nodes at one time */
+static inline uint64_t tie_val(const struct gp__cp *g, uint64_t k, uint64_t jmask)
+{
+	uint64_t j = k & jmask;
+
+	return (uint64_t)g->wev[j >> 1] << 1 | (j & 1);
+}
+
+/*
+ * A run of keys at one time in (event, start first) order: insertion sort
+ * when short, the library's stable sort otherwise (never quadratic).
+ */
+static int sort_ties(struct gp__cp *g, uint64_t *k, size_t n, uint64_t jmask)
+{
+	size_t i, j;
+	int rc = 0;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			uint64_t x = k[i], xv = tie_val(g, x, jmask);
+
+			for (j = i; j > 0 && tie_val(g, k[j - 1], jmask) > xv; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+		return 0;
+	}
+	GP_TRY(GROW(g->kv, g->kv_cap, n));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	for (i = 0; i < n; i++) {
+		g->kv[i].key = (int64_t)tie_val(g, k[i], jmask);
+		g->kv[i].val = k[i];
+	}
+	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
+	for (i = 0; i < n; i++)
+		k[i] = g->kv[i].val;
+out:
+	return rc;
+}
+
+/*
+ * A bucket of make_nodes' keys in (time, event, start first) order:
+ * insertion when short (the event compared only at equal times), else the
+ * library's stable sort by time and sort_ties for each run of one time
+ * (never quadratic).
+ */
+static int sort_bucket(struct gp__cp *g, uint64_t *k, size_t n, unsigned kbits)
+{
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1;
+	size_t i, j;
+	int rc = 0;
+
+	if (n <= 32) {
+		for (i = 1; i < n; i++) {
+			uint64_t x = k[i], xt = x >> kbits;
+
+			for (j = i; j > 0; j--) {
+				uint64_t y = k[j - 1], yt = y >> kbits;
+
+				if (yt < xt ||
+				    (yt == xt && tie_val(g, y, jmask) <= tie_val(g, x, jmask)))
+					break;
+				k[j] = y;
+			}
+			k[j] = x;
+		}
+		return 0;
+	}
+	GP_TRY(GROW(g->kv, g->kv_cap, n));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
+	for (i = 0; i < n; i++) {
+		g->kv[i].key = (int64_t)(k[i] >> kbits);
+		g->kv[i].val = k[i];
+	}
+	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
+	for (i = 0; i < n; i++)
+		k[i] = g->kv[i].val;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && k[j] >> kbits == k[i] >> kbits; j++)
+			;
+		if (j - i > 1)
+			GP_TRY(sort_ties(g, k + i, j - i, jmask));
 	}
 out:
 	return rc;
 }
 
-static int cmp_kv_keyval(const void *a, const void *b)
+/*
+ * The times in key[0..m), in [*k0, *k1], as offsets from *k0, *bits wide; a
+ * span too wide to pack with a key index of @p kbits bits: their ranks
+ * (the library's sort), which keep their order, in [0, *k1].
+ */
+static int time_offsets(struct gp__cp *g, size_t m, int64_t *k0, int64_t *k1, unsigned kbits,
+                        unsigned *bits)
 {
-	const struct gp_kv *x = a, *y = b;
+	uint64_t span = (uint64_t)*k1 - (uint64_t)*k0, rank = 0;
+	int64_t last = 0;
+	size_t i;
+	int rc = 0;
 
+	*bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0;
+	if (*bits + kbits <= 64)
+		return 0;
+	GP_TRY(GROW(g->kv, g->kv_cap, m));
+	GP_TRY(GROW(g->kv2, g->kv2_cap, m));
+	for (i = 0; i < m; i++) {
+		g->kv[i].key = (int64_t)g->key[i];
+		g->kv[i].val = i;
+	}
+	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
+	for (i = 0; i < m; i++) {
+		rank += i && g->kv[i].key != last;
+		last = g->kv[i].key;
+		g->key[g->kv[i].val] = rank;
+	}
+	*k0 = 0;
+	*k1 = (int64_t)rank;
+	*bits = rank ? 64 - (unsigned)__builtin_clzll(rank) : 0;
+out:
+	return rc;
+}
+
+/* HTA _shares_cuda_runtime_lock, of two nodes' attributes */
+static inline bool shares_lock(uint8_t x, uint8_t y)
+{
+	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
+}
+
+/* a node of a tie run of pass_stacks: its thread, then HTA's order */
+struct tiek {
+	int64_t key;
+	uint64_t val;
+	uint32_t tr;
+};
+
+static int cmp_tiek(const void *a, const void *b)
+{
+	const struct tiek *x = a, *y = b;
+
+	if (x->tr != y->tr)
+		return x->tr < y->tr ? -1 : 1;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->val < y->val ? -1 : x->val > y->val;
 }
 
+/* CPU node @p nd of thread @p tr in a tie run */
+static inline struct tiek tie_key(const struct gp__cp *g, uint32_t nd, uint32_t tr)
+{
+	uint32_t ev = g->nev[nd];
+	int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
+	bool st = !(g->nat[nd] & NA_END);
+	struct tiek k;
+
+	k.key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
+	k.val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+	k.tr = tr;
+	return k;
+}
+
 /*
  * HTA's compare_events at one time on one thread (events of positive
  * duration): ends before starts; ends shortest first, then the later event
- * first; starts longest first, then the earlier event first. Sorts the run
- * @p ord[0..n) of node ids.
+ * first; starts longest first, then the earlier event first. Sorts the run @p ord[0..n) of CPU
+ * nodes at one time, their threads in @p tr, by thread, then in that order.
  */
-static int tie_order(struct gp__cp *g, uint32_t *ord, size_t n)
+static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 {
-	size_t i;
+	size_t i, j;
 	int rc = 0;
 
-	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
-	for (i = 0; i < n; i++) {
-		uint32_t nd = ord[i], ev = g->nev[nd];
-		int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
-		bool st = !g->nend[nd];
+	if (n == 2) { /* the usual run: no buffer */
+		struct tiek a = tie_key(g, ord[0], tr[0]), b = tie_key(g, ord[1], tr[1]);
 
-		g->kv2[i].key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
-		g->kv2[i].val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+		if (cmp_tiek(&a, &b) > 0) {
+			ord[0] = (uint32_t)b.val;
+			ord[1] = (uint32_t)a.val;
+			tr[0] = b.tr;
+			tr[1] = a.tr;
+		}
+		return 0;
 	}
-	sort_run(g->kv2, n, cmp_kv_keyval);
+	GP_TRY(GROW(g->tk, g->tk_cap, n));
 	for (i = 0; i < n; i++)
-		ord[i] = (uint32_t)g->kv2[i].val;
+		g->tk[i] = tie_key(g, ord[i], tr[i]);
+	if (n > 16) {
+		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
+	} else {
+		for (i = 1; i < n; i++) {
+			struct tiek x = g->tk[i];
+
+			for (j = i; j > 0 && cmp_tiek(&g->tk[j - 1], &x) > 0; j--)
+				g->tk[j] = g->tk[j - 1];
+			g->tk[j] = x;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ord[i] = (uint32_t)g->tk[i].val;
+		tr[i] = g->tk[i].tr;
+	}
 out:
 	return rc;
 }
@@ -378,305 +414,223 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from
 	}
 }
 
-/* pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack) */
-static int pass_stacks(struct gp__cp *g, int64_t start, int64_t end)
+/*
+ * Nodes: a start and an end per event with nodes, in (time, event, start
+ * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
+ * go to about one bucket per key by time; each bucket is ordered (mostly one
+ * or two keys) and its nodes filled in turn with what the later passes read
+ * of them; pass 1, the runtime lock across threads (HTA
+ * _construct_graph_from_cuda_runtime_events), which only adds edges into the
+ * node at hand, runs in the same loop, and the CPU nodes are listed for
+ * pass_stacks with their threads (@p from merged into @p to), each run at one
+ * time in HTA's order (tie_order). The hot loop reads the arrays through
+ * locals (a byte store would make the compiler reload every field of g).
+ */
+static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1, uint32_t from, uint32_t to)
 {
-	const struct gp_trace *t = g->t;
-	size_t i, j, nst = 0, nt = t->ntracks;
-	uint32_t from, to, last = NONE, last_parent = NONE;
-	int depth = 0;
+	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
+	const uint32_t *track = g->t->ev.track, *wev = g->wev;
+	const uint8_t *wat = g->wat;
+	size_t i, m = 2 * g->nw, nb, b, lo, nst = 0, ncpu = 0, nkern = 0, nkend = 0, run = 0;
+	int64_t run_ts = 0;
+	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
+	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *cpt,
+	                                    *kern, *stk, last = NONE;
+	int64_t *nts;
+	uint8_t *nat, *tskip = g->tskip;
+	struct gp_kv *kend;
 	int rc = 0;
 
-	fwd_bwd(g, start, end, &from, &to);
-	GP_TRY(GROW(g->stk, g->stk_cap, g->nw + 1));
-	GP_TRY(GROW(g->ord, g->ord_cap, g->nn + 1));
-	/* the CPU nodes per thread (the backward one merged), each in node (time) order:
-	 * make_nodes counted them per thread, the backward one's join the forward one's */
-	if (from != NONE) {
-		g->tcnt[to + 1] += g->tcnt[from + 1];
-		g->tcnt[from + 1] = 0;
-		g->tskip[to] |= g->tskip[from];
-		g->tskip[from] = 0;
+	g->nn = g->ncpu = g->nkern = g->nkend = 0;
+	if (!m)
+		return 0;
+	GP_TRY(time_offsets(g, m, &k0, &k1, kbits, &bits));
+	/* buckets of time offset >> sh: at most 2^(kbits - 1), fewer than m */
+	sh = bits + 1 > kbits ? bits + 1 - kbits : 0;
+	nb = (size_t)(((uint64_t)k1 - (uint64_t)k0) >> sh) + 1;
+	GP_TRY(GROW(g->bcnt, g->bcnt_cap, nb + 1));
+	GP_TRY(GROW(g->key2, g->key2_cap, m));
+	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
+	GP_TRY(GROW(g->nev, g->nev_cap, m + 1));
+	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
+	GP_TRY(GROW(g->head, g->head_cap, m + 1));
+	GP_TRY(GROW(g->reach, g->reach_cap, m + 1));
+	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
+	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
+	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
+	GP_TRY(GROW(g->cpt, g->cpt_cap, m + 1));
+	GP_TRY(GROW(g->kend, g->kend_cap, fallback ? m + 1 : 1));
+	GP_TRY(reserve_edges(g, m)); /* pass 1: at most one edge per node */
+	cnt = g->bcnt;
+	key = g->key;
+	out = g->key2;
+	nts = g->nts;
+	nev = g->nev;
+	nat = g->nat;
+	head = g->head;
+	reach = g->reach;
+	cpun = g->cpun;
+	kern = g->kern;
+	stk = g->stk;
+	cpt = g->cpt;
+	kend = g->kend;
+	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
+	for (i = 0; i < m; i++) {
+		uint64_t r = key[i] - (uint64_t)k0;
+
+		key[i] = r << kbits | i;
+		cnt[(r >> sh) + 1]++;
 	}
-	for (i = 0; i < nt; i++)
-		g->tcnt[i + 1] += g->tcnt[i];
-	for (i = 0; i < g->nn; i++) {
-		uint32_t tr = g->ntr[i];
+	for (b = 1; b <= nb; b++)
+		cnt[b] += cnt[b - 1];
+	for (i = 0; i < m; i++)
+		out[cnt[key[i] >> (kbits + sh)]++] = key[i];
+	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
+	for (b = 0, lo = 0; b < nb; lo = cnt[b++]) {
+		size_t hi = cnt[b];
 
-		if (tr == from)
-			tr = to;
-		if (g->nat[i] & NA_CPU)
-			g->ord[g->tcnt[tr]++] = (uint32_t)i;
-	}
-	/* now tcnt[tr] is the end of thread tr's nodes: ties at one time in HTA's order */
-	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
-		size_t k = j, e = g->tcnt[i];
+		if (hi - lo > 1)
+			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
+		for (i = lo; i < hi; i++) {
+			uint64_t jj = out[i] & jmask;
+			uint32_t w = (uint32_t)(jj >> 1), ev = wev[w], nd = (uint32_t)i;
+			uint8_t a = wat[w];
 
-		while (k < e) {
-			size_t l = k + 1;
-
-			while (l < e && g->nts[g->ord[l]] == g->nts[g->ord[k]])
-				l++;
-			if (l - k > 1)
-				GP_TRY(tie_order(g, g->ord + k, l - k));
-			k = l;
-		}
-	}
-	for (i = 0, j = 0; i < nt; j = g->tcnt[i], i++) {
-		size_t k, e = g->tcnt[i];
-
-		last = last_parent = NONE;
-		depth = 0;
-		nst = 0;
-		/* HTA: a thread holding a row with a stream is no call stack */
-		if (g->tskip[i] && !t->tracks[i].gpu) {
-			g->tskip[i] = 0;
-			continue;
-		}
-		for (k = j; k < e; k++) {
-			uint32_t nd = g->ord[k];
-
-			if (!g->nend[nd]) {
-				uint32_t s = nd, ev = g->nev[nd];
-
-				if (last != NONE && !shares_lock(g, last, s)) {
-					uint32_t attr = !g->nend[last] ? g->nev[last] : last_parent;
-
-					GP_TRY(add_edge(g, last, s, depth == 0 ? E_DEP : E_OP,
-					                false, attr));
-				}
-				last_parent = nst ? g->stk[nst - 1] : NONE;
-				last = s;
-				g->stk[nst++] = ev;
-				depth++;
-			} else if (nst) {
-				uint32_t ev = g->stk[--nst], e2 = g->enode[ev];
-
-				if (last != NONE && !shares_lock(g, last, e2)) {
-					uint32_t attr = !g->nend[last] ? g->nev[last] : ev;
-					bool bl = (g->nat[e2] & NA_BLOCK) != 0;
-
-					GP_TRY(add_edge(g, last, e2, E_OP, bl && g->hta, attr));
-					g->e[g->ne - 1].blocking = bl;
-					g->nblock += bl;
-				}
-				last_parent = nst ? g->stk[nst - 1] : NONE;
-				last = e2;
-				depth--;
+			nev[nd] = ev;
+			head[nd] = NONE;
+			reach[nd] = 0;
+			if (jj & 1) {
+				a |= NA_END;
+				nts[nd] = cts[ev] + cdur[ev];
+				enode[ev] = nd;
+			} else {
+				nts[nd] = cts[ev];
+				snode[ev] = nd;
 			}
-		}
-	}
-out:
-	for (i = 0; i < nt; i++)
-		g->tskip[i] = 0;
-	return rc;
-}
+			nat[nd] = a;
+			/* pass_stacks' nodes and threads, threads with kernel nodes (HTA) */
+			if (a & NA_CPU) {
+				uint32_t tr = track[ev];
 
-/* the last node of a stream key (NONE: none yet); NULL when absent and not @p add, or no memory */
-static uint32_t *stream_slot(struct gp__cp *g, uint64_t key, bool add)
-{
-	uint64_t v;
-
-	if (g->nsl && g->sl[g->sl_last].key == key)
-		return &g->sl[g->sl_last].node;
-	if (gp__u64map_get(&g->slmap, key, &v)) {
-		g->sl_last = (size_t)v;
-		return &g->sl[v].node;
-	}
-	if (!add || GROW(g->sl, g->sl_cap, g->nsl + 1) || gp__u64map_put(&g->slmap, key, g->nsl))
-		return NULL;
-	g->sl[g->nsl].key = key;
-	g->sl[g->nsl].node = NONE;
-	g->sl_last = g->nsl;
-	return &g->sl[g->nsl++].node;
-}
-
-static int sync_edge(struct gp__cp *g, uint32_t gpu_end, uint32_t cpu_ev)
-{
-	uint32_t e = g->enode[cpu_ev];
-	int rc;
-
-	if (e == NONE || gpu_end == NONE)
-		return 0;
-	if ((rc = add_edge(g, gpu_end, e, E_SYNC, false, NONE)))
-		return rc;
-	g->nsync[e] = 1;
-	return 0;
-}
-
-/* the sync event @p ev (HTA handle_cuda_sync) */
-static int on_sync(struct gp__cp *g, uint32_t ev, struct gp_u64map *ksync)
-{
-	uint16_t f = gp__cp_ev_flags(g, ev);
-	uint32_t rt = g->link[ev];
-	uint64_t sd;
-	size_t i;
-	int rc = 0;
-
-	if (rt == NONE)
-		return 0;
-	if (f & (NF_SYNC_WAIT | NF_SYNC_EVENT)) {
-		uint32_t src, dst;
-
-		if (!gp__u64map_get(&g->syncsd, ev, &sd))
-			return 0;
-		src = (uint32_t)(sd >> 32);
-		dst = (uint32_t)sd;
-		if (f & NF_SYNC_WAIT) {
-			if (dst != NONE)
-				GP_TRY(gp__u64map_put(ksync, dst, src));
-		} else {
-			GP_TRY(sync_edge(g, g->enode[src], rt));
-		}
-		return 0;
-	}
-	if (f & NF_SYNC_CONTEXT) {
-		for (i = 0; i < g->nsl; i++)
-			GP_TRY(sync_edge(g, g->sl[i].node, rt));
-	} else if (f & NF_SYNC_STREAM) {
-		uint32_t *s = stream_slot(g, gp__cp_stream_key(g, ev), false);
-
-		if (s)
-			GP_TRY(sync_edge(g, *s, rt));
-	}
-out:
-	return rc;
-}
-
-/* pass 3: the GPU events per stream (HTA _construct_graph_from_kernels) */
-static int pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launch_node)
-{
-	const struct gp__actx *c = g->c;
-	struct gp_u64map ksync;
-	size_t i, m = 0, ni = 0;
-	int rc = 0;
-
-	memset(&ksync, 0, sizeof(ksync));
-	g->nsl = 0;
-	gp__u64map_release(&g->slmap);
-	GP_TRY(gp__u64map_init(&g->slmap, 16));
-	GP_TRY(gp__u64map_init(&ksync, 16));
-	/* syncs by end (a sync overlaps the copy it waits for), merged with the kernels by start */
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-
-		if ((g->role[ev] & RO_SYNC) && !(g->role[ev] & RO_KERNEL)) {
-			g->kv[m].key = c->ts[ev] + c->dur[ev];
-			g->kv[m++].val = ev;
-		}
-	}
-	GP_TRY(gp__sort_kv(g->kv, m));
-	for (i = 0;;) {
-		uint32_t ev, s, e, rt, *last, ks_end = NONE;
-		uint64_t ks, sk;
-		bool has_ks;
-		int64_t rts;
-
-		while (ni < g->nn && (g->nend[ni] || !(g->nat[ni] & NA_KERNEL)))
-			ni++;
-		if (i < m && (ni >= g->nn || g->kv[i].key < g->nts[ni] ||
-		              (g->kv[i].key == g->nts[ni] && g->kv[i].val < g->nev[ni]))) {
-			GP_TRY(on_sync(g, (uint32_t)g->kv[i++].val, &ksync));
-			continue;
-		}
-		if (ni >= g->nn)
-			break;
-		ev = g->nev[ni++];
-		s = g->snode[ev];
-		e = g->enode[ev];
-		rt = g->link[ev];
-		if (s == NONE || e == NONE || rt == NONE)
-			continue;
-		GP_TRY(add_edge(g, s, e, E_OP, false, ev));
-		sk = gp__cp_stream_key(g, ev);
-		last = stream_slot(g, sk, true);
-		if (!last)
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		has_ks = ksync.n && gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
-		if (has_ks) {
-			ks_end = g->enode[(uint32_t)ks];
-			if (ks_end != NONE) {
-				uint64_t a = g->t->ev.stream[(uint32_t)ks], b = g->t->ev.stream[ev];
-
-				if (a == b) {
-					*same_stream_sync = true;
-					if (!g->hta)
-						ks_end = NONE;
+				if (!ncpu || nts[nd] != run_ts) {
+					if (ncpu - run > 1)
+						GP_TRY(tie_order(g, cpun + run, cpt + run,
+						                 ncpu - run));
+					run = ncpu;
+					run_ts = nts[nd];
 				}
-				if (ks_end != NONE)
-					GP_TRY(add_edge(g, ks_end, s, E_SYNC, false, NONE));
+				cpt[ncpu] = tr == from ? to : tr;
+				cpun[ncpu++] = nd;
+			} else if (hta && (a & NA_KERNEL)) {
+				tskip[track[ev]] = 1;
 			}
-			GP_TRY(gp__u64map_put(&ksync, ev, NONE));
-			if (ks_end == NONE)
-				has_ks = false;
+			if (a & NA_KERNEL) {
+				if (!(a & NA_END)) {
+					kern[nkern++] = nd;
+				} else if (fallback) { /* kernel ends for pass_fallback_syncs */
+					kend[nkend].key = nts[nd];
+					kend[nkend++].val = (uint64_t)w << 32 | ev;
+				}
+			}
+			if (!(a & NA_LOCK))
+				continue;
+			/* pass 1 */
+			if (!(a & NA_END)) {
+				stk[nst++] = nd;
+			} else {
+				while (nst) {
+					uint32_t p = stk[--nst];
+
+					if (nev[p] == ev)
+						add_edge(g, p, nd, E_OP, false, ev);
+					else
+						add_edge(g, p, nd, E_DEP, false, NONE);
+				}
+				if (last != NONE && (nat[last] & NA_END))
+					add_edge(g, last, nd, E_DEP, false, NONE);
+			}
+			last = nd;
 		}
-		rts = c->ts[rt];
-		if (g->q[rt] == 1 && g->q[ev] == 0 && (*last == NONE || g->nts[*last] < rts) &&
-		    (!has_ks || g->nts[ks_end] < rts)) {
-			/* HTA asserts the launching call is a node: its analysis fails */
-			if (g->snode[rt] == NONE)
-				*no_launch_node = true;
-			GP_TRY(add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE));
-		} else if (*last != NONE && g->nts[s] - g->nts[*last] < KK_THRESHOLD_NS &&
-		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
-			GP_TRY(add_edge(g, *last, s, E_KK, false, g->nev[*last]));
-		}
-		/* the slot may have moved when stream_slot grew the array */
-		last = stream_slot(g, sk, false);
-		*last = e;
 	}
+	if (ncpu - run > 1)
+		GP_TRY(tie_order(g, cpun + run, cpt + run, ncpu - run));
+	g->nn = m;
+	g->ncpu = ncpu;
+	g->nkern = nkern;
+	g->nkend = nkend;
 out:
-	gp__u64map_release(&ksync);
 	return rc;
 }
 
 /*
- * gpuprof without cuda_sync events: a blocking call (device, stream or event
- * synchronize, a synchronous copy) waited for the GPU activity of the window
- * that ended last while it ran; that activity's end gets a sync edge to the
- * call's end.
+ * pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack),
+ * all threads in one pass in node order (make_nodes listed the CPU nodes,
+ * those at one time in HTA's order), each with its own state: the edges
+ * into and out of each node come in the order HTA's per-thread passes give
+ * them, which is all the path and the generations read of the edge order.
  */
-static int pass_fallback_syncs(struct gp__cp *g)
+static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 {
-	const struct gp__actx *c = g->c;
-	size_t i, m = 0;
+	const struct gp_trace *t = g->t;
+	const uint32_t *cpun = g->cpun, *cpt = g->cpt, *nev = g->nev, *enode = g->enode;
+	const uint8_t *nat = g->nat, *tskip = g->tskip;
+	size_t k, n = g->ncpu, nt = t->ntracks;
+	uint32_t *below;
+	struct tstate *tst;
+	bool hta = g->hta;
 	int rc = 0;
 
-	/* NA_BLOCK: a blocking CPU event's nodes (node_attr; every CPU event has nodes) */
-	for (i = 0; i < g->nn; i++)
-		if (g->nat[i] & NA_BLOCK)
-			break;
-	if (i == g->nn)
-		return 0; /* no blocking call */
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-
-		if (!(g->role[ev] & RO_KERNEL) || g->enode[ev] == NONE)
-			continue;
-		g->kv[m].key = c->ts[ev] + c->dur[ev];
-		g->kv[m++].val = ev;
+	if (from != NONE) {
+		g->tskip[to] |= g->tskip[from];
+		g->tskip[from] = 0;
 	}
-	GP_TRY(gp__sort_kv(g->kv, m));
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
-		int64_t bend;
-		size_t lo = 0, hi = m;
+	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
+	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
+	GP_TRY(reserve_edges(g, n)); /* at most one edge per node */
+	tst = g->tst;
+	for (k = 0; k < nt; k++)
+		tst[k] = (struct tstate){ NONE, NONE, NONE, 0 };
+	below = g->from; /* the stacks' links: gp__cp_longest's, free until then */
+	for (k = 0; k < n; k++) {
+		uint32_t nd = cpun[k], tr = cpt[k];
+		struct tstate *s;
 
-		if (g->enode[ev] == NONE || !(g->nat[g->enode[ev]] & NA_BLOCK))
+		/* HTA: a thread holding a row with a stream is no call stack */
+		if (tskip[tr] && !t->tracks[tr].gpu)
 			continue;
-		bend = c->ts[ev] + c->dur[ev];
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		s = &tst[tr];
+		if (!(nat[nd] & NA_END)) {
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
+				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : s->parent;
 
-			if (g->kv[mid].key <= bend)
-				lo = mid + 1;
-			else
-				hi = mid;
+				add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP, false, attr);
+			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = nd;
+			below[nd] = s->top;
+			s->top = nd;
+			s->depth++;
+		} else if (s->top != NONE) {
+			uint32_t ev = nev[s->top], e2 = enode[ev];
+
+			s->top = below[s->top];
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
+				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
+				bool bl = (nat[e2] & NA_BLOCK) != 0;
+
+				add_edge(g, s->last, e2, E_OP, bl && hta, attr);
+				g->e[g->ne - 1].blocking = bl;
+				g->nblock += bl;
+			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = e2;
+			s->depth--;
 		}
-		if (lo > 0 && g->kv[lo - 1].key >= c->ts[ev])
-			GP_TRY(sync_edge(g, g->enode[(uint32_t)g->kv[lo - 1].val], ev));
 	}
 out:
+	memset(g->tskip, 0, t->ntracks);
 	return rc;
 }
 
@@ -689,6 +643,8 @@ out:
 int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
 {
 	bool same = false, nolaunch = false;
+	uint32_t from, to;
+	int64_t k0, k1;
 	size_t i;
 	int rc = 0;
 
@@ -696,19 +652,20 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	g->ne = 0;
 	g->nn = 0;
 	g->nblock = 0;
-	GP_TRY(collect(g, start, end));
-	p->nev = g->nw;
-	GP_TRY(make_nodes(g));
-	GP_TRY(pass_lock(g));
-	GP_TRY(pass_stacks(g, start, end));
-	GP_TRY(pass_kernels(g, &same, &nolaunch));
+	g->backward = false;
+	GP_TRY(collect(g, start, end, &k0, &k1));
+	p->nev = g->nw + g->nws;
+	fwd_bwd(g, start, end, &from, &to);
+	GP_TRY(make_nodes(g, k0, k1, from, to));
+	GP_TRY(pass_stacks(g, from, to));
+	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
-		GP_TRY(pass_fallback_syncs(g));
+		GP_TRY(gp__cp_pass_fallback_syncs(g));
 	if (!g->hta && g->nblock) {
 		/* a blocking call whose wait the graph explains adds no CPU time of its own */
 		for (i = 0; i < g->ne; i++)
-			if (g->e[i].blocking && g->nsync[g->e[i].v])
-				g->e[i].w = g->e[i].gw = 0;
+			if (g->e[i].blocking && (g->nat[g->e[i].v] & NA_SYNC))
+				g->e[i].w = 0;
 	}
 	if (!g->nn) {
 		p->reason = "no CPU op or kernel in the step";

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * critpath-int.h - what the two halves of the critical-path graph share:
+ * critpath-int.h - what the parts of the critical-path graph share:
  * critpath-prep.c builds the per-rank tables once (name flags, event roles,
  * correlation links, stream queue lengths, event waits), critpath-graph.c
- * builds each window's graph from them, critpath-path.c finds its longest path.
+ * builds each window's graph from them (critpath-kernels.c its GPU side),
+ * critpath-path.c finds its longest path.
  */
 #ifndef GP_ANALYZE_CRITPATH_INT_H
 #define GP_ANALYZE_CRITPATH_INT_H
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 #include "critpath.h"
+#include "util/error.h"
 #include "util/sort.h"
 
 /* HTA KERNEL_KERNEL_DELAY_THRESHOLD_US: a longer gap between kernels is no kernel-kernel edge */
@@ -36,10 +38,15 @@ enum {
 	NF_SYNC_WAIT = 1 << 11
 };
 
-/* node attributes (nat), packed above the event in make_nodes' sort values */
-enum { NA_CPU = 1 << 0, NA_KERNEL = 1 << 1, NA_LOCK = 1 << 2, NA_BLOCK = 1 << 3 };
-#define NA_SHIFT  56
-#define NA_EVMASK ((UINT64_C(1) << NA_SHIFT) - 1)
+/* node attributes (nat): what the passes ask of a node, read once per event */
+enum {
+	NA_CPU = 1 << 0,
+	NA_KERNEL = 1 << 1,
+	NA_LOCK = 1 << 2,
+	NA_BLOCK = 1 << 3,
+	NA_END = 1 << 4, /* the event's end node (else its start) */
+	NA_SYNC = 1 << 5 /* a sync edge ends here */
+};
 
 /* event roles */
 enum {
@@ -53,13 +60,21 @@ enum {
 enum etype { E_OP, E_DEP, E_LAUNCH, E_KK, E_SYNC };
 
 struct edge {
+	int64_t w; /* its weight (HTA keeps negative ones for the summary; the graph counts 0) */
 	uint32_t u, v;
-	int64_t w;     /* the edge's own weight (HTA keeps it for the summary) */
-	int64_t gw;    /* its weight in the graph (negative ones are 0) */
 	uint32_t attr; /* the event it is attributed to, NONE */
-	uint8_t type;
-	uint8_t
+	uint32_t next; /* the edge into v added before it, NONE: v's incoming edges, newest first */
+	uint16_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
+	uint16_t
 	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
+};
+
+/* pass_stacks' state of one thread */
+struct tstate {
+	uint32_t last;   /* the node it visited last, NONE */
+	uint32_t parent; /* the event enclosing it, NONE */
+	uint32_t top;    /* the start node on top of its stack, NONE (the stack: below) */
+	int32_t depth;
 };
 
 struct launch {
@@ -92,36 +107,48 @@ struct gp__cp {
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
 	/* per-window buffers, grown as needed */
-	uint32_t *wev;
+	uint32_t *wev; /* the window's events with nodes, in collection order */
 	size_t wev_cap, nw;
-	struct gp_kv *kv;
-	size_t kv_cap;
-	int64_t *nts;
-	size_t nts_cap;
-	uint32_t *nev;
-	size_t nev_cap;
-	uint8_t *nend;
-	size_t nend_cap;
-	uint8_t *nsync;
-	size_t nsync_cap;
-	size_t nn;
-	size_t nblock; /* exit edges of blocking calls in the window */
-	uint8_t *nat;  /* per node: NA_* */
-	size_t nat_cap;
-	uint32_t *ntr; /* per node: its event's track */
-	size_t ntr_cap;
-	uint32_t *ord;
-	size_t ord_cap;
-	struct gp_kv *kv2;
-	size_t kv2_cap;
-	uint32_t *tcnt; /* [ntracks + 1] */
-	uint8_t *tskip; /* [ntracks] */
-	uint32_t *stk;
+	uint8_t *wat; /* per wev entry: its NA_* (the start node's) */
+	size_t wat_cap;
+	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
+	size_t wsync_cap, nws;
+	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | wev index << 1 | end */
+	size_t key_cap, key2_cap;
+	uint32_t *bcnt; /* make_nodes' buckets */
+	size_t bcnt_cap;
+	struct gp_kv *kv, *kv2; /* scratch: long tie runs, syncs and kernel ends by time */
+	size_t kv_cap, kv2_cap;
+	size_t nn;       /* nodes, in (time, event, start first) order: */
+	int64_t *nts;    /* per node: its time */
+	uint32_t *nev;   /* per node: its event */
+	uint8_t *nat;    /* per node: NA_* */
+	uint32_t *head;  /* per node: its last incoming edge, NONE (struct edge next) */
+	uint32_t *reach; /* per node: the farthest source of a backward edge into it, 0 none */
+	size_t nts_cap, nev_cap, nat_cap, head_cap, reach_cap;
+	bool backward;  /* an edge goes from a later node to an earlier one */
+	size_t nblock;  /* exit edges of blocking calls in the window */
+	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
+	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
+	size_t cpun_cap, cpt_cap, ncpu;
+	uint32_t *kern; /* the kernel start nodes, in node order */
+	size_t kern_cap, nkern;
+	struct gp_kv *kend; /* kernel ends (time, wev index << 32 | event), in node order */
+	size_t kend_cap, nkend;
+	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
+	struct tstate *tst; /* [ntracks]: pass_stacks' state per thread */
+	size_t tst_cap;
+	struct tiek *tk; /* a tie run of pass_stacks */
+	size_t tk_cap;
+	uint8_t *
+	    tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes, pass_stacks clears) */
 	struct edge *e;
 	size_t e_cap, ne;
-	uint32_t *poff, *pe, *soff, *se, *indeg, *topo, *from;
-	size_t poff_cap, pe_cap, soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
+	/* gp__cp_longest: out-edges (soff, se) and indeg for the generations, topo (local_order's
+	 * runs or Kahn's order), from (each node's best incoming edge; before: scratch) */
+	uint32_t *soff, *se, *indeg, *topo, *from;
+	size_t soff_cap, se_cap, indeg_cap, topo_cap, from_cap;
 	int64_t *dist;
 	size_t dist_cap;
 	struct gp_u64map slmap; /* stream key -> index in sl */
@@ -135,6 +162,51 @@ struct gp__cp {
 /* the capacity check inline: GROW runs once per event or edge in the hot loops */
 #define GROW(p, cap, need)                                                                         \
 	((need) <= (cap) ? 0 : gp__grow((void **)&(p), &(cap), (need), sizeof(*(p))))
+
+/* room for @p n more edges, which add_edge takes without a check */
+static inline int reserve_edges(struct gp__cp *g, size_t n)
+{
+	if (n >= NONE - 1 - g->ne)
+		return gp__error(GP_ELIMIT, "too many edges in the critical-path graph");
+	return GROW(g->e, g->e_cap, g->ne + n);
+}
+
+/* an edge, into room reserve_edges made */
+static inline __attribute__((always_inline)) void
+add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+{
+	struct edge *e;
+	int64_t w;
+
+	if (u == v || u == NONE || v == NONE)
+		return;
+	e = &g->e[g->ne];
+	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
+	e->w = g->hta || w >= 0 ? w : 0;
+	e->u = u;
+	e->v = v;
+	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
+	e->next = g->head[v];
+	e->type = (uint16_t)type;
+	e->blocking = 0;
+	g->head[v] = (uint32_t)g->ne++;
+	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
+		g->backward = true;
+		if (u > g->reach[v])
+			g->reach[v] = u;
+	}
+}
+
+/**
+ * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with
+ * the cuda_sync events (critpath-kernels.c). *@p same_stream_sync: a sync
+ * edge joins two kernels of one stream; *@p no_launch_node: a kernel launched
+ * by a call that is no node (HTA fails on both).
+ */
+int gp__cp_pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launch_node);
+
+/** gpuprof without cuda_sync events: the sync edges of blocking calls (critpath-kernels.c). */
+int gp__cp_pass_fallback_syncs(struct gp__cp *g);
 
 /** The longest path of the graph in @p g into @p p (critpath-path.c). */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);

@@ -13,6 +13,43 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
+/* the farthest nodes so far, in the order their distances were set */
+struct far {
+	int64_t maxd;
+	uint32_t best; /* the first at maxd */
+	size_t nbest;  /* how many are */
+};
+
+/*
+ * Node @p v's distance: each node takes the first best predecessor in edge
+ * order (head lists the incoming edges newest first: the last of the best
+ * in that list), all its predecessors' distances set.
+ */
+static inline void relax(struct gp__cp *g, uint32_t v, struct far *f)
+{
+	int64_t d = 0;
+	uint32_t fe = NONE, k;
+
+	for (k = g->head[v]; k != NONE; k = g->e[k].next) {
+		const struct edge *e = &g->e[k];
+		int64_t x = gp__add_sat(g->dist[e->u], e->w < 0 ? 0 : e->w);
+
+		if (x >= d) { /* d starts at 0 and no x is negative */
+			d = x;
+			fe = k;
+		}
+	}
+	g->dist[v] = d;
+	g->from[v] = fe;
+	if (d > f->maxd) {
+		f->maxd = d;
+		f->best = v;
+		f->nbest = 1;
+	} else if (d == f->maxd) {
+		f->nbest++;
+	}
+}
+
 /* Kahn's algorithm by generations (networkx topological_sort) into topo; *nt < nn: a cycle */
 static int generations(struct gp__cp *g, size_t *nt_out)
 {
@@ -24,17 +61,18 @@ static int generations(struct gp__cp *g, size_t *nt_out)
 	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
 	memset(g->soff, 0, (nn + 2) * sizeof(uint32_t));
-	for (i = 0; i < ne; i++)
+	memset(g->indeg, 0, nn * sizeof(uint32_t));
+	for (i = 0; i < ne; i++) {
 		g->soff[g->e[i].u + 2]++;
+		g->indeg[g->e[i].v]++;
+	}
 	for (i = 2; i < nn + 2; i++)
 		g->soff[i] += g->soff[i - 1];
 	for (i = 0; i < ne; i++)
 		g->se[g->soff[g->e[i].u + 1]++] = (uint32_t)i;
-	for (i = 0; i < nn; i++) {
-		g->indeg[i] = g->poff[i + 1] - g->poff[i];
+	for (i = 0; i < nn; i++)
 		if (!g->indeg[i])
 			g->topo[nt++] = (uint32_t)i;
-	}
 	while (head < nt) {
 		size_t gen_end = nt;
 
@@ -57,38 +95,50 @@ out:
 /* the longest run of nodes that local_order reorders before it builds the generations instead */
 #define LOCAL_MAX 64
 
-/*
- * A topological order into topo (*nt < nn: a cycle) of a graph whose
- * backward edges (u > v: nodes at one time put in another order on their
- * thread) join short runs of nodes: node order, each run of nodes that
- * backward edges span put in an order of its edges. Every other edge goes
- * forward from one run to a later one, and a cycle lies within one run.
- * *done false: a run longer than LOCAL_MAX; the caller builds the
- * generations. indeg holds, per node, the farthest source of a backward
- * edge into it (0: none), from is scratch.
- */
-static int local_order(struct gp__cp *g, size_t *nt_out, bool *done)
+/* the last node of the run from node @p i that backward edges join, SIZE_MAX: too long */
+static size_t run_end(const struct gp__cp *g, size_t i)
 {
-	size_t nn = g->nn, i, j, k, nt = 0;
-	uint32_t *reach, *placed;
+	size_t hi = g->reach[i], j;
+
+	for (j = i; j <= hi; j++) {
+		hi = g->reach[j] > hi ? g->reach[j] : hi;
+		if (hi - i >= LOCAL_MAX)
+			return SIZE_MAX;
+	}
+	return hi;
+}
+
+/*
+ * The distances in a topological order (*nt < nn: a cycle), the runs' order
+ * kept in topo (at their nodes' places; the other nodes in node order), of
+ * a graph whose backward edges (u > v: nodes at one time put in another
+ * order on their thread) join short runs of nodes: node order, each run of
+ * nodes that backward edges span put in an order of its edges. Every other
+ * edge goes forward from one run to a later one, and a cycle lies within one
+ * run. *done false: a run longer than LOCAL_MAX; the caller builds the
+ * generations. reach holds, per node, the farthest source of a backward edge
+ * into it (0: none), from is scratch until relax sets it.
+ */
+static int local_order(struct gp__cp *g, struct far *f, size_t *nt_out, bool *done)
+{
+	size_t nn = g->nn, i, j, nt = 0;
+	uint32_t *reach = g->reach, *placed, k;
+	struct far f0 = *f;
 	int rc = 0;
 
 	*done = false;
 	GP_TRY(GROW(g->topo, g->topo_cap, nn + 1));
-	reach = g->indeg;
 	placed = g->from;
 	for (i = 0; i < nn;) {
-		size_t hi = reach[i], left, moved;
+		size_t hi, left, moved;
 
-		if (!hi) {
-			g->topo[nt++] = (uint32_t)i++;
+		if (!reach[i]) {
+			nt++;
+			relax(g, (uint32_t)i++, &f0);
 			continue;
 		}
-		for (j = i; j <= hi; j++) {
-			hi = reach[j] > hi ? reach[j] : hi;
-			if (hi - i >= LOCAL_MAX)
-				return 0;
-		}
+		if ((hi = run_end(g, i)) == SIZE_MAX)
+			return 0;
 		/* nodes i..hi: place, pass after pass, each whose predecessors in the run are
 		 * placed */
 		for (j = i; j <= hi; j++)
@@ -99,14 +149,14 @@ static int local_order(struct gp__cp *g, size_t *nt_out, bool *done)
 			for (j = i; j <= hi; j++) {
 				bool ready = !placed[j];
 
-				for (k = g->poff[j]; ready && k < g->poff[j + 1]; k++) {
-					uint32_t u = g->e[g->pe[k]].u;
+				for (k = g->head[j]; ready && k != NONE; k = g->e[k].next) {
+					uint32_t u = g->e[k].u;
 
 					ready = u < i || placed[u];
 				}
 				if (ready) {
 					placed[j] = 1;
-					g->topo[nt++] = (uint32_t)j;
+					g->topo[nt++] = (uint32_t)j; /* nt is i + placed so far */
 					moved++;
 				}
 			}
@@ -114,10 +164,14 @@ static int local_order(struct gp__cp *g, size_t *nt_out, bool *done)
 		} while (left && moved);
 		if (left)
 			break; /* a cycle */
+		/* placed is from: the run's distances once it is placed */
+		for (j = i; j <= hi; j++)
+			relax(g, g->topo[j], &f0);
 		i = hi + 1;
 	}
 	*nt_out = nt;
 	*done = true;
+	*f = f0;
 out:
 	return rc;
 }
@@ -139,22 +193,33 @@ static enum gp_ktype ktype(const struct gp__cp *g, uint32_t ev)
  * it, so the tied nodes of the lowest generation come first: when that is
  * one node (or generation 0, which is in node order) it is the answer, found
  * in one sweep in topological order (node order when @p forward, else
- * topo's); else the generations are built.
+ * local_order's: the runs in topo); else the generations are built.
  */
 static int first_farthest(struct gp__cp *g, bool forward, int64_t maxd, size_t *best)
 {
-	size_t nn = g->nn, n, j, nt, nlow = 0;
-	uint32_t *lev, low = UINT32_MAX;
+	size_t nn = g->nn, n, nt, nlow = 0, run_hi = 0;
+	uint32_t *lev, low = UINT32_MAX, k;
+	bool in_run = false;
 	int rc = 0;
 
 	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
 	lev = g->indeg;
 	for (n = 0; n < nn; n++) {
-		size_t i = forward ? n : g->topo[n];
+		size_t i = n;
 		uint32_t l = 0;
 
-		for (j = g->poff[i]; j < g->poff[i + 1]; j++) {
-			uint32_t lu = lev[g->e[g->pe[j]].u] + 1;
+		/* local_order's: node order, runs in topo (run_end succeeded for each) */
+		if (!forward && !in_run && g->reach[n]) {
+			run_hi = run_end(g, n);
+			in_run = true;
+		}
+		if (in_run) {
+			i = g->topo[n];
+			in_run = n < run_hi;
+		}
+
+		for (k = g->head[i]; k != NONE; k = g->e[k].next) {
+			uint32_t lu = lev[g->e[k].u] + 1;
 
 			l = lu > l ? lu : l;
 		}
@@ -190,86 +255,46 @@ out:
  * not depend on the order, so when every edge goes forward in node order
  * (the usual case) they are computed in node order, when backward edges
  * only join short runs of nodes in local_order's, and the generations are
- * built only to break a tie between farthest nodes.
+ * built only to break a tie between farthest nodes. add_edge kept each
+ * node's incoming edges (head) and whether an edge goes backward.
  */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 {
-	size_t nn = g->nn, ne = g->ne, i, j, nt = nn, best = 0, nbest = 0;
-	bool forward = true, local = false;
-	int64_t maxd = -1;
+	size_t nn = g->nn, i, nt = nn, best;
+	bool forward = !g->backward, local = false;
+	struct far f = { -1, 0, 0 };
 	uint32_t v;
 	int rc = 0;
 
-	GP_TRY(GROW(g->poff, g->poff_cap, nn + 2));
-	GP_TRY(GROW(g->pe, g->pe_cap, ne + 1));
 	GP_TRY(GROW(g->from, g->from_cap, nn + 1));
 	GP_TRY(GROW(g->dist, g->dist_cap, nn + 1));
-	GP_TRY(GROW(g->indeg, g->indeg_cap, nn + 1));
-	memset(g->poff, 0, (nn + 2) * sizeof(uint32_t));
-	memset(g->indeg, 0, nn * sizeof(uint32_t));
-	for (i = 0; i < ne; i++) {
-		uint32_t u = g->e[i].u, v2 = g->e[i].v;
-
-		g->poff[v2 + 2]++;
-		if (u > v2) { /* backward: local_order's runs */
-			forward = false;
-			if (u > g->indeg[v2])
-				g->indeg[v2] = u;
-		}
-	}
-	for (i = 2; i < nn + 2; i++)
-		g->poff[i] += g->poff[i - 1];
-	for (i = 0; i < ne; i++)
-		g->pe[g->poff[g->e[i].v + 1]++] = (uint32_t)i;
-	/* now poff[v]..poff[v+1] are v's incoming edges in edge order */
-	if (!forward) {
-		GP_TRY(local_order(g, &nt, &local));
-		if (!local)
+	if (forward) {
+		for (i = 0; i < nn; i++)
+			relax(g, (uint32_t)i, &f);
+	} else {
+		GP_TRY(local_order(g, &f, &nt, &local));
+		if (!local) {
+			f = (struct far){ -1, 0, 0 };
 			GP_TRY(generations(g, &nt));
+			if (nt == nn)
+				for (i = 0; i < nn; i++)
+					relax(g, g->topo[i], &f);
+		}
 		if (nt < nn) {
 			p->ok = false;
 			p->reason = "the dependency graph has a cycle";
 			return 0;
 		}
 	}
-	for (i = 0; i < nn; i++) {
-		int64_t d = 0;
-		uint32_t fe = NONE;
-
-		v = forward ? (uint32_t)i : g->topo[i];
-		for (j = g->poff[v]; j < g->poff[v + 1]; j++) {
-			const struct edge *e = &g->e[g->pe[j]];
-			int64_t x = gp__add_sat(g->dist[e->u], e->gw);
-
-			if (fe == NONE || x > d) {
-				d = x;
-				fe = g->pe[j];
-			}
-		}
-		if (fe != NONE && d < 0) {
-			d = 0;
-			fe = NONE;
-		}
-		g->dist[v] = d;
-		g->from[v] = fe;
-		if (d > maxd) {
-			maxd = d;
-			best = v;
-			nbest = 1;
-		} else if (d == maxd) {
-			nbest++;
-		}
-	}
-	if ((forward || local) && nbest > 1) /* the first farthest node in networkx's order */
-		GP_TRY(first_farthest(g, forward, maxd, &best));
-	/* the path's edges, back from the farthest node */
+	best = f.best;
+	if ((forward || local) && f.nbest > 1) /* the first farthest node in networkx's order */
+		GP_TRY(first_farthest(g, forward, f.maxd, &best));
+	/* the path's edges, back from the farthest node, into the end of seg (at most nn - 1) */
 	{
-		size_t k = 0, np = 0;
+		size_t k;
 
-		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u)
-			np++;
-		GP_TRY(GROW(g->seg, g->seg_cap, np + 1));
-		k = np;
+		GP_TRY(GROW(g->seg, g->seg_cap, nn + 1));
+		k = nn + 1;
 		for (v = (uint32_t)best; g->from[v] != NONE; v = g->e[g->from[v]].u) {
 			const struct edge *e = &g->e[g->from[v]];
 			struct gp__cp_seg *s = &g->seg[--k];
@@ -307,8 +332,8 @@ int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p)
 				p->by_ns[s->cat] = gp__add_sat(p->by_ns[s->cat], s->w);
 			p->path_ns = gp__add_sat(p->path_ns, s->w);
 		}
-		p->seg = g->seg;
-		p->nseg = np;
+		p->seg = g->seg + k;
+		p->nseg = nn + 1 - k;
 	}
 out:
 	return rc;

@@ -435,10 +435,9 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->q = gp__calloc(n + 1, sizeof(int32_t));
 	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
 	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
-	g->tcnt = gp__calloc(c->t->ntracks + 2, sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->lgpu || !g->q || !g->snode ||
-	    !g->enode || !g->tcnt || !g->tskip)
+	    !g->enode || !g->tskip)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	set_roles(g);
 	GP_TRY(build_links(g));
@@ -470,21 +469,27 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->snode);
 	gp__free(g->enode);
 	gp__free(g->wev);
+	gp__free(g->wat);
+	gp__free(g->wsync);
+	gp__free(g->key);
+	gp__free(g->key2);
+	gp__free(g->bcnt);
+	gp__free(g->kend);
 	gp__free(g->kv);
+	gp__free(g->kv2);
 	gp__free(g->nts);
 	gp__free(g->nev);
-	gp__free(g->nend);
-	gp__free(g->nsync);
-	gp__free(g->ord);
 	gp__free(g->nat);
-	gp__free(g->ntr);
-	gp__free(g->kv2);
-	gp__free(g->tcnt);
-	gp__free(g->tskip);
+	gp__free(g->head);
+	gp__free(g->reach);
+	gp__free(g->cpun);
+	gp__free(g->cpt);
+	gp__free(g->kern);
 	gp__free(g->stk);
+	gp__free(g->tst);
+	gp__free(g->tk);
+	gp__free(g->tskip);
 	gp__free(g->e);
-	gp__free(g->poff);
-	gp__free(g->pe);
 	gp__free(g->soff);
 	gp__free(g->se);
 	gp__free(g->indeg);
