@@ -97,7 +97,7 @@ uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 }
 
 /* the stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream */
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
+static inline uint64_t stream_key(const struct gp__cp *g, uint32_t ev)
 {
 	const struct gp_trace *t = g->t;
 
@@ -106,14 +106,45 @@ uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
 	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
 }
 
-static void set_roles(struct gp__cp *g)
+uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
+{
+	return stream_key(g, ev);
+}
+
+/* the roles of a kind's events (gpuprof): CPU nodes, GPU activity, syncs */
+static uint8_t kind_role(enum gp_kind k)
+{
+	switch (k) {
+	case GP_K_CPU_OP:
+	case GP_K_RUNTIME:
+	case GP_K_DRIVER:
+		return RO_CPU;
+	case GP_K_KERNEL:
+	case GP_K_MEMCPY:
+	case GP_K_MEMSET:
+		return RO_KERNEL | RO_GPUROW;
+	case GP_K_SYNC:
+		return RO_SYNC;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Roles under --compat hta: HTA takes any row with a stream for GPU
+ * activity, so every kept event is looked at. The GPU-side events are
+ * marked in @p gside (a bit per event).
+ */
+static void set_roles_hta(struct gp__cp *g, uint64_t *gside)
 {
 	const struct gp_trace *t = g->t;
 	size_t i;
+
 	for (i = 0; i < g->n; i++) {
 		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
 		bool cpuk = k == GP_K_CPU_OP || k == GP_K_RUNTIME || k == GP_K_DRIVER;
-		bool gpuk = k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET;
+		bool row;
+		uint16_t f;
 		uint8_t r = 0;
 
 		if (!gp__kept(g->c, i) || k == GP_K_TRACE)
@@ -122,172 +153,464 @@ static void set_roles(struct gp__cp *g)
 			r |= RO_SYNC;
 			g->have_sync = true;
 		}
-		if (g->hta) {
-			bool row = gp__cp_hta_row(t, i);
-			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
-
-			if (cpuk && !row)
-				r |= RO_CPU;
-			if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
-			    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
-				r |= RO_GSIDE;
-			if (row && k != GP_K_SYNC && t->ev.corr[i] >= 0)
-				r |= RO_KERNEL;
-			if (row)
-				r |= RO_GPUROW;
-		} else {
-			if (cpuk)
-				r |= RO_CPU;
-			if ((gpuk || k == GP_K_SYNC) && t->ev.corr[i] >= 0)
-				r |= RO_GSIDE;
-			if (gpuk)
-				r |= RO_KERNEL | RO_GPUROW;
-		}
+		row = gp__cp_hta_row(t, i);
+		f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
+		if (cpuk && !row)
+			r |= RO_CPU;
+		if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
+		    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
+			r |= RO_GSIDE;
+		if (row && k != GP_K_SYNC && t->ev.corr[i] >= 0)
+			r |= RO_KERNEL;
+		if (row)
+			r |= RO_GPUROW;
 		g->role[i] = r;
+		if (r & RO_GSIDE)
+			gside[i >> 6] |= UINT64_C(1) << (i & 63);
 	}
 }
 
-/* links: the CPU side of each correlation, and per CPU event the GPU events it launched */
-static int build_links(struct gp__cp *g)
+/* role[i] = RO_CPU for the CPU kinds among kind[0..n), else 0 */
+static void cpu_roles(uint8_t *restrict role, const uint8_t *restrict kind, size_t n)
 {
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		role[i] = (uint8_t)((kind[i] == GP_K_CPU_OP) | (kind[i] == GP_K_RUNTIME) |
+		                    (kind[i] == GP_K_DRIVER)); /* RO_CPU is 1 */
+}
+
+/*
+ * Roles (gpuprof): from the context's lists of kept events of each kind
+ * that has a role, so other events are not read. GPU activity and syncs
+ * with a correlation are the GPU side, marked in @p gside.
+ */
+static void set_roles(struct gp__cp *g, uint64_t *gside)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER, GP_K_KERNEL,
+		                              GP_K_MEMCPY, GP_K_MEMSET,  GP_K_SYNC };
+	const struct gp__actx *c = g->c;
+	const int64_t *corr = g->t->ev.corr;
+	uint8_t *role = g->role;
+	size_t k, i;
+
+	g->have_sync = c->by_kind[GP_K_SYNC].n > 0;
+	if (!c->keep) /* every event kept: the CPU nodes in one (vectorised) pass */
+		cpu_roles(role, g->t->ev.kind, g->n);
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const uint32_t *v = c->by_kind[kinds[k]].v;
+		size_t n = c->by_kind[kinds[k]].n;
+		uint8_t r = kind_role(kinds[k]);
+
+		if (r == RO_CPU) {
+			for (i = 0; c->keep && i < n; i++)
+				role[v[i]] = RO_CPU;
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t ev = v[i];
+
+			if (corr[ev] < 0) {
+				role[ev] = r;
+			} else {
+				role[ev] = r | RO_GSIDE;
+				gside[ev >> 6] |= UINT64_C(1) << (ev & 63);
+			}
+		}
+	}
+}
+
+/* the events of bitmap @p bits (@p n events), in index order, into a new *@p out */
+static int bits_list(const uint64_t *bits, size_t n, uint32_t **out, size_t *nout)
+{
+	size_t w, m = 0;
+
+	for (w = 0; w < (n + 63) / 64; w++)
+		m += (size_t)__builtin_popcountll(bits[w]);
+	*nout = m;
+	*out = gp__malloc((m + 1) * sizeof(**out));
+	if (!*out)
+		return gp__error(GP_ENOMEM, "out of memory for the critical path");
+	m = 0;
+
+	for (w = 0; w < (n + 63) / 64; w++) {
+		uint64_t b = bits[w];
+
+		while (b) {
+			(*out)[m++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+			b &= b - 1;
+		}
+	}
+	return 0;
+}
+
+static void fill_u32(uint32_t *restrict p, size_t n, uint32_t x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = x;
+}
+
+/*
+ * kv[0..n) by key, stable. The launching calls of GPU events in event order
+ * are in order but for a few: insertion sort, unless it moves more than a
+ * few elements per element (then the library's sort finishes it: the order
+ * of equal keys is kept either way).
+ */
+static int sort_almost_sorted(struct gp_kv *kv, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct gp_kv x = kv[i];
+
+		if (x.key >= kv[i - 1].key)
+			continue;
+		for (j = i; j > 0 && kv[j - 1].key > x.key && moves <= 4 * n; j--, moves++)
+			kv[j] = kv[j - 1];
+		kv[j] = x;
+		if (moves > 4 * n)
+			return gp__sort_kv_with(kv, n, kv + n);
+	}
+	return 0;
+}
+
+/*
+ * Links: the CPU side of each GPU-side event @p gs[0..ngs) (index order),
+ * and per CPU event the GPU events it launched (loff, lgpu, in index order).
+ * gpuprof takes the context's launching calls (the first runtime or driver
+ * call of a correlation); HTA's index_correlation joins the last other row
+ * of the correlation. The linked events are left in gs[0..*nlinked).
+ */
+static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, size_t *nlinked)
+{
+	const struct gp__actx *c = g->c;
 	const struct gp_trace *t = g->t;
 	struct gp_u64map m;
-	size_t i;
+	struct gp_kv *kv = NULL;
+	size_t i, j, nl = 0;
 	uint64_t v;
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
-	for (i = 0; i < g->n; i++)
-		g->link[i] = NONE;
-	if (!g->hta)
-		goto link; /* the context's map: correlation -> first runtime or driver call */
-	GP_TRY(gp__u64map_init(&m, g->n / 4 + 16));
-	for (i = 0; i < g->n; i++) {
-		uint8_t r = g->role[i];
-		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
-		bool cpu_side;
-
-		if (t->ev.corr[i] < 0 || !gp__kept(g->c, i) || k == GP_K_TRACE)
-			continue;
-		/* HTA: every other row with a correlation, the last one wins */
-		cpu_side = !(r & RO_GSIDE);
-		if (cpu_side)
+	memset(g->link, 0xff, g->n * sizeof(*g->link));
+	if (g->hta) {
+		GP_TRY(gp__u64map_init(&m, g->n / 4 + 16));
+		for (i = 0; i < g->n; i++) {
+			/* HTA: every other row with a correlation, the last one wins */
+			if (t->ev.corr[i] < 0 || !gp__kept(c, i) || t->ev.kind[i] == GP_K_TRACE ||
+			    (g->role[i] & RO_GSIDE))
+				continue;
 			GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
+		}
 	}
-link:
-	memset(g->loff, 0, (g->n + 1) * sizeof(uint32_t));
-	for (i = 0; i < g->n; i++) {
-		uint32_t l;
+	kv = gp__malloc((2 * ngs + 1) * sizeof(*kv));
+	if (!kv)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+	for (i = 0; i < ngs; i++) {
+		uint32_t ev = gs[i], l;
 
-		if (!(g->role[i] & RO_GSIDE))
-			continue;
 		if (g->hta) {
-			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[i], &v))
+			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[ev], &v))
 				continue;
 			l = (uint32_t)v;
-		} else if (!gp__idmap_get(&g->c->corr_launch, t->ev.corr[i], &l)) {
+		} else if (g->role[ev] & RO_KERNEL) {
+			/* the context's launching call of its GPU activity */
+			if ((l = c->launch[ev]) == NONE)
+				continue;
+		} else if (!gp__idmap_get(&c->corr_launch, t->ev.corr[ev], &l)) {
 			continue;
 		}
-		g->link[i] = l;
-		g->loff[l + 1]++;
+		g->link[ev] = l;
+		kv[nl].key = l;
+		kv[nl++].val = ev;
+		gs[nl - 1] = ev;
 	}
-	for (i = 0; i < g->n; i++)
-		g->loff[i + 1] += g->loff[i];
-	{
-		uint32_t *fill = g->snode; /* scratch: next slot per CPU event */
+	/* by launching call, each one's in event order (stable; the calls come almost in
+	 * order: a pass or two) */
+	GP_TRY(sort_almost_sorted(kv, nl));
+	g->lgpu = gp__malloc((nl + 1) * sizeof(*g->lgpu));
+	if (!g->lgpu)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+	for (i = 0, j = 0; j < nl; j++) {
+		size_t l = (size_t)kv[j].key;
 
-		memcpy(fill, g->loff, g->n * sizeof(uint32_t));
-		for (i = 0; i < g->n; i++)
-			if (g->link[i] != NONE)
-				g->lgpu[fill[g->link[i]]++] = (uint32_t)i;
+		g->lgpu[j] = (uint32_t)kv[j].val;
+		if (i <= l) {
+			fill_u32(g->loff + i, l + 1 - i, (uint32_t)j);
+			i = l + 1;
+		}
 	}
+	fill_u32(g->loff + i, g->n + 1 - i, (uint32_t)nl);
+	*nlinked = nl;
 out:
+	gp__free(kv);
 	gp__u64map_release(&m);
 	return rc;
 }
 
-/* whether GPU event @p i counts in the queues: launched by a launch call, a GPU row */
-static bool queued(struct gp__cp *g, size_t i)
-{
-	uint32_t L = g->link[i];
+/* the queue slots of the streams seen so far: a short list, a map beyond it */
+#define FEW_SLOTS 16
+struct slots {
+	uint64_t key[FEW_SLOTS];
+	size_t n;
+	struct gp_u64map map;
+};
 
-	if (L == NONE || !(gp__cp_ev_flags(g, L) & NF_LAUNCH))
-		return false;
-	return g->hta ? gp__cp_hta_row(g->t, i) : (g->role[i] & RO_KERNEL) != 0;
+/* the slot of stream @p key, added when new; UINT32_MAX when out of memory */
+static uint32_t slot_of(struct slots *sl, uint64_t key)
+{
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sl->n && i < FEW_SLOTS; i++)
+		if (sl->key[i] == key)
+			return (uint32_t)i;
+	if (sl->n < FEW_SLOTS) {
+		sl->key[sl->n] = key;
+		return (uint32_t)sl->n++;
+	}
+	if (!sl->map.nslot && gp__u64map_init(&sl->map, 64))
+		return UINT32_MAX;
+	if (gp__u64map_get(&sl->map, key, &v))
+		return (uint32_t)v;
+	if (sl->n >= UINT32_MAX - 1 || gp__u64map_put(&sl->map, key, sl->n))
+		return UINT32_MAX;
+	return (uint32_t)sl->n++;
+}
+
+/* sorts each run of equal keys (@p key[ev]) of v[0..n) by event: insertion sort or qsort */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sorts v[i..j) by event: insertion sort when short, qsort otherwise (never quadratic) */
+static void sort_run(uint32_t *v, size_t i, size_t j)
+{
+	size_t k, m;
+
+	if (j - i > 16) {
+		qsort(v + i, j - i, sizeof(*v), cmp_u32);
+		return;
+	}
+	for (k = i + 1; k < j; k++) {
+		uint32_t x = v[k];
+
+		for (m = k; m > i && v[m - 1] > x; m--)
+			v[m] = v[m - 1];
+		v[m] = x;
+	}
+}
+
+/* v[0..n), in order of ts[ev] (@p via NULL) or ts[via[ev]]: each run of one time by event */
+static void ties_by_event(uint32_t *v, size_t n, const int64_t *ts, const uint32_t *via)
+{
+	size_t i, a = 0;
+
+	if (n < 2)
+		return;
+	if (via) {
+		int64_t prev = ts[via[v[0]]];
+
+		for (i = 1; i < n; i++) {
+			int64_t x = ts[via[v[i]]];
+
+			if (x != prev) {
+				if (i - a > 1)
+					sort_run(v, a, i);
+				a = i;
+				prev = x;
+			}
+		}
+	} else {
+		int64_t prev = ts[v[0]];
+
+		for (i = 1; i < n; i++) {
+			int64_t x = ts[v[i]];
+
+			if (x != prev) {
+				if (i - a > 1)
+					sort_run(v, a, i);
+				a = i;
+				prev = x;
+			}
+		}
+	}
+	if (n - a > 1)
+		sort_run(v, a, n);
+}
+
+/* q[0..n) (events) by (@p ts[via[ev]] or ts[ev], event), a stable sort of the index-ordered list */
+static int sort_by_time(uint32_t *q, size_t n, const int64_t *ts, const uint32_t *via)
+{
+	struct gp_kv *kv = gp__malloc((2 * n + 1) * sizeof(*kv));
+	size_t i;
+	int rc;
+
+	if (!kv)
+		return gp__error(GP_ENOMEM, "out of memory counting stream queues");
+	for (i = 0; i < n; i++) {
+		kv[i].key = ts[via ? via[q[i]] : q[i]];
+		kv[i].val = q[i];
+	}
+	rc = gp__sort_kv_with(kv, n, kv + n);
+	for (i = 0; !rc && i < n; i++)
+		q[i] = (uint32_t)kv[i].val;
+	gp__free(kv);
+	return rc;
 }
 
 /*
  * Queue lengths (HTA TraceCounters): per stream, +1 at each launch call that
  * has a GPU event, -1 at that event, in time order over the whole (kept)
- * trace. q[launch] is the length after its +1, q[gpu] after its -1.
+ * trace; at one time the launches first, each side in event order. q[launch]
+ * is the length after its +1, q[gpu] after its -1. The queued GPU events
+ * (launched by a launch call; a GPU row) are @p gs[0..ngs) (index order);
+ * the launches come in time order from the context's lists of their kinds,
+ * the GPU events from its sorted GPU activity, each sorted only within runs
+ * of one time. snode holds each queued event's slot meanwhile. With
+ * nsync, *@p lout: the launches, for the event waits.
  */
-static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
+static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct launch **lout,
+                        size_t *nlout)
 {
-	const struct gp_trace *t = g->t;
-	struct gp_kv *kv = NULL;
-	struct launch *l = NULL;
-	struct gp_u64map slot;
+	const struct gp__actx *c = g->c;
+	const int64_t *ts = c->ts;
+	struct slots sl;
+	uint32_t *qd = NULL, *A, *B, kinds = 0, *slot = g->snode; /* NONE: not queued */
 	int64_t *cnt = NULL;
-	size_t i, nl = 0, l_cap = 0, k, nslot = 0;
-	uint64_t v;
+	size_t i, k, nq = 0, na = 0, nb = 0;
 	int rc = 0;
 
-	memset(&slot, 0, sizeof(slot));
+	memset(&sl, 0, sizeof(sl));
 	for (i = 0; i < g->n; i++)
 		g->q[i] = Q_UNKNOWN;
-	GP_TRY(gp__u64map_init(&slot, 16));
-	for (i = 0; i < g->n; i++) {
-		uint32_t L = g->link[i];
-
-		if (!queued(g, i))
-			continue;
-		GP_TRY(GROW(l, l_cap, nl + 1));
-		l[nl].ts = g->c->ts[L];
-		l[nl].stream = gp__cp_stream_key(g, (uint32_t)i);
-		if (!gp__u64map_get(&slot, l[nl].stream, &v)) {
-			v = nslot++;
-			GP_TRY(gp__u64map_put(&slot, l[nl].stream, v));
-		}
-		l[nl].slot = (uint32_t)v;
-		l[nl].thread = t->ev.track[L];
-		l[nl].gpu = (uint32_t)i;
-		nl++;
-	}
-	GP_TRY(GROW(l, l_cap, 1)); /* never NULL */
-	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
-	if (!kv)
+	qd = gp__malloc((3 * ngs + 1) * sizeof(*qd));
+	if (!qd)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
-	/* the launches first, then the GPU events: a tie puts the launch before its event */
-	for (k = 0; k < nl; k++) {
-		kv[k].key = l[k].ts;
-		kv[k].val = k << 1;
-		kv[nl + k].key = g->c->ts[l[k].gpu];
-		kv[nl + k].val = k << 1 | 1;
+	A = qd + ngs;
+	B = A + ngs;
+	for (i = 0; i < ngs; i++) {
+		uint32_t ev = gs[i], L = g->link[ev], s;
+
+		if (!(gp__cp_ev_flags(g, L) & NF_LAUNCH) ||
+		    !(g->hta ? gp__cp_hta_row(g->t, ev) : (g->role[ev] & RO_KERNEL) != 0))
+			continue;
+		if ((s = slot_of(&sl, stream_key(g, ev))) == UINT32_MAX)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
+		slot[ev] = s;
+		qd[nq++] = ev;
+		kinds |= 1u << g->t->ev.kind[L];
 	}
-	GP_TRY(gp__sort_kv(kv, 2 * nl));
-	cnt = gp__calloc(nslot + 1, sizeof(*cnt));
+	/* the launches by time: the launching calls' kinds' lists, merged */
+	{
+		const struct gp__idx *ix[GP_K__COUNT];
+		size_t pos[GP_K__COUNT], nk = 0;
+
+		for (k = 0; k < GP_K__COUNT; k++)
+			if (kinds & (1u << k)) {
+				ix[nk] = &c->by_kind[k];
+				pos[nk++] = 0;
+			}
+		for (;;) {
+			size_t best = 0, j, e;
+			uint32_t L;
+
+			if (nk == 1) { /* the usual case: one kind launches */
+				const uint32_t *v = ix[0]->v, *loff = g->loff;
+				size_t nv = ix[0]->n;
+
+				for (i = 0; i < nv; i++) {
+					L = v[i];
+					for (j = loff[L], e = loff[L + 1]; j < e && na < nq; j++)
+						if (slot[g->lgpu[j]] != NONE)
+							A[na++] = g->lgpu[j];
+				}
+				break;
+			}
+			for (k = 1; k < nk; k++)
+				if (pos[k] < ix[k]->n &&
+				    (pos[best] >= ix[best]->n ||
+				     ts[ix[k]->v[pos[k]]] < ts[ix[best]->v[pos[best]]]))
+					best = k;
+			if (nk == 0 || pos[best] >= ix[best]->n)
+				break;
+			L = ix[best]->v[pos[best]++];
+			for (j = g->loff[L], e = g->loff[L + 1]; j < e && na < nq; j++)
+				if (slot[g->lgpu[j]] != NONE)
+					A[na++] = g->lgpu[j];
+		}
+		if (na == nq)
+			ties_by_event(A, na, ts, g->link);
+	}
+	if (na != nq) { /* not reached: every launch is among its kind's kept events */
+		memcpy(A, qd, nq * sizeof(*A));
+		na = nq;
+		GP_TRY(sort_by_time(A, na, ts, g->link));
+	}
+	/* the GPU events by time: the context's GPU activity (HTA's GPU annotations aside) */
+	for (i = 0; i < c->gpu.n && nb < nq; i++)
+		if (slot[c->gpu.v[i]] != NONE)
+			B[nb++] = c->gpu.v[i];
+	if (nb == nq) {
+		ties_by_event(B, nb, ts, NULL);
+	} else {
+		memcpy(B, qd, nq * sizeof(*B));
+		nb = nq;
+		GP_TRY(sort_by_time(B, nb, ts, NULL));
+	}
+	cnt = gp__calloc(sl.n + 1, sizeof(*cnt));
 	if (!cnt)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
-	for (k = 0; k < 2 * nl; k++) {
-		const struct launch *x = &l[kv[k].val >> 1];
-		bool gpu = kv[k].val & 1;
-		int64_t q = cnt[x->slot] += gpu ? -1 : 1;
+	{
+		const uint32_t *link = g->link;
+		int32_t *qs = g->q;
+		int64_t ka = na ? ts[link[A[0]]] : 0, kb = nb ? ts[B[0]] : 0, q;
 
-		if (q < INT32_MIN + 1 || q > INT32_MAX)
-			q = INT32_MAX;
-		if (gpu)
-			g->q[x->gpu] = (int32_t)q;
-		else
-			g->q[g->link[x->gpu]] = (int32_t)q;
+		for (i = 0, k = 0; i < na || k < nb;) {
+			if (i < na && (k >= nb || ka <= kb)) {
+				uint32_t L = link[A[i]];
+
+				q = ++cnt[slot[A[i]]];
+				qs[L] = q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
+				if (++i < na)
+					ka = ts[link[A[i]]];
+			} else {
+				q = --cnt[slot[B[k]]];
+				qs[B[k]] =
+				    q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
+				if (++k < nb)
+					kb = ts[B[k]];
+			}
+		}
 	}
-	*lout = l;
-	*nlout = nl;
-	l = NULL;
+	if (g->t->nsync) {
+		struct launch *l = gp__calloc(nq + 1, sizeof(*l));
+
+		if (!l)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
+		for (i = 0; i < nq; i++) {
+			uint32_t ev = qd[i], L = g->link[ev];
+
+			l[i].ts = ts[L];
+			l[i].stream = stream_key(g, ev);
+			l[i].slot = slot[ev];
+			l[i].thread = g->t->ev.track[L];
+			l[i].gpu = ev;
+		}
+		*lout = l;
+		*nlout = nq;
+	}
 out:
-	gp__u64map_release(&slot);
+	for (i = 0; i < nq; i++)
+		slot[qd[i]] = NONE;
+	gp__u64map_release(&sl.map);
 	gp__free(cnt);
-	gp__free(kv);
-	gp__free(l);
+	gp__free(qd);
 	return rc;
 }
 
@@ -413,7 +736,9 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 {
 	struct gp__cp *g;
 	struct launch *l = NULL;
-	size_t nl = 0, n = c->t->ev.n;
+	uint64_t *gside = NULL;
+	uint32_t *gs = NULL;
+	size_t nl = 0, ngs = 0, nlinked = 0, n = c->t->ev.n;
 	int rc = 0;
 
 	*out = NULL;
@@ -427,29 +752,36 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->hta = c->hta;
 	g->n = n;
 	g->nstr = gp__strtab_count(&c->t->strs);
+	/* filled below: only role and the name flags start at 0 */
 	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
 	g->role = gp__calloc(n + 1, 1);
-	g->link = gp__calloc(n + 1, sizeof(uint32_t));
-	g->loff = gp__calloc(n + 1, sizeof(uint32_t));
-	g->lgpu = gp__calloc(n + 1, sizeof(uint32_t));
-	g->q = gp__calloc(n + 1, sizeof(int32_t));
-	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
-	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
+	g->link = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->loff = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->q = gp__malloc((n + 1) * sizeof(int32_t));
+	g->snode = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->enode = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->tcnt = gp__calloc(c->t->ntracks + 2, sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
-	if (!g->nf || !g->role || !g->link || !g->loff || !g->lgpu || !g->q || !g->snode ||
-	    !g->enode || !g->tcnt || !g->tskip)
+	gside = gp__calloc(n / 64 + 1, sizeof(*gside));
+	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
+	    !g->tcnt || !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
-	set_roles(g);
-	GP_TRY(build_links(g));
 	/* NONE is all ones in every byte */
 	memset(g->snode, 0xff, n * sizeof(*g->snode));
 	memset(g->enode, 0xff, n * sizeof(*g->enode));
-	GP_TRY(build_queues(g, &l, &nl));
+	if (g->hta)
+		set_roles_hta(g, gside);
+	else
+		set_roles(g, gside);
+	GP_TRY(bits_list(gside, n, &gs, &ngs));
+	GP_TRY(build_links(g, gs, ngs, &nlinked));
+	GP_TRY(build_queues(g, gs, nlinked, &l, &nl));
 	GP_TRY(build_waits(g, l, nl));
 	*out = g;
 	g = NULL;
 out:
+	gp__free(gs);
+	gp__free(gside);
 	gp__free(l);
 	gp__cp_free(g);
 	return rc;
