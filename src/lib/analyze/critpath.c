@@ -320,8 +320,12 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 	const int64_t *stream = t->ev.stream;
 	const struct gp__cp_seg *y, *end = p->seg + p->nseg;
 	struct gp_value *arr = gp_value_array();
+	const struct gp__cp_seg *rx = NULL; /* the run being built: its first piece, ... */
+	int64_t rt0 = 0, rt1 = 0;
+	uint64_t rlane = 0;
+	uint32_t rname = 0, rnid = 0;
+	size_t rnp = 0;
 	struct pool pl;
-	struct run r;
 	int64_t res = p->path_ns / SEG_RESOLUTION;
 	size_t n = 0, pieces = 0, kept = 0;
 	int rc = 0;
@@ -329,36 +333,41 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	memset(&pl, 0, sizeof(pl));
-	memset(&r, 0, sizeof(r));
 	for (y = p->seg; y < end; y++) {
 		uint32_t ev = y->ev;
 		uint64_t ln;
 
 		if (y->w <= 0 || y->cat >= GP_CP__N)
 			continue;
-		ln = ev == UINT32_MAX           ? UINT64_MAX
+		ln = ev == UINT32_MAX              ? UINT64_MAX
 		     : y->kind == GP_CP_SEG_CPU ? track[ev]
 		                                : (uint64_t)stream[ev] | (UINT64_C(1) << 63);
 		pieces++;
-		if (r.npieces && y->cat == r.x->cat && y->kind == r.x->kind && ln == r.lane) {
-			if (r.name != UINT32_MAX && (ev == UINT32_MAX || names[ev] != r.nid))
-				r.name = UINT32_MAX;
-			r.t1 = y->t1;
-			r.npieces++;
+		if (rx && y->cat == rx->cat && y->kind == rx->kind && ln == rlane) {
+			if (rname != UINT32_MAX && (ev == UINT32_MAX || names[ev] != rnid))
+				rname = UINT32_MAX;
+			rt1 = y->t1;
+			rnp++;
 			continue;
 		}
-		if (r.npieces)
+		if (rx) {
+			struct run r = { rx, rt0, rt1, rlane, rname, rnid, rnp };
+
 			GP_TRY(end_run(s, &r, res, &pl, arr, &n, &kept));
-		r.x = y;
-		r.t0 = y->t0;
-		r.t1 = y->t1;
-		r.lane = ln;
-		r.name = y->cat == GP_CP_KK ? UINT32_MAX : ev;
-		r.nid = r.name != UINT32_MAX ? names[ev] : 0;
-		r.npieces = 1;
+		}
+		rx = y;
+		rt0 = y->t0;
+		rt1 = y->t1;
+		rlane = ln;
+		rname = y->cat == GP_CP_KK ? UINT32_MAX : ev;
+		rnid = rname != UINT32_MAX ? names[ev] : 0;
+		rnp = 1;
 	}
-	if (r.npieces)
+	if (rx) {
+		struct run r = { rx, rt0, rt1, rlane, rname, rnid, rnp };
+
 		GP_TRY(end_run(s, &r, res, &pl, arr, &n, &kept));
+	}
 	GP_TRY(flush(s, &pl, arr, &n, &kept));
 	rc = gp_obj_set(o, "segments", arr);
 	arr = NULL;
