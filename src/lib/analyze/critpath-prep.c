@@ -567,24 +567,28 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 	if (!cnt)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
 	{
+		/* INT64_MAX past the end of a side: the model's times are far below it */
 		const uint32_t *link = g->link;
 		int32_t *qs = g->q;
-		int64_t ka = na ? ts[link[A[0]]] : 0, kb = nb ? ts[B[0]] : 0, q;
+		int64_t ka = na ? ts[link[A[0]]] : INT64_MAX, kb = nb ? ts[B[0]] : INT64_MAX, q;
 
-		for (i = 0, k = 0; i < na || k < nb;) {
-			if (i < na && (k >= nb || ka <= kb)) {
-				uint32_t L = link[A[i]];
+		for (i = 0, k = 0;;) {
+			uint32_t ev;
 
-				q = ++cnt[slot[A[i]]];
-				qs[L] = q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
-				if (++i < na)
-					ka = ts[link[A[i]]];
-			} else {
-				q = --cnt[slot[B[k]]];
-				qs[B[k]] =
+			if (ka <= kb) {
+				if (i >= na)
+					break;
+				ev = A[i++];
+				q = ++cnt[slot[ev]];
+				qs[link[ev]] =
 				    q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
-				if (++k < nb)
-					kb = ts[B[k]];
+				ka = i < na ? ts[link[A[i]]] : INT64_MAX;
+			} else {
+				ev = B[k++];
+				q = --cnt[slot[ev]];
+				qs[ev] =
+				    q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
+				kb = k < nb ? ts[B[k]] : INT64_MAX;
 			}
 		}
 	}
