@@ -31,6 +31,7 @@ struct gen {
 	int nstream;  /* streams, over two devices */
 	int scramble; /* 0: GPU events right after their calls; 1: all at the end, shuffled */
 	int driver;   /* driver launches too */
+	int spread;   /* correlation ids this far apart (wide apart: HTA's links in a map) */
 };
 
 static struct gp_trace *generate(const struct gen *gc)
@@ -52,7 +53,8 @@ static struct gp_trace *generate(const struct gen *gc)
 	for (i = 0; i < gc->nlaunch; i++) {
 		const char *name = calls[rnd(&s) % (gc->driver ? 4 : 3)];
 		int64_t ts = 100 + 10 * (int64_t)(rnd(&s) % (unsigned)(gc->nlaunch * 2));
-		int64_t corr = 1000 + i - (rnd(&s) % 16 == 0 && i > 0); /* a few repeated ids */
+		/* a few ids repeated */
+		int64_t corr = 1000 + (int64_t)gc->spread * (i - (rnd(&s) % 16 == 0 && i > 0));
 		int tid = 1 + (int)(rnd(&s) % 2), ngpu = 1 + (rnd(&s) % 5 == 0);
 		size_t c = tu_runtime(t, name, 1, tid, ts, 5 + rnd(&s) % 3, corr);
 
@@ -255,9 +257,10 @@ static void check_tables(struct gp_trace *t, bool hta)
 static void test_tables(void **state)
 {
 	static const struct gen gens[] = {
-		{ 1, 40, 3, 0, 1 },   { 2, 60, 20, 0, 1 }, { 3, 60, 20, 1, 1 },
-		{ 4, 200, 24, 1, 1 }, { 5, 120, 2, 1, 1 }, { 6, 30, 1, 0, 1 },
-		{ 7, 90, 18, 0, 1 },  { 8, 80, 3, 0, 0 },  { 9, 150, 4, 1, 0 },
+		{ 1, 40, 3, 0, 1, 1 },     { 2, 60, 20, 0, 1, 1 },    { 3, 60, 20, 1, 1, 1 },
+		{ 4, 200, 24, 1, 1, 1 },   { 5, 120, 2, 1, 1, 1 },    { 6, 30, 1, 0, 1, 1 },
+		{ 7, 90, 18, 0, 1, 1 },    { 8, 80, 3, 0, 0, 1 },     { 9, 150, 4, 1, 0, 1 },
+		{ 10, 200, 5, 1, 1, 100 }, { 11, 60, 3, 0, 0, 1000 },
 	};
 	size_t k;
 	int hta;

@@ -130,12 +130,18 @@ static uint8_t kind_role(enum gp_kind k)
 	}
 }
 
+/* the correlation ids of the rows HTA's GPU side may join: their range and count */
+struct corr_range {
+	int64_t lo, hi;
+	size_t n;
+};
+
 /*
  * Roles under --compat hta: HTA takes any row with a stream for GPU
  * activity, so every kept event is looked at. The GPU-side events are
  * marked in @p gside (a bit per event).
  */
-static void set_roles_hta(struct gp__cp *g, uint64_t *gside)
+static void set_roles_hta(struct gp__cp *g, uint64_t *gside, struct corr_range *cr)
 {
 	const struct gp_trace *t = g->t;
 	size_t i;
@@ -165,8 +171,13 @@ static void set_roles_hta(struct gp__cp *g, uint64_t *gside)
 		if (row)
 			r |= RO_GPUROW;
 		g->role[i] = r;
-		if (r & RO_GSIDE)
+		if (r & RO_GSIDE) {
 			gside[i >> 6] |= UINT64_C(1) << (i & 63);
+		} else if (t->ev.corr[i] >= 0) { /* a row a correlation's GPU side may join */
+			cr->lo = t->ev.corr[i] < cr->lo ? t->ev.corr[i] : cr->lo;
+			cr->hi = t->ev.corr[i] > cr->hi ? t->ev.corr[i] : cr->hi;
+			cr->n++;
+		}
 	}
 }
 
@@ -281,28 +292,41 @@ static int sort_almost_sorted(struct gp_kv *kv, size_t n)
  * and per CPU event the GPU events it launched (loff, lgpu, in index order).
  * gpuprof takes the context's launching calls (the first runtime or driver
  * call of a correlation); HTA's index_correlation joins the last other row
- * of the correlation. The linked events are left in gs[0..*nlinked).
+ * of the correlation (an array over the ids when they are dense, as the
+ * context's maps). The linked events are left in gs[0..*nlinked).
  */
-static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, size_t *nlinked)
+static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, const struct corr_range *cr,
+                       size_t *nlinked)
 {
 	const struct gp__actx *c = g->c;
 	const struct gp_trace *t = g->t;
 	struct gp_u64map m;
 	struct gp_kv *kv = NULL;
+	uint32_t *dense = NULL; /* [id - cr->lo]: the last row of each id, NONE */
 	size_t i, j, nl = 0;
 	uint64_t v;
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
 	memset(g->link, 0xff, g->n * sizeof(*g->link));
+	if (g->hta && cr->n && (uint64_t)(cr->hi - cr->lo) < 8 * (uint64_t)cr->n + 4096) {
+		dense = gp__malloc(((size_t)(cr->hi - cr->lo) + 1) * sizeof(*dense));
+		if (!dense)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+		memset(dense, 0xff, ((size_t)(cr->hi - cr->lo) + 1) * sizeof(*dense));
+	} else if (g->hta) {
+		GP_TRY(gp__u64map_init(&m, cr->n + 16));
+	}
 	if (g->hta) {
-		GP_TRY(gp__u64map_init(&m, g->n / 4 + 16));
 		for (i = 0; i < g->n; i++) {
 			/* HTA: every other row with a correlation, the last one wins */
 			if (t->ev.corr[i] < 0 || !gp__kept(c, i) || t->ev.kind[i] == GP_K_TRACE ||
 			    (g->role[i] & RO_GSIDE))
 				continue;
-			GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
+			if (dense)
+				dense[t->ev.corr[i] - cr->lo] = (uint32_t)i;
+			else
+				GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
 		}
 	}
 	kv = gp__malloc((2 * ngs + 1) * sizeof(*kv));
@@ -311,7 +335,12 @@ static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, size_t *nlink
 	for (i = 0; i < ngs; i++) {
 		uint32_t ev = gs[i], l;
 
-		if (g->hta) {
+		if (g->hta && dense) {
+			int64_t id = t->ev.corr[ev];
+
+			if (id < cr->lo || id > cr->hi || (l = dense[id - cr->lo]) == NONE)
+				continue;
+		} else if (g->hta) {
 			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[ev], &v))
 				continue;
 			l = (uint32_t)v;
@@ -345,6 +374,7 @@ static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, size_t *nlink
 	fill_u32(g->loff + i, g->n + 1 - i, (uint32_t)nl);
 	*nlinked = nl;
 out:
+	gp__free(dense);
 	gp__free(kv);
 	gp__u64map_release(&m);
 	return rc;
@@ -742,6 +772,7 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	struct launch *l = NULL;
 	uint64_t *gside = NULL;
 	uint32_t *gs = NULL;
+	struct corr_range cr = { INT64_MAX, INT64_MIN, 0 };
 	size_t nl = 0, ngs = 0, nlinked = 0, n = c->t->ev.n;
 	int rc = 0;
 
@@ -774,11 +805,11 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	memset(g->snode, 0xff, n * sizeof(*g->snode));
 	memset(g->enode, 0xff, n * sizeof(*g->enode));
 	if (g->hta)
-		set_roles_hta(g, gside);
+		set_roles_hta(g, gside, &cr);
 	else
 		set_roles(g, gside);
 	GP_TRY(bits_list(gside, n, &gs, &ngs));
-	GP_TRY(build_links(g, gs, ngs, &nlinked));
+	GP_TRY(build_links(g, gs, ngs, &cr, &nlinked));
 	GP_TRY(build_queues(g, gs, nlinked, &l, &nl));
 	GP_TRY(build_waits(g, l, nl));
 	*out = g;
