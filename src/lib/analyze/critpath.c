@@ -339,7 +339,7 @@ static int segments(struct state *s, const struct gp__cp_path *p, struct gp_valu
 
 		if (y->w <= 0 || y->cat >= GP_CP__N)
 			continue;
-		ln = ev == UINT32_MAX              ? UINT64_MAX
+		ln = ev == UINT32_MAX           ? UINT64_MAX
 		     : y->kind == GP_CP_SEG_CPU ? track[ev]
 		                                : (uint64_t)stream[ev] | (UINT64_C(1) << 63);
 		pieces++;
