@@ -399,9 +399,11 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
 	    !g->tcnt || !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
-	/* NONE is all ones in every byte */
+	/* NONE is all ones in every byte; the entries past the events are 0, as ever */
 	memset(g->snode, 0xff, n * sizeof(*g->snode));
 	memset(g->enode, 0xff, n * sizeof(*g->enode));
+	g->snode[n] = g->enode[n] = g->link[n] = 0;
+	g->q[n] = 0;
 	if (g->hta)
 		set_roles_hta(g, gside, &cr);
 	else
