@@ -7,15 +7,15 @@
  * each event's role (a CPU node, a GPU node, a sync), the correlation links
  * between CPU calls and GPU activity (HTA's index_correlation: under
  * --compat hta the last row of a correlation is the one a call joins),
- * the stream queue lengths HTA's TraceCounters computes (they decide
- * between a launch and a kernel-kernel edge) and, for cuda_sync event
- * waits, the kernels each wait links (HTA _get_cuda_event_record_df and
- * _get_cuda_stream_wait_event_df).
+ * and, through critpath-queue.c, the stream queue lengths and the kernels
+ * of event waits. Gpuprof's roles and links come from the context's lists
+ * of each kind and its launching calls, so only the events with a role are
+ * read; --compat hta looks at every row, as HTA does.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "critpath-int.h"
+#include "critpath-queue.h"
 #include "util/error.h"
 
 static const char *const cat_names[GP_CP__N] = { "cpu_bound", "gpu_compute_bound",
@@ -96,24 +96,46 @@ uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 	return f;
 }
 
-/* the stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream */
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
+/* the roles of a kind's events (gpuprof): CPU nodes, GPU activity, syncs */
+static uint8_t kind_role(enum gp_kind k)
 {
-	const struct gp_trace *t = g->t;
-
-	if (g->hta)
-		return (uint64_t)t->ev.stream[ev];
-	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
+	switch (k) {
+	case GP_K_CPU_OP:
+	case GP_K_RUNTIME:
+	case GP_K_DRIVER:
+		return RO_CPU;
+	case GP_K_KERNEL:
+	case GP_K_MEMCPY:
+	case GP_K_MEMSET:
+		return RO_KERNEL | RO_GPUROW;
+	case GP_K_SYNC:
+		return RO_SYNC;
+	default:
+		return 0;
+	}
 }
 
-static void set_roles(struct gp__cp *g)
+/* the correlation ids of the rows HTA's GPU side may join: their range and count */
+struct corr_range {
+	int64_t lo, hi;
+	size_t n;
+};
+
+/*
+ * Roles under --compat hta: HTA takes any row with a stream for GPU
+ * activity, so every kept event is looked at. The GPU-side events are
+ * marked in @p gside (a bit per event).
+ */
+static void set_roles_hta(struct gp__cp *g, uint64_t *gside, struct corr_range *cr)
 {
 	const struct gp_trace *t = g->t;
 	size_t i;
+
 	for (i = 0; i < g->n; i++) {
 		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
 		bool cpuk = k == GP_K_CPU_OP || k == GP_K_RUNTIME || k == GP_K_DRIVER;
-		bool gpuk = k == GP_K_KERNEL || k == GP_K_MEMCPY || k == GP_K_MEMSET;
+		bool row;
+		uint16_t f;
 		uint8_t r = 0;
 
 		if (!gp__kept(g->c, i) || k == GP_K_TRACE)
@@ -122,298 +144,234 @@ static void set_roles(struct gp__cp *g)
 			r |= RO_SYNC;
 			g->have_sync = true;
 		}
-		if (g->hta) {
-			bool row = gp__cp_hta_row(t, i);
-			uint16_t f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
-
-			if (cpuk && !row)
-				r |= RO_CPU;
-			if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
-			    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
-				r |= RO_GSIDE;
-			if (row && k != GP_K_SYNC && t->ev.corr[i] >= 0)
-				r |= RO_KERNEL;
-			if (row)
-				r |= RO_GPUROW;
-		} else {
-			if (cpuk)
-				r |= RO_CPU;
-			if ((gpuk || k == GP_K_SYNC) && t->ev.corr[i] >= 0)
-				r |= RO_GSIDE;
-			if (gpuk)
-				r |= RO_KERNEL | RO_GPUROW;
-		}
+		row = gp__cp_hta_row(t, i);
+		f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
+		if (cpuk && !row)
+			r |= RO_CPU;
+		if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
+		    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
+			r |= RO_GSIDE;
+		if (row && k != GP_K_SYNC && t->ev.corr[i] >= 0)
+			r |= RO_KERNEL;
+		if (row)
+			r |= RO_GPUROW;
 		g->role[i] = r;
+		if (r & RO_GSIDE) {
+			gside[i >> 6] |= UINT64_C(1) << (i & 63);
+		} else if (t->ev.corr[i] >= 0) { /* a row a correlation's GPU side may join */
+			cr->lo = t->ev.corr[i] < cr->lo ? t->ev.corr[i] : cr->lo;
+			cr->hi = t->ev.corr[i] > cr->hi ? t->ev.corr[i] : cr->hi;
+			cr->n++;
+		}
 	}
 }
 
-/* links: the CPU side of each correlation, and per CPU event the GPU events it launched */
-static int build_links(struct gp__cp *g)
+/* role[i] = RO_CPU for the CPU kinds among kind[0..n), else 0 */
+static void cpu_roles(uint8_t *restrict role, const uint8_t *restrict kind, size_t n)
 {
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		role[i] = (uint8_t)((kind[i] == GP_K_CPU_OP) | (kind[i] == GP_K_RUNTIME) |
+		                    (kind[i] == GP_K_DRIVER)); /* RO_CPU is 1 */
+}
+
+/*
+ * Roles (gpuprof): from the context's lists of kept events of each kind
+ * that has a role, so other events are not read. GPU activity and syncs
+ * with a correlation are the GPU side, marked in @p gside.
+ */
+static void set_roles(struct gp__cp *g, uint64_t *gside)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER, GP_K_KERNEL,
+		                              GP_K_MEMCPY, GP_K_MEMSET,  GP_K_SYNC };
+	const struct gp__actx *c = g->c;
+	const int64_t *corr = g->t->ev.corr;
+	uint8_t *role = g->role;
+	size_t k, i;
+
+	g->have_sync = c->by_kind[GP_K_SYNC].n > 0;
+	if (!c->keep) /* every event kept: the CPU nodes in one (vectorised) pass */
+		cpu_roles(role, g->t->ev.kind, g->n);
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const uint32_t *v = c->by_kind[kinds[k]].v;
+		size_t n = c->by_kind[kinds[k]].n;
+		uint8_t r = kind_role(kinds[k]);
+
+		if (r == RO_CPU) {
+			for (i = 0; c->keep && i < n; i++)
+				role[v[i]] = RO_CPU;
+			continue;
+		}
+		for (i = 0; i < n; i++) {
+			uint32_t ev = v[i];
+
+			if (corr[ev] < 0) {
+				role[ev] = r;
+			} else {
+				role[ev] = r | RO_GSIDE;
+				gside[ev >> 6] |= UINT64_C(1) << (ev & 63);
+			}
+		}
+	}
+}
+
+/* the events of bitmap @p bits (@p n events), in index order, into a new *@p out */
+static int bits_list(const uint64_t *bits, size_t n, uint32_t **out, size_t *nout)
+{
+	size_t w, m = 0;
+
+	for (w = 0; w < (n + 63) / 64; w++)
+		m += (size_t)__builtin_popcountll(bits[w]);
+	*nout = m;
+	*out = gp__malloc((m + 1) * sizeof(**out));
+	if (!*out)
+		return gp__error(GP_ENOMEM, "out of memory for the critical path");
+	m = 0;
+
+	for (w = 0; w < (n + 63) / 64; w++) {
+		uint64_t b = bits[w];
+
+		while (b) {
+			(*out)[m++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(b));
+			b &= b - 1;
+		}
+	}
+	return 0;
+}
+
+static void fill_u32(uint32_t *restrict p, size_t n, uint32_t x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = x;
+}
+
+/*
+ * kv[0..n) by key, stable. The launching calls of GPU events in event order
+ * are in order but for a few: insertion sort, unless it moves more than a
+ * few elements per element (then the library's sort finishes it: the order
+ * of equal keys is kept either way).
+ */
+static int sort_almost_sorted(struct gp_kv *kv, size_t n)
+{
+	size_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct gp_kv x = kv[i];
+
+		if (x.key >= kv[i - 1].key)
+			continue;
+		for (j = i; j > 0 && kv[j - 1].key > x.key && moves <= 4 * n; j--, moves++)
+			kv[j] = kv[j - 1];
+		kv[j] = x;
+		if (moves > 4 * n)
+			return gp__sort_kv_with(kv, n, kv + n);
+	}
+	return 0;
+}
+
+/*
+ * Links: the CPU side of each GPU-side event @p gs[0..ngs) (index order),
+ * and per CPU event the GPU events it launched (loff, lgpu, in index order).
+ * gpuprof takes the context's launching calls (the first runtime or driver
+ * call of a correlation); HTA's index_correlation joins the last other row
+ * of the correlation (an array over the ids when they are dense, as the
+ * context's maps). The linked events are left in gs[0..*nlinked).
+ */
+static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, const struct corr_range *cr,
+                       size_t *nlinked)
+{
+	const struct gp__actx *c = g->c;
 	const struct gp_trace *t = g->t;
 	struct gp_u64map m;
-	size_t i;
+	struct gp_kv *kv = NULL;
+	uint32_t *dense = NULL; /* [id - cr->lo]: the last row of each id, NONE */
+	size_t i, j, nl = 0;
 	uint64_t v;
 	int rc = 0;
 
 	memset(&m, 0, sizeof(m));
-	for (i = 0; i < g->n; i++)
-		g->link[i] = NONE;
-	if (!g->hta)
-		goto link; /* the context's map: correlation -> first runtime or driver call */
-	GP_TRY(gp__u64map_init(&m, g->n / 4 + 16));
-	for (i = 0; i < g->n; i++) {
-		uint8_t r = g->role[i];
-		enum gp_kind k = (enum gp_kind)t->ev.kind[i];
-		bool cpu_side;
-
-		if (t->ev.corr[i] < 0 || !gp__kept(g->c, i) || k == GP_K_TRACE)
-			continue;
-		/* HTA: every other row with a correlation, the last one wins */
-		cpu_side = !(r & RO_GSIDE);
-		if (cpu_side)
-			GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
+	memset(g->link, 0xff, g->n * sizeof(*g->link));
+	if (g->hta && cr->n && (uint64_t)(cr->hi - cr->lo) < 8 * (uint64_t)cr->n + 4096) {
+		dense = gp__malloc(((size_t)(cr->hi - cr->lo) + 1) * sizeof(*dense));
+		if (!dense)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+		memset(dense, 0xff, ((size_t)(cr->hi - cr->lo) + 1) * sizeof(*dense));
+	} else if (g->hta) {
+		GP_TRY(gp__u64map_init(&m, cr->n + 16));
 	}
-link:
-	memset(g->loff, 0, (g->n + 1) * sizeof(uint32_t));
-	for (i = 0; i < g->n; i++) {
-		uint32_t l;
+	if (g->hta) {
+		for (i = 0; i < g->n; i++) {
+			/* HTA: every other row with a correlation, the last one wins */
+			if (t->ev.corr[i] < 0 || !gp__kept(c, i) || t->ev.kind[i] == GP_K_TRACE ||
+			    (g->role[i] & RO_GSIDE))
+				continue;
+			if (dense)
+				dense[t->ev.corr[i] - cr->lo] = (uint32_t)i;
+			else
+				GP_TRY(gp__u64map_put(&m, (uint64_t)t->ev.corr[i], i));
+		}
+	}
+	kv = gp__malloc((2 * ngs + 1) * sizeof(*kv));
+	if (!kv)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+	for (i = 0; i < ngs; i++) {
+		uint32_t ev = gs[i], l;
 
-		if (!(g->role[i] & RO_GSIDE))
-			continue;
-		if (g->hta) {
-			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[i], &v))
+		if (g->hta && dense) {
+			int64_t id = t->ev.corr[ev];
+
+			if (id < cr->lo || id > cr->hi || (l = dense[id - cr->lo]) == NONE)
+				continue;
+		} else if (g->hta) {
+			if (!gp__u64map_get(&m, (uint64_t)t->ev.corr[ev], &v))
 				continue;
 			l = (uint32_t)v;
-		} else if (!gp__idmap_get(&g->c->corr_launch, t->ev.corr[i], &l)) {
+		} else if (g->role[ev] & RO_KERNEL) {
+			/* the context's launching call of its GPU activity */
+			if ((l = c->launch[ev]) == NONE)
+				continue;
+		} else if (!gp__idmap_get(&c->corr_launch, t->ev.corr[ev], &l)) {
 			continue;
 		}
-		g->link[i] = l;
-		g->loff[l + 1]++;
+		g->link[ev] = l;
+		kv[nl].key = l;
+		kv[nl++].val = ev;
+		gs[nl - 1] = ev;
 	}
-	for (i = 0; i < g->n; i++)
-		g->loff[i + 1] += g->loff[i];
-	{
-		uint32_t *fill = g->snode; /* scratch: next slot per CPU event */
+	/* by launching call, each one's in event order (stable; the calls come almost in
+	 * order: a pass or two) */
+	GP_TRY(sort_almost_sorted(kv, nl));
+	g->lgpu = gp__malloc((nl + 1) * sizeof(*g->lgpu));
+	if (!g->lgpu)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+	for (i = 0, j = 0; j < nl; j++) {
+		size_t l = (size_t)kv[j].key;
 
-		memcpy(fill, g->loff, g->n * sizeof(uint32_t));
-		for (i = 0; i < g->n; i++)
-			if (g->link[i] != NONE)
-				g->lgpu[fill[g->link[i]]++] = (uint32_t)i;
-	}
-out:
-	gp__u64map_release(&m);
-	return rc;
-}
-
-/* whether GPU event @p i counts in the queues: launched by a launch call, a GPU row */
-static bool queued(struct gp__cp *g, size_t i)
-{
-	uint32_t L = g->link[i];
-
-	if (L == NONE || !(gp__cp_ev_flags(g, L) & NF_LAUNCH))
-		return false;
-	return g->hta ? gp__cp_hta_row(g->t, i) : (g->role[i] & RO_KERNEL) != 0;
-}
-
-/*
- * Queue lengths (HTA TraceCounters): per stream, +1 at each launch call that
- * has a GPU event, -1 at that event, in time order over the whole (kept)
- * trace. q[launch] is the length after its +1, q[gpu] after its -1.
- */
-static int build_queues(struct gp__cp *g, struct launch **lout, size_t *nlout)
-{
-	const struct gp_trace *t = g->t;
-	struct gp_kv *kv = NULL;
-	struct launch *l = NULL;
-	struct gp_u64map slot;
-	int64_t *cnt = NULL;
-	size_t i, nl = 0, l_cap = 0, k, nslot = 0;
-	uint64_t v;
-	int rc = 0;
-
-	memset(&slot, 0, sizeof(slot));
-	for (i = 0; i < g->n; i++)
-		g->q[i] = Q_UNKNOWN;
-	GP_TRY(gp__u64map_init(&slot, 16));
-	for (i = 0; i < g->n; i++) {
-		uint32_t L = g->link[i];
-
-		if (!queued(g, i))
-			continue;
-		GP_TRY(GROW(l, l_cap, nl + 1));
-		l[nl].ts = g->c->ts[L];
-		l[nl].stream = gp__cp_stream_key(g, (uint32_t)i);
-		if (!gp__u64map_get(&slot, l[nl].stream, &v)) {
-			v = nslot++;
-			GP_TRY(gp__u64map_put(&slot, l[nl].stream, v));
+		g->lgpu[j] = (uint32_t)kv[j].val;
+		if (i <= l) {
+			fill_u32(g->loff + i, l + 1 - i, (uint32_t)j);
+			i = l + 1;
 		}
-		l[nl].slot = (uint32_t)v;
-		l[nl].thread = t->ev.track[L];
-		l[nl].gpu = (uint32_t)i;
-		nl++;
 	}
-	GP_TRY(GROW(l, l_cap, 1)); /* never NULL */
-	kv = gp__calloc(2 * nl + 1, sizeof(*kv));
-	if (!kv)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
-	/* the launches first, then the GPU events: a tie puts the launch before its event */
-	for (k = 0; k < nl; k++) {
-		kv[k].key = l[k].ts;
-		kv[k].val = k << 1;
-		kv[nl + k].key = g->c->ts[l[k].gpu];
-		kv[nl + k].val = k << 1 | 1;
-	}
-	GP_TRY(gp__sort_kv(kv, 2 * nl));
-	cnt = gp__calloc(nslot + 1, sizeof(*cnt));
-	if (!cnt)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
-	for (k = 0; k < 2 * nl; k++) {
-		const struct launch *x = &l[kv[k].val >> 1];
-		bool gpu = kv[k].val & 1;
-		int64_t q = cnt[x->slot] += gpu ? -1 : 1;
-
-		if (q < INT32_MIN + 1 || q > INT32_MAX)
-			q = INT32_MAX;
-		if (gpu)
-			g->q[x->gpu] = (int32_t)q;
-		else
-			g->q[g->link[x->gpu]] = (int32_t)q;
-	}
-	*lout = l;
-	*nlout = nl;
-	l = NULL;
+	fill_u32(g->loff + i, g->n + 1 - i, (uint32_t)nl);
+	*nlinked = nl;
 out:
-	gp__u64map_release(&slot);
-	gp__free(cnt);
+	gp__free(dense);
 	gp__free(kv);
-	gp__free(l);
-	return rc;
-}
-
-static int cmp_launch_stream(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
-}
-
-static int cmp_launch_thread(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return cmp_launch_stream(a, b);
-}
-
-/*
- * The kernels of event waits (HTA _get_cuda_event_record_df and
- * _get_cuda_stream_wait_event_df): for a sync event waiting on the
- * cudaEventRecord with correlation C, the source is the GPU event of the
- * last launch on the recorded stream at or before that record; for a Stream
- * Wait Event, the destination is the GPU event of the next launch on the
- * waiting stream from the cudaStreamWaitEvent call's thread.
- */
-static int build_waits(struct gp__cp *g, struct launch *l, size_t nl)
-{
-	const struct gp_trace *t = g->t;
-	struct gp_u64map rec, recstream;
-	struct launch *l2 = NULL;
-	size_t i;
-	int rc = 0;
-
-	memset(&rec, 0, sizeof(rec));
-	memset(&recstream, 0, sizeof(recstream));
-	GP_TRY(gp__u64map_init(&g->syncsd, t->nsync + 16));
-	if (!t->nsync)
-		goto out;
-	GP_TRY(gp__u64map_init(&rec, 64));
-	GP_TRY(gp__u64map_init(&recstream, t->nsync + 16));
-	for (i = 0; i < t->nsync; i++)
-		if (t->sync[i].wait_stream > -1 && t->sync[i].wait_event_corr >= 0)
-			GP_TRY(gp__u64map_put(&recstream, (uint64_t)t->sync[i].wait_event_corr,
-			                      (uint64_t)t->sync[i].wait_stream));
-	for (i = 0; i < g->n; i++)
-		if (gp__kept(g->c, i) && t->ev.corr[i] >= 0 &&
-		    (t->ev.kind[i] == GP_K_RUNTIME || t->ev.kind[i] == GP_K_DRIVER) &&
-		    (gp__cp_ev_flags(g, (uint32_t)i) & NF_EVREC))
-			GP_TRY(gp__u64map_put_new(&rec, (uint64_t)t->ev.corr[i], i, NULL));
-	l2 = gp__calloc(nl ? nl : 1, sizeof(*l2));
-	if (!l2)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory matching event waits"));
-	memcpy(l2, l, nl * sizeof(*l));
-	qsort(l, nl, sizeof(*l), cmp_launch_stream);
-	qsort(l2, nl, sizeof(*l2), cmp_launch_thread);
-	for (i = 0; i < t->nsync; i++) {
-		const struct gp_sync_info *si = &t->sync[i];
-		uint32_t ev = si->ev, src = NONE, dst = NONE;
-		uint64_t r, ws;
-		uint16_t f;
-
-		if (ev >= g->n || !gp__kept(g->c, ev) || si->wait_event_corr < 0)
-			continue;
-		f = gp__cp_ev_flags(g, ev);
-		if (!(f & (NF_SYNC_EVENT | NF_SYNC_WAIT)))
-			continue;
-		if (gp__u64map_get(&rec, (uint64_t)si->wait_event_corr, &r) &&
-		    gp__u64map_get(&recstream, (uint64_t)si->wait_event_corr, &ws)) {
-			uint64_t sk =
-			    g->hta ? ws : (((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ ws);
-			int64_t rts = g->c->ts[r];
-			size_t lo = 0, hi = nl;
-
-			/* the last launch on (sk) with ts <= rts */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (l[mid].stream < sk || (l[mid].stream == sk && l[mid].ts <= rts))
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo > 0 && l[lo - 1].stream == sk)
-				src = l[lo - 1].gpu;
-		}
-		if ((f & NF_SYNC_WAIT) && g->link[ev] != NONE) {
-			uint32_t W = g->link[ev], th = t->ev.track[W];
-			uint64_t sk = gp__cp_stream_key(g, ev);
-			int64_t wts = g->c->ts[W];
-			size_t lo = 0, hi = nl;
-
-			/* the first launch on (thread, sk) with ts >= wts */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				const struct launch *x = &l2[mid];
-
-				if (x->thread < th || (x->thread == th && x->stream < sk) ||
-				    (x->thread == th && x->stream == sk && x->ts < wts))
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (lo < nl && l2[lo].thread == th && l2[lo].stream == sk)
-				dst = l2[lo].gpu;
-		}
-		if (src != NONE)
-			GP_TRY(gp__u64map_put(&g->syncsd, ev, (uint64_t)src << 32 | dst));
-	}
-out:
-	gp__free(l2);
-	gp__u64map_release(&rec);
-	gp__u64map_release(&recstream);
+	gp__u64map_release(&m);
 	return rc;
 }
 
 int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 {
 	struct gp__cp *g;
-	struct launch *l = NULL;
-	size_t nl = 0, n = c->t->ev.n;
+	uint64_t *gside = NULL;
+	uint32_t *gs = NULL;
+	struct corr_range cr = { INT64_MAX, INT64_MIN, 0 };
+	size_t ngs = 0, nlinked = 0, n = c->t->ev.n;
 	int rc = 0;
 
 	*out = NULL;
@@ -427,29 +385,36 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->hta = c->hta;
 	g->n = n;
 	g->nstr = gp__strtab_count(&c->t->strs);
+	/* filled below: only role and the name flags start at 0 */
 	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
 	g->role = gp__calloc(n + 1, 1);
-	g->link = gp__calloc(n + 1, sizeof(uint32_t));
-	g->loff = gp__calloc(n + 1, sizeof(uint32_t));
-	g->lgpu = gp__calloc(n + 1, sizeof(uint32_t));
-	g->q = gp__calloc(n + 1, sizeof(int32_t));
-	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
-	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
+	g->link = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->loff = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->q = gp__malloc((n + 1) * sizeof(int32_t));
+	g->snode = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->enode = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
-	if (!g->nf || !g->role || !g->link || !g->loff || !g->lgpu || !g->q || !g->snode ||
-	    !g->enode || !g->tskip)
+	gside = gp__calloc(n / 64 + 1, sizeof(*gside));
+	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
+	    !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
-	set_roles(g);
-	GP_TRY(build_links(g));
-	/* NONE is all ones in every byte */
+	/* NONE is all ones in every byte; the entries past the events are 0, as ever */
 	memset(g->snode, 0xff, n * sizeof(*g->snode));
 	memset(g->enode, 0xff, n * sizeof(*g->enode));
-	GP_TRY(build_queues(g, &l, &nl));
-	GP_TRY(build_waits(g, l, nl));
+	g->snode[n] = g->enode[n] = g->link[n] = 0;
+	g->q[n] = 0;
+	if (g->hta)
+		set_roles_hta(g, gside, &cr);
+	else
+		set_roles(g, gside);
+	GP_TRY(bits_list(gside, n, &gs, &ngs));
+	GP_TRY(build_links(g, gs, ngs, &cr, &nlinked));
+	GP_TRY(gp__cp_streams(g, gs, nlinked));
 	*out = g;
 	g = NULL;
 out:
-	gp__free(l);
+	gp__free(gs);
+	gp__free(gside);
 	gp__cp_free(g);
 	return rc;
 }

@@ -31,8 +31,10 @@
 #define SEG_RESOLUTION 256   /* runs shorter than path_ns / this are pooled (segments()) */
 #define TOTAL_SEGMENTS 65536 /* over all steps of a rank: steps beyond get no segments */
 
+/* an item on a step's path: a CPU or a GPU name */
 struct agg {
 	uint32_t name;
+	uint32_t gpu; /* 0: CPU, 1: GPU (enum gp__cp_seg_kind) */
 	int64_t ns;
 	int64_t count;
 };
@@ -41,68 +43,49 @@ struct agg {
 struct state {
 	const struct gp__actx *c;
 	struct gp__cp *g;
-	uint32_t *stamp; /* per event: the step (+1) it was last counted in */
-	uint32_t step;
-	struct agg *cpu, *gpu;
-	size_t ncpu, ngpu, cpu_cap, gpu_cap;
-	uint32_t *cpu_ix, *gpu_ix; /* per string id: its index in cpu/gpu + 1 this step, 0 none */
+	uint64_t *seen;   /* per event, a bit: counted in this step (cleared after each) */
+	struct agg *rows; /* the items of the step */
+	size_t nrows, rows_cap;
+	uint32_t *ix; /* per string id and side (2 id + 1 for GPU): its index in rows + 1, 0 none */
 	size_t nstr;
 	size_t nseg_total;
 	size_t work; /* events in the graphs so far */
 	int64_t total_path, total_by[GP_CP__N];
 };
 
-static int add_agg(struct state *s, bool gpu, uint32_t ev, int64_t ns)
+/* whether agg @p a ranks before @p b: more time on the path, then the name */
+static bool agg_before(const struct agg *a, const struct agg *b)
 {
-	uint32_t *m = gpu ? s->gpu_ix : s->cpu_ix;
-	struct agg **a = gpu ? &s->gpu : &s->cpu;
-	size_t *n = gpu ? &s->ngpu : &s->ncpu, *cap = gpu ? &s->gpu_cap : &s->cpu_cap;
-	uint32_t name = s->c->t->ev.name[ev];
-	uint32_t k;
-	int rc;
-
-	if (name >= s->nstr)
-		return gp__error(GP_EINVAL, "an event name outside the string table");
-	if (!(k = m[name])) {
-		if ((rc = gp__grow((void **)a, cap, *n + 1, sizeof(**a))))
-			return rc;
-		(*a)[*n] = (struct agg){ name, 0, 0 };
-		k = m[name] = (uint32_t)++ * n;
-	}
-	(*a)[k - 1].ns = gp__add_sat((*a)[k - 1].ns, ns);
-	if (s->stamp[ev] != s->step) {
-		s->stamp[ev] = s->step;
-		(*a)[k - 1].count++;
-	}
-	return 0;
+	return a->ns != b->ns ? a->ns > b->ns : a->name < b->name;
 }
 
-static int cmp_agg(const void *x, const void *y)
+/* the TOP_ITEMS rows of side @p gpu that rank first, in rank order, as @p key of @p o */
+static int top_list(struct state *s, uint32_t gpu, struct gp_value *o, const char *key)
 {
-	const struct agg *a = x, *b = y;
-
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->name < b->name ? -1 : a->name > b->name;
-}
-
-static int top_list(struct state *s, struct agg *a, size_t n, struct gp_value *o, const char *key)
-{
+	const struct agg *a = s->rows;
+	size_t n = s->nrows;
 	struct gp_value *arr = gp_value_array(), *it = NULL;
-	size_t i;
+	const struct agg *top[TOP_ITEMS];
+	size_t i, j, nt = 0;
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
-	if (n)
-		qsort(a, n, sizeof(*a), cmp_agg);
-	for (i = 0; i < n && i < TOP_ITEMS; i++) {
+	for (i = 0; i < n; i++) {
+		if (a[i].gpu != gpu || (nt == TOP_ITEMS && !agg_before(&a[i], top[nt - 1])))
+			continue;
+		j = nt < TOP_ITEMS ? nt++ : nt - 1;
+		for (; j > 0 && agg_before(&a[i], top[j - 1]); j--)
+			top[j] = top[j - 1];
+		top[j] = &a[i];
+	}
+	for (i = 0; i < nt; i++) {
 		it = gp_value_object();
 		if (!it)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-		GP_TRY(gp_obj_set_str(it, "name", gp__strtab_get(&s->c->t->strs, a[i].name)));
-		GP_TRY(gp_obj_set_int(it, "path_ns", a[i].ns));
-		GP_TRY(gp_obj_set_int(it, "count", a[i].count));
+		GP_TRY(gp_obj_set_str(it, "name", gp__strtab_get(&s->c->t->strs, top[i]->name)));
+		GP_TRY(gp_obj_set_int(it, "path_ns", top[i]->ns));
+		GP_TRY(gp_obj_set_int(it, "count", top[i]->count));
 		rc = gp_arr_push(arr, it);
 		it = NULL;
 		GP_TRY(rc);
@@ -138,16 +121,6 @@ out:
 	gp_value_free(ns);
 	gp_value_free(pct);
 	return rc;
-}
-
-/* the lane a piece of the path is drawn on: its thread (CPU) or its stream (GPU, edges) */
-static uint64_t lane(const struct gp_trace *t, const struct gp__cp_seg *x)
-{
-	if (x->ev == UINT32_MAX)
-		return UINT64_MAX;
-	if (x->kind == GP_CP_SEG_CPU)
-		return t->ev.track[x->ev];
-	return (uint64_t)t->ev.stream[x->ev] | (UINT64_C(1) << 63);
 }
 
 static int segment(struct state *s, const struct gp__cp_seg *x, int64_t t0, int64_t t1,
@@ -186,8 +159,10 @@ out:
 struct run {
 	const struct gp__cp_seg *x; /* its first piece */
 	int64_t t0, t1;
-	uint32_t name;  /* UINT32_MAX: unnamed or mixed */
-	size_t npieces; /* the pieces with weight it holds */
+	uint64_t lane;  /* its thread (CPU) or stream (GPU, edges), UINT64_MAX none */
+	uint32_t name;  /* the event it is named for, UINT32_MAX: unnamed or mixed */
+	uint32_t nid;   /* that event's name (string id) */
+	size_t npieces; /* the pieces with weight it holds, 0: none yet */
 };
 
 /* short runs pooled into one segment, drawn with the bound that holds most of its time */
@@ -231,77 +206,167 @@ static int flush(struct state *s, struct pool *pl, struct gp_value *arr, size_t 
 	return rc;
 }
 
+/* run @p r ended: drawn as a segment when long, else pooled */
+static int end_run(struct state *s, const struct run *r, int64_t res, struct pool *pl,
+                   struct gp_value *arr, size_t *n, size_t *kept)
+{
+	const uint32_t *names = s->c->t->ev.name;
+	uint8_t cat = r->x->cat;
+	int rc;
+
+	if (r->t1 - r->t0 >= res) {
+		if ((rc = flush(s, pl, arr, n, kept)))
+			return rc;
+		return emit(s, r->x, r->t0, r->t1, r->name, r->npieces, arr, n, kept);
+	}
+	if (!pl->npieces) {
+		pl->t0 = r->t0;
+		pl->name = r->name;
+	} else if (pl->name != UINT32_MAX && (r->name == UINT32_MAX || r->nid != names[pl->name])) {
+		pl->name = UINT32_MAX;
+	}
+	pl->t1 = r->t1;
+	pl->by[cat] += r->t1 - r->t0;
+	if (!pl->rep[cat])
+		pl->rep[cat] = r->x;
+	pl->npieces += r->npieces;
+	if (pl->t1 - pl->t0 >= res)
+		return flush(s, pl, arr, n, kept);
+	return 0;
+}
+
+/* a new row of @p name on side @p gpu; @return its index + 1, 0 when out of memory */
+static uint32_t new_row(struct state *s, uint32_t name, uint32_t gpu)
+{
+	if (s->nrows >= UINT32_MAX - 1 ||
+	    gp__grow((void **)&s->rows, &s->rows_cap, s->nrows + 1, sizeof(*s->rows)))
+		return 0;
+	s->rows[s->nrows] = (struct agg){ name, gpu, 0, 0 };
+	s->ix[2 * (size_t)name + gpu] = (uint32_t)(s->nrows + 1);
+	return (uint32_t)++s->nrows;
+}
+
 /*
- * The path as segments, for drawing it: its pieces with time (zero-weight
- * dependency and sync edges left out); consecutive pieces of one bound on
- * one lane (thread or stream) form a run, named when all its pieces are of
- * one item (kernel-kernel gaps are not named). Runs shorter than the
- * drawing's resolution (path_ns / SEG_RESOLUTION) are pooled with their
- * short neighbours into one segment, drawn with the bound (and lane) that
- * holds most of the pool's time, named only when all are of one item; a
- * pool ends at the next long run or once it reaches the resolution, so a
- * path of many short kernels is drawn as the compute it is, not as the
- * bound of whatever preceded it. bound_by_ns stays exact. The pieces with
- * weight that no segment holds (beyond MAX_SEGMENTS a step or
- * TOTAL_SEGMENTS a rank) are counted in "segments_omitted".
+ * The time of the path's CPU and GPU pieces per item (string id and side)
+ * into s->rows, each distinct event counted once (a bit per event in
+ * s->seen, cleared before it returns).
+ */
+static int items(struct state *s, const struct gp__cp_path *p)
+{
+	const uint32_t *names = s->c->t->ev.name;
+	const struct gp__cp_seg *x = p->seg, *end = p->seg + p->nseg;
+	uint64_t *seen = s->seen;
+	uint32_t *ix = s->ix, lo = UINT32_MAX, hi = 0;
+	struct agg *rows = s->rows - 1; /* by index + 1 */
+	size_t nstr = s->nstr;
+
+	for (; x < end; x++) {
+		uint32_t ev = x->ev, kind = x->kind, name, k;
+		uint64_t bit, *word;
+		struct agg *a;
+
+		if (kind > GP_CP_SEG_GPU || x->w == 0 || ev == UINT32_MAX)
+			continue;
+		name = names[ev];
+		if (name >= nstr)
+			return gp__error(GP_EINVAL, "an event name outside the string table");
+		if (!(k = ix[2 * (size_t)name + kind])) {
+			if (!(k = new_row(s, name, kind)))
+				return gp__error(GP_ENOMEM, "out of memory");
+			rows = s->rows - 1;
+		}
+		a = &rows[k];
+		a->ns = gp__add_sat(a->ns, x->w);
+		bit = UINT64_C(1) << (ev & 63);
+		word = &seen[ev >> 6];
+		if (!(*word & bit)) {
+			*word |= bit;
+			a->count++;
+			lo = ev < lo ? ev : lo;
+			hi = ev > hi ? ev : hi;
+		}
+	}
+	/* the bits cleared: their span of words, or word by word when that is wider than
+	 * the path (a rank of many steps stays linear) */
+	if (lo <= hi && (size_t)(hi / 64 - lo / 64) <= p->nseg) {
+		memset(seen + lo / 64, 0, (hi / 64 - lo / 64 + 1) * sizeof(*seen));
+	} else if (lo <= hi) {
+		for (x = p->seg; x < end; x++)
+			if (x->ev != UINT32_MAX)
+				seen[x->ev >> 6] = 0;
+	}
+	return 0;
+}
+
+/*
+ * The path as segments, for drawing it, into "segments" of @p o: its
+ * pieces with time (zero-weight dependency and sync edges left out);
+ * consecutive pieces of one bound on one lane (thread or stream) form a
+ * run, named when all its pieces are of one item (kernel-kernel gaps are
+ * not named). Runs shorter than the drawing's resolution (path_ns /
+ * SEG_RESOLUTION) are pooled with their short neighbours into one segment,
+ * drawn with the bound (and lane) that holds most of the pool's time, named
+ * only when all are of one item; a pool ends at the next long run or once
+ * it reaches the resolution, so a path of many short kernels is drawn as
+ * the compute it is, not as the bound of whatever preceded it. bound_by_ns
+ * stays exact. The pieces with weight that no segment holds (beyond
+ * MAX_SEGMENTS a step or TOTAL_SEGMENTS a rank) are counted in
+ * "segments_omitted".
  */
 static int segments(struct state *s, const struct gp__cp_path *p, struct gp_value *o)
 {
 	const struct gp_trace *t = s->c->t;
+	const uint32_t *names = t->ev.name, *track = t->ev.track;
+	const int64_t *stream = t->ev.stream;
+	const struct gp__cp_seg *y, *end = p->seg + p->nseg;
 	struct gp_value *arr = gp_value_array();
+	const struct gp__cp_seg *rx = NULL; /* the run being built: its first piece, ... */
+	int64_t rt0 = 0, rt1 = 0;
+	uint64_t rlane = 0;
+	uint32_t rname = 0, rnid = 0;
+	size_t rnp = 0;
 	struct pool pl;
 	int64_t res = p->path_ns / SEG_RESOLUTION;
-	size_t i, n = 0, pieces = 0, kept = 0;
+	size_t n = 0, pieces = 0, kept = 0;
 	int rc = 0;
 
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	memset(&pl, 0, sizeof(pl));
-	for (i = 0; i < p->nseg; i++)
-		pieces += p->seg[i].w > 0 && p->seg[i].cat < GP_CP__N;
-	for (i = 0; i < p->nseg && s->nseg_total < TOTAL_SEGMENTS && n < MAX_SEGMENTS;) {
-		const struct gp__cp_seg *x = &p->seg[i];
-		struct run r = { x, x->t0, x->t1, x->cat == GP_CP_KK ? UINT32_MAX : x->ev, 1 };
-		uint64_t ln = lane(t, x);
-		size_t j;
+	for (y = p->seg; y < end; y++) {
+		uint32_t ev = y->ev;
+		uint64_t ln;
 
-		if (x->w <= 0 || x->cat >= GP_CP__N) {
-			i++;
+		if (y->w <= 0 || y->cat >= GP_CP__N)
+			continue;
+		ln = ev == UINT32_MAX           ? UINT64_MAX
+		     : y->kind == GP_CP_SEG_CPU ? track[ev]
+		                                : (uint64_t)stream[ev] | (UINT64_C(1) << 63);
+		pieces++;
+		if (rx && y->cat == rx->cat && y->kind == rx->kind && ln == rlane) {
+			if (rname != UINT32_MAX && (ev == UINT32_MAX || names[ev] != rnid))
+				rname = UINT32_MAX;
+			rt1 = y->t1;
+			rnp++;
 			continue;
 		}
-		for (j = i + 1; j < p->nseg; j++) {
-			const struct gp__cp_seg *y = &p->seg[j];
+		if (rx) {
+			struct run r = { rx, rt0, rt1, rlane, rname, rnid, rnp };
 
-			if (y->w <= 0 || y->cat >= GP_CP__N)
-				continue;
-			if (y->cat != x->cat || y->kind != x->kind || lane(t, y) != ln)
-				break;
-			if (r.name != UINT32_MAX &&
-			    (y->ev == UINT32_MAX || t->ev.name[y->ev] != t->ev.name[r.name]))
-				r.name = UINT32_MAX;
-			r.t1 = y->t1;
-			r.npieces++;
+			GP_TRY(end_run(s, &r, res, &pl, arr, &n, &kept));
 		}
-		i = j;
-		if (r.t1 - r.t0 >= res) {
-			GP_TRY(flush(s, &pl, arr, &n, &kept));
-			GP_TRY(emit(s, r.x, r.t0, r.t1, r.name, r.npieces, arr, &n, &kept));
-			continue;
-		}
-		if (!pl.npieces) {
-			pl.t0 = r.t0;
-			pl.name = r.name;
-		} else if (pl.name != UINT32_MAX &&
-		           (r.name == UINT32_MAX || t->ev.name[r.name] != t->ev.name[pl.name])) {
-			pl.name = UINT32_MAX;
-		}
-		pl.t1 = r.t1;
-		pl.by[x->cat] += r.t1 - r.t0;
-		if (!pl.rep[x->cat])
-			pl.rep[x->cat] = x;
-		pl.npieces += r.npieces;
-		if (pl.t1 - pl.t0 >= res)
-			GP_TRY(flush(s, &pl, arr, &n, &kept));
+		rx = y;
+		rt0 = y->t0;
+		rt1 = y->t1;
+		rlane = ln;
+		rname = y->cat == GP_CP_KK ? UINT32_MAX : ev;
+		rnid = rname != UINT32_MAX ? names[ev] : 0;
+		rnp = 1;
+	}
+	if (rx) {
+		struct run r = { rx, rt0, rt1, rlane, rname, rnid, rnp };
+
+		GP_TRY(end_run(s, &r, res, &pl, arr, &n, &kept));
 	}
 	GP_TRY(flush(s, &pl, arr, &n, &kept));
 	rc = gp_obj_set(o, "segments", arr);
@@ -329,23 +394,11 @@ static int do_step(struct state *s, uint32_t ev, int64_t index, int64_t start, i
 		*why = p.reason;
 		return 0;
 	}
-	s->step++;
 	/* the index of the step before, reset through its rows */
-	for (i = 0; i < s->ncpu; i++)
-		s->cpu_ix[s->cpu[i].name] = 0;
-	for (i = 0; i < s->ngpu; i++)
-		s->gpu_ix[s->gpu[i].name] = 0;
-	s->ncpu = s->ngpu = 0;
-	for (i = 0; i < p.nseg; i++) {
-		const struct gp__cp_seg *x = &p.seg[i];
-
-		if (x->ev == UINT32_MAX || x->w == 0)
-			continue;
-		if (x->kind == GP_CP_SEG_CPU)
-			GP_TRY(add_agg(s, false, x->ev, x->w));
-		else if (x->kind == GP_CP_SEG_GPU)
-			GP_TRY(add_agg(s, true, x->ev, x->w));
-	}
+	for (i = 0; i < s->nrows; i++)
+		s->ix[2 * (size_t)s->rows[i].name + s->rows[i].gpu] = 0;
+	s->nrows = 0;
+	GP_TRY(items(s, &p));
 	o = gp_value_object();
 	if (!o)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -357,8 +410,8 @@ static int do_step(struct state *s, uint32_t ev, int64_t index, int64_t start, i
 	GP_TRY(gp_obj_set_int(o, "start_ns", start));
 	GP_TRY(gp_obj_set_int(o, "end_ns", end));
 	GP_TRY(set_bound(o, p.by_ns, p.path_ns));
-	GP_TRY(top_list(s, s->cpu, s->ncpu, o, "top_cpu_ops"));
-	GP_TRY(top_list(s, s->gpu, s->ngpu, o, "top_kernels"));
+	GP_TRY(top_list(s, GP_CP_SEG_CPU, o, "top_cpu_ops"));
+	GP_TRY(top_list(s, GP_CP_SEG_GPU, o, "top_kernels"));
 	GP_TRY(segments(s, &p, o));
 	s->total_path = gp__add_sat(s->total_path, p.path_ns);
 	for (k = 0; k < GP_CP__N; k++)
@@ -480,11 +533,10 @@ int gp__an_critpath(const struct gp__actx *c, struct gp_value *r)
 		GP_TRY(gp_obj_set(cp, "total", tot));
 		goto done;
 	}
-	s.stamp = gp__calloc(c->t->ev.n, sizeof(*s.stamp));
+	s.seen = gp__calloc(c->t->ev.n / 64 + 1, sizeof(*s.seen));
 	s.nstr = gp__strtab_count(&c->t->strs);
-	s.cpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.cpu_ix));
-	s.gpu_ix = gp__calloc(s.nstr + 1, sizeof(*s.gpu_ix));
-	if (!s.stamp || !s.cpu_ix || !s.gpu_ix)
+	s.ix = gp__calloc(2 * s.nstr + 2, sizeof(*s.ix));
+	if (!s.seen || !s.ix)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp__cp_new(c, &s.g));
 	GP_TRY(run(&s, cp, &whole));
@@ -494,11 +546,9 @@ done:
 	cp = NULL;
 out:
 	gp__cp_free(s.g);
-	gp__free(s.stamp);
-	gp__free(s.cpu);
-	gp__free(s.gpu);
-	gp__free(s.cpu_ix);
-	gp__free(s.gpu_ix);
+	gp__free(s.seen);
+	gp__free(s.rows);
+	gp__free(s.ix);
 	gp_value_free(cp);
 	gp_value_free(cats);
 	return rc;
