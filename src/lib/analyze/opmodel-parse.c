@@ -226,6 +226,8 @@ static bool parse_dims(const char *s, size_t len, struct gp__opm_args *a)
 	for (;;) {
 		struct gp__opm_in scratch, *in = a->n < GP_OPM_MAX_IN ? &a->in[a->n] : &scratch;
 
+		if (a->n < GP_OPM_MAX_IN && a->used <= a->n)
+			a->used = a->n + 1;
 		gp__opm_skip_ws(&p, end);
 		if (!parse_shape(&p, end, in))
 			return false;
@@ -265,6 +267,8 @@ static void parse_strings(const char *s, size_t len, struct gp__opm_args *a, boo
 		q = p;
 		if (!skip_string(&p, end))
 			return;
+		if (a->used <= i)
+			a->used = i + 1;
 		if (types)
 			a->in[i].ty = gp__dtype_from_c10(q + 1, (size_t)(p - q - 2));
 		else {
@@ -278,10 +282,10 @@ static void parse_strings(const char *s, size_t len, struct gp__opm_args *a, boo
 	}
 }
 
-bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t types_len,
-                   const char *conc, size_t conc_len, struct gp__opm_args *a)
+/* the parse into @p a, all zero */
+static bool parse_into(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                       const char *conc, size_t conc_len, struct gp__opm_args *a)
 {
-	memset(a, 0, sizeof(*a));
 	if (!dims || !parse_dims(dims, dims_len, a))
 		return false;
 	if (types) {
@@ -291,4 +295,23 @@ bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t 
 	if (conc)
 		parse_strings(conc, conc_len, a, false);
 	return true;
+}
+
+bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                   const char *conc, size_t conc_len, struct gp__opm_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	return parse_into(dims, dims_len, types, types_len, conc, conc_len, a);
+}
+
+bool gp__opm_reparse(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                     const char *conc, size_t conc_len, struct gp__opm_args *a)
+{
+	size_t used = a->used < GP_OPM_MAX_IN ? a->used : GP_OPM_MAX_IN;
+
+	memset(a->in, 0, used * sizeof(a->in[0]));
+	a->n = 0;
+	a->typed = false;
+	a->used = 0;
+	return parse_into(dims, dims_len, types, types_len, conc, conc_len, a);
 }

@@ -33,13 +33,24 @@
 /* MFU is reported only when the models cover at least this share of the GPU time */
 #define MFU_MIN_COVERAGE_PCT 50.0
 
-/* one op call that launched GPU work */
-struct call {
-	uint32_t op;
+/*
+ * The calls of one (name, dims, types, concrete) whose name has a model: the
+ * model runs once per group, a row sums the groups of one (name, dims, types).
+ */
+struct grp {
 	uint32_t name, dims, types, conc;
-	int64_t gpu_ns;
-	bool tc;   /* a kernel's name suggests Tensor Cores */
-	bool host; /* a copy from or to the host: bound by the link, not by the GPU's memory */
+	int op; /* gp__opm_find() of the name; -1: no model */
+	int64_t n, gpu_ns;
+	bool tc; /* a kernel's name suggests Tensor Cores */
+};
+
+/* the groups, found by their four string ids in an open-addressing table */
+struct groups {
+	struct grp *g;
+	size_t n, cap;
+	uint32_t *slot; /* group index + 1; 0: empty */
+	size_t mask;
+	struct gp_u64map names; /* name id -> gp__opm_find() + 1 */
 };
 
 /* one row: calls of one (name, dims, types) */
@@ -75,17 +86,19 @@ static bool host_copy(const char *n)
 
 /*
  * The op of GPU event @p g by External id: the cpu_op the id names, when it
- * holds the launching call on its thread. PENDING: find it by time instead
+ * holds the launching call on its thread (*@p launcher: that call, -1
+ * none). PENDING: find it by time instead
  * (no External id, or one that names no such op: traces of 2021-22 gave the
  * runtime calls their correlation id as External id). NONE: the call ran
  * directly under a user annotation, or nothing launched the event.
  */
-static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g)
+static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g, int64_t *launcher)
 {
 	const struct gp_trace *t = c->t;
 	int64_t l = gp__launcher(c, g), ext = l >= 0 ? t->ev.ext[l] : -1;
 	uint32_t v;
 
+	*launcher = l;
 	if (ext < 0)
 		ext = t->ev.ext[g];
 	if (ext >= 0 && gp__idmap_get(&c->ext_op, ext, &v) && v < t->ev.n) {
@@ -98,149 +111,355 @@ static uint32_t op_by_ext(const struct gp__actx *c, uint32_t g)
 	return l >= 0 ? PENDING : NONE;
 }
 
+/* an open cpu_op: its end */
+struct frame {
+	int64_t end;
+	uint32_t op;
+};
+
+/* the open cpu_ops of a thread, innermost last */
+struct stack {
+	struct frame *v;
+	uint32_t n, cap;
+};
+
+/* the most cpu_ops innermost_scan() looks at for one call before it gives up */
+#define SCAN_MAX 256
+
 /*
- * For the launching calls @p ln[0..n) (sorted by time), the innermost cpu_op
- * containing each on its thread, into @p op: one sweep over the cpu_ops and
- * the calls merged in time order, each thread's open ops a stack linked
- * through @p par (no sort, no per-thread list).
+ * innermost_ops() by a look back from each call over the cpu_ops that
+ * started before it, for the latest one on its thread that ends no earlier:
+ * the op on top of the sweep's stack unless a call before it on its thread
+ * outlasted it (and closed ops that hold it), which never happens where the
+ * calls of a thread do not nest. *@p done false where that happens, or the
+ * look back is long (a call under no op): then the sweep must do it.
  */
-static int innermost_ops(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op)
+static int innermost_scan(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op,
+                          bool *done)
 {
-	const struct gp_trace *t = c->t;
-	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	uint32_t *top = gp__malloc((t->ntracks ? t->ntracks : 1) * sizeof(*top));
-	uint32_t *par = gp__malloc((ops->n ? ops->n : 1) * sizeof(*par));
-	size_t i = 0, j = 0;
+	const int64_t *ts = c->ts, *dur = c->dur;
+	const uint32_t *track = c->t->ev.track, *ov = c->by_kind[GP_K_CPU_OP].v;
+	size_t nops = c->by_kind[GP_K_CPU_OP].n, ntr = c->t->ntracks, i = 0, j, k;
+	/*
+	 * per thread (and one for ops of none), of the events so far: the end of
+	 * its latest call, the latest end of its ops, 1 + the place of its latest op
+	 */
+	struct thr {
+		int64_t lend, oend;
+		size_t last;
+	} *th = gp__reallocarray(NULL, ntr + 1, sizeof(*th));
 	int rc = 0;
 
-	if (!top || !par)
+	*done = false;
+	if (!th)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
-	memset(top, 0xff, (t->ntracks ? t->ntracks : 1) * sizeof(*top));
-	while (j < n) {
-		/* at equal start an op comes first, so it holds a call it starts with */
-		bool is_op = i < ops->n && c->ts[ops->v[i]] <= c->ts[ln[j]];
-		uint32_t e = is_op ? ops->v[i] : ln[j], tr = t->ev.track[e], p;
-		int64_t ts = c->ts[e], end = gp__end(c, e);
+	for (k = 0; k <= ntr; k++) {
+		th[k].lend = th[k].oend = INT64_MIN;
+		th[k].last = 0;
+	}
+	for (j = 0; j < n; j++) {
+		uint32_t l = ln[j], tr = track[l], r = NONE;
+		int64_t lts = ts[l], end = lts + dur[l];
 
-		if (tr >= t->ntracks) {
-			if (!is_op)
-				op[j] = NONE;
-			is_op ? i++ : j++;
+		for (; i < nops && ts[ov[i]] <= lts; i++) {
+			uint32_t o = ov[i], otr = track[o];
+			struct thr *h = &th[otr < ntr ? otr : ntr];
+			int64_t oend = ts[o] + dur[o];
+
+			h->last = i + 1;
+			h->oend = oend > h->oend ? oend : h->oend;
+		}
+		if (tr >= ntr) {
+			op[j] = NONE;
 			continue;
 		}
-		/* close the ops of this thread that do not hold e */
-		for (p = top[tr]; p != NONE; p = par[p]) {
-			uint32_t o = ops->v[p];
+		/* an earlier call of this thread that outlasts this one */
+		if (th[tr].lend > end)
+			goto out;
+		th[tr].lend = end;
+		/* an op that started before holds the call when it ends no earlier */
+		for (k = th[tr].oend >= end ? th[tr].last : 0; k > 0; k--) {
+			uint32_t o = ov[k - 1];
 
-			if (c->ts[o] <= ts && end <= gp__end(c, o))
+			if (track[o] == tr && ts[o] + dur[o] >= end) {
+				r = o;
 				break;
+			}
+			if (th[tr].last - k >= SCAN_MAX)
+				goto out;
 		}
-		top[tr] = p;
-		if (is_op) {
-			par[i] = p;
-			top[tr] = (uint32_t)i++;
-		} else {
-			op[j++] = p == NONE ? NONE : ops->v[p];
-		}
+		op[j] = r;
 	}
+	*done = true;
 out:
-	gp__free(top);
-	gp__free(par);
+	gp__free(th);
 	return rc;
 }
 
 /*
- * The (op, GPU event) pairs, sorted by op with each op's events in time
- * order; events of no op are summed into *@p lone_ns.
+ * For the launching calls @p ln[0..n) (sorted by time), the innermost cpu_op
+ * containing each on its thread, into @p op (NONE: none): one sweep over the
+ * cpu_ops and the calls merged in time order, each thread's open ops a stack
+ * (no sort, no per-thread list). Every op on a stack started at or before the
+ * event at hand, so an op holds the event when it ends no earlier; at equal
+ * start an op comes first, so it holds a call it starts with.
  */
-static int attribute(const struct gp__actx *c, struct gp_kv **out, size_t *nout, int64_t *lone_ns)
+static int innermost_sweep(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op)
 {
-	const struct gp_trace *t = c->t;
-	struct gp_kv *kv = gp__reallocarray(NULL, c->gpu.n ? c->gpu.n : 1, sizeof(*kv));
-	struct gp_kv *pend = NULL;
-	uint32_t *ln = NULL, *lop = NULL;
-	size_t n = 0, np = 0, k;
+	const int64_t *ts = c->ts, *dur = c->dur;
+	const uint32_t *track = c->t->ev.track, *ov = c->by_kind[GP_K_CPU_OP].v;
+	size_t nops = c->by_kind[GP_K_CPU_OP].n, ntr = c->t->ntracks, i = 0, j;
+	struct stack *st = gp__calloc(ntr ? ntr : 1, sizeof(*st));
 	int rc = 0;
 
-	*lone_ns = 0;
-	if (!kv)
+	if (!st)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t g = c->gpu.v[k];
+	for (j = 0; j < n; j++) {
+		uint32_t l = ln[j], tr = track[l], m;
+		int64_t lts = ts[l], end;
+		struct frame *v;
 
-		if (!gpu_work(t, g))
-			continue;
-		kv[n].key = op_by_ext(c, g);
-		kv[n].val = g;
-		np += kv[n].key == PENDING;
-		n++;
-	}
-	if (np) {
-		size_t j = 0;
+		for (; i < nops; i++) {
+			uint32_t o = ov[i], otr;
+			int64_t ots = ts[o];
 
-		pend = gp__reallocarray(NULL, np, sizeof(*pend));
-		ln = gp__reallocarray(NULL, np, sizeof(*ln));
-		lop = gp__reallocarray(NULL, np, sizeof(*lop));
-		if (!pend || !ln || !lop)
-			GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
-		for (k = 0; k < n; k++)
-			if (kv[k].key == PENDING) {
-				pend[j].key = c->ts[gp__launcher(c, (size_t)kv[k].val)];
-				pend[j++].val = k;
+			if (ots > lts)
+				break;
+			otr = track[o];
+			if (otr >= ntr)
+				continue;
+			end = ots + dur[o];
+			v = st[otr].v;
+			/* close the ops of this thread that do not hold o */
+			for (m = st[otr].n; m && v[m - 1].end < end; m--)
+				;
+			if (m == st[otr].cap) {
+				uint32_t cap = m ? 2 * m : 16;
+
+				if (!(v = gp__reallocarray(v, cap, sizeof(*v))))
+					GP_TRY(gp__error(
+					    GP_ENOMEM, "out of memory attributing kernels to ops"));
+				st[otr].v = v;
+				st[otr].cap = cap;
 			}
-		GP_TRY(gp__sort_kv(pend, np));
-		for (j = 0; j < np; j++)
-			ln[j] = (uint32_t)gp__launcher(c, (size_t)kv[pend[j].val].val);
-		GP_TRY(innermost_ops(c, ln, np, lop));
-		for (j = 0; j < np; j++)
-			kv[pend[j].val].key = lop[j];
+			v[m].end = end;
+			v[m].op = o;
+			st[otr].n = m + 1;
+		}
+		if (tr >= ntr) {
+			op[j] = NONE;
+			continue;
+		}
+		end = lts + dur[l];
+		v = st[tr].v;
+		for (m = st[tr].n; m && v[m - 1].end < end; m--)
+			;
+		st[tr].n = m;
+		op[j] = m ? v[m - 1].op : NONE;
 	}
-	for (k = 0; k < n; k++)
-		if (kv[k].key == NONE)
-			*lone_ns += c->dur[kv[k].val];
-	GP_TRY(gp__sort_kv(kv, n));
-	while (n && kv[n - 1].key == NONE)
-		n--;
-	*out = kv;
-	*nout = n;
-	kv = NULL;
 out:
-	gp__free(kv);
+	for (j = 0; st && j < ntr; j++)
+		gp__free(st[j].v);
+	gp__free(st);
+	return rc;
+}
+
+/* innermost_sweep(), by innermost_scan() where that can */
+static int innermost_ops(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op)
+{
+	bool done;
+	int rc = innermost_scan(c, ln, n, op, &done);
+
+	return rc || done ? rc : innermost_sweep(c, ln, n, op);
+}
+
+/*
+ * innermost_ops() for the (op, event) pairs @p kv[0..n) whose op is PENDING
+ * (the launching call in the high half of val), the calls taken in the order
+ * of their start and, at equal start, of the pairs; their key set to the op.
+ */
+static int innermost_sorted(const struct gp__actx *c, struct gp_kv *kv, size_t n, size_t np)
+{
+	struct gp_kv *pend = gp__reallocarray(NULL, np, sizeof(*pend));
+	uint32_t *ln = gp__reallocarray(NULL, np, sizeof(*ln));
+	uint32_t *lop = gp__reallocarray(NULL, np, sizeof(*lop));
+	size_t k, j;
+	int rc = 0;
+
+	if (!pend || !ln || !lop)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
+	for (k = 0, j = 0; k < n; k++)
+		if (kv[k].key == PENDING) {
+			pend[j].key = c->ts[kv[k].val >> 32];
+			pend[j++].val = k;
+		}
+	GP_TRY(gp__sort_kv(pend, np));
+	for (j = 0; j < np; j++)
+		ln[j] = (uint32_t)(kv[pend[j].val].val >> 32);
+	GP_TRY(innermost_ops(c, ln, np, lop));
+	for (j = 0; j < np; j++)
+		kv[pend[j].val].key = lop[j];
+out:
 	gp__free(pend);
 	gp__free(ln);
 	gp__free(lop);
 	return rc;
 }
 
-/* ---- the device ---- */
-
-/* the device of the most GPU time; -1 none */
-static int64_t main_device(const struct gp__actx *c)
+/*
+ * innermost_sorted() without the sort where the launching calls are runtime
+ * calls no two of which start at one time: they are then in the sorted list
+ * of runtime calls in that order, marked in an array over it. *@p done
+ * false: it cannot (innermost_sorted() must), kv unchanged.
+ */
+static int innermost_listed(const struct gp__actx *c, struct gp_kv *kv, size_t n, bool *done)
 {
+	const struct gp__idx *rt = &c->by_kind[GP_K_RUNTIME];
+	const uint8_t *kind = c->t->ev.kind;
+	uint32_t *mark = NULL; /* per runtime call: 0, or its place in ln + 1 */
+	uint32_t *ln = NULL, *lop = NULL, nl = 0;
+	int64_t prev = INT64_MIN;
+	size_t k, r;
+	int rc = 0;
+
+	*done = false;
+	mark = gp__calloc(rt->n ? rt->n : 1, sizeof(*mark));
+	if (!mark)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
+	for (k = 0; k < n; k++)
+		if (kv[k].key == PENDING) {
+			uint32_t l = (uint32_t)(kv[k].val >> 32);
+
+			if (kind[l] != GP_K_RUNTIME)
+				goto out;
+			nl += !mark[c->kpos[l]];
+			mark[c->kpos[l]] = 1;
+		}
+	ln = gp__reallocarray(NULL, nl ? nl : 1, sizeof(*ln));
+	lop = gp__reallocarray(NULL, nl ? nl : 1, sizeof(*lop));
+	if (!ln || !lop)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
+	for (r = 0, nl = 0; r < rt->n; r++) {
+		int64_t ts = c->ts[rt->v[r]];
+
+		if (!mark[r])
+			continue;
+		if (ts == prev)
+			goto out;
+		prev = ts;
+		ln[nl] = rt->v[r];
+		mark[r] = ++nl;
+	}
+	GP_TRY(innermost_ops(c, ln, nl, lop));
+	for (k = 0; k < n; k++)
+		if (kv[k].key == PENDING)
+			kv[k].key = lop[mark[c->kpos[kv[k].val >> 32]] - 1];
+	*done = true;
+out:
+	gp__free(mark);
+	gp__free(ln);
+	gp__free(lop);
+	return rc;
+}
+
+/* the device of the most GPU time, among the first 16 seen */
+struct devs {
 	struct {
 		int64_t dev, ns;
 	} d[16];
-	size_t nd = 0, k, j, best = 0;
+	size_t n, last;
+};
 
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t g = c->gpu.v[k];
-		int64_t dev = gp__ev_device(c->t, g);
+static void devs_add(struct devs *d, int64_t dev, int64_t ns)
+{
+	size_t j = d->last;
 
-		for (j = 0; j < nd && d[j].dev != dev; j++)
+	if (j >= d->n || d->d[j].dev != dev) {
+		for (j = 0; j < d->n && d->d[j].dev != dev; j++)
 			;
-		if (j == nd) {
-			if (nd == GP_ARRAY_SIZE(d))
-				continue;
-			d[nd].dev = dev;
-			d[nd++].ns = 0;
+		if (j == d->n) {
+			if (d->n == GP_ARRAY_SIZE(d->d))
+				return;
+			d->d[j].dev = dev;
+			d->d[d->n++].ns = 0;
 		}
-		d[j].ns += c->dur[g];
+		d->last = j;
 	}
-	for (k = 1; k < nd; k++)
-		if (d[k].ns > d[best].ns)
-			best = k;
-	return nd ? d[best].dev : -1;
+	d->d[j].ns += ns;
 }
+
+/* -1: no GPU event */
+static int64_t devs_main(const struct devs *d)
+{
+	size_t k, best = 0;
+
+	for (k = 1; k < d->n; k++)
+		if (d->d[k].ns > d->d[best].ns)
+			best = k;
+	return d->n ? d->d[best].dev : -1;
+}
+
+/*
+ * The (op, GPU event) pairs, sorted by op with each op's events in time
+ * order; events of no op are summed into *@p lone_ns. The same walk over the
+ * GPU events finds the window of GPU work [*@p win_s, *@p win_e) and the
+ * devices' GPU time.
+ */
+static int attribute(const struct gp__actx *c, struct gp_kv **out, size_t *nout, int64_t *lone_ns,
+                     int64_t *win_s, int64_t *win_e, struct devs *dv)
+{
+	const struct gp_trace *t = c->t;
+	struct gp_kv *kv = gp__reallocarray(NULL, c->gpu.n ? c->gpu.n : 1, sizeof(*kv));
+	size_t n = 0, np = 0, k, j;
+	int rc = 0;
+
+	*lone_ns = 0;
+	if (!kv)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
+	for (k = 0; k < c->gpu.n; k++) {
+		uint32_t g = c->gpu.v[k], op;
+		int64_t l, s = c->ts[g], e = s + c->dur[g];
+
+		devs_add(dv, gp__ev_device(t, g), c->dur[g]);
+		if (!gpu_work(t, g))
+			continue;
+		*win_s = s < *win_s ? s : *win_s;
+		*win_e = e > *win_e ? e : *win_e;
+		op = op_by_ext(c, g, &l);
+		if (op == NONE) {
+			*lone_ns += c->dur[g];
+			continue;
+		}
+		kv[n].key = op;
+		/* the launching call beside the event, for those to find by time */
+		kv[n].val = (uint64_t)(uint32_t)l << 32 | g;
+		np += op == PENDING;
+		n++;
+	}
+	if (np) {
+		bool done;
+
+		GP_TRY(innermost_listed(c, kv, n, &done));
+		if (!done)
+			GP_TRY(innermost_sorted(c, kv, n, np));
+		for (k = 0, j = 0; k < n; k++) {
+			if (kv[k].key == NONE)
+				*lone_ns += c->dur[(uint32_t)kv[k].val];
+			else
+				kv[j++] = kv[k];
+		}
+		n = j;
+	}
+	GP_TRY(gp__sort_kv(kv, n));
+	*out = kv;
+	*nout = n;
+	kv = NULL;
+out:
+	gp__free(kv);
+	return rc;
+}
+
+/* ---- the device ---- */
 
 static void set_all(struct gp__peaks *p, double x)
 {
@@ -310,59 +529,158 @@ static double op_peak(const struct roof *rf, enum gp__opm_kind kind, enum gp__dt
 
 /* ---- rows ---- */
 
-static int cmp_call(const void *pa, const void *pb)
+static void groups_release(struct groups *gs)
 {
-	const struct call *a = pa, *b = pb;
+	gp__free(gs->g);
+	gp__free(gs->slot);
+	gp__u64map_release(&gs->names);
+}
 
-	if (a->name != b->name)
-		return a->name < b->name ? -1 : 1;
-	if (a->dims != b->dims)
-		return a->dims < b->dims ? -1 : 1;
-	if (a->types != b->types)
-		return a->types < b->types ? -1 : 1;
-	if (a->conc != b->conc)
-		return a->conc < b->conc ? -1 : 1;
-	return (int)a->host - (int)b->host;
+static size_t group_hash(uint32_t name, uint32_t dims, uint32_t types, uint32_t conc)
+{
+	return (size_t)(gp_hash_u64((uint64_t)dims << 32 | name) +
+	                types * UINT64_C(0x9e3779b97f4a7c15) + conc * UINT64_C(0xc2b2ae3d27d4eb4f));
+}
+
+/* a table of 2^k slots for the groups there are, half full at most */
+static int groups_rehash(struct groups *gs, size_t nslot)
+{
+	uint32_t *sl = gp__calloc(nslot, sizeof(*sl));
+	size_t k;
+
+	if (!sl)
+		return gp__error(GP_ENOMEM, "out of memory grouping op calls");
+	gp__free(gs->slot);
+	gs->slot = sl;
+	gs->mask = nslot - 1;
+	for (k = 0; k < gs->n; k++) {
+		const struct grp *g = &gs->g[k];
+		size_t h = group_hash(g->name, g->dims, g->types, g->conc) & gs->mask;
+
+		while (sl[h])
+			h = (h + 1) & gs->mask;
+		sl[h] = (uint32_t)(k + 1);
+	}
+	return 0;
 }
 
 /*
- * Sorts the calls by (name, dims, types, concrete, host): a radix sort on (dims, name), then
- * a comparison sort of the runs of one (dims, name) that are not in order already (the calls
- * of one shape nearly always carry the same types and concrete inputs).
+ * Adds an op call of name @p name and inputs @p oa (with "Input Dims") to its
+ * group, made on its first call with the name's model looked up once a name.
  */
-static int sort_calls(struct call **pcalls, size_t n)
+static int group_add(struct groups *gs, const struct gp_trace *t, uint32_t name,
+                     const struct gp_op_args *oa, int64_t ns, bool tc)
 {
-	struct call *calls = *pcalls, *out = NULL;
-	struct gp_kv *kv = gp__reallocarray(NULL, n ? n : 1, sizeof(*kv));
-	size_t k, j;
+	size_t h = group_hash(name, oa->dims, oa->types, oa->concrete) & gs->mask;
+	struct grp *g;
+	uint64_t op;
+	uint32_t m;
+	int rc;
+
+	for (; (m = gs->slot[h]) != 0; h = (h + 1) & gs->mask) {
+		g = &gs->g[m - 1];
+		if (g->name == name && g->dims == oa->dims && g->types == oa->types &&
+		    g->conc == oa->concrete) {
+			g->n++;
+			g->gpu_ns += ns;
+			g->tc |= tc;
+			return 0;
+		}
+	}
+	if (!gp__u64map_get(&gs->names, name, &op)) {
+		op = (uint64_t)(gp__opm_find(gp__strtab_get(&t->strs, name)) + 1);
+		if ((rc = gp__u64map_put(&gs->names, name, op)))
+			return rc;
+	}
+	if (gs->n == gs->cap) {
+		size_t cap = gs->cap ? 2 * gs->cap : 256;
+		struct grp *ng = gp__reallocarray(gs->g, cap, sizeof(*ng));
+
+		if (!ng)
+			return gp__error(GP_ENOMEM, "out of memory grouping op calls");
+		gs->g = ng;
+		gs->cap = cap;
+	}
+	g = &gs->g[gs->n++];
+	g->name = name;
+	g->dims = oa->dims;
+	g->types = oa->types;
+	g->conc = oa->concrete;
+	g->op = (int)op - 1;
+	g->n = 1;
+	g->gpu_ns = ns;
+	g->tc = tc;
+	gs->slot[h] = (uint32_t)gs->n;
+	if (2 * gs->n > gs->mask)
+		return groups_rehash(gs, 2 * (gs->mask + 1));
+	return 0;
+}
+
+/* the inputs of the op call that the record_shapes table holds for op @p op; ops in increasing
+ * order, *@p oi moving on */
+static const struct gp_op_args *args_from(const struct gp_trace *t, uint32_t op, size_t *oi)
+{
+	const struct gp_op_args *v = t->opargs;
+	size_t lo = *oi, hi, b = 1, n = t->nopargs;
+
+	if (lo < n && v[lo].ev < op) {
+		/* gallop: v[lo].ev < op <= v[hi].ev (or hi = n) */
+		while (lo + b < n && v[lo + b].ev < op) {
+			lo += b;
+			b *= 2;
+		}
+		hi = lo + b < n ? lo + b : n;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (v[mid].ev < op)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		*oi = lo = hi;
+	}
+	return lo < n && v[lo].ev == op ? &v[lo] : NULL;
+}
+
+/*
+ * The groups of a model, in the order of (dims, name) then (types,
+ * concrete): the rows' order while they are summed.
+ */
+static int sort_groups(const struct groups *gs, struct gp_kv **out, size_t *nout)
+{
+	struct gp_kv *kv = gp__reallocarray(NULL, gs->n ? gs->n : 1, sizeof(*kv));
+	size_t n = 0, k, j;
 	int rc = 0;
 
-	out = gp__reallocarray(NULL, n ? n : 1, sizeof(*out));
-	if (!kv || !out)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < n; k++) {
-		kv[k].key = (int64_t)((uint64_t)calls[k].dims << 32 | calls[k].name);
-		kv[k].val = k;
-	}
+	if (!kv)
+		return gp__error(GP_ENOMEM, "out of memory grouping op calls");
+	for (k = 0; k < gs->n; k++)
+		if (gs->g[k].op >= 0) {
+			kv[n].key = (int64_t)((uint64_t)gs->g[k].dims << 32 | gs->g[k].name);
+			kv[n++].val = k;
+		}
 	GP_TRY(gp__sort_kv(kv, n));
-	for (k = 0; k < n; k++)
-		out[k] = calls[kv[k].val];
-	for (k = 0; k < n; k = j) {
-		bool sorted = true;
+	/* a (dims, name) of several groups: by (types, concrete), an insertion sort */
+	for (k = 1; k < n; k++) {
+		struct gp_kv x = kv[k];
+		const struct grp *gx = &gs->g[x.val];
 
-		for (j = k + 1; j < n && out[j].dims == out[k].dims && out[j].name == out[k].name;
-		     j++)
-			if (cmp_call(&out[j - 1], &out[j]) > 0)
-				sorted = false;
-		if (!sorted)
-			qsort(out + k, j - k, sizeof(*out), cmp_call);
+		for (j = k; j > 0 && kv[j - 1].key == x.key; j--) {
+			const struct grp *gy = &gs->g[kv[j - 1].val];
+
+			if (gy->types < gx->types ||
+			    (gy->types == gx->types && gy->conc < gx->conc))
+				break;
+			kv[j] = kv[j - 1];
+		}
+		kv[j] = x;
 	}
-	gp__free(calls);
-	*pcalls = out;
-	out = NULL;
+	*out = kv;
+	*nout = n;
+	kv = NULL;
 out:
 	gp__free(kv);
-	gp__free(out);
 	return rc;
 }
 
@@ -386,18 +704,37 @@ static int cmp_row(const void *pa, const void *pb)
 	return r;
 }
 
-static bool model(const struct gp_trace *t, const struct call *cl, struct gp__opm_result *m)
-{
+/* the texts parsed last into the args; a parse's result */
+struct parsed {
+	uint32_t dims, types, conc;
+	bool ok;
 	struct gp__opm_args a;
+};
 
-	if (!gp__opm_parse(gp__strtab_get(&t->strs, cl->dims),
-	                   gp__strtab_strlen(&t->strs, cl->dims),
-	                   cl->types ? gp__strtab_get(&t->strs, cl->types) : NULL,
-	                   gp__strtab_strlen(&t->strs, cl->types),
-	                   cl->conc ? gp__strtab_get(&t->strs, cl->conc) : NULL,
-	                   gp__strtab_strlen(&t->strs, cl->conc), &a))
+/*
+ * The model of group @p g. The groups come in (dims, name) order, so the
+ * groups of one shape that differ by name only follow each other: their
+ * texts are parsed once.
+ */
+static bool model(const struct gp_trace *t, const struct grp *g, struct parsed *ps,
+                  struct gp__opm_result *m)
+{
+	if (ps->dims != g->dims || ps->types != g->types || ps->conc != g->conc) {
+		ps->dims = g->dims;
+		ps->types = g->types;
+		ps->conc = g->conc;
+		ps->ok = gp__opm_reparse(gp__strtab_get(&t->strs, g->dims),
+		                         gp__strtab_strlen(&t->strs, g->dims),
+		                         g->types ? gp__strtab_get(&t->strs, g->types) : NULL,
+		                         gp__strtab_strlen(&t->strs, g->types),
+		                         g->conc ? gp__strtab_get(&t->strs, g->conc) : NULL,
+		                         gp__strtab_strlen(&t->strs, g->conc), &ps->a);
+	}
+	if (!ps->ok) {
+		memset(m, 0, sizeof(*m));
 		return false;
-	return gp__opm_eval(gp__strtab_get(&t->strs, cl->name), &a, m);
+	}
+	return gp__opm_eval_op(g->op, &ps->a, m);
 }
 
 /* ---- JSON ---- */
@@ -502,117 +839,97 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 {
 	const struct gp_trace *t = c->t;
 	struct gp_value *sec = NULL, *miss = NULL, *arr = NULL;
-	struct gp_kv *kv = NULL;
-	struct call *calls = NULL;
+	struct gp_kv *kv = NULL, *order = NULL;
+	struct groups gs = { 0 };
+	struct parsed *ps = NULL;
+	struct devs dv = { 0 };
 	struct row *rows = NULL;
 	struct gp_device_props dp;
 	struct roof rf;
-	size_t nkv = 0, ncalls = 0, nrows = 0, k, j, oi;
+	size_t nkv = 0, ncalls = 0, nrows = 0, nord = 0, k, oi;
 	int64_t lone_ns = 0, gpu_ns = 0, modeled_ns = 0, win_s = INT64_MAX, win_e = INT64_MIN;
 	bool have_dp, by_id, any_dims = false, mfu_ok = true;
 	double flops = 0, ideal_ns = 0;
 	int rc = 0;
 
-	for (k = 0; k < c->gpu.n; k++) {
-		uint32_t g = c->gpu.v[k];
-
-		if (!gpu_work(t, g))
-			continue;
-		win_s = c->ts[g] < win_s ? c->ts[g] : win_s;
-		win_e = gp__end(c, g) > win_e ? gp__end(c, g) : win_e;
-	}
-	if (win_s > win_e)
+	GP_TRY(attribute(c, &kv, &nkv, &lone_ns, &win_s, &win_e, &dv));
+	if (win_s > win_e) {
+		gp__free(kv);
 		return gp_obj_set_null(r, "roofline");
-
-	have_dp = gp__trace_device_model(t, main_device(c), &dp, &by_id);
+	}
+	have_dp = gp__trace_device_model(t, devs_main(&dv), &dp, &by_id);
 	roof_init(c, &dp, have_dp, &rf);
-	GP_TRY(attribute(c, &kv, &nkv, &lone_ns));
 
-	/* the op calls: the union of each one's kernels */
-	calls = gp__reallocarray(NULL, nkv ? nkv : 1, sizeof(*calls));
-	if (!calls)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0, oi = 0; k < nkv;) {
+	/* the op calls: the union of each one's kernels, into the groups of a model */
+	GP_TRY(gp__u64map_init(&gs.names, 64));
+	GP_TRY(groups_rehash(&gs, 1024));
+	for (k = 0, oi = 0; k < nkv; ncalls++) {
 		uint32_t op = (uint32_t)kv[k].key;
-		const struct gp_op_args *oa;
-		struct call *cl = &calls[ncalls++];
-
 		/* kv is in op order, as t->opargs: one walk instead of a search per call */
-		while (oi < t->nopargs && t->opargs[oi].ev < op)
-			oi++;
-		oa = oi < t->nopargs && t->opargs[oi].ev == op ? &t->opargs[oi] : NULL;
-		int64_t cs = INT64_MIN, ce = INT64_MIN;
+		const struct gp_op_args *oa = args_from(t, op, &oi);
+		int64_t cs = INT64_MIN, ce = INT64_MIN, ns = 0;
+		bool tc = false, host = false;
 
-		memset(cl, 0, sizeof(*cl));
-		cl->op = op;
-		cl->name = t->ev.name[op];
-		if (oa && oa->dims) {
-			cl->dims = oa->dims;
-			cl->types = oa->types;
-			cl->conc = oa->concrete;
-			any_dims = true;
-		}
 		for (; k < nkv && kv[k].key == op; k++) {
 			uint32_t g = (uint32_t)kv[k].val;
 			int64_t s = c->ts[g], e = gp__end(c, g);
 
 			if (s > ce) {
 				if (ce > cs)
-					cl->gpu_ns += ce - cs;
+					ns += ce - cs;
 				cs = s;
 				ce = e;
 			} else if (e > ce) {
 				ce = e;
 			}
 			if (t->ev.kind[g] == GP_K_KERNEL && gp__name_tensor_core(c, t->ev.name[g]))
-				cl->tc = true;
+				tc = true;
 			if (t->ev.kind[g] == GP_K_MEMCPY && host_copy(gp__ev_name(t, g)))
-				cl->host = true;
+				host = true;
 		}
 		if (ce > cs)
-			cl->gpu_ns += ce - cs;
-		gpu_ns = gp__add_sat(gpu_ns, cl->gpu_ns);
+			ns += ce - cs;
+		gpu_ns = gp__add_sat(gpu_ns, ns);
+		if (!oa || !oa->dims)
+			continue;
+		any_dims = true;
+		/* a copy to or from the host has no model */
+		if (!host)
+			GP_TRY(group_add(&gs, t, t->ev.name[op], oa, ns, tc));
 	}
 	gpu_ns = gp__add_sat(gpu_ns, lone_ns);
 	gp__free(kv);
 	kv = NULL;
 
-	/* one model per distinct (name, dims, types, concrete), one row per (name, dims, types) */
-	GP_TRY(sort_calls(&calls, ncalls));
-	rows = gp__reallocarray(NULL, ncalls ? ncalls : 1, sizeof(*rows));
-	if (!rows)
+	/* one model per group, one row per (name, dims, types) */
+	GP_TRY(sort_groups(&gs, &order, &nord));
+	rows = gp__reallocarray(NULL, nord ? nord : 1, sizeof(*rows));
+	ps = gp__malloc(sizeof(*ps));
+	if (!rows || !ps)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (k = 0; k < ncalls;) {
+	memset(ps, 0, sizeof(*ps)); /* dims 0: no group's */
+	for (k = 0; k < nord; k++) {
+		const struct grp *g = &gs.g[order[k].val];
 		struct gp__opm_result m;
-		bool ok = calls[k].dims && !calls[k].host && model(t, &calls[k], &m);
 		struct row *w = nrows ? &rows[nrows - 1] : NULL;
-		int64_t n = 0, ns = 0;
-		bool tc = false;
 
-		for (j = k; j < ncalls && cmp_call(&calls[j], &calls[k]) == 0; j++) {
-			n++;
-			ns += calls[j].gpu_ns;
-			tc |= calls[j].tc;
+		if (!model(t, g, ps, &m))
+			continue;
+		if (!w || w->name != g->name || w->dims != g->dims || w->types != g->types) {
+			w = &rows[nrows++];
+			memset(w, 0, sizeof(*w));
+			w->name = g->name;
+			w->dims = g->dims;
+			w->types = g->types;
+			w->m.kind = m.kind;
+			w->m.dtype = m.dtype;
 		}
-		if (ok) {
-			if (!w || w->name != calls[k].name || w->dims != calls[k].dims ||
-			    w->types != calls[k].types) {
-				w = &rows[nrows++];
-				memset(w, 0, sizeof(*w));
-				w->name = calls[k].name;
-				w->dims = calls[k].dims;
-				w->types = calls[k].types;
-				w->m.kind = m.kind;
-				w->m.dtype = m.dtype;
-			}
-			w->m.flops += m.flops * (double)n;
-			w->m.bytes += m.bytes * (double)n;
-			w->count += n;
-			w->gpu_ns += ns;
-			w->tc |= tc;
-			modeled_ns += ns;
-		}
-		k = j;
+		w->m.flops += m.flops * (double)g->n;
+		w->m.bytes += m.bytes * (double)g->n;
+		w->count += g->n;
+		w->gpu_ns += g->gpu_ns;
+		w->tc |= g->tc;
+		modeled_ns += g->gpu_ns;
 	}
 	for (k = 0; k < nrows; k++) {
 		struct row *w = &rows[k];
@@ -679,7 +996,9 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 out:
 	gp_value_free(sec);
 	gp__free(kv);
-	gp__free(calls);
+	gp__free(order);
+	gp__free(ps);
+	groups_release(&gs);
 	gp__free(rows);
 	return rc;
 }
