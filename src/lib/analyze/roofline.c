@@ -616,14 +616,18 @@ static int group_add(struct groups *gs, const struct gp_trace *t, uint32_t name,
 	return 0;
 }
 
-/* the inputs of the op call that the record_shapes table holds for op @p op; ops in increasing
- * order, *@p oi moving on */
+/*
+ * The record_shapes inputs of op @p op, NULL none; the ops asked for in
+ * increasing order, *@p oi moving on: a few steps, then a gallop.
+ */
 static const struct gp_op_args *args_from(const struct gp_trace *t, uint32_t op, size_t *oi)
 {
 	const struct gp_op_args *v = t->opargs;
-	size_t lo = *oi, hi, b = 1, n = t->nopargs;
+	size_t lo = *oi, hi, b = 8, n = t->nopargs, stop = lo + 8 < n ? lo + 8 : n;
 
-	if (lo < n && v[lo].ev < op) {
+	while (lo < stop && v[lo].ev < op)
+		lo++;
+	if (lo == stop && lo < n && v[lo].ev < op) {
 		/* gallop: v[lo].ev < op <= v[hi].ev (or hi = n) */
 		while (lo + b < n && v[lo + b].ev < op) {
 			lo += b;
@@ -638,8 +642,9 @@ static const struct gp_op_args *args_from(const struct gp_trace *t, uint32_t op,
 			else
 				hi = mid;
 		}
-		*oi = lo = hi;
+		lo = hi;
 	}
+	*oi = lo;
 	return lo < n && v[lo].ev == op ? &v[lo] : NULL;
 }
 
