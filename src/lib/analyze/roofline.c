@@ -316,47 +316,48 @@ static int innermost_listed(const struct gp__actx *c, struct gp_kv *kv, size_t n
 {
 	const struct gp__idx *rt = &c->by_kind[GP_K_RUNTIME];
 	const uint8_t *kind = c->t->ev.kind;
-	uint32_t *mark = NULL; /* per runtime call: 0, or its place in ln + 1 */
+	size_t nw = (rt->n + 63) / 64, k, w;
+	uint64_t *bit = gp__calloc(nw ? nw : 1, sizeof(*bit)); /* the runtime calls that launched */
+	uint32_t *at = gp__malloc((rt->n ? rt->n : 1) * sizeof(*at)); /* where set: place in ln */
 	uint32_t *ln = NULL, *lop = NULL, nl = 0;
 	int64_t prev = INT64_MIN;
-	size_t k, r;
 	int rc = 0;
 
 	*done = false;
-	mark = gp__calloc(rt->n ? rt->n : 1, sizeof(*mark));
-	if (!mark)
+	if (!bit || !at)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
 	for (k = 0; k < n; k++)
 		if (kv[k].key == PENDING) {
-			uint32_t l = (uint32_t)(kv[k].val >> 32);
+			uint32_t l = (uint32_t)(kv[k].val >> 32), r = c->kpos[l];
 
 			if (kind[l] != GP_K_RUNTIME)
 				goto out;
-			nl += !mark[c->kpos[l]];
-			mark[c->kpos[l]] = 1;
+			nl += !(bit[r / 64] >> (r % 64) & 1);
+			bit[r / 64] |= UINT64_C(1) << (r % 64);
 		}
 	ln = gp__reallocarray(NULL, nl ? nl : 1, sizeof(*ln));
 	lop = gp__reallocarray(NULL, nl ? nl : 1, sizeof(*lop));
 	if (!ln || !lop)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory attributing kernels to ops"));
-	for (r = 0, nl = 0; r < rt->n; r++) {
-		int64_t ts = c->ts[rt->v[r]];
+	for (w = 0, nl = 0; w < nw; w++)
+		for (uint64_t b = bit[w]; b; b &= b - 1) {
+			size_t r = w * 64 + (size_t)__builtin_ctzll(b);
+			int64_t ts = c->ts[rt->v[r]];
 
-		if (!mark[r])
-			continue;
-		if (ts == prev)
-			goto out;
-		prev = ts;
-		ln[nl] = rt->v[r];
-		mark[r] = ++nl;
-	}
+			if (ts == prev)
+				goto out;
+			prev = ts;
+			ln[nl] = rt->v[r];
+			at[r] = nl++;
+		}
 	GP_TRY(innermost_ops(c, ln, nl, lop));
 	for (k = 0; k < n; k++)
 		if (kv[k].key == PENDING)
-			kv[k].key = lop[mark[c->kpos[kv[k].val >> 32]] - 1];
+			kv[k].key = lop[at[c->kpos[kv[k].val >> 32]]];
 	*done = true;
 out:
-	gp__free(mark);
+	gp__free(bit);
+	gp__free(at);
 	gp__free(ln);
 	gp__free(lop);
 	return rc;
