@@ -86,8 +86,12 @@ enum gp__dtype gp__dtype_from_c10(const char *s, size_t len)
 {
 	size_t i;
 
+	/* "" (not a tensor) is the most common entry */
+	if (len == 0)
+		return GP_DT_NONE;
 	for (i = 0; i < GP_ARRAY_SIZE(c10_types); i++)
-		if (c10_types[i].len == len && memcmp(c10_types[i].c10, s, len) == 0)
+		if (c10_types[i].len == len && c10_types[i].c10[0] == s[0] &&
+		    memcmp(c10_types[i].c10, s, len) == 0)
 			return c10_types[i].d;
 	return GP_DT_NONE;
 }
@@ -109,8 +113,13 @@ bool gp__opm_matrix(enum gp__opm_kind k)
 
 void gp__opm_skip_ws(const char **p, const char *end)
 {
-	while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r'))
-		(*p)++;
+	const char *q = *p;
+
+	/* the characters past ' ' are none of them (nearly every call) */
+	while (q < end && (unsigned char)*q <= ' ' &&
+	       (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+		q++;
+	*p = q;
 }
 
 /* skips a string whose opening quote is at *p; false when it does not end */
