@@ -560,6 +560,7 @@ static int sort_groups(const struct groups *gs, struct gp__roof_calls *rc)
 {
 	struct gp_kv *kv = gp__reallocarray(NULL, gs->n ? gs->n : 1, sizeof(*kv));
 	size_t n = 0, k, j;
+	uint32_t names = 0, nb = 0;
 	int r = 0;
 
 	rc->g = gp__reallocarray(NULL, gs->n ? gs->n : 1, sizeof(*rc->g));
@@ -567,9 +568,14 @@ static int sort_groups(const struct groups *gs, struct gp__roof_calls *rc)
 		r = gp__error(GP_ENOMEM, "out of memory grouping op calls");
 		goto out;
 	}
+	/* (dims, name) in as few bits as the names take: fewer digits for the radix sort */
+	for (k = 0; k < gs->n; k++)
+		names |= gs->g[k].name;
+	while (nb < 32 && names >> nb)
+		nb++;
 	for (k = 0; k < gs->n; k++)
 		if (gs->g[k].op >= 0) {
-			kv[n].key = (int64_t)((uint64_t)gs->g[k].dims << 32 | gs->g[k].name);
+			kv[n].key = (int64_t)((uint64_t)gs->g[k].dims << nb | gs->g[k].name);
 			kv[n++].val = k;
 		}
 	if ((r = gp__sort_kv(kv, n)))
