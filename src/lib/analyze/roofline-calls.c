@@ -98,8 +98,10 @@ struct stack {
  * started before it, for the latest one on its thread that ends no earlier:
  * the op on top of the sweep's stack unless a call before it on its thread
  * outlasted it (and closed ops that hold it), which never happens where the
- * calls of a thread do not nest. *@p done false where that happens, or the
- * look back is long (a call under no op): then the sweep must do it.
+ * calls of a thread do not nest. The latest end of each thread's ops so far
+ * says at once when no op holds a call. *@p done false where a call outlasts
+ * a later one, or the look back passes SCAN_MAX ops (an op that holds the
+ * call started long before): then the sweep must do it.
  */
 static int innermost_scan(const struct gp__actx *c, const uint32_t *ln, size_t n, uint32_t *op,
                           bool *done)
