@@ -379,6 +379,22 @@ static void test_peaks(void **state)
  * Mutated texts (a fixed xorshift sequence) through the parsers and every model: no read
  * past the buffer (a copy of exactly len bytes, no NUL), finite results.
  */
+/* @p a and @p b hold the same inputs, every field of every slot */
+static void same_args(const struct gp__opm_args *a, const struct gp__opm_args *b)
+{
+	size_t i;
+
+	assert_int_equal(a->n, b->n);
+	assert_int_equal(a->typed, b->typed);
+	for (i = 0; i < GP_OPM_MAX_IN; i++) {
+		assert_int_equal(a->in[i].rank, b->in[i].rank);
+		assert_memory_equal(a->in[i].d, b->in[i].d, sizeof(a->in[i].d));
+		assert_int_equal(a->in[i].ty, b->in[i].ty);
+		assert_ptr_equal(a->in[i].conc, b->in[i].conc);
+		assert_int_equal(a->in[i].conc_len, b->in[i].conc_len);
+	}
+}
+
 static void test_mutations(void **state)
 {
 	static const char *const names[] = {
@@ -426,9 +442,12 @@ static void test_mutations(void **state)
 	};
 	static const char alphabet[] = "[], 0123456789-\"\\Tx.e";
 	uint64_t x = 88172645463325252ull;
+	/* reparsed round after round: it must read as a fresh parse */
+	static struct gp__opm_args b;
 	int round;
 
 	(void)state;
+	assert_false(gp__opm_parse(NULL, 0, NULL, 0, NULL, 0, &b));
 	for (round = 0; round < 20000; round++) {
 		char *txt[3];
 		size_t len[3], k, j;
@@ -449,12 +468,24 @@ static void test_mutations(void **state)
 				txt[k][x % len[k]] = alphabet[(x >> 20) % (sizeof(alphabet) - 1)];
 			}
 		}
+		assert_int_equal(
+		    gp__opm_parse(txt[0], len[0], txt[1], len[1], txt[2], len[2], &a),
+		    gp__opm_reparse(txt[0], len[0], txt[1], len[1], txt[2], len[2], &b));
+		same_args(&a, &b);
 		if (gp__opm_parse(txt[0], len[0], txt[1], len[1], txt[2], len[2], &a))
-			for (j = 0; j < sizeof(names) / sizeof(names[0]); j++)
-				if (gp__opm_eval(names[j], &a, &r)) {
+			for (j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
+				struct gp__opm_result r2;
+				bool ok = gp__opm_eval(names[j], &a, &r);
+
+				/* the name looked up once, then its model */
+				assert_int_equal(ok,
+				                 gp__opm_eval_op(gp__opm_find(names[j]), &b, &r2));
+				assert_memory_equal(&r, &r2, sizeof(r));
+				if (ok) {
 					assert_true(isfinite(r.flops) && r.flops >= 0);
 					assert_true(isfinite(r.bytes) && r.bytes >= 0);
 				}
+			}
 		for (k = 0; k < 3; k++)
 			free(txt[k]);
 	}

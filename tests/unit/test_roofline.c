@@ -310,13 +310,174 @@ static void test_host_copy(void **state)
 	gp_trace_free(t);
 }
 
+/* what attr_trace() adds around its op calls, to take the other paths to the same answer */
+enum {
+	A_EXT = 1,    /* External ids on the ops and their calls */
+	A_MANY = 2,   /* 300 ops that launch nothing between a call and its op's start */
+	A_NEST = 4,   /* a launching call that holds another one of its thread */
+	A_TIE = 8,    /* a call of another thread that starts with one of the first */
+	A_DRIVER = 16 /* a launching call that is a driver call */
+};
+
+/*
+ * Thread 1: aten::add [4] (0-100 µs) holds an aten::mul [8] (1-2 µs) that
+ * launches K1; the add launches K2 and, after the ops of A_MANY, K3 (and K5
+ * from the call of A_NEST around the call of K2). A launch under no op on
+ * thread 1 (K4) belongs to none. A_TIE: thread 2's aten::sub [16] launches
+ * KT. The add's kernels start before and after the mul's: its GPU work is
+ * not in op order.
+ */
+static struct gp_trace *attr_trace(unsigned f)
+{
+	struct gp_trace *t = tu_trace_new();
+	size_t add, mul, sub = 0, l1, l2, l3, l4, ln = 0, lt = 0, i;
+
+	set_meta(t, H100);
+	add = tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 0, 100000);
+	op_args(t, add, "[[4], [4], []]", "[\"float\", \"float\", \"Scalar\"]");
+	mul = tu_add(t, GP_K_CPU_OP, "aten::mul", 1, 1, 1000, 1000);
+	op_args(t, mul, "[[8], [8]]", "[\"float\", \"float\"]");
+	if (f & A_TIE) {
+		sub = tu_add(t, GP_K_CPU_OP, "aten::sub", 1, 2, 0, 100000);
+		op_args(t, sub, "[[16], [16], []]", "[\"float\", \"float\", \"Scalar\"]");
+		lt = tu_runtime(t, "cudaLaunchKernel", 1, 2, 1200, 100, 6);
+		tu_kernel(t, "sub_kernel", 0, 7, 20000, 1000, 6);
+	}
+	l1 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 1200, 100, 1);
+	if (f & A_DRIVER)
+		t->ev.kind[l1] = GP_K_DRIVER;
+	if (f & A_NEST)
+		ln = tu_runtime(t, "cudaLaunchKernel", 1, 1, 4000, 3000, 5);
+	l2 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 5000, 100, 2);
+	for (i = 0; (f & A_MANY) && i < 300; i++)
+		tu_add(t, GP_K_CPU_OP, "aten::empty", 1, 1, 8000 + 200 * (int64_t)i, 100);
+	l3 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 95000, 100, 3);
+	l4 = tu_runtime(t, "cudaLaunchKernel", 1, 1, 200000, 100, 4);
+	tu_kernel(t, "add_kernel", 0, 7, 10000, 1000, 2);
+	tu_kernel(t, "mul_kernel", 0, 7, 12000, 1000, 1);
+	tu_kernel(t, "add_kernel", 0, 7, 14000, 1000, 3);
+	tu_kernel(t, "other_kernel", 0, 7, 30000, 1000, 4);
+	if (f & A_NEST)
+		tu_kernel(t, "add_kernel", 0, 8, 14500, 1000, 5);
+	if (f & A_EXT) {
+		t->ev.ext[add] = 1;
+		t->ev.ext[mul] = 2;
+		t->ev.ext[l1] = 2;
+		t->ev.ext[l2] = t->ev.ext[l3] = 1;
+		if (f & A_NEST)
+			t->ev.ext[ln] = 1;
+		if (f & A_TIE)
+			t->ev.ext[sub] = t->ev.ext[lt] = 3;
+	}
+	(void)l4;
+	return t;
+}
+
+/* the row of op @p name, asserting there is one */
+static const struct gp_value *row_of(const struct gp_value *r, const char *name)
+{
+	const struct gp_value *ops = gp_value_path(r, "roofline/ops");
+	size_t k;
+
+	for (k = 0; k < gp_value_len(ops); k++) {
+		const struct gp_value *o = gp_arr_get(ops, k);
+
+		if (strcmp(gp_value_get_str(gp_obj_get(o, "name")), name) == 0)
+			return o;
+	}
+	fail_msg("no row of %s", name);
+	return NULL;
+}
+
+static int64_t row_int(const struct gp_value *o, const char *key)
+{
+	int64_t v = -1;
+
+	assert_true(gp_value_get_int(gp_obj_get(o, key), &v));
+	return v;
+}
+
+/*
+ * Every way of finding an op (External id; by time: the look-back, the sweep
+ * where the look-back is long or a call holds another, the launching calls
+ * sorted where two start at once or one is a driver call) gives each kernel
+ * to the same op, and an op's work that is not in op order to one call.
+ */
+static void test_attribution_paths(void **state)
+{
+	static const unsigned flags[] = { 0,
+		                          A_EXT,
+		                          A_MANY,
+		                          A_NEST,
+		                          A_TIE,
+		                          A_DRIVER,
+		                          A_MANY | A_NEST | A_TIE,
+		                          A_EXT | A_MANY | A_NEST | A_TIE | A_DRIVER };
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < GP_ARRAY_SIZE(flags); k++) {
+		unsigned f = flags[k];
+		struct gp_trace *t = attr_trace(f);
+		struct gp_value *r = tu_section(t, false, gp__an_roofline);
+		const struct gp_value *add = row_of(r, "aten::add"), *mul = row_of(r, "aten::mul");
+		int64_t add_ns = f & A_NEST ? 2500 : 2000, sub_ns = f & A_TIE ? 1000 : 0;
+
+		assert_int_equal(gp_value_len(gp_value_path(r, "roofline/ops")), f & A_TIE ? 3 : 2);
+		assert_int_equal(row_int(add, "count"), 1);
+		assert_int_equal(row_int(add, "gpu_time_ns"), add_ns);
+		assert_int_equal(row_int(mul, "count"), 1);
+		assert_int_equal(row_int(mul, "gpu_time_ns"), 1000);
+		if (f & A_TIE)
+			assert_int_equal(row_int(row_of(r, "aten::sub"), "gpu_time_ns"), 1000);
+		/* K4 under no op: GPU time, not modeled */
+		assert_int_equal(tu_geti(r, "roofline/gpu_time_ns"), add_ns + 1000 + sub_ns + 1000);
+		assert_int_equal(tu_geti(r, "roofline/modeled_gpu_time_ns"),
+		                 add_ns + 1000 + sub_ns);
+		gp_value_free(r);
+		gp_trace_free(t);
+	}
+}
+
+/*
+ * A launching call that outlasts the op around it closes it for the calls
+ * after it on its thread (the sweep's stack): a kernel launched inside the
+ * op after such a call belongs to the op's parent, as before the look-back.
+ */
+static void test_call_outlasts_op(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_value *r;
+	size_t outer, inner;
+
+	(void)state;
+	set_meta(t, H100);
+	outer = tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 0, 100000);
+	op_args(t, outer, "[[4], [4], []]", "[\"float\", \"float\", \"Scalar\"]");
+	inner = tu_add(t, GP_K_CPU_OP, "aten::mul", 1, 1, 1000, 9000);
+	op_args(t, inner, "[[8], [8]]", "[\"float\", \"float\"]");
+	/* in the mul until 5 µs, then past its end (10 µs) */
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, 2000, 9000, 1);
+	/* inside the mul, but the call above closed it */
+	tu_runtime(t, "cudaLaunchKernel", 1, 1, 3000, 100, 2);
+	tu_kernel(t, "k1", 0, 7, 20000, 1000, 1);
+	tu_kernel(t, "k2", 0, 7, 22000, 1000, 2);
+	r = tu_section(t, false, gp__an_roofline);
+	assert_int_equal(gp_value_len(gp_value_path(r, "roofline/ops")), 1);
+	assert_int_equal(row_int(row_of(r, "aten::add"), "count"), 1);
+	assert_int_equal(row_int(row_of(r, "aten::add"), "gpu_time_ns"), 2000);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gemm_by_ext), cmocka_unit_test(test_gemm_by_time),
-		cmocka_unit_test(test_unknown_gpu), cmocka_unit_test(test_options),
-		cmocka_unit_test(test_missing),     cmocka_unit_test(test_host_copy),
-		cmocka_unit_test(test_capture),     cmocka_unit_test(test_no_work),
+		cmocka_unit_test(test_gemm_by_ext),       cmocka_unit_test(test_gemm_by_time),
+		cmocka_unit_test(test_unknown_gpu),       cmocka_unit_test(test_options),
+		cmocka_unit_test(test_missing),           cmocka_unit_test(test_host_copy),
+		cmocka_unit_test(test_capture),           cmocka_unit_test(test_no_work),
+		cmocka_unit_test(test_attribution_paths), cmocka_unit_test(test_call_outlasts_op),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

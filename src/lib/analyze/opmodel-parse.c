@@ -86,8 +86,12 @@ enum gp__dtype gp__dtype_from_c10(const char *s, size_t len)
 {
 	size_t i;
 
+	/* "" (not a tensor) is the most common entry */
+	if (len == 0)
+		return GP_DT_NONE;
 	for (i = 0; i < GP_ARRAY_SIZE(c10_types); i++)
-		if (c10_types[i].len == len && memcmp(c10_types[i].c10, s, len) == 0)
+		if (c10_types[i].len == len && c10_types[i].c10[0] == s[0] &&
+		    memcmp(c10_types[i].c10, s, len) == 0)
 			return c10_types[i].d;
 	return GP_DT_NONE;
 }
@@ -109,8 +113,13 @@ bool gp__opm_matrix(enum gp__opm_kind k)
 
 void gp__opm_skip_ws(const char **p, const char *end)
 {
-	while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r'))
-		(*p)++;
+	const char *q = *p;
+
+	/* the characters past ' ' are none of them (nearly every call) */
+	while (q < end && (unsigned char)*q <= ' ' &&
+	       (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+		q++;
+	*p = q;
 }
 
 /* skips a string whose opening quote is at *p; false when it does not end */
@@ -226,6 +235,8 @@ static bool parse_dims(const char *s, size_t len, struct gp__opm_args *a)
 	for (;;) {
 		struct gp__opm_in scratch, *in = a->n < GP_OPM_MAX_IN ? &a->in[a->n] : &scratch;
 
+		if (a->n < GP_OPM_MAX_IN && a->used <= a->n)
+			a->used = a->n + 1;
 		gp__opm_skip_ws(&p, end);
 		if (!parse_shape(&p, end, in))
 			return false;
@@ -265,6 +276,8 @@ static void parse_strings(const char *s, size_t len, struct gp__opm_args *a, boo
 		q = p;
 		if (!skip_string(&p, end))
 			return;
+		if (a->used <= i)
+			a->used = i + 1;
 		if (types)
 			a->in[i].ty = gp__dtype_from_c10(q + 1, (size_t)(p - q - 2));
 		else {
@@ -278,10 +291,10 @@ static void parse_strings(const char *s, size_t len, struct gp__opm_args *a, boo
 	}
 }
 
-bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t types_len,
-                   const char *conc, size_t conc_len, struct gp__opm_args *a)
+/* the parse into @p a, all zero */
+static bool parse_into(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                       const char *conc, size_t conc_len, struct gp__opm_args *a)
 {
-	memset(a, 0, sizeof(*a));
 	if (!dims || !parse_dims(dims, dims_len, a))
 		return false;
 	if (types) {
@@ -291,4 +304,23 @@ bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t 
 	if (conc)
 		parse_strings(conc, conc_len, a, false);
 	return true;
+}
+
+bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                   const char *conc, size_t conc_len, struct gp__opm_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	return parse_into(dims, dims_len, types, types_len, conc, conc_len, a);
+}
+
+bool gp__opm_reparse(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                     const char *conc, size_t conc_len, struct gp__opm_args *a)
+{
+	size_t used = a->used < GP_OPM_MAX_IN ? a->used : GP_OPM_MAX_IN;
+
+	memset(a->in, 0, used * sizeof(a->in[0]));
+	a->n = 0;
+	a->typed = false;
+	a->used = 0;
+	return parse_into(dims, dims_len, types, types_len, conc, conc_len, a);
 }

@@ -833,23 +833,28 @@ static const struct op {
 	{ "linalg_vector_norm", F_RED, R_DIM2 },
 };
 
-bool gp__opm_eval(const char *name, const struct gp__opm_args *a, struct gp__opm_result *r)
+int gp__opm_find(const char *name)
 {
-	const struct op *o = NULL;
-	bool ok = false;
 	size_t i;
 
-	memset(r, 0, sizeof(*r));
 	if (!name || strncmp(name, "aten::", 6) != 0)
-		return false;
+		return -1;
 	name += 6;
 	for (i = 0; i < GP_ARRAY_SIZE(ops); i++)
-		if (strcmp(ops[i].name, name) == 0) {
-			o = &ops[i];
-			break;
-		}
-	if (!o)
+		if (ops[i].name[0] == name[0] && strcmp(ops[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool gp__opm_eval_op(int op, const struct gp__opm_args *a, struct gp__opm_result *r)
+{
+	const struct op *o;
+	bool ok = false;
+
+	memset(r, 0, sizeof(*r));
+	if (op < 0 || (size_t)op >= GP_ARRAY_SIZE(ops))
 		return false;
+	o = &ops[op];
 	switch (o->fam) {
 	case F_GEMM:
 		ok = m_gemm(a, o->arg, r);
@@ -878,4 +883,9 @@ bool gp__opm_eval(const char *name, const struct gp__opm_args *a, struct gp__opm
 	    (!a->typed && o->fam != F_GEMM))
 		memset(r, 0, sizeof(*r));
 	return r->kind != GP_OPM_NONE;
+}
+
+bool gp__opm_eval(const char *name, const struct gp__opm_args *a, struct gp__opm_result *r)
+{
+	return gp__opm_eval_op(gp__opm_find(name), a, r);
 }

@@ -77,8 +77,9 @@ struct gp__opm_in {
 
 /** The parsed inputs of one op call. */
 struct gp__opm_args {
-	size_t n;   /* inputs read (at most GP_OPM_MAX_IN) */
-	bool typed; /* "Input type" was given (captures of emit_nvtx ranges have none) */
+	size_t n;    /* inputs read (at most GP_OPM_MAX_IN) */
+	bool typed;  /* "Input type" was given (captures of emit_nvtx ranges have none) */
+	size_t used; /* in[used..] are all zero (what gp__opm_reparse() clears) */
 	struct gp__opm_in in[GP_OPM_MAX_IN];
 };
 
@@ -93,6 +94,14 @@ void gp__opm_skip_ws(const char **p, const char *end);
  */
 bool gp__opm_parse(const char *dims, size_t dims_len, const char *types, size_t types_len,
                    const char *conc, size_t conc_len, struct gp__opm_args *a);
+
+/**
+ * gp__opm_parse() into @p a that holds the result of an earlier parse (or
+ * reparse): clears only the inputs that one wrote, not the whole array, for
+ * a caller that parses many texts in a row. Same result as gp__opm_parse().
+ */
+bool gp__opm_reparse(const char *dims, size_t dims_len, const char *types, size_t types_len,
+                     const char *conc, size_t conc_len, struct gp__opm_args *a);
 
 /** What a model says of one call. */
 struct gp__opm_result {
@@ -111,5 +120,15 @@ struct gp__opm_result {
  * has no model for, or shapes the model cannot read.
  */
 bool gp__opm_eval(const char *name, const struct gp__opm_args *a, struct gp__opm_result *r);
+
+/**
+ * The model of op @p name: a handle for gp__opm_eval_op(), -1 when gpuprof
+ * has none (then gp__opm_eval() says "no model" whatever the inputs). For a
+ * caller that evaluates many calls of one name: it looks the name up once.
+ */
+int gp__opm_find(const char *name);
+
+/** gp__opm_eval() of the op @p op that gp__opm_find() gave (-1: no model). */
+bool gp__opm_eval_op(int op, const struct gp__opm_args *a, struct gp__opm_result *r);
 
 #endif
