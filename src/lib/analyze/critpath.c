@@ -257,7 +257,6 @@ static int items(struct state *s, const struct gp__cp_path *p)
 	const struct gp__cp_seg *x = p->seg, *end = p->seg + p->nseg;
 	uint64_t *seen = s->seen;
 	uint32_t *ix = s->ix, lo = UINT32_MAX, hi = 0;
-	struct agg *rows = s->rows - 1; /* by index + 1 */
 	size_t nstr = s->nstr;
 
 	for (; x < end; x++) {
@@ -273,9 +272,8 @@ static int items(struct state *s, const struct gp__cp_path *p)
 		if (!(k = ix[2 * (size_t)name + kind])) {
 			if (!(k = new_row(s, name, kind)))
 				return gp__error(GP_ENOMEM, "out of memory");
-			rows = s->rows - 1;
 		}
-		a = &rows[k];
+		a = &s->rows[k - 1]; /* ix holds index + 1; rows may have moved in new_row */
 		a->ns = gp__add_sat(a->ns, x->w);
 		bit = UINT64_C(1) << (ev & 63);
 		word = &seen[ev >> 6];
