@@ -524,6 +524,22 @@ static void test_group_order(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * Every allocation of the section failing in turn, ops found by External id
+ * and by time: GP_ENOMEM each time, nothing leaked (the device's objects
+ * once leaked when the first of them could not be set).
+ */
+static void test_alloc_failures(void **state)
+{
+	struct gp_trace *a = gemm_trace(true), *b = gemm_trace(false);
+
+	(void)state;
+	assert_true(tu_section_torture(a, false, gp__an_roofline) > 1);
+	assert_true(tu_section_torture(b, false, gp__an_roofline) > 1);
+	gp_trace_free(a);
+	gp_trace_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,7 +548,7 @@ int main(void)
 		cmocka_unit_test(test_missing),           cmocka_unit_test(test_host_copy),
 		cmocka_unit_test(test_capture),           cmocka_unit_test(test_no_work),
 		cmocka_unit_test(test_attribution_paths), cmocka_unit_test(test_call_outlasts_op),
-		cmocka_unit_test(test_group_order),
+		cmocka_unit_test(test_group_order),       cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
