@@ -337,13 +337,31 @@ static void test_two_steps(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * Every allocation of the section failing in turn, with GPU work (both
+ * compats) and without: GP_ENOMEM each time, nothing leaked (the "no GPU
+ * activity" total once leaked when a set before it failed).
+ */
+static void test_alloc_failures(void **state)
+{
+	struct gp_trace *t = two_kernels(), *cpu = tu_trace_new();
+
+	(void)state;
+	assert_true(tu_section_torture(t, false, gp__an_critpath) > 1);
+	assert_true(tu_section_torture(t, true, gp__an_critpath) > 1);
+	tu_add(cpu, GP_K_CPU_OP, "aten::mm", 1, 1, 100, 300);
+	assert_true(tu_section_torture(cpu, false, gp__an_critpath) > 1);
+	gp_trace_free(t);
+	gp_trace_free(cpu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_kernels),  cmocka_unit_test(test_sync),
 		cmocka_unit_test(test_stream_wait),  cmocka_unit_test(test_launch_bound),
 		cmocka_unit_test(test_strange),      cmocka_unit_test(test_two_steps),
-		cmocka_unit_test(test_short_pieces),
+		cmocka_unit_test(test_short_pieces), cmocka_unit_test(test_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

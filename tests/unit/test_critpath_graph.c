@@ -217,10 +217,70 @@ static void test_random_steps(void **state)
 	}
 }
 
+/* the kernel event whose end has a sync edge into blocking call @p call's end, NONE */
+static uint32_t sync_source(const struct gp__cp *g, size_t call)
+{
+	uint32_t src = NONE;
+	size_t i;
+
+	for (i = 0; i < g->ne; i++)
+		if (g->e[i].type == E_SYNC && g->nev[g->e[i].v] == call &&
+		    (g->nat[g->e[i].v] & NA_END)) {
+			assert_int_equal(src, NONE); /* one edge per call */
+			assert_true(g->nat[g->e[i].u] & NA_END);
+			src = g->nev[g->e[i].u];
+		}
+	return src;
+}
+
+/*
+ * gpuprof without cuda_sync events: a blocking call waited for the kernel
+ * that ended last while it ran, of kernels that end together the one
+ * collected last (the last launch's). Kernels end together in two runs,
+ * their events in the reverse of their launches' order (so node order is
+ * not collection order), and blocking calls span each run, or neither.
+ * The lookup is O(1) per call: a walk over the run per call made a window
+ * of n kernels ending together and n calls O(n^2).
+ */
+static void test_sync_ties(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_analyze_opts o;
+	struct gp__actx c;
+	struct gp__cp *g = NULL;
+	struct gp__cp_path p;
+	size_t kev[8], s1, s2, s3;
+	int64_t k;
+
+	(void)state;
+	scale = 1;
+	for (k = 7; k >= 0; k--) /* kernels 0-3 end at 600, 4-7 at 1100 */
+		kev[k] = tu_kernel(t, "K", 0, 7 + k % 2, 100 + 10 * k,
+		                   (k < 4 ? 500 : 1000) - 10 * k, k + 1);
+	for (k = 0; k < 8; k++)
+		tu_runtime(t, "cudaLaunchKernel", 1, 1, 5 * k, 2, k + 1);
+	s1 = tu_runtime(t, "cudaDeviceSynchronize", 1, 2, 590, 20, -1);
+	s2 = tu_runtime(t, "cudaStreamSynchronize", 1, 3, 1090, 30, -1);
+	s3 = tu_runtime(t, "cudaDeviceSynchronize", 1, 2, 1200, 100, -1);
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.compat = GP_COMPAT_NONE;
+	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	assert_int_equal(gp__cp_new(&c, &g), 0);
+	assert_int_equal(gp__cp_window(g, 0, 2000, &p), 0);
+	assert_int_equal(sync_source(g, s1), kev[3]);
+	assert_int_equal(sync_source(g, s2), kev[7]);
+	assert_int_equal(sync_source(g, s3), NONE);
+	gp__cp_free(g);
+	gp__actx_release(&c);
+	gp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_steps),
+		cmocka_unit_test(test_sync_ties),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -974,6 +974,42 @@ static void test_ranking(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * The whole analysis of a trace with a gpu-idle finding, each allocation
+ * failing in turn: GP_ENOMEM each time (a finding whose evidence could not
+ * be set once freed it twice).
+ */
+static void test_alloc_failures(void **state)
+{
+	struct gp_trace *t = tu_trace_new();
+	struct gp_analyze_opts o;
+	long n;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 5; k++)
+		launched(t, "k", 7, k * 100 * US + 5 * US, 2 * US, k * 100 * US + 10 * US, 10 * US,
+		         k + 1);
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.only_rank = -1;
+	o.threads = 1;
+	for (n = 1;; n++) {
+		struct gp_value *r = NULL;
+		int rc;
+
+		gp__test_fail_alloc_after(n);
+		rc = gp_analyze_trace(t, &o, 0, &r);
+		gp__test_fail_alloc_after(0);
+		gp_value_free(r);
+		if (!rc)
+			break;
+		assert_int_equal(rc, GP_ENOMEM);
+	}
+	assert_true(n > 1);
+	gp_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1014,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(test_launch_bound_top),
 		cmocka_unit_test(test_no_sections),
 		cmocka_unit_test(test_ranking),
+		cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

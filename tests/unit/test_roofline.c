@@ -6,8 +6,10 @@
  * MFU, the peaks of the table and of the options, and what is missing.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "analyze/roofline-int.h"
 #include "testutil.h"
 
 #define H100                                                                                       \
@@ -470,6 +472,74 @@ static void test_call_outlasts_op(void **state)
 	gp_trace_free(t);
 }
 
+/*
+ * The groups of one (dims, name) come out by (types, concrete) whatever the
+ * order they were made in: here in the reverse of their concrete inputs'
+ * string ids (interned first in the other order), which an insertion sort
+ * of the run took O(n^2) for. Groups of another dims, made before, stay
+ * apart and first by dims' string id.
+ */
+static void test_group_order(void **state)
+{
+	enum { K = 300 };
+	struct gp_trace *t = tu_trace_new();
+	struct gp_analyze_opts o;
+	struct gp__actx c;
+	struct gp__roof_calls rc;
+	uint32_t conc[K], dims4, dims8;
+	size_t k;
+	char buf[32];
+
+	(void)state;
+	dims8 = str(t, "[[8], [8], []]");
+	dims4 = str(t, "[[4], [4], []]");
+	for (k = 0; k < K; k++) {
+		snprintf(buf, sizeof(buf), "[\"\", \"\", \"%zu\"]", k);
+		conc[k] = str(t, buf);
+	}
+	for (k = 0; k < 2 * K; k++) {
+		/* first dims8 with concrete 0..K-1, then dims4 with K-1..0 */
+		size_t op = tu_add(t, GP_K_CPU_OP, "aten::add", 1, 1, 100 * (int64_t)k, 50);
+		struct gp_op_args oa = { 0 };
+
+		oa.dims = k < K ? dims8 : dims4;
+		oa.types = str(t, "[\"float\", \"float\", \"Scalar\"]");
+		oa.concrete = conc[k < K ? k : 2 * K - 1 - k];
+		assert_int_equal(gp__trace_add_op_args(t, op, &oa), 0);
+		tu_runtime(t, "cudaLaunchKernel", 1, 1, 100 * (int64_t)k + 10, 10, (int64_t)k + 1);
+		tu_kernel(t, "k", 0, 7, 100 * (int64_t)k + 30, 10, (int64_t)k + 1);
+	}
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	assert_int_equal(gp__roof_calls(&c, &rc), 0);
+	assert_int_equal(rc.ng, 2 * K);
+	for (k = 0; k < 2 * K; k++) {
+		assert_int_equal(rc.g[k].dims, k < K ? dims8 : dims4);
+		assert_int_equal(rc.g[k].conc, conc[k % K]);
+		assert_int_equal(rc.g[k].n, 1);
+	}
+	gp__roof_calls_release(&rc);
+	gp__actx_release(&c);
+	gp_trace_free(t);
+}
+
+/*
+ * Every allocation of the section failing in turn, ops found by External id
+ * and by time: GP_ENOMEM each time, nothing leaked (the device's objects
+ * once leaked when the first of them could not be set).
+ */
+static void test_alloc_failures(void **state)
+{
+	struct gp_trace *a = gemm_trace(true), *b = gemm_trace(false);
+
+	(void)state;
+	assert_true(tu_section_torture(a, false, gp__an_roofline) > 1);
+	assert_true(tu_section_torture(b, false, gp__an_roofline) > 1);
+	gp_trace_free(a);
+	gp_trace_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -478,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_missing),           cmocka_unit_test(test_host_copy),
 		cmocka_unit_test(test_capture),           cmocka_unit_test(test_no_work),
 		cmocka_unit_test(test_attribution_paths), cmocka_unit_test(test_call_outlasts_op),
+		cmocka_unit_test(test_group_order),       cmocka_unit_test(test_alloc_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,35 @@ struct gp_value *tu_section(struct gp_trace *t, bool hta,
 	return r;
 }
 
+long tu_section_torture(struct gp_trace *t, bool hta,
+                        int (*fn)(const struct gp__actx *c, struct gp_value *r))
+{
+	struct gp_analyze_opts o;
+	struct gp__actx c;
+	long k;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
+	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	for (k = 1;; k++) {
+		struct gp_value *r = gp_value_object();
+		int rc;
+
+		assert_non_null(r);
+		gp__test_fail_alloc_after(k);
+		rc = fn(&c, r);
+		gp__test_fail_alloc_after(0);
+		gp_value_free(r);
+		if (!rc)
+			break;
+		if (rc != GP_ENOMEM)
+			fail_msg("allocation %ld failing: %d, want GP_ENOMEM", k, rc);
+	}
+	gp__actx_release(&c);
+	return k;
+}
+
 int64_t tu_geti(const struct gp_value *r, const char *path)
 {
 	int64_t v = -12345;

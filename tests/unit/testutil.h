@@ -37,6 +37,13 @@ struct gp_value *tu_analyze(struct gp_trace *t, enum gp_compat compat);
 /** Runs one analysis section @p fn over @p t (hta: --compat hta) into a new rank object. */
 struct gp_value *tu_section(struct gp_trace *t, bool hta,
                             int (*fn)(const struct gp__actx *c, struct gp_value *r));
+/**
+ * Runs @p fn over @p t with the Nth allocation failing, N = 1, 2, ... until
+ * a run passes: each failing run must return GP_ENOMEM (ASan: free nothing
+ * twice, leak nothing). @return the allocations a passing run makes.
+ */
+long tu_section_torture(struct gp_trace *t, bool hta,
+                        int (*fn)(const struct gp__actx *c, struct gp_value *r));
 /** The number or string at @p path of a report tree; assert that it is there. */
 int64_t tu_geti(const struct gp_value *r, const char *path);
 double tu_getd(const struct gp_value *r, const char *path);

@@ -182,14 +182,23 @@ out:
 int gp__cp_pass_fallback_syncs(struct gp__cp *g)
 {
 	const struct gp__actx *c = g->c;
-	const struct gp_kv *ke = g->kend;
-	size_t i, m = g->nkend;
+	struct gp_kv *ke = g->kend;
+	size_t i, j, m = g->nkend;
 	int rc = 0;
 
+	/* the one collected last of each run of ends at one time, at the run's last entry:
+	 * a lookup below lands there, in O(1) however many kernels end together */
+	for (i = 0; i < m; i = j) {
+		uint64_t best = ke[i].val;
+
+		for (j = i + 1; j < m && ke[j].key == ke[i].key; j++)
+			best = ke[j].val > best ? ke[j].val : best;
+		ke[j - 1].val = best;
+	}
 	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i], best;
+		uint32_t ev = g->wev[i];
 		int64_t bend;
-		size_t lo = 0, hi = m, k;
+		size_t lo = 0, hi = m;
 
 		if (!(g->wat[i] & NA_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
 			continue;
@@ -204,11 +213,7 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g)
 		}
 		if (lo == 0 || ke[lo - 1].key < c->ts[ev])
 			continue;
-		for (k = lo - 1, best = (uint32_t)(lo - 1);
-		     k > 0 && ke[k - 1].key == ke[lo - 1].key; k--)
-			if (ke[k - 1].val > ke[best].val)
-				best = (uint32_t)(k - 1);
-		GP_TRY(sync_edge(g, g->enode[(uint32_t)ke[best].val], ev));
+		GP_TRY(sync_edge(g, g->enode[(uint32_t)ke[lo - 1].val], ev));
 	}
 out:
 	return rc;

@@ -514,12 +514,14 @@ int gp__an_critpath(const struct gp__actx *c, struct gp_value *r)
 	GP_TRY(rc);
 	if (!has_gpu(c)) {
 		int64_t z[GP_CP__N] = { 0 };
-		struct gp_value *tot = gp_value_object();
+		struct gp_value *tot;
 
 		GP_TRY(gp_obj_set_bool(cp, "available", false));
 		GP_TRY(gp_obj_set_str(cp, "reason", "no GPU activity"));
 		GP_TRY(gp_obj_set(cp, "steps", gp_value_array()));
 		GP_TRY(gp_obj_set_bool(cp, "whole_trace", c->nsteps == 0));
+		/* made after the sets above, which leave it nothing to free when they fail */
+		tot = gp_value_object();
 		if (!tot)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		rc = set_bound(tot, z, 0);

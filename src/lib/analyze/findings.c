@@ -36,8 +36,10 @@ int gp__fnd_add(struct gp__fnd_list *fl, const char *id, enum gp__fnd_sev sev, d
 		gp_value_free(ev);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	GP_TRY(gp_obj_set(f, "evidence", ev));
+	/* gp_obj_set() takes ev even when it fails */
+	rc = gp_obj_set(f, "evidence", ev);
 	ev = NULL;
+	GP_TRY(rc);
 	GP_TRY(gp_obj_set_str(f, "id", id));
 	GP_TRY(gp_obj_set_str(f, "severity", sev_names[sev]));
 	GP_TRY(gp_obj_set_str(f, "title", title));

@@ -17,6 +17,7 @@
  * one over the (op, event) pairs; a sort of the pairs only where they are
  * not in op order already. Definitions: docs/analyses/roofline.md.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "opmodel.h"
@@ -574,6 +575,16 @@ static const struct gp_op_args *args_from(const struct gp_trace *t, uint32_t op,
 	return lo < n && v[lo].ev == op ? &v[lo] : NULL;
 }
 
+/* groups of one (dims, name) by (types, concrete), which tell them apart */
+static int cmp_tc(const void *x, const void *y)
+{
+	const struct gp__roof_grp *a = x, *b = y;
+
+	if (a->types != b->types)
+		return a->types < b->types ? -1 : 1;
+	return a->conc < b->conc ? -1 : a->conc > b->conc;
+}
+
 /*
  * The groups of a model, into @p rc in the order of (dims, name) and then
  * (types, concrete): the order the rows were summed in before the groups
@@ -603,23 +614,19 @@ static int sort_groups(const struct groups *gs, struct gp__roof_calls *rc)
 		}
 	if ((r = gp__sort_kv(kv, n)))
 		goto out;
-	/* a (dims, name) of several groups: by (types, concrete), an insertion sort */
-	for (k = 1; k < n; k++) {
-		struct gp_kv x = kv[k];
-		const struct gp__roof_grp *gx = &gs->g[x.val];
-
-		for (j = k; j > 0 && kv[j - 1].key == x.key; j--) {
-			const struct gp__roof_grp *gy = &gs->g[kv[j - 1].val];
-
-			if (gy->types < gx->types ||
-			    (gy->types == gx->types && gy->conc < gx->conc))
-				break;
-			kv[j] = kv[j - 1];
-		}
-		kv[j] = x;
-	}
 	for (k = 0; k < n; k++)
 		rc->g[k] = gs->g[kv[k].val];
+	/* a (dims, name) of several groups: by (types, concrete), a sort where not in order
+	 * (an insertion sort of a run was quadratic in its groups) */
+	for (k = 0; k < n; k = j) {
+		bool sorted = true;
+
+		for (j = k + 1; j < n && kv[j].key == kv[k].key; j++)
+			if (cmp_tc(&rc->g[j - 1], &rc->g[j]) > 0)
+				sorted = false;
+		if (!sorted)
+			qsort(rc->g + k, j - k, sizeof(*rc->g), cmp_tc);
+	}
 	rc->ng = n;
 out:
 	gp__free(kv);

@@ -197,8 +197,16 @@ static int emit_device(const struct roof *rf, const struct gp_device_props *dp, 
 		gp_value_free(d);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	GP_TRY(gp_obj_set(sec, "device", d));
-	GP_TRY(gp_obj_set(d, "peak_tflops", pk));
+	/* gp_obj_set() takes its value even when it fails: free only those not handed over */
+	if ((rc = gp_obj_set(sec, "device", d))) {
+		gp_value_free(pk);
+		gp_value_free(ridge);
+		return rc;
+	}
+	if ((rc = gp_obj_set(d, "peak_tflops", pk))) {
+		gp_value_free(ridge);
+		return rc;
+	}
 	GP_TRY(gp_obj_set(d, "ridge_flops_per_byte", ridge));
 	GP_TRY(gp_obj_set_str(d, "name", have_dp ? dp->name : NULL));
 	GP_TRY(gp_obj_set_str(d, "matched", rf->p.matched));
