@@ -51,6 +51,25 @@ need_torch() {
 	exit 77
 }
 
+# need_gen_trace: GEN, this build's synthetic-trace generator (bench/gen_trace.c), and B, the
+# build directory; skips (77) when it was not built
+need_gen_trace() {
+	B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
+	GEN="$B/gen_trace"
+	[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
+}
+
+# need_chromium: the page checks' headless Chromium starts (tests/e2e/reportpage.py), and ART,
+# the build's folder for their screenshots, exists; skips (77) only where Chromium cannot start
+need_chromium() {
+	need python3
+	B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
+	python3 "$GP_SRC_DIR/tests/e2e/reportpage.py" chromium "$TMP" ||
+		{ echo "skip: chromium does not start"; exit 77; }
+	ART="$B/test-artifacts"
+	mkdir -p "$ART" || fail "mkdir $ART"
+}
+
 # use_tracer [PROG...]: gpuprof run's tracer of this build, with no GPU: sets B (the build
 # directory), APP (the first PROG, under $B/tests/inject), exports the tracer's path and no NVML,
 # and clears any CUDA or NVTX injection of the caller's; skips (77) when a file is missing

@@ -12,8 +12,7 @@
 # leaves no temporary file either.
 . "$(dirname "$0")/lib.sh"
 need mkfifo python3
-GEN="${GP_BUILD_DIR:-$GP_SRC_DIR/build}/gen_trace"
-[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
+need_gen_trace
 # a background job of a script ignores SIGINT: env gives gpuprof the default back
 env --default-signal=INT true 2>/dev/null || { echo "skip: env has no --default-signal"; exit 77; }
 

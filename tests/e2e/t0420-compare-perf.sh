@@ -14,9 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-GEN="$B/gen_trace"
-[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
+need_gen_trace
 cd "$TMP" || exit 1
 
 "$GEN" --steps 5 -o gen.json 2>/dev/null || fail "gen_trace"

@@ -10,8 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 RP="$GP_SRC_DIR/tests/e2e/reportpage.py"
-GEN="${GP_BUILD_DIR:-$GP_SRC_DIR/build}/gen_trace"
-[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
+need_gen_trace
 cd "$TMP" || exit 1
 
 static_ok() {

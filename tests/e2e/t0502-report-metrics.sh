@@ -15,7 +15,7 @@ E="$GP_SRC_DIR/tests/e2e"
 B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
 NVML="${GP_FAKE_NVML_DIR:-$B/tests/fake}/libfake-nvml.so"
 [ -e "$NVML" ] || { echo "skip: no $NVML"; exit 77; }
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+need_chromium
 cd "$TMP" || exit 1
 export GPUPROF_NVML_LIBRARY="$NVML"
 unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH

@@ -14,10 +14,8 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-GEN="$B/gen_trace"
-[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+need_gen_trace
+need_chromium
 cd "$TMP" || exit 1
 
 # a trace whose kernel names are long C++ templates, two that differ only at the end

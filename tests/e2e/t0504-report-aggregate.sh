@@ -56,9 +56,7 @@ python3 -c 'import json; json.dump({"schema": "gpuprof.aggregate/1", "ranks": 3}
 expect_rc 1 report -q -o bad.html bad2.json
 err_has "'bad2.json'"
 
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
-ART="$B/test-artifacts"
-mkdir -p "$ART" || fail "mkdir $ART"
+need_chromium
 NCHECK=$((NCHECK + 1))
 python3 - "$E" "$ART" <<'EOF' || fail "the pages in Chromium (above)"
 import json, os, statistics, sys

@@ -57,9 +57,7 @@ for j in ("job", "desync", "var", "big"):
 assert json.load(open("desync.json"))["desync"]["rank"] == 3
 PY
 
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
-ART="$B/test-artifacts"
-mkdir -p "$ART" || fail "mkdir $ART"
+need_chromium
 NCHECK=$((NCHECK + 1))
 python3 - "$E" "$ART" <<'PY' || fail "the pages in Chromium (above)"
 import json, os, sys

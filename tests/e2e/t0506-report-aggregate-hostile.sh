@@ -63,7 +63,7 @@ NCHECK=$((NCHECK + 1))
 probs=$(python3 "$E/reportpage.py" static hostile.html) || fail "static checks"
 [ -z "$probs" ] || fail "hostile.html: $probs"
 
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+need_chromium
 NCHECK=$((NCHECK + 1))
 python3 - "$E" <<'PY' || fail "the hostile page in Chromium (above)"
 import json, sys

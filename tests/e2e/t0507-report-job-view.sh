@@ -69,7 +69,7 @@ assert "aggregate" not in p and len(p["doc"]["ranks"]) == 8, list(p)
 assert "without the collectives ledger" in p["aggregate_note"] and "job/" in p["aggregate_note"], p["aggregate_note"]
 PY
 
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+need_chromium
 NCHECK=$((NCHECK + 1))
 python3 - "$E" <<'PY' || fail "the job's view in Chromium (above)"
 import json, sys

@@ -16,7 +16,7 @@ Q="$T/tracelens/h100_Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"
 A="$T/hta/critical_path_alexnet_benchmark_result_2869224_1695835535_trace.json.gz"
 C="$T/hta/trace_diff_control_control.json.gz"
 [ -e "$Q" ] && [ -e "$A" ] && [ -e "$C" ] || { echo "skip: no shared traces"; exit 77; }
-python3 "$E/reportpage.py" chromium "$TMP" || { echo "skip: chromium does not start"; exit 77; }
+need_chromium
 cd "$TMP" || exit 1
 expect_rc 0 analyze --json -o q.json "$Q"
 expect_rc 0 analyze --json -o a.json "$A"
