@@ -397,16 +397,8 @@ static int collect_cpu_side(struct lctx *l)
 /* the number of the ProfilerStep#N enclosing @p at, -1 none */
 static int64_t step_at(const struct gp__actx *c, int64_t at)
 {
-	size_t lo = 0, hi = c->nsteps;
+	size_t lo = gp__steps_started(c, at);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->steps[mid].ts <= at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* steps do not nest: the last that started is the one, if it still runs (or one before) */
 	for (size_t k = 0; k < 4 && lo > k; k++) {
 		const struct gp__step *s = &c->steps[lo - 1 - k];

@@ -156,6 +156,22 @@ static inline size_t gp__first_at(const struct gp__actx *c, const struct gp__idx
 	return lo;
 }
 
+/** How many of the ProfilerSteps (c->steps, sorted by start) start at or before @p ts. */
+static inline size_t gp__steps_started(const struct gp__actx *c, int64_t ts)
+{
+	size_t lo = 0, hi = c->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /** Whether the name with string id @p name suggests tensor cores (cached for GPU events). */
 static inline bool gp__name_tensor_core(const struct gp__actx *c, uint32_t name)
 {

@@ -82,19 +82,12 @@ int gp__fnd_base_init(const struct gp__actx *c, const struct gp_value *r, struct
 /* is @p ts inside a step (or anywhere when the trace has no steps)? */
 static bool in_step(const struct gp__actx *c, int64_t ts)
 {
-	size_t lo = 0, hi = c->nsteps;
+	size_t lo;
 
 	if (!c->nsteps)
 		return true;
 	/* steps are sorted by start and do not nest: find the last start <= ts */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->steps[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = gp__steps_started(c, ts);
 	return lo > 0 && ts < c->steps[lo - 1].end;
 }
 

@@ -437,16 +437,8 @@ out:
 /* the step whose span holds @p ts, or NONE */
 static uint32_t step_of(const struct gp__actx *c, int64_t ts)
 {
-	size_t lo = 0, hi = c->nsteps;
+	size_t lo = gp__steps_started(c, ts);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->steps[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || ts >= c->steps[lo - 1].end)
 		return NONE;
 	return (uint32_t)(lo - 1);
