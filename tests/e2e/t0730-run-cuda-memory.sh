@@ -34,41 +34,31 @@ CAP=$1
 # the records as written: type 21, struct gp_cap_mem (src/lib/source/capfmt.h)
 NCHECK=$((NCHECK + 1))
 python3 - "$CAP" <<'EOF' || fail "the capture's MEM records"
-import struct, sys
-b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"GPCAPT\r\n"
-o, mem, api = 16, [], {}
-while o + 8 <= len(b):
-    t, sz = struct.unpack("<II", b[o:o + 8])
-    p = b[o + 8:o + 8 + sz]
-    if t == 21:
-        assert sz == 72, sz
-        f = struct.unpack("<qQQQQQIIIIIBBBB", p)
-        mem.append(dict(zip(("ts", "addr", "bytes", "pool_addr", "pool_size", "pool_used",
-                             "device", "context", "stream", "corr", "pid", "op", "kind",
-                             "flags", "pool_type"), f)))
-    elif t == 8:
-        s, e, pid, tid, corr, cbid = struct.unpack("<qqIIII", p[:32])
-        api[corr] = tid
-    o += 8 + sz + (8 - sz % 8) % 8
+import sys
+sys.path.insert(0, __import__("os").environ["GP_SRC_DIR"] + "/tests/e2e")
+sys.dont_write_bytecode = True
+from capmem import mem_records
+mem, api = mem_records(sys.argv[1])
 MIB = 1 << 20
 assert len(mem) == 12, len(mem)  # the static variable is in the capture, left out by the reader
 by = {(m["addr"], m["op"]): m for m in mem}
 a = by[(0x7f0000000000, 1)]
 assert a["bytes"] == MIB and a["kind"] == 3 and a["device"] == 0 and a["flags"] == 0, a
-assert a["stream"] == 0xffffffff and a["pool_type"] == 0 and a["corr"] in api, a
+assert a["stream"] == 0xffffffff and a["pool_type"] == 0, a
+assert api[a["corr"]]["name"] == "cudaMalloc", api[a["corr"]]
 c = by[(0x7f1000000000, 1)]
 assert c["flags"] == 1 and c["stream"] == 7 and c["pool_type"] == 1, c
 assert c["pool_addr"] == 0x7f1000000000 and c["pool_size"] == 32 * MIB, c
 assert c["pool_used"] == 2 * MIB, c
 f = by[(0x7f1000000000, 2)]
 assert f["op"] == 2 and f["bytes"] == 2 * MIB and f["flags"] == 1, f
+assert api[c["corr"]]["name"] == "cudaMallocAsync" and api[f["corr"]]["name"] == "cudaFreeAsync"
 assert by[(0x7f2000000000, 1)]["kind"] == 5  # managed
 h = by[(0x7f4000000000, 1)]
 assert h["kind"] == 2 and h["bytes"] == 64 << 10 and h["context"] == 0xffffffff, h
 assert by[(0x7f5000000000, 1)]["kind"] == 6  # device static
 b_ = by[(0x7f0000200000, 1)]
-assert api[b_["corr"]] == b_["pid"] + 1, "B's call is on the other thread"
+assert api[b_["corr"]]["tid"] == b_["pid"] + 1, "B's call is on the other thread"
 assert by[(0x7f3000400000, 1)]["corr"] == 777777 and 777777 not in api
 EOF
 
