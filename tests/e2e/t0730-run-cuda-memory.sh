@@ -117,38 +117,34 @@ assert (0x7f3000400000, 1 << 20, 1, 1) in on[pid] and (0x7f3000400000, -(1 << 20
 assert (0x7f4000000000, 64 << 10, -1, 0) in on[pid], on[pid]  # pinned host: the CPU row
 EOF
 
-# --- CUPTI refuses MEMORY2: the capture says so, the rest is recorded
-NCHECK=$((NCHECK + 1))
-FAKE_CUPTI_NO_KINDS=49 "$GPUPROF" run --quiet --sample-ms 0 -o "$TMP/nomem" -- \
-	"$APP" "$APP_INJ" "$FAKE" >"$TMP/app.out" 2>"$TMP/app.err" ||
-	fail "gpuprof run with MEMORY2 refused: $(cat "$TMP/app.err")"
-grep -q "^memory2 0$" "$TMP/app.out" || fail "MEMORY2 enabled though refused"
-expect_rc 0 analyze --json "$TMP/nomem"
-python3 - "$OUT" <<'EOF' || fail "the capture without MEMORY2"
+# no_memory NAME WARNED VAR=VALUE: mem_sim under gpuprof run with VAR set: MEMORY2 is not
+# enabled, the capture has no memory section, and a warning about MEMORY2 iff WARNED is 1;
+# everything else is recorded
+no_memory() {
+	local name=$1 warned=$2
+	NCHECK=$((NCHECK + 1))
+	env "$3" "$GPUPROF" run --quiet --sample-ms 0 -o "$TMP/$name" -- "$APP" "$APP_INJ" "$FAKE" \
+		>"$TMP/app.out" 2>"$TMP/app.err" || fail "gpuprof run with $3: $(cat "$TMP/app.err")"
+	grep -q "^memory2 0$" "$TMP/app.out" || fail "MEMORY2 enabled with $3"
+	expect_rc 0 analyze --json "$TMP/$name"
+	python3 - "$OUT" "$warned" <<'EOF' || fail "the capture with $3"
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = [r for r in d["ranks"] if r["overview"]["capture"]][0]
 assert r["memory"] is None, r["memory"]
 texts = [w["text"] for w in r["overview"]["capture"]["warning_messages"]]
-assert any(t.startswith("cuptiActivityEnable(MEMORY2) failed") and
-           "allocations and frees are not recorded" in t for t in texts), texts
+warned = [t for t in texts if t.startswith("cuptiActivityEnable(MEMORY2) failed") and
+          "allocations and frees are not recorded" in t]
+assert len(warned) == int(sys.argv[2]), texts
+assert not any("MEMORY2" in t for t in texts if t not in warned), texts
 assert [k["name"] for k in r["kernels"]] == ["_Z6touchPf"], r["kernels"]
 EOF
+}
+
+# CUPTI refuses MEMORY2: the capture says so (analyze shows it), the rest is recorded
+no_memory nomem 1 FAKE_CUPTI_NO_KINDS=49
 expect_rc 0 analyze "$TMP/nomem"
 out_has "cuptiActivityEnable(MEMORY2) failed"
-
-# --- GPUPROF_CUDA_MEMORY=0: not recorded, and no warning about it
-NCHECK=$((NCHECK + 1))
-GPUPROF_CUDA_MEMORY=0 "$GPUPROF" run --quiet --sample-ms 0 -o "$TMP/off" -- \
-	"$APP" "$APP_INJ" "$FAKE" >"$TMP/app.out" 2>"$TMP/app.err" ||
-	fail "gpuprof run with GPUPROF_CUDA_MEMORY=0: $(cat "$TMP/app.err")"
-grep -q "^memory2 0$" "$TMP/app.out" || fail "MEMORY2 enabled with GPUPROF_CUDA_MEMORY=0"
-expect_rc 0 analyze --json "$TMP/off"
-python3 - "$OUT" <<'EOF' || fail "the capture with GPUPROF_CUDA_MEMORY=0"
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = [r for r in d["ranks"] if r["overview"]["capture"]][0]
-assert r["memory"] is None, r["memory"]
-assert not any("MEMORY2" in w["text"] for w in r["overview"]["capture"]["warning_messages"])
-EOF
+# GPUPROF_CUDA_MEMORY=0: not recorded, and no warning about it
+no_memory off 0 GPUPROF_CUDA_MEMORY=0
 done_ok
