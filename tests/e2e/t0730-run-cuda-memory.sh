@@ -9,6 +9,8 @@
 #   - `analyze --json` memory section: per device the events, allocations and frees, the
 #     peak and the bytes at the end (device 0: 7 MiB peak, 4 MiB left; device 1: 4 MiB, 3 MiB;
 #     the pinned host allocation on the CPU row); the static variable left out and counted;
+#     the allocations paired with their frees by address, and the never-freed ones listed per
+#     device with their sizes (B 4 MiB, D 3 MiB, H 64 KiB);
 #   - each allocation is on the thread of its call (the export's [memory] events), the two
 #     without a call on the main thread, with a warning;
 #   - CUPTI refusing MEMORY2 (FAKE_CUPTI_NO_KINDS=49): a warning, everything else recorded;
@@ -84,6 +86,14 @@ for k, (na, nf, peak, end) in want.items():
     got = (x["alloc_count"], x["free_count"], x["peak_allocated_bytes"], x["final_allocated_bytes"])
     assert got == (na, nf, peak, end), (k, got, (na, nf, peak, end))
     assert x["allocated_source"] == "bytes_sum" and x["peak_reserved_bytes"] is None, x
+# never freed: B on device 0, D on device 1, the pinned H; the rest paired by address
+p = mem["pairing"]
+assert (p["paired"], p["frees_unmatched"], p["frees_lost"], p["without_address"]) == (4, 0, 0, 0), p
+never = {0: 4 * MIB, 1: 3 * MIB, "cpu": 64 << 10}
+for k, b in never.items():
+    u = dev[k]["unfreed"]
+    assert (u["bytes"], u["allocations"]) == (b, 1), (k, u)
+    assert [(r["bytes"], r["allocations"]) for r in u["rows"]] == [(b, 1)], (k, u)
 cap = r["overview"]["capture"]
 assert cap["cuda_memory_events"] == 11 and cap["cuda_memory_unplaced"] == 2, cap
 assert cap["cuda_memory_static"] == 1 and cap["cuda_memory_skipped"] == 0, cap
