@@ -65,33 +65,41 @@ void gp__memcurve_release(struct gp__memcurve *mc)
 	memset(mc, 0, sizeof(*mc));
 }
 
-/* the devices of @p t, sorted, with their event counts in n and use_total */
+/* the devices of @p t, sorted, into mc->dev (allocated here), with their event counts */
 static int find_devices(const struct gp_trace *t, struct gp__memcurve *mc)
 {
+	struct gp__memdev few[17], *all = NULL, *d = few;
 	size_t i, k, nd = 0;
+	int rc = 0;
 
 	/* distinct keys are few: a linear scan of the ones seen */
-	for (i = 0; i < t->nmem && nd <= 16; i++) {
+	for (i = 0; i < t->nmem && nd < 17; i++) {
 		int32_t ty, id;
 
 		dev_key(&t->mem[i], &ty, &id);
 		for (k = 0; k < nd; k++)
-			if (mc->dev[k].type == ty && mc->dev[k].id == id)
+			if (few[k].type == ty && few[k].id == id)
 				break;
 		if (k == nd)
-			mc->dev[nd++] = (struct gp__memdev){ .type = ty, .id = id };
+			few[nd++] = (struct gp__memdev){ .type = ty, .id = id };
 	}
-	if (i < t->nmem) { /* many: every event's key, sorted, each kept once */
-		for (i = 0; i < t->nmem; i++) {
-			dev_key(&t->mem[i], &mc->dev[i].type, &mc->dev[i].id);
-			mc->dev[i].n = 0;
-		}
-		qsort(mc->dev, t->nmem, sizeof(*mc->dev), cmp_dev);
+	if (nd == 17) { /* many: every event's key, sorted, each kept once */
+		all = gp__calloc(t->nmem, sizeof(*all));
+		if (!all)
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		for (i = 0; i < t->nmem; i++)
+			dev_key(&t->mem[i], &all[i].type, &all[i].id);
+		qsort(all, t->nmem, sizeof(*all), cmp_dev);
 		for (i = 0, nd = 0; i < t->nmem; i++)
-			if (!nd || cmp_dev(&mc->dev[nd - 1], &mc->dev[i]))
-				mc->dev[nd++] = mc->dev[i];
+			if (!nd || cmp_dev(&all[nd - 1], &all[i]))
+				all[nd++] = all[i];
+		d = all;
 	}
-	qsort(mc->dev, nd, sizeof(*mc->dev), cmp_dev);
+	qsort(d, nd, sizeof(*d), cmp_dev);
+	mc->dev = gp__calloc(nd + 1, sizeof(*mc->dev));
+	if (!mc->dev)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	memcpy(mc->dev, d, nd * sizeof(*d));
 	mc->ndev = nd;
 	for (k = 0; k < nd; k++)
 		mc->dev[k].use_total = true;
@@ -105,7 +113,9 @@ static int find_devices(const struct gp_trace *t, struct gp__memcurve *mc)
 		if (t->mem[i].total_allocated < 0)
 			mc->dev[k].use_total = false;
 	}
-	return 0;
+out:
+	gp__free(all);
+	return rc;
 }
 
 int gp__memcurve_build(const struct gp_trace *t, struct gp__memcurve *mc)
@@ -119,14 +129,13 @@ int gp__memcurve_build(const struct gp_trace *t, struct gp__memcurve *mc)
 	if (n >= UINT32_MAX)
 		return gp__error(GP_ELIMIT, "too many memory events (%zu)", n);
 	mc->n = n;
-	mc->dev = gp__calloc(n + 1, sizeof(*mc->dev));
 	mc->ord = gp__calloc(n + 1, sizeof(*mc->ord));
 	mc->devof = gp__calloc(n + 1, sizeof(*mc->devof));
 	mc->ts = gp__calloc(n + 1, sizeof(*mc->ts));
 	mc->alloc = gp__calloc(n + 1, sizeof(*mc->alloc));
 	mc->reserved = gp__calloc(n + 1, sizeof(*mc->reserved));
 	kv = gp__calloc(n + 1, sizeof(*kv));
-	if (!mc->dev || !mc->ord || !mc->devof || !mc->ts || !mc->alloc || !mc->reserved || !kv)
+	if (!mc->ord || !mc->devof || !mc->ts || !mc->alloc || !mc->reserved || !kv)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(find_devices(t, mc));
 	pos = gp__calloc(mc->ndev + 1, sizeof(*pos));
