@@ -8,7 +8,8 @@
  * order of ../shared/reference/cupti-nvtx-nvml.md 2.1: the monotonic clock is
  * registered once, before any kind is enabled; then the buffer callbacks;
  * then CONCURRENT_KERNEL, MEMCPY, MEMCPY2, MEMSET, RUNTIME, SYNCHRONIZATION,
- * OVERHEAD, DEVICE, CONTEXT (and CUDA_EVENT with GPUPROF_CUDA_EVENTS=1); then
+ * OVERHEAD, DEVICE, CONTEXT, MEMORY2 (allocations and frees; not with
+ * GPUPROF_CUDA_MEMORY=0) (and CUDA_EVENT with GPUPROF_CUDA_EVENTS=1); then
  * the driver's launch calls one by one (cuLaunchKernel, cuLaunchKernelEx,
  * cuGraphLaunch: Triton launches are seen) and the noisiest runtime calls
  * off. A failing step is a warning and the rest goes on. Detaching (a window
@@ -66,6 +67,7 @@ static uint32_t g_version;
 static unsigned g_max_bufs = MAX_BUFS_DEF;
 static _Atomic bool g_started; /* kinds enabled: flushes make sense */
 static bool g_cuda_events;     /* GPUPROF_CUDA_EVENTS=1 */
+static bool g_cuda_memory;     /* MEMORY2: on unless GPUPROF_CUDA_MEMORY=0 */
 static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older */
 
 /* attach / detach (carried out for window.c under its lock; the callback only tries this one) */
@@ -525,6 +527,38 @@ static void put_cuda_event(const CUpti_ActivityCudaEvent2 *e)
 	gp__inj_write(GP_CAP_CUDA_EVENT, &r, sizeof(r), NULL, 0);
 }
 
+/*
+ * An allocation or a free (MEMORY2). Judged like a GPU op, by the call that
+ * made it: one made during a warm-up goes with its dropped API record.
+ */
+static void put_mem(const CUpti_ActivityMemory4 *m)
+{
+	struct gp_cap_mem r;
+
+	if (!keep_gpu(m->timestamp, m->correlationId))
+		return;
+	memset(&r, 0, sizeof(r));
+	r.ts = (int64_t)m->timestamp;
+	r.addr = m->address;
+	r.bytes = m->bytes;
+	r.device = m->deviceId;
+	r.context = m->contextId;
+	r.stream = m->streamId;
+	r.correlation = m->correlationId;
+	r.pid = m->processId;
+	r.op = (uint8_t)m->memoryOperationType;
+	r.memory_kind = (uint8_t)m->memoryKind;
+	r.flags = m->isAsync ? GP_CAP_MEM_ASYNC : 0;
+	r.pool_type = (uint8_t)m->memoryPoolConfig.memoryPoolType;
+	if (r.pool_type) {
+		r.pool_addr = m->memoryPoolConfig.address;
+		r.pool_used = m->memoryPoolConfig.utilizedSize;
+		if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
+			r.pool_size = m->memoryPoolConfig.pool.size;
+	}
+	gp__inj_write(GP_CAP_MEM, &r, sizeof(r), NULL, 0);
+}
+
 static void decode(uint8_t *buf, size_t valid)
 {
 	CUpti_Activity *rec = NULL;
@@ -564,6 +598,9 @@ static void decode(uint8_t *buf, size_t valid)
 			break;
 		case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
 			put_cuda_event((const CUpti_ActivityCudaEvent2 *)(void *)rec);
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMORY2:
+			put_mem((const CUpti_ActivityMemory4 *)(void *)rec);
 			break;
 		default:
 			unknown++;
@@ -774,6 +811,16 @@ void gp__inj_cupti_attach(void)
 			gp__inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
 			             (int)g_kinds[i], result_str(r), (int)r);
 	}
+	if (g_cuda_memory) {
+		CUptiResult r = F.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2);
+
+		if (r != CUPTI_SUCCESS)
+			gp__inj_warn(
+			    (uint32_t)r,
+			    "cuptiActivityEnable(MEMORY2) failed: %s (%d): CUDA allocations "
+			    "and frees are not recorded",
+			    result_str(r), (int)r);
+	}
 	if (g_cuda_events) {
 		check(F.cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT),
 		      "cuptiActivityEnable(CUDA_EVENT)");
@@ -805,6 +852,8 @@ void gp__inj_cupti_detach(bool finalize)
 		F.cuptiActivityDisable(g_kinds[i]);
 	if (g_cuda_events && F.cuptiActivityDisable)
 		F.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+	if (g_cuda_memory && F.cuptiActivityDisable)
+		F.cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMORY2);
 	for (size_t i = 0;
 	     F.cuptiActivityEnableDriverApi && i < sizeof(g_drv_on) / sizeof(g_drv_on[0]); i++)
 		F.cuptiActivityEnableDriverApi(g_drv_on[i], 0);
@@ -837,6 +886,7 @@ int gp__inj_cupti_load(void)
 	const char *names[3] = { getenv("GPUPROF_CUPTI_LIBRARY"), "libcupti.so.13", "libcupti.so" };
 	int nnames = names[0] && *names[0] ? 1 : 3; /* a library named by the user, or none */
 	const char *v = getenv("GPUPROF_CUPTI_BUFFERS"), *ev = getenv("GPUPROF_CUDA_EVENTS");
+	const char *mem = getenv("GPUPROF_CUDA_MEMORY");
 
 	g_load_ns = (int64_t)gp__inj_now();
 	for (int i = 0; i < nnames && !g_lib; i++)
@@ -852,6 +902,7 @@ int gp__inj_cupti_load(void)
 	if (v && *v && atoi(v) > 0 && atoi(v) <= 4096)
 		g_max_bufs = (unsigned)atoi(v);
 	g_cuda_events = ev && !strcmp(ev, "1");
+	g_cuda_memory = !mem || strcmp(mem, "0") != 0;
 	if (F.cuptiGetVersion)
 		F.cuptiGetVersion(&g_version);
 	/*

@@ -28,26 +28,7 @@
 # The CUPTI library: libcupti.so.13 from the loader's path; when the loader
 # does not know it, the toolkit's copy next to nvcc (GPUPROF_CUPTI_LIBRARY).
 . "$(dirname "$0")/lib.sh"
-need python3 nvidia-smi
-nvidia-smi -L >/dev/null 2>&1 || { echo "skip: nvidia-smi finds no GPU"; exit 77; }
-NVCC=$(command -v nvcc || true)
-for c in "${CUDA_HOME:-}/bin/nvcc" /usr/local/cuda/bin/nvcc; do
-	[ -n "$NVCC" ] || { [ -x "$c" ] && NVCC=$c; }
-done
-[ -n "$NVCC" ] || { echo "skip: no nvcc"; exit 77; }
-B="${GP_BUILD_DIR:-$GP_SRC_DIR/build}"
-[ -e "$B/libgpuprof-inject.so" ] ||
-	{ echo "skip: no $B/libgpuprof-inject.so (built without the CUDA toolkit)"; exit 77; }
-unset CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
-
-if [ -z "${GPUPROF_CUPTI_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libcupti\.so\.13 '; then
-	top=$(cd "$(dirname "$NVCC")/.." && pwd)
-	for f in "$top"/extras/CUPTI/lib64/libcupti.so.13 "$top"/lib64/libcupti.so.13 \
-		"$top"/lib/libcupti.so.13 "$top"/targets/*/lib/libcupti.so.13; do
-		[ -e "$f" ] && { export GPUPROF_CUPTI_LIBRARY=$f; break; }
-	done
-	echo "CUPTI: ${GPUPROF_CUPTI_LIBRARY:-not found next to nvcc, left to the tracer}"
-fi
+need_cuda_gpu
 
 APP="$TMP/cuda_app"
 NCHECK=$((NCHECK + 1))

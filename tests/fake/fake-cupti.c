@@ -23,6 +23,11 @@
  *                     fake_cupti_state.config_error; the other items apply.
  *   FAKE_CUPTI_VERSION=N  cuptiGetVersion reports N (a CUPTI of another CUDA
  *                     release: 28 is CUDA 12.9's) instead of CUPTI_API_VERSION.
+ *   FAKE_CUPTI_NO_KINDS=K[,K...]
+ *                     cuptiActivityEnable of activity kind number K returns
+ *                     CUPTI_ERROR_NOT_SUPPORTED and enables nothing, as a
+ *                     CUPTI or a device without that kind (49: MEMORY2);
+ *                     the other kinds work.
  *
  * What it models (cupti_activity.h, cupti_callbacks.h, and
  * shared/reference/cupti-nvtx-nvml.md sections 1.5 and 2):
@@ -144,6 +149,7 @@ struct fake_state {
 	CUpti_BuffersCallbackRequestFunc requested;
 	CUpti_BuffersCallbackCompleteFunc completed;
 	bool enabled[CUPTI_ACTIVITY_KIND_COUNT];
+	bool refused[CUPTI_ACTIVITY_KIND_COUNT];      /* FAKE_CUPTI_NO_KINDS */
 	int8_t rt_api[CUPTI_RUNTIME_TRACE_CBID_SIZE]; /* -1 unset, 0, 1 */
 	int8_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	uint64_t attr[FAKE_ATTR_COUNT];
@@ -221,6 +227,10 @@ static const char *const rt_names[CUPTI_RUNTIME_TRACE_CBID_SIZE] = {
 	RT(cudaStreamIsCapturing_v10000),
 	RT(cudaMallocAsync_v11020),
 	RT(cudaLaunchKernelExC_v11060),
+	RT(cudaMallocHost_v3020),
+	RT(cudaFreeHost_v3020),
+	RT(cudaMallocManaged_v6000),
+	RT(cudaFreeAsync_v11020),
 };
 
 static const char *const drv_names[CUPTI_DRIVER_TRACE_CBID_SIZE] = {
@@ -244,6 +254,8 @@ static const char *const drv_names[CUPTI_DRIVER_TRACE_CBID_SIZE] = {
 	DRV(cuGraphLaunch),
 	DRV(cuLaunchKernelEx),
 	DRV(cuKernelGetAttribute),
+	DRV(cuMemAllocAsync),
+	DRV(cuMemFreeAsync),
 };
 
 #undef RT
@@ -495,8 +507,21 @@ static int fn_lookup(const char *p, size_t len)
 static void config_read_locked(void)
 {
 	const char *v = getenv("FAKE_CUPTI_FAIL"), *p, *end, *colon;
+	const char *nk = getenv("FAKE_CUPTI_NO_KINDS");
 
 	st.config_read = true;
+	for (p = nk; p && *p;) {
+		char *e;
+		unsigned long k = strtoul(p, &e, 10);
+
+		if (e == p || k >= CUPTI_ACTIVITY_KIND_COUNT || (*e && *e != ',')) {
+			fprintf(stderr, "fake-cupti: FAKE_CUPTI_NO_KINDS: bad list \"%s\"\n", nk);
+			st.config_error = true;
+			break;
+		}
+		st.refused[k] = true;
+		p = *e ? e + 1 : e;
+	}
 	if (!v || !*v)
 		return;
 	for (p = v;; p = end + 1) {
@@ -779,6 +804,10 @@ static CUptiResult set_kind(enum fake_fn fn, CUpti_ActivityKind kind, bool on)
 	}
 	if (kind_legacy(kind)) {
 		r = CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED;
+		goto out;
+	}
+	if (on && st.refused[kind]) {
+		r = CUPTI_ERROR_NOT_SUPPORTED;
 		goto out;
 	}
 	st.enabled[kind] = on;

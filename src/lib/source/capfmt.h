@@ -56,7 +56,8 @@ enum gp_cap_type {
 	GP_CAP_CUDA_EVENT = 17, /* struct gp_cap_cuda_event (GPUPROF_CUDA_EVENTS=1) */
 	GP_CAP_SITE = 18,       /* struct gp_cap_site: an annotation call site */
 	GP_CAP_COUNTER = 19,    /* struct gp_cap_counter: a counter sample */
-	GP_CAP_FLUSH = 20       /* struct gp_cap_flush: the end of one write pass */
+	GP_CAP_FLUSH = 20,      /* struct gp_cap_flush: the end of one write pass */
+	GP_CAP_MEM = 21         /* struct gp_cap_mem: a CUDA allocation or free (CUPTI MEMORY2) */
 };
 
 /*
@@ -251,6 +252,31 @@ struct gp_cap_flush {
 	uint64_t pass; /* 1, 2, ... */
 };
 #define GP_CAP_MIN_FLUSH sizeof(struct gp_cap_flush)
+
+/*
+ * An allocation or a free of CUDA memory, as CUPTI's MEMORY2 kind reports it
+ * (CUpti_ActivityMemory4): one record per operation, joined to the runtime
+ * or driver call that made it (cudaMalloc, cudaFree, cudaMallocAsync,
+ * cuMemAlloc, ...) by its correlation id. Added within version 1 (a reader
+ * that predates it skips it). Numbers are CUPTI's: op
+ * CUpti_ActivityMemoryOperationType, memory_kind CUpti_ActivityMemoryKind,
+ * pool_type CUpti_ActivityMemoryPoolType; context and stream 0xffffffff when
+ * CUPTI gives none (a synchronous operation has no stream).
+ */
+struct gp_cap_mem {
+	int64_t ts;
+	uint64_t addr;                            /* the allocation's virtual address */
+	uint64_t bytes;                           /* its size (a free: the size freed) */
+	uint64_t pool_addr, pool_size, pool_used; /* the memory pool's base, size, utilized */
+	uint32_t device, context, stream, correlation;
+	uint32_t pid;
+	uint8_t op;          /* 1 allocation, 2 release */
+	uint8_t memory_kind; /* 1 pageable, 2 pinned, 3 device, 4 array, 5 managed, 6-7 static */
+	uint8_t flags;       /* GP_CAP_MEM_ASYNC */
+	uint8_t pool_type;   /* 0 none, 1 local, 2 imported */
+};
+#define GP_CAP_MIN_MEM   sizeof(struct gp_cap_mem)
+#define GP_CAP_MEM_ASYNC 1u /* an async memory API (cudaMallocAsync, cudaFreeAsync) */
 
 enum gp_cap_window_reason {
 	GP_WIN_START = 1,        /* at start (no range, or after --delay) */

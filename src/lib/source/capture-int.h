@@ -2,8 +2,9 @@
 /*
  * capture-int.h - what the capture reader's files share: the reader's state
  * (struct rd), its primitives (capture-rd.c: strings, warnings, tracks,
- * events) and the NVTX ranges (capture-nvtx.c), for capture.c, which reads
- * the records and hands NVTX, SITE and COUNTER records over.
+ * events), the NVTX ranges (capture-nvtx.c) and the CUDA allocations
+ * (capture-mem.c), for capture.c, which reads the records and hands NVTX,
+ * SITE, COUNTER and MEM records over.
  */
 #ifndef GP_SOURCE_CAPTURE_INT_H
 #define GP_SOURCE_CAPTURE_INT_H
@@ -86,6 +87,10 @@ struct rd {
 	struct gp_cap_cuda_event *cev;
 	size_t ncev, cev_cap;
 	uint64_t cev_unplaced;
+	/* CUDA allocations and frees (MEM records), placed on their calls' threads at the end */
+	struct gp_cap_mem *mem;
+	size_t nmem, mem_cap;
+	uint64_t mem_events, mem_unplaced, mem_static, mem_skipped;
 	/* the annotation API: site id -> model string id of "file:line"; marks per name */
 	struct gp_u64map sites;
 	struct gp_u64map mark_counts; /* model name id -> count */
@@ -104,6 +109,13 @@ int gp__cap_track(struct rd *r, int64_t pid, int64_t tid, bool gpu, int32_t devi
 /** An event [@p start, @p end) into the model, its index in *@p idx (@p stream < 0: none). */
 int gp__cap_add(struct rd *r, enum gp_kind kind, uint32_t name, uint32_t tr, int64_t start,
                 int64_t end, int64_t corr, int64_t stream, size_t *idx);
+
+/* ---- capture-mem.c ---- */
+
+/** A MEM record (CUDA allocation or free), kept until every API record is read. */
+int gp__cap_on_mem(struct rd *r, const struct gp_cap_mem *m);
+/** Once every record is read: the MEM records into the model's memory events. */
+int gp__cap_place_mem(struct rd *r);
 
 /* ---- capture-nvtx.c ---- */
 

@@ -14,7 +14,8 @@
  * gives the ranges pushed with its id their source ("file:line", the first
  * site of a name wins, t->range_src); COUNTER samples go to t->ctr. META becomes the metadata key
  * "gpuprof_capture" (rank, world size from there), DEVICE records a Kineto
- * style "deviceProperties" array. Names follow Kineto's: "Memcpy HtoD
+ * style "deviceProperties" array; MEM records (CUDA allocations and frees)
+ * memory events (capture-mem.c). Names follow Kineto's: "Memcpy HtoD
  * (Pageable -> Device)", "Memset (Device)".
  *
  * Truncation is expected (a process killed with SIGKILL): a record cut short
@@ -347,6 +348,7 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		struct gp_cap_counter ctr;
 		struct gp_cap_warn wr;
 		struct gp_cap_flush fl;
+		struct gp_cap_mem mem;
 	} u;
 
 	switch (type) {
@@ -431,6 +433,10 @@ static int record(struct rd *r, uint32_t type, const unsigned char *p, size_t si
 		if (fixed(&u.ctr, sizeof(u.ctr), GP_CAP_MIN_COUNTER, p, size))
 			return gp__cap_on_counter(r, &u.ctr, (const char *)p + sizeof(u.ctr),
 			                          size > sizeof(u.ctr) ? size - sizeof(u.ctr) : 0);
+		break;
+	case GP_CAP_MEM:
+		if (fixed(&u.mem, sizeof(u.mem), GP_CAP_MIN_MEM, p, size))
+			return gp__cap_on_mem(r, &u.mem);
 		break;
 	default:
 		return 0; /* a newer writer's record: skipped */
@@ -597,7 +603,11 @@ static int summary(struct rd *r)
 	    gp_obj_set_int(s, "dropped_records", (int64_t)r->dropped_records) ||
 	    gp_obj_set_int(s, "nvtx_cut_by_window", (int64_t)r->cut) ||
 	    gp_obj_set_int(s, "cuda_events", (int64_t)r->ncev) ||
-	    gp_obj_set_int(s, "cuda_events_unplaced", (int64_t)r->cev_unplaced)) {
+	    gp_obj_set_int(s, "cuda_events_unplaced", (int64_t)r->cev_unplaced) ||
+	    gp_obj_set_int(s, "cuda_memory_events", (int64_t)r->mem_events) ||
+	    gp_obj_set_int(s, "cuda_memory_unplaced", (int64_t)r->mem_unplaced) ||
+	    gp_obj_set_int(s, "cuda_memory_static", (int64_t)r->mem_static) ||
+	    gp_obj_set_int(s, "cuda_memory_skipped", (int64_t)r->mem_skipped)) {
 		gp_value_free(s);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
@@ -724,7 +734,8 @@ int gp__capture_open_mem(const void *data, size_t n, const char *name,
 	r.t->bytes_read = n;
 	r.off = off;
 	gp__cap_sort_modules(&r);
-	if ((rc = place_cuda_events(&r)) || (rc = count_cats(&r)) || (rc = summary(&r))) {
+	if ((rc = place_cuda_events(&r)) || (rc = gp__cap_place_mem(&r)) || (rc = count_cats(&r)) ||
+	    (rc = summary(&r))) {
 		gp__error_prefix("%s", name);
 		goto out;
 	}
@@ -749,6 +760,7 @@ out:
 	gp_value_free(r.windows);
 	gp_value_free(r.wmsgs);
 	gp__free(r.cev);
+	gp__free(r.mem);
 	gp_trace_free(r.t);
 	return rc;
 }
