@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/memsnap.h"
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/value.h"
 #include "source/pickle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,6 +65,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	check(pk, size);
+	/* the analysis over it: a document, or one error naming a byte */
+	{
+		struct gp_value *doc = NULL, *back = NULL;
+		char *text = NULL;
+		size_t len = 0;
+
+		if (gp__memsnap_doc(pk, "fuzz.pickle", 20, &doc) == 0) {
+			if (gp_value_to_json(doc, 0, &text, &len) != 0 ||
+			    gp_value_parse(text, len, &back, NULL) != 0)
+				abort();
+			gp_free(text);
+			text = NULL;
+			if (gp__memsnap_format(doc, 20, 100, &text, NULL) != 0)
+				abort();
+			gp_free(text);
+			gp_value_free(back);
+			gp_value_free(doc);
+		} else if (doc || (strncmp(gp_last_error(), "byte ", 5) != 0 &&
+		                   !strstr(gp_last_error(), "memory"))) {
+			abort();
+		}
+	}
 	gp__pk_free(pk);
 	gp_clear_error();
 	return 0;
