@@ -296,7 +296,8 @@ int gp__ms_groups(struct gp__ms *m, struct gp_value **rows, size_t *ngroups)
 	*rows = NULL;
 	if (!arr)
 		return GP_ENOMEM;
-	qsort_r(m->touched, m->ntouched, sizeof(uint32_t), cmp_group, m);
+	if (m->ntouched)
+		qsort_r(m->touched, m->ntouched, sizeof(uint32_t), cmp_group, m);
 	shown = m->top && m->top < m->ntouched ? m->top : m->ntouched;
 	for (i = 0; i < shown; i++) {
 		GP_TRY(group_row(m, m->touched[i], &r));
@@ -591,7 +592,8 @@ static int devices(struct gp__ms *m, uint32_t segs, uint32_t traces, struct gp_v
 		if (!h)
 			refs[i].device = 0;
 	}
-	qsort(refs, n, sizeof(*refs), cmp_segref);
+	if (n)
+		qsort(refs, n, sizeof(*refs), cmp_segref);
 	for (i = 0; i < ntr; i++) {
 		uint32_t x = gp__pk_item(m->pk, traces, i);
 

@@ -243,6 +243,9 @@ static int add_children(struct parser *ps, uint32_t id, size_t from)
 	uint32_t first = nd->u.c.first, cap = nd->u.c.cap;
 	int rc;
 
+	if (!k) /* MARK then APPENDS, SETITEMS or TUPLE: nothing to add */
+		return 0;
+
 	if (len + k > UINT32_MAX - 1 || pk->nkid + len + k > UINT32_MAX - 1)
 		return gp__error(GP_ELIMIT, "byte %zu: a container of more than 2^32 values",
 		                 ps->pos);
