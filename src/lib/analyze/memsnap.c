@@ -619,7 +619,7 @@ static int devices(struct gp__ms *m, uint32_t segs, uint32_t traces, struct gp_v
 			;
 		tr = dev >= 0 && dev < (int64_t)ntr ? gp__pk_item(m->pk, traces, (size_t)dev)
 		                                    : GP_PK_NIL;
-		GP_TRY(one_device(m, dev, refs + i, j - i, tr, devs));
+		GP_TRY(one_device(m, dev, refs ? refs + i : NULL, j - i, tr, devs));
 		i = j;
 		if (dt == dev)
 			t++;
