@@ -236,7 +236,8 @@ def expect(snap):
                 seen.add(e["addr"])
         for b in blocks:
             if b["address"] not in alloc_addrs and b["address"] not in live:
-                live[b["address"]] = (b["size"], b["frames"])
+                # in the trace's unit: torch's trace entries carry the size asked for
+                live[b["address"]] = (b.get("requested_size", b["size"]), b["frames"])
         level = sum(s for s, _ in live.values())
         peak, peak_i, peak_live = level, -1, dict(live)
         ooms = []

@@ -16,10 +16,14 @@
 #include "util/error.h"
 #include "util/strtab.h"
 
-/** A live allocation: its bytes and its frame list (a node; GP_PK_NIL none). */
+/**
+ * A live block of the snapshot: its bytes (the allocator's rounded size), the bytes
+ * asked for (requested_size, what trace entries count; its size when unknown) and its
+ * frame list (a node; GP_PK_NIL none).
+ */
 struct gp__ms_blk {
 	uint64_t addr;
-	int64_t size;
+	int64_t size, requested;
 	uint32_t frames;
 };
 

@@ -140,7 +140,8 @@ static int pair(struct gp__ms *m, struct ent *es, size_t n, const struct gp__ms_
 		                                   gp__u64map_get(&premap, live[i].addr, &v)))
 			continue;
 		GP_TRY(gp__grow((void **)pres, &cap, *npre + 1, sizeof(**pres)));
-		(*pres)[(*npre)++] = (struct pre){ live[i].size, live[i].frames, NONE };
+		/* in the trace's unit: the bytes asked for, as its alloc entry would have had */
+		(*pres)[(*npre)++] = (struct pre){ live[i].requested, live[i].frames, NONE };
 	}
 out:
 	gp__u64map_release(&premap);

@@ -399,6 +399,7 @@ static int segment(struct gp__ms *m, uint32_t s, struct devsum *sum, struct gp__
 		GP_TRY(gp__grow((void **)live, live_cap, *nlive + 1, sizeof(**live)));
 		(*live)[(*nlive)++] = (struct gp__ms_blk){ .addr = ha ? (uint64_t)addr : UINT64_MAX,
 			                                   .size = size,
+			                                   .requested = hr && req >= 0 ? req : size,
 			                                   .frames = block_frames(m, b) };
 	}
 out:
@@ -591,6 +592,8 @@ static int devices(struct gp__ms *m, uint32_t segs, uint32_t traces, struct gp_v
 		GP_TRY(gp__ms_int(m, s, "device", false, &refs[i].device, &h));
 		if (!h)
 			refs[i].device = 0;
+		if (refs[i].device < 0 || refs[i].device > 1 << 20)
+			GP_TRY(gp__ms_bad(m, s, "a segment of device %lld", (long long)refs[i].device));
 	}
 	if (n)
 		qsort(refs, n, sizeof(*refs), cmp_segref);

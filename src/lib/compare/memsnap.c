@@ -67,17 +67,6 @@ static int read_side(const char *path, struct gp_value **doc)
 	return rc;
 }
 
-static const struct gp_value *device_of(const struct gp_value *doc, int64_t dev)
-{
-	const struct gp_value *devs = get(doc, "devices");
-	size_t i;
-
-	for (i = 0; i < gp_value_len(devs); i++)
-		if (ival(gp_arr_get(devs, i), "device") == dev)
-			return gp_arr_get(devs, i);
-	return NULL;
-}
-
 struct fdiff {
 	const char *frame;
 	int64_t base, new_, base_blocks, new_blocks;
@@ -93,48 +82,71 @@ static int cmp_fdiff(const void *a, const void *b)
 	return strcmp(x->frame, y->frame);
 }
 
-/* the frames of both peaks, matched by their text, largest growth first */
+static int cmp_name(const void *a, const void *b)
+{
+	const struct fdiff *x = a, *y = b;
+
+	return strcmp(x->frame, y->frame);
+}
+
+/* the rows of @p rows (a document's frames) into @p d, by frame */
+static size_t rows_of(const struct gp_value *rows, struct fdiff *d, bool is_new)
+{
+	size_t i, n = gp_value_len(rows);
+
+	for (i = 0; i < n; i++) {
+		const struct gp_value *x = gp_arr_get(rows, i);
+		const char *f = gp_value_get_str(get(x, "frame"));
+
+		d[i] = (struct fdiff){ .frame = f ? f : "?" };
+		if (is_new) {
+			d[i].new_ = ival(x, "bytes");
+			d[i].new_blocks = ival(x, "blocks");
+		} else {
+			d[i].base = ival(x, "bytes");
+			d[i].base_blocks = ival(x, "blocks");
+		}
+	}
+	if (n)
+		qsort(d, n, sizeof(*d), cmp_name);
+	return n;
+}
+
+/* the frames of both peaks, matched by their text (a merge of the two sorted lists), largest
+ * growth first */
 static int frame_rows(const struct gp_value *bd, const struct gp_value *nd, struct gp_value *out)
 {
 	const struct gp_value *bf = gp_value_path(bd, "peak/frames");
 	const struct gp_value *nf = gp_value_path(nd, "peak/frames");
-	size_t nb = gp_value_len(bf), nn = gp_value_len(nf), n = 0, i, j;
+	size_t nb = gp_value_len(bf), nn = gp_value_len(nf), n = 0, i = 0, j = 0;
+	struct fdiff *b = gp__calloc(nb + 1, sizeof(*b)), *e = gp__calloc(nn + 1, sizeof(*e));
 	struct fdiff *d = gp__calloc(nb + nn + 1, sizeof(*d));
 	struct gp_value *arr = gp_value_array(), *r = NULL;
 	int rc = 0;
 
-	if (!d || !arr)
+	if (!b || !e || !d || !arr)
 		GP_TRY(GP_ENOMEM);
-	for (i = 0; i < nb; i++) {
-		const struct gp_value *x = gp_arr_get(bf, i);
+	nb = rows_of(bf, b, false);
+	nn = rows_of(nf, e, true);
+	while (i < nb || j < nn) {
+		int c = i == nb ? 1 : j == nn ? -1 : strcmp(b[i].frame, e[j].frame);
 
-		d[n++] = (struct fdiff){ gp_value_get_str(get(x, "frame")), ival(x, "bytes"), 0,
-			                 ival(x, "blocks"), 0 };
-	}
-	qsort(d, n, sizeof(*d), cmp_fdiff);
-	for (i = 0; i < nn; i++) {
-		const struct gp_value *x = gp_arr_get(nf, i);
-		const char *f = gp_value_get_str(get(x, "frame"));
-		struct fdiff key = { .frame = f }, *hit = NULL;
-
-		/* the base's rows are few (distinct frames); a linear search keeps it simple */
-		for (j = 0; j < nb && f; j++)
-			if (d[j].frame && strcmp(d[j].frame, f) == 0) {
-				hit = &d[j];
-				break;
-			}
-		if (!hit) {
-			hit = &d[n++];
-			*hit = key;
+		if (c < 0) {
+			d[n++] = b[i++];
+		} else if (c > 0) {
+			d[n++] = e[j++];
+		} else {
+			d[n] = b[i++];
+			d[n].new_ = e[j].new_;
+			d[n++].new_blocks = e[j++].new_blocks;
 		}
-		hit->new_ = ival(x, "bytes");
-		hit->new_blocks = ival(x, "blocks");
 	}
-	qsort(d, n, sizeof(*d), cmp_fdiff);
+	if (n)
+		qsort(d, n, sizeof(*d), cmp_fdiff);
 	for (i = 0; i < n; i++) {
 		if (!(r = gp_value_object()))
 			GP_TRY(GP_ENOMEM);
-		GP_TRY(gp_obj_set_str(r, "frame", d[i].frame ? d[i].frame : "?"));
+		GP_TRY(gp_obj_set_str(r, "frame", d[i].frame));
 		GP_TRY(gp_obj_set_int(r, "base_bytes", d[i].base));
 		GP_TRY(gp_obj_set_int(r, "new_bytes", d[i].new_));
 		GP_TRY(gp_obj_set_int(r, "change_bytes", d[i].new_ - d[i].base));
@@ -150,6 +162,8 @@ out:
 	gp_value_free(r);
 	gp_value_free(arr);
 	gp__free(d);
+	gp__free(e);
+	gp__free(b);
 	return rc;
 }
 
@@ -224,23 +238,22 @@ static int build(const char *bp, const char *np, const struct gp_value *bdoc,
 	struct gp_buf sum = GP_BUF_INIT;
 	int worse = 0, better = 0, rc = 0;
 	const struct gp_value *first = NULL;
-	size_t i;
+	size_t i, j;
 	char th[32], b1[32], b2[32], p[32];
 
 	if (!devs || !opt)
 		GP_TRY(GP_ENOMEM);
-	for (i = 0; i < gp_value_len(bdevs); i++) {
-		int64_t d = ival(gp_arr_get(bdevs, i), "device");
+	/* both lists are in device order (memsnap.c): merged */
+	for (i = 0, j = 0; i < gp_value_len(bdevs) || j < gp_value_len(ndevs);) {
+		const struct gp_value *x = gp_arr_get(bdevs, i), *y = gp_arr_get(ndevs, j);
+		int64_t dx = x ? ival(x, "device") : INT64_MAX,
+		        dy = y ? ival(y, "device") : INT64_MAX;
+		int64_t d = dx < dy ? dx : dy;
 
-		GP_TRY(one_device(d, gp_arr_get(bdevs, i), device_of(ndoc, d), threshold, devs,
+		GP_TRY(one_device(d, dx == d ? x : NULL, dy == d ? y : NULL, threshold, devs,
 		                  &worse, &better));
-	}
-	for (i = 0; i < gp_value_len(ndevs); i++) {
-		int64_t d = ival(gp_arr_get(ndevs, i), "device");
-
-		if (!device_of(bdoc, d))
-			GP_TRY(one_device(d, NULL, gp_arr_get(ndevs, i), threshold, devs, &worse,
-			                  &better));
+		i += dx == d;
+		j += dy == d;
 	}
 	for (i = 0; i < gp_value_len(devs) && !first; i++) {
 		const char *v = gp_value_get_str(get(gp_arr_get(devs, i), "verdict"));
