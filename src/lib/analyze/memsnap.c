@@ -593,7 +593,8 @@ static int devices(struct gp__ms *m, uint32_t segs, uint32_t traces, struct gp_v
 		if (!h)
 			refs[i].device = 0;
 		if (refs[i].device < 0 || refs[i].device > 1 << 20)
-			GP_TRY(gp__ms_bad(m, s, "a segment of device %lld", (long long)refs[i].device));
+			GP_TRY(gp__ms_bad(m, s, "a segment of device %lld",
+			                  (long long)refs[i].device));
 	}
 	if (n)
 		qsort(refs, n, sizeof(*refs), cmp_segref);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze/memsnap.h"
 #include "compare-int.h"
@@ -40,14 +41,21 @@ static int64_t ival(const struct gp_value *v, const char *k)
 	return i;
 }
 
-/* is @p path a memory snapshot (by name or content)? */
+/*
+ * Is @p path a memory snapshot (by name or content)? Only a regular file is asked: a
+ * directory is none, and standard input is left unread for the usual loading (which
+ * refuses a snapshot there).
+ */
 static int is_snapshot(const char *path, bool *yes)
 {
 	struct gp__srcs s;
+	struct stat st;
 	int rc;
 
 	*yes = false;
-	rc = gp__srcs_resolve(&path, 1, GP_SRC_ALLOW_STDIN, &s);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	rc = gp__srcs_resolve(&path, 1, 0, &s);
 	if (rc == 0)
 		*yes = s.n == 1 && s.v[0].kind == GP_SRC_SNAPSHOT;
 	gp__srcs_release(&s);
@@ -59,7 +67,7 @@ static int is_snapshot(const char *path, bool *yes)
 static int read_side(const char *path, struct gp_value **doc)
 {
 	struct gp__srcs s;
-	int rc = gp__srcs_resolve(&path, 1, GP_SRC_ALLOW_STDIN, &s);
+	int rc = gp__srcs_resolve(&path, 1, 0, &s);
 
 	if (rc == 0)
 		rc = gp__memsnap_read(&s.v[0], 0, doc);
