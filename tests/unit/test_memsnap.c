@@ -18,55 +18,8 @@
 #include "analyze/memsnap.h"
 #include "gpuprof/value.h"
 #include "source/pickle.h"
+#include "memsnap-gen.h"
 #include "testutil.h"
-
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/gp-memsnap.XXXXXX");
-	return tu_tmpdir_make(tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return tu_tmpdir_remove(tmpdir);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-static bool gen(const char *out, int proto, const char *variant, const char *expect)
-{
-	const char *src = getenv("GP_SRC_DIR");
-	char cmd[2048];
-
-	if (!src || system("python3 -c 'import pickle' >/dev/null 2>&1") != 0)
-		return false;
-	snprintf(cmd, sizeof(cmd),
-	         "python3 %s/tests/memsnap_gen.py %s --proto %d --variant %s --expect %s", src, out,
-	         proto, variant, expect);
-	assert_int_equal(system(cmd), 0);
-	return true;
-}
 
 static struct gp_value *load_json(const char *path)
 {
@@ -105,7 +58,7 @@ static void check_variant(const char *variant, int proto)
 
 	snprintf(pk_path, sizeof(pk_path), "%s/%s%d.pickle", tmpdir, variant, proto);
 	snprintf(ex_path, sizeof(ex_path), "%s/%s%d.json", tmpdir, variant, proto);
-	if (!gen(pk_path, proto, variant, ex_path))
+	if (!gen(pk_path, proto, variant, "--expect", ex_path))
 		skip();
 	want = load_json(ex_path);
 	bytes = slurp(pk_path, &n);

@@ -16,56 +16,8 @@
 
 #include "gpuprof/value.h"
 #include "source/pickle.h"
+#include "memsnap-gen.h"
 #include "testutil.h"
-
-static char tmpdir[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/gp-pickle.XXXXXX");
-	return tu_tmpdir_make(tmpdir);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return tu_tmpdir_remove(tmpdir);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
-/* runs tests/memsnap_gen.py; false when python3 is missing */
-static bool gen(const char *out, int proto, const char *variant, const char *json)
-{
-	const char *src = getenv("GP_SRC_DIR");
-	char cmd[2048];
-
-	if (!src || system("python3 -c 'import pickle' >/dev/null 2>&1") != 0)
-		return false;
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/memsnap_gen.py %s --proto %d --variant %s%s%s",
-	         src, out, proto, variant, json ? " --json " : "", json ? json : "");
-	assert_int_equal(system(cmd), 0);
-	return true;
-}
 
 /* the test's own conversion of the graph to a gp_value (recursive: trusted depth) */
 static struct gp_value *to_value(const struct gp__pk *pk, uint32_t id)
@@ -131,7 +83,7 @@ static void test_protocols(void **state)
 
 		snprintf(pk_path, sizeof(pk_path), "%s/s%d.pickle", tmpdir, proto);
 		snprintf(js_path, sizeof(js_path), "%s/s%d.json", tmpdir, proto);
-		if (!gen(pk_path, proto, "base", js_path))
+		if (!gen(pk_path, proto, "base", "--json", js_path))
 			skip();
 		bytes = slurp(pk_path, &n);
 		assert_int_equal((unsigned char)bytes[0], 0x80);
@@ -177,7 +129,7 @@ static void test_truncated(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/t.pickle", tmpdir);
-	if (!gen(path, 4, "tiny", NULL))
+	if (!gen(path, 4, "tiny", NULL, NULL))
 		skip();
 	bytes = slurp(path, &n);
 	for (k = 0; k < n; k++) {
@@ -401,7 +353,7 @@ static void test_alloc_failures(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/a.pickle", tmpdir);
-	if (!gen(path, 4, "tiny", NULL))
+	if (!gen(path, 4, "tiny", NULL, NULL))
 		skip();
 	bytes = slurp(path, &n);
 	for (k = 1;; k++) {
