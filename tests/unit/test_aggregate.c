@@ -145,7 +145,8 @@ static void write_rank(const char *dir, const struct spec *s, int r)
 	    &b,
 	    "\"step_stats\": {\"count\": %lld, \"mean_ns\": 40000000, \"median_ns\": "
 	    "40000000, \"p95_ns\": 41000000, \"breakdown_pct\": {\"dataloader_pct\": %g}}, "
-	    "\"memory\": {\"devices\": [{\"peak_allocated_bytes\": %d}]}, \"findings\": [], ",
+	    "\"memory\": {\"devices\": [{\"device\": \"cpu\", \"peak_allocated_bytes\": "
+	    "999999999}, {\"device\": 0, \"peak_allocated_bytes\": %d}]}, \"findings\": [], ",
 	    (long long)steps, dl_pct, 1000000 + r);
 	if (bad && s->no_ledger) {
 		gp__buf_addstr(&b, "\"x\": 0}]}");
@@ -297,6 +298,8 @@ static void test_busbw(void **state)
 	assert_int_equal(run(&s, 0, &doc, dir), 0);
 	c = gp_arr_get(gp_obj_get(doc, "collectives"), 0);
 	assert_string_equal(tu_gets(c, "name"), "allreduce");
+	/* a rank's peak memory is its GPU's, not its host's larger one */
+	assert_int_equal(tu_geti(rank_obj(doc, 3), "peak_memory_bytes"), 1000003);
 	assert_int_equal(tu_geti(c, "count"), s.ncoll);
 	assert_int_equal(tu_geti(c, "ranks"), 8);
 	assert_int_equal(tu_geti(c, "bytes"), s.ncoll * BYTES);

@@ -223,13 +223,18 @@ static void reduce_metrics(const struct gp_value *ro, const struct gp_value *rep
 	    isnan(comm) || isnan(overlap) ? comm : comm - (double)llround(comm * overlap / 100.0);
 	m[GP_AGG_WAIT] = 0;
 	m[GP_AGG_COLLECTIVES] = (double)out->nent;
+	/* the GPUs' highest peak; the host's only for a rank with no GPU memory events */
 	m[GP_AGG_PEAK_MEM] = NAN;
-	for (i = 0; i < gp_value_len(mem); i++) {
-		double p = num(gp_arr_get(mem, i), "peak_allocated_bytes");
+	for (int gpu = 1; gpu >= 0 && isnan(m[GP_AGG_PEAK_MEM]); gpu--)
+		for (i = 0; i < gp_value_len(mem); i++) {
+			const struct gp_value *d = gp_arr_get(mem, i);
+			double p = num(d, "peak_allocated_bytes");
 
-		if (!isnan(p) && (isnan(m[GP_AGG_PEAK_MEM]) || p > m[GP_AGG_PEAK_MEM]))
-			m[GP_AGG_PEAK_MEM] = p;
-	}
+			if ((gp_value_type(gp_obj_get(d, "device")) == GP_VALUE_INT) != gpu)
+				continue;
+			if (!isnan(p) && (isnan(m[GP_AGG_PEAK_MEM]) || p > m[GP_AGG_PEAK_MEM]))
+				m[GP_AGG_PEAK_MEM] = p;
+		}
 	m[GP_AGG_GPU_CLOCK] = sm_clock_mhz(report, out->device);
 	dl = num(ro, "step_stats/breakdown_pct/dataloader_pct");
 	out->dataloader_ns = dl * m[GP_AGG_STEP_MEAN] / 100.0;
@@ -407,7 +412,8 @@ static const struct gp_jkeep keep_gpu[] = { K("busy_ns", NULL),
 	                                    K("comm_comp_overlap_pct", NULL),
 	                                    K("idle_breakdown_total", keep_idle),
 	                                    K(NULL, NULL) };
-static const struct gp_jkeep keep_peak[] = { K("peak_allocated_bytes", NULL), K(NULL, NULL) };
+static const struct gp_jkeep keep_peak[] = { K("device", NULL), K("peak_allocated_bytes", NULL),
+	                                     K(NULL, NULL) };
 static const struct gp_jkeep keep_memory[] = { K("devices", keep_peak), K(NULL, NULL) };
 static const struct gp_jkeep keep_finding[] = { K("id", NULL), K(NULL, NULL) };
 static const struct gp_jkeep keep_rank[] = { K("rank", NULL),

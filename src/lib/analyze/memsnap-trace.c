@@ -18,6 +18,7 @@
 
 #include "analyze/memsnap-int.h"
 #include "analyze/memsnap.h"
+#include "analyze/metrics.h"
 #include "util/error.h"
 
 enum act {
@@ -178,56 +179,32 @@ out:
 	return rc;
 }
 
-static int point(struct gp_value *pts, int64_t x, int64_t y)
-{
-	struct gp_value *p = gp_value_array();
-	int rc;
-
-	if (!p)
-		return GP_ENOMEM;
-	if ((rc = gp_arr_push(p, gp_value_int(x))) < 0 ||
-	    (rc = gp_arr_push(p, gp_value_int(y))) < 0) {
-		gp_value_free(p);
-		return rc;
-	}
-	return gp_arr_push(pts, p);
-}
-
-/* at most GP_MEMSNAP_MAX_POINTS: each of MAX/2 spans gives its lowest and its highest */
+/* at most GP_MEMSNAP_MAX_POINTS: the one min/max decimation of series (analyze/metrics.h) */
 static int curve(const struct ent *es, const int64_t *level, size_t n, bool times,
                  struct gp_value *dev)
 {
 	struct gp_value *c = gp_value_object(), *pts = gp_value_array();
-	size_t spans = GP_MEMSNAP_MAX_POINTS / 2, s, i;
+	int64_t *x = gp__calloc(n ? n : 1, sizeof(*x));
+	double *y = gp__calloc(n ? n : 1, sizeof(*y));
+	size_t i;
 	int rc = 0;
 
-	if (!c || !pts)
-		GP_TRY(GP_ENOMEM);
-	GP_TRY(gp_obj_set_str(c, "x", times ? "time_us" : "entry"));
-	for (s = 0; s < (n <= GP_MEMSNAP_MAX_POINTS ? n : spans); s++) {
-		size_t a = n <= GP_MEMSNAP_MAX_POINTS ? s : s * n / spans;
-		size_t b = n <= GP_MEMSNAP_MAX_POINTS ? s + 1 : (s + 1) * n / spans;
-		size_t lo = a, hi = a, first, second;
-
-		for (i = a; i < b; i++) {
-			if (level[i] < level[lo])
-				lo = i;
-			if (level[i] > level[hi])
-				hi = i;
-		}
-		first = lo < hi ? lo : hi;
-		second = lo < hi ? hi : lo;
-		GP_TRY(point(pts, times ? es[first].time_us : (int64_t)first, level[first]));
-		if (second != first)
-			GP_TRY(point(pts, times ? es[second].time_us : (int64_t)second,
-			             level[second]));
+	if (!c || !pts || !x || !y)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory drawing a snapshot's curve"));
+	for (i = 0; i < n; i++) {
+		x[i] = times ? es[i].time_us : (int64_t)i;
+		y[i] = (double)level[i]; /* exact: bytes below 2^53 */
 	}
+	GP_TRY(gp_obj_set_str(c, "x", times ? "time_us" : "entry"));
+	GP_TRY(gp__metrics_points(x, y, n, GP_MEMSNAP_MAX_POINTS, pts));
 	rc = gp_obj_set(c, "points", pts);
 	pts = NULL;
 	GP_TRY(rc);
 	rc = gp_obj_set(dev, "curve", c);
 	c = NULL;
 out:
+	gp__free(y);
+	gp__free(x);
 	gp_value_free(pts);
 	gp_value_free(c);
 	return rc;

@@ -40,6 +40,8 @@ extern const char gp__report_js[];
 extern const size_t gp__report_js_len;
 extern const char gp__report_perf[];
 extern const size_t gp__report_perf_len;
+extern const char gp__report_mem[];
+extern const size_t gp__report_mem_len;
 extern const char gp__report_memsnap[];
 extern const size_t gp__report_memsnap_len;
 
