@@ -79,6 +79,7 @@ GP_API int gp_aggregate_load(const char *path, struct gp_value **out)
 	case GP_SRC_RUN_DIR:
 	case GP_SRC_OTHER:
 	case GP_SRC_ANALYZE:
+	case GP_SRC_SNAPSHOT:
 		return 0;
 	default: /* another gpuprof document, or one whose schema comes after the first bytes */
 		break;

@@ -20,6 +20,7 @@
 
 #include "analyze-int.h"
 #include "analyze-srcs.h"
+#include "memsnap.h"
 #include "metrics.h"
 #include "source/source.h"
 #include "util/buf.h"
@@ -570,8 +571,16 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 	*out = NULL;
 	if (!n)
 		return gp__error(GP_EINVAL, "no input files");
-	if ((rc = gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs)) == 0)
-		rc = gp__analyze_srcs(&srcs, opts, out);
+	if ((rc = gp__srcs_resolve(paths, n, GP_SRC_ALLOW_STDIN, &srcs)) == 0) {
+		/* a memory snapshot is no trace: its own document (memsnap.h), read alone */
+		if (gp__srcs_count(&srcs, 1u << GP_SRC_SNAPSHOT) && srcs.n > 1)
+			rc = gp__error(GP_EINVAL, "a memory snapshot is analysed alone, not with "
+			                          "other inputs");
+		else if (gp__srcs_count(&srcs, 1u << GP_SRC_SNAPSHOT))
+			rc = gp__memsnap_read(&srcs.v[0], GP__OPTS_GET(opts, top, 0), out);
+		else
+			rc = gp__analyze_srcs(&srcs, opts, out);
+	}
 	gp__srcs_release(&srcs);
 	return rc;
 }

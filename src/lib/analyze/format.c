@@ -19,6 +19,7 @@
 
 #include "format-sections.h"
 #include "gpuprof/analyze.h"
+#include "memsnap.h"
 #include "text/text.h"
 #include "util/error.h"
 #include "util/opts.h"
@@ -1104,6 +1105,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
 	if (f.width < 60)
 		f.width = 60;
+	if (gp__memsnap_is(report)) /* a memory snapshot's document: its own text */
+		return gp__memsnap_format(report, f.top, f.width, text, len);
 	print_run(&f, report);
 	print_tags(&f, report);
 	for (i = 0; i < gp_value_len(ranks); i++) {

@@ -173,4 +173,17 @@ int gp__cmp_values_labelled(const struct gp_value *base, const struct gp_value *
                             const struct gp_compare_opts *opts, const char *base_label,
                             const char *new_label, struct gp_value **out);
 
+/* memsnap.c: two PyTorch memory snapshots (analyze/memsnap.h) */
+
+/**
+ * When @p base or @p new_ is a memory snapshot (*@p handled), their comparison into
+ * *@p out (a gpuprof.compare/1 result of kind "memory snapshot"), or an error when
+ * only one of them is; otherwise nothing (*@p handled false, 0).
+ */
+int gp__cmp_memsnap_paths(const char *base, const char *new_, const struct gp_compare_opts *opts,
+                          bool *handled, struct gp_value **out);
+/** The text (or Markdown) of such a result after its summary line, @p top frames a device. */
+void gp__cmp_format_memsnap(struct gp__out *o, const struct gp_value *result, bool md,
+                            uint32_t top);
+
 #endif

@@ -497,6 +497,10 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 		out(&f, "### gpuprof compare: %s\n\n**%s**\n\n", verdict, str(result, "summary"));
 	else
 		out(&f, "%s\n", str(result, "summary"));
+	if (strcmp(str(result, "kind"), "memory snapshot") == 0) { /* compare/memsnap.c */
+		gp__cmp_format_memsnap(&f.o, result, f.md, f.top);
+		goto out_detach;
+	}
 	para(&f, "", 2,
 	     f.md ? "%s `%s` (%s) -> %s `%s` (%s); alpha %g, threshold %s"
 	          : "%s '%s' (%s) -> %s '%s' (%s); alpha %g, threshold %s",
@@ -548,6 +552,7 @@ GP_API int gp_compare_format(const struct gp_value *result, enum gp_compare_form
 	}
 	/* unmatched series and ranks are in the warnings */
 	list(&f, gp_obj_get(result, "warnings"), "warnings");
+out_detach:
 	/* one final newline */
 	while (!f.o.rc && f.o.b.len >= 2 && f.o.b.buf[f.o.b.len - 1] == '\n' &&
 	       f.o.b.buf[f.o.b.len - 2] == '\n')

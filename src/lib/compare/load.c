@@ -325,6 +325,12 @@ GP_API int gp_compare_paths(const char *base, const char *new_, const struct gp_
 	/* a bad option fails before any trace is read */
 	if ((rc = gp_compare_check_opts(opts)))
 		return rc;
+	{ /* two memory snapshots: their own comparison (memsnap.c) */
+		bool snap;
+
+		if ((rc = gp__cmp_memsnap_paths(base, new_, opts, &snap, out)) || snap)
+			return rc;
+	}
 	threaded = pthread_create(&th, NULL, load_side, &b) == 0;
 	load_side(&n);
 	if (threaded)

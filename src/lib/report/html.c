@@ -345,14 +345,15 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 		*len = 0;
 	if (!schema || strcmp(schema, GP_PAGE_SCHEMA) != 0 || !kind ||
 	    (strcmp(kind, "analyze") && strcmp(kind, "bench") && strcmp(kind, "compare") &&
-	     strcmp(kind, "aggregate")) ||
+	     strcmp(kind, "aggregate") && strcmp(kind, "memsnap")) ||
 	    gp_value_type(gp_obj_get(page, "doc")) != GP_VALUE_OBJECT)
 		return gp__error(GP_EINVAL, "gp_report_html: not a page model (%s)",
 		                 GP_PAGE_SCHEMA);
 	gp__buf_init(&b, 0);
 	GP_TRY(gp_value_to_json(page, 0, &json, &jlen));
 	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_perf_len +
-	                            gp__report_mem_len + gp__report_css_len + 8192));
+	                            gp__report_mem_len + gp__report_memsnap_len +
+	                            gp__report_css_len + 8192));
 	GP_TRY(gp__buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	                          "<meta charset=\"utf-8\">\n"
 	                          "<meta name=\"viewport\" content=\"width=device-width, "
@@ -382,6 +383,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	GP_TRY(gp__buf_addstr(&b, "</script>\n<script>\n"));
 	GP_TRY(gp__buf_add(&b, gp__report_perf, gp__report_perf_len));
 	GP_TRY(gp__buf_add(&b, gp__report_mem, gp__report_mem_len));
+	GP_TRY(gp__buf_add(&b, gp__report_memsnap, gp__report_memsnap_len));
 	GP_TRY(gp__buf_add(&b, gp__report_js, gp__report_js_len));
 	GP_TRY(gp__buf_addstr(&b, "</script>\n</body>\n</html>\n"));
 	*out = gp__buf_detach(&b, len);

@@ -42,5 +42,7 @@ extern const char gp__report_perf[];
 extern const size_t gp__report_perf_len;
 extern const char gp__report_mem[];
 extern const size_t gp__report_mem_len;
+extern const char gp__report_memsnap[];
+extern const size_t gp__report_memsnap_len;
 
 #endif

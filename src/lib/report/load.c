@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "analyze/analyze-srcs.h"
+#include "analyze/memsnap.h"
 #include "compare/check.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
@@ -45,9 +46,9 @@
 #include "util/value-int.h"
 #include "report-int.h"
 
-enum doc_kind { DOC_ANALYZE, DOC_BENCH, DOC_COMPARE, DOC_AGGREGATE };
+enum doc_kind { DOC_ANALYZE, DOC_BENCH, DOC_COMPARE, DOC_AGGREGATE, DOC_MEMSNAP };
 
-static const char *const kind_names[] = { "analyze", "bench", "compare", "aggregate" };
+static const char *const kind_names[] = { "analyze", "bench", "compare", "aggregate", "memsnap" };
 
 #ifndef GP_AGGREGATE_SCHEMA
 #define GP_AGGREGATE_SCHEMA "gpuprof.aggregate/1"
@@ -432,7 +433,7 @@ static int add_env(struct gp_value *page, enum doc_kind kind, const struct gp_va
 		GP_TRY(env_bench(doc, env));
 	else if (kind == DOC_AGGREGATE)
 		GP_TRY(env_aggregate(doc, env, gpus));
-	else
+	else /* a compare result, a memory snapshot: no machine known */
 		GP_TRY(env_compare(doc, env));
 	GP_TRY(set_str_or_null(env, "source_version", get_str(doc, "gpuprof_version")));
 	GP_TRY(gp_obj_set(env, "tags",
@@ -624,11 +625,21 @@ static int doc_kind(const struct gp_value *v, const char *path, enum doc_kind *k
 		*kind = DOC_AGGREGATE;
 		return gp__cmp_check_aggregate(v, label);
 	}
+	if (gp__memsnap_is(v)) {
+		*kind = DOC_MEMSNAP;
+		if (gp_value_type(gp_obj_get(v, "devices")) != GP_VALUE_ARRAY)
+			return gp__error(GP_EFORMAT,
+			                 "'%s': a memory snapshot document without "
+			                 "\"devices\"",
+			                 path);
+		return 0;
+	}
 	if (schema)
-		return gp__error(GP_EVERSION,
-		                 "'%s': schema '%s' is not one that report reads (%s, %s, %s, %s)",
-		                 path, schema, GP_ANALYZE_SCHEMA, GP_BENCH_SCHEMA,
-		                 GP_COMPARE_SCHEMA, GP_AGGREGATE_SCHEMA);
+		return gp__error(
+		    GP_EVERSION,
+		    "'%s': schema '%s' is not one that report reads (%s, %s, %s, %s, %s)", path,
+		    schema, GP_ANALYZE_SCHEMA, GP_BENCH_SCHEMA, GP_COMPARE_SCHEMA,
+		    GP_AGGREGATE_SCHEMA, GP_MEMSNAP_SCHEMA);
 	return gp__error(GP_EFORMAT, "'%s': no \"schema\": not a gpuprof document", path);
 }
 
@@ -666,6 +677,14 @@ static int load_doc(const char *const *paths, size_t n, struct gp__srcs *srcs,
 
 	*analysed = true;
 	*kind = DOC_ANALYZE;
+	/* a memory snapshot: its own document (analyze/memsnap.h), drawn alone */
+	if (gp__srcs_count(srcs, 1u << GP_SRC_SNAPSHOT)) {
+		if (srcs->n != 1)
+			return gp__error(GP_EINVAL, "a memory snapshot is drawn alone, not with "
+			                            "other inputs");
+		*kind = DOC_MEMSNAP;
+		return gp__memsnap_read(&srcs->v[0], o->top, doc);
+	}
 	if (n != 1)
 		return analyze_srcs(srcs, o, doc);
 	for (i = 0; i < srcs->n; i++)

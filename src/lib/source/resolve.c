@@ -41,6 +41,7 @@ static const char *const kind_names[GP_SRC_NKINDS] = {
 	[GP_SRC_AGGREGATE] = "an aggregate",
 	[GP_SRC_DOC] = "a gpuprof document",
 	[GP_SRC_OTHER] = "not a trace",
+	[GP_SRC_SNAPSHOT] = "a memory snapshot",
 };
 
 const char *gp__src_kind_name(enum gp__src_kind k)
@@ -300,6 +301,9 @@ static int add_file(struct gp__srcs *s, const char *path, bool regular, size_t a
 		k = GP_SRC_CAPTURE;
 	if (ends_with(path, n, ".jsonl") && (k == GP_SRC_KINETO || k == GP_SRC_OTHER))
 		k = GP_SRC_METRICS; /* the name says it: the timeline reader says what is wrong */
+	if ((ends_with(path, n, ".pickle") || ends_with(path, n, ".pkl")) &&
+	    (k == GP_SRC_KINETO || k == GP_SRC_OTHER))
+		k = GP_SRC_SNAPSHOT; /* the name says it: the pickle reader says what is wrong */
 	if (k == GP_SRC_OTHER)
 		k = GP_SRC_KINETO;
 	GP_TRY(push(s, k, gp__strdup(path), arg, false));

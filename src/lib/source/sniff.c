@@ -134,6 +134,9 @@ static enum gp__src_kind sniff(const void *data, size_t n, bool eof, bool *sure)
 	*sure = true;
 	if (gp__capture_sniff(p, n))
 		return GP_SRC_CAPTURE;
+	/* a pickle's PROTO opcode: a PyTorch memory snapshot (no JSON starts with 0x80) */
+	if (n >= 2 && (unsigned char)p[0] == 0x80 && p[1] >= 2 && p[1] <= 5)
+		return GP_SRC_SNAPSHOT;
 	q = gp__json_ws(p, s.end);
 	if (q >= s.end) {
 		*sure = eof;

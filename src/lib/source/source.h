@@ -33,6 +33,7 @@ enum gp__src_kind {
 	GP_SRC_AGGREGATE,  /**< a gpuprof.aggregate/1 document */
 	GP_SRC_DOC,        /**< a gpuprof document whose schema the first bytes did not show */
 	GP_SRC_OTHER, /**< JSON or text that is no trace (config.json...): skipped in directories */
+	GP_SRC_SNAPSHOT, /**< a PyTorch memory snapshot (.pickle, .pkl; a pickle of protocol 2-5) */
 	GP_SRC_NKINDS
 };
 

@@ -970,6 +970,13 @@
       fmtNs: fmtNs, fmtPct: fmtPct, fmtRate: fmtRate, fmtAxisNs: fmtAxisNs, fmtInt: fmtInt, fmtNum: fmtNum });
   }
 
+  /* a memory snapshot (gpuprof.memsnap/1): assets/memsnap.js, before this file */
+  function renderMemsnap(doc) {
+    if (typeof gpMemsnap !== 'function') throw new Error('the memory snapshot view is missing');
+    gpMemsnap({ h: h, s: s, num: num, objs: objs, arr: arr, get: get, section: section, card: card, table: table,
+      lineChart: lineChart, fmtBytes: fmtBytes, fmtInt: fmtInt, fmtPct: fmtPct }).render(doc);
+  }
+
   /* the memory view: assets/memory.js, before this file */
   function memory() {
     if (typeof gpMemory !== 'function') return { analyze: function () {} };
@@ -1484,6 +1491,7 @@
     if (page.kind === 'bench') renderBench(doc);
     else if (page.kind === 'compare') renderCompare(doc);
     else if (page.kind === 'aggregate') renderAggregate(doc);
+    else if (page.kind === 'memsnap') renderMemsnap(doc);
     else if (ri === -1 && page.aggregate && typeof page.aggregate === 'object') {
       /* the job's view of a page of many ranks */
       rankSelect(doc, -1);
