@@ -5,7 +5,8 @@
  * ProfilerStep, range and frame from the trace's memory events, the most
  * loaded GPU of several, warm-up left out as for the times, the CPU never
  * counted, null when unknown; gp_bench_memory_at_end() and its checks; the
- * text and Markdown of a result with memory.
+ * text and Markdown of a result with memory; compare's exact rule for memory
+ * alike in every iteration at its edges.
  */
 #include "testutil.h"
 
@@ -15,6 +16,7 @@
 
 #include "bench/bench-int.h"
 #include "gpuprof/bench.h"
+#include "gpuprof/compare.h"
 #include "gpuprof/value.h"
 
 #define STEP 1000 /* ns per step */
@@ -255,6 +257,81 @@ static void test_api_and_text(void **state)
 	gp_bench_free(b);
 }
 
+/* a bench result of @p n iterations of 1 ms with every peak @p peak (and at-end bytes 1 MiB) */
+static struct gp_value *mem_doc(size_t n, double peak)
+{
+	double t[8], p[8], e[8];
+	struct gp_bench *b = gp_bench_new("python", 0);
+	struct gp_value *r;
+
+	assert_true(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = 1e6;
+		p[i] = peak;
+		e[i] = 1048576;
+	}
+	assert_int_equal(gp_bench_add(b, "s", NULL, 1, 0, t, n, NULL, p, NULL), 0);
+	assert_int_equal(gp_bench_memory_at_end(b, 0, e, n), 0);
+	r = result(b);
+	gp_bench_free(b);
+	return r;
+}
+
+/* the verdict and the test of metric "peak_memory" of base and new peaks; *reg the regression */
+static const char *peak_verdict(size_t n, double base, double new_, const char **test, bool *reg)
+{
+	static char v[32];
+	struct gp_value *a = mem_doc(n, base), *b = mem_doc(n, new_), *r = NULL;
+	const struct gp_value *ms;
+
+	assert_int_equal(gp_compare_values(a, b, NULL, &r), 0);
+	ms = gp_obj_get(gp_arr_get(gp_obj_get(r, "groups"), 0), "metrics");
+	v[0] = 0;
+	*test = NULL;
+	for (size_t i = 0; i < gp_value_len(ms); i++) {
+		const struct gp_value *m = gp_arr_get(ms, i);
+
+		if (strcmp(gp_value_get_str(gp_obj_get(m, "metric")), "peak_memory") != 0)
+			continue;
+		snprintf(v, sizeof(v), "%s", gp_value_get_str(gp_obj_get(m, "verdict")));
+		*test = gp_value_get_str(gp_obj_get(m, "test")) &&
+		                strcmp(gp_value_get_str(gp_obj_get(m, "test")), "exact") == 0
+		            ? "exact"
+		            : "other";
+	}
+	*reg = gp_compare_regression(r);
+	gp_value_free(a);
+	gp_value_free(b);
+	gp_value_free(r);
+	return v;
+}
+
+static void test_compare_exact(void **state)
+{
+	const double g = 1e9, mi = 1048576.0; /* 1 % of 1e9 is exact: 1e7 */
+	const char *test;
+	bool reg;
+
+	(void)state;
+	/* 1 % of 1 GB is 10 MB: at the margin the same, a byte past it worse */
+	assert_string_equal(peak_verdict(4, g, g + 1e7, &test, &reg), "same");
+	assert_string_equal(test, "exact");
+	assert_false(reg);
+	assert_string_equal(peak_verdict(4, g, g + 1e7 + 1, &test, &reg), "worse");
+	assert_true(reg);
+	assert_string_equal(peak_verdict(4, g, g - 1e7 - 1, &test, &reg), "better");
+	assert_false(reg);
+	/* under 100 MiB the 1 MiB floor decides, also from 0 */
+	assert_string_equal(peak_verdict(4, 10 * mi, 11 * mi, &test, &reg), "same");
+	assert_string_equal(peak_verdict(4, 10 * mi, 11 * mi + 1, &test, &reg), "worse");
+	assert_string_equal(peak_verdict(4, 0, mi, &test, &reg), "same");
+	assert_string_equal(peak_verdict(4, 0, 2 * mi, &test, &reg), "worse");
+	/* one iteration a side: under --min-samples, not exact, no verdict */
+	assert_string_equal(peak_verdict(1, g, 2 * g, &test, &reg), "inconclusive");
+	assert_string_equal(test, "other");
+	assert_false(reg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_and_frames),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_api_and_text),
+		cmocka_unit_test(test_compare_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
