@@ -37,6 +37,7 @@
 #define MAX_THREADS_SM 2048
 #define MAX_OPEN       24
 #define FOOTER_RESERVE 4096
+#define LIVE_MAX       65536
 
 enum kclass { K_GEMM, K_ELEM, K_ATTN, K_REDUCE, K_OPTIM, K_NCCL };
 
@@ -477,6 +478,12 @@ struct gen {
 	int64_t sfree[3]; /* compute, comm, copy stream busy-until */
 	uint64_t ext_id, corr, ev_idx, py_id;
 	int64_t mem_alloc, mem_reserved;
+	struct {
+		uint64_t addr;
+		int64_t bytes;
+	} live[LIVE_MAX]; /* the step's allocations not freed yet: freed at its end */
+	int nlive;
+	int64_t leak_bytes; /* --leak: allocated by aten::cat in every step, never freed */
 	uint64_t written;
 	struct rec open[MAX_OPEN];
 	int nopen;
@@ -714,7 +721,8 @@ static void py_leaf(struct gen *g, const char *name)
 	rec_close(g);
 }
 
-static void mem_event(struct gen *g, int tid, int64_t bytes)
+/* one [memory] event: Bytes at Addr, the running totals after it */
+static void mem_put(struct gen *g, int tid, int64_t bytes, uint64_t addr)
 {
 	struct obuf *b = &g->cpu;
 	g->mem_alloc += bytes;
@@ -728,11 +736,63 @@ static void mem_event(struct gen *g, int tid, int64_t bytes)
 	put(b, ", \"Bytes\": ");
 	put_i64(b, bytes);
 	put(b, ", \"Addr\": ");
-	put_u64(b, 137877174353920ull + (splitmix64(&g->rng) % (1ull << 34)) * 512);
+	put_u64(b, addr);
 	put(b, ", \"Device Id\": 0, \"Device Type\": 1, \"Ev Idx\": ");
 	put_u64(b, g->ev_idx++);
 	put(b, "\n    }\n  },\n");
 	g->n_events++;
+}
+
+/*
+ * An allocation (bytes > 0) at a fresh address, kept in g->live unless @p keep is 0, or a free of
+ * the latest live allocation of that size at its address (none when none is live). One draw of the
+ * generator either way, so the rest of the trace does not depend on how the frees are paired.
+ */
+static void mem_event_at(struct gen *g, int tid, int64_t bytes, int keep)
+{
+	uint64_t addr = 137877174353920ull + (splitmix64(&g->rng) % (1ull << 34)) * 512;
+	if (bytes > 0 && keep) {
+		if (g->nlive >= LIVE_MAX)
+			die("too many live allocations");
+		g->live[g->nlive].addr = addr;
+		g->live[g->nlive++].bytes = bytes;
+	} else if (bytes < 0) {
+		int i = g->nlive - 1;
+		while (i >= 0 && g->live[i].bytes != -bytes)
+			i--;
+		if (i < 0)
+			return; /* nothing of that size is live: no free */
+		addr = g->live[i].addr;
+		memmove(&g->live[i], &g->live[i + 1],
+		        (size_t)(g->nlive - i - 1) * sizeof(g->live[0]));
+		g->nlive--;
+	}
+	mem_put(g, tid, bytes, addr);
+}
+
+static void mem_event(struct gen *g, int tid, int64_t bytes)
+{
+	mem_event_at(g, tid, bytes, 1);
+}
+
+/* the end of a step: its activations freed (newest first), and with --leak the one kept */
+static void step_mem_end(struct gen *g)
+{
+	if (g->leak_bytes) {
+		rec_open(g, 0, "aten::cat", MAIN_TID);
+		g->t += 800;
+		mem_event_at(g, MAIN_TID, g->leak_bytes, 0);
+		g->t += 1200;
+		rec_close(g);
+	}
+	while (g->nlive) {
+		int64_t bytes = g->live[g->nlive - 1].bytes;
+		uint64_t addr = g->live[g->nlive - 1].addr;
+		g->nlive--;
+		/* a free at the live address, without a draw of the generator */
+		mem_put(g, MAIN_TID, -bytes, addr);
+		g->t += 50;
+	}
 }
 
 static int sidx(int stream)
@@ -1004,6 +1064,7 @@ static void step(struct gen *g, int n, int layers)
 		g->n_events++;
 		g->t = end;
 	}
+	step_mem_end(g);
 	rec_close(g); /* ProfilerStep */
 
 	/* the GPU-side projection of the step */
@@ -1142,11 +1203,13 @@ static void footer(struct gen *g, const char *trace_name)
 
 static void usage(void)
 {
-	fputs("usage: gen_trace [--size-mb N] [--steps N] [--layers N] [--seed S] [-o FILE]\n"
+	fputs("usage: gen_trace [--size-mb N] [--steps N] [--layers N] [--seed S] [--leak BYTES] "
+	      "[-o FILE]\n"
 	      "  --size-mb N  stop after the step that reaches N MB (10^6 bytes; default 1024)\n"
 	      "  --steps N    write exactly N steps instead (overrides --size-mb)\n"
 	      "  --layers N   transformer layers per step (default 24)\n"
 	      "  --seed S     PRNG seed (default 1); the same options give the same bytes\n"
+	      "  --leak BYTES every step allocates BYTES in aten::cat and never frees them\n"
 	      "  -o FILE      output file (default stdout); written to FILE.tmp, then renamed\n",
 	      stderr);
 	exit(2);
@@ -1166,7 +1229,7 @@ static long long num_arg(int argc, char **argv, int *i)
 
 int main(int argc, char **argv)
 {
-	long long size_mb = 1024, steps = -1, layers = 24, seed = 1;
+	long long size_mb = 1024, steps = -1, layers = 24, seed = 1, leak = 0;
 	const char *out = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--size-mb"))
@@ -1177,6 +1240,8 @@ int main(int argc, char **argv)
 			layers = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "--seed"))
 			seed = num_arg(argc, argv, &i);
+		else if (!strcmp(argv[i], "--leak"))
+			leak = num_arg(argc, argv, &i);
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
 		else
@@ -1192,6 +1257,7 @@ int main(int argc, char **argv)
 	g.corr = 675770;
 	g.mem_alloc = 1003059712;
 	g.mem_reserved = 2629828608;
+	g.leak_bytes = leak;
 	precompute_kspecs();
 
 	char *tmp = NULL;

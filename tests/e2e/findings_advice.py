@@ -320,6 +320,22 @@ def gen(vendor, props, meta, scenario):
                               correlation=corr[0], **{"External id": 10 + k}))
             evs.append(ev("kernel", f"kernel_{k}", 0, 7, 5000 + 30000 * k, 25000, device=0,
                           stream=7, correlation=corr[0], **{"External id": 10 + k}))
+    elif scenario == "leak":  # every step keeps 1 MiB made by aten::cat
+        total = 1 << 30
+        for k in range(4):
+            s = k * 10000
+            evs.append(ev("user_annotation", f"ProfilerStep#{k}", 1, 1, s, 10000))
+            evs.append(ev("cpu_op", "aten::cat", 1, 1, s + 100, 1000))
+            launch(s + 200, gemm, s + 300, 2000)
+            for ts, b, addr in ((s + 150, 1 << 20, 0x7F0000000000 + k * 0x100000),
+                                (s + 160, 4096, 0x7E0000000000),
+                                (s + 900, -4096, 0x7E0000000000)):
+                total += b
+                evs.append({"ph": "i", "s": "t", "cat": "cpu_instant_event",
+                            "name": "[memory]", "pid": 1, "tid": 1, "ts": ts,
+                            "args": {"Bytes": b, "Addr": addr, "Total Allocated": total,
+                                     "Total Reserved": 2 << 30, "Device Id": 0,
+                                     "Device Type": 1}})
     else:  # "host": the GPU waits for a host that loads data, syncs and launches small kernels
         occ = {"est. achieved occupancy %": 10}
         for k in range(3):
@@ -375,7 +391,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for label, props, meta in devices:
             vendor = vendor_of(props, meta)
-            for scen in ("host", "queue", "cpu", "modules", "roofline"):
+            for scen in ("host", "queue", "cpu", "modules", "roofline", "leak"):
                 path = os.path.join(tmp, f"{scen}.json")
                 with open(path, "w") as fh:
                     json.dump(gen(vendor, props, meta, scen), fh)

@@ -123,7 +123,7 @@ def page(name, args=None, pdf=False):
     return f, reportpage.page_data(open(name + ".html", encoding="utf-8").read())
 
 ANALYZE = ["gp-summary", "gp-findings", "gp-steps", "gp-timeline", "gp-critpath", "gp-roofline",
-           "gp-modules", "gp-metrics", "gp-tables", "gp-histogram", "gp-perfetto"]
+           "gp-modules", "gp-memory", "gp-metrics", "gp-tables", "gp-histogram", "gp-perfetto"]
 
 def check_rank_page(f, r, metrics_has):
     # sections for absent data are left out: metrics (a trace), the step histogram (no
@@ -133,8 +133,9 @@ def check_rank_page(f, r, metrics_has):
     complete = [s for s in steps if not s["incomplete"]]
     shown = {"gp-metrics": metrics_has, "gp-steps": bool(steps), "gp-timeline": r["timeline"] is not None,
              "gp-histogram": not whole and len(complete) >= 2}
-    # issue 23's sections where the report has them (t0510 checks what they show)
-    for sec, key in (("gp-critpath", "critical_path"), ("gp-roofline", "roofline"), ("gp-modules", "modules")):
+    # issue 23's sections and the memory view where the report has them (t0510, t0702 check them)
+    for sec, key in (("gp-critpath", "critical_path"), ("gp-roofline", "roofline"), ("gp-modules", "modules"),
+                     ("gp-memory", "memory")):
         shown[sec] = isinstance(r.get(key), dict)
     cp = r.get("critical_path")
     shown["gp-critpath"] = isinstance(cp, dict) and cp.get("available") is True and bool(cp.get("steps"))

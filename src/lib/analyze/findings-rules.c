@@ -1023,6 +1023,6 @@ out:
 const gp__fnd_rule_fn gp__fnd_rules[] = {
 	rule_no_gpu,      rule_gpu_idle,   rule_launch_bound, rule_dataloader,    rule_sync,
 	rule_pageable,    rule_fp32_gemm,  rule_exposed_comm, rule_low_occupancy, rule_queue,
-	gp__fnd_critpath, gp__fnd_modules, gp__fnd_roofline,
+	gp__fnd_critpath, gp__fnd_modules, gp__fnd_roofline,  gp__fnd_memory,
 };
 const size_t gp__fnd_nrules = GP_ARRAY_SIZE(gp__fnd_rules);

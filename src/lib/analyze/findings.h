@@ -185,6 +185,9 @@ int gp__fnd_modules(const struct gp__actx *c, const struct gp_value *r,
 int gp__fnd_roofline(const struct gp__actx *c, const struct gp_value *r,
                      const struct gp__fnd_base *b,
                      struct gp__fnd_list *fl); /* findings-roofline.c */
+/* the rule of issue 24's memory section */
+int gp__fnd_memory(const struct gp__actx *c, const struct gp_value *r, const struct gp__fnd_base *b,
+                   struct gp__fnd_list *fl); /* findings-memory.c */
 extern const size_t gp__fnd_nrules;
 
 #endif

@@ -26,6 +26,8 @@ struct gp__fmt_sec {
 void gp__format_critpath(struct gp__out *o, const struct gp_value *r, const struct gp__fmt_sec *fs);
 /* format-modules.c: "Modules" (the tree and the per-class table) */
 void gp__format_modules(struct gp__out *o, const struct gp_value *r, const struct gp__fmt_sec *fs);
+/* format-memory.c: the memory section's lifetimes (steps, live at the peak, never freed, leak) */
+void gp__format_memory(struct gp__out *o, const struct gp_value *r, const struct gp__fmt_sec *fs);
 /* format-roofline.c: "Roofline" (the device's roofs, MFU, the top ops by headroom) */
 void gp__format_roofline(struct gp__out *o, const struct gp_value *r, const struct gp__fmt_sec *fs);
 

@@ -761,8 +761,6 @@ static void print_memory(struct af *f, const struct gp_value *r)
 		if (!nb[0])
 			snprintf(nb, sizeof(nb), "-");
 		fit(&cut, nb, f->wide ? 0 : 40);
-		if (gp_value_get_bool(get(d, "leak_suspect"), false))
-			keep(f, gp__buf_addstr(&cut, "  LEAK?"));
 		cells[0] = dev ? dev : intf(b0, sizeof(b0), get(d, "device"));
 		cells[1] = bytes(b1, sizeof(b1), get(d, "peak_allocated_bytes"));
 		cells[2] = bytes(b2, sizeof(b2), get(d, "peak_reserved_bytes"));
@@ -873,6 +871,11 @@ static void print_rank(struct af *f, const struct gp_value *r)
 	print_ops(f, r, "gpu_annotations", "GPU annotations", false);
 	print_ops(f, r, "cpu_ops", "Top CPU operators", true);
 	print_memory(f, r);
+	{
+		struct gp__fmt_sec fs = { .top = f->top, .width = f->width, .wide = f->wide };
+
+		gp__format_memory(&f->o, r, &fs); /* its lifetimes, under its device table */
+	}
 	if (has_gpu(r))
 		print_launches(f, r);
 	print_sections(f, r);

@@ -1,134 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * memory.c - the "memory" section, from the [memory] instant events that
- * profile_memory=True records: per device the peak allocated and reserved
- * bytes, when the peak happened and inside which ProfilerStep and innermost
- * CPU operator, the allocated bytes at each step's end with a leak warning,
- * and the operators that allocate most.
+ * profile_memory=True records (and the allocations a capture records): per
+ * device the peak allocated and reserved bytes, when the peak happened and
+ * inside which ProfilerStep and innermost CPU operator, what was live at the
+ * peak grouped by op, the curve downsampled for the page, the allocated
+ * bytes at each step's end and the step's own peak, the allocations never
+ * freed grouped by op, the leak test (memleak.c), and the operators that
+ * allocate most.
  *
- * The allocated curve is the events' "Total Allocated" when every event of
- * the device carries it, else the running sum of "Bytes" (older traces).
- * Runs after steps.c and reads r["steps"] for the incomplete flags.
- * Definitions: docs/analyses/overview-memory.md.
+ * The curves come from memcurve.c, the lifetimes from memlife.c. Runs after
+ * steps.c and reads r["steps"] for the incomplete flags. Definitions:
+ * docs/analyses/overview-memory.md.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze-int.h"
+#include "memcurve.h"
+#include "memleak.h"
+#include "memlife.h"
 #include "util/error.h"
+#include "util/value-int.h"
 
 #define TOP_ALLOCATORS 10
-
-/* sort keys, copied so qsort needs no context */
-struct mkey {
-	uint32_t track;
-	int64_t ts;
-	uint32_t idx;
-};
-
-static int cmp_mkey(const void *a, const void *b)
-{
-	const struct mkey *x = a, *y = b;
-
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-/*
- * For each memory event, the innermost cpu_op on its thread whose span holds
- * its ts (-1 none): a sweep per thread with a stack of open operators,
- * assuming operators on one thread nest (as Kineto records them).
- */
-static int innermost_ops(const struct gp__actx *c, int64_t *op_of)
-{
-	const struct gp_trace *t = c->t;
-	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
-	struct mkey *mk = NULL, *ok = NULL;
-	uint32_t *stack = NULL;
-	size_t i, j = 0, sp = 0;
-	int rc = 0;
-
-	mk = gp__calloc(t->nmem + 1, sizeof(*mk));
-	ok = gp__calloc(ops->n + 1, sizeof(*ok));
-	stack = gp__calloc(ops->n + 1, sizeof(*stack));
-	if (!mk || !ok || !stack)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (i = 0; i < t->nmem; i++)
-		mk[i] = (struct mkey){ t->mem[i].track, t->mem[i].ts, (uint32_t)i };
-	/* ops keep their (ts, -dur) order within a track: sort by (track, rank) */
-	for (i = 0; i < ops->n; i++)
-		ok[i] = (struct mkey){ t->ev.track[ops->v[i]], (int64_t)i, ops->v[i] };
-	qsort(mk, t->nmem, sizeof(*mk), cmp_mkey);
-	qsort(ok, ops->n, sizeof(*ok), cmp_mkey);
-	for (i = 0; i < t->nmem; i++) {
-		uint32_t tr = mk[i].track;
-		int64_t ts = mk[i].ts;
-
-		if (i == 0 || mk[i - 1].track != tr)
-			sp = 0;
-		while (j < ops->n && ok[j].track < tr)
-			j++;
-		while (j < ops->n && ok[j].track == tr && c->ts[ok[j].idx] <= ts) {
-			uint32_t e = ok[j].idx;
-
-			while (sp && gp__end(c, stack[sp - 1]) < c->ts[e])
-				sp--;
-			stack[sp++] = e;
-			j++;
-		}
-		while (sp && gp__end(c, stack[sp - 1]) < ts)
-			sp--;
-		op_of[mk[i].idx] = sp ? (int64_t)stack[sp - 1] : -1;
-	}
-out:
-	gp__free(mk);
-	gp__free(ok);
-	gp__free(stack);
-	return rc;
-}
-
-struct dev {
-	int32_t type; /* 0 cpu, 1 gpu */
-	int32_t id;
-	bool use_total;
-	int64_t cur, peak, peak_res, final;
-	int64_t peak_ts;
-	int64_t peak_mem; /* memory event index of the peak */
-	int64_t allocs, frees;
-};
-
-static void dev_key(const struct gp_mem_event *m, int32_t *type, int32_t *id)
-{
-	if (m->device_type == 0 || (m->device_type < 0 && m->device < 0)) {
-		*type = 0;
-		*id = -1;
-	} else {
-		*type = 1;
-		*id = m->device;
-	}
-}
-
-static size_t find_dev(struct dev *d, size_t n, int32_t type, int32_t id)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (d[i].type == type && d[i].id == id)
-			return i;
-	return SIZE_MAX;
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	const struct dev *x = a, *y = b;
-
-	if (x->type != y->type)
-		return y->type - x->type; /* GPUs first */
-	return (x->id > y->id) - (x->id < y->id);
-}
+/* rows of the per-op tables (live at the peak, never freed) */
+#define MEM_ROWS 20
+/* the curve keeps the lowest and highest point of each of this many time buckets */
+#define CURVE_BUCKETS 500
 
 struct alloc_row {
 	uint32_t name;
@@ -145,7 +44,8 @@ static int cmp_alloc(const void *a, const void *b)
 	return strcmp(x->s, y->s);
 }
 
-static int top_allocators(const struct gp__actx *c, const int64_t *op_of, struct gp_value *o)
+static int top_allocators(const struct gp__actx *c, const struct gp__memlife *ml,
+                          struct gp_value *o)
 {
 	const struct gp_trace *t = c->t;
 	struct gp_value *arr = gp_value_array();
@@ -166,9 +66,9 @@ static int top_allocators(const struct gp__actx *c, const int64_t *op_of, struct
 		uint64_t slot;
 		uint32_t name;
 
-		if (t->mem[i].bytes <= 0 || op_of[i] < 0)
+		if (t->mem[i].bytes <= 0 || ml->op[i] < 0)
 			continue;
-		name = t->ev.name[op_of[i]];
+		name = t->ev.name[ml->op[i]];
 		if (!gp__u64map_get(&m, name, &slot)) {
 			slot = n++;
 			rows[slot].name = name;
@@ -204,18 +104,15 @@ static bool step_incomplete(const struct gp_value *r, size_t i)
 }
 
 /*
- * Allocated bytes at the end of each ProfilerStep, and the leak heuristic:
- * over the complete steps (at least 3), every step ends with more allocated
- * than the one before, by more than 1 % of the device's peak each time.
+ * Per ProfilerStep: the allocated bytes at its host end and the highest
+ * within its host span (the level carried in counts); the complete steps'
+ * ends also go to @p ends for the leak test (GP_MEMLEAK_UNKNOWN otherwise).
  */
-static int step_growth(const struct gp__actx *c, const struct gp_value *r, const uint32_t *ord,
-                       const struct dev *d, struct gp_value *o)
+static int step_growth(const struct gp__actx *c, const struct gp_value *r,
+                       const struct gp__memcurve *mc, size_t d, int64_t *ends, struct gp_value *o)
 {
-	const struct gp_trace *t = c->t;
 	struct gp_value *arr = gp_value_array();
-	int64_t cur = 0, prev = 0;
-	size_t i, j = 0, ncomplete = 0;
-	bool have = false, leak = true;
+	size_t i;
 	int rc = 0;
 
 	if (!arr)
@@ -224,59 +121,315 @@ static int step_growth(const struct gp__actx *c, const struct gp_value *r, const
 	for (i = 0; i < c->nsteps; i++) {
 		struct gp_value *s = gp_value_object();
 		bool inc = step_incomplete(r, i);
+		int64_t peak = 0, end = 0;
+		bool have =
+		    gp__memcurve_window(mc, d, c->steps[i].ts, c->steps[i].end, &peak, &end);
 
-		/* advance over this device's events up to the step's end */
-		for (; j < t->nmem && t->mem[ord[j]].ts <= c->steps[i].end; j++) {
-			const struct gp_mem_event *m = &t->mem[ord[j]];
-			int32_t ty, id;
-
-			dev_key(m, &ty, &id);
-			if (ty != d->type || id != d->id)
-				continue;
-			cur = d->use_total ? m->total_allocated : cur + m->bytes;
-			have = true;
-		}
 		if (!s)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_arr_push(arr, s));
-		GP_TRY(gp_obj_set_str(s, "step", gp__ev_name(t, c->steps[i].ev)));
+		GP_TRY(gp_obj_set_str(s, "step", gp__ev_name(c->t, c->steps[i].ev)));
 		GP_TRY(gp_obj_set_bool(s, "incomplete", inc));
-		if (have)
-			GP_TRY(gp_obj_set_int(s, "allocated_at_end_bytes", cur));
-		else
+		if (have) {
+			GP_TRY(gp_obj_set_int(s, "allocated_at_end_bytes", end));
+			GP_TRY(gp_obj_set_int(s, "peak_allocated_bytes", peak));
+		} else {
 			GP_TRY(gp_obj_set_null(s, "allocated_at_end_bytes"));
-		if (inc)
-			continue;
-		if (!have || (ncomplete > 0 && !((double)(cur - prev) > 0.01 * (double)d->peak)))
-			leak = false;
-		prev = cur;
-		ncomplete++;
+			GP_TRY(gp_obj_set_null(s, "peak_allocated_bytes"));
+		}
+		ends[i] = have && !inc ? end : GP_MEMLEAK_UNKNOWN;
 	}
-	GP_TRY(gp_obj_set_bool(o, "leak_suspect", leak && ncomplete >= 3));
 out:
 	return rc;
 }
 
-static int cmp_ts(const void *a, const void *b)
+/* an array of @p n numbers taken from @p v at the indices @p at */
+static int num_array(struct gp_value *o, const char *key, const int64_t *v, const size_t *at,
+                     size_t n)
 {
-	const struct mkey *x = a, *y = b;
+	struct gp_value *arr = gp_value_array();
+	size_t i;
+	int rc = 0;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->idx > y->idx) - (x->idx < y->idx);
+	if (!arr)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, key, arr));
+	for (i = 0; i < n; i++)
+		GP_TRY(gp_arr_push(arr, gp_value_int(v[at[i]])));
+out:
+	return rc;
+}
+
+/*
+ * The curve for the page: every event when there are at most
+ * 2 CURVE_BUCKETS, else the lowest and the highest point of each of
+ * CURVE_BUCKETS equal time buckets in time order (the peak is the highest
+ * point of its bucket: never lost), and the last point.
+ */
+static int curve(const struct gp__memcurve *mc, size_t d, struct gp_value *o)
+{
+	const struct gp__memdev *x = &mc->dev[d];
+	struct gp_value *cv = gp_value_object();
+	size_t *at = NULL, n = 0, i, b;
+	bool reserved = true;
+	int rc = 0;
+
+	if (!cv)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "curve", cv));
+	at = gp__calloc(2 * CURVE_BUCKETS + 2, sizeof(*at));
+	if (!at)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	if (x->n <= 2 * CURVE_BUCKETS) {
+		for (i = 0; i < x->n; i++)
+			at[n++] = x->first + i;
+	} else {
+		int64_t t0 = mc->ts[x->first], t1 = mc->ts[x->first + x->n - 1];
+		double span = (double)t1 - (double)t0 + 1.0;
+
+		for (i = x->first; i < x->first + x->n;) {
+			size_t lo = i, hi = i, j;
+
+			b = (size_t)(((double)mc->ts[i] - (double)t0) / span * CURVE_BUCKETS);
+			for (j = i;
+			     j < x->first + x->n &&
+			     (size_t)(((double)mc->ts[j] - (double)t0) / span * CURVE_BUCKETS) == b;
+			     j++) {
+				if (mc->alloc[j] < mc->alloc[lo])
+					lo = j;
+				if (mc->alloc[j] > mc->alloc[hi])
+					hi = j;
+			}
+			at[n++] = lo < hi ? lo : hi;
+			if (lo != hi)
+				at[n++] = lo < hi ? hi : lo;
+			i = j;
+		}
+		if (at[n - 1] != x->first + x->n - 1)
+			at[n++] = x->first + x->n - 1;
+	}
+	for (i = 0; i < n; i++)
+		reserved &= mc->reserved[at[i]] >= 0;
+	GP_TRY(gp_obj_set_int(cv, "events", (int64_t)x->n));
+	GP_TRY(gp_obj_set_bool(cv, "downsampled", n < x->n));
+	GP_TRY(num_array(cv, "ts_ns", mc->ts, at, n));
+	GP_TRY(num_array(cv, "allocated_bytes", mc->alloc, at, n));
+	if (reserved)
+		GP_TRY(num_array(cv, "reserved_bytes", mc->reserved, at, n));
+	else
+		GP_TRY(gp_obj_set_null(cv, "reserved_bytes"));
+out:
+	gp__free(at);
+	return rc;
+}
+
+/*
+ * What was live at the peak (ord position @p p of device @p d), grouped by
+ * op: the allocations made at or before it and freed after it or never
+ * (a lost free: unknown, left out); pos maps a t->mem index to its ord
+ * position. With Total Allocated, other_bytes is the rest of the peak
+ * (allocated before the trace, or without an address).
+ */
+static int peak_live(const struct gp__actx *c, const struct gp__memcurve *mc,
+                     const struct gp__memlife *ml, const uint32_t *pos, size_t d, size_t p,
+                     struct gp_value *o)
+{
+	const struct gp__memdev *x = &mc->dev[d];
+	struct gp__memgroup g;
+	struct gp_value *pl = gp_value_object(), *rows = NULL;
+	size_t i;
+	int rc = 0;
+
+	memset(&g, 0, sizeof(g));
+	if (!pl)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "peak_live", pl));
+	GP_TRY(gp__memgroup_init(&g));
+	for (i = x->first; i <= p; i++) {
+		uint32_t k = mc->ord[i];
+
+		if (c->t->mem[k].bytes <= 0 || c->t->mem[k].addr < 0 || ml->lost[k])
+			continue;
+		if (ml->pair[k] != GP_MEMLIFE_NONE && pos[ml->pair[k]] <= p)
+			continue;
+		GP_TRY(gp__memgroup_add(&g, c, ml, k));
+	}
+	gp__memgroup_sort(&g, c);
+	GP_TRY(gp_obj_set_int(pl, "bytes", g.bytes));
+	GP_TRY(gp_obj_set_int(pl, "allocations", g.count));
+	if (x->use_total)
+		GP_TRY(gp_obj_set_int(pl, "other_bytes", mc->alloc[p] - g.bytes));
+	else
+		GP_TRY(gp_obj_set_null(pl, "other_bytes"));
+	GP_TRY(gp__memgroup_rows(&g, c, false, MEM_ROWS, &rows));
+	GP_TRY(gp_obj_set(pl, "rows", rows));
+out:
+	gp__memgroup_release(&g);
+	return rc;
+}
+
+/* rows of group @p g under @p key: {bytes, allocations, ops, rows} */
+static int group_obj(const struct gp__memgroup *g, const struct gp__actx *c, bool steps,
+                     struct gp_value *o, const char *key)
+{
+	struct gp_value *v = gp_value_object(), *rows = NULL;
+	int rc = 0;
+
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, key, v));
+	GP_TRY(gp_obj_set_int(v, "bytes", g->bytes));
+	GP_TRY(gp_obj_set_int(v, "allocations", g->count));
+	GP_TRY(gp_obj_set_int(v, "ops", (int64_t)g->n));
+	GP_TRY(gp__memgroup_rows(g, c, steps, MEM_ROWS, &rows));
+	GP_TRY(gp_obj_set(v, "rows", rows));
+out:
+	return rc;
+}
+
+/*
+ * The allocations of device @p d never freed in the trace, grouped by op;
+ * those made before the first ProfilerStep (weights, optimizer state) apart.
+ * Null when none of its allocations has an address (nothing can be paired).
+ */
+static int unfreed(const struct gp__actx *c, const struct gp__memcurve *mc,
+                   const struct gp__memlife *ml, size_t d, struct gp_value *o)
+{
+	const struct gp__memdev *x = &mc->dev[d];
+	struct gp__memgroup in, before;
+	struct gp_value *u;
+	size_t i, naddr = 0;
+	int rc = 0;
+
+	memset(&in, 0, sizeof(in));
+	memset(&before, 0, sizeof(before));
+	for (i = x->first; i < x->first + x->n; i++)
+		naddr += c->t->mem[mc->ord[i]].bytes > 0 && c->t->mem[mc->ord[i]].addr >= 0;
+	if (!naddr)
+		return gp_obj_set_null(o, "unfreed");
+	u = gp_value_object();
+	if (!u)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "unfreed", u));
+	GP_TRY(gp__memgroup_init(&in));
+	GP_TRY(gp__memgroup_init(&before));
+	for (i = x->first; i < x->first + x->n; i++) {
+		uint32_t k = mc->ord[i];
+
+		if (c->t->mem[k].bytes <= 0 || c->t->mem[k].addr < 0 || ml->lost[k] ||
+		    ml->pair[k] != GP_MEMLIFE_NONE)
+			continue;
+		GP_TRY(gp__memgroup_add(c->nsteps && ml->step[k] < 0 ? &before : &in, c, ml, k));
+	}
+	gp__memgroup_sort(&in, c);
+	gp__memgroup_sort(&before, c);
+	GP_TRY(gp_obj_set_int(u, "bytes", in.bytes));
+	GP_TRY(gp_obj_set_int(u, "allocations", in.count));
+	GP_TRY(gp_obj_set_int(u, "ops", (int64_t)in.n));
+	{
+		struct gp_value *rows = NULL;
+
+		GP_TRY(gp__memgroup_rows(&in, c, true, MEM_ROWS, &rows));
+		GP_TRY(gp_obj_set(u, "rows", rows));
+	}
+	GP_TRY(group_obj(&before, c, false, u, "before_steps"));
+out:
+	gp__memgroup_release(&in);
+	gp__memgroup_release(&before);
+	return rc;
+}
+
+/* the name of the step whose host span holds @p ts, else NULL */
+static const char *step_at(const struct gp__actx *c, int64_t ts)
+{
+	const char *step = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nsteps; i++)
+		if (c->steps[i].ts <= ts && ts <= c->steps[i].end)
+			step = gp__ev_name(c->t, c->steps[i].ev);
+	return step;
+}
+
+static int device(const struct gp__actx *c, const struct gp_value *r, const struct gp__memcurve *mc,
+                  const struct gp__memlife *ml, const uint32_t *pos, int64_t *ends, size_t d,
+                  struct gp_value *v)
+{
+	const struct gp__memdev *x = &mc->dev[d];
+	const struct gp_mem_event *mem = c->t->mem;
+	int64_t peak = INT64_MIN, peak_res = -1, allocs = 0, frees = 0;
+	size_t i, p = x->first;
+	int rc = 0;
+
+	for (i = x->first; i < x->first + x->n; i++) {
+		if (mc->alloc[i] > peak) { /* the first time it was reached */
+			peak = mc->alloc[i];
+			p = i;
+		}
+		if (mc->reserved[i] > peak_res)
+			peak_res = mc->reserved[i];
+		allocs += mem[mc->ord[i]].bytes > 0;
+		frees += mem[mc->ord[i]].bytes < 0;
+	}
+	if (x->type == 0)
+		GP_TRY(gp_obj_set_str(v, "device", "cpu"));
+	else
+		GP_TRY(gp_obj_set_int(v, "device", x->id));
+	GP_TRY(
+	    gp_obj_set_str(v, "allocated_source", x->use_total ? "total_allocated" : "bytes_sum"));
+	GP_TRY(gp_obj_set_int(v, "peak_allocated_bytes", peak));
+	if (peak_res >= 0)
+		GP_TRY(gp_obj_set_int(v, "peak_reserved_bytes", peak_res));
+	else
+		GP_TRY(gp_obj_set_null(v, "peak_reserved_bytes"));
+	GP_TRY(gp_obj_set_int(v, "peak_ts_ns", mc->ts[p]));
+	GP_TRY(gp__obj_set_str_or_null(v, "peak_step", step_at(c, mc->ts[p])));
+	GP_TRY(gp__obj_set_str_or_null(
+	    v, "peak_op",
+	    ml->op[mc->ord[p]] >= 0 ? gp__ev_name(c->t, (size_t)ml->op[mc->ord[p]]) : NULL));
+	GP_TRY(gp_obj_set_int(v, "final_allocated_bytes", mc->alloc[x->first + x->n - 1]));
+	GP_TRY(gp_obj_set_int(v, "alloc_count", allocs));
+	GP_TRY(gp_obj_set_int(v, "free_count", frees));
+	GP_TRY(peak_live(c, mc, ml, pos, d, p, v));
+	GP_TRY(step_growth(c, r, mc, d, ends, v));
+	GP_TRY(unfreed(c, mc, ml, d, v));
+	GP_TRY(gp__memleak(c, mc, ml, d, ends, peak, v));
+	GP_TRY(curve(mc, d, v));
+out:
+	return rc;
+}
+
+/* the pairing's counts over every device */
+static int pairing(const struct gp__memlife *ml, struct gp_value *o)
+{
+	struct gp_value *p = gp_value_object();
+	int rc = 0;
+
+	if (!p)
+		return gp__error(GP_ENOMEM, "out of memory");
+	GP_TRY(gp_obj_set(o, "pairing", p));
+	GP_TRY(gp_obj_set_int(p, "paired", (int64_t)ml->paired));
+	GP_TRY(gp_obj_set_int(p, "without_address", (int64_t)ml->no_addr));
+	GP_TRY(gp_obj_set_int(p, "frees_unmatched", (int64_t)ml->frees_unmatched));
+	GP_TRY(gp_obj_set_int(p, "frees_lost", (int64_t)ml->lost_frees));
+	GP_TRY(gp_obj_set_int(p, "size_mismatch", (int64_t)ml->size_mismatch));
+out:
+	return rc;
 }
 
 int gp__an_memory(const struct gp__actx *c, struct gp_value *r)
 {
 	const struct gp_trace *t = c->t;
+	struct gp__memcurve mc;
+	struct gp__memlife ml;
 	struct gp_value *o, *arr;
-	struct dev *d = NULL;
-	struct mkey *tk = NULL;
-	uint32_t *ord = NULL;
-	int64_t *op_of = NULL;
-	size_t nd = 0, i, k;
+	uint32_t *pos = NULL;
+	int64_t *ends = NULL;
+	size_t i, d;
 	int rc = 0;
 
+	memset(&mc, 0, sizeof(mc));
+	memset(&ml, 0, sizeof(ml));
 	if (!t->nmem)
 		return gp_obj_set_null(r, "memory");
 	o = gp_value_object();
@@ -284,98 +437,32 @@ int gp__an_memory(const struct gp__actx *c, struct gp_value *r)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(r, "memory", o));
 	GP_TRY(gp_obj_set_int(o, "events", (int64_t)t->nmem));
-	d = gp__calloc(t->nmem, sizeof(*d));
-	tk = gp__calloc(t->nmem, sizeof(*tk));
-	ord = gp__calloc(t->nmem, sizeof(*ord));
-	op_of = gp__calloc(t->nmem, sizeof(*op_of));
-	if (!d || !tk || !ord || !op_of)
+	GP_TRY(gp__memcurve_build(t, &mc));
+	GP_TRY(gp__memlife_build(c, &mc, &ml));
+	pos = gp__calloc(t->nmem + 1, sizeof(*pos));
+	ends = gp__calloc(c->nsteps + 1, sizeof(*ends));
+	if (!pos || !ends)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < t->nmem; i++)
-		tk[i] = (struct mkey){ 0, t->mem[i].ts, (uint32_t)i };
-	qsort(tk, t->nmem, sizeof(*tk), cmp_ts);
-	for (i = 0; i < t->nmem; i++)
-		ord[i] = tk[i].idx;
-	GP_TRY(innermost_ops(c, op_of));
-
-	/* the devices, and whether each has Total Allocated on every event */
-	for (i = 0; i < t->nmem; i++) {
-		int32_t ty, id;
-
-		dev_key(&t->mem[i], &ty, &id);
-		k = find_dev(d, nd, ty, id);
-		if (k == SIZE_MAX) {
-			k = nd++;
-			d[k].type = ty;
-			d[k].id = id;
-			d[k].use_total = true;
-			d[k].peak = INT64_MIN;
-			d[k].peak_res = -1;
-			d[k].peak_mem = -1;
-		}
-		if (t->mem[i].total_allocated < 0)
-			d[k].use_total = false;
-	}
-	qsort(d, nd, sizeof(*d), cmp_dev);
-	for (i = 0; i < t->nmem; i++) {
-		const struct gp_mem_event *m = &t->mem[ord[i]];
-		int32_t ty, id;
-		struct dev *x;
-
-		dev_key(m, &ty, &id);
-		x = &d[find_dev(d, nd, ty, id)];
-		x->cur = x->use_total ? m->total_allocated : x->cur + m->bytes;
-		if (x->cur > x->peak) {
-			x->peak = x->cur;
-			x->peak_ts = m->ts;
-			x->peak_mem = ord[i];
-		}
-		if (m->total_reserved > x->peak_res)
-			x->peak_res = m->total_reserved;
-		x->allocs += m->bytes > 0;
-		x->frees += m->bytes < 0;
-		x->final = x->cur;
-	}
-
+		pos[mc.ord[i]] = (uint32_t)i;
+	GP_TRY(pairing(&ml, o));
 	arr = gp_value_array();
 	if (!arr)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp_obj_set(o, "devices", arr));
-	for (k = 0; k < nd; k++) {
+	for (d = 0; d < mc.ndev; d++) {
 		struct gp_value *v = gp_value_object();
-		const char *step = NULL, *op = NULL;
 
 		if (!v)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_arr_push(arr, v));
-		if (d[k].type == 0)
-			GP_TRY(gp_obj_set_str(v, "device", "cpu"));
-		else
-			GP_TRY(gp_obj_set_int(v, "device", d[k].id));
-		GP_TRY(gp_obj_set_str(v, "allocated_source",
-		                      d[k].use_total ? "total_allocated" : "bytes_sum"));
-		GP_TRY(gp_obj_set_int(v, "peak_allocated_bytes", d[k].peak));
-		if (d[k].peak_res >= 0)
-			GP_TRY(gp_obj_set_int(v, "peak_reserved_bytes", d[k].peak_res));
-		else
-			GP_TRY(gp_obj_set_null(v, "peak_reserved_bytes"));
-		GP_TRY(gp_obj_set_int(v, "peak_ts_ns", d[k].peak_ts));
-		for (i = 0; i < c->nsteps; i++)
-			if (c->steps[i].ts <= d[k].peak_ts && d[k].peak_ts <= c->steps[i].end)
-				step = gp__ev_name(t, c->steps[i].ev);
-		if (d[k].peak_mem >= 0 && op_of[d[k].peak_mem] >= 0)
-			op = gp__ev_name(t, (size_t)op_of[d[k].peak_mem]);
-		GP_TRY(gp_obj_set_str(v, "peak_step", step));
-		GP_TRY(gp_obj_set_str(v, "peak_op", op));
-		GP_TRY(gp_obj_set_int(v, "final_allocated_bytes", d[k].final));
-		GP_TRY(gp_obj_set_int(v, "alloc_count", d[k].allocs));
-		GP_TRY(gp_obj_set_int(v, "free_count", d[k].frees));
-		GP_TRY(step_growth(c, r, ord, &d[k], v));
+		GP_TRY(device(c, r, &mc, &ml, pos, ends, d, v));
 	}
-	GP_TRY(top_allocators(c, op_of, o));
+	GP_TRY(top_allocators(c, &ml, o));
 out:
-	gp__free(d);
-	gp__free(tk);
-	gp__free(ord);
-	gp__free(op_of);
+	gp__memcurve_release(&mc);
+	gp__memlife_release(&ml);
+	gp__free(pos);
+	gp__free(ends);
 	return rc;
 }

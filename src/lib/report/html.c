@@ -5,7 +5,7 @@
  * The page is static HTML for the environment header (escaped here, so the
  * header reads even without JavaScript), the page model as JSON in a
  * <script type="application/json"> element, and the embedded stylesheet and
- * script (assets/report.css, assets/perf.js and assets/report.js in one
+ * script (assets/report.css, assets/perf.js, assets/memory.js and assets/report.js in one
  * script element), which draw every other
  * section from that JSON with DOM calls (textContent, setAttribute), never
  * by parsing strings as HTML. A Content-Security-Policy allows inline style
@@ -352,7 +352,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	gp__buf_init(&b, 0);
 	GP_TRY(gp_value_to_json(page, 0, &json, &jlen));
 	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_perf_len +
-	                            gp__report_css_len + 8192));
+	                            gp__report_mem_len + gp__report_css_len + 8192));
 	GP_TRY(gp__buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	                          "<meta charset=\"utf-8\">\n"
 	                          "<meta name=\"viewport\" content=\"width=device-width, "
@@ -381,6 +381,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	GP_TRY(gp__html_script_json(&b, json, jlen));
 	GP_TRY(gp__buf_addstr(&b, "</script>\n<script>\n"));
 	GP_TRY(gp__buf_add(&b, gp__report_perf, gp__report_perf_len));
+	GP_TRY(gp__buf_add(&b, gp__report_mem, gp__report_mem_len));
 	GP_TRY(gp__buf_add(&b, gp__report_js, gp__report_js_len));
 	GP_TRY(gp__buf_addstr(&b, "</script>\n</body>\n</html>\n"));
 	*out = gp__buf_detach(&b, len);

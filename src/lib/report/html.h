@@ -40,5 +40,7 @@ extern const char gp__report_js[];
 extern const size_t gp__report_js_len;
 extern const char gp__report_perf[];
 extern const size_t gp__report_perf_len;
+extern const char gp__report_mem[];
+extern const size_t gp__report_mem_len;
 
 #endif

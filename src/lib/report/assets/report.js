@@ -521,7 +521,8 @@
   }
 
   /* a line chart of [t, v] points (v null: a gap), with vertical markers at @p marks */
-  /* o: {marks: [x], xfmt: x label (default: time from x0), width}; fmt formats a value as the data holds it */
+  /* o: {marks: [x], xfmt: x label (default: time from x0), width, dot: [x, y, title] (a point
+     to mark, as the memory view's peak)}; fmt formats a value as the data holds it */
   function lineChart(name, points, x0, x1, fmt, o) {
     var W = o.width || 960, H = 120, L = 64, R = 10, T = 8, B = 22;
     var vals = [], i, lo, hi, svg, d = '', pen = false, tk, t, xs, ys, marks = o.marks, xfmt = o.xfmt;
@@ -553,6 +554,10 @@
       pen = true;
     }
     svg.appendChild(s('path', { cls: 'gp-line', d: d }));
+    if (o.dot && num(o.dot[0]) && num(o.dot[1])) {
+      svg.appendChild(s('circle', { cls: 'gp-dot', cx: xs(o.dot[0]).toFixed(1), cy: ys(o.dot[1]).toFixed(1), r: 4, 'data-dot': String(o.dot[1]) },
+        s('title', { text: String(o.dot[2] || '') })));
+    }
     if (xfmt) {
       /* x in its own units: iterations */
       tk = ticks(x0, x1, 8);
@@ -965,6 +970,13 @@
       fmtNs: fmtNs, fmtPct: fmtPct, fmtRate: fmtRate, fmtAxisNs: fmtAxisNs, fmtInt: fmtInt, fmtNum: fmtNum });
   }
 
+  /* the memory view: assets/memory.js, before this file */
+  function memory() {
+    if (typeof gpMemory !== 'function') return { analyze: function () {} };
+    return gpMemory({ h: h, s: s, num: num, objs: objs, arr: arr, get: get, section: section, card: card, table: table,
+      lineChart: lineChart, fmtBytes: fmtBytes, fmtInt: fmtInt });
+  }
+
   function renderAnalyze(doc, ri) {
     var ranks = objs(doc.ranks), r = ranks[ri] || {}, rt;
     if (!ranks.length) {
@@ -984,6 +996,7 @@
     stepsSection(r);
     timelineSection(r);
     perf().analyze(r);
+    memory().analyze(r);
     metricsSection(r, doc);
     tablesSection(r);
     histogramAnalyze(r);
