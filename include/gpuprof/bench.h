@@ -5,10 +5,11 @@
  * compare`, in the "gpuprof.bench/1" schema (docs/bench-schema.md).
  *
  * A gp_bench holds named series; each series holds the measured iterations
- * (warm-up already removed) and, per iteration, optional GPU time and peak
- * memory. gp_bench_result() computes the statistics (stats.h) and builds
- * the JSON tree. The entry points take plain scalars and arrays so that
- * Python's ctypes can call them without declaring structs.
+ * (warm-up already removed) and, per iteration, optional GPU time, peak
+ * memory and memory allocated at its end. gp_bench_result() computes the
+ * statistics (stats.h) and builds the JSON tree. The entry points take
+ * plain scalars and arrays so that Python's ctypes can call them without
+ * declaring structs.
  */
 #ifndef GPUPROF_BENCH_H
 #define GPUPROF_BENCH_H
@@ -64,6 +65,14 @@ GP_API int gp_bench_add(struct gp_bench *b, const char *name, const char *rate_n
  * steady-state check and shown, never in the statistics).
  */
 GP_API int gp_bench_warmup_times(struct gp_bench *b, int series, const double *times_ns, size_t n);
+
+/**
+ * Adds to series @p series the device memory allocated at the end of each
+ * of its @p n iterations, bytes (@p n: the series' iteration count), beside
+ * the peaks of gp_bench_add(): "memory_at_end_bytes" and its statistics
+ * "memory_at_end_stats" in the result.
+ */
+GP_API int gp_bench_memory_at_end(struct gp_bench *b, int series, const double *bytes, size_t n);
 
 /**
  * Records that series @p series ran with parameter @p name set to @p value
@@ -149,9 +158,11 @@ struct gp_bench_iter_opts {
  * Adds a series per trace (per rank) found in @p paths (traces, directories
  * of traces, `gpuprof run` directories, capture files) and per kind of
  * iteration that @p opts names (ProfilerStep#N when it names none): each
- * iteration with its wall time and its GPU time (the union of the GPU
- * activity launched inside it). Series are named after the iterations,
- * with " [rank R]" when there are several traces.
+ * iteration with its wall time, its GPU time (the union of the GPU
+ * activity launched inside it) and, when the trace has memory events of a
+ * GPU, the peak and the at-end allocated bytes of the most loaded GPU.
+ * Series are named after the iterations, with " [rank R]" when there are
+ * several traces.
  * @return 0 or a negative status (GP_ENOENT: no such iterations in a trace).
  */
 GP_API int gp_bench_add_paths(struct gp_bench *b, const char *const *paths, size_t n,

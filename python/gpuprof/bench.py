@@ -13,7 +13,10 @@ Timing (docs/python.md):
   the events are read (``torch.cuda.Event.elapsed_time``). An iteration's time is the
   stream's time from the start event to the end event, so a host that launches too
   slowly shows up in it too. The peak memory of each iteration is
-  ``torch.cuda.max_memory_allocated()`` after ``torch.cuda.reset_peak_memory_stats()``;
+  ``torch.cuda.max_memory_allocated()`` after ``torch.cuda.reset_peak_memory_stats()``,
+  its memory at the end ``torch.cuda.memory_allocated()``, both read when ``fn``
+  returns (the caching allocator counts on the host, as ``fn`` allocates and frees:
+  no synchronisation is needed, and none is added inside the timed loop);
 - otherwise ``time.perf_counter_ns()`` around ``fn`` (monotonic).
 """
 import ctypes
@@ -41,6 +44,7 @@ def _library():
             "gp_bench_add": (ctypes.c_int, [vp, cp, cp, ctypes.c_double, ctypes.c_uint32, dp,
                                             ctypes.c_size_t, dp, dp, ctypes.POINTER(ctypes.c_int)]),
             "gp_bench_warmup_times": (ctypes.c_int, [vp, ctypes.c_int, dp, ctypes.c_size_t]),
+            "gp_bench_memory_at_end": (ctypes.c_int, [vp, ctypes.c_int, dp, ctypes.c_size_t]),
             "gp_bench_json": (ctypes.c_int, [vp, ctypes.c_bool, ctypes.POINTER(vp),
                                              ctypes.POINTER(ctypes.c_size_t)]),
             "gp_bench_text": (ctypes.c_int, [vp, ctypes.c_int, ctypes.POINTER(vp),
@@ -82,7 +86,7 @@ def _take_text(lib, fn, handle, arg):
 def summarize(series, tags=None, seed=0, kind="python", args=(), targets=()):
     """The ``gpuprof.bench/1`` document (a dict) and its text table, for series given as
     dicts: name, times_ns, and optionally rate_name, batch_size, warmup, warmup_times_ns,
-    gpu_ns, peak_memory_bytes. ``targets`` as ``gpuprof bench --target`` takes them
+    gpu_ns, peak_memory_bytes, memory_at_end_bytes (None: unknown). ``targets`` as ``gpuprof bench --target`` takes them
     ("p50<16.67ms", "fps>=60"): each series gets their status, the document
     ``targets_met``. Used by bench(); useful for samples taken elsewhere."""
     lib = _library()
@@ -104,6 +108,10 @@ def summarize(series, tags=None, seed=0, kind="python", args=(), targets=()):
                 b, s["name"].encode(), rate.encode() if rate else None,
                 float(s.get("batch_size", 1)), int(s.get("warmup", 0)), _doubles(times),
                 len(times), _doubles(gpu), _doubles(mem), None), "series %r" % s["name"])
+            end = s.get("memory_at_end_bytes")
+            if end is not None:
+                _check(lib, lib.gp_bench_memory_at_end(b, i, _doubles(end), len(end)),
+                       "memory at the end")
             warm = s.get("warmup_times_ns") or []
             if warm:
                 _check(lib, lib.gp_bench_warmup_times(b, i, _doubles(warm), len(warm)),
@@ -158,7 +166,7 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
     _library()  # fail before running anything when the library is missing
     label = name or getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "fn")
     torch, dev = _cuda(device)
-    warm_ns, times_ns, mem = [], [], None
+    warm_ns, times_ns, mem, mem_end = [], [], None, None
     if torch is not None:
         # the events go on dev's current stream; fn's work is assumed to go there too
         with torch.cuda.device(dev):
@@ -169,6 +177,7 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
                 torch.cuda.synchronize(dev)
                 warm_ns.append(time.perf_counter_ns() - t0)
             mem = [] if memory else None
+            mem_end = [] if memory else None
             pairs = []
             for _ in range(iters):
                 if memory:
@@ -181,6 +190,7 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
                 pairs.append((start, end))
                 if memory:
                     mem.append(torch.cuda.max_memory_allocated(dev))
+                    mem_end.append(torch.cuda.memory_allocated(dev))
             torch.cuda.synchronize(dev)
             # elapsed_time is in ms (float, 0.5 us resolution)
             times_ns = [max(s.elapsed_time(e) * 1e6, 1.0) for s, e in pairs]
@@ -200,7 +210,7 @@ def bench(fn, *args, warmup=10, iters=50, batch_size=1, name=None, rate_name=Non
     doc, table = summarize([{
         "name": label, "times_ns": times_ns, "rate_name": rate_name, "batch_size": batch_size,
         "warmup": warmup, "warmup_times_ns": [max(w, 1) for w in warm_ns],
-        "peak_memory_bytes": mem}], tags=all_tags, seed=seed, args=(label,), targets=targets)
+        "peak_memory_bytes": mem, "memory_at_end_bytes": mem_end}], tags=all_tags, seed=seed, args=(label,), targets=targets)
     if json_path:
         with open(json_path, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=2, sort_keys=True)

@@ -203,6 +203,11 @@ for width in (1280, 1000):
     f, p = page("bt", width)
     assert f["cards"]["throughput"]["text"].endswith(" steps/s"), f["cards"]["throughput"]
     assert f["cards"]["median"]["sub"] == "%d iterations" % p["doc"]["series"][0]["n"], f["cards"]["median"]
+    # a profile_memory trace: the peak card, with the mean of the memory at the end
+    st = p["doc"]["series"][0]["memory_stats"]
+    assert float(f["cards"]["peak_memory"]["value"]) == st["max_bytes"], f["cards"]["peak_memory"]
+    assert f["cards"]["peak_memory"]["sub"].startswith("largest per-iteration peak; ") and \
+        f["cards"]["peak_memory"]["sub"].endswith(" at the end (mean)"), f["cards"]["peak_memory"]
 
 # --- a compare result: no Perfetto; the kernel diff scrolls with whole names
 f, p = page("cmp")

@@ -9,7 +9,9 @@ with the monotonic clock; the CUDA-event path is a GPU test (t0912).
 - warm-up runs are excluded, batch size and rate name give the throughput;
 - json_path writes a gpuprof.bench/1 file that `gpuprof compare` reads, and a 2x slower
   function is a regression (exit 3);
-- bad arguments raise ValueError; without the library bench() raises RuntimeError.
+- bad arguments raise ValueError; without the library bench() raises RuntimeError;
+- memory: null with the host clock (and with a CPU-only PyTorch), the peak and the
+  at-end bytes per iteration with a fake torch.cuda, their statistics in summarize().
 """
 import json
 import os
@@ -62,6 +64,46 @@ class BenchTest(unittest.TestCase):
         self.assertAlmostEqual(s["throughput"]["items_per_s"], 8 * 25 / (sum(x) / 1e9),
                                delta=1e-6 * s["throughput"]["items_per_s"])
         self.assertEqual(s["throughput"]["rate_name"], "samples/s")
+        # the host clock has no device memory: unknown, null
+        for k in ("peak_memory_bytes", "memory_at_end_bytes", "memory_stats",
+                  "memory_at_end_stats"):
+            self.assertIsNone(s[k], k)
+
+    def test_cpu_torch_has_no_memory(self):
+        # PyTorch without CUDA (Debian's CPU build): the host clock, memory null
+        try:
+            import torch
+        except ImportError:
+            self.skipTest("no PyTorch")
+        if torch.cuda.is_available():
+            self.skipTest("CUDA is available: the GPU test t0913 covers it")
+        doc = self.gp.bench(lambda: torch.ones(8) * 2, warmup=1, iters=3, show=False)
+        s = doc["series"][0]
+        self.assertEqual(doc["tags"]["clock"], "monotonic")
+        self.assertIsNone(s["peak_memory_bytes"])
+        self.assertIsNone(s["memory_at_end_bytes"])
+        self.assertIsNone(s["memory_at_end_stats"])
+
+    def test_summarize_memory(self):
+        mi = 1 << 20
+        doc, table = self.gp.summarize([{
+            "name": "s", "times_ns": [29e6, 29.5e6, 28.5e6],
+            "peak_memory_bytes": [2048 * mi] * 3,
+            "memory_at_end_bytes": [1000 * mi, 1100 * mi, 1200 * mi]}])
+        s = doc["series"][0]
+        self.assertEqual(s["memory_at_end_bytes"], [1000 * mi, 1100 * mi, 1200 * mi])
+        st = s["memory_at_end_stats"]
+        self.assertEqual((st["min_bytes"], st["max_bytes"]), (1000 * mi, 1200 * mi))
+        self.assertAlmostEqual(st["mean_bytes"], 1100 * mi, delta=1e-3)
+        self.assertAlmostEqual(st["std_bytes"], statistics.stdev([1000, 1100, 1200]) * mi,
+                               delta=1e-3)
+        self.assertEqual(s["memory_stats"]["std_bytes"], 0)
+        self.assertIn("  memory  peak   mean 2.0 GiB", table)
+        self.assertIn("          at end mean 1.1 GiB", table)
+        with self.assertRaises(RuntimeError) as e:
+            self.gp.summarize([{"name": "s", "times_ns": [1e6, 2e6],
+                                "memory_at_end_bytes": [1.0]}])
+        self.assertIn("1 values of memory at the end for 2 iterations", str(e.exception))
 
     def test_summarize_matches_fixed_samples(self):
         doc, table = self.gp.summarize([{"name": "s", "times_ns": [1e6, 2e6, 3e6, 4e6],
@@ -118,7 +160,7 @@ class _FakeTorch:
     and a log of the calls, to check the synchronisation and the memory reset."""
 
     def __init__(self):
-        self.log, self.clock_ms, self.peak = [], 0.0, 0
+        self.log, self.clock_ms, self.peak, self.cur = [], 0.0, 0, 0
         fake = self
 
         class Dev:
@@ -183,6 +225,10 @@ class _FakeTorch:
             def max_memory_allocated(d=None):
                 return fake.peak
 
+            @staticmethod
+            def memory_allocated(d=None):
+                return fake.cur
+
         self.device = Dev
         self.cuda = Cuda
 
@@ -190,6 +236,7 @@ class _FakeTorch:
         self.log.append("fn")
         self.clock_ms += 2.0
         self.peak = 1 << 20
+        self.cur += 1 << 10  # a kibibyte kept per call
 
 
 @unittest.skipIf(SANITIZED, "sanitizer build: python3 cannot load the instrumented library")
@@ -210,6 +257,9 @@ class CudaPathTest(unittest.TestCase):
         self.assertEqual(doc["tags"]["clock"], "cuda_event")
         self.assertEqual(s["times_ns"], [2e6] * 5)
         self.assertEqual(s["peak_memory_bytes"], [1 << 20] * 5)
+        # at the end of each timed call: 2 warm-up calls, then 1 KiB more per call
+        self.assertEqual(s["memory_at_end_bytes"], [(3 + i) << 10 for i in range(5)])
+        self.assertEqual(s["memory_at_end_stats"]["max_bytes"], 7 << 10)
         log = fake.log
         self.assertEqual(log[0], "device cuda:0")
         # a sync before the warm-up, after each warm-up call, none inside the timed loop,

@@ -145,6 +145,41 @@ static void text_stats(struct gp__out *o, const char *label, const struct gp_val
 #undef F
 }
 
+/*
+ * The memory of the iterations beside their times, a line per kind (peak,
+ * at end): "mean ± σ  min  max" in the unit of the peak's mean; one
+ * iteration: its value alone.
+ */
+static void text_memory(struct gp__out *o, const struct gp_value *s, int64_t n)
+{
+	static const char *const keys[] = { "memory_stats", "memory_at_end_stats" };
+	static const char *const labels[] = { "peak", "at end" };
+	double ref = NAN;
+	bool first = true;
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct gp_value *st = gp_obj_get(s, keys[i]);
+		char a[32], b[32], c[32], d[32];
+
+		if (gp_value_type(st) != GP_VALUE_OBJECT)
+			continue;
+		if (first)
+			ref = num(st, "mean_bytes");
+		gp__out_addf(o, "  %-7s %-7s", first ? "memory" : "", labels[i]);
+		first = false;
+		if (n == 1) {
+			gp__out_addf(o, "%s\n",
+			             fmt_like(a, sizeof(a), num(st, "mean_bytes"), ref, true));
+			continue;
+		}
+		gp__out_addf(o, "mean %s ± %s  min %s  max %s\n",
+		             fmt_like(a, sizeof(a), num(st, "mean_bytes"), ref, true),
+		             fmt_like(b, sizeof(b), num(st, "std_bytes"), ref, true),
+		             fmt_like(c, sizeof(c), num(st, "min_bytes"), ref, true),
+		             fmt_like(d, sizeof(d), num(st, "max_bytes"), ref, true));
+	}
+}
+
 /* a rate with its name: "84.81 runs/s" */
 static const char *rate_text(char *buf, size_t n, double v, const char *rate)
 {
@@ -239,8 +274,7 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 			             : share >= 0.5 ? "partly host-bound"
 			                            : "host-bound, the GPU waits for the CPU");
 	}
-	if (gp_value_type(gp_obj_get(s, "memory_stats")) == GP_VALUE_OBJECT)
-		text_stats(o, "memory", gp_obj_get(s, "memory_stats"), true, n);
+	text_memory(o, s, n);
 	gp__out_addf(o, "  %-7s %s %s", "rate", gp__fmt_rate(a, sizeof(a), num(tp, "items_per_s")),
 	             rate ? rate : "items/s");
 	if (batch != 1)
@@ -463,19 +497,26 @@ static void md_text(struct gp__out *o, const char *s)
 
 static void md_table(struct gp__out *o, const struct gp_value *series, bool rel, bool targets)
 {
-	const char *heads[11] = { "series", "n",   "median", "mean ± σ",  "p95",
+	const char *heads[12] = { "series", "n",   "median", "mean ± σ",  "p95",
 		                  "p99",    "min", "rate",   "GPU median" };
-	unsigned flags[11] = { GP__COL_LEFT };
-	size_t nc = 8;
-	bool gpu = false;
+	unsigned flags[12] = { GP__COL_LEFT };
+	size_t nc = 8, kmem = 0;
+	bool gpu = false, mem = false;
 	struct grid g;
 
-	/* commands have no GPU time: no column of "-" */
-	for (size_t i = 0; i < gp_value_len(series); i++)
+	/* commands have no GPU time or memory: no column of "-" */
+	for (size_t i = 0; i < gp_value_len(series); i++) {
 		gpu |= gp_value_type(gp_obj_get(gp_arr_get(series, i), "gpu_stats")) ==
 		       GP_VALUE_OBJECT;
+		mem |= gp_value_type(gp_obj_get(gp_arr_get(series, i), "memory_stats")) ==
+		       GP_VALUE_OBJECT;
+	}
 	if (gpu)
 		nc++;
+	if (mem) {
+		kmem = nc;
+		heads[nc++] = "peak memory (mean)";
+	}
 	if (rel) {
 		flags[nc] = GP__COL_LEFT;
 		heads[nc++] = "× fastest [99% CI]";
@@ -490,13 +531,13 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 		const struct gp_value *st = gp_obj_get(s, "stats"),
 		                      *gs = gp_obj_get(s, "gpu_stats");
 		const struct gp_value *ts = gp_obj_get(s, "targets");
-		char c[11][64], a[32], b[32];
-		const char *cells[11];
+		char c[12][64], a[32], b[32];
+		const char *cells[12];
 		double ref = num(st, "median_ns");
 		int64_t n = 0;
-		size_t k = gpu ? 9 : 8, met = 0;
+		size_t k = (gpu ? 9 : 8) + (mem ? 1 : 0), met = 0;
 
-		for (size_t j = 0; j < 11; j++)
+		for (size_t j = 0; j < 12; j++)
 			cells[j] = c[j];
 		gp_value_get_int(gp_obj_get(s, "n"), &n);
 		cells[0] = str_or(s, "name", "");
@@ -515,6 +556,8 @@ static void md_table(struct gp__out *o, const struct gp_value *series, bool rel,
 			gp__fmt_dur_like(c[8], sizeof(c[8]), num(gs, "median_ns"), ref, 0);
 		else if (gpu)
 			cells[8] = "-"; /* another series has GPU time */
+		if (mem)
+			gp__fmt_bytes(c[kmem], sizeof(c[0]), num(s, "memory_stats/mean_bytes"), 0);
 		if (rel)
 			relative_cell(c[k++], sizeof(c[0]), gp_obj_get(s, "relative"));
 		if (targets) {

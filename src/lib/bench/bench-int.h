@@ -25,7 +25,8 @@ struct gp_bench_series {
 	double *times;           /* n, ns */
 	double *warm;            /* nwarm, ns; NULL none */
 	double *gpu;             /* n, ns; NULL unknown */
-	double *mem;             /* n, bytes; NULL unknown */
+	double *mem;             /* n, peak bytes; NULL unknown */
+	double *mem_end;         /* n, bytes allocated at the end; NULL unknown */
 	int *codes;              /* n exit codes; NULL: not a command */
 	struct gp_value *params; /* object of strings: the parameters' values; NULL none */
 	char *tmpl;              /* the command before substitution; NULL none */

@@ -76,6 +76,7 @@ GP_API void gp_bench_free(struct gp_bench *b)
 		gp__free(s->warm);
 		gp__free(s->gpu);
 		gp__free(s->mem);
+		gp__free(s->mem_end);
 		gp__free(s->codes);
 		gp_value_free(s->params);
 		gp__free(s->tmpl);
@@ -178,6 +179,27 @@ GP_API int gp_bench_warmup_times(struct gp_bench *b, int series, const double *t
 	gp__free(s->warm);
 	s->warm = w;
 	s->nwarm = n;
+	return 0;
+}
+
+GP_API int gp_bench_memory_at_end(struct gp_bench *b, int series, const double *bytes, size_t n)
+{
+	struct gp_bench_series *s;
+	double *m;
+	int rc;
+
+	if (!b || series < 0 || (size_t)series >= b->n)
+		return gp__error(GP_EINVAL, "no series %d", series);
+	s = &b->s[series];
+	if (!bytes || n != s->n)
+		return gp__error(GP_EINVAL, "%zu values of memory at the end for %zu iterations", n,
+		                 s->n);
+	if ((rc = check_samples(bytes, n, "memory_at_end_bytes", false)))
+		return rc;
+	if (!(m = dup_doubles(bytes, n)))
+		return gp__error(GP_ENOMEM, "out of memory");
+	gp__free(s->mem_end);
+	s->mem_end = m;
 	return 0;
 }
 
@@ -447,7 +469,7 @@ static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
 {
 	/* every child is attached to o as soon as it exists: o owns it, even on failure */
 	struct gp_value *o = gp_value_object(), *w, *v, *tp;
-	struct gp_stats st, gst, mst;
+	struct gp_stats st, gst, mst, est;
 	double sum = 0;
 	const char *rate;
 	int rc = 0;
@@ -478,6 +500,7 @@ static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
 	ARR("warmup_times_ns", s->warm, s->nwarm);
 	ARR("gpu_ns", s->gpu, s->n);
 	ARR("peak_memory_bytes", s->mem, s->n);
+	ARR("memory_at_end_bytes", s->mem_end, s->n);
 #undef ARR
 	if (s->codes) {
 		GP_TRY(attach(o, "exit_codes", v = gp_value_array()));
@@ -501,6 +524,12 @@ static int series_obj(const struct gp_bench *b, const struct gp_bench_series *s,
 		GP_TRY(attach(o, "memory_stats", v));
 	} else {
 		GP_TRY(gp_obj_set_null(o, "memory_stats"));
+	}
+	if (s->mem_end) {
+		GP_TRY(stats_obj(s->mem_end, s->n, b->seed, "bytes", &est, &v));
+		GP_TRY(attach(o, "memory_at_end_stats", v));
+	} else {
+		GP_TRY(gp_obj_set_null(o, "memory_at_end_stats"));
 	}
 	for (size_t i = 0; i < s->n; i++)
 		sum += s->times[i];

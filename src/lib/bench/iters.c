@@ -15,11 +15,22 @@
  * thread: the launching runtime or driver call (by correlation id) starts in
  * [start, end). Work launched in one iteration that runs into the next
  * counts for the one that launched it.
+ *
+ * Memory (a trace recorded with profile_memory=True, a capture with CUPTI
+ * memory records): per iteration, over its host interval [start, end] (a
+ * step's host_start_ns .. + host_dur_ns), the peak allocated bytes and the
+ * allocated bytes at its end, of each GPU from the one curve of memcurve.h.
+ * With several GPUs an iteration's number is the highest over them (peak
+ * and at-end each: the most loaded GPU, the one that runs out first); a GPU
+ * with no memory event yet at an iteration's end is left out of it. The
+ * series has memory only when every measured iteration has a value; the
+ * CPU's memory events never count.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/memcurve.h"
 #include "bench/bench-int.h"
 #include "gpuprof/analyze.h"
 #include "gpuprof/bench.h"
@@ -41,7 +52,8 @@ struct ivl {
 
 struct iters {
 	double *times, *gpu;
-	size_t n, cap_t, cap_g;
+	struct ivl *host; /* per iteration: its host interval, for the memory */
+	size_t n, cap_t, cap_g, cap_h;
 	bool has_gpu;
 };
 
@@ -166,14 +178,70 @@ static int gpu_time(const struct op *ops, size_t nops, int64_t start, int64_t en
 	return 0;
 }
 
-static int push_iter(struct iters *it, double t, double g)
+static int push_iter(struct iters *it, double t, double g, int64_t start, int64_t end)
 {
 	if (gp__grow((void **)&it->times, &it->cap_t, it->n + 1, sizeof(double)) ||
-	    gp__grow((void **)&it->gpu, &it->cap_g, it->n + 1, sizeof(double)))
+	    gp__grow((void **)&it->gpu, &it->cap_g, it->n + 1, sizeof(double)) ||
+	    gp__grow((void **)&it->host, &it->cap_h, it->n + 1, sizeof(*it->host)))
 		return gp__error(GP_ENOMEM, "out of memory");
 	it->times[it->n] = t;
+	it->host[it->n].start = start;
+	it->host[it->n].end = end;
 	it->gpu[it->n++] = g;
 	return 0;
+}
+
+/*
+ * The peak and at-end allocated bytes of iterations [@p from, it->n) into
+ * new arrays *@p peak and *@p end (the highest over the GPUs), both NULL when
+ * the trace has no GPU memory event or an iteration has no value.
+ */
+static int iter_memory(const struct gp_trace *t, const struct iters *it, size_t from, double **peak,
+                       double **end)
+{
+	struct gp__memcurve mc;
+	size_t n = it->n - from, i, d;
+	double *p = NULL, *e = NULL;
+	int rc = 0;
+
+	*peak = *end = NULL;
+	if (!t->nmem)
+		return 0;
+	GP_TRY(gp__memcurve_build(t, &mc));
+	if (!mc.ndev || mc.dev[0].type != 1)
+		goto out; /* GPUs come first: none */
+	if (!(p = gp__reallocarray(NULL, n, sizeof(*p))) ||
+	    !(e = gp__reallocarray(NULL, n, sizeof(*e))))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < n; i++) {
+		const struct ivl *h = &it->host[from + i];
+		bool any = false;
+
+		for (d = 0; d < mc.ndev && mc.dev[d].type == 1; d++) {
+			int64_t dp, de;
+
+			if (!gp__memcurve_window(&mc, d, h->start, h->end, &dp, &de))
+				continue;
+			/* a running sum of Bytes can dip below where recording began */
+			dp = dp > 0 ? dp : 0;
+			de = de > 0 ? de : 0;
+			if (!any || (double)dp > p[i])
+				p[i] = (double)dp;
+			if (!any || (double)de > e[i])
+				e[i] = (double)de;
+			any = true;
+		}
+		if (!any)
+			goto out; /* this iteration has none: the series has no memory */
+	}
+	*peak = p;
+	*end = e;
+	p = e = NULL;
+out:
+	gp__free(p);
+	gp__free(e);
+	gp__memcurve_release(&mc);
+	return rc;
 }
 
 /* the message of a capture's domain range name, or the name itself */
@@ -218,7 +286,7 @@ static int from_events(const struct gp_trace *t, const char *name, bool marks, s
 		if (e <= s)
 			continue; /* two marks at one instant, or an empty range */
 		GP_TRY(gpu_time(ops, nops, s, e, &buf, &bcap, &g));
-		GP_TRY(push_iter(it, (double)(e - s), g));
+		GP_TRY(push_iter(it, (double)(e - s), g, s, e));
 	}
 out:
 	gp__free(idx);
@@ -285,7 +353,7 @@ static int from_steps(const struct gp_trace *t, int64_t rank, struct iters *it)
 	steps = gp_obj_get(r, "steps");
 	for (size_t i = 0; i < gp_value_len(steps); i++) {
 		const struct gp_value *s = gp_arr_get(steps, i);
-		int64_t d = 0, g = 0;
+		int64_t d = 0, g = 0, hs = 0, hd = 0;
 
 		if (gp_value_get_bool(gp_obj_get(s, "incomplete"), false) ||
 		    gp_value_get_int(gp_obj_get(s, "number"), &d) == false)
@@ -294,7 +362,9 @@ static int from_steps(const struct gp_trace *t, int64_t rank, struct iters *it)
 			continue;
 		if (gp_value_get_int(gp_obj_get(s, "gpu_busy_ns"), &g))
 			it->has_gpu = true;
-		if ((rc = push_iter(it, (double)d, (double)g)))
+		gp_value_get_int(gp_obj_get(s, "host_start_ns"), &hs);
+		gp_value_get_int(gp_obj_get(s, "host_dur_ns"), &hd);
+		if ((rc = push_iter(it, (double)d, (double)g, hs, hs + hd)))
 			break;
 	}
 	gp_value_free(r);
@@ -305,6 +375,7 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
                         int64_t rank, bool several, const struct gp_bench_iter_opts *o)
 {
 	struct iters it;
+	double *peak = NULL, *end = NULL;
 	const char *what;
 	char name[512], rate[256];
 	size_t w;
@@ -360,14 +431,20 @@ int gp__bench_add_trace(struct gp_bench *b, const struct gp_trace *t, const char
 		snprintf(rate, sizeof(rate), "steps/s");
 	else
 		snprintf(rate, sizeof(rate), "%s/s", what);
+	GP_TRY(iter_memory(t, &it, w, &peak, &end));
 	si = gp_bench_add(b, name, rate, o->batch_size > 0 ? o->batch_size : 1, (uint32_t)w,
-	                  it.times + w, it.n - w, it.has_gpu ? it.gpu + w : NULL, NULL, NULL);
+	                  it.times + w, it.n - w, it.has_gpu ? it.gpu + w : NULL, peak, NULL);
 	GP_TRY(si);
+	if (end)
+		GP_TRY(gp_bench_memory_at_end(b, si, end, it.n - w));
 	if (w)
 		GP_TRY(gp_bench_warmup_times(b, si, it.times, w));
 out:
 	gp__free(it.times);
 	gp__free(it.gpu);
+	gp__free(it.host);
+	gp__free(peak);
+	gp__free(end);
 	return rc;
 }
 

@@ -9,9 +9,11 @@
  * samples: wall time (times_ns, lower is better), throughput (batch_size /
  * time per iteration, higher is better; shown as its median, which is close
  * to but not the bench's items_per_s = batch n / sum of times), GPU time
- * (gpu_ns, when both sides have it) and peak memory (peak_memory_bytes, when
- * both have it). A warm-up that differs between the sides, and the bench's
- * own warnings, become warnings of the comparison.
+ * (gpu_ns, when both sides have it), peak memory (peak_memory_bytes) and
+ * memory at the iterations' end (memory_at_end_bytes), when both have it:
+ * memory that is the same in every iteration of each side is compared
+ * exactly (metric.c). A warm-up that differs between the sides, and the
+ * bench's own warnings, become warnings of the comparison.
  */
 #include <math.h>
 #include <string.h>
@@ -77,7 +79,9 @@ int gp__cmp_check_bench(const struct gp_value *v, const char *label)
 		    (rc =
 		         check_numbers(gp_obj_get(s, "gpu_ns"), label, i, "gpu_ns", true, false)) ||
 		    (rc = check_numbers(gp_obj_get(s, "peak_memory_bytes"), label, i,
-		                        "peak_memory_bytes", true, false)))
+		                        "peak_memory_bytes", true, false)) ||
+		    (rc = check_numbers(gp_obj_get(s, "memory_at_end_bytes"), label, i,
+		                        "memory_at_end_bytes", true, false)))
 			return rc;
 		if (bs && gp_value_type(bs) != GP_VALUE_NULL &&
 		    !(gp_value_get_double(bs, &d) && d > 0))
@@ -198,6 +202,8 @@ static int compare_pair(struct gp__cmp *c, const struct gp_value *base_doc,
 		                                 GP_LOWER_IS_BETTER };
 	static const struct gp__metric m_mem = { "peak_memory", "peak memory", "bytes",
 		                                 GP__MK_MEMORY, GP_LOWER_IS_BETTER };
+	static const struct gp__metric m_end = { "memory_at_end", "memory at end", "bytes",
+		                                 GP__MK_MEMORY, GP_LOWER_IS_BETTER };
 	struct gp__metric m_rate = { "throughput", "throughput", "items/s", GP__MK_RATE,
 		                     GP_HIGHER_IS_BETTER };
 	const char *bname = gp_value_get_str(gp_obj_get(bs, "name"));
@@ -229,6 +235,7 @@ static int compare_pair(struct gp__cmp *c, const struct gp_value *base_doc,
 		GP_TRY(gp__cmp_sampled(c, bname, &m_rate, rb, nb, rn, nn, metrics, NULL));
 	GP_TRY(one_metric(c, bname, &m_gpu, bs, ns, "gpu_ns", metrics));
 	GP_TRY(one_metric(c, bname, &m_mem, bs, ns, "peak_memory_bytes", metrics));
+	GP_TRY(one_metric(c, bname, &m_end, bs, ns, "memory_at_end_bytes", metrics));
 
 	GP_TRY(warmup_warning(c, bname, bs, ns));
 	if (batch_of(bs) != batch_of(ns))

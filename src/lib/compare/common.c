@@ -16,7 +16,7 @@
 #include "source/source.h"
 #include "util/buf.h"
 
-double gp__cmp_threshold(const struct gp__cmp *c, const char *name)
+double gp__cmp_threshold_or(const struct gp__cmp *c, const char *name, double dflt)
 {
 	const struct gp_compare_opts *o = c->opts;
 	size_t i;
@@ -25,7 +25,12 @@ double gp__cmp_threshold(const struct gp__cmp *c, const char *name)
 		for (i = o->n_thresholds; i-- > 0;)
 			if (o->threshold_names[i] && strcmp(o->threshold_names[i], name) == 0)
 				return o->threshold_values[i];
-	return c->threshold;
+	return dflt;
+}
+
+double gp__cmp_threshold(const struct gp__cmp *c, const char *name)
+{
+	return gp__cmp_threshold_or(c, name, c->threshold);
 }
 
 struct gp_value *gp__cmp_push_obj(struct gp_value *arr)

@@ -30,6 +30,13 @@
 #define GP__CMP_ALPHA       0.01
 #define GP__CMP_THRESHOLD   0.05
 #define GP__CMP_MIN_SAMPLES 2 /* Welch's t needs 2 per side */
+/*
+ * Memory samples with no spread (every iteration the same on each side): an
+ * exact comparison, a change past this share of the base and at least
+ * GP__CMP_MEM_FLOOR bytes counts (docs/analyses/statistics.md)
+ */
+#define GP__CMP_MEM_EXACT 0.01
+#define GP__CMP_MEM_FLOOR 1048576.0
 /* GPU idle share change (percentage points) that an explanation mentions */
 #define GP__CMP_IDLE_POINTS 5.0
 /* a speedup under this, with reduced precision, points to a host- or memory-bound model */
@@ -74,6 +81,8 @@ struct gp__cmp {
 
 /** The threshold (a fraction) of metric @p name. */
 double gp__cmp_threshold(const struct gp__cmp *c, const char *name);
+/** The threshold that --threshold-for gave metric @p name, else @p dflt. */
+double gp__cmp_threshold_or(const struct gp__cmp *c, const char *name, double dflt);
 /** Appends {id, text} to result.warnings. */
 int gp__cmp_warn(struct gp__cmp *c, const char *id, const char *fmt, ...) GP_PRINTF(3, 4);
 /** A new object appended to array @p arr (NULL when out of memory). */
@@ -99,7 +108,8 @@ int gp__cmp_tags(struct gp__cmp *c, const struct gp_value *base, const struct gp
 
 /**
  * Compares samples @p b (@p nb) and @p n (@p nn) of metric @p m (Mann-Whitney
- * U, or Welch's t on the logs when they are few) and appends the
+ * U, or Welch's t on the logs when they are few; memory that is the same in
+ * every sample of each side exactly, "test": "exact") and appends the
  * metric object to @p metrics; counts it in @p c and records a regression
  * under group @p group. @p out_obj (may be NULL) receives the object.
  */

@@ -28,6 +28,7 @@ static const char *const known_metrics[] = {
 	"throughput",
 	"gpu_time",
 	"peak_memory",
+	"memory_at_end",
 	/* reports */
 	"step_time",
 	"gpu_busy",
@@ -272,7 +273,11 @@ static int verdict_and_summary(struct gp__cmp *c, bool bench)
 
 		gp_value_get_double(gp_obj_get(m, "delta_pct"), &d);
 		gp_value_get_double(gp_obj_get(m, "p"), &p);
-		fmt_p(pb, sizeof(pb), p);
+		if (gp_value_get_str(gp_obj_get(m, "test")) &&
+		    strcmp(gp_value_get_str(gp_obj_get(m, "test")), "exact") == 0)
+			snprintf(pb, sizeof(pb), "exact"); /* memory alike in every iteration */
+		else
+			fmt_p(pb, sizeof(pb), p);
 		GP_TRY(gp__buf_addf(&b, "%s: %s %s (%s) %s %s%s%s", verdict,
 		                    gp_value_get_str(gp_obj_get(m, "title")),
 		                    gp__fmt_pct(db, sizeof(db), d, GP__FMT_SIGN), pb,

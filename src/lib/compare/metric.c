@@ -19,6 +19,12 @@
  * no test decided ("test": null: too few samples, or a base median of 0) has
  * no p and no interval ("p", "ratio_lo", "ratio_hi" null), whatever its
  * sample sizes: a number no test gave would read as evidence.
+ *
+ * Memory that is the same in every iteration on each side (a training
+ * step's peak, to the byte) has no noise for a test to weigh: it is
+ * compared exactly ("test": "exact"), worse or better when it moved past
+ * GP__CMP_MEM_EXACT of the base (--threshold-for METRIC=PCT sets it) and
+ * GP__CMP_MEM_FLOOR bytes, else the same; a regression as any other.
  */
 #include <math.h>
 #include <stdio.h>
@@ -173,11 +179,43 @@ static int few_samples(struct gp__cmp *c, const struct gp__metric *m, double thr
 	return 0;
 }
 
+/* every one of the @p n values equal */
+static bool constant(const double *x, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (x[i] != x[0])
+			return false;
+	return true;
+}
+
+/*
+ * The exact rule of memory without spread into @p ch, its margin in bytes
+ * into *@p margin and its threshold (a fraction) into *@p thr.
+ */
+static void exact(const struct gp__cmp *c, const struct gp__metric *m, double b, double n,
+                  struct gp_change *ch, double *thr, double *margin)
+{
+	double d = n - b;
+
+	*thr = gp__cmp_threshold_or(c, m->name, GP__CMP_MEM_EXACT);
+	*margin = fmax(*thr * fabs(b), GP__CMP_MEM_FLOOR);
+	ch->base_median = b;
+	ch->new_median = n;
+	ch->delta_pct = gp__cmp_pct(b, n);
+	ch->ratio = b != 0 ? n / b : NAN;
+	ch->ratio_lo = ch->ratio_hi = ch->p = NAN;
+	if (fabs(d) <= *margin)
+		ch->verdict = GP_VERDICT_SAME;
+	else
+		ch->verdict = (d > 0) == (m->better == GP_LOWER_IS_BETTER) ? GP_VERDICT_WORSE
+		                                                           : GP_VERDICT_BETTER;
+}
+
 int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metric *m,
                     const double *b, size_t nb, const double *n, size_t nn,
                     struct gp_value *metrics, const struct gp_value **out_obj)
 {
-	double thr = gp__cmp_threshold(c, m->name);
+	double thr = gp__cmp_threshold(c, m->name), margin = NAN;
 	const char *test = NULL;
 	struct gp_change ch;
 	struct gp_value *o;
@@ -191,6 +229,20 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 	memset(&ch, 0, sizeof(ch));
 	ch.n_base = nb;
 	ch.n_new = nn;
+	if (m->kind == GP__MK_MEMORY && nb >= c->min_samples && nn >= c->min_samples &&
+	    constant(b, nb) && constant(n, nn)) {
+		char th[32], fl[32];
+
+		exact(c, m, b[0], n[0], &ch, &thr, &margin);
+		test = "exact";
+		if (n[0] != b[0])
+			snprintf(reason, sizeof(reason),
+			         "the same in every iteration on each side: compared exactly, a "
+			         "change counts past %s and %s",
+			         gp__fmt_pct(th, sizeof(th), 100 * thr, GP__FMT_GIVEN),
+			         gp__fmt_bytes(fl, sizeof(fl), GP__CMP_MEM_FLOOR, 0));
+		goto emit;
+	}
 	ch.base_median = gp__cmp_median(b, nb);
 	ch.new_median = gp__cmp_median(n, nn);
 	if (ch.base_median == 0) {
@@ -255,11 +307,13 @@ int gp__cmp_sampled(struct gp__cmp *c, const char *group, const struct gp__metri
 		         "only: p = %.3g is not below alpha %g",
 		         ch.p, c->alpha);
 	}
+emit:
 	if (!(o = gp__cmp_push_obj(metrics)))
 		return gp__error(GP_ENOMEM, "out of memory");
 	if ((rc = common(o, m, ch.base_median, ch.new_median, thr, true)))
 		return rc;
-	if (gp_obj_set_str(o, "reason", reason[0] ? reason : NULL) ||
+	if ((isfinite(margin) && gp_obj_set_double(o, "threshold_bytes", margin)) ||
+	    gp_obj_set_str(o, "reason", reason[0] ? reason : NULL) ||
 	    gp_obj_set_str(o, "test", test) || gp_obj_set_int(o, "n_base", (int64_t)ch.n_base) ||
 	    gp_obj_set_int(o, "n_new", (int64_t)ch.n_new) ||
 	    gp_obj_set_double(o, "ratio", ch.ratio) ||

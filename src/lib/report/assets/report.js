@@ -1022,7 +1022,7 @@
       card('mean', 'Mean \u00b1 \u03c3', st.mean_ns, fmtNs(st.mean_ns), '\u03c3 ' + fmtNs(st.std_ns) + ', CV ' + (num(st.cv) ? (100 * st.cv).toFixed(1) + '%' : '-')),
       /* what was not measured (no GPU time, no memory per iteration) has no card */
       !num(first.gpu_share) ? null : card('gpu_share', 'GPU share', first.gpu_share, num(first.gpu_share) ? (100 * first.gpu_share).toFixed(1) + '%' : '-', num(first.gpu_share) ? (first.gpu_share >= 0.9 ? 'GPU-bound' : first.gpu_share < 0.5 ? 'host-bound: the GPU waits' : 'mixed') : 'no GPU time per iteration'),
-      !num(get(first, 'memory_stats.max_bytes')) ? null : card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak')
+      !num(get(first, 'memory_stats.max_bytes')) ? null : card('peak_memory', 'Peak memory', get(first, 'memory_stats.max_bytes'), fmtBytes(get(first, 'memory_stats.max_bytes')), 'largest per-iteration peak' + (num(get(first, 'memory_at_end_stats.mean_bytes')) ? '; ' + fmtBytes(get(first, 'memory_at_end_stats.mean_bytes')) + ' at the end (mean)' : ''))
     ]));
     /* a parameter scan's values, the series against the fastest and the targets: columns when the result has them */
     var params = arr(doc.parameters).filter(function (p) { return typeof p === 'string'; });
