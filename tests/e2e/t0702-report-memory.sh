@@ -86,7 +86,7 @@ def check_dev(f, d):
     assert f["sections"]["gp-memory"] == "1", f["sections"]
     dev = f["devs"][d["_k"]]
     c = d["curve"]
-    n = len(c["ts_ns"])
+    n = len(c["allocated"])
     assert dev["points"] == n, (dev["points"], n)
     assert dev["segments"] == 2 * n - 1, (dev["segments"], n)  # a step function: two per change
     assert dev["dot"][0] == str(d["peak_allocated_bytes"]), dev["dot"]

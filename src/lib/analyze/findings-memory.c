@@ -26,7 +26,7 @@ int gp__fnd_memory(const struct gp__actx *c, const struct gp_value *r, const str
 	const struct gp_value *devs = gp_value_path(r, "memory/devices"), *worst = NULL, *lk, *hold;
 	int64_t growth = 0, g, total = 0, tested = 0, held = 0, held_steps = 0, peak = 0, left = -1;
 	char title[512], sugg[1024], gb[32], dev[32];
-	const char *op;
+	const char *op, *src;
 	struct gp_value *ev = NULL;
 	enum gp__fnd_sev sev = GP_FND_MEDIUM;
 	size_t i;
@@ -59,7 +59,10 @@ int gp__fnd_memory(const struct gp__actx *c, const struct gp_value *r, const str
 		snprintf(dev, sizeof(dev), "Host memory");
 	else
 		snprintf(dev, sizeof(dev), "GPU %lld memory", (long long)g);
-	if (dev[0] == 'G' && b->dev.mem_bytes > 0 && growth > 0) {
+	/* a Bytes running sum is relative to the start: the room left is unknown */
+	src = gp_value_get_str(gp_obj_get(worst, "allocated_source"));
+	if (dev[0] == 'G' && b->dev.mem_bytes > 0 && growth > 0 && src &&
+	    !strcmp(src, "total_allocated")) {
 		left = (b->dev.mem_bytes - peak) / growth;
 		if (left < 0)
 			left = 0;

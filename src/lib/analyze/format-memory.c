@@ -61,10 +61,12 @@ static size_t rows_of(const struct gp_value *arr, const struct gp__fmt_sec *fs, 
 	return n;
 }
 
-/* a table of ops: bytes, allocations, [steps], op */
-static void op_table(struct gp__out *o, const struct gp__fmt_sec *fs, const struct gp_value *rows,
+/* a table of the ops of group @p g ({ops, rows}): bytes, allocations, [steps], op */
+static void op_table(struct gp__out *o, const struct gp__fmt_sec *fs, const struct gp_value *g,
                      bool steps)
 {
+	const struct gp_value *rows = gp_obj_get(g, "rows");
+	int64_t nops = 0;
 	struct gp__col cols[] = {
 		{ .head = "bytes", .width = 10, .cell = gp__cell_bytes, .key = "bytes" },
 		{ .head = "allocs",
@@ -86,20 +88,27 @@ static void op_table(struct gp__out *o, const struct gp__fmt_sec *fs, const stru
 	};
 	struct gp__table t = { cols, 4, "    ", false };
 	const void *r[OP_ROWS];
-	size_t n = rows_of(rows, fs, OP_ROWS, r);
-	int w = fs->width - 4 - 10 - 8 - 2 - (steps ? 36 : 0);
+	size_t n = rows_of(rows, fs, OP_ROWS, r), made = 34;
+	int w;
 
 	if (!n)
 		return;
+	/* a narrow terminal: the steps' column gives way first, to 16 columns */
+	if (steps && fs->width < 4 + 10 + 8 + 2 + 36 + 20)
+		made = fs->width - (4 + 10 + 8 + 2 + 2 + 20) < 16
+		           ? 16
+		           : (size_t)fs->width - (4 + 10 + 8 + 2 + 2 + 20);
+	cols[2].width = cols[2].cut = made;
+	w = fs->width - 4 - 10 - 8 - 2 - (steps ? (int)made + 2 : 0);
 	if (!steps) {
 		cols[2] = cols[3];
 		t.n = 3;
 	}
-	cols[t.n - 1].cut = fs->wide ? 0 : (size_t)(w < 20 ? 20 : w);
+	cols[t.n - 1].cut = fs->wide ? 0 : (size_t)(w < 12 ? 12 : w);
 	keep(o, gp__table_head(&o->b, &t));
 	keep(o, gp__table_rows(&o->b, &t, r, n));
-	if (gp_value_len(rows) > n)
-		gp__out_addf(o, "    ... %zu more ops\n", gp_value_len(rows) - n);
+	if (gp_value_get_int(gp_obj_get(g, "ops"), &nops) && (size_t)nops > n)
+		gp__out_addf(o, "    ... %zu more ops\n", (size_t)nops - n);
 }
 
 static void steps_table(struct gp__out *o, const struct gp_value *sg)
@@ -177,6 +186,13 @@ static void device(struct gp__out *o, const struct gp__fmt_sec *fs, const struct
 	int64_t id = 0, v = 0, other = 0;
 	char name[32], b1[32], b2[32];
 
+	int64_t has = 0;
+
+	/* nothing to show (no step, nothing live, nothing unfreed, no leak): no heading */
+	gp_value_get_int(gp_obj_get(u, "bytes"), &has);
+	if (!gp_value_len(gp_obj_get(d, "step_growth")) && !gp_value_len(gp_obj_get(pl, "rows")) &&
+	    has <= 0 && !gp_value_get_bool(gp_value_path(d, "leak/suspect"), false))
+		return;
 	if (gp_value_get_int(gp_obj_get(d, "device"), &id))
 		snprintf(name, sizeof(name), "GPU %lld", (long long)id);
 	else
@@ -185,13 +201,18 @@ static void device(struct gp__out *o, const struct gp__fmt_sec *fs, const struct
 	steps_table(o, gp_obj_get(d, "step_growth"));
 	if (gp_value_len(gp_obj_get(pl, "rows"))) {
 		gp_value_get_int(gp_obj_get(d, "peak_allocated_bytes"), &v);
-		gp__out_addf(o, "    live at the peak (%s%s%s):\n",
+		/* the step's name cut as the steps table cuts it */
+		gp__out_addf(o, "    live at the peak (%s%s%.20s%s):\n",
 		             gp__fmt_bytes(b1, sizeof(b1), (double)v, 0),
 		             gp_value_get_str(gp_obj_get(d, "peak_step")) ? " in " : "",
 		             gp_value_get_str(gp_obj_get(d, "peak_step"))
 		                 ? gp_value_get_str(gp_obj_get(d, "peak_step"))
+		                 : "",
+		             gp_value_get_str(gp_obj_get(d, "peak_step")) &&
+		                     strlen(gp_value_get_str(gp_obj_get(d, "peak_step"))) > 20
+		                 ? "..."
 		                 : "");
-		op_table(o, fs, gp_obj_get(pl, "rows"), false);
+		op_table(o, fs, pl, false);
 		if (gp_value_get_int(gp_obj_get(pl, "other_bytes"), &other) && other > 0)
 			gp__out_addf(
 			    o,
@@ -206,7 +227,7 @@ static void device(struct gp__out *o, const struct gp__fmt_sec *fs, const struct
 			             (long long)(gp_value_get_int(gp_obj_get(u, "allocations"), &id)
 			                             ? id
 			                             : 0));
-			op_table(o, fs, gp_obj_get(u, "rows"), true);
+			op_table(o, fs, u, true);
 		}
 		b = gp_obj_get(u, "before_steps");
 		if (gp_value_get_int(gp_obj_get(b, "bytes"), &v) && v > 0) {
@@ -214,7 +235,7 @@ static void device(struct gp__out *o, const struct gp__fmt_sec *fs, const struct
 			             "    made before the first step, never freed (weights, "
 			             "optimizer state): %s\n",
 			             gp__fmt_bytes(b1, sizeof(b1), (double)v, 0));
-			op_table(o, fs, gp_obj_get(b, "rows"), false);
+			op_table(o, fs, b, false);
 		}
 	}
 	leak_line(o, fs, gp_obj_get(d, "leak"));

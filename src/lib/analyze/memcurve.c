@@ -62,6 +62,7 @@ void gp__memcurve_release(struct gp__memcurve *mc)
 	gp__free(mc->ts);
 	gp__free(mc->alloc);
 	gp__free(mc->reserved);
+	gp__free(mc->maxt);
 	memset(mc, 0, sizeof(*mc));
 }
 
@@ -134,8 +135,9 @@ int gp__memcurve_build(const struct gp_trace *t, struct gp__memcurve *mc)
 	mc->ts = gp__calloc(n + 1, sizeof(*mc->ts));
 	mc->alloc = gp__calloc(n + 1, sizeof(*mc->alloc));
 	mc->reserved = gp__calloc(n + 1, sizeof(*mc->reserved));
+	mc->maxt = gp__calloc(2 * n + 1, sizeof(*mc->maxt));
 	kv = gp__calloc(n + 1, sizeof(*kv));
-	if (!mc->ord || !mc->devof || !mc->ts || !mc->alloc || !mc->reserved || !kv)
+	if (!mc->ord || !mc->devof || !mc->ts || !mc->alloc || !mc->reserved || !mc->maxt || !kv)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(find_devices(t, mc));
 	pos = gp__calloc(mc->ndev + 1, sizeof(*pos));
@@ -167,6 +169,12 @@ int gp__memcurve_build(const struct gp_trace *t, struct gp__memcurve *mc)
 			mc->reserved[i] = m->total_reserved;
 		}
 	}
+	/* the max tree, bottom up: leaves n..2n-1, node k the max of 2k and 2k + 1 */
+	for (i = 0; i < n; i++)
+		mc->maxt[n + i] = mc->alloc[i];
+	for (i = n; i-- > 1;)
+		mc->maxt[i] =
+		    mc->maxt[2 * i] > mc->maxt[2 * i + 1] ? mc->maxt[2 * i] : mc->maxt[2 * i + 1];
 out:
 	gp__free(kv);
 	gp__free(pos);
@@ -196,23 +204,37 @@ size_t gp__memcurve_at(const struct gp__memcurve *mc, size_t d, int64_t ts)
 	return lo > x->first ? lo - 1 : SIZE_MAX;
 }
 
+/* the highest alloc of ord positions [lo, hi] (lo <= hi) */
+static int64_t range_max(const struct gp__memcurve *mc, size_t lo, size_t hi)
+{
+	size_t l = lo + mc->n, r = hi + mc->n + 1;
+	int64_t m = INT64_MIN;
+
+	for (; l < r; l /= 2, r /= 2) {
+		if (l & 1) {
+			m = mc->maxt[l] > m ? mc->maxt[l] : m;
+			l++;
+		}
+		if (r & 1) {
+			r--;
+			m = mc->maxt[r] > m ? mc->maxt[r] : m;
+		}
+	}
+	return m;
+}
+
 bool gp__memcurve_window(const struct gp__memcurve *mc, size_t d, int64_t start, int64_t end,
                          int64_t *peak, int64_t *at_end)
 {
-	size_t e = gp__memcurve_at(mc, d, end), s, i;
-	int64_t p;
+	size_t e = gp__memcurve_at(mc, d, end), s;
 
 	if (e == SIZE_MAX || end < start)
 		return false;
-	s = gp__memcurve_at(mc, d, start);
-	/* the level carried in at start, else the first event inside */
+	/* the level carried in: the last event before start; else the window starts at the first */
+	s = start > INT64_MIN ? gp__memcurve_at(mc, d, start - 1) : SIZE_MAX;
 	if (s == SIZE_MAX)
 		s = mc->dev[d].first;
-	p = mc->alloc[s];
-	for (i = s + 1; i <= e; i++)
-		if (mc->alloc[i] > p)
-			p = mc->alloc[i];
-	*peak = p;
+	*peak = range_max(mc, s, e);
 	*at_end = mc->alloc[e];
 	return true;
 }

@@ -36,6 +36,7 @@ struct gp__memcurve {
 	int64_t *ts;       /* per ord entry: its time (ns) */
 	int64_t *alloc;    /* per ord entry: the device's allocated bytes after it */
 	int64_t *reserved; /* per ord entry: Total Reserved, -1 unknown */
+	int64_t *maxt;     /* [2 n]: a max tree over alloc (leaves at n + i), for windows */
 };
 
 /** Builds the curves of @p t into @p mc (zeroed first; released on failure). */
@@ -46,9 +47,10 @@ void gp__memcurve_release(struct gp__memcurve *mc);
 
 /**
  * Device @p d over [@p start, @p end]: the highest allocated bytes (the level
- * carried in at @p start counts) into @p peak and the allocated bytes at
- * @p end into @p at_end. False (and both left alone) when the device has no
- * event at or before @p end. O(log n + events in the window).
+ * carried in from before @p start counts, and every event at @p start) into
+ * @p peak and the allocated bytes at @p end into @p at_end. False (and both
+ * left alone) when the device has no event at or before @p end. O(log n),
+ * however many windows overlap.
  */
 bool gp__memcurve_window(const struct gp__memcurve *mc, size_t d, int64_t start, int64_t end,
                          int64_t *peak, int64_t *at_end);

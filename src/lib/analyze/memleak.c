@@ -8,8 +8,9 @@
  *    bytes at each step's end rise from one step to the next in all but at
  *    most one of the transitions, fall in at most one (a dip is tolerated),
  *    and rise in at least two (one spike, such as the optimizer's state
- *    made in the first step, is no trend); the growth per step is the
- *    median of the changes, so a spike does not inflate it;
+ *    made in the first step, is no trend), and the last end is above the
+ *    first; the growth per step is the median of the changes, so a spike
+ *    does not inflate it;
  *  - the holder: an op whose allocations, made in all but at most one of
  *    the complete steps before the last, are still alive at the last
  *    complete step's end; the one holding the most bytes is named.
@@ -111,9 +112,11 @@ int gp__memleak(const struct gp__actx *c, const struct gp__memcurve *mc,
 	if (n >= 2) {
 		GP_TRY(gp_obj_set_int(lk, "growth_per_step_bytes", growth));
 		GP_TRY(gp_obj_set_int(lk, "total_growth_bytes", prev - first));
-		GP_TRY(gp_obj_set_double(lk, "total_growth_pct_of_peak",
-		                         peak > 0 ? 100.0 * (double)(prev - first) / (double)peak
-		                                  : 0.0));
+		if (peak > 0)
+			GP_TRY(gp_obj_set_double(lk, "total_growth_pct_of_peak",
+			                         100.0 * (double)(prev - first) / (double)peak));
+		else /* a running sum that never rose above its start: no share of it */
+			GP_TRY(gp_obj_set_null(lk, "total_growth_pct_of_peak"));
 	} else {
 		GP_TRY(gp_obj_set_null(lk, "growth_per_step_bytes"));
 		GP_TRY(gp_obj_set_null(lk, "total_growth_bytes"));

@@ -206,7 +206,7 @@ int gp__memgroup_add(struct gp__memgroup *g, const struct gp__actx *c, const str
 		slot = g->n++;
 		g->rows[slot] =
 		    (struct gp__memrow){ .key = key, .first = st, .last = st, .seen = st };
-		g->rows[slot].nsteps = 1;
+		g->rows[slot].nsteps = st >= 0; /* before the first step is no step */
 		GP_TRY(gp__u64map_put(&g->ix, key, slot));
 	}
 	r = &g->rows[slot];
@@ -215,7 +215,7 @@ int gp__memgroup_add(struct gp__memgroup *g, const struct gp__actx *c, const str
 	r->count++;
 	g->bytes += b;
 	g->count++;
-	if (st != r->seen)
+	if (st != r->seen && st >= 0)
 		r->nsteps++;
 	r->seen = st;
 	r->first = st < r->first ? st : r->first;

@@ -20,14 +20,17 @@
 #include "memcurve.h"
 #include "memleak.h"
 #include "memlife.h"
+#include "metrics.h"
 #include "util/error.h"
 #include "util/value-int.h"
 
 #define TOP_ALLOCATORS 10
 /* rows of the per-op tables (live at the peak, never freed) */
 #define MEM_ROWS 20
-/* the curve keeps the lowest and highest point of each of this many time buckets */
-#define CURVE_BUCKETS 500
+/* devices listed at most (GPUs first): each has a row per step */
+#define MAX_DEVICES 64
+/* points of the page's curve at most */
+#define CURVE_POINTS 1000
 
 struct alloc_row {
 	uint32_t name;
@@ -143,83 +146,50 @@ out:
 	return rc;
 }
 
-/* an array of @p n numbers taken from @p v at the indices @p at */
-static int num_array(struct gp_value *o, const char *key, const int64_t *v, const size_t *at,
-                     size_t n)
-{
-	struct gp_value *arr = gp_value_array();
-	size_t i;
-	int rc = 0;
-
-	if (!arr)
-		return gp__error(GP_ENOMEM, "out of memory");
-	GP_TRY(gp_obj_set(o, key, arr));
-	for (i = 0; i < n; i++)
-		GP_TRY(gp_arr_push(arr, gp_value_int(v[at[i]])));
-out:
-	return rc;
-}
-
 /*
- * The curve for the page: every event when there are at most
- * 2 CURVE_BUCKETS, else the lowest and the highest point of each of
- * CURVE_BUCKETS equal time buckets in time order (the peak is the highest
- * point of its bucket: never lost), and the last point.
+ * The curve for the page: [t, bytes] points of the allocated and reserved
+ * bytes, every event when there are at most CURVE_POINTS, else the lowest
+ * and the highest of each of CURVE_POINTS / 2 runs of consecutive events
+ * (gp__metrics_points, as the metrics timeline is downsampled): the peak is
+ * the highest of its run, never lost.
  */
 static int curve(const struct gp__memcurve *mc, size_t d, struct gp_value *o)
 {
 	const struct gp__memdev *x = &mc->dev[d];
-	struct gp_value *cv = gp_value_object();
-	size_t *at = NULL, n = 0, i, b;
+	struct gp_value *cv = gp_value_object(), *pts;
+	double *v = NULL;
 	bool reserved = true;
+	size_t i;
 	int rc = 0;
 
 	if (!cv)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(o, "curve", cv));
-	at = gp__calloc(2 * CURVE_BUCKETS + 2, sizeof(*at));
-	if (!at)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	if (x->n <= 2 * CURVE_BUCKETS) {
-		for (i = 0; i < x->n; i++)
-			at[n++] = x->first + i;
-	} else {
-		int64_t t0 = mc->ts[x->first], t1 = mc->ts[x->first + x->n - 1];
-		double span = (double)t1 - (double)t0 + 1.0;
-
-		for (i = x->first; i < x->first + x->n;) {
-			size_t lo = i, hi = i, j;
-
-			b = (size_t)(((double)mc->ts[i] - (double)t0) / span * CURVE_BUCKETS);
-			for (j = i;
-			     j < x->first + x->n &&
-			     (size_t)(((double)mc->ts[j] - (double)t0) / span * CURVE_BUCKETS) == b;
-			     j++) {
-				if (mc->alloc[j] < mc->alloc[lo])
-					lo = j;
-				if (mc->alloc[j] > mc->alloc[hi])
-					hi = j;
-			}
-			at[n++] = lo < hi ? lo : hi;
-			if (lo != hi)
-				at[n++] = lo < hi ? hi : lo;
-			i = j;
-		}
-		if (at[n - 1] != x->first + x->n - 1)
-			at[n++] = x->first + x->n - 1;
-	}
-	for (i = 0; i < n; i++)
-		reserved &= mc->reserved[at[i]] >= 0;
 	GP_TRY(gp_obj_set_int(cv, "events", (int64_t)x->n));
-	GP_TRY(gp_obj_set_bool(cv, "downsampled", n < x->n));
-	GP_TRY(num_array(cv, "ts_ns", mc->ts, at, n));
-	GP_TRY(num_array(cv, "allocated_bytes", mc->alloc, at, n));
-	if (reserved)
-		GP_TRY(num_array(cv, "reserved_bytes", mc->reserved, at, n));
-	else
-		GP_TRY(gp_obj_set_null(cv, "reserved_bytes"));
+	GP_TRY(gp_obj_set_bool(cv, "downsampled", x->n > CURVE_POINTS));
+	v = gp__calloc(x->n + 1, sizeof(*v));
+	if (!v)
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	for (i = 0; i < x->n; i++) {
+		v[i] = (double)mc->alloc[x->first + i];
+		reserved &= mc->reserved[x->first + i] >= 0;
+	}
+	if (!(pts = gp_value_array()))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	GP_TRY(gp_obj_set(cv, "allocated", pts));
+	GP_TRY(gp__metrics_points(mc->ts + x->first, v, x->n, CURVE_POINTS, pts));
+	if (!reserved)
+		GP_TRY(gp_obj_set_null(cv, "reserved"));
+	else {
+		for (i = 0; i < x->n; i++)
+			v[i] = (double)mc->reserved[x->first + i];
+		if (!(pts = gp_value_array()))
+			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+		GP_TRY(gp_obj_set(cv, "reserved", pts));
+		GP_TRY(gp__metrics_points(mc->ts + x->first, v, x->n, CURVE_POINTS, pts));
+	}
 out:
-	gp__free(at);
+	gp__free(v);
 	return rc;
 }
 
@@ -257,6 +227,7 @@ static int peak_live(const struct gp__actx *c, const struct gp__memcurve *mc,
 	gp__memgroup_sort(&g, c);
 	GP_TRY(gp_obj_set_int(pl, "bytes", g.bytes));
 	GP_TRY(gp_obj_set_int(pl, "allocations", g.count));
+	GP_TRY(gp_obj_set_int(pl, "ops", (int64_t)g.n));
 	if (x->use_total)
 		GP_TRY(gp_obj_set_int(pl, "other_bytes", mc->alloc[p] - g.bytes));
 	else
@@ -450,7 +421,9 @@ int gp__an_memory(const struct gp__actx *c, struct gp_value *r)
 	if (!arr)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	GP_TRY(gp_obj_set(o, "devices", arr));
-	for (d = 0; d < mc.ndev; d++) {
+	GP_TRY(gp_obj_set_int(o, "devices_omitted",
+	                      (int64_t)(mc.ndev > MAX_DEVICES ? mc.ndev - MAX_DEVICES : 0)));
+	for (d = 0; d < mc.ndev && d < MAX_DEVICES; d++) {
 		struct gp_value *v = gp_value_object();
 
 		if (!v)

@@ -2,8 +2,8 @@
 /*
  * memory.js - the report page's memory view of an analyze report (docs/analyses/
  * overview-memory.md): per device, cards (peak allocated and reserved, at the end, never
- * freed), the allocated curve (memory.devices[].curve, already at most ~1,000 points with
- * the peak among them) drawn as the step function it is with the steps' starts marked and
+ * freed), the allocated curve (memory.devices[].curve.allocated, already at most 1,000
+ * points with the peak among them) drawn as the step function it is with the steps' starts marked and
  * the peak as a dot whose tooltip lists what was live then, the steps' own peaks and ends,
  * what was live at the peak by op, what was never freed by op (weights made before the
  * first step apart) and the leak test's verdict. html.c puts it before report.js in the
@@ -20,12 +20,12 @@ var gpMemory = function (api) {
     return typeof d.device === 'string' ? 'Host' : 'GPU ' + d.device;
   }
 
-  /* the curve as a step function: a value holds until the next event */
-  function stepPoints(c) {
-    var ts = arr(c.ts_ns), v = arr(c.allocated_bytes), out = [], i;
-    for (i = 0; i < ts.length && i < v.length; i++) {
-      if (i) out.push([ts[i], v[i - 1]]);
-      out.push([ts[i], v[i]]);
+  /* the curve's [t, bytes] points as a step function: a value holds until the next event */
+  function stepPoints(pts) {
+    var out = [], i;
+    for (i = 0; i < pts.length; i++) {
+      if (i) out.push([pts[i][0], pts[i - 1][1]]);
+      out.push(pts[i]);
     }
     return out;
   }
@@ -63,8 +63,9 @@ var gpMemory = function (api) {
   }
 
   function device(sec, r, d, k) {
-    var c = d.curve || {}, ts = arr(c.ts_ns), pts = stepPoints(c), steps = objs(r.steps), marks = [];
-    var x0 = ts.length ? ts[0] : 0, x1 = ts.length ? ts[ts.length - 1] : 0, chart, box, u = d.unfreed, lk = d.leak;
+    var c = d.curve || {}, raw = arr(c.allocated).filter(function (p) { return Array.isArray(p) && p.length === 2 && num(p[0]); });
+    var pts = stepPoints(raw), steps = objs(r.steps), marks = [];
+    var x0 = raw.length ? raw[0][0] : 0, x1 = raw.length ? raw[raw.length - 1][0] : 0, chart, box, u = d.unfreed, lk = d.leak;
     var id = 'mem' + k, sg = objs(d.step_growth);
     box = h('div', { cls: 'gp-memdev', 'data-gp-memdev': typeof d.device === 'string' ? d.device : String(d.device) });
     sec.appendChild(box);
@@ -85,9 +86,9 @@ var gpMemory = function (api) {
     chart = pts.length ? lineChart('memory.' + (typeof d.device === 'string' ? 'cpu' : 'gpu' + d.device), pts, x0, x1, fmtBytes,
       { marks: marks, dot: [get(d, 'peak_ts_ns'), d.peak_allocated_bytes, liveTitle(d)] }) : null;
     if (chart) {
-      chart.setAttribute('data-gp-memcurve', String(ts.length));
+      chart.setAttribute('data-gp-memcurve', String(raw.length));
       box.appendChild(chart);
-      box.appendChild(h('p', { cls: 'gp-note', text: 'Allocated bytes over time' + (d.allocated_source === 'bytes_sum' ? ' (the trace has no Total Allocated: relative to the start)' : '') + '; lines: the steps\u2019 starts; the dot: the peak (hover: what was live then)' + (c.downsampled ? '; ' + fmtInt(c.events) + ' events shown as ' + fmtInt(ts.length) + ' points, the lowest and highest of each stretch' : '') + '.' }));
+      box.appendChild(h('p', { cls: 'gp-note', text: 'Allocated bytes over time' + (d.allocated_source === 'bytes_sum' ? ' (the trace has no Total Allocated: relative to the start)' : '') + '; lines: the steps\u2019 starts; the dot: the peak (hover: what was live then)' + (c.downsampled ? '; ' + fmtInt(c.events) + ' events shown as ' + fmtInt(raw.length) + ' points, the lowest and highest of each run' : '') + '.' }));
     }
     if (lk && lk.suspect) {
       box.appendChild(h('p', { cls: 'gp-warn', 'data-gp-leak': '' }, 'Leak: grows by ' + fmtBytes(lk.growth_per_step_bytes) + ' a step over ' + fmtInt(lk.steps_tested) + ' steps' + (lk.holder ? '; ' + (lk.holder.op === null ? 'code outside any op' : lk.holder.op) + ' keeps ' + fmtBytes(lk.holder.retained_bytes) + ' made in ' + fmtInt(lk.holder.steps) + ' of them' : '') + '.'));
