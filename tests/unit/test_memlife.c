@@ -193,6 +193,36 @@ static void test_step_start(void **state)
 	gp_trace_free(t);
 }
 
+/* outside any op: the innermost annotation or NVTX range holds it, never a ProfilerStep */
+static void test_annotation_op(void **state)
+{
+	struct gp_trace *t = trace();
+	struct gp_value *r;
+
+	(void)state;
+	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 100, 100);
+	tu_add(t, GP_K_USER_ANNOTATION, "train_loop", 1, 1, 110, 80);
+	tu_add(t, GP_K_USER_ANNOTATION, "cache_fill", 1, 1, 120, 20);
+	tu_add(t, GP_K_CPU_OP, "aten::empty", 1, 1, 150, 10);
+	mem(t, 125, 64, 0x100); /* cache_fill */
+	mem(t, 155, 32, 0x200); /* aten::empty */
+	mem(t, 170, 16, 0x300); /* train_loop */
+	mem(t, 195, 8, 0x400);  /* only the step */
+	r = tu_analyze(t, GP_COMPAT_NONE);
+	assert_string_equal(gets(r, "memory/devices/0/unfreed/rows/0/op"), "cache_fill");
+	assert_string_equal(gets(r, "memory/devices/0/unfreed/rows/1/op"), "aten::empty");
+	assert_string_equal(gets(r, "memory/devices/0/unfreed/rows/2/op"), "train_loop");
+	assert_int_equal(gp_value_type(gp_value_path(r, "memory/devices/0/unfreed/rows/3/op")),
+	                 GP_VALUE_NULL);
+	/* top_allocators and peak_op name CPU operators only */
+	assert_int_equal(gp_value_len(gp_value_path(r, "memory/top_allocators")), 1);
+	assert_string_equal(gets(r, "memory/top_allocators/0/name"), "aten::empty");
+	assert_int_equal(gp_value_type(gp_value_path(r, "memory/devices/0/peak_op")),
+	                 GP_VALUE_NULL);
+	gp_value_free(r);
+	gp_trace_free(t);
+}
+
 /*
  * @p nsteps steps of 100 ns: each allocates and frees 500 in aten::mm; step
  * i also keeps keep[i] bytes made in aten::cat and frees drop[i] bytes of
@@ -311,11 +341,11 @@ static void test_leak_no_holder(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pairing),        cmocka_unit_test(test_unfreed),
-		cmocka_unit_test(test_curve),          cmocka_unit_test(test_step_start),
-		cmocka_unit_test(test_leak_steady),    cmocka_unit_test(test_leak_spike),
-		cmocka_unit_test(test_leak_dip),       cmocka_unit_test(test_leak_two_dips),
-		cmocka_unit_test(test_leak_no_holder),
+		cmocka_unit_test(test_pairing),       cmocka_unit_test(test_unfreed),
+		cmocka_unit_test(test_curve),         cmocka_unit_test(test_annotation_op),
+		cmocka_unit_test(test_step_start),    cmocka_unit_test(test_leak_steady),
+		cmocka_unit_test(test_leak_spike),    cmocka_unit_test(test_leak_dip),
+		cmocka_unit_test(test_leak_two_dips), cmocka_unit_test(test_leak_no_holder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

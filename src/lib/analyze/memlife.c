@@ -12,8 +12,10 @@
  * the same address out again once it is free.
  *
  * The op of an event: the innermost cpu_op on its thread whose span holds
- * its ts, by a sweep per thread with a stack of open ops (ops on one thread
- * nest, as Kineto records them).
+ * its ts, else the innermost annotation (record_function, NVTX range of a
+ * capture; never a ProfilerStep), by a sweep per thread with a stack of
+ * open ops (ops on one thread nest, as Kineto records them): a CUDA
+ * program captured without PyTorch has its NVTX ranges only.
  */
 #include "memlife.h"
 
@@ -42,14 +44,18 @@ static int cmp_mkey(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* the innermost op of every memory event into ml->op */
-static int innermost_ops(const struct gp__actx *c, struct gp__memlife *ml)
+/*
+ * The innermost event of @p kind on its thread holding each memory event's
+ * ts into ml->op, for the memory events that have none yet (ProfilerSteps
+ * left out: a step is no op).
+ */
+static int innermost_ops(const struct gp__actx *c, struct gp__memlife *ml, enum gp_kind kind)
 {
 	const struct gp_trace *t = c->t;
-	const struct gp__idx *ops = &c->by_kind[GP_K_CPU_OP];
+	const struct gp__idx *ops = &c->by_kind[kind];
 	struct mkey *mk = NULL, *ok = NULL;
 	uint32_t *stack = NULL;
-	size_t i, j = 0, sp = 0;
+	size_t i, j = 0, k, sp = 0, nops;
 	int rc = 0;
 
 	mk = gp__calloc(t->nmem + 1, sizeof(*mk));
@@ -60,19 +66,21 @@ static int innermost_ops(const struct gp__actx *c, struct gp__memlife *ml)
 	for (i = 0; i < t->nmem; i++)
 		mk[i] = (struct mkey){ t->mem[i].track, t->mem[i].ts, (uint32_t)i };
 	/* ops keep their (ts, -dur) order within a track: sort by (track, rank) */
-	for (i = 0; i < ops->n; i++)
-		ok[i] = (struct mkey){ t->ev.track[ops->v[i]], (int64_t)i, ops->v[i] };
+	for (i = 0, k = 0; i < ops->n; i++)
+		if (!(t->ev.flags[ops->v[i]] & GP_EVF_STEP))
+			ok[k++] = (struct mkey){ t->ev.track[ops->v[i]], (int64_t)i, ops->v[i] };
+	nops = k;
 	qsort(mk, t->nmem, sizeof(*mk), cmp_mkey);
-	qsort(ok, ops->n, sizeof(*ok), cmp_mkey);
+	qsort(ok, nops, sizeof(*ok), cmp_mkey);
 	for (i = 0; i < t->nmem; i++) {
 		uint32_t tr = mk[i].track;
 		int64_t ts = mk[i].ts;
 
 		if (i == 0 || mk[i - 1].track != tr)
 			sp = 0;
-		while (j < ops->n && ok[j].track < tr)
+		while (j < nops && ok[j].track < tr)
 			j++;
-		while (j < ops->n && ok[j].track == tr && c->ts[ok[j].idx] <= ts) {
+		while (j < nops && ok[j].track == tr && c->ts[ok[j].idx] <= ts) {
 			uint32_t e = ok[j].idx;
 
 			while (sp && gp__end(c, stack[sp - 1]) < c->ts[e])
@@ -82,7 +90,8 @@ static int innermost_ops(const struct gp__actx *c, struct gp__memlife *ml)
 		}
 		while (sp && gp__end(c, stack[sp - 1]) < ts)
 			sp--;
-		ml->op[mk[i].idx] = sp ? (int64_t)stack[sp - 1] : -1;
+		if (sp && ml->op[mk[i].idx] < 0)
+			ml->op[mk[i].idx] = (int64_t)stack[sp - 1];
 	}
 out:
 	gp__free(mk);
@@ -161,7 +170,11 @@ int gp__memlife_build(const struct gp__actx *c, const struct gp__memcurve *mc,
 	ml->lost = gp__calloc(n + 1, sizeof(*ml->lost));
 	if (!ml->op || !ml->step || !ml->pair || !ml->lost)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	GP_TRY(innermost_ops(c, ml));
+	for (i = 0; i < n; i++)
+		ml->op[i] = -1;
+	/* the innermost CPU op; outside any, the innermost annotation or NVTX range */
+	GP_TRY(innermost_ops(c, ml, GP_K_CPU_OP));
+	GP_TRY(innermost_ops(c, ml, GP_K_USER_ANNOTATION));
 	for (i = 0; i < n; i++) {
 		ml->step[i] = (int32_t)gp__steps_started(c, t->mem[i].ts) - 1;
 		ml->pair[i] = GP_MEMLIFE_NONE;

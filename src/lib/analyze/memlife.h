@@ -21,7 +21,7 @@
 /** Per memory event (t->mem index); every array belongs to the structure. */
 struct gp__memlife {
 	size_t n;
-	int64_t *op;   /* the innermost CPU op on its thread holding its ts (event index), -1 */
+	int64_t *op;   /* the innermost CPU op (else annotation) on its thread at its ts, -1 */
 	int32_t *step; /* the last ProfilerStep (c->steps index) started at or before it, -1 */
 	/*
 	 * An allocation's free, a free's allocation (t->mem indices), or

@@ -69,7 +69,8 @@ static int top_allocators(const struct gp__actx *c, const struct gp__memlife *ml
 		uint64_t slot;
 		uint32_t name;
 
-		if (t->mem[i].bytes <= 0 || ml->op[i] < 0)
+		/* operators only, as ever: not the annotations allocations outside them fall in */
+		if (t->mem[i].bytes <= 0 || ml->op[i] < 0 || t->ev.kind[ml->op[i]] != GP_K_CPU_OP)
 			continue;
 		name = t->ev.name[ml->op[i]];
 		if (!gp__u64map_get(&m, name, &slot)) {
@@ -328,7 +329,7 @@ static int device(const struct gp__actx *c, const struct gp_value *r, const stru
 {
 	const struct gp__memdev *x = &mc->dev[d];
 	const struct gp_mem_event *mem = c->t->mem;
-	int64_t peak = INT64_MIN, peak_res = -1, allocs = 0, frees = 0;
+	int64_t peak = INT64_MIN, peak_res = -1, allocs = 0, frees = 0, pop;
 	size_t i, p = x->first;
 	int rc = 0;
 
@@ -342,6 +343,7 @@ static int device(const struct gp__actx *c, const struct gp_value *r, const stru
 		allocs += mem[mc->ord[i]].bytes > 0;
 		frees += mem[mc->ord[i]].bytes < 0;
 	}
+	pop = ml->op[mc->ord[p]]; /* peak_op is a CPU op, as ever */
 	if (x->type == 0)
 		GP_TRY(gp_obj_set_str(v, "device", "cpu"));
 	else
@@ -357,7 +359,7 @@ static int device(const struct gp__actx *c, const struct gp_value *r, const stru
 	GP_TRY(gp__obj_set_str_or_null(v, "peak_step", step_at(c, mc->ts[p])));
 	GP_TRY(gp__obj_set_str_or_null(
 	    v, "peak_op",
-	    ml->op[mc->ord[p]] >= 0 ? gp__ev_name(c->t, (size_t)ml->op[mc->ord[p]]) : NULL));
+	    pop >= 0 && c->t->ev.kind[pop] == GP_K_CPU_OP ? gp__ev_name(c->t, (size_t)pop) : NULL));
 	GP_TRY(gp_obj_set_int(v, "final_allocated_bytes", mc->alloc[x->first + x->n - 1]));
 	GP_TRY(gp_obj_set_int(v, "alloc_count", allocs));
 	GP_TRY(gp_obj_set_int(v, "free_count", frees));
