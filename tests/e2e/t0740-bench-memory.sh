@@ -55,7 +55,7 @@ PY
 expect_rc 0 bench "$TMP/g.json"
 out_has "  memory  peak   mean "
 out_has "          at end mean "
-grep -q "^  memory  peak   mean [0-9.]* GiB ± [0-9.]* GiB  min [0-9.]* GiB  max [0-9.]* GiB$" "$OUT" ||
+grep -q "^  memory  peak   mean [0-9.]* GiB ± [0-9.]* [KMG]*i*B  min [0-9.]* GiB  max [0-9.]* GiB$" "$OUT" ||
 	fail "the peak line"
 expect_rc 0 bench --markdown "$TMP/g.json"
 out_has "peak memory (mean)"

@@ -147,14 +147,14 @@ static void text_stats(struct gp__out *o, const char *label, const struct gp_val
 
 /*
  * The memory of the iterations beside their times, a line per kind (peak,
- * at end): "mean ± σ  min  max" in the unit of the peak's mean; one
- * iteration: its value alone.
+ * at end): "mean ± σ  min  max", each line in the unit of its mean and σ in
+ * its own (one decimal of the mean's unit would hide a σ of a few MiB in
+ * GiB); one iteration: its value alone.
  */
 static void text_memory(struct gp__out *o, const struct gp_value *s, int64_t n)
 {
 	static const char *const keys[] = { "memory_stats", "memory_at_end_stats" };
 	static const char *const labels[] = { "peak", "at end" };
-	double ref = NAN;
 	bool first = true;
 
 	for (size_t i = 0; i < 2; i++) {
@@ -163,8 +163,8 @@ static void text_memory(struct gp__out *o, const struct gp_value *s, int64_t n)
 
 		if (gp_value_type(st) != GP_VALUE_OBJECT)
 			continue;
-		if (first)
-			ref = num(st, "mean_bytes");
+		double ref = num(st, "mean_bytes");
+
 		gp__out_addf(o, "  %-7s %-7s", first ? "memory" : "", labels[i]);
 		first = false;
 		if (n == 1) {
@@ -174,7 +174,7 @@ static void text_memory(struct gp__out *o, const struct gp_value *s, int64_t n)
 		}
 		gp__out_addf(o, "mean %s ± %s  min %s  max %s\n",
 		             fmt_like(a, sizeof(a), num(st, "mean_bytes"), ref, true),
-		             fmt_like(b, sizeof(b), num(st, "std_bytes"), ref, true),
+		             gp__fmt_bytes(b, sizeof(b), num(st, "std_bytes"), 0),
 		             fmt_like(c, sizeof(c), num(st, "min_bytes"), ref, true),
 		             fmt_like(d, sizeof(d), num(st, "max_bytes"), ref, true));
 	}
