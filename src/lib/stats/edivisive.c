@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/stats.h"
 #include "stats/edivisive.h"
 #include "stats/welch.h"
 #include "util/error.h"
@@ -56,6 +57,14 @@ void gp__cpd_opts_default(struct gp__cpd_opts *o)
 	o->min_median_change = NAN;
 	o->min_steppiness = NAN;
 	o->trend_alpha = NAN;
+}
+
+void gp__cpd_opts_gpu(struct gp__cpd_opts *o)
+{
+	gp__cpd_opts_default(o);
+	o->min_points_each_side = 5;
+	o->outlier_z = 6.745; /* 5 sigma of a normal sample in MAD units */
+	o->trend_alpha = 0.001;
 }
 
 /* ---- the t-test of two segments (TTestSignificanceTester.compare) ---- */
@@ -309,10 +318,10 @@ static int split(struct run *r, double pvalue)
 		recompute(r, k);
 	ret = 0;
 out_free:
-	free(win.w);
-	free(win.cp);
-	free(win.ctau);
-	free(win.cq);
+	gp__free(win.w);
+	gp__free(win.cp);
+	gp__free(win.ctau);
+	gp__free(win.cq);
 	return ret;
 }
 
@@ -378,6 +387,18 @@ static bool passes_filters(const struct run *r, size_t k, double *scratch)
 	return true;
 }
 
+/*
+ * Which failing point goes first: the one with the shortest side (an outlier
+ * is a segment of one point between two change points, and removing it first
+ * keeps a real step beside it), then the smaller magnitude.
+ */
+static bool filter_before(const struct seg_stats *a, const struct seg_stats *b)
+{
+	size_t sa = a->n1 < a->n2 ? a->n1 : a->n2, sb = b->n1 < b->n2 ? b->n1 : b->n2;
+
+	return sa != sb ? sa < sb : a->mag < b->mag;
+}
+
 static void merge(struct run *r, double *scratch)
 {
 	const struct gp__cpd_opts *o = r->o;
@@ -401,7 +422,7 @@ static void merge(struct run *r, double *scratch)
 				for (k = 0; k < r->ncp; k++) {
 					if (passes_filters(r, k, scratch))
 						continue;
-					if (!found || r->cps[k].mag < r->cps[w].mag)
+					if (!found || filter_before(&r->cps[k], &r->cps[w]))
 						w = k;
 					found = true;
 				}
@@ -413,14 +434,20 @@ static void merge(struct run *r, double *scratch)
 		memmove(r->cps + w, r->cps + w + 1, (r->ncp - w - 1) * sizeof(*r->cps));
 		r->ncp--;
 		/*
-		 * Otava recomputes the points now at w and w + 1 (the one after the
-		 * removed point and the next), leaving the one before stale; the
-		 * published expectations depend on it, so we do the same.
+		 * The removal changes the segments of the points now at w - 1 and w.
+		 * Otava recomputes w and w + 1 instead, leaving w - 1 stale: a stale
+		 * point can then be judged on a segment that no longer exists and a
+		 * clear step be dropped (docs/analyses/history-changes.md). Its
+		 * published expectations depend on it, so otava_merge does the same.
 		 */
-		recompute(r, w);
-		recompute(r, w + 1);
-		if (filtered && w > 0)
-			recompute(r, w - 1); /* ours: the one before, which Otava leaves stale */
+		if (o->otava_merge && !filtered) {
+			recompute(r, w);
+			recompute(r, w + 1);
+		} else {
+			if (w > 0)
+				recompute(r, w - 1);
+			recompute(r, w);
+		}
 	}
 }
 
@@ -479,7 +506,7 @@ static int theil_sen(const double *v, size_t m, double *slope, double *icept)
 		s[i] = v[i] - *slope * (double)i;
 	qsort(s, m, sizeof(*s), cmp_dbl);
 	*icept = m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
-	free(s);
+	gp__free(s);
 	return 0;
 }
 
@@ -560,6 +587,30 @@ static bool fill_missing(const double *x, size_t n, double *y)
 	return first < n;
 }
 
+/*
+ * Ours: points whose modified z-score (gp_stats_outliers(), the one outlier
+ * rule of `compare` and bench) exceeds z become missing and are filled as
+ * Otava fills them, so a lone spike neither makes a segment of its own nor
+ * drags a neighbouring segment's mean across the threshold.
+ */
+static int drop_outliers(double *y, size_t n, double z, double *scratch)
+{
+	bool *flags = gp__calloc(n, sizeof(*flags));
+	long k;
+	size_t i;
+
+	if (!flags)
+		return GP_ENOMEM;
+	k = gp_stats_outliers(y, n, z, flags);
+	if (k > 0 && (size_t)k < n) {
+		for (i = 0; i < n; i++)
+			scratch[i] = flags[i] ? NAN : y[i];
+		fill_missing(scratch, n, y);
+	}
+	gp__free(flags);
+	return k < 0 ? (int)k : 0;
+}
+
 int gp__cpd_find(const double *x, size_t n, const struct gp__cpd_opts *o,
                  struct gp__cpd_point **out, size_t *nout)
 {
@@ -595,6 +646,11 @@ int gp__cpd_find(const double *x, size_t n, const struct gp__cpd_opts *o,
 	if (!fill_missing(x, n, y)) {
 		err = 0;
 		goto out_free;
+	}
+	if (on(o->outlier_z)) {
+		err = drop_outliers(y, n, o->outlier_z, scratch);
+		if (err)
+			goto out_free;
 	}
 	r.y = y;
 	r.n = n;
@@ -645,17 +701,25 @@ int gp__cpd_find(const double *x, size_t n, const struct gp__cpd_opts *o,
 	}
 	err = 0;
 out_free:
-	free(pts);
-	free(y);
-	free(scratch);
-	free(r.cps);
+	gp__free(pts);
+	gp__free(y);
+	gp__free(scratch);
+	gp__free(r.cps);
 	return err;
 }
 
+/*
+ * E|Z| over the lower 90 % of |Z|, Z standard normal: 2 (phi(0) - phi(q)) / 0.9
+ * with q = 1.644854 its 90th percentile; divides the trimmed mean of |d| back
+ * to the standard deviation of d.
+ */
+#define TRIM_KEEP  0.9
+#define TRIM_SCALE 0.657348
+
 double gp__cpd_noise(const double *x, size_t n)
 {
-	double *d = NULL, prev = NAN, med, dmed, mad;
-	size_t i, m = 0, k = 0;
+	double *d = NULL, prev = NAN, med, sum = 0;
+	size_t i, m = 0, k = 0, keep;
 
 	if (n < 3 || !(d = gp__reallocarray(NULL, n, sizeof(*d))))
 		return NAN;
@@ -663,7 +727,7 @@ double gp__cpd_noise(const double *x, size_t n)
 		if (isfinite(x[i]))
 			d[m++] = x[i];
 	if (m < 3) {
-		free(d);
+		gp__free(d);
 		return NAN;
 	}
 	qsort(d, m, sizeof(*d), cmp_dbl);
@@ -672,19 +736,18 @@ double gp__cpd_noise(const double *x, size_t n)
 		if (!isfinite(x[i]))
 			continue;
 		if (!isnan(prev))
-			d[k++] = x[i] - prev;
+			d[k++] = fabs(x[i] - prev);
 		prev = x[i];
 	}
 	qsort(d, k, sizeof(*d), cmp_dbl);
-	dmed = k % 2 ? d[k / 2] : 0.5 * (d[k / 2 - 1] + d[k / 2]);
-	for (i = 0; i < k; i++)
-		d[i] = fabs(d[i] - dmed);
-	qsort(d, k, sizeof(*d), cmp_dbl);
-	mad = k % 2 ? d[k / 2] : 0.5 * (d[k / 2 - 1] + d[k / 2]);
-	free(d);
+	keep = (size_t)ceil(TRIM_KEEP * (double)k);
+	for (i = 0; i < keep; i++)
+		sum += d[i];
+	gp__free(d);
 	if (med == 0)
 		return NAN;
-	return 1.482602218505602 * mad / sqrt(2.0) / fabs(med);
+	/* sd of d is sqrt(2) sd of the noise */
+	return sum / (double)keep / TRIM_SCALE / sqrt(2.0) / fabs(med);
 }
 
 bool gp__cpd_unstable(const double *x, size_t n, const struct gp__cpd_opts *o)

@@ -37,11 +37,16 @@ struct gp__cpd_opts {
 	double
 	    min_median_change; /**< its min_relative_change: |median after / median before - 1| */
 	double min_steppiness; /**< its Steppiness() over the two segments, in [0, 1] */
+	/** ours: points past this modified z-score (gp_stats_outliers()) count as missing */
+	double outlier_z;
 	/* the trend test (trend_alpha 0 or NAN: off) */
 	double trend_alpha;      /**< Mann-Kendall's two-sided level, e.g. 0.001 */
 	size_t trend_window;     /**< the last points tested at most (0: 200) */
 	size_t trend_min_points; /**< fewer points since the last step: no test (0: 20) */
 	double unstable_k;       /**< gp__cpd_unstable(): noise * k > min_magnitude (0: 2) */
+	/** merge as Otava does, recomputing only the points after a removed one
+	 *  (bit-exact with its results, stale statistics included); false: both neighbours */
+	bool otava_merge;
 };
 
 #define GP__CPD_MAX_WINDOW 4096
@@ -65,7 +70,14 @@ struct gp__cpd_point {
 void gp__cpd_opts_default(struct gp__cpd_opts *o);
 
 /**
- * The change points of x[0..n), into *out (malloc'd, free() it; NULL when
+ * Fills @p o with the defaults for GPU runs, gp__cpd_opts_default() plus:
+ * min_points_each_side 5, outlier_z 6.745 (5 sigma) and the trend test at
+ * 0.001. What the simulation in test_cpd_sim.c measures.
+ */
+void gp__cpd_opts_gpu(struct gp__cpd_opts *o);
+
+/**
+ * The change points of x[0..n), into *out (gp__malloc'd, gp__free() it; NULL when
  * none), *nout of them, steps in index order then at most one trend last.
  * NAN points are filled as Otava fills missing values (the previous value,
  * leading ones the first value after them) and their indices still count;
@@ -77,10 +89,12 @@ int gp__cpd_find(const double *x, size_t n, const struct gp__cpd_opts *o,
                  struct gp__cpd_point **out, size_t *nout);
 
 /**
- * The robust relative noise of x[0..n): 1.4826 MAD of the successive
- * differences / sqrt(2), over |median of x| (steps and slow trends hardly move
- * it, as they move few differences). NAN points are skipped; NAN with fewer
- * than 3 finite points or a median of 0.
+ * The robust relative noise of x[0..n): the mean absolute successive
+ * difference over its lower 90 %, scaled to a standard deviation for normal
+ * noise, over |median of x|. A step or a slow trend moves few differences and
+ * outliers fall in the trimmed 10 %; unlike the MAD it stays well defined for
+ * bimodal noise. NAN points are skipped; NAN with fewer than 3 finite points
+ * or a median of 0.
  */
 double gp__cpd_noise(const double *x, size_t n);
 
