@@ -337,7 +337,7 @@ static double seg_median(const double *y, size_t lo, size_t hi, double *scratch)
 
 	memcpy(scratch, y + lo, m * sizeof(*y));
 	qsort(scratch, m, sizeof(*scratch), cmp_dbl);
-	return m % 2 ? scratch[m / 2] : 0.5 * (scratch[m / 2 - 1] + scratch[m / 2]);
+	return gp_quantile_sorted(scratch, m, 0.5);
 }
 
 /*
@@ -501,11 +501,11 @@ static int theil_sen(const double *v, size_t m, double *slope, double *icept)
 		for (j = i + 1; j < m; j++)
 			s[k++] = (v[j] - v[i]) / (double)(j - i);
 	qsort(s, np, sizeof(*s), cmp_dbl);
-	*slope = np % 2 ? s[np / 2] : 0.5 * (s[np / 2 - 1] + s[np / 2]);
+	*slope = gp_quantile_sorted(s, np, 0.5);
 	for (i = 0; i < m; i++)
 		s[i] = v[i] - *slope * (double)i;
 	qsort(s, m, sizeof(*s), cmp_dbl);
-	*icept = m % 2 ? s[m / 2] : 0.5 * (s[m / 2 - 1] + s[m / 2]);
+	*icept = gp_quantile_sorted(s, m, 0.5);
 	gp__free(s);
 	return 0;
 }
@@ -731,7 +731,7 @@ double gp__cpd_noise(const double *x, size_t n)
 		return NAN;
 	}
 	qsort(d, m, sizeof(*d), cmp_dbl);
-	med = m % 2 ? d[m / 2] : 0.5 * (d[m / 2 - 1] + d[m / 2]);
+	med = gp_quantile_sorted(d, m, 0.5);
 	for (i = 0; i < n; i++) {
 		if (!isfinite(x[i]))
 			continue;
