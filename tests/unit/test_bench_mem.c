@@ -243,7 +243,7 @@ static void test_api_and_text(void **state)
 	assert_true(fabs(tu_getd(r, "series/0/memory_stats/std_bytes")) < 1e-3);
 	gp_value_free(r);
 
-	/* the text: memory beside the time, peak then at end, each in its mean's unit, σ in its own */
+	/* the text: memory beside the time, each line in its mean's unit, σ in its own */
 	assert_int_equal(gp_bench_text(b, GP_BENCH_TEXT, &txt, &len), 0);
 	assert_non_null(
 	    strstr(txt, "  memory  peak   mean 2.1 GiB ± 0 B  min 2.1 GiB  max 2.1 GiB\n"));
