@@ -248,8 +248,8 @@ struct hdr {
 	bool higher[MAX_COLS];
 };
 
-static int import_rows(struct gp_history *h, const char *path, char *text, size_t len,
-                       const struct gp_history_meta *meta, const char *tags, size_t *nrows)
+int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_history_meta *meta,
+                   const char *tags, gp__hcsv_run_fn fn, void *user, size_t *nrows)
 {
 	static const char *const tnames[] = { "time", "timestamp", "date", NULL };
 	static const char *const cnames[] = { "commit", "hash", "revision", "sha", NULL };
@@ -309,7 +309,6 @@ static int import_rows(struct gp_history *h, const char *path, char *text, size_
 				rc = gp__error(GP_EFORMAT, "'%s': line 1: no metric column", path);
 				goto out;
 			}
-			hd->r.n = hd->r.n; /* keep */
 			continue;
 		}
 		if (r->n != hd->r.n) {
@@ -354,7 +353,7 @@ static int import_rows(struct gp_history *h, const char *path, char *text, size_
 			gp__buf_release(&sb);
 		}
 		if (!rc)
-			rc = gp__hrun_write(h, &run, NULL);
+			rc = fn(user, &run);
 		gp__hrun_release(&run);
 		if (rc)
 			goto out;
@@ -367,6 +366,11 @@ out:
 	gp__free(hd);
 	gp__free(r);
 	return rc;
+}
+
+static int write_run(void *user, struct gp__hrun *r)
+{
+	return gp__hrun_write(user, r, NULL);
 }
 
 int gp_history_import_csv(struct gp_history *h, const char *path,
@@ -385,7 +389,7 @@ int gp_history_import_csv(struct gp_history *h, const char *path,
 		rc = gp__hist_begin(h);
 	if (rc)
 		goto out;
-	rc = import_rows(h, path, text, len, meta, tags, &n);
+	rc = gp__hcsv_parse(path, text, len, meta, tags, write_run, h, &n);
 	if (!rc)
 		rc = gp__hist_commit(h);
 	if (rc)

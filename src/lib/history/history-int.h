@@ -87,6 +87,19 @@ void gp__hrun_release(struct gp__hrun *r);
  */
 int gp__hrun_write(struct gp_history *h, struct gp__hrun *r, int64_t *id);
 
+/** What gp__hcsv_parse() does with each row's run (borrowed: released after the call). */
+typedef int (*gp__hcsv_run_fn)(void *user, struct gp__hrun *r);
+
+/**
+ * Parses the CSV @p text[0..len) (modified in place, text[len] too: a NUL; @p path names it in
+ * errors) into one run per row, each handed to @p fn (a non-zero return
+ * stops and is returned). @p tags: the runs' tags as JSON text.
+ * @param nrows receives the rows handed over.
+ * @return 0, GP_EFORMAT / GP_ELIMIT naming the line and column, GP_ENOMEM.
+ */
+int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_history_meta *meta,
+                   const char *tags, gp__hcsv_run_fn fn, void *user, size_t *nrows);
+
 /** Tags of @p meta as a JSON object text (malloc'd) into *@p out. */
 int gp__hist_tags_json(const struct gp_history_meta *meta, char **out);
 
