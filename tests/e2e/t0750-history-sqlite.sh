@@ -7,7 +7,8 @@
 need python3
 need sqlite3
 need_gen_trace
-"$GPUPROF" version --build-options 2>/dev/null | grep -q 'sqlite: built' || true
+"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
+	{ echo "skip: built without libsqlite3-dev"; exit 77; }
 
 DB="$TMP/h.sqlite"
 db_sql() { sqlite3 "$DB" "$1" || fail "sqlite3 $1"; }
