@@ -168,6 +168,8 @@ static void test_csv_cells(void **state)
 	free_rows(&x);
 	assert_int_equal(parse("time,m\n2026-13-01,2\n", &x), GP_EFORMAT);
 	free_rows(&x);
+	assert_int_equal(parse("time,m\n1013-01-01,2\n", &x), GP_EFORMAT); /* beyond int64 ns */
+	free_rows(&x);
 	assert_int_equal(parse("when,m\n1,2\n", &x), GP_EFORMAT);
 	assert_non_null(strstr(gp_last_error(), "line 1: no time column"));
 	free_rows(&x);
@@ -179,6 +181,9 @@ static void test_csv_cells(void **state)
 	free_rows(&x);
 	assert_int_equal(parse("time,m\n1,2,3\n", &x), GP_EFORMAT);
 	assert_non_null(strstr(gp_last_error(), "line 2: 3 cells, the header has 2"));
+	free_rows(&x);
+	assert_int_equal(parse("time,m\n1,\n2,3\n", &x), 0); /* every metric empty: no run */
+	assert_int_equal(x.n, 1);
 	free_rows(&x);
 	assert_int_equal(parse("", &x), GP_EFORMAT);
 	free_rows(&x);

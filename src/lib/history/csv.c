@@ -12,8 +12,9 @@
  * YYYY-MM-DD (also with "." or "/") with an optional time H:MM[:SS[.frac]]
  * and an optional zone (Z, +HH, +HHMM, +HH:MM), UTC without one. Cells may
  * be quoted with " or ' (a doubled quote inside is one quote). An empty cell
- * is unknown. Any other bad cell is an error naming the file, line and
- * column, and the whole import is undone.
+ * is unknown; a row whose metrics are all unknown is no run. Any other bad
+ * cell is an error naming the file, line and column, and the whole import is
+ * undone.
  */
 #include "history-int.h"
 
@@ -177,6 +178,9 @@ static bool parse_time(const char *s, int64_t *ns)
 	tm.tm_min = mi;
 	tm.tm_sec = ss;
 	t = timegm(&tm);
+	/* int64 nanoseconds reach from 1677 to 2262: years 1700 to 2200 */
+	if (y < 1700 || y > 2200)
+		return false;
 	*ns = ((int64_t)t - (int64_t)zh * 3600 - (int64_t)zm * 60) * 1000000000 +
 	      (int64_t)llround(frac * 1e9);
 	return true;
@@ -276,6 +280,11 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 			p = nl ? nl + 1 : end;
 			continue;
 		}
+		if (memchr(p, '\0', (size_t)(le - p))) {
+			rc = gp__error(GP_EFORMAT, "'%s': line %zu: a NUL byte (not a text file)",
+			               path, line);
+			goto out;
+		}
 		*le = '\0';
 		rc = split(p, le, hd->r.n ? r : &hd->r);
 		if (rc) {
@@ -337,6 +346,10 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 				break;
 			}
 			rc = gp__hrun_metric(&run, hd->r.cell[c], hd->unit[c], hd->higher[c], v);
+		}
+		if (!rc && !run.nm) { /* every metric unknown: no run */
+			gp__hrun_release(&run);
+			continue;
 		}
 		if (!rc) {
 			const char *commit = hd->ccol != SIZE_MAX ? trim(r->cell[hd->ccol]) : NULL;
