@@ -173,3 +173,32 @@ err_has "use a newer gpuprof"
 err_one_line
 db_sql "UPDATE schema_version SET version = 1"
 expect_rc 0 history list --db "$DB"
+
+# an aggregate and a report of several ranks: the job's metrics, the ranks' prefixed, the
+# testbed with every host and GPU
+python3 "$GP_SRC_DIR/bench/gen-ranks.py" --ranks 4 --hosts 2 --steps 3 --out "$TMP/ranks" \
+	>/dev/null || fail "gen-ranks.py"
+expect_rc 0 aggregate --json -o "$TMP/agg.json" "$TMP/ranks"
+expect_rc 0 analyze --json -o "$TMP/ranks.json" "$TMP/ranks"
+expect_rc 0 history add --db "$DB" --commit multi "$TMP/agg.json" "$TMP/ranks.json"
+expect_rc 0 history export --jsonl --db "$DB"
+NCHECK=$((NCHECK + 1))
+python3 - "$OUT" "$TMP/agg.json" "$TMP/ranks.json" <<'PY' || fail "aggregate, ranks (above)"
+import json, sys
+runs = [r for r in map(json.loads, open(sys.argv[1])) if r["commit"] == "multi"]
+agg, rep = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+assert [r["kind"] for r in runs] == ["aggregate", "analyze"], runs
+m = {x["name"]: x for x in runs[0]["metrics"]}
+for key in ("step_mean_ns", "exposed_comm_ns", "gpu_idle_ns"):
+    assert m["job/%s.median" % key]["value"] == agg["table"][key]["median"], key
+    assert m["job/%s.max" % key]["value"] == agg["table"][key]["max"], key
+assert m["job/gpu_busy_ns.median"]["better"] == "higher"
+m = {x["name"]: x for x in runs[1]["metrics"]}
+for r in rep["ranks"]:
+    assert m["rank%d/step_time.mean" % r["rank"]]["value"] == r["step_stats"]["mean_ns"]
+hosts = sorted({r["host"] for r in rep["ranks"]})
+assert len(hosts) == 2, hosts
+for r in runs:
+    assert r["testbed"].startswith("host=%s;gpu=" % ",".join(hosts)), r["testbed"]
+    assert " x4" in r["testbed"], r["testbed"]
+PY

@@ -202,6 +202,7 @@ struct facts {
 	const char *host, *gpu, *driver, *cuda;
 	size_t ngpus;
 	char cuda_buf[32];
+	char hosts[256]; /* a report's or an aggregate's hosts, "a,b" (when host is NULL) */
 };
 
 static int testbed_key(const struct facts *f, char **out)
@@ -209,8 +210,8 @@ static int testbed_key(const struct facts *f, char **out)
 	struct gp_buf b = GP_BUF_INIT;
 	int rc = 0;
 
-	if (f->host)
-		rc = gp__buf_addf(&b, "host=%s", f->host);
+	if (f->host || f->hosts[0])
+		rc = gp__buf_addf(&b, "host=%s", f->host ? f->host : f->hosts);
 	if (!rc && f->gpu)
 		rc = gp__buf_addf(&b, "%sgpu=%s x%zu", b.len ? ";" : "", f->gpu, f->ngpus);
 	if (!rc && f->driver)
@@ -227,18 +228,35 @@ static int testbed_key(const struct facts *f, char **out)
 	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
 }
 
-/* the facts of an analyze report's first rank */
+/* @p h among the hosts (each once, in the order met; as many as fit) */
+static void add_host(struct facts *f, const char *h)
+{
+	size_t n = strlen(f->hosts), hl = h ? strlen(h) : 0;
+
+	if (!hl || f->host)
+		return;
+	for (const char *p = f->hosts; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == hl && !memcmp(p, h, hl))
+			return;
+		p += l + (p[l] == ',');
+	}
+	if (n + hl + 2 > sizeof(f->hosts))
+		return;
+	snprintf(f->hosts + n, sizeof(f->hosts) - n, "%s%s", n ? "," : "", h);
+}
+
+/* the facts of an analyze report: every rank's host and active GPUs */
 static void report_facts(const struct gp_value *doc, struct facts *f)
 {
-	const struct gp_value *rk = gp_arr_get(gp_obj_get(doc, "ranks"), 0);
-	const struct gp_value *devs = gp_value_path(rk, "overview/devices");
+	const struct gp_value *ranks = gp_obj_get(doc, "ranks");
+	const struct gp_value *c =
+	    gp_value_path(gp_arr_get(ranks, 0), "overview/trace/cuda_runtime_version");
+	bool count = !f->gpu;
+	int64_t v;
 
-	if (!f->host)
-		f->host = gp_value_get_str(gp_obj_get(rk, "host"));
 	if (!f->cuda) {
-		const struct gp_value *c = gp_value_path(rk, "overview/trace/cuda_runtime_version");
-		int64_t v;
-
 		f->cuda = gp_value_get_str(c);
 		/* Kineto writes 12040 for CUDA 12.4 */
 		if (!f->cuda && gp_value_get_int(c, &v) && v > 0) {
@@ -247,14 +265,19 @@ static void report_facts(const struct gp_value *doc, struct facts *f)
 			f->cuda = f->cuda_buf;
 		}
 	}
-	if (!f->gpu) {
-		for (size_t i = 0; i < gp_value_len(devs); i++) {
+	for (size_t r = 0; r < gp_value_len(ranks); r++) {
+		const struct gp_value *rk = gp_arr_get(ranks, r);
+		const struct gp_value *devs = gp_value_path(rk, "overview/devices");
+
+		add_host(f, gp_value_get_str(gp_obj_get(rk, "host")));
+		for (size_t i = 0; count && i < gp_value_len(devs); i++) {
 			const struct gp_value *d = gp_arr_get(devs, i);
 			const char *name = gp_value_get_str(gp_obj_get(d, "name"));
 
 			if (!gp_value_get_bool(gp_obj_get(d, "active"), true) || !name)
 				continue;
-			f->gpu = name;
+			if (!f->gpu)
+				f->gpu = name;
 			f->ngpus++;
 		}
 	}
@@ -475,8 +498,8 @@ static int load(const char *path, struct gp__hrun *r)
 			f.gpu = gp_value_get_str(gp_obj_get(gp_arr_get(rk, 0), "gpu_model"));
 			f.ngpus = gp_value_len(rk);
 		}
-		if (!f.host)
-			f.host = gp_value_get_str(gp_obj_get(gp_arr_get(rk, 0), "host"));
+		for (size_t i = 0; i < gp_value_len(rk); i++)
+			add_host(&f, gp_value_get_str(gp_obj_get(gp_arr_get(rk, i), "host")));
 	} else {
 		report_facts(doc, &f);
 	}
