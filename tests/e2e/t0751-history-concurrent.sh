@@ -14,28 +14,6 @@ expect_rc 0 bench --json -o "$TMP/b.json" "$TMP/t.json"
 DB="$TMP/c.sqlite"
 expect_rc 0 history list --db "$DB" # created before the writers start
 
-writer() {
-	for i in $(seq 1 500); do
-		"$GPUPROF" history add --db "$DB" --commit "$1-$i" "$TMP/b.json" 2>>"$TMP/$1.err" ||
-			echo "$1-$i" >>"$TMP/$1.failed"
-	done
-}
-writer a &
-pa=$!
-writer b &
-pb=$!
-wait "$pa" "$pb"
-[ ! -e "$TMP/a.failed" ] && [ ! -e "$TMP/b.failed" ] ||
-	fail "adds failed: $(cat "$TMP"/*.err | head -3)"
-expect_rc 0 history export --jsonl --db "$DB"
-NCHECK=$((NCHECK + 1))
-python3 - "$OUT" <<'PY' || fail "1,000 runs (above)"
-import json, sys
-runs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(runs) == 1000, len(runs)
-assert sorted(r["commit"] for r in runs) == sorted("%s-%d" % (w, i) for w in "ab"
-                                                   for i in range(1, 501))
-n = {len(r["metrics"]) for r in runs}
-assert len(n) == 1 and n.pop() > 5, n
-PY
+. "$(dirname "$0")/history-writers.sh"
+two_writers "$DB" "$TMP/b.json"
 done_ok

@@ -46,25 +46,6 @@ grep -q secret "$ERR" && fail "the password in the error"
 # two writers at once into a fresh database: 1,000 runs
 db_sql "CREATE DATABASE conc"
 DB2="postgresql://gp@/conc?host=$PGD"
-writer() {
-	for i in $(seq 1 500); do
-		"$GPUPROF" history add --db "$DB2" --commit "$1-$i" "$TMP/b.json" 2>>"$TMP/$1.err" ||
-			echo "$1-$i" >>"$TMP/$1.failed"
-	done
-}
-writer a &
-pa=$!
-writer b &
-pb=$!
-wait "$pa" "$pb"
-[ ! -e "$TMP/a.failed" ] && [ ! -e "$TMP/b.failed" ] ||
-	fail "adds failed: $(cat "$TMP"/*.err | head -3)"
-expect_rc 0 history export --jsonl --db "$DB2"
-NCHECK=$((NCHECK + 1))
-python3 - "$OUT" <<'PY' || fail "1,000 runs (above)"
-import json, sys
-runs = [json.loads(l) for l in open(sys.argv[1])]
-assert len(runs) == 1000, len(runs)
-assert len({r["commit"] for r in runs}) == 1000
-PY
+. "$(dirname "$0")/history-writers.sh"
+two_writers "$DB2" "$TMP/b.json"
 done_ok

@@ -215,17 +215,8 @@ static int pg_open(const char *target, struct gp__hdb **out)
 	                 "gpuprof was built without PostgreSQL (libpq-dev was not found)");
 }
 
-static int pg_exec(struct gp__hdb *d, const char *sql, size_t nparam, const char *const *params,
-                   gp__hdb_row_fn fn, void *user)
-{
-	(void)d, (void)sql, (void)nparam, (void)params, (void)fn, (void)user;
-	return GP_ENOTSUP;
-}
-
-static void pg_close(struct gp__hdb *d)
-{
-	(void)d;
-}
+#define pg_exec  gp__hdb_null_exec
+#define pg_close gp__hdb_null_close
 
 #endif
 

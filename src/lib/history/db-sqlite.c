@@ -182,17 +182,8 @@ static int sq_open(const char *target, struct gp__hdb **out)
 	                 target);
 }
 
-static int sq_exec(struct gp__hdb *d, const char *sql, size_t nparam, const char *const *params,
-                   gp__hdb_row_fn fn, void *user)
-{
-	(void)d, (void)sql, (void)nparam, (void)params, (void)fn, (void)user;
-	return GP_ENOTSUP;
-}
-
-static void sq_close(struct gp__hdb *d)
-{
-	(void)d;
-}
+#define sq_exec  gp__hdb_null_exec
+#define sq_close gp__hdb_null_close
 
 #endif
 

@@ -37,6 +37,11 @@ struct gp__hdb_ops {
 	const char *collate;   /* appended to ORDER BY text: byte order on both */
 };
 
+/* what a backend built without its header runs (db-null.c): GP_ENOTSUP, nothing */
+int gp__hdb_null_exec(struct gp__hdb *db, const char *sql, size_t nparam, const char *const *params,
+                      gp__hdb_row_fn fn, void *user);
+void gp__hdb_null_close(struct gp__hdb *db);
+
 extern const struct gp__hdb_ops gp__hdb_sqlite;
 extern const struct gp__hdb_ops gp__hdb_pg;
 

@@ -29,7 +29,9 @@
 #include "source/metrics.h"
 #include "source/source.h"
 #include "util/buf.h"
+#include "gpuprof/stats.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 #define TRY(x)                                                                                     \
 	do {                                                                                       \
@@ -304,13 +306,6 @@ static const struct {
 	{ 0x40, "hw_thermal" }, { 0x80, "hw_power_brake" },
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* the median SM clock of GPU @p g over the samples where it was busy (>= 50 %) */
 static int busy_clock(const struct gp_metrics_timeline *m, unsigned g, double *out)
 {
@@ -333,8 +328,8 @@ static int busy_clock(const struct gp_metrics_timeline *m, unsigned g, double *o
 		if (isfinite(clk->v[i]) && util->v[i] >= 0.5)
 			v[n++] = clk->v[i];
 	if (n) {
-		qsort(v, n, sizeof(*v), cmp_double);
-		*out = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		qsort(v, n, sizeof(*v), gp__cmp_double);
+		*out = gp_quantile_sorted(v, n, 0.5);
 	}
 	gp__free(v);
 	return 0;

@@ -20,7 +20,9 @@
 
 #include "gpuprof-config.h"
 #include "util/buf.h"
+#include "gpuprof/stats.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 /* "@ID@" is the backend's auto-numbered primary key */
 static const char *const migration_1[] = {
@@ -258,13 +260,6 @@ static int row_clock(void *user, size_t ncol, const char *const *vals)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * The testbed's usual SM clock: the median of the SM clocks of its latest 20
  * clean runs (3 at least, else unknown). A run more than 5 % below it ran
@@ -285,8 +280,8 @@ static int clock_check(struct gp_history *h, struct gp__hrun *r)
 	                   1, p, row_clock, &c);
 	if (rc || c.n < 3)
 		return rc;
-	qsort(c.v, c.n, sizeof(c.v[0]), cmp_double);
-	usual = c.n % 2 ? c.v[c.n / 2] : (c.v[c.n / 2 - 1] + c.v[c.n / 2]) / 2;
+	qsort(c.v, c.n, sizeof(c.v[0]), gp__cmp_double);
+	usual = gp_quantile_sorted(c.v, c.n, 0.5);
 	if (r->sm_clock_hz < 0.95 * usual) {
 		char buf[160];
 
