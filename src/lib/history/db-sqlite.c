@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpuprof-config.h"
 #include "util/error.h"
@@ -73,11 +74,13 @@ static int load(void)
 struct gp__hdb {
 	sqlite3 *db;
 	char *path;
+	int last_rc; /* SQLite's code of the last error */
 };
 
 static int sq_error(struct gp__hdb *d, int code, const char *what)
 {
 	/* SQLITE_BUSY and SQLITE_READONLY, CANTOPEN: the database, not the input */
+	d->last_rc = code;
 	return gp__error(code == SQLITE_NOMEM ? GP_ENOMEM : GP_EIO, "'%s': %s: %s", d->path, what,
 	                 lib.errmsg(d->db));
 }
@@ -155,11 +158,24 @@ static int sq_open(const char *target, struct gp__hdb **out)
 	{
 		/* GP_HISTORY_BUSY_TIMEOUT_MS: how long to wait for another writer (tests) */
 		const char *bt = getenv("GP_HISTORY_BUSY_TIMEOUT_MS");
+		int ms = bt && *bt ? atoi(bt) : 60000;
 
-		lib.busy_timeout(d->db, bt && *bt ? atoi(bt) : 60000);
+		lib.busy_timeout(d->db, ms);
+		/*
+		 * WAL lets readers go on while one writes. Switching a new file to it
+		 * takes the write lock without calling the busy handler, so a second
+		 * first open at the same moment is told "locked": wait and retry.
+		 */
+		for (int waited = 0;; waited += 20) {
+			rc = sq_exec(d, "PRAGMA journal_mode=WAL", 0, NULL, NULL, NULL);
+			if (!rc || waited >= ms ||
+			    ((d->last_rc & 0xff) != SQLITE_BUSY &&
+			     (d->last_rc & 0xff) != SQLITE_LOCKED))
+				break;
+			nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
+		}
 	}
-	/* WAL lets readers go on while one writes; NORMAL syncs at checkpoints */
-	rc = sq_exec(d, "PRAGMA journal_mode=WAL", 0, NULL, NULL, NULL);
+	/* NORMAL syncs at checkpoints */
 	if (!rc)
 		rc = sq_exec(d, "PRAGMA synchronous=NORMAL", 0, NULL, NULL, NULL);
 	if (!rc)
