@@ -67,12 +67,15 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 fi
 
 if [ "${SKIP_MINIMAL:-0}" != 1 ]; then
-	stage "minimal build (no CUDA, microhttpd, ncursesw, libyaml, isa-l; gcc, -Werror)"
+	stage "minimal build (no CUDA, microhttpd, ncursesw, libyaml, isa-l, sqlite, libpq; gcc, -Werror)"
 	cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DGP_WERROR=ON -DGP_WITH_CUPTI=OFF \
 		-DGP_BUILD_TESTS=OFF -DGP_BUILD_BENCH=OFF -DPKG_CONFIG_EXECUTABLE=/nonexistent \
 		-DISAL_INCLUDE_DIR=ISAL_INCLUDE_DIR-NOTFOUND -DISAL_LIBRARY=ISAL_LIBRARY-NOTFOUND >/dev/null
 	cmake --build build-minimal -j"$jobs" >/dev/null
 	build-minimal/gpuprof version --build-options
+	# history without libsqlite3-dev: one clear error, no crash
+	build-minimal/gpuprof history list --db build-minimal/h.sqlite 2>&1 |
+		grep -q "built without SQLite" || { echo "history: no clear error without SQLite"; exit 1; }
 fi
 
 stage "release build (gcc, -Werror) and tests"

@@ -23,6 +23,7 @@
 	X("bench", cmd_bench, "iteration statistics: latency p50/p95/p99, FPS, warmup", 0)         \
 	X("compare", cmd_compare, "regression verdict with significance", 0)                       \
 	X("aggregate", cmd_aggregate, "many ranks: per-rank table, collectives, stragglers", 0)    \
+	X("history", cmd_history, "the performance database: add results, list series", 0)         \
 	X("report", cmd_report, "one self-contained HTML page", 0)                                 \
 	X("export", cmd_export, "convert a trace for Perfetto and chrome://tracing", 0)            \
 	X("version", cmd_version, "what this build and this machine support", 0)                   \

@@ -40,6 +40,7 @@ int cmd_bench(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_aggregate(int argc, const char **argv);
+int cmd_history(int argc, const char **argv);
 
 /**
  * Flags of a command in the table. GP_CLI_KEEP_STATUS: the command's exit

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "gpuprof-config.h"
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/history.h"
 #include "gpuprof/sample.h"
 
 static const char usage_text[] =
@@ -75,6 +76,12 @@ static void build_options(void)
 	feature("top --listen:", GP_HAVE_MHD ? "yes (libmicrohttpd, loaded when used)"
 	                                     : "no (built without libmicrohttpd)");
 	feature("run --config:", GP_HAVE_YAML ? "yes (libyaml)" : "no (built without libyaml)");
+	feature("history sqlite:", gp_history_built_with("sqlite")
+	                               ? "yes (libsqlite3, loaded when used)"
+	                               : "no (built without libsqlite3-dev)");
+	feature("history postgresql:", gp_history_built_with("postgresql")
+	                                   ? "yes (libpq, loaded when used)"
+	                                   : "no (built without libpq-dev)");
 	feature("sanitizers:", GP_SANITIZE_OPTS[0] ? GP_SANITIZE_OPTS : "none");
 	feature("build type:", GP_BUILD_TYPE[0] ? GP_BUILD_TYPE : "none");
 #if defined(__clang__)

@@ -245,6 +245,9 @@ static const struct field {
 	{ SRC_GPU, "energy_joules", "joules" },
 	{ SRC_GPU, "pcie_tx_bytes_per_second", "bytes_per_second" },
 	{ SRC_GPU, "pcie_rx_bytes_per_second", "bytes_per_second" },
+	/* the history's noise guard (history/ingest.c): throttling, other tenants */
+	{ SRC_GPU, "clock_event_reasons", "bitmask" },
+	{ SRC_GPU, "processes_total", "processes" },
 };
 
 enum { NFIELDS = sizeof(fields) / sizeof(fields[0]), FIRST_GPU_FIELD = 7 };

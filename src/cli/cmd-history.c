@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-history.c - `gpuprof history add|import|list|export`: the commands
+ * that write the performance database and list what it holds. Options ->
+ * gp_history_*() (include/gpuprof/history.h) -> terminal.
+ *
+ * What the library must not do is here: the database named by --db, else
+ * $GPUPROF_HISTORY, else .gpuprof/history.sqlite in the current directory
+ * (the folder made when missing); the commit and branch from `git` in the
+ * current directory when not given; the time now when not given.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "gpuprof/gpuprof.h"
+#include "gpuprof/history.h"
+
+static const char usage_text[] =
+    "usage: gpuprof history add [options] RESULT...\n"
+    "       gpuprof history import --csv FILE [options]\n"
+    "       gpuprof history list [--json] [METRIC-PATTERN]\n"
+    "       gpuprof history export --jsonl [-o FILE]\n"
+    "\n"
+    "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
+    "\n"
+    "    --db DB           the database: a SQLite file or a postgresql:// URL (default:\n"
+    "                      $GPUPROF_HISTORY, else .gpuprof/history.sqlite)\n"
+    "    --commit SHA      the commit of the results (default: git rev-parse HEAD)\n"
+    "    --branch NAME     their branch (default: the current git branch)\n"
+    "    --time TIME       when they ran: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: now)\n"
+    "    --tag KEY=VALUE   a tag of the runs (repeatable)\n"
+    "    --testbed LABEL   the testbed, instead of the key built from the results\n"
+    "    --csv FILE        import: the CSV file (time, commit, one metric per column)\n"
+    "    --json            list: the series as JSON\n"
+    "    --jsonl           export: one JSON line per run\n"
+    "    -o, --output FILE export: write to FILE (atomically)\n"
+    "    -h, --help        this help; 'gpuprof help history' for the docs\n";
+
+enum {
+	OPT_DB = 256,
+	OPT_COMMIT,
+	OPT_BRANCH,
+	OPT_TIME,
+	OPT_TAG,
+	OPT_TESTBED,
+	OPT_CSV,
+	OPT_JSON,
+	OPT_JSONL
+};
+
+/* the first line `git CMD` prints in the current directory, or NULL */
+static char *git_line(const char *args)
+{
+	char cmd[128], line[512];
+	FILE *p;
+	char *r = NULL;
+
+	snprintf(cmd, sizeof(cmd), "git %s 2>/dev/null", args);
+	p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	if (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (*line && strcmp(line, "HEAD"))
+			r = xstrdup(line);
+	}
+	pclose(p);
+	return r;
+}
+
+static int64_t parse_time_opt(const char *s)
+{
+	struct tm tm = { 0 };
+	char *end;
+	long long secs;
+
+	errno = 0;
+	secs = strtoll(s, &end, 10);
+	if (!errno && end != s && !*end && secs >= 0 && secs < 9000000000LL)
+		return (int64_t)secs * 1000000000;
+	end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end && (!*end || !strcmp(end, "Z")))
+		return (int64_t)timegm(&tm) * 1000000000;
+	end = strptime(s, "%Y-%m-%d", &(struct tm){ 0 });
+	if (end && !*end) {
+		memset(&tm, 0, sizeof(tm));
+		strptime(s, "%Y-%m-%d", &tm);
+		return (int64_t)timegm(&tm) * 1000000000;
+	}
+	usage_die("option '--time' expects Unix seconds or YYYY-MM-DDTHH:MM:SSZ, not '%s'", s);
+}
+
+/* the database to open; the default's folder is made */
+static const char *db_target(const char *given)
+{
+	const char *env = getenv("GPUPROF_HISTORY");
+
+	if (given && *given)
+		return given;
+	if (env && *env)
+		return env;
+	if (mkdir(".gpuprof", 0777) && errno != EEXIST)
+		warning("cannot make '.gpuprof': %s", strerror(errno));
+	return ".gpuprof/history.sqlite";
+}
+
+static int lib_error(int rc)
+{
+	const char *msg = gp_last_error();
+
+	return error("%s", msg && *msg ? msg : gp_strerror(rc));
+}
+
+static int print_list(const struct gp_value *list, bool json)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (json) {
+		rc = gp_value_to_json(list, GP_JSON_PRETTY, &text, &len);
+		if (rc)
+			return error("cannot write JSON: %s", gp_strerror(rc));
+		fwrite(text, 1, len, stdout);
+		gp_free(text);
+		return 0;
+	}
+	if (!gp_value_len(list)) {
+		printf("no series\n");
+		return 0;
+	}
+	printf("%-48s %6s %6s %14s %-6s  %s\n", "metric", "runs", "noisy", "last", "better",
+	       "testbed");
+	for (size_t i = 0; i < gp_value_len(list); i++) {
+		const struct gp_value *s = gp_arr_get(list, i);
+		const char *unit = gp_value_get_str(gp_obj_get(s, "unit"));
+		int64_t n = 0, noisy = 0;
+		double last = NAN;
+		char lv[64];
+
+		gp_value_get_int(gp_obj_get(s, "count"), &n);
+		gp_value_get_int(gp_obj_get(s, "noisy"), &noisy);
+		gp_value_get_double(gp_obj_get(s, "last_value"), &last);
+		if (unit && !strcmp(unit, "ns"))
+			gp_format_duration(last, 0, lv, sizeof(lv));
+		else if (unit && !strcmp(unit, "bytes"))
+			gp_format_bytes(last, 0, lv, sizeof(lv));
+		else
+			snprintf(lv, sizeof(lv), "%.6g%s%s", last, unit && *unit ? " " : "",
+			         unit ? unit : "");
+		printf("%-48s %6" PRId64 " %6" PRId64 " %14s %-6s  %s\n",
+		       gp_value_get_str(gp_obj_get(s, "metric")), n, noisy, lv,
+		       gp_value_get_str(gp_obj_get(s, "better")),
+		       gp_value_get_str(gp_obj_get(s, "testbed")));
+	}
+	return 0;
+}
+
+static int export_jsonl(const struct gp_value *runs, const char *output)
+{
+	size_t cap = 0, len = 0;
+	char *all = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < gp_value_len(runs) && !rc; i++) {
+		char *line = NULL;
+		size_t n = 0;
+
+		rc = gp_value_to_json(gp_arr_get(runs, i), 0, &line, &n);
+		if (rc)
+			break;
+		if (len + n + 2 > cap) {
+			cap = 2 * (len + n + 2);
+			all = realloc(all, cap);
+			if (!all) {
+				gp_free(line);
+				return error("out of memory");
+			}
+		}
+		memcpy(all + len, line, n);
+		len += n;
+		all[len++] = '\n';
+		gp_free(line);
+	}
+	if (rc) {
+		free(all);
+		return error("cannot write JSON: %s", gp_strerror(rc));
+	}
+	rc = write_output(output, all ? all : "", len);
+	free(all);
+	return rc;
+}
+
+int cmd_history(int argc, const char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, OPT_DB },
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "branch", required_argument, NULL, OPT_BRANCH },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "tag", required_argument, NULL, OPT_TAG },
+		{ "testbed", required_argument, NULL, OPT_TESTBED },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "jsonl", no_argument, NULL, OPT_JSONL },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct gp_history_meta meta = { .size = sizeof(meta) };
+	const char *db = NULL, *csv = NULL, *output = NULL, *sub;
+	const char **tags = NULL;
+	char *commit = NULL, *branch = NULL;
+	bool json = false, jsonl = false, have_time = false;
+	struct gp_history *h = NULL;
+	struct gp_value *v = NULL;
+	int c, rc = GP_EXIT_FAILURE;
+	size_t nops;
+
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage_text, stdout);
+		return GP_EXIT_OK;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr,
+		        "gpuprof history: no subcommand given (add, import, list, export)\n%s",
+		        usage_text);
+		return GP_EXIT_USAGE;
+	}
+	sub = argv[1];
+	if (strcmp(sub, "add") && strcmp(sub, "import") && strcmp(sub, "list") &&
+	    strcmp(sub, "export")) {
+		if (!strcmp(sub, "changes") || !strcmp(sub, "check") || !strcmp(sub, "show") ||
+		    !strcmp(sub, "report"))
+			return error("history %s is not in this version of gpuprof yet", sub);
+		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
+		return GP_EXIT_USAGE;
+	}
+	tags = xcalloc((size_t)argc, sizeof(*tags));
+	argc--;
+	argv++;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, (char *const *)argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DB:
+			db = optarg;
+			break;
+		case OPT_COMMIT:
+			meta.commit = optarg;
+			break;
+		case OPT_BRANCH:
+			meta.branch = optarg;
+			break;
+		case OPT_TIME:
+			meta.time_ns = parse_time_opt(optarg);
+			have_time = true;
+			break;
+		case OPT_TAG:
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				usage_die("option '--tag' expects KEY=VALUE, not '%s'", optarg);
+			tags[meta.ntags++] = optarg;
+			break;
+		case OPT_TESTBED:
+			meta.testbed = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_JSONL:
+			jsonl = true;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		default:
+			free(tags);
+			return opt_tail("history", c, argv, usage_text);
+		}
+	}
+	meta.tags = tags;
+	nops = (size_t)(argc - optind);
+	if (!strcmp(sub, "add") && !nops) {
+		free(tags);
+		return need_operand("history add", optind, argc, "no result given", usage_text);
+	}
+	if (!strcmp(sub, "import") && (!csv || nops)) {
+		free(tags);
+		usage_die("history import takes one --csv FILE and no operand");
+	}
+	if (!strcmp(sub, "export") && (!jsonl || nops)) {
+		free(tags);
+		usage_die("history export takes --jsonl and no operand");
+	}
+	if (!strcmp(sub, "list") && nops > 1) {
+		free(tags);
+		usage_die("history list takes one METRIC-PATTERN at most");
+	}
+	if (!have_time) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		meta.time_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+	if (!strcmp(sub, "add") || !strcmp(sub, "import")) {
+		if (!meta.commit && !strcmp(sub, "add"))
+			meta.commit = commit = git_line("rev-parse HEAD");
+		if (!meta.branch)
+			meta.branch = branch = git_line("rev-parse --abbrev-ref HEAD");
+	}
+	rc = gp_history_open(db_target(db), &h);
+	if (rc) {
+		rc = lib_error(rc);
+		goto out;
+	}
+	if (!strcmp(sub, "add")) {
+		rc = gp_history_add(h, argv + optind, nops, &meta, NULL);
+		if (rc)
+			rc = lib_error(rc);
+		else
+			fprintf(stderr, "gpuprof history: added %zu run%s to '%s'\n", nops,
+			        nops == 1 ? "" : "s", db_target(db));
+	} else if (!strcmp(sub, "import")) {
+		size_t n = 0;
+
+		rc = gp_history_import_csv(h, csv, &meta, &n);
+		if (rc)
+			rc = lib_error(rc);
+		else
+			fprintf(stderr, "gpuprof history: imported %zu run%s from '%s'\n", n,
+			        n == 1 ? "" : "s", csv);
+	} else if (!strcmp(sub, "list")) {
+		rc = gp_history_list(h, nops ? argv[optind] : NULL, &v);
+		rc = rc ? lib_error(rc) : print_list(v, json);
+	} else {
+		rc = gp_history_export(h, &v);
+		rc = rc ? lib_error(rc) : export_jsonl(v, output);
+	}
+out:
+	gp_value_free(v);
+	gp_history_close(h);
+	free(commit);
+	free(branch);
+	free(tags);
+	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+}

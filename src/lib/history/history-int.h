@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * history-int.h - what the files of src/lib/history share: the database
+ * backend interface (SQLite in db-sqlite.c, PostgreSQL in db-pg.c), the
+ * handle, and the metric list a result is turned into (ingest.c).
+ *
+ * A backend runs one SQL statement at a time with text parameters ("?" in
+ * the SQL; NULL is SQL NULL) and hands each result row to a callback as
+ * text. Both servers convert the text to the column's type, so the SQL is
+ * written once (schema.c keeps the few words that differ in the backend).
+ */
+#ifndef GP_HISTORY_INT_H
+#define GP_HISTORY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuprof/history.h"
+
+struct gp__hdb;
+
+/** A result row: @p vals[0..ncol) as text, NULL for SQL NULL. Non-zero stops. */
+typedef int (*gp__hdb_row_fn)(void *user, size_t ncol, const char *const *vals);
+
+struct gp__hdb_ops {
+	const char *name; /* "sqlite", "postgresql" */
+	/* opens @p target; errors name it */
+	int (*open)(const char *target, struct gp__hdb **out);
+	/* runs @p sql with @p params; @p fn (may be NULL) gets each row */
+	int (*exec)(struct gp__hdb *db, const char *sql, size_t nparam, const char *const *params,
+	            gp__hdb_row_fn fn, void *user);
+	void (*close)(struct gp__hdb *db);
+	const char *id_column; /* the auto-numbered primary key's type */
+	const char *begin;     /* a write transaction's BEGIN */
+	const char *lock_sql;  /* serialises migrations (NULL: BEGIN does) */
+	const char *collate;   /* appended to ORDER BY text: byte order on both */
+};
+
+/* what a backend built without its header runs (db-null.c): GP_ENOTSUP, nothing */
+int gp__hdb_null_exec(struct gp__hdb *db, const char *sql, size_t nparam, const char *const *params,
+                      gp__hdb_row_fn fn, void *user);
+void gp__hdb_null_close(struct gp__hdb *db);
+
+extern const struct gp__hdb_ops gp__hdb_sqlite;
+extern const struct gp__hdb_ops gp__hdb_pg;
+
+struct gp_history {
+	const struct gp__hdb_ops *ops;
+	struct gp__hdb *db;
+	char *target; /* as given, for errors */
+};
+
+/** Runs @p sql on @p h (a shorthand of h->ops->exec). */
+int gp__hist_exec(struct gp_history *h, const char *sql, size_t nparam, const char *const *params,
+                  gp__hdb_row_fn fn, void *user);
+/** BEGIN (the backend's write transaction), COMMIT, ROLLBACK (errors ignored). */
+int gp__hist_begin(struct gp_history *h);
+int gp__hist_commit(struct gp_history *h);
+void gp__hist_rollback(struct gp_history *h);
+
+/** One metric of a run. */
+struct gp__hmetric {
+	char *name;
+	const char *unit;   /* static: "ns", "bytes", "/s", "%", "count", ... */
+	bool higher_better; /* else lower is better */
+	double value;
+};
+
+/** A run before it is written. */
+struct gp__hrun {
+	char *source;     /* the file or directory it came from */
+	const char *kind; /* "bench", "analyze", "aggregate", "run", "trace", "csv" */
+	int64_t time_ns;
+	char *commit, *branch;
+	char *testbed;
+	char *tags_json;    /* "{}" or a JSON object of strings */
+	double sm_clock_hz; /* median SM clock of its timeline; NAN unknown */
+	char *noise;        /* why it is noisy (NULL: clean) */
+	struct gp__hmetric *m;
+	size_t nm, cap;
+};
+
+/** Appends a metric (the name copied); NAN values are skipped. @return 0 or GP_ENOMEM. */
+int gp__hrun_metric(struct gp__hrun *r, const char *name, const char *unit, bool higher_better,
+                    double value);
+void gp__hrun_release(struct gp__hrun *r);
+
+/**
+ * Writes @p r (runs row, then its metrics) inside the caller's transaction,
+ * the noise guard's clock check first. @param id receives its run id.
+ */
+int gp__hrun_write(struct gp_history *h, struct gp__hrun *r, int64_t *id);
+
+/** What gp__hcsv_parse() does with each row's run (borrowed: released after the call). */
+typedef int (*gp__hcsv_run_fn)(void *user, struct gp__hrun *r);
+
+/**
+ * Parses the CSV @p text[0..len) (modified in place, text[len] too: a NUL; @p path names it in
+ * errors) into one run per row, each handed to @p fn (a non-zero return
+ * stops and is returned). @p tags: the runs' tags as JSON text.
+ * @param nrows receives the rows handed over.
+ * @return 0, GP_EFORMAT / GP_ELIMIT naming the line and column, GP_ENOMEM.
+ */
+int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_history_meta *meta,
+                   const char *tags, gp__hcsv_run_fn fn, void *user, size_t *nrows);
+
+/** Tags of @p meta as a JSON object text (malloc'd) into *@p out. */
+int gp__hist_tags_json(const struct gp_history_meta *meta, char **out);
+
+/** "12345" of @p v into @p buf (at least 32 bytes). */
+const char *gp__hist_i64(int64_t v, char *buf);
+
+#endif
