@@ -347,7 +347,7 @@ static double seg_median(const double *y, size_t lo, size_t hi, double *scratch)
  */
 static double steppiness(const double *y, size_t lo, size_t mid, size_t hi)
 {
-	double m, s, ml, sl, mr, sr, sst;
+	double m, s, ml, sl, mr, sr, sst, q;
 
 	moments(y + lo, hi - lo, &m, &s);
 	moments(y + lo, mid - lo, &ml, &sl);
@@ -356,7 +356,11 @@ static double steppiness(const double *y, size_t lo, size_t mid, size_t hi)
 	if (!(sst > 0))
 		return 1;
 	/* moments() gives 0 for one point, which is its true SS */
-	return 1 - sqrt((sl * sl * (double)(mid - lo) + sr * sr * (double)(hi - mid)) / sst);
+	q = (sl * sl * (double)(mid - lo) + sr * sr * (double)(hi - mid)) / sst;
+	if (isnan(q))
+		return NAN;
+	/* the sides' SS never exceeds the total's but in rounding, at extreme magnitudes */
+	return 1 - sqrt(q < 1 ? q : 1);
 }
 
 static bool on(double v)
