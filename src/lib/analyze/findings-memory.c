@@ -29,6 +29,7 @@ int gp__fnd_memory(const struct gp__actx *c, const struct gp_value *r, const str
 	const char *op, *src;
 	struct gp_value *ev = NULL;
 	enum gp__fnd_sev sev = GP_FND_MEDIUM;
+	bool gpu;
 	size_t i;
 	int rc = 0;
 
@@ -55,14 +56,14 @@ int gp__fnd_memory(const struct gp__actx *c, const struct gp_value *r, const str
 	gp_value_get_int(gp_obj_get(hold, "retained_bytes"), &held);
 	gp_value_get_int(gp_obj_get(hold, "steps"), &held_steps);
 	gp_value_get_int(gp_obj_get(worst, "peak_allocated_bytes"), &peak);
-	if (!gp_value_get_int(gp_obj_get(worst, "device"), &g))
-		snprintf(dev, sizeof(dev), "Host memory");
-	else
+	gpu = gp_value_get_int(gp_obj_get(worst, "device"), &g); /* the host's is "cpu" */
+	if (gpu)
 		snprintf(dev, sizeof(dev), "GPU %lld memory", (long long)g);
+	else
+		snprintf(dev, sizeof(dev), "Host memory");
 	/* a Bytes running sum is relative to the start: the room left is unknown */
 	src = gp_value_get_str(gp_obj_get(worst, "allocated_source"));
-	if (dev[0] == 'G' && b->dev.mem_bytes > 0 && growth > 0 && src &&
-	    !strcmp(src, "total_allocated")) {
+	if (gpu && b->dev.mem_bytes > 0 && growth > 0 && src && !strcmp(src, "total_allocated")) {
 		left = (b->dev.mem_bytes - peak) / growth;
 		if (left < 0)
 			left = 0;

@@ -32,70 +32,41 @@
 /* points of the page's curve at most */
 #define CURVE_POINTS 1000
 
-struct alloc_row {
-	uint32_t name;
-	int64_t bytes, count;
-	const char *s;
-};
-
-static int cmp_alloc(const void *a, const void *b)
-{
-	const struct alloc_row *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(x->s, y->s);
-}
-
+/*
+ * The operators that allocate most: every allocation (Bytes > 0) of a CPU
+ * operator (not of the annotations outside them), grouped by the op's name
+ * as the other per-op rows are (memlife.c), the TOP_ALLOCATORS largest.
+ */
 static int top_allocators(const struct gp__actx *c, const struct gp__memlife *ml,
                           struct gp_value *o)
 {
 	const struct gp_trace *t = c->t;
 	struct gp_value *arr = gp_value_array();
-	struct alloc_row *rows = NULL;
-	struct gp_u64map m;
-	size_t n = 0, i;
+	struct gp__memgroup g;
+	size_t i;
 	int rc = 0;
 
-	memset(&m, 0, sizeof(m));
+	memset(&g, 0, sizeof(g));
 	if (!arr)
 		return gp__error(GP_ENOMEM, "out of memory");
 	GP_TRY(gp_obj_set(o, "top_allocators", arr));
-	GP_TRY(gp__u64map_init(&m, 256));
-	rows = gp__calloc(t->nmem + 1, sizeof(*rows));
-	if (!rows)
-		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
-	for (i = 0; i < t->nmem; i++) {
-		uint64_t slot;
-		uint32_t name;
-
-		/* operators only, as ever: not the annotations allocations outside them fall in */
-		if (t->mem[i].bytes <= 0 || ml->op[i] < 0 || t->ev.kind[ml->op[i]] != GP_K_CPU_OP)
-			continue;
-		name = t->ev.name[ml->op[i]];
-		if (!gp__u64map_get(&m, name, &slot)) {
-			slot = n++;
-			rows[slot].name = name;
-			rows[slot].s = gp__strtab_get(&t->strs, name);
-			GP_TRY(gp__u64map_put(&m, name, slot));
-		}
-		rows[slot].bytes += t->mem[i].bytes;
-		rows[slot].count++;
-	}
-	qsort(rows, n, sizeof(*rows), cmp_alloc);
-	for (i = 0; i < n && i < TOP_ALLOCATORS; i++) {
+	GP_TRY(gp__memgroup_init(&g));
+	for (i = 0; i < t->nmem; i++)
+		if (t->mem[i].bytes > 0 && ml->op[i] >= 0 && t->ev.kind[ml->op[i]] == GP_K_CPU_OP)
+			GP_TRY(gp__memgroup_add(&g, c, ml, (uint32_t)i));
+	gp__memgroup_sort(&g, c);
+	for (i = 0; i < g.n && i < TOP_ALLOCATORS; i++) {
 		struct gp_value *r = gp_value_object();
 
 		if (!r)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		GP_TRY(gp_arr_push(arr, r));
-		GP_TRY(gp_obj_set_str(r, "name", rows[i].s));
-		GP_TRY(gp_obj_set_int(r, "bytes", rows[i].bytes));
-		GP_TRY(gp_obj_set_int(r, "count", rows[i].count));
+		GP_TRY(gp_obj_set_str(r, "name", gp__memrow_op(&g.rows[i], c)));
+		GP_TRY(gp_obj_set_int(r, "bytes", g.rows[i].bytes));
+		GP_TRY(gp_obj_set_int(r, "count", g.rows[i].count));
 	}
 out:
-	gp__u64map_release(&m);
-	gp__free(rows);
+	gp__memgroup_release(&g);
 	return rc;
 }
 
