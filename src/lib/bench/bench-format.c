@@ -37,12 +37,6 @@ static const char *str_or(const struct gp_value *o, const char *key, const char 
 	return s ? s : dflt;
 }
 
-/* a duration in the unit of @p ref, or bytes when @p bytes */
-static const char *fmt_like(char *buf, size_t n, double v, double ref, bool bytes)
-{
-	return bytes ? gp__fmt_bytes_like(buf, n, v, ref, 0) : gp__fmt_dur_like(buf, n, v, ref, 0);
-}
-
 static const char *fmt_ratio(char *buf, size_t n, double r)
 {
 	return gp__fmt_num(buf, n, r, 3, "");
@@ -115,16 +109,15 @@ static void grid_draw(struct gp__out *o, struct grid *g, const char *indent, boo
 /* ---- a series ---- */
 
 /* one iteration has no spread or percentiles: its value alone (@p n: the iterations) */
-static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, bool bytes,
-                       int64_t n)
+static void text_stats(struct gp__out *o, const char *label, const struct gp_value *st, int64_t n)
 {
-	const char *u = bytes ? "bytes" : "ns";
+	const char *u = "ns";
 	char k[40], a[32], b[32], c[32], d[32], e[32];
 	const struct gp_value *ci;
 	double lo = NAN, hi = NAN, ref;
 
 #define S(x)      (snprintf(k, sizeof(k), "%s_%s", x, u), num(st, k))
-#define F(buf, v) fmt_like(buf, sizeof(buf), v, ref, bytes)
+#define F(buf, v) gp__fmt_dur_like(buf, sizeof(buf), v, ref, 0)
 	/* one unit for the block: the median's */
 	ref = S("median");
 	if (n == 1) {
@@ -168,15 +161,16 @@ static void text_memory(struct gp__out *o, const struct gp_value *s, int64_t n)
 		gp__out_addf(o, "  %-7s %-7s", first ? "memory" : "", labels[i]);
 		first = false;
 		if (n == 1) {
-			gp__out_addf(o, "%s\n",
-			             fmt_like(a, sizeof(a), num(st, "mean_bytes"), ref, true));
+			gp__out_addf(
+			    o, "%s\n",
+			    gp__fmt_bytes_like(a, sizeof(a), num(st, "mean_bytes"), ref, 0));
 			continue;
 		}
 		gp__out_addf(o, "mean %s ± %s  min %s  max %s\n",
-		             fmt_like(a, sizeof(a), num(st, "mean_bytes"), ref, true),
+		             gp__fmt_bytes_like(a, sizeof(a), num(st, "mean_bytes"), ref, 0),
 		             gp__fmt_bytes(b, sizeof(b), num(st, "std_bytes"), 0),
-		             fmt_like(c, sizeof(c), num(st, "min_bytes"), ref, true),
-		             fmt_like(d, sizeof(d), num(st, "max_bytes"), ref, true));
+		             gp__fmt_bytes_like(c, sizeof(c), num(st, "min_bytes"), ref, 0),
+		             gp__fmt_bytes_like(d, sizeof(d), num(st, "max_bytes"), ref, 0));
 	}
 }
 
@@ -262,11 +256,11 @@ static void text_series(struct gp__out *o, const struct gp_value *s)
 	gp_value_get_int(gp_obj_get(s, "warmup"), &warm);
 	gp__out_addf(o, "%s  (%lld iteration%s, %lld warm-up)\n", name ? name : "?", (long long)n,
 	             n == 1 ? "" : "s", (long long)warm);
-	text_stats(o, "time", gp_obj_get(s, "stats"), false, n);
+	text_stats(o, "time", gp_obj_get(s, "stats"), n);
 	if (gp_value_type(gp_obj_get(s, "gpu_stats")) == GP_VALUE_OBJECT) {
 		double share = num(s, "gpu_share");
 
-		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), false, n);
+		text_stats(o, "gpu", gp_obj_get(s, "gpu_stats"), n);
 		if (isfinite(share))
 			gp__out_addf(o, "  %-7s GPU time is %s of an iteration's (median): %s\n",
 			             "", gp__fmt_pct(a, sizeof(a), share * 100, GP__FMT_WHOLE),
