@@ -20,6 +20,8 @@
 #          loop, t0912 annotations, t0913 Python bench, t0342 --pytorch ops and
 #          shapes), then the injection
 #          tests of the fake CUPTI for comparison.
+#   extra  the checks no test makes: --live, a SIGKILL's loss, capture windows on
+#          PyTorch, the cost of --pytorch modules,shapes (one run each).
 #   bench  bench_capture.sh (30 runs of the PyTorch loop; never timed on a device,
 #          so give the call the full 600 s), bench_sampler.sh against the
 #          real NVML, bench_annotate.sh.
@@ -65,7 +67,8 @@ use_deps() {
 		done
 	fi
 	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export PKG_CONFIG_PATH=$lib/pkgconfig:$deps/usr/share/pkgconfig
+	# LIBDIR, not PATH: only these packages, never a system .pc whose paths the sysroot would break
+	export PKG_CONFIG_LIBDIR=$lib/pkgconfig:$deps/usr/share/pkgconfig
 	export PKG_CONFIG_SYSROOT_DIR=$deps
 	export CMAKE_PREFIX_PATH=$deps/usr
 	export PATH=$deps/usr/bin:$PATH
@@ -97,10 +100,74 @@ step_build() {
 step_test() {
 	identity
 	[ -d "$deps/usr" ] && use_deps
-	ctest --test-dir "$build" -L gpu -V --timeout 500
+	ctest --test-dir "$build" -L gpu -V --timeout 150
 	local rc=$?
 	ctest --test-dir "$build" -R 't031|t032|t030' --output-on-failure
 	return $rc
+}
+
+# a short summary of a capture directory's report: kernels, ranges, windows, capture state
+summary() {
+	"$build/gpuprof" analyze --json "$1" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for r in d.get("ranks", []):
+    ks = r.get("kernels") or []
+    print("  kernels", sum(k.get("count", 0) for k in ks), "in", len(ks), "names; top:",
+          "; ".join(k["name"][:50] for k in ks[:2]))
+    for t in ("ranges", "annotations"):
+        rows = r.get(t) or []
+        if rows:
+            print("  " + t + ":", ", ".join("%s %s/%s" % (x.get("name"), x.get("count"),
+                  x.get("gpu_ops")) for x in rows[:6]))
+' 2>&1
+}
+
+step_extra() {
+	identity
+	[ -d "$deps/usr" ] && use_deps
+	local w=/tmp/gpv-extra g=$build/gpuprof loop=tests/gpu/torch_loop.py
+	rm -rf "$w" && mkdir -p "$w"
+	echo "== E1 --live 1: lines on stderr, stdout as without gpuprof; demangled names"
+	timeout 90 "$g" run --live 1 -o "$w/live" -- python3 $loop launch --steps 400 >"$w/live.out" 2>"$w/live.err"
+	echo "exit $?"; grep -v '^ ' "$w/live.err" | head -8
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("stdout keys", sorted(d)[:8])' "$w/live.out"
+	"$g" analyze "$w/live" 2>&1 | head -45
+	echo "== E2 SIGKILL of a PyTorch loop 6 s in (default flush 500 ms)"
+	"$g" run --quiet -o "$w/kill" -- python3 $loop launch --steps 1000000 >/dev/null 2>&1 &
+	local gp=$!
+	sleep 8
+	pkill -9 -f "^python3 $loop launch --steps 1000000"
+	wait $gp; echo "gpuprof run exit $?"
+	"$g" analyze "$w/kill" 2>&1 | grep -iE 'capture|warning|salvage|flush|lost|kernels' | head -12
+	"$g" analyze --json "$w/kill" 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def walk(o, p=""):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if any(s in k for s in ("flush", "lost", "dropped", "fd_table", "end")) and not isinstance(v, list):
+                print("  ", p + k, json.dumps(v)[:120])
+            walk(v, p + k + ".")
+    elif isinstance(o, list):
+        for v in o[:3]: walk(v, p)
+walk(d)' 2>&1 | head -20
+	echo "== E3 windows: --capture-range nvtx:forward; --schedule wait=5,warmup=2,active=3,repeat=2 --iter-range step"
+	timeout 90 "$g" run --quiet --capture-range nvtx:forward -o "$w/win1" -- python3 $loop launch --steps 20 --warmup 0 >/dev/null 2>&1
+	echo "nvtx:forward exit $?"; summary "$w/win1"
+	timeout 90 "$g" run --quiet --schedule wait=5,warmup=2,active=3,repeat=2 --iter-range step -o "$w/win2" -- python3 $loop launch --steps 30 --warmup 0 >/dev/null 2>&1
+	echo "schedule exit $?"; summary "$w/win2"
+	"$g" analyze "$w/win2" 2>&1 | grep -iE 'window|capture|warning' | head -8
+	echo "== E4 cost: launch loop plain / gpuprof run / --pytorch modules,shapes (one run each, us per step)"
+	for mode in plain run pyt; do
+		case $mode in
+		plain) python3 $loop launch >"$w/c.json" 2>/dev/null ;;
+		run) "$g" run --quiet -o "$w/c-run" -- python3 $loop launch >"$w/c.json" 2>/dev/null ;;
+		pyt) "$g" run --quiet --pytorch modules,shapes -o "$w/c-pyt" -- python3 $loop launch >"$w/c.json" 2>/dev/null ;;
+		esac
+		python3 -c 'import json,sys; d=json.loads(open(sys.argv[2]).read().splitlines()[-1]); print(sys.argv[1], "per_iter_us %.2f" % (d["per_iter_ns"] / 1e3), "steps", d["steps"], d["torch"], d["device"])' $mode "$w/c.json" 2>&1 | tail -1
+	done
+	summary "$w/c-pyt"
 }
 
 step_bench() {
@@ -114,12 +181,12 @@ step_bench() {
 }
 
 [ $# -gt 0 ] || { sed -n '5,12p' "$0" >&2; exit 2; }
-[ "$1" = all ] && set -- build test bench
+[ "$1" = all ] && set -- build test extra bench
 status=0
 for s in "$@"; do
 	case $s in
 	fetch) step_fetch || status=1 ;;
-	build | test | bench)
+	build | test | extra | bench)
 		set -o pipefail
 		"step_$s" 2>&1 | tee "$out/$s.log"
 		r=${PIPESTATUS[0]}
