@@ -40,9 +40,11 @@ deps=/tmp/gpdeps
 build=${GPV_BUILD:-$root/build-gpu}
 mkdir -p "$out"
 
-# the build's packages, and libmicrohttpd's run-time closure as Debian 12 has it
+# the build's packages, and libmicrohttpd's run-time closure as Debian 12 has it; not
+# ncurses: the CUDA image has its own run-time libraries, which Debian's libtinfo.so does
+# not link with (the full-screen `top` is not a GPU check)
 pkgs="libcmocka0 libcmocka-dev zlib1g-dev libisal2 libisal-dev libyaml-0-2 libyaml-dev
-libncursesw6 libtinfo6 libncurses6 libncurses-dev libmicrohttpd12 libmicrohttpd-dev
+libmicrohttpd12 libmicrohttpd-dev
 libgnutls30 libnettle8 libhogweed6 libp11-kit0 libidn2-0 libunistring2 libtasn1-6 libgmp10
 libffi8 pkgconf pkgconf-bin libpkgconf3"
 
@@ -65,6 +67,8 @@ use_deps() {
 			t=$(readlink "$l")
 			case $t in /*) [ -e "$deps$t" ] && ln -sfn "$deps$t" "$l" ;; esac
 		done
+		# pkg-config must find libmicrohttpd without gnutls' .pc (a static link's need)
+		sed -i '/^Requires.private:/d' "$lib"/pkgconfig/*.pc
 	fi
 	export LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	# LIBDIR, not PATH: only these packages, never a system .pc whose paths the sysroot would break

@@ -53,6 +53,7 @@
 	X(cuptiEnableCallback)                                                                     \
 	X(cuptiEnableDomain)                                                                       \
 	X(cuptiFinalize)                                                                           \
+	X(cuptiSetThreadIdType)                                                                    \
 	X(cuptiActivityEnableCudaEventDeviceTimestamps)
 
 #define X_FIELD(name) __typeof__(name) *name;
@@ -73,6 +74,7 @@ static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older 
 /* attach / detach (carried out for window.c under its lock; the callback only tries this one) */
 static pthread_mutex_t g_att_mu = PTHREAD_MUTEX_INITIALIZER;
 static bool g_clock_set;                         /* the timestamp callback was registered once */
+static bool g_finalized; /* cuptiFinalize since the clock was registered: register it again */
 static CUpti_SubscriberHandle g_sub;             /* our callback subscriber, NULL when none */
 static bool g_sub_failed;                        /* another tool holds the one subscriber slot */
 static _Atomic bool g_fin_req;                   /* detach at the next API exit */
@@ -725,8 +727,10 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain dom, CUpti_Cal
 	    pthread_mutex_trylock(&g_att_mu) == 0) {
 		if (atomic_load(&g_fin_req)) {
 			atomic_store(&g_fin_req, false);
-			if (check(F.cuptiFinalize(), "cuptiFinalize"))
+			if (check(F.cuptiFinalize(), "cuptiFinalize")) {
 				g_sub = NULL; /* finalize ends every subscription */
+				g_finalized = true;
+			}
 		}
 		pthread_mutex_unlock(&g_att_mu);
 	}
@@ -774,14 +778,21 @@ static void set_clock(void)
 		g_clock_set = true;
 		return;
 	}
-	if (g_clock_set && F.cuptiGetTimestamp && F.cuptiGetTimestamp(&t) == CUPTI_SUCCESS &&
+	/*
+	 * After a finalize, always again: a real CUPTI 13.0 (H200) went on
+	 * answering cuptiGetTimestamp with our clock but stamped the records of
+	 * the next attach with its own, and they were dropped as off the clock.
+	 */
+	if (g_clock_set && !g_finalized && F.cuptiGetTimestamp &&
+	    F.cuptiGetTimestamp(&t) == CUPTI_SUCCESS &&
 	    llabs((long long)(t - gp__inj_now())) < 1000000000ll)
-		return; /* still ours: registering again would corrupt records */
+		return; /* still ours, CUPTI attached all along */
 	if (check(F.cuptiActivityRegisterTimestampCallback(gp__inj_now),
 	          "cuptiActivityRegisterTimestampCallback") &&
-	    g_clock_set)
+	    g_clock_set && !g_finalized)
 		gp__inj_warn(0, "the clock callback was registered again after CUPTI detached");
 	g_clock_set = true;
+	g_finalized = false;
 }
 
 void gp__inj_cupti_attach(void)
@@ -804,6 +815,18 @@ void gp__inj_cupti_attach(void)
 	if (!check(F.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed),
 	           "cuptiActivityRegisterCallbacks"))
 		goto out;
+	/*
+	 * API records name their thread by pthread_self() cut to 32 bits unless
+	 * asked otherwise; NVTX and annotation records, /proc and every other
+	 * record of the capture by the kernel's thread id (gettid). Without this,
+	 * no range could own the kernels launched inside it (seen on an H200).
+	 */
+	if (!F.cuptiSetThreadIdType ||
+	    !check(F.cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+	           "cuptiSetThreadIdType(SYSTEM)"))
+		gp__inj_warn(0, "CUDA API calls carry CUPTI's own thread ids, not the system's: "
+		                "NVTX and annotation ranges cannot own the GPU work launched in "
+		                "them");
 	for (size_t i = 0; i < sizeof(g_kinds) / sizeof(g_kinds[0]); i++) {
 		CUptiResult r = F.cuptiActivityEnable(g_kinds[i]);
 

@@ -61,8 +61,9 @@ if want_fin == "any":
     assert int(fin[1]) >= 1, fin
 else:
     assert int(fin[1]) == int(want_fin), fin
-# the clock was registered once, even across detach and attach
-assert fin[3] == "1", fin
+# the clock: registered once, and again at each attach after a finalize (CUPTI 13.0 stamps
+# the records of a new attach with its own clock until then), never more
+assert 1 <= int(fin[3]) <= int(fin[1]) + 1, fin
 # busy/idle: the GPU time between two windows is neither window nor idle time
 g = r["gpu"]
 ow = g["outside_windows_ns"]

@@ -56,9 +56,15 @@
  *     fake_cupti_callback.
  *   - cuptiFinalize detaches: it forgets the buffer callbacks, the current
  *     buffer (handed back empty, its records counted as lost: flush first),
- *     the enabled kinds and cbids, the subscriber, the attributes and the
- *     flush period. The timestamp callback stays (CUPTI's clock is per
- *     process: register it once).
+ *     the enabled kinds and cbids, the subscriber, the attributes, the thread
+ *     id type and the flush period. cuptiGetTimestamp keeps the timestamp
+ *     callback, but the records (fake_cupti_now) are on CUPTI's own clock
+ *     until it is registered again, as a real CUPTI 13.0 did.
+ *   - Thread ids: CUPTI fills the API records' threadId with pthread_self()
+ *     cut to 32 bits unless cuptiSetThreadIdType(SYSTEM) asked for the
+ *     kernel's thread id; fake_cupti_thread_id gives the test program what
+ *     CUPTI would put there for the calling thread (the records are the test
+ *     program's). A finalize sets the type back to DEFAULT.
  *   - External correlation ids: a stack per kind per thread, 64 deep
  *     (CUPTI_ERROR_MAX_LIMIT_REACHED past that); no EXTERNAL_CORRELATION
  *     records are made up: the test program emits those it wants.
@@ -69,6 +75,9 @@
  * starts with both free (pthread_atfork): the thread that held the buffer is
  * gone there, and a test of a tracer's fork handling must not hang in the fake.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* syscall */
+#endif
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -83,7 +92,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake-cupti.h"
 
@@ -143,6 +154,8 @@ struct fake_state {
 	unsigned long long ncalls[FN_COUNT];
 
 	CUpti_TimestampCallbackFunc ts_fn;
+	/* the records' clock: ts_fn until a finalize, then CUPTI's own (see cuptiFinalize) */
+	CUpti_TimestampCallbackFunc ts_rec_fn;
 	unsigned ts_calls;
 	bool ts_before_enable, any_enabled;
 
@@ -154,6 +167,7 @@ struct fake_state {
 	int8_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	uint64_t attr[FAKE_ATTR_COUNT];
 	uint32_t flush_period_ms;
+	CUpti_ActivityThreadIdType tid_type; /* cuptiSetThreadIdType */
 	struct fake_buf cur;
 
 	uint64_t flushes_forced, flushes_unforced;
@@ -458,6 +472,8 @@ static void detach_locked(void)
 	st.attr[CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER] = 1;
 	st.attr[CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS] = 16777216;
 	st.flush_period_ms = 0;
+	/* not known to outlive a finalize in CUPTI: the client sets it at each attach */
+	st.tid_type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 	memset(&st.cur, 0, sizeof(st.cur));
 	st.subscribed = false;
 	st.sub_fn = NULL;
@@ -725,7 +741,7 @@ uint64_t fake_cupti_now(void)
 
 	pthread_mutex_lock(&st_lock);
 	ensure_state_locked();
-	fn = st.ts_fn;
+	fn = st.ts_rec_fn;
 	pthread_mutex_unlock(&st_lock);
 	return now_ns(fn);
 }
@@ -762,6 +778,7 @@ CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f
 	if (st.ts_calls++ == 0)
 		st.ts_before_enable = !st.any_enabled;
 	st.ts_fn = funcTimestamp;
+	st.ts_rec_fn = funcTimestamp;
 out:
 	pthread_mutex_unlock(&st_lock);
 	return r;
@@ -923,6 +940,38 @@ CUptiResult cuptiActivityFlushPeriod(uint32_t time)
 		st.flush_period_ms = time;
 	pthread_mutex_unlock(&st_lock);
 	return r;
+}
+
+CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType type)
+{
+	CUptiResult r;
+
+	pthread_mutex_lock(&st_lock);
+	r = enter_locked(FN_cuptiSetThreadIdType);
+	if (!r && type != CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT &&
+	    type != CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		r = CUPTI_ERROR_INVALID_PARAMETER;
+	if (!r)
+		st.tid_type = type;
+	pthread_mutex_unlock(&st_lock);
+	return r;
+}
+
+uint32_t fake_cupti_thread_id(void)
+{
+	CUpti_ActivityThreadIdType type;
+	pthread_t self = pthread_self();
+	uint32_t low;
+
+	pthread_mutex_lock(&st_lock);
+	ensure_state_locked();
+	type = st.tid_type;
+	pthread_mutex_unlock(&st_lock);
+	if (type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		return (uint32_t)syscall(SYS_gettid);
+	/* CUPTI's default on Linux: pthread_self(), cut to 32 bits (as Kineto reads it) */
+	memcpy(&low, &self, sizeof(low));
+	return low;
 }
 
 /* ---- activity: records and buffers ---- */
@@ -1270,6 +1319,12 @@ CUptiResult cuptiFinalize(void)
 		goto out;
 	}
 	st.finalize_calls++;
+	/*
+	 * Seen with CUPTI 13.0 on an H200 (2026-11-28): after a finalize and a new
+	 * attach, cuptiGetTimestamp still read the registered clock, yet the
+	 * records were on CUPTI's own until the callback was registered again.
+	 */
+	st.ts_rec_fn = NULL;
 	if (st.cur.p) {
 		/* the client's memory goes back to it, the records do not */
 		struct fake_buf b = st.cur;

@@ -56,6 +56,7 @@
 	X(CUptiResult, cuptiEnableDomain,                                                          \
 	  (uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain))       \
 	X(CUptiResult, cuptiFinalize, (void))                                                      \
+	X(CUptiResult, cuptiSetThreadIdType, (CUpti_ActivityThreadIdType type))                    \
 	X(CUptiResult, cuptiActivityPushExternalCorrelationId,                                     \
 	  (CUpti_ExternalCorrelationKind kind, uint64_t id))                                       \
 	X(CUptiResult, cuptiActivityPopExternalCorrelationId,                                      \
@@ -171,6 +172,15 @@ FAKE_CUPTI_API long long fake_cupti_calls(const char *name);
  */
 FAKE_CUPTI_API void fake_cupti_reset(void);
 
+/*
+ * The threadId that CUPTI puts in the API records of the calling thread: the
+ * low 32 bits of pthread_self() (CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT on
+ * Linux), or the kernel's thread id (gettid) once the client has called
+ * cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM). A test program
+ * fills its API records' threadId with this, as CUPTI would.
+ */
+FAKE_CUPTI_API uint32_t fake_cupti_thread_id(void);
+
 /* X(return type, name, parameters) for each control function, for dlsym loaders */
 #define FAKE_CUPTI_CONTROL_FUNCS(X)                                                                \
 	X(uint64_t, fake_cupti_now, (void))                                                        \
@@ -185,6 +195,7 @@ FAKE_CUPTI_API void fake_cupti_reset(void);
 	X(int, fake_cupti_callback_enabled, (CUpti_CallbackDomain domain, CUpti_CallbackId cbid))  \
 	X(size_t, fake_cupti_external_depth, (CUpti_ExternalCorrelationKind kind, uint64_t * top)) \
 	X(long long, fake_cupti_calls, (const char *name))                                         \
+	X(uint32_t, fake_cupti_thread_id, (void))                                                  \
 	X(void, fake_cupti_reset, (void))
 
 #endif

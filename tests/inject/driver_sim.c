@@ -51,7 +51,7 @@ static void emit_launch(uint32_t stream, const char *name, uint64_t t)
 	api.start = t;
 	api.end = t + 4000;
 	api.processId = (uint32_t)getpid();
-	api.threadId = (uint32_t)getpid();
+	api.threadId = p_fake_cupti_thread_id();
 	api.correlationId = g_corr;
 	p_fake_cupti_emit(&api, sizeof(api));
 	memset(&k, 0, sizeof(k));
@@ -101,7 +101,8 @@ static void emit_all(int kernels)
 	drv.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
 	drv.start = t + 1;
 	drv.end = t + 2001;
-	drv.processId = drv.threadId = (uint32_t)getpid();
+	drv.processId = (uint32_t)getpid();
+	drv.threadId = p_fake_cupti_thread_id();
 	drv.correlationId = 999999;
 	p_fake_cupti_emit(&drv, sizeof(drv));
 	memset(&mc, 0, sizeof(mc));
@@ -138,7 +139,8 @@ static void emit_all(int kernels)
 	rec.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020;
 	rec.start = t + 500;
 	rec.end = t + 1500;
-	rec.processId = rec.threadId = (uint32_t)getpid();
+	rec.processId = (uint32_t)getpid();
+	rec.threadId = p_fake_cupti_thread_id();
 	rec.correlationId = 1000003;
 	p_fake_cupti_emit(&rec, sizeof(rec));
 	memset(&ev, 0, sizeof(ev));

@@ -73,7 +73,8 @@ static void emit_op(const struct op *o)
 	api.start = t;
 	api.end = t + 4000;
 	api.processId = (uint32_t)getpid();
-	api.threadId = (uint32_t)getpid() + o->tid_off;
+	/* this thread as CUPTI names it, or another one made up */
+	api.threadId = o->tid_off ? (uint32_t)getpid() + o->tid_off : p_fake_cupti_thread_id();
 	api.correlationId = corr;
 	memset(&m, 0, sizeof(m));
 	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
@@ -116,7 +117,8 @@ static void emit_kernel(void)
 	api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
 	api.start = t;
 	api.end = t + 3000;
-	api.processId = api.threadId = (uint32_t)getpid();
+	api.processId = (uint32_t)getpid();
+	api.threadId = p_fake_cupti_thread_id();
 	api.correlationId = g_corr;
 	p_fake_cupti_emit(&api, sizeof(api));
 	memset(&k, 0, sizeof(k));

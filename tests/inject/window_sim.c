@@ -63,7 +63,8 @@ static void launch(int i)
 	api.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
 	api.start = t;
 	api.end = t + 3000;
-	api.processId = api.threadId = (uint32_t)getpid();
+	api.processId = (uint32_t)getpid();
+	api.threadId = p_fake_cupti_thread_id();
 	api.correlationId = g_corr;
 	p_fake_cupti_emit(&api, sizeof(api));
 	memset(&k, 0, sizeof(k));
