@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** The schema version this library writes (the schema_version table). */
-#define GP_HISTORY_SCHEMA_VERSION 1
+#define GP_HISTORY_SCHEMA_VERSION 2
 
 struct gp_history;
 
@@ -162,8 +162,7 @@ GP_API int gp_history_changes(struct gp_history *h, const char *pattern,
  * point (the last before it, the first after it) are compared as `gpuprof
  * compare` does when both still exist as results it reads ("compare": the
  * gpuprof.compare/1 result, else null and "compare_error" says why).
- * @p out: {series: [... with "verdict" and always with their points],
- * regressions: N, explanations:
+ * @p out: {series: [... with "verdict"], regressions: N, explanations:
  * [{metric, testbed, change, before {run_id, commit, source}, after {...},
  * compare, compare_error}]}.
  */
