@@ -126,8 +126,9 @@ struct gp_history_cpd_opts {
 	size_t window;        /**< E-divisive's window, 2..4096 */
 	double max_pvalue;    /**< in (0, 1] */
 	double min_magnitude; /**< the smallest relative change that counts, >= 0 */
-	/** Otava's own test only (no Chromium filters, outlier rule or creep test): with
-	 *  window 30, max p-value 0.01 and min magnitude 0.05 it gives Otava's change points */
+	/** Otava's own test only (no Chromium filters, outlier rule or creep test) and its
+	 *  merge (which recomputes the wrong neighbour of a removed point): Otava's change
+	 *  points exactly, as its published tests have them */
 	bool otava;
 	bool points; /**< each series carries its points (for pages and `show`) */
 	/** gp_history_check(): a regression counts when its change point lies in the last

@@ -48,10 +48,13 @@ static int cpd_opts(const struct gp_history_cpd_opts *o, struct gp__cpd_opts *c)
 	if (o->size < sizeof(*o))
 		return gp__error(GP_EINVAL, "history: options of an older layout (size %u)",
 		                 (unsigned)o->size);
-	if (o->otava)
+	if (o->otava) {
+		/* Otava's answers exactly: its merge too, stale neighbour and all */
 		gp__cpd_opts_default(c);
-	else
+		c->otava_merge = true;
+	} else {
 		gp__cpd_opts_gpu(c);
+	}
 	c->window = o->window;
 	c->max_pvalue = o->max_pvalue;
 	c->min_magnitude = o->min_magnitude;
