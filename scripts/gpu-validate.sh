@@ -161,6 +161,11 @@ walk(d)' 2>&1 | head -20
 	echo "nvtx:forward exit $?"; summary "$w/win1"
 	timeout 90 "$g" run --quiet --schedule wait=5,warmup=2,active=3,repeat=2 --iter-range step -o "$w/win2" -- python3 $loop launch --steps 30 --warmup 0 >/dev/null 2>&1
 	echo "schedule exit $?"; summary "$w/win2"
+	# the warm-ups' kernels are dropped (docs/gpu-validation.md): 6 active steps x 17
+	"$g" analyze --json "$w/win2" 2>/dev/null | python3 -c 'import json, sys
+r = [r for r in json.load(sys.stdin)["ranks"] if r.get("kernels")][0]
+n = sum(k.get("count", 0) for k in r["kernels"])
+print("warm-up kernels dropped:", "PASS" if n == 102 else "FAIL", n, "kernels (102 wanted)")' 2>&1
 	"$g" analyze "$w/win2" 2>&1 | grep -iE 'window|capture|warning' | head -8
 	echo "== E4 cost: launch loop plain / gpuprof run / --pytorch modules,shapes (one run each, us per step)"
 	for mode in plain run pyt; do

@@ -67,6 +67,7 @@ static bool g_usable; /* loaded, with the activity API */
 static uint32_t g_version;
 static unsigned g_max_bufs = MAX_BUFS_DEF;
 static _Atomic bool g_started; /* kinds enabled: flushes make sense */
+static _Atomic bool g_stopped; /* the last flush was asked for (exit): settle everything */
 static bool g_cuda_events;     /* GPUPROF_CUDA_EVENTS=1 */
 static bool g_cuda_memory;     /* MEMORY2: on unless GPUPROF_CUDA_MEMORY=0 */
 static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older */
@@ -266,17 +267,16 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 
 /*
  * Whether a record is kept: on our clock, and not made during a warm-up
- * (window.c). A time more than a second before CUPTI was loaded or after now
- * cannot be ours: CUPTI lost the clock callback (e.g. across a detach) and
- * these records would land years away.
+ * (window.c, warm.c). A time more than a second before CUPTI was loaded or
+ * after now cannot be ours: CUPTI lost the clock callback (e.g. across a
+ * detach) and these records would land years away.
  *
  * Host records (API calls, syncs, overheads) are judged by their start. A GPU
- * op may run after its warm-up ended, so it is judged by its launch instead:
- * correlation ids grow with every call, so the calls dropped in a warm-up span
- * one range of ids, and an op whose id lies in a range is dropped with them.
+ * op may run after its warm-up ended, so it is judged by its launch instead,
+ * through its correlation id (warm.c), which may mean holding it until the
+ * API record of its launch is decoded: CUPTI 13 hands over each thread's API
+ * records and the GPU records in separate buffers, in any order.
  */
-static uint32_t g_warm_cmin[GP_INJ_MAX_WARM], g_warm_cmax[GP_INJ_MAX_WARM]; /* 0: none yet */
-
 static bool on_clock(uint64_t start)
 {
 	int64_t ts = (int64_t)start;
@@ -291,50 +291,14 @@ static bool on_clock(uint64_t start)
 
 static bool keep(uint64_t start)
 {
-	return on_clock(start) && gp__inj_win_warm((int64_t)start) < 0;
-}
-
-static bool keep_api(uint64_t start, uint32_t corr)
-{
-	long w;
-
-	if (!on_clock(start))
-		return false;
-	w = gp__inj_win_warm((int64_t)start);
-	if (w < 0)
-		return true;
-	if (corr && (!g_warm_cmin[w] || corr < g_warm_cmin[w]))
-		g_warm_cmin[w] = corr;
-	if (corr > g_warm_cmax[w])
-		g_warm_cmax[w] = corr;
-	return false;
-}
-
-static bool keep_gpu(uint64_t start, uint32_t corr)
-{
-	size_t n = gp__inj_win_nwarm();
-
-	if (!on_clock(start))
-		return false;
-	if (!corr)
-		return gp__inj_win_warm((int64_t)start) < 0;
-	/* the ranges grow with time: scan back from the newest, stop below the op's id */
-	for (size_t w = n < GP_INJ_MAX_WARM ? n : GP_INJ_MAX_WARM; w-- > 0;) {
-		if (!g_warm_cmin[w])
-			continue;
-		if (corr > g_warm_cmax[w])
-			break;
-		if (corr >= g_warm_cmin[w])
-			return false;
-	}
-	return true;
+	return on_clock(start) && gp__inj_warm_host((int64_t)start);
 }
 
 static void put_kernel(const CUpti_ActivityKernel10 *k)
 {
 	struct gp_cap_kernel r;
 
-	if (!keep_gpu(k->start, k->correlationId))
+	if (!on_clock(k->start))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)k->start;
@@ -357,14 +321,14 @@ static void put_kernel(const CUpti_ActivityKernel10 *k)
 	r.dynamic_smem = (uint32_t)k->dynamicSharedMemory;
 	r.graph_id = k->graphId;
 	r.graph_node_id = k->graphNodeId;
-	gp__inj_write(GP_CAP_KERNEL, &r, sizeof(r), NULL, 0);
+	gp__inj_warm_gpu(GP_CAP_KERNEL, r.start, r.correlation, &r, sizeof(r));
 }
 
 static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
 {
 	struct gp_cap_memcpy r;
 
-	if (!keep_gpu(m->start, m->correlationId))
+	if (!on_clock(m->start))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
@@ -379,14 +343,17 @@ static void put_memcpy(const CUpti_ActivityMemcpy6 *m)
 	r.src_kind = m->srcKind;
 	r.dst_kind = m->dstKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
-	gp__inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+	/* judged by the runtime call when there was one: its API record is the one kept */
+	gp__inj_warm_gpu(GP_CAP_MEMCPY, r.start,
+	                 r.runtime_correlation ? r.runtime_correlation : r.correlation, &r,
+	                 sizeof(r));
 }
 
 static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
 {
 	struct gp_cap_memcpy r;
 
-	if (!keep_gpu(m->start, m->correlationId))
+	if (!on_clock(m->start))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
@@ -402,14 +369,14 @@ static void put_p2p(const CUpti_ActivityMemcpyPtoP4 *m)
 	r.src_kind = m->srcKind;
 	r.dst_kind = m->dstKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? 1 : 0;
-	gp__inj_write(GP_CAP_MEMCPY, &r, sizeof(r), NULL, 0);
+	gp__inj_warm_gpu(GP_CAP_MEMCPY, r.start, r.correlation, &r, sizeof(r));
 }
 
 static void put_memset(const CUpti_ActivityMemset4 *m)
 {
 	struct gp_cap_memset r;
 
-	if (!keep_gpu(m->start, m->correlationId))
+	if (!on_clock(m->start))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)m->start;
@@ -422,7 +389,7 @@ static void put_memset(const CUpti_ActivityMemset4 *m)
 	r.value = m->value;
 	r.memory_kind = (uint8_t)m->memoryKind;
 	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? 1 : 0;
-	gp__inj_write(GP_CAP_MEMSET, &r, sizeof(r), NULL, 0);
+	gp__inj_warm_gpu(GP_CAP_MEMSET, r.start, r.correlation, &r, sizeof(r));
 }
 
 static void put_api(const CUpti_ActivityAPI *a)
@@ -432,7 +399,7 @@ static void put_api(const CUpti_ActivityAPI *a)
 	                               ? CUPTI_CB_DOMAIN_RUNTIME_API
 	                               : CUPTI_CB_DOMAIN_DRIVER_API;
 
-	if (!keep_api(a->start, a->correlationId))
+	if (!on_clock(a->start) || !gp__inj_warm_api((int64_t)a->start, a->correlationId))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.start = (int64_t)a->start;
@@ -531,13 +498,14 @@ static void put_cuda_event(const CUpti_ActivityCudaEvent2 *e)
 
 /*
  * An allocation or a free (MEMORY2). Judged like a GPU op, by the call that
- * made it: one made during a warm-up goes with its dropped API record.
+ * made it: one made during a warm-up goes with its dropped API record
+ * (warm.c).
  */
 static void put_mem(const CUpti_ActivityMemory4 *m)
 {
 	struct gp_cap_mem r;
 
-	if (!keep_gpu(m->timestamp, m->correlationId))
+	if (!on_clock(m->timestamp))
 		return;
 	memset(&r, 0, sizeof(r));
 	r.ts = (int64_t)m->timestamp;
@@ -558,7 +526,7 @@ static void put_mem(const CUpti_ActivityMemory4 *m)
 		if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
 			r.pool_size = m->memoryPoolConfig.pool.size;
 	}
-	gp__inj_write(GP_CAP_MEM, &r, sizeof(r), NULL, 0);
+	gp__inj_warm_gpu(GP_CAP_MEM, r.ts, r.correlation, &r, sizeof(r));
 }
 
 static void decode(uint8_t *buf, size_t valid)
@@ -637,6 +605,9 @@ void gp__inj_cupti_drain(void)
 		g_bufs--;
 		pthread_mutex_unlock(&g_mu);
 	}
+	/* GPU records held for their calls (warm.c); after the last flush, all of them */
+	if (!gp__inj_forked())
+		gp__inj_warm_settle(atomic_load(&g_stopped));
 }
 
 void gp__inj_cupti_flush(bool forced)
@@ -648,6 +619,7 @@ void gp__inj_cupti_flush(bool forced)
 void gp__inj_cupti_stop(void)
 {
 	gp__inj_cupti_flush(true);
+	atomic_store(&g_stopped, true);
 }
 
 void gp__inj_cupti_dropped(uint64_t *records, uint64_t *buffers)

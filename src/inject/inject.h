@@ -9,7 +9,8 @@
  *   nvtx.c             -> record.c, session.c
  *   record.c           -> cupti.c (carrying out window actions), window.c
  *   session.c          -> cupti.c, window.c
- *   cupti.c            -> window.c
+ *   cupti.c            -> warm.c, window.c
+ *   warm.c             -> window.c
  *   every file         -> core.c, which calls none of them
  *
  * core.c: what every part shares and calls nothing else: the clock, ids,
@@ -24,6 +25,8 @@
  * cupti.c: CUPTI (dlopen'd) activity records, decoded on the writer thread,
  *   and CUPTI's callbacks; cupti-null.c instead in a build without the CUDA
  *   toolkit's headers.
+ * warm.c: which decoded records a warm-up made, in whatever order CUPTI's
+ *   buffers come (GPU records may be held until their calls are decoded).
  * record.c: the recording core of ranges, marks and counters: per-thread
  *   blocks, capture-window matching. Needs no CUDA header.
  * nvtx.c: the NVTX tool (InitializeInjectionNvtx2) on top of record.c (needs
@@ -314,10 +317,27 @@ bool gp__inj_win_match(const char *msg, size_t n, unsigned *which);
 /** Writer thread: ns from @p now until the next edge of the time gate, -1 none. */
 int64_t gp__inj_win_next_edge(int64_t now);
 #define GP_INJ_MAX_WARM 4096 /* warm-ups remembered; later cycles have none */
-/** Decoder: the warm-up (CUPTI attached, records dropped) @p ts lies in, -1 none. */
-long gp__inj_win_warm(int64_t ts);
-/** The number of warm-ups so far. */
-size_t gp__inj_win_nwarm(void);
+/**
+ * Decoder: where @p ts lies among the warm-ups (CUPTI attached, records
+ * dropped) so far: 2w+1 inside warm-up w, 2k between warm-ups k-1 and k (0
+ * before the first). Lock-free.
+ */
+long gp__inj_win_segment(int64_t ts);
+
+/* ---- warm.c: the decoder's warm-up filter (writer thread) ---- */
+
+/** An API call that began at @p start: whether it is kept (not in a warm-up); notes its id. */
+bool gp__inj_warm_api(int64_t start, uint32_t corr);
+/** A host record at @p ts (a sync, an overhead): whether it is kept. */
+bool gp__inj_warm_host(int64_t ts);
+/**
+ * A GPU record (a GP_CAP_* @p type, @p size bytes at @p rec) that began at
+ * @p start, made by call @p corr: written now, dropped (a warm-up made it),
+ * or held until its call's segment is known (a copy is kept).
+ */
+void gp__inj_warm_gpu(uint32_t type, int64_t start, uint32_t corr, const void *rec, size_t size);
+/** After a drain: writes or drops the held records now judged; @p last: all of them. */
+void gp__inj_warm_settle(bool last);
 
 /* ---- cupti.c ---- */
 

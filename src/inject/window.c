@@ -21,7 +21,8 @@
  * are not recorded (domains, registered strings and thread names still are:
  * they are definitions), CUPTI's kinds are disabled and CUPTI is detached
  * (cupti.c), so the program runs at full speed. During a warm-up CUPTI is
- * attached but what it records is dropped by the decoder (gp__inj_win_warm).
+ * attached but what it records is dropped by the decoder (gp__inj_win_segment,
+ * warm.c).
  * With cudaProfilerApi CUPTI stays subscribed to the two profiler calls, with
  * every kind disabled. Each change of "recording" is a WINDOW record.
  *
@@ -313,27 +314,20 @@ bool gp__inj_win_profiler_api(void)
 	return atomic_load(&w->prof_api) != 0;
 }
 
-long gp__inj_win_warm(int64_t ts)
+long gp__inj_win_segment(int64_t ts)
 {
 	struct gp__inj_win *w = &g_win;
 
 	size_t n = atomic_load(&w->nwarm);
 
-	/* newest first; an interval that ended before @p ts ends the search */
+	/* newest first: the first warm-up that began at or before @p ts tells */
 	for (size_t i = n; i-- > 0;) {
 		if (ts >= w->warm_e[i])
-			break;
+			return (long)(2 * i + 2);
 		if (ts >= w->warm_s[i])
-			return (long)i;
+			return (long)(2 * i + 1);
 	}
-	return -1;
-}
-
-size_t gp__inj_win_nwarm(void)
-{
-	struct gp__inj_win *w = &g_win;
-
-	return atomic_load(&w->nwarm);
+	return 0;
 }
 
 struct gp__inj_win *gp__inj_win_lock(void)

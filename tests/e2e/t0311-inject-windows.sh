@@ -7,7 +7,9 @@
 # be finalised after a window (not with cudaProfilerApi), and the windows
 # must be listed in the report. Modes: --capture-range nvtx:NAME, --schedule
 # with --iter-range as ranges and as marks, --capture-range cudaProfilerApi,
-# --delay/--duration. Skipped where the CUDA toolkit was absent at build time.
+# --delay/--duration; warm-ups with the fake's per-thread API buffers completed
+# after the GPU records' buffer (FAKE_CUPTI_ORDER=device-first), and before.
+# Skipped where the CUDA toolkit was absent at build time.
 . "$(dirname "$0")/lib.sh"
 need python3
 
@@ -97,6 +99,17 @@ check steps steps 10 "2 3 6 7" "1 2 3 5 6 7" 2 --schedule wait=1,warmup=1,active
 check marks marks 10 "2 3 6 7" "1 2 3 5 6 7" 2 --schedule wait=1,warmup=1,active=2,repeat=2 --iter-range frame
 # warm-up and active alternating: CUPTI stays attached, warm-up records are dropped
 check alt steps 8 "1 3 5 7" "0 1 2 3 4 5 6 7" 0 --schedule warmup=1,active=1 --iter-range step
+# as CUPTI 13 hands records over (an H200, 2026-11-28): each thread's API records in a buffer of
+# its own, completed after the GPU records' one, so a warm-up's kernels are decoded before the
+# calls that launched them; they must be dropped all the same. And the other way round.
+export FAKE_CUPTI_ORDER=device-first
+check steps-devfirst steps 10 "2 3 6 7" "1 2 3 5 6 7" 2 --schedule wait=1,warmup=1,active=2,repeat=2 --iter-range step
+check alt-devfirst steps 8 "1 3 5 7" "0 1 2 3 4 5 6 7" 0 --schedule warmup=1,active=1 --iter-range step
+# a second thread launching in each iteration: its calls are in other buffers, decoded last
+check threads-devfirst threads 8 "1 3 5 7 101 103 105 107" "0 1 2 3 4 5 6 7" 0 --schedule warmup=1,active=1 --iter-range step
+export FAKE_CUPTI_ORDER=api-first
+check alt-apifirst steps 8 "1 3 5 7" "0 1 2 3 4 5 6 7" 0 --schedule warmup=1,active=1 --iter-range step
+unset FAKE_CUPTI_ORDER
 # cudaProfilerStart before iteration 2, cudaProfilerStop after 3: never finalised
 check profiler profiler 6 "2 3" "2 3" 0 --capture-range cudaProfilerApi
 # 40 iterations 25 ms apart, captured from 0.3 s for 0.3 s

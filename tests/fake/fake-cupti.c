@@ -28,6 +28,13 @@
  *                     CUPTI_ERROR_NOT_SUPPORTED and enables nothing, as a
  *                     CUPTI or a device without that kind (49: MEMORY2);
  *                     the other kinds work.
+ *   FAKE_CUPTI_ORDER=one|device-first|api-first
+ *                     how records are spread over buffers (see Buffers
+ *                     below): "one" (the default) keeps every record in one
+ *                     buffer in the order it was emitted; the other two
+ *                     model CUDA 13's per-thread activity buffers, and say
+ *                     which buffers a flush completes first. Anything else
+ *                     is a config_error and means "one".
  *
  * What it models (cupti_activity.h, cupti_callbacks.h, and
  * shared/reference/cupti-nvtx-nvml.md sections 1.5 and 2):
@@ -43,7 +50,18 @@
  *   - Buffers: one current buffer, taken from bufferRequested when a record
  *     arrives and completed (bufferCompleted(NULL, 0, ...)) when the next
  *     record does not fit in its bytes or maxNumRecords, or at
- *     cuptiActivityFlushAll (forced or not, if it holds a record). A NULL
+ *     cuptiActivityFlushAll (forced or not, if it holds a record).
+ *     With FAKE_CUPTI_ORDER=device-first or api-first, as a real CUPTI 13
+ *     with CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER on (its default;
+ *     set to 0, every record goes to the one buffer again): the API records
+ *     (RUNTIME, DRIVER, INTERNAL_LAUNCH_API) of each thread go to a current
+ *     buffer of that thread's (64 threads; later ones share the 64th), every
+ *     other record (kernels, copies, memsets, syncs, MEMORY2, ...) to the
+ *     device buffer; each is completed when full, and a flush completes
+ *     the device buffer before the threads' ones (device-first: what an
+ *     H200 with CUPTI 13.0 did, so a kernel is decoded before the API
+ *     record of its launch) or after them (api-first), threads in the order
+ *     of their first API record. A NULL
  *     buffer drops the record; a misaligned (not 8-byte) or too small one is
  *     handed straight back empty and drops it too. Both callbacks run on the
  *     thread that emits or flushes, without the state lock held, so they may
@@ -123,6 +141,10 @@ FAKE_CUPTI_CONTROL_FUNCS(FAKE_CHECK)
 #define FAKE_ATTR_COUNT  ((int)CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS + 1)
 #define FAKE_ALIGN       8
 #define FAKE_DEFAULT_ERR CUPTI_ERROR_UNKNOWN
+#define FAKE_MAX_THREADS 64 /* threads with an API buffer of their own */
+
+/* FAKE_CUPTI_ORDER */
+enum fake_order { FAKE_ORDER_ONE, FAKE_ORDER_DEVICE_FIRST, FAKE_ORDER_API_FIRST };
 
 _Static_assert(CUPTI_RUNTIME_TRACE_CBID_SIZE <= FAKE_MAX_CBID, "runtime cbids");
 _Static_assert(CUPTI_DRIVER_TRACE_CBID_SIZE <= FAKE_MAX_CBID, "driver cbids");
@@ -167,8 +189,11 @@ struct fake_state {
 	int8_t drv_api[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	uint64_t attr[FAKE_ATTR_COUNT];
 	uint32_t flush_period_ms;
-	CUpti_ActivityThreadIdType tid_type; /* cuptiSetThreadIdType */
-	struct fake_buf cur;
+	CUpti_ActivityThreadIdType tid_type;   /* cuptiSetThreadIdType */
+	struct fake_buf cur;                   /* the one buffer, or the device buffer */
+	enum fake_order order;                 /* FAKE_CUPTI_ORDER */
+	struct fake_buf thr[FAKE_MAX_THREADS]; /* the threads' API buffers (per-thread orders) */
+	size_t nthr;                           /* thr[0, nthr) belong to threads */
 
 	uint64_t flushes_forced, flushes_unforced;
 	uint64_t buffers_requested, buffers_completed, buffers_rejected;
@@ -199,6 +224,7 @@ struct fake_tls {
 	unsigned gen;
 	size_t ext_depth[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE];
 	uint64_t ext[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE][FAKE_EXT_DEPTH];
+	size_t tbuf; /* 1 + this thread's index in st.thr, 0: none yet */
 	size_t call_depth;
 	struct {
 		uint32_t corr;
@@ -475,6 +501,8 @@ static void detach_locked(void)
 	/* not known to outlive a finalize in CUPTI: the client sets it at each attach */
 	st.tid_type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 	memset(&st.cur, 0, sizeof(st.cur));
+	memset(st.thr, 0, sizeof(st.thr));
+	st.nthr = 0;
 	st.subscribed = false;
 	st.sub_fn = NULL;
 	st.sub_userdata = NULL;
@@ -524,8 +552,21 @@ static void config_read_locked(void)
 {
 	const char *v = getenv("FAKE_CUPTI_FAIL"), *p, *end, *colon;
 	const char *nk = getenv("FAKE_CUPTI_NO_KINDS");
+	const char *order = getenv("FAKE_CUPTI_ORDER");
 
 	st.config_read = true;
+	st.order = FAKE_ORDER_ONE;
+	if (order && !strcmp(order, "device-first")) {
+		st.order = FAKE_ORDER_DEVICE_FIRST;
+	} else if (order && !strcmp(order, "api-first")) {
+		st.order = FAKE_ORDER_API_FIRST;
+	} else if (order && *order && strcmp(order, "one") != 0) {
+		fprintf(stderr,
+		        "fake-cupti: FAKE_CUPTI_ORDER: \"%s\" is not one, device-first or "
+		        "api-first\n",
+		        order);
+		st.config_error = true;
+	}
 	for (p = nk; p && *p;) {
 		char *e;
 		unsigned long k = strtoul(p, &e, 10);
@@ -664,10 +705,10 @@ static void complete_locked(const struct fake_buf *b)
 
 /*
  * Asks bufferRequested for a buffer that takes a record of @p need bytes and
- * makes it current; false when there is none (NULL, misaligned, too small:
+ * makes it *@p dst; false when there is none (NULL, misaligned, too small:
  * the last two are handed back empty).
  */
-static bool request_locked(size_t need)
+static bool request_locked(struct fake_buf *dst, size_t need)
 {
 	CUpti_BuffersCallbackRequestFunc cb = st.requested;
 	struct fake_buf b = { 0 };
@@ -686,8 +727,63 @@ static bool request_locked(size_t need)
 		complete_locked(&b);
 		return false;
 	}
-	st.cur = b;
+	*dst = b;
 	return true;
+}
+
+/* API records: in a per-thread buffer when CUPTI keeps those */
+static bool api_kind(CUpti_ActivityKind kind)
+{
+	return kind == CUPTI_ACTIVITY_KIND_RUNTIME || kind == CUPTI_ACTIVITY_KIND_DRIVER ||
+	       kind == CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API;
+}
+
+static bool per_thread_locked(void)
+{
+	return st.order != FAKE_ORDER_ONE &&
+	       st.attr[CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER] != 0;
+}
+
+/* The current buffer a record of @p kind emitted by this thread goes to (slot held). */
+static struct fake_buf *buf_for_locked(CUpti_ActivityKind kind)
+{
+	struct fake_tls *t;
+
+	if (!per_thread_locked() || !api_kind(kind))
+		return &st.cur;
+	t = tls_get_locked();
+	if (!t->tbuf) {
+		if (st.nthr < FAKE_MAX_THREADS)
+			st.nthr++;
+		t->tbuf = st.nthr; /* past the limit, the last one is shared */
+	}
+	return &st.thr[t->tbuf - 1];
+}
+
+/*
+ * Completes every current buffer in FAKE_CUPTI_ORDER's order (slot held):
+ * a flush (@p lose false: the buffers that hold a record), or a finalize
+ * (@p lose: every buffer goes back empty, its records counted as lost).
+ */
+static void complete_all_locked(bool lose)
+{
+	size_t n = st.nthr + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		/* device-first and one: the device buffer (index 0 of the walk) first */
+		size_t k = st.order == FAKE_ORDER_API_FIRST ? (i + 1) % n : i;
+		struct fake_buf *cur = k == 0 ? &st.cur : &st.thr[k - 1];
+		struct fake_buf b = *cur;
+
+		if (!b.p || (!lose && b.nrec == 0))
+			continue;
+		memset(cur, 0, sizeof(*cur));
+		if (lose) {
+			st.records_lost += b.nrec;
+			b.used = 0;
+		}
+		complete_locked(&b);
+	}
 }
 
 /* ---- version, results, clock ---- */
@@ -1007,6 +1103,7 @@ static bool fits(const struct fake_buf *b, size_t need)
 int fake_cupti_emit(const void *record, size_t size)
 {
 	CUpti_ActivityKind kind;
+	struct fake_buf *cur;
 	size_t need;
 	int ret;
 
@@ -1028,24 +1125,26 @@ int fake_cupti_emit(const void *record, size_t size)
 		ret = FAKE_CUPTI_BUSY;
 		goto out;
 	}
+	/* the slot is held: cur stays where it is while the callbacks run unlocked */
+	cur = buf_for_locked(kind);
 	for (;;) {
-		if (st.cur.p && fits(&st.cur, need)) {
-			memcpy(st.cur.p + st.cur.used, record, size);
-			memset(st.cur.p + st.cur.used + size, 0, need - size);
-			st.cur.used += need;
-			st.cur.nrec++;
+		if (cur->p && fits(cur, need)) {
+			memcpy(cur->p + cur->used, record, size);
+			memset(cur->p + cur->used + size, 0, need - size);
+			cur->used += need;
+			cur->nrec++;
 			st.records_emitted++;
 			ret = FAKE_CUPTI_RECORDED;
 			break;
 		}
-		if (st.cur.p) {
-			struct fake_buf full = st.cur;
+		if (cur->p) {
+			struct fake_buf full = *cur;
 
-			memset(&st.cur, 0, sizeof(st.cur));
+			memset(cur, 0, sizeof(*cur));
 			complete_locked(&full);
 			continue;
 		}
-		if (!request_locked(need)) {
+		if (!request_locked(cur, need)) {
 			st.records_dropped++;
 			st.dropped_pending++;
 			ret = FAKE_CUPTI_DROPPED;
@@ -1084,12 +1183,7 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	else
 		st.flushes_unforced++;
 	/* every record of the fake is complete, so a plain flush returns it as well */
-	if (st.cur.p && st.cur.nrec > 0) {
-		struct fake_buf b = st.cur;
-
-		memset(&st.cur, 0, sizeof(st.cur));
-		complete_locked(&b);
-	}
+	complete_all_locked(false);
 	slot_give_locked();
 out:
 	pthread_mutex_unlock(&st_lock);
@@ -1325,15 +1419,8 @@ CUptiResult cuptiFinalize(void)
 	 * records were on CUPTI's own until the callback was registered again.
 	 */
 	st.ts_rec_fn = NULL;
-	if (st.cur.p) {
-		/* the client's memory goes back to it, the records do not */
-		struct fake_buf b = st.cur;
-
-		memset(&st.cur, 0, sizeof(st.cur));
-		st.records_lost += b.nrec;
-		b.used = 0;
-		complete_locked(&b);
-	}
+	/* the client's memory goes back to it, the records do not */
+	complete_all_locked(true);
 	detach_locked();
 	slot_give_locked();
 out:
@@ -1420,6 +1507,11 @@ void fake_cupti_get_state(struct fake_cupti_state *out)
 	out->dropped_pending = st.dropped_pending;
 	out->cur_records = st.cur.nrec;
 	out->cur_bytes = st.cur.used;
+	for (size_t i = 0; i < st.nthr; i++) {
+		out->cur_records += st.thr[i].nrec;
+		out->cur_bytes += st.thr[i].used;
+	}
+	out->thread_buffers = st.nthr;
 	out->subscribed = st.subscribed;
 	out->callbacks_delivered = st.callbacks_delivered;
 	out->finalize_calls = st.finalize_calls;

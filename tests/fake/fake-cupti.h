@@ -92,7 +92,7 @@ struct fake_cupti_state {
 	uint64_t records_not_enabled;
 	uint64_t records_lost;  /* in the buffer that cuptiFinalize discarded */
 	size_t dropped_pending; /* what cuptiActivityGetNumDroppedRecords returns next */
-	size_t cur_records;     /* records in the current (not yet completed) buffer */
+	size_t cur_records;     /* records in the current (not yet completed) buffers */
 	size_t cur_bytes;
 	/* callback API */
 	bool subscribed;
@@ -100,6 +100,8 @@ struct fake_cupti_state {
 	/* lifecycle and configuration */
 	uint64_t finalize_calls;
 	bool config_error; /* FAKE_CUPTI_FAIL held an unknown name or bad code */
+	/* per-thread API buffers (FAKE_CUPTI_ORDER): threads that have one now */
+	size_t thread_buffers;
 };
 
 /**
@@ -112,9 +114,11 @@ FAKE_CUPTI_API uint64_t fake_cupti_now(void);
 /**
  * Records one activity record: @p record is a complete CUPTI record struct of
  * @p size bytes (exactly sizeof the struct of its kind: fake_cupti_record_size).
- * It is copied, 8-byte aligned, into the current buffer; a buffer that cannot
- * take it (bytes or maxNumRecords) is first completed, and a new one requested,
- * on the calling thread. Pointers inside the record (a kernel's name) are
+ * It is copied, 8-byte aligned, into the current buffer (with
+ * FAKE_CUPTI_ORDER=device-first or api-first, an API record into the calling
+ * thread's buffer, any other into the device buffer: fake-cupti.c); a buffer
+ * that cannot take it (bytes or maxNumRecords) is first completed, and a new
+ * one requested, on the calling thread. Pointers inside the record (a kernel's name) are
  * copied as they are: keep what they point at alive until the buffer is read.
  * A record of a kind that is not enabled is not recorded; neither is a
  * RUNTIME/DRIVER record whose cbid was switched off with

@@ -12,6 +12,9 @@
  *   MODE nvtx:     iterations 1 and 3 run inside a range "capture", the
  *                  others inside "other"; each has a nested range "inner"
  *        steps:    every iteration is a range "step"
+ *        threads:  as steps, and a second thread, started and joined in
+ *                  each iteration, launches k<100+i> (its API records go to
+ *                  a buffer of its own with FAKE_CUPTI_ORDER set)
  *        marks:    a mark "frame" starts every iteration
  *        profiler: cuProfilerStart before iteration 2, cuProfilerStop after 3
  *        timed:    iterations 25 ms apart (for --delay / --duration)
@@ -20,6 +23,7 @@
  * "finalize <n> ts-registrations <n> subscribed <0|1>".
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +83,12 @@ static void launch(int i)
 	p_fake_cupti_emit(&k, sizeof(k));
 }
 
+static void *launch_thread(void *arg)
+{
+	launch((int)(intptr_t)arg);
+	return NULL;
+}
+
 static void report(int i)
 {
 	struct fake_cupti_state st;
@@ -124,6 +134,16 @@ int main(int argc, char **argv)
 			nvtxRangePushA("step");
 			report(i);
 			launch(i);
+			nvtxRangePop();
+		} else if (!strcmp(mode, "threads")) {
+			pthread_t th;
+
+			nvtxRangePushA("step");
+			report(i);
+			launch(i);
+			if (pthread_create(&th, NULL, launch_thread, (void *)(intptr_t)(100 + i)))
+				return fail("pthread_create");
+			pthread_join(th, NULL);
 			nvtxRangePop();
 		} else if (!strcmp(mode, "marks")) {
 			nvtxMarkA("frame");

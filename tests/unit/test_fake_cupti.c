@@ -208,6 +208,7 @@ static int setup(void **state)
 {
 	(void)state;
 	unsetenv("FAKE_CUPTI_FAIL");
+	unsetenv("FAKE_CUPTI_ORDER");
 	F.fake_cupti_reset();
 	free_live();
 	memset(&tu, 0, sizeof(tu));
@@ -223,6 +224,7 @@ static int teardown(void **state)
 
 	(void)state;
 	unsetenv("FAKE_CUPTI_FAIL");
+	unsetenv("FAKE_CUPTI_ORDER");
 	F.fake_cupti_reset();
 	free_live();
 	if (errors)
@@ -616,6 +618,77 @@ static void test_buffers(void **state)
 	assert_int_equal(s.flushes_forced, 0);
 	assert_int_equal(s.buffers_completed, 1);
 	assert_int_equal(s.cur_records, 0);
+}
+
+static void *emit_api_2(void *arg)
+{
+	CUpti_ActivityAPI a = api(CUPTI_ACTIVITY_KIND_RUNTIME, 211, 2);
+
+	(void)arg;
+	if (F.fake_cupti_emit(&a, sizeof(a)) != FAKE_CUPTI_RECORDED)
+		tu.errors++;
+	return NULL;
+}
+
+/*
+ * FAKE_CUPTI_ORDER @p order, PER_THREAD_ACTIVITY_BUFFER @p per_thread: this
+ * thread emits call 1, its kernel, call 3, another thread call 2 and the
+ * kernel of 2 follows; one flush. @p want: the (kind, correlation id) read
+ * back, in order, kinds 'A' (API) and 'K'.
+ */
+static void check_order(const char *order, uint8_t per_thread, size_t nbufs, const char *want)
+{
+	CUpti_ActivityAPI a1 = api(CUPTI_ACTIVITY_KIND_RUNTIME, 211, 1);
+	CUpti_ActivityAPI a3 = api(CUPTI_ACTIVITY_KIND_RUNTIME, 211, 3);
+	CUpti_ActivityKernel10 k1 = kernel(1, "k1"), k2 = kernel(2, "k2");
+	size_t sz = sizeof(per_thread);
+	struct fake_cupti_state s;
+	char got[64] = "";
+	pthread_t th;
+
+	setup(NULL);
+	setenv("FAKE_CUPTI_ORDER", order, 1);
+	assert_int_equal(F.cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER,
+	                                             &sz, &per_thread),
+	                 CUPTI_SUCCESS);
+	start_activity(4096, 0);
+	enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+	emit_ok(&a1, sizeof(a1));
+	emit_ok(&k1, sizeof(k1));
+	assert_int_equal(pthread_create(&th, NULL, emit_api_2, NULL), 0);
+	pthread_join(th, NULL);
+	emit_ok(&k2, sizeof(k2));
+	emit_ok(&a3, sizeof(a3));
+	s = get_state();
+	assert_int_equal(s.cur_records, 5);
+	assert_int_equal(s.thread_buffers, nbufs == 3 ? 2 : 0);
+	assert_false(s.config_error);
+	assert_int_equal(F.cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(tu.ndone, nbufs);
+	assert_int_equal(tu.nrecs, 5);
+	for (size_t i = 0; i < tu.nrecs; i++) {
+		const CUpti_ActivityAPI *ra = (const void *)tu.recs[i].bytes;
+		const CUpti_ActivityKernel10 *rk = (const void *)tu.recs[i].bytes;
+		bool isk = tu.recs[i].kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%c%u", i ? " " : "",
+		         isk ? 'K' : 'A', isk ? rk->correlationId : ra->correlationId);
+	}
+	assert_string_equal(got, want);
+	assert_int_equal(get_state().cur_records, 0);
+	teardown(NULL);
+}
+
+static void test_thread_buffers(void **state)
+{
+	(void)state;
+	/* CUPTI 13's default: the device buffer, then each thread's, by first API record */
+	check_order("device-first", 1, 3, "K1 K2 A1 A3 A2");
+	check_order("api-first", 1, 3, "A1 A3 A2 K1 K2");
+	/* per-thread buffers off: one buffer, in emission order, as without the option */
+	check_order("device-first", 0, 1, "A1 K1 A2 K2 A3");
+	check_order("one", 1, 1, "A1 K1 A2 K2 A3");
 }
 
 static void test_api_cbids(void **state)
@@ -1282,6 +1355,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_finalize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_buffers, setup, teardown),
 	};
 
 	fake_dir = getenv("GP_FAKE_CUPTI_DIR");
