@@ -21,7 +21,8 @@
 #          shapes), then the injection
 #          tests of the fake CUPTI for comparison.
 #   extra  the checks no test makes: --live, a SIGKILL's loss, capture windows on
-#          PyTorch, the cost of --pytorch modules,shapes (one run each).
+#          PyTorch, the cost of --pytorch modules,shapes (one run each), and what each
+#          CUPTI kind costs a launch (GPUPROF_CUPTI_KINDS_OFF, the CUDA launch loop).
 #   bench  bench_capture.sh (30 runs of the PyTorch loop; never timed on a device,
 #          so give the call the full 600 s), bench_sampler.sh against the
 #          real NVML, bench_annotate.sh.
@@ -177,6 +178,28 @@ print("warm-up kernels dropped:", "PASS" if n == 102 else "FAIL", n, "kernels (1
 		python3 -c 'import json,sys; d=json.loads(open(sys.argv[2]).read().splitlines()[-1]); print(sys.argv[1], "per_iter_us %.2f" % (d["per_iter_ns"] / 1e3), "steps", d["steps"], d["torch"], d["device"])' $mode "$w/c.json" 2>&1 | tail -1
 	done
 	summary "$w/c-pyt"
+	echo "== E5 where a launch's cost goes: tests/gpu/launch_loop.cu (20 empty kernels an iteration),"
+	echo "   3 runs each, median ns a launch: plain, gpuprof run, and gpuprof run with one CUPTI kind"
+	echo "   off at a time (GPUPROF_CUPTI_KINDS_OFF; memory: GPUPROF_CUDA_MEMORY=0)"
+	if nvcc -O2 -arch=native -o "$w/launch_loop" tests/gpu/launch_loop.cu >"$w/nvcc.log" 2>&1; then
+		for cfg in plain all runtime kernel sync overhead memory; do
+			for i in 1 2 3; do
+				case $cfg in
+				plain) "$w/launch_loop" ;;
+				all) "$g" run --quiet -o "$w/ll" -- "$w/launch_loop" ;;
+				memory) GPUPROF_CUDA_MEMORY=0 "$g" run --quiet -o "$w/ll" -- "$w/launch_loop" ;;
+				*) GPUPROF_CUPTI_KINDS_OFF=$cfg "$g" run --quiet -o "$w/ll" -- "$w/launch_loop" ;;
+				esac 2>/dev/null | tail -1
+				rm -rf "$w/ll"
+			done >"$w/ll.json"
+			python3 -c 'import json,sys,statistics as st
+v=[json.loads(l).get("per_launch_ns") for l in open(sys.argv[2]) if l.strip()]
+v=[x for x in v if x is not None]
+print("  %-9s %s" % (sys.argv[1], ("%.0f ns a launch (%s)" % (st.median(v), ", ".join("%.0f" % x for x in v))) if v else "no result"))' "$cfg" "$w/ll.json"
+		done
+	else
+		echo "  nvcc could not build launch_loop.cu: $(tail -3 "$w/nvcc.log")"
+	fi
 }
 
 step_bench() {

@@ -661,6 +661,42 @@ static const CUpti_ActivityKind g_kinds[] = {
 	CUPTI_ACTIVITY_KIND_OVERHEAD,          CUPTI_ACTIVITY_KIND_DEVICE,
 	CUPTI_ACTIVITY_KIND_CONTEXT,
 };
+/* GPUPROF_CUPTI_KINDS_OFF's names, one per g_kinds entry */
+static const char *const g_kind_names[] = { "kernel", "memcpy",   "memcpy2", "memset", "runtime",
+	                                    "sync",   "overhead", "device",  "context" };
+_Static_assert(sizeof(g_kind_names) / sizeof(g_kind_names[0]) ==
+                   sizeof(g_kinds) / sizeof(g_kinds[0]),
+               "a name for each kind");
+static unsigned g_kinds_off; /* bit i: g_kinds[i] is not enabled */
+
+/*
+ * GPUPROF_CUPTI_KINDS_OFF=NAME[,NAME...] (g_kind_names): the kinds not to
+ * enable, to measure what each costs on a device (scripts/gpu-validate.sh
+ * extra); a capture without them misses what they record. Unknown names are
+ * warned about.
+ */
+static void read_kinds_off(void)
+{
+	const char *v = getenv("GPUPROF_CUPTI_KINDS_OFF");
+
+	for (const char *p = v; p && *p;) {
+		size_t n = strcspn(p, ",");
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof(g_kind_names) / sizeof(g_kind_names[0]); i++)
+			if (strlen(g_kind_names[i]) == n && !strncmp(p, g_kind_names[i], n)) {
+				g_kinds_off |= 1u << i;
+				known = true;
+			}
+		if (!known && n)
+			gp__inj_warn(0, "GPUPROF_CUPTI_KINDS_OFF: unknown kind '%.*s'", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+	if (g_kinds_off)
+		gp__inj_warn(0, "GPUPROF_CUPTI_KINDS_OFF=%s: those CUPTI kinds are not recorded",
+		             v);
+}
+
 static const CUpti_CallbackId g_drv_on[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -800,7 +836,11 @@ void gp__inj_cupti_attach(void)
 		                "NVTX and annotation ranges cannot own the GPU work launched in "
 		                "them");
 	for (size_t i = 0; i < sizeof(g_kinds) / sizeof(g_kinds[0]); i++) {
-		CUptiResult r = F.cuptiActivityEnable(g_kinds[i]);
+		CUptiResult r;
+
+		if (g_kinds_off & (1u << i))
+			continue;
+		r = F.cuptiActivityEnable(g_kinds[i]);
 
 		if (r != CUPTI_SUCCESS)
 			gp__inj_warn((uint32_t)r, "cuptiActivityEnable(kind %d) failed: %s (%d)",
@@ -898,6 +938,7 @@ int gp__inj_cupti_load(void)
 		g_max_bufs = (unsigned)atoi(v);
 	g_cuda_events = ev && !strcmp(ev, "1");
 	g_cuda_memory = !mem || strcmp(mem, "0") != 0;
+	read_kinds_off();
 	if (F.cuptiGetVersion)
 		F.cuptiGetVersion(&g_version);
 	/*

@@ -152,6 +152,25 @@ w = cap["warning_messages"][0]
 assert w["count"] == 1 and w["text"].startswith("CUPTI API version 28 is not from CUDA 13"), w
 EOF
 
+# --- GPUPROF_CUPTI_KINDS_OFF (to measure each kind's cost on a device): the kinds named are not
+# enabled, the capture says so, an unknown name is warned about; the program runs as before
+d="$TMP/cap-kindsoff"
+mkdir "$d"
+NCHECK=$((NCHECK + 1))
+GPUPROF_CUPTI_KINDS_OFF=overhead,context,bogus GPUPROF_CAPTURE_DIR="$d" \
+	"$SIM" "$INJ" "$FAKE" 1 exit >"$TMP/sim.out" 2>"$TMP/sim.err" ||
+	fail "driver_sim with kinds off: $(cat "$TMP/sim.err")"
+analyze_dir "$d"
+python3 - "$OUT" <<'EOF' || fail "the capture with kinds off"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranks"][0]
+texts = [w["text"] for w in r["overview"]["capture"]["warning_messages"]]
+assert any(t.startswith("GPUPROF_CUPTI_KINDS_OFF: unknown kind 'bogus'") for t in texts), texts
+assert any("GPUPROF_CUPTI_KINDS_OFF=overhead,context,bogus: those CUPTI kinds are not recorded"
+           in t for t in texts), texts
+assert r["overview"]["has_gpu"], "the kernels are still recorded"
+EOF
+
 # --- NVTX: a real annotated program; output and exit code pass through; the fork child is not captured
 for mode in exit fork kill; do
 	d="$TMP/nvtx-$mode"
