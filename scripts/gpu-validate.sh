@@ -23,6 +23,7 @@
 #   extra  the checks no test makes: --live, a SIGKILL's loss, capture windows on
 #          PyTorch, the cost of --pytorch modules,shapes (one run each), and what each
 #          CUPTI kind costs a launch (GPUPROF_CUPTI_KINDS_OFF, the CUDA launch loop).
+#   cost   build the CLI and the tracer only, then E5 of extra (one short call)
 #   bench  bench_capture.sh (30 runs of the PyTorch loop; never timed on a device,
 #          so give the call the full 600 s), bench_sampler.sh against the
 #          real NVML, bench_annotate.sh.
@@ -97,7 +98,10 @@ step_build() {
 	fi
 	cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGP_WITH_CUPTI=ON \
 		${PKG_CONFIG_SYSROOT_DIR:+-DPKG_CONFIG_EXECUTABLE=$deps/usr/bin/pkgconf} || return 1
-	cmake --build "$build" -j"$(nproc)" 2>&1 | grep -E 'error|warning|Built target gpuprof$'
+	# GPV_TARGETS: only these (the CLI and the tracer: a short device call), else everything
+	# shellcheck disable=SC2086
+	cmake --build "$build" -j"$(nproc)" ${GPV_TARGETS:+--target $GPV_TARGETS} 2>&1 |
+		grep -E 'error|warning|Built target gpuprof$'
 	[ -x "$build/gpuprof" ] && [ -e "$build/libgpuprof-inject.so" ] || return 1
 	"$build/gpuprof" version --build-options
 }
@@ -178,6 +182,14 @@ print("warm-up kernels dropped:", "PASS" if n == 102 else "FAIL", n, "kernels (1
 		python3 -c 'import json,sys; d=json.loads(open(sys.argv[2]).read().splitlines()[-1]); print(sys.argv[1], "per_iter_us %.2f" % (d["per_iter_ns"] / 1e3), "steps", d["steps"], d["torch"], d["device"])' $mode "$w/c.json" 2>&1 | tail -1
 	done
 	summary "$w/c-pyt"
+	step_cost_e5
+}
+
+# E5 alone (and what step extra runs last)
+step_cost_e5() {
+	local w=/tmp/gpv-extra g=$build/gpuprof
+	[ -d "$deps/usr" ] && use_deps >/dev/null
+	mkdir -p "$w"
 	echo "== E5 where a launch's cost goes: tests/gpu/launch_loop.cu (20 empty kernels an iteration),"
 	echo "   3 runs each, median ns a launch: plain, gpuprof run, and gpuprof run with one CUPTI kind"
 	echo "   off at a time (GPUPROF_CUPTI_KINDS_OFF; memory: GPUPROF_CUDA_MEMORY=0)"
@@ -214,11 +226,13 @@ step_bench() {
 
 [ $# -gt 0 ] || { sed -n '5,12p' "$0" >&2; exit 2; }
 [ "$1" = all ] && set -- build test extra bench
+# cost: the launch loop's cost per CUPTI kind (E5) on a build of the CLI and the tracer alone
+[ "$1" = cost ] && { export GPV_TARGETS="gpuprof gpuprof_inject"; set -- build cost_e5; }
 status=0
 for s in "$@"; do
 	case $s in
 	fetch) step_fetch || status=1 ;;
-	build | test | extra | bench)
+	build | test | extra | bench | cost_e5)
 		set -o pipefail
 		"step_$s" 2>&1 | tee "$out/$s.log"
 		r=${PIPESTATUS[0]}
