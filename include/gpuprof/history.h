@@ -93,8 +93,10 @@ GP_API int gp_history_import_csv(struct gp_history *h, const char *path,
  * The series of @p h whose metric name matches the shell pattern @p pattern
  * (fnmatch; NULL: all), sorted by metric then testbed, each
  * {metric, testbed, unit, better ("lower"|"higher"), points: [{run_id,
- * time_ns, commit, branch, value, noisy, noise_reason}]} with the points in
- * time order (then run id). @p out receives the array (gp_value_free()).
+ * time_ns, commit, branch, value, noisy, noise_reason, source, kind}]} with
+ * the points in time order (then run id); source is the path the run was
+ * added from (FILE:LINE for a CSV row), kind what it was (runs.kind). @p out receives the array
+ * (gp_value_free()).
  */
 GP_API int gp_history_series(struct gp_history *h, const char *pattern, struct gp_value **out);
 
@@ -111,6 +113,78 @@ GP_API int gp_history_list(struct gp_history *h, const char *pattern, struct gp_
  * `history export --jsonl`).
  */
 GP_API int gp_history_export(struct gp_history *h, struct gp_value **out);
+
+/**
+ * Options of the change detection; gp_history_cpd_opts_init() fills the
+ * defaults for GPU runs (docs/analyses/history-changes.md): E-divisive with
+ * Otava's t-test (window 30, max p-value 0.01) and a 2 % minimum magnitude,
+ * the Chromium filters (5 points each side), outliers past a modified
+ * z-score of 6.745 left out, and the Mann-Kendall creep test at 0.001.
+ */
+struct gp_history_cpd_opts {
+	uint32_t size;        /**< sizeof(struct gp_history_cpd_opts) */
+	size_t window;        /**< E-divisive's window, 2..4096 */
+	double max_pvalue;    /**< in (0, 1] */
+	double min_magnitude; /**< the smallest relative change that counts, >= 0 */
+	/** Otava's own test only (no Chromium filters, outlier rule or creep test): with
+	 *  window 30, max p-value 0.01 and min magnitude 0.05 it gives Otava's change points */
+	bool otava;
+	bool points; /**< each series carries its points (for pages and `show`) */
+	/** gp_history_check(): a regression counts when its change point lies in the last
+	 *  @p recent clean points of its series (0: the window) */
+	size_t recent;
+};
+
+/** Fills @p o with the defaults named on struct gp_history_cpd_opts. */
+GP_API void gp_history_cpd_opts_init(struct gp_history_cpd_opts *o);
+
+/**
+ * The change points of every series whose metric matches @p pattern (NULL:
+ * all), as gp_history_series() orders them: noisy points left out, a series
+ * too noisy for its threshold called unstable and given none. Each element:
+ * {metric, testbed, unit, better, count, clean, noisy, noise, threshold,
+ * unstable, last {run_id, time_ns, commit, value}, changes [{kind ("step" or
+ * "trend"), index (into all the points, noisy ones included: the first of the
+ * new regime), run_id, commit, time_ns, before {mean, sd, n}, after {mean, sd,
+ * n}, rel_change, magnitude, pvalue, steppiness, regression}], and with
+ * o->points the points as gp_history_series() gives them}.
+ * @param o NULL: the defaults.
+ * @return 0, GP_EINVAL (an option out of range), GP_EIO, GP_ENOMEM.
+ */
+GP_API int gp_history_changes(struct gp_history *h, const char *pattern,
+                              const struct gp_history_cpd_opts *o, struct gp_value **out);
+
+/**
+ * The CI gate: gp_history_changes() and, per series, a verdict on its newest
+ * clean run: "regression" when the last change point is a regression within
+ * the last o->recent clean points, "improvement", "unchanged", "unstable" or
+ * "too few points". For each regression the runs on each side of the change
+ * point (the last before it, the first after it) are compared as `gpuprof
+ * compare` does when both still exist as results it reads ("compare": the
+ * gpuprof.compare/1 result, else null and "compare_error" says why).
+ * @p out: {series: [... with "verdict" and always with their points],
+ * regressions: N, explanations:
+ * [{metric, testbed, change, before {run_id, commit, source}, after {...},
+ * compare, compare_error}]}.
+ */
+GP_API int gp_history_check(struct gp_history *h, const char *pattern,
+                            const struct gp_history_cpd_opts *o, struct gp_value **out);
+
+/** Text for people of the trees above: enum gp_history_format. */
+enum gp_history_format {
+	GP_HISTORY_LIST = 0,    /**< gp_history_list()'s rows, as a table */
+	GP_HISTORY_CHANGES = 1, /**< gp_history_changes(): the change points of each series */
+	GP_HISTORY_SHOW = 2,    /**< gp_history_changes() with points: a sparkline per series */
+	GP_HISTORY_CHECK = 3,   /**< gp_history_check(): verdicts and explanations */
+};
+
+/**
+ * Formats @p v (borrowed) as @p fmt says, @p width columns (0: 100).
+ * @p out receives NUL-ended text to gp_free(); @p len its length (may be NULL).
+ * @return 0, GP_EINVAL (a tree of another shape), GP_ENOMEM.
+ */
+GP_API int gp_history_format(const struct gp_value *v, enum gp_history_format fmt, int width,
+                             char **out, size_t *len);
 
 /** @return true when this build can open @p backend ("sqlite", "postgresql"). */
 GP_API bool gp_history_built_with(const char *backend);

@@ -20,6 +20,8 @@
 #define GP_EXIT_OK      0
 #define GP_EXIT_FAILURE 1
 #define GP_EXIT_USAGE   2
+/* compare, history check: a regression was found */
+#define GP_EXIT_REGRESSION 3
 
 #if defined(__GNUC__)
 #define GP_CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -20,8 +20,7 @@
 #include "gpuprof/compare.h"
 #include "gpuprof/gpuprof.h"
 
-#define GP_EXIT_REGRESSION 3
-#define MAX_THRESHOLDS     64
+#define MAX_THRESHOLDS 64
 
 static const char usage_text[] =
     "usage: gpuprof compare [options] BASE NEW\n"

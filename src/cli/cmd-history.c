@@ -27,6 +27,9 @@ static const char usage_text[] =
     "usage: gpuprof history add [options] RESULT...\n"
     "       gpuprof history import --csv FILE [options]\n"
     "       gpuprof history list [--json] [METRIC-PATTERN]\n"
+    "       gpuprof history changes [detection options] [--json] [METRIC-PATTERN]\n"
+    "       gpuprof history check [detection options] [--recent N] [--json] [METRIC-PATTERN]\n"
+    "       gpuprof history show [detection options] [--json] METRIC-PATTERN\n"
     "       gpuprof history export --jsonl [-o FILE]\n"
     "\n"
     "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
@@ -39,7 +42,12 @@ static const char usage_text[] =
     "    --tag KEY=VALUE   a tag of the runs (repeatable)\n"
     "    --testbed LABEL   the testbed, instead of the key built from the results\n"
     "    --csv FILE        import: the CSV file (time, commit, one metric per column)\n"
-    "    --json            list: the series as JSON\n"
+    "    --json            list, changes, check, show: JSON\n"
+    "    --window N        detection: E-divisive's window (default 30)\n"
+    "    --max-pvalue P    detection: the t-test's level (default 0.01)\n"
+    "    --min-magnitude F detection: the smallest relative change (default 0.02)\n"
+    "    --otava           detection: Otava's test alone (no filters, no creep test)\n"
+    "    --recent N        check: a change point counts in the last N runs (default: the window)\n"
     "    --jsonl           export: one JSON line per run\n"
     "    -o, --output FILE export: write to FILE (atomically)\n"
     "    -h, --help        this help; 'gpuprof help history' for the docs\n";
@@ -53,7 +61,12 @@ enum {
 	OPT_TESTBED,
 	OPT_CSV,
 	OPT_JSON,
-	OPT_JSONL
+	OPT_JSONL,
+	OPT_WINDOW,
+	OPT_MAX_PVALUE,
+	OPT_MIN_MAGNITUDE,
+	OPT_OTAVA,
+	OPT_RECENT
 };
 
 /* the first line `git CMD` prints in the current directory, or NULL */
@@ -98,6 +111,20 @@ static int64_t parse_time_opt(const char *s)
 	usage_die("option '--time' expects Unix seconds or YYYY-MM-DDTHH:MM:SSZ, not '%s'", s);
 }
 
+/* a number in [0, 1] for option @p opt (a p-value, a relative change); a usage error otherwise */
+static double parse_fraction(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1)
+		usage_die("option '%s' expects a number from 0 to 1 (0.05 is 5%%), not '%s'", opt,
+		          s);
+	return v;
+}
+
 /* the database to open; the default's folder is made */
 static const char *db_target(const char *given)
 {
@@ -119,48 +146,21 @@ static int lib_error(int rc)
 	return error("%s", msg && *msg ? msg : gp_strerror(rc));
 }
 
-static int print_list(const struct gp_value *list, bool json)
+/* @p v as JSON (--json) or as text of format @p fmt, on standard output */
+static int print_tree(const struct gp_value *v, bool json, enum gp_history_format fmt)
 {
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (json) {
-		rc = gp_value_to_json(list, GP_JSON_PRETTY, &text, &len);
-		if (rc)
-			return error("cannot write JSON: %s", gp_strerror(rc));
-		fwrite(text, 1, len, stdout);
-		gp_free(text);
-		return 0;
-	}
-	if (!gp_value_len(list)) {
-		printf("no series\n");
-		return 0;
-	}
-	printf("%-48s %6s %6s %14s %-6s  %s\n", "metric", "runs", "noisy", "last", "better",
-	       "testbed");
-	for (size_t i = 0; i < gp_value_len(list); i++) {
-		const struct gp_value *s = gp_arr_get(list, i);
-		const char *unit = gp_value_get_str(gp_obj_get(s, "unit"));
-		int64_t n = 0, noisy = 0;
-		double last = NAN;
-		char lv[64];
-
-		gp_value_get_int(gp_obj_get(s, "count"), &n);
-		gp_value_get_int(gp_obj_get(s, "noisy"), &noisy);
-		gp_value_get_double(gp_obj_get(s, "last_value"), &last);
-		if (unit && !strcmp(unit, "ns"))
-			gp_format_duration(last, 0, lv, sizeof(lv));
-		else if (unit && !strcmp(unit, "bytes"))
-			gp_format_bytes(last, 0, lv, sizeof(lv));
-		else
-			snprintf(lv, sizeof(lv), "%.6g%s%s", last, unit && *unit ? " " : "",
-			         unit ? unit : "");
-		printf("%-48s %6" PRId64 " %6" PRId64 " %14s %-6s  %s\n",
-		       gp_value_get_str(gp_obj_get(s, "metric")), n, noisy, lv,
-		       gp_value_get_str(gp_obj_get(s, "better")),
-		       gp_value_get_str(gp_obj_get(s, "testbed")));
-	}
+	rc = json ? gp_value_to_json(v, GP_JSON_PRETTY, &text, &len)
+	          : gp_history_format(v, fmt, output_width(true), &text, &len);
+	if (rc)
+		return lib_error(rc);
+	fwrite(text, 1, len, stdout);
+	if (json)
+		fputc('\n', stdout);
+	gp_free(text);
 	return 0;
 }
 
@@ -211,11 +211,18 @@ int cmd_history(int argc, const char **argv)
 		{ "csv", required_argument, NULL, OPT_CSV },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "jsonl", no_argument, NULL, OPT_JSONL },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "max-pvalue", required_argument, NULL, OPT_MAX_PVALUE },
+		{ "min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE },
+		{ "otava", no_argument, NULL, OPT_OTAVA },
+		{ "recent", required_argument, NULL, OPT_RECENT },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gp_history_meta meta = { .size = sizeof(meta) };
+	struct gp_history_cpd_opts co;
+	bool have_mag = false;
 	const char *db = NULL, *csv = NULL, *output = NULL, *sub;
 	const char **tags = NULL;
 	char *commit = NULL, *branch = NULL;
@@ -237,13 +244,14 @@ int cmd_history(int argc, const char **argv)
 	}
 	sub = argv[1];
 	if (strcmp(sub, "add") && strcmp(sub, "import") && strcmp(sub, "list") &&
-	    strcmp(sub, "export")) {
-		if (!strcmp(sub, "changes") || !strcmp(sub, "check") || !strcmp(sub, "show") ||
-		    !strcmp(sub, "report"))
+	    strcmp(sub, "export") && strcmp(sub, "changes") && strcmp(sub, "check") &&
+	    strcmp(sub, "show")) {
+		if (!strcmp(sub, "report"))
 			return error("history %s is not in this version of gpuprof yet", sub);
 		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
 		return GP_EXIT_USAGE;
 	}
+	gp_history_cpd_opts_init(&co);
 	tags = xcalloc((size_t)argc, sizeof(*tags));
 	argc--;
 	argv++;
@@ -281,6 +289,28 @@ int cmd_history(int argc, const char **argv)
 		case OPT_JSONL:
 			jsonl = true;
 			break;
+		case OPT_WINDOW:
+			co.window = (size_t)parse_count("--window", optarg, 4096);
+			if (co.window < 2)
+				usage_die("option '--window' expects 2 to 4096 points, not '%s'",
+				          optarg);
+			break;
+		case OPT_MAX_PVALUE:
+			co.max_pvalue = parse_fraction("--max-pvalue", optarg);
+			break;
+		case OPT_MIN_MAGNITUDE:
+			co.min_magnitude = parse_fraction("--min-magnitude", optarg);
+			have_mag = true;
+			break;
+		case OPT_OTAVA:
+			co.otava = true;
+			break;
+		case OPT_RECENT:
+			co.recent = (size_t)parse_count("--recent", optarg, 1000000000);
+			if (!co.recent)
+				usage_die("option '--recent' expects 1 run or more, not '%s'",
+				          optarg);
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -303,10 +333,18 @@ int cmd_history(int argc, const char **argv)
 		free(tags);
 		usage_die("history export takes --jsonl and no operand");
 	}
-	if (!strcmp(sub, "list") && nops > 1) {
+	if ((!strcmp(sub, "list") || !strcmp(sub, "changes") || !strcmp(sub, "check")) &&
+	    nops > 1) {
 		free(tags);
-		usage_die("history list takes one METRIC-PATTERN at most");
+		usage_die("history %s takes one METRIC-PATTERN at most", sub);
 	}
+	if (!strcmp(sub, "show") && nops != 1) {
+		free(tags);
+		usage_die("history show takes one METRIC-PATTERN");
+	}
+	/* Otava's own test: its default magnitude unless one is given */
+	if (co.otava && !have_mag)
+		co.min_magnitude = 0.05;
 	if (!have_time) {
 		struct timespec ts;
 
@@ -342,7 +380,28 @@ int cmd_history(int argc, const char **argv)
 			        n == 1 ? "" : "s", csv);
 	} else if (!strcmp(sub, "list")) {
 		rc = gp_history_list(h, nops ? argv[optind] : NULL, &v);
-		rc = rc ? lib_error(rc) : print_list(v, json);
+		rc = rc ? lib_error(rc) : print_tree(v, json, GP_HISTORY_LIST);
+	} else if (!strcmp(sub, "changes") || !strcmp(sub, "show")) {
+		co.points = !strcmp(sub, "show");
+		rc = gp_history_changes(h, nops ? argv[optind] : NULL, &co, &v);
+		rc = rc ? lib_error(rc)
+		        : print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
+		if (!rc && !json && !gp_value_len(v) && nops)
+			rc = error("no series matches '%s'", argv[optind]);
+	} else if (!strcmp(sub, "check")) {
+		int64_t nreg = 0;
+
+		rc = gp_history_check(h, nops ? argv[optind] : NULL, &co, &v);
+		rc = rc ? lib_error(rc) : print_tree(v, json, GP_HISTORY_CHECK);
+		gp_value_get_int(gp_obj_get(v, "regressions"), &nreg);
+		if (!rc && nreg > 0) {
+			gp_value_free(v);
+			gp_history_close(h);
+			free(commit);
+			free(branch);
+			free(tags);
+			return GP_EXIT_REGRESSION;
+		}
 	} else {
 		rc = gp_history_export(h, &v);
 		rc = rc ? lib_error(rc) : export_jsonl(v, output);

@@ -73,7 +73,7 @@ static int64_t g_load_ns;      /* when CUPTI was loaded: no record can be older 
 
 /* attach / detach (carried out for window.c under its lock; the callback only tries this one) */
 static pthread_mutex_t g_att_mu = PTHREAD_MUTEX_INITIALIZER;
-static bool g_clock_set;                         /* the timestamp callback was registered once */
+static bool g_clock_set; /* the timestamp callback was registered once */
 static bool g_finalized; /* cuptiFinalize since the clock was registered: register it again */
 static CUpti_SubscriberHandle g_sub;             /* our callback subscriber, NULL when none */
 static bool g_sub_failed;                        /* another tool holds the one subscriber slot */

@@ -112,6 +112,47 @@ static void test_step(void **state)
 	}
 }
 
+/*
+ * A 3 % step among the newest points: 10 of 100 after it. Its points lie far
+ * from the series' median, so an outlier rule over the whole series would
+ * take them for spikes (as it did before runs of outliers were kept): the
+ * CI gate sees a step first when it is this recent.
+ */
+static void test_late_step(void **state)
+{
+	struct gp__cpd_opts o;
+	struct cpd_rng r;
+	double x[100];
+
+	(void)state;
+	gpu_opts(&o);
+	cpd_rng_seed(&r, 5);
+	for (int sh = 0; sh < CPD_NSHAPES; sh++) {
+		int found = 0;
+
+		for (int k = 0; k < 200; k++) {
+			struct gp__cpd_point *p = NULL;
+			size_t np = 0;
+
+			cpd_series(&r, sh, SCALE, x, 100);
+			for (int i = 90; i < 100; i++)
+				x[i] *= 1.03;
+			assert_int_equal(gp__cpd_find(x, 100, &o, &p, &np), 0);
+			for (size_t i = 0; i < np; i++) {
+				if (p[i].kind == GP__CPD_STEP && p[i].index >= 88 &&
+				    p[i].index <= 92 && p[i].rel_change > 0.02) {
+					found++;
+					break;
+				}
+			}
+			gp__free(p);
+		}
+		print_message("%-10s 3 %% step 10 points from the end found %d of 200\n",
+		              cpd_shape_names[sh], found);
+		assert_true(found >= 190);
+	}
+}
+
 static void test_creep(void **state)
 {
 	struct gp__cpd_opts o;
@@ -319,10 +360,10 @@ static void test_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_noise),    cmocka_unit_test(test_step),
-		cmocka_unit_test(test_creep),    cmocka_unit_test(test_trend),
-		cmocka_unit_test(test_unstable), cmocka_unit_test(test_filters),
-		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_noise),     cmocka_unit_test(test_step),
+		cmocka_unit_test(test_late_step), cmocka_unit_test(test_creep),
+		cmocka_unit_test(test_trend),     cmocka_unit_test(test_unstable),
+		cmocka_unit_test(test_filters),   cmocka_unit_test(test_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,13 +33,13 @@ static int set_str_or_null(struct gp_value *o, const char *k, const char *s)
 	return s ? gp_obj_set_str(o, k, s) : gp_obj_set_null(o, k);
 }
 
-/* name, testbed, unit, better, id, time_ns, commit, branch, value, noisy, reason */
+/* name, testbed, unit, better, id, time_ns, commit, branch, value, noisy, reason, source, kind */
 static int series_row(void *user, size_t ncol, const char *const *v)
 {
 	struct series_rd *rd = user;
 	struct gp_value *p;
 
-	if (ncol < 11 || !v[0] || !v[1])
+	if (ncol < 13 || !v[0] || !v[1])
 		return 0;
 	if (rd->pattern && fnmatch(rd->pattern, v[0], 0))
 		return 0;
@@ -67,7 +67,8 @@ static int series_row(void *user, size_t ncol, const char *const *v)
 	    set_str_or_null(p, "commit", v[6]) || set_str_or_null(p, "branch", v[7]) ||
 	    gp_obj_set_double(p, "value", v[8] ? strtod(v[8], NULL) : NAN) ||
 	    gp_obj_set_bool(p, "noisy", v[9] && strtol(v[9], NULL, 10) != 0) ||
-	    set_str_or_null(p, "noise_reason", v[10])) {
+	    set_str_or_null(p, "noise_reason", v[10]) || set_str_or_null(p, "source", v[11]) ||
+	    set_str_or_null(p, "kind", v[12])) {
 		gp_value_free(p);
 		return NOMEM();
 	}
@@ -86,7 +87,8 @@ int gp_history_series(struct gp_history *h, const char *pattern, struct gp_value
 	rd.out = gp_value_array();
 	if (!rd.out || gp__buf_addf(&sql,
 	                            "SELECT m.name, r.testbed, m.unit, m.better, r.id, r.time_ns, "
-	                            "r.commit_id, r.branch, m.value, r.noisy, r.noise_reason "
+	                            "r.commit_id, r.branch, m.value, r.noisy, r.noise_reason, "
+	                            "r.source, r.kind "
 	                            "FROM metrics m JOIN runs r ON r.id = m.run_id "
 	                            "ORDER BY m.name%s, r.testbed%s, r.time_ns, r.id",
 	                            h->ops->collate, h->ops->collate)) {

@@ -591,21 +591,38 @@ static bool fill_missing(const double *x, size_t n, double *y)
 	return first < n;
 }
 
+/* a run of this many outliers in a row is a regime, not spikes: the newest points after a step */
+#define OUTLIER_RUN 3
+
 /*
  * Ours: points whose modified z-score (gp_stats_outliers(), the one outlier
  * rule of `compare` and bench) exceeds z become missing and are filled as
  * Otava fills them, so a lone spike neither makes a segment of its own nor
- * drags a neighbouring segment's mean across the threshold.
+ * drags a neighbouring segment's mean across the threshold. Only spikes: a
+ * run of OUTLIER_RUN or more flagged points in a row stays, or a step near
+ * the end of a series (its few new points far from the series' median)
+ * would be taken for outliers and never found.
  */
 static int drop_outliers(double *y, size_t n, double z, double *scratch)
 {
 	bool *flags = gp__calloc(n, sizeof(*flags));
 	long k;
-	size_t i;
+	size_t i, j;
 
 	if (!flags)
 		return GP_ENOMEM;
 	k = gp_stats_outliers(y, n, z, flags);
+	for (i = 0; k > 0 && i < n; i = j) {
+		for (j = i; j < n && flags[j]; j++)
+			;
+		if (j - i >= OUTLIER_RUN) {
+			k -= (long)(j - i);
+			for (size_t m = i; m < j; m++)
+				flags[m] = false;
+		}
+		if (j == i)
+			j++;
+	}
 	if (k > 0 && (size_t)k < n) {
 		for (i = 0; i < n; i++)
 			scratch[i] = flags[i] ? NAN : y[i];

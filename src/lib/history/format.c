@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format.c - the history's text for people: `history list` as a table,
+ * `history changes` as a table of change points per series, `history show`
+ * as a sparkline per series with its change points marked under it, and
+ * `history check` as verdicts with compare's explanation of each regression.
+ * Numbers go through the one formatter (src/lib/text), tables through the one
+ * table; values are printed by their unit (ns as durations, bytes in binary
+ * units, others as numbers with the unit after them).
+ */
+#include "history-int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpuprof/compare.h"
+#include "text/text.h"
+#include "util/error.h"
+
+/* a value by its unit, in the unit of @p ref (one unit per line) */
+static const char *fmt_value(char *buf, size_t n, double v, double ref, const char *unit)
+{
+	if (!isfinite(v))
+		return "-";
+	if (unit && !strcmp(unit, "ns"))
+		return gp__fmt_dur_like(buf, n, v, ref, 0);
+	if (unit && !strcmp(unit, "bytes"))
+		return gp__fmt_bytes_like(buf, n, v, ref, 0);
+	if (unit && !strcmp(unit, "%"))
+		return gp__fmt_pct(buf, n, v, 0);
+	gp__fmt_rate(buf, n, v);
+	if (unit && *unit && strlen(buf) + strlen(unit) + 2 < n) {
+		if (strcmp(unit, "/s"))
+			strcat(buf, " ");
+		strcat(buf, unit);
+	}
+	return buf;
+}
+
+/* "2026-11-20 10:00" (UTC) of Unix ns @p t; "2026-11-20" without @p with_time */
+static const char *fmt_time(char *buf, size_t n, int64_t t, bool with_time)
+{
+	time_t s = (time_t)(t / 1000000000);
+	struct tm tm;
+
+	if (t <= 0 || !gmtime_r(&s, &tm) ||
+	    !strftime(buf, n, with_time ? "%Y-%m-%d %H:%M" : "%Y-%m-%d", &tm))
+		return "-";
+	return buf;
+}
+
+/* the first 10 characters of a commit, "-" when unknown */
+static const char *fmt_commit(char *buf, size_t n, const char *c)
+{
+	if (!c || !*c)
+		return "-";
+	snprintf(buf, n, "%.10s", c);
+	return buf;
+}
+
+static double num(const struct gp_value *o, const char *k)
+{
+	double d = NAN;
+
+	gp_value_get_double(gp_obj_get(o, k), &d);
+	return d;
+}
+
+static int64_t inum(const struct gp_value *o, const char *k)
+{
+	int64_t i = 0;
+
+	gp_value_get_int(gp_obj_get(o, k), &i);
+	return i;
+}
+
+static const char *str(const struct gp_value *o, const char *k)
+{
+	const char *s = gp_value_get_str(gp_obj_get(o, k));
+
+	return s ? s : "";
+}
+
+/* ---- list ---- */
+
+static void list_text(struct gp__out *o, const struct gp_value *list)
+{
+	static const struct gp__col cols[] = {
+		{ .head = "metric", .width = 40, .cut = 40, .flags = GP__COL_LEFT },
+		{ .head = "runs", .width = 6, .gap = " " },
+		{ .head = "noisy", .width = 6, .gap = " " },
+		{ .head = "last", .width = 14, .gap = " " },
+		{ .head = "better", .width = 6, .gap = "  ", .flags = GP__COL_LEFT },
+		{ .head = "testbed", .gap = "  ", .flags = GP__COL_LEFT },
+	};
+	const struct gp__table t = { .cols = cols, .n = 6 };
+
+	if (!gp_value_len(list)) {
+		gp__out_addf(o, "no series\n");
+		return;
+	}
+	gp__out_keep(o, gp__table_head(&o->b, &t));
+	for (size_t i = 0; i < gp_value_len(list) && !o->rc; i++) {
+		const struct gp_value *s = gp_arr_get(list, i);
+		char runs[32], noisy[32], last[64];
+		double lv = num(s, "last_value");
+		const char *cells[6] = {
+			str(s, "metric"),
+			gp__fmt_count(runs, sizeof(runs), (double)inum(s, "count")),
+			gp__fmt_count(noisy, sizeof(noisy), (double)inum(s, "noisy")),
+			fmt_value(last, sizeof(last), lv, lv, str(s, "unit")),
+			str(s, "better"),
+			str(s, "testbed"),
+		};
+
+		gp__out_keep(o, gp__table_cells(&o->b, &t, cells));
+	}
+}
+
+/* ---- changes ---- */
+
+/* the header line of series @p s */
+static void series_head(struct gp__out *o, const struct gp_value *s)
+{
+	char noise[32], thr[32];
+
+	gp__out_addf(o, "%s  on %s\n", str(s, "metric"), str(s, "testbed"));
+	gp__out_addf(o, "  %" PRId64 " runs", inum(s, "count"));
+	if (inum(s, "noisy"))
+		gp__out_addf(o, " (%" PRId64 " noisy, left out)", inum(s, "noisy"));
+	gp__out_addf(o, ", %s is better, noise %s", str(s, "better"),
+	             gp__fmt_pct(noise, sizeof(noise), num(s, "noise") * 100, 0));
+	gp__out_addf(o, ", threshold %s%s\n",
+	             gp__fmt_pct(thr, sizeof(thr), num(s, "threshold") * 100, GP__FMT_GIVEN),
+	             gp_value_get_bool(gp_obj_get(s, "unstable"), false)
+	                 ? ": UNSTABLE, too noisy for its threshold: no change points"
+	                 : "");
+}
+
+static void changes_table(struct gp__out *o, const struct gp_value *s)
+{
+	static const struct gp__col cols[] = {
+		{ .head = "index", .width = 5 },
+		{ .head = "commit", .width = 8, .gap = "  ", .flags = GP__COL_LEFT },
+		{ .head = "date", .width = 10, .gap = "  ", .flags = GP__COL_LEFT },
+		{ .head = "before", .width = 16, .gap = "  " },
+		{ .head = "after", .width = 16, .gap = "  " },
+		{ .head = "change", .width = 6, .gap = "  " },
+		{ .head = "p-value", .width = 7, .gap = "  " },
+		{ .head = "is", .gap = "  ", .flags = GP__COL_LEFT },
+	};
+	const struct gp__table t = { .cols = cols, .n = 8, .indent = "  " };
+	const struct gp_value *cs = gp_obj_get(s, "changes");
+	const char *unit = str(s, "unit");
+
+	if (!gp_value_len(cs))
+		return;
+	gp__out_keep(o, gp__table_head(&o->b, &t));
+	for (size_t i = 0; i < gp_value_len(cs) && !o->rc; i++) {
+		const struct gp_value *c = gp_arr_get(cs, i);
+		const struct gp_value *b = gp_obj_get(c, "before"), *a = gp_obj_get(c, "after");
+		double mb = num(b, "mean"), ma = num(a, "mean");
+		char idx[32], com[16], tm[32], v1[32], v2[32], s1[32], s2[32], before[80],
+		    after[80];
+		char ch[32], p[32], what[64];
+		bool trend = !strcmp(str(c, "kind"), "trend");
+		const char *cells[8];
+
+		snprintf(idx, sizeof(idx), "%" PRId64, inum(c, "index"));
+		/* the spread as a share of the mean: "1.000 ms ± 0.3%" */
+		if (trend) {
+			snprintf(before, sizeof(before), "%s",
+			         fmt_value(v1, sizeof(v1), mb, mb, unit));
+			snprintf(after, sizeof(after), "%s",
+			         fmt_value(v2, sizeof(v2), ma, mb, unit));
+		} else {
+			snprintf(before, sizeof(before), "%s ± %s",
+			         fmt_value(v1, sizeof(v1), mb, mb, unit),
+			         gp__fmt_pct(s1, sizeof(s1), num(b, "sd") / fabs(mb) * 100, 0));
+			snprintf(after, sizeof(after), "%s ± %s",
+			         fmt_value(v2, sizeof(v2), ma, mb, unit),
+			         gp__fmt_pct(s2, sizeof(s2), num(a, "sd") / fabs(ma) * 100, 0));
+		}
+		snprintf(what, sizeof(what), "%s%s",
+		         gp_value_get_bool(gp_obj_get(c, "regression"), false) ? "worse" : "better",
+		         trend ? ", a creep from here on" : "");
+		cells[0] = idx;
+		snprintf(com, sizeof(com), "%.8s", str(c, "commit"));
+		cells[1] = *com ? com : "-";
+		cells[2] = fmt_time(tm, sizeof(tm), inum(c, "time_ns"), false);
+		cells[3] = before;
+		cells[4] = after;
+		cells[5] = gp__fmt_pct(ch, sizeof(ch), num(c, "rel_change") * 100, GP__FMT_SIGN);
+		cells[6] = gp__fmt_pvalue(p, sizeof(p), num(c, "pvalue"));
+		cells[7] = what;
+		gp__out_keep(o, gp__table_cells(&o->b, &t, cells));
+	}
+}
+
+static void changes_text(struct gp__out *o, const struct gp_value *series)
+{
+	size_t with = 0, unstable = 0;
+
+	for (size_t i = 0; i < gp_value_len(series) && !o->rc; i++) {
+		const struct gp_value *s = gp_arr_get(series, i);
+
+		unstable += gp_value_get_bool(gp_obj_get(s, "unstable"), false);
+		if (!gp_value_len(gp_obj_get(s, "changes")) &&
+		    !gp_value_get_bool(gp_obj_get(s, "unstable"), false))
+			continue;
+		if (with++)
+			gp__out_addf(o, "\n");
+		series_head(o, s);
+		changes_table(o, s);
+	}
+	if (with)
+		gp__out_addf(o, "\n");
+	gp__out_addf(o, "%zu series, %zu with change points, %zu unstable\n", gp_value_len(series),
+	             with - unstable, unstable);
+}
+
+/* ---- show ---- */
+
+/* the sparkline of @p pts in at most @p w columns; the column of each point into col[] */
+static void sparkline(struct gp__out *o, const struct gp_value *pts, size_t w, size_t *col)
+{
+	static const char *const bars[8] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+	size_t n = gp_value_len(pts), cols = n < w ? n : w;
+	double lo = INFINITY, hi = -INFINITY;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gp_value *p = gp_arr_get(pts, i);
+		double v = num(p, "value");
+
+		col[i] = cols ? i * cols / n : 0;
+		if (gp_value_get_bool(gp_obj_get(p, "noisy"), false) || !isfinite(v))
+			continue;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	gp__out_addf(o, "  ");
+	for (size_t c = 0, i = 0; c < cols; c++) {
+		double sum = 0;
+		size_t k = 0;
+
+		/* the column's mean of its clean points; '·' when all were noisy */
+		for (; i < n && col[i] == c; i++) {
+			const struct gp_value *p = gp_arr_get(pts, i);
+			double v = num(p, "value");
+
+			if (!gp_value_get_bool(gp_obj_get(p, "noisy"), false) && isfinite(v)) {
+				sum += v;
+				k++;
+			}
+		}
+		if (!k)
+			gp__out_addf(o, "·");
+		else if (!(hi > lo))
+			gp__out_addf(o, "%s", bars[3]);
+		else {
+			int b = (int)((sum / (double)k - lo) / (hi - lo) * 7.999);
+
+			gp__out_addf(o, "%s", bars[b < 0 ? 0 : b > 7 ? 7 : b]);
+		}
+	}
+	gp__out_addf(o, "\n");
+}
+
+static void show_text(struct gp__out *o, const struct gp_value *series, int width)
+{
+	size_t w = width > 20 ? (size_t)width - 4 : 96;
+
+	if (!gp_value_len(series)) {
+		gp__out_addf(o, "no series\n");
+		return;
+	}
+	for (size_t i = 0; i < gp_value_len(series) && !o->rc; i++) {
+		const struct gp_value *s = gp_arr_get(series, i);
+		const struct gp_value *pts = gp_obj_get(s, "points"),
+		                      *cs = gp_obj_get(s, "changes");
+		const struct gp_value *last = gp_obj_get(s, "last");
+		size_t n = gp_value_len(pts), *col;
+		double lo = INFINITY, hi = -INFINITY, lv = num(last, "value");
+		const char *unit = str(s, "unit");
+		char a[32], b[32], c[32], com[16], tm[32];
+
+		if (i)
+			gp__out_addf(o, "\n");
+		series_head(o, s);
+		if (!n)
+			continue;
+		col = gp__calloc(n, sizeof(*col));
+		if (!col) {
+			gp__out_keep(o, GP_ENOMEM);
+			return;
+		}
+		sparkline(o, pts, w, col);
+		if (gp_value_len(cs)) {
+			/* '^' under a regression's column, 'v' under an improvement's */
+			size_t at = 0;
+
+			gp__out_addf(o, "  ");
+			for (size_t k = 0; k < gp_value_len(cs); k++) {
+				const struct gp_value *ch = gp_arr_get(cs, k);
+				int64_t idx = inum(ch, "index");
+				size_t cc = idx >= 0 && (size_t)idx < n ? col[idx] : 0;
+
+				if (cc < at)
+					continue; /* two in one column: the first is shown */
+				gp__out_addf(o, "%*s%s", (int)(cc - at), "",
+				             gp_value_get_bool(gp_obj_get(ch, "regression"), false)
+				                 ? "^"
+				                 : "v");
+				at = cc + 1;
+			}
+			gp__out_addf(o, "\n");
+		}
+		gp__free(col);
+		for (size_t k = 0; k < n; k++) {
+			const struct gp_value *p = gp_arr_get(pts, k);
+			double v = num(p, "value");
+
+			if (gp_value_get_bool(gp_obj_get(p, "noisy"), false) || !isfinite(v))
+				continue;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		gp__out_addf(
+		    o, "  min %s, max %s, last %s at %s %s\n",
+		    fmt_value(a, sizeof(a), lo, lv, unit), fmt_value(b, sizeof(b), hi, lv, unit),
+		    fmt_value(c, sizeof(c), lv, lv, unit),
+		    fmt_commit(com, sizeof(com), gp_value_get_str(gp_obj_get(last, "commit"))),
+		    fmt_time(tm, sizeof(tm), inum(last, "time_ns"), true));
+		changes_table(o, s);
+	}
+}
+
+/* ---- check ---- */
+
+static void check_text(struct gp__out *o, const struct gp_value *res, int width)
+{
+	const struct gp_value *series = gp_obj_get(res, "series");
+	const struct gp_value *ex = gp_obj_get(res, "explanations");
+	static const char *const kinds[] = { "regression", "improvement", "unchanged", "unstable",
+		                             "too few points" };
+	size_t count[5] = { 0 };
+
+	for (size_t i = 0; i < gp_value_len(series); i++)
+		for (size_t k = 0; k < 5; k++)
+			count[k] += !strcmp(str(gp_arr_get(series, i), "verdict"), kinds[k]);
+	for (size_t i = 0; i < gp_value_len(ex) && !o->rc; i++) {
+		const struct gp_value *e = gp_arr_get(ex, i), *c = gp_obj_get(e, "change");
+		const struct gp_value *b = gp_obj_get(e, "before"), *a = gp_obj_get(e, "after");
+		const struct gp_value *cmp = gp_obj_get(e, "compare");
+		double mb = num(gp_obj_get(c, "before"), "mean"),
+		       ma = num(gp_obj_get(c, "after"), "mean");
+		const char *unit = "";
+		char ch[32], v1[32], v2[32], p[32], c1[16], c2[16], tm[32];
+
+		for (size_t k = 0; k < gp_value_len(series); k++)
+			if (!strcmp(str(gp_arr_get(series, k), "metric"), str(e, "metric")) &&
+			    !strcmp(str(gp_arr_get(series, k), "testbed"), str(e, "testbed")))
+				unit = str(gp_arr_get(series, k), "unit");
+		gp__out_addf(o, "REGRESSION  %s  on %s\n", str(e, "metric"), str(e, "testbed"));
+		gp__out_addf(
+		    o, "  %s %s at index %" PRId64 " (run %" PRId64 ", %s, %s): %s -> %s, p %s\n",
+		    gp__fmt_pct(ch, sizeof(ch), num(c, "rel_change") * 100, GP__FMT_SIGN),
+		    !strcmp(str(c, "kind"), "trend") ? "creep" : "step", inum(c, "index"),
+		    inum(c, "run_id"),
+		    fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(c, "commit"))),
+		    fmt_time(tm, sizeof(tm), inum(c, "time_ns"), true),
+		    fmt_value(v1, sizeof(v1), mb, mb, unit),
+		    fmt_value(v2, sizeof(v2), ma, mb, unit),
+		    gp__fmt_pvalue(p, sizeof(p), num(c, "pvalue")));
+		gp__out_addf(o,
+		             "  the runs either side: run %" PRId64 " (%s) '%s' and run %" PRId64
+		             " (%s) '%s'\n",
+		             inum(b, "run_id"),
+		             fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(b, "commit"))),
+		             str(b, "source"), inum(a, "run_id"),
+		             fmt_commit(c2, sizeof(c2), gp_value_get_str(gp_obj_get(a, "commit"))),
+		             str(a, "source"));
+		if (cmp && gp_value_type(cmp) == GP_VALUE_OBJECT) {
+			char *text = NULL;
+			size_t len = 0;
+			int rc = gp_compare_format(cmp, GP_COMPARE_TEXT, 10, &text, &len);
+
+			if (rc) {
+				gp__out_keep(o, rc);
+				return;
+			}
+			gp__out_addf(o, "  compared as `gpuprof compare` does:\n");
+			/* indented by four */
+			for (const char *l = text; l && *l;) {
+				const char *nl = strchr(l, '\n');
+				size_t k = nl ? (size_t)(nl - l) : strlen(l);
+
+				gp__out_addf(o, "%s%.*s\n", k ? "    " : "", (int)k, l);
+				l = nl ? nl + 1 : l + k;
+			}
+			gp_free(text);
+		} else {
+			struct gp_buf wrapped = GP_BUF_INIT;
+
+			gp__out_keep(o, gp__text_wrap(&wrapped,
+			                              "  no comparison: ", str(e, "compare_error"),
+			                              (size_t)width, 4, 0));
+			if (!o->rc)
+				gp__out_addf(o, "%s", wrapped.buf ? wrapped.buf : "");
+			gp__buf_release(&wrapped);
+		}
+		gp__out_addf(o, "\n");
+	}
+	gp__out_addf(o,
+	             "checked %zu series: %zu regression%s, %zu improvement%s, %zu unchanged, "
+	             "%zu unstable, %zu with too few points\n",
+	             gp_value_len(series), count[0], count[0] == 1 ? "" : "s", count[1],
+	             count[1] == 1 ? "" : "s", count[2], count[3], count[4]);
+}
+
+int gp_history_format(const struct gp_value *v, enum gp_history_format fmt, int width, char **out,
+                      size_t *len)
+{
+	struct gp__out o = { .b = GP_BUF_INIT };
+
+	if (!v || !out)
+		return gp__error(GP_EINVAL, "gp_history_format: bad arguments");
+	*out = NULL;
+	if (width <= 0)
+		width = 100;
+	if ((fmt == GP_HISTORY_CHECK) != (gp_value_type(v) == GP_VALUE_OBJECT) ||
+	    (fmt == GP_HISTORY_CHECK && !gp_obj_get(v, "series")))
+		return gp__error(GP_EINVAL, "gp_history_format: not a tree of this format");
+	switch (fmt) {
+	case GP_HISTORY_LIST:
+		list_text(&o, v);
+		break;
+	case GP_HISTORY_CHANGES:
+		changes_text(&o, v);
+		break;
+	case GP_HISTORY_SHOW:
+		show_text(&o, v, width);
+		break;
+	case GP_HISTORY_CHECK:
+		check_text(&o, v, width);
+		break;
+	default:
+		gp__buf_release(&o.b);
+		return gp__error(GP_EINVAL, "gp_history_format: unknown format %d", (int)fmt);
+	}
+	return gp__out_detach(&o, out, len);
+}
