@@ -82,8 +82,8 @@ var gpHistory = function (api) {
 
   /* where a point or change came from: "abc1234 (run 9)", "run 9" without a commit */
   function where(o) {
-    var c = shortCommit(o.commit);
-    return (c ? c + ' ' : '') + (c ? '(run ' + o.run_id + ')' : 'run ' + o.run_id);
+    var c = shortCommit(o.commit), run = 'run ' + (num(o.run_id) ? o.run_id : '?');
+    return c ? c + ' (' + run + ')' : run;
   }
 
   function changesOf(sr) {
@@ -117,7 +117,7 @@ var gpHistory = function (api) {
   function pointWords(sr, p) {
     /* bytes to the byte: a 1 % change of 4.7 GiB is below fmtBytes's one decimal */
     var lines = [fmtVal(sr.unit, p.value) + (sr.unit === 'bytes' && Math.abs(p.value) >= 1024 ? ' (' + fmtInt(p.value) + ' B)' : ''), 'commit ' + (shortCommit(p.commit) || 'unknown') + (typeof p.branch === 'string' ? ' on ' + p.branch : ''),
-      fmtTime(p.time_ns), 'run ' + p.run_id];
+      fmtTime(p.time_ns), 'run ' + (num(p.run_id) ? p.run_id : '?')];
     if (p.noisy === true) lines.push('noisy: ' + (typeof p.noise_reason === 'string' ? p.noise_reason : 'no reason given') + ' (left out of the change detection)');
     return lines.join('\n');
   }
