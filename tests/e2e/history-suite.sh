@@ -202,3 +202,27 @@ for r in runs:
     assert r["testbed"].startswith("host=%s;gpu=" % ",".join(hosts)), r["testbed"]
     assert " x4" in r["testbed"], r["testbed"]
 PY
+
+# change points and the gate read the same series on both backends: a 4 % step at row 40 of 60
+python3 - "$TMP/gate.csv" <<'PY'
+import random, sys
+rng = random.Random(11)
+with open(sys.argv[1], "w") as f:
+    f.write("time,commit,gate_ns\n")
+    for i in range(60):
+        f.write("%d,g%02d,%.1f\n" % (1790000000 + i * 86400, i,
+                                     2e6 * (1.04 if i >= 40 else 1) * (1 + rng.gauss(0, 0.003))))
+PY
+expect_rc 0 history import --db "$DB" --csv "$TMP/gate.csv" --testbed gate-pool
+expect_rc 0 history changes --db "$DB" --json gate_ns
+NCHECK=$((NCHECK + 1))
+python3 - "$OUT" <<'PY' || fail "changes on this backend (above)"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert len(s) == 1 and s[0]["testbed"] == "gate-pool" and s[0]["count"] == 60, s
+c = s[0]["changes"]
+assert len(c) == 1 and c[0]["index"] == 40 and c[0]["commit"] == "g40", c
+assert c[0]["regression"] and 0.03 < c[0]["rel_change"] < 0.05, c
+PY
+expect_rc 3 history check --db "$DB" gate_ns
+out_has "REGRESSION  gate_ns  on gate-pool"
