@@ -162,11 +162,15 @@ def _points(vals, noisy=(), commit=_sha):
              "source": None} for i, v in enumerate(vals)]
 
 
-def _change(kind, index, before, after, regression, commit=None):
+def _change(kind, index, before, after, regression, commit=None, n_after=30):
+    """A change point as gp_history_changes() makes it; a trend's before and after are its
+    fitted line's ends, without deviations"""
     rel = (after - before) / before
+    trend = kind == "trend"
     return {"kind": kind, "index": index, "run_id": index + 1, "commit": commit,
-            "time_ns": T0 + index * DAY, "before": {"mean": before, "sd": before * 0.003, "n": 30},
-            "after": {"mean": after, "sd": after * 0.003, "n": 30}, "rel_change": rel,
+            "time_ns": T0 + index * DAY,
+            "before": {"mean": before, "sd": None if trend else before * 0.003, "n": 0 if trend else 30},
+            "after": {"mean": after, "sd": None if trend else after * 0.003, "n": n_after}, "rel_change": rel,
             "magnitude": abs(rel), "pvalue": 1e-9, "steppiness": 0.9 if kind == "step" else None,
             "regression": regression}
 
@@ -193,9 +197,9 @@ def cases():
     big = _series("step_time.mean", "host=a;gpu=NVIDIA H100 80GB HBM3 x8;driver=550.54.15;cuda=12.4",
                   "ns", "lower", _points(step, noisy),
                   [_change("step", 300, 1e6, 1.03e6, True, _sha(300))])
-    creep = [4e9 * (1 + 0.001 * max(0, i - 40)) for i in range(120)]
+    creep = [4e9 * (1 + 0.001 * max(0, i - 40)) * (0.97 if i >= 60 else 1) for i in range(120)]
     trend = _series("memory.peak_bytes", "csv", "bytes", "lower", _points(creep),
-                    [_change("trend", 60, 4.02e9, 4.1e9, True), _change("step", 100, 4.3e9, 4.2e9, False)])
+                    [_change("step", 60, 4.08e9, 3.96e9, False), _change("trend", 60, 3.96e9, 4.19e9, True, n_after=60)])
     evil = _series("kernel/" + EVIL + "/total_ns", "host=\"><img src=x onerror=alert(2)>&amp;", "ms",
                    "lower", _points([3.0, 3.1, 2.9, 3.0, 2.2, 2.1, 2.2],
                                     commit=lambda i: EVIL if i % 2 else "<!-- & ' \u2028"),

@@ -9,7 +9,7 @@
  * index: the clean points as one line (every point: nothing is decimated),
  * the noisy ones apart as hollow grey dots, each change point marked where
  * its index says (a step as a vertical rule with the levels each side, a
- * trend as a sloped segment; regressions in the alarm colour, improvements
+ * trend as its fitted line from there to the newest point; regressions in the alarm colour, improvements
  * in the good one), and on hover over a point its commit, time, value, run
  * and, for a noisy one, why. html.c puts it before report.js in the page's
  * one script on history pages only; report.js calls gpHistory(api) with its
@@ -103,15 +103,17 @@ var gpHistory = function (api) {
     return c.regression === true ? 'regression' : 'improvement';
   }
 
+  /* a change point's numbers; a trend's before and after are its fitted line's ends */
   function changeWords(sr, c) {
-    var u = sr.unit, b = c.before || {}, a = c.after || {};
+    var u = sr.unit, b = c.before || {}, a = c.after || {}, trend = c.kind === 'trend';
     return [
-      (c.regression === true ? 'Regression' : 'Improvement') + ': ' + (c.kind === 'trend' ? 'trend ' : 'step ') + fmtRel(c.rel_change) +
-        ' at ' + where(c) + ', ' + fmtTime(c.time_ns),
-      'before ' + fmtVal(u, b.mean) + ' \u00b1 ' + fmtVal(u, b.sd) + ' (' + fmtInt(b.n) + ' points)',
-      'after ' + fmtVal(u, a.mean) + ' \u00b1 ' + fmtVal(u, a.sd) + ' (' + fmtInt(a.n) + ' points)',
+      (c.regression === true ? 'Regression' : 'Improvement') + ': ' + (trend ? 'trend ' : 'step ') + fmtRel(c.rel_change) +
+        (trend ? ' from ' : ' at ') + where(c) + ', ' + fmtTime(c.time_ns),
+      trend ? 'a line fitted from ' + fmtVal(u, b.mean) + ' to ' + fmtVal(u, a.mean) + ' over the ' + fmtInt(a.n) + ' points since'
+        : 'before ' + fmtVal(u, b.mean) + ' \u00b1 ' + fmtVal(u, b.sd) + ' (' + fmtInt(b.n) + ' points)',
+      trend ? null : 'after ' + fmtVal(u, a.mean) + ' \u00b1 ' + fmtVal(u, a.sd) + ' (' + fmtInt(a.n) + ' points)',
       'p ' + fmtPval(c.pvalue) + (num(c.steppiness) ? ', steppiness ' + c.steppiness.toFixed(2) : '')
-    ].join('\n');
+    ].filter(function (x) { return x !== null; }).join('\n');
   }
 
   function pointWords(sr, p) {
@@ -198,12 +200,17 @@ var gpHistory = function (api) {
     /* a noisy point off the scale sits on its edge (its value is in its tooltip) */
     var ys = function (v) { return T + Math.max(0, Math.min(1, (hi - v) / (hi - lo))) * ph; };
     var clampX = function (x) { return Math.max(0, Math.min(n - 1, x)); };
+    var lastClean = n - 1;
+    while (lastClean > 0 && (pts[lastClean].noisy === true || !num(pts[lastClean].value))) lastClean--;
     svg = s('svg', {
       cls: 'gp-chart gp-hchart', viewBox: '0 0 ' + W + ' ' + H, 'data-gp-chart': 'history', 'data-series': i,
       'data-n': n, 'data-x0': L, 'data-x1': W - R, role: 'img', 'aria-label': String(sr.metric) + ' on ' + String(sr.testbed)
     });
     /* axes, value labels and gridlines, dates under the points */
-    tk = ticks(lo, hi, 4).filter(function (v) { return v >= lo && v <= hi; });
+    /* bytes: round values in the binary unit the labels use (3.75 GiB, not 4e9 B) */
+    k = sr.unit === 'bytes' ? Math.max(0, Math.min(5, Math.floor(Math.log(Math.max(Math.abs(lo), Math.abs(hi), 1)) / Math.log(1024)))) : 0;
+    tk = ticks(lo / Math.pow(1024, k), hi / Math.pow(1024, k), 4).map(function (v) { return v * Math.pow(1024, k); })
+      .filter(function (v) { return v >= lo && v <= hi; });
     labels = axisLabels(sr.unit, tk);
     tk.forEach(function (v, j) {
       svg.appendChild(s('line', { cls: 'gp-hgrid', x1: L, x2: W - R, y1: ys(v).toFixed(1), y2: ys(v).toFixed(1) }));
@@ -222,11 +229,11 @@ var gpHistory = function (api) {
       var x0 = clampX(x - nb), x1 = clampX(x + na - 1);
       g = s('g', { cls: 'gp-cp', 'data-index': x, 'data-kind': c.kind === 'trend' ? 'trend' : 'step', 'data-regression': bad ? '1' : '0' }, s('title', { text: changeWords(sr, c) }));
       if (c.kind === 'trend') {
-        /* each side's mean sits at the middle of its points: the slope between the two */
+        /* the fitted line, from its first point (the index) to the newest clean point */
         if (num(b.mean) && num(a.mean)) {
           g.appendChild(s('line', {
-            cls: 'gp-cp-trend ' + col, x1: xs(clampX(x - nb / 2)).toFixed(1), y1: ys(b.mean).toFixed(1),
-            x2: xs(clampX(x + (na - 1) / 2)).toFixed(1), y2: ys(a.mean).toFixed(1)
+            cls: 'gp-cp-trend ' + col, x1: xs(x).toFixed(1), y1: ys(b.mean).toFixed(1),
+            x2: xs(Math.max(x, lastClean)).toFixed(1), y2: ys(a.mean).toFixed(1)
           }));
         }
         g.appendChild(s('line', { cls: 'gp-cp-tick ' + col, x1: xs(x).toFixed(1), x2: xs(x).toFixed(1), y1: H - B - 6, y2: H - B }));
