@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** The schema version this library writes (the schema_version table). */
-#define GP_HISTORY_SCHEMA_VERSION 1
+#define GP_HISTORY_SCHEMA_VERSION 2
 
 struct gp_history;
 
@@ -126,8 +126,9 @@ struct gp_history_cpd_opts {
 	size_t window;        /**< E-divisive's window, 2..4096 */
 	double max_pvalue;    /**< in (0, 1] */
 	double min_magnitude; /**< the smallest relative change that counts, >= 0 */
-	/** Otava's own test only (no Chromium filters, outlier rule or creep test): with
-	 *  window 30, max p-value 0.01 and min magnitude 0.05 it gives Otava's change points */
+	/** Otava's own test only (no Chromium filters, outlier rule or creep test) and its
+	 *  merge (which recomputes the wrong neighbour of a removed point): Otava's change
+	 *  points exactly, as its published tests have them */
 	bool otava;
 	bool points; /**< each series carries its points (for pages and `show`) */
 	/** gp_history_check(): a regression counts when its change point lies in the last
@@ -162,8 +163,7 @@ GP_API int gp_history_changes(struct gp_history *h, const char *pattern,
  * point (the last before it, the first after it) are compared as `gpuprof
  * compare` does when both still exist as results it reads ("compare": the
  * gpuprof.compare/1 result, else null and "compare_error" says why).
- * @p out: {series: [... with "verdict" and always with their points],
- * regressions: N, explanations:
+ * @p out: {series: [... with "verdict"], regressions: N, explanations:
  * [{metric, testbed, change, before {run_id, commit, source}, after {...},
  * compare, compare_error}]}.
  */

@@ -171,7 +171,7 @@ expect_rc 1 history list --db "$DB"
 err_has "schema version 99"
 err_has "use a newer gpuprof"
 err_one_line
-db_sql "UPDATE schema_version SET version = 1"
+db_sql "UPDATE schema_version SET version = 2"
 expect_rc 0 history list --db "$DB"
 
 # an aggregate and a report of several ranks: the job's metrics, the ranks' prefixed, the

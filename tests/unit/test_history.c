@@ -206,7 +206,7 @@ static void test_schema_version(void **state)
 	assert_int_equal(gp_history_open(path_of("v.sqlite"), &h), GP_EVERSION);
 	assert_null(h);
 	assert_non_null(strstr(gp_last_error(), "v.sqlite': the history database is of schema "
-	                                        "version 99; this gpuprof knows versions up to 1"));
+	                                        "version 99; this gpuprof knows versions up to 2"));
 	assert_int_equal(gp_history_open(NULL, &h), GP_EINVAL);
 	assert_int_equal(gp_history_open(path_of("no/such/dir.sqlite"), &h), GP_EIO);
 	assert_non_null(strstr(gp_last_error(), "dir.sqlite"));
@@ -295,6 +295,48 @@ static int64_t write_clock(struct gp_history *h, const char *testbed, double hz,
 	return id;
 }
 
+static int count_row(void *user, size_t ncol, const char *const *v)
+{
+	(void)ncol;
+	*(long *)user = strtol(v[0] ? v[0] : "-1", NULL, 10);
+	return 0;
+}
+
+/* a database of version 1 (the index on name alone) is migrated to 2, its rows kept */
+static void test_migration_2(void **state)
+{
+	struct gp_history *h = open_db("m.sqlite");
+	char *noise = NULL;
+	long n = -1;
+
+	(void)state;
+	write_clock(h, "tb", NAN, &noise);
+	free(noise);
+	/* back to version 1's layout */
+	assert_int_equal(gp__hist_exec(h, "DROP INDEX metrics_series", 0, NULL, NULL, NULL), 0);
+	assert_int_equal(
+	    gp__hist_exec(h, "CREATE INDEX metrics_name ON metrics (name)", 0, NULL, NULL, NULL),
+	    0);
+	assert_int_equal(
+	    gp__hist_exec(h, "UPDATE schema_version SET version = 1", 0, NULL, NULL, NULL), 0);
+	gp_history_close(h);
+	h = open_db("m.sqlite");
+	assert_int_equal(
+	    gp__hist_exec(h, "SELECT max(version) FROM schema_version", 0, NULL, count_row, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(
+	    gp__hist_exec(h,
+	                  "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+	                  "name IN ('metrics_series', 'metrics_name')",
+	                  0, NULL, count_row, &n),
+	    0);
+	assert_int_equal(n, 1); /* metrics_series only */
+	assert_int_equal(gp__hist_exec(h, "SELECT count(*) FROM metrics", 0, NULL, count_row, &n),
+	                 0);
+	assert_int_equal(n, 1);
+	gp_history_close(h);
+}
+
 static void test_clock_guard(void **state)
 {
 	struct gp_history *h = open_db("c.sqlite");
@@ -341,9 +383,13 @@ static void test_tags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_times),      cmocka_unit_test(test_csv_cells),
-		cmocka_unit_test(test_schema_version), cmocka_unit_test(test_import_and_series),
-		cmocka_unit_test(test_clock_guard),    cmocka_unit_test(test_tags),
+		cmocka_unit_test(test_csv_times),
+		cmocka_unit_test(test_csv_cells),
+		cmocka_unit_test(test_schema_version),
+		cmocka_unit_test(test_migration_2),
+		cmocka_unit_test(test_import_and_series),
+		cmocka_unit_test(test_clock_guard),
+		cmocka_unit_test(test_tags),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

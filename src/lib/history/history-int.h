@@ -108,6 +108,44 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 /** Tags of @p meta as a JSON object text (malloc'd) into *@p out. */
 int gp__hist_tags_json(const struct gp_history_meta *meta, char **out);
 
+/** One point of a series as gp__hist_each_series() hands it over. */
+struct gp__hpoint {
+	int64_t run_id, time_ns;
+	double value; /* NAN unknown */
+	bool noisy;
+	/* NULL when unknown; valid during the callback only */
+	const char *commit, *branch, *noise_reason, *source, *kind;
+};
+
+/** One series: a metric on a testbed, its points in time order (then run id). */
+struct gp__hseries {
+	const char *metric, *testbed, *unit, *better;
+	const struct gp__hpoint *p;
+	size_t n;
+};
+
+/** What gp__hist_each_series() does with each series (borrowed); non-zero stops. */
+typedef int (*gp__hseries_fn)(void *user, const struct gp__hseries *s);
+
+/**
+ * Reads the series whose metric matches the shell pattern @p pattern (NULL:
+ * all) one at a time, sorted by metric then testbed, each handed to @p fn:
+ * memory for one series, not for the whole history. Without @p full the
+ * points' branch, noise_reason, source and kind are NULL (not read).
+ * @return 0, @p fn's non-zero return, GP_EIO, GP_ENOMEM.
+ */
+int gp__hist_each_series(struct gp_history *h, const char *pattern, bool full, gp__hseries_fn fn,
+                         void *user);
+
+/** The source and kind of run @p id (gp__free() both). @return 0, GP_EINVAL (no such run). */
+int gp__hist_run_source(struct gp_history *h, int64_t id, char **source, char **kind);
+
+/** The points of @p s as gp_history_series() gives them (gp_value_free()); NULL: no memory. */
+struct gp_value *gp__hist_points(const struct gp__hseries *s);
+
+/** {metric, testbed, unit, better} of @p s into object @p o. @return 0 or GP_ENOMEM. */
+int gp__hist_series_head(struct gp_value *o, const struct gp__hseries *s);
+
 /** "12345" of @p v into @p buf (at least 32 bytes). */
 const char *gp__hist_i64(int64_t v, char *buf);
 

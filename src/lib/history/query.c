@@ -10,6 +10,7 @@
 #include "history-int.h"
 
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,144 +21,323 @@
 
 #define NOMEM() gp__error(GP_ENOMEM, "out of memory")
 
-struct series_rd {
-	const char *pattern;
-	struct gp_value *out;
-	struct gp_value *cur;    /* the series being filled (in out), or NULL */
-	struct gp_value *points; /* its points */
-	char *name, *testbed;    /* of cur */
-};
-
 static int set_str_or_null(struct gp_value *o, const char *k, const char *s)
 {
 	return s ? gp_obj_set_str(o, k, s) : gp_obj_set_null(o, k);
 }
 
-/* name, testbed, unit, better, id, time_ns, commit, branch, value, noisy, reason, source, kind */
-static int series_row(void *user, size_t ncol, const char *const *v)
+/* ---- the series, one at a time ---- */
+
+#define NOSTR ((size_t)-1)
+
+/* a point read, its strings as offsets into each_rd.str until the series is handed over */
+struct rd_point {
+	int64_t run_id, time_ns;
+	double value;
+	bool noisy;
+	size_t str[5]; /* commit, branch, noise_reason, source, kind; NOSTR: NULL */
+};
+
+struct each_rd {
+	const char *pattern;
+	gp__hseries_fn fn;
+	void *user;
+	char *metric; /* the metric of the rows being read (copied), and whether it matches */
+	bool match;
+	bool have;         /* a series is being filled */
+	struct gp_buf str; /* its metric, testbed, unit, better, then its points' strings */
+	size_t head[4];    /* offsets of metric, testbed, unit, better (NOSTR: NULL) */
+	struct rd_point *p;
+	size_t n, cap;
+	struct gp__hpoint *out; /* what fn sees, cap of them */
+};
+
+static size_t keep_str(struct gp_buf *b, const char *s, int *rc)
 {
-	struct series_rd *rd = user;
-	struct gp_value *p;
+	size_t at = b->len;
+
+	if (!s)
+		return NOSTR;
+	if (!*rc && gp__buf_add(b, s, strlen(s) + 1))
+		*rc = NOMEM();
+	return at;
+}
+
+static const char *str_at(const struct gp_buf *b, size_t at)
+{
+	return at == NOSTR ? NULL : b->buf + at;
+}
+
+/* hands the series read so far to fn and empties it */
+static int flush_series(struct each_rd *rd)
+{
+	struct gp__hseries s;
+	int rc;
+
+	if (!rd->have)
+		return 0;
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct rd_point *q = &rd->p[i];
+		struct gp__hpoint *o = &rd->out[i];
+
+		o->run_id = q->run_id;
+		o->time_ns = q->time_ns;
+		o->value = q->value;
+		o->noisy = q->noisy;
+		o->commit = str_at(&rd->str, q->str[0]);
+		o->branch = str_at(&rd->str, q->str[1]);
+		o->noise_reason = str_at(&rd->str, q->str[2]);
+		o->source = str_at(&rd->str, q->str[3]);
+		o->kind = str_at(&rd->str, q->str[4]);
+	}
+	s.metric = str_at(&rd->str, rd->head[0]);
+	s.testbed = str_at(&rd->str, rd->head[1]);
+	s.unit = str_at(&rd->str, rd->head[2]);
+	s.better = str_at(&rd->str, rd->head[3]);
+	s.p = rd->out;
+	s.n = rd->n;
+	rc = rd->fn(rd->user, &s);
+	rd->have = false;
+	rd->n = 0;
+	gp__buf_reset(&rd->str);
+	return rc;
+}
+
+/* name, testbed, unit, better, id, time_ns, commit, branch, value, noisy, reason, source, kind */
+static int each_row(void *user, size_t ncol, const char *const *v)
+{
+	struct each_rd *rd = user;
+	struct rd_point *q;
+	int rc = 0;
 
 	if (ncol < 13 || !v[0] || !v[1])
 		return 0;
-	if (rd->pattern && fnmatch(rd->pattern, v[0], 0))
-		return 0;
-	if (!rd->cur || strcmp(rd->name, v[0]) || strcmp(rd->testbed, v[1])) {
-		gp__free(rd->name);
-		gp__free(rd->testbed);
-		rd->name = gp__strdup(v[0]);
-		rd->testbed = gp__strdup(v[1]);
-		rd->cur = gp_value_object();
-		rd->points = gp_value_array();
-		if (!rd->name || !rd->testbed || !rd->cur || !rd->points ||
-		    gp_obj_set_str(rd->cur, "metric", v[0]) ||
-		    gp_obj_set_str(rd->cur, "testbed", v[1]) ||
-		    set_str_or_null(rd->cur, "unit", v[2]) ||
-		    set_str_or_null(rd->cur, "better", v[3]) ||
-		    gp_obj_set(rd->cur, "points", rd->points) || gp_arr_push(rd->out, rd->cur)) {
-			/* on failure the parent owns what was attached; cur is lost only then */
-			rd->cur = NULL;
+	/* rows come sorted by metric: the pattern is matched once per metric */
+	if (!rd->metric || strcmp(rd->metric, v[0])) {
+		gp__free(rd->metric);
+		rd->metric = gp__strdup(v[0]);
+		if (!rd->metric)
 			return NOMEM();
+		rd->match = !rd->pattern || !fnmatch(rd->pattern, v[0], 0);
+	}
+	if (!rd->match)
+		return 0;
+	if (rd->have && (strcmp(str_at(&rd->str, rd->head[0]), v[0]) ||
+	                 strcmp(str_at(&rd->str, rd->head[1]), v[1]))) {
+		rc = flush_series(rd);
+		if (rc)
+			return rc;
+	}
+	if (!rd->have) {
+		for (int k = 0; k < 4; k++)
+			rd->head[k] = keep_str(&rd->str, v[k], &rc);
+		if (rc)
+			return rc;
+		rd->have = true;
+	}
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 64;
+		struct rd_point *p = gp__reallocarray(rd->p, cap, sizeof(*p));
+		struct gp__hpoint *o;
+
+		if (!p)
+			return NOMEM();
+		rd->p = p;
+		o = gp__reallocarray(rd->out, cap, sizeof(*o));
+		if (!o)
+			return NOMEM();
+		rd->out = o;
+		rd->cap = cap;
+	}
+	q = &rd->p[rd->n];
+	q->run_id = strtoll(v[4], NULL, 10);
+	q->time_ns = strtoll(v[5], NULL, 10);
+	q->value = v[8] ? strtod(v[8], NULL) : NAN;
+	q->noisy = v[9] && strtol(v[9], NULL, 10) != 0;
+	q->str[0] = keep_str(&rd->str, v[6], &rc);
+	q->str[1] = keep_str(&rd->str, v[7], &rc);
+	q->str[2] = keep_str(&rd->str, v[10], &rc);
+	q->str[3] = keep_str(&rd->str, v[11], &rc);
+	q->str[4] = keep_str(&rd->str, v[12], &rc);
+	if (rc)
+		return rc;
+	rd->n++;
+	return 0;
+}
+
+int gp__hist_each_series(struct gp_history *h, const char *pattern, bool full, gp__hseries_fn fn,
+                         void *user)
+{
+	struct each_rd rd = { .pattern = pattern, .fn = fn, .user = user, .str = GP_BUF_INIT };
+	struct gp_buf sql = GP_BUF_INIT;
+	int rc;
+
+	/* what is not needed is not converted to text and back, 5 million times */
+	if (gp__buf_addf(&sql,
+	                 "SELECT m.name, r.testbed, m.unit, m.better, r.id, r.time_ns, "
+	                 "r.commit_id, %s, m.value, r.noisy, %s "
+	                 "FROM metrics m JOIN runs r ON r.id = m.run_id "
+	                 "ORDER BY m.name%s, r.testbed%s, r.time_ns, r.id",
+	                 full ? "r.branch" : "NULL",
+	                 full ? "r.noise_reason, r.source, r.kind" : "NULL, NULL, NULL",
+	                 h->ops->collate, h->ops->collate)) {
+		rc = NOMEM();
+		goto out;
+	}
+	rc = gp__hist_exec(h, sql.buf, 0, NULL, each_row, &rd);
+	if (!rc)
+		rc = flush_series(&rd);
+out:
+	gp__buf_release(&sql);
+	gp__buf_release(&rd.str);
+	gp__free(rd.metric);
+	gp__free(rd.p);
+	gp__free(rd.out);
+	return rc;
+}
+
+struct gp_value *gp__hist_points(const struct gp__hseries *s)
+{
+	struct gp_value *pts = gp_value_array();
+
+	for (size_t i = 0; pts && i < s->n; i++) {
+		const struct gp__hpoint *q = &s->p[i];
+		struct gp_value *p = gp_value_object();
+
+		if (!p || gp_obj_set_int(p, "run_id", q->run_id) ||
+		    gp_obj_set_int(p, "time_ns", q->time_ns) ||
+		    set_str_or_null(p, "commit", q->commit) ||
+		    set_str_or_null(p, "branch", q->branch) ||
+		    gp_obj_set_double(p, "value", q->value) ||
+		    gp_obj_set_bool(p, "noisy", q->noisy) ||
+		    set_str_or_null(p, "noise_reason", q->noise_reason) ||
+		    set_str_or_null(p, "source", q->source) ||
+		    set_str_or_null(p, "kind", q->kind)) {
+			gp_value_free(p);
+			gp_value_free(pts);
+			return NULL;
+		}
+		if (gp_arr_push(pts, p)) {
+			gp_value_free(pts);
+			return NULL;
 		}
 	}
-	p = gp_value_object();
-	if (!p || gp_obj_set_int(p, "run_id", strtoll(v[4], NULL, 10)) ||
-	    gp_obj_set_int(p, "time_ns", strtoll(v[5], NULL, 10)) ||
-	    set_str_or_null(p, "commit", v[6]) || set_str_or_null(p, "branch", v[7]) ||
-	    gp_obj_set_double(p, "value", v[8] ? strtod(v[8], NULL) : NAN) ||
-	    gp_obj_set_bool(p, "noisy", v[9] && strtol(v[9], NULL, 10) != 0) ||
-	    set_str_or_null(p, "noise_reason", v[10]) || set_str_or_null(p, "source", v[11]) ||
-	    set_str_or_null(p, "kind", v[12])) {
-		gp_value_free(p);
+	return pts;
+}
+
+int gp__hist_series_head(struct gp_value *o, const struct gp__hseries *s)
+{
+	return gp_obj_set_str(o, "metric", s->metric) || gp_obj_set_str(o, "testbed", s->testbed) ||
+	               set_str_or_null(o, "unit", s->unit) ||
+	               set_str_or_null(o, "better", s->better)
+	           ? NOMEM()
+	           : 0;
+}
+
+static int series_one(void *user, const struct gp__hseries *s)
+{
+	struct gp_value *out = user, *o = gp_value_object(), *pts;
+
+	if (!o || gp__hist_series_head(o, s)) {
+		gp_value_free(o);
 		return NOMEM();
 	}
-	return gp_arr_push(rd->points, p) ? NOMEM() : 0;
+	pts = gp__hist_points(s);
+	if (!pts || gp_obj_set(o, "points", pts)) {
+		gp_value_free(o);
+		return NOMEM();
+	}
+	return gp_arr_push(out, o) ? NOMEM() : 0;
 }
 
 int gp_history_series(struct gp_history *h, const char *pattern, struct gp_value **out)
 {
-	struct series_rd rd = { .pattern = pattern };
-	struct gp_buf sql = GP_BUF_INIT;
+	struct gp_value *res;
 	int rc;
 
 	if (!h || !out)
 		return gp__error(GP_EINVAL, "gp_history_series: bad arguments");
 	*out = NULL;
-	rd.out = gp_value_array();
-	if (!rd.out || gp__buf_addf(&sql,
-	                            "SELECT m.name, r.testbed, m.unit, m.better, r.id, r.time_ns, "
-	                            "r.commit_id, r.branch, m.value, r.noisy, r.noise_reason, "
-	                            "r.source, r.kind "
-	                            "FROM metrics m JOIN runs r ON r.id = m.run_id "
-	                            "ORDER BY m.name%s, r.testbed%s, r.time_ns, r.id",
-	                            h->ops->collate, h->ops->collate)) {
-		rc = NOMEM();
-		goto out;
-	}
-	rc = gp__hist_exec(h, sql.buf, 0, NULL, series_row, &rd);
-out:
-	gp__buf_release(&sql);
-	gp__free(rd.name);
-	gp__free(rd.testbed);
+	res = gp_value_array();
+	if (!res)
+		return NOMEM();
+	rc = gp__hist_each_series(h, pattern, true, series_one, res);
 	if (rc) {
-		gp_value_free(rd.out);
+		gp_value_free(res);
 		return rc;
 	}
-	*out = rd.out;
+	*out = res;
 	return 0;
+}
+
+static int list_one(void *user, const struct gp__hseries *s)
+{
+	struct gp_value *list = user, *o = gp_value_object();
+	const struct gp__hpoint *last = &s->p[s->n - 1];
+	size_t noisy = 0;
+
+	for (size_t k = 0; k < s->n; k++)
+		noisy += s->p[k].noisy;
+	if (!o || gp__hist_series_head(o, s) || gp_obj_set_int(o, "count", (int64_t)s->n) ||
+	    gp_obj_set_int(o, "noisy", (int64_t)noisy) ||
+	    gp_obj_set_double(o, "last_value", last->value) ||
+	    gp_obj_set_int(o, "last_time_ns", last->time_ns) ||
+	    set_str_or_null(o, "last_commit", last->commit)) {
+		gp_value_free(o);
+		return NOMEM();
+	}
+	return gp_arr_push(list, o) ? NOMEM() : 0;
 }
 
 int gp_history_list(struct gp_history *h, const char *pattern, struct gp_value **out)
 {
-	struct gp_value *all = NULL, *list;
+	struct gp_value *list;
 	int rc;
 
-	if (!out)
+	if (!h || !out)
 		return gp__error(GP_EINVAL, "gp_history_list: bad arguments");
 	*out = NULL;
-	rc = gp_history_series(h, pattern, &all);
-	if (rc)
-		return rc;
 	list = gp_value_array();
-	if (!list) {
-		rc = NOMEM();
-		goto out_all;
-	}
-	for (size_t i = 0; i < gp_value_len(all); i++) {
-		const struct gp_value *s = gp_arr_get(all, i);
-		const struct gp_value *pts = gp_obj_get(s, "points");
-		size_t n = gp_value_len(pts), noisy = 0;
-		const struct gp_value *last = gp_arr_get(pts, n - 1);
-		struct gp_value *o = gp_value_object();
-		double lv = NAN;
-		int64_t lt = 0;
-
-		for (size_t k = 0; k < n; k++)
-			noisy += gp_value_get_bool(gp_obj_get(gp_arr_get(pts, k), "noisy"), false);
-		gp_value_get_double(gp_obj_get(last, "value"), &lv);
-		gp_value_get_int(gp_obj_get(last, "time_ns"), &lt);
-		if (!o || gp_obj_set_str(o, "metric", gp_value_get_str(gp_obj_get(s, "metric"))) ||
-		    gp_obj_set_str(o, "testbed", gp_value_get_str(gp_obj_get(s, "testbed"))) ||
-		    set_str_or_null(o, "unit", gp_value_get_str(gp_obj_get(s, "unit"))) ||
-		    set_str_or_null(o, "better", gp_value_get_str(gp_obj_get(s, "better"))) ||
-		    gp_obj_set_int(o, "count", (int64_t)n) ||
-		    gp_obj_set_int(o, "noisy", (int64_t)noisy) ||
-		    gp_obj_set_double(o, "last_value", lv) ||
-		    gp_obj_set_int(o, "last_time_ns", lt) ||
-		    set_str_or_null(o, "last_commit",
-		                    gp_value_get_str(gp_obj_get(last, "commit"))) ||
-		    gp_arr_push(list, o)) {
-			gp_value_free(o);
-			gp_value_free(list);
-			rc = NOMEM();
-			goto out_all;
-		}
+	if (!list)
+		return NOMEM();
+	rc = gp__hist_each_series(h, pattern, false, list_one, list);
+	if (rc) {
+		gp_value_free(list);
+		return rc;
 	}
 	*out = list;
-out_all:
-	gp_value_free(all);
-	return rc;
+	return 0;
+}
+
+static int source_row(void *user, size_t ncol, const char *const *v)
+{
+	char **out = user;
+
+	if (ncol < 2 || out[0])
+		return 0;
+	out[0] = gp__strdup(v[0] ? v[0] : "");
+	out[1] = gp__strdup(v[1] ? v[1] : "");
+	return out[0] && out[1] ? 0 : NOMEM();
+}
+
+int gp__hist_run_source(struct gp_history *h, int64_t id, char **source, char **kind)
+{
+	char ib[32], *got[2] = { NULL, NULL };
+	const char *p[1] = { gp__hist_i64(id, ib) };
+	int rc;
+
+	*source = *kind = NULL;
+	rc = gp__hist_exec(h, "SELECT source, kind FROM runs WHERE id = ?", 1, p, source_row, got);
+	if (!rc && !got[0])
+		rc = gp__error(GP_EINVAL, "'%s': no run %" PRId64, h->target, id);
+	if (rc) {
+		gp__free(got[0]);
+		gp__free(got[1]);
+		return rc;
+	}
+	*source = got[0];
+	*kind = got[1];
+	return 0;
 }
 
 /* ---- export ---- */
