@@ -110,28 +110,8 @@ err_has "short.csv': line 3: 1 cells, the header has 2"
 
 # the noise guard: a run directory whose timeline shows throttling, another process,
 # or SM clocks below the testbed's usual is stored, marked, with its reason
-timeline() { # DIR CLOCK_MHZ REASONS PROCESSES
-	mkdir -p "$1"
-	cp "$TMP/t.json" "$1/trace.json"
-	python3 - "$1/metrics.jsonl" "$2" "$3" "$4" <<'PY'
-import json, sys
-path, mhz, reasons, procs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-with open(path, "w") as f:
-    f.write(json.dumps({"schema": "gpuprof.metrics/1", "hostname": "node7",
-                        "driver_version": "550.54.15", "interval_ms": 100,
-                        "start_monotonic_ns": 0, "start_unix_ns": 0, "gpu_status": None,
-                        "watched_pid": None}) + "\n")
-    for i in range(20):
-        gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "utilization_gpu_ratio": 0.9,
-               "clock_sm_hertz": mhz * 1e6 + (i % 3) * 1e6, "temperature_celsius": 60 + i,
-               "clock_event_reasons": reasons if i == 7 else 0,
-               "processes_total": procs if i >= 10 else 1}
-        f.write(json.dumps({"schema": "gpuprof.sample/1", "seq": i + 1,
-                            "time_monotonic_ns": i * 10**8, "host": {}, "gpus": [gpu]}) + "\n")
-    f.write(json.dumps({"end": True, "samples": 20, "missed_periods": 0,
-                        "end_monotonic_ns": 2 * 10**9}) + "\n")
-PY
-}
+. "$(dirname "$0")/history-timeline.sh"
+timeline() { history_timeline "$1" "$TMP/t.json" "$2" "$3" "$4"; } # DIR CLOCK_MHZ REASONS PROCS
 timeline "$TMP/r1" 1980 0 1
 timeline "$TMP/r2" 1975 1 1     # gpu_idle only: not throttling
 timeline "$TMP/r3" 1985 0 1

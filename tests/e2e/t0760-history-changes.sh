@@ -135,27 +135,8 @@ NCHECK=$((NCHECK + 1))
 
 # the noise guard: results from run directories, 24 clean runs of the 2-layer model with 6
 # throttled runs of the 3-layer one among them: no change point; marked clean, they make one
-timeline() { # DIR TRACE REASONS
-	mkdir -p "$1"
-	cp "$2" "$1/trace.json"
-	python3 - "$1/metrics.jsonl" "$3" <<'PY'
-import json, sys
-path, reasons = sys.argv[1], int(sys.argv[2])
-with open(path, "w") as f:
-    f.write(json.dumps({"schema": "gpuprof.metrics/1", "hostname": "node7",
-                        "driver_version": "550.54.15", "interval_ms": 100,
-                        "start_monotonic_ns": 0, "start_unix_ns": 0, "gpu_status": None,
-                        "watched_pid": None}) + "\n")
-    for i in range(20):
-        gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "utilization_gpu_ratio": 0.9,
-               "clock_sm_hertz": 1980e6, "temperature_celsius": 60,
-               "clock_event_reasons": reasons if i == 7 else 0, "processes_total": 1}
-        f.write(json.dumps({"schema": "gpuprof.sample/1", "seq": i + 1,
-                            "time_monotonic_ns": i * 10**8, "host": {}, "gpus": [gpu]}) + "\n")
-    f.write(json.dumps({"end": True, "samples": 20, "missed_periods": 0,
-                        "end_monotonic_ns": 2 * 10**9}) + "\n")
-PY
-}
+. "$(dirname "$0")/history-timeline.sh"
+timeline() { history_timeline "$1" "$2" 1980 "$3" 1; } # DIR TRACE REASONS
 for i in $(seq 1 30); do
 	"$GEN" --steps 4 --layers 2 --seed "$i" -o "$TMP/small$i.json" 2>/dev/null || fail "gen_trace"
 done
