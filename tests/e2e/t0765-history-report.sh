@@ -46,31 +46,11 @@ expect_rc 0 history import --db "$DB" --csv one.csv --testbed "lab <one>"
 
 # run directories: one trace, a metrics timeline each; "hot" ones throttled (sw_thermal)
 "$GEN" --steps 3 --layers 2 -o t.json >/dev/null 2>&1 || fail "gen_trace"
-rundir() { # DIR REASONS
-	mkdir -p "$1"
-	cp t.json "$1/trace.json"
-	python3 - "$1/metrics.jsonl" "$2" <<'EOF' || fail "timeline $1"
-import json, sys
-path, reasons = sys.argv[1], int(sys.argv[2])
-with open(path, "w") as f:
-    f.write(json.dumps({"schema": "gpuprof.metrics/1", "hostname": "node7",
-                        "driver_version": "550.54.15", "interval_ms": 100,
-                        "start_monotonic_ns": 0, "start_unix_ns": 0, "gpu_status": None,
-                        "watched_pid": None}) + "\n")
-    for i in range(20):
-        gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3", "utilization_gpu_ratio": 0.9,
-               "clock_sm_hertz": 1980e6 + (i % 3) * 1e6, "temperature_celsius": 60,
-               "clock_event_reasons": reasons if i == 7 else 0, "processes_total": 1}
-        f.write(json.dumps({"schema": "gpuprof.sample/1", "seq": i + 1,
-                            "time_monotonic_ns": i * 10**8, "host": {}, "gpus": [gpu]}) + "\n")
-    f.write(json.dumps({"end": True, "samples": 20, "missed_periods": 0,
-                        "end_monotonic_ns": 2 * 10**9}) + "\n")
-EOF
-}
+. "$E/history-timeline.sh"
 for i in 1 2 3 4 5 6; do
 	reasons=0
 	[ $i = 3 ] || [ $i = 5 ] && reasons=32
-	rundir "r$i" $reasons
+	history_timeline "r$i" t.json 1980 $reasons 1 || fail "timeline r$i"
 	expect_rc 0 history add --db "$DB" --time $((1780000000 + i * 3600)) \
 		--commit "$(printf '%040d' $i)" "r$i"
 done
