@@ -67,6 +67,21 @@ GP_API int gp_report_load(const char *const *paths, size_t n, const struct gp_re
  */
 GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len);
 
+/**
+ * Renders the series of a performance database as one HTML page of the
+ * report's kind ("history"): a summary table, then per series a chart of its
+ * points (clean ones as a line, noisy ones apart), its change points marked,
+ * each point's commit, time, value and run on hover. Self-contained as
+ * gp_report_html()'s pages are; docs/cli/gpuprof-history.md describes it.
+ * @param series gp_history_changes()'s output made with points (an array of
+ * series objects, borrowed); an empty array makes a page that says so.
+ * @param title the page's title (the database, say); NULL: "history".
+ * @param out receives the text (free with gp_free), @p len its length.
+ * @return 0, GP_EINVAL when @p series is not an array of objects, GP_ENOMEM.
+ */
+GP_API int gp_report_history_html(const struct gp_value *series, const char *title, char **out,
+                                  size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,8 +3,9 @@
  * fuzz_report.c - libFuzzer target for what `gpuprof report` reads and
  * writes: a gpuprof document (analyze, bench or compare JSON) made into a
  * page model (src/lib/report/load.c: the environment and Perfetto hints read
- * out of any tree) and drawn as HTML (html.c); and the input's raw bytes
- * escaped for each context of the page.
+ * out of any tree) and drawn as HTML (html.c); any tree as the series of a
+ * history page (history-page.c); and the input's raw bytes escaped for each
+ * context of the page.
  *
  * Findings besides crashes, leaks and sanitizer reports: an escaped text or
  * attribute with a raw < > " ' or an ampersand that starts no reference, a
@@ -32,6 +33,25 @@ static size_t count(const char *hay, const char *needle)
 	for (; (hay = strstr(hay, needle)); hay++)
 		n++;
 	return n;
+}
+
+/* a page must hold its two script elements, and its data must parse back */
+static void check_page(const char *html)
+{
+	static const char open_tag[] = "<script type=\"application/json\" id=\"gp-data\">";
+	struct gp_value *back = NULL;
+	const char *d, *e;
+
+	if (count(html, "<script") != 2)
+		abort();
+	d = strstr(html, open_tag);
+	e = d ? strstr(d, "</script>") : NULL;
+	if (!d || !e)
+		abort();
+	d += sizeof(open_tag) - 1;
+	if (gp_value_parse(d, (size_t)(e - d), &back, NULL))
+		abort();
+	gp_value_free(back);
 }
 
 static void check_escapes(const char *s, size_t n)
@@ -62,9 +82,7 @@ static void check_escapes(const char *s, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const paths[] = { "in<put>.json" };
-	static const char open_tag[] = "<script type=\"application/json\" id=\"gp-data\">";
-	struct gp_value *doc = NULL, *page = NULL, *back = NULL;
-	const char *d, *e;
+	struct gp_value *doc = NULL, *page = NULL;
 	char *html = NULL;
 	size_t len = 0;
 
@@ -77,19 +95,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gp_report_html(doc, &html, &len) == 0)
 		gp_free(html);
 	html = NULL;
+	/* the tree as a history page's series: an array of objects, else refused */
+	if (gp_report_history_html(doc, "t<\"&", &html, &len) == 0) {
+		check_page(html);
+		gp_free(html);
+	}
+	html = NULL;
 	if (gp__report_page(doc, NULL, paths, 1, false, NULL, &page))
 		return 0;
 	if (gp_report_html(page, &html, &len) == 0) {
-		if (count(html, "<script") != 2)
-			abort();
-		d = strstr(html, open_tag);
-		e = d ? strstr(d, "</script>") : NULL;
-		if (!d || !e)
-			abort();
-		d += sizeof(open_tag) - 1;
-		if (gp_value_parse(d, (size_t)(e - d), &back, NULL))
-			abort();
-		gp_value_free(back);
+		check_page(html);
 		gp_free(html);
 	}
 	gp_value_free(page);

@@ -4,10 +4,17 @@
  * text, a double-quoted attribute, JSON inside a script element), and the
  * page around a page model with hostile strings: they come out as text, the
  * data parses back to the same value, and nothing but the two script
- * elements of the page is a script.
+ * elements of the page is a script. Then gp_report_history_html(), the
+ * history page of a hand-built series list (gp_history_changes()'s shape with
+ * points): markup in its metric, testbed, commit and title stays text, the
+ * embedded data parses back to exactly the series given, the page is the
+ * report's (its CSP, its stylesheet, the history view in its one script, the
+ * generation time in the header), an empty list makes a page, what is not a
+ * list of series is refused. t0765 opens such pages in Chromium.
  */
 #include "testutil.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "gpuprof/report.h"
@@ -156,10 +163,25 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
+static const char DATA_OPEN[] = "<script type=\"application/json\" id=\"gp-data\">";
+
+/* the value of the gp-data element of page @p html */
+static struct gp_value *page_data(const char *html)
+{
+	const char *data = strstr(html, DATA_OPEN), *end;
+	struct gp_value *v = NULL;
+
+	assert_non_null(data);
+	data += strlen(DATA_OPEN);
+	end = strstr(data, "</script>");
+	assert_non_null(end);
+	assert_int_equal(gp_value_parse(data, (size_t)(end - data), &v, NULL), 0);
+	return v;
+}
+
 static void test_page(void **state)
 {
-	struct gp_value *p = evil_page(), *back = NULL;
-	const char *data, *end;
+	struct gp_value *p = evil_page(), *back;
 	char *html = NULL;
 	size_t len = 0;
 
@@ -186,12 +208,7 @@ static void test_page(void **state)
 	/* what is unknown is left out, not shown as "-" */
 	assert_null(strstr(html, "data-env=\"driver_version\""));
 	/* the data element parses back to the page model */
-	data = strstr(html, "<script type=\"application/json\" id=\"gp-data\">");
-	assert_non_null(data);
-	data += strlen("<script type=\"application/json\" id=\"gp-data\">");
-	end = strstr(data, "</script>");
-	assert_non_null(end);
-	assert_int_equal(gp_value_parse(data, (size_t)(end - data), &back, NULL), 0);
+	back = page_data(html);
 	assert_string_equal(gp_value_get_str(gp_value_path(back, "doc/kernel")), evil);
 	assert_string_equal(gp_value_get_str(gp_value_path(back, "env/host")), "<b>host</b>");
 	gp_value_free(back);
@@ -263,19 +280,22 @@ static void test_date(void **state)
 	}
 }
 
-/* every allocation failure is an error, never a crash or a leak */
-static void test_page_alloc_failures(void **state)
+/*
+ * Renders @p v with @p render and the Nth allocation failing, N = 1, 2, ...
+ * until it passes: each failure is GP_ENOMEM with no page, never a crash or
+ * a leak (ASan).
+ */
+static void alloc_failures(int (*render)(const struct gp_value *, char **, size_t *),
+                           const struct gp_value *v)
 {
-	struct gp_value *p = evil_page();
 	char *html = NULL;
 	size_t len;
 	long n;
 	int rc;
 
-	(void)state;
-	for (n = 0; n < 200; n++) {
+	for (n = 1; n < 2000; n++) {
 		gp__test_fail_alloc_after(n);
-		rc = gp_report_html(p, &html, &len);
+		rc = render(v, &html, &len);
 		gp__test_fail_alloc_after(-1);
 		if (rc == 0) {
 			gp_free(html);
@@ -284,17 +304,241 @@ static void test_page_alloc_failures(void **state)
 		assert_int_equal(rc, GP_ENOMEM);
 		assert_null(html);
 	}
-	assert_true(n < 200);
+	/* some allocation failed before one run passed */
+	assert_true(n > 1 && n < 2000);
+}
+
+static void test_page_alloc_failures(void **state)
+{
+	struct gp_value *p = evil_page();
+
+	(void)state;
+	alloc_failures(gp_report_html, p);
 	gp_value_free(p);
+}
+
+static struct gp_value *point(int64_t run, int64_t t, const char *commit, double v,
+                              const char *noise)
+{
+	struct gp_value *p = gp_value_object();
+
+	assert_int_equal(gp_obj_set_int(p, "run_id", run), 0);
+	assert_int_equal(gp_obj_set_int(p, "time_ns", t), 0);
+	assert_int_equal(gp_obj_set_str(p, "commit", commit), 0);
+	assert_int_equal(gp_obj_set_null(p, "branch"), 0);
+	assert_int_equal(gp_obj_set_double(p, "value", v), 0);
+	assert_int_equal(gp_obj_set_bool(p, "noisy", noise != NULL), 0);
+	assert_int_equal(gp_obj_set_str(p, "noise_reason", noise), 0);
+	assert_int_equal(gp_obj_set_null(p, "source"), 0);
+	return p;
+}
+
+static struct gp_value *stats(double mean, double sd, int64_t n)
+{
+	struct gp_value *o = gp_value_object();
+
+	assert_int_equal(gp_obj_set_double(o, "mean", mean), 0);
+	assert_int_equal(gp_obj_set_double(o, "sd", sd), 0);
+	assert_int_equal(gp_obj_set_int(o, "n", n), 0);
+	return o;
+}
+
+/*
+ * A series of @p n points of step_time_ns with a 3 % step at n / 2 and one
+ * noisy point, its metric, testbed and every commit carrying markup.
+ */
+static struct gp_value *series_step(size_t n)
+{
+	struct gp_value *s = gp_value_object(), *pts, *chs, *c, *last;
+	size_t i, at = n / 2;
+
+	assert_int_equal(gp_obj_set_str(s, "metric", "step_time<b>&\"q'_ns"), 0);
+	assert_int_equal(gp_obj_set_str(s, "testbed", "host=<img src=x>;gpu=H100 x1"), 0);
+	assert_int_equal(gp_obj_set_str(s, "unit", "ns"), 0);
+	assert_int_equal(gp_obj_set_str(s, "better", "lower"), 0);
+	assert_int_equal(gp_obj_set_int(s, "count", (int64_t)n), 0);
+	assert_int_equal(gp_obj_set_int(s, "clean", (int64_t)n - 1), 0);
+	assert_int_equal(gp_obj_set_int(s, "noisy", 1), 0);
+	assert_int_equal(gp_obj_set_double(s, "noise", 0.004), 0);
+	assert_int_equal(gp_obj_set_double(s, "threshold", 0.02), 0);
+	assert_int_equal(gp_obj_set_bool(s, "unstable", false), 0);
+	assert_int_equal(gp_obj_set(s, "points", pts = gp_value_array()), 0);
+	for (i = 0; i < n; i++) {
+		char commit[64];
+
+		snprintf(commit, sizeof(commit), "%s%zu", i % 2 ? evil : "abcdef0123456789", i);
+		assert_int_equal(
+		    gp_arr_push(pts, point((int64_t)i + 1,
+		                           1790000000000000000LL + (int64_t)i * 86400000000000LL,
+		                           commit, i >= at ? 1.03e6 : 1.0e6,
+		                           i == 3 ? "throttled <power_cap>" : NULL)),
+		    0);
+	}
+	assert_int_equal(gp_obj_set(s, "changes", chs = gp_value_array()), 0);
+	assert_int_equal(gp_arr_push(chs, c = gp_value_object()), 0);
+	assert_int_equal(gp_obj_set_str(c, "kind", "step"), 0);
+	assert_int_equal(gp_obj_set_int(c, "index", (int64_t)at), 0);
+	assert_int_equal(gp_obj_set_int(c, "run_id", (int64_t)at + 1), 0);
+	assert_int_equal(gp_obj_set_str(c, "commit", evil), 0);
+	assert_int_equal(gp_obj_set_int(c, "time_ns", 1790000000000000000LL), 0);
+	assert_int_equal(gp_obj_set(c, "before", stats(1.0e6, 3e3, 30)), 0);
+	assert_int_equal(gp_obj_set(c, "after", stats(1.03e6, 3.1e3, 30)), 0);
+	assert_int_equal(gp_obj_set_double(c, "rel_change", 0.03), 0);
+	assert_int_equal(gp_obj_set_double(c, "magnitude", 0.03), 0);
+	assert_int_equal(gp_obj_set_double(c, "pvalue", 1e-9), 0);
+	assert_int_equal(gp_obj_set_double(c, "steppiness", 0.9), 0);
+	assert_int_equal(gp_obj_set_bool(c, "regression", true), 0);
+	assert_int_equal(gp_obj_set(s, "last", last = gp_value_object()), 0);
+	assert_int_equal(gp_obj_set_int(last, "run_id", (int64_t)n), 0);
+	assert_int_equal(gp_obj_set_str(last, "commit", evil), 0);
+	assert_int_equal(gp_obj_set_double(last, "value", 1.03e6), 0);
+	return s;
+}
+
+/* a series of one point, no commit, unstable */
+static struct gp_value *series_one(void)
+{
+	struct gp_value *s = gp_value_object(), *pts;
+
+	assert_int_equal(gp_obj_set_str(s, "metric", "throughput.items_per_s"), 0);
+	assert_int_equal(gp_obj_set_str(s, "testbed", "csv"), 0);
+	assert_int_equal(gp_obj_set_str(s, "unit", "/s"), 0);
+	assert_int_equal(gp_obj_set_str(s, "better", "higher"), 0);
+	assert_int_equal(gp_obj_set_int(s, "count", 1), 0);
+	assert_int_equal(gp_obj_set_null(s, "noise"), 0);
+	assert_int_equal(gp_obj_set_bool(s, "unstable", true), 0);
+	assert_int_equal(gp_obj_set(s, "changes", gp_value_array()), 0);
+	assert_int_equal(gp_obj_set(s, "points", pts = gp_value_array()), 0);
+	assert_int_equal(gp_arr_push(pts, point(1, 0, NULL, 12.5, NULL)), 0);
+	return s;
+}
+
+static void test_history_page(void **state)
+{
+	struct gp_value *list = gp_value_array(), *back;
+	char *html = NULL, *json_in = NULL, *json_back = NULL;
+	size_t len = 0, n1, n2;
+
+	(void)state;
+	assert_int_equal(gp_arr_push(list, series_step(40)), 0);
+	assert_int_equal(gp_arr_push(list, series_one()), 0);
+	assert_int_equal(gp_report_history_html(list, "db <\"x\">.sqlite", &html, &len), 0);
+	assert_int_equal(strlen(html), len);
+	/* the report's page: one CSP that fetches nothing, two script elements, its stylesheet */
+	assert_non_null(strstr(html, "<!DOCTYPE html>"));
+	assert_int_equal(count(html, "Content-Security-Policy"), 1);
+	assert_non_null(strstr(html, "default-src 'none'"));
+	assert_int_equal(count(html, "<script"), 2);
+	assert_int_equal(count(html, "</script>"), 2);
+	assert_non_null(strstr(html, ".gp-env {"));
+	assert_non_null(strstr(html, "<body data-gp-kind=\"history\">"));
+	/* the history view is in the script, and report.js after it */
+	assert_non_null(strstr(html, "var gpHistory = function"));
+	assert_true(strstr(html, "var gpHistory = function") < strstr(html, "report.js - draws"));
+	/* markup in the data never appears raw */
+	assert_null(strstr(html, evil));
+	assert_null(strstr(html, "<img"));
+	assert_null(strstr(html, "<b>&"));
+	assert_null(strstr(html, "<power_cap>"));
+	/* the title in the title element, the heading and its attribute, escaped */
+	assert_non_null(
+	    strstr(html, "<title>gpuprof report: db &lt;&quot;x&quot;&gt;.sqlite</title>"));
+	assert_non_null(
+	    strstr(html, "title=\"db &lt;&quot;x&quot;&gt;.sqlite\">db &lt;&quot;x&quot;"));
+	/* when it was made, no Input row (the title names the database) */
+	assert_non_null(strstr(html, "<dt>Generated</dt><dd data-env=\"generated\" title=\""));
+	assert_null(strstr(html, "data-env=\"inputs\""));
+	/* the data is the series, value for value */
+	back = page_data(html);
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "schema")), GP_PAGE_SCHEMA);
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "kind")), "history");
+	assert_string_equal(gp_value_get_str(gp_obj_get(back, "title")), "db <\"x\">.sqlite");
+	assert_int_equal(gp_value_to_json(list, 0, &json_in, &n1), 0);
+	assert_int_equal(gp_value_to_json(gp_value_path(back, "doc/series"), 0, &json_back, &n2),
+	                 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(json_in, json_back, n1);
+	assert_string_equal(gp_value_get_str(gp_obj_get(
+	                        gp_arr_get(gp_value_path(back, "doc/series"), 0), "metric")),
+	                    "step_time<b>&\"q'_ns");
+	gp_free(json_in);
+	gp_free(json_back);
+	gp_value_free(back);
+	gp_free(html);
+	/* a NULL title is "history"; len may be NULL */
+	assert_int_equal(gp_report_history_html(list, NULL, &html, NULL), 0);
+	assert_non_null(strstr(html, "<title>gpuprof report: history</title>"));
+	gp_free(html);
+	gp_value_free(list);
+}
+
+/* no series: still a page, with an empty list in its data */
+static void test_history_empty(void **state)
+{
+	struct gp_value *list = gp_value_array(), *back;
+	char *html = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(gp_report_history_html(list, "empty", &html, &len), 0);
+	assert_true(len > 0);
+	back = page_data(html);
+	assert_int_equal(gp_value_type(gp_value_path(back, "doc/series")), GP_VALUE_ARRAY);
+	assert_int_equal(gp_value_len(gp_value_path(back, "doc/series")), 0);
+	gp_value_free(back);
+	gp_free(html);
+	gp_value_free(list);
+}
+
+static void test_history_not_series(void **state)
+{
+	struct gp_value *o = gp_value_object(), *a = gp_value_array();
+	char *html = (char *)1;
+	size_t len = 1;
+
+	(void)state;
+	assert_int_equal(gp_report_history_html(o, NULL, &html, &len), GP_EINVAL);
+	assert_null(html);
+	assert_int_equal(len, 0);
+	assert_int_equal(gp_report_history_html(NULL, NULL, &html, &len), GP_EINVAL);
+	assert_int_equal(gp_report_history_html(o, NULL, NULL, NULL), GP_EINVAL);
+	assert_int_equal(gp_arr_push(a, gp_value_int(3)), 0);
+	assert_int_equal(gp_report_history_html(a, NULL, &html, &len), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(), "series 0 is not an object"));
+	assert_null(html);
+	gp_value_free(a);
+	gp_value_free(o);
+}
+
+static int history_page(const struct gp_value *series, char **out, size_t *len)
+{
+	return gp_report_history_html(series, "t", out, len);
+}
+
+static void test_history_alloc_failures(void **state)
+{
+	struct gp_value *list = gp_value_array();
+
+	(void)state;
+	assert_int_equal(gp_arr_push(list, series_step(6)), 0);
+	alloc_failures(history_page, list);
+	gp_value_free(list);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text),        cmocka_unit_test(test_attr),
-		cmocka_unit_test(test_script_json), cmocka_unit_test(test_page),
-		cmocka_unit_test(test_not_a_page),  cmocka_unit_test(test_page_alloc_failures),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_attr),
+		cmocka_unit_test(test_script_json),
+		cmocka_unit_test(test_page),
+		cmocka_unit_test(test_not_a_page),
+		cmocka_unit_test(test_page_alloc_failures),
 		cmocka_unit_test(test_date),
+		cmocka_unit_test(test_history_page),
+		cmocka_unit_test(test_history_empty),
+		cmocka_unit_test(test_history_not_series),
+		cmocka_unit_test(test_history_alloc_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

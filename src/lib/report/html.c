@@ -5,8 +5,9 @@
  * The page is static HTML for the environment header (escaped here, so the
  * header reads even without JavaScript), the page model as JSON in a
  * <script type="application/json"> element, and the embedded stylesheet and
- * script (assets/report.css, assets/perf.js, assets/memory.js and assets/report.js in one
- * script element), which draw every other
+ * script (assets/report.css, assets/perf.js, assets/memory.js, assets/memsnap.js,
+ * on a history page assets/history.js, and assets/report.js in one script
+ * element), which draw every other
  * section from that JSON with DOM calls (textContent, setAttribute), never
  * by parsing strings as HTML. A Content-Security-Policy allows inline style
  * and script and data: images only: the page can fetch nothing.
@@ -202,15 +203,16 @@ out:
  * run.json and bench write it) as a person reads it, "2026-11-27 14:12:15
  * UTC"; anything else as it is. The exact value stays in the title.
  */
-static int date_row(struct gp_buf *b, const struct gp_value *env)
+static int date_row(struct gp_buf *b, const struct gp_value *env, const char *key,
+                    const char *label)
 {
-	const char *v = gp_value_get_str(gp_obj_get(env, "date"));
+	const char *v = gp_value_get_str(gp_obj_get(env, key));
 	size_t n = v ? strlen(v) : 0;
 	int rc = 0;
 
 	if (!v)
 		return 0;
-	GP_TRY(gp__buf_addstr(b, "<div><dt>Date</dt><dd data-env=\"date\" title=\""));
+	GP_TRY(gp__buf_addf(b, "<div><dt>%s</dt><dd data-env=\"%s\" title=\"", label, key));
 	GP_TRY(attr(b, v));
 	GP_TRY(gp__buf_addstr(b, "\">"));
 	if (n >= 20 && v[10] == 'T' && v[n - 1] == 'Z' && v[13] == ':' && v[16] == ':' &&
@@ -238,6 +240,31 @@ void gp__base_name(const char *path, const char **base, size_t *n)
 		;
 	*base = p;
 	*n = (size_t)(path + len - p);
+}
+
+/* the Input row: each input's file name, its whole path in the title */
+static int inputs_row(struct gp_buf *b, const struct gp_value *inputs)
+{
+	size_t i;
+	int rc = 0;
+
+	GP_TRY(gp__buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
+	for (i = 0; i < gp_value_len(inputs); i++) {
+		const char *p = gp_value_get_str(gp_arr_get(inputs, i)), *base;
+		size_t n;
+
+		if (!p)
+			continue;
+		gp__base_name(p, &base, &n);
+		GP_TRY(gp__buf_addstr(b, "<span class=\"gp-path\" title=\""));
+		GP_TRY(attr(b, p));
+		GP_TRY(gp__buf_addstr(b, "\">"));
+		GP_TRY(gp__html_text(b, base, n));
+		GP_TRY(gp__buf_addstr(b, "</span> "));
+	}
+	rc = gp__buf_addstr(b, "</dd></div>\n");
+out:
+	return rc;
 }
 
 /* the header: what this is and where it came from, readable without JavaScript */
@@ -279,25 +306,15 @@ static int header(struct gp_buf *b, const struct gp_value *page)
 	GP_TRY(env_row(b, env, "cuda_version", "CUDA", false));
 	GP_TRY(env_row(b, env, "hip_version", "HIP", false));
 	GP_TRY(env_row(b, env, "command", "Command", true));
-	GP_TRY(date_row(b, env));
+	GP_TRY(date_row(b, env, "date", "Date"));
+	/* a history page: when it was made (its series have their own times) */
+	GP_TRY(date_row(b, env, "generated", "Generated"));
 	/* a run directory without a capture: how the run ended, why no GPU timeline */
 	GP_TRY(env_row(b, env, "run_end", "Run", false));
 	GP_TRY(env_row(b, env, "no_gpu_timeline", "No GPU timeline", true));
-	GP_TRY(gp__buf_addstr(b, "<div class=\"gp-wide\"><dt>Input</dt><dd data-env=\"inputs\">"));
-	for (i = 0; i < gp_value_len(inputs); i++) {
-		const char *p = gp_value_get_str(gp_arr_get(inputs, i)), *base;
-		size_t n;
-
-		if (!p)
-			continue;
-		gp__base_name(p, &base, &n);
-		GP_TRY(gp__buf_addstr(b, "<span class=\"gp-path\" title=\""));
-		GP_TRY(attr(b, p));
-		GP_TRY(gp__buf_addstr(b, "\">"));
-		GP_TRY(gp__html_text(b, base, n));
-		GP_TRY(gp__buf_addstr(b, "</span> "));
-	}
-	GP_TRY(gp__buf_addstr(b, "</dd></div>\n"));
+	/* a history page's input is a database, which its title names */
+	if (!kind || strcmp(kind, "history") != 0)
+		GP_TRY(inputs_row(b, inputs));
 	if (gp_value_type(tags) == GP_VALUE_OBJECT && gp_value_len(tags)) {
 		GP_TRY(gp__buf_addstr(b, "<div><dt>Tags</dt><dd data-env=\"tags\">"));
 		for (i = 0; i < gp_value_len(tags); i++) {
@@ -333,6 +350,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	const char *schema = gp_value_get_str(gp_obj_get(page, "schema"));
 	const char *kind = gp_value_get_str(gp_obj_get(page, "kind"));
 	const char *title = gp_value_get_str(gp_obj_get(page, "title"));
+	bool history = kind && !strcmp(kind, "history");
 	struct gp_buf b;
 	char *json = NULL;
 	size_t jlen = 0;
@@ -345,7 +363,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 		*len = 0;
 	if (!schema || strcmp(schema, GP_PAGE_SCHEMA) != 0 || !kind ||
 	    (strcmp(kind, "analyze") && strcmp(kind, "bench") && strcmp(kind, "compare") &&
-	     strcmp(kind, "aggregate") && strcmp(kind, "memsnap")) ||
+	     strcmp(kind, "aggregate") && strcmp(kind, "memsnap") && strcmp(kind, "history")) ||
 	    gp_value_type(gp_obj_get(page, "doc")) != GP_VALUE_OBJECT)
 		return gp__error(GP_EINVAL, "gp_report_html: not a page model (%s)",
 		                 GP_PAGE_SCHEMA);
@@ -353,7 +371,7 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	GP_TRY(gp_value_to_json(page, 0, &json, &jlen));
 	GP_TRY(gp__buf_grow(&b, jlen + gp__report_js_len + gp__report_perf_len +
 	                            gp__report_mem_len + gp__report_memsnap_len +
-	                            gp__report_css_len + 8192));
+	                            gp__report_css_len + gp__report_history_len + 8192));
 	GP_TRY(gp__buf_addstr(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	                          "<meta charset=\"utf-8\">\n"
 	                          "<meta name=\"viewport\" content=\"width=device-width, "
@@ -384,6 +402,9 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len)
 	GP_TRY(gp__buf_add(&b, gp__report_perf, gp__report_perf_len));
 	GP_TRY(gp__buf_add(&b, gp__report_mem, gp__report_mem_len));
 	GP_TRY(gp__buf_add(&b, gp__report_memsnap, gp__report_memsnap_len));
+	/* the history view only where it is drawn: the other pages stay as they were */
+	if (history)
+		GP_TRY(gp__buf_add(&b, gp__report_history, gp__report_history_len));
 	GP_TRY(gp__buf_add(&b, gp__report_js, gp__report_js_len));
 	GP_TRY(gp__buf_addstr(&b, "</script>\n</body>\n</html>\n"));
 	*out = gp__buf_detach(&b, len);

@@ -44,5 +44,7 @@ extern const char gp__report_mem[];
 extern const size_t gp__report_mem_len;
 extern const char gp__report_memsnap[];
 extern const size_t gp__report_memsnap_len;
+extern const char gp__report_history[];
+extern const size_t gp__report_history_len;
 
 #endif

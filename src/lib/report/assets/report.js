@@ -5,7 +5,7 @@
  * the step breakdown, the binned GPU timeline, the metrics timeline, sortable
  * and filterable tables, a latency histogram, the compare view and an
  * aggregate of many ranks, with its own small SVG code (the aggregate's wait
- * heatmap on a canvas). Every string of the data goes into the page through
+ * heatmap on a canvas); a history page through assets/history.js. Every string of the data goes into the page through
  * textContent or setAttribute, never parsed as HTML. Embedded by html.c.
  * When done, <body data-gp-state> is "ok" (or "error", with the reason shown).
  */
@@ -413,7 +413,8 @@
           trr.appendChild(h('td', {
             'data-col': c.key, cls: cls,
             'data-value': v === null || v === undefined ? 'null' : typeof v === 'object' ? JSON.stringify(v) : String(v),
-            text: (FMT[c.fmt] || FMT.str)(v)
+            /* a column's own formatter gets the row too (a value in its row's unit) */
+            text: typeof c.fmt === 'function' ? c.fmt(v, row) : (FMT[c.fmt] || FMT.str)(v)
           }));
         }
         tbody.appendChild(trr);
@@ -977,6 +978,13 @@
       lineChart: lineChart, fmtBytes: fmtBytes, fmtInt: fmtInt, fmtPct: fmtPct }).render(doc);
   }
 
+  /* a history page (gpuprof history report): assets/history.js, before this file */
+  function renderHistory(doc) {
+    if (typeof gpHistory !== 'function') throw new Error('the history view is missing');
+    gpHistory({ h: h, s: s, num: num, objs: objs, arr: arr, get: get, section: section, table: table, ticks: ticks,
+      fmtNs: fmtNs, fmtBytes: fmtBytes, fmtInt: fmtInt, fmtPct: fmtPct, fmtRate: fmtRate, fmtPval: fmtPval }).render(doc);
+  }
+
   /* the memory view: assets/memory.js, before this file */
   function memory() {
     if (typeof gpMemory !== 'function') return { analyze: function () {} };
@@ -1492,6 +1500,7 @@
     else if (page.kind === 'compare') renderCompare(doc);
     else if (page.kind === 'aggregate') renderAggregate(doc);
     else if (page.kind === 'memsnap') renderMemsnap(doc);
+    else if (page.kind === 'history') renderHistory(doc);
     else if (ri === -1 && page.aggregate && typeof page.aggregate === 'object') {
       /* the job's view of a page of many ranks */
       rankSelect(doc, -1);
