@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "gpuprof/gpuprof.h"
 #include "gpuprof/history.h"
+#include "gpuprof/report.h"
 
 static const char usage_text[] =
     "usage: gpuprof history add [options] RESULT...\n"
@@ -30,6 +31,7 @@ static const char usage_text[] =
     "       gpuprof history changes [detection options] [--json] [METRIC-PATTERN]\n"
     "       gpuprof history check [detection options] [--recent N] [--json] [METRIC-PATTERN]\n"
     "       gpuprof history show [detection options] [--json] METRIC-PATTERN\n"
+    "       gpuprof history report [detection options] [-o FILE] [METRIC-PATTERN]\n"
     "       gpuprof history export --jsonl [-o FILE]\n"
     "\n"
     "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
@@ -49,7 +51,8 @@ static const char usage_text[] =
     "    --otava           detection: Otava's test alone (no filters, no creep test)\n"
     "    --recent N        check: a change point counts in the last N runs (default: the window)\n"
     "    --jsonl           export: one JSON line per run\n"
-    "    -o, --output FILE export: write to FILE (atomically)\n"
+    "    -o, --output FILE export, report: write to FILE (atomically; report's default:\n"
+    "                      history.html)\n"
     "    -h, --help        this help; 'gpuprof help history' for the docs\n";
 
 enum {
@@ -164,6 +167,32 @@ static int print_tree(const struct gp_value *v, bool json, enum gp_history_forma
 	return 0;
 }
 
+/* `history report`: the page of the series matching @p pattern, written to @p output */
+static int write_report(struct gp_history *h, const char *db, const char *pattern,
+                        struct gp_history_cpd_opts *co, const char *output)
+{
+	struct gp_value *series = NULL;
+	char *html = NULL, title[512];
+	size_t len = 0;
+	int rc;
+
+	co->points = true;
+	rc = gp_history_changes(h, pattern, co, &series);
+	if (rc)
+		return lib_error(rc);
+	snprintf(title, sizeof(title), "history of %s%s%s", db, pattern ? ": " : "",
+	         pattern ? pattern : "");
+	rc = gp_report_history_html(series, title, &html, &len);
+	gp_value_free(series);
+	if (rc)
+		return lib_error(rc);
+	rc = write_output(output, html, len);
+	gp_free(html);
+	if (!rc && strcmp(output, "-"))
+		fprintf(stderr, "gpuprof history: wrote '%s'\n", output);
+	return rc;
+}
+
 static int export_jsonl(const struct gp_value *runs, const char *output)
 {
 	size_t cap = 0, len = 0;
@@ -245,9 +274,7 @@ int cmd_history(int argc, const char **argv)
 	sub = argv[1];
 	if (strcmp(sub, "add") && strcmp(sub, "import") && strcmp(sub, "list") &&
 	    strcmp(sub, "export") && strcmp(sub, "changes") && strcmp(sub, "check") &&
-	    strcmp(sub, "show")) {
-		if (!strcmp(sub, "report"))
-			return error("history %s is not in this version of gpuprof yet", sub);
+	    strcmp(sub, "show") && strcmp(sub, "report")) {
 		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
 		return GP_EXIT_USAGE;
 	}
@@ -333,7 +360,8 @@ int cmd_history(int argc, const char **argv)
 		free(tags);
 		usage_die("history export takes --jsonl and no operand");
 	}
-	if ((!strcmp(sub, "list") || !strcmp(sub, "changes") || !strcmp(sub, "check")) &&
+	if ((!strcmp(sub, "list") || !strcmp(sub, "changes") || !strcmp(sub, "check") ||
+	     !strcmp(sub, "report")) &&
 	    nops > 1) {
 		free(tags);
 		usage_die("history %s takes one METRIC-PATTERN at most", sub);
@@ -388,6 +416,9 @@ int cmd_history(int argc, const char **argv)
 		        : print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 		if (!rc && !json && !gp_value_len(v) && nops)
 			rc = error("no series matches '%s'", argv[optind]);
+	} else if (!strcmp(sub, "report")) {
+		rc = write_report(h, db_target(db), nops ? argv[optind] : NULL, &co,
+		                  output ? output : "history.html");
 	} else if (!strcmp(sub, "check")) {
 		int64_t nreg = 0;
 
