@@ -40,8 +40,8 @@ import reportpage  # noqa: E402
 
 def short(c):
     """The commit as the page shows it (history.js's shortCommit)."""
-    if all(ch in "0123456789abcdefABCDEF" for ch in c) and len(c) >= 8:
-        return c[:7]
+    if all(ch in "0123456789abcdefABCDEF" for ch in c) and len(c) >= 9:
+        return c[:8]
     return c
 
 

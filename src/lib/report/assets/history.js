@@ -63,10 +63,10 @@ var gpHistory = function (api) {
     return num(v) ? fmtPct(v * 100, true) : '-';
   }
 
-  /* a commit as git's one-line log shows it: a hash's first 7 digits, a name as it is */
+  /* a commit as `history changes` prints it: a hash's first 8 digits, a name as it is */
   function shortCommit(c) {
     if (typeof c !== 'string' || !c) return null;
-    return /^[0-9a-f]{8,}$/i.test(c) ? c.slice(0, 7) : c;
+    return /^[0-9a-f]{9,}$/i.test(c) ? c.slice(0, 8) : c;
   }
 
   /* Unix ns as "2026-11-27 14:12 UTC" (a date alone at midnight) */
