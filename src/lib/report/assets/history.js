@@ -175,7 +175,7 @@ var gpHistory = function (api) {
       h('div', { cls: 'gp-htestbed gp-mono', title: 'testbed', text: String(sr.testbed) }),
       h('div', { cls: 'gp-note', 'data-gp-counts': i, text: bits.join(' \u00b7 ') }),
       num(last.value) ? h('div', { cls: 'gp-hlast', 'data-value': String(last.value) }, ['last ', h('b', { text: fmtVal(sr.unit, last.value) }), ' at ' + where(last) + ', ' + fmtTime(last.time_ns)]) : null,
-      sr.unstable === true ? h('p', { cls: 'gp-warn', text: 'Unstable: the noise of its clean points (' + (num(sr.noise) ? fmtPct(sr.noise * 100) : 'unknown') + ') is above the threshold (' + fmtPct(sr.threshold * 100) + '), so no change point is listed and it never alarms.' }) : null
+      sr.unstable === true ? h('p', { cls: 'gp-warn', text: 'Unstable: the run-to-run noise of its clean points (' + (num(sr.noise) ? fmtPct(sr.noise * 100) : 'unknown') + ') is more than half the threshold (' + fmtPct(sr.threshold * 100) + '): a change of the threshold\'s size would be within two noise deviations of one run, so no change point is listed and it never alarms.' }) : null
     ];
   }
 
