@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# t0762-history-read-faults.sh - faults found in review of the history's reading commands:
+#   - changes, check, list and report read while another process holds the write lock of
+#     the SQLite file (WAL lets readers go on): none of them waits for it or fails;
+. "$(dirname "$0")/lib.sh"
+need python3
+"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
+	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+
+DB="$TMP/h.sqlite"
+python3 - "$TMP/h.csv" <<'PY'
+import random, sys
+rng = random.Random(5)
+name = "x\x1b[31m<b>&" + "M" * 300 + "_ns"
+with open(sys.argv[1], "w") as f:
+    f.write('time,commit,"%s"\n' % name)
+    for i in range(60):
+        commit = "\x1b]0;pwn\x07c%04d" % i + "z" * 200
+        v = 1e6 * (1.05 if i >= 50 else 1) * (1 + rng.gauss(0, 0.003))
+        f.write("%d,%s,%.1f\n" % (1700000000 + i * 86400, commit, v))
+PY
+expect_rc 0 history import --db "$DB" --csv "$TMP/h.csv" --testbed "$(printf 'tb\033[2J')"
+
+# a writer holds the lock: the readers go on (a wait of 0.2 s would fail them)
+python3 - "$DB" "$GPUPROF" "$TMP" <<'PY' || fail "a reader waited for the writer (above)"
+import os, sqlite3, subprocess, sys
+db, gp, tmp = sys.argv[1:4]
+c = sqlite3.connect(db, isolation_level=None)
+c.execute("BEGIN IMMEDIATE")
+c.execute("UPDATE runs SET branch = 'b' WHERE id = 1")
+env = dict(os.environ, GP_HISTORY_BUSY_TIMEOUT_MS="200")
+for args in (["changes"], ["check"], ["list"], ["report", "-o", tmp + "/p.html"]):
+    r = subprocess.run([gp, "history"] + args + ["--db", db], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 3), (args, r.returncode, r.stderr)
+c.execute("ROLLBACK")
+PY
+NCHECK=$((NCHECK + 1))
+
+done_ok
