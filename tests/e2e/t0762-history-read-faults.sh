@@ -3,6 +3,10 @@
 # t0762-history-read-faults.sh - faults found in review of the history's reading commands:
 #   - changes, check, list and report read while another process holds the write lock of
 #     the SQLite file (WAL lets readers go on): none of them waits for it or fails;
+#   - metric names, testbeds and commits with control characters (an ESC, an OSC title
+#     sequence) never reach the terminal as such in list, changes, show or check, and
+#     the lines of check and the series' headings fit a 60-column terminal even with a
+#     300-character metric name and a 200-character commit.
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -38,4 +42,19 @@ c.execute("ROLLBACK")
 PY
 NCHECK=$((NCHECK + 1))
 
+# no control character reaches the terminal; the lines fit it
+for sub in list changes check "show *_ns"; do
+	# shellcheck disable=SC2086
+	COLUMNS=60 run history $sub --db "$DB"
+	[ "$RC" -le 3 ] || fail "history $sub exited $RC"
+	python3 - "$OUT" <<'PY' || fail "history $sub: a control character in its text (above)"
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+bad = [c for c in t if (ord(c) < 32 and c != "\n") or ord(c) == 127]
+assert not bad, repr(bad[:5])
+PY
+	[ "$sub" != check ] || no_width_over 60 "$OUT"
+	# the series' heading lines too (the table of change points is of fixed width)
+	[ "$sub" = list ] || { grep -v "^  *[0-9i]" "$OUT" >"$TMP/heads"; no_width_over 60 "$TMP/heads"; }
+done
 done_ok
