@@ -203,6 +203,8 @@ static int series_changes(const struct gp__hseries *s, const struct gp__cpd_opts
 	last = NULL;
 	if (!rc)
 		rc = gp_obj_set(o, "changes", changes);
+	else
+		gp_value_free(changes);
 	changes = NULL;
 	if (!rc && points) {
 		struct gp_value *pts = gp__hist_points(s);
@@ -317,12 +319,14 @@ static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
 	/* gp_obj_set takes each value, even when it fails */
 	rc = gp_obj_set(e, "change", cc);
 	cc = NULL;
-	if (!rc)
+	if (!rc) {
 		rc = gp_obj_set(e, "before", b);
-	b = NULL;
-	if (!rc)
+		b = NULL;
+	}
+	if (!rc) {
 		rc = gp_obj_set(e, "after", a);
-	a = NULL;
+		a = NULL;
+	}
 	if (rc) {
 		rc = NOMEM();
 		goto out;
@@ -497,6 +501,8 @@ int gp_history_check(struct gp_history *h, const char *pattern, const struct gp_
 		rc = gp_obj_set_int(res, "regressions", (int64_t)ps.nreg);
 	if (!rc)
 		rc = gp_obj_set(res, "explanations", ps.explanations);
+	else
+		gp_value_free(ps.explanations);
 	ps.explanations = NULL;
 	if (rc) {
 		rc = NOMEM();
