@@ -412,10 +412,13 @@ int cmd_history(int argc, const char **argv)
 	} else if (!strcmp(sub, "changes") || !strcmp(sub, "show")) {
 		co.points = !strcmp(sub, "show");
 		rc = gp_history_changes(h, nops ? argv[optind] : NULL, &co, &v);
-		rc = rc ? lib_error(rc)
-		        : print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
-		if (!rc && !json && !gp_value_len(v) && nops)
+		if (rc)
+			rc = lib_error(rc);
+		else if (nops &&
+		         !gp_value_len(v)) /* JSON too: a misspelt pattern is no empty history */
 			rc = error("no series matches '%s'", argv[optind]);
+		else
+			rc = print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 	} else if (!strcmp(sub, "report")) {
 		rc = write_report(h, db_target(db), nops ? argv[optind] : NULL, &co,
 		                  output ? output : "history.html");
@@ -423,7 +426,13 @@ int cmd_history(int argc, const char **argv)
 		int64_t nreg = 0;
 
 		rc = gp_history_check(h, nops ? argv[optind] : NULL, &co, &v);
-		rc = rc ? lib_error(rc) : print_tree(v, json, GP_HISTORY_CHECK);
+		if (rc)
+			rc = lib_error(rc);
+		else if (nops && !gp_value_len(gp_obj_get(v, "series")))
+			/* a gate whose pattern is misspelt must not pass */
+			rc = error("no series matches '%s'", argv[optind]);
+		else
+			rc = print_tree(v, json, GP_HISTORY_CHECK);
 		gp_value_get_int(gp_obj_get(v, "regressions"), &nreg);
 		if (!rc && nreg > 0) {
 			gp_value_free(v);

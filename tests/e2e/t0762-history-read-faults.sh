@@ -6,7 +6,9 @@
 #   - metric names, testbeds and commits with control characters (an ESC, an OSC title
 #     sequence) never reach the terminal as such in list, changes, show or check, and
 #     the lines of check and the series' headings fit a 60-column terminal even with a
-#     300-character metric name and a 200-character commit.
+#     300-character metric name and a 200-character commit;
+#   - a METRIC-PATTERN that matches no series is an error (exit 1) for changes, check and
+#     show, with --json too: a CI gate whose pattern is misspelt does not pass.
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -57,4 +59,15 @@ PY
 	# the series' heading lines too (the table of change points is of fixed width)
 	[ "$sub" = list ] || { grep -v "^  *[0-9i]" "$OUT" >"$TMP/heads"; no_width_over 60 "$TMP/heads"; }
 done
+
+# a pattern that matches nothing: an error, never a pass
+for sub in changes check show; do
+	for json in "" --json; do
+		# shellcheck disable=SC2086
+		expect_rc 1 history $sub $json --db "$DB" 'step_tme*'
+		err_has "no series matches 'step_tme*'"
+		out_empty
+	done
+done
+expect_rc 0 history list --db "$DB" 'step_tme*'
 done_ok
