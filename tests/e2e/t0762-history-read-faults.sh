@@ -8,7 +8,9 @@
 #     the lines of check and the series' headings fit a 60-column terminal even with a
 #     300-character metric name and a 200-character commit;
 #   - a METRIC-PATTERN that matches no series is an error (exit 1) for changes, check and
-#     show, with --json too: a CI gate whose pattern is misspelt does not pass.
+#     show, with --json too: a CI gate whose pattern is misspelt does not pass;
+#   - a creep over the whole series (its change point at index 0, no run before it) is a
+#     regression for check (exit 3) naming the creep's first and newest runs, not an error.
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -70,4 +72,22 @@ for sub in changes check show; do
 	done
 done
 expect_rc 0 history list --db "$DB" 'step_tme*'
+
+# a creep from the first point: 0.02 % a run over 150 runs, 0.4 % noise, no step
+python3 - "$TMP/creep.csv" <<'PY'
+import random, sys
+rng = random.Random(4)
+with open(sys.argv[1], "w") as f:
+    f.write("time,commit,step_time_ns\n")
+    for i in range(150):
+        f.write("%d,c%04d,%.1f\n" % (1700000000 + i * 86400, i,
+                                     1e6 * (1 + 0.0002 * i) * (1 + rng.gauss(0, 0.004))))
+PY
+expect_rc 0 history import --db "$TMP/creep.sqlite" --csv "$TMP/creep.csv"
+expect_rc 0 history changes --db "$TMP/creep.sqlite" --json
+[ "$(json_get "$OUT" '[(c["index"], c["kind"]) for c in d[0]["changes"]]')" = "[(0, 'trend')]" ] ||
+	fail "the creep is not found from its first point"
+expect_rc 3 history check --db "$TMP/creep.sqlite"
+out_has "creep at index 0 (run 1, c0000"
+out_has "the creep's first and newest runs: run 1 (c0000)"
 done_ok

@@ -292,7 +292,8 @@ static bool clean_near(const struct gp__hseries *s, int64_t idx, bool before, si
 
 /*
  * The regression of series @p s at change @p c, to be explained: the runs
- * either side (explain() compares them once the series are read).
+ * either side of a step, a creep's first and newest runs (explain()
+ * compares them once the series are read).
  */
 static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
                           struct gp_value **out)
@@ -300,10 +301,20 @@ static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
 	struct gp_value *e = gp_value_object(), *b = NULL, *a = NULL, *cc = NULL;
 	size_t ib = 0, ia = 0;
 	int64_t idx = 0;
+	bool ok;
 	int rc;
 
 	gp_value_get_int(gp_obj_get(c, "index"), &idx);
-	if (!e || !clean_near(s, idx, true, &ib) || !clean_near(s, idx, false, &ia)) {
+	/*
+	 * A creep's runs are its first and the newest: it may start at the
+	 * series' first point (no run before it) and its change is end to end.
+	 */
+	if (!strcmp(gp_value_get_str(gp_obj_get(c, "kind")), "trend")) {
+		ok = clean_near(s, idx, false, &ib) && clean_near(s, (int64_t)s->n, true, &ia);
+	} else {
+		ok = clean_near(s, idx, true, &ib) && clean_near(s, idx, false, &ia);
+	}
+	if (!e || !ok) {
 		rc = e ? gp__error(GP_EINVAL, "history: a change point without runs either side")
 		       : NOMEM();
 		goto out;

@@ -427,9 +427,9 @@ static void check_text(struct gp__out *o, const struct gp_value *res, int width)
 		gp__buf_reset(&side);
 		gp__out_keep(
 		    o, gp__buf_addf(
-		           &side,
-		           "the runs either side: run %" PRId64 " (%s) '%s' and run %" PRId64
-		           " (%s) '%s'",
+		           &side, "%s: run %" PRId64 " (%s) '%s' and run %" PRId64 " (%s) '%s'",
+		           !strcmp(str(c, "kind"), "trend") ? "the creep's first and newest runs"
+		                                            : "the runs either side",
 		           inum(b, "run_id"),
 		           fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(b, "commit"))),
 		           str(b, "source"), inum(a, "run_id"),
