@@ -10,7 +10,8 @@
 #   - a METRIC-PATTERN that matches no series is an error (exit 1) for changes, check and
 #     show, with --json too: a CI gate whose pattern is misspelt does not pass;
 #   - a creep over the whole series (its change point at index 0, no run before it) is a
-#     regression for check (exit 3) naming the creep's first and newest runs, not an error.
+#     regression for check (exit 3) naming the creep's first and newest runs, not an error;
+#   - check on a database that does not exist fails and makes none (nor .gpuprof).
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -90,4 +91,14 @@ expect_rc 0 history changes --db "$TMP/creep.sqlite" --json
 expect_rc 3 history check --db "$TMP/creep.sqlite"
 out_has "creep at index 0 (run 1, c0000"
 out_has "the creep's first and newest runs: run 1 (c0000)"
+
+# the gate opens no new database: a misspelt --db, or the default in a folder without one
+expect_rc 1 history check --db "$TMP/typo.sqlite"
+err_has "no history database there"
+[ ! -e "$TMP/typo.sqlite" ] || fail "check made '$TMP/typo.sqlite'"
+mkdir "$TMP/fresh"
+(cd "$TMP/fresh" && GPUPROF_HISTORY= "$GPUPROF" history check >/dev/null 2>&1)
+[ $? = 1 ] || fail "check without a database did not fail"
+[ ! -e "$TMP/fresh/.gpuprof" ] || fail "check made '.gpuprof'"
+NCHECK=$((NCHECK + 1))
 done_ok
