@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "gpuprof/gpuprof.h"
@@ -128,8 +129,8 @@ static double parse_fraction(const char *opt, const char *s)
 	return v;
 }
 
-/* the database to open; the default's folder is made */
-static const char *db_target(const char *given)
+/* the database to open; the default's folder is made when @p make */
+static const char *db_target(const char *given, bool make)
 {
 	const char *env = getenv("GPUPROF_HISTORY");
 
@@ -137,7 +138,7 @@ static const char *db_target(const char *given)
 		return given;
 	if (env && *env)
 		return env;
-	if (mkdir(".gpuprof", 0777) && errno != EEXIST)
+	if (make && mkdir(".gpuprof", 0777) && errno != EEXIST)
 		warning("cannot make '.gpuprof': %s", strerror(errno));
 	return ".gpuprof/history.sqlite";
 }
@@ -255,7 +256,7 @@ int cmd_history(int argc, const char **argv)
 	const char *db = NULL, *csv = NULL, *output = NULL, *sub;
 	const char **tags = NULL;
 	char *commit = NULL, *branch = NULL;
-	bool json = false, jsonl = false, have_time = false;
+	bool json = false, jsonl = false, have_time = false, gate;
 	struct gp_history *h = NULL;
 	struct gp_value *v = NULL;
 	int c, rc = GP_EXIT_FAILURE;
@@ -278,6 +279,7 @@ int cmd_history(int argc, const char **argv)
 		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
 		return GP_EXIT_USAGE;
 	}
+	gate = !strcmp(sub, "check");
 	gp_history_cpd_opts_init(&co);
 	tags = xcalloc((size_t)argc, sizeof(*tags));
 	argc--;
@@ -385,7 +387,18 @@ int cmd_history(int argc, const char **argv)
 		if (!meta.branch)
 			meta.branch = branch = git_line("rev-parse --abbrev-ref HEAD");
 	}
-	rc = gp_history_open(db_target(db), &h);
+	/*
+	 * The gate opens no new database: a misspelt --db (or a job run in the
+	 * wrong folder) would check an empty history and pass.
+	 */
+	if (gate && strncmp(db_target(db, false), "postgresql://", 13) &&
+	    strncmp(db_target(db, false), "postgres://", 11) &&
+	    access(db_target(db, false), F_OK)) {
+		rc = error("'%s': no history database there (history add or import makes one)",
+		           db_target(db, false));
+		goto out;
+	}
+	rc = gp_history_open(db_target(db, !gate), &h);
 	if (rc) {
 		rc = lib_error(rc);
 		goto out;
@@ -396,7 +409,7 @@ int cmd_history(int argc, const char **argv)
 			rc = lib_error(rc);
 		else
 			fprintf(stderr, "gpuprof history: added %zu run%s to '%s'\n", nops,
-			        nops == 1 ? "" : "s", db_target(db));
+			        nops == 1 ? "" : "s", db_target(db, !gate));
 	} else if (!strcmp(sub, "import")) {
 		size_t n = 0;
 
@@ -412,18 +425,27 @@ int cmd_history(int argc, const char **argv)
 	} else if (!strcmp(sub, "changes") || !strcmp(sub, "show")) {
 		co.points = !strcmp(sub, "show");
 		rc = gp_history_changes(h, nops ? argv[optind] : NULL, &co, &v);
-		rc = rc ? lib_error(rc)
-		        : print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
-		if (!rc && !json && !gp_value_len(v) && nops)
+		if (rc)
+			rc = lib_error(rc);
+		else if (nops &&
+		         !gp_value_len(v)) /* JSON too: a misspelt pattern is no empty history */
 			rc = error("no series matches '%s'", argv[optind]);
+		else
+			rc = print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 	} else if (!strcmp(sub, "report")) {
-		rc = write_report(h, db_target(db), nops ? argv[optind] : NULL, &co,
+		rc = write_report(h, db_target(db, !gate), nops ? argv[optind] : NULL, &co,
 		                  output ? output : "history.html");
 	} else if (!strcmp(sub, "check")) {
 		int64_t nreg = 0;
 
 		rc = gp_history_check(h, nops ? argv[optind] : NULL, &co, &v);
-		rc = rc ? lib_error(rc) : print_tree(v, json, GP_HISTORY_CHECK);
+		if (rc)
+			rc = lib_error(rc);
+		else if (nops && !gp_value_len(gp_obj_get(v, "series")))
+			/* a gate whose pattern is misspelt must not pass */
+			rc = error("no series matches '%s'", argv[optind]);
+		else
+			rc = print_tree(v, json, GP_HISTORY_CHECK);
 		gp_value_get_int(gp_obj_get(v, "regressions"), &nreg);
 		if (!rc && nreg > 0) {
 			gp_value_free(v);

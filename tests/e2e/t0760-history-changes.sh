@@ -190,7 +190,8 @@ for i in $(seq 1 8); do
 	expect_rc 0 history add --db "$TDB" --commit "b$i" --time "$((1790002000 + i * 60))" \
 		"$TMP/big$i.json"
 done
-expect_rc 3 history check --db "$TDB" --min-magnitude 0.2 step_time.mean
+# a wide terminal: the line naming the two files is not wrapped
+COLUMNS=1000 expect_rc 3 history check --db "$TDB" --min-magnitude 0.2 step_time.mean
 out_has "REGRESSION  step_time.mean"
 out_has "the runs either side: run 20 (s20) '$TMP/small20.json' and run 21 (b1) '$TMP/big1.json'"
 out_has "compared as \`gpuprof compare\` does:"

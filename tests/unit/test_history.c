@@ -364,6 +364,63 @@ static void test_clock_guard(void **state)
 	gp_history_close(h);
 }
 
+/* every allocation of the reading commands failing in turn: GP_ENOMEM, nothing leaked (ASan) */
+static void test_read_torture(void **state)
+{
+	struct gp_history *h = open_db("t.sqlite");
+	struct gp_history_meta meta = { .size = sizeof(meta) };
+	struct gp_history_cpd_opts o;
+	char csv[8192], *at = csv;
+	size_t n = 0;
+
+	(void)state;
+	/* a 10 % step at row 30 of 40 (a regression check explains), a higher-is-better metric */
+	at += sprintf(at, "time,commit,lat_ns,fps\n");
+	for (int i = 0; i < 40; i++)
+		at += sprintf(at, "%d,c%02d,%g,%g\n", 1000 + i, i,
+		              (i >= 30 ? 1.1e6 : 1e6) + (i % 3) * 1e3, 50.0 + (i % 2));
+	write_text(path_of("t.csv"), csv);
+	assert_int_equal(gp_history_import_csv(h, path_of("t.csv"), &meta, &n), 0);
+	assert_int_equal(
+	    gp__hist_exec(h, "UPDATE runs SET noisy = 1, noise_reason = 'x' WHERE id IN (5, 33)", 0,
+	                  NULL, NULL, NULL),
+	    0);
+	gp_history_cpd_opts_init(&o);
+	o.points = true;
+	/*
+	 * A few failures are absorbed (a run's tags unparsed are {}): the walk goes on
+	 * until 300 allocations in a row failed to make a call fail, past its last one.
+	 */
+	for (int what = 0; what < 4; what++) {
+		long ok = 0;
+
+		for (long k = 1; ok < 300; k++) {
+			struct gp_value *v = NULL;
+			char *text = NULL;
+			int rc;
+
+			gp__test_fail_alloc_after(k);
+			rc = what == 0   ? gp_history_changes(h, NULL, &o, &v)
+			     : what == 1 ? gp_history_check(h, NULL, &o, &v)
+			     : what == 2 ? gp_history_list(h, NULL, &v)
+			                 : gp_history_export(h, &v);
+			if (!rc && what < 3)
+				rc = gp_history_format(v,
+				                       what == 0   ? GP_HISTORY_SHOW
+				                       : what == 1 ? GP_HISTORY_CHECK
+				                                   : GP_HISTORY_LIST,
+				                       60, &text, NULL);
+			gp__test_fail_alloc_after(0);
+			ok = rc ? 0 : ok + 1;
+			if (rc)
+				assert_int_equal(rc, GP_ENOMEM);
+			gp_free(text);
+			gp_value_free(v);
+		}
+	}
+	gp_history_close(h);
+}
+
 static void test_tags(void **state)
 {
 	const char *tags[] = { "a=1", "q=\"x\"\\", "e=" };
@@ -390,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_import_and_series),
 		cmocka_unit_test(test_clock_guard),
 		cmocka_unit_test(test_tags),
+		cmocka_unit_test(test_read_torture),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

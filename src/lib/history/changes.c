@@ -203,6 +203,8 @@ static int series_changes(const struct gp__hseries *s, const struct gp__cpd_opts
 	last = NULL;
 	if (!rc)
 		rc = gp_obj_set(o, "changes", changes);
+	else
+		gp_value_free(changes);
 	changes = NULL;
 	if (!rc && points) {
 		struct gp_value *pts = gp__hist_points(s);
@@ -290,7 +292,8 @@ static bool clean_near(const struct gp__hseries *s, int64_t idx, bool before, si
 
 /*
  * The regression of series @p s at change @p c, to be explained: the runs
- * either side (explain() compares them once the series are read).
+ * either side of a step, a creep's first and newest runs (explain()
+ * compares them once the series are read).
  */
 static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
                           struct gp_value **out)
@@ -298,10 +301,20 @@ static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
 	struct gp_value *e = gp_value_object(), *b = NULL, *a = NULL, *cc = NULL;
 	size_t ib = 0, ia = 0;
 	int64_t idx = 0;
+	bool ok;
 	int rc;
 
 	gp_value_get_int(gp_obj_get(c, "index"), &idx);
-	if (!e || !clean_near(s, idx, true, &ib) || !clean_near(s, idx, false, &ia)) {
+	/*
+	 * A creep's runs are its first and the newest: it may start at the
+	 * series' first point (no run before it) and its change is end to end.
+	 */
+	if (!strcmp(gp_value_get_str(gp_obj_get(c, "kind")), "trend")) {
+		ok = clean_near(s, idx, false, &ib) && clean_near(s, (int64_t)s->n, true, &ia);
+	} else {
+		ok = clean_near(s, idx, true, &ib) && clean_near(s, idx, false, &ia);
+	}
+	if (!e || !ok) {
 		rc = e ? gp__error(GP_EINVAL, "history: a change point without runs either side")
 		       : NOMEM();
 		goto out;
@@ -317,12 +330,14 @@ static int regression_ref(const struct gp__hseries *s, const struct gp_value *c,
 	/* gp_obj_set takes each value, even when it fails */
 	rc = gp_obj_set(e, "change", cc);
 	cc = NULL;
-	if (!rc)
+	if (!rc) {
 		rc = gp_obj_set(e, "before", b);
-	b = NULL;
-	if (!rc)
+		b = NULL;
+	}
+	if (!rc) {
 		rc = gp_obj_set(e, "after", a);
-	a = NULL;
+		a = NULL;
+	}
 	if (rc) {
 		rc = NOMEM();
 		goto out;
@@ -497,6 +512,8 @@ int gp_history_check(struct gp_history *h, const char *pattern, const struct gp_
 		rc = gp_obj_set_int(res, "regressions", (int64_t)ps.nreg);
 	if (!rc)
 		rc = gp_obj_set(res, "explanations", ps.explanations);
+	else
+		gp_value_free(ps.explanations);
 	ps.explanations = NULL;
 	if (rc) {
 		rc = NOMEM();

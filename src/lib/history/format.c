@@ -52,13 +52,41 @@ static const char *fmt_time(char *buf, size_t n, int64_t t, bool with_time)
 	return buf;
 }
 
+/* control characters of @p buf (a commit, a name from the database) as '?': none reach a terminal
+ */
+static char *no_ctrl(char *buf)
+{
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return buf;
+}
+
 /* the first 10 characters of a commit, "-" when unknown */
 static const char *fmt_commit(char *buf, size_t n, const char *c)
 {
 	if (!c || !*c)
 		return "-";
 	snprintf(buf, n, "%.10s", c);
-	return buf;
+	return no_ctrl(buf);
+}
+
+/* @p s cut to @p w columns, its control characters as '?' */
+static void put_fit(struct gp__out *o, const char *s, size_t w)
+{
+	if (!o->rc)
+		gp__out_keep(o, gp__text_fit(&o->b, s, w, 0));
+}
+
+/* the line @p text (a terminal's: its control characters '?') wrapped to @p width, indented */
+static void put_wrapped(struct gp__out *o, const char *text, int width, size_t indent)
+{
+	char first[16];
+
+	snprintf(first, sizeof(first), "%*s", (int)indent, "");
+	if (!o->rc)
+		gp__out_keep(
+		    o, gp__text_wrap(&o->b, first, text, (size_t)width, indent + 2, GP__WRAP_RAW));
 }
 
 static double num(const struct gp_value *o, const char *k)
@@ -94,7 +122,8 @@ static void list_text(struct gp__out *o, const struct gp_value *list)
 		{ .head = "noisy", .width = 6, .gap = " " },
 		{ .head = "last", .width = 14, .gap = " " },
 		{ .head = "better", .width = 6, .gap = "  ", .flags = GP__COL_LEFT },
-		{ .head = "testbed", .gap = "  ", .flags = GP__COL_LEFT },
+		/* cut only to make its control characters '?' */
+		{ .head = "testbed", .cut = 1000, .gap = "  ", .flags = GP__COL_LEFT },
 	};
 	const struct gp__table t = { .cols = cols, .n = 6 };
 
@@ -123,21 +152,33 @@ static void list_text(struct gp__out *o, const struct gp_value *list)
 /* ---- changes ---- */
 
 /* the header line of series @p s */
-static void series_head(struct gp__out *o, const struct gp_value *s)
+/* "METRIC  on TESTBED" in @p w columns: the metric two thirds at most, the testbed the rest */
+static void put_names(struct gp__out *o, const char *metric, const char *testbed, size_t w)
 {
-	char noise[32], thr[32];
+	size_t mw = w * 2 / 3, used = gp__text_width(metric);
 
-	gp__out_addf(o, "%s  on %s\n", str(s, "metric"), str(s, "testbed"));
-	gp__out_addf(o, "  %" PRId64 " runs", inum(s, "count"));
-	if (inum(s, "noisy"))
-		gp__out_addf(o, " (%" PRId64 " noisy, left out)", inum(s, "noisy"));
-	gp__out_addf(o, ", %s is better, noise %s", str(s, "better"),
-	             gp__fmt_pct(noise, sizeof(noise), num(s, "noise") * 100, 0));
-	gp__out_addf(o, ", threshold %s%s\n",
-	             gp__fmt_pct(thr, sizeof(thr), num(s, "threshold") * 100, GP__FMT_GIVEN),
-	             gp_value_get_bool(gp_obj_get(s, "unstable"), false)
-	                 ? ": UNSTABLE, too noisy for its threshold: no change points"
-	                 : "");
+	put_fit(o, metric, mw);
+	gp__out_addf(o, "  on ");
+	used = (used < mw ? used : mw) + 5;
+	put_fit(o, testbed, w > used + 8 ? w - used : 8);
+	gp__out_addf(o, "\n");
+}
+
+static void series_head(struct gp__out *o, const struct gp_value *s, int width)
+{
+	char noise[32], thr[32], noisy[64], line[512];
+	size_t w = width > 20 ? (size_t)width : 20;
+
+	put_names(o, str(s, "metric"), str(s, "testbed"), w);
+	snprintf(noisy, sizeof(noisy), " (%" PRId64 " noisy, left out)", inum(s, "noisy"));
+	snprintf(line, sizeof(line), "%" PRId64 " runs%s, %s is better, noise %s, threshold %s%s",
+	         inum(s, "count"), inum(s, "noisy") ? noisy : "", str(s, "better"),
+	         gp__fmt_pct(noise, sizeof(noise), num(s, "noise") * 100, 0),
+	         gp__fmt_pct(thr, sizeof(thr), num(s, "threshold") * 100, GP__FMT_GIVEN),
+	         gp_value_get_bool(gp_obj_get(s, "unstable"), false)
+	             ? ": UNSTABLE, too noisy for its threshold: no change points"
+	             : "");
+	put_wrapped(o, line, (int)w, 2);
 }
 
 static void changes_table(struct gp__out *o, const struct gp_value *s)
@@ -189,6 +230,7 @@ static void changes_table(struct gp__out *o, const struct gp_value *s)
 		         trend ? ", a creep from here on" : "");
 		cells[0] = idx;
 		snprintf(com, sizeof(com), "%.8s", str(c, "commit"));
+		no_ctrl(com);
 		cells[1] = *com ? com : "-";
 		cells[2] = fmt_time(tm, sizeof(tm), inum(c, "time_ns"), false);
 		cells[3] = before;
@@ -200,7 +242,7 @@ static void changes_table(struct gp__out *o, const struct gp_value *s)
 	}
 }
 
-static void changes_text(struct gp__out *o, const struct gp_value *series)
+static void changes_text(struct gp__out *o, const struct gp_value *series, int width)
 {
 	size_t with = 0, unstable = 0;
 
@@ -213,7 +255,7 @@ static void changes_text(struct gp__out *o, const struct gp_value *series)
 			continue;
 		if (with++)
 			gp__out_addf(o, "\n");
-		series_head(o, s);
+		series_head(o, s, width);
 		changes_table(o, s);
 	}
 	if (with)
@@ -285,11 +327,11 @@ static void show_text(struct gp__out *o, const struct gp_value *series, int widt
 		size_t n = gp_value_len(pts), *col;
 		double lo = INFINITY, hi = -INFINITY, lv = num(last, "value");
 		const char *unit = str(s, "unit");
-		char a[32], b[32], c[32], com[16], tm[32];
+		char a[32], b[32], c[32], com[16], tm[32], line[256];
 
 		if (i)
 			gp__out_addf(o, "\n");
-		series_head(o, s);
+		series_head(o, s, width);
 		if (!n)
 			continue;
 		col = gp__calloc(n, sizeof(*col));
@@ -328,12 +370,13 @@ static void show_text(struct gp__out *o, const struct gp_value *series, int widt
 			lo = v < lo ? v : lo;
 			hi = v > hi ? v : hi;
 		}
-		gp__out_addf(
-		    o, "  min %s, max %s, last %s at %s %s\n",
-		    fmt_value(a, sizeof(a), lo, lv, unit), fmt_value(b, sizeof(b), hi, lv, unit),
-		    fmt_value(c, sizeof(c), lv, lv, unit),
-		    fmt_commit(com, sizeof(com), gp_value_get_str(gp_obj_get(last, "commit"))),
-		    fmt_time(tm, sizeof(tm), inum(last, "time_ns"), true));
+		snprintf(line, sizeof(line), "min %s, max %s, last %s at %s %s",
+		         fmt_value(a, sizeof(a), lo, lv, unit),
+		         fmt_value(b, sizeof(b), hi, lv, unit),
+		         fmt_value(c, sizeof(c), lv, lv, unit),
+		         fmt_commit(com, sizeof(com), gp_value_get_str(gp_obj_get(last, "commit"))),
+		         fmt_time(tm, sizeof(tm), inum(last, "time_ns"), true));
+		put_wrapped(o, line, width, 2);
 		changes_table(o, s);
 	}
 }
@@ -347,6 +390,8 @@ static void check_text(struct gp__out *o, const struct gp_value *res, int width)
 	static const char *const kinds[] = { "regression", "improvement", "unchanged", "unstable",
 		                             "too few points" };
 	size_t count[5] = { 0 };
+	struct gp_buf side = GP_BUF_INIT;
+	char total[256];
 
 	for (size_t i = 0; i < gp_value_len(series); i++)
 		for (size_t k = 0; k < 5; k++)
@@ -358,31 +403,40 @@ static void check_text(struct gp__out *o, const struct gp_value *res, int width)
 		double mb = num(gp_obj_get(c, "before"), "mean"),
 		       ma = num(gp_obj_get(c, "after"), "mean");
 		const char *unit = "";
-		char ch[32], v1[32], v2[32], p[32], c1[16], c2[16], tm[32];
+		char ch[32], v1[32], v2[32], p[32], c1[16], c2[16], tm[32], line[512];
 
 		for (size_t k = 0; k < gp_value_len(series); k++)
 			if (!strcmp(str(gp_arr_get(series, k), "metric"), str(e, "metric")) &&
 			    !strcmp(str(gp_arr_get(series, k), "testbed"), str(e, "testbed")))
 				unit = str(gp_arr_get(series, k), "unit");
-		gp__out_addf(o, "REGRESSION  %s  on %s\n", str(e, "metric"), str(e, "testbed"));
-		gp__out_addf(
-		    o, "  %s %s at index %" PRId64 " (run %" PRId64 ", %s, %s): %s -> %s, p %s\n",
-		    gp__fmt_pct(ch, sizeof(ch), num(c, "rel_change") * 100, GP__FMT_SIGN),
-		    !strcmp(str(c, "kind"), "trend") ? "creep" : "step", inum(c, "index"),
-		    inum(c, "run_id"),
-		    fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(c, "commit"))),
-		    fmt_time(tm, sizeof(tm), inum(c, "time_ns"), true),
-		    fmt_value(v1, sizeof(v1), mb, mb, unit),
-		    fmt_value(v2, sizeof(v2), ma, mb, unit),
-		    gp__fmt_pvalue(p, sizeof(p), num(c, "pvalue")));
-		gp__out_addf(o,
-		             "  the runs either side: run %" PRId64 " (%s) '%s' and run %" PRId64
-		             " (%s) '%s'\n",
-		             inum(b, "run_id"),
-		             fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(b, "commit"))),
-		             str(b, "source"), inum(a, "run_id"),
-		             fmt_commit(c2, sizeof(c2), gp_value_get_str(gp_obj_get(a, "commit"))),
-		             str(a, "source"));
+		gp__out_addf(o, "REGRESSION  ");
+		put_names(o, str(e, "metric"), str(e, "testbed"),
+		          width > 32 ? (size_t)width - 12 : 20);
+		snprintf(line, sizeof(line),
+		         "%s %s at index %" PRId64 " (run %" PRId64 ", %s, %s): %s -> %s, p %s",
+		         gp__fmt_pct(ch, sizeof(ch), num(c, "rel_change") * 100, GP__FMT_SIGN),
+		         !strcmp(str(c, "kind"), "trend") ? "creep" : "step", inum(c, "index"),
+		         inum(c, "run_id"),
+		         fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(c, "commit"))),
+		         fmt_time(tm, sizeof(tm), inum(c, "time_ns"), true),
+		         fmt_value(v1, sizeof(v1), mb, mb, unit),
+		         fmt_value(v2, sizeof(v2), ma, mb, unit),
+		         gp__fmt_pvalue(p, sizeof(p), num(c, "pvalue")));
+		put_wrapped(o, line, width, 2);
+		/* the sources are paths of any length: a buffer of their size */
+		gp__buf_reset(&side);
+		gp__out_keep(
+		    o, gp__buf_addf(
+		           &side, "%s: run %" PRId64 " (%s) '%s' and run %" PRId64 " (%s) '%s'",
+		           !strcmp(str(c, "kind"), "trend") ? "the creep's first and newest runs"
+		                                            : "the runs either side",
+		           inum(b, "run_id"),
+		           fmt_commit(c1, sizeof(c1), gp_value_get_str(gp_obj_get(b, "commit"))),
+		           str(b, "source"), inum(a, "run_id"),
+		           fmt_commit(c2, sizeof(c2), gp_value_get_str(gp_obj_get(a, "commit"))),
+		           str(a, "source")));
+		if (!o->rc)
+			put_wrapped(o, side.buf, width, 2);
 		if (cmp && gp_value_type(cmp) == GP_VALUE_OBJECT) {
 			char *text = NULL;
 			size_t len = 0;
@@ -390,7 +444,7 @@ static void check_text(struct gp__out *o, const struct gp_value *res, int width)
 
 			if (rc) {
 				gp__out_keep(o, rc);
-				return;
+				break;
 			}
 			gp__out_addf(o, "  compared as `gpuprof compare` does:\n");
 			/* indented by four */
@@ -407,18 +461,20 @@ static void check_text(struct gp__out *o, const struct gp_value *res, int width)
 
 			gp__out_keep(o, gp__text_wrap(&wrapped,
 			                              "  no comparison: ", str(e, "compare_error"),
-			                              (size_t)width, 4, 0));
+			                              (size_t)width, 4, GP__WRAP_RAW));
 			if (!o->rc)
 				gp__out_addf(o, "%s", wrapped.buf ? wrapped.buf : "");
 			gp__buf_release(&wrapped);
 		}
 		gp__out_addf(o, "\n");
 	}
-	gp__out_addf(o,
-	             "checked %zu series: %zu regression%s, %zu improvement%s, %zu unchanged, "
-	             "%zu unstable, %zu with too few points\n",
-	             gp_value_len(series), count[0], count[0] == 1 ? "" : "s", count[1],
-	             count[1] == 1 ? "" : "s", count[2], count[3], count[4]);
+	gp__buf_release(&side);
+	snprintf(total, sizeof(total),
+	         "checked %zu series: %zu regression%s, %zu improvement%s, %zu unchanged, "
+	         "%zu unstable, %zu with too few points",
+	         gp_value_len(series), count[0], count[0] == 1 ? "" : "s", count[1],
+	         count[1] == 1 ? "" : "s", count[2], count[3], count[4]);
+	put_wrapped(o, total, width, 0);
 }
 
 int gp_history_format(const struct gp_value *v, enum gp_history_format fmt, int width, char **out,
@@ -439,7 +495,7 @@ int gp_history_format(const struct gp_value *v, enum gp_history_format fmt, int 
 		list_text(&o, v);
 		break;
 	case GP_HISTORY_CHANGES:
-		changes_text(&o, v);
+		changes_text(&o, v, width);
 		break;
 	case GP_HISTORY_SHOW:
 		show_text(&o, v, width);

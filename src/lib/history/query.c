@@ -353,22 +353,30 @@ static int run_row(void *user, size_t ncol, const char *const *v)
 	struct export_rd *rd = user;
 	struct gp_value *o = gp_value_object(), *tags = NULL;
 
-	if (ncol < 10)
-		return 0;
+	if (ncol < 10 || !o) {
+		gp_value_free(o);
+		return o ? 0 : NOMEM();
+	}
 	if (!v[7] || gp_value_parse(v[7], strlen(v[7]), &tags, NULL))
 		tags = gp_value_object();
-	if (!o || !tags || gp_obj_set_int(o, "run_id", strtoll(v[0], NULL, 10)) ||
+	if (!tags || gp_obj_set_int(o, "run_id", strtoll(v[0], NULL, 10)) ||
 	    gp_obj_set_int(o, "time_ns", strtoll(v[1], NULL, 10)) ||
 	    set_str_or_null(o, "commit", v[2]) || set_str_or_null(o, "branch", v[3]) ||
 	    set_str_or_null(o, "testbed", v[4]) || set_str_or_null(o, "source", v[5]) ||
-	    set_str_or_null(o, "kind", v[6]) || gp_obj_set(o, "tags", tags) ||
-	    gp_obj_set_bool(o, "noisy", v[8] && strtol(v[8], NULL, 10) != 0) ||
-	    set_str_or_null(o, "noise_reason", v[9]) ||
-	    gp_obj_set(o, "metrics", gp_value_array()) || gp_arr_push(rd->runs, o)) {
+	    set_str_or_null(o, "kind", v[6])) {
+		gp_value_free(tags); /* not yet the run's */
 		gp_value_free(o);
 		return NOMEM();
 	}
-	return 0;
+	/* gp_obj_set takes tags, even when it fails */
+	if (gp_obj_set(o, "tags", tags) ||
+	    gp_obj_set_bool(o, "noisy", v[8] && strtol(v[8], NULL, 10) != 0) ||
+	    set_str_or_null(o, "noise_reason", v[9]) ||
+	    gp_obj_set(o, "metrics", gp_value_array())) {
+		gp_value_free(o);
+		return NOMEM();
+	}
+	return gp_arr_push(rd->runs, o) ? NOMEM() : 0; /* o is the array's, even on failure */
 }
 
 /* run_id, name, unit, better, value */
@@ -393,12 +401,12 @@ static int metric_row(void *user, size_t ncol, const char *const *v)
 	m = gp_value_object();
 	if (!m || set_str_or_null(m, "name", v[1]) || set_str_or_null(m, "unit", v[2]) ||
 	    set_str_or_null(m, "better", v[3]) ||
-	    gp_obj_set_double(m, "value", v[4] ? strtod(v[4], NULL) : NAN) ||
-	    gp_arr_push((struct gp_value *)gp_obj_get(run, "metrics"), m)) {
+	    gp_obj_set_double(m, "value", v[4] ? strtod(v[4], NULL) : NAN)) {
 		gp_value_free(m);
 		return NOMEM();
 	}
-	return 0;
+	/* m is the array's, even on failure */
+	return gp_arr_push((struct gp_value *)gp_obj_get(run, "metrics"), m) ? NOMEM() : 0;
 }
 
 int gp_history_export(struct gp_history *h, struct gp_value **out)

@@ -97,6 +97,17 @@ static int migrate(struct gp_history *h)
 	int64_t version = 0;
 	int rc;
 
+	/*
+	 * A database of this version needs nothing: read the version without
+	 * the write lock, so that `history check` or `changes` reads while a
+	 * writer holds it (WAL) instead of waiting for it and failing. A missing
+	 * table (a new file) or any other answer takes the locked path below.
+	 */
+	if (!gp__hist_exec(h, "SELECT max(version) FROM schema_version", 0, NULL, row_i64,
+	                   &version) &&
+	    version == GP_HISTORY_SCHEMA_VERSION)
+		return 0;
+	version = 0;
 	rc = gp__hist_begin(h);
 	if (rc)
 		return rc;
