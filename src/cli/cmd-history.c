@@ -256,7 +256,7 @@ int cmd_history(int argc, const char **argv)
 	const char *db = NULL, *csv = NULL, *output = NULL, *sub;
 	const char **tags = NULL;
 	char *commit = NULL, *branch = NULL;
-	bool json = false, jsonl = false, have_time = false, gate;
+	bool json = false, jsonl = false, have_time = false, gate, regression = false;
 	struct gp_history *h = NULL;
 	struct gp_value *v = NULL;
 	int c, rc = GP_EXIT_FAILURE;
@@ -447,14 +447,7 @@ int cmd_history(int argc, const char **argv)
 		else
 			rc = print_tree(v, json, GP_HISTORY_CHECK);
 		gp_value_get_int(gp_obj_get(v, "regressions"), &nreg);
-		if (!rc && nreg > 0) {
-			gp_value_free(v);
-			gp_history_close(h);
-			free(commit);
-			free(branch);
-			free(tags);
-			return GP_EXIT_REGRESSION;
-		}
+		regression = !rc && nreg > 0;
 	} else {
 		rc = gp_history_export(h, &v);
 		rc = rc ? lib_error(rc) : export_jsonl(v, output);
@@ -465,5 +458,5 @@ out:
 	free(commit);
 	free(branch);
 	free(tags);
-	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+	return rc ? GP_EXIT_FAILURE : regression ? GP_EXIT_REGRESSION : GP_EXIT_OK;
 }

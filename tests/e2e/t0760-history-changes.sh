@@ -106,7 +106,7 @@ err_has "no series matches 'nothing-like-this'"
 # check: the throughput fall is 12 runs old (within the last 30), the step 40 runs old is not
 expect_rc 3 history check --db "$DB"
 out_has "REGRESSION  throughput  on csv"
-out_has "the runs either side: run 88 (c0087ffff"
+out_has "the runs either side: run 88 (c0087fff)"
 out_has "no comparison: the runs are rows of a CSV file, not results to compare"
 out_has "checked 3 series: 1 regression, 0 improvements, 1 unchanged, 1 unstable"
 expect_rc 0 history check --db "$DB" step_time_ns

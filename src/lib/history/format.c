@@ -62,12 +62,12 @@ static char *no_ctrl(char *buf)
 	return buf;
 }
 
-/* the first 10 characters of a commit, "-" when unknown */
+/* the first 8 characters of a commit (as the history page shows it), "-" when unknown */
 static const char *fmt_commit(char *buf, size_t n, const char *c)
 {
 	if (!c || !*c)
 		return "-";
-	snprintf(buf, n, "%.10s", c);
+	snprintf(buf, n, "%.8s", c);
 	return no_ctrl(buf);
 }
 
@@ -229,9 +229,7 @@ static void changes_table(struct gp__out *o, const struct gp_value *s)
 		         gp_value_get_bool(gp_obj_get(c, "regression"), false) ? "worse" : "better",
 		         trend ? ", a creep from here on" : "");
 		cells[0] = idx;
-		snprintf(com, sizeof(com), "%.8s", str(c, "commit"));
-		no_ctrl(com);
-		cells[1] = *com ? com : "-";
+		cells[1] = fmt_commit(com, sizeof(com), gp_value_get_str(gp_obj_get(c, "commit")));
 		cells[2] = fmt_time(tm, sizeof(tm), inum(c, "time_ns"), false);
 		cells[3] = before;
 		cells[4] = after;
