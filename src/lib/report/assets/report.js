@@ -106,6 +106,21 @@
     return [u[i + 1][0], u[i + 1][1], 3];
   }
 
+  /* v with d decimals as C's printf("%.*f") and the terminal print it: toFixed rounds an exact
+     tie away from zero (56.25 -> "56.3"), printf to even ("56.2"); a double's exact decimal
+     expansion says whether it is a tie */
+  function fixed(v, d) {
+    var s = v.toFixed(d), x, m;
+    if (!isFinite(v) || Math.abs(v) < 1e-6 || Math.abs(v) >= 1e21) return s;
+    x = Math.abs(v).toFixed(Math.min(100, d + 60));
+    m = /^(\d+)\.(\d*)$/.exec(x);
+    if (!m || m[2].charAt(d) !== '5' || !/^0*$/.test(m[2].slice(d + 1))) return s;
+    /* a tie: the digit kept is even when truncated, else toFixed's away-from-zero is the even one */
+    if (((d ? m[2].charAt(d - 1) : m[1].charAt(m[1].length - 1)) - 0) % 2) return s;
+    x = m[1] + (d ? '.' + m[2].slice(0, d) : '');
+    return (v < 0 ? '-' : '') + x;
+  }
+
   function fmtNs(ns) {
     return fmtNsLike(ns, ns);
   }
@@ -115,7 +130,7 @@
     var d;
     if (!num(ns)) return '-';
     d = nsUnit(num(ref) ? ref : ns);
-    return ((Math.round(ns) + 0) / d[0]).toFixed(d[2]) + ' ' + d[1];
+    return fixed((Math.round(ns) + 0) / d[0], d[2]) + ' ' + d[1];
   }
 
   /* an axis label: fmtNs without trailing zeros ("150 ms", "0.5 s") */
@@ -138,7 +153,7 @@
       k++;
     }
     a = Math.abs(b) / Math.pow(1024, k);
-    return (b < 0 ? '-' : '') + (k ? a.toFixed(1) : a.toFixed(0)) + ' ' + u[k];
+    return (b < 0 ? '-' : '') + fixed(a, k ? 1 : 0) + ' ' + u[k];
   }
 
   function fmtInt(n) {
@@ -148,7 +163,7 @@
 
   function fmtPct(p, sign) {
     if (!num(p)) return '-';
-    return (sign && p > 0 ? '+' : '') + p.toFixed(1) + '%';
+    return (sign && p > 0 ? '+' : '') + fixed(p, 1) + '%';
   }
 
   function fmtNum(v, digits) {
@@ -163,7 +178,7 @@
     if (!num(v)) return '-';
     var a = Math.abs(v), dec = a < 9.9995 ? 3 : a < 99.995 ? 2 : a < 999.95 ? 1 : 0;
     if (a > 0 && a < 0.99995) for (dec = 3; dec < 15 && a * Math.pow(10, dec) < 999.95; dec++);
-    return v.toFixed(dec);
+    return fixed(v, dec);
   }
 
   /* the formatter for a JSON key by its suffix (report-schema.md's conventions) */
