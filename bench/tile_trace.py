@@ -6,7 +6,8 @@ Synthetic traces flatter a parser (bench/README.md); this keeps a real trace's n
 nesting and flows, and repeats its events one after another: copy k has every "ts" shifted by
 k times the trace's span (plus 1 ms), flow ids, correlation ids and External ids offset so
 that links stay within their copy, and ProfilerStep#N renumbered so steps stay distinct. Metadata events
-("ph": "M") are written once. IN may be .json or .json.gz; OUT is plain JSON.
+("ph": "M") are written once. IN and OUT may be .json or .json.gz (OUT gzip level 6, as
+torch.profiler's own .json.gz; SIZE_MB counts the JSON, not the compressed bytes).
 """
 import gzip
 import json
@@ -44,7 +45,9 @@ def main():
     step_step = (max(steps) - min(steps) + 1) if steps else 0
     head = {k: v for k, v in doc.items() if k != "traceEvents"}
     target = int(size_mb * 1e6)
-    with open(dst, "w", encoding="utf-8") as out:
+    wopen = (lambda p: gzip.open(p, "wt", encoding="utf-8", compresslevel=6)) if dst.endswith(".gz") \
+        else (lambda p: open(p, "w", encoding="utf-8"))
+    with wopen(dst) as out:
         text = json.dumps(head)[:-1]
         out.write(text + (", " if head else "") + '"traceEvents": [\n')
         written = len(text)
