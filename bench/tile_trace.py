@@ -37,9 +37,11 @@ def main():
                 if isinstance(e.get("args"), dict) and isinstance(e["args"].get(key), int)]
     corr = arg_ints("correlation")
     ext = arg_ints("External id")
-    id_step = (max(ids) + 1) if ids else 0
-    corr_step = (max(corr) + 1) if corr else 0
-    ext_step = (max(ext) + 1) if ext else 0
+    # each copy's ids follow the last copy's, as a longer run numbers them: the offset is the
+    # ids' range, not their maximum (CUDA correlation ids start far from 0: offsetting by the
+    # maximum would spread them out as no real trace does)
+    span_of = lambda xs: (max(xs) - min(xs) + 1) if xs else 0
+    id_step, corr_step, ext_step = span_of(ids), span_of(corr), span_of(ext)
     step_re = re.compile(r"^ProfilerStep#(\d+)$")
     steps = [int(m.group(1)) for e in body for m in [step_re.match(str(e.get("name", "")))] if m]
     step_step = (max(steps) - min(steps) + 1) if steps else 0
