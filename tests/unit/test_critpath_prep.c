@@ -50,6 +50,10 @@ static struct gp_trace *generate(const struct gen *gc)
 	assert_non_null(pcorr);
 	tu_add(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 1, 0, 100000);
 	tu_add(t, GP_K_CPU_OP, "aten::op", 1, 1, 10, 90000);
+	/* names that give roles: a forward op, a blocking call, a HIP one (gpuprof's) */
+	tu_add(t, GP_K_CPU_OP, "Model.forward", 1, 1, 20, 500);
+	tu_add(t, GP_K_RUNTIME, "cudaDeviceSynchronize", 1, 1, 600, 50);
+	tu_add(t, GP_K_RUNTIME, "hipMemcpy", 1, 2, 700, 50);
 	for (i = 0; i < gc->nlaunch; i++) {
 		const char *name = calls[rnd(&s) % (gc->driver ? 4 : 3)];
 		int64_t ts = 100 + 10 * (int64_t)(rnd(&s) % (unsigned)(gc->nlaunch * 2));
@@ -107,6 +111,40 @@ static struct gp_trace *generate(const struct gen *gc)
 	return t;
 }
 
+static bool named(const char *s, const char *const *l)
+{
+	for (; *l; l++)
+		if (!strcmp(s, *l))
+			return true;
+	return false;
+}
+
+/* the role bits a CPU event's name adds, by their definitions (critpath-int.h) */
+static uint8_t name_ref(struct gp__cp *g, size_t i, bool op)
+{
+	static const char *const lock[] = { "cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync",
+		                            NULL };
+	static const char *const block[] = { "cudaDeviceSynchronize",
+		                             "cudaStreamSynchronize",
+		                             "cudaEventQuery",
+		                             "cudaEventSynchronize",
+		                             "cudaMemcpy",
+		                             "cudaMemcpyAsync",
+		                             NULL };
+	static const char *const block_hip[] = { "hipDeviceSynchronize", "hipStreamSynchronize",
+		                                 "hipEventSynchronize", "hipMemcpy", NULL };
+	const char *s = gp__ev_name(g->t, i);
+	uint8_t r = 0;
+
+	if (named(s, lock))
+		r |= RO_LOCK;
+	if (named(s, block) || (!g->hta && named(s, block_hip)))
+		r |= RO_BLOCK;
+	if (op && (strstr(s, "forward") || strstr(s, "autograd")))
+		r |= RO_FB;
+	return r;
+}
+
 /* the roles by their definitions (critpath-int.h) */
 static uint8_t role_ref(struct gp__cp *g, size_t i)
 {
@@ -141,6 +179,8 @@ static uint8_t role_ref(struct gp__cp *g, size_t i)
 		if (gpuk)
 			r |= RO_KERNEL | RO_GPUROW;
 	}
+	if (r & RO_CPU)
+		r |= name_ref(g, i, k == GP_K_CPU_OP);
 	return r;
 }
 

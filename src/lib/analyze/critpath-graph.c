@@ -23,19 +23,42 @@
 #include "critpath-int.h"
 #include "util/error.h"
 
+/* the forward and backward threads seen so far (fwd_bwd) */
+struct fb {
+	uint32_t fwd, bwd;
+	bool fwd_many, bwd_many;
+};
+
+/* CPU op or annotation @p ev of the window (dur > 0, HTA: no row with a stream) for fwd_bwd */
+static void fb_note(struct gp__cp *g, struct fb *fb, uint32_t ev)
+{
+	uint16_t f = gp__cp_ev_flags(g, ev);
+	uint32_t tr = g->t->ev.track[ev];
+
+	if (f & NF_FWD) {
+		if (fb->fwd == NONE)
+			fb->fwd = tr;
+		else if (fb->fwd != tr)
+			fb->fwd_many = true;
+	}
+	if (f & NF_AUTOGRAD) {
+		if (fb->bwd == NONE)
+			fb->bwd = tr;
+		else if (fb->bwd != tr)
+			fb->bwd_many = true;
+	}
+}
+
 /* collect's view of the window's buffers, in locals (byte stores make the compiler reload g) */
 struct win {
 	const uint8_t *role;
 	const int64_t *ts, *dur;
-	const uint32_t *name;
-	const uint16_t *nf;
-	size_t nstr;
-	bool hta;
-	uint32_t *wev, *wsync;
-	uint8_t *wat;
+	uint32_t *wev, *wsync, *enode;
 	uint64_t *key;
 	size_t nw, nws, room; /* room: events the buffers hold */
-	int64_t k0, k1;
+	uint64_t base;        /* the keys' times are offsets from it (the window's start) */
+	unsigned kbits;       /* the bits below a key's time: event << 1 | end */
+	int64_t lo, hi;       /* the earliest and the latest time */
 };
 
 /* the buffers of collect for @p need events */
@@ -47,11 +70,9 @@ static int win_grow(struct gp__cp *g, struct win *w, size_t need)
 		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
 	need = need < 2 * w->room ? 2 * w->room : need;
 	GP_TRY(GROW(g->wev, g->wev_cap, need));
-	GP_TRY(GROW(g->wat, g->wat_cap, need));
 	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
 	w->wev = g->wev;
-	w->wat = g->wat;
 	w->wsync = g->wsync;
 	w->key = g->key;
 	w->room = need;
@@ -59,32 +80,15 @@ out:
 	return rc;
 }
 
-/* what the passes ask of a node's event (NA_*), read once per event */
-static inline uint8_t node_attr(struct gp__cp *g, const struct win *w, uint32_t ev, uint8_t r)
+/*
+ * One event of the window (role @p r): sync events get no nodes, the others
+ * a start and an end key, time offset << kbits | event << 1 | end, which
+ * sort in node order; enode holds its collection index until make_nodes.
+ */
+static inline void add_ev(struct win *w, uint32_t ev, uint8_t r)
 {
-	uint8_t a = 0;
-
-	if (r & RO_CPU) {
-		uint32_t id = w->name[ev];
-		uint16_t f =
-		    id < w->nstr && (w->nf[id] & NF_DONE) ? w->nf[id] : gp__cp_name_flags(g, id);
-
-		a |= NA_CPU;
-		if (f & NF_LOCK)
-			a |= NA_LOCK;
-		if ((f & NF_BLOCK) || (!w->hta && (f & NF_BLOCK_HIP)))
-			a |= NA_BLOCK;
-	}
-	if (r & RO_KERNEL)
-		a |= NA_KERNEL;
-	return a;
-}
-
-/* one event of the window: sync events get no nodes, the others a start and an end key */
-static inline void add_ev(struct gp__cp *g, struct win *w, uint32_t ev)
-{
-	uint8_t r = w->role[ev];
 	int64_t ts = w->ts[ev], te = ts + w->dur[ev], lo = ts < te ? ts : te, hi = ts ^ te ^ lo;
+	uint64_t k = (uint64_t)ev << 1;
 	size_t i;
 
 	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
@@ -93,19 +97,21 @@ static inline void add_ev(struct gp__cp *g, struct win *w, uint32_t ev)
 	}
 	i = w->nw++;
 	w->wev[i] = ev;
-	w->wat[i] = node_attr(g, w, ev, r);
-	w->key[2 * i] = (uint64_t)ts;
-	w->key[2 * i + 1] = (uint64_t)te;
-	w->k0 = lo < w->k0 ? lo : w->k0;
-	w->k1 = hi > w->k1 ? hi : w->k1;
+	w->enode[ev] = (uint32_t)i;
+	w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
+	w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
+	w->lo = lo < w->lo ? lo : w->lo;
+	w->hi = hi > w->hi ? hi : w->hi;
 }
 
 /*
  * The window's events: CPU nodes starting in it (dur > 0) and the GPU events
- * they launched, their times in key (2 per event with nodes), their span in
- * [*k0, *k1].
+ * they launched, their keys in key (2 per event with nodes, offsets from
+ * @p start), their span in [*lo, *hi]; the CPU ops named for fwd_bwd
+ * noted in @p fb.
  */
-static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, int64_t *k1)
+static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits, struct fb *fb,
+                   int64_t *lo, int64_t *hi)
 {
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
@@ -114,177 +120,136 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, int64_t *k0, in
 		.role = g->role,
 		.ts = c->ts,
 		.dur = c->dur,
-		.name = g->t->ev.name,
-		.nf = g->nf,
-		.nstr = g->nstr,
-		.hta = g->hta,
 		.wev = g->wev,
 		.wsync = g->wsync,
-		.wat = g->wat,
+		.enode = g->enode,
 		.key = g->key,
-		.k0 = INT64_MAX,
-		.k1 = INT64_MIN,
+		.base = (uint64_t)start,
+		.kbits = kbits,
+		.lo = INT64_MAX,
+		.hi = INT64_MIN,
 	};
+	bool hta = g->hta;
 	size_t k, i;
 	int rc = 0;
 
-	w.room = g->wev_cap < g->wat_cap ? g->wev_cap : g->wat_cap;
-	w.room = g->wsync_cap < w.room ? g->wsync_cap : w.room;
+	w.room = g->wev_cap < g->wsync_cap ? g->wev_cap : g->wsync_cap;
 	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
 		for (i = gp__first_at(c, ix, start); i < ix->n && w.ts[ix->v[i]] <= end; i++) {
 			uint32_t ev = ix->v[i], j, je;
+			uint8_t r = w.role[ev];
 			size_t need;
 
-			if (w.dur[ev] <= 0 || !(w.role[ev] & RO_CPU))
+			if (w.dur[ev] <= 0 || !(r & RO_CPU))
 				continue;
+			if (r & RO_FB) /* fwd_bwd's filter is this one for CPU ops */
+				fb_note(g, fb, ev);
 			j = loff[ev];
 			je = loff[ev + 1];
 			need = w.nw + w.nws + 1 + (je - j);
 			if (need > w.room)
 				GP_TRY(win_grow(g, &w, need));
-			add_ev(g, &w, ev);
+			add_ev(&w, ev, r);
 			/* HTA joins a call with one GPU event: the last of its correlation */
-			if (w.hta && je > j)
+			if (hta && je > j)
 				j = je - 1;
 			for (; j < je; j++) {
 				uint32_t ge = lgpu[j];
+				uint8_t rg = w.role[ge];
 
-				if (w.role[ge] & (RO_KERNEL | RO_SYNC))
-					add_ev(g, &w, ge);
+				if (rg & (RO_KERNEL | RO_SYNC))
+					add_ev(&w, ge, rg);
 			}
 		}
 	}
 out:
 	g->nw = w.nw;
 	g->nws = w.nws;
-	*k0 = w.k0;
-	*k1 = w.k1;
+	*lo = w.lo;
+	*hi = w.hi;
 	return rc;
 }
 
-/* the event and end bit of packed key @p k: the order of nodes at one time */
-static inline uint64_t tie_val(const struct gp__cp *g, uint64_t k, uint64_t jmask)
+/* the bits of @p x (0 for 0) */
+static inline unsigned width(uint64_t x)
 {
-	uint64_t j = k & jmask;
-
-	return (uint64_t)g->wev[j >> 1] << 1 | (j & 1);
+	return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
 }
 
 /*
- * A run of keys at one time in (event, start first) order: insertion sort
- * when short, the library's stable sort otherwise (never quadratic).
+ * The keys' times as offsets from *@p k0 (@p start, or the earliest time
+ * @p lo when one lies before it) in 63 - @p kbits bits, the latest in
+ * *@p span; a span too wide for that: their ranks (the library's sort,
+ * which keeps their order), *@p ranked.
  */
-static int sort_ties(struct gp__cp *g, uint64_t *k, size_t n, uint64_t jmask)
+static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits,
+                     int64_t *k0, uint64_t *span, bool *ranked)
 {
-	size_t i, j;
-	int rc = 0;
-
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			uint64_t x = k[i], xv = tie_val(g, x, jmask);
-
-			for (j = i; j > 0 && tie_val(g, k[j - 1], jmask) > xv; j--)
-				k[j] = k[j - 1];
-			k[j] = x;
-		}
-		return 0;
-	}
-	GP_TRY(GROW(g->kv, g->kv_cap, n));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
-	for (i = 0; i < n; i++) {
-		g->kv[i].key = (int64_t)tie_val(g, k[i], jmask);
-		g->kv[i].val = k[i];
-	}
-	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
-	for (i = 0; i < n; i++)
-		k[i] = g->kv[i].val;
-out:
-	return rc;
-}
-
-/*
- * A bucket of make_nodes' keys in (time, event, start first) order:
- * insertion when short (the event compared only at equal times), else the
- * library's stable sort by time and sort_ties for each run of one time
- * (never quadratic).
- */
-static int sort_bucket(struct gp__cp *g, uint64_t *k, size_t n, unsigned kbits)
-{
-	uint64_t jmask = (UINT64_C(1) << kbits) - 1;
-	size_t i, j;
-	int rc = 0;
-
-	if (n <= 32) {
-		for (i = 1; i < n; i++) {
-			uint64_t x = k[i], xt = x >> kbits;
-
-			for (j = i; j > 0; j--) {
-				uint64_t y = k[j - 1], yt = y >> kbits;
-
-				if (yt < xt ||
-				    (yt == xt && tie_val(g, y, jmask) <= tie_val(g, x, jmask)))
-					break;
-				k[j] = y;
-			}
-			k[j] = x;
-		}
-		return 0;
-	}
-	GP_TRY(GROW(g->kv, g->kv_cap, n));
-	GP_TRY(GROW(g->kv2, g->kv2_cap, n));
-	for (i = 0; i < n; i++) {
-		g->kv[i].key = (int64_t)(k[i] >> kbits);
-		g->kv[i].val = k[i];
-	}
-	GP_TRY(gp__sort_kv_with(g->kv, n, g->kv2));
-	for (i = 0; i < n; i++)
-		k[i] = g->kv[i].val;
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && k[j] >> kbits == k[i] >> kbits; j++)
-			;
-		if (j - i > 1)
-			GP_TRY(sort_ties(g, k + i, j - i, jmask));
-	}
-out:
-	return rc;
-}
-
-/*
- * The times in key[0..m), in [*k0, *k1], as offsets from *k0, *bits wide; a
- * span too wide to pack with a key index of @p kbits bits: their ranks
- * (the library's sort), which keep their order, in [0, *k1].
- */
-static int time_offsets(struct gp__cp *g, size_t m, int64_t *k0, int64_t *k1, unsigned kbits,
-                        unsigned *bits)
-{
-	uint64_t span = (uint64_t)*k1 - (uint64_t)*k0, rank = 0;
+	const int64_t *ts = g->c->ts, *dur = g->c->dur;
+	size_t i, m = 2 * g->nw;
+	uint64_t rank = 0, *key = g->key;
 	int64_t last = 0;
-	size_t i;
 	int rc = 0;
 
-	*bits = span ? 64 - (unsigned)__builtin_clzll(span) : 0;
-	if (*bits + kbits <= 64)
+	*ranked = false;
+	*k0 = start;
+	*span = (uint64_t)hi - (uint64_t)start;
+	if (lo >= start && width(*span) + kbits <= 63)
+		return 0; /* as collect packed them */
+	*k0 = lo;
+	*span = (uint64_t)hi - (uint64_t)lo;
+	if (width(*span) + kbits <= 63) {
+		for (i = 0; i < g->nw; i++) {
+			uint32_t ev = g->wev[i];
+			uint64_t kk = (uint64_t)ev << 1;
+
+			key[2 * i] = ((uint64_t)ts[ev] - (uint64_t)lo) << kbits | kk;
+			key[2 * i + 1] =
+			    ((uint64_t)(ts[ev] + dur[ev]) - (uint64_t)lo) << kbits | kk | 1;
+		}
 		return 0;
+	}
 	GP_TRY(GROW(g->kv, g->kv_cap, m));
 	GP_TRY(GROW(g->kv2, g->kv2_cap, m));
 	for (i = 0; i < m; i++) {
-		g->kv[i].key = (int64_t)g->key[i];
+		uint32_t ev = g->wev[i / 2];
+
+		g->kv[i].key = ts[ev] + (i & 1 ? dur[ev] : 0);
 		g->kv[i].val = i;
 	}
 	GP_TRY(gp__sort_kv_with(g->kv, m, g->kv2));
 	for (i = 0; i < m; i++) {
+		size_t j = (size_t)g->kv[i].val;
+
 		rank += i && g->kv[i].key != last;
 		last = g->kv[i].key;
-		g->key[g->kv[i].val] = rank;
+		key[j] = rank << kbits | (uint64_t)g->wev[j / 2] << 1 | (j & 1);
 	}
 	*k0 = 0;
-	*k1 = (int64_t)rank;
-	*bits = rank ? 64 - (unsigned)__builtin_clzll(rank) : 0;
+	*span = rank;
+	*ranked = true;
 out:
 	return rc;
+}
+
+/* a bucket of make_nodes' keys in order: insertion when short, else the library's sort */
+static int sort_bucket(uint64_t *k, size_t n)
+{
+	size_t i, j;
+
+	if (n > 32) /* the keys are below 2^63 */
+		return gp__sort_i64((int64_t *)k, n);
+	for (i = 1; i < n; i++) {
+		uint64_t x = k[i];
+
+		for (j = i; j > 0 && k[j - 1] > x; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+	return 0;
 }
 
 /* HTA _shares_cuda_runtime_lock, of two nodes' attributes */
@@ -372,70 +337,54 @@ out:
 /*
  * The forward and backward threads (HTA _get_fwd_tid/_get_bwd_tid): the only
  * thread with a CPU op or annotation named "*forward*" (resp. "*autograd*")
- * in the window; the backward one is merged into the forward one.
+ * in the window; the backward one is merged into the forward one. collect
+ * noted the CPU ops in @p fb; the annotations are added here.
  */
-static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, uint32_t *from, uint32_t *to)
+static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, struct fb *fb, uint32_t *from,
+                    uint32_t *to)
 {
-	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_USER_ANNOTATION };
 	const struct gp__actx *c = g->c;
-	const struct gp_trace *t = g->t;
-	uint32_t fwd = NONE, bwd = NONE;
-	bool fwd_many = false, bwd_many = false;
-	size_t k, i;
+	const struct gp__idx *ix = &c->by_kind[GP_K_USER_ANNOTATION];
+	size_t i;
 
 	*from = *to = NONE;
-	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
-		const struct gp__idx *ix = &c->by_kind[kinds[k]];
+	for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
+		uint32_t ev = ix->v[i];
 
-		for (i = gp__first_at(c, ix, start); i < ix->n && c->ts[ix->v[i]] <= end; i++) {
-			uint32_t ev = ix->v[i], tr = t->ev.track[ev];
-			uint16_t f;
-
-			if (c->dur[ev] <= 0 || (g->hta && gp__cp_hta_row(t, ev)))
-				continue;
-			f = gp__cp_ev_flags(g, ev);
-			if (f & NF_FWD) {
-				if (fwd == NONE)
-					fwd = tr;
-				else if (fwd != tr)
-					fwd_many = true;
-			}
-			if (f & NF_AUTOGRAD) {
-				if (bwd == NONE)
-					bwd = tr;
-				else if (bwd != tr)
-					bwd_many = true;
-			}
-		}
+		if (c->dur[ev] <= 0 || (g->hta && gp__cp_hta_row(g->t, ev)))
+			continue;
+		fb_note(g, fb, ev);
 	}
-	if (fwd != NONE && bwd != NONE && !fwd_many && !bwd_many && fwd != bwd) {
-		*from = bwd;
-		*to = fwd;
+	if (fb->fwd != NONE && fb->bwd != NONE && !fb->fwd_many && !fb->bwd_many &&
+	    fb->fwd != fb->bwd) {
+		*from = fb->bwd;
+		*to = fb->fwd;
 	}
 }
 
 /*
  * Nodes: a start and an end per event with nodes, in (time, event, start
- * first) order. The keys, (time - k0) << kbits | j (j: 2 wev index + end),
- * go to about one bucket per key by time; each bucket is ordered (mostly one
- * or two keys) and its nodes filled in turn with what the later passes read
- * of them; pass 1, the runtime lock across threads (HTA
+ * first) order: the order of collect's keys, which go to about one bucket
+ * per key by time; each bucket is sorted (mostly one or two keys) and its
+ * nodes filled in turn with what the later passes read of them; pass 1,
+ * the runtime lock across threads (HTA
  * _construct_graph_from_cuda_runtime_events), which only adds edges into the
  * node at hand, runs in the same loop, and the CPU nodes are listed for
  * pass_stacks with their threads (@p from merged into @p to), each run at one
  * time in HTA's order (tie_order). The hot loop reads the arrays through
  * locals (a byte store would make the compiler reload every field of g).
  */
-static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1, uint32_t from, uint32_t to)
+static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits,
+                      uint32_t from, uint32_t to)
 {
 	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
-	const uint32_t *track = g->t->ev.track, *wev = g->wev;
-	const uint8_t *wat = g->wat;
-	size_t i, m = 2 * g->nw, nb, b, lo, nst = 0, ncpu = 0, nkern = 0, nkend = 0, run = 0;
-	int64_t run_ts = 0;
-	unsigned kbits = m > 1 ? 64 - (unsigned)__builtin_clzll((uint64_t)m - 1) : 1, bits, sh;
-	uint64_t jmask = (UINT64_C(1) << kbits) - 1, *key, *out;
-	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	const uint32_t *track = g->t->ev.track;
+	const uint8_t *role = g->role;
+	size_t i, m = 2 * g->nw, nb, b, blo, nst = 0, ncpu = 0, nkern = 0, nkend = 0, run = 0;
+	int64_t run_ts = 0, k0;
+	unsigned sh, lg, bsh;
+	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta, ranked;
 	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *cpt,
 	                                    *kern, *stk, last = NONE;
 	int64_t *nts;
@@ -446,10 +395,12 @@ static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1, uint32_t from, u
 	g->nn = g->ncpu = g->nkern = g->nkend = 0;
 	if (!m)
 		return 0;
-	GP_TRY(time_offsets(g, m, &k0, &k1, kbits, &bits));
-	/* buckets of time offset >> sh: at most 2^(kbits - 1), fewer than m */
-	sh = bits + 1 > kbits ? bits + 1 - kbits : 0;
-	nb = (size_t)(((uint64_t)k1 - (uint64_t)k0) >> sh) + 1;
+	GP_TRY(pack_keys(g, start, lo, hi, kbits, &k0, &span, &ranked));
+	/* buckets of time offset >> sh: at most 2^lg, no more than m */
+	lg = 63 - (unsigned)__builtin_clzll((uint64_t)m);
+	sh = width(span) > lg ? width(span) - lg : 0;
+	bsh = kbits + sh;
+	nb = (size_t)(span >> sh) + 1;
 	GP_TRY(GROW(g->bcnt, g->bcnt_cap, nb + 1));
 	GP_TRY(GROW(g->key2, g->key2_cap, m));
 	GP_TRY(GROW(g->nts, g->nts_cap, m + 1));
@@ -477,62 +428,62 @@ static int make_nodes(struct gp__cp *g, int64_t k0, int64_t k1, uint32_t from, u
 	cpt = g->cpt;
 	kend = g->kend;
 	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
-	for (i = 0; i < m; i++) {
-		uint64_t r = key[i] - (uint64_t)k0;
-
-		key[i] = r << kbits | i;
-		cnt[(r >> sh) + 1]++;
-	}
+	for (i = 0; i < m; i++)
+		cnt[(key[i] >> bsh) + 1]++;
 	for (b = 1; b <= nb; b++)
 		cnt[b] += cnt[b - 1];
 	for (i = 0; i < m; i++)
-		out[cnt[key[i] >> (kbits + sh)]++] = key[i];
+		out[cnt[key[i] >> bsh]++] = key[i];
 	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
-	for (b = 0, lo = 0; b < nb; lo = cnt[b++]) {
-		size_t hi = cnt[b];
+	for (b = 0, blo = 0; b < nb; blo = cnt[b++]) {
+		size_t bhi = cnt[b];
 
-		if (hi - lo > 1)
-			GP_TRY(sort_bucket(g, out + lo, hi - lo, kbits));
-		for (i = lo; i < hi; i++) {
-			uint64_t jj = out[i] & jmask;
-			uint32_t w = (uint32_t)(jj >> 1), ev = wev[w], nd = (uint32_t)i;
-			uint8_t a = wat[w];
+		if (bhi - blo > 1)
+			GP_TRY(sort_bucket(out + blo, bhi - blo));
+		for (i = blo; i < bhi; i++) {
+			uint64_t k = out[i];
+			uint32_t ev = (uint32_t)((k >> 1) & evmask), nd = (uint32_t)i;
+			uint8_t a = role[ev] & RO_NODE_BITS;
+			int64_t t = (int64_t)((k >> kbits) + (uint64_t)k0);
 
 			nev[nd] = ev;
 			head[nd] = NONE;
 			reach[nd] = 0;
-			if (jj & 1) {
+			if (k & 1) {
 				a |= NA_END;
-				nts[nd] = cts[ev] + cdur[ev];
+				if (ranked)
+					t = cts[ev] + cdur[ev];
+				/* kernel ends for pass_fallback_syncs, with their collection index
+				 */
+				if (fallback && (a & NA_KERNEL)) {
+					kend[nkend].key = t;
+					kend[nkend++].val = (uint64_t)enode[ev] << 32 | ev;
+				}
 				enode[ev] = nd;
 			} else {
-				nts[nd] = cts[ev];
+				if (ranked)
+					t = cts[ev];
 				snode[ev] = nd;
+				if (a & NA_KERNEL)
+					kern[nkern++] = nd;
 			}
+			nts[nd] = t;
 			nat[nd] = a;
 			/* pass_stacks' nodes and threads, threads with kernel nodes (HTA) */
 			if (a & NA_CPU) {
 				uint32_t tr = track[ev];
 
-				if (!ncpu || nts[nd] != run_ts) {
+				if (!ncpu || t != run_ts) {
 					if (ncpu - run > 1)
 						GP_TRY(tie_order(g, cpun + run, cpt + run,
 						                 ncpu - run));
 					run = ncpu;
-					run_ts = nts[nd];
+					run_ts = t;
 				}
 				cpt[ncpu] = tr == from ? to : tr;
 				cpun[ncpu++] = nd;
 			} else if (hta && (a & NA_KERNEL)) {
 				tskip[track[ev]] = 1;
-			}
-			if (a & NA_KERNEL) {
-				if (!(a & NA_END)) {
-					kern[nkern++] = nd;
-				} else if (fallback) { /* kernel ends for pass_fallback_syncs */
-					kend[nkend].key = nts[nd];
-					kend[nkend++].val = (uint64_t)w << 32 | ev;
-				}
 			}
 			if (!(a & NA_LOCK))
 				continue;
@@ -642,9 +593,12 @@ out:
  */
 int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_path *p)
 {
+	struct fb fb = { NONE, NONE, false, false };
 	bool same = false, nolaunch = false;
 	uint32_t from, to;
-	int64_t k0, k1;
+	/* the keys' low bits: event << 1 | end (gp__cp_new bounds the events) */
+	unsigned kbits = g->n ? width(2 * (uint64_t)g->n - 1) : 1;
+	int64_t lo, hi;
 	size_t i;
 	int rc = 0;
 
@@ -653,10 +607,10 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	g->nn = 0;
 	g->nblock = 0;
 	g->backward = false;
-	GP_TRY(collect(g, start, end, &k0, &k1));
+	GP_TRY(collect(g, start, end, kbits, &fb, &lo, &hi));
 	p->nev = g->nw + g->nws;
-	fwd_bwd(g, start, end, &from, &to);
-	GP_TRY(make_nodes(g, k0, k1, from, to));
+	fwd_bwd(g, start, end, &fb, &from, &to);
+	GP_TRY(make_nodes(g, start, lo, hi, kbits, from, to));
 	GP_TRY(pass_stacks(g, from, to));
 	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)

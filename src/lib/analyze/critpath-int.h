@@ -22,30 +22,22 @@
 #define NONE            UINT32_MAX
 #define Q_UNKNOWN       INT32_MIN
 
-/* name flags, per string id */
+/* name flags, per string id; three in the bits of the role they give a CPU event (RO_*) */
 enum {
 	NF_DONE = 1 << 0,
-	NF_LOCK = 1 << 1,      /* shares the CUDA runtime lock (HTA CUDA_RUNTIME_EVENTS) */
-	NF_BLOCK = 1 << 2,     /* a blocking call (HTA BLOCKING_SYNC_CALLS) */
-	NF_BLOCK_HIP = 1 << 3, /* its HIP twin (gpuprof only) */
-	NF_LAUNCH = 1 << 4,    /* a launch counted in queue lengths */
-	NF_FWD = 1 << 5,       /* contains "forward" */
-	NF_AUTOGRAD = 1 << 6,  /* contains "autograd" */
-	NF_EVREC = 1 << 7,     /* cudaEventRecord */
-	NF_SYNC_STREAM = 1 << 8,
-	NF_SYNC_CONTEXT = 1 << 9,
-	NF_SYNC_EVENT = 1 << 10,
-	NF_SYNC_WAIT = 1 << 11
-};
-
-/* node attributes (nat): what the passes ask of a node, read once per event */
-enum {
-	NA_CPU = 1 << 0,
-	NA_KERNEL = 1 << 1,
-	NA_LOCK = 1 << 2,
-	NA_BLOCK = 1 << 3,
-	NA_END = 1 << 4, /* the event's end node (else its start) */
-	NA_SYNC = 1 << 5 /* a sync edge ends here */
+	NF_BLOCK = 1 << 1,     /* a blocking call (HTA BLOCKING_SYNC_CALLS) */
+	NF_BLOCK_HIP = 1 << 2, /* its HIP twin (gpuprof only) */
+	NF_LAUNCH = 1 << 3,    /* a launch counted in queue lengths */
+	NF_FWD = 1 << 4,       /* contains "forward" */
+	NF_LOCK = 1 << 5,      /* shares the CUDA runtime lock (HTA CUDA_RUNTIME_EVENTS): RO_LOCK */
+	NF_BLOCKING = 1 << 6,  /* NF_BLOCK, or gpuprof's NF_BLOCK_HIP: RO_BLOCK */
+	NF_FB = 1 << 7,        /* NF_FWD or NF_AUTOGRAD: RO_FB */
+	NF_AUTOGRAD = 1 << 8,  /* contains "autograd" */
+	NF_EVREC = 1 << 9,     /* cudaEventRecord */
+	NF_SYNC_STREAM = 1 << 10,
+	NF_SYNC_CONTEXT = 1 << 11,
+	NF_SYNC_EVENT = 1 << 12,
+	NF_SYNC_WAIT = 1 << 13
 };
 
 /* event roles */
@@ -54,8 +46,30 @@ enum {
 	RO_GSIDE = 1 << 1,  /* the GPU side of a correlation link */
 	RO_KERNEL = 1 << 2, /* a GPU node of the kernel pass */
 	RO_SYNC = 1 << 3,   /* a cuda_sync event */
-	RO_GPUROW = 1 << 4  /* on a GPU for the bound (HTA: any row with a stream) */
+	RO_GPUROW = 1 << 4, /* on a GPU for the bound (HTA: any row with a stream) */
+	/* of RO_CPU events, from their names (set once per rank: collect reads no name) */
+	RO_LOCK = 1 << 5,  /* shares the CUDA runtime lock (NF_LOCK) */
+	RO_BLOCK = 1 << 6, /* a blocking call (NF_BLOCK, gpuprof also NF_BLOCK_HIP) */
+	RO_FB = 1 << 7     /* a CPU op named "*forward*" or "*autograd*" (fwd_bwd) */
 };
+
+/* the roles of event kinds, without the bits names add */
+#define RO_KIND_BITS (RO_CPU | RO_GSIDE | RO_KERNEL | RO_SYNC | RO_GPUROW)
+
+/*
+ * node attributes (nat): what the passes ask of a node, its event's role
+ * bits (RO_NODE_BITS) with two of their own in bits no node's role has
+ * (RO_GSIDE only steers links; a sync event gets no node)
+ */
+enum {
+	NA_CPU = RO_CPU,
+	NA_END = RO_GSIDE, /* the event's end node (else its start) */
+	NA_KERNEL = RO_KERNEL,
+	NA_SYNC = RO_SYNC, /* a sync edge ends here */
+	NA_LOCK = RO_LOCK,
+	NA_BLOCK = RO_BLOCK
+};
+#define RO_NODE_BITS (RO_CPU | RO_KERNEL | RO_LOCK | RO_BLOCK)
 
 enum etype { E_OP, E_DEP, E_LAUNCH, E_KK, E_SYNC };
 
@@ -109,15 +123,13 @@ struct gp__cp {
 	/* per-window buffers, grown as needed */
 	uint32_t *wev; /* the window's events with nodes, in collection order */
 	size_t wev_cap, nw;
-	uint8_t *wat; /* per wev entry: its NA_* (the start node's) */
-	size_t wat_cap;
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
-	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | wev index << 1 | end */
+	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */
 	size_t bcnt_cap;
-	struct gp_kv *kv, *kv2; /* scratch: long tie runs, syncs and kernel ends by time */
+	struct gp_kv *kv, *kv2; /* scratch: time ranks, syncs by time */
 	size_t kv_cap, kv2_cap;
 	size_t nn;       /* nodes, in (time, event, start first) order: */
 	int64_t *nts;    /* per node: its time */

@@ -200,7 +200,7 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g)
 		int64_t bend;
 		size_t lo = 0, hi = m;
 
-		if (!(g->wat[i] & NA_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
+		if (!(g->role[ev] & RO_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
 			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {
