@@ -53,12 +53,12 @@ static void fb_note(struct gp__cp *g, struct fb *fb, uint32_t ev)
 struct win {
 	const uint8_t *role;
 	const int64_t *ts, *dur;
-	uint32_t *wev, *wsync, *enode;
+	uint32_t *wev, *wsync, *wblk, *enode;
 	uint64_t *key;
-	size_t nw, nws, room; /* room: events the buffers hold */
-	uint64_t base;        /* the keys' times are offsets from it (the window's start) */
-	unsigned kbits;       /* the bits below a key's time: event << 1 | end */
-	int64_t lo, hi;       /* the earliest and the latest time */
+	size_t nw, nws, nwb, room; /* room: events the buffers hold */
+	uint64_t base;             /* the keys' times are offsets from it (the window's start) */
+	unsigned kbits;            /* the bits below a key's time: event << 1 | end */
+	int64_t lo, hi;            /* the earliest and the latest time */
 };
 
 /* the buffers of collect for @p need events */
@@ -71,9 +71,11 @@ static int win_grow(struct gp__cp *g, struct win *w, size_t need)
 	need = need < 2 * w->room ? 2 * w->room : need;
 	GP_TRY(GROW(g->wev, g->wev_cap, need));
 	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
+	GP_TRY(GROW(g->wblk, g->wblk_cap, need));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
 	w->wev = g->wev;
 	w->wsync = g->wsync;
+	w->wblk = g->wblk;
 	w->key = g->key;
 	w->room = need;
 out:
@@ -122,6 +124,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 		.dur = c->dur,
 		.wev = g->wev,
 		.wsync = g->wsync,
+		.wblk = g->wblk,
 		.enode = g->enode,
 		.key = g->key,
 		.base = (uint64_t)start,
@@ -134,6 +137,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 	int rc = 0;
 
 	w.room = g->wev_cap < g->wsync_cap ? g->wev_cap : g->wsync_cap;
+	w.room = g->wblk_cap < w.room ? g->wblk_cap : w.room;
 	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
@@ -152,6 +156,8 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 			need = w.nw + w.nws + 1 + (je - j);
 			if (need > w.room)
 				GP_TRY(win_grow(g, &w, need));
+			if (r & RO_BLOCK)
+				w.wblk[w.nwb++] = ev;
 			add_ev(&w, ev, r);
 			/* HTA joins a call with one GPU event: the last of its correlation */
 			if (hta && je > j)
@@ -168,6 +174,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 out:
 	g->nw = w.nw;
 	g->nws = w.nws;
+	g->nwb = w.nwb;
 	*lo = w.lo;
 	*hi = w.hi;
 	return rc;
@@ -301,7 +308,18 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 	size_t i, j;
 	int rc = 0;
 
-	if (n == 2) { /* the usual run: no buffer */
+	if (n == 2 && tr[0] != tr[1]) { /* the usual run: by thread */
+		if (tr[0] > tr[1]) {
+			uint32_t x = ord[0], y = tr[0];
+
+			ord[0] = ord[1];
+			ord[1] = x;
+			tr[0] = tr[1];
+			tr[1] = y;
+		}
+		return 0;
+	}
+	if (n == 2) { /* no buffer */
 		struct tiek a = tie_key(g, ord[0], tr[0]), b = tie_key(g, ord[1], tr[1]);
 
 		if (cmp_tiek(&a, &b) > 0) {
@@ -526,7 +544,8 @@ static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 {
 	const struct gp_trace *t = g->t;
 	const uint32_t *cpun = g->cpun, *cpt = g->cpt, *nev = g->nev, *enode = g->enode;
-	const uint8_t *nat = g->nat, *tskip = g->tskip;
+	const uint8_t *nat = g->nat;
+	uint8_t *tskip = g->tskip;
 	size_t k, n = g->ncpu, nt = t->ntracks;
 	uint32_t *below;
 	struct tstate *tst;
@@ -534,22 +553,24 @@ static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 	int rc = 0;
 
 	if (from != NONE) {
-		g->tskip[to] |= g->tskip[from];
-		g->tskip[from] = 0;
+		tskip[to] |= tskip[from];
+		tskip[from] = 0;
 	}
 	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
 	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
 	GP_TRY(reserve_edges(g, n)); /* at most one edge per node */
 	tst = g->tst;
-	for (k = 0; k < nt; k++)
+	for (k = 0; k < nt; k++) {
 		tst[k] = (struct tstate){ NONE, NONE, NONE, 0 };
+		/* HTA: a thread holding a row with a stream is no call stack */
+		tskip[k] = tskip[k] && !t->tracks[k].gpu;
+	}
 	below = g->from; /* the stacks' links: gp__cp_longest's, free until then */
 	for (k = 0; k < n; k++) {
 		uint32_t nd = cpun[k], tr = cpt[k];
 		struct tstate *s;
 
-		/* HTA: a thread holding a row with a stream is no call stack */
-		if (tskip[tr] && !t->tracks[tr].gpu)
+		if (tskip[tr])
 			continue;
 		s = &tst[tr];
 		if (!(nat[nd] & NA_END)) {
@@ -572,8 +593,10 @@ static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 				bool bl = (nat[e2] & NA_BLOCK) != 0;
 
 				add_edge(g, s->last, e2, E_OP, bl && hta, attr);
-				g->e[g->ne - 1].blocking = bl;
-				g->nblock += bl;
+				if (bl && !hta) {
+					GP_TRY(GROW(g->bedge, g->bedge_cap, g->nblock + 1));
+					g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
+				}
 			}
 			s->parent = s->top != NONE ? nev[s->top] : NONE;
 			s->last = e2;
@@ -615,12 +638,10 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(gp__cp_pass_fallback_syncs(g));
-	if (!g->hta && g->nblock) {
-		/* a blocking call whose wait the graph explains adds no CPU time of its own */
-		for (i = 0; i < g->ne; i++)
-			if (g->e[i].blocking && (g->nat[g->e[i].v] & NA_SYNC))
-				g->e[i].w = 0;
-	}
+	/* gpuprof: a blocking call whose wait the graph explains adds no CPU time of its own */
+	for (i = 0; i < g->nblock; i++)
+		if (g->nat[g->e[g->bedge[i]].v] & NA_SYNC)
+			g->e[g->bedge[i]].w = 0;
 	if (!g->nn) {
 		p->reason = "no CPU op or kernel in the step";
 		goto out;

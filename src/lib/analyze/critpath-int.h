@@ -78,9 +78,7 @@ struct edge {
 	uint32_t u, v;
 	uint32_t attr; /* the event it is attributed to, NONE */
 	uint32_t next; /* the edge into v added before it, NONE: v's incoming edges, newest first */
-	uint16_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
-	uint16_t
-	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
+	uint32_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
 };
 
 /* pass_stacks' state of one thread */
@@ -125,6 +123,8 @@ struct gp__cp {
 	size_t wev_cap, nw;
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
+	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
+	size_t wblk_cap, nwb;
 	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */
@@ -138,8 +138,9 @@ struct gp__cp {
 	uint32_t *head;  /* per node: its last incoming edge, NONE (struct edge next) */
 	uint32_t *reach; /* per node: the farthest source of a backward edge into it, 0 none */
 	size_t nts_cap, nev_cap, nat_cap, head_cap, reach_cap;
-	bool backward;  /* an edge goes from a later node to an earlier one */
-	size_t nblock;  /* exit edges of blocking calls in the window */
+	bool backward;   /* an edge goes from a later node to an earlier one */
+	uint32_t *bedge; /* the exit edges of blocking calls in the window */
+	size_t bedge_cap, nblock;
 	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
 	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
 	size_t cpun_cap, cpt_cap, ncpu;
@@ -199,8 +200,7 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 	e->v = v;
 	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
 	e->next = g->head[v];
-	e->type = (uint16_t)type;
-	e->blocking = 0;
+	e->type = (uint32_t)type;
 	g->head[v] = (uint32_t)g->ne++;
 	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
 		g->backward = true;

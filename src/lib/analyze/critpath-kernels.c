@@ -195,13 +195,11 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g)
 			best = ke[j].val > best ? ke[j].val : best;
 		ke[j - 1].val = best;
 	}
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
+	for (i = 0; i < g->nwb; i++) { /* the blocking CPU events, in collection order */
+		uint32_t ev = g->wblk[i];
 		int64_t bend;
 		size_t lo = 0, hi = m;
 
-		if (!(g->role[ev] & RO_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
-			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
