@@ -308,28 +308,6 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 	size_t i, j;
 	int rc = 0;
 
-	if (n == 2 && tr[0] != tr[1]) { /* the usual run: by thread */
-		if (tr[0] > tr[1]) {
-			uint32_t x = ord[0], y = tr[0];
-
-			ord[0] = ord[1];
-			ord[1] = x;
-			tr[0] = tr[1];
-			tr[1] = y;
-		}
-		return 0;
-	}
-	if (n == 2) { /* no buffer */
-		struct tiek a = tie_key(g, ord[0], tr[0]), b = tie_key(g, ord[1], tr[1]);
-
-		if (cmp_tiek(&a, &b) > 0) {
-			ord[0] = (uint32_t)b.val;
-			ord[1] = (uint32_t)a.val;
-			tr[0] = b.tr;
-			tr[1] = a.tr;
-		}
-		return 0;
-	}
 	GP_TRY(GROW(g->tk, g->tk_cap, n));
 	for (i = 0; i < n; i++)
 		g->tk[i] = tie_key(g, ord[i], tr[i]);
@@ -350,6 +328,41 @@ static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
 	}
 out:
 	return rc;
+}
+
+/* tie_order, with the usual run of two nodes ordered in place */
+static int tie_run(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
+{
+	uint32_t e0, e1;
+	bool swap;
+
+	if (n != 2)
+		return tie_order(g, ord, tr, n);
+	e0 = g->nat[ord[0]] & NA_END;
+	e1 = g->nat[ord[1]] & NA_END;
+	if (tr[0] != tr[1]) {
+		swap = tr[0] > tr[1];
+	} else if (e0 != e1) {
+		swap = e1 != 0; /* ends first */
+	} else {
+		uint32_t v0 = g->nev[ord[0]], v1 = g->nev[ord[1]];
+		int64_t d0 = g->c->dur[v0] < 0 ? 0 : g->c->dur[v0];
+		int64_t d1 = g->c->dur[v1] < 0 ? 0 : g->c->dur[v1];
+
+		if (e0) /* ends: shortest first, then the later event */
+			swap = d1 < d0 || (d1 == d0 && v1 > v0);
+		else /* starts: longest first, then the earlier event */
+			swap = d1 > d0 || (d1 == d0 && v1 < v0);
+	}
+	if (swap) {
+		uint32_t x = ord[0], y = tr[0];
+
+		ord[0] = ord[1];
+		ord[1] = x;
+		tr[0] = tr[1];
+		tr[1] = y;
+	}
+	return 0;
 }
 
 /*
@@ -493,8 +506,8 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 
 				if (!ncpu || t != run_ts) {
 					if (ncpu - run > 1)
-						GP_TRY(tie_order(g, cpun + run, cpt + run,
-						                 ncpu - run));
+						GP_TRY(
+						    tie_run(g, cpun + run, cpt + run, ncpu - run));
 					run = ncpu;
 					run_ts = t;
 				}
@@ -524,7 +537,7 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 		}
 	}
 	if (ncpu - run > 1)
-		GP_TRY(tie_order(g, cpun + run, cpt + run, ncpu - run));
+		GP_TRY(tie_run(g, cpun + run, cpt + run, ncpu - run));
 	g->nn = m;
 	g->ncpu = ncpu;
 	g->nkern = nkern;
