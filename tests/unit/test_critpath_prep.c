@@ -252,8 +252,8 @@ static void check_tables(struct gp_trace *t, bool hta)
 		link[i] = link_ref(g, i);
 		if (g->link[i] != link[i])
 			fail_msg("link[%zu] = %u, want %u", i, g->link[i], link[i]);
-		assert_int_equal(g->snode[i], NONE);
-		assert_int_equal(g->enode[i], NONE);
+		assert_int_equal(g->snode[i], 0);
+		assert_int_equal(g->enode[i], 0);
 	}
 	/* each call's GPU events, in event order */
 	for (i = 0; i < n; i++) {

@@ -671,8 +671,6 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	p->ok = true;
 	GP_TRY(gp__cp_longest(g, p));
 out:
-	for (i = 0; i < g->nw; i++)
-		g->snode[g->wev[i]] = g->enode[g->wev[i]] = NONE;
 	if (rc) /* pass_stacks clears what make_nodes marked */
 		memset(g->tskip, 0, g->t->ntracks);
 	return rc;

@@ -114,7 +114,8 @@ struct gp__cp {
 	uint32_t *loff; /* [n + 1]: the GPU events each CPU event launched, in lgpu */
 	uint32_t *lgpu;
 	int32_t *q; /* per event: queue length after it (launch or GPU event), Q_UNKNOWN */
-	uint32_t *snode, *enode; /* per event: its nodes in the current window, NONE */
+	/* per event: its nodes in the window (0 before any), stale outside it: gp__cp_end_node */
+	uint32_t *snode, *enode;
 	bool have_sync;          /* the trace has cuda_sync events */
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
@@ -234,6 +235,28 @@ static inline uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev)
 	if (id < g->nstr && (g->nf[id] & NF_DONE))
 		return g->nf[id];
 	return gp__cp_name_flags(g, id);
+}
+
+/* node @p nd of event @p ev's map (snode, enode) if it is one of the window's, else NONE */
+static inline uint32_t gp__cp_node_in(const struct gp__cp *g, uint32_t nd, uint32_t ev)
+{
+	return nd < g->nn && g->nev[nd] == ev ? nd : NONE;
+}
+
+/**
+ * The start node of event @p ev in the window, NONE: none. Events outside
+ * the window keep whatever snode held: a node of the window is one whose
+ * event is @p ev.
+ */
+static inline uint32_t gp__cp_start_node(const struct gp__cp *g, uint32_t ev)
+{
+	return gp__cp_node_in(g, g->snode[ev], ev);
+}
+
+/** The end node of event @p ev in the window, NONE: none (as gp__cp_start_node). */
+static inline uint32_t gp__cp_end_node(const struct gp__cp *g, uint32_t ev)
+{
+	return gp__cp_node_in(g, g->enode[ev], ev);
 }
 
 /** HTA's "stream != -1": the row has an integer stream. */

@@ -398,17 +398,15 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->link = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->loff = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->q = gp__malloc((n + 1) * sizeof(int32_t));
-	g->snode = gp__malloc((n + 1) * sizeof(uint32_t));
-	g->enode = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
+	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
 	gside = gp__calloc(n / 64 + 1, sizeof(*gside));
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
 	    !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	/* NONE is all ones in every byte; the entries past the events are 0, as ever */
-	memset(g->snode, 0xff, n * sizeof(*g->snode));
-	memset(g->enode, 0xff, n * sizeof(*g->enode));
-	g->snode[n] = g->enode[n] = g->link[n] = 0;
+	g->link[n] = 0;
 	g->q[n] = 0;
 	if (g->hta)
 		set_roles_hta(g, gside, &cr);
