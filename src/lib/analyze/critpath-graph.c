@@ -61,23 +61,19 @@ struct win {
 	int64_t lo, hi;            /* the earliest and the latest time */
 };
 
-/* the buffers of collect for @p need events */
-static int win_grow(struct gp__cp *g, struct win *w, size_t need)
+/* the buffers of collect for @p need events, past *@p room (updated) */
+static int win_grow(struct gp__cp *g, size_t need, size_t *room)
 {
 	int rc = 0;
 
 	if (need >= NONE / 2)
 		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
-	need = need < 2 * w->room ? 2 * w->room : need;
+	need = need < 2 * *room ? 2 * *room : need;
 	GP_TRY(GROW(g->wev, g->wev_cap, need));
 	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
 	GP_TRY(GROW(g->wblk, g->wblk_cap, need));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
-	w->wev = g->wev;
-	w->wsync = g->wsync;
-	w->wblk = g->wblk;
-	w->key = g->key;
-	w->room = need;
+	*room = need;
 out:
 	return rc;
 }
@@ -141,9 +137,11 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
+		const uint32_t *v = ix->v;
+		size_t nv = ix->n;
 
-		for (i = gp__first_at(c, ix, start); i < ix->n && w.ts[ix->v[i]] <= end; i++) {
-			uint32_t ev = ix->v[i], j, je;
+		for (i = gp__first_at(c, ix, start); i < nv && w.ts[v[i]] <= end; i++) {
+			uint32_t ev = v[i], j, je;
 			uint8_t r = w.role[ev];
 			size_t need;
 
@@ -154,8 +152,13 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 			j = loff[ev];
 			je = loff[ev + 1];
 			need = w.nw + w.nws + 1 + (je - j);
-			if (need > w.room)
-				GP_TRY(win_grow(g, &w, need));
+			if (need > w.room) {
+				GP_TRY(win_grow(g, need, &w.room));
+				w.wev = g->wev;
+				w.wsync = g->wsync;
+				w.wblk = g->wblk;
+				w.key = g->key;
+			}
 			if (r & RO_BLOCK)
 				w.wblk[w.nwb++] = ev;
 			add_ev(&w, ev, r);
@@ -526,12 +529,12 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 					uint32_t p = stk[--nst];
 
 					if (nev[p] == ev)
-						add_edge(g, p, nd, E_OP, false, ev);
+						add_edge_uv(g, p, nd, E_OP, false, ev);
 					else
-						add_edge(g, p, nd, E_DEP, false, NONE);
+						add_edge_uv(g, p, nd, E_DEP, false, NONE);
 				}
 				if (last != NONE && (nat[last] & NA_END))
-					add_edge(g, last, nd, E_DEP, false, NONE);
+					add_edge_uv(g, last, nd, E_DEP, false, NONE);
 			}
 			last = nd;
 		}
@@ -588,9 +591,12 @@ static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 		s = &tst[tr];
 		if (!(nat[nd] & NA_END)) {
 			if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
-				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : s->parent;
-
-				add_edge(g, s->last, nd, s->depth == 0 ? E_DEP : E_OP, false, attr);
+				if (s->depth == 0)
+					add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
+				else
+					add_edge_uv(g, s->last, nd, E_OP, false,
+					            !(nat[s->last] & NA_END) ? nev[s->last]
+					                                     : s->parent);
 			}
 			s->parent = s->top != NONE ? nev[s->top] : NONE;
 			s->last = nd;
@@ -605,7 +611,7 @@ static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
 				bool bl = (nat[e2] & NA_BLOCK) != 0;
 
-				add_edge(g, s->last, e2, E_OP, bl && hta, attr);
+				add_edge_uv(g, s->last, e2, E_OP, bl && hta, attr);
 				if (bl && !hta) {
 					GP_TRY(GROW(g->bedge, g->bedge_cap, g->nblock + 1));
 					g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);

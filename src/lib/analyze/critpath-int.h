@@ -185,16 +185,13 @@ static inline int reserve_edges(struct gp__cp *g, size_t n)
 	return GROW(g->e, g->e_cap, g->ne + n);
 }
 
-/* an edge, into room reserve_edges made */
+/* an edge between two nodes of the graph (u != v), into room reserve_edges made */
 static inline __attribute__((always_inline)) void
-add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+add_edge_uv(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
 {
-	struct edge *e;
+	struct edge *e = &g->e[g->ne];
 	int64_t w;
 
-	if (u == v || u == NONE || v == NONE)
-		return;
-	e = &g->e[g->ne];
 	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
 	e->w = g->hta || w >= 0 ? w : 0;
 	e->u = u;
@@ -208,6 +205,14 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 		if (u > g->reach[v])
 			g->reach[v] = u;
 	}
+}
+
+/* an edge, into room reserve_edges made; none when an end is NONE or both are one node */
+static inline __attribute__((always_inline)) void
+add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+{
+	if (u != v && u != NONE && v != NONE)
+		add_edge_uv(g, u, v, type, zero, attr);
 }
 
 /**
