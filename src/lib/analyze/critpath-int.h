@@ -271,6 +271,13 @@ static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)
 }
 
 /** The stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream. */
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev);
+static inline uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
+{
+	const struct gp_trace *t = g->t;
+
+	if (g->hta)
+		return (uint64_t)t->ev.stream[ev];
+	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
+}
 
 #endif

@@ -165,9 +165,7 @@ int gp__cp_pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
 			add_edge(g, *last, s, E_KK, false, g->nev[*last]);
 		}
-		/* the slot may have moved when stream_slot grew the array */
-		last = stream_slot(g, sk, false);
-		*last = e;
+		*last = e; /* nothing grew the slots since stream_slot found it */
 	}
 out:
 	gp__u64map_release(&ksync);

@@ -15,21 +15,6 @@
 #include "critpath-queue.h"
 #include "util/error.h"
 
-/* the stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream */
-static inline uint64_t stream_key(const struct gp__cp *g, uint32_t ev)
-{
-	const struct gp_trace *t = g->t;
-
-	if (g->hta)
-		return (uint64_t)t->ev.stream[ev];
-	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
-}
-
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
-{
-	return stream_key(g, ev);
-}
-
 /* the queue slots of the streams seen so far: a short list, a map beyond it */
 #define FEW_SLOTS 16
 struct slots {
@@ -180,7 +165,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 		if (!(gp__cp_ev_flags(g, L) & NF_LAUNCH) ||
 		    !(g->hta ? gp__cp_hta_row(g->t, ev) : (g->role[ev] & RO_KERNEL) != 0))
 			continue;
-		if ((s = slot_of(&sl, stream_key(g, ev))) == UINT32_MAX)
+		if ((s = slot_of(&sl, gp__cp_stream_key(g, ev))) == UINT32_MAX)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
 		slot[ev] = s + 1;
 		qd[nq++] = ev;
@@ -281,7 +266,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 			uint32_t ev = qd[i], L = g->link[ev];
 
 			l[i].ts = ts[L];
-			l[i].stream = stream_key(g, ev);
+			l[i].stream = gp__cp_stream_key(g, ev);
 			l[i].slot = slot[ev] - 1;
 			l[i].thread = g->t->ev.track[L];
 			l[i].gpu = ev;
