@@ -111,34 +111,18 @@ static struct gp_trace *generate(const struct gen *gc)
 	return t;
 }
 
-static bool named(const char *s, const char *const *l)
-{
-	for (; *l; l++)
-		if (!strcmp(s, *l))
-			return true;
-	return false;
-}
-
-/* the role bits a CPU event's name adds, by their definitions (critpath-int.h) */
+/* the role bits the names generate() gives CPU events add, by their definitions (critpath-int.h) */
 static uint8_t name_ref(struct gp__cp *g, size_t i, bool op)
 {
-	static const char *const lock[] = { "cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync",
-		                            NULL };
-	static const char *const block[] = { "cudaDeviceSynchronize",
-		                             "cudaStreamSynchronize",
-		                             "cudaEventQuery",
-		                             "cudaEventSynchronize",
-		                             "cudaMemcpy",
-		                             "cudaMemcpyAsync",
-		                             NULL };
-	static const char *const block_hip[] = { "hipDeviceSynchronize", "hipStreamSynchronize",
-		                                 "hipEventSynchronize", "hipMemcpy", NULL };
 	const char *s = gp__ev_name(g->t, i);
 	uint8_t r = 0;
 
-	if (named(s, lock))
+	/* the runtime lock: cudaLaunchKernel, cudaMemcpyAsync (not cuLaunchKernel) */
+	if (!strcmp(s, "cudaLaunchKernel") || !strcmp(s, "cudaMemcpyAsync"))
 		r |= RO_LOCK;
-	if (named(s, block) || (!g->hta && named(s, block_hip)))
+	/* blocking: cudaDeviceSynchronize, cudaMemcpyAsync; hipMemcpy for gpuprof only */
+	if (!strcmp(s, "cudaDeviceSynchronize") || !strcmp(s, "cudaMemcpyAsync") ||
+	    (!g->hta && !strcmp(s, "hipMemcpy")))
 		r |= RO_BLOCK;
 	if (op && (strstr(s, "forward") || strstr(s, "autograd")))
 		r |= RO_FB;

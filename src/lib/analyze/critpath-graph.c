@@ -262,112 +262,6 @@ static int sort_bucket(uint64_t *k, size_t n)
 	return 0;
 }
 
-/* HTA _shares_cuda_runtime_lock, of two nodes' attributes */
-static inline bool shares_lock(uint8_t x, uint8_t y)
-{
-	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
-}
-
-/* a node of a tie run of pass_stacks: its thread, then HTA's order */
-struct tiek {
-	int64_t key;
-	uint64_t val;
-	uint32_t tr;
-};
-
-static int cmp_tiek(const void *a, const void *b)
-{
-	const struct tiek *x = a, *y = b;
-
-	if (x->tr != y->tr)
-		return x->tr < y->tr ? -1 : 1;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->val < y->val ? -1 : x->val > y->val;
-}
-
-/* CPU node @p nd of thread @p tr in a tie run */
-static inline struct tiek tie_key(const struct gp__cp *g, uint32_t nd, uint32_t tr)
-{
-	uint32_t ev = g->nev[nd];
-	int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
-	bool st = !(g->nat[nd] & NA_END);
-	struct tiek k;
-
-	k.key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
-	k.val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
-	k.tr = tr;
-	return k;
-}
-
-/*
- * HTA's compare_events at one time on one thread (events of positive
- * duration): ends before starts; ends shortest first, then the later event
- * first; starts longest first, then the earlier event first. Sorts the run @p ord[0..n) of CPU
- * nodes at one time, their threads in @p tr, by thread, then in that order.
- */
-static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
-{
-	size_t i, j;
-	int rc = 0;
-
-	GP_TRY(GROW(g->tk, g->tk_cap, n));
-	for (i = 0; i < n; i++)
-		g->tk[i] = tie_key(g, ord[i], tr[i]);
-	if (n > 16) {
-		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
-	} else {
-		for (i = 1; i < n; i++) {
-			struct tiek x = g->tk[i];
-
-			for (j = i; j > 0 && cmp_tiek(&g->tk[j - 1], &x) > 0; j--)
-				g->tk[j] = g->tk[j - 1];
-			g->tk[j] = x;
-		}
-	}
-	for (i = 0; i < n; i++) {
-		ord[i] = (uint32_t)g->tk[i].val;
-		tr[i] = g->tk[i].tr;
-	}
-out:
-	return rc;
-}
-
-/* tie_order, with the usual run of two nodes ordered in place */
-static int tie_run(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
-{
-	uint32_t e0, e1;
-	bool swap;
-
-	if (n != 2)
-		return tie_order(g, ord, tr, n);
-	e0 = g->nat[ord[0]] & NA_END;
-	e1 = g->nat[ord[1]] & NA_END;
-	if (tr[0] != tr[1]) {
-		swap = tr[0] > tr[1];
-	} else if (e0 != e1) {
-		swap = e1 != 0; /* ends first */
-	} else {
-		uint32_t v0 = g->nev[ord[0]], v1 = g->nev[ord[1]];
-		int64_t d0 = g->c->dur[v0] < 0 ? 0 : g->c->dur[v0];
-		int64_t d1 = g->c->dur[v1] < 0 ? 0 : g->c->dur[v1];
-
-		if (e0) /* ends: shortest first, then the later event */
-			swap = d1 < d0 || (d1 == d0 && v1 > v0);
-		else /* starts: longest first, then the earlier event */
-			swap = d1 > d0 || (d1 == d0 && v1 < v0);
-	}
-	if (swap) {
-		uint32_t x = ord[0], y = tr[0];
-
-		ord[0] = ord[1];
-		ord[1] = x;
-		tr[0] = tr[1];
-		tr[1] = y;
-	}
-	return 0;
-}
-
 /*
  * The forward and backward threads (HTA _get_fwd_tid/_get_bwd_tid): the only
  * thread with a CPU op or annotation named "*forward*" (resp. "*autograd*")
@@ -403,30 +297,28 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, struct fb *fb,
  * nodes filled in turn with what the later passes read of them; pass 1,
  * the runtime lock across threads (HTA
  * _construct_graph_from_cuda_runtime_events), which only adds edges into the
- * node at hand, runs in the same loop, and the CPU nodes are listed for
- * pass_stacks with their threads (@p from merged into @p to), each run at one
- * time in HTA's order (tie_order). The hot loop reads the arrays through
- * locals (a byte store would make the compiler reload every field of g).
+ * node at hand, runs in the same loop. The hot loop reads the arrays
+ * through locals (a byte store would make the compiler reload every field
+ * of g).
  */
-static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits,
-                      uint32_t from, uint32_t to)
+static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits)
 {
 	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
 	const uint32_t *track = g->t->ev.track;
 	const uint8_t *role = g->role;
-	size_t i, m = 2 * g->nw, nb, b, blo, nst = 0, ncpu = 0, nkern = 0, nkend = 0, run = 0;
-	int64_t run_ts = 0, k0;
+	size_t i, m = 2 * g->nw, nb, b, blo, nst = 0, nkern = 0, nkend = 0;
+	int64_t k0;
 	unsigned sh, lg, bsh;
 	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
 	bool fallback = !g->hta && !g->have_sync, hta = g->hta, ranked;
-	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *cpun, *cpt,
-	                                    *kern, *stk, last = NONE;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *kern, *stk,
+	                                    last = NONE;
 	int64_t *nts;
 	uint8_t *nat, *tskip = g->tskip;
 	struct gp_kv *kend;
 	int rc = 0;
 
-	g->nn = g->ncpu = g->nkern = g->nkend = 0;
+	g->nn = g->nkern = g->nkend = 0;
 	if (!m)
 		return 0;
 	GP_TRY(pack_keys(g, start, lo, hi, kbits, &k0, &span, &ranked));
@@ -442,10 +334,8 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 	GP_TRY(GROW(g->nat, g->nat_cap, m + 1));
 	GP_TRY(GROW(g->head, g->head_cap, m + 1));
 	GP_TRY(GROW(g->reach, g->reach_cap, m + 1));
-	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
 	GP_TRY(GROW(g->kern, g->kern_cap, m + 1));
 	GP_TRY(GROW(g->stk, g->stk_cap, m + 1));
-	GP_TRY(GROW(g->cpt, g->cpt_cap, m + 1));
 	GP_TRY(GROW(g->kend, g->kend_cap, fallback ? m + 1 : 1));
 	GP_TRY(reserve_edges(g, m)); /* pass 1: at most one edge per node */
 	cnt = g->bcnt;
@@ -456,10 +346,8 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 	nat = g->nat;
 	head = g->head;
 	reach = g->reach;
-	cpun = g->cpun;
 	kern = g->kern;
 	stk = g->stk;
-	cpt = g->cpt;
 	kend = g->kend;
 	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
 	for (i = 0; i < m; i++)
@@ -503,22 +391,9 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 			}
 			nts[nd] = t;
 			nat[nd] = a;
-			/* pass_stacks' nodes and threads, threads with kernel nodes (HTA) */
-			if (a & NA_CPU) {
-				uint32_t tr = track[ev];
-
-				if (!ncpu || t != run_ts) {
-					if (ncpu - run > 1)
-						GP_TRY(
-						    tie_run(g, cpun + run, cpt + run, ncpu - run));
-					run = ncpu;
-					run_ts = t;
-				}
-				cpt[ncpu] = tr == from ? to : tr;
-				cpun[ncpu++] = nd;
-			} else if (hta && (a & NA_KERNEL)) {
+			/* HTA: threads with kernel nodes hold no call stack (gp__cp_pass_stacks) */
+			if (hta && (a & (NA_CPU | NA_KERNEL)) == NA_KERNEL)
 				tskip[track[ev]] = 1;
-			}
 			if (!(a & NA_LOCK))
 				continue;
 			/* pass 1 */
@@ -539,91 +414,10 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 			last = nd;
 		}
 	}
-	if (ncpu - run > 1)
-		GP_TRY(tie_run(g, cpun + run, cpt + run, ncpu - run));
 	g->nn = m;
-	g->ncpu = ncpu;
 	g->nkern = nkern;
 	g->nkend = nkend;
 out:
-	return rc;
-}
-
-/*
- * pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack),
- * all threads in one pass in node order (make_nodes listed the CPU nodes,
- * those at one time in HTA's order), each with its own state: the edges
- * into and out of each node come in the order HTA's per-thread passes give
- * them, which is all the path and the generations read of the edge order.
- */
-static int pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
-{
-	const struct gp_trace *t = g->t;
-	const uint32_t *cpun = g->cpun, *cpt = g->cpt, *nev = g->nev, *enode = g->enode;
-	const uint8_t *nat = g->nat;
-	uint8_t *tskip = g->tskip;
-	size_t k, n = g->ncpu, nt = t->ntracks;
-	uint32_t *below;
-	struct tstate *tst;
-	bool hta = g->hta;
-	int rc = 0;
-
-	if (from != NONE) {
-		tskip[to] |= tskip[from];
-		tskip[from] = 0;
-	}
-	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
-	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
-	GP_TRY(reserve_edges(g, n)); /* at most one edge per node */
-	tst = g->tst;
-	for (k = 0; k < nt; k++) {
-		tst[k] = (struct tstate){ NONE, NONE, NONE, 0 };
-		/* HTA: a thread holding a row with a stream is no call stack */
-		tskip[k] = tskip[k] && !t->tracks[k].gpu;
-	}
-	below = g->from; /* the stacks' links: gp__cp_longest's, free until then */
-	for (k = 0; k < n; k++) {
-		uint32_t nd = cpun[k], tr = cpt[k];
-		struct tstate *s;
-
-		if (tskip[tr])
-			continue;
-		s = &tst[tr];
-		if (!(nat[nd] & NA_END)) {
-			if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
-				if (s->depth == 0)
-					add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
-				else
-					add_edge_uv(g, s->last, nd, E_OP, false,
-					            !(nat[s->last] & NA_END) ? nev[s->last]
-					                                     : s->parent);
-			}
-			s->parent = s->top != NONE ? nev[s->top] : NONE;
-			s->last = nd;
-			below[nd] = s->top;
-			s->top = nd;
-			s->depth++;
-		} else if (s->top != NONE) {
-			uint32_t ev = nev[s->top], e2 = enode[ev];
-
-			s->top = below[s->top];
-			if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
-				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
-				bool bl = (nat[e2] & NA_BLOCK) != 0;
-
-				add_edge_uv(g, s->last, e2, E_OP, bl && hta, attr);
-				if (bl && !hta) {
-					GP_TRY(GROW(g->bedge, g->bedge_cap, g->nblock + 1));
-					g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
-				}
-			}
-			s->parent = s->top != NONE ? nev[s->top] : NONE;
-			s->last = e2;
-			s->depth--;
-		}
-	}
-out:
-	memset(g->tskip, 0, t->ntracks);
 	return rc;
 }
 
@@ -652,8 +446,8 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	GP_TRY(collect(g, start, end, kbits, &fb, &lo, &hi));
 	p->nev = g->nw + g->nws;
 	fwd_bwd(g, start, end, &fb, &from, &to);
-	GP_TRY(make_nodes(g, start, lo, hi, kbits, from, to));
-	GP_TRY(pass_stacks(g, from, to));
+	GP_TRY(make_nodes(g, start, lo, hi, kbits));
+	GP_TRY(gp__cp_pass_stacks(g, start, end, from, to));
 	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(gp__cp_pass_fallback_syncs(g));
@@ -677,7 +471,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	p->ok = true;
 	GP_TRY(gp__cp_longest(g, p));
 out:
-	if (rc) /* pass_stacks clears what make_nodes marked */
+	if (rc) /* gp__cp_pass_stacks clears what make_nodes marked */
 		memset(g->tskip, 0, g->t->ntracks);
 	return rc;
 }

@@ -81,12 +81,13 @@ struct edge {
 	uint32_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
 };
 
-/* pass_stacks' state of one thread */
+/* pass 2's state of one thread (critpath-stacks.c) */
 struct tstate {
 	uint32_t last;   /* the node it visited last, NONE */
 	uint32_t parent; /* the event enclosing it, NONE */
 	uint32_t top;    /* the start node on top of its stack, NONE (the stack: below) */
 	int32_t depth;
+	int64_t top_end; /* the sweep: the end of top's event */
 };
 
 struct launch {
@@ -142,7 +143,7 @@ struct gp__cp {
 	bool backward;   /* an edge goes from a later node to an earlier one */
 	uint32_t *bedge; /* the exit edges of blocking calls in the window */
 	size_t bedge_cap, nblock;
-	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
+	uint32_t *cpun; /* pass 2 by nodes: the CPU nodes in node order (at one time: HTA's) */
 	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
 	size_t cpun_cap, cpt_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
@@ -151,12 +152,13 @@ struct gp__cp {
 	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
-	struct tstate *tst; /* [ntracks]: pass_stacks' state per thread */
+	struct tstate *tst; /* [ntracks]: pass 2's state per thread */
+	bool by_nodes;      /* pass 2 by nodes even where events nest (tests compare the two) */
+	bool swept;         /* the window's pass 2 was the sweep */
 	size_t tst_cap;
-	struct tiek *tk; /* a tie run of pass_stacks */
+	struct tiek *tk; /* a tie run of pass 2 */
 	size_t tk_cap;
-	uint8_t *
-	    tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes, pass_stacks clears) */
+	uint8_t *tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes; pass 2 clears) */
 	struct edge *e;
 	size_t e_cap, ne;
 	/* gp__cp_longest: out-edges (soff, se) and indeg for the generations, topo (local_order's
@@ -214,6 +216,13 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 	if (u != v && u != NONE && v != NONE)
 		add_edge_uv(g, u, v, type, zero, attr);
 }
+
+/**
+ * Pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack)
+ * of the window [@p start, @p end], the thread @p from merged into @p to
+ * (critpath-stacks.c). Clears tskip.
+ */
+int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to);
 
 /**
  * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with
