@@ -202,11 +202,21 @@ static void set_roles(struct gp__cp *g, uint64_t *gside)
 		size_t n = c->by_kind[kinds[k]].n;
 		uint8_t r = kind_role(kinds[k]);
 
-		if (r == RO_CPU) {
-			bool op = kinds[k] == GP_K_CPU_OP;
+		if (r == RO_CPU) { /* the name flags through locals: byte stores make g reload */
+			const uint32_t *name = g->t->ev.name;
+			const uint16_t *nf = g->nf;
+			size_t nstr = g->nstr;
+			uint16_t mask = kinds[k] == GP_K_CPU_OP ? RO_LOCK | RO_BLOCK | RO_FB
+			                                        : RO_LOCK | RO_BLOCK;
 
-			for (i = 0; i < n; i++)
-				role[v[i]] = RO_CPU | name_roles(g, v[i], op);
+			for (i = 0; i < n; i++) {
+				uint32_t id = name[v[i]];
+				uint16_t f = id < nstr && (nf[id] & NF_DONE)
+				                 ? nf[id]
+				                 : gp__cp_name_flags(g, id);
+
+				role[v[i]] = (uint8_t)(RO_CPU | (f & mask));
+			}
 			continue;
 		}
 		for (i = 0; i < n; i++) {
