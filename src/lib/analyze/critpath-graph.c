@@ -55,10 +55,10 @@ struct win {
 	const int64_t *ts, *dur;
 	uint32_t *wev, *wsync, *wblk, *enode;
 	uint64_t *key;
-	size_t nw, nws, nwb, room; /* room: events the buffers hold */
-	uint64_t base;             /* the keys' times are offsets from it (the window's start) */
-	unsigned kbits;            /* the bits below a key's time: event << 1 | end */
-	int64_t lo, hi;            /* the earliest and the latest time */
+	size_t nw, nws, nwb, ncev, room; /* room: events the buffers hold */
+	uint64_t base;  /* the keys' times are offsets from it (the window's start) */
+	unsigned kbits; /* the bits below a key's time: event << 1 | end */
+	int64_t lo, hi; /* the earliest and the latest time */
 };
 
 /* the buffers of collect for @p need events, past *@p room (updated) */
@@ -162,6 +162,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 			if (r & RO_BLOCK)
 				w.wblk[w.nwb++] = ev;
 			add_ev(&w, ev, r);
+			w.ncev++;
 			/* HTA joins a call with one GPU event: the last of its correlation */
 			if (hta && je > j)
 				j = je - 1;
@@ -176,6 +177,7 @@ static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits,
 	}
 out:
 	g->nw = w.nw;
+	g->ncev = w.ncev;
 	g->nws = w.nws;
 	g->nwb = w.nwb;
 	*lo = w.lo;

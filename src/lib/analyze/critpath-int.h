@@ -127,6 +127,7 @@ struct gp__cp {
 	size_t wsync_cap, nws;
 	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
 	size_t wblk_cap, nwb;
+	size_t ncev;          /* its CPU events (of wev) */
 	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */

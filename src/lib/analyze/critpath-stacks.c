@@ -376,7 +376,7 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 	int rc = 0;
 
 	*nested = true;
-	GP_TRY(GROW(g->bedge, g->bedge_cap, g->nn / 2 + 1));
+	GP_TRY(GROW(g->bedge, g->bedge_cap, g->ncev + 1));
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
@@ -442,7 +442,7 @@ int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t fr
 	}
 	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
 	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
-	GP_TRY(reserve_edges(g, g->nn)); /* at most one edge per node */
+	GP_TRY(reserve_edges(g, 2 * g->ncev)); /* at most one edge per CPU node */
 	for (k = 0; k < nt; k++) {
 		g->tst[k] = (struct tstate){ NONE, NONE, NONE, 0, 0 };
 		/* HTA: a thread holding a row with a stream is no call stack */
