@@ -10,12 +10,13 @@
  * thread, the kernels per stream with their launch, kernel-kernel and sync
  * dependencies); critpath-path.c finds its longest path as networkx does,
  * so that --compat hta gives HTA's path. Few passes over the nodes: one
- * sort of packed keys, one pass that fills the nodes and runs the lock pass,
- * the call stacks of all threads in one pass in node order, the kernels from
- * a list (critpath-kernels.c); add_edge keeps each node's incoming edges for
- * the path. Everything
- * is iterative (no recursion that input can deepen) and allocated per
- * analysis in buffers reused across windows. docs/analyses/critical-path.md.
+ * sort of keys that pack time, event and end (their integer order is node
+ * order), one pass that fills the nodes and runs the lock pass, the call
+ * stacks of all threads by a sweep over the events (critpath-stacks.c), the
+ * kernels from a list (critpath-kernels.c); add_edge keeps each node's
+ * incoming edges for the path. Everything is iterative (no recursion that
+ * input can deepen) and allocated per analysis in buffers reused across
+ * windows. docs/analyses/critical-path.md.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -3,8 +3,8 @@
  * critpath-int.h - what the parts of the critical-path graph share:
  * critpath-prep.c builds the per-rank tables once (name flags, event roles,
  * correlation links, stream queue lengths, event waits), critpath-graph.c
- * builds each window's graph from them (critpath-kernels.c its GPU side),
- * critpath-path.c finds its longest path.
+ * builds each window's graph from them (critpath-stacks.c its call stacks,
+ * critpath-kernels.c its GPU side), critpath-path.c finds its longest path.
  */
 #ifndef GP_ANALYZE_CRITPATH_INT_H
 #define GP_ANALYZE_CRITPATH_INT_H
