@@ -8,7 +8,10 @@
  * returns must be the one networkx's dag_longest_path over
  * topological_sort gives on the same graph, computed here the plain way:
  * Kahn's generations with children in edge order, each node's first best
- * predecessor in edge order, the first farthest node in that order.
+ * predecessor in edge order, the first farthest node in that order. Pass 2
+ * (the call stacks) sweeps the events where they nest: on steps of nested
+ * ops it must give each node the edges, in the order, that its walk by
+ * nodes gives.
  */
 #include "testutil.h"
 
@@ -84,6 +87,150 @@ static void add_thread(struct gp_trace *t, uint64_t *s, int64_t tid, int64_t *co
 	}
 }
 
+/* the context of trace @p t, HTA's (@p hta) or gpuprof's */
+static void ctx_init(struct gp__actx *c, struct gp_trace *t, bool hta)
+{
+	struct gp_analyze_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.size = sizeof(o);
+	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
+	assert_int_equal(gp__actx_init(c, t, &o, 0), 0);
+}
+
+/*
+ * thread @p tid's ops, nested: each op with a child or two inside, starting
+ * or ending with it or not, runtime calls in either; the next op from its
+ * end or later. Pass 2 sweeps such a thread.
+ */
+static void add_nested(struct gp_trace *t, uint64_t *s, int64_t tid, int64_t *corr)
+{
+	static const char *const rt[] = { "cudaLaunchKernel", "cudaMemcpyAsync",
+		                          "cudaDeviceSynchronize", "cudaHostAlloc" };
+	int64_t at = grid(s, 0, 40, 10);
+	int n = 2 + (int)(rnd(s) % 6), i, k;
+
+	for (i = 0; i < n; i++) {
+		int64_t dur = grid(s, 40, 200, 10), c0, cd;
+
+		op(t, GP_K_CPU_OP, tid == 1 && i == 0 ? "forward" : "aten::op", tid, at, dur);
+		/* a child: at the op's start or later, to its end or earlier */
+		c0 = rnd(s) % 2 ? at : grid(s, at, at + dur - 20, 10);
+		cd = rnd(s) % 2 ? at + dur - c0 : grid(s, 10, at + dur - c0, 10);
+		op(t, GP_K_CPU_OP, "aten::child", tid, c0, cd);
+		if (rnd(s) % 2) /* a second one, of the same span: a tie of two starts and ends */
+			op(t, GP_K_CPU_OP, "aten::twin", tid, c0, cd);
+		for (k = 0; k < (int)(rnd(s) % 3); k++) { /* runtime calls in the child */
+			const char *r = rt[rnd(s) % GP_ARRAY_SIZE(rt)];
+			int64_t r0 = grid(s, c0, c0 + cd - 10, 10),
+			        rd = grid(s, 10, c0 + cd - r0, 10);
+
+			tu_runtime(t, r, 1, tid, r0 * scale, rd * scale, ++*corr);
+			if (strcmp(r, "cudaDeviceSynchronize") && strcmp(r, "cudaHostAlloc"))
+				tu_kernel(t, "K", 0, 7 + (int64_t)(rnd(s) % 2),
+				          (r0 + grid(s, 0, 60, 10)) * scale,
+				          grid(s, 0, 80, 10) * scale, *corr);
+			if (rnd(s) % 4 == 0)
+				break;
+		}
+		at += dur + (rnd(s) % 2 ? 0 : grid(s, 0, 30, 10));
+	}
+}
+
+/* the edges into (@p in) or out of node @p nd in their order, as text into @p b */
+static void node_edges(const struct gp__cp *g, uint32_t nd, bool in, char *b, size_t cap)
+{
+	size_t len = 0, k;
+
+	b[0] = '\0';
+	if (in) {
+		for (k = g->head[nd]; k != NONE && len < cap; k = g->e[k].next)
+			len += (size_t)snprintf(b + len, cap - len, "%u:%u:%u:%lld ", g->e[k].u,
+			                        g->e[k].type, g->e[k].attr, (long long)g->e[k].w);
+		return;
+	}
+	for (k = 0; k < g->ne && len < cap; k++)
+		if (g->e[k].u == nd)
+			len += (size_t)snprintf(b + len, cap - len, "%u:%u:%u:%lld ", g->e[k].v,
+			                        g->e[k].type, g->e[k].attr, (long long)g->e[k].w);
+}
+
+/*
+ * Pass 2's sweep against its walk by nodes: the same window built both ways
+ * has the same edges into and out of each node, in the same order, and the
+ * same path. *@p swept: the sweep did it (the events nest).
+ */
+static void compare_pass2(struct gp_trace *t, bool hta, unsigned seed, size_t *swept)
+{
+	struct gp__actx c;
+	struct gp__cp *g[2] = { NULL, NULL };
+	struct gp__cp_path p[2];
+	char a[512], b[512];
+	uint32_t nd;
+	int k;
+
+	ctx_init(&c, t, hta);
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(gp__cp_new(&c, &g[k]), 0);
+		g[k]->by_nodes = k == 1;
+		assert_int_equal(gp__cp_window(g[k], 0, 2000 * scale, &p[k]), 0);
+	}
+	*swept += g[0]->swept;
+	assert_false(g[1]->swept);
+	assert_int_equal(g[0]->nn, g[1]->nn);
+	assert_int_equal(g[0]->ne, g[1]->ne);
+	for (nd = 0; nd < g[0]->nn; nd++) {
+		node_edges(g[0], nd, true, a, sizeof(a));
+		node_edges(g[1], nd, true, b, sizeof(b));
+		if (strcmp(a, b))
+			fail_msg("seed %u hta %d: edges into %u: %s, by nodes %s", seed, hta, nd, a,
+			         b);
+		node_edges(g[0], nd, false, a, sizeof(a));
+		node_edges(g[1], nd, false, b, sizeof(b));
+		if (strcmp(a, b))
+			fail_msg("seed %u hta %d: edges out of %u: %s, by nodes %s", seed, hta, nd,
+			         a, b);
+	}
+	assert_int_equal(p[0].ok, p[1].ok);
+	assert_int_equal(p[0].path_ns, p[1].path_ns);
+	assert_int_equal(p[0].nseg, p[1].nseg);
+	for (k = 0; k < 2; k++)
+		gp__cp_free(g[k]);
+	gp__actx_release(&c);
+}
+
+static void test_sweep(void **state)
+{
+	size_t swept = 0, n = 0;
+	unsigned seed;
+
+	(void)state;
+	scale = 1;
+	for (seed = 1; seed <= 300; seed++) {
+		struct gp_trace *t = tu_trace_new();
+		uint64_t s = seed;
+		int64_t corr = 0, tid, nt = 1 + seed % 3;
+
+		op(t, GP_K_USER_ANNOTATION, "ProfilerStep#1", 1, 0, 2000);
+		for (tid = 1; tid <= nt; tid++) {
+			if (seed % 5 == 0 &&
+			    tid == nt) /* some steps with a thread that does not nest */
+				add_thread(t, &s, tid, &corr, false);
+			else
+				add_nested(t, &s, tid, &corr);
+		}
+		if (seed % 3 == 0) /* a backward thread merged into the forward one */
+			op(t, GP_K_CPU_OP, "autograd::engine", nt + 1, 50, 100);
+		compare_pass2(t, false, seed, &swept);
+		compare_pass2(t, true, seed, &swept);
+		n += 2;
+		gp_trace_free(t);
+	}
+	/* both ways were taken */
+	assert_true(swept > n / 2);
+	assert_true(swept < n);
+}
+
 /* the path by the definition, back from its end; @return its length, *ok false: a cycle */
 static int64_t reference(const struct gp__cp *g, uint32_t *path, size_t *np, bool *ok)
 {
@@ -148,7 +295,6 @@ static int64_t reference(const struct gp__cp *g, uint32_t *path, size_t *np, boo
 
 static void check_step(struct gp_trace *t, bool hta, unsigned seed)
 {
-	struct gp_analyze_opts o;
 	struct gp__actx c;
 	struct gp__cp *g = NULL;
 	struct gp__cp_path p;
@@ -157,10 +303,7 @@ static void check_step(struct gp_trace *t, bool hta, unsigned seed)
 	int64_t len;
 	bool ok;
 
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
-	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	ctx_init(&c, t, hta);
 	assert_int_equal(gp__cp_new(&c, &g), 0);
 	assert_int_equal(gp__cp_window(g, 0, 2000 * scale, &p), 0);
 	for (i = 1; i < g->nn; i++) { /* nodes in (time, event, start first) order */
@@ -245,7 +388,6 @@ static uint32_t sync_source(const struct gp__cp *g, size_t call)
 static void test_sync_ties(void **state)
 {
 	struct gp_trace *t = tu_trace_new();
-	struct gp_analyze_opts o;
 	struct gp__actx c;
 	struct gp__cp *g = NULL;
 	struct gp__cp_path p;
@@ -262,10 +404,7 @@ static void test_sync_ties(void **state)
 	s1 = tu_runtime(t, "cudaDeviceSynchronize", 1, 2, 590, 20, -1);
 	s2 = tu_runtime(t, "cudaStreamSynchronize", 1, 3, 1090, 30, -1);
 	s3 = tu_runtime(t, "cudaDeviceSynchronize", 1, 2, 1200, 100, -1);
-	memset(&o, 0, sizeof(o));
-	o.size = sizeof(o);
-	o.compat = GP_COMPAT_NONE;
-	assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+	ctx_init(&c, t, false);
 	assert_int_equal(gp__cp_new(&c, &g), 0);
 	assert_int_equal(gp__cp_window(g, 0, 2000, &p), 0);
 	assert_int_equal(sync_source(g, s1), kev[3]);
@@ -281,6 +420,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_steps),
 		cmocka_unit_test(test_sync_ties),
+		cmocka_unit_test(test_sweep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

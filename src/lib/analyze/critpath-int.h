@@ -3,8 +3,8 @@
  * critpath-int.h - what the parts of the critical-path graph share:
  * critpath-prep.c builds the per-rank tables once (name flags, event roles,
  * correlation links, stream queue lengths, event waits), critpath-graph.c
- * builds each window's graph from them (critpath-kernels.c its GPU side),
- * critpath-path.c finds its longest path.
+ * builds each window's graph from them (critpath-stacks.c its call stacks,
+ * critpath-kernels.c its GPU side), critpath-path.c finds its longest path.
  */
 #ifndef GP_ANALYZE_CRITPATH_INT_H
 #define GP_ANALYZE_CRITPATH_INT_H
@@ -22,30 +22,22 @@
 #define NONE            UINT32_MAX
 #define Q_UNKNOWN       INT32_MIN
 
-/* name flags, per string id */
+/* name flags, per string id; three in the bits of the role they give a CPU event (RO_*) */
 enum {
 	NF_DONE = 1 << 0,
-	NF_LOCK = 1 << 1,      /* shares the CUDA runtime lock (HTA CUDA_RUNTIME_EVENTS) */
-	NF_BLOCK = 1 << 2,     /* a blocking call (HTA BLOCKING_SYNC_CALLS) */
-	NF_BLOCK_HIP = 1 << 3, /* its HIP twin (gpuprof only) */
-	NF_LAUNCH = 1 << 4,    /* a launch counted in queue lengths */
-	NF_FWD = 1 << 5,       /* contains "forward" */
-	NF_AUTOGRAD = 1 << 6,  /* contains "autograd" */
-	NF_EVREC = 1 << 7,     /* cudaEventRecord */
-	NF_SYNC_STREAM = 1 << 8,
-	NF_SYNC_CONTEXT = 1 << 9,
-	NF_SYNC_EVENT = 1 << 10,
-	NF_SYNC_WAIT = 1 << 11
-};
-
-/* node attributes (nat): what the passes ask of a node, read once per event */
-enum {
-	NA_CPU = 1 << 0,
-	NA_KERNEL = 1 << 1,
-	NA_LOCK = 1 << 2,
-	NA_BLOCK = 1 << 3,
-	NA_END = 1 << 4, /* the event's end node (else its start) */
-	NA_SYNC = 1 << 5 /* a sync edge ends here */
+	NF_BLOCK = 1 << 1,     /* a blocking call (HTA BLOCKING_SYNC_CALLS) */
+	NF_BLOCK_HIP = 1 << 2, /* its HIP twin (gpuprof only) */
+	NF_LAUNCH = 1 << 3,    /* a launch counted in queue lengths */
+	NF_FWD = 1 << 4,       /* contains "forward" */
+	NF_LOCK = 1 << 5,      /* shares the CUDA runtime lock (HTA CUDA_RUNTIME_EVENTS): RO_LOCK */
+	NF_BLOCKING = 1 << 6,  /* NF_BLOCK, or gpuprof's NF_BLOCK_HIP: RO_BLOCK */
+	NF_FB = 1 << 7,        /* NF_FWD or NF_AUTOGRAD: RO_FB */
+	NF_AUTOGRAD = 1 << 8,  /* contains "autograd" */
+	NF_EVREC = 1 << 9,     /* cudaEventRecord */
+	NF_SYNC_STREAM = 1 << 10,
+	NF_SYNC_CONTEXT = 1 << 11,
+	NF_SYNC_EVENT = 1 << 12,
+	NF_SYNC_WAIT = 1 << 13
 };
 
 /* event roles */
@@ -54,8 +46,30 @@ enum {
 	RO_GSIDE = 1 << 1,  /* the GPU side of a correlation link */
 	RO_KERNEL = 1 << 2, /* a GPU node of the kernel pass */
 	RO_SYNC = 1 << 3,   /* a cuda_sync event */
-	RO_GPUROW = 1 << 4  /* on a GPU for the bound (HTA: any row with a stream) */
+	RO_GPUROW = 1 << 4, /* on a GPU for the bound (HTA: any row with a stream) */
+	/* of RO_CPU events, from their names (set once per rank: collect reads no name) */
+	RO_LOCK = 1 << 5,  /* shares the CUDA runtime lock (NF_LOCK) */
+	RO_BLOCK = 1 << 6, /* a blocking call (NF_BLOCK, gpuprof also NF_BLOCK_HIP) */
+	RO_FB = 1 << 7     /* a CPU op named "*forward*" or "*autograd*" (fwd_bwd) */
 };
+
+/* the roles of event kinds, without the bits names add */
+#define RO_KIND_BITS (RO_CPU | RO_GSIDE | RO_KERNEL | RO_SYNC | RO_GPUROW)
+
+/*
+ * node attributes (nat): what the passes ask of a node, its event's role
+ * bits (RO_NODE_BITS) with two of their own in bits no node's role has
+ * (RO_GSIDE only steers links; a sync event gets no node)
+ */
+enum {
+	NA_CPU = RO_CPU,
+	NA_END = RO_GSIDE, /* the event's end node (else its start) */
+	NA_KERNEL = RO_KERNEL,
+	NA_SYNC = RO_SYNC, /* a sync edge ends here */
+	NA_LOCK = RO_LOCK,
+	NA_BLOCK = RO_BLOCK
+};
+#define RO_NODE_BITS (RO_CPU | RO_KERNEL | RO_LOCK | RO_BLOCK)
 
 enum etype { E_OP, E_DEP, E_LAUNCH, E_KK, E_SYNC };
 
@@ -64,17 +78,16 @@ struct edge {
 	uint32_t u, v;
 	uint32_t attr; /* the event it is attributed to, NONE */
 	uint32_t next; /* the edge into v added before it, NONE: v's incoming edges, newest first */
-	uint16_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
-	uint16_t
-	    blocking; /* the exit edge of a blocking call (gpuprof: zeroed when it has a sync) */
+	uint32_t type; /* enum etype (not a byte, which the compiler takes to alias anything) */
 };
 
-/* pass_stacks' state of one thread */
+/* pass 2's state of one thread (critpath-stacks.c) */
 struct tstate {
 	uint32_t last;   /* the node it visited last, NONE */
 	uint32_t parent; /* the event enclosing it, NONE */
 	uint32_t top;    /* the start node on top of its stack, NONE (the stack: below) */
 	int32_t depth;
+	int64_t top_end; /* the sweep: the end of top's event */
 };
 
 struct launch {
@@ -102,22 +115,24 @@ struct gp__cp {
 	uint32_t *loff; /* [n + 1]: the GPU events each CPU event launched, in lgpu */
 	uint32_t *lgpu;
 	int32_t *q; /* per event: queue length after it (launch or GPU event), Q_UNKNOWN */
-	uint32_t *snode, *enode; /* per event: its nodes in the current window, NONE */
+	/* per event: its nodes in the window (0 before any), stale outside it: gp__cp_end_node */
+	uint32_t *snode, *enode;
 	bool have_sync;          /* the trace has cuda_sync events */
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
 	/* per-window buffers, grown as needed */
 	uint32_t *wev; /* the window's events with nodes, in collection order */
 	size_t wev_cap, nw;
-	uint8_t *wat; /* per wev entry: its NA_* (the start node's) */
-	size_t wat_cap;
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
-	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | wev index << 1 | end */
+	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
+	size_t wblk_cap, nwb;
+	size_t ncev;          /* its CPU events (of wev) */
+	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */
 	size_t bcnt_cap;
-	struct gp_kv *kv, *kv2; /* scratch: long tie runs, syncs and kernel ends by time */
+	struct gp_kv *kv, *kv2; /* scratch: time ranks, syncs by time */
 	size_t kv_cap, kv2_cap;
 	size_t nn;       /* nodes, in (time, event, start first) order: */
 	int64_t *nts;    /* per node: its time */
@@ -126,9 +141,10 @@ struct gp__cp {
 	uint32_t *head;  /* per node: its last incoming edge, NONE (struct edge next) */
 	uint32_t *reach; /* per node: the farthest source of a backward edge into it, 0 none */
 	size_t nts_cap, nev_cap, nat_cap, head_cap, reach_cap;
-	bool backward;  /* an edge goes from a later node to an earlier one */
-	size_t nblock;  /* exit edges of blocking calls in the window */
-	uint32_t *cpun; /* the CPU nodes, in node order (at one time: HTA's order) */
+	bool backward;   /* an edge goes from a later node to an earlier one */
+	uint32_t *bedge; /* the exit edges of blocking calls in the window */
+	size_t bedge_cap, nblock;
+	uint32_t *cpun; /* pass 2 by nodes: the CPU nodes in node order (at one time: HTA's) */
 	uint32_t *cpt;  /* their threads (the backward one merged into the forward one) */
 	size_t cpun_cap, cpt_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
@@ -137,12 +153,13 @@ struct gp__cp {
 	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
-	struct tstate *tst; /* [ntracks]: pass_stacks' state per thread */
+	struct tstate *tst; /* [ntracks]: pass 2's state per thread */
+	bool by_nodes;      /* pass 2 by nodes even where events nest (tests compare the two) */
+	bool swept;         /* the window's pass 2 was the sweep */
 	size_t tst_cap;
-	struct tiek *tk; /* a tie run of pass_stacks */
+	struct tiek *tk; /* a tie run of pass 2 */
 	size_t tk_cap;
-	uint8_t *
-	    tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes, pass_stacks clears) */
+	uint8_t *tskip; /* [ntracks]: HTA: the thread holds GPU nodes (make_nodes; pass 2 clears) */
 	struct edge *e;
 	size_t e_cap, ne;
 	/* gp__cp_longest: out-edges (soff, se) and indeg for the generations, topo (local_order's
@@ -171,24 +188,20 @@ static inline int reserve_edges(struct gp__cp *g, size_t n)
 	return GROW(g->e, g->e_cap, g->ne + n);
 }
 
-/* an edge, into room reserve_edges made */
+/* an edge between two nodes of the graph (u != v), into room reserve_edges made */
 static inline __attribute__((always_inline)) void
-add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+add_edge_uv(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
 {
-	struct edge *e;
+	struct edge *e = &g->e[g->ne];
 	int64_t w;
 
-	if (u == v || u == NONE || v == NONE)
-		return;
-	e = &g->e[g->ne];
 	w = (type == E_DEP || type == E_SYNC || zero) ? 0 : g->nts[v] - g->nts[u];
 	e->w = g->hta || w >= 0 ? w : 0;
 	e->u = u;
 	e->v = v;
 	e->attr = (type == E_OP || type == E_KK) ? attr : NONE;
 	e->next = g->head[v];
-	e->type = (uint16_t)type;
-	e->blocking = 0;
+	e->type = (uint32_t)type;
 	g->head[v] = (uint32_t)g->ne++;
 	if (u > v) { /* backward: gp__cp_longest orders the runs they join */
 		g->backward = true;
@@ -196,6 +209,21 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 			g->reach[v] = u;
 	}
 }
+
+/* an edge, into room reserve_edges made; none when an end is NONE or both are one node */
+static inline __attribute__((always_inline)) void
+add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, uint32_t attr)
+{
+	if (u != v && u != NONE && v != NONE)
+		add_edge_uv(g, u, v, type, zero, attr);
+}
+
+/**
+ * Pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack)
+ * of the window [@p start, @p end], the thread @p from merged into @p to
+ * (critpath-stacks.c). Clears tskip.
+ */
+int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to);
 
 /**
  * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with
@@ -224,6 +252,28 @@ static inline uint16_t gp__cp_ev_flags(struct gp__cp *g, uint32_t ev)
 	return gp__cp_name_flags(g, id);
 }
 
+/* node @p nd of event @p ev's map (snode, enode) if it is one of the window's, else NONE */
+static inline uint32_t gp__cp_node_in(const struct gp__cp *g, uint32_t nd, uint32_t ev)
+{
+	return nd < g->nn && g->nev[nd] == ev ? nd : NONE;
+}
+
+/**
+ * The start node of event @p ev in the window, NONE: none. Events outside
+ * the window keep whatever snode held: a node of the window is one whose
+ * event is @p ev.
+ */
+static inline uint32_t gp__cp_start_node(const struct gp__cp *g, uint32_t ev)
+{
+	return gp__cp_node_in(g, g->snode[ev], ev);
+}
+
+/** The end node of event @p ev in the window, NONE: none (as gp__cp_start_node). */
+static inline uint32_t gp__cp_end_node(const struct gp__cp *g, uint32_t ev)
+{
+	return gp__cp_node_in(g, g->enode[ev], ev);
+}
+
 /** HTA's "stream != -1": the row has an integer stream. */
 static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)
 {
@@ -231,6 +281,13 @@ static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)
 }
 
 /** The stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream. */
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev);
+static inline uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
+{
+	const struct gp_trace *t = g->t;
+
+	if (g->hta)
+		return (uint64_t)t->ev.stream[ev];
+	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
+}
 
 #endif

@@ -34,7 +34,7 @@ static uint32_t *stream_slot(struct gp__cp *g, uint64_t key, bool add)
 
 static int sync_edge(struct gp__cp *g, uint32_t gpu_end, uint32_t cpu_ev)
 {
-	uint32_t e = g->enode[cpu_ev];
+	uint32_t e = gp__cp_end_node(g, cpu_ev);
 	int rc;
 
 	if (e == NONE || gpu_end == NONE)
@@ -68,7 +68,7 @@ static int on_sync(struct gp__cp *g, uint32_t ev, struct gp_u64map *ksync)
 			if (dst != NONE)
 				GP_TRY(gp__u64map_put(ksync, dst, src));
 		} else {
-			GP_TRY(sync_edge(g, g->enode[src], rt));
+			GP_TRY(sync_edge(g, gp__cp_end_node(g, src), rt));
 		}
 		return 0;
 	}
@@ -136,7 +136,7 @@ int gp__cp_pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 		has_ks = ksync.n && gp__u64map_get(&ksync, ev, &ks) && (uint32_t)ks != NONE;
 		if (has_ks) {
-			ks_end = g->enode[(uint32_t)ks];
+			ks_end = gp__cp_end_node(g, (uint32_t)ks);
 			if (ks_end != NONE) {
 				uint64_t a = g->t->ev.stream[(uint32_t)ks], b = g->t->ev.stream[ev];
 
@@ -156,16 +156,16 @@ int gp__cp_pass_kernels(struct gp__cp *g, bool *same_stream_sync, bool *no_launc
 		if (g->q[rt] == 1 && g->q[ev] == 0 && (*last == NONE || g->nts[*last] < rts) &&
 		    (!has_ks || g->nts[ks_end] < rts)) {
 			/* HTA asserts the launching call is a node: its analysis fails */
-			if (g->snode[rt] == NONE)
+			uint32_t rs = gp__cp_start_node(g, rt);
+
+			if (rs == NONE)
 				*no_launch_node = true;
-			add_edge(g, g->snode[rt], s, E_LAUNCH, false, NONE);
+			add_edge(g, rs, s, E_LAUNCH, false, NONE);
 		} else if (*last != NONE && g->nts[s] - g->nts[*last] < KK_THRESHOLD_NS &&
 		           (!has_ks || g->nts[ks_end] < g->nts[*last])) {
 			add_edge(g, *last, s, E_KK, false, g->nev[*last]);
 		}
-		/* the slot may have moved when stream_slot grew the array */
-		last = stream_slot(g, sk, false);
-		*last = e;
+		*last = e; /* nothing grew the slots since stream_slot found it */
 	}
 out:
 	gp__u64map_release(&ksync);
@@ -195,13 +195,11 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g)
 			best = ke[j].val > best ? ke[j].val : best;
 		ke[j - 1].val = best;
 	}
-	for (i = 0; i < g->nw; i++) {
-		uint32_t ev = g->wev[i];
+	for (i = 0; i < g->nwb; i++) { /* the blocking CPU events, in collection order */
+		uint32_t ev = g->wblk[i];
 		int64_t bend;
 		size_t lo = 0, hi = m;
 
-		if (!(g->wat[i] & NA_BLOCK)) /* a blocking CPU event (its nodes' NA_BLOCK) */
-			continue;
 		bend = c->ts[ev] + c->dur[ev];
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;

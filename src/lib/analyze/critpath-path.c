@@ -137,6 +137,19 @@ static int local_order(struct gp__cp *g, struct far *f, size_t *nt_out, bool *do
 			relax(g, (uint32_t)i++, &f0);
 			continue;
 		}
+		if (reach[i] == i + 1 && !reach[i + 1]) {
+			/* the usual run: node i + 1, then i (an edge i -> i + 1: a cycle) */
+			for (k = g->head[i + 1]; k != NONE && g->e[k].u != i; k = g->e[k].next)
+				;
+			if (k != NONE)
+				break; /* a cycle */
+			g->topo[nt++] = (uint32_t)i + 1;
+			g->topo[nt++] = (uint32_t)i;
+			relax(g, (uint32_t)i + 1, &f0);
+			relax(g, (uint32_t)i, &f0);
+			i += 2;
+			continue;
+		}
 		if ((hi = run_end(g, i)) == SIZE_MAX)
 			return 0;
 		/* nodes i..hi: place, pass after pass, each whose predecessors in the run are

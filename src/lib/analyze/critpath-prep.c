@@ -18,6 +18,10 @@
 #include "critpath-queue.h"
 #include "util/error.h"
 
+_Static_assert((int)NF_LOCK == (int)RO_LOCK && (int)NF_BLOCKING == (int)RO_BLOCK &&
+                   (int)NF_FB == (int)RO_FB,
+               "name flags give their role bits as they are");
+
 static const char *const cat_names[GP_CP__N] = { "cpu_bound", "gpu_compute_bound",
 	                                         "gpu_communication_bound",
 	                                         "gpu_kernel_kernel_overhead",
@@ -84,6 +88,10 @@ uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 		f |= NF_AUTOGRAD;
 	if (!strcmp(s, "cudaEventRecord") || (!g->hta && !strcmp(s, "hipEventRecord")))
 		f |= NF_EVREC;
+	if ((f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP)))
+		f |= NF_BLOCKING;
+	if (f & (NF_FWD | NF_AUTOGRAD))
+		f |= NF_FB;
 	if (!strcmp(s, "Stream Sync"))
 		f |= NF_SYNC_STREAM;
 	if (!strcmp(s, "Context Sync"))
@@ -113,6 +121,13 @@ static uint8_t kind_role(enum gp_kind k)
 	default:
 		return 0;
 	}
+}
+
+/* the role bits the name of RO_CPU event @p ev adds: RO_LOCK, RO_BLOCK and, of a CPU op, RO_FB */
+static inline uint8_t name_roles(struct gp__cp *g, uint32_t ev, bool op)
+{
+	return (uint8_t)(gp__cp_ev_flags(g, ev) &
+	                 (op ? RO_LOCK | RO_BLOCK | RO_FB : RO_LOCK | RO_BLOCK));
 }
 
 /* the correlation ids of the rows HTA's GPU side may join: their range and count */
@@ -147,7 +162,7 @@ static void set_roles_hta(struct gp__cp *g, uint64_t *gside, struct corr_range *
 		row = gp__cp_hta_row(t, i);
 		f = k == GP_K_SYNC ? gp__cp_ev_flags(g, (uint32_t)i) : 0;
 		if (cpuk && !row)
-			r |= RO_CPU;
+			r |= RO_CPU | name_roles(g, (uint32_t)i, k == GP_K_CPU_OP);
 		if ((row && t->ev.stream[i] >= 0 && t->ev.corr[i] >= 0) ||
 		    (t->ev.corr[i] >= 0 && (f & (NF_SYNC_EVENT | NF_SYNC_CONTEXT))))
 			r |= RO_GSIDE;
@@ -166,20 +181,11 @@ static void set_roles_hta(struct gp__cp *g, uint64_t *gside, struct corr_range *
 	}
 }
 
-/* role[i] = RO_CPU for the CPU kinds among kind[0..n), else 0 */
-static void cpu_roles(uint8_t *restrict role, const uint8_t *restrict kind, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		role[i] = (uint8_t)((kind[i] == GP_K_CPU_OP) | (kind[i] == GP_K_RUNTIME) |
-		                    (kind[i] == GP_K_DRIVER)); /* RO_CPU is 1 */
-}
-
 /*
  * Roles (gpuprof): from the context's lists of kept events of each kind
- * that has a role, so other events are not read. GPU activity and syncs
- * with a correlation are the GPU side, marked in @p gside.
+ * that has a role, so other events are not read; the CPU events' names add
+ * theirs. GPU activity and syncs with a correlation are the GPU side,
+ * marked in @p gside.
  */
 static void set_roles(struct gp__cp *g, uint64_t *gside)
 {
@@ -191,16 +197,26 @@ static void set_roles(struct gp__cp *g, uint64_t *gside)
 	size_t k, i;
 
 	g->have_sync = c->by_kind[GP_K_SYNC].n > 0;
-	if (!c->keep) /* every event kept: the CPU nodes in one (vectorised) pass */
-		cpu_roles(role, g->t->ev.kind, g->n);
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const uint32_t *v = c->by_kind[kinds[k]].v;
 		size_t n = c->by_kind[kinds[k]].n;
 		uint8_t r = kind_role(kinds[k]);
 
-		if (r == RO_CPU) {
-			for (i = 0; c->keep && i < n; i++)
-				role[v[i]] = RO_CPU;
+		if (r == RO_CPU) { /* the name flags through locals: byte stores make g reload */
+			const uint32_t *name = g->t->ev.name;
+			const uint16_t *nf = g->nf;
+			size_t nstr = g->nstr;
+			uint16_t mask = kinds[k] == GP_K_CPU_OP ? RO_LOCK | RO_BLOCK | RO_FB
+			                                        : RO_LOCK | RO_BLOCK;
+
+			for (i = 0; i < n; i++) {
+				uint32_t id = name[v[i]];
+				uint16_t f = id < nstr && (nf[id] & NF_DONE)
+				                 ? nf[id]
+				                 : gp__cp_name_flags(g, id);
+
+				role[v[i]] = (uint8_t)(RO_CPU | (f & mask));
+			}
 			continue;
 		}
 		for (i = 0; i < n; i++) {
@@ -375,7 +391,8 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	int rc = 0;
 
 	*out = NULL;
-	if (n >= NONE - 1)
+	/* the window's sort packs an event index and a time in 64 bits (critpath-graph.c) */
+	if (n > (UINT32_C(1) << 30))
 		return gp__error(GP_ELIMIT, "too many events for the critical path");
 	g = gp__calloc(1, sizeof(*g));
 	if (!g)
@@ -391,17 +408,15 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->link = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->loff = gp__malloc((n + 1) * sizeof(uint32_t));
 	g->q = gp__malloc((n + 1) * sizeof(int32_t));
-	g->snode = gp__malloc((n + 1) * sizeof(uint32_t));
-	g->enode = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->snode = gp__calloc(n + 1, sizeof(uint32_t));
+	g->enode = gp__calloc(n + 1, sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
 	gside = gp__calloc(n / 64 + 1, sizeof(*gside));
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
 	    !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	/* NONE is all ones in every byte; the entries past the events are 0, as ever */
-	memset(g->snode, 0xff, n * sizeof(*g->snode));
-	memset(g->enode, 0xff, n * sizeof(*g->enode));
-	g->snode[n] = g->enode[n] = g->link[n] = 0;
+	g->link[n] = 0;
 	g->q[n] = 0;
 	if (g->hta)
 		set_roles_hta(g, gside, &cr);
@@ -434,8 +449,9 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->snode);
 	gp__free(g->enode);
 	gp__free(g->wev);
-	gp__free(g->wat);
 	gp__free(g->wsync);
+	gp__free(g->wblk);
+	gp__free(g->bedge);
 	gp__free(g->key);
 	gp__free(g->key2);
 	gp__free(g->bcnt);

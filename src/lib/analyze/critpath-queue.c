@@ -15,21 +15,6 @@
 #include "critpath-queue.h"
 #include "util/error.h"
 
-/* the stream key of a GPU event: HTA pools streams by number, gpuprof by device and stream */
-static inline uint64_t stream_key(const struct gp__cp *g, uint32_t ev)
-{
-	const struct gp_trace *t = g->t;
-
-	if (g->hta)
-		return (uint64_t)t->ev.stream[ev];
-	return ((uint64_t)(uint32_t)gp__ev_device(t, ev) << 32) ^ (uint64_t)t->ev.stream[ev];
-}
-
-uint64_t gp__cp_stream_key(const struct gp__cp *g, uint32_t ev)
-{
-	return stream_key(g, ev);
-}
-
 /* the queue slots of the streams seen so far: a short list, a map beyond it */
 #define FEW_SLOTS 16
 struct slots {
@@ -152,7 +137,7 @@ static int sort_by_time(uint32_t *q, size_t n, const int64_t *ts, const uint32_t
  * (launched by a launch call; a GPU row) are @p gs[0..ngs) (index order);
  * the launches come in time order from the context's lists of their kinds,
  * the GPU events from its sorted GPU activity, each sorted only within runs
- * of one time. snode holds each queued event's slot meanwhile. With
+ * of one time. snode holds each queued event's slot + 1 meanwhile. With
  * nsync, *@p lout: the launches, for the event waits.
  */
 static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct launch **lout,
@@ -161,7 +146,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 	const struct gp__actx *c = g->c;
 	const int64_t *ts = c->ts;
 	struct slots sl;
-	uint32_t *qd = NULL, *A, *B, kinds = 0, *slot = g->snode; /* NONE: not queued */
+	uint32_t *qd = NULL, *A, *B, kinds = 0, *slot = g->snode; /* slot + 1, 0: not queued */
 	int64_t *cnt = NULL;
 	size_t i, k, nq = 0, na = 0, nb = 0;
 	int rc = 0;
@@ -180,9 +165,9 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 		if (!(gp__cp_ev_flags(g, L) & NF_LAUNCH) ||
 		    !(g->hta ? gp__cp_hta_row(g->t, ev) : (g->role[ev] & RO_KERNEL) != 0))
 			continue;
-		if ((s = slot_of(&sl, stream_key(g, ev))) == UINT32_MAX)
+		if ((s = slot_of(&sl, gp__cp_stream_key(g, ev))) == UINT32_MAX)
 			GP_TRY(gp__error(GP_ENOMEM, "out of memory counting stream queues"));
-		slot[ev] = s;
+		slot[ev] = s + 1;
 		qd[nq++] = ev;
 		kinds |= 1u << g->t->ev.kind[L];
 	}
@@ -207,7 +192,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 				for (i = 0; i < nv; i++) {
 					L = v[i];
 					for (j = loff[L], e = loff[L + 1]; j < e && na < nq; j++)
-						if (slot[g->lgpu[j]] != NONE)
+						if (slot[g->lgpu[j]])
 							A[na++] = g->lgpu[j];
 				}
 				break;
@@ -221,7 +206,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 				break;
 			L = ix[best]->v[pos[best]++];
 			for (j = g->loff[L], e = g->loff[L + 1]; j < e && na < nq; j++)
-				if (slot[g->lgpu[j]] != NONE)
+				if (slot[g->lgpu[j]])
 					A[na++] = g->lgpu[j];
 		}
 		if (na == nq)
@@ -234,7 +219,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 	}
 	/* the GPU events by time: the context's GPU activity (HTA's GPU annotations aside) */
 	for (i = 0; i < c->gpu.n && nb < nq; i++)
-		if (slot[c->gpu.v[i]] != NONE)
+		if (slot[c->gpu.v[i]])
 			B[nb++] = c->gpu.v[i];
 	if (nb == nq) {
 		ties_by_event(B, nb, ts, NULL);
@@ -259,13 +244,13 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 				if (i >= na)
 					break;
 				ev = A[i++];
-				q = ++cnt[slot[ev]];
+				q = ++cnt[slot[ev] - 1];
 				qs[link[ev]] =
 				    q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
 				ka = i < na ? ts[link[A[i]]] : INT64_MAX;
 			} else {
 				ev = B[k++];
-				q = --cnt[slot[ev]];
+				q = --cnt[slot[ev] - 1];
 				qs[ev] =
 				    q < INT32_MIN + 1 || q > INT32_MAX ? INT32_MAX : (int32_t)q;
 				kb = k < nb ? ts[B[k]] : INT64_MAX;
@@ -281,8 +266,8 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 			uint32_t ev = qd[i], L = g->link[ev];
 
 			l[i].ts = ts[L];
-			l[i].stream = stream_key(g, ev);
-			l[i].slot = slot[ev];
+			l[i].stream = gp__cp_stream_key(g, ev);
+			l[i].slot = slot[ev] - 1;
 			l[i].thread = g->t->ev.track[L];
 			l[i].gpu = ev;
 		}
@@ -291,7 +276,7 @@ static int build_queues(struct gp__cp *g, const uint32_t *gs, size_t ngs, struct
 	}
 out:
 	for (i = 0; i < nq; i++)
-		slot[qd[i]] = NONE;
+		slot[qd[i]] = 0;
 	gp__u64map_release(&sl.map);
 	gp__free(cnt);
 	gp__free(qd);

@@ -11,7 +11,7 @@
 /**
  * Fills g->q (queue lengths, Q_UNKNOWN elsewhere) and g->syncsd (event
  * waits) from the links: @p gs[0..ngs) are the linked GPU-side events in
- * event order. Uses g->snode as scratch and leaves it all NONE.
+ * event order. Uses g->snode (all 0) as scratch and leaves it all 0.
  * @return 0, GP_ENOMEM.
  */
 int gp__cp_streams(struct gp__cp *g, const uint32_t *gs, size_t ngs);

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * critpath-stacks.c - pass 2 of a window's critical-path graph
+ * (critpath-graph.c builds the nodes and pass 1): the call stack of each
+ * thread, HTA _construct_graph_from_call_stack. HTA walks each thread's CPU
+ * nodes in its order (compare_events: by time; at one time ends before
+ * starts, ends shortest first, then the later event, starts longest first,
+ * then the earlier event) with a stack of the open events, an edge from the
+ * node visited last to each node. Each node gets at most one edge in and
+ * one out of this pass, so the threads may be walked in any interleaving:
+ * the edges into and out of each node keep HTA's order, which is all the
+ * path and the generations read of the edge order.
+ *
+ * Where the events of every thread nest, HTA's order of a thread is the
+ * order of a sweep over its events by start (the context's lists of each
+ * kind, merged) that closes the events on its stack ending no later than
+ * each start: the sweep visits the events, not the nodes, with no list of
+ * the nodes and no sort of the runs at one time. An event that outlasts the
+ * one open around it stops the sweep; its edges are taken back and the
+ * nodes are walked in HTA's order instead. docs/analyses/critical-path.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "critpath-int.h"
+#include "util/error.h"
+
+/* HTA _shares_cuda_runtime_lock, of two nodes' attributes */
+static inline bool shares_lock(uint8_t x, uint8_t y)
+{
+	return (x & y & NA_LOCK) && (!(x & NA_END) || (y & NA_END));
+}
+
+/* a node of a tie run of pass_stacks: its thread, then HTA's order */
+struct tiek {
+	int64_t key;
+	uint64_t val;
+	uint32_t tr;
+};
+
+static int cmp_tiek(const void *a, const void *b)
+{
+	const struct tiek *x = a, *y = b;
+
+	if (x->tr != y->tr)
+		return x->tr < y->tr ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->val < y->val ? -1 : x->val > y->val;
+}
+
+/* CPU node @p nd of thread @p tr in a tie run */
+static inline struct tiek tie_key(const struct gp__cp *g, uint32_t nd, uint32_t tr)
+{
+	uint32_t ev = g->nev[nd];
+	int64_t d = g->c->dur[ev] < 0 ? 0 : g->c->dur[ev];
+	bool st = !(g->nat[nd] & NA_END);
+	struct tiek k;
+
+	k.key = st ? (INT64_C(1) << 62) | ((INT64_C(1) << 62) - 1 - d) : d;
+	k.val = (uint64_t)(st ? ev : NONE - ev) << 32 | nd;
+	k.tr = tr;
+	return k;
+}
+
+/*
+ * HTA's compare_events at one time on one thread (events of positive
+ * duration): ends before starts; ends shortest first, then the later event
+ * first; starts longest first, then the earlier event first. Sorts the run @p ord[0..n) of CPU
+ * nodes at one time, their threads in @p tr, by thread, then in that order.
+ */
+static int tie_order(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
+{
+	size_t i, j;
+	int rc = 0;
+
+	GP_TRY(GROW(g->tk, g->tk_cap, n));
+	for (i = 0; i < n; i++)
+		g->tk[i] = tie_key(g, ord[i], tr[i]);
+	if (n > 16) {
+		qsort(g->tk, n, sizeof(*g->tk), cmp_tiek);
+	} else {
+		for (i = 1; i < n; i++) {
+			struct tiek x = g->tk[i];
+
+			for (j = i; j > 0 && cmp_tiek(&g->tk[j - 1], &x) > 0; j--)
+				g->tk[j] = g->tk[j - 1];
+			g->tk[j] = x;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		ord[i] = (uint32_t)g->tk[i].val;
+		tr[i] = g->tk[i].tr;
+	}
+out:
+	return rc;
+}
+
+/* tie_order, with the usual run of two nodes ordered in place */
+static int tie_run(struct gp__cp *g, uint32_t *ord, uint32_t *tr, size_t n)
+{
+	uint32_t e0, e1;
+	bool swap;
+
+	if (n != 2)
+		return tie_order(g, ord, tr, n);
+	e0 = g->nat[ord[0]] & NA_END;
+	e1 = g->nat[ord[1]] & NA_END;
+	if (tr[0] != tr[1]) {
+		swap = tr[0] > tr[1];
+	} else if (e0 != e1) {
+		swap = e1 != 0; /* ends first */
+	} else {
+		uint32_t v0 = g->nev[ord[0]], v1 = g->nev[ord[1]];
+		int64_t d0 = g->c->dur[v0] < 0 ? 0 : g->c->dur[v0];
+		int64_t d1 = g->c->dur[v1] < 0 ? 0 : g->c->dur[v1];
+
+		if (e0) /* ends: shortest first, then the later event */
+			swap = d1 < d0 || (d1 == d0 && v1 > v0);
+		else /* starts: longest first, then the earlier event */
+			swap = d1 > d0 || (d1 == d0 && v1 < v0);
+	}
+	if (swap) {
+		uint32_t x = ord[0], y = tr[0];
+
+		ord[0] = ord[1];
+		ord[1] = x;
+		tr[0] = tr[1];
+		tr[1] = y;
+	}
+	return 0;
+}
+
+/*
+ * The CPU nodes of the window in node order, each run at one time in HTA's
+ * order (tie_run), into cpun, their threads (@p from merged into @p to)
+ * into cpt.
+ */
+static int list_cpu(struct gp__cp *g, uint32_t from, uint32_t to)
+{
+	const uint32_t *track = g->t->ev.track, *nev = g->nev;
+	const int64_t *nts = g->nts;
+	const uint8_t *nat = g->nat;
+	size_t nd, ncpu = 0, run = 0, m = g->nn;
+	int64_t run_ts = 0;
+	int rc = 0;
+
+	GP_TRY(GROW(g->cpun, g->cpun_cap, m + 1));
+	GP_TRY(GROW(g->cpt, g->cpt_cap, m + 1));
+	for (nd = 0; nd < m; nd++) {
+		uint32_t tr;
+
+		if (!(nat[nd] & NA_CPU))
+			continue;
+		if (!ncpu || nts[nd] != run_ts) {
+			if (ncpu - run > 1)
+				GP_TRY(tie_run(g, g->cpun + run, g->cpt + run, ncpu - run));
+			run = ncpu;
+			run_ts = nts[nd];
+		}
+		tr = track[nev[nd]];
+		g->cpt[ncpu] = tr == from ? to : tr;
+		g->cpun[ncpu++] = (uint32_t)nd;
+	}
+	if (ncpu - run > 1)
+		GP_TRY(tie_run(g, g->cpun + run, g->cpt + run, ncpu - run));
+	g->ncpu = ncpu;
+out:
+	return rc;
+}
+
+/*
+ * Pass 2 by nodes, for any nesting: all threads in one pass in node order
+ * (list_cpu listed the CPU nodes, those at one time in HTA's order), each
+ * with its own state.
+ */
+static int by_nodes(struct gp__cp *g)
+{
+	const struct gp_trace *t = g->t;
+	const uint32_t *cpun = g->cpun, *cpt = g->cpt, *nev = g->nev, *enode = g->enode;
+	const uint8_t *nat = g->nat;
+	const uint8_t *tskip = g->tskip;
+	size_t k, n = g->ncpu, nt = t->ntracks;
+	uint32_t *below;
+	struct tstate *tst;
+	bool hta = g->hta;
+	int rc = 0;
+
+	tst = g->tst; /* gp__cp_pass_stacks made room for the states, links and edges */
+	for (k = 0; k < nt; k++)
+		tst[k] = (struct tstate){ NONE, NONE, NONE, 0, 0 };
+	below = g->from; /* the stacks' links: gp__cp_longest's, free until then */
+	for (k = 0; k < n; k++) {
+		uint32_t nd = cpun[k], tr = cpt[k];
+		struct tstate *s;
+
+		if (tskip[tr])
+			continue;
+		s = &tst[tr];
+		if (!(nat[nd] & NA_END)) {
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
+				if (s->depth == 0)
+					add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
+				else
+					add_edge_uv(g, s->last, nd, E_OP, false,
+					            !(nat[s->last] & NA_END) ? nev[s->last]
+					                                     : s->parent);
+			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = nd;
+			below[nd] = s->top;
+			s->top = nd;
+			s->depth++;
+		} else if (s->top != NONE) {
+			uint32_t ev = nev[s->top], e2 = enode[ev];
+
+			s->top = below[s->top];
+			if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
+				uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
+				bool bl = (nat[e2] & NA_BLOCK) != 0;
+
+				add_edge_uv(g, s->last, e2, E_OP, bl && hta, attr);
+				if (bl && !hta) {
+					GP_TRY(GROW(g->bedge, g->bedge_cap, g->nblock + 1));
+					g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
+				}
+			}
+			s->parent = s->top != NONE ? nev[s->top] : NONE;
+			s->last = e2;
+			s->depth--;
+		}
+	}
+out:
+	return rc;
+}
+
+/* the sweep's visit of the end of the event open on top of @p s */
+static inline void close_top(struct gp__cp *g, struct tstate *s, const uint32_t *below)
+{
+	const uint8_t *nat = g->nat;
+	const uint32_t *nev = g->nev;
+	uint32_t top = s->top, ev = nev[top], e2 = g->enode[ev];
+
+	s->top = below[top];
+	if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
+		uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
+		bool bl = (nat[e2] & NA_BLOCK) != 0;
+
+		add_edge_uv(g, s->last, e2, E_OP, bl && g->hta, attr);
+		if (bl && !g->hta) /* room: one per CPU event, made by sweep */
+			g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
+	}
+	if (s->top != NONE) {
+		uint32_t pev = nev[s->top];
+
+		s->parent = pev;
+		s->top_end = g->c->ts[pev] + g->c->dur[pev];
+	} else {
+		s->parent = NONE;
+	}
+	s->last = e2;
+	s->depth--;
+}
+
+/* the sweep's visit of the start node @p nd of an event ending at @p end */
+static inline void open_event(struct gp__cp *g, struct tstate *s, uint32_t nd, int64_t end,
+                              uint32_t *below)
+{
+	const uint8_t *nat = g->nat;
+	const uint32_t *nev = g->nev;
+
+	if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
+		if (s->depth == 0)
+			add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
+		else
+			add_edge_uv(g, s->last, nd, E_OP, false,
+			            !(nat[s->last] & NA_END) ? nev[s->last] : s->parent);
+	}
+	s->parent = s->top != NONE ? nev[s->top] : NONE;
+	s->last = nd;
+	below[nd] = s->top;
+	s->top = nd;
+	s->top_end = end;
+	s->depth++;
+}
+
+/* the edges from @p ne0 on taken back (before pass 2 no edge went backward) */
+static void take_back(struct gp__cp *g, size_t ne0)
+{
+	while (g->ne > ne0) {
+		const struct edge *e = &g->e[--g->ne];
+
+		g->head[e->v] = e->next;
+		if (e->u > e->v)
+			g->reach[e->v] = 0;
+	}
+	g->backward = false;
+	g->nblock = 0;
+}
+
+/* the position of the first event of @p ix starting after @p t */
+static size_t first_after(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ts[ix->v[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* the sweep's view of the window, in locals */
+struct sweep {
+	struct gp__cp *g;
+	const int64_t *ts, *dur;
+	const uint32_t *track, *snode;
+	const uint8_t *role, *tskip;
+	uint32_t from, to, *below;
+	struct tstate *tst;
+};
+
+/* CPU event @p ev of the window in the sweep; false: it outlasts the event open around it */
+static inline __attribute__((always_inline)) bool visit(const struct sweep *w, uint32_t ev)
+{
+	uint32_t tr;
+	struct tstate *s;
+	int64_t t0, t1;
+
+	if (w->dur[ev] <= 0 || !(w->role[ev] & RO_CPU))
+		return true;
+	tr = w->track[ev];
+	tr = tr == w->from ? w->to : tr;
+	if (w->tskip[tr])
+		return true;
+	s = &w->tst[tr];
+	t0 = w->ts[ev];
+	t1 = t0 + w->dur[ev];
+	while (s->top != NONE && s->top_end <= t0)
+		close_top(w->g, s, w->below);
+	if (s->top != NONE && t1 > s->top_end)
+		return false;
+	open_event(w->g, s, w->snode[ev], t1, w->below);
+	return true;
+}
+
+/* whether event @p x comes before @p y in the context's lists: by start, longest first, index */
+static inline bool before(const struct sweep *w, uint32_t x, uint32_t y)
+{
+	return w->ts[x] < w->ts[y] || (w->ts[x] == w->ts[y] && (w->dur[x] > w->dur[y] ||
+	                                                        (w->dur[x] == w->dur[y] && x < y)));
+}
+
+/*
+ * Pass 2 by a sweep over the window's CPU events (collect's: starting in
+ * [@p start, @p end], dur > 0) in the order of the context's lists (start,
+ * then longest first, then the earlier event), merged over their kinds: two
+ * at a time (the third, driver calls, is mostly empty). *@p nested false:
+ * an event outlasts the one open around it on its thread (the edges of the
+ * sweep taken back).
+ */
+static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to,
+                 bool *nested)
+{
+	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
+	const struct gp__actx *c = g->c;
+	const struct sweep w = { g,        c->ts, c->dur, g->t->ev.track, g->snode, g->role,
+		                 g->tskip, from,  to,     g->from,        g->tst };
+	const uint32_t *v[GP_ARRAY_SIZE(kinds)];
+	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], nk = 0, k, ne0 = g->ne;
+	bool ok = true;
+	int rc = 0;
+
+	*nested = true;
+	GP_TRY(GROW(g->bedge, g->bedge_cap, g->ncev + 1));
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const struct gp__idx *ix = &c->by_kind[kinds[k]];
+
+		pos[nk] = gp__first_at(c, ix, start);
+		lim[nk] = first_after(c, ix, end);
+		v[nk] = ix->v;
+		nk += pos[nk] < lim[nk];
+	}
+	while (ok && nk == 3) {
+		size_t b = before(&w, v[1][pos[1]], v[0][pos[0]]);
+
+		b = before(&w, v[2][pos[2]], v[b][pos[b]]) ? 2 : b;
+		ok = visit(&w, v[b][pos[b]++]);
+		if (pos[b] == lim[b]) { /* the list is done */
+			nk--;
+			for (k = b; k < nk; k++) {
+				v[k] = v[k + 1];
+				pos[k] = pos[k + 1];
+				lim[k] = lim[k + 1];
+			}
+		}
+	}
+	if (nk == 2) {
+		const uint32_t *a = v[0], *b = v[1];
+		size_t i = pos[0], j = pos[1];
+
+		while (ok && i < lim[0] && j < lim[1])
+			ok = before(&w, b[j], a[i]) ? visit(&w, b[j++]) : visit(&w, a[i++]);
+		pos[0] = i;
+		pos[1] = j;
+		if (i == lim[0]) {
+			v[0] = v[1];
+			pos[0] = pos[1];
+			lim[0] = lim[1];
+		}
+		nk = 1;
+	}
+	for (; ok && nk == 1 && pos[0] < lim[0]; pos[0]++)
+		ok = visit(&w, v[0][pos[0]]);
+	if (!ok) {
+		take_back(g, ne0);
+		*nested = false;
+		return 0;
+	}
+	for (k = 0; k < g->t->ntracks; k++)
+		while (g->tst[k].top != NONE)
+			close_top(g, &g->tst[k], g->from);
+out:
+	return rc;
+}
+
+int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to)
+{
+	const struct gp_trace *t = g->t;
+	uint8_t *tskip = g->tskip;
+	size_t k, nt = t->ntracks;
+	bool nested;
+	int rc = 0;
+
+	if (from != NONE) {
+		tskip[to] |= tskip[from];
+		tskip[from] = 0;
+	}
+	GP_TRY(GROW(g->tst, g->tst_cap, nt + 1));
+	GP_TRY(GROW(g->from, g->from_cap, g->nn + 1));
+	GP_TRY(reserve_edges(g, 2 * g->ncev)); /* at most one edge per CPU node */
+	for (k = 0; k < nt; k++) {
+		g->tst[k] = (struct tstate){ NONE, NONE, NONE, 0, 0 };
+		/* HTA: a thread holding a row with a stream is no call stack */
+		tskip[k] = tskip[k] && !t->tracks[k].gpu;
+	}
+	nested = false;
+	if (!g->by_nodes)
+		GP_TRY(sweep(g, start, end, from, to, &nested));
+	g->swept = nested;
+	if (!nested) {
+		GP_TRY(list_cpu(g, from, to));
+		GP_TRY(by_nodes(g));
+	}
+out:
+	memset(g->tskip, 0, nt);
+	return rc;
+}
