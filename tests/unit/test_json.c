@@ -303,6 +303,90 @@ static void test_write_utf8(void **state)
 	}
 }
 
+/* The writer's escape of one string, byte by byte: the oracle of test_write_offsets. */
+static size_t ref_escape(const char *s, size_t len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, n = 0, k;
+
+	out[n++] = '"';
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x80 && (k = gp__utf8_len((const unsigned char *)s + i, len - i))) {
+			memcpy(out + n, s + i, k);
+			n += k;
+			i += k - 1;
+		} else if (c >= 0x80) {
+			memcpy(out + n, "\xef\xbf\xbd", 3);
+			n += 3;
+		} else if (c == '"' || c == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)c;
+		} else if (c == '\n' || c == '\t' || c == '\r') {
+			out[n++] = '\\';
+			out[n++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		} else if (c < 0x20) {
+			memcpy(out + n, "\\u00", 4);
+			out[n + 4] = hex[c >> 4];
+			out[n + 5] = hex[c & 15];
+			n += 6;
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	out[n++] = '"';
+	return n;
+}
+
+/*
+ * Strings and keys with one byte that needs care at every offset of every
+ * length up to 40 (the writer tests eight bytes at a time, then byte by
+ * byte): the text is the byte-by-byte escape, and it parses back.
+ */
+static void test_write_offsets(void **state)
+{
+	static const char *const special[] = { "\"",           "\\",   "\n",   "\x01",
+		                               "\x1f",         "\x7f", " ",    "\xc3\xa9",
+		                               "\xe2\x82\xac", "\x80", "\xff", "\xe2\x82" };
+	char in[64], want[512];
+
+	(void)state;
+	for (size_t sp = 0; sp < sizeof(special) / sizeof(special[0]); sp++) {
+		size_t sl = strlen(special[sp]);
+
+		for (size_t len = sl; len <= 40; len++) {
+			for (size_t at = 0; at + sl <= len; at++) {
+				struct gp_value *v, *o;
+				char *text = NULL;
+				size_t n = 0, wn;
+
+				memset(in, 'a', len);
+				memcpy(in + at, special[sp], sl);
+				in[len] = '\0';
+				wn = ref_escape(in, len, want);
+				v = gp_value_strn(in, len);
+				assert_non_null(v);
+				assert_int_equal(gp_value_to_json(v, 0, &text, &n), 0);
+				assert_int_equal(n, wn);
+				assert_memory_equal(text, want, wn);
+				gp_free(text);
+				gp_value_free(v);
+				/* the same bytes as a key */
+				o = gp_value_object();
+				assert_non_null(o);
+				assert_int_equal(gp_obj_set_int(o, in, 1), 0);
+				assert_int_equal(gp_value_to_json(o, 0, &text, &n), 0);
+				assert_int_equal(n, wn + 4);
+				assert_memory_equal(text + 1, want, wn);
+				assert_memory_equal(text + 1 + wn, ":1}", 3);
+				gp_free(text);
+				gp_value_free(o);
+			}
+		}
+	}
+}
+
 /* A piece of a long string: its JSON text and the bytes it decodes to. */
 struct piece {
 	const char *json, *text;
@@ -526,17 +610,19 @@ static void want_fixed6(double d, char *out, size_t cap)
 static void test_doubles(void **state)
 {
 	static const double fixed[] = {
-		0.0000005,  0.0000015, 0.0000025,     2.5e-7,       -2.5e-7,        -0.0000005,
-		1e-7,       -1e-7,     0.1,           0.3,          68.31,          99.999999,
-		99.9999995, 1099511.6, 1099511.62777, -1099511.627, 1234567.5,      123.4564995,
-		5.0,        -5.0,      1e300,         -1e-300,      4503599.627370, 0.000001
+		0.0000005, 0.0000015, 0.0000025, 2.5e-7, -2.5e-7, -0.0000005, 1e-7, -1e-7, 0.1, 0.3,
+		68.31, 99.999999, 99.9999995, 1099511.6, 1099511.62777, -1099511.627, 1234567.5,
+		123.4564995, 5.0, -5.0, 1e300, -1e-300, 4503599.627370, 0.000001,
+		/* whole numbers, the integer path up to 2^53, printf's beyond */
+		1e6, -1e6, 1099512.0, 123456789012.0, -98765432109876.0, 9007199254740991.0,
+		9007199254740992.0, -9007199254740992.0, 9007199254740994.0, 1e17, 4e18, -0.0
 	};
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	char want[400];
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < GP_ARRAY_SIZE(fixed) + 200000; i++) {
+	for (i = 0; i < GP_ARRAY_SIZE(fixed) + 220000; i++) {
 		double d;
 		struct gp_value *v;
 		char *text;
@@ -556,6 +642,8 @@ static void test_doubles(void **state)
 			if ((x >> 5) % 4 == 0)
 				d = round(d * 1e7) /
 				    1e7; /* a tie at the 7th decimal now and then */
+			if (i >= GP_ARRAY_SIZE(fixed) + 200000) /* whole numbers up to 2^60 */
+				d = (double)(int64_t)((x >> 4) >> (x % 60)) * (x & 2 ? -1 : 1);
 		}
 		v = gp_value_double(d);
 		assert_non_null(v);
@@ -571,11 +659,12 @@ static void test_doubles(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_valid),        cmocka_unit_test(test_strings),
-		cmocka_unit_test(test_errors),       cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_scan_window),  cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_doubles),      cmocka_unit_test(test_write_utf8),
-		cmocka_unit_test(test_long_strings), cmocka_unit_test(test_many_keys),
+		cmocka_unit_test(test_valid),         cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_errors),        cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_scan_window),   cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_doubles),       cmocka_unit_test(test_write_utf8),
+		cmocka_unit_test(test_write_offsets), cmocka_unit_test(test_long_strings),
+		cmocka_unit_test(test_many_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -530,28 +530,59 @@ GP_API bool gp_value_get_bool(const struct gp_value *v, bool dflt)
 
 /* ---- writer ---- */
 
+/*
+ * The length of the run at @p s (at most @p len bytes) that goes out as it
+ * is: printable ASCII other than '"' and '\\'. Eight bytes at a time (a
+ * byte below 0x20, at or above 0x80, or equal to either quote makes the
+ * word's test true, a false alarm at worst, which the bytes then settle).
+ */
+static inline size_t plain_run(const char *s, size_t len)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, q, bs;
+
+		memcpy(&w, s + i, 8);
+		q = w ^ (ones * '"');
+		bs = w ^ (ones * '\\');
+		if ((w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high)
+			break;
+	}
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			break;
+	}
+	return i;
+}
+
 static int write_str(struct gp_buf *b, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
+	size_t i = 0, run = 0;
 	int rc;
 
 	if ((rc = gp__buf_addch(b, '"')))
 		return rc;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+	for (;;) {
+		unsigned char c;
 		char esc[7];
 		size_t elen = 2, k;
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
-			continue;
+		i += plain_run(s + i, len - i);
+		if (i >= len)
+			break;
+		c = (unsigned char)s[i];
 		if (c >= 0x80 && (k = gp__utf8_len((const unsigned char *)s + i, len - i))) {
-			i += k - 1; /* valid UTF-8: kept */
+			i += k; /* valid UTF-8: kept */
 			continue;
 		}
 		if ((rc = gp__buf_add(b, s + run, i - run)))
 			return rc;
-		run = i + 1;
+		run = ++i;
 		if (c >= 0x80) { /* a byte of invalid UTF-8: U+FFFD */
 			if ((rc = gp__buf_add(b, "\xEF\xBF\xBD", 3)))
 				return rc;
@@ -639,6 +670,21 @@ static size_t fixed6_fast(double d, char *out)
 	return n;
 }
 
+/* decimal text of @p i, without printf */
+static int write_int(struct gp_buf *b, int64_t i)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (i < 0)
+		*--p = '-';
+	return gp__buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 static int write_double(struct gp_buf *b, double d)
 {
 	char tmp[64];
@@ -649,6 +695,9 @@ static int write_double(struct gp_buf *b, double d)
 		return gp__buf_addstr(b, "null");
 	if (d == 0)
 		d = 0; /* no "-0" */
+	/* a whole number below 2^53 is exact: "%.6f" gives its digits and six zeros, trimmed */
+	if (fabs(d) < 9007199254740992.0 && d == trunc(d))
+		return write_int(b, (int64_t)d);
 	if ((fast = fixed6_fast(d, tmp)))
 		return gp__buf_add(b, tmp, fast);
 	n = snprintf(tmp, sizeof(tmp), "%.6f", d);
@@ -663,21 +712,6 @@ static int write_double(struct gp_buf *b, double d)
 	if (n == 2 && tmp[0] == '-' && tmp[1] == '0')
 		return gp__buf_addch(b, '0');
 	return gp__buf_add(b, tmp, (size_t)n);
-}
-
-/* decimal text of @p i, without printf */
-static int write_int(struct gp_buf *b, int64_t i)
-{
-	char tmp[24], *p = tmp + sizeof(tmp);
-	uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (i < 0)
-		*--p = '-';
-	return gp__buf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 static int cmp_member(const void *a, const void *b)
@@ -726,24 +760,20 @@ static int indent(struct gp_buf *b, unsigned flags, int depth)
 static int write_head(struct gp_buf *b, bool first, const char *key, unsigned flags, int depth)
 {
 	bool pretty = flags & GP_JSON_PRETTY;
-	size_t n = key ? strlen(key) : 0, i, sp = pretty ? 2 * (size_t)depth : 0;
+	size_t n = key ? strlen(key) : 0, sp = pretty ? 2 * (size_t)depth : 0;
 	char *p;
 	int rc;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)key[i];
-
-		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
-			break;
-	}
-	if (i < n) {
+	if (plain_run(key, n) < n) {
 		if (!first && (rc = gp__buf_addch(b, ',')))
 			return rc;
 		if ((rc = indent(b, flags, depth)) || (rc = write_str(b, key, n)))
 			return rc;
 		return gp__buf_add(b, pretty ? ": " : ":", pretty ? 2 : 1);
 	}
-	if ((rc = gp__buf_grow(b, 1 + 1 + sp + n + 4)))
+	/* the buffer's room checked inline: grow only when it lacks it (or has a cap) */
+	if ((b->max || b->alloc - b->len <= 1 + 1 + sp + n + 4) &&
+	    (rc = gp__buf_grow(b, 1 + 1 + sp + n + 4)))
 		return rc;
 	p = b->buf + b->len;
 	if (!first)
