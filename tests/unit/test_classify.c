@@ -3,6 +3,9 @@
  * test_classify.c - kernel typing: gpuprof's rules and HTA's, with the rule
  * that fired.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strcasestr, the oracle of test_gemm_like */
+#endif
 #include "testutil.h"
 
 #include <string.h>
@@ -102,12 +105,62 @@ static void test_amd_matrix_cores(void **state)
 	assert_false(gp__uses_tensor_cores("void at::native::reduce_kernel<128, 4>"));
 }
 
+/*
+ * gp__is_gemm_like is "any of gemm, conv, cutlass, xmma, cudnn, Cijk_ with
+ * case ignored": random names of pattern pieces in random case, near misses
+ * (a pattern cut at its end, '_' against DEL) and bytes above 0x7f agree
+ * with strcasestr on each pattern.
+ */
+static void test_gemm_like(void **state)
+{
+	static const char *const pieces[] = { "GeM",      "gemM",  "CONV",     "co",   "cutlas",
+		                              "CutLass",  "xmm",   "XmMa",     "cudn", "CUDNN",
+		                              "cijk",     "Cijk_", "cijk\x7f", "_",    "ge",
+		                              "\xc3\xa9", "\xff",  "kernel<",  "x",    "c",
+		                              "g",        "M",     "a" };
+	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn", "Cijk_" };
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	char name[256];
+
+	(void)state;
+	assert_true(gp__is_gemm_like("ampere_sgemm_128x64_nn"));
+	assert_true(gp__is_gemm_like("Cijk_Alik_Bljk_HHS_BH"));
+	assert_false(gp__is_gemm_like("cijk\x7f"));
+	assert_false(gp__is_gemm_like("vectorized_elementwise_kernel"));
+	assert_false(gp__is_gemm_like(""));
+	for (int it = 0; it < 20000; it++) {
+		size_t n = 0, k, np;
+		bool want = false;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		np = (size_t)(x % 9);
+		for (k = 0; k < np; k++) {
+			const char *pc =
+			    pieces[(x >> (5 * k + 4)) % (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t l = strlen(pc);
+
+			if (n + l >= sizeof(name))
+				break;
+			memcpy(name + n, pc, l);
+			n += l;
+		}
+		name[n] = '\0';
+		for (k = 0; k < sizeof(pats) / sizeof(pats[0]); k++)
+			want |= strcasestr(name, pats[k]) != NULL;
+		if (gp__is_gemm_like(name) != want)
+			fail_msg("\"%s\": gp__is_gemm_like %d, strcasestr %d", name, !want, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gpuprof_rules),
 		cmocka_unit_test(test_hta_rules),
 		cmocka_unit_test(test_amd_matrix_cores),
+		cmocka_unit_test(test_gemm_like),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

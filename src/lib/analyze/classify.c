@@ -245,14 +245,38 @@ bool gp__uses_tensor_cores(const char *name)
 	return amd_matrix_core(name);
 }
 
+/* @p c lowered, ASCII letters only (as strcasestr in the C locale) */
+static inline unsigned char lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
 bool gp__is_gemm_like(const char *name)
 {
-	/* Cijk_: Tensile's and hipBLASLt's GEMMs (C[i,j,k] = A * B), ROCm's cuBLAS */
-	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn", "Cijk_" };
-	size_t i;
+	/*
+	 * Cijk_: Tensile's and hipBLASLt's GEMMs (C[i,j,k] = A * B), ROCm's cuBLAS.
+	 * Any of the lowercase patterns anywhere, case ignored; one pass over the
+	 * name, which is often hundreds of bytes (strcasestr per pattern cost
+	 * two thirds of the context's build on small traces).
+	 */
+	static const char *const pats[] = { "gemm", "conv", "cutlass", "xmma", "cudnn", "cijk_" };
+	const unsigned char *p;
+	size_t i, k;
 
-	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
-		if (strcasestr(name, pats[i]))
-			return true;
+	for (p = (const unsigned char *)name; *p; p++) {
+		unsigned char c = lower(*p);
+
+		if (c != 'g' && c != 'c' && c != 'x')
+			continue;
+		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			if ((unsigned char)pats[i][0] != c)
+				continue;
+			/* a NUL of the name differs from every pattern byte: no read past it */
+			for (k = 1; pats[i][k] && lower(p[k]) == (unsigned char)pats[i][k]; k++)
+				;
+			if (!pats[i][k])
+				return true;
+		}
+	}
 	return false;
 }
