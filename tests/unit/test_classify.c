@@ -154,13 +154,79 @@ static void test_gemm_like(void **state)
 	}
 }
 
+/*
+ * gp__uses_tensor_cores is "any of its NVIDIA patterns anywhere, case kept,
+ * or an AMD matrix-core name": random names of pattern pieces (with AMD's
+ * markers left out, those are test_amd_matrix_cores') agree with strstr.
+ */
+static void test_tensor_core_names(void **state)
+{
+	static const char *const pats[] = { "h884",
+		                            "s884",
+		                            "h1688",
+		                            "s1688",
+		                            "hmma",
+		                            "i8816",
+		                            "16816",
+		                            "dgrad_1x1_stride_2x2",
+		                            "first_layer_wgrad_kernel",
+		                            "conv1x1",
+		                            "conv2d_c1_k1",
+		                            "direct_group",
+		                            "xmma_implicit_gemm",
+		                            "xmma_sparse_conv",
+		                            "xmma_warp_specialized_implicit_gemm",
+		                            "xmma_gemm",
+		                            "xmma_sparse_gemm",
+		                            "c1688",
+		                            "tensorop",
+		                            "gmma",
+		                            "wmma" };
+	static const char *const pieces[] = {
+		"h88",     "4",      "s8",   "h168",        "8",     "HMMA",
+		"hmm",     "a",      "i881", "6",           "1681",  "dgrad_1x1_stride_2x",
+		"2",       "conv1x", "1",    "conv2d_c1_k", "xmma_", "gemm",
+		"sparse_", "conv",   "c168", "tensoro",     "p",     "gmm",
+		"wmm",     "_",      "k",    "\xff",        "x"
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	char name[512];
+
+	(void)state;
+	for (int it = 0; it < 30000; it++) {
+		size_t n = 0, k, np;
+		bool want = false;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		np = (size_t)(x % 11);
+		for (k = 0; k < np; k++) {
+			const char *pc =
+			    pieces[(x >> (5 * k + 4)) % (sizeof(pieces) / sizeof(pieces[0]))];
+			size_t l = strlen(pc);
+
+			if (n + l >= sizeof(name))
+				break;
+			memcpy(name + n, pc, l);
+			n += l;
+		}
+		name[n] = '\0';
+		for (k = 0; k < sizeof(pats) / sizeof(pats[0]); k++)
+			want |= strstr(name, pats[k]) != NULL;
+		if (gp__uses_tensor_cores(name) != want)
+			fail_msg("\"%s\": gp__uses_tensor_cores %d, strstr %d", name, !want, want);
+	}
+	for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++)
+		assert_true(gp__uses_tensor_cores(pats[k]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gpuprof_rules),
-		cmocka_unit_test(test_hta_rules),
-		cmocka_unit_test(test_amd_matrix_cores),
-		cmocka_unit_test(test_gemm_like),
+		cmocka_unit_test(test_gpuprof_rules),     cmocka_unit_test(test_hta_rules),
+		cmocka_unit_test(test_amd_matrix_cores),  cmocka_unit_test(test_gemm_like),
+		cmocka_unit_test(test_tensor_core_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
