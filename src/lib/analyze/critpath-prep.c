@@ -391,8 +391,7 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	int rc = 0;
 
 	*out = NULL;
-	/* the window's sort packs an event index and a time in 64 bits (critpath-graph.c) */
-	if (n > (UINT32_C(1) << 30))
+	if (n > GP_CP_MAX_EVENTS)
 		return gp__error(GP_ELIMIT, "too many events for the critical path");
 	g = gp__calloc(1, sizeof(*g));
 	if (!g)

@@ -512,12 +512,16 @@ int gp__an_critpath(const struct gp__actx *c, struct gp_value *r)
 	rc = gp_obj_set(cp, "categories", cats);
 	cats = NULL;
 	GP_TRY(rc);
-	if (!has_gpu(c)) {
+	if (!has_gpu(c) || c->t->ev.n > GP_CP_MAX_EVENTS) {
 		int64_t z[GP_CP__N] = { 0 };
 		struct gp_value *tot;
 
 		GP_TRY(gp_obj_set_bool(cp, "available", false));
-		GP_TRY(gp_obj_set_str(cp, "reason", "no GPU activity"));
+		GP_TRY(gp_obj_set_str(cp, "reason",
+		                      !has_gpu(c)
+		                          ? "no GPU activity"
+		                          : "more than 2^30 events in the rank: too many for "
+		                            "the critical path's node keys"));
 		GP_TRY(gp_obj_set(cp, "steps", gp_value_array()));
 		GP_TRY(gp_obj_set_bool(cp, "whole_trace", c->nsteps == 0));
 		/* made after the sets above, which leave it nothing to free when they fail */

@@ -58,6 +58,13 @@ struct gp__cp_path {
 
 struct gp__cp;
 
+/*
+ * The most events a rank may hold for its critical path: a window's sort key packs an event
+ * index and a time in 64 bits (critpath-graph.c). gp__an_critpath says the path is not
+ * available past it; gp__cp_new refuses it.
+ */
+#define GP_CP_MAX_EVENTS (UINT32_C(1) << 30)
+
 /** Prepares the per-rank tables (links, queue lengths); *@p out is freed with gp__cp_free. */
 int gp__cp_new(const struct gp__actx *c, struct gp__cp **out);
 void gp__cp_free(struct gp__cp *g);
