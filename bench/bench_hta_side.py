@@ -29,6 +29,7 @@ Python is /usr/bin/python3 where the running one lacks pandas (PYTHON overrides)
 """
 import contextlib
 import glob
+import gzip
 import io
 import json
 import logging
@@ -195,7 +196,6 @@ def main():
     for tr in traces:
         mb = os.path.getsize(tr) / 1e6
         try:
-            import gzip
             with gzip.open(tr, "rb") as f:
                 mb = sum(len(b) for b in iter(lambda: f.read(1 << 20), b"")) / 1e6
         except OSError:
