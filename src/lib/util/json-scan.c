@@ -14,10 +14,6 @@
 
 #include "error.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 int gp__json_fail(struct gp_jscan *s, const char *at, int status, const char *msg)
 {
 	s->err_at = at;
@@ -189,50 +185,7 @@ int gp__json_string(struct gp_jscan *s, const char **pp, struct gp_str *raw, boo
 	for (;;) {
 		unsigned char c;
 
-#if defined(__SSE2__)
-		{
-			const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
-			              sp = _mm_set1_epi8(0x20);
-
-			while (end - p >= 16) {
-				__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-				/* signed compare: bytes >= 0x80 are negative, so < 0x20 too */
-				__m128i m = _mm_or_si128(
-				    _mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
-				    _mm_cmplt_epi8(v, sp));
-				int mask = _mm_movemask_epi8(m);
-
-				if (mask) {
-					p += __builtin_ctz((unsigned)mask);
-					break;
-				}
-				p += 16;
-			}
-		}
-#else
-		while (end - p >= 8) {
-			uint64_t w, t;
-
-			memcpy(&w, p, 8);
-			/* bytes equal to '"' or '\\', below 0x20, or with the top bit set */
-			t = ((w ^ 0x2222222222222222ULL) - 0x0101010101010101ULL) &
-			    ~(w ^ 0x2222222222222222ULL);
-			t |= ((w ^ 0x5c5c5c5c5c5c5c5cULL) - 0x0101010101010101ULL) &
-			     ~(w ^ 0x5c5c5c5c5c5c5c5cULL);
-			t |= (w - 0x2020202020202020ULL) & ~w;
-			t |= w;
-			if (t & 0x8080808080808080ULL)
-				break;
-			p += 8;
-		}
-#endif
-		/* byte at a time until a byte needing attention */
-		while (p < end) {
-			c = (unsigned char)*p;
-			if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
-				break;
-			p++;
-		}
+		p = gp__json_plain(p, end);
 		if (p >= end)
 			return trunc_at(s, end);
 		c = (unsigned char)*p;

@@ -82,6 +82,56 @@ static inline const char *gp__json_ws(const char *p, const char *end)
 	return p;
 }
 
+/**
+ * Skips the bytes a JSON string holds as they are (printable ASCII but '"'
+ * and '\\'); @return the first byte that needs attention (a quote, a
+ * backslash, a control byte, a byte >= 0x80) or @p end. 16 bytes at a time
+ * with SSE2, else 8 (SWAR: a false alarm at worst, which the bytes settle).
+ * The parser's string scan and the writer's escaping share it.
+ */
+static inline const char *gp__json_plain(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'), sp = _mm_set1_epi8(0x20);
+
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed compare: bytes >= 0x80 are negative, so < 0x20 too */
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+		                         _mm_cmplt_epi8(v, sp));
+		int mask = _mm_movemask_epi8(m);
+
+		if (mask)
+			return p + __builtin_ctz((unsigned)mask);
+		p += 16;
+	}
+#else
+	while (end - p >= 8) {
+		uint64_t w, t;
+
+		memcpy(&w, p, 8);
+		/* bytes equal to '"' or '\\', below 0x20, or with the top bit set */
+		t = ((w ^ 0x2222222222222222ULL) - 0x0101010101010101ULL) &
+		    ~(w ^ 0x2222222222222222ULL);
+		t |= ((w ^ 0x5c5c5c5c5c5c5c5cULL) - 0x0101010101010101ULL) &
+		     ~(w ^ 0x5c5c5c5c5c5c5c5cULL);
+		t |= (w - 0x2020202020202020ULL) & ~w;
+		t |= w;
+		if (t & 0x8080808080808080ULL)
+			break;
+		p += 8;
+	}
+#endif
+	while (p < end) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80)
+			break;
+		p++;
+	}
+	return p;
+}
+
 /** Records an error at @p at and @return @p status. */
 int gp__json_fail(struct gp_jscan *s, const char *at, int status, const char *msg);
 

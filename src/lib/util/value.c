@@ -530,33 +530,10 @@ GP_API bool gp_value_get_bool(const struct gp_value *v, bool dflt)
 
 /* ---- writer ---- */
 
-/*
- * The length of the run at @p s (at most @p len bytes) that goes out as it
- * is: printable ASCII other than '"' and '\\'. Eight bytes at a time (a
- * byte below 0x20, at or above 0x80, or equal to either quote makes the
- * word's test true, a false alarm at worst, which the bytes then settle).
- */
+/* the length of the run at @p s (at most @p len bytes) that goes out as it is */
 static inline size_t plain_run(const char *s, size_t len)
 {
-	const uint64_t ones = UINT64_C(0x0101010101010101), high = UINT64_C(0x8080808080808080);
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w, q, bs;
-
-		memcpy(&w, s + i, 8);
-		q = w ^ (ones * '"');
-		bs = w ^ (ones * '\\');
-		if ((w | ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs)) & high)
-			break;
-	}
-	for (; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
-			break;
-	}
-	return i;
+	return (size_t)(gp__json_plain(s, s + len) - s);
 }
 
 static int write_str(struct gp_buf *b, const char *s, size_t len)
