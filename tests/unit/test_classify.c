@@ -106,6 +106,31 @@ static void test_amd_matrix_cores(void **state)
 }
 
 /*
+ * A name of up to @p most random pieces (xorshift state *@p x) into @p name
+ * (@p cap bytes, NUL-terminated): the inputs of the oracle tests below.
+ */
+static void random_name(uint64_t *x, const char *const *pieces, size_t npieces, size_t most,
+                        char *name, size_t cap)
+{
+	size_t n = 0, k, np;
+
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	np = (size_t)(*x % (most + 1));
+	for (k = 0; k < np; k++) {
+		const char *pc = pieces[(*x >> (5 * k + 4)) % npieces];
+		size_t l = strlen(pc);
+
+		if (n + l >= cap)
+			break;
+		memcpy(name + n, pc, l);
+		n += l;
+	}
+	name[n] = '\0';
+}
+
+/*
  * gp__is_gemm_like is "any of gemm, conv, cutlass, xmma, cudnn, Cijk_ with
  * case ignored": random names of pattern pieces in random case, near misses
  * (a pattern cut at its end, '_' against DEL) and bytes above 0x7f agree
@@ -129,24 +154,10 @@ static void test_gemm_like(void **state)
 	assert_false(gp__is_gemm_like("vectorized_elementwise_kernel"));
 	assert_false(gp__is_gemm_like(""));
 	for (int it = 0; it < 20000; it++) {
-		size_t n = 0, k, np;
+		size_t k;
 		bool want = false;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		np = (size_t)(x % 9);
-		for (k = 0; k < np; k++) {
-			const char *pc =
-			    pieces[(x >> (5 * k + 4)) % (sizeof(pieces) / sizeof(pieces[0]))];
-			size_t l = strlen(pc);
-
-			if (n + l >= sizeof(name))
-				break;
-			memcpy(name + n, pc, l);
-			n += l;
-		}
-		name[n] = '\0';
+		random_name(&x, pieces, sizeof(pieces) / sizeof(pieces[0]), 8, name, sizeof(name));
 		for (k = 0; k < sizeof(pats) / sizeof(pats[0]); k++)
 			want |= strcasestr(name, pats[k]) != NULL;
 		if (gp__is_gemm_like(name) != want)
@@ -194,24 +205,10 @@ static void test_tensor_core_names(void **state)
 
 	(void)state;
 	for (int it = 0; it < 30000; it++) {
-		size_t n = 0, k, np;
+		size_t k;
 		bool want = false;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		np = (size_t)(x % 11);
-		for (k = 0; k < np; k++) {
-			const char *pc =
-			    pieces[(x >> (5 * k + 4)) % (sizeof(pieces) / sizeof(pieces[0]))];
-			size_t l = strlen(pc);
-
-			if (n + l >= sizeof(name))
-				break;
-			memcpy(name + n, pc, l);
-			n += l;
-		}
-		name[n] = '\0';
+		random_name(&x, pieces, sizeof(pieces) / sizeof(pieces[0]), 10, name, sizeof(name));
 		for (k = 0; k < sizeof(pats) / sizeof(pats[0]); k++)
 			want |= strstr(name, pats[k]) != NULL;
 		if (gp__uses_tensor_cores(name) != want)
