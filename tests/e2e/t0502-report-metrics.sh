@@ -8,7 +8,8 @@
 # ratio series (GPU and memory utilisation, host CPU busy) shows percentages
 # (0.9 is "90.0%", not "0.9%") in its min/mean/max line, its y axis and the
 # summary cards, and the GPU utilisation agrees with the text summary of
-# `gpuprof analyze DIR`. Skips (77) only where Chromium cannot start.
+# `gpuprof analyze DIR`; exact ties of one decimal round as printf does on the page and
+# in the text. Skips (77) only where Chromium cannot start.
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
@@ -28,6 +29,26 @@ expect_rc 0 report -q -o nocap.html nocap
 expect_rc 0 report -q -o metrics.html nocap/metrics.jsonl
 "$GPUPROF" analyze nocap/metrics.jsonl >nocap.txt 2>/dev/null || fail "analyze metrics.jsonl"
 PAGES="nocap:nocap/metrics.jsonl:nocap.txt metrics:nocap/metrics.jsonl:nocap.txt"
+
+# the same samples with the host's CPU busy share at exact ties of one decimal (56.25 %,
+# 6.25 %, 81.25 %): the page rounds them as printf does in the text and in Python ("56.2%"),
+# not as JavaScript's toFixed ("56.3%")
+python3 - nocap/metrics.jsonl ties.jsonl <<'PY' || fail "write ties.jsonl"
+import json, sys
+ties = [0.5625, 0.0625, 0.8125, 0.3125]
+k = 0
+with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="utf-8") as out:
+    for line in f:
+        d = json.loads(line)
+        if d.get("schema") == "gpuprof.sample/1" and isinstance(d.get("host"), dict):
+            d["host"]["cpu_busy_ratio"] = ties[k % len(ties)]
+            k += 1
+        out.write(json.dumps(d) + "\n")
+assert k >= len(ties), k
+PY
+expect_rc 0 report -q -o ties.html ties.jsonl
+"$GPUPROF" analyze ties.jsonl >ties.txt 2>/dev/null || fail "analyze ties.jsonl"
+PAGES="$PAGES ties:ties.jsonl:ties.txt"
 
 # a run with a capture (the CUDA simulator), where it was built
 INJ="$B/libgpuprof-inject.so" FAKE="$B/tests/fake/libfake-cupti.so" SIM="$B/tests/inject/driver_sim"
