@@ -26,11 +26,11 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/gp-prof.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# "msec task-clock" and "seconds time elapsed" of perf stat, as "cpu_ms wall_ms"
+# the mean task-clock (ms of CPU) and wall time (ms) of 5 runs of the command: "cpu wall"
 stat5() {
-	perf stat -r 5 -x, -e task-clock -o "$work/stat" "$@" >/dev/null 2>&1 || return 1
-	perf stat -r 5 "$@" 2>&1 >/dev/null | awk '/seconds time elapsed/ { w = $1 * 1000 } END { printf "%.1f", w }' >"$work/wall"
-	awk -F, '/task-clock/ { printf "%.1f", $1 }' "$work/stat"
+	perf stat -r 5 "$@" 2>&1 >/dev/null |
+		awk '/msec task-clock/ { c = $1 } /seconds time elapsed/ { w = $1 * 1000 }
+		     END { printf "%.1f %.1f\n", c, w }'
 }
 
 for f in "$@"; do
@@ -38,9 +38,8 @@ for f in "$@"; do
 	*.gz) bytes=$(gzip -dc "$f" | wc -c) ;;
 	*) bytes=$(stat -L -c %s "$f") ;;
 	esac
-	cpu1=$(stat5 "$gp" analyze --json --threads 1 -q -o /dev/null "$f")
-	cpuN=$(stat5 "$gp" analyze --json -q -o /dev/null "$f")
-	wallN=$(cat "$work/wall")
+	read -r cpu1 _ < <(stat5 "$gp" analyze --json --threads 1 -q -o /dev/null "$f")
+	read -r cpuN wallN < <(stat5 "$gp" analyze --json -q -o /dev/null "$f")
 	valgrind --tool=callgrind --callgrind-out-file="$work/cg" \
 		"$gp" analyze --json --threads 1 -q -o /dev/null "$f" >/dev/null 2>&1
 	callgrind_annotate --inclusive=yes --threshold=100 "$work/cg" 2>/dev/null >"$work/ann"
