@@ -530,10 +530,13 @@ GP_API bool gp_value_get_bool(const struct gp_value *v, bool dflt)
 
 /* ---- writer ---- */
 
-/* the length of the run at @p s (at most @p len bytes) that goes out as it is */
+/*
+ * The length of the run at @p s (at most @p len bytes) that goes out as it
+ * is. @p s may be NULL when @p len is 0 (an array item's head has no key).
+ */
 static inline size_t plain_run(const char *s, size_t len)
 {
-	return (size_t)(gp__json_plain(s, s + len) - s);
+	return len ? (size_t)(gp__json_plain(s, s + len) - s) : 0;
 }
 
 static int write_str(struct gp_buf *b, const char *s, size_t len)
