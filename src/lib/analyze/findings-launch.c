@@ -99,7 +99,9 @@ static int launch_stats(const struct gp__actx *c, struct gp__fnd_launch_stats *l
 		goto out;
 	GP_TRY(gp__sort_i64(d, n));
 	ls->med_ns = (int64_t)llround(gp__quantile_sorted(d, n, 0.5));
-	lim = (ls->med_ns > 1000 ? ls->med_ns : 1000) * LAUNCH_OUTLIER_X;
+	/* saturated: a median near 2^62 ns (a hostile trace) would overflow the product */
+	lim = ls->med_ns > 1000 ? ls->med_ns : 1000;
+	lim = lim > INT64_MAX / LAUNCH_OUTLIER_X ? INT64_MAX : lim * LAUNCH_OUTLIER_X;
 	ls->slowest_first = true;
 	for (k = 0; k < c->gpu.n; k++) {
 		uint32_t i = c->gpu.v[k];
