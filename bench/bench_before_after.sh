@@ -5,18 +5,21 @@
 # machine penalises both alike, on every trace of ../shared/traces and on two real traces
 # tiled to --tile-mb MB (default 1000; bench/tile_trace.py; 0 skips). Prints the median wall,
 # user CPU and peak RSS of each and the ratio after/before (< 1: after is faster).
-# A redesign (issue 20) must not make analyze slower.
+# --only REGEX keeps the traces whose path matches (grep -E). A redesign (issue 20) must not
+# make analyze slower; issue 23's two analyses may cost at most 10 %.
 set -euo pipefail
 runs=5
 tile_mb=1000
+only=
 while [ $# -gt 2 ]; do
 	case $1 in
 	--runs) runs=$2; shift 2 ;;
 	--tile-mb) tile_mb=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
-[ $# -eq 2 ] || { echo "usage: bench/bench_before_after.sh [--runs N] [--tile-mb N] BEFORE AFTER" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: bench/bench_before_after.sh [--runs N] [--tile-mb N] [--only REGEX] BEFORE AFTER" >&2; exit 2; }
 before=$(realpath "$1")
 after=$(realpath "$2")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,6 +51,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 printf '%-58s %9s %9s %7s %9s %9s %7s %9s\n' trace "wall-b" "wall-a" "a/b" "user-b" "user-a" "a/b" "rss-a/b"
 for f in "${files[@]}"; do
+	[ -z "$only" ] || printf '%s\n' "$f" | grep -Eq -- "$only" || continue
 	: >"$work/b"
 	: >"$work/a"
 	case $f in
