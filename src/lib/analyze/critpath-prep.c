@@ -400,6 +400,8 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->t = c->t;
 	g->hta = c->hta;
 	g->n = n;
+	/* the window buffers take ~30-45 bytes per event of the trace's largest step */
+	gp__arena_init(&g->scratch, (n < ((size_t)1 << 22) ? n : ((size_t)1 << 22)) * 32);
 	g->nstr = gp__strtab_count(&c->t->strs);
 	/* filled below: only role and the name flags start at 0 */
 	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
@@ -447,37 +449,8 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->q);
 	gp__free(g->snode);
 	gp__free(g->enode);
-	gp__free(g->wev);
-	gp__free(g->wsync);
-	gp__free(g->wblk);
-	gp__free(g->bedge);
-	gp__free(g->key);
-	gp__free(g->key2);
-	gp__free(g->bcnt);
-	gp__free(g->kend);
-	gp__free(g->kv);
-	gp__free(g->kv2);
-	gp__free(g->nts);
-	gp__free(g->nev);
-	gp__free(g->nat);
-	gp__free(g->head);
-	gp__free(g->reach);
-	gp__free(g->cpun);
-	gp__free(g->cpt);
-	gp__free(g->kern);
-	gp__free(g->stk);
-	gp__free(g->tst);
-	gp__free(g->tk);
 	gp__free(g->tskip);
-	gp__free(g->e);
-	gp__free(g->soff);
-	gp__free(g->se);
-	gp__free(g->indeg);
-	gp__free(g->topo);
-	gp__free(g->from);
-	gp__free(g->dist);
-	gp__free(g->sl);
-	gp__free(g->seg);
+	gp__arena_release(&g->scratch);
 	gp__free(g);
 }
 
