@@ -11,10 +11,12 @@
  * inl: freed with the object, never on their own). Values built apart (by
  * gp_value_int(), gp_value_object()...) and set with gp_obj_set() or pushed
  * on an array are allocated one by one, so that they can move between trees
- * and threads as value.h promises. The newest chunk also holds the key order
- * of the object's first 16 members, kept as they are added, so that the
- * writer does not sort the usual small objects, and past GP_OBJ_SCAN members
- * the hash index of all keys.
+ * and threads as value.h promises. An object's allocation holds its node, a
+ * header (gp__obj_ext: the key order of its first 16 members, kept as they
+ * are added so that the writer does not sort the usual small objects; their
+ * key prefixes side by side, searched 4 at a time; the member array while
+ * it has up to 16 members; past GP_OBJ_SCAN members the hash index of all
+ * keys) and its first storage chunk.
  */
 #ifndef GP_UTIL_VALUE_NODE_H
 #define GP_UTIL_VALUE_NODE_H
@@ -49,21 +51,28 @@ struct gp__obj_index {
 	uint32_t slot[];
 };
 
-/* A chunk of an object's storage; the newest comes first and holds the index and the order */
+/* A chunk of an object's storage: the newest comes first, the last is in the object's allocation */
 struct gp__obj_store {
 	struct gp__obj_store *next;
-	struct gp__obj_index *idx; /* NULL up to GP_OBJ_SCAN members */
+	uint32_t used, cap;
+	char data[]; /* 8-aligned: the header is 16 bytes */
+};
+
+/* What an object's allocation holds after its node (gp__obj_ext), then its first chunk */
+struct gp__obj_ext {
 	/* nibble r: the position of the member with the r-th smallest key, for the first
 	 * min(n, GP_OBJ_ORDER) members */
 	uint64_t order;
-	uint32_t used, cap;
-	char data[]; /* 8-aligned: the header is 32 bytes */
+	struct gp__obj_index *idx; /* NULL up to GP_OBJ_SCAN members */
+	uint32_t
+	    pre[GP_OBJ_SCAN]; /* the first members' key prefixes (gp_member.pre), side by side */
+	struct gp_member m0[GP_OBJ_SCAN]; /* the member array while it is this short */
 };
 
 struct gp_value {
 	enum gp_value_type type;
 	bool inl;   /* lives in its parent object's storage: freed with it, never alone */
-	bool mheap; /* an object whose member array is on the heap, not in its storage */
+	bool mheap; /* an object whose member array is on the heap, not its m0 */
 	union {
 		bool b;
 		int64_t i;
@@ -85,5 +94,11 @@ struct gp_value {
 		} o;
 	} u;
 };
+
+/* The header of object @p v after its node. */
+static inline struct gp__obj_ext *gp__obj_ext(const struct gp_value *v)
+{
+	return (struct gp__obj_ext *)(void *)((char *)(uintptr_t)v + sizeof(*v));
+}
 
 #endif

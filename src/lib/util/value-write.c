@@ -434,7 +434,7 @@ static void member_order(const struct gp_value *v, const struct gp_member **ord,
                          const struct gp_member **tmp)
 {
 	const struct gp_member *m = v->u.o.m;
-	uint64_t o = v->u.o.store->order;
+	uint64_t o = gp__obj_ext(v)->order;
 	size_t n = v->u.o.n, t = n - GP_OBJ_ORDER, i, a = 0, b = GP_OBJ_ORDER, k = 0;
 
 	for (i = 0; i < GP_OBJ_ORDER; i++, o >>= 4)
@@ -478,7 +478,7 @@ static int write_object(struct wr *w, const struct gp_value *v, int depth)
 	GP_TRY(put(w, "{", 1));
 	if (n <= GP_OBJ_ORDER) {
 		/* the usual small object: the order it keeps, one nibble a member */
-		o = v->u.o.store->order;
+		o = gp__obj_ext(v)->order;
 		for (i = 0; i < n; i++, o >>= 4) {
 			const struct gp_member *m = &v->u.o.m[o & 15];
 

@@ -25,6 +25,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "error.h"
 #include "strtab.h"
@@ -33,7 +36,7 @@
 
 #define GP_OBJ_MAX (1u << 30) /* members of one object at most (32-bit counts and index) */
 
-#define STORE_FIRST 512u        /* bytes of an object's first storage chunk; each next doubles */
+#define STORE_FIRST 1024u       /* bytes of an object's first storage chunk; each next doubles */
 #define STORE_MAX   (64u << 10) /* up to this */
 #define INLINE_STR  1024u       /* longer strings set in place get a node of their own */
 
@@ -117,19 +120,26 @@ GP_API struct gp_value *gp_value_array(void)
 
 GP_API struct gp_value *gp_value_object(void)
 {
-	/* the node, then its first storage chunk: one allocation for most objects */
-	struct gp_value *v =
-	    gp__malloc(sizeof(*v) + sizeof(struct gp__obj_store) + STORE_FIRST + GP_VALUE_READ);
+	/* the node, its header, its first storage chunk: one allocation for most objects */
+	struct gp_value *v = gp__malloc(sizeof(*v) + sizeof(struct gp__obj_ext) +
+	                                sizeof(struct gp__obj_store) + STORE_FIRST + GP_VALUE_READ);
+	struct gp__obj_ext *x;
 	struct gp__obj_store *st;
 
 	if (!v)
 		return NULL;
-	memset(v, 0, sizeof(*v));
-	v->type = GP_VALUE_OBJECT;
-	st = (struct gp__obj_store *)(void *)(v + 1);
-	memset(st, 0, sizeof(*st));
+	*v = (struct gp_value){ .type = GP_VALUE_OBJECT };
+	x = gp__obj_ext(v);
+	x->order = 0;
+	x->idx = NULL;
+	memset(x->pre, 0, sizeof(x->pre));
+	st = (struct gp__obj_store *)(void *)(x + 1);
+	st->next = NULL;
+	st->used = 0;
 	st->cap = STORE_FIRST;
 	memset(st->data + STORE_FIRST, 0, GP_VALUE_READ);
+	v->u.o.m = x->m0;
+	v->u.o.cap = GP_OBJ_SCAN;
 	v->u.o.store = st;
 	return v;
 }
@@ -158,10 +168,9 @@ GP_API void gp_value_free(struct gp_value *v)
 		}
 		if (v->mheap)
 			gp__free(v->u.o.m);
-		st = v->u.o.store;
-		gp__free(st->idx);
+		gp__free(gp__obj_ext(v)->idx);
 		/* the last chunk came with the node */
-		while (st->next) {
+		for (st = v->u.o.store; st->next;) {
 			struct gp__obj_store *next = st->next;
 
 			gp__free(st);
@@ -181,32 +190,29 @@ struct key {
 	uint32_t pre;
 };
 
-static uint32_t key_prefix(const char *s, size_t len)
+#define HOT  static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline, cold))
+
+HOT struct key key_of(const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s);
 	uint32_t p = 0;
 	size_t i;
 
-	if (len >= 4) {
-		const unsigned char *u = (const unsigned char *)s;
-
-		return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
-	}
-	for (i = 0; i < 4; i++)
-		p = p << 8 | (i < len ? (unsigned char)s[i] : 0);
-	return p;
-}
-
-static struct key key_of(const char *s)
-{
-	size_t len = strlen(s);
-
-	return (struct key){ s, len, key_prefix(s, len) };
+	if (len >= 4)
+		return (struct key){ s, len,
+			             (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 |
+			                 (uint32_t)u[2] << 8 | u[3] };
+	for (i = 0; i < len; i++)
+		p |= (uint32_t)u[i] << (24 - 8 * i);
+	return (struct key){ s, len, p };
 }
 
 /* The key index of @p obj, or NULL. */
 static struct gp__obj_index *obj_idx(const struct gp_value *obj)
 {
-	return obj->u.o.store->idx;
+	return gp__obj_ext(obj)->idx;
 }
 
 /* The slot of @p k in the index of @p obj: the member's, or the empty one where it goes. */
@@ -227,30 +233,53 @@ static size_t idx_slot(const struct gp_value *obj, const char *k, size_t klen)
  * The position of member @p k of @p obj, or SIZE_MAX; then, while the object has
  * no index, *rank is the number of its keys below @p k (bytewise).
  */
-static size_t obj_find(const struct gp_value *obj, const struct key *k, unsigned *rank)
+HOT size_t obj_find(const struct gp_value *obj, const struct key *k, unsigned *rank)
 {
 	const struct gp_member *m = obj->u.o.m;
-	uint32_t pre = k->pre, n = obj->u.o.n, i;
-	unsigned below = 0;
+	uint32_t n = obj->u.o.n, i;
+	unsigned below = 0, eq = 0;
+	int c;
 
-	if (obj_idx(obj)) {
+	if (n > GP_OBJ_SCAN) {
 		uint32_t at = obj_idx(obj)->slot[idx_slot(obj, k->s, k->len)];
 
 		return at ? at - 1 : SIZE_MAX;
 	}
-	/* the first 4 bytes as one number: most keys differ there */
-	for (i = 0; i < n; i++) {
-		int c;
+#if defined(__SSE2__)
+	{
+		/* the first 4 bytes as one number, 4 members at a time: most keys differ there */
+		const uint32_t *pre = gp__obj_ext(obj)->pre;
+		const __m128i bias = _mm_set1_epi32(INT32_MIN);
+		__m128i kp = _mm_set1_epi32((int32_t)(k->pre ^ 0x80000000u));
+		unsigned lt = 0, all = (1u << n) - 1;
 
-		if (m[i].pre != pre) {
-			below += m[i].pre < pre;
-			continue;
+		for (i = 0; i < n; i += 4) {
+			__m128i x = _mm_xor_si128(
+			    _mm_loadu_si128((const __m128i *)(const void *)(pre + i)), bias);
+
+			lt |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(kp, x)))
+			      << i;
+			eq |= (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(kp, x)))
+			      << i;
 		}
-		/* the same first 4 bytes: shorter keys are equal, longer ones go on */
-		if (k->len < 4)
-			return i;
-		c = strcmp(m[i].key + 4, k->s + 4);
-		if (c == 0)
+		/* the bits set in lt & all (16 at most), without a library call */
+		lt &= all;
+		lt -= (lt >> 1) & 0x5555u;
+		lt = (lt & 0x3333u) + ((lt >> 2) & 0x3333u);
+		lt = (lt + (lt >> 4)) & 0x0f0fu;
+		below = (lt + (lt >> 8)) & 0x1fu;
+		eq &= all;
+	}
+#else
+	for (i = 0; i < n; i++) {
+		below += m[i].pre < k->pre;
+		eq |= (unsigned)(m[i].pre == k->pre) << i;
+	}
+#endif
+	/* the same first 4 bytes: shorter keys are equal, longer ones go on */
+	for (; eq; eq &= eq - 1) {
+		i = (uint32_t)__builtin_ctz(eq);
+		if (k->len < 4 || (c = strcmp(m[i].key + 4, k->s + 4)) == 0)
 			return i;
 		below += c < 0;
 	}
@@ -258,48 +287,54 @@ static size_t obj_find(const struct gp_value *obj, const struct key *k, unsigned
 	return SIZE_MAX;
 }
 
+/* store_alloc's new chunk, for @p size bytes at its start */
+COLD char *store_grow(struct gp_value *obj, size_t size)
+{
+	struct gp__obj_store *h = obj->u.o.store, *nh;
+	size_t cap;
+
+	if (size > UINT32_MAX - 8)
+		return NULL;
+	cap = h->cap < STORE_MAX ? 2 * (size_t)h->cap : STORE_MAX;
+	if (cap < size)
+		cap = (size + 7) & ~(size_t)7;
+	nh = gp__malloc(sizeof(*nh) + cap + GP_VALUE_READ);
+	if (!nh)
+		return NULL;
+	memset(nh->data + cap, 0, GP_VALUE_READ);
+	nh->next = h;
+	nh->used = (uint32_t)size;
+	nh->cap = (uint32_t)cap;
+	obj->u.o.store = nh;
+	return nh->data;
+}
+
 /*
  * @p size bytes of the storage of @p obj (8-aligned when @p align), or NULL (out of memory).
  * They live, unmoved, as long as the object.
  */
-static char *store_alloc(struct gp_value *obj, size_t size, bool align)
+HOT char *store_alloc(struct gp_value *obj, size_t size, bool align)
 {
-	struct gp__obj_store *h = obj->u.o.store, *nh;
-	size_t at = align ? ((size_t)h->used + 7) & ~(size_t)7 : h->used, cap;
+	struct gp__obj_store *h = obj->u.o.store;
+	size_t at = align ? ((size_t)h->used + 7) & ~(size_t)7 : h->used;
 
-	if (at > h->cap || size > h->cap - at) {
-		if (size > UINT32_MAX - 8)
-			return NULL;
-		cap = h->cap < STORE_MAX ? 2 * (size_t)h->cap : STORE_MAX;
-		if (cap < size)
-			cap = (size + 7) & ~(size_t)7;
-		nh = gp__malloc(sizeof(*nh) + cap + GP_VALUE_READ);
-		if (!nh)
-			return NULL;
-		memset(nh->data + cap, 0, GP_VALUE_READ);
-		nh->next = h;
-		nh->idx = h->idx;
-		nh->order = h->order;
-		nh->used = 0;
-		nh->cap = (uint32_t)cap;
-		h->idx = NULL;
-		obj->u.o.store = h = nh;
-		at = 0;
+	if (at <= h->cap && size <= h->cap - at) {
+		h->used = (uint32_t)(at + size);
+		return h->data + at;
 	}
-	h->used = (uint32_t)(at + size);
-	return h->data + at;
+	return store_grow(obj, size);
 }
 
 /*
- * Makes sure the index of @p obj has room for @p n members (none is needed
- * up to GP_OBJ_SCAN), rebuilding it from the members when it grows.
+ * Makes sure the index of @p obj has room for @p n members (more than GP_OBJ_SCAN),
+ * rebuilding it from the members when it grows.
  */
-static int idx_reserve(struct gp_value *obj, size_t n)
+COLD int idx_reserve(struct gp_value *obj, size_t n)
 {
 	struct gp__obj_index *idx = obj_idx(obj);
 	size_t nslot = idx ? idx->nslot : 64, i;
 
-	if (n <= GP_OBJ_SCAN || (idx && n * 2 <= idx->nslot))
+	if (idx && n * 2 <= idx->nslot)
 		return 0;
 	while (nslot < n * 2)
 		nslot *= 2;
@@ -307,40 +342,33 @@ static int idx_reserve(struct gp_value *obj, size_t n)
 	if (!idx)
 		return gp__error(GP_ENOMEM, "out of memory indexing an object");
 	idx->nslot = nslot;
-	gp__free(obj->u.o.store->idx);
-	obj->u.o.store->idx = idx;
+	gp__free(gp__obj_ext(obj)->idx);
+	gp__obj_ext(obj)->idx = idx;
 	for (i = 0; i < obj->u.o.n; i++)
 		idx->slot[idx_slot(obj, obj->u.o.m[i].key, obj->u.o.m[i].klen)] = (uint32_t)(i + 1);
 	return 0;
 }
 
-/*
- * Makes room for one more member of @p obj: the array of up to 16 lives in the storage
- * (a smaller one left there unused when it grows), a longer one on the heap.
- */
-static int members_room(struct gp_value *obj)
+/* Makes room for one more member of full @p obj: past GP_OBJ_SCAN, on the heap. */
+COLD int members_grow(struct gp_value *obj)
 {
 	size_t n = obj->u.o.n, cap = obj->u.o.cap;
 	struct gp_member *m;
 	int rc;
 
-	if (n < cap)
-		return 0;
 	if (n >= GP_OBJ_MAX)
 		return gp__error(GP_ELIMIT, "too many members in one object");
 	if (obj->mheap) {
 		if ((rc = gp__grow((void **)&obj->u.o.m, &cap, n + 1, sizeof(*m))))
 			return rc;
 	} else {
-		cap = cap ? 2 * cap : 8;
-		m = cap <= 16 ? (struct gp_member *)(void *)store_alloc(obj, cap * sizeof(*m), true)
-		              : gp__malloc(cap * sizeof(*m));
+		cap = 2 * cap;
+		m = gp__malloc(cap * sizeof(*m));
 		if (!m)
 			return gp__error(GP_ENOMEM, "out of memory building a report");
-		if (n)
-			memcpy(m, obj->u.o.m, n * sizeof(*m));
+		memcpy(m, obj->u.o.m, n * sizeof(*m));
 		obj->u.o.m = m;
-		obj->mheap = cap > 16;
+		obj->mheap = true;
 	}
 	obj->u.o.cap = (uint32_t)cap; /* <= 2 * GP_OBJ_MAX */
 	return 0;
@@ -350,14 +378,16 @@ static int members_room(struct gp_value *obj)
  * Appends member @p k (its text @p ks, in the storage of @p obj) = @p v, whose key has
  * @p rank keys below it. @p v stays the caller's on failure.
  */
-static int obj_append(struct gp_value *obj, char *ks, const struct key *k, unsigned rank,
-                      struct gp_value *v)
+HOT int obj_append(struct gp_value *obj, char *ks, const struct key *k, unsigned rank,
+                   struct gp_value *v)
 {
 	uint32_t n = obj->u.o.n;
 	struct gp_member *m;
 	int rc;
 
-	if ((rc = members_room(obj)) || (rc = idx_reserve(obj, (size_t)n + 1)))
+	if ((n >= obj->u.o.cap && (rc = members_grow(obj))) ||
+	    (n >= GP_OBJ_SCAN && (!obj_idx(obj) || 2 * ((size_t)n + 1) > obj_idx(obj)->nslot) &&
+	     (rc = idx_reserve(obj, (size_t)n + 1))))
 		return rc;
 	m = &obj->u.o.m[n];
 	m->key = ks;
@@ -367,18 +397,19 @@ static int obj_append(struct gp_value *obj, char *ks, const struct key *k, unsig
 	obj->u.o.n = n + 1;
 	if (n >= GP_OBJ_SCAN) {
 		obj_idx(obj)->slot[idx_slot(obj, ks, k->len)] = n + 1;
-	} else if (n < GP_OBJ_ORDER) {
+	} else {
 		/* position n goes in at nibble rank, the nibbles from rank on move up one */
-		uint64_t ord = obj->u.o.store->order, s = 4 * (uint64_t)rank;
-		uint64_t low = rank ? ord & ((UINT64_C(1) << s) - 1) : 0;
-		uint64_t high = rank < GP_OBJ_ORDER - 1 ? (ord >> s) << (s + 4) : 0;
+		struct gp__obj_ext *x = gp__obj_ext(obj);
+		uint64_t ord = x->order, s = 4 * (uint64_t)rank;
 
-		obj->u.o.store->order = low | ((uint64_t)n << s) | high;
+		x->order =
+		    (ord & ((UINT64_C(1) << s) - 1)) | ((uint64_t)n << s) | ((ord >> s) << 4 << s);
+		x->pre[n] = k->pre;
 	}
 	return 0;
 }
 
-static int check_obj(const struct gp_value *obj, const char *key)
+HOT int check_obj(const struct gp_value *obj, const char *key)
 {
 	if (!obj || obj->type != GP_VALUE_OBJECT || !key)
 		return gp__error(GP_EINVAL, "not an object");
@@ -417,16 +448,67 @@ GP_API int gp_obj_set(struct gp_value *obj, const char *key, struct gp_value *v)
 	return rc;
 }
 
+/* set_scalar's replacing of member @p i */
+COLD int replace_scalar(struct gp_value *obj, size_t i, const struct gp_value *tv, const char *s,
+                        size_t slen)
+{
+	struct gp_value *v, *old = obj->u.o.m[i].v;
+	bool str = tv->type == GP_VALUE_STRING;
+	char *p;
+
+	if (old->inl && (!str || (old->type == GP_VALUE_STRING && old->u.s.len >= slen))) {
+		/* overwritten where it is: a string in the old one's text */
+		p = old->type == GP_VALUE_STRING ? old->u.s.p : NULL;
+		old->type = tv->type;
+		old->u = tv->u;
+		if (str) {
+			memmove(p, s, slen); /* s may be the old text */
+			p[slen] = '\0';
+			old->u.s.p = p;
+			old->u.s.len = slen;
+		}
+		return 0;
+	}
+	v = str ? gp_value_strn(s, slen) : vnew(tv->type);
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	if (!str)
+		v->u = tv->u;
+	gp_value_free(old);
+	obj->u.o.m[i].v = v;
+	return 0;
+}
+
+/* set_scalar's new member @p k with a long string: a node of its own */
+COLD int add_long_str(struct gp_value *obj, const struct key *k, unsigned rank, const char *s,
+                      size_t slen)
+{
+	struct gp_value *v = gp_value_strn(s, slen);
+	char *p;
+	int rc;
+
+	if (!v)
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	if (!(p = store_alloc(obj, k->len + 1, false))) {
+		gp_value_free(v);
+		return gp__error(GP_ENOMEM, "out of memory building a report");
+	}
+	memcpy(p, k->s, k->len + 1);
+	if ((rc = obj_append(obj, p, k, rank, v)))
+		gp_value_free(v);
+	return rc;
+}
+
 /*
  * Sets @p key of @p obj to the scalar @p tv (a string's text: @p s, @p slen bytes), made
  * in the object's storage when the key is new.
  */
-static int set_scalar(struct gp_value *obj, const char *key, const struct gp_value *tv,
-                      const char *s, size_t slen)
+HOT int set_scalar(struct gp_value *obj, const char *key, const struct gp_value *tv, const char *s,
+                   size_t slen)
 {
 	bool str = tv->type == GP_VALUE_STRING;
 	unsigned rank = 0;
-	struct gp_value *v, *old;
+	struct gp_value *v;
 	struct key k;
 	size_t i;
 	char *p;
@@ -435,54 +517,18 @@ static int set_scalar(struct gp_value *obj, const char *key, const struct gp_val
 	if ((rc = check_obj(obj, key)))
 		return rc;
 	k = key_of(key);
-	if ((i = obj_find(obj, &k, &rank)) != SIZE_MAX) {
-		old = obj->u.o.m[i].v;
-		if (old->inl && (!str || (old->type == GP_VALUE_STRING && old->u.s.len >= slen))) {
-			/* overwritten where it is: a string in the old one's text */
-			p = old->type == GP_VALUE_STRING ? old->u.s.p : NULL;
-			old->type = tv->type;
-			old->u = tv->u;
-			if (str) {
-				memmove(p, s, slen); /* s may be the old text */
-				p[slen] = '\0';
-				old->u.s.p = p;
-				old->u.s.len = slen;
-			}
-			return 0;
-		}
-		v = str ? gp_value_strn(s, slen) : vnew(tv->type);
-		if (!v)
-			return gp__error(GP_ENOMEM, "out of memory building a report");
-		if (!str)
-			v->u = tv->u;
-		gp_value_free(old);
-		obj->u.o.m[i].v = v;
-		return 0;
-	}
+	if ((i = obj_find(obj, &k, &rank)) != SIZE_MAX)
+		return replace_scalar(obj, i, tv, s, slen);
 	if (k.len >= UINT32_MAX)
 		return gp__error(GP_ENOMEM, "out of memory building a report");
-	if (str && slen > INLINE_STR) {
-		/* a long string: a node of its own, the key in the storage */
-		if (!(v = gp_value_strn(s, slen)))
-			return gp__error(GP_ENOMEM, "out of memory building a report");
-		if (!(p = store_alloc(obj, k.len + 1, false))) {
-			gp_value_free(v);
-			return gp__error(GP_ENOMEM, "out of memory building a report");
-		}
-		memcpy(p, key, k.len + 1);
-		if ((rc = obj_append(obj, p, &k, rank, v)))
-			gp_value_free(v);
-		return rc;
-	}
+	if (str && slen > INLINE_STR)
+		return add_long_str(obj, &k, rank, s, slen);
 	/* the node, its key, then its text */
 	p = store_alloc(obj, sizeof(*v) + k.len + 1 + (str ? slen + 1 : 0), true);
 	if (!p)
 		return gp__error(GP_ENOMEM, "out of memory building a report");
 	v = (struct gp_value *)(void *)p;
-	memset(v, 0, sizeof(*v));
-	v->type = tv->type;
-	v->inl = true;
-	v->u = tv->u;
+	*v = (struct gp_value){ .type = tv->type, .inl = true, .u = tv->u };
 	p += sizeof(*v);
 	memcpy(p, key, k.len + 1);
 	if (str) {
