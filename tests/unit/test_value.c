@@ -453,8 +453,7 @@ static const char *const some_keys[] = {
 	"zzzzz",
 	"q\"k",
 	"t\tab",
-	"\x01"
-	"ctl",
+	"\001ctl",
 	"\xc3\xa9",
 	"\xff",
 	"\xfe",
@@ -501,7 +500,7 @@ static void rand_text(struct rng *r, char *buf, size_t len)
 
 	while (n < len) {
 		const char *b =
-		    pick(r, 4) ? "abcdefgh" + pick(r, 8) : bits[pick(r, GP_ARRAY_SIZE(bits))];
+		    pick(r, 4) ? &"abcdefgh"[pick(r, 8)] : bits[pick(r, GP_ARRAY_SIZE(bits))];
 		size_t k = pick(r, 4) ? 1 : strlen(b);
 
 		if (k > len - n)

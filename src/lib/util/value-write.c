@@ -341,8 +341,8 @@ static int write_value(struct wr *w, const struct gp_value *v, int depth);
  * member @p m its key and ':' (and ' ', pretty); then value @p v. One check of the room for
  * all of it, but for containers and text to escape.
  */
-static inline int put_item(struct wr *w, bool first, const struct gp_member *m,
-                           const struct gp_value *v, int depth)
+static inline __attribute__((always_inline)) int
+put_item(struct wr *w, bool first, const struct gp_member *m, const struct gp_value *v, int depth)
 {
 	size_t klen = m ? m->klen : 0, sp = w->pretty ? 2 * (size_t)depth : 0;
 	size_t slen = v->type == GP_VALUE_STRING ? v->u.s.len : 0;
@@ -537,16 +537,53 @@ out:
 	return rc;
 }
 
+/*
+ * A bound on the text of @p v at @p depth, near enough to reserve once: an object's storage
+ * (its keys, strings and 32 bytes a scalar, more than most numbers take), its heads and the
+ * values it does not hold there. Text to escape may need more; the buffer grows then.
+ */
+static size_t est_size(const struct gp_value *v, size_t depth)
+{
+	const struct gp__obj_store *st;
+	size_t n = 0, i, head = 2 * (depth + 1) + 8;
+
+	if (depth > MAX_DEPTH) /* the writer refuses it */
+		return 0;
+	switch (v->type) {
+	case GP_VALUE_STRING:
+		return v->u.s.len + 2;
+	case GP_VALUE_ARRAY:
+		for (i = 0; i < v->u.a.n; i++)
+			n += head + est_size(v->u.a.items[i], depth + 1);
+		return n + head;
+	case GP_VALUE_OBJECT:
+		for (st = v->u.o.store; st; st = st->next)
+			n += st->used;
+		for (i = 0; i < v->u.o.n; i++) {
+			const struct gp_value *c = v->u.o.m[i].v;
+
+			n += head;
+			if (!c->inl)
+				n += est_size(c, depth + 1);
+		}
+		return n + head;
+	default:
+		return 24;
+	}
+}
+
 GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out, size_t *len)
 {
 	struct wr w = { .b = GP_BUF_INIT, .pretty = flags & GP_JSON_PRETTY };
+	char *shrunk;
 	int rc;
 
 	*out = NULL;
 	if (!v)
 		return gp__error(GP_EINVAL, "no value");
 	w.p = w.end = w.b.buf;
-	rc = grow(&w, 16000);
+	/* one reservation from an estimate of the text, rather than copies as it grows */
+	rc = grow(&w, est_size(v, 0) + SLACK);
 	if (!rc)
 		rc = write_value(&w, v, 0);
 	if (!rc && w.pretty)
@@ -557,6 +594,13 @@ GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out
 	}
 	*w.p = '\0';
 	w.b.len = (size_t)(w.p - w.b.buf);
+	/* the room of the last growth (up to 4 times the text) back to the allocator; kept if
+	 * that fails */
+	if (w.b.alloc - w.b.len > w.b.len / 2 + 4096 &&
+	    (shrunk = gp__reallocarray(w.b.buf, w.b.len + 1, 1))) {
+		w.b.buf = shrunk;
+		w.b.alloc = w.b.len + 1;
+	}
 	*out = gp__buf_detach(&w.b, len);
 	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
 }
