@@ -5,9 +5,9 @@
  * freed (some on other threads), the tree read back member by member through
  * the accessors and its JSON text compared byte for byte with the model's,
  * written by a plain reference writer (keys sorted with qsort, numbers with
- * printf, every byte escaped one by one). Also: pointers to members stay valid
- * while their object grows, and every allocation failure is reported and
- * leaves a tree that can still be written and freed.
+ * printf, every byte escaped one by one, UTF-8 checked by json-scan.h's rule). Also: pointers to
+ * members stay valid while their object grows, and every allocation failure is reported and leaves
+ * a tree that can still be written and freed.
  */
 #include "testutil.h"
 
@@ -20,6 +20,7 @@
 
 #include "gpuprof/value.h"
 #include "util/error.h"
+#include "util/json-scan.h" /* gp__utf8_len: what valid UTF-8 is */
 #include "util/value-int.h"
 
 /* ---- the model ---- */
@@ -167,36 +168,6 @@ static void out_str(struct out *o, const char *s)
 	out_add(o, s, strlen(s));
 }
 
-/* the length of the valid UTF-8 sequence at @p s (@p n bytes left), 0 if none (RFC 3629) */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t k, i;
-
-	if (c >= 0xC2 && c <= 0xDF)
-		k = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		k = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		k = 4;
-	else
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (n < k || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return k;
-}
-
 static void ref_escape(struct out *o, const char *s, size_t len)
 {
 	size_t i, k;
@@ -206,7 +177,7 @@ static void ref_escape(struct out *o, const char *s, size_t len)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c >= 0x80 && (k = utf8_seq((const unsigned char *)s + i, len - i))) {
+		if (c >= 0x80 && (k = gp__utf8_len((const unsigned char *)s + i, len - i))) {
 			out_add(o, s + i, k);
 			i += k - 1;
 		} else if (c >= 0x80) {
