@@ -5,9 +5,10 @@
  * freed (some on other threads), the tree read back member by member through
  * the accessors and its JSON text compared byte for byte with the model's,
  * written by a plain reference writer (keys sorted with qsort, numbers with
- * printf, every byte escaped one by one, UTF-8 checked by json-scan.h's rule). Also: pointers to
- * members stay valid while their object grows, and every allocation failure is reported and leaves
- * a tree that can still be written and freed.
+ * printf, every byte escaped one by one, UTF-8 checked by json-scan.h's
+ * rule). Also: pointers to members stay valid while their object grows, and
+ * every allocation failure is reported and leaves a tree that can still be
+ * written and freed.
  */
 #include "testutil.h"
 

@@ -42,6 +42,7 @@
 
 _Static_assert(offsetof(struct gp__obj_store, data) % 8 == 0, "store data 8-aligned");
 _Static_assert(sizeof(struct gp_value) % 8 == 0, "nodes 8-aligned");
+_Static_assert(sizeof(struct gp__obj_ext) % 8 == 0, "the first chunk 8-aligned");
 
 static struct gp_value *vnew(enum gp_value_type type)
 {
