@@ -36,7 +36,7 @@
 
 #define GP_OBJ_MAX (1u << 30) /* members of one object at most (32-bit counts and index) */
 
-#define STORE_FIRST 1024u       /* bytes of an object's first storage chunk; each next doubles */
+#define STORE_FIRST 256u        /* bytes of an object's first storage chunk; each next doubles */
 #define STORE_MAX   (64u << 10) /* up to this */
 #define INLINE_STR  1024u       /* longer strings set in place get a node of their own */
 
