@@ -4,7 +4,7 @@
 # Tigerbeetle series of Otava's tests/tigerbeetle_test.py (transcribed, with each test's
 # options and expected indices, in tests/unit/test_cpd_otava.c: read from there, not copied)
 # imported with `history import --csv`, then `history changes --otava --window W --max-pvalue P
-# --min-magnitude M --json` for each of Otava's ten test cases must list exactly Otava's
+# --min-magnitude M --json` for each of Otava's eleven test cases must list exactly Otava's
 # indices, each naming the commit of its row. unit.cpd_otava checks the detector alone; this
 # checks the options, the CSV path and the index mapping of the command on top.
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +25,7 @@ for m in re.finditer(r'\{\s*"(\w+)",\s*(\d+),\s*([\d.]+),\s*([\d.]+),\s*(\d+),\s
     assert len(want) == int(m.group(5)), m.group(1)
     cases.append({"name": m.group(1), "window": int(m.group(2)), "p": m.group(3),
                   "mag": m.group(4), "want": want})
-assert len(cases) == 10, [c["name"] for c in cases]
+assert len(cases) == 11, [c["name"] for c in cases]
 with open(sys.argv[2] + "/tb.csv", "w") as f:
     f.write("time,commit,tigerbeetle\n")
     for i, v in enumerate(values):

@@ -7,7 +7,9 @@
  * 1ceb1537a49d516cf6cef9a79bea6926002082f8: the Tigerbeetle series of
  * tests/tigerbeetle_test.py (_get_series(), the demo data set of Nyrkioe) and
  * the expected indices of each test_tb_* there, and the 20-point series of
- * tests/analysis_test.py (test_single_series). Each case runs our
+ * tests/analysis_test.py (test_single_series); test_tb_small_threshold_p1,
+ * added to Otava's tests later, from its commit 0db0fb569789a93ba402f9d4987613f67de4db73
+ * (the series is the same there). Each case runs our
  * implementation with the same window, max p-value and min magnitude as the
  * Otava test and asserts the same change point indices; the first case is
  * the issue's acceptance setting (window 30, max p-value 0.01, min
@@ -69,6 +71,10 @@ static const struct otava_case cases[] = {
 	{ "test_tb_old_defaults_p05", 30, 0.05, 0.05, 2, { 15, 71 } },
 	{ "test_tb_old_defaults_p1", 30, 0.1, 0.05, 5, { 10, 11, 15, 71, 363 } },
 	{ "test_tb_old_defaults_p2", 30, 0.2, 0.05, 4, { 10, 11, 15, 71 } },
+	{ "test_tb_small_threshold_p1", 30, 0.1, 0.01, 27, { 10,  11,  15,  28,  29,  35,  37,
+	                                                     48,  49,  61,  71,  95,  117, 131,
+	                                                     142, 148, 165, 169, 192, 206, 212,
+	                                                     260, 265, 268, 278, 282, 363 } },
 	{ "test_tb_magnitude0_p2", 30, 0.2, 0.0, 70, { 3,   6,   7,   10,  11,  13,  15,  16,  28,
 	                                               29,  35,  37,  39,  41,  44,  48,  49,  56,
 	                                               58,  61,  65,  66,  69,  71,  74,  76,  82,

@@ -49,9 +49,12 @@ static int cpd_opts(const struct gp_history_cpd_opts *o, struct gp__cpd_opts *c)
 		return gp__error(GP_EINVAL, "history: options of an older layout (size %u)",
 		                 (unsigned)o->size);
 	if (o->otava) {
-		/* Otava's answers exactly: its merge too, stale neighbour and all */
+		/* Otava's answers exactly: its merge too, stale neighbour and all; no
+		 * unstable rule (Otava has none: its 1 % threshold on a 1 % noisy series
+		 * is one of its tests) */
 		gp__cpd_opts_default(c);
 		c->otava_merge = true;
+		c->unstable_k = -1;
 	} else {
 		gp__cpd_opts_gpu(c);
 	}

@@ -781,7 +781,7 @@ bool gp__cpd_unstable(const double *x, size_t n, const struct gp__cpd_opts *o)
 		o = &def;
 	}
 	k = o->unstable_k > 0 ? o->unstable_k : DEF_UNSTABLE_K;
-	if (!(o->min_magnitude > 0))
+	if (!(o->min_magnitude > 0) || o->unstable_k < 0)
 		return false;
 	noise = gp__cpd_noise(x, n);
 	return !isnan(noise) && noise * k > o->min_magnitude;
