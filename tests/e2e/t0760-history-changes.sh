@@ -12,7 +12,8 @@
 #   - the noise guard: runs of a slower trace whose timeline shows throttling are stored but
 #     make no change point; the same runs clean do;
 #   - `check` on results added from traces: a step of 20 runs of a 2-layer model then 8 of a
-#     3-layer one exits 3 and explains it with compare's tables of the two traces either side;
+#     3-layer one exits 3 and explains it with compare's tables of the two traces either side,
+#     from another directory than the one they were added from by relative names;
 #   - bad options: one clear usage error each.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -180,12 +181,14 @@ assert c["noisy"] == 0 and len(c["changes"]) >= 1, c
 assert any(12 <= x["index"] <= 13 and x["regression"] for x in c["changes"]), c["changes"]
 PY
 
-# check on traces: 20 runs of the 2-layer model, then 8 of the 3-layer one; compare explains
+# check on traces: 20 runs of the 2-layer model, then 8 of the 3-layer one; compare explains.
+# The 2-layer ones are added by a name relative to $TMP: check, run from elsewhere, finds them
 TDB="$TMP/traces.sqlite"
 for i in $(seq 1 20); do
-	expect_rc 0 history add --db "$TDB" --commit "s$i" --time "$((1790000000 + i * 60))" \
-		"$TMP/small$i.json"
+	(cd "$TMP" && "$GPUPROF" history add --db "$TDB" --commit "s$i" \
+		--time "$((1790000000 + i * 60))" "small$i.json" 2>/dev/null) || fail "add small$i.json"
 done
+[ "$PWD" != "$(cd "$TMP" && pwd)" ] || cd /
 for i in $(seq 1 8); do
 	expect_rc 0 history add --db "$TDB" --commit "b$i" --time "$((1790002000 + i * 60))" \
 		"$TMP/big$i.json"
