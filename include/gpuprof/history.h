@@ -38,7 +38,9 @@ struct gp_history;
  * Opens (creating when missing, migrating when older) the database @p target:
  * a "postgresql://..." or "postgres://..." URL, else a SQLite file path (its
  * directory must exist). A database of a newer schema version is refused
- * (GP_EVERSION); an older one is migrated in one transaction.
+ * (GP_EVERSION); an older one is migrated in one transaction. A SQLite file
+ * that cannot be written is opened for reading: a write to it then fails
+ * (GP_EIO, "the database is read-only"), its transaction undone.
  * @param out receives the handle (close with gp_history_close()).
  * @return 0; GP_ENOTSUP (built without the backend, or its library does not
  * load), GP_EIO (cannot open, locked, read-only), GP_EVERSION, GP_ENOMEM;
