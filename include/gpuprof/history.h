@@ -93,7 +93,8 @@ GP_API int gp_history_import_csv(struct gp_history *h, const char *path,
 
 /**
  * The series of @p h whose metric name matches the shell pattern @p pattern
- * (fnmatch; NULL: all), sorted by metric then testbed, each
+ * (fnmatch; NULL: all; several patterns separated by newlines: a series that
+ * matches any of them, as every @p pattern below), sorted by metric then testbed, each
  * {metric, testbed, unit, better ("lower"|"higher"), points: [{run_id,
  * time_ns, commit, branch, value, noisy, noise_reason, source, kind}]} with
  * the points in time order (then run id); source is the path the run was

@@ -14,6 +14,7 @@
 #   - `check` on results added from traces: a step of 20 runs of a 2-layer model then 8 of a
 #     3-layer one exits 3 and explains it with compare's tables of the two traces either side,
 #     from another directory than the one they were added from by relative names;
+#   - several METRIC-PATTERNs: the series matching any; one matching none is an error;
 #   - bad options: one clear usage error each.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -230,7 +231,16 @@ err_has "option '--max-pvalue' expects a number from 0 to 1"
 expect_rc 2 history changes --db "$DB" --min-magnitude x
 err_has "option '--min-magnitude'"
 expect_rc 2 history show --db "$DB"
-err_has "history show takes one METRIC-PATTERN"
-expect_rc 2 history check --db "$DB" a b
-err_has "history check takes one METRIC-PATTERN at most"
+err_has "history show takes a METRIC-PATTERN"
+
+# several METRIC-PATTERNs: the series matching any; one that matches none fails the gate
+expect_rc 0 history changes --db "$DB" --json step_time_ns 'through*'
+[ "$(json_get "$OUT" '[s["metric"] for s in d]')" = "['step_time_ns', 'throughput']" ] ||
+	fail "changes of two patterns: $(json_get "$OUT" '[s["metric"] for s in d]')"
+expect_rc 3 history check --db "$DB" step_time_ns throughput
+out_has "checked 2 series: 1 regression"
+expect_rc 1 history check --db "$DB" throughput thruput
+err_has "no series matches 'thruput'"
+expect_rc 1 history show --db "$DB" --json step_time_ns nothing-like-this
+err_has "no series matches 'nothing-like-this'"
 done_ok
