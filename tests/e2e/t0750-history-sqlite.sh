@@ -15,7 +15,9 @@ DB="$TMP/h.sqlite"
 db_sql() { sqlite3 "$DB" "$1" || fail "sqlite3 $1"; }
 . "$(dirname "$0")/history-suite.sh"
 
-# the default: .gpuprof/history.sqlite in the current directory, else $GPUPROF_HISTORY
+# the default: $GPUPROF_HISTORY, else .gpuprof/history.sqlite in the current directory (a
+# GPUPROF_HISTORY of the caller's environment would take the run elsewhere)
+unset GPUPROF_HISTORY
 (cd "$TMP" && "$GPUPROF" history add "$TMP/b.json" 2>/dev/null) || fail "add to the default"
 [ -s "$TMP/.gpuprof/history.sqlite" ] || fail "no .gpuprof/history.sqlite"
 GPUPROF_HISTORY="$TMP/env.sqlite" run history add "$TMP/b.json"
