@@ -137,6 +137,11 @@ struct gp_history_cpd_opts {
 	/** gp_history_check(): a regression counts when its change point lies in the last
 	 *  @p recent clean points of its series (0: the window) */
 	size_t recent;
+	/** the Chromium perf dashboard's other filters (0: off, the default; not with
+	 *  otava): a change point whose two segments' medians differ by less than this
+	 *  fraction, or whose steppiness (in [0, 1]) is below @p min_steppiness, is dropped */
+	double min_median_change;
+	double min_steppiness;
 };
 
 /** Fills @p o with the defaults named on struct gp_history_cpd_opts. */

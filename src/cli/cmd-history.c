@@ -50,6 +50,10 @@ static const char usage_text[] =
     "    --window N        detection: E-divisive's window (default 30)\n"
     "    --max-pvalue P    detection: the t-test's level (default 0.01)\n"
     "    --min-magnitude F detection: the smallest relative change (default 0.02)\n"
+    "    --min-median-change F\n"
+    "                      detection: drop a change point whose medians differ by less\n"
+    "    --min-steppiness S\n"
+    "                      detection: drop a change point less step-like (0 to 1)\n"
     "    --otava           detection: Otava's test alone (no filters, no creep test)\n"
     "    --recent N        check: a change point counts in the last N runs (default: the window)\n"
     "    --jsonl           export: one JSON line per run\n"
@@ -71,7 +75,9 @@ enum {
 	OPT_MAX_PVALUE,
 	OPT_MIN_MAGNITUDE,
 	OPT_OTAVA,
-	OPT_RECENT
+	OPT_RECENT,
+	OPT_MIN_MEDIAN_CHANGE,
+	OPT_MIN_STEPPINESS
 };
 
 /* the first line `git CMD` prints in the current directory, or NULL */
@@ -299,6 +305,8 @@ int cmd_history(int argc, const char **argv)
 		{ "min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE },
 		{ "otava", no_argument, NULL, OPT_OTAVA },
 		{ "recent", required_argument, NULL, OPT_RECENT },
+		{ "min-median-change", required_argument, NULL, OPT_MIN_MEDIAN_CHANGE },
+		{ "min-steppiness", required_argument, NULL, OPT_MIN_STEPPINESS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -385,6 +393,12 @@ int cmd_history(int argc, const char **argv)
 			co.min_magnitude = parse_fraction("--min-magnitude", optarg);
 			have_mag = true;
 			break;
+		case OPT_MIN_MEDIAN_CHANGE:
+			co.min_median_change = parse_fraction("--min-median-change", optarg);
+			break;
+		case OPT_MIN_STEPPINESS:
+			co.min_steppiness = parse_fraction("--min-steppiness", optarg);
+			break;
 		case OPT_OTAVA:
 			co.otava = true;
 			break;
@@ -426,6 +440,11 @@ int cmd_history(int argc, const char **argv)
 	/* Otava's own test: its default magnitude unless one is given */
 	if (co.otava && !have_mag)
 		co.min_magnitude = 0.05;
+	if (co.otava && (co.min_median_change > 0 || co.min_steppiness > 0)) {
+		free(tags);
+		usage_die("--otava runs Otava's test alone: no --min-median-change or "
+		          "--min-steppiness");
+	}
 	if (!have_time) {
 		struct timespec ts;
 

@@ -14,6 +14,7 @@
 #   - `check` on results added from traces: a step of 20 runs of a 2-layer model then 8 of a
 #     3-layer one exits 3 and explains it with compare's tables of the two traces either side,
 #     from another directory than the one they were added from by relative names;
+#   - the Chromium filters (--min-steppiness, --min-median-change) drop the step they judge;
 #   - several METRIC-PATTERNs: the series matching any; one matching none is an error;
 #   - bad options: one clear usage error each.
 . "$(dirname "$0")/lib.sh"
@@ -134,6 +135,30 @@ NCHECK=$((NCHECK + 1))
 	"$GPUPROF" history changes --db "$DB" --json step_time_ns |
 		python3 -c 'import json,sys; print([c["index"] for c in json.load(sys.stdin)[0]["changes"]])')" ] ||
 	fail "Otava's test and the GPU options disagree on a clean step"
+
+# the Chromium filters: a step whose steppiness, or whose medians' relative change, is below
+# the option's value is dropped; just below its own, it stays
+expect_rc 0 history changes --db "$DB" --json step_time_ns
+st=$(json_get "$OUT" '[c["steppiness"] for c in d[0]["changes"] if c["kind"] == "step"][0]')
+mc=$(python3 - "$TMP/h.csv" "$(json_get "$OUT" '[c["index"] for c in d[0]["changes"]][0]')" <<'PY'
+import csv, statistics, sys
+v = [float(r["step_time_ns"]) for r in csv.DictReader(open(sys.argv[1]))]
+i = int(sys.argv[2])
+print(abs(statistics.median(v[i:]) / statistics.median(v[:i]) - 1))
+PY
+)
+steps() { json_get "$OUT" '[c["index"] for c in d[0]["changes"] if c["kind"] == "step"]'; }
+for opt in "--min-steppiness $st" "--min-median-change $mc"; do
+	set -- $opt
+	lo=$(python3 -c "print($2 - 0.002)")
+	hi=$(python3 -c "print(min(1, $2 + 0.002))")
+	expect_rc 0 history changes --db "$DB" --json "$1" "$lo" step_time_ns
+	[ "$(steps)" != "[]" ] || fail "$1 $lo dropped the step"
+	expect_rc 0 history changes --db "$DB" --json "$1" "$hi" step_time_ns
+	[ "$(steps)" = "[]" ] || fail "$1 $hi kept the step: $(steps)"
+done
+expect_rc 2 history changes --db "$DB" --otava --min-steppiness 0.5
+err_has "--otava runs Otava's test alone"
 
 # the noise guard: results from run directories, 24 clean runs of the 2-layer model with 6
 # throttled runs of the 3-layer one among them: no change point; marked clean, they make one
