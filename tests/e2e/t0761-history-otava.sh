@@ -6,7 +6,8 @@
 # imported with `history import --csv`, then `history changes --otava --window W --max-pvalue P
 # --min-magnitude M --json` for each of Otava's eleven test cases must list exactly Otava's
 # indices, each naming the commit of its row. unit.cpd_otava checks the detector alone; this
-# checks the options, the CSV path and the index mapping of the command on top.
+# checks the options, the CSV path and the index mapping of the command on top; and the
+# issue's setting without --otava (the GPU options on top) gives Otava's two points too.
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -52,4 +53,10 @@ assert s[0]["unstable"] is False and s[0]["threshold"] == float(case["mag"])
 print(case["name"], "ok:", got if len(got) < 8 else "%d change points" % len(got))
 PY
 done
+# the issue's setting without --otava (the options for GPU runs on top): the same two points
+expect_rc 0 history changes --db "$DB" --window 30 --max-pvalue 0.01 --min-magnitude 0.05 \
+	--json tigerbeetle
+[ "$(json_get "$OUT" '[(c["kind"], c["index"]) for c in d[0]["changes"]]')" = \
+	"[('step', 15), ('step', 71)]" ] || fail "the issue's setting: $(json_get "$OUT" \
+	'[(c["kind"], c["index"]) for c in d[0]["changes"]]')"
 done_ok

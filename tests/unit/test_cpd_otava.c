@@ -169,6 +169,38 @@ static void test_tigerbeetle_our_merge(void **state)
 	check_case(tigerbeetle, n, &p1, false);
 }
 
+/*
+ * The issue's setting with the options `history changes` uses (gp__cpd_opts_gpu():
+ * the spike rule, 5 points each side, the creep test): Otava's two points, at
+ * Otava's indices. The first low point, 15, is far from the series' median (a
+ * modified z-score past 6.745) while the points after it are not: taken for a
+ * spike it moved the step to 16, the next commit.
+ */
+static void test_tigerbeetle_gpu_options(void **state)
+{
+	static const struct otava_case c = {
+		"test_tb_old_defaults (GPU options)", 30, 0.01, 0.05, 2, { 15, 71 }
+	};
+	struct gp__cpd_opts o;
+	struct gp__cpd_point *pts = NULL;
+	size_t np = 0;
+
+	(void)state;
+	gp__cpd_opts_gpu(&o);
+	o.window = c.window;
+	o.max_pvalue = c.max_pvalue;
+	o.min_magnitude = c.min_magnitude;
+	assert_int_equal(
+	    gp__cpd_find(tigerbeetle, sizeof(tigerbeetle) / sizeof(tigerbeetle[0]), &o, &pts, &np),
+	    0);
+	assert_int_equal(np, c.n);
+	for (size_t i = 0; i < np; i++) {
+		assert_int_equal(pts[i].kind, GP__CPD_STEP);
+		assert_int_equal(pts[i].index, c.want[i]);
+	}
+	gp__free(pts);
+}
+
 /* the acceptance setting: the two points and their statistics as Otava's TTestStats has them */
 static void test_tigerbeetle_stats(void **state)
 {
@@ -244,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tigerbeetle),
 		cmocka_unit_test(test_tigerbeetle_our_merge),
+		cmocka_unit_test(test_tigerbeetle_gpu_options),
 		cmocka_unit_test(test_tigerbeetle_stats),
 		cmocka_unit_test(test_single_series),
 		cmocka_unit_test(test_fill_missing),
