@@ -78,7 +78,7 @@ bench_db() { # DB LABEL
 		case $cmd in
 		changes) printf ', %s change points\n' "$(python3 -c 'import json,sys
 print(sum(len(s["changes"]) for s in json.load(open(sys.argv[1]))))' "$dir/out")" ;;
-		check) printf ', %s\n' "$(tail -1 "$dir/out")" ;;
+		check) printf ', %s\n' "$(awk '/^checked /{p=1} p' "$dir/out" | tr -s ' \n' ' ')" ;;
 		*) printf ', %s series\n' "$(($(wc -l <"$dir/out") - 1))" ;;
 		esac
 	done

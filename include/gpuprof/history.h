@@ -38,7 +38,9 @@ struct gp_history;
  * Opens (creating when missing, migrating when older) the database @p target:
  * a "postgresql://..." or "postgres://..." URL, else a SQLite file path (its
  * directory must exist). A database of a newer schema version is refused
- * (GP_EVERSION); an older one is migrated in one transaction.
+ * (GP_EVERSION); an older one is migrated in one transaction. A SQLite file
+ * that cannot be written is opened for reading: a write to it then fails
+ * (GP_EIO, "the database is read-only"), its transaction undone.
  * @param out receives the handle (close with gp_history_close()).
  * @return 0; GP_ENOTSUP (built without the backend, or its library does not
  * load), GP_EIO (cannot open, locked, read-only), GP_EVERSION, GP_ENOMEM;
@@ -91,7 +93,8 @@ GP_API int gp_history_import_csv(struct gp_history *h, const char *path,
 
 /**
  * The series of @p h whose metric name matches the shell pattern @p pattern
- * (fnmatch; NULL: all), sorted by metric then testbed, each
+ * (fnmatch; NULL: all; several patterns separated by newlines: a series that
+ * matches any of them, as every @p pattern below), sorted by metric then testbed, each
  * {metric, testbed, unit, better ("lower"|"higher"), points: [{run_id,
  * time_ns, commit, branch, value, noisy, noise_reason, source, kind}]} with
  * the points in time order (then run id); source is the path the run was
@@ -134,6 +137,11 @@ struct gp_history_cpd_opts {
 	/** gp_history_check(): a regression counts when its change point lies in the last
 	 *  @p recent clean points of its series (0: the window) */
 	size_t recent;
+	/** the Chromium perf dashboard's other filters (0: off, the default; not with
+	 *  otava): a change point whose two segments' medians differ by less than this
+	 *  fraction, or whose steppiness (in [0, 1]) is below @p min_steppiness, is dropped */
+	double min_median_change;
+	double min_steppiness;
 };
 
 /** Fills @p o with the defaults named on struct gp_history_cpd_opts. */

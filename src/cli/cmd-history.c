@@ -10,6 +10,7 @@
  * current directory when not given; the time now when not given.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -28,11 +29,11 @@
 static const char usage_text[] =
     "usage: gpuprof history add [options] RESULT...\n"
     "       gpuprof history import --csv FILE [options]\n"
-    "       gpuprof history list [--json] [METRIC-PATTERN]\n"
-    "       gpuprof history changes [detection options] [--json] [METRIC-PATTERN]\n"
-    "       gpuprof history check [detection options] [--recent N] [--json] [METRIC-PATTERN]\n"
-    "       gpuprof history show [detection options] [--json] METRIC-PATTERN\n"
-    "       gpuprof history report [detection options] [-o FILE] [METRIC-PATTERN]\n"
+    "       gpuprof history list [--json] [METRIC-PATTERN...]\n"
+    "       gpuprof history changes [detection options] [--json] [METRIC-PATTERN...]\n"
+    "       gpuprof history check [detection options] [--recent N] [--json] [METRIC-PATTERN...]\n"
+    "       gpuprof history show [detection options] [--json] METRIC-PATTERN...\n"
+    "       gpuprof history report [detection options] [-o FILE] [METRIC-PATTERN...]\n"
     "       gpuprof history export --jsonl [-o FILE]\n"
     "\n"
     "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
@@ -49,6 +50,10 @@ static const char usage_text[] =
     "    --window N        detection: E-divisive's window (default 30)\n"
     "    --max-pvalue P    detection: the t-test's level (default 0.01)\n"
     "    --min-magnitude F detection: the smallest relative change (default 0.02)\n"
+    "    --min-median-change F\n"
+    "                      detection: drop a change point whose medians differ by less\n"
+    "    --min-steppiness S\n"
+    "                      detection: drop a change point less step-like (0 to 1)\n"
     "    --otava           detection: Otava's test alone (no filters, no creep test)\n"
     "    --recent N        check: a change point counts in the last N runs (default: the window)\n"
     "    --jsonl           export: one JSON line per run\n"
@@ -70,7 +75,9 @@ enum {
 	OPT_MAX_PVALUE,
 	OPT_MIN_MAGNITUDE,
 	OPT_OTAVA,
-	OPT_RECENT
+	OPT_RECENT,
+	OPT_MIN_MEDIAN_CHANGE,
+	OPT_MIN_STEPPINESS
 };
 
 /* the first line `git CMD` prints in the current directory, or NULL */
@@ -168,9 +175,61 @@ static int print_tree(const struct gp_value *v, bool json, enum gp_history_forma
 	return 0;
 }
 
+/*
+ * The METRIC-PATTERNs @p ops[0..n) as the library takes them (one string,
+ * newline-separated; NULL when none) into *@p pattern, and as people read
+ * them (one as it is, several quoted: "'a' 'b'") into *@p shown; free() both.
+ */
+static void join_patterns(const char *const *ops, size_t n, char **pattern, char **shown)
+{
+	size_t len = 1;
+
+	*pattern = *shown = NULL;
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(ops[i]) + 3;
+	*pattern = xcalloc(1, len);
+	*shown = xcalloc(1, len);
+	for (size_t i = 0; i < n; i++) {
+		if (i) {
+			strcat(*pattern, "\n");
+			strcat(*shown, " ");
+		}
+		strcat(*pattern, ops[i]);
+		strcat(*shown, n > 1 ? "'" : "");
+		strcat(*shown, ops[i]);
+		strcat(*shown, n > 1 ? "'" : "");
+	}
+}
+
+/*
+ * The first of the METRIC-PATTERNs @p ops[0..n) that no series of @p series
+ * matches, else NULL: a gate with a misspelt pattern among right ones must
+ * not pass on the others.
+ */
+static const char *unmatched(const char *const *ops, size_t n, const struct gp_value *series)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < gp_value_len(series)) {
+			const char *m =
+			    gp_value_get_str(gp_obj_get(gp_arr_get(series, k), "metric"));
+
+			if (m && !fnmatch(ops[i], m, 0))
+				break;
+			k++;
+		}
+		if (k == gp_value_len(series))
+			return ops[i];
+	}
+	return NULL;
+}
+
 /* `history report`: the page of the series matching @p pattern, written to @p output */
 static int write_report(struct gp_history *h, const char *db, const char *pattern,
-                        struct gp_history_cpd_opts *co, const char *output)
+                        const char *shown, struct gp_history_cpd_opts *co, const char *output)
 {
 	struct gp_value *series = NULL;
 	char *html = NULL, title[512];
@@ -181,8 +240,8 @@ static int write_report(struct gp_history *h, const char *db, const char *patter
 	rc = gp_history_changes(h, pattern, co, &series);
 	if (rc)
 		return lib_error(rc);
-	snprintf(title, sizeof(title), "history of %s%s%s", db, pattern ? ": " : "",
-	         pattern ? pattern : "");
+	snprintf(title, sizeof(title), "history of %s%s%s", db, shown ? ": " : "",
+	         shown ? shown : "");
 	rc = gp_report_history_html(series, title, &html, &len);
 	gp_value_free(series);
 	if (rc)
@@ -246,6 +305,8 @@ int cmd_history(int argc, const char **argv)
 		{ "min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE },
 		{ "otava", no_argument, NULL, OPT_OTAVA },
 		{ "recent", required_argument, NULL, OPT_RECENT },
+		{ "min-median-change", required_argument, NULL, OPT_MIN_MEDIAN_CHANGE },
+		{ "min-steppiness", required_argument, NULL, OPT_MIN_STEPPINESS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -254,8 +315,9 @@ int cmd_history(int argc, const char **argv)
 	struct gp_history_cpd_opts co;
 	bool have_mag = false;
 	const char *db = NULL, *csv = NULL, *output = NULL, *sub;
-	const char **tags = NULL;
-	char *commit = NULL, *branch = NULL;
+	const char **tags = NULL, *miss;
+	const char *const *ops;
+	char *commit = NULL, *branch = NULL, *pattern = NULL, *shown = NULL;
 	bool json = false, jsonl = false, have_time = false, gate, regression = false;
 	struct gp_history *h = NULL;
 	struct gp_value *v = NULL;
@@ -331,6 +393,12 @@ int cmd_history(int argc, const char **argv)
 			co.min_magnitude = parse_fraction("--min-magnitude", optarg);
 			have_mag = true;
 			break;
+		case OPT_MIN_MEDIAN_CHANGE:
+			co.min_median_change = parse_fraction("--min-median-change", optarg);
+			break;
+		case OPT_MIN_STEPPINESS:
+			co.min_steppiness = parse_fraction("--min-steppiness", optarg);
+			break;
 		case OPT_OTAVA:
 			co.otava = true;
 			break;
@@ -362,19 +430,21 @@ int cmd_history(int argc, const char **argv)
 		free(tags);
 		usage_die("history export takes --jsonl and no operand");
 	}
-	if ((!strcmp(sub, "list") || !strcmp(sub, "changes") || !strcmp(sub, "check") ||
-	     !strcmp(sub, "report")) &&
-	    nops > 1) {
+	if (!strcmp(sub, "show") && !nops) {
 		free(tags);
-		usage_die("history %s takes one METRIC-PATTERN at most", sub);
+		usage_die("history show takes a METRIC-PATTERN");
 	}
-	if (!strcmp(sub, "show") && nops != 1) {
-		free(tags);
-		usage_die("history show takes one METRIC-PATTERN");
-	}
+	ops = argv + optind;
+	if (strcmp(sub, "add"))
+		join_patterns(ops, nops, &pattern, &shown);
 	/* Otava's own test: its default magnitude unless one is given */
 	if (co.otava && !have_mag)
 		co.min_magnitude = 0.05;
+	if (co.otava && (co.min_median_change > 0 || co.min_steppiness > 0)) {
+		free(tags);
+		usage_die("--otava runs Otava's test alone: no --min-median-change or "
+		          "--min-steppiness");
+	}
 	if (!have_time) {
 		struct timespec ts;
 
@@ -420,30 +490,29 @@ int cmd_history(int argc, const char **argv)
 			fprintf(stderr, "gpuprof history: imported %zu run%s from '%s'\n", n,
 			        n == 1 ? "" : "s", csv);
 	} else if (!strcmp(sub, "list")) {
-		rc = gp_history_list(h, nops ? argv[optind] : NULL, &v);
+		rc = gp_history_list(h, pattern, &v);
 		rc = rc ? lib_error(rc) : print_tree(v, json, GP_HISTORY_LIST);
 	} else if (!strcmp(sub, "changes") || !strcmp(sub, "show")) {
 		co.points = !strcmp(sub, "show");
-		rc = gp_history_changes(h, nops ? argv[optind] : NULL, &co, &v);
+		rc = gp_history_changes(h, pattern, &co, &v);
 		if (rc)
 			rc = lib_error(rc);
-		else if (nops &&
-		         !gp_value_len(v)) /* JSON too: a misspelt pattern is no empty history */
-			rc = error("no series matches '%s'", argv[optind]);
+		else if ((miss = unmatched(ops, nops, v))) /* JSON too: a misspelt pattern */
+			rc = error("no series matches '%s'", miss);
 		else
 			rc = print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 	} else if (!strcmp(sub, "report")) {
-		rc = write_report(h, db_target(db, !gate), nops ? argv[optind] : NULL, &co,
+		rc = write_report(h, db_target(db, !gate), pattern, shown, &co,
 		                  output ? output : "history.html");
 	} else if (!strcmp(sub, "check")) {
 		int64_t nreg = 0;
 
-		rc = gp_history_check(h, nops ? argv[optind] : NULL, &co, &v);
+		rc = gp_history_check(h, pattern, &co, &v);
 		if (rc)
 			rc = lib_error(rc);
-		else if (nops && !gp_value_len(gp_obj_get(v, "series")))
+		else if ((miss = unmatched(ops, nops, gp_obj_get(v, "series"))))
 			/* a gate whose pattern is misspelt must not pass */
-			rc = error("no series matches '%s'", argv[optind]);
+			rc = error("no series matches '%s'", miss);
 		else
 			rc = print_tree(v, json, GP_HISTORY_CHECK);
 		gp_value_get_int(gp_obj_get(v, "regressions"), &nreg);
@@ -457,6 +526,8 @@ out:
 	gp_history_close(h);
 	free(commit);
 	free(branch);
+	free(pattern);
+	free(shown);
 	free(tags);
 	return rc ? GP_EXIT_FAILURE : regression ? GP_EXIT_REGRESSION : GP_EXIT_OK;
 }

@@ -107,6 +107,20 @@ printf 'time,m\n2026-01-01,1\n2026-01-02\n' >"$TMP/short.csv"
 expect_rc 1 history import --db "$DB" --csv "$TMP/short.csv"
 err_has "short.csv': line 3: 1 cells, the header has 2"
 [ "$(nruns)" = 5 ] || fail "a failed import wrote runs"
+# a metric named twice, a value under a column without a name: refused (their values would
+# be lost); a trailing comma's empty column is not; a spreadsheet's byte order mark is skipped
+printf 'time,commit,m,x,m\n2026-01-01,a,1,2,3\n' >"$TMP/twice.csv"
+expect_rc 1 history import --db "$DB" --csv "$TMP/twice.csv"
+err_has "twice.csv': line 1: columns 3 and 5 are both named 'm'"
+printf 'time,commit,m,\n2026-01-01,a,1,\n2026-01-02,b,1,7\n' >"$TMP/noname.csv"
+expect_rc 1 history import --db "$DB" --csv "$TMP/noname.csv"
+err_has "noname.csv': line 3, column 4: '7' under a column without a name"
+[ "$(nruns)" = 5 ] || fail "a failed import wrote runs"
+printf '\xef\xbb\xbftime,commit,bom_ms,\r\n2026-01-01,bom1,5,\r\n' >"$TMP/bom.csv"
+expect_rc 0 history import --db "$DB" --csv "$TMP/bom.csv"
+expect_rc 0 history list --db "$DB" --json bom_ms
+[ "$(json_get "$OUT" '[(s["count"], s["last_commit"], s["unit"]) for s in d]')" = "[(1, 'bom1', 'ms')]" ] ||
+	fail "a CSV with a byte order mark: $(cat "$OUT")"
 
 # the noise guard: a run directory whose timeline shows throttling, another process,
 # or SM clocks below the testbed's usual is stored, marked, with its reason

@@ -41,6 +41,7 @@ db_sql() { as_pg "$PGBIN/psql" -q -h "$PGD" -U gp -d postgres -c "$1" >/dev/null
 # an unreachable server: one error naming it, the password left out
 expect_rc 1 history list --db "postgresql://gp:secret@/postgres?host=$PGD/none"
 err_has "cannot connect"
+err_one_line # libpq's hint on a line of its own is joined to it
 grep -q secret "$ERR" && fail "the password in the error"
 
 # two writers at once into a fresh database: 1,000 runs

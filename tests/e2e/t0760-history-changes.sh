@@ -12,7 +12,10 @@
 #   - the noise guard: runs of a slower trace whose timeline shows throttling are stored but
 #     make no change point; the same runs clean do;
 #   - `check` on results added from traces: a step of 20 runs of a 2-layer model then 8 of a
-#     3-layer one exits 3 and explains it with compare's tables of the two traces either side;
+#     3-layer one exits 3 and explains it with compare's tables of the two traces either side,
+#     from another directory than the one they were added from by relative names;
+#   - the Chromium filters (--min-steppiness, --min-median-change) drop the step they judge;
+#   - several METRIC-PATTERNs: the series matching any; one matching none is an error;
 #   - bad options: one clear usage error each.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -133,6 +136,30 @@ NCHECK=$((NCHECK + 1))
 		python3 -c 'import json,sys; print([c["index"] for c in json.load(sys.stdin)[0]["changes"]])')" ] ||
 	fail "Otava's test and the GPU options disagree on a clean step"
 
+# the Chromium filters: a step whose steppiness, or whose medians' relative change, is below
+# the option's value is dropped; just below its own, it stays
+expect_rc 0 history changes --db "$DB" --json step_time_ns
+st=$(json_get "$OUT" '[c["steppiness"] for c in d[0]["changes"] if c["kind"] == "step"][0]')
+mc=$(python3 - "$TMP/h.csv" "$(json_get "$OUT" '[c["index"] for c in d[0]["changes"]][0]')" <<'PY'
+import csv, statistics, sys
+v = [float(r["step_time_ns"]) for r in csv.DictReader(open(sys.argv[1]))]
+i = int(sys.argv[2])
+print(abs(statistics.median(v[i:]) / statistics.median(v[:i]) - 1))
+PY
+)
+steps() { json_get "$OUT" '[c["index"] for c in d[0]["changes"] if c["kind"] == "step"]'; }
+for opt in "--min-steppiness $st" "--min-median-change $mc"; do
+	set -- $opt
+	lo=$(python3 -c "print($2 - 0.002)")
+	hi=$(python3 -c "print(min(1, $2 + 0.002))")
+	expect_rc 0 history changes --db "$DB" --json "$1" "$lo" step_time_ns
+	[ "$(steps)" != "[]" ] || fail "$1 $lo dropped the step"
+	expect_rc 0 history changes --db "$DB" --json "$1" "$hi" step_time_ns
+	[ "$(steps)" = "[]" ] || fail "$1 $hi kept the step: $(steps)"
+done
+expect_rc 2 history changes --db "$DB" --otava --min-steppiness 0.5
+err_has "--otava runs Otava's test alone"
+
 # the noise guard: results from run directories, 24 clean runs of the 2-layer model with 6
 # throttled runs of the 3-layer one among them: no change point; marked clean, they make one
 . "$(dirname "$0")/history-timeline.sh"
@@ -180,12 +207,14 @@ assert c["noisy"] == 0 and len(c["changes"]) >= 1, c
 assert any(12 <= x["index"] <= 13 and x["regression"] for x in c["changes"]), c["changes"]
 PY
 
-# check on traces: 20 runs of the 2-layer model, then 8 of the 3-layer one; compare explains
+# check on traces: 20 runs of the 2-layer model, then 8 of the 3-layer one; compare explains.
+# The 2-layer ones are added by a name relative to $TMP: check, run from elsewhere, finds them
 TDB="$TMP/traces.sqlite"
 for i in $(seq 1 20); do
-	expect_rc 0 history add --db "$TDB" --commit "s$i" --time "$((1790000000 + i * 60))" \
-		"$TMP/small$i.json"
+	(cd "$TMP" && "$GPUPROF" history add --db "$TDB" --commit "s$i" \
+		--time "$((1790000000 + i * 60))" "small$i.json" 2>/dev/null) || fail "add small$i.json"
 done
+[ "$PWD" != "$(cd "$TMP" && pwd)" ] || cd /
 for i in $(seq 1 8); do
 	expect_rc 0 history add --db "$TDB" --commit "b$i" --time "$((1790002000 + i * 60))" \
 		"$TMP/big$i.json"
@@ -227,7 +256,16 @@ err_has "option '--max-pvalue' expects a number from 0 to 1"
 expect_rc 2 history changes --db "$DB" --min-magnitude x
 err_has "option '--min-magnitude'"
 expect_rc 2 history show --db "$DB"
-err_has "history show takes one METRIC-PATTERN"
-expect_rc 2 history check --db "$DB" a b
-err_has "history check takes one METRIC-PATTERN at most"
+err_has "history show takes a METRIC-PATTERN"
+
+# several METRIC-PATTERNs: the series matching any; one that matches none fails the gate
+expect_rc 0 history changes --db "$DB" --json step_time_ns 'through*'
+[ "$(json_get "$OUT" '[s["metric"] for s in d]')" = "['step_time_ns', 'throughput']" ] ||
+	fail "changes of two patterns: $(json_get "$OUT" '[s["metric"] for s in d]')"
+expect_rc 3 history check --db "$DB" step_time_ns throughput
+out_has "checked 2 series: 1 regression"
+expect_rc 1 history check --db "$DB" throughput thruput
+err_has "no series matches 'thruput'"
+expect_rc 1 history show --db "$DB" --json step_time_ns nothing-like-this
+err_has "no series matches 'nothing-like-this'"
 done_ok

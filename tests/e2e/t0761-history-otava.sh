@@ -4,9 +4,10 @@
 # Tigerbeetle series of Otava's tests/tigerbeetle_test.py (transcribed, with each test's
 # options and expected indices, in tests/unit/test_cpd_otava.c: read from there, not copied)
 # imported with `history import --csv`, then `history changes --otava --window W --max-pvalue P
-# --min-magnitude M --json` for each of Otava's ten test cases must list exactly Otava's
+# --min-magnitude M --json` for each of Otava's eleven test cases must list exactly Otava's
 # indices, each naming the commit of its row. unit.cpd_otava checks the detector alone; this
-# checks the options, the CSV path and the index mapping of the command on top.
+# checks the options, the CSV path and the index mapping of the command on top; and the
+# issue's setting without --otava (the GPU options on top) gives Otava's two points too.
 . "$(dirname "$0")/lib.sh"
 need python3
 "$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
@@ -25,7 +26,7 @@ for m in re.finditer(r'\{\s*"(\w+)",\s*(\d+),\s*([\d.]+),\s*([\d.]+),\s*(\d+),\s
     assert len(want) == int(m.group(5)), m.group(1)
     cases.append({"name": m.group(1), "window": int(m.group(2)), "p": m.group(3),
                   "mag": m.group(4), "want": want})
-assert len(cases) == 10, [c["name"] for c in cases]
+assert len(cases) == 11, [c["name"] for c in cases]
 with open(sys.argv[2] + "/tb.csv", "w") as f:
     f.write("time,commit,tigerbeetle\n")
     for i, v in enumerate(values):
@@ -52,4 +53,10 @@ assert s[0]["unstable"] is False and s[0]["threshold"] == float(case["mag"])
 print(case["name"], "ok:", got if len(got) < 8 else "%d change points" % len(got))
 PY
 done
+# the issue's setting without --otava (the options for GPU runs on top): the same two points
+expect_rc 0 history changes --db "$DB" --window 30 --max-pvalue 0.01 --min-magnitude 0.05 \
+	--json tigerbeetle
+[ "$(json_get "$OUT" '[(c["kind"], c["index"]) for c in d[0]["changes"]]')" = \
+	"[('step', 15), ('step', 71)]" ] || fail "the issue's setting: $(json_get "$OUT" \
+	'[(c["kind"], c["index"]) for c in d[0]["changes"]]')"
 done_ok

@@ -7,6 +7,7 @@
 #     sequence) never reach the terminal as such in list, changes, show or check, and
 #     the lines of check and the series' headings fit a 60-column terminal even with a
 #     300-character metric name and a 200-character commit;
+#   - list: names that differ past the metric column's width read apart, whole where they fit;
 #   - a METRIC-PATTERN that matches no series is an error (exit 1) for changes, check and
 #     show, with --json too: a CI gate whose pattern is misspelt does not pass;
 #   - a creep over the whole series (its change point at index 0, no run before it) is a
@@ -61,6 +62,27 @@ PY
 	[ "$sub" != check ] || no_width_over 60 "$OUT"
 	# the series' heading lines too (the table of change points is of fixed width)
 	[ "$sub" = list ] || { grep -v "^  *[0-9i]" "$OUT" >"$TMP/heads"; no_width_over 60 "$TMP/heads"; }
+done
+
+# list: two kernels' series whose names differ past the column's width read apart; a terminal
+# wide enough shows them whole
+k1="kernel/void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float> >/total_ns"
+k2="kernel/void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >/total_ns"
+printf 'time,commit,"%s","%s"\n2026-01-01,a,1,2\n' "$k1" "$k2" >"$TMP/k.csv"
+expect_rc 0 history import --db "$TMP/k.sqlite" --csv "$TMP/k.csv" --testbed pool
+for cols in 100 200; do
+	COLUMNS=$cols expect_rc 0 history list --db "$TMP/k.sqlite"
+	no_width_over "$cols" "$OUT"
+	python3 - "$OUT" "$cols" "$k1" "$k2" <<'PY' || fail "list at $cols columns (above)"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()[1:]
+cols, names = int(sys.argv[2]), sys.argv[3:]
+cells = [l.split("  ")[0] for l in lines]
+assert len(cells) == 2 and cells[0] != cells[1], cells
+assert ("Add" in cells[0]) and ("Mul" in cells[1]), cells
+if cols == 200:
+    assert cells == names, cells
+PY
 done
 
 # a pattern that matches nothing: an error, never a pass

@@ -7,7 +7,9 @@
  * 1ceb1537a49d516cf6cef9a79bea6926002082f8: the Tigerbeetle series of
  * tests/tigerbeetle_test.py (_get_series(), the demo data set of Nyrkioe) and
  * the expected indices of each test_tb_* there, and the 20-point series of
- * tests/analysis_test.py (test_single_series). Each case runs our
+ * tests/analysis_test.py (test_single_series); test_tb_small_threshold_p1,
+ * added to Otava's tests later, from its commit 0db0fb569789a93ba402f9d4987613f67de4db73
+ * (the series is the same there). Each case runs our
  * implementation with the same window, max p-value and min magnitude as the
  * Otava test and asserts the same change point indices; the first case is
  * the issue's acceptance setting (window 30, max p-value 0.01, min
@@ -69,6 +71,10 @@ static const struct otava_case cases[] = {
 	{ "test_tb_old_defaults_p05", 30, 0.05, 0.05, 2, { 15, 71 } },
 	{ "test_tb_old_defaults_p1", 30, 0.1, 0.05, 5, { 10, 11, 15, 71, 363 } },
 	{ "test_tb_old_defaults_p2", 30, 0.2, 0.05, 4, { 10, 11, 15, 71 } },
+	{ "test_tb_small_threshold_p1", 30, 0.1, 0.01, 27, { 10,  11,  15,  28,  29,  35,  37,
+	                                                     48,  49,  61,  71,  95,  117, 131,
+	                                                     142, 148, 165, 169, 192, 206, 212,
+	                                                     260, 265, 268, 278, 282, 363 } },
 	{ "test_tb_magnitude0_p2", 30, 0.2, 0.0, 70, { 3,   6,   7,   10,  11,  13,  15,  16,  28,
 	                                               29,  35,  37,  39,  41,  44,  48,  49,  56,
 	                                               58,  61,  65,  66,  69,  71,  74,  76,  82,
@@ -163,6 +169,38 @@ static void test_tigerbeetle_our_merge(void **state)
 	check_case(tigerbeetle, n, &p1, false);
 }
 
+/*
+ * The issue's setting with the options `history changes` uses (gp__cpd_opts_gpu():
+ * the spike rule, 5 points each side, the creep test): Otava's two points, at
+ * Otava's indices. The first low point, 15, is far from the series' median (a
+ * modified z-score past 6.745) while the points after it are not: taken for a
+ * spike it moved the step to 16, the next commit.
+ */
+static void test_tigerbeetle_gpu_options(void **state)
+{
+	static const struct otava_case c = {
+		"test_tb_old_defaults (GPU options)", 30, 0.01, 0.05, 2, { 15, 71 }
+	};
+	struct gp__cpd_opts o;
+	struct gp__cpd_point *pts = NULL;
+	size_t np = 0;
+
+	(void)state;
+	gp__cpd_opts_gpu(&o);
+	o.window = c.window;
+	o.max_pvalue = c.max_pvalue;
+	o.min_magnitude = c.min_magnitude;
+	assert_int_equal(
+	    gp__cpd_find(tigerbeetle, sizeof(tigerbeetle) / sizeof(tigerbeetle[0]), &o, &pts, &np),
+	    0);
+	assert_int_equal(np, c.n);
+	for (size_t i = 0; i < np; i++) {
+		assert_int_equal(pts[i].kind, GP__CPD_STEP);
+		assert_int_equal(pts[i].index, c.want[i]);
+	}
+	gp__free(pts);
+}
+
 /* the acceptance setting: the two points and their statistics as Otava's TTestStats has them */
 static void test_tigerbeetle_stats(void **state)
 {
@@ -238,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tigerbeetle),
 		cmocka_unit_test(test_tigerbeetle_our_merge),
+		cmocka_unit_test(test_tigerbeetle_gpu_options),
 		cmocka_unit_test(test_tigerbeetle_stats),
 		cmocka_unit_test(test_single_series),
 		cmocka_unit_test(test_fill_missing),

@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,44 @@ static void test_schema_version(void **state)
 	assert_int_equal(gp_history_open(NULL, &h), GP_EINVAL);
 	assert_int_equal(gp_history_open(path_of("no/such/dir.sqlite"), &h), GP_EIO);
 	assert_non_null(strstr(gp_last_error(), "dir.sqlite"));
+}
+
+/* the detection options of the layout before the Chromium filters' fields: read, filters off */
+static void test_opts_layout(void **state)
+{
+	struct gp_history *h = open_db("o.sqlite");
+	struct gp_history_meta meta = { .size = sizeof(meta) };
+	struct gp_history_cpd_opts o;
+	struct gp_value *v = NULL;
+	char csv[4096], *at = csv;
+	size_t n = 0;
+
+	(void)state;
+	at += sprintf(at, "time,commit,lat_ns\n");
+	for (int i = 0; i < 40; i++)
+		at += sprintf(at, "%d,c%02d,%g\n", 1000 + i, i,
+		              (i < 20 ? 100.0 : 110.0) + 0.1 * (i % 3));
+	write_text(path_of("o.csv"), csv);
+	assert_int_equal(gp_history_import_csv(h, path_of("o.csv"), &meta, &n), 0);
+	gp_history_cpd_opts_init(&o);
+	o.min_steppiness = 1; /* no step is that clean: the filter would drop it */
+	o.size = (uint32_t)offsetof(struct gp_history_cpd_opts, min_median_change);
+	assert_int_equal(gp_history_changes(h, NULL, &o, &v), 0);
+	assert_string_equal(tu_gets(v, "0/changes/0/kind"), "step");
+	assert_int_equal(tu_geti(v, "0/changes/0/index"), 20);
+	gp_value_free(v);
+	o.size = sizeof(o);
+	assert_int_equal(gp_history_changes(h, NULL, &o, &v), 0);
+	for (size_t i = 0; i < gp_value_len(gp_value_path(v, "0/changes")); i++)
+		assert_string_not_equal(gp_value_get_str(gp_obj_get(
+		                            gp_arr_get(gp_value_path(v, "0/changes"), i), "kind")),
+		                        "step");
+	gp_value_free(v);
+	o.min_steppiness = 2;
+	assert_int_equal(gp_history_changes(h, NULL, &o, &v), GP_EINVAL);
+	o.size = (uint32_t)offsetof(struct gp_history_cpd_opts, recent);
+	assert_int_equal(gp_history_changes(h, NULL, &o, &v), GP_EINVAL);
+	gp_history_close(h);
 }
 
 static void test_import_and_series(void **state)
@@ -440,13 +479,10 @@ static void test_tags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_times),
-		cmocka_unit_test(test_csv_cells),
-		cmocka_unit_test(test_schema_version),
-		cmocka_unit_test(test_migration_2),
-		cmocka_unit_test(test_import_and_series),
-		cmocka_unit_test(test_clock_guard),
-		cmocka_unit_test(test_tags),
+		cmocka_unit_test(test_csv_times),      cmocka_unit_test(test_csv_cells),
+		cmocka_unit_test(test_schema_version), cmocka_unit_test(test_migration_2),
+		cmocka_unit_test(test_opts_layout),    cmocka_unit_test(test_import_and_series),
+		cmocka_unit_test(test_clock_guard),    cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_read_torture),
 	};
 

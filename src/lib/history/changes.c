@@ -13,6 +13,7 @@
 #include "history-int.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,19 +46,36 @@ static int cpd_opts(const struct gp_history_cpd_opts *o, struct gp__cpd_opts *c)
 		gp_history_cpd_opts_init(&def);
 		o = &def;
 	}
-	if (o->size < sizeof(*o))
+	/* the layout before the filters' two fields: they are off */
+	if (o->size < offsetof(struct gp_history_cpd_opts, min_median_change))
 		return gp__error(GP_EINVAL, "history: options of an older layout (size %u)",
 		                 (unsigned)o->size);
 	if (o->otava) {
-		/* Otava's answers exactly: its merge too, stale neighbour and all */
+		/* Otava's answers exactly: its merge too, stale neighbour and all; no
+		 * unstable rule (Otava has none: its 1 % threshold on a 1 % noisy series
+		 * is one of its tests) */
 		gp__cpd_opts_default(c);
 		c->otava_merge = true;
+		c->unstable_k = -1;
 	} else {
 		gp__cpd_opts_gpu(c);
 	}
 	c->window = o->window;
 	c->max_pvalue = o->max_pvalue;
 	c->min_magnitude = o->min_magnitude;
+	if (o->size >= sizeof(*o)) {
+		if (!(o->min_median_change >= 0 && o->min_median_change <= 1) ||
+		    !(o->min_steppiness >= 0 && o->min_steppiness <= 1))
+			return gp__error(GP_EINVAL,
+			                 "--min-median-change %g or --min-steppiness %g "
+			                 "is out of range (0 to 1)",
+			                 o->min_median_change, o->min_steppiness);
+		if (o->otava && (o->min_median_change > 0 || o->min_steppiness > 0))
+			return gp__error(GP_EINVAL, "--otava runs Otava's test alone: no "
+			                            "--min-median-change or --min-steppiness");
+		c->min_median_change = o->min_median_change;
+		c->min_steppiness = o->min_steppiness;
+	}
 	/* the detector checks them again; here the message names the options */
 	if (o->window < 2 || o->window > GP__CPD_MAX_WINDOW)
 		return gp__error(GP_EINVAL, "--window %zu is out of range (2 to %d)", o->window,

@@ -14,7 +14,9 @@
  * be quoted with " or ' (a doubled quote inside is one quote). An empty cell
  * is unknown; a row whose metrics are all unknown is no run. Any other bad
  * cell is an error naming the file, line and column, and the whole import is
- * undone.
+ * undone; so is a metric named twice in the header, or a value under a column
+ * without a name (whose values would otherwise be lost without a word). A
+ * UTF-8 byte order mark (spreadsheets write one) is skipped.
  */
 #include "history-int.h"
 
@@ -250,7 +252,37 @@ struct hdr {
 	size_t tcol, ccol; /* SIZE_MAX: none */
 	const char *unit[MAX_COLS];
 	bool higher[MAX_COLS];
+	struct named {
+		const char *name;
+		size_t col;
+	} order[MAX_COLS]; /* the metric columns, by name */
 };
+
+static int names_cmp(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->col > y->col) - (x->col < y->col);
+}
+
+/* a metric named twice: the second's values would be lost; columns counted from 1 */
+static int check_names(const char *path, struct hdr *hd)
+{
+	size_t n = 0;
+
+	for (size_t c = 0; c < hd->r.n; c++)
+		if (c != hd->tcol && c != hd->ccol && *hd->r.cell[c])
+			hd->order[n++] = (struct named){ hd->r.cell[c], c };
+	qsort(hd->order, n, sizeof(hd->order[0]), names_cmp);
+	for (size_t k = 1; k < n; k++)
+		if (!strcmp(hd->order[k - 1].name, hd->order[k].name))
+			return gp__error(GP_EFORMAT,
+			                 "'%s': line 1: columns %zu and %zu are both named '%s'",
+			                 path, hd->order[k - 1].col + 1, hd->order[k].col + 1,
+			                 hd->order[k].name);
+	return 0;
+}
 
 int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_history_meta *meta,
                    const char *tags, gp__hcsv_run_fn fn, void *user, size_t *nrows)
@@ -268,6 +300,8 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 		goto out;
 	}
 	hd->tcol = hd->ccol = SIZE_MAX;
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3; /* a byte order mark */
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
 		struct gp__hrun run = { .sm_clock_hz = NAN, .kind = "csv" };
@@ -318,6 +352,9 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 				rc = gp__error(GP_EFORMAT, "'%s': line 1: no metric column", path);
 				goto out;
 			}
+			rc = check_names(path, hd);
+			if (rc)
+				goto out;
 			continue;
 		}
 		if (r->n != hd->r.n) {
@@ -339,6 +376,14 @@ int gp__hcsv_parse(const char *path, char *text, size_t len, const struct gp_his
 
 			if (c == hd->tcol || c == hd->ccol || !*cell)
 				continue;
+			if (!*hd->r.cell[c]) {
+				rc = gp__error(
+				    GP_EFORMAT,
+				    "'%s': line %zu, column %zu: '%s' under a column without "
+				    "a name",
+				    path, line, c + 1, cell);
+				break;
+			}
 			if (!parse_num(cell, &v)) {
 				rc = gp__error(GP_EFORMAT,
 				               "'%s': line %zu, column '%s': '%s' is not a number",

@@ -85,14 +85,27 @@ static void quiet(void *arg, const char *msg)
 	(void)arg, (void)msg;
 }
 
-/* the message without its trailing newline */
+/*
+ * libpq's message on one line: its newlines and tabs (a hint is a line of
+ * its own, indented) as one space, none at the end; cut at 1 KiB
+ */
 static int pg_error(struct gp__hdb *d, const char *what, const char *msg)
 {
-	size_t n = msg ? strlen(msg) : 0;
+	char one[1024];
+	size_t n = 0;
 
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+	for (const char *m = msg ? msg : ""; *m && n + 1 < sizeof(one); m++) {
+		bool space = *m == '\n' || *m == '\t' || *m == '\r' || *m == ' ';
+
+		if (!space)
+			one[n++] = *m;
+		else if (n && one[n - 1] != ' ')
+			one[n++] = ' ';
+	}
+	while (n && one[n - 1] == ' ')
 		n--;
-	return gp__error(GP_EIO, "'%s': %s: %.*s", d->target, what, (int)n, msg ? msg : "");
+	one[n] = '\0';
+	return gp__error(GP_EIO, "'%s': %s: %s", d->target, what, one);
 }
 
 /* "?" -> "$N" */

@@ -9,7 +9,10 @@
  * the writer), every write transaction is BEGIN IMMEDIATE (it takes the
  * write lock at once, so two writers never deadlock upgrading a read lock)
  * and a busy timeout of 60 s makes a writer wait for another's commit
- * instead of failing. GP_HISTORY_SQLITE_LIBRARY overrides the library.
+ * instead of failing. A file we may not write is opened all the same: the
+ * commands that only read work (where SQLite can keep its -shm file beside
+ * it), and a write fails as "the database is read-only", its transaction
+ * undone. GP_HISTORY_SQLITE_LIBRARY overrides the library.
  */
 #include "history-int.h"
 
@@ -81,6 +84,8 @@ static int sq_error(struct gp__hdb *d, int code, const char *what)
 {
 	/* SQLITE_BUSY and SQLITE_READONLY, CANTOPEN: the database, not the input */
 	d->last_rc = code;
+	if ((code & 0xff) == SQLITE_READONLY)
+		return gp__error(GP_EIO, "'%s': the database is read-only", d->path);
 	return gp__error(code == SQLITE_NOMEM ? GP_ENOMEM : GP_EIO, "'%s': %s: %s", d->path, what,
 	                 lib.errmsg(d->db));
 }
@@ -151,10 +156,6 @@ static int sq_open(const char *target, struct gp__hdb **out)
 		sq_close(d);
 		return rc;
 	}
-	if (lib.db_readonly(d->db, "main") == 1) {
-		sq_close(d);
-		return gp__error(GP_EIO, "'%s': the database is read-only", target);
-	}
 	{
 		/* GP_HISTORY_BUSY_TIMEOUT_MS: how long to wait for another writer (tests) */
 		const char *bt = getenv("GP_HISTORY_BUSY_TIMEOUT_MS");
@@ -164,9 +165,10 @@ static int sq_open(const char *target, struct gp__hdb **out)
 		/*
 		 * WAL lets readers go on while one writes. Switching a new file to it
 		 * takes the write lock without calling the busy handler, so a second
-		 * first open at the same moment is told "locked": wait and retry.
+		 * first open at the same moment is told "locked": wait and retry. A
+		 * file we may not write is read as it is; a write fails in sq_error().
 		 */
-		for (int waited = 0;; waited += 20) {
+		for (int waited = 0; lib.db_readonly(d->db, "main") != 1; waited += 20) {
 			rc = sq_exec(d, "PRAGMA journal_mode=WAL", 0, NULL, NULL, NULL);
 			if (!rc || waited >= ms ||
 			    ((d->last_rc & 0xff) != SQLITE_BUSY &&

@@ -114,39 +114,74 @@ static const char *str(const struct gp_value *o, const char *k)
 
 /* ---- list ---- */
 
-static void list_text(struct gp__out *o, const struct gp_value *list)
+/* `list`'s last value, in its unit */
+static const char *cell_last(char *buf, size_t n, const struct gp__col *c, const void *row)
 {
-	static const struct gp__col cols[] = {
-		{ .head = "metric", .width = 40, .cut = 40, .flags = GP__COL_LEFT },
-		{ .head = "runs", .width = 6, .gap = " " },
-		{ .head = "noisy", .width = 6, .gap = " " },
-		{ .head = "last", .width = 14, .gap = " " },
-		{ .head = "better", .width = 6, .gap = "  ", .flags = GP__COL_LEFT },
+	double lv = num(row, "last_value");
+
+	(void)c;
+	return fmt_value(buf, n, lv, lv, str(row, "unit"));
+}
+
+/*
+ * The metric column is as wide as the longest name, within what @p width
+ * leaves beside the other columns and the longest testbed (40 at least),
+ * and fitted by the names rule: two kernels' series that differ deep in
+ * their names still read apart.
+ */
+static void list_text(struct gp__out *o, const struct gp_value *list, int width)
+{
+	struct gp__col cols[] = {
+		{ .head = "metric",
+		  .flags = GP__COL_LEFT | GP__COL_NAME,
+		  .cell = gp__cell_str,
+		  .key = "metric" },
+		{ .head = "runs", .width = 6, .gap = " ", .cell = gp__cell_count, .key = "count" },
+		{ .head = "noisy", .width = 6, .gap = " ", .cell = gp__cell_count, .key = "noisy" },
+		{ .head = "last", .width = 14, .gap = " ", .cell = cell_last },
+		{ .head = "better",
+		  .width = 6,
+		  .gap = "  ",
+		  .flags = GP__COL_LEFT,
+		  .cell = gp__cell_str,
+		  .key = "better" },
 		/* cut only to make its control characters '?' */
-		{ .head = "testbed", .cut = 1000, .gap = "  ", .flags = GP__COL_LEFT },
+		{ .head = "testbed",
+		  .cut = 1000,
+		  .gap = "  ",
+		  .flags = GP__COL_LEFT,
+		  .cell = gp__cell_str,
+		  .key = "testbed" },
 	};
 	const struct gp__table t = { .cols = cols, .n = 6 };
+	size_t n = gp_value_len(list), mw = 0, tw = strlen("testbed"), room;
+	const size_t rest = 39; /* the other columns and their gaps */
+	const void **rows;
 
-	if (!gp_value_len(list)) {
+	if (!n) {
 		gp__out_addf(o, "no series\n");
 		return;
 	}
-	gp__out_keep(o, gp__table_head(&o->b, &t));
-	for (size_t i = 0; i < gp_value_len(list) && !o->rc; i++) {
-		const struct gp_value *s = gp_arr_get(list, i);
-		char runs[32], noisy[32], last[64];
-		double lv = num(s, "last_value");
-		const char *cells[6] = {
-			str(s, "metric"),
-			gp__fmt_count(runs, sizeof(runs), (double)inum(s, "count")),
-			gp__fmt_count(noisy, sizeof(noisy), (double)inum(s, "noisy")),
-			fmt_value(last, sizeof(last), lv, lv, str(s, "unit")),
-			str(s, "better"),
-			str(s, "testbed"),
-		};
-
-		gp__out_keep(o, gp__table_cells(&o->b, &t, cells));
+	rows = gp__calloc(n, sizeof(*rows));
+	if (!rows) {
+		gp__out_keep(o, gp__error(GP_ENOMEM, "out of memory"));
+		return;
 	}
+	for (size_t i = 0; i < n; i++) {
+		size_t w;
+
+		rows[i] = gp_arr_get(list, i);
+		w = gp__text_width(str(rows[i], "metric"));
+		mw = w > mw ? w : mw;
+		w = gp__text_width(str(rows[i], "testbed"));
+		tw = w > tw ? w : tw;
+	}
+	room = (size_t)width > rest + tw + 40 ? (size_t)width - rest - tw : 40;
+	mw = mw > room ? room : mw < 6 ? 6 : mw;
+	cols[0].width = cols[0].cut = mw;
+	gp__out_keep(o, gp__table_head(&o->b, &t));
+	gp__out_keep(o, gp__table_rows(&o->b, &t, rows, n));
+	gp__free(rows);
 }
 
 /* ---- changes ---- */
@@ -490,7 +525,7 @@ int gp_history_format(const struct gp_value *v, enum gp_history_format fmt, int 
 		return gp__error(GP_EINVAL, "gp_history_format: not a tree of this format");
 	switch (fmt) {
 	case GP_HISTORY_LIST:
-		list_text(&o, v);
+		list_text(&o, v, width);
 		break;
 	case GP_HISTORY_CHANGES:
 		changes_text(&o, v, width);

@@ -129,8 +129,9 @@ typedef int (*gp__hseries_fn)(void *user, const struct gp__hseries *s);
 
 /**
  * Reads the series whose metric matches the shell pattern @p pattern (NULL:
- * all) one at a time, sorted by metric then testbed, each handed to @p fn:
- * memory for one series, not for the whole history. Without @p full the
+ * all; several patterns separated by newlines: any of them) one at a time,
+ * sorted by metric then testbed, each handed to @p fn: memory for one series,
+ * not for the whole history. Without @p full the
  * points' branch, noise_reason, source and kind are NULL (not read).
  * @return 0, @p fn's non-zero return, GP_EIO, GP_ENOMEM.
  */

@@ -533,7 +533,11 @@ int gp_history_add(struct gp_history *h, const char *const *paths, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct gp__hrun r = { .sm_clock_hz = NAN, .time_ns = meta->time_ns };
 
-		rc = dup_opt(paths[i], &r.source);
+		/* absolute, so that check can compare the runs from another directory */
+		char *abs = paths[i] ? realpath(paths[i], NULL) : NULL;
+
+		rc = dup_opt(abs ? abs : paths[i], &r.source);
+		free(abs);
 		if (!rc)
 			rc = dup_opt(meta->commit, &r.commit);
 		if (!rc)

@@ -39,7 +39,8 @@ struct rd_point {
 };
 
 struct each_rd {
-	const char *pattern;
+	char *pats; /* the patterns, each ended by '\0'; NULL: every metric */
+	size_t npats;
 	gp__hseries_fn fn;
 	void *user;
 	char *metric; /* the metric of the rows being read (copied), and whether it matches */
@@ -103,6 +104,19 @@ static int flush_series(struct each_rd *rd)
 	return rc;
 }
 
+/* whether @p name matches one of the shell patterns of @p rd */
+static bool match_any(const struct each_rd *rd, const char *name)
+{
+	const char *p = rd->pats;
+
+	if (!p)
+		return true;
+	for (size_t i = 0; i < rd->npats; i++, p += strlen(p) + 1)
+		if (!fnmatch(p, name, 0))
+			return true;
+	return false;
+}
+
 /* name, testbed, unit, better, id, time_ns, commit, branch, value, noisy, reason, source, kind */
 static int each_row(void *user, size_t ncol, const char *const *v)
 {
@@ -118,7 +132,7 @@ static int each_row(void *user, size_t ncol, const char *const *v)
 		rd->metric = gp__strdup(v[0]);
 		if (!rd->metric)
 			return NOMEM();
-		rd->match = !rd->pattern || !fnmatch(rd->pattern, v[0], 0);
+		rd->match = match_any(rd, v[0]);
 	}
 	if (!rd->match)
 		return 0;
@@ -168,10 +182,21 @@ static int each_row(void *user, size_t ncol, const char *const *v)
 int gp__hist_each_series(struct gp_history *h, const char *pattern, bool full, gp__hseries_fn fn,
                          void *user)
 {
-	struct each_rd rd = { .pattern = pattern, .fn = fn, .user = user, .str = GP_BUF_INIT };
+	struct each_rd rd = { .fn = fn, .user = user, .str = GP_BUF_INIT };
 	struct gp_buf sql = GP_BUF_INIT;
 	int rc;
 
+	if (pattern) {
+		rd.pats = gp__strdup(pattern);
+		if (!rd.pats)
+			return NOMEM();
+		rd.npats = 1;
+		for (char *c = rd.pats; *c; c++)
+			if (*c == '\n') {
+				*c = '\0';
+				rd.npats++;
+			}
+	}
 	/* what is not needed is not converted to text and back, 5 million times */
 	if (gp__buf_addf(&sql,
 	                 "SELECT m.name, r.testbed, m.unit, m.better, r.id, r.time_ns, "
@@ -190,6 +215,7 @@ int gp__hist_each_series(struct gp_history *h, const char *pattern, bool full, g
 out:
 	gp__buf_release(&sql);
 	gp__buf_release(&rd.str);
+	gp__free(rd.pats);
 	gp__free(rd.metric);
 	gp__free(rd.p);
 	gp__free(rd.out);

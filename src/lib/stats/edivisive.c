@@ -594,6 +594,12 @@ static bool fill_missing(const double *x, size_t n, double *y)
 /* a run of this many outliers in a row is a regime, not spikes: the newest points after a step */
 #define OUTLIER_RUN 3
 
+/* whether flagged y[i] lies near y[nb], a point kept: nearer than half its distance to @p med */
+static bool near_kept(const double *y, const bool *flags, size_t i, size_t nb, double med)
+{
+	return !flags[nb] && fabs(y[i] - y[nb]) < 0.5 * fabs(y[i] - med);
+}
+
 /*
  * Ours: points whose modified z-score (gp_stats_outliers(), the one outlier
  * rule of `compare` and bench) exceeds z become missing and are filled as
@@ -601,11 +607,15 @@ static bool fill_missing(const double *x, size_t n, double *y)
  * drags a neighbouring segment's mean across the threshold. Only spikes: a
  * run of OUTLIER_RUN or more flagged points in a row stays, or a step near
  * the end of a series (its few new points far from the series' median)
- * would be taken for outliers and never found.
+ * would be taken for outliers and never found; so does a flagged point near
+ * a kept neighbour (and, in turn, a flagged one near it): the first point of
+ * a regime far from the series' median, noisier than the points after it,
+ * is the step's first point, and dropping it would blame the next commit.
  */
 static int drop_outliers(double *y, size_t n, double z, double *scratch)
 {
 	bool *flags = gp__calloc(n, sizeof(*flags));
+	double med;
 	long k;
 	size_t i, j;
 
@@ -622,6 +632,20 @@ static int drop_outliers(double *y, size_t n, double z, double *scratch)
 		}
 		if (j == i)
 			j++;
+	}
+	if (k > 0) {
+		med = seg_median(y, 0, n, scratch);
+		/* forwards then backwards: a kept point keeps its flagged neighbours in turn */
+		for (i = 1; i < n; i++)
+			if (flags[i] && near_kept(y, flags, i, i - 1, med)) {
+				flags[i] = false;
+				k--;
+			}
+		for (i = n - 1; i-- > 0;)
+			if (flags[i] && near_kept(y, flags, i, i + 1, med)) {
+				flags[i] = false;
+				k--;
+			}
 	}
 	if (k > 0 && (size_t)k < n) {
 		for (i = 0; i < n; i++)
@@ -781,7 +805,7 @@ bool gp__cpd_unstable(const double *x, size_t n, const struct gp__cpd_opts *o)
 		o = &def;
 	}
 	k = o->unstable_k > 0 ? o->unstable_k : DEF_UNSTABLE_K;
-	if (!(o->min_magnitude > 0))
+	if (!(o->min_magnitude > 0) || o->unstable_k < 0)
 		return false;
 	noise = gp__cpd_noise(x, n);
 	return !isnan(noise) && noise * k > o->min_magnitude;

@@ -43,7 +43,7 @@ struct gp__cpd_opts {
 	double trend_alpha;      /**< Mann-Kendall's two-sided level, e.g. 0.001 */
 	size_t trend_window;     /**< the last points tested at most (0: 200) */
 	size_t trend_min_points; /**< fewer points since the last step: no test (0: 20) */
-	double unstable_k;       /**< gp__cpd_unstable(): noise * k > min_magnitude (0: 2) */
+	double unstable_k; /**< gp__cpd_unstable(): noise * k > min_magnitude (0: 2; < 0: off) */
 	/** merge as Otava does, recomputing only the points after a removed one
 	 *  (bit-exact with its results, stale statistics included); false: both neighbours */
 	bool otava_merge;
@@ -101,7 +101,8 @@ double gp__cpd_noise(const double *x, size_t n);
 /**
  * A series too noisy for its threshold: gp__cpd_noise() * unstable_k >
  * min_magnitude. Such a series is reported unstable and not alarmed on.
- * False when min_magnitude is 0 (no threshold) or the noise is NAN.
+ * False when min_magnitude is 0 (no threshold), unstable_k is negative (the
+ * rule off, as in Otava, which has none) or the noise is NAN.
  */
 bool gp__cpd_unstable(const double *x, size_t n, const struct gp__cpd_opts *o);
 
