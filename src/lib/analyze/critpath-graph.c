@@ -109,8 +109,9 @@ static inline void add_ev(struct win *w, uint32_t ev, uint8_t r)
  * @p start), their span in [*lo, *hi]; the CPU ops named for fwd_bwd
  * noted in @p fb.
  */
-static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits, struct fb *fb,
-                   int64_t *lo, int64_t *hi)
+static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, int64_t end,
+                                             unsigned kbits, struct fb *fb, int64_t *lo,
+                                             int64_t *hi)
 {
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
@@ -304,7 +305,8 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, struct fb *fb,
  * through locals (a byte store would make the compiler reload every field
  * of g).
  */
-static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits)
+static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start, int64_t lo,
+                                                int64_t hi, unsigned kbits)
 {
 	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
 	const uint32_t *track = g->t->ev.track;

@@ -234,54 +234,71 @@ out:
 	return rc;
 }
 
-/* the sweep's visit of the end of the event open on top of @p s */
-static inline void close_top(struct gp__cp *g, struct tstate *s, const uint32_t *below)
+/*
+ * The sweep's state, in locals: the graph's edge arrays (add_edge_uv's, the
+ * count written back at the end) and the tables it reads. A thread's state
+ * in the sweep is its tstate's last, top and top_end (parent and depth are
+ * by_nodes': the sweep reads nev[top] and top != NONE for them); the stack
+ * links each start node to the one below it (below) and that one's end
+ * (bend).
+ */
+struct sweep {
+	struct gp__cp *g;
+	struct edge *e;
+	uint32_t *head, *reach, *below, *bedge;
+	int64_t *bend;
+	const int64_t *nts, *ts, *dur;
+	const uint32_t *track, *snode, *enode, *nev;
+	const uint8_t *role, *tskip, *nat;
+	struct tstate *tst;
+	size_t ne, nblock;
+	uint32_t from, to;
+	bool hta, backward;
+};
+
+/* add_edge_uv on the sweep's locals */
+static inline __attribute__((always_inline)) void sw_edge(struct sweep *w, uint32_t u, uint32_t v,
+                                                          enum etype type, bool zero, uint32_t attr)
 {
-	const uint8_t *nat = g->nat;
-	const uint32_t *nev = g->nev;
-	uint32_t top = s->top, ev = nev[top], e2 = g->enode[ev];
+	struct edge *e = &w->e[w->ne];
+	int64_t x = zero || type == E_DEP ? 0 : w->nts[v] - w->nts[u];
 
-	s->top = below[top];
-	if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
-		uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
-		bool bl = (nat[e2] & NA_BLOCK) != 0;
-
-		add_edge_uv(g, s->last, e2, E_OP, bl && g->hta, attr);
-		if (bl && !g->hta) /* room: one per CPU event, made by sweep */
-			g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
+	e->w = w->hta || x >= 0 ? x : 0;
+	e->u = u;
+	e->v = v;
+	e->attr = type == E_OP ? attr : NONE;
+	e->next = w->head[v];
+	e->type = (uint32_t)type;
+	w->head[v] = (uint32_t)w->ne++;
+	if (u > v) {
+		w->backward = true;
+		if (u > w->reach[v])
+			w->reach[v] = u;
 	}
-	if (s->top != NONE) {
-		uint32_t pev = nev[s->top];
-
-		s->parent = pev;
-		s->top_end = g->c->ts[pev] + g->c->dur[pev];
-	} else {
-		s->parent = NONE;
-	}
-	s->last = e2;
-	s->depth--;
 }
 
-/* the sweep's visit of the start node @p nd of an event ending at @p end */
-static inline void open_event(struct gp__cp *g, struct tstate *s, uint32_t nd, int64_t end,
-                              uint32_t *below)
+/*
+ * The sweep's visit of the end of the event open on top of a thread's
+ * stack (start node *@p top, the thread's last node *@p last): the edge
+ * from the last node to the end node, the stack popped.
+ */
+static inline __attribute__((always_inline)) void sw_close(struct sweep *w, uint32_t *top,
+                                                           int64_t *top_end, uint32_t *last)
 {
-	const uint8_t *nat = g->nat;
-	const uint32_t *nev = g->nev;
+	uint32_t t = *top, ev = w->nev[t], e2 = w->enode[ev], l = *last;
+	uint8_t xl = w->nat[l], x2 = w->nat[e2];
 
-	if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
-		if (s->depth == 0)
-			add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
-		else
-			add_edge_uv(g, s->last, nd, E_OP, false,
-			            !(nat[s->last] & NA_END) ? nev[s->last] : s->parent);
+	*top = w->below[t];
+	*top_end = w->bend[t];
+	/* l != NONE: at least t's start was visited; e2 is an end: shares_lock is the lock bits */
+	if (!(xl & x2 & NA_LOCK)) {
+		bool bl = (x2 & NA_BLOCK) != 0;
+
+		sw_edge(w, l, e2, E_OP, bl && w->hta, !(xl & NA_END) ? w->nev[l] : ev);
+		if (bl && !w->hta) /* room: one per CPU event, made by sweep */
+			w->bedge[w->nblock++] = (uint32_t)(w->ne - 1);
 	}
-	s->parent = s->top != NONE ? nev[s->top] : NONE;
-	s->last = nd;
-	below[nd] = s->top;
-	s->top = nd;
-	s->top_end = end;
-	s->depth++;
+	*last = e2;
 }
 
 /* the edges from @p ne0 on taken back (before pass 2 no edge went backward) */
@@ -314,62 +331,72 @@ static size_t first_after(const struct gp__actx *c, const struct gp__idx *ix, in
 	return lo;
 }
 
-/* the sweep's view of the window, in locals */
-struct sweep {
-	struct gp__cp *g;
-	const int64_t *ts, *dur;
-	const uint32_t *track, *snode;
-	const uint8_t *role, *tskip;
-	uint32_t from, to, *below;
-	struct tstate *tst;
-};
-
-/* CPU event @p ev of the window in the sweep; false: it outlasts the event open around it */
-static inline __attribute__((always_inline)) bool visit(const struct sweep *w, uint32_t ev)
+/*
+ * CPU event @p ev (start @p t0, duration @p d) of the window in the sweep:
+ * the events on its thread's stack ending no later than its start closed,
+ * then its start visited and pushed. false: it outlasts the event open
+ * around it.
+ */
+static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_t ev, int64_t t0,
+                                                        int64_t d)
 {
-	uint32_t tr;
+	uint32_t tr, top, last, nd;
 	struct tstate *s;
-	int64_t t0, t1;
+	int64_t t1, top_end;
+	uint8_t xn;
 
-	if (w->dur[ev] <= 0 || !(w->role[ev] & RO_CPU))
+	if (d <= 0 || !(w->role[ev] & RO_CPU))
 		return true;
 	tr = w->track[ev];
 	tr = tr == w->from ? w->to : tr;
 	if (w->tskip[tr])
 		return true;
 	s = &w->tst[tr];
-	t0 = w->ts[ev];
-	t1 = t0 + w->dur[ev];
-	while (s->top != NONE && s->top_end <= t0)
-		close_top(w->g, s, w->below);
-	if (s->top != NONE && t1 > s->top_end)
+	top = s->top;
+	top_end = s->top_end;
+	last = s->last;
+	t1 = t0 + d;
+	while (top != NONE && top_end <= t0)
+		sw_close(w, &top, &top_end, &last);
+	if (top != NONE && t1 > top_end) {
+		s->top = top;
+		s->top_end = top_end;
+		s->last = last;
 		return false;
-	open_event(w->g, s, w->snode[ev], t1, w->below);
+	}
+	nd = w->snode[ev];
+	xn = w->nat[nd];
+	/* nd is a start: shares_lock(last, nd) is both locking and last a start */
+	if (last != NONE && !(w->nat[last] & xn & NA_LOCK && !(w->nat[last] & NA_END))) {
+		if (top == NONE)
+			sw_edge(w, last, nd, E_DEP, false, NONE);
+		else /* the event open around a start or the one that ended */
+			sw_edge(w, last, nd, E_OP, false,
+			        !(w->nat[last] & NA_END) ? w->nev[last] : w->nev[top]);
+	}
+	w->below[nd] = top;
+	w->bend[nd] = top_end;
+	s->top = nd;
+	s->top_end = t1;
+	s->last = nd;
 	return true;
-}
-
-/* whether event @p x comes before @p y in the context's lists: by start, longest first, index */
-static inline bool before(const struct sweep *w, uint32_t x, uint32_t y)
-{
-	return w->ts[x] < w->ts[y] || (w->ts[x] == w->ts[y] && (w->dur[x] > w->dur[y] ||
-	                                                        (w->dur[x] == w->dur[y] && x < y)));
 }
 
 /*
  * Pass 2 by a sweep over the window's CPU events (collect's: starting in
  * [@p start, @p end], dur > 0) in the order of the context's lists (start,
  * then longest first, then the earlier event), merged over their kinds: two
- * at a time (the third, driver calls, is mostly empty). *@p nested false:
- * an event outlasts the one open around it on its thread (the edges of the
- * sweep taken back).
+ * at a time (the third, driver calls, is mostly empty), the heads' start
+ * and duration at hand. *@p nested false: an event outlasts the one open
+ * around it on its thread (the edges of the sweep taken back).
  */
 static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to,
                  bool *nested)
 {
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
-	const struct sweep w = { g,        c->ts, c->dur, g->t->ev.track, g->snode, g->role,
-		                 g->tskip, from,  to,     g->from,        g->tst };
+	const int64_t *ts = c->ts, *dur = c->dur;
+	struct sweep w;
 	const uint32_t *v[GP_ARRAY_SIZE(kinds)];
 	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], nk = 0, k, ne0 = g->ne;
 	bool ok = true;
@@ -377,6 +404,31 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 
 	*nested = true;
 	GP_TRY(GROW(g->bedge, g->bedge_cap, g->ncev + 1));
+	GP_TRY(GROW(g->dist, g->dist_cap, g->nn + 1)); /* bend: gp__cp_longest's, free until then */
+	w = (struct sweep){ .g = g,
+		            .e = g->e,
+		            .head = g->head,
+		            .reach = g->reach,
+		            .below = g->from,
+		            .bedge = g->bedge,
+		            .bend = g->dist,
+		            .nts = g->nts,
+		            .ts = ts,
+		            .dur = dur,
+		            .track = g->t->ev.track,
+		            .snode = g->snode,
+		            .enode = g->enode,
+		            .nev = g->nev,
+		            .role = g->role,
+		            .tskip = g->tskip,
+		            .nat = g->nat,
+		            .tst = g->tst,
+		            .ne = g->ne,
+		            .nblock = g->nblock,
+		            .from = from,
+		            .to = to,
+		            .hta = g->hta,
+		            .backward = g->backward };
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
@@ -386,10 +438,20 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 		nk += pos[nk] < lim[nk];
 	}
 	while (ok && nk == 3) {
-		size_t b = before(&w, v[1][pos[1]], v[0][pos[0]]);
+		size_t b = 0;
 
-		b = before(&w, v[2][pos[2]], v[b][pos[b]]) ? 2 : b;
-		ok = visit(&w, v[b][pos[b]++]);
+		for (k = 1; k < 3; k++) {
+			uint32_t x = v[k][pos[k]], y = v[b][pos[b]];
+
+			if (ts[x] < ts[y] ||
+			    (ts[x] == ts[y] && (dur[x] > dur[y] || (dur[x] == dur[y] && x < y))))
+				b = k;
+		}
+		{
+			uint32_t ev = v[b][pos[b]++];
+
+			ok = visit(&w, ev, ts[ev], dur[ev]);
+		}
 		if (pos[b] == lim[b]) { /* the list is done */
 			nk--;
 			for (k = b; k < nk; k++) {
@@ -399,31 +461,58 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 			}
 		}
 	}
-	if (nk == 2) {
+	if (ok && nk == 2) {
 		const uint32_t *a = v[0], *b = v[1];
-		size_t i = pos[0], j = pos[1];
+		size_t i = pos[0], j = pos[1], la = lim[0], lb = lim[1];
+		uint32_t xa = a[i], xb = b[j];
+		int64_t ta = ts[xa], da = dur[xa], tb = ts[xb], db = dur[xb];
 
-		while (ok && i < lim[0] && j < lim[1])
-			ok = before(&w, b[j], a[i]) ? visit(&w, b[j++]) : visit(&w, a[i++]);
+		for (;;) {
+			if (tb < ta || (tb == ta && (db > da || (db == da && xb < xa)))) {
+				if (!(ok = visit(&w, xb, tb, db)) || ++j == lb)
+					break;
+				xb = b[j];
+				tb = ts[xb];
+				db = dur[xb];
+			} else {
+				if (!(ok = visit(&w, xa, ta, da)) || ++i == la)
+					break;
+				xa = a[i];
+				ta = ts[xa];
+				da = dur[xa];
+			}
+		}
 		pos[0] = i;
 		pos[1] = j;
-		if (i == lim[0]) {
+		if (i == la) {
 			v[0] = v[1];
 			pos[0] = pos[1];
 			lim[0] = lim[1];
 		}
 		nk = 1;
 	}
-	for (; ok && nk == 1 && pos[0] < lim[0]; pos[0]++)
-		ok = visit(&w, v[0][pos[0]]);
+	for (; ok && nk == 1 && pos[0] < lim[0]; pos[0]++) {
+		uint32_t ev = v[0][pos[0]];
+
+		ok = visit(&w, ev, ts[ev], dur[ev]);
+	}
+	g->ne = w.ne;
+	g->nblock = w.nblock;
+	g->backward = w.backward;
 	if (!ok) {
 		take_back(g, ne0);
 		*nested = false;
 		return 0;
 	}
-	for (k = 0; k < g->t->ntracks; k++)
-		while (g->tst[k].top != NONE)
-			close_top(g, &g->tst[k], g->from);
+	for (k = 0; k < g->t->ntracks; k++) {
+		struct tstate *s = &g->tst[k];
+
+		while (s->top != NONE)
+			sw_close(&w, &s->top, &s->top_end, &s->last);
+	}
+	g->ne = w.ne;
+	g->nblock = w.nblock;
+	g->backward = w.backward;
 out:
 	return rc;
 }
