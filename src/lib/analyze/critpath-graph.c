@@ -50,64 +50,60 @@ static void fb_note(struct gp__cp *g, struct fb *fb, uint32_t ev)
 	}
 }
 
-/* collect's view of the window's buffers, in locals (byte stores make the compiler reload g) */
+/* the window's GPU-side events so far: collect's, in locals */
 struct win {
 	const uint8_t *role;
 	const int64_t *ts, *dur;
-	uint32_t *wev, *wsync, *wblk, *enode;
+	uint32_t *wev, *wsync, *enode;
 	uint64_t *key;
-	size_t nw, nws, nwb, ncev, room; /* room: events the buffers hold */
+	size_t nw, nws;
 	uint64_t base;  /* the keys' times are offsets from it (the window's start) */
 	unsigned kbits; /* the bits below a key's time: event << 1 | end */
 	int64_t lo, hi; /* the earliest and the latest time */
 };
 
-/* the buffers of collect for @p need events, past *@p room (updated) */
-static int win_grow(struct gp__cp *g, size_t need, size_t *room)
-{
-	int rc = 0;
-
-	if (need >= NONE / 2)
-		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
-	need = need < 2 * *room ? 2 * *room : need;
-	GP_TRY(GROW(g->wev, g->wev_cap, need));
-	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
-	GP_TRY(GROW(g->wblk, g->wblk_cap, need));
-	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
-	*room = need;
-out:
-	return rc;
-}
-
 /*
- * One event of the window (role @p r): sync events get no nodes, the others
- * a start and an end key, time offset << kbits | event << 1 | end, which
- * sort in node order; enode holds its collection index until make_nodes.
+ * The GPU events @p lgpu[j..je) a CPU event of the window launched: sync
+ * events get no nodes, kernels a start and an end key, time offset << kbits
+ * | event << 1 | end, which sort in node order; enode holds its collection
+ * index until make_nodes.
  */
-static inline void add_ev(struct win *w, uint32_t ev, uint8_t r)
+static void add_gpu(struct win *w, const uint32_t *lgpu, uint32_t j, uint32_t je)
 {
-	int64_t ts = w->ts[ev], te = ts + w->dur[ev], lo = ts < te ? ts : te, hi = ts ^ te ^ lo;
-	uint64_t k = (uint64_t)ev << 1;
-	size_t i;
+	for (; j < je; j++) {
+		uint32_t ev = lgpu[j];
+		uint8_t r = w->role[ev];
+		int64_t ts, te, lo, hi;
+		uint64_t k = (uint64_t)ev << 1;
+		size_t i;
 
-	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
-		w->wsync[w->nws++] = ev;
-		return;
+		if (!(r & (RO_KERNEL | RO_SYNC)))
+			continue;
+		if (!(r & RO_KERNEL)) {
+			w->wsync[w->nws++] = ev;
+			continue;
+		}
+		ts = w->ts[ev];
+		te = ts + w->dur[ev];
+		lo = ts < te ? ts : te;
+		hi = ts ^ te ^ lo;
+		i = w->nw++;
+		w->wev[i] = ev;
+		w->enode[ev] = (uint32_t)i;
+		w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
+		w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
+		w->lo = lo < w->lo ? lo : w->lo;
+		w->hi = hi > w->hi ? hi : w->hi;
 	}
-	i = w->nw++;
-	w->wev[i] = ev;
-	w->enode[ev] = (uint32_t)i;
-	w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
-	w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
-	w->lo = lo < w->lo ? lo : w->lo;
-	w->hi = hi > w->hi ? hi : w->hi;
 }
 
 /*
  * The window's events: CPU nodes starting in it (dur > 0) and the GPU events
  * they launched, their keys in key (2 per event with nodes, offsets from
  * @p start), their span in [*lo, *hi]; the CPU ops named for fwd_bwd
- * noted in @p fb.
+ * noted in @p fb. The buffers are sized first for the CPU events in the
+ * window's range and every GPU event linked (each is in at most one
+ * window's list once), so the loop checks no room.
  */
 static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, int64_t end,
                                              unsigned kbits, struct fb *fb, int64_t *lo,
@@ -116,74 +112,91 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
 	const uint32_t *loff = g->loff, *lgpu = g->lgpu;
-	struct win w = {
-		.role = g->role,
-		.ts = c->ts,
-		.dur = c->dur,
-		.wev = g->wev,
-		.wsync = g->wsync,
-		.wblk = g->wblk,
-		.enode = g->enode,
-		.key = g->key,
-		.base = (uint64_t)start,
-		.kbits = kbits,
-		.lo = INT64_MAX,
-		.hi = INT64_MIN,
-	};
+	const uint8_t *role = g->role;
+	const int64_t *ts = c->ts, *dur = c->dur;
+	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], need = loff[g->n], k;
+	struct win w;
+	uint32_t *wev, *enode = g->enode, *wblk;
+	uint64_t *key, base = (uint64_t)start;
+	size_t nw = 0, nwb = 0, ncev = 0;
+	int64_t wlo = INT64_MAX, whi = INT64_MIN;
 	bool hta = g->hta;
-	size_t k, i;
 	int rc = 0;
 
-	w.room = g->wev_cap < g->wsync_cap ? g->wev_cap : g->wsync_cap;
-	w.room = g->wblk_cap < w.room ? g->wblk_cap : w.room;
-	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-		const uint32_t *v = ix->v;
-		size_t nv = ix->n;
 
-		for (i = gp__first_at(c, ix, start); i < nv && w.ts[v[i]] <= end; i++) {
+		pos[k] = gp__first_at(c, ix, start);
+		lim[k] = gp__cp_first_after(c, ix, end);
+		need += lim[k] - pos[k];
+	}
+	if (need >= NONE / 2)
+		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
+	GP_TRY(GROW(g->wev, g->wev_cap, need + 1));
+	GP_TRY(GROW(g->wsync, g->wsync_cap, need + 1));
+	GP_TRY(GROW(g->wblk, g->wblk_cap, need + 1));
+	GP_TRY(GROW(g->key, g->key_cap, 2 * need + 2));
+	wev = g->wev;
+	wblk = g->wblk;
+	key = g->key;
+	w = (struct win){ .role = role,
+		          .ts = ts,
+		          .dur = dur,
+		          .wev = wev,
+		          .wsync = g->wsync,
+		          .enode = enode,
+		          .key = key,
+		          .base = base,
+		          .kbits = kbits,
+		          .lo = INT64_MAX,
+		          .hi = INT64_MIN };
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const uint32_t *v = c->by_kind[kinds[k]].v;
+		size_t i, ie = lim[k];
+
+		for (i = pos[k]; i < ie; i++) {
 			uint32_t ev = v[i], j, je;
-			uint8_t r = w.role[ev];
-			size_t need;
+			uint8_t r = role[ev];
+			int64_t t0 = ts[ev], d = dur[ev], t1;
+			uint64_t kk = (uint64_t)ev << 1;
 
-			if (w.dur[ev] <= 0 || !(r & RO_CPU))
+			if (d <= 0 || !(r & RO_CPU))
 				continue;
-			if (r & RO_FB) /* fwd_bwd's filter is this one for CPU ops */
-				fb_note(g, fb, ev);
+			if (r & (RO_FB | RO_BLOCK)) {
+				if (r & RO_FB) /* fwd_bwd's filter is this one for CPU ops */
+					fb_note(g, fb, ev);
+				if (r & RO_BLOCK)
+					wblk[nwb++] = ev;
+			}
+			/* a CPU event of the range starts in it, at or after start */
+			t1 = t0 + d;
+			wev[nw] = ev;
+			enode[ev] = (uint32_t)nw;
+			key[2 * nw] = ((uint64_t)t0 - base) << kbits | kk;
+			key[2 * nw + 1] = ((uint64_t)t1 - base) << kbits | kk | 1;
+			nw++;
+			ncev++;
+			wlo = t0 < wlo ? t0 : wlo;
+			whi = t1 > whi ? t1 : whi;
 			j = loff[ev];
 			je = loff[ev + 1];
-			need = w.nw + w.nws + 1 + (je - j);
-			if (need > w.room) {
-				GP_TRY(win_grow(g, need, &w.room));
-				w.wev = g->wev;
-				w.wsync = g->wsync;
-				w.wblk = g->wblk;
-				w.key = g->key;
-			}
-			if (r & RO_BLOCK)
-				w.wblk[w.nwb++] = ev;
-			add_ev(&w, ev, r);
-			w.ncev++;
+			if (j == je)
+				continue;
 			/* HTA joins a call with one GPU event: the last of its correlation */
-			if (hta && je > j)
+			if (hta)
 				j = je - 1;
-			for (; j < je; j++) {
-				uint32_t ge = lgpu[j];
-				uint8_t rg = w.role[ge];
-
-				if (rg & (RO_KERNEL | RO_SYNC))
-					add_ev(&w, ge, rg);
-			}
+			w.nw = nw;
+			add_gpu(&w, lgpu, j, je);
+			nw = w.nw;
 		}
 	}
-out:
-	g->nw = w.nw;
-	g->ncev = w.ncev;
+	g->nw = nw;
+	g->ncev = ncev;
 	g->nws = w.nws;
-	g->nwb = w.nwb;
-	*lo = w.lo;
-	*hi = w.hi;
+	g->nwb = nwb;
+	*lo = wlo < w.lo ? wlo : w.lo;
+	*hi = whi > w.hi ? whi : w.hi;
+out:
 	return rc;
 }
 

@@ -274,6 +274,23 @@ static inline uint32_t gp__cp_end_node(const struct gp__cp *g, uint32_t ev)
 	return gp__cp_node_in(g, g->enode[ev], ev);
 }
 
+/** The position of the first event of @p ix (in start order) starting after @p t. */
+static inline size_t gp__cp_first_after(const struct gp__actx *c, const struct gp__idx *ix,
+                                        int64_t t)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ts[ix->v[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /** HTA's "stream != -1": the row has an integer stream. */
 static inline bool gp__cp_hta_row(const struct gp_trace *t, size_t i)
 {

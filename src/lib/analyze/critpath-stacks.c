@@ -315,22 +315,6 @@ static void take_back(struct gp__cp *g, size_t ne0)
 	g->nblock = 0;
 }
 
-/* the position of the first event of @p ix starting after @p t */
-static size_t first_after(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ts[ix->v[mid]] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * CPU event @p ev (start @p t0, duration @p d) of the window in the sweep:
  * the events on its thread's stack ending no later than its start closed,
@@ -433,7 +417,7 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
 
 		pos[nk] = gp__first_at(c, ix, start);
-		lim[nk] = first_after(c, ix, end);
+		lim[nk] = gp__cp_first_after(c, ix, end);
 		v[nk] = ix->v;
 		nk += pos[nk] < lim[nk];
 	}
