@@ -308,32 +308,82 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, struct fb *fb,
 }
 
 /*
+ * The kernel and lock nodes make_nodes listed in @p spec (node order; a
+ * kernel end's collection index in the high half): the kernel start nodes
+ * (kern), the kernel ends for pass_fallback_syncs (kend), HTA's threads
+ * with kernel nodes (tskip), and pass 1, the runtime lock across threads
+ * (HTA _construct_graph_from_cuda_runtime_events) over the lock nodes in
+ * node order.
+ */
+static void special_nodes(struct gp__cp *g, const uint64_t *spec, size_t ns)
+{
+	const uint32_t *nev = g->nev, *track = g->t->ev.track;
+	const uint8_t *nat = g->nat;
+	const int64_t *nts = g->nts;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	uint32_t *kern = g->kern, *stk = g->stk, last = NONE;
+	struct gp_kv *kend = g->kend;
+	size_t i, nst = 0, nkern = 0, nkend = 0;
+
+	for (i = 0; i < ns; i++) {
+		uint32_t nd = (uint32_t)spec[i], ev = nev[nd];
+		uint8_t a = nat[nd];
+
+		if (a & NA_KERNEL) {
+			if (!(a & NA_END))
+				kern[nkern++] = nd;
+			else if (fallback) {
+				kend[nkend].key = nts[nd];
+				kend[nkend++].val = (spec[i] & ~(uint64_t)UINT32_MAX) | ev;
+			}
+			/* HTA: threads with kernel nodes hold no call stack (gp__cp_pass_stacks) */
+			if (hta && !(a & NA_CPU))
+				g->tskip[track[ev]] = 1;
+		}
+		if (!(a & NA_LOCK))
+			continue;
+		/* pass 1 */
+		if (!(a & NA_END)) {
+			stk[nst++] = nd;
+		} else {
+			while (nst) {
+				uint32_t p = stk[--nst];
+
+				if (nev[p] == ev)
+					add_edge_uv(g, p, nd, E_OP, false, ev);
+				else
+					add_edge_uv(g, p, nd, E_DEP, false, NONE);
+			}
+			if (last != NONE && (nat[last] & NA_END))
+				add_edge_uv(g, last, nd, E_DEP, false, NONE);
+		}
+		last = nd;
+	}
+	g->nkern = nkern;
+	g->nkend = nkend;
+}
+
+/*
  * Nodes: a start and an end per event with nodes, in (time, event, start
  * first) order: the order of collect's keys, which go to about one bucket
- * per key by time; each bucket is sorted (mostly one or two keys) and its
- * nodes filled in turn with what the later passes read of them; pass 1,
- * the runtime lock across threads (HTA
- * _construct_graph_from_cuda_runtime_events), which only adds edges into the
- * node at hand, runs in the same loop. The hot loop reads the arrays
- * through locals (a byte store would make the compiler reload every field
- * of g).
+ * per key by time; each bucket is sorted (mostly one or two keys), then
+ * the nodes are filled with what the later passes read of them, the
+ * kernel and lock nodes listed (in key, free by then) for special_nodes.
+ * The hot loops read the arrays through locals (a byte store would make
+ * the compiler reload every field of g).
  */
 static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start, int64_t lo,
                                                 int64_t hi, unsigned kbits)
 {
-	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
-	const uint32_t *track = g->t->ev.track;
 	const uint8_t *role = g->role;
-	size_t i, m = 2 * g->nw, nb, b, blo, nst = 0, nkern = 0, nkend = 0;
+	size_t i, m = 2 * g->nw, nb, b, blo, ns = 0;
 	int64_t k0;
 	unsigned sh, lg, bsh;
 	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
-	bool fallback = !g->hta && !g->have_sync, hta = g->hta, ranked;
-	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *kern, *stk,
-	                                    last = NONE;
+	bool fallback = !g->hta && !g->have_sync, ranked;
+	uint32_t *cnt, *nev, *snode = g->snode, *enode = g->enode, nd, m32 = (uint32_t)m;
 	int64_t *nts;
-	uint8_t *nat, *tskip = g->tskip;
-	struct gp_kv *kend;
+	uint8_t *nat;
 	int rc = 0;
 
 	g->nn = g->nkern = g->nkend = 0;
@@ -359,14 +409,6 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 	cnt = g->bcnt;
 	key = g->key;
 	out = g->key2;
-	nts = g->nts;
-	nev = g->nev;
-	nat = g->nat;
-	head = g->head;
-	reach = g->reach;
-	kern = g->kern;
-	stk = g->stk;
-	kend = g->kend;
 	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
 	for (i = 0; i < m; i++)
 		cnt[(key[i] >> bsh) + 1]++;
@@ -375,66 +417,39 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 	for (i = 0; i < m; i++)
 		out[cnt[key[i] >> bsh]++] = key[i];
 	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
-	for (b = 0, blo = 0; b < nb; blo = cnt[b++]) {
-		size_t bhi = cnt[b];
+	for (b = 0, blo = 0; b < nb; blo = cnt[b++])
+		if (cnt[b] - blo > 1)
+			GP_TRY(sort_bucket(out + blo, cnt[b] - blo));
+	memset(g->head, 0xff, m * sizeof(*g->head)); /* NONE */
+	memset(g->reach, 0, m * sizeof(*g->reach));
+	nev = g->nev;
+	nts = g->nts;
+	nat = g->nat;
+	for (nd = 0; nd < m32; nd++) {
+		uint64_t k = out[nd];
+		uint32_t ev = (uint32_t)((k >> 1) & evmask);
+		uint8_t a = role[ev] & RO_NODE_BITS;
 
-		if (bhi - blo > 1)
-			GP_TRY(sort_bucket(out + blo, bhi - blo));
-		for (i = blo; i < bhi; i++) {
-			uint64_t k = out[i];
-			uint32_t ev = (uint32_t)((k >> 1) & evmask), nd = (uint32_t)i;
-			uint8_t a = role[ev] & RO_NODE_BITS;
-			int64_t t = (int64_t)((k >> kbits) + (uint64_t)k0);
-
-			nev[nd] = ev;
-			head[nd] = NONE;
-			reach[nd] = 0;
-			if (k & 1) {
-				a |= NA_END;
-				if (ranked)
-					t = cts[ev] + cdur[ev];
-				/* kernel ends for pass_fallback_syncs, with their collection index
-				 */
-				if (fallback && (a & NA_KERNEL)) {
-					kend[nkend].key = t;
-					kend[nkend++].val = (uint64_t)enode[ev] << 32 | ev;
-				}
-				enode[ev] = nd;
-			} else {
-				if (ranked)
-					t = cts[ev];
-				snode[ev] = nd;
-				if (a & NA_KERNEL)
-					kern[nkern++] = nd;
-			}
-			nts[nd] = t;
-			nat[nd] = a;
-			/* HTA: threads with kernel nodes hold no call stack (gp__cp_pass_stacks) */
-			if (hta && (a & (NA_CPU | NA_KERNEL)) == NA_KERNEL)
-				tskip[track[ev]] = 1;
-			if (!(a & NA_LOCK))
-				continue;
-			/* pass 1 */
-			if (!(a & NA_END)) {
-				stk[nst++] = nd;
-			} else {
-				while (nst) {
-					uint32_t p = stk[--nst];
-
-					if (nev[p] == ev)
-						add_edge_uv(g, p, nd, E_OP, false, ev);
-					else
-						add_edge_uv(g, p, nd, E_DEP, false, NONE);
-				}
-				if (last != NONE && (nat[last] & NA_END))
-					add_edge_uv(g, last, nd, E_DEP, false, NONE);
-			}
-			last = nd;
+		nev[nd] = ev;
+		nts[nd] = (int64_t)((k >> kbits) + (uint64_t)k0);
+		if (k & 1) {
+			a |= NA_END;
+			/* a kernel end keeps its collection index for pass_fallback_syncs */
+			if (a & (NA_KERNEL | NA_LOCK))
+				key[ns++] = (uint64_t)enode[ev] << 32 | nd;
+			enode[ev] = nd;
+		} else {
+			snode[ev] = nd;
+			if (a & (NA_KERNEL | NA_LOCK))
+				key[ns++] = nd;
 		}
+		nat[nd] = a;
 	}
+	if (ranked) /* the keys held time ranks */
+		for (nd = 0; nd < m32; nd++)
+			nts[nd] = g->c->ts[nev[nd]] + (nat[nd] & NA_END ? g->c->dur[nev[nd]] : 0);
 	g->nn = m;
-	g->nkern = nkern;
-	g->nkend = nkend;
+	special_nodes(g, key, ns);
 out:
 	return rc;
 }
