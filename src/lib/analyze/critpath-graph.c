@@ -116,7 +116,7 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	const int64_t *ts = c->ts, *dur = c->dur;
 	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], need = loff[g->n], k;
 	struct win w;
-	uint32_t *wev, *enode = g->enode, *wblk;
+	uint32_t *wev, *enode = g->enode, *wblk, *wcpu;
 	uint64_t *key, base = (uint64_t)start;
 	size_t nw = 0, nwb = 0, ncev = 0;
 	int64_t wlo = INT64_MAX, whi = INT64_MIN;
@@ -136,7 +136,9 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	GP_TRY(GROW(g->wsync, g->wsync_cap, need + 1));
 	GP_TRY(GROW(g->wblk, g->wblk_cap, need + 1));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need + 2));
+	GP_TRY(GROW(g->wcpu, g->wcpu_cap, need + 1));
 	wev = g->wev;
+	wcpu = g->wcpu;
 	wblk = g->wblk;
 	key = g->key;
 	w = (struct win){ .role = role,
@@ -170,6 +172,7 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 			}
 			/* a CPU event of the range starts in it, at or after start */
 			t1 = t0 + d;
+			wcpu[ncev] = ev;
 			wev[nw] = ev;
 			enode[ev] = (uint32_t)nw;
 			key[2 * nw] = ((uint64_t)t0 - base) << kbits | kk;
@@ -189,6 +192,7 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 			add_gpu(&w, lgpu, j, je);
 			nw = w.nw;
 		}
+		g->kend_cpu[k] = ncev;
 	}
 	g->nw = nw;
 	g->ncev = ncev;
@@ -480,7 +484,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	p->nev = g->nw + g->nws;
 	fwd_bwd(g, start, end, &fb, &from, &to);
 	GP_TRY(make_nodes(g, start, lo, hi, kbits));
-	GP_TRY(gp__cp_pass_stacks(g, start, end, from, to));
+	GP_TRY(gp__cp_pass_stacks(g, from, to));
 	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(gp__cp_pass_fallback_syncs(g));

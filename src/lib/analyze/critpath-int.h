@@ -127,7 +127,12 @@ struct gp__cp {
 	size_t wsync_cap, nws;
 	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
 	size_t wblk_cap, nwb;
-	size_t ncev;          /* its CPU events (of wev) */
+	size_t ncev;        /* its CPU events (of wev) */
+	uint32_t *wcpu;     /* those CPU events, in collection order: a run per kind, */
+	size_t wcpu_cap;    /* each sorted as the context's lists */
+	size_t kend_cpu[3]; /* the end of each kind's run in wcpu */
+	uint32_t *cev;      /* the sweep's order of them: the runs merged */
+	size_t cev_cap;
 	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */
@@ -220,10 +225,10 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 
 /**
  * Pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack)
- * of the window [@p start, @p end], the thread @p from merged into @p to
- * (critpath-stacks.c). Clears tskip.
+ * of the window's CPU events (collect's wcpu), the thread @p from merged
+ * into @p to (critpath-stacks.c). Clears tskip.
  */
-int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to);
+int gp__cp_pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to);
 
 /**
  * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with

@@ -450,6 +450,8 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->wev);
 	gp__free(g->wsync);
 	gp__free(g->wblk);
+	gp__free(g->wcpu);
+	gp__free(g->cev);
 	gp__free(g->bedge);
 	gp__free(g->key);
 	gp__free(g->key2);

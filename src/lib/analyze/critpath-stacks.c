@@ -12,12 +12,12 @@
  * path and the generations read of the edge order.
  *
  * Where the events of every thread nest, HTA's order of a thread is the
- * order of a sweep over its events by start (the context's lists of each
- * kind, merged) that closes the events on its stack ending no later than
- * each start: the sweep visits the events, not the nodes, with no list of
- * the nodes and no sort of the runs at one time. An event that outlasts the
- * one open around it stops the sweep; its edges are taken back and the
- * nodes are walked in HTA's order instead. docs/analyses/critical-path.md.
+ * order of a sweep over its events by start (collect's runs of each kind,
+ * in the order of the context's lists, merged) that closes the events on its stack ending no later
+ * than each start: the sweep visits the events, not the nodes, with no list of the nodes and no
+ * sort of the runs at one time. An event that outlasts the one open around it stops the sweep; its
+ * edges are taken back and the nodes are walked in HTA's order instead.
+ * docs/analyses/critical-path.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -249,7 +249,7 @@ struct sweep {
 	int64_t *bend;
 	const int64_t *nts, *ts, *dur;
 	const uint32_t *track, *snode, *enode, *nev;
-	const uint8_t *role, *tskip, *nat;
+	const uint8_t *tskip, *nat;
 	struct tstate *tst;
 	size_t ne, nblock;
 	uint32_t from, to;
@@ -316,21 +316,17 @@ static void take_back(struct gp__cp *g, size_t ne0)
 }
 
 /*
- * CPU event @p ev (start @p t0, duration @p d) of the window in the sweep:
- * the events on its thread's stack ending no later than its start closed,
- * then its start visited and pushed. false: it outlasts the event open
- * around it.
+ * CPU event @p ev of the window in the sweep: the events on its thread's
+ * stack ending no later than its start closed, then its start visited and
+ * pushed. false: it outlasts the event open around it.
  */
-static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_t ev, int64_t t0,
-                                                        int64_t d)
+static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_t ev)
 {
 	uint32_t tr, top, last, nd;
 	struct tstate *s;
-	int64_t t1, top_end;
+	int64_t t0, t1, top_end;
 	uint8_t xn;
 
-	if (d <= 0 || !(w->role[ev] & RO_CPU))
-		return true;
 	tr = w->track[ev];
 	tr = tr == w->from ? w->to : tr;
 	if (w->tskip[tr])
@@ -339,7 +335,8 @@ static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_
 	top = s->top;
 	top_end = s->top_end;
 	last = s->last;
-	t1 = t0 + d;
+	t0 = w->ts[ev];
+	t1 = t0 + w->dur[ev];
 	while (top != NONE && top_end <= t0)
 		sw_close(w, &top, &top_end, &last);
 	if (top != NONE && t1 > top_end) {
@@ -366,29 +363,101 @@ static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_
 	return true;
 }
 
+/* whether event @p x comes before @p y in the context's lists: by start, longest first, index */
+static inline bool before(const int64_t *ts, const int64_t *dur, uint32_t x, uint32_t y)
+{
+	return ts[x] < ts[y] ||
+	       (ts[x] == ts[y] && (dur[x] > dur[y] || (dur[x] == dur[y] && x < y)));
+}
+
+/*
+ * The window's CPU events in the order of the context's lists (start, then
+ * longest first, then the earlier event) over their kinds: collect's runs
+ * of each kind (wcpu) merged into cev, two at a time (the third, driver
+ * calls, is mostly empty). @return cev, or wcpu itself when one run holds
+ * them all.
+ */
+static const uint32_t *merge_runs(struct gp__cp *g)
+{
+	const int64_t *ts = g->c->ts, *dur = g->c->dur;
+	const uint32_t *w = g->wcpu, *a, *b;
+	uint32_t *out = g->cev, *o;
+	size_t r[4] = { 0, g->kend_cpu[0], g->kend_cpu[1], g->kend_cpu[2] }, pos[3], lim[3];
+	size_t nk = 0, k;
+
+	for (k = 0; k < 3; k++) {
+		pos[nk] = r[k];
+		lim[nk] = r[k + 1];
+		nk += r[k] < r[k + 1];
+	}
+	if (nk <= 1)
+		return w + (nk ? pos[0] : 0);
+	o = out;
+	while (nk == 3) {
+		size_t m = before(ts, dur, w[pos[1]], w[pos[0]]);
+
+		m = before(ts, dur, w[pos[2]], w[pos[m]]) ? 2 : m;
+		*o++ = w[pos[m]++];
+		if (pos[m] == lim[m]) { /* the run is done */
+			nk--;
+			for (k = m; k < nk; k++) {
+				pos[k] = pos[k + 1];
+				lim[k] = lim[k + 1];
+			}
+		}
+	}
+	a = w + pos[0];
+	b = w + pos[1];
+	{
+		const uint32_t *ae = w + lim[0], *be = w + lim[1];
+		uint32_t xa = *a, xb = *b;
+		int64_t ta = ts[xa], da = dur[xa], tb = ts[xb], db = dur[xb];
+
+		for (;;) {
+			if (tb < ta || (tb == ta && (db > da || (db == da && xb < xa)))) {
+				*o++ = xb;
+				if (++b == be)
+					break;
+				xb = *b;
+				tb = ts[xb];
+				db = dur[xb];
+			} else {
+				*o++ = xa;
+				if (++a == ae)
+					break;
+				xa = *a;
+				ta = ts[xa];
+				da = dur[xa];
+			}
+		}
+		while (a < ae)
+			*o++ = *a++;
+		while (b < be)
+			*o++ = *b++;
+	}
+	return out;
+}
+
 /*
  * Pass 2 by a sweep over the window's CPU events (collect's: starting in
- * [@p start, @p end], dur > 0) in the order of the context's lists (start,
- * then longest first, then the earlier event), merged over their kinds: two
- * at a time (the third, driver calls, is mostly empty), the heads' start
- * and duration at hand. *@p nested false: an event outlasts the one open
- * around it on its thread (the edges of the sweep taken back).
+ * the window, dur > 0) in the order of the context's lists (merge_runs).
+ * *@p nested false: an event outlasts the one open around it on its
+ * thread (the edges of the sweep taken back).
  */
-static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to,
-                 bool *nested)
+static int sweep(struct gp__cp *g, uint32_t from, uint32_t to, bool *nested)
 {
-	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
-	const int64_t *ts = c->ts, *dur = c->dur;
+	const uint32_t *cev;
 	struct sweep w;
-	const uint32_t *v[GP_ARRAY_SIZE(kinds)];
-	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], nk = 0, k, ne0 = g->ne;
+	size_t i, n = g->ncev, k, ne0 = g->ne;
 	bool ok = true;
 	int rc = 0;
 
 	*nested = true;
-	GP_TRY(GROW(g->bedge, g->bedge_cap, g->ncev + 1));
+	GP_TRY(GROW(g->bedge, g->bedge_cap, n + 1));
+	GP_TRY(GROW(g->cev, g->cev_cap, n + 1));
 	GP_TRY(GROW(g->dist, g->dist_cap, g->nn + 1)); /* bend: gp__cp_longest's, free until then */
+	cev = merge_runs(g);
 	w = (struct sweep){ .g = g,
 		            .e = g->e,
 		            .head = g->head,
@@ -397,13 +466,12 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 		            .bedge = g->bedge,
 		            .bend = g->dist,
 		            .nts = g->nts,
-		            .ts = ts,
-		            .dur = dur,
+		            .ts = c->ts,
+		            .dur = c->dur,
 		            .track = g->t->ev.track,
 		            .snode = g->snode,
 		            .enode = g->enode,
 		            .nev = g->nev,
-		            .role = g->role,
 		            .tskip = g->tskip,
 		            .nat = g->nat,
 		            .tst = g->tst,
@@ -413,73 +481,8 @@ static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, ui
 		            .to = to,
 		            .hta = g->hta,
 		            .backward = g->backward };
-	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
-		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-
-		pos[nk] = gp__first_at(c, ix, start);
-		lim[nk] = gp__cp_first_after(c, ix, end);
-		v[nk] = ix->v;
-		nk += pos[nk] < lim[nk];
-	}
-	while (ok && nk == 3) {
-		size_t b = 0;
-
-		for (k = 1; k < 3; k++) {
-			uint32_t x = v[k][pos[k]], y = v[b][pos[b]];
-
-			if (ts[x] < ts[y] ||
-			    (ts[x] == ts[y] && (dur[x] > dur[y] || (dur[x] == dur[y] && x < y))))
-				b = k;
-		}
-		{
-			uint32_t ev = v[b][pos[b]++];
-
-			ok = visit(&w, ev, ts[ev], dur[ev]);
-		}
-		if (pos[b] == lim[b]) { /* the list is done */
-			nk--;
-			for (k = b; k < nk; k++) {
-				v[k] = v[k + 1];
-				pos[k] = pos[k + 1];
-				lim[k] = lim[k + 1];
-			}
-		}
-	}
-	if (ok && nk == 2) {
-		const uint32_t *a = v[0], *b = v[1];
-		size_t i = pos[0], j = pos[1], la = lim[0], lb = lim[1];
-		uint32_t xa = a[i], xb = b[j];
-		int64_t ta = ts[xa], da = dur[xa], tb = ts[xb], db = dur[xb];
-
-		for (;;) {
-			if (tb < ta || (tb == ta && (db > da || (db == da && xb < xa)))) {
-				if (!(ok = visit(&w, xb, tb, db)) || ++j == lb)
-					break;
-				xb = b[j];
-				tb = ts[xb];
-				db = dur[xb];
-			} else {
-				if (!(ok = visit(&w, xa, ta, da)) || ++i == la)
-					break;
-				xa = a[i];
-				ta = ts[xa];
-				da = dur[xa];
-			}
-		}
-		pos[0] = i;
-		pos[1] = j;
-		if (i == la) {
-			v[0] = v[1];
-			pos[0] = pos[1];
-			lim[0] = lim[1];
-		}
-		nk = 1;
-	}
-	for (; ok && nk == 1 && pos[0] < lim[0]; pos[0]++) {
-		uint32_t ev = v[0][pos[0]];
-
-		ok = visit(&w, ev, ts[ev], dur[ev]);
-	}
+	for (i = 0; ok && i < n; i++)
+		ok = visit(&w, cev[i]);
 	g->ne = w.ne;
 	g->nblock = w.nblock;
 	g->backward = w.backward;
@@ -501,7 +504,7 @@ out:
 	return rc;
 }
 
-int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to)
+int gp__cp_pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 {
 	const struct gp_trace *t = g->t;
 	uint8_t *tskip = g->tskip;
@@ -523,7 +526,7 @@ int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t fr
 	}
 	nested = false;
 	if (!g->by_nodes)
-		GP_TRY(sweep(g, start, end, from, to, &nested));
+		GP_TRY(sweep(g, from, to, &nested));
 	g->swept = nested;
 	if (!nested) {
 		GP_TRY(list_cpu(g, from, to));
