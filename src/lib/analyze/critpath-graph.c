@@ -385,7 +385,8 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 	unsigned sh, lg, bsh;
 	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
 	bool fallback = !g->hta && !g->have_sync, ranked;
-	uint32_t *cnt, *nev, *snode = g->snode, *enode = g->enode, nd, m32 = (uint32_t)m;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, nd,
+	                                    m32 = (uint32_t)m;
 	int64_t *nts;
 	uint8_t *nat;
 	int rc = 0;
@@ -413,7 +414,7 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 	cnt = g->bcnt;
 	key = g->key;
 	out = g->key2;
-	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
+	gp__cp_fill_u32(cnt, nb + 1, 0);
 	for (i = 0; i < m; i++)
 		cnt[(key[i] >> bsh) + 1]++;
 	for (b = 1; b <= nb; b++)
@@ -424,8 +425,8 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 	for (b = 0, blo = 0; b < nb; blo = cnt[b++])
 		if (cnt[b] - blo > 1)
 			GP_TRY(sort_bucket(out + blo, cnt[b] - blo));
-	memset(g->head, 0xff, m * sizeof(*g->head)); /* NONE */
-	memset(g->reach, 0, m * sizeof(*g->reach));
+	head = g->head;
+	reach = g->reach;
 	nev = g->nev;
 	nts = g->nts;
 	nat = g->nat;
@@ -435,6 +436,8 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 		uint8_t a = role[ev] & RO_NODE_BITS;
 
 		nev[nd] = ev;
+		head[nd] = NONE;
+		reach[nd] = 0;
 		nts[nd] = (int64_t)((k >> kbits) + (uint64_t)k0);
 		if (k & 1) {
 			a |= NA_END;

@@ -244,6 +244,9 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g);
 /** The longest path of the graph in @p g into @p p (critpath-path.c). */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
 
+/** @p p[0..n) = @p x, by word stores rather than memset (critpath-prep.c). */
+void gp__cp_fill_u32(uint32_t *p, size_t n, uint32_t x);
+
 /** The name flags of string @p id (NF_*), computed on first use (critpath-prep.c). */
 uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id);
 
