@@ -266,23 +266,6 @@ out:
 	return rc;
 }
 
-/* a bucket of make_nodes' keys in order: insertion when short, else the library's sort */
-static int sort_bucket(uint64_t *k, size_t n)
-{
-	size_t i, j;
-
-	if (n > 32) /* the keys are below 2^63 */
-		return gp__sort_i64((int64_t *)k, n);
-	for (i = 1; i < n; i++) {
-		uint64_t x = k[i];
-
-		for (j = i; j > 0 && k[j - 1] > x; j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-	return 0;
-}
-
 /*
  * The forward and backward threads (HTA _get_fwd_tid/_get_bwd_tid): the only
  * thread with a CPU op or annotation named "*forward*" (resp. "*autograd*")
@@ -370,17 +353,17 @@ static void special_nodes(struct gp__cp *g, const uint64_t *spec, size_t ns)
 /*
  * Nodes: a start and an end per event with nodes, in (time, event, start
  * first) order: the order of collect's keys, which go to about one bucket
- * per key by time; each bucket is sorted (mostly one or two keys), then
- * the nodes are filled with what the later passes read of them, the
- * kernel and lock nodes listed (in key, free by then) for special_nodes.
- * The hot loops read the arrays through locals (a byte store would make
- * the compiler reload every field of g).
+ * per key by time, then one insertion pass moves each key within its
+ * bucket (mostly one or two keys; past a few moves per key the library's
+ * sort finishes, never quadratic), then the nodes are filled with what the later passes read of
+ * them, the kernel and lock nodes listed (in key, free by then) for special_nodes. The hot loops
+ * read the arrays through locals (a byte store would make the compiler reload every field of g).
  */
 static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start, int64_t lo,
                                                 int64_t hi, unsigned kbits)
 {
 	const uint8_t *role = g->role;
-	size_t i, m = 2 * g->nw, nb, b, blo, ns = 0;
+	size_t i, m = 2 * g->nw, nb, b, ns = 0;
 	int64_t k0;
 	unsigned sh, lg, bsh;
 	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
@@ -421,10 +404,25 @@ static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start,
 		cnt[b] += cnt[b - 1];
 	for (i = 0; i < m; i++)
 		out[cnt[key[i] >> bsh]++] = key[i];
-	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
-	for (b = 0, blo = 0; b < nb; blo = cnt[b++])
-		if (cnt[b] - blo > 1)
-			GP_TRY(sort_bucket(out + blo, cnt[b] - blo));
+	/* now bucket b is out[cnt[b - 1]..cnt[b]): one insertion pass puts each key in place */
+	{
+		size_t j, moves = 0;
+
+		for (i = 1; i < m; i++) {
+			uint64_t x = out[i];
+
+			if (out[i - 1] <= x)
+				continue;
+			for (j = i; j > 0 && out[j - 1] > x; j--)
+				out[j] = out[j - 1];
+			out[j] = x;
+			moves += i - j;
+			if (moves > 8 * m) { /* many keys in few buckets: the library's sort */
+				GP_TRY(gp__sort_i64((int64_t *)out, m));
+				break;
+			}
+		}
+	}
 	head = g->head;
 	reach = g->reach;
 	nev = g->nev;
