@@ -54,7 +54,7 @@ static void fb_note(struct gp__cp *g, struct fb *fb, uint32_t ev)
 struct win {
 	const uint8_t *role;
 	const int64_t *ts, *dur;
-	uint32_t *wev, *wsync, *enode;
+	uint32_t *wsync, *enode;
 	uint64_t *key;
 	size_t nw, nws;
 	uint64_t base;  /* the keys' times are offsets from it (the window's start) */
@@ -88,7 +88,6 @@ static void add_gpu(struct win *w, const uint32_t *lgpu, uint32_t j, uint32_t je
 		lo = ts < te ? ts : te;
 		hi = ts ^ te ^ lo;
 		i = w->nw++;
-		w->wev[i] = ev;
 		w->enode[ev] = (uint32_t)i;
 		w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
 		w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
@@ -116,7 +115,7 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	const int64_t *ts = c->ts, *dur = c->dur;
 	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], need = loff[g->n], k;
 	struct win w;
-	uint32_t *wev, *enode = g->enode, *wblk, *wcpu;
+	uint32_t *enode = g->enode, *wblk, *wcpu;
 	uint64_t *key, base = (uint64_t)start;
 	size_t nw = 0, nwb = 0, ncev = 0;
 	int64_t wlo = INT64_MAX, whi = INT64_MIN;
@@ -132,19 +131,16 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	}
 	if (need >= NONE / 2)
 		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
-	GP_TRY(GROW(g->wev, g->wev_cap, need + 1));
 	GP_TRY(GROW(g->wsync, g->wsync_cap, need + 1));
 	GP_TRY(GROW(g->wblk, g->wblk_cap, need + 1));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need + 2));
 	GP_TRY(GROW(g->wcpu, g->wcpu_cap, need + 1));
-	wev = g->wev;
 	wcpu = g->wcpu;
 	wblk = g->wblk;
 	key = g->key;
 	w = (struct win){ .role = role,
 		          .ts = ts,
 		          .dur = dur,
-		          .wev = wev,
 		          .wsync = g->wsync,
 		          .enode = enode,
 		          .key = key,
@@ -173,13 +169,11 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 			/* a CPU event of the range starts in it, at or after start */
 			t1 = t0 + d;
 			wcpu[ncev] = ev;
-			wev[nw] = ev;
 			enode[ev] = (uint32_t)nw;
 			key[2 * nw] = ((uint64_t)t0 - base) << kbits | kk;
 			key[2 * nw + 1] = ((uint64_t)t1 - base) << kbits | kk | 1;
 			nw++;
 			ncev++;
-			wlo = t0 < wlo ? t0 : wlo;
 			whi = t1 > whi ? t1 : whi;
 			j = loff[ev];
 			je = loff[ev + 1];
@@ -193,6 +187,13 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 			nw = w.nw;
 		}
 		g->kend_cpu[k] = ncev;
+	}
+	/* the earliest CPU start: the first of each kind's run (sorted by start) */
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		size_t first = k ? g->kend_cpu[k - 1] : 0;
+
+		if (first < g->kend_cpu[k] && ts[wcpu[first]] < wlo)
+			wlo = ts[wcpu[first]];
 	}
 	g->nw = nw;
 	g->ncev = ncev;
@@ -222,6 +223,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	const int64_t *ts = g->c->ts, *dur = g->c->dur;
 	size_t i, m = 2 * g->nw;
 	uint64_t rank = 0, *key = g->key;
+	uint64_t evmask = (UINT64_C(1) << (kbits - 1)) - 1;
 	int64_t last = 0;
 	int rc = 0;
 
@@ -234,7 +236,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	*span = (uint64_t)hi - (uint64_t)lo;
 	if (width(*span) + kbits <= 63) {
 		for (i = 0; i < g->nw; i++) {
-			uint32_t ev = g->wev[i];
+			uint32_t ev = (uint32_t)((key[2 * i] >> 1) & evmask);
 			uint64_t kk = (uint64_t)ev << 1;
 
 			key[2 * i] = ((uint64_t)ts[ev] - (uint64_t)lo) << kbits | kk;
@@ -246,7 +248,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	GP_TRY(GROW(g->kv, g->kv_cap, m));
 	GP_TRY(GROW(g->kv2, g->kv2_cap, m));
 	for (i = 0; i < m; i++) {
-		uint32_t ev = g->wev[i / 2];
+		uint32_t ev = (uint32_t)((key[i] >> 1) & evmask);
 
 		g->kv[i].key = ts[ev] + (i & 1 ? dur[ev] : 0);
 		g->kv[i].val = i;
@@ -257,7 +259,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 
 		rank += i && g->kv[i].key != last;
 		last = g->kv[i].key;
-		key[j] = rank << kbits | (uint64_t)g->wev[j / 2] << 1 | (j & 1);
+		key[j] = rank << kbits | (key[j] & ((evmask << 1) | 1)); /* its event and end */
 	}
 	*k0 = 0;
 	*span = rank;

@@ -121,13 +121,12 @@ struct gp__cp {
 	struct gp_u64map syncsd; /* sync event -> src kernel << 32 | dest kernel (NONE parts) */
 
 	/* per-window buffers, grown as needed */
-	uint32_t *wev; /* the window's events with nodes, in collection order */
-	size_t wev_cap, nw;
+	size_t nw;       /* the window's events with nodes (2 keys each in key) */
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
 	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
 	size_t wblk_cap, nwb;
-	size_t ncev;        /* its CPU events (of wev) */
+	size_t ncev;        /* its CPU events */
 	uint32_t *wcpu;     /* those CPU events, in collection order: a run per kind, */
 	size_t wcpu_cap;    /* each sorted as the context's lists */
 	size_t kend_cpu[3]; /* the end of each kind's run in wcpu */
@@ -154,7 +153,7 @@ struct gp__cp {
 	size_t cpun_cap, cpt_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
 	size_t kern_cap, nkern;
-	struct gp_kv *kend; /* kernel ends (time, wev index << 32 | event), in node order */
+	struct gp_kv *kend; /* kernel ends (time, collection index << 32 | event), in node order */
 	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;

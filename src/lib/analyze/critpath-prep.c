@@ -455,7 +455,6 @@ void gp__cp_free(struct gp__cp *g)
 	gp__free(g->q);
 	gp__free(g->snode);
 	gp__free(g->enode);
-	gp__free(g->wev);
 	gp__free(g->wsync);
 	gp__free(g->wblk);
 	gp__free(g->wcpu);
