@@ -131,10 +131,11 @@ static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, in
 	}
 	if (need >= NONE / 2)
 		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
-	GP_TRY(GROW(g->wsync, g->wsync_cap, need + 1));
-	GP_TRY(GROW(g->wblk, g->wblk_cap, need + 1));
+	/* the syncs are GPU-side events, the blocking calls CPU events */
+	GP_TRY(GROW(g->wsync, g->wsync_cap, loff[g->n] + 1));
+	GP_TRY(GROW(g->wblk, g->wblk_cap, need - loff[g->n] + 1));
+	GP_TRY(GROW(g->wcpu, g->wcpu_cap, need - loff[g->n] + 1));
 	GP_TRY(GROW(g->key, g->key_cap, 2 * need + 2));
-	GP_TRY(GROW(g->wcpu, g->wcpu_cap, need + 1));
 	wcpu = g->wcpu;
 	wblk = g->wblk;
 	key = g->key;
