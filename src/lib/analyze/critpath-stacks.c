@@ -363,6 +363,19 @@ static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_
 	return true;
 }
 
+/* visit over @p cev[0..n), with --compat hta (@p hta) a constant in its loop */
+static inline __attribute__((always_inline)) bool visit_all(struct sweep *w, const uint32_t *cev,
+                                                            size_t n, bool hta)
+{
+	size_t i;
+
+	w->hta = hta;
+	for (i = 0; i < n; i++)
+		if (!visit(w, cev[i]))
+			return false;
+	return true;
+}
+
 /* whether event @p x comes before @p y in the context's lists: by start, longest first, index */
 static inline bool before(const int64_t *ts, const int64_t *dur, uint32_t x, uint32_t y)
 {
@@ -449,7 +462,7 @@ static int sweep(struct gp__cp *g, uint32_t from, uint32_t to, bool *nested)
 	const struct gp__actx *c = g->c;
 	const uint32_t *cev;
 	struct sweep w;
-	size_t i, n = g->ncev, k, ne0 = g->ne;
+	size_t n = g->ncev, k, ne0 = g->ne;
 	bool ok = true;
 	int rc = 0;
 
@@ -481,8 +494,7 @@ static int sweep(struct gp__cp *g, uint32_t from, uint32_t to, bool *nested)
 		            .to = to,
 		            .hta = g->hta,
 		            .backward = g->backward };
-	for (i = 0; ok && i < n; i++)
-		ok = visit(&w, cev[i]);
+	ok = g->hta ? visit_all(&w, cev, n, true) : visit_all(&w, cev, n, false);
 	g->ne = w.ne;
 	g->nblock = w.nblock;
 	g->backward = w.backward;
