@@ -50,139 +50,159 @@ static void fb_note(struct gp__cp *g, struct fb *fb, uint32_t ev)
 	}
 }
 
-/* collect's view of the window's buffers, in locals (byte stores make the compiler reload g) */
+/* the window's GPU-side events so far: collect's, in locals */
 struct win {
 	const uint8_t *role;
 	const int64_t *ts, *dur;
-	uint32_t *wev, *wsync, *wblk, *enode;
+	uint32_t *wsync, *enode;
 	uint64_t *key;
-	size_t nw, nws, nwb, ncev, room; /* room: events the buffers hold */
+	size_t nw, nws;
 	uint64_t base;  /* the keys' times are offsets from it (the window's start) */
 	unsigned kbits; /* the bits below a key's time: event << 1 | end */
 	int64_t lo, hi; /* the earliest and the latest time */
 };
 
-/* the buffers of collect for @p need events, past *@p room (updated) */
-static int win_grow(struct gp__cp *g, size_t need, size_t *room)
-{
-	int rc = 0;
-
-	if (need >= NONE / 2)
-		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
-	need = need < 2 * *room ? 2 * *room : need;
-	GP_TRY(GROW(g->wev, g->wev_cap, need));
-	GP_TRY(GROW(g->wsync, g->wsync_cap, need));
-	GP_TRY(GROW(g->wblk, g->wblk_cap, need));
-	GP_TRY(GROW(g->key, g->key_cap, 2 * need));
-	*room = need;
-out:
-	return rc;
-}
-
 /*
- * One event of the window (role @p r): sync events get no nodes, the others
- * a start and an end key, time offset << kbits | event << 1 | end, which
- * sort in node order; enode holds its collection index until make_nodes.
+ * The GPU events @p lgpu[j..je) a CPU event of the window launched: sync
+ * events get no nodes, kernels a start and an end key, time offset << kbits
+ * | event << 1 | end, which sort in node order; enode holds its collection
+ * index until make_nodes.
  */
-static inline void add_ev(struct win *w, uint32_t ev, uint8_t r)
+static void add_gpu(struct win *w, const uint32_t *lgpu, uint32_t j, uint32_t je)
 {
-	int64_t ts = w->ts[ev], te = ts + w->dur[ev], lo = ts < te ? ts : te, hi = ts ^ te ^ lo;
-	uint64_t k = (uint64_t)ev << 1;
-	size_t i;
+	for (; j < je; j++) {
+		uint32_t ev = lgpu[j];
+		uint8_t r = w->role[ev];
+		int64_t ts, te, lo, hi;
+		uint64_t k = (uint64_t)ev << 1;
+		size_t i;
 
-	if ((r & RO_SYNC) && !(r & RO_KERNEL)) {
-		w->wsync[w->nws++] = ev;
-		return;
+		if (!(r & (RO_KERNEL | RO_SYNC)))
+			continue;
+		if (!(r & RO_KERNEL)) {
+			w->wsync[w->nws++] = ev;
+			continue;
+		}
+		ts = w->ts[ev];
+		te = ts + w->dur[ev];
+		lo = ts < te ? ts : te;
+		hi = ts ^ te ^ lo;
+		i = w->nw++;
+		w->enode[ev] = (uint32_t)i;
+		w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
+		w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
+		w->lo = lo < w->lo ? lo : w->lo;
+		w->hi = hi > w->hi ? hi : w->hi;
 	}
-	i = w->nw++;
-	w->wev[i] = ev;
-	w->enode[ev] = (uint32_t)i;
-	w->key[2 * i] = ((uint64_t)ts - w->base) << w->kbits | k;
-	w->key[2 * i + 1] = ((uint64_t)te - w->base) << w->kbits | k | 1;
-	w->lo = lo < w->lo ? lo : w->lo;
-	w->hi = hi > w->hi ? hi : w->hi;
 }
 
 /*
  * The window's events: CPU nodes starting in it (dur > 0) and the GPU events
  * they launched, their keys in key (2 per event with nodes, offsets from
  * @p start), their span in [*lo, *hi]; the CPU ops named for fwd_bwd
- * noted in @p fb.
+ * noted in @p fb. The buffers are sized first for the CPU events in the
+ * window's range and every GPU event linked (each is in at most one
+ * window's list once), so the loop checks no room.
  */
-static int collect(struct gp__cp *g, int64_t start, int64_t end, unsigned kbits, struct fb *fb,
-                   int64_t *lo, int64_t *hi)
+static __attribute__((noinline)) int collect(struct gp__cp *g, int64_t start, int64_t end,
+                                             unsigned kbits, struct fb *fb, int64_t *lo,
+                                             int64_t *hi)
 {
 	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
 	const struct gp__actx *c = g->c;
 	const uint32_t *loff = g->loff, *lgpu = g->lgpu;
-	struct win w = {
-		.role = g->role,
-		.ts = c->ts,
-		.dur = c->dur,
-		.wev = g->wev,
-		.wsync = g->wsync,
-		.wblk = g->wblk,
-		.enode = g->enode,
-		.key = g->key,
-		.base = (uint64_t)start,
-		.kbits = kbits,
-		.lo = INT64_MAX,
-		.hi = INT64_MIN,
-	};
+	const uint8_t *role = g->role;
+	const int64_t *ts = c->ts, *dur = c->dur;
+	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], need = loff[g->n], k;
+	struct win w;
+	uint32_t *enode = g->enode, *wblk, *wcpu;
+	uint64_t *key, base = (uint64_t)start;
+	size_t nw = 0, nwb = 0, ncev = 0;
+	int64_t wlo = INT64_MAX, whi = INT64_MIN;
 	bool hta = g->hta;
-	size_t k, i;
 	int rc = 0;
 
-	w.room = g->wev_cap < g->wsync_cap ? g->wev_cap : g->wsync_cap;
-	w.room = g->wblk_cap < w.room ? g->wblk_cap : w.room;
-	w.room = g->key_cap / 2 < w.room ? g->key_cap / 2 : w.room;
 	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
 		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-		const uint32_t *v = ix->v;
-		size_t nv = ix->n;
 
-		for (i = gp__first_at(c, ix, start); i < nv && w.ts[v[i]] <= end; i++) {
+		pos[k] = gp__first_at(c, ix, start);
+		lim[k] = gp__cp_first_after(c, ix, end);
+		need += lim[k] - pos[k];
+	}
+	if (need >= NONE / 2)
+		return gp__error(GP_ELIMIT, "too many nodes in the critical-path graph");
+	/* the syncs are GPU-side events, the blocking calls CPU events */
+	GP_TRY(GROW(g->wsync, g->wsync_cap, loff[g->n] + 1));
+	GP_TRY(GROW(g->wblk, g->wblk_cap, need - loff[g->n] + 1));
+	GP_TRY(GROW(g->wcpu, g->wcpu_cap, need - loff[g->n] + 1));
+	GP_TRY(GROW(g->key, g->key_cap, 2 * need + 2));
+	wcpu = g->wcpu;
+	wblk = g->wblk;
+	key = g->key;
+	w = (struct win){ .role = role,
+		          .ts = ts,
+		          .dur = dur,
+		          .wsync = g->wsync,
+		          .enode = enode,
+		          .key = key,
+		          .base = base,
+		          .kbits = kbits,
+		          .lo = INT64_MAX,
+		          .hi = INT64_MIN };
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		const uint32_t *v = c->by_kind[kinds[k]].v;
+		size_t i, ie = lim[k];
+
+		for (i = pos[k]; i < ie; i++) {
 			uint32_t ev = v[i], j, je;
-			uint8_t r = w.role[ev];
-			size_t need;
+			uint8_t r = role[ev];
+			int64_t t0 = ts[ev], d = dur[ev], t1;
+			uint64_t kk = (uint64_t)ev << 1;
 
-			if (w.dur[ev] <= 0 || !(r & RO_CPU))
+			if (d <= 0 || !(r & RO_CPU))
 				continue;
-			if (r & RO_FB) /* fwd_bwd's filter is this one for CPU ops */
-				fb_note(g, fb, ev);
+			if (r & (RO_FB | RO_BLOCK)) {
+				if (r & RO_FB) /* fwd_bwd's filter is this one for CPU ops */
+					fb_note(g, fb, ev);
+				if (r & RO_BLOCK)
+					wblk[nwb++] = ev;
+			}
+			/* a CPU event of the range starts in it, at or after start */
+			t1 = t0 + d;
+			wcpu[ncev] = ev;
+			enode[ev] = (uint32_t)nw;
+			key[2 * nw] = ((uint64_t)t0 - base) << kbits | kk;
+			key[2 * nw + 1] = ((uint64_t)t1 - base) << kbits | kk | 1;
+			nw++;
+			ncev++;
+			whi = t1 > whi ? t1 : whi;
 			j = loff[ev];
 			je = loff[ev + 1];
-			need = w.nw + w.nws + 1 + (je - j);
-			if (need > w.room) {
-				GP_TRY(win_grow(g, need, &w.room));
-				w.wev = g->wev;
-				w.wsync = g->wsync;
-				w.wblk = g->wblk;
-				w.key = g->key;
-			}
-			if (r & RO_BLOCK)
-				w.wblk[w.nwb++] = ev;
-			add_ev(&w, ev, r);
-			w.ncev++;
+			if (j == je)
+				continue;
 			/* HTA joins a call with one GPU event: the last of its correlation */
-			if (hta && je > j)
+			if (hta)
 				j = je - 1;
-			for (; j < je; j++) {
-				uint32_t ge = lgpu[j];
-				uint8_t rg = w.role[ge];
-
-				if (rg & (RO_KERNEL | RO_SYNC))
-					add_ev(&w, ge, rg);
-			}
+			w.nw = nw;
+			add_gpu(&w, lgpu, j, je);
+			nw = w.nw;
 		}
+		g->kend_cpu[k] = ncev;
 	}
-out:
-	g->nw = w.nw;
-	g->ncev = w.ncev;
+	/* the earliest CPU start: the first of each kind's run (sorted by start) */
+	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
+		size_t first = k ? g->kend_cpu[k - 1] : 0;
+
+		if (first < g->kend_cpu[k] && ts[wcpu[first]] < wlo)
+			wlo = ts[wcpu[first]];
+	}
+	g->nw = nw;
+	g->ncev = ncev;
 	g->nws = w.nws;
-	g->nwb = w.nwb;
-	*lo = w.lo;
-	*hi = w.hi;
+	g->nwb = nwb;
+	*lo = wlo < w.lo ? wlo : w.lo;
+	*hi = whi > w.hi ? whi : w.hi;
+out:
 	return rc;
 }
 
@@ -204,6 +224,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	const int64_t *ts = g->c->ts, *dur = g->c->dur;
 	size_t i, m = 2 * g->nw;
 	uint64_t rank = 0, *key = g->key;
+	uint64_t evmask = (UINT64_C(1) << (kbits - 1)) - 1;
 	int64_t last = 0;
 	int rc = 0;
 
@@ -216,7 +237,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	*span = (uint64_t)hi - (uint64_t)lo;
 	if (width(*span) + kbits <= 63) {
 		for (i = 0; i < g->nw; i++) {
-			uint32_t ev = g->wev[i];
+			uint32_t ev = (uint32_t)((key[2 * i] >> 1) & evmask);
 			uint64_t kk = (uint64_t)ev << 1;
 
 			key[2 * i] = ((uint64_t)ts[ev] - (uint64_t)lo) << kbits | kk;
@@ -228,7 +249,7 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 	GP_TRY(GROW(g->kv, g->kv_cap, m));
 	GP_TRY(GROW(g->kv2, g->kv2_cap, m));
 	for (i = 0; i < m; i++) {
-		uint32_t ev = g->wev[i / 2];
+		uint32_t ev = (uint32_t)((key[i] >> 1) & evmask);
 
 		g->kv[i].key = ts[ev] + (i & 1 ? dur[ev] : 0);
 		g->kv[i].val = i;
@@ -239,30 +260,13 @@ static int pack_keys(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, un
 
 		rank += i && g->kv[i].key != last;
 		last = g->kv[i].key;
-		key[j] = rank << kbits | (uint64_t)g->wev[j / 2] << 1 | (j & 1);
+		key[j] = rank << kbits | (key[j] & ((evmask << 1) | 1)); /* its event and end */
 	}
 	*k0 = 0;
 	*span = rank;
 	*ranked = true;
 out:
 	return rc;
-}
-
-/* a bucket of make_nodes' keys in order: insertion when short, else the library's sort */
-static int sort_bucket(uint64_t *k, size_t n)
-{
-	size_t i, j;
-
-	if (n > 32) /* the keys are below 2^63 */
-		return gp__sort_i64((int64_t *)k, n);
-	for (i = 1; i < n; i++) {
-		uint64_t x = k[i];
-
-		for (j = i; j > 0 && k[j - 1] > x; j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-	return 0;
 }
 
 /*
@@ -294,31 +298,83 @@ static void fwd_bwd(struct gp__cp *g, int64_t start, int64_t end, struct fb *fb,
 }
 
 /*
+ * The kernel and lock nodes make_nodes listed in @p spec (node order; a
+ * kernel end's collection index in the high half): the kernel start nodes
+ * (kern), the kernel ends for pass_fallback_syncs (kend), HTA's threads
+ * with kernel nodes (tskip), and pass 1, the runtime lock across threads
+ * (HTA _construct_graph_from_cuda_runtime_events) over the lock nodes in
+ * node order.
+ */
+static void special_nodes(struct gp__cp *g, const uint64_t *spec, size_t ns)
+{
+	const uint32_t *nev = g->nev, *track = g->t->ev.track;
+	const uint8_t *nat = g->nat;
+	const int64_t *nts = g->nts;
+	bool fallback = !g->hta && !g->have_sync, hta = g->hta;
+	uint32_t *kern = g->kern, *stk = g->stk, last = NONE;
+	struct gp_kv *kend = g->kend;
+	size_t i, nst = 0, nkern = 0, nkend = 0;
+
+	for (i = 0; i < ns; i++) {
+		uint32_t nd = (uint32_t)spec[i], ev = nev[nd];
+		uint8_t a = nat[nd];
+
+		if (a & NA_KERNEL) {
+			if (!(a & NA_END))
+				kern[nkern++] = nd;
+			else if (fallback) {
+				kend[nkend].key = nts[nd];
+				kend[nkend++].val = (spec[i] & ~(uint64_t)UINT32_MAX) | ev;
+			}
+			/* HTA: threads with kernel nodes hold no call stack (gp__cp_pass_stacks) */
+			if (hta && !(a & NA_CPU))
+				g->tskip[track[ev]] = 1;
+		}
+		if (!(a & NA_LOCK))
+			continue;
+		/* pass 1 */
+		if (!(a & NA_END)) {
+			stk[nst++] = nd;
+		} else {
+			while (nst) {
+				uint32_t p = stk[--nst];
+
+				if (nev[p] == ev)
+					add_edge_uv(g, p, nd, E_OP, false, ev);
+				else
+					add_edge_uv(g, p, nd, E_DEP, false, NONE);
+			}
+			if (last != NONE && (nat[last] & NA_END))
+				add_edge_uv(g, last, nd, E_DEP, false, NONE);
+		}
+		last = nd;
+	}
+	g->nkern = nkern;
+	g->nkend = nkend;
+}
+
+/*
  * Nodes: a start and an end per event with nodes, in (time, event, start
  * first) order: the order of collect's keys, which go to about one bucket
- * per key by time; each bucket is sorted (mostly one or two keys) and its
- * nodes filled in turn with what the later passes read of them; pass 1,
- * the runtime lock across threads (HTA
- * _construct_graph_from_cuda_runtime_events), which only adds edges into the
- * node at hand, runs in the same loop. The hot loop reads the arrays
- * through locals (a byte store would make the compiler reload every field
- * of g).
+ * per key by time, then one insertion pass moves each key within its
+ * bucket (mostly one or two keys; past a few moves per key the library's
+ * sort finishes, never quadratic), then the nodes are filled with what the later passes read of
+ * them, the kernel and lock nodes listed (in key, free by then) for special_nodes. The hot loops
+ * read the arrays through locals (a byte store would make the compiler reload every field of g).
  */
-static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, unsigned kbits)
+static __attribute__((noinline)) int make_nodes(struct gp__cp *g, int64_t start, int64_t lo,
+                                                int64_t hi, unsigned kbits)
 {
-	const int64_t *cts = g->c->ts, *cdur = g->c->dur;
-	const uint32_t *track = g->t->ev.track;
 	const uint8_t *role = g->role;
-	size_t i, m = 2 * g->nw, nb, b, blo, nst = 0, nkern = 0, nkend = 0;
+	size_t i, m = 2 * g->nw, nb, b, ns = 0;
 	int64_t k0;
 	unsigned sh, lg, bsh;
 	uint64_t *key, *out, span, evmask = (UINT64_C(1) << (kbits - 1)) - 1;
-	bool fallback = !g->hta && !g->have_sync, hta = g->hta, ranked;
-	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, *kern, *stk,
-	                                    last = NONE;
+	bool fallback = !g->hta && !g->have_sync, ranked;
+	uint32_t *cnt, *nev, *head, *reach, *snode = g->snode, *enode = g->enode, nd,
+	                                    m32 = (uint32_t)m;
 	int64_t *nts;
-	uint8_t *nat, *tskip = g->tskip;
-	struct gp_kv *kend;
+	uint8_t *nat;
 	int rc = 0;
 
 	g->nn = g->nkern = g->nkend = 0;
@@ -344,82 +400,64 @@ static int make_nodes(struct gp__cp *g, int64_t start, int64_t lo, int64_t hi, u
 	cnt = g->bcnt;
 	key = g->key;
 	out = g->key2;
-	nts = g->nts;
-	nev = g->nev;
-	nat = g->nat;
-	head = g->head;
-	reach = g->reach;
-	kern = g->kern;
-	stk = g->stk;
-	kend = g->kend;
-	memset(cnt, 0, (nb + 1) * sizeof(*cnt));
+	gp__cp_fill_u32(cnt, nb + 1, 0);
 	for (i = 0; i < m; i++)
 		cnt[(key[i] >> bsh) + 1]++;
 	for (b = 1; b <= nb; b++)
 		cnt[b] += cnt[b - 1];
 	for (i = 0; i < m; i++)
 		out[cnt[key[i] >> bsh]++] = key[i];
-	/* now bucket b is out[cnt[b - 1]..cnt[b]) */
-	for (b = 0, blo = 0; b < nb; blo = cnt[b++]) {
-		size_t bhi = cnt[b];
+	/* now bucket b is out[cnt[b - 1]..cnt[b]): one insertion pass puts each key in place */
+	{
+		size_t j, moves = 0;
 
-		if (bhi - blo > 1)
-			GP_TRY(sort_bucket(out + blo, bhi - blo));
-		for (i = blo; i < bhi; i++) {
-			uint64_t k = out[i];
-			uint32_t ev = (uint32_t)((k >> 1) & evmask), nd = (uint32_t)i;
-			uint8_t a = role[ev] & RO_NODE_BITS;
-			int64_t t = (int64_t)((k >> kbits) + (uint64_t)k0);
+		for (i = 1; i < m; i++) {
+			uint64_t x = out[i];
 
-			nev[nd] = ev;
-			head[nd] = NONE;
-			reach[nd] = 0;
-			if (k & 1) {
-				a |= NA_END;
-				if (ranked)
-					t = cts[ev] + cdur[ev];
-				/* kernel ends for pass_fallback_syncs, with their collection index
-				 */
-				if (fallback && (a & NA_KERNEL)) {
-					kend[nkend].key = t;
-					kend[nkend++].val = (uint64_t)enode[ev] << 32 | ev;
-				}
-				enode[ev] = nd;
-			} else {
-				if (ranked)
-					t = cts[ev];
-				snode[ev] = nd;
-				if (a & NA_KERNEL)
-					kern[nkern++] = nd;
-			}
-			nts[nd] = t;
-			nat[nd] = a;
-			/* HTA: threads with kernel nodes hold no call stack (gp__cp_pass_stacks) */
-			if (hta && (a & (NA_CPU | NA_KERNEL)) == NA_KERNEL)
-				tskip[track[ev]] = 1;
-			if (!(a & NA_LOCK))
+			if (out[i - 1] <= x)
 				continue;
-			/* pass 1 */
-			if (!(a & NA_END)) {
-				stk[nst++] = nd;
-			} else {
-				while (nst) {
-					uint32_t p = stk[--nst];
-
-					if (nev[p] == ev)
-						add_edge_uv(g, p, nd, E_OP, false, ev);
-					else
-						add_edge_uv(g, p, nd, E_DEP, false, NONE);
-				}
-				if (last != NONE && (nat[last] & NA_END))
-					add_edge_uv(g, last, nd, E_DEP, false, NONE);
+			for (j = i; j > 0 && out[j - 1] > x; j--)
+				out[j] = out[j - 1];
+			out[j] = x;
+			moves += i - j;
+			if (moves > 8 * m) { /* many keys in few buckets: the library's sort */
+				GP_TRY(gp__sort_i64((int64_t *)out, m));
+				break;
 			}
-			last = nd;
 		}
 	}
+	head = g->head;
+	reach = g->reach;
+	nev = g->nev;
+	nts = g->nts;
+	nat = g->nat;
+	for (nd = 0; nd < m32; nd++) {
+		uint64_t k = out[nd];
+		uint32_t ev = (uint32_t)((k >> 1) & evmask);
+		uint8_t a = role[ev] & RO_NODE_BITS;
+
+		nev[nd] = ev;
+		head[nd] = NONE;
+		reach[nd] = 0;
+		nts[nd] = (int64_t)((k >> kbits) + (uint64_t)k0);
+		if (k & 1) {
+			a |= NA_END;
+			/* a kernel end keeps its collection index for pass_fallback_syncs */
+			if (a & (NA_KERNEL | NA_LOCK))
+				key[ns++] = (uint64_t)enode[ev] << 32 | nd;
+			enode[ev] = nd;
+		} else {
+			snode[ev] = nd;
+			if (a & (NA_KERNEL | NA_LOCK))
+				key[ns++] = nd;
+		}
+		nat[nd] = a;
+	}
+	if (ranked) /* the keys held time ranks */
+		for (nd = 0; nd < m32; nd++)
+			nts[nd] = g->c->ts[nev[nd]] + (nat[nd] & NA_END ? g->c->dur[nev[nd]] : 0);
 	g->nn = m;
-	g->nkern = nkern;
-	g->nkend = nkend;
+	special_nodes(g, key, ns);
 out:
 	return rc;
 }
@@ -450,7 +488,7 @@ int gp__cp_window(struct gp__cp *g, int64_t start, int64_t end, struct gp__cp_pa
 	p->nev = g->nw + g->nws;
 	fwd_bwd(g, start, end, &fb, &from, &to);
 	GP_TRY(make_nodes(g, start, lo, hi, kbits));
-	GP_TRY(gp__cp_pass_stacks(g, start, end, from, to));
+	GP_TRY(gp__cp_pass_stacks(g, from, to));
 	GP_TRY(gp__cp_pass_kernels(g, &same, &nolaunch));
 	if (!g->hta && !g->have_sync)
 		GP_TRY(gp__cp_pass_fallback_syncs(g));

@@ -123,13 +123,17 @@ struct gp__cp {
 
 	/* per-window buffers, grown as needed (GROW) in scratch, released with it */
 	struct gp__arena scratch;
-	uint32_t *wev; /* the window's events with nodes, in collection order */
-	size_t wev_cap, nw;
+	size_t nw;       /* the window's events with nodes (2 keys each in key) */
 	uint32_t *wsync; /* the window's cuda_sync events (no nodes), in collection order */
 	size_t wsync_cap, nws;
 	uint32_t *wblk; /* its blocking CPU events (RO_BLOCK), in collection order */
 	size_t wblk_cap, nwb;
-	size_t ncev;          /* its CPU events (of wev) */
+	size_t ncev;        /* its CPU events */
+	uint32_t *wcpu;     /* those CPU events, in collection order: a run per kind, */
+	size_t wcpu_cap;    /* each sorted as the context's lists */
+	size_t kend_cpu[3]; /* the end of each kind's run in wcpu */
+	uint32_t *cev;      /* the sweep's order of them: the runs merged */
+	size_t cev_cap;
 	uint64_t *key, *key2; /* make_nodes' sort: time << kbits | event << 1 | end */
 	size_t key_cap, key2_cap;
 	uint32_t *bcnt; /* make_nodes' buckets */
@@ -151,7 +155,7 @@ struct gp__cp {
 	size_t cpun_cap, cpt_cap, ncpu;
 	uint32_t *kern; /* the kernel start nodes, in node order */
 	size_t kern_cap, nkern;
-	struct gp_kv *kend; /* kernel ends (time, wev index << 32 | event), in node order */
+	struct gp_kv *kend; /* kernel ends (time, collection index << 32 | event), in node order */
 	size_t kend_cap, nkend;
 	uint32_t *stk; /* pass 1's pending starts */
 	size_t stk_cap;
@@ -229,10 +233,10 @@ add_edge(struct gp__cp *g, uint32_t u, uint32_t v, enum etype type, bool zero, u
 
 /**
  * Pass 2: the call stack of each thread (HTA _construct_graph_from_call_stack)
- * of the window [@p start, @p end], the thread @p from merged into @p to
- * (critpath-stacks.c). Clears tskip.
+ * of the window's CPU events (collect's wcpu), the thread @p from merged
+ * into @p to (critpath-stacks.c). Clears tskip.
  */
-int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to);
+int gp__cp_pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to);
 
 /**
  * Pass 3: the GPU events per stream (HTA _construct_graph_from_kernels), with
@@ -247,6 +251,9 @@ int gp__cp_pass_fallback_syncs(struct gp__cp *g);
 
 /** The longest path of the graph in @p g into @p p (critpath-path.c). */
 int gp__cp_longest(struct gp__cp *g, struct gp__cp_path *p);
+
+/** @p p[0..n) = @p x, by word stores rather than memset (critpath-prep.c). */
+void gp__cp_fill_u32(uint32_t *p, size_t n, uint32_t x);
 
 /** The name flags of string @p id (NF_*), computed on first use (critpath-prep.c). */
 uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id);
@@ -281,6 +288,23 @@ static inline uint32_t gp__cp_start_node(const struct gp__cp *g, uint32_t ev)
 static inline uint32_t gp__cp_end_node(const struct gp__cp *g, uint32_t ev)
 {
 	return gp__cp_node_in(g, g->enode[ev], ev);
+}
+
+/** The position of the first event of @p ix (in start order) starting after @p t. */
+static inline size_t gp__cp_first_after(const struct gp__actx *c, const struct gp__idx *ix,
+                                        int64_t t)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ts[ix->v[mid]] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /** HTA's "stream != -1": the row has an integer stream. */

@@ -12,12 +12,12 @@
  * path and the generations read of the edge order.
  *
  * Where the events of every thread nest, HTA's order of a thread is the
- * order of a sweep over its events by start (the context's lists of each
- * kind, merged) that closes the events on its stack ending no later than
- * each start: the sweep visits the events, not the nodes, with no list of
- * the nodes and no sort of the runs at one time. An event that outlasts the
- * one open around it stops the sweep; its edges are taken back and the
- * nodes are walked in HTA's order instead. docs/analyses/critical-path.md.
+ * order of a sweep over its events by start (collect's runs of each kind,
+ * in the order of the context's lists, merged) that closes the events on its stack ending no later
+ * than each start: the sweep visits the events, not the nodes, with no list of the nodes and no
+ * sort of the runs at one time. An event that outlasts the one open around it stops the sweep; its
+ * edges are taken back and the nodes are walked in HTA's order instead.
+ * docs/analyses/critical-path.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,54 +234,71 @@ out:
 	return rc;
 }
 
-/* the sweep's visit of the end of the event open on top of @p s */
-static inline void close_top(struct gp__cp *g, struct tstate *s, const uint32_t *below)
+/*
+ * The sweep's state, in locals: the graph's edge arrays (add_edge_uv's, the
+ * count written back at the end) and the tables it reads. A thread's state
+ * in the sweep is its tstate's last, top and top_end (parent and depth are
+ * by_nodes': the sweep reads nev[top] and top != NONE for them); the stack
+ * links each start node to the one below it (below) and that one's end
+ * (bend).
+ */
+struct sweep {
+	struct gp__cp *g;
+	struct edge *e;
+	uint32_t *head, *reach, *below, *bedge;
+	int64_t *bend;
+	const int64_t *nts, *ts, *dur;
+	const uint32_t *track, *snode, *enode, *nev;
+	const uint8_t *tskip, *nat;
+	struct tstate *tst;
+	size_t ne, nblock;
+	uint32_t from, to;
+	bool hta, backward;
+};
+
+/* add_edge_uv on the sweep's locals */
+static inline __attribute__((always_inline)) void sw_edge(struct sweep *w, uint32_t u, uint32_t v,
+                                                          enum etype type, bool zero, uint32_t attr)
 {
-	const uint8_t *nat = g->nat;
-	const uint32_t *nev = g->nev;
-	uint32_t top = s->top, ev = nev[top], e2 = g->enode[ev];
+	struct edge *e = &w->e[w->ne];
+	int64_t x = zero || type == E_DEP ? 0 : w->nts[v] - w->nts[u];
 
-	s->top = below[top];
-	if (s->last != NONE && !shares_lock(nat[s->last], nat[e2])) {
-		uint32_t attr = !(nat[s->last] & NA_END) ? nev[s->last] : ev;
-		bool bl = (nat[e2] & NA_BLOCK) != 0;
-
-		add_edge_uv(g, s->last, e2, E_OP, bl && g->hta, attr);
-		if (bl && !g->hta) /* room: one per CPU event, made by sweep */
-			g->bedge[g->nblock++] = (uint32_t)(g->ne - 1);
+	e->w = w->hta || x >= 0 ? x : 0;
+	e->u = u;
+	e->v = v;
+	e->attr = type == E_OP ? attr : NONE;
+	e->next = w->head[v];
+	e->type = (uint32_t)type;
+	w->head[v] = (uint32_t)w->ne++;
+	if (u > v) {
+		w->backward = true;
+		if (u > w->reach[v])
+			w->reach[v] = u;
 	}
-	if (s->top != NONE) {
-		uint32_t pev = nev[s->top];
-
-		s->parent = pev;
-		s->top_end = g->c->ts[pev] + g->c->dur[pev];
-	} else {
-		s->parent = NONE;
-	}
-	s->last = e2;
-	s->depth--;
 }
 
-/* the sweep's visit of the start node @p nd of an event ending at @p end */
-static inline void open_event(struct gp__cp *g, struct tstate *s, uint32_t nd, int64_t end,
-                              uint32_t *below)
+/*
+ * The sweep's visit of the end of the event open on top of a thread's
+ * stack (start node *@p top, the thread's last node *@p last): the edge
+ * from the last node to the end node, the stack popped.
+ */
+static inline __attribute__((always_inline)) void sw_close(struct sweep *w, uint32_t *top,
+                                                           int64_t *top_end, uint32_t *last)
 {
-	const uint8_t *nat = g->nat;
-	const uint32_t *nev = g->nev;
+	uint32_t t = *top, ev = w->nev[t], e2 = w->enode[ev], l = *last;
+	uint8_t xl = w->nat[l], x2 = w->nat[e2];
 
-	if (s->last != NONE && !shares_lock(nat[s->last], nat[nd])) {
-		if (s->depth == 0)
-			add_edge_uv(g, s->last, nd, E_DEP, false, NONE);
-		else
-			add_edge_uv(g, s->last, nd, E_OP, false,
-			            !(nat[s->last] & NA_END) ? nev[s->last] : s->parent);
+	*top = w->below[t];
+	*top_end = w->bend[t];
+	/* l != NONE: at least t's start was visited; e2 is an end: shares_lock is the lock bits */
+	if (!(xl & x2 & NA_LOCK)) {
+		bool bl = (x2 & NA_BLOCK) != 0;
+
+		sw_edge(w, l, e2, E_OP, bl && w->hta, !(xl & NA_END) ? w->nev[l] : ev);
+		if (bl && !w->hta) /* room: one per CPU event, made by sweep */
+			w->bedge[w->nblock++] = (uint32_t)(w->ne - 1);
 	}
-	s->parent = s->top != NONE ? nev[s->top] : NONE;
-	s->last = nd;
-	below[nd] = s->top;
-	s->top = nd;
-	s->top_end = end;
-	s->depth++;
+	*last = e2;
 }
 
 /* the edges from @p ne0 on taken back (before pass 2 no edge went backward) */
@@ -298,137 +315,208 @@ static void take_back(struct gp__cp *g, size_t ne0)
 	g->nblock = 0;
 }
 
-/* the position of the first event of @p ix starting after @p t */
-static size_t first_after(const struct gp__actx *c, const struct gp__idx *ix, int64_t t)
+/*
+ * CPU event @p ev of the window in the sweep: the events on its thread's
+ * stack ending no later than its start closed, then its start visited and
+ * pushed. false: it outlasts the event open around it.
+ */
+static inline __attribute__((always_inline)) bool visit(struct sweep *w, uint32_t ev)
 {
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ts[ix->v[mid]] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* the sweep's view of the window, in locals */
-struct sweep {
-	struct gp__cp *g;
-	const int64_t *ts, *dur;
-	const uint32_t *track, *snode;
-	const uint8_t *role, *tskip;
-	uint32_t from, to, *below;
-	struct tstate *tst;
-};
-
-/* CPU event @p ev of the window in the sweep; false: it outlasts the event open around it */
-static inline __attribute__((always_inline)) bool visit(const struct sweep *w, uint32_t ev)
-{
-	uint32_t tr;
+	uint32_t tr, top, last, nd;
 	struct tstate *s;
-	int64_t t0, t1;
+	int64_t t0, t1, top_end;
+	uint8_t xn;
 
-	if (w->dur[ev] <= 0 || !(w->role[ev] & RO_CPU))
-		return true;
 	tr = w->track[ev];
 	tr = tr == w->from ? w->to : tr;
 	if (w->tskip[tr])
 		return true;
 	s = &w->tst[tr];
+	top = s->top;
+	top_end = s->top_end;
+	last = s->last;
 	t0 = w->ts[ev];
 	t1 = t0 + w->dur[ev];
-	while (s->top != NONE && s->top_end <= t0)
-		close_top(w->g, s, w->below);
-	if (s->top != NONE && t1 > s->top_end)
+	while (top != NONE && top_end <= t0)
+		sw_close(w, &top, &top_end, &last);
+	if (top != NONE && t1 > top_end) {
+		s->top = top;
+		s->top_end = top_end;
+		s->last = last;
 		return false;
-	open_event(w->g, s, w->snode[ev], t1, w->below);
+	}
+	nd = w->snode[ev];
+	xn = w->nat[nd];
+	/* nd is a start: shares_lock(last, nd) is both locking and last a start */
+	if (last != NONE && !(w->nat[last] & xn & NA_LOCK && !(w->nat[last] & NA_END))) {
+		if (top == NONE)
+			sw_edge(w, last, nd, E_DEP, false, NONE);
+		else /* the event open around a start or the one that ended */
+			sw_edge(w, last, nd, E_OP, false,
+			        !(w->nat[last] & NA_END) ? w->nev[last] : w->nev[top]);
+	}
+	w->below[nd] = top;
+	w->bend[nd] = top_end;
+	s->top = nd;
+	s->top_end = t1;
+	s->last = nd;
+	return true;
+}
+
+/* visit over @p cev[0..n), with --compat hta (@p hta) a constant in its loop */
+static inline __attribute__((always_inline)) bool visit_all(struct sweep *w, const uint32_t *cev,
+                                                            size_t n, bool hta)
+{
+	size_t i;
+
+	w->hta = hta;
+	for (i = 0; i < n; i++)
+		if (!visit(w, cev[i]))
+			return false;
 	return true;
 }
 
 /* whether event @p x comes before @p y in the context's lists: by start, longest first, index */
-static inline bool before(const struct sweep *w, uint32_t x, uint32_t y)
+static inline bool before(const int64_t *ts, const int64_t *dur, uint32_t x, uint32_t y)
 {
-	return w->ts[x] < w->ts[y] || (w->ts[x] == w->ts[y] && (w->dur[x] > w->dur[y] ||
-	                                                        (w->dur[x] == w->dur[y] && x < y)));
+	return ts[x] < ts[y] ||
+	       (ts[x] == ts[y] && (dur[x] > dur[y] || (dur[x] == dur[y] && x < y)));
 }
 
 /*
- * Pass 2 by a sweep over the window's CPU events (collect's: starting in
- * [@p start, @p end], dur > 0) in the order of the context's lists (start,
- * then longest first, then the earlier event), merged over their kinds: two
- * at a time (the third, driver calls, is mostly empty). *@p nested false:
- * an event outlasts the one open around it on its thread (the edges of the
- * sweep taken back).
+ * The window's CPU events in the order of the context's lists (start, then
+ * longest first, then the earlier event) over their kinds: collect's runs
+ * of each kind (wcpu) merged into cev, two at a time (the third, driver
+ * calls, is mostly empty). @return cev, or wcpu itself when one run holds
+ * them all.
  */
-static int sweep(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to,
-                 bool *nested)
+static const uint32_t *merge_runs(struct gp__cp *g)
 {
-	static const enum gp_kind kinds[] = { GP_K_CPU_OP, GP_K_RUNTIME, GP_K_DRIVER };
-	const struct gp__actx *c = g->c;
-	const struct sweep w = { g,        c->ts, c->dur, g->t->ev.track, g->snode, g->role,
-		                 g->tskip, from,  to,     g->from,        g->tst };
-	const uint32_t *v[GP_ARRAY_SIZE(kinds)];
-	size_t pos[GP_ARRAY_SIZE(kinds)], lim[GP_ARRAY_SIZE(kinds)], nk = 0, k, ne0 = g->ne;
-	bool ok = true;
-	int rc = 0;
+	const int64_t *ts = g->c->ts, *dur = g->c->dur;
+	const uint32_t *w = g->wcpu, *a, *b;
+	uint32_t *out = g->cev, *o;
+	size_t r[4] = { 0, g->kend_cpu[0], g->kend_cpu[1], g->kend_cpu[2] }, pos[3], lim[3];
+	size_t nk = 0, k;
 
-	*nested = true;
-	GP_TRY(GROW(g->bedge, g->bedge_cap, g->ncev + 1));
-	for (k = 0; k < GP_ARRAY_SIZE(kinds); k++) {
-		const struct gp__idx *ix = &c->by_kind[kinds[k]];
-
-		pos[nk] = gp__first_at(c, ix, start);
-		lim[nk] = first_after(c, ix, end);
-		v[nk] = ix->v;
-		nk += pos[nk] < lim[nk];
+	for (k = 0; k < 3; k++) {
+		pos[nk] = r[k];
+		lim[nk] = r[k + 1];
+		nk += r[k] < r[k + 1];
 	}
-	while (ok && nk == 3) {
-		size_t b = before(&w, v[1][pos[1]], v[0][pos[0]]);
+	if (nk <= 1)
+		return w + (nk ? pos[0] : 0);
+	o = out;
+	while (nk == 3) {
+		size_t m = before(ts, dur, w[pos[1]], w[pos[0]]);
 
-		b = before(&w, v[2][pos[2]], v[b][pos[b]]) ? 2 : b;
-		ok = visit(&w, v[b][pos[b]++]);
-		if (pos[b] == lim[b]) { /* the list is done */
+		m = before(ts, dur, w[pos[2]], w[pos[m]]) ? 2 : m;
+		*o++ = w[pos[m]++];
+		if (pos[m] == lim[m]) { /* the run is done */
 			nk--;
-			for (k = b; k < nk; k++) {
-				v[k] = v[k + 1];
+			for (k = m; k < nk; k++) {
 				pos[k] = pos[k + 1];
 				lim[k] = lim[k + 1];
 			}
 		}
 	}
-	if (nk == 2) {
-		const uint32_t *a = v[0], *b = v[1];
-		size_t i = pos[0], j = pos[1];
+	a = w + pos[0];
+	b = w + pos[1];
+	{
+		const uint32_t *ae = w + lim[0], *be = w + lim[1];
+		uint32_t xa = *a, xb = *b;
+		int64_t ta = ts[xa], da = dur[xa], tb = ts[xb], db = dur[xb];
 
-		while (ok && i < lim[0] && j < lim[1])
-			ok = before(&w, b[j], a[i]) ? visit(&w, b[j++]) : visit(&w, a[i++]);
-		pos[0] = i;
-		pos[1] = j;
-		if (i == lim[0]) {
-			v[0] = v[1];
-			pos[0] = pos[1];
-			lim[0] = lim[1];
+		for (;;) {
+			if (tb < ta || (tb == ta && (db > da || (db == da && xb < xa)))) {
+				*o++ = xb;
+				if (++b == be)
+					break;
+				xb = *b;
+				tb = ts[xb];
+				db = dur[xb];
+			} else {
+				*o++ = xa;
+				if (++a == ae)
+					break;
+				xa = *a;
+				ta = ts[xa];
+				da = dur[xa];
+			}
 		}
-		nk = 1;
+		while (a < ae)
+			*o++ = *a++;
+		while (b < be)
+			*o++ = *b++;
 	}
-	for (; ok && nk == 1 && pos[0] < lim[0]; pos[0]++)
-		ok = visit(&w, v[0][pos[0]]);
+	return out;
+}
+
+/*
+ * Pass 2 by a sweep over the window's CPU events (collect's: starting in
+ * the window, dur > 0) in the order of the context's lists (merge_runs).
+ * *@p nested false: an event outlasts the one open around it on its
+ * thread (the edges of the sweep taken back).
+ */
+static int sweep(struct gp__cp *g, uint32_t from, uint32_t to, bool *nested)
+{
+	const struct gp__actx *c = g->c;
+	const uint32_t *cev;
+	struct sweep w;
+	size_t n = g->ncev, k, ne0 = g->ne;
+	bool ok = true;
+	int rc = 0;
+
+	*nested = true;
+	GP_TRY(GROW(g->bedge, g->bedge_cap, n + 1));
+	GP_TRY(GROW(g->cev, g->cev_cap, n + 1));
+	GP_TRY(GROW(g->dist, g->dist_cap, g->nn + 1)); /* bend: gp__cp_longest's, free until then */
+	cev = merge_runs(g);
+	w = (struct sweep){ .g = g,
+		            .e = g->e,
+		            .head = g->head,
+		            .reach = g->reach,
+		            .below = g->from,
+		            .bedge = g->bedge,
+		            .bend = g->dist,
+		            .nts = g->nts,
+		            .ts = c->ts,
+		            .dur = c->dur,
+		            .track = g->t->ev.track,
+		            .snode = g->snode,
+		            .enode = g->enode,
+		            .nev = g->nev,
+		            .tskip = g->tskip,
+		            .nat = g->nat,
+		            .tst = g->tst,
+		            .ne = g->ne,
+		            .nblock = g->nblock,
+		            .from = from,
+		            .to = to,
+		            .hta = g->hta,
+		            .backward = g->backward };
+	ok = g->hta ? visit_all(&w, cev, n, true) : visit_all(&w, cev, n, false);
+	g->ne = w.ne;
+	g->nblock = w.nblock;
+	g->backward = w.backward;
 	if (!ok) {
 		take_back(g, ne0);
 		*nested = false;
 		return 0;
 	}
-	for (k = 0; k < g->t->ntracks; k++)
-		while (g->tst[k].top != NONE)
-			close_top(g, &g->tst[k], g->from);
+	for (k = 0; k < g->t->ntracks; k++) {
+		struct tstate *s = &g->tst[k];
+
+		while (s->top != NONE)
+			sw_close(&w, &s->top, &s->top_end, &s->last);
+	}
+	g->ne = w.ne;
+	g->nblock = w.nblock;
+	g->backward = w.backward;
 out:
 	return rc;
 }
 
-int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t from, uint32_t to)
+int gp__cp_pass_stacks(struct gp__cp *g, uint32_t from, uint32_t to)
 {
 	const struct gp_trace *t = g->t;
 	uint8_t *tskip = g->tskip;
@@ -450,7 +538,7 @@ int gp__cp_pass_stacks(struct gp__cp *g, int64_t start, int64_t end, uint32_t fr
 	}
 	nested = false;
 	if (!g->by_nodes)
-		GP_TRY(sweep(g, start, end, from, to, &nested));
+		GP_TRY(sweep(g, from, to, &nested));
 	g->swept = nested;
 	if (!nested) {
 		GP_TRY(list_cpu(g, from, to));
