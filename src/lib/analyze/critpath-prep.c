@@ -366,7 +366,7 @@ static int build_links(struct gp__cp *g, uint32_t *gs, size_t ngs, const struct 
 	/* by launching call, each one's in event order (stable; the calls come almost in
 	 * order: a pass or two) */
 	GP_TRY(sort_almost_sorted(kv, nl));
-	g->lgpu = gp__malloc((nl + 1) * sizeof(*g->lgpu));
+	g->lgpu = gp__arena_alloc(&g->scratch, (nl + 1) * sizeof(*g->lgpu));
 	if (!g->lgpu)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
 	for (i = 0, j = 0; j < nl; j++) {
@@ -406,22 +406,26 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	g->t = c->t;
 	g->hta = c->hta;
 	g->n = n;
-	/* the window buffers take ~30-45 bytes per event of the trace's largest step */
-	gp__arena_init(&g->scratch, (n < ((size_t)1 << 22) ? n : ((size_t)1 << 22)) * 32);
+	/*
+	 * The per-event tables (21 bytes an event) and the window buffers (~30-45
+	 * bytes per event of the largest step) live in the arena, on huge pages
+	 */
+	gp__arena_init(&g->scratch, (n < ((size_t)1 << 22) ? n : ((size_t)1 << 22)) * 56);
 	g->nstr = gp__strtab_count(&c->t->strs);
 	/* filled below: only role and the name flags start at 0 */
 	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
-	g->role = gp__calloc(n + 1, 1);
-	g->link = gp__malloc((n + 1) * sizeof(uint32_t));
-	g->loff = gp__malloc((n + 1) * sizeof(uint32_t));
-	g->q = gp__malloc((n + 1) * sizeof(int32_t));
-	g->snode = gp__malloc((n + 1) * sizeof(uint32_t));
-	g->enode = gp__malloc((n + 1) * sizeof(uint32_t));
+	g->role = gp__arena_alloc(&g->scratch, n + 1);
+	g->link = gp__arena_alloc(&g->scratch, (n + 1) * sizeof(uint32_t));
+	g->loff = gp__arena_alloc(&g->scratch, (n + 1) * sizeof(uint32_t));
+	g->q = gp__arena_alloc(&g->scratch, (n + 1) * sizeof(int32_t));
+	g->snode = gp__arena_alloc(&g->scratch, (n + 1) * sizeof(uint32_t));
+	g->enode = gp__arena_alloc(&g->scratch, (n + 1) * sizeof(uint32_t));
 	g->tskip = gp__calloc(c->t->ntracks + 1, 1);
 	gside = gp__calloc(n / 64 + 1, sizeof(*gside));
 	if (!g->nf || !g->role || !g->link || !g->loff || !g->q || !g->snode || !g->enode ||
 	    !g->tskip || !gside)
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory for the critical path"));
+	memset(g->role, 0, n + 1);
 	gp__cp_fill_u32(g->snode, n + 1, 0);
 	gp__cp_fill_u32(g->enode, n + 1, 0);
 	/* the entries past the events are 0, as ever */
@@ -450,13 +454,6 @@ void gp__cp_free(struct gp__cp *g)
 	gp__u64map_release(&g->syncsd);
 	gp__u64map_release(&g->slmap);
 	gp__free(g->nf);
-	gp__free(g->role);
-	gp__free(g->link);
-	gp__free(g->loff);
-	gp__free(g->lgpu);
-	gp__free(g->q);
-	gp__free(g->snode);
-	gp__free(g->enode);
 	gp__free(g->tskip);
 	gp__arena_release(&g->scratch);
 	gp__free(g);
