@@ -267,12 +267,16 @@ static int export_jsonl(const struct gp_value *runs, const char *output)
 		if (rc)
 			break;
 		if (len + n + 2 > cap) {
+			char *grown;
+
 			cap = 2 * (len + n + 2);
-			all = realloc(all, cap);
-			if (!all) {
+			grown = realloc(all, cap);
+			if (!grown) {
 				gp_free(line);
+				free(all);
 				return error("out of memory");
 			}
+			all = grown;
 		}
 		memcpy(all + len, line, n);
 		len += n;
