@@ -11,25 +11,11 @@
 
 #include "util/arena.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define EACH_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EACH_MALLOC 1
-#endif
-#endif
-#ifndef EACH_MALLOC
-#define EACH_MALLOC 0
-#endif
-
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return tu_xorshift(&rng);
 }
 
 /* many pieces of random sizes: aligned, disjoint (each keeps the pattern written into it) */
@@ -95,7 +81,7 @@ static void test_grow(void **state)
 	before = x;
 	x[999] = 42;
 	assert_int_equal(gp__arena_grow(&a, (void **)&x, &cx, 100000, sizeof(*x)), 0);
-	if (!EACH_MALLOC)
+	if (!GP_ARENA_EACH_MALLOC)
 		assert_ptr_equal(x, before);
 	assert_int_equal(x[999], 42);
 	gp__arena_release(&a);
@@ -112,7 +98,7 @@ static void test_huge(void **state)
 	gp__arena_init(&a, 0);
 	p = gp__arena_alloc(&a, n);
 	assert_non_null(p);
-	if (!EACH_MALLOC)
+	if (!GP_ARENA_EACH_MALLOC)
 		assert_int_equal((uintptr_t)p % (2u << 20), 0);
 	memset(p, 0xab, n);
 	assert_int_equal(p[n - 1], 0xab);

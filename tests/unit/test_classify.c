@@ -114,10 +114,7 @@ static void random_name(uint64_t *x, const char *const *pieces, size_t npieces, 
 {
 	size_t n = 0, k, np;
 
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	np = (size_t)(*x % (most + 1));
+	np = (size_t)(tu_xorshift(x) % (most + 1));
 	for (k = 0; k < np; k++) {
 		const char *pc = pieces[(*x >> (5 * k + 4)) % npieces];
 		size_t l = strlen(pc);

@@ -395,10 +395,7 @@ struct rng {
 
 static uint64_t rnd(struct rng *r)
 {
-	r->s ^= r->s << 13;
-	r->s ^= r->s >> 7;
-	r->s ^= r->s << 17;
-	return r->s;
+	return tu_xorshift(&r->s);
 }
 
 static unsigned pick(struct rng *r, unsigned n)

@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t tu_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 struct gp_trace *tu_trace_new(void)
 {
 	struct gp_trace *t = NULL;

@@ -17,6 +17,9 @@
 #include "trace/model.h"
 #include "util/error.h" /* gp__test_fail_alloc_after */
 
+/** The next number of the xorshift64 sequence in *@p state (not 0), for generated inputs. */
+uint64_t tu_xorshift(uint64_t *state);
+
 /** A new empty trace (asserts on failure). */
 struct gp_trace *tu_trace_new(void);
 /**

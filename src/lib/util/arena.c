@@ -12,17 +12,6 @@
 
 #include "error.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define EACH_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EACH_MALLOC 1
-#endif
-#endif
-#ifndef EACH_MALLOC
-#define EACH_MALLOC 0
-#endif
-
 #define ALIGN      ((size_t)64)
 #define HUGE_PAGE  ((size_t)2 << 20)
 #define FIRST_SIZE ((size_t)64 << 10)
@@ -73,7 +62,7 @@ static int new_block(struct gp__arena *a, size_t n)
 		size = a->hint;
 	if (size < n)
 		size = n;
-	if (EACH_MALLOC)
+	if (GP_ARENA_EACH_MALLOC)
 		size = n;
 	if (size > SIZE_MAX - 2 * HUGE_PAGE)
 		return gp__error(GP_ENOMEM, "out of memory for scratch space");
@@ -81,7 +70,7 @@ static int new_block(struct gp__arena *a, size_t n)
 	if (!b)
 		return gp__error(GP_ENOMEM, "out of memory for scratch space");
 	memset(b, 0, sizeof(*b));
-	if (!EACH_MALLOC && size >= GP_ARENA_HUGE) {
+	if (!GP_ARENA_EACH_MALLOC && size >= GP_ARENA_HUGE) {
 		size = round_up(size, HUGE_PAGE);
 		b->mem = map_huge(size);
 		b->maplen = size;
@@ -144,7 +133,7 @@ int gp__arena_grow(struct gp__arena *a, void **p, size_t *cap, size_t need, size
 		return gp__error(GP_ENOMEM, "array size overflow");
 	bytes = round_up(ncap * size, ALIGN);
 	/* the block's last piece grows where it is while the block has room */
-	if (!EACH_MALLOC && b && *p && (char *)*p == b->last) {
+	if (!GP_ARENA_EACH_MALLOC && b && *p && (char *)*p == b->last) {
 		at = (size_t)(b->last - b->base);
 		if (b->cap - at >= bytes) {
 			b->used = at + bytes;

@@ -22,6 +22,18 @@
 
 #include <stddef.h>
 
+/* 1 under AddressSanitizer: every piece is a malloc of its own */
+#if defined(__SANITIZE_ADDRESS__)
+#define GP_ARENA_EACH_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GP_ARENA_EACH_MALLOC 1
+#endif
+#endif
+#ifndef GP_ARENA_EACH_MALLOC
+#define GP_ARENA_EACH_MALLOC 0
+#endif
+
 /* blocks from this size on are huge-page mappings (below: malloc) */
 #define GP_ARENA_HUGE ((size_t)4 << 20)
 
