@@ -62,13 +62,6 @@ struct gp_export_opts {
 	uint32_t threads;
 };
 
-/**
- * Where an export's bytes go: called with each chunk of the document, in
- * order, and @p user as given. @return 0, or -1 with errno set (EIO when
- * there is nothing better) to end the export with GP_EIO.
- */
-typedef int (*gp_write_fn)(const void *p, size_t n, void *user);
-
 /** What an export wrote (gp_chrome_writer_stats()). */
 struct gp_export_stats {
 	uint64_t traces;    /**< traces written */

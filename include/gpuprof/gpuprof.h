@@ -100,6 +100,22 @@ GP_API const char *gp_version(void);
 GP_API int gp_file_write_atomic(const char *path, const void *data, size_t len);
 
 /**
+ * Where a document's bytes go (an export, gp_value_write_json()): called with
+ * each chunk of it, in order, and @p user as given. @return 0, or -1 with
+ * errno set (EIO when there is nothing better) to end the writing with GP_EIO.
+ */
+typedef int (*gp_write_fn)(const void *p, size_t n, void *user);
+
+struct gp_value;
+
+/**
+ * gp_file_write_atomic() of gp_value_to_json()'s text of @p v (value.h), written as it is
+ * made (gp_value_write_json()) rather than held whole: a large report costs no more memory
+ * than its tree. The same guarantees and errors, and those of the writer (GP_ELIMIT).
+ */
+GP_API int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsigned flags);
+
+/**
  * Removes every temporary file that this process is writing and has not yet
  * renamed over its target: the library replaces each file it writes (e.g.
  * gp_export_paths_to_file()) through `.NAME.tmp.XXXXXX` beside NAME, listed in

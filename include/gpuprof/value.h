@@ -107,6 +107,17 @@ enum gp_json_flags {
 GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out, size_t *len);
 
 /**
+ * gp_value_to_json()'s text, byte for byte, handed to @p write in order, in
+ * pieces of about 64 KiB, instead of held whole: the memory it takes does not
+ * grow with the text. A failure may come after some pieces were written.
+ * @param write where the text goes (gpuprof.h), with @p user
+ * @return 0; GP_EINVAL, GP_ELIMIT (nested too deeply), GP_ENOMEM, or GP_EIO
+ *         when @p write failed (errno left as it set it).
+ */
+GP_API int gp_value_write_json(const struct gp_value *v, unsigned flags, gp_write_fn write,
+                               void *user);
+
+/**
  * Parses JSON text into a tree. Strict RFC 8259 (UTF-8 checked, depth capped at
  * 512). Integers that fit int64 become ints; other numbers doubles.
  * @param err_off receives the byte offset of an error (may be NULL).

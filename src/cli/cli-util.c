@@ -197,6 +197,31 @@ int write_output(const char *output, const char *data, size_t len)
 	return write_file_atomic(output, data, len);
 }
 
+static int stdout_piece(const void *p, size_t n, void *user)
+{
+	(void)user;
+	return write_stdout(p, n);
+}
+
+int write_output_json(const char *output, const struct gp_value *v, unsigned flags)
+{
+	int rc, e;
+
+	if (!output || strcmp(output, "-") == 0) {
+		rc = gp_value_write_json(v, flags, stdout_piece, NULL);
+		/* a failed write is said once, by finish_stdout() */
+		if (rc && !gp_cli_stdout_errno)
+			error("cannot write the report: %s", gp_last_error());
+		return rc ? -1 : 0;
+	}
+	if (!gp_file_write_atomic_json(output, v, flags))
+		return 0;
+	e = errno;
+	error("%s", gp_last_error());
+	errno = e;
+	return -1;
+}
+
 const char *output_for(const char *cmd, const char *given, const char *first, int n,
                        const char *suffix, char **derived)
 {

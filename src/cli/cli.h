@@ -156,6 +156,13 @@ int output_width(bool to_stdout);
 int write_output(const char *output, const char *data, size_t len);
 
 /**
+ * write_output() of the JSON of @p v (gp_value_to_json()'s text with @p flags), written
+ * as it is made (gp_value_write_json(), gp_file_write_atomic_json()): never held whole.
+ * @return 0 or -1 (said on stderr, but a failed write to stdout: see finish_stdout()).
+ */
+int write_output_json(const char *output, const struct gp_value *v, unsigned flags);
+
+/**
  * Writes @p len bytes to @p path atomically with the library's one writer
  * (gp_file_write_atomic(): through a symbolic link, keeping the file's mode,
  * refusing a read-only file). On failure nothing is left behind, the error

@@ -201,19 +201,18 @@ int cmd_analyze(int argc, const char **argv)
 	}
 
 	if (json) {
-		rc = gp_value_to_json(report, GP_JSON_PRETTY, &text, &len);
-		if (rc) {
-			gp_value_free(report);
-			return error("cannot write the report: %s", gp_strerror(rc));
-		}
-		/* pretty JSON ends with its newline already */
-	} else if (render_human(report, (size_t)top, !output, wide, &text, &len)) {
+		/* written as it is made: the text is never held beside the tree */
+		rc = write_output_json(output, report, GP_JSON_PRETTY);
+		gp_value_free(report);
+		return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+	}
+	if (render_human(report, (size_t)top, !output, wide, &text, &len)) {
 		gp_value_free(report);
 		return -1;
 	}
 	gp_value_free(report);
 
 	rc = write_output(output, text, len);
-	gp_free(text); /* the library's: from gp_value_to_json() or gp_analyze_format() */
+	gp_free(text); /* the library's, from gp_analyze_format() */
 	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

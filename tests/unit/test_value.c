@@ -12,6 +12,7 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -308,6 +309,38 @@ static void ref_write(struct out *o, const struct mv *m, bool pretty, int depth)
 	}
 }
 
+/* gp_value_write_json()'s sink: appends to an out, counts the pieces, fails from piece fail_at */
+struct sink {
+	struct out o;
+	size_t pieces, largest, fail_at; /* fail_at 0: never */
+};
+
+static int sink_add(const void *p, size_t n, void *user)
+{
+	struct sink *k = user;
+
+	assert_true(n > 0);
+	if (++k->pieces == k->fail_at) {
+		errno = ENOSPC;
+		return -1;
+	}
+	assert_true(k->fail_at == 0 || k->pieces < k->fail_at); /* no piece after a failure */
+	k->largest = n > k->largest ? n : k->largest;
+	out_add(&k->o, p, n);
+	return 0;
+}
+
+/* gp_value_write_json() hands over exactly gp_value_to_json()'s @p len bytes of @p text */
+static void check_streamed(const struct gp_value *v, unsigned flags, const char *text, size_t len)
+{
+	struct sink k = { 0 };
+
+	assert_int_equal(gp_value_write_json(v, flags, sink_add, &k), 0);
+	assert_int_equal(k.o.len, len);
+	assert_memory_equal(k.o.p, text, len);
+	free(k.o.p);
+}
+
 /* gp_value_to_json of @p v equals the reference text of @p m, pretty and compact */
 static void check_json(const struct gp_value *v, const struct mv *m)
 {
@@ -333,6 +366,7 @@ static void check_json(const struct gp_value *v, const struct mv *m)
 			    k, len, o.len, text + (k > 20 ? k - 20 : 0),
 			    o.p + (k > 20 ? k - 20 : 0));
 		}
+		check_streamed(v, pretty ? GP_JSON_PRETTY : 0, text, len);
 		gp_free(text);
 		free(o.p);
 	}
@@ -982,12 +1016,70 @@ static void test_fail_alloc(void **state)
 	assert_true(clean); /* a k past the last allocation was reached */
 }
 
+/*
+ * A report far larger than the writer's buffer goes out in pieces of about 64 KiB (a longer
+ * one only for a string that needs it), byte for byte gp_value_to_json()'s text; a failed
+ * write ends it with GP_EIO and the sink's errno, and no piece follows.
+ */
+static void test_write_streamed(void **state)
+{
+	struct gp_value *root = gp_value_object(), *rows = gp_value_array();
+	struct sink k = { 0 };
+	char *text = NULL, *big = xmalloc(300001);
+	size_t len = 0, i;
+
+	(void)state;
+	assert_non_null(root);
+	assert_non_null(rows);
+	assert_int_equal(gp_obj_set(root, "rows", rows), 0);
+	for (i = 0; i < 20000; i++) {
+		struct gp_value *o = gp_value_object();
+
+		assert_int_equal(gp_arr_push(rows, o), 0);
+		assert_int_equal(gp_obj_set_int(o, "i", (int64_t)i), 0);
+		assert_int_equal(gp_obj_set_double(o, "x", (double)i / 7), 0);
+		assert_int_equal(
+		    gp_obj_set_str(o, "name", i % 3 ? "aten::mm" : "a \"quoted\" name"), 0);
+	}
+	memset(big, 'z', 300000);
+	big[300000] = '\0';
+	assert_int_equal(gp_obj_set_str(root, "zbig", big), 0); /* after the rows */
+	for (i = 0; i < 2; i++) {
+		unsigned flags = i ? GP_JSON_PRETTY : 0;
+
+		assert_int_equal(gp_value_to_json(root, flags, &text, &len), 0);
+		assert_true(len > 1000000);
+		memset(&k, 0, sizeof(k));
+		assert_int_equal(gp_value_write_json(root, flags, sink_add, &k), 0);
+		assert_int_equal(k.o.len, len);
+		assert_memory_equal(k.o.p, text, len);
+		assert_true(k.pieces >= (len - 300000) / (64 * 1024)); /* the rows in 64 KiB */
+		assert_true(k.largest < 300000 + 64 * 1024); /* the string's piece, no more */
+		free(k.o.p);
+		gp_free(text);
+	}
+	/* the third piece fails: GP_EIO, the sink's errno, nothing after */
+	memset(&k, 0, sizeof(k));
+	k.fail_at = 3;
+	errno = 0;
+	assert_int_equal(gp_value_write_json(root, 0, sink_add, &k), GP_EIO);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(k.pieces, 3);
+	assert_non_null(strstr(gp_last_error(), "No space left"));
+	free(k.o.p);
+	assert_int_equal(gp_value_write_json(NULL, 0, sink_add, &k), GP_EINVAL);
+	assert_int_equal(gp_value_write_json(root, 0, NULL, &k), GP_EINVAL);
+	free(big);
+	gp_value_free(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_trees),
 		cmocka_unit_test(test_members_stay),
 		cmocka_unit_test(test_fail_alloc),
+		cmocka_unit_test(test_write_streamed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

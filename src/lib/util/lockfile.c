@@ -24,12 +24,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/value.h"
 #include "gzwrite.h"
 #include "tempfile.h"
 
@@ -394,4 +396,41 @@ int gp_file_write_atomic(const char *path, const void *data, size_t len)
 		return rc;
 	}
 	return gp__lockfile_commit(lk);
+}
+
+/* gp_file_write_atomic_json()'s sink: the lockfile's own message kept for the caller */
+struct json_sink {
+	struct gp__lockfile *lk;
+	int rc;
+	char err[512];
+};
+
+static int write_piece(const void *p, size_t n, void *user)
+{
+	struct json_sink *s = user;
+
+	if (!(s->rc = gp__lockfile_write(s->lk, p, n)))
+		return 0;
+	snprintf(s->err, sizeof(s->err), "%s", gp_last_error());
+	return -1;
+}
+
+int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsigned flags)
+{
+	struct json_sink s = { .rc = 0 };
+	int rc, e;
+
+	if (!v)
+		return gp__error(GP_EINVAL, "no value to write to %s", path ? path : "(null)");
+	if ((rc = gp__lockfile_hold(path, &s.lk)))
+		return rc;
+	if ((rc = gp_value_write_json(v, flags, write_piece, &s))) {
+		e = errno;
+		if (s.rc)
+			rc = gp__error(s.rc, "%s", s.err);
+		gp__lockfile_rollback(s.lk);
+		errno = e;
+		return rc;
+	}
+	return gp__lockfile_commit(s.lk);
 }
