@@ -163,20 +163,19 @@ int cmd_aggregate(int argc, const char **argv)
 		doc_warnings(doc);
 
 	if (json) {
-		/* pretty JSON ends with its newline already */
-		rc = gp_value_to_json(doc, GP_JSON_PRETTY, &text, &len);
-		if (rc)
-			error("cannot write the document: %s", gp_strerror(rc));
-	} else {
-		fo.width = output_width(!output || strcmp(output, "-") == 0);
-		rc = gp_aggregate_format(doc, &fo, &text, &len);
-		if (rc)
-			error("cannot format the document: %s", gp_strerror(rc));
+		/* written as it is made: the text is never held beside the document */
+		rc = write_output_json(output, doc, GP_JSON_PRETTY);
+		gp_value_free(doc);
+		return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 	}
+	fo.width = output_width(!output || strcmp(output, "-") == 0);
+	rc = gp_aggregate_format(doc, &fo, &text, &len);
+	if (rc)
+		error("cannot format the document: %s", gp_strerror(rc));
 	gp_value_free(doc);
 	if (rc)
 		return GP_EXIT_FAILURE;
 	rc = write_output(output, text, len);
-	gp_free(text); /* the library's: from gp_value_to_json() or gp_aggregate_format() */
+	gp_free(text); /* the library's, from gp_aggregate_format() */
 	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

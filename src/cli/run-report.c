@@ -51,22 +51,14 @@ static void failed(struct gp_run *r, const char *msg)
 /* the report as `gpuprof analyze --json` writes it, into DIR/report.json */
 static int write_report(struct gp_run *r, const struct gp_value *report)
 {
-	char *text = NULL, *path;
-	size_t len = 0, plen;
+	size_t plen = strlen(r->dir) + sizeof("/report.json");
+	char *path = xmalloc(plen);
 	int rc;
 
-	rc = gp_value_to_json(report, GP_JSON_PRETTY, &text, &len);
-	if (rc) {
-		failed(r, gp_strerror(rc));
-		return -1;
-	}
-	plen = strlen(r->dir) + sizeof("/report.json");
-	path = xmalloc(plen);
 	snprintf(path, plen, "%s/report.json", r->dir);
-	/* pretty JSON ends with a newline, as cmd-analyze.c relies on too */
-	rc = write_file_atomic(path, text, len);
+	/* as cmd-analyze.c writes it (pretty JSON ends with a newline), said on failure */
+	rc = write_output_json(path, report, GP_JSON_PRETTY);
 	free(path);
-	gp_free(text);
 	if (rc) {
 		failed(r, "cannot write report.json");
 		return -1;
