@@ -63,7 +63,7 @@ rows = [
 ]
 for fn in sorted(k for k in inc if k.startswith("gp__an_") and k not in ("gp__an_findings", "gp__an_run_dirs")):
     rows.append(("  " + fn[len("gp__an_"):], g(fn)))
-rows += [("findings", g("gp__an_findings")), ("write (JSON)", g("gp_value_to_json")),
+rows += [("findings", g("gp__an_findings")), ("write (JSON)", g("gp_value_to_json") + g("gp_value_write_json")),
          ("free", g("gp_value_free") + g("gp_trace_free"))]
 rows.append(("other (start, exit, glue)", total - sum(r[1] for r in rows)))
 mb = nbytes / 1e6
