@@ -197,10 +197,13 @@ int write_output(const char *output, const char *data, size_t len)
 	return write_file_atomic(output, data, len);
 }
 
-static int stdout_piece(const void *p, size_t n, void *user)
+int stdout_sink(const void *p, size_t n, void *user)
 {
 	(void)user;
-	return write_stdout(p, n);
+	if (!write_stdout(p, n))
+		return 0;
+	errno = gp_cli_stdout_errno;
+	return -1;
 }
 
 int write_output_json(const char *output, const struct gp_value *v, unsigned flags)
@@ -208,7 +211,7 @@ int write_output_json(const char *output, const struct gp_value *v, unsigned fla
 	int rc, e;
 
 	if (!output || strcmp(output, "-") == 0) {
-		rc = gp_value_write_json(v, flags, stdout_piece, NULL);
+		rc = gp_value_write_json(v, flags, stdout_sink, NULL);
 		/* a failed write is said once, by finish_stdout() */
 		if (rc && !gp_cli_stdout_errno)
 			error("cannot write the report: %s", gp_last_error());

@@ -163,6 +163,13 @@ int write_output(const char *output, const char *data, size_t len);
 int write_output_json(const char *output, const struct gp_value *v, unsigned flags);
 
 /**
+ * The library's gp_write_fn (gpuprof.h) over standard output (write_stdout()): -1 with errno
+ * set on failure, which main reports after the command (finish_stdout()), quietly for a
+ * closed pipe.
+ */
+int stdout_sink(const void *p, size_t n, void *user);
+
+/**
  * Writes @p len bytes to @p path atomically with the library's one writer
  * (gp_file_write_atomic(): through a symbolic link, keeping the file's mode,
  * refusing a read-only file). On failure nothing is left behind, the error

@@ -40,19 +40,6 @@ static const char usage_text[] =
 
 enum { OPT_FORMAT = 256, OPT_SALVAGE, OPT_METRICS, OPT_NO_METRICS };
 
-/* the library's warnings (files of a directory left out, a salvaged trace) */
-/* the library's gp_write_fn for '-o -': standard output, whose errors main reports */
-static int stdout_write(const void *p, size_t n, void *user)
-{
-	(void)user;
-	errno = 0;
-	if (fwrite(p, 1, n, stdout) == n)
-		return 0;
-	if (!errno)
-		errno = EIO;
-	return -1;
-}
-
 int cmd_export(int argc, const char **argv)
 {
 	static const struct option longopts[] = {
@@ -116,7 +103,7 @@ int cmd_export(int argc, const char **argv)
 	if (!quiet)
 		library_warnings(true);
 	if (strcmp(output, "-") == 0) {
-		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout_write,
+		rc = gp_export_paths(argv + optind, (size_t)(argc - optind), &opts, stdout_sink,
 		                     NULL, &st);
 		if (!rc && fflush(stdout))
 			rc = GP_EIO;
