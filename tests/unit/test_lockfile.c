@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
+#include "gpuprof/value.h"
 #include "source/input.h"
 #include "util/lockfile.h"
 
@@ -341,8 +342,53 @@ static void test_devices(void **state)
 }
 
 /* A write that fails for want of room: the target stays, no temporary file. */
+/* a report whose JSON text is longer than @p bytes, many writer buffers long */
+static struct gp_value *big_value(size_t bytes)
+{
+	struct gp_value *arr = gp_value_array();
+	char row[100];
+	size_t n = 0, i;
+
+	assert_non_null(arr);
+	for (i = 0; n <= bytes; i++) {
+		snprintf(row, sizeof(row), "row %zu of a report written as it is made", i);
+		assert_int_equal(gp_arr_push(arr, gp_value_str(row)), 0);
+		n += strlen(row) + 3;
+	}
+	return arr;
+}
+
+/* gp_file_write_atomic_json() writes gp_value_to_json()'s text, plain or gzip-compressed */
+static void test_json(void **state)
+{
+	struct gp_value *v = big_value(600000);
+	static char back[1 << 21];
+	const char *names[] = { "report.json", "report.json.gz" };
+	char *text = NULL;
+	size_t len = 0, i;
+
+	(void)state;
+	assert_int_equal(gp_value_to_json(v, GP_JSON_PRETTY, &text, &len), 0);
+	assert_true(len < sizeof(back));
+	for (i = 0; i < 2; i++) {
+		const char *p = path_of(names[i]);
+
+		put(p, "old", 0600);
+		assert_int_equal(gp_file_write_atomic_json(p, v, GP_JSON_PRETTY), 0);
+		assert_int_equal(read_input(p, back, sizeof(back)), len);
+		assert_memory_equal(back, text, len);
+		assert_int_equal(mode_of(p), 0600);
+		unlink(p);
+	}
+	assert_int_equal(temps_in(dir), 0);
+	assert_int_equal(gp_file_write_atomic_json(path_of("x.json"), NULL, 0), GP_EINVAL);
+	gp_free(text);
+	gp_value_free(v);
+}
+
 static void check_full(const char *d, const char *target, size_t big, int want_errno)
 {
+	struct gp_value *v = big_value(big);
 	char *data = malloc(big);
 	struct gp__lockfile *lk;
 	int rc;
@@ -366,6 +412,14 @@ static void check_full(const char *d, const char *target, size_t big, int want_e
 	assert_contents(target, "old");
 	assert_int_equal(temps_in(d), 0);
 	assert_int_equal(mode_of(target), 0640);
+	/* a report written as it is made fails part way: the old file stays, nothing is left */
+	errno = 0;
+	assert_int_equal(gp_file_write_atomic_json(target, v, GP_JSON_PRETTY), GP_EIO);
+	assert_int_equal(errno, want_errno);
+	assert_contents(target, "old");
+	assert_int_equal(temps_in(d), 0);
+	assert_int_equal(mode_of(target), 0640);
+	gp_value_free(v);
 	free(data);
 }
 
@@ -414,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_full_tmpfs),
 		cmocka_unit_test(test_file_size_limit),
+		cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
