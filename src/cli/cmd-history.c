@@ -322,7 +322,7 @@ int cmd_history(int argc, const char **argv)
 	const char **tags = NULL, *miss;
 	const char *const *ops;
 	char *commit = NULL, *branch = NULL, *pattern = NULL, *shown = NULL;
-	bool json = false, jsonl = false, have_time = false, gate, regression = false;
+	bool json = false, jsonl = false, have_time = false, writes, regression = false;
 	struct gp_history *h = NULL;
 	struct gp_value *v = NULL;
 	int c, rc = GP_EXIT_FAILURE;
@@ -345,7 +345,7 @@ int cmd_history(int argc, const char **argv)
 		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
 		return GP_EXIT_USAGE;
 	}
-	gate = !strcmp(sub, "check");
+	writes = !strcmp(sub, "add") || !strcmp(sub, "import");
 	gp_history_cpd_opts_init(&co);
 	tags = xcalloc((size_t)argc, sizeof(*tags));
 	argc--;
@@ -462,17 +462,11 @@ int cmd_history(int argc, const char **argv)
 			meta.branch = branch = git_line("rev-parse --abbrev-ref HEAD");
 	}
 	/*
-	 * The gate opens no new database: a misspelt --db (or a job run in the
-	 * wrong folder) would check an empty history and pass.
+	 * Only add and import make a database: a misspelt --db (or a job run in
+	 * the wrong folder) must not read, or gate on, an empty history.
 	 */
-	if (gate && strncmp(db_target(db, false), "postgresql://", 13) &&
-	    strncmp(db_target(db, false), "postgres://", 11) &&
-	    access(db_target(db, false), F_OK)) {
-		rc = error("'%s': no history database there (history add or import makes one)",
-		           db_target(db, false));
-		goto out;
-	}
-	rc = gp_history_open(db_target(db, !gate), &h);
+	rc = writes ? gp_history_open(db_target(db, true), &h)
+	            : gp_history_open_existing(db_target(db, false), &h);
 	if (rc) {
 		rc = lib_error(rc);
 		goto out;
@@ -483,7 +477,7 @@ int cmd_history(int argc, const char **argv)
 			rc = lib_error(rc);
 		else
 			fprintf(stderr, "gpuprof history: added %zu run%s to '%s'\n", nops,
-			        nops == 1 ? "" : "s", db_target(db, !gate));
+			        nops == 1 ? "" : "s", db_target(db, writes));
 	} else if (!strcmp(sub, "import")) {
 		size_t n = 0;
 
@@ -506,7 +500,7 @@ int cmd_history(int argc, const char **argv)
 		else
 			rc = print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 	} else if (!strcmp(sub, "report")) {
-		rc = write_report(h, db_target(db, !gate), pattern, shown, &co,
+		rc = write_report(h, db_target(db, writes), pattern, shown, &co,
 		                  output ? output : "history.html");
 	} else if (!strcmp(sub, "check")) {
 		int64_t nreg = 0;
