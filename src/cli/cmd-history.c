@@ -6,7 +6,7 @@
  *
  * What the library must not do is here: the database named by --db, else
  * $GPUPROF_HISTORY, else .gpuprof/history.sqlite in the current directory
- * (the folder made when missing); the commit and branch from `git` in the
+ * (the folder made by add and import); the commit and branch from `git` in the
  * current directory when not given; the time now when not given.
  */
 #include <errno.h>
@@ -39,7 +39,8 @@ static const char usage_text[] =
     "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
     "\n"
     "    --db DB           the database: a SQLite file or a postgresql:// URL (default:\n"
-    "                      $GPUPROF_HISTORY, else .gpuprof/history.sqlite)\n"
+    "                      $GPUPROF_HISTORY, else .gpuprof/history.sqlite); only add and\n"
+    "                      import make one\n"
     "    --commit SHA      the commit of the results (default: git rev-parse HEAD)\n"
     "    --branch NAME     their branch (default: the current git branch)\n"
     "    --time TIME       when they ran: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: now)\n"

@@ -10,9 +10,12 @@
  * write lock at once, so two writers never deadlock upgrading a read lock)
  * and a busy timeout of 60 s makes a writer wait for another's commit
  * instead of failing. A file we may not write is opened all the same: the
- * commands that only read work (where SQLite can keep its -shm file beside
- * it), and a write fails as "the database is read-only", its transaction
- * undone. GP_HISTORY_SQLITE_LIBRARY overrides the library.
+ * commands that only read work, and a write fails as "the database is
+ * read-only", its transaction undone. Where SQLite cannot make its -shm (or
+ * journal) file beside it, the folder not writable, the file is reopened
+ * immutable ("file:PATH?mode=ro&immutable=1"). A reader (existing) never
+ * makes a file nor changes its journal mode. GP_HISTORY_SQLITE_LIBRARY
+ * overrides the library.
  */
 #include "history-int.h"
 

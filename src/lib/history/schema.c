@@ -94,8 +94,8 @@ void gp__hist_rollback(struct gp_history *h)
 {
 	char *keep;
 
-	if (!h->db)
-		return;                     /* never opened: nothing to undo */
+	if (!h->db || h->lazy)
+		return;                     /* never opened, or never migrated: nothing to undo */
 	keep = gp__strdup(gp_last_error()); /* the error that made us roll back */
 	gp__hist_exec(h, "ROLLBACK", 0, NULL, NULL, NULL);
 	if (keep)
