@@ -182,6 +182,19 @@ GP_API void gp_history_cpd_opts_init(struct gp_history_cpd_opts *o);
 GP_API int gp_history_changes(struct gp_history *h, const char *pattern,
                               const struct gp_history_cpd_opts *o, struct gp_value **out);
 
+/** What gp_history_changes_each() hands each series to (borrowed); non-zero stops. */
+typedef int (*gp_history_series_fn)(void *user, const struct gp_value *series);
+
+/**
+ * gp_history_changes() one series at a time: each element it would return is
+ * handed to @p fn, in the same order, and freed after the call, so the memory
+ * taken is one series' (with its points when @p o asks), not the history's.
+ * @return 0, @p fn's non-zero return, or as gp_history_changes().
+ */
+GP_API int gp_history_changes_each(struct gp_history *h, const char *pattern,
+                                   const struct gp_history_cpd_opts *o, gp_history_series_fn fn,
+                                   void *user);
+
 /**
  * The CI gate: gp_history_changes() and, per series, a verdict on its newest
  * clean run: "regression" when the last change point is a regression within

@@ -228,23 +228,34 @@ static const char *unmatched(const char *const *ops, size_t n, const struct gp_v
 	return NULL;
 }
 
-/* `history report`: the page of the series matching @p pattern, written to @p output */
+static int add_to_page(void *user, const struct gp_value *series)
+{
+	return gp_report_history_page_add(user, series);
+}
+
+/*
+ * `history report`: the page of the series matching @p pattern, written to @p output, made
+ * series by series: its memory is the page's text and one series, not the whole history's
+ */
 static int write_report(struct gp_history *h, const char *db, const char *pattern,
                         const char *shown, struct gp_history_cpd_opts *co, const char *output)
 {
-	struct gp_value *series = NULL;
+	struct gp_report_history_page *page = NULL;
 	char *html = NULL, title[512];
 	size_t len = 0;
 	int rc;
 
 	co->points = true;
-	rc = gp_history_changes(h, pattern, co, &series);
-	if (rc)
-		return lib_error(rc);
 	snprintf(title, sizeof(title), "history of %s%s%s", db, shown ? ": " : "",
 	         shown ? shown : "");
-	rc = gp_report_history_html(series, title, &html, &len);
-	gp_value_free(series);
+	rc = gp_report_history_page_new(title, &page);
+	if (!rc)
+		rc = gp_history_changes_each(h, pattern, co, add_to_page, page);
+	if (rc) {
+		gp_report_history_page_free(page);
+		return lib_error(rc);
+	}
+	rc = gp_report_history_page_finish(page, &html, &len);
 	if (rc)
 		return lib_error(rc);
 	rc = write_output(output, html, len);
