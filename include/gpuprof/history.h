@@ -39,14 +39,33 @@ struct gp_history;
  * a "postgresql://..." or "postgres://..." URL, else a SQLite file path (its
  * directory must exist). A database of a newer schema version is refused
  * (GP_EVERSION); an older one is migrated in one transaction. A SQLite file
- * that cannot be written is opened for reading: a write to it then fails
- * (GP_EIO, "the database is read-only"), its transaction undone.
+ * that cannot be written is opened for reading (immutable, as
+ * gp_history_open_existing() says, when its folder cannot be written): a
+ * write to it then fails (GP_EIO, "the database is read-only"), its
+ * transaction undone. A missing SQLite file in a folder that can be written
+ * is made by the first statement that needs it (a write, or a read), not by
+ * this call: an add or import that fails before writing leaves no file.
  * @param out receives the handle (close with gp_history_close()).
  * @return 0; GP_ENOTSUP (built without the backend, or its library does not
  * load), GP_EIO (cannot open, locked, read-only), GP_EVERSION, GP_ENOMEM;
  * gp_last_error() names the database.
  */
 GP_API int gp_history_open(const char *target, struct gp_history **out);
+
+/**
+ * Opens the database @p target as gp_history_open() does, but never makes
+ * one: what reading commands use, so that a misspelt path reads as an error,
+ * not as an empty history. A SQLite file that is missing, or a database
+ * (SQLite or PostgreSQL) without the history's tables, is refused
+ * (GP_ENOENT, "no history database there") and nothing is made. A SQLite
+ * file that cannot be read where it lies because its folder cannot be
+ * written (SQLite makes its -shm or journal file beside it) is opened
+ * immutable: read as the file holds it, every write refused (GP_EIO, "the
+ * database is read-only"); a write-ahead log beside it with changes not yet
+ * in the file is refused (GP_EIO) rather than ignored.
+ * @return as gp_history_open(), and GP_ENOENT.
+ */
+GP_API int gp_history_open_existing(const char *target, struct gp_history **out);
 
 /** Closes @p h; NULL is a no-op. */
 GP_API void gp_history_close(struct gp_history *h);
@@ -162,6 +181,19 @@ GP_API void gp_history_cpd_opts_init(struct gp_history_cpd_opts *o);
  */
 GP_API int gp_history_changes(struct gp_history *h, const char *pattern,
                               const struct gp_history_cpd_opts *o, struct gp_value **out);
+
+/** What gp_history_changes_each() hands each series to (borrowed); non-zero stops. */
+typedef int (*gp_history_series_fn)(void *user, const struct gp_value *series);
+
+/**
+ * gp_history_changes() one series at a time: each element it would return is
+ * handed to @p fn, in the same order, and freed after the call, so the memory
+ * taken is one series' (with its points when @p o asks), not the history's.
+ * @return 0, @p fn's non-zero return, or as gp_history_changes().
+ */
+GP_API int gp_history_changes_each(struct gp_history *h, const char *pattern,
+                                   const struct gp_history_cpd_opts *o, gp_history_series_fn fn,
+                                   void *user);
 
 /**
  * The CI gate: gp_history_changes() and, per series, a verdict on its newest

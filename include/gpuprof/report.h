@@ -82,6 +82,26 @@ GP_API int gp_report_html(const struct gp_value *page, char **out, size_t *len);
 GP_API int gp_report_history_html(const struct gp_value *series, const char *title, char **out,
                                   size_t *len);
 
+/**
+ * gp_report_history_html() made one series at a time, the same bytes: so that
+ * a page of a whole database holds its text and one series' tree, not every
+ * series' tree at once (gp_history_changes_each() hands them over).
+ * gp_report_history_page_new() starts a page titled @p title (NULL:
+ * "history") into *@p out; gp_report_history_page_add() appends @p series
+ * (one element of gp_history_changes()'s output with points, borrowed);
+ * gp_report_history_page_finish() ends it: *@p out receives the text (free
+ * with gp_free), @p len its length, and @p pg is freed, also on failure;
+ * gp_report_history_page_free() drops an unfinished page (NULL: no-op).
+ * @return 0, GP_EINVAL (a NULL argument, a series not an object), GP_ENOMEM.
+ */
+struct gp_report_history_page;
+GP_API int gp_report_history_page_new(const char *title, struct gp_report_history_page **out);
+GP_API int gp_report_history_page_add(struct gp_report_history_page *pg,
+                                      const struct gp_value *series);
+GP_API int gp_report_history_page_finish(struct gp_report_history_page *pg, char **out,
+                                         size_t *len);
+GP_API void gp_report_history_page_free(struct gp_report_history_page *pg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,7 @@
  *
  * What the library must not do is here: the database named by --db, else
  * $GPUPROF_HISTORY, else .gpuprof/history.sqlite in the current directory
- * (the folder made when missing); the commit and branch from `git` in the
+ * (the folder made by add and import); the commit and branch from `git` in the
  * current directory when not given; the time now when not given.
  */
 #include <errno.h>
@@ -39,7 +39,8 @@ static const char usage_text[] =
     "RESULT: a bench result, an analyze report, an aggregate, a run directory or a trace\n"
     "\n"
     "    --db DB           the database: a SQLite file or a postgresql:// URL (default:\n"
-    "                      $GPUPROF_HISTORY, else .gpuprof/history.sqlite)\n"
+    "                      $GPUPROF_HISTORY, else .gpuprof/history.sqlite); only add and\n"
+    "                      import make one\n"
     "    --commit SHA      the commit of the results (default: git rev-parse HEAD)\n"
     "    --branch NAME     their branch (default: the current git branch)\n"
     "    --time TIME       when they ran: Unix seconds or YYYY-MM-DDTHH:MM:SSZ (default: now)\n"
@@ -227,23 +228,34 @@ static const char *unmatched(const char *const *ops, size_t n, const struct gp_v
 	return NULL;
 }
 
-/* `history report`: the page of the series matching @p pattern, written to @p output */
+static int add_to_page(void *user, const struct gp_value *series)
+{
+	return gp_report_history_page_add(user, series);
+}
+
+/*
+ * `history report`: the page of the series matching @p pattern, written to @p output, made
+ * series by series: its memory is the page's text and one series, not the whole history's
+ */
 static int write_report(struct gp_history *h, const char *db, const char *pattern,
                         const char *shown, struct gp_history_cpd_opts *co, const char *output)
 {
-	struct gp_value *series = NULL;
+	struct gp_report_history_page *page = NULL;
 	char *html = NULL, title[512];
 	size_t len = 0;
 	int rc;
 
 	co->points = true;
-	rc = gp_history_changes(h, pattern, co, &series);
-	if (rc)
-		return lib_error(rc);
 	snprintf(title, sizeof(title), "history of %s%s%s", db, shown ? ": " : "",
 	         shown ? shown : "");
-	rc = gp_report_history_html(series, title, &html, &len);
-	gp_value_free(series);
+	rc = gp_report_history_page_new(title, &page);
+	if (!rc)
+		rc = gp_history_changes_each(h, pattern, co, add_to_page, page);
+	if (rc) {
+		gp_report_history_page_free(page);
+		return lib_error(rc);
+	}
+	rc = gp_report_history_page_finish(page, &html, &len);
 	if (rc)
 		return lib_error(rc);
 	rc = write_output(output, html, len);
@@ -322,7 +334,7 @@ int cmd_history(int argc, const char **argv)
 	const char **tags = NULL, *miss;
 	const char *const *ops;
 	char *commit = NULL, *branch = NULL, *pattern = NULL, *shown = NULL;
-	bool json = false, jsonl = false, have_time = false, gate, regression = false;
+	bool json = false, jsonl = false, have_time = false, writes, regression = false;
 	struct gp_history *h = NULL;
 	struct gp_value *v = NULL;
 	int c, rc = GP_EXIT_FAILURE;
@@ -345,7 +357,7 @@ int cmd_history(int argc, const char **argv)
 		fprintf(stderr, "gpuprof history: unknown subcommand '%s'\n%s", sub, usage_text);
 		return GP_EXIT_USAGE;
 	}
-	gate = !strcmp(sub, "check");
+	writes = !strcmp(sub, "add") || !strcmp(sub, "import");
 	gp_history_cpd_opts_init(&co);
 	tags = xcalloc((size_t)argc, sizeof(*tags));
 	argc--;
@@ -462,17 +474,11 @@ int cmd_history(int argc, const char **argv)
 			meta.branch = branch = git_line("rev-parse --abbrev-ref HEAD");
 	}
 	/*
-	 * The gate opens no new database: a misspelt --db (or a job run in the
-	 * wrong folder) would check an empty history and pass.
+	 * Only add and import make a database: a misspelt --db (or a job run in
+	 * the wrong folder) must not read, or gate on, an empty history.
 	 */
-	if (gate && strncmp(db_target(db, false), "postgresql://", 13) &&
-	    strncmp(db_target(db, false), "postgres://", 11) &&
-	    access(db_target(db, false), F_OK)) {
-		rc = error("'%s': no history database there (history add or import makes one)",
-		           db_target(db, false));
-		goto out;
-	}
-	rc = gp_history_open(db_target(db, !gate), &h);
+	rc = writes ? gp_history_open(db_target(db, true), &h)
+	            : gp_history_open_existing(db_target(db, false), &h);
 	if (rc) {
 		rc = lib_error(rc);
 		goto out;
@@ -483,7 +489,7 @@ int cmd_history(int argc, const char **argv)
 			rc = lib_error(rc);
 		else
 			fprintf(stderr, "gpuprof history: added %zu run%s to '%s'\n", nops,
-			        nops == 1 ? "" : "s", db_target(db, !gate));
+			        nops == 1 ? "" : "s", db_target(db, writes));
 	} else if (!strcmp(sub, "import")) {
 		size_t n = 0;
 
@@ -506,7 +512,7 @@ int cmd_history(int argc, const char **argv)
 		else
 			rc = print_tree(v, json, co.points ? GP_HISTORY_SHOW : GP_HISTORY_CHANGES);
 	} else if (!strcmp(sub, "report")) {
-		rc = write_report(h, db_target(db, !gate), pattern, shown, &co,
+		rc = write_report(h, db_target(db, writes), pattern, shown, &co,
 		                  output ? output : "history.html");
 	} else if (!strcmp(sub, "check")) {
 		int64_t nreg = 0;

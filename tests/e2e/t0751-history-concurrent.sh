@@ -23,7 +23,8 @@ done
 NCHECK=$((NCHECK + 1))
 
 DB="$TMP/c.sqlite"
-expect_rc 0 history list --db "$DB" # created before the writers start
+printf 'time,commit,m\n' >"$TMP/none.csv"
+expect_rc 0 history import --db "$DB" --csv "$TMP/none.csv" # made before the writers start
 
 . "$(dirname "$0")/history-writers.sh"
 two_writers "$DB" "$TMP/b.json"

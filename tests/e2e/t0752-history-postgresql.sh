@@ -36,6 +36,14 @@ chmod 0755 "$PGD" 2>/dev/null
 DB="postgresql://gp@/postgres?host=$PGD"
 db_sql() { as_pg "$PGBIN/psql" -q -h "$PGD" -U gp -d postgres -c "$1" >/dev/null ||
 	fail "psql $1"; }
+
+# a database without the history's tables: the reading commands refuse it, and neither they
+# nor an add that fails make the tables
+expect_rc 1 history list --db "$DB"
+err_has "no history database there (history add or import makes one)"
+expect_rc 1 history add --db "$DB" "$TMP/nonexistent.json"
+[ -z "$(as_pg "$PGBIN/psql" -tAq -h "$PGD" -U gp -d postgres \
+	-c "SELECT to_regclass('schema_version')")" ] || fail "the tables were made"
 . "$(dirname "$0")/history-suite.sh"
 
 # an unreachable server: one error naming it, the password left out

@@ -84,7 +84,9 @@ assert all("sw_thermal" in p["noise_reason"] for p in noisy), noisy
 assert st[0]["points"][-1]["commit"] == '<b>c&"x</b>'
 EOF
 
-# --- a database without series: a page that says so
+# --- a database without series (made by an import of no row): a page that says so
+printf 'time,commit,m\n' >"$TMP/none.csv"
+expect_rc 0 history import --db "$TMP/empty.sqlite" --csv "$TMP/none.csv"
 expect_rc 0 history list --db "$TMP/empty.sqlite"
 expect_rc 0 history report --db "$TMP/empty.sqlite" -o none.html
 NCHECK=$((NCHECK + 1))

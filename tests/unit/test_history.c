@@ -6,7 +6,8 @@
  * cells naming line and column), an import that fails half-way writing
  * nothing, gp_history_series() in the shape CONTRACT-25 gives (points in
  * time order whatever the order added), the SM clock check of the noise
- * guard against the testbed's usual, and tags as JSON.
+ * guard against the testbed's usual, tags as JSON, and what opening makes: a
+ * writer's file at its first statement, a reader's never.
  */
 #include "testutil.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuprof/gpuprof.h"
 #include "gpuprof/history.h"
@@ -211,6 +213,49 @@ static void test_schema_version(void **state)
 	assert_int_equal(gp_history_open(NULL, &h), GP_EINVAL);
 	assert_int_equal(gp_history_open(path_of("no/such/dir.sqlite"), &h), GP_EIO);
 	assert_non_null(strstr(gp_last_error(), "dir.sqlite"));
+}
+
+/*
+ * gp_history_open() makes a missing file at its first statement, so an add that fails on its
+ * input makes none; gp_history_open_existing() refuses a missing file or a file without the
+ * history's tables and makes nothing.
+ */
+static void test_open_modes(void **state)
+{
+	struct gp_history_meta meta = { .size = sizeof(meta) };
+	const char *bad[1] = { path_of("no-such-result.json") };
+	struct gp_history *h = open_db("lazy.sqlite");
+	struct gp_value *v = NULL;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(access(path_of("lazy.sqlite"), F_OK), -1);
+	assert_int_not_equal(gp_history_add(h, bad, 1, &meta, NULL), 0);
+	gp_history_close(h);
+	assert_int_equal(access(path_of("lazy.sqlite"), F_OK), -1); /* a failed add: no file */
+
+	h = NULL;
+	assert_int_equal(gp_history_open_existing(path_of("lazy.sqlite"), &h), GP_ENOENT);
+	assert_null(h);
+	assert_non_null(strstr(gp_last_error(), "lazy.sqlite': no history database there"));
+	assert_int_equal(access(path_of("lazy.sqlite"), F_OK), -1);
+
+	f = fopen(path_of("empty.sqlite"), "w"); /* a file, but no history */
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(gp_history_open_existing(path_of("empty.sqlite"), &h), GP_ENOENT);
+	assert_null(h);
+
+	h = open_db("lazy.sqlite");
+	assert_int_equal(gp_history_list(h, NULL, &v), 0); /* the first statement makes it */
+	gp_value_free(v);
+	gp_history_close(h);
+	assert_int_equal(access(path_of("lazy.sqlite"), F_OK), 0);
+	assert_int_equal(gp_history_open_existing(path_of("lazy.sqlite"), &h), 0);
+	assert_int_equal(gp_history_list(h, NULL, &v), 0);
+	assert_int_equal(gp_value_len(v), 0);
+	gp_value_free(v);
+	gp_history_close(h);
 }
 
 /* the detection options of the layout before the Chromium filters' fields: read, filters off */
@@ -483,7 +528,7 @@ int main(void)
 		cmocka_unit_test(test_schema_version), cmocka_unit_test(test_migration_2),
 		cmocka_unit_test(test_opts_layout),    cmocka_unit_test(test_import_and_series),
 		cmocka_unit_test(test_clock_guard),    cmocka_unit_test(test_tags),
-		cmocka_unit_test(test_read_torture),
+		cmocka_unit_test(test_read_torture),   cmocka_unit_test(test_open_modes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -426,6 +426,9 @@ struct pass {
 	struct gp_value *series;       /* the array of series results */
 	struct gp_value *explanations; /* check: one per regression */
 	size_t nreg;
+	/* gp_history_changes_each(): each series handed to fn and freed, none kept */
+	gp_history_series_fn fn;
+	void *user;
 };
 
 static int one_series(void *user, const struct gp__hseries *s)
@@ -457,6 +460,11 @@ static int one_series(void *user, const struct gp__hseries *s)
 				return NOMEM();
 			}
 		}
+	}
+	if (ps->fn) {
+		rc = ps->fn(ps->user, v);
+		gp_value_free(v);
+		return rc;
 	}
 	return gp_arr_push(ps->series, v) ? NOMEM() : 0;
 }
@@ -504,6 +512,20 @@ int gp_history_changes(struct gp_history *h, const char *pattern,
 	}
 	*out = ps.series;
 	return 0;
+}
+
+int gp_history_changes_each(struct gp_history *h, const char *pattern,
+                            const struct gp_history_cpd_opts *o, gp_history_series_fn fn,
+                            void *user)
+{
+	struct pass ps = { .fn = fn, .user = user };
+	int rc;
+
+	if (!h || !fn)
+		return gp__error(GP_EINVAL, "gp_history_changes_each: bad arguments");
+	rc = run_pass(h, pattern, o, false, &ps);
+	gp_value_free(ps.series); /* empty: each series went to fn */
+	return rc;
 }
 
 int gp_history_check(struct gp_history *h, const char *pattern, const struct gp_history_cpd_opts *o,

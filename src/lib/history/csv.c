@@ -431,10 +431,16 @@ static int write_run(void *user, struct gp__hrun *r)
 	return gp__hrun_write(user, r, NULL);
 }
 
+static int check_run(void *user, struct gp__hrun *r)
+{
+	(void)user, (void)r;
+	return 0;
+}
+
 int gp_history_import_csv(struct gp_history *h, const char *path,
                           const struct gp_history_meta *meta, size_t *nrows)
 {
-	char *text = NULL, *tags = NULL;
+	char *text = NULL, *tags = NULL, *copy = NULL;
 	size_t len = 0, n = 0;
 	int rc;
 
@@ -443,6 +449,19 @@ int gp_history_import_csv(struct gp_history *h, const char *path,
 	rc = read_file(path, &text, &len);
 	if (!rc)
 		rc = gp__hist_tags_json(meta, &tags);
+	/*
+	 * The whole file is checked before the database is touched (the parse
+	 * writes into its text: a copy): a bad row writes nothing, nor makes a
+	 * new file, and the write lock is not held while the file is read.
+	 */
+	if (!rc && !(copy = gp__malloc(len + 1)))
+		rc = gp__error(GP_ENOMEM, "out of memory");
+	if (!rc) {
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+		rc = gp__hcsv_parse(path, copy, len, meta, tags, check_run, NULL, &n);
+		gp__free(copy);
+	}
 	if (!rc)
 		rc = gp__hist_begin(h);
 	if (rc)

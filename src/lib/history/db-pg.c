@@ -192,11 +192,12 @@ static char *redact(const char *url)
 	return gp__strdup(url);
 }
 
-static int pg_open(const char *target, struct gp__hdb **out)
+static int pg_open(const char *target, bool existing, struct gp__hdb **out)
 {
 	struct gp__hdb *d;
 	int rc;
 
+	(void)existing; /* a server's database is never made here: schema.c checks its tables */
 	*out = NULL;
 	rc = load();
 	if (rc)
@@ -220,9 +221,9 @@ static int pg_open(const char *target, struct gp__hdb **out)
 
 #else /* !GP_HAVE_PQ */
 
-static int pg_open(const char *target, struct gp__hdb **out)
+static int pg_open(const char *target, bool existing, struct gp__hdb **out)
 {
-	(void)target;
+	(void)target, (void)existing;
 	*out = NULL;
 	return gp__error(GP_ENOTSUP,
 	                 "gpuprof was built without PostgreSQL (libpq-dev was not found)");
@@ -242,5 +243,7 @@ const struct gp__hdb_ops gp__hdb_pg = {
 	.begin = "BEGIN",
 	/* two first opens would both create the tables: one waits for the other */
 	.lock_sql = "SELECT pg_advisory_xact_lock(7243553025)",
+	.has_schema_sql = "SELECT count(*) FROM information_schema.tables WHERE table_name = "
+	                  "'schema_version' AND table_schema = current_schema()",
 	.collate = " COLLATE \"C\"",
 };

@@ -10,17 +10,23 @@
  * write lock at once, so two writers never deadlock upgrading a read lock)
  * and a busy timeout of 60 s makes a writer wait for another's commit
  * instead of failing. A file we may not write is opened all the same: the
- * commands that only read work (where SQLite can keep its -shm file beside
- * it), and a write fails as "the database is read-only", its transaction
- * undone. GP_HISTORY_SQLITE_LIBRARY overrides the library.
+ * commands that only read work, and a write fails as "the database is
+ * read-only", its transaction undone. Where SQLite cannot make its -shm (or
+ * journal) file beside it, the folder not writable, the file is reopened
+ * immutable ("file:PATH?mode=ro&immutable=1"). A reader (existing) never
+ * makes a file nor changes its journal mode. GP_HISTORY_SQLITE_LIBRARY
+ * overrides the library.
  */
 #include "history-int.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpuprof-config.h"
+#include "util/buf.h"
 #include "util/error.h"
 
 #if GP_HAVE_SQLITE
@@ -77,7 +83,8 @@ static int load(void)
 struct gp__hdb {
 	sqlite3 *db;
 	char *path;
-	int last_rc; /* SQLite's code of the last error */
+	int last_rc;    /* SQLite's code of the last error */
+	bool immutable; /* opened read-only in a folder we cannot write */
 };
 
 static int sq_error(struct gp__hdb *d, int code, const char *what)
@@ -85,7 +92,8 @@ static int sq_error(struct gp__hdb *d, int code, const char *what)
 	/* SQLITE_BUSY and SQLITE_READONLY, CANTOPEN: the database, not the input */
 	d->last_rc = code;
 	if ((code & 0xff) == SQLITE_READONLY)
-		return gp__error(GP_EIO, "'%s': the database is read-only", d->path);
+		return gp__error(GP_EIO, "'%s': the database is read-only%s", d->path,
+		                 d->immutable ? " (in a folder gpuprof cannot write)" : "");
 	return gp__error(code == SQLITE_NOMEM ? GP_ENOMEM : GP_EIO, "'%s': %s: %s", d->path, what,
 	                 lib.errmsg(d->db));
 }
@@ -135,8 +143,82 @@ static void sq_close(struct gp__hdb *d)
 	gp__free(d);
 }
 
-static int sq_open(const char *target, struct gp__hdb **out)
+/*
+ * Opens d->path as @p uri (a plain path, or a "file:" URI with SQLITE_OPEN_URI in @p flags)
+ * and reads its schema: a first read is where SQLite makes its -shm file (WAL) or looks
+ * for a hot journal. @return SQLite's code (d->db NULL when it could not even start).
+ */
+static int sq_connect(struct gp__hdb *d, const char *uri, int flags, int busy_ms)
 {
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (d->db)
+		lib.close(d->db);
+	d->db = NULL;
+	rc = lib.open_v2(uri, &d->db, flags, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	lib.busy_timeout(d->db, busy_ms);
+	rc = lib.prepare_v2(d->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = lib.step(st);
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	lib.finalize(st);
+	return rc;
+}
+
+/*
+ * The read-only fallback: a database in a folder we cannot write (SQLite cannot make its
+ * -shm or journal file there) is opened immutable, read as the file holds it. Its WAL, if
+ * one is left beside it with changes not yet in the file, would be ignored: refused.
+ */
+static int sq_connect_immutable(struct gp__hdb *d, int busy_ms)
+{
+	struct gp_buf uri = GP_BUF_INIT, wal = GP_BUF_INIT;
+	struct stat st;
+	int rc;
+
+	if (gp__buf_addstr(&wal, d->path) || gp__buf_addstr(&wal, "-wal"))
+		goto out_nomem;
+	if (!stat(wal.buf, &st) && st.st_size > 0) {
+		rc = gp__error(GP_EIO,
+		               "'%s': its folder cannot be written, and its write-ahead log '%s' "
+		               "holds changes not yet in it: open it once where it can be written",
+		               d->path, wal.buf);
+		goto out;
+	}
+	/* a URI path: '%', '?' and '#' escaped; "file:///abs" so that "//x" is no host */
+	if (gp__buf_addstr(&uri, d->path[0] == '/' ? "file://" : "file:"))
+		goto out_nomem;
+	for (const char *p = d->path; *p; p++) {
+		if ((*p == '%' || *p == '?' || *p == '#') ? gp__buf_addf(&uri, "%%%02x", *p)
+		                                          : gp__buf_addch(&uri, *p))
+			goto out_nomem;
+	}
+	if (gp__buf_addstr(&uri, "?mode=ro&immutable=1"))
+		goto out_nomem;
+	rc = sq_connect(d, uri.buf, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, busy_ms);
+	if (rc != SQLITE_OK)
+		rc = d->db ? sq_error(d, rc, "cannot open")
+		           : gp__error(GP_EIO, "'%s': cannot open", d->path);
+	else
+		d->immutable = true;
+	goto out;
+out_nomem:
+	rc = gp__error(GP_ENOMEM, "out of memory");
+out:
+	gp__buf_release(&uri);
+	gp__buf_release(&wal);
+	return rc;
+}
+
+static int sq_open(const char *target, bool existing, struct gp__hdb **out)
+{
+	/* GP_HISTORY_BUSY_TIMEOUT_MS: how long to wait for another writer (tests) */
+	const char *bt = getenv("GP_HISTORY_BUSY_TIMEOUT_MS");
+	int ms = bt && *bt ? atoi(bt) : 60000;
 	struct gp__hdb *d;
 	int rc;
 
@@ -149,33 +231,35 @@ static int sq_open(const char *target, struct gp__hdb **out)
 		gp__free(d);
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
-	rc = lib.open_v2(target, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	rc = sq_connect(d, target, SQLITE_OPEN_READWRITE | (existing ? 0 : SQLITE_OPEN_CREATE), ms);
+	if (rc != SQLITE_OK && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY) &&
+	    !access(target, R_OK)) {
+		rc = sq_connect_immutable(d, ms);
+		if (rc) {
+			sq_close(d);
+			return rc;
+		}
+	}
 	if (rc != SQLITE_OK) {
 		rc = d->db ? sq_error(d, rc, "cannot open")
 		           : gp__error(GP_ENOMEM, "'%s': cannot open", target);
 		sq_close(d);
 		return rc;
 	}
-	{
-		/* GP_HISTORY_BUSY_TIMEOUT_MS: how long to wait for another writer (tests) */
-		const char *bt = getenv("GP_HISTORY_BUSY_TIMEOUT_MS");
-		int ms = bt && *bt ? atoi(bt) : 60000;
-
-		lib.busy_timeout(d->db, ms);
-		/*
-		 * WAL lets readers go on while one writes. Switching a new file to it
-		 * takes the write lock without calling the busy handler, so a second
-		 * first open at the same moment is told "locked": wait and retry. A
-		 * file we may not write is read as it is; a write fails in sq_error().
-		 */
-		for (int waited = 0; lib.db_readonly(d->db, "main") != 1; waited += 20) {
-			rc = sq_exec(d, "PRAGMA journal_mode=WAL", 0, NULL, NULL, NULL);
-			if (!rc || waited >= ms ||
-			    ((d->last_rc & 0xff) != SQLITE_BUSY &&
-			     (d->last_rc & 0xff) != SQLITE_LOCKED))
-				break;
-			nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
-		}
+	/*
+	 * WAL lets readers go on while one writes. Switching a new file to it
+	 * takes the write lock without calling the busy handler, so a second
+	 * first open at the same moment is told "locked": wait and retry. A
+	 * file we may not write is read as it is; a write fails in sq_error().
+	 * A reader changes nothing (a file that is no history stays as it was):
+	 * a WAL file is read as one all the same.
+	 */
+	for (int waited = 0; !existing && lib.db_readonly(d->db, "main") != 1; waited += 20) {
+		rc = sq_exec(d, "PRAGMA journal_mode=WAL", 0, NULL, NULL, NULL);
+		if (!rc || waited >= ms ||
+		    ((d->last_rc & 0xff) != SQLITE_BUSY && (d->last_rc & 0xff) != SQLITE_LOCKED))
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 20 * 1000 * 1000 }, NULL);
 	}
 	/* NORMAL syncs at checkpoints */
 	if (!rc)
@@ -192,8 +276,9 @@ static int sq_open(const char *target, struct gp__hdb **out)
 
 #else /* !GP_HAVE_SQLITE */
 
-static int sq_open(const char *target, struct gp__hdb **out)
+static int sq_open(const char *target, bool existing, struct gp__hdb **out)
 {
+	(void)existing;
 	*out = NULL;
 	return gp__error(GP_ENOTSUP,
 	                 "'%s': gpuprof was built without SQLite (libsqlite3-dev was not found)",
@@ -213,5 +298,7 @@ const struct gp__hdb_ops gp__hdb_sqlite = {
 	.id_column = "INTEGER PRIMARY KEY AUTOINCREMENT",
 	.begin = "BEGIN IMMEDIATE",
 	.lock_sql = NULL,
+	.has_schema_sql =
+	    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
 	.collate = "",
 };

@@ -25,16 +25,18 @@ typedef int (*gp__hdb_row_fn)(void *user, size_t ncol, const char *const *vals);
 
 struct gp__hdb_ops {
 	const char *name; /* "sqlite", "postgresql" */
-	/* opens @p target; errors name it */
-	int (*open)(const char *target, struct gp__hdb **out);
+	/* opens @p target; errors name it. @p existing: never create it (SQLite: a file that
+	 * cannot be read where it lies, its folder not writable, is opened immutable) */
+	int (*open)(const char *target, bool existing, struct gp__hdb **out);
 	/* runs @p sql with @p params; @p fn (may be NULL) gets each row */
 	int (*exec)(struct gp__hdb *db, const char *sql, size_t nparam, const char *const *params,
 	            gp__hdb_row_fn fn, void *user);
 	void (*close)(struct gp__hdb *db);
-	const char *id_column; /* the auto-numbered primary key's type */
-	const char *begin;     /* a write transaction's BEGIN */
-	const char *lock_sql;  /* serialises migrations (NULL: BEGIN does) */
-	const char *collate;   /* appended to ORDER BY text: byte order on both */
+	const char *id_column;      /* the auto-numbered primary key's type */
+	const char *begin;          /* a write transaction's BEGIN */
+	const char *lock_sql;       /* serialises migrations (NULL: BEGIN does) */
+	const char *has_schema_sql; /* one row: 1 when the schema_version table exists */
+	const char *collate;        /* appended to ORDER BY text: byte order on both */
 };
 
 /* what a backend built without its header runs (db-null.c): GP_ENOTSUP, nothing */
@@ -49,6 +51,10 @@ struct gp_history {
 	const struct gp__hdb_ops *ops;
 	struct gp__hdb *db;
 	char *target; /* as given, for errors */
+	/* not migrated yet (and a SQLite file not made yet, db NULL): the first statement
+	 * opens and migrates it (gp__hist_exec), so that an add that fails before
+	 * writing leaves no file and no tables */
+	bool lazy;
 };
 
 /** Runs @p sql on @p h (a shorthand of h->ops->exec). */

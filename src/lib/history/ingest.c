@@ -519,7 +519,9 @@ static int dup_opt(const char *s, char **out)
 int gp_history_add(struct gp_history *h, const char *const *paths, size_t n,
                    const struct gp_history_meta *meta, int64_t *run_ids)
 {
+	struct gp__hrun *runs = NULL;
 	char *tags = NULL;
+	size_t i;
 	int rc;
 
 	if (!h || (n && !paths) || !meta || meta->size < sizeof(*meta))
@@ -527,38 +529,51 @@ int gp_history_add(struct gp_history *h, const char *const *paths, size_t n,
 	rc = gp__hist_tags_json(meta, &tags);
 	if (rc)
 		return rc;
-	rc = gp__hist_begin(h);
-	if (rc)
+	/*
+	 * Every result is read before the database is touched: one that cannot be
+	 * read writes nothing (nor makes a new file), and the write lock is held
+	 * for the writes alone, not while traces are analysed.
+	 */
+	runs = gp__calloc(n ? n : 1, sizeof(*runs));
+	if (!runs) {
+		rc = gp__error(GP_ENOMEM, "out of memory");
 		goto out_tags;
-	for (size_t i = 0; i < n; i++) {
-		struct gp__hrun r = { .sm_clock_hz = NAN, .time_ns = meta->time_ns };
-
+	}
+	for (i = 0; i < n && !rc; i++) {
+		struct gp__hrun *r = &runs[i];
 		/* absolute, so that check can compare the runs from another directory */
 		char *abs = paths[i] ? realpath(paths[i], NULL) : NULL;
 
-		rc = dup_opt(abs ? abs : paths[i], &r.source);
+		r->sm_clock_hz = NAN;
+		r->time_ns = meta->time_ns;
+		rc = dup_opt(abs ? abs : paths[i], &r->source);
 		free(abs);
 		if (!rc)
-			rc = dup_opt(meta->commit, &r.commit);
+			rc = dup_opt(meta->commit, &r->commit);
 		if (!rc)
-			rc = dup_opt(meta->branch, &r.branch);
+			rc = dup_opt(meta->branch, &r->branch);
 		if (!rc)
-			rc = dup_opt(meta->testbed, &r.testbed);
+			rc = dup_opt(meta->testbed, &r->testbed);
 		if (!rc)
-			rc = dup_opt(tags, &r.tags_json);
+			rc = dup_opt(tags, &r->tags_json);
 		if (!rc)
-			rc = load(paths[i], &r);
-		if (!rc)
-			rc = gp__hrun_write(h, &r, run_ids ? &run_ids[i] : NULL);
-		gp__hrun_release(&r);
-		if (rc) {
-			gp__hist_rollback(h);
-			goto out_tags;
-		}
+			rc = load(paths[i], r);
 	}
-	rc = gp__hist_commit(h);
+	if (rc)
+		goto out_runs;
+	rc = gp__hist_begin(h);
+	if (rc)
+		goto out_runs;
+	for (i = 0; i < n && !rc; i++)
+		rc = gp__hrun_write(h, &runs[i], run_ids ? &run_ids[i] : NULL);
+	if (!rc)
+		rc = gp__hist_commit(h);
 	if (rc)
 		gp__hist_rollback(h);
+out_runs:
+	for (i = 0; i < n; i++)
+		gp__hrun_release(&runs[i]);
+	gp__free(runs);
 out_tags:
 	gp__free(tags);
 	return rc;

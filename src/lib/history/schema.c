@@ -12,11 +12,14 @@
  */
 #include "history-int.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpuprof-config.h"
 #include "util/buf.h"
@@ -59,9 +62,21 @@ const char *gp__hist_i64(int64_t v, char *buf)
 	return buf;
 }
 
+static int open_now(struct gp_history *h, bool existing);
+
 int gp__hist_exec(struct gp_history *h, const char *sql, size_t nparam, const char *const *params,
                   gp__hdb_row_fn fn, void *user)
 {
+	int rc;
+
+	if (h->lazy) { /* the first statement makes the file, or the tables */
+		h->lazy = false;
+		rc = open_now(h, false);
+		if (rc) {
+			h->lazy = true; /* the next statement tries again, and says why */
+			return rc;
+		}
+	}
 	return h->ops->exec(h->db, sql, nparam, params, fn, user);
 }
 
@@ -77,8 +92,11 @@ int gp__hist_commit(struct gp_history *h)
 
 void gp__hist_rollback(struct gp_history *h)
 {
-	char *keep = gp__strdup(gp_last_error()); /* the error that made us roll back */
+	char *keep;
 
+	if (!h->db || h->lazy)
+		return;                     /* never opened, or never migrated: nothing to undo */
+	keep = gp__strdup(gp_last_error()); /* the error that made us roll back */
 	gp__hist_exec(h, "ROLLBACK", 0, NULL, NULL, NULL);
 	if (keep)
 		gp__error(GP_EIO, "%s", keep);
@@ -92,11 +110,24 @@ static int row_i64(void *user, size_t ncol, const char *const *vals)
 	return 0;
 }
 
-static int migrate(struct gp_history *h)
+static int migrate(struct gp_history *h, bool existing)
 {
 	int64_t version = 0;
 	int rc;
 
+	/* a reader's database must hold a history: a misspelt --db must not read as empty */
+	if (existing) {
+		int64_t tables = 0;
+
+		rc = gp__hist_exec(h, h->ops->has_schema_sql, 0, NULL, row_i64, &tables);
+		if (rc)
+			return rc;
+		if (!tables)
+			return gp__error(GP_ENOENT,
+			                 "'%s': no history database there (history add or import "
+			                 "makes one)",
+			                 h->target);
+	}
 	/*
 	 * A database of this version needs nothing: read the version without
 	 * the write lock, so that `history check` or `changes` reads while a
@@ -183,9 +214,36 @@ bool gp_history_built_with(const char *backend)
 	return false;
 }
 
-int gp_history_open(const char *target, struct gp_history **out)
+/* opens h->target and brings its schema to this version */
+static int open_now(struct gp_history *h, bool existing)
+{
+	int rc = h->db ? 0 : h->ops->open(h->target, existing, &h->db);
+
+	return rc ? rc : migrate(h, existing);
+}
+
+/* a SQLite file that is missing where it could be made: made by its first statement */
+static bool can_make_later(const char *target)
+{
+	const char *slash = strrchr(target, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (!stat(target, &st) || errno != ENOENT)
+		return false;
+	if (!slash)
+		return !access(".", W_OK | X_OK);
+	if ((size_t)(slash - target) >= sizeof(dir))
+		return false;
+	memcpy(dir, target, (size_t)(slash - target));
+	dir[slash - target] = '\0';
+	return !access(slash == target ? "/" : dir, W_OK | X_OK);
+}
+
+static int history_open(const char *target, bool existing, struct gp_history **out)
 {
 	struct gp_history *h;
+	struct stat st;
 	int rc;
 
 	if (!out)
@@ -199,15 +257,44 @@ int gp_history_open(const char *target, struct gp_history **out)
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
 	h->ops = is_pg_url(target) ? &gp__hdb_pg : &gp__hdb_sqlite;
-	rc = h->ops->open(target, &h->db);
-	if (!rc)
-		rc = migrate(h);
-	if (rc) {
-		gp_history_close(h);
-		return rc;
+	if (h->ops == &gp__hdb_sqlite && existing && stat(target, &st) && errno == ENOENT) {
+		rc = gp__error(GP_ENOENT,
+		               "'%s': no history database there (history add or import makes one)",
+		               target);
+		goto out_h;
 	}
+	/*
+	 * A writer makes nothing before its first statement: a missing SQLite
+	 * file in a folder it can write is made then, a server's database is
+	 * connected to at once (a wrong URL says so before results are read)
+	 * and its tables made then.
+	 */
+	if (!existing && (h->ops == &gp__hdb_pg || can_make_later(target))) {
+		rc = h->ops == &gp__hdb_pg ? h->ops->open(target, false, &h->db) : 0;
+		if (rc)
+			goto out_h;
+		h->lazy = true;
+		*out = h;
+		return 0;
+	}
+	rc = open_now(h, existing);
+	if (rc)
+		goto out_h;
 	*out = h;
 	return 0;
+out_h:
+	gp_history_close(h);
+	return rc;
+}
+
+int gp_history_open(const char *target, struct gp_history **out)
+{
+	return history_open(target, false, out);
+}
+
+int gp_history_open_existing(const char *target, struct gp_history **out)
+{
+	return history_open(target, true, out);
 }
 
 void gp_history_close(struct gp_history *h)
