@@ -53,10 +53,12 @@ fi
 
 gp=${GPUPROF:-$build/gpuprof}
 gen=$build/gen_trace
-if [ ! -x "$gp" ] || [ ! -x "$gen" ]; then
+# bench_ingest times reading alone, in process: the ingest budget's column
+if [ ! -x "$gp" ] || [ ! -x "$gen" ] || [ ! -x "$build/bench_ingest" ]; then
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build "$build" -j2 --target gen_trace >/dev/null
 	cmake --build "$build" -j2 --target gpuprof >/dev/null || true
+	cmake --build "$build" -j2 --target bench_ingest >/dev/null || true
 fi
 
 work=$(mktemp -d /tmp/gp-bench.XXXXXX)
@@ -290,12 +292,15 @@ for r in rows:
     if r["gp_wall"] is None:
         print("  {}: gpuprof analyze did not run (pending)".format(name))
         continue
-    rate = r["mb"] / r["read_user"] / 1000 if r["read_user"] else float("nan")
+    rate = r["mb"] / r["read_user"] / 1000 if r["read_user"] else None
     ratio = r["gp_rss"] / r["json_bytes"]
     speed = r["hta"] / r["gp_wall"] if r["gp_wall"] else float("inf")
-    print("  {}: ingest {:.2f} GB/s per core (>= 1): {}; RSS {:.3f} x JSON (<= 0.5): {}; "
+    # without bench_ingest's number the ingest budget is not measured, not failed
+    ingest = ("ingest {:.2f} GB/s per core (>= 1): {}".format(rate, "PASS" if rate >= 1 else "FAIL")
+              if rate is not None else "ingest per core: not measured (no bench_ingest)")
+    print("  {}: {}; RSS {:.3f} x JSON (<= 0.5): {}; "
           "{:.0f}x HTA {} (>= 100): {}".format(
-              name, rate, "PASS" if rate >= 1 else "FAIL", ratio, "PASS" if ratio <= 0.5 else "FAIL",
+              name, ingest, ratio, "PASS" if ratio <= 0.5 else "FAIL",
               speed, "recorded" if r["hta_rec"] else "projected", "PASS" if speed >= 100 else "FAIL"))
 
 print()
