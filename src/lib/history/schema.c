@@ -257,7 +257,9 @@ static int history_open(const char *target, bool existing, struct gp_history **o
 		return gp__error(GP_ENOMEM, "out of memory");
 	}
 	h->ops = is_pg_url(target) ? &gp__hdb_pg : &gp__hdb_sqlite;
-	if (h->ops == &gp__hdb_sqlite && existing && stat(target, &st) && errno == ENOENT) {
+	/* a build without SQLite says so at once (open_now), whether or not the file is there */
+	if (GP_HAVE_SQLITE && h->ops == &gp__hdb_sqlite && existing && stat(target, &st) &&
+	    errno == ENOENT) {
 		rc = gp__error(GP_ENOENT,
 		               "'%s': no history database there (history add or import makes one)",
 		               target);
@@ -269,7 +271,7 @@ static int history_open(const char *target, bool existing, struct gp_history **o
 	 * connected to at once (a wrong URL says so before results are read)
 	 * and its tables made then.
 	 */
-	if (!existing && (h->ops == &gp__hdb_pg || can_make_later(target))) {
+	if (!existing && (h->ops == &gp__hdb_pg || (GP_HAVE_SQLITE && can_make_later(target)))) {
 		rc = h->ops == &gp__hdb_pg ? h->ops->open(target, false, &h->db) : 0;
 		if (rc)
 			goto out_h;
