@@ -206,9 +206,19 @@ int stdout_sink(const void *p, size_t n, void *user)
 	return -1;
 }
 
+/* a library write failed: its message said, errno kept for the caller; -1 */
+static int lib_write_failed(void)
+{
+	int e = errno;
+
+	error("%s", gp_last_error());
+	errno = e;
+	return -1;
+}
+
 int write_output_json(const char *output, const struct gp_value *v, unsigned flags)
 {
-	int rc, e;
+	int rc;
 
 	if (!output || strcmp(output, "-") == 0) {
 		rc = gp_value_write_json(v, flags, stdout_sink, NULL);
@@ -217,12 +227,7 @@ int write_output_json(const char *output, const struct gp_value *v, unsigned fla
 			error("cannot write the report: %s", gp_last_error());
 		return rc ? -1 : 0;
 	}
-	if (!gp_file_write_atomic_json(output, v, flags))
-		return 0;
-	e = errno;
-	error("%s", gp_last_error());
-	errno = e;
-	return -1;
+	return gp_file_write_atomic_json(output, v, flags) ? lib_write_failed() : 0;
 }
 
 const char *output_for(const char *cmd, const char *given, const char *first, int n,
@@ -299,14 +304,7 @@ char *read_file_max(const char *path, size_t max, size_t *len)
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
-	int e;
-
-	if (!gp_file_write_atomic(path, data, len))
-		return 0;
-	e = errno;
-	error("%s", gp_last_error());
-	errno = e;
-	return -1;
+	return gp_file_write_atomic(path, data, len) ? lib_write_failed() : 0;
 }
 
 /*

@@ -59,6 +59,12 @@ need_gen_trace() {
 	[ -x "$GEN" ] || { echo "skip: no gen_trace"; exit 77; }
 }
 
+# need_history_sqlite: a build with the history's SQLite backend; skips (77) otherwise
+need_history_sqlite() {
+	"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
+		{ echo "skip: built without libsqlite3-dev"; exit 77; }
+}
+
 # need_cuda_gpu: a GPU (nvidia-smi finds one), NVCC (nvcc from PATH, $CUDA_HOME or
 # /usr/local/cuda), B (the build directory) with the injector, no CUDA or NVTX injection of the
 # caller's, and the CUPTI: libcupti.so.13 from the loader's path, or when the loader does not

@@ -8,8 +8,7 @@
 need python3
 need sqlite3
 need_gen_trace
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 DB="$TMP/h.sqlite"
 db_sql() { sqlite3 "$DB" "$1" || fail "sqlite3 $1"; }

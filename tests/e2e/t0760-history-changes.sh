@@ -20,8 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 need_gen_trace
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 DB="$TMP/h.sqlite"
 python3 - "$TMP/h.csv" <<'PY'

@@ -10,8 +10,7 @@
 # issue's setting without --otava (the GPU options on top) gives Otava's two points too.
 . "$(dirname "$0")/lib.sh"
 need python3
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 python3 - "$GP_SRC_DIR/tests/unit/test_cpd_otava.c" "$TMP" <<'PY' || fail "cannot read Otava's cases"
 import json, re, sys

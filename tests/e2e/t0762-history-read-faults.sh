@@ -15,8 +15,7 @@
 #   - check on a database that does not exist fails and makes none (nor .gpuprof).
 . "$(dirname "$0")/lib.sh"
 need python3
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 DB="$TMP/h.sqlite"
 python3 - "$TMP/h.csv" <<'PY'

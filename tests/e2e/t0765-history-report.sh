@@ -15,8 +15,7 @@
 need python3
 need_gen_trace
 need_chromium
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 E="$GP_SRC_DIR/tests/e2e"
 DB="$TMP/h.sqlite"
 cd "$TMP" || exit 1

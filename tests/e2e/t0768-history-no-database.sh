@@ -11,8 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 need python3
 need_gen_trace
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 "$GEN" --steps 4 -o "$TMP/t.json" >/dev/null 2>&1 || fail "gen_trace"
 expect_rc 0 bench --json -o "$TMP/b.json" "$TMP/t.json"

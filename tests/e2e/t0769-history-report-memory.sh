@@ -7,8 +7,7 @@
 # memory bound is not checked under a sanitizer (its allocator keeps freed memory a while).
 . "$(dirname "$0")/lib.sh"
 need python3
-"$GPUPROF" version --build-options 2>/dev/null | grep -Eq 'history sqlite: +yes' ||
-	{ echo "skip: built without libsqlite3-dev"; exit 77; }
+need_history_sqlite
 
 python3 - "$TMP/h.csv" <<'PY'
 import random, sys
