@@ -9,7 +9,8 @@
 # (0.9 is "90.0%", not "0.9%") in its min/mean/max line, its y axis and the
 # summary cards, and the GPU utilisation agrees with the text summary of
 # `gpuprof analyze DIR`; exact ties of one decimal round as printf does on the page and
-# in the text. Skips (77) only where Chromium cannot start.
+# in the text, and a mean a hair above a tie reads the same in both. Skips (77) only where
+# Chromium cannot start.
 . "$(dirname "$0")/lib.sh"
 need python3
 E="$GP_SRC_DIR/tests/e2e"
@@ -49,6 +50,31 @@ PY
 expect_rc 0 report -q -o ties.html ties.jsonl
 "$GPUPROF" analyze ties.jsonl >ties.txt 2>/dev/null || fail "analyze ties.jsonl"
 PAGES="$PAGES ties:ties.jsonl:ties.txt"
+
+# a mean a hair above a tie: 0.1, 0.05 and 0.0375 (the other samples without the share) sum
+# to 0.06250000000000001 in doubles, which the JSON holds as 0.0625; the text and the page
+# must both say "6.2%", not the text "6.3%" from the unrounded double
+python3 - nocap/metrics.jsonl near.jsonl <<'PY' || fail "write near.jsonl"
+import json, sys
+near = [0.1, 0.05, 0.0375]
+k = 0
+with open(sys.argv[1], encoding="utf-8") as f, open(sys.argv[2], "w", encoding="utf-8") as out:
+    for line in f:
+        d = json.loads(line)
+        if d.get("schema") == "gpuprof.sample/1" and isinstance(d.get("host"), dict):
+            if k < len(near):
+                d["host"]["cpu_busy_ratio"] = near[k]
+            else:
+                d["host"].pop("cpu_busy_ratio", None)
+            k += 1
+        out.write(json.dumps(d) + "\n")
+assert k >= len(near), k
+assert sum(near) / len(near) > 0.0625, "the doubles no longer land above the tie"
+PY
+expect_rc 0 report -q -o near.html near.jsonl
+"$GPUPROF" analyze near.jsonl >near.txt 2>/dev/null || fail "analyze near.jsonl"
+grep -q "host CPU busy   mean 6.2%" near.txt || fail "near.txt: $(grep 'host CPU' near.txt)"
+PAGES="$PAGES near:near.jsonl:near.txt"
 
 # a run with a capture (the CUDA simulator), where it was built
 INJ="$B/libgpuprof-inject.so" FAKE="$B/tests/fake/libfake-cupti.so" SIM="$B/tests/inject/driver_sim"

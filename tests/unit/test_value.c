@@ -1021,6 +1021,45 @@ static void test_fail_alloc(void **state)
  * one only for a string that needs it), byte for byte gp_value_to_json()'s text; a failed
  * write ends it with GP_EIO and the sink's errno, and no piece follows.
  */
+/* gp__json_round: the double a reader of the JSON gets back, for every kind of number */
+static void test_json_round(void **state)
+{
+	static const double cases[] = { 0.06250000000000001,
+		                        0.1 + 0.2,
+		                        1e-7,
+		                        -1e-7,
+		                        2.5e-6,
+		                        123456789.12345678,
+		                        -0.0,
+		                        1e300,
+		                        4503599627370497.5,
+		                        0.0625,
+		                        1.0 / 3 };
+	size_t i;
+
+	(void)state;
+	assert_true(gp__json_round(0.06250000000000001) == 0.0625);
+	assert_true(gp__json_round(0.1 + 0.2) == 0.3);
+	assert_true(gp__json_round(1e-7) == 0 && !signbit(gp__json_round(-1e-7)));
+	assert_true(isnan(gp__json_round(NAN)));
+	assert_true(isinf(gp__json_round(INFINITY)));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gp_value *v = gp_value_double(cases[i]), *back = NULL;
+		char *text = NULL;
+		double d = NAN;
+
+		assert_int_equal(gp_value_to_json(v, 0, &text, NULL), 0);
+		assert_int_equal(gp_value_parse(text, strlen(text), &back, NULL), 0);
+		assert_true(gp_value_get_double(back, &d));
+		assert_true(gp__json_round(cases[i]) == d);
+		/* rounding twice changes nothing */
+		assert_true(gp__json_round(gp__json_round(cases[i])) == d);
+		gp_value_free(v);
+		gp_value_free(back);
+		gp_free(text);
+	}
+}
+
 static void test_write_streamed(void **state)
 {
 	struct gp_value *root = gp_value_object(), *rows = gp_value_array();
@@ -1076,10 +1115,9 @@ static void test_write_streamed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_trees),
-		cmocka_unit_test(test_members_stay),
-		cmocka_unit_test(test_fail_alloc),
-		cmocka_unit_test(test_write_streamed),
+		cmocka_unit_test(test_random_trees), cmocka_unit_test(test_members_stay),
+		cmocka_unit_test(test_fail_alloc),   cmocka_unit_test(test_write_streamed),
+		cmocka_unit_test(test_json_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

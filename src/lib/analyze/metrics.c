@@ -155,8 +155,9 @@ static int series_object(const struct gp_metrics_series *s, int64_t *scratch, st
 		GP_TRY(gp__sort_i64(scratch, k));
 	GP_TRY(gp_obj_set_double(o, "min", k ? key_dbl(scratch[0]) : NAN));
 	GP_TRY(gp_obj_set_double(o, "max", k ? key_dbl(scratch[k - 1]) : NAN));
-	GP_TRY(gp_obj_set_double(o, "mean", k ? sum / (double)k : NAN));
-	GP_TRY(gp_obj_set_double(o, "p95", quantile_sorted(scratch, k, 0.95)));
+	/* the computed two as the JSON holds them, so that the text and the page round alike */
+	GP_TRY(gp_obj_set_double(o, "mean", k ? gp__json_round(sum / (double)k) : NAN));
+	GP_TRY(gp_obj_set_double(o, "p95", gp__json_round(quantile_sorted(scratch, k, 0.95))));
 	GP_TRY(gp_obj_set_double(o, "last", last));
 	points = gp_value_array();
 	GP_TRY(gp_obj_set(o, "points", points));

@@ -22,4 +22,12 @@ int gp__obj_set_str_or_null(struct gp_value *o, const char *key, const char *s);
 /** Frees the items of array @p arr from index @p n on. */
 void gp__arr_truncate(struct gp_value *arr, size_t n);
 
+/**
+ * @p d as the JSON text holds it: the double a reader of gp_value_to_json()'s
+ * "%.6f"-trimmed number gets back (NaN and infinities unchanged). A statistic
+ * stored so reads the same in the text report, which formats the tree, as on
+ * the page, which formats the JSON: 0.06250000000000001 is "6.2%" in both.
+ */
+double gp__json_round(double d);
+
 #endif

@@ -32,6 +32,7 @@
 #include "buf.h"
 #include "error.h"
 #include "json-scan.h"
+#include "value-int.h"
 #include "value-node.h"
 
 #define SLACK      192         /* room every piece asks for beyond its key and string text */
@@ -341,6 +342,15 @@ static char *put_double(char *p, double d)
 		n = 0;
 	memcpy(p, tmp, (size_t)n);
 	return p + n;
+}
+
+double gp__json_round(double d)
+{
+	char text[72];
+
+	if (!isfinite(d))
+		return d;
+	return gp__json_double(text, (size_t)(put_double(text, d) - text));
 }
 
 /* A newline and the indent of @p depth (pretty only). */
