@@ -76,6 +76,23 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
                             struct gp_value **out);
 
 /**
+ * gp_analyze_paths() with the report written as JSON, gp_value_write_json(report, @p flags,
+ * @p write, @p user) byte for byte, rather than handed over: for two or more traces the
+ * rank objects are not held until the last file is read, but each written into a
+ * temporary file (unnamed, in $TMPDIR or /tmp) as soon as it is built, and copied out in
+ * rank order at the end, so that memory holds the trees of one rank per thread whatever
+ * the number of ranks. (Where no temporary file can be made, or for a run directory, the
+ * ranks are held as gp_analyze_paths() holds them; the text is the same.) Nothing is
+ * written when the analysis fails.
+ * @param summary receives, when not NULL, the report with each rank reduced to its
+ *        "rank", "file", "label" and "salvage" (what a caller says of it), else NULL.
+ * @return as gp_analyze_paths(), or GP_EIO when @p write failed (errno as it set it).
+ */
+GP_API int gp_analyze_paths_json(const char *const *paths, size_t n,
+                                 const struct gp_analyze_opts *opts, unsigned flags,
+                                 gp_write_fn write, void *user, struct gp_value **summary);
+
+/**
  * Keeps @p top rows in each summary table of every rank of @p report (a report
  * built with opts.top = 0), the rest summed in "<table>_omitted": the report
  * that opts.top = @p top would have given, without analysing again (`gpuprof

@@ -116,6 +116,19 @@ struct gp_value;
 GP_API int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsigned flags);
 
 /**
+ * Makes a document: writes all of it to @p write (with @p wuser), in order.
+ * @return 0, or a gp_status with gp_last_error() set (a failed @p write: GP_EIO).
+ */
+typedef int (*gp_produce_fn)(void *user, gp_write_fn write, void *wuser);
+
+/**
+ * gp_file_write_atomic() of the text @p produce makes (with @p user), written as it comes:
+ * the same guarantees; when @p produce fails, the target is left as it was and its error
+ * is returned.
+ */
+GP_API int gp_file_write_atomic_with(const char *path, gp_produce_fn produce, void *user);
+
+/**
  * Removes every temporary file that this process is writing and has not yet
  * renamed over its target: the library replaces each file it writes (e.g.
  * gp_export_paths_to_file()) through `.NAME.tmp.XXXXXX` beside NAME, listed in

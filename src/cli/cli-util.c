@@ -216,6 +216,20 @@ static int lib_write_failed(void)
 	return -1;
 }
 
+int write_output_with(const char *output, gp_produce_fn produce, void *user)
+{
+	int rc;
+
+	if (!output || strcmp(output, "-") == 0) {
+		rc = produce(user, stdout_sink, NULL);
+		/* a failed write is said once, by finish_stdout() */
+		if (rc && !gp_cli_stdout_errno)
+			error("%s", gp_last_error());
+		return rc ? -1 : 0;
+	}
+	return gp_file_write_atomic_with(output, produce, user) ? lib_write_failed() : 0;
+}
+
 int write_output_json(const char *output, const struct gp_value *v, unsigned flags)
 {
 	int rc;

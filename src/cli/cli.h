@@ -163,6 +163,14 @@ int write_output(const char *output, const char *data, size_t len);
 int write_output_json(const char *output, const struct gp_value *v, unsigned flags);
 
 /**
+ * write_output() of the text @p produce makes (with @p user), written as it comes
+ * (gp_file_write_atomic_with() for a file): @p produce may do the work the text comes from,
+ * and when it fails the file is left as it was. @return 0 or -1 (its error said on stderr,
+ * but a failed write to stdout: see finish_stdout()).
+ */
+int write_output_with(const char *output, gp_produce_fn produce, void *user);
+
+/**
  * The library's gp_write_fn (gpuprof.h) over standard output (write_stdout()): -1 with errno
  * set on failure, which main reports after the command (finish_stdout()), quietly for a
  * closed pipe.

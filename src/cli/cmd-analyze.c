@@ -96,6 +96,22 @@ static void report_warnings(const struct gp_value *report)
 		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
 }
 
+/* the JSON report of the paths, analysed as it is written (gp_analyze_paths_json()) */
+struct json_job {
+	const char *const *paths;
+	size_t n;
+	const struct gp_analyze_opts *opts;
+	struct gp_value *summary; /* the report, each rank reduced to what is said of it */
+};
+
+static int produce_report(void *user, gp_write_fn write, void *wuser)
+{
+	struct json_job *j = user;
+
+	return gp_analyze_paths_json(j->paths, j->n, j->opts, GP_JSON_PRETTY, write, wuser,
+	                             &j->summary);
+}
+
 static int render_human(const struct gp_value *report, size_t top, bool to_stdout, bool wide,
                         char **out, size_t *len)
 {
@@ -189,6 +205,22 @@ int cmd_analyze(int argc, const char **argv)
 		top = json ? 0 : 10;
 	opts.top = (uint32_t)top;
 
+	if (json) {
+		/*
+		 * written as it is made, the ranks of a directory from a temporary file in rank
+		 * order: neither the text nor every rank's tree is held at once
+		 */
+		struct json_job jj = { (const char *const *)(argv + optind),
+			               (size_t)(argc - optind), &opts, NULL };
+
+		rc = write_output_with(output, produce_report, &jj);
+		if (!quiet && jj.summary) {
+			salvage_warnings(jj.summary);
+			report_warnings(jj.summary);
+		}
+		gp_value_free(jj.summary);
+		return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+	}
 	rc = gp_analyze_paths(argv + optind, (size_t)(argc - optind), &opts, &report);
 	if (rc) {
 		const char *msg = gp_last_error();
@@ -198,13 +230,6 @@ int cmd_analyze(int argc, const char **argv)
 	if (!quiet) {
 		salvage_warnings(report);
 		report_warnings(report);
-	}
-
-	if (json) {
-		/* written as it is made: the text is never held beside the tree */
-		rc = write_output_json(output, report, GP_JSON_PRETTY);
-		gp_value_free(report);
-		return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 	}
 	if (render_human(report, (size_t)top, !output, wide, &text, &len)) {
 		gp_value_free(report);

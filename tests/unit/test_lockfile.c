@@ -386,6 +386,35 @@ static void test_json(void **state)
 	gp_value_free(v);
 }
 
+/* gp_file_write_atomic_with()'s document: @p user pieces "ab", then its error if any */
+static int produce_pieces(void *user, gp_write_fn write, void *wuser)
+{
+	const int *fail = user;
+
+	if (write("a", 1, wuser) || write("b", 1, wuser))
+		return GP_EIO;
+	return *fail ? gp__error(GP_EFORMAT, "the producer failed") : 0;
+}
+
+/* a text made as it is written; a producer failing after writing leaves the old file */
+static void test_with(void **state)
+{
+	const char *p = path_of("made.json");
+	int fail = 0;
+
+	(void)state;
+	put(p, "old", 0600);
+	assert_int_equal(gp_file_write_atomic_with(p, produce_pieces, &fail), 0);
+	assert_contents(p, "ab");
+	fail = 1;
+	assert_int_equal(gp_file_write_atomic_with(p, produce_pieces, &fail), GP_EFORMAT);
+	assert_string_equal(gp_last_error(), "the producer failed");
+	assert_contents(p, "ab");
+	assert_int_equal(temps_in(dir), 0);
+	assert_int_equal(gp_file_write_atomic_with(p, NULL, NULL), GP_EINVAL);
+	unlink(p);
+}
+
 static void check_full(const char *d, const char *target, size_t big, int want_errno)
 {
 	struct gp_value *v = big_value(big);
@@ -469,6 +498,7 @@ int main(void)
 		cmocka_unit_test(test_full_tmpfs),
 		cmocka_unit_test(test_file_size_limit),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_with),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

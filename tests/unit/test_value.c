@@ -341,6 +341,76 @@ static void check_streamed(const struct gp_value *v, unsigned flags, const char 
 	free(k.o.p);
 }
 
+/* the texts of a spliced array's items (gp__value_write_json_spliced) */
+struct items {
+	char **text;
+	size_t *len;
+	size_t n, calls;
+};
+
+static int item_put(void *user, size_t i, gp_write_fn write, void *wuser)
+{
+	struct items *it = user;
+
+	assert_true(i == it->calls++ && i < it->n); /* each once, in order */
+	/* in two pieces: the writer takes an item's text however it comes */
+	if (write(it->text[i], it->len[i] / 2, wuser) ||
+	    write(it->text[i] + it->len[i] / 2, it->len[i] - it->len[i] / 2, wuser))
+		return GP_EIO;
+	return 0;
+}
+
+/* the first array of @p v, depth first, and its depth (@p depth that of @p v) */
+static const struct gp_value *first_array(const struct gp_value *v, int depth, int *at)
+{
+	size_t i;
+
+	if (gp_value_type(v) == GP_VALUE_ARRAY) {
+		*at = depth;
+		return v;
+	}
+	for (i = 0; gp_value_type(v) == GP_VALUE_OBJECT && i < gp_value_len(v); i++) {
+		const struct gp_value *a = first_array(gp_obj_value_at(v, i), depth + 1, at);
+
+		if (a)
+			return a;
+	}
+	return NULL;
+}
+
+/*
+ * gp__value_write_json_spliced() of @p v with its first array's items written from their
+ * own texts (gp__value_to_json_at() at the array's depth + 1) is @p text, byte for byte
+ */
+static void check_spliced(const struct gp_value *v, unsigned flags, const char *text, size_t len)
+{
+	struct sink k = { 0 };
+	struct items it = { 0 };
+	const struct gp_value *a;
+	int depth = 0;
+	size_t i;
+
+	if (!(a = first_array(v, 0, &depth)))
+		return;
+	it.n = gp_value_len(a);
+	it.text = xmalloc((it.n + 1) * sizeof(*it.text));
+	it.len = xmalloc((it.n + 1) * sizeof(*it.len));
+	for (i = 0; i < it.n; i++)
+		assert_int_equal(gp__value_to_json_at(gp_arr_get(a, i), flags, depth + 1,
+		                                      &it.text[i], &it.len[i]),
+		                 0);
+	assert_int_equal(
+	    gp__value_write_json_spliced(v, flags, a, it.n, item_put, &it, sink_add, &k), 0);
+	assert_int_equal(it.calls, it.n);
+	assert_int_equal(k.o.len, len);
+	assert_memory_equal(k.o.p, text, len);
+	for (i = 0; i < it.n; i++)
+		gp_free(it.text[i]);
+	free(it.text);
+	free(it.len);
+	free(k.o.p);
+}
+
 /* gp_value_to_json of @p v equals the reference text of @p m, pretty and compact */
 static void check_json(const struct gp_value *v, const struct mv *m)
 {
@@ -367,6 +437,7 @@ static void check_json(const struct gp_value *v, const struct mv *m)
 			    o.p + (k > 20 ? k - 20 : 0));
 		}
 		check_streamed(v, pretty ? GP_JSON_PRETTY : 0, text, len);
+		check_spliced(v, pretty ? GP_JSON_PRETTY : 0, text, len);
 		gp_free(text);
 		free(o.p);
 	}
@@ -1060,6 +1131,97 @@ static void test_json_round(void **state)
 	}
 }
 
+/*
+ * A spliced array's items come from the callback, not from the tree: an empty array
+ * written as three items and a full one as none; an item's error, a failing sink and
+ * an array that is not one end the writing.
+ */
+static void test_spliced(void **state)
+{
+	struct gp_value *doc = gp_value_object(), *ranks = gp_value_array(), *ref = NULL;
+	struct gp_value *x[3];
+	struct items it = { 0 };
+	struct sink k = { 0 };
+	char *want = NULL;
+	size_t wlen = 0, i;
+	unsigned pretty;
+
+	(void)state;
+	assert_int_equal(gp_obj_set(doc, "ranks", ranks), 0);
+	assert_int_equal(gp_obj_set_str(doc, "schema", "s/1"), 0);
+	assert_int_equal(gp_obj_set_str(doc, "a", "first"), 0);
+	for (i = 0; i < 3; i++) {
+		x[i] = gp_value_object();
+		assert_int_equal(gp_obj_set_int(x[i], "rank", (int64_t)i), 0);
+		assert_int_equal(gp_obj_set(x[i], "rows", gp_value_array()), 0);
+		assert_int_equal(gp_arr_push((struct gp_value *)gp_obj_get(x[i], "rows"),
+		                             gp_value_double(0.5 * (double)i)),
+		                 0);
+	}
+	it.n = 3;
+	it.text = xmalloc(3 * sizeof(*it.text));
+	it.len = xmalloc(3 * sizeof(*it.len));
+	for (pretty = 0; pretty < 2; pretty++) {
+		unsigned flags = pretty ? GP_JSON_PRETTY : 0;
+
+		/* the reference: the same document with the items in the tree */
+		ref = gp_value_clone(doc);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(gp_arr_push((struct gp_value *)gp_obj_get(ref, "ranks"),
+			                             gp_value_clone(x[i])),
+			                 0);
+		assert_int_equal(gp_value_to_json(ref, flags, &want, &wlen), 0);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(
+			    gp__value_to_json_at(x[i], flags, 2, &it.text[i], &it.len[i]), 0);
+		it.calls = 0;
+		memset(&k, 0, sizeof(k));
+		assert_int_equal(
+		    gp__value_write_json_spliced(doc, flags, ranks, 3, item_put, &it, sink_add, &k),
+		    0);
+		assert_int_equal(k.o.len, wlen);
+		assert_memory_equal(k.o.p, want, wlen);
+		free(k.o.p);
+		/* none: "[]", whatever the tree holds there */
+		memset(&k, 0, sizeof(k));
+		assert_int_equal(gp__value_write_json_spliced(ref, flags, gp_obj_get(ref, "ranks"),
+		                                              0, NULL, NULL, sink_add, &k),
+		                 0);
+		out_add(&k.o, "", 1);
+		assert_non_null(strstr(k.o.p, pretty ? "\"ranks\": []" : "\"ranks\":[]"));
+		free(k.o.p);
+		/* the sink failing in an item: GP_EIO, errno as it set it, nothing after */
+		it.calls = 0;
+		memset(&k, 0, sizeof(k));
+		k.fail_at = 1;
+		errno = 0;
+		assert_int_equal(
+		    gp__value_write_json_spliced(doc, flags, ranks, 3, item_put, &it, sink_add, &k),
+		    GP_EIO);
+		assert_int_equal(errno, ENOSPC);
+		free(k.o.p);
+		for (i = 0; i < 3; i++)
+			gp_free(it.text[i]);
+		gp_free(want);
+		gp_value_free(ref);
+	}
+	/* not an array, or items without a callback */
+	memset(&k, 0, sizeof(k));
+	assert_int_equal(gp__value_write_json_spliced(doc, 0, gp_obj_get(doc, "schema"), 0, NULL,
+	                                              NULL, sink_add, &k),
+	                 GP_EINVAL);
+	assert_int_equal(gp__value_write_json_spliced(doc, 0, ranks, 2, NULL, NULL, sink_add, &k),
+	                 GP_EINVAL);
+	assert_int_equal(k.pieces, 0);
+	/* a depth past the writer's limit */
+	assert_int_equal(gp__value_to_json_at(doc, 0, -1, &want, &wlen), GP_EINVAL);
+	for (i = 0; i < 3; i++)
+		gp_value_free(x[i]);
+	free(it.text);
+	free(it.len);
+	gp_value_free(doc);
+}
+
 static void test_write_streamed(void **state)
 {
 	struct gp_value *root = gp_value_object(), *rows = gp_value_array();
@@ -1117,7 +1279,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_trees), cmocka_unit_test(test_members_stay),
 		cmocka_unit_test(test_fail_alloc),   cmocka_unit_test(test_write_streamed),
-		cmocka_unit_test(test_json_round),
+		cmocka_unit_test(test_json_round),   cmocka_unit_test(test_spliced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

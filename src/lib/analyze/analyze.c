@@ -7,6 +7,11 @@
  * as soon as its rank object is built, so memory holds one trace per worker.
  * Ranks come from distributedInfo.rank, else from the file name, else from
  * the order given; the report lists them sorted by rank.
+ *
+ * gp_analyze_paths_json() does not hold the rank objects until every file is
+ * read: a worker writes each one's JSON text into a spool (util/spool.h) and
+ * frees it, and the report's "ranks" are copied out of the spool in rank
+ * order once the order is known (a rank is only known once its file is read).
  */
 #include "gpuprof/analyze.h"
 
@@ -27,6 +32,7 @@
 #include "util/error.h"
 #include "util/opts.h"
 #include "util/pool.h"
+#include "util/spool.h"
 #include "util/spare.h"
 #include "util/value-int.h"
 
@@ -240,7 +246,16 @@ struct job {
 	int64_t rank;
 	bool claimed; /* the rank came from the trace or the file name, not the order */
 	struct gp_value *val;
-	struct gp_value *tags; /* the capture's META tags (gpuprof run --tag), or NULL */
+	struct gp_value *tags;      /* the capture's META tags (gpuprof run --tag), or NULL */
+	struct gp__spool_span span; /* its text in the spool, where there is one */
+};
+
+/* gp_analyze_paths_json(): the rank objects as JSON text in a spool, in rank order */
+struct spooled {
+	unsigned flags; /* the JSON's (GP_JSON_PRETTY) */
+	struct gp__spool *spool;
+	struct gp__spool_span *spans; /* of the report's ranks, in order */
+	size_t n;
 };
 
 struct pool {
@@ -248,6 +263,7 @@ struct pool {
 	const struct gp_analyze_opts *opts;
 	gp__analyze_each_fn each; /* NULL: the rank objects go into the report */
 	void *each_arg;
+	struct spooled *sp; /* non-NULL: they go into its spool, and a summary into the report */
 };
 
 static int add_job(struct job **jobs, size_t *n, size_t *cap, const struct gp__src *src)
@@ -307,12 +323,56 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	gp_trace_free(t);
 }
 
+/* the members of a rank object that stay in the report when its text is spooled */
+static const char *const summary_keys[] = { "file", "label", "rank", "salvage" };
+
+/* a new object of the summary_keys[] of @p rank, or NULL (out of memory) */
+static struct gp_value *summary_of(const struct gp_value *rank)
+{
+	struct gp_value *sum = gp_value_object();
+	size_t k;
+
+	for (k = 0; sum && k < GP_ARRAY_SIZE(summary_keys); k++) {
+		const struct gp_value *x = gp_obj_get(rank, summary_keys[k]);
+
+		if (x && gp_obj_set(sum, summary_keys[k], gp_value_clone(x))) {
+			gp_value_free(sum);
+			sum = NULL;
+		}
+	}
+	return sum;
+}
+
+/*
+ * Writes the rank object of @p j into the spool as the report's text holds it
+ * (an item of "ranks", depth 2) and keeps of it only its summary.
+ */
+static int spool_rank(struct spooled *sp, struct job *j)
+{
+	struct gp_value *sum;
+	char *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	GP_TRY(gp__value_to_json_at(j->val, sp->flags, 2, &text, &len));
+	GP_TRY(gp__spool_put(sp->spool, text, len, &j->span));
+	if (!(sum = summary_of(j->val)))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
+	gp_value_free(j->val);
+	j->val = sum;
+out:
+	gp__free(text);
+	return rc;
+}
+
 static void worker(void *arg, size_t i)
 {
 	struct pool *p = arg;
 	struct job *j = &p->jobs[i];
 
 	run_job(j, p->opts);
+	if (p->sp && !j->rc && j->val && (j->rc = spool_rank(p->sp, j)))
+		snprintf(j->err, sizeof(j->err), "%s", gp_last_error());
 	/* handed over and freed at once: memory holds one rank object per worker */
 	if (p->each && !j->rc && j->val) {
 		if ((j->rc = p->each(p->each_arg, j->val, j->path)))
@@ -439,8 +499,14 @@ out:
 	return rc;
 }
 
+/*
+ * The report of @p srcs; with @p each, its rank objects go there instead; with @p sp, into
+ * sp's spool when there are two or more (and no run directory, whose captures the report
+ * amends after they are all read), with a summary of each in the report.
+ */
 static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
-                        gp__analyze_each_fn each, void *each_arg, struct gp_value **out)
+                        gp__analyze_each_fn each, void *each_arg, struct spooled *sp,
+                        struct gp_value **out)
 {
 	struct gp_analyze_opts o = { .size = sizeof(o), .only_rank = -1 };
 	struct job *jobs = NULL;
@@ -482,6 +548,9 @@ static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opt
 	pool.opts = &o;
 	pool.each = each;
 	pool.each_arg = each_arg;
+	/* no spool where there is no file to write one in: the ranks stay in memory */
+	if (sp && njobs > 1 && !run_dir && !gp__spool_open(&sp->spool))
+		pool.sp = sp;
 	gp__pool_run(njobs, nthreads, worker, &pool);
 
 	for (i = 0; i < njobs; i++) {
@@ -510,11 +579,15 @@ static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opt
 	if (srcs->skipped)
 		GP_TRY(gp_arr_push(warnings, gp_value_str(srcs->skipped)));
 	GP_TRY(same_ranks(jobs, njobs, o.only_rank, warnings));
+	if (pool.sp && !(sp->spans = gp__calloc(njobs, sizeof(*sp->spans))))
+		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
 	for (i = 0; i < njobs; i++) {
 		if (!jobs[i].val)
 			continue;
 		GP_TRY(gp_arr_push(ranks, jobs[i].val));
 		jobs[i].val = NULL;
+		if (pool.sp)
+			sp->spans[sp->n++] = jobs[i].span;
 	}
 	if (!gp_value_len(ranks) && o.only_rank >= 0) {
 		GP_TRY(list_ranks(jobs, njobs, &b));
@@ -551,23 +624,21 @@ out:
 int gp__analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
                      struct gp_value **out)
 {
-	return analyze_srcs(srcs, opts, NULL, NULL, out);
+	return analyze_srcs(srcs, opts, NULL, NULL, NULL, out);
 }
 
 int gp__analyze_srcs_each(struct gp__srcs *srcs, const struct gp_analyze_opts *opts,
                           gp__analyze_each_fn each, void *arg, struct gp_value **out)
 {
-	return analyze_srcs(srcs, opts, each, arg, out);
+	return analyze_srcs(srcs, opts, each, arg, NULL, out);
 }
 
-GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
-                            struct gp_value **out)
+static int analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+                         struct spooled *sp, struct gp_value **out)
 {
 	struct gp__srcs srcs;
 	int rc;
 
-	if (!out)
-		return gp__error(GP_EINVAL, "gp_analyze_paths: NULL argument");
 	*out = NULL;
 	if (!n)
 		return gp__error(GP_EINVAL, "no input files");
@@ -579,8 +650,64 @@ GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_
 		else if (gp__srcs_count(&srcs, 1u << GP_SRC_SNAPSHOT))
 			rc = gp__memsnap_read(&srcs.v[0], GP__OPTS_GET(opts, top, 0), out);
 		else
-			rc = gp__analyze_srcs(&srcs, opts, out);
+			rc = analyze_srcs(&srcs, opts, NULL, NULL, sp, out);
 	}
 	gp__srcs_release(&srcs);
+	return rc;
+}
+
+GP_API int gp_analyze_paths(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+                            struct gp_value **out)
+{
+	if (!out)
+		return gp__error(GP_EINVAL, "gp_analyze_paths: NULL argument");
+	return analyze_paths(paths, n, opts, NULL, out);
+}
+
+/* gp__value_write_json_spliced()'s items: the spooled ranks */
+static int spooled_item(void *user, size_t i, gp_write_fn write, void *wuser)
+{
+	struct spooled *sp = user;
+
+	return gp__spool_copy(sp->spool, &sp->spans[i], write, wuser);
+}
+
+GP_API int gp_analyze_paths_json(const char *const *paths, size_t n,
+                                 const struct gp_analyze_opts *opts, unsigned flags,
+                                 gp_write_fn write, void *user, struct gp_value **summary)
+{
+	struct spooled sp = { .flags = flags };
+	struct gp_value *report = NULL;
+	int rc;
+
+	if (summary)
+		*summary = NULL;
+	if (!write)
+		return gp__error(GP_EINVAL, "gp_analyze_paths_json: no writer");
+	rc = analyze_paths(paths, n, opts, &sp, &report);
+	if (!rc)
+		rc = gp__value_write_json_spliced(report, flags,
+		                                  sp.spool ? gp_obj_get(report, "ranks") : NULL,
+		                                  sp.n, spooled_item, &sp, write, user);
+	gp__spool_close(sp.spool);
+	gp__free(sp.spans);
+	if (!rc && summary && !sp.spool) {
+		/* held whole (one trace, or no spool): the same summary as when spooled */
+		const struct gp_value *ranks = gp_obj_get(report, "ranks");
+		struct gp_value *sums = gp_value_array();
+		size_t i;
+
+		for (i = 0; sums && i < gp_value_len(ranks); i++)
+			if (gp_arr_push(sums, summary_of(gp_arr_get(ranks, i)))) {
+				gp_value_free(sums);
+				sums = NULL;
+			}
+		if (!sums || gp_obj_set(report, "ranks", sums))
+			rc = gp__error(GP_ENOMEM, "out of memory");
+	}
+	if (!rc && summary)
+		*summary = report;
+	else
+		gp_value_free(report);
 	return rc;
 }

@@ -398,7 +398,7 @@ int gp_file_write_atomic(const char *path, const void *data, size_t len)
 	return gp__lockfile_commit(lk);
 }
 
-/* gp_file_write_atomic_json()'s sink: the lockfile's own message kept for the caller */
+/* gp_file_write_atomic_with()'s sink: the lockfile's own message kept for the caller */
 struct json_sink {
 	struct gp__lockfile *lk;
 	int rc;
@@ -415,16 +415,16 @@ static int write_piece(const void *p, size_t n, void *user)
 	return -1;
 }
 
-int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsigned flags)
+int gp_file_write_atomic_with(const char *path, gp_produce_fn produce, void *user)
 {
 	struct json_sink s = { .rc = 0 };
 	int rc, e;
 
-	if (!v)
-		return gp__error(GP_EINVAL, "no value to write to %s", path ? path : "(null)");
+	if (!produce)
+		return gp__error(GP_EINVAL, "nothing to write to %s", path ? path : "(null)");
 	if ((rc = gp__lockfile_hold(path, &s.lk)))
 		return rc;
-	if ((rc = gp_value_write_json(v, flags, write_piece, &s))) {
+	if ((rc = produce(user, write_piece, &s))) {
 		e = errno;
 		if (s.rc)
 			rc = gp__error(s.rc, "%s", s.err);
@@ -433,4 +433,26 @@ int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsign
 		return rc;
 	}
 	return gp__lockfile_commit(s.lk);
+}
+
+/* gp_file_write_atomic_json()'s document */
+struct json_doc {
+	const struct gp_value *v;
+	unsigned flags;
+};
+
+static int produce_json(void *user, gp_write_fn write, void *wuser)
+{
+	const struct json_doc *d = user;
+
+	return gp_value_write_json(d->v, d->flags, write, wuser);
+}
+
+int gp_file_write_atomic_json(const char *path, const struct gp_value *v, unsigned flags)
+{
+	struct json_doc d = { v, flags };
+
+	if (!v)
+		return gp__error(GP_EINVAL, "no value to write to %s", path ? path : "(null)");
+	return gp_file_write_atomic_with(path, produce_json, &d);
 }

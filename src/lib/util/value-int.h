@@ -30,4 +30,28 @@ void gp__arr_truncate(struct gp_value *arr, size_t n);
  */
 double gp__json_round(double d);
 
+/**
+ * The text of @p v as gp_value_to_json() writes it where @p v lies at @p depth in a
+ * larger document (its closing bracket indented so, no newline after it).
+ */
+int gp__value_to_json_at(const struct gp_value *v, unsigned flags, int depth, char **out,
+                         size_t *len);
+
+/**
+ * Writes item @p i of a spliced array (gp__value_write_json_spliced()) to @p write:
+ * @return 0, or a gp_status with gp__error() (a failed @p write needs none).
+ */
+typedef int (*gp__json_item_fn)(void *user, size_t i, gp_write_fn write, void *wuser);
+
+/**
+ * gp_value_write_json() of @p v in which the array @p at (a node of @p v, by address;
+ * NULL: none), whatever it holds, is written as @p n items that @p item writes, item i
+ * being the text of gp__value_to_json_at(x, @p flags, D + 1, ...) for @p at at depth D:
+ * the document holds what it would with those items in @p at, byte for byte, but they
+ * need not be in memory at once. @return as gp_value_write_json(), or @p item's error.
+ */
+int gp__value_write_json_spliced(const struct gp_value *v, unsigned flags,
+                                 const struct gp_value *at, size_t n, gp__json_item_fn item,
+                                 void *item_user, gp_write_fn write, void *user);
+
 #endif

@@ -77,6 +77,12 @@ struct wr {
 	bool pretty;
 	gp_write_fn sink; /* NULL: the buffer holds the whole text */
 	void *user;       /* the sink's */
+	/* gp__value_write_json_spliced(): the array whose items come from item() */
+	const struct gp_value *splice_at;
+	size_t nsplice;
+	gp__json_item_fn item;
+	void *item_user;
+	int raw_rc; /* what a put of raw_put() failed with */
 };
 
 /* Hands the text in the buffer to the sink: the buffer is empty again. */
@@ -541,6 +547,45 @@ out:
 	return rc;
 }
 
+/* item()'s sink: its text as it is */
+static int raw_put(const void *p, size_t n, void *user)
+{
+	struct wr *w = user;
+
+	if (!w->raw_rc)
+		w->raw_rc = put(w, p, n);
+	if (!w->raw_rc)
+		return 0;
+	errno = errno ? errno : EIO;
+	return -1;
+}
+
+/* The spliced array at @p depth: its items from item(), as put_item() would place them */
+static int write_spliced(struct wr *w, int depth)
+{
+	size_t i;
+	int rc = 0;
+
+	if (!w->nsplice)
+		return put(w, "[]", 2);
+	GP_TRY(put(w, "[", 1));
+	for (i = 0; i < w->nsplice; i++) {
+		if (i)
+			GP_TRY(put(w, ",", 1));
+		GP_TRY(put_indent(w, depth + 1));
+		w->raw_rc = 0;
+		rc = w->item(w->item_user, i, raw_put, w);
+		if (w->raw_rc)
+			return w->raw_rc;
+		if (rc)
+			return rc;
+	}
+	GP_TRY(put_indent(w, depth));
+	rc = put(w, "]", 1);
+out:
+	return rc;
+}
+
 static int write_value(struct wr *w, const struct gp_value *v, int depth)
 {
 	size_t i;
@@ -550,6 +595,8 @@ static int write_value(struct wr *w, const struct gp_value *v, int depth)
 		return gp__error(GP_ELIMIT, "report nested too deeply");
 	switch (v->type) {
 	case GP_VALUE_ARRAY:
+		if (v == w->splice_at)
+			return write_spliced(w, depth);
 		if (!v->u.a.n)
 			return put(w, "[]", 2);
 		if (depth + 1 > MAX_DEPTH)
@@ -611,7 +658,8 @@ static size_t est_size(const struct gp_value *v, size_t depth)
 	}
 }
 
-GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out, size_t *len)
+/* the text of @p v at @p depth, pretty with a newline after it at depth 0 */
+static int to_json(const struct gp_value *v, unsigned flags, int depth, char **out, size_t *len)
 {
 	struct wr w = { .b = GP_BUF_INIT, .pretty = flags & GP_JSON_PRETTY };
 	char *shrunk;
@@ -620,12 +668,14 @@ GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out
 	*out = NULL;
 	if (!v)
 		return gp__error(GP_EINVAL, "no value");
+	if (depth < 0 || depth > MAX_DEPTH)
+		return gp__error(GP_EINVAL, "no such depth: %d", depth);
 	w.p = w.end = w.b.buf;
 	/* one reservation from an estimate of the text, rather than copies as it grows */
-	rc = grow(&w, est_size(v, 0) + SLACK);
+	rc = grow(&w, est_size(v, (size_t)depth) + SLACK);
 	if (!rc)
-		rc = write_value(&w, v, 0);
-	if (!rc && w.pretty)
+		rc = write_value(&w, v, depth);
+	if (!rc && w.pretty && !depth)
 		rc = put(&w, "\n", 1);
 	if (rc) {
 		gp__buf_release(&w.b);
@@ -644,13 +694,37 @@ GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out
 	return *out ? 0 : gp__error(GP_ENOMEM, "out of memory");
 }
 
+GP_API int gp_value_to_json(const struct gp_value *v, unsigned flags, char **out, size_t *len)
+{
+	return to_json(v, flags, 0, out, len);
+}
+
+int gp__value_to_json_at(const struct gp_value *v, unsigned flags, int depth, char **out,
+                         size_t *len)
+{
+	return to_json(v, flags, depth, out, len);
+}
+
 GP_API int gp_value_write_json(const struct gp_value *v, unsigned flags, gp_write_fn write,
                                void *user)
 {
-	struct wr w = { .b = GP_BUF_INIT, .pretty = flags & GP_JSON_PRETTY, .user = user };
+	return gp__value_write_json_spliced(v, flags, NULL, 0, NULL, NULL, write, user);
+}
+
+int gp__value_write_json_spliced(const struct gp_value *v, unsigned flags,
+                                 const struct gp_value *at, size_t n, gp__json_item_fn item,
+                                 void *item_user, gp_write_fn write, void *user)
+{
+	struct wr w = { .b = GP_BUF_INIT,
+		        .pretty = flags & GP_JSON_PRETTY,
+		        .user = user,
+		        .splice_at = at,
+		        .nsplice = n,
+		        .item = item,
+		        .item_user = item_user };
 	int rc;
 
-	if (!v || !write)
+	if (!v || !write || (at && (gp_value_type(at) != GP_VALUE_ARRAY || (n && !item))))
 		return gp__error(GP_EINVAL, "no value or no writer");
 	w.p = w.end = w.b.buf;
 	/* the buffer first, without the sink: nothing to hand over yet */
