@@ -123,6 +123,18 @@ struct gp_analyze_format_opts {
 GP_API int gp_analyze_format(const struct gp_value *report,
                              const struct gp_analyze_format_opts *opts, char **text, size_t *len);
 
+/**
+ * gp_analyze_paths() with the report written as text, gp_analyze_format(report, @p fopts)
+ * byte for byte, to @p write: as with gp_analyze_paths_json(), each rank's text is made
+ * as soon as its file is analysed and held in an unnamed temporary file, not its tree.
+ * @p fopts may be NULL (as for gp_analyze_format()); @p summary as for
+ * gp_analyze_paths_json(). @return as gp_analyze_paths_json().
+ */
+GP_API int gp_analyze_paths_text(const char *const *paths, size_t n,
+                                 const struct gp_analyze_opts *opts,
+                                 const struct gp_analyze_format_opts *fopts, gp_write_fn write,
+                                 void *user, struct gp_value **summary);
+
 #ifdef __cplusplus
 }
 #endif

@@ -96,34 +96,23 @@ static void report_warnings(const struct gp_value *report)
 		warning("%s", gp_value_get_str(gp_arr_get(w, i)));
 }
 
-/* the JSON report of the paths, analysed as it is written (gp_analyze_paths_json()) */
-struct json_job {
+/* the report of the paths, analysed as it is written (gp_analyze_paths_json(), _text()) */
+struct report_job {
 	const char *const *paths;
 	size_t n;
 	const struct gp_analyze_opts *opts;
+	const struct gp_analyze_format_opts *fo; /* NULL: JSON */
 	struct gp_value *summary; /* the report, each rank reduced to what is said of it */
 };
 
 static int produce_report(void *user, gp_write_fn write, void *wuser)
 {
-	struct json_job *j = user;
+	struct report_job *j = user;
 
-	return gp_analyze_paths_json(j->paths, j->n, j->opts, GP_JSON_PRETTY, write, wuser,
-	                             &j->summary);
-}
-
-static int render_human(const struct gp_value *report, size_t top, bool to_stdout, bool wide,
-                        char **out, size_t *len)
-{
-	struct gp_analyze_format_opts fo = { .size = sizeof(fo),
-		                             .top = (uint32_t)top,
-		                             .width = (uint32_t)output_width(to_stdout),
-		                             .flags = wide ? GP_ANALYZE_FORMAT_WIDE : 0 };
-	int rc = gp_analyze_format(report, &fo, out, len);
-
-	if (rc)
-		return error("cannot format the report: %s", gp_strerror(rc));
-	return 0;
+	if (!j->fo)
+		return gp_analyze_paths_json(j->paths, j->n, j->opts, GP_JSON_PRETTY, write, wuser,
+		                             &j->summary);
+	return gp_analyze_paths_text(j->paths, j->n, j->opts, j->fo, write, wuser, &j->summary);
 }
 
 int cmd_analyze(int argc, const char **argv)
@@ -144,12 +133,11 @@ int cmd_analyze(int argc, const char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct gp_analyze_opts opts;
-	struct gp_value *report = NULL;
+	struct gp_analyze_format_opts fo = { .size = sizeof(fo) };
+	struct report_job job = { 0 };
 	const char *output = NULL;
 	bool json = false, quiet = false, top_given = false, wide = false;
 	long long top = 0;
-	char *text = NULL;
-	size_t len = 0;
 	int c, rc;
 
 	memset(&opts, 0, sizeof(opts));
@@ -205,39 +193,22 @@ int cmd_analyze(int argc, const char **argv)
 		top = json ? 0 : 10;
 	opts.top = (uint32_t)top;
 
-	if (json) {
-		/*
-		 * written as it is made, the ranks of a directory from a temporary file in rank
-		 * order: neither the text nor every rank's tree is held at once
-		 */
-		struct json_job jj = { (const char *const *)(argv + optind),
-			               (size_t)(argc - optind), &opts, NULL };
-
-		rc = write_output_with(output, produce_report, &jj);
-		if (!quiet && jj.summary) {
-			salvage_warnings(jj.summary);
-			report_warnings(jj.summary);
-		}
-		gp_value_free(jj.summary);
-		return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
+	/*
+	 * written as it is made, the ranks of a directory from a temporary file in rank
+	 * order: neither the text nor every rank's tree is held at once
+	 */
+	fo.top = (uint32_t)top;
+	fo.width = (uint32_t)output_width(!output);
+	fo.flags = wide ? GP_ANALYZE_FORMAT_WIDE : 0;
+	job.paths = (const char *const *)(argv + optind);
+	job.n = (size_t)(argc - optind);
+	job.opts = &opts;
+	job.fo = json ? NULL : &fo;
+	rc = write_output_with(output, produce_report, &job);
+	if (!quiet && job.summary) {
+		salvage_warnings(job.summary);
+		report_warnings(job.summary);
 	}
-	rc = gp_analyze_paths(argv + optind, (size_t)(argc - optind), &opts, &report);
-	if (rc) {
-		const char *msg = gp_last_error();
-
-		return error("%s", msg && *msg ? msg : gp_strerror(rc));
-	}
-	if (!quiet) {
-		salvage_warnings(report);
-		report_warnings(report);
-	}
-	if (render_human(report, (size_t)top, !output, wide, &text, &len)) {
-		gp_value_free(report);
-		return -1;
-	}
-	gp_value_free(report);
-
-	rc = write_output(output, text, len);
-	gp_free(text); /* the library's, from gp_analyze_format() */
+	gp_value_free(job.summary);
 	return rc ? GP_EXIT_FAILURE : GP_EXIT_OK;
 }

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # A directory of per-rank traces: every file analysed (in parallel), ranks from
 # distributedInfo, sorted; --rank picks one; the same report whatever the thread count.
-# --json writes each rank's text into a temporary file without a name as soon as it is
-# made and copies the ranks out in order (gp_analyze_paths_json): the same bytes on
+# --json (and the text report) writes each rank's text into a temporary file without a
+# name as soon as it is made and copies the ranks out in order: the same bytes on
 # stdout and in a file, and where no temporary file can be made; nothing is left in
 # $TMPDIR; a damaged rank writes no report (and, salvaged, is still said on stderr).
 set -eu
@@ -33,6 +33,12 @@ cmp "$tmp/r1.json" "$tmp/stdout.json" || { echo "FAIL: stdout and -o differ"; ex
 [ -z "$(ls -A "$tmp/spool")" ] || { echo "FAIL: left in TMPDIR: $(ls -A "$tmp/spool")"; exit 1; }
 TMPDIR=/nonexistent/gpuprof-spool "$GPUPROF" analyze --json -o "$tmp/nospool.json" "$tmp/run"
 cmp "$tmp/r1.json" "$tmp/nospool.json" || { echo "FAIL: without a temporary file"; exit 1; }
+# the text report the same way: one text whether spooled or not, on stdout or in a file
+"$GPUPROF" analyze "$tmp/run" >"$tmp/text.txt"
+TMPDIR=/nonexistent/gpuprof-spool "$GPUPROF" analyze -o "$tmp/text2.txt" "$tmp/run"
+cmp "$tmp/text.txt" "$tmp/text2.txt" || { echo "FAIL: the text depends on the spool"; exit 1; }
+[ "$(grep -c '^== rank ' "$tmp/text.txt")" = 2 ] || { echo "FAIL: not two ranks in the text"; exit 1; }
+grep -q '^== rank 0: .*b.json.gz ==$' "$tmp/text.txt" || { echo "FAIL: rank 0 first"; exit 1; }
 # a third rank, damaged: no report at all, the old file kept, nothing on stdout
 cp "$tmp/r1.json" "$tmp/keep.json"
 python3 - "$src/trace_filter_sampled_rank-0.json.gz" "$tmp/run/c.json" <<'PY'
@@ -47,6 +53,9 @@ grep -q "c.json" "$tmp/err" || { echo "FAIL: the damaged file not named"; cat "$
 cmp "$tmp/r1.json" "$tmp/keep.json" || { echo "FAIL: the old report changed"; exit 1; }
 if "$GPUPROF" analyze --json "$tmp/run" >"$tmp/out" 2>/dev/null || [ -s "$tmp/out" ]; then
 	echo "FAIL: a damaged rank wrote to stdout"; exit 1
+fi
+if "$GPUPROF" analyze "$tmp/run" >"$tmp/out" 2>/dev/null || [ -s "$tmp/out" ]; then
+	echo "FAIL: a damaged rank wrote text to stdout"; exit 1
 fi
 "$GPUPROF" analyze --json --salvage -o "$tmp/salv.json" "$tmp/run" 2>"$tmp/err"
 grep -q "c.json.*damaged at byte" "$tmp/err" || { echo "FAIL: no salvage warning"; cat "$tmp/err"; exit 1; }

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_analyze_json.c - gp_analyze_paths_json(), which spools each rank's
- * JSON text and copies the ranks out in rank order, writes byte for byte the
- * text of gp_analyze_paths()'s tree: for a directory of ranks whose order is
- * only known once they are read (from their metadata, their names, or the
- * order given, with ties), pretty and compact, on one thread and on all of
- * them, with --rank, and where no temporary file can be made; its summary
- * holds what is said of each rank; a file that fails writes nothing; a
- * failing writer ends it with GP_EIO.
+ * test_analyze_json.c - gp_analyze_paths_json() and gp_analyze_paths_text(),
+ * which spool each rank's JSON or text and copy the ranks out in rank order,
+ * write byte for byte the JSON and the text of gp_analyze_paths()'s tree: for a directory of ranks
+ * whose order is only known once they are read (from their metadata, their names, or the order
+ * given, with ties), pretty and compact, on one thread and on all of them, with --rank, and where
+ * no temporary file can be made; its summary holds what is said of each rank; a file that fails
+ * writes nothing; a failing writer ends it with GP_EIO.
  */
 #include "testutil.h"
 
@@ -141,6 +140,41 @@ static struct gp_value *check_same(const char *const *paths, size_t n,
 		assert_non_null(gp_obj_get(a, "salvage"));
 		assert_true(gp_value_len(a) <= 4);
 	}
+	/* the text report, the same way, with a few layouts */
+	{
+		static const struct gp_analyze_format_opts fos[] = {
+			{ sizeof(struct gp_analyze_format_opts), 10, 0, 0 },
+			{ sizeof(struct gp_analyze_format_opts), 0, 60, 0 },
+			{ sizeof(struct gp_analyze_format_opts), 3, 160, GP_ANALYZE_FORMAT_WIDE },
+		};
+		size_t k;
+
+		for (k = 0; k < GP_ARRAY_SIZE(fos); k++) {
+			struct gp_value *tsum = NULL;
+
+			gp_free(want);
+			want = NULL;
+			free(m.p);
+			memset(&m, 0, sizeof(m));
+			assert_int_equal(gp_analyze_format(tree, &fos[k], &want, &wlen), 0);
+			assert_int_equal(
+			    gp_analyze_paths_text(paths, n, o, &fos[k], mem_add, &m, &tsum), 0);
+			assert_int_equal(m.len, wlen);
+			assert_memory_equal(m.p, want, wlen);
+			assert_int_equal(gp_value_len(gp_obj_get(tsum, "ranks")),
+			                 gp_value_len(gp_obj_get(sum, "ranks")));
+			gp_value_free(tsum);
+		}
+		/* no options: gp_analyze_format()'s defaults */
+		gp_free(want);
+		want = NULL;
+		free(m.p);
+		memset(&m, 0, sizeof(m));
+		assert_int_equal(gp_analyze_format(tree, NULL, &want, &wlen), 0);
+		assert_int_equal(gp_analyze_paths_text(paths, n, o, NULL, mem_add, &m, NULL), 0);
+		assert_int_equal(m.len, wlen);
+		assert_memory_equal(m.p, want, wlen);
+	}
 	gp_free(want);
 	free(m.p);
 	gp_value_free(tree);
@@ -204,6 +238,13 @@ static void test_same_text(void **state)
 			/* one file: nothing to spool */
 			gp_value_free(check_same(files, 1, &o, flags));
 		}
+	}
+	/* --compat hta: the text follows the report's compat */
+	{
+		struct gp_analyze_opts o = opts_of(0, -1);
+
+		o.compat = GP_COMPAT_HTA;
+		gp_value_free(check_same(dir, 1, &o, GP_JSON_PRETTY));
 	}
 	/* --rank: the one rank asked for */
 	{

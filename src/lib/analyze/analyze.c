@@ -25,6 +25,7 @@
 
 #include "analyze-int.h"
 #include "analyze-srcs.h"
+#include "format.h"
 #include "memsnap.h"
 #include "metrics.h"
 #include "source/source.h"
@@ -253,6 +254,9 @@ struct job {
 /* gp_analyze_paths_json(): the rank objects as JSON text in a spool, in rank order */
 struct spooled {
 	unsigned flags; /* the JSON's (GP_JSON_PRETTY) */
+	/* gp_analyze_paths_text(): the text's options, and a report head giving its "compat" */
+	const struct gp_analyze_format_opts *text;
+	const struct gp_value *head;
 	struct gp__spool *spool;
 	struct gp__spool_span *spans; /* of the report's ranks, in order */
 	size_t n;
@@ -323,6 +327,12 @@ static void run_job(struct job *j, const struct gp_analyze_opts *opts)
 	gp_trace_free(t);
 }
 
+/* the report's "compat" */
+static const char *compat_name(int compat)
+{
+	return compat == GP_COMPAT_HTA ? "hta" : compat == GP_COMPAT_TB ? "tb" : "none";
+}
+
 /* the members of a rank object that stay in the report when its text is spooled */
 static const char *const summary_keys[] = { "file", "label", "rank", "salvage" };
 
@@ -345,7 +355,8 @@ static struct gp_value *summary_of(const struct gp_value *rank)
 
 /*
  * Writes the rank object of @p j into the spool as the report's text holds it
- * (an item of "ranks", depth 2) and keeps of it only its summary.
+ * (an item of "ranks" at depth 2 of the JSON, or its section of the text) and
+ * keeps of it only its summary.
  */
 static int spool_rank(struct spooled *sp, struct job *j)
 {
@@ -354,7 +365,10 @@ static int spool_rank(struct spooled *sp, struct job *j)
 	size_t len = 0;
 	int rc = 0;
 
-	GP_TRY(gp__value_to_json_at(j->val, sp->flags, 2, &text, &len));
+	if (sp->text)
+		GP_TRY(gp__analyze_format_rank(sp->head, j->val, sp->text, &text, &len));
+	else
+		GP_TRY(gp__value_to_json_at(j->val, sp->flags, 2, &text, &len));
 	GP_TRY(gp__spool_put(sp->spool, text, len, &j->span));
 	if (!(sum = summary_of(j->val)))
 		GP_TRY(gp__error(GP_ENOMEM, "out of memory"));
@@ -571,10 +585,7 @@ static int analyze_srcs(struct gp__srcs *srcs, const struct gp_analyze_opts *opt
 	}
 	GP_TRY(gp_obj_set(report, "ranks", ranks));
 	GP_TRY(gp_obj_set_str(report, "schema", GP_ANALYZE_SCHEMA));
-	GP_TRY(gp_obj_set_str(report, "compat",
-	                      o.compat == GP_COMPAT_HTA  ? "hta"
-	                      : o.compat == GP_COMPAT_TB ? "tb"
-	                                                 : "none"));
+	GP_TRY(gp_obj_set_str(report, "compat", compat_name(o.compat)));
 	GP_TRY(gp_obj_set_str(report, "gpuprof_version", gp_version()));
 	if (srcs->skipped)
 		GP_TRY(gp_arr_push(warnings, gp_value_str(srcs->skipped)));
@@ -672,42 +683,103 @@ static int spooled_item(void *user, size_t i, gp_write_fn write, void *wuser)
 	return gp__spool_copy(sp->spool, &sp->spans[i], write, wuser);
 }
 
-GP_API int gp_analyze_paths_json(const char *const *paths, size_t n,
-                                 const struct gp_analyze_opts *opts, unsigned flags,
-                                 gp_write_fn write, void *user, struct gp_value **summary)
+/* @p report (not NULL) with each rank reduced to its summary_keys[] */
+static int summarize(struct gp_value *report)
 {
-	struct spooled sp = { .flags = flags };
+	const struct gp_value *ranks = gp_obj_get(report, "ranks");
+	struct gp_value *sums;
+	size_t i;
+
+	if (gp_value_type(ranks) != GP_VALUE_ARRAY)
+		return 0;
+	sums = gp_value_array();
+	for (i = 0; sums && i < gp_value_len(ranks); i++)
+		if (gp_arr_push(sums, summary_of(gp_arr_get(ranks, i)))) {
+			gp_value_free(sums);
+			sums = NULL;
+		}
+	if (!sums || gp_obj_set(report, "ranks", sums))
+		return gp__error(GP_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* the text gp_analyze_format() makes of @p report, to @p write */
+static int write_text(const struct gp_value *report, const struct gp_analyze_format_opts *fo,
+                      gp_write_fn write, void *user)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = gp_analyze_format(report, fo, &text, &len), e;
+
+	if (!rc && len && write(text, len, user)) {
+		e = errno ? errno : EIO;
+		rc = gp__error(GP_EIO, "cannot write the report: %s", strerror(e));
+		errno = e;
+	}
+	gp_free(text);
+	return rc;
+}
+
+/* gp_analyze_paths_json() and gp_analyze_paths_text(), as @p sp says */
+static int paths_out(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
+                     struct spooled *sp, gp_write_fn write, void *user, struct gp_value **summary)
+{
 	struct gp_value *report = NULL;
 	int rc;
 
 	if (summary)
 		*summary = NULL;
 	if (!write)
-		return gp__error(GP_EINVAL, "gp_analyze_paths_json: no writer");
-	rc = analyze_paths(paths, n, opts, &sp, &report);
-	if (!rc)
-		rc = gp__value_write_json_spliced(report, flags,
-		                                  sp.spool ? gp_obj_get(report, "ranks") : NULL,
-		                                  sp.n, spooled_item, &sp, write, user);
-	gp__spool_close(sp.spool);
-	gp__free(sp.spans);
-	if (!rc && summary && !sp.spool) {
-		/* held whole (one trace, or no spool): the same summary as when spooled */
-		const struct gp_value *ranks = gp_obj_get(report, "ranks");
-		struct gp_value *sums = gp_value_array();
-		size_t i;
-
-		for (i = 0; sums && i < gp_value_len(ranks); i++)
-			if (gp_arr_push(sums, summary_of(gp_arr_get(ranks, i)))) {
-				gp_value_free(sums);
-				sums = NULL;
-			}
-		if (!sums || gp_obj_set(report, "ranks", sums))
-			rc = gp__error(GP_ENOMEM, "out of memory");
-	}
+		return gp__error(GP_EINVAL, "gp_analyze_paths: no writer");
+	rc = analyze_paths(paths, n, opts, sp, &report);
+	if (!rc && sp->text && sp->spool)
+		rc = gp__analyze_format_spliced(report, sp->text, sp->n, spooled_item, sp, write,
+		                                user);
+	else if (!rc && sp->text)
+		rc = write_text(report, sp->text, write, user);
+	else if (!rc)
+		rc = gp__value_write_json_spliced(report, sp->flags,
+		                                  sp->spool ? gp_obj_get(report, "ranks") : NULL,
+		                                  sp->n, spooled_item, sp, write, user);
+	/* held whole (one trace, or no spool): the same summary as when spooled */
+	if (!rc && summary && !sp->spool)
+		rc = summarize(report);
+	gp__spool_close(sp->spool);
+	gp__free(sp->spans);
 	if (!rc && summary)
 		*summary = report;
 	else
 		gp_value_free(report);
+	return rc;
+}
+
+GP_API int gp_analyze_paths_json(const char *const *paths, size_t n,
+                                 const struct gp_analyze_opts *opts, unsigned flags,
+                                 gp_write_fn write, void *user, struct gp_value **summary)
+{
+	struct spooled sp = { .flags = flags };
+
+	return paths_out(paths, n, opts, &sp, write, user, summary);
+}
+
+GP_API int gp_analyze_paths_text(const char *const *paths, size_t n,
+                                 const struct gp_analyze_opts *opts,
+                                 const struct gp_analyze_format_opts *fopts, gp_write_fn write,
+                                 void *user, struct gp_value **summary)
+{
+	static const struct gp_analyze_format_opts dflt = { .size = sizeof(dflt), .top = 10 };
+	struct spooled sp = { .text = fopts ? fopts : &dflt };
+	struct gp_value *head = gp_value_object();
+	int rc;
+
+	if (summary)
+		*summary = NULL;
+	if (!head || gp_obj_set_str(head, "compat", compat_name(GP__OPTS_GET(opts, compat, 0)))) {
+		gp_value_free(head);
+		return gp__error(GP_ENOMEM, "out of memory");
+	}
+	sp.head = head;
+	rc = paths_out(paths, n, opts, &sp, write, user, summary);
+	gp_value_free(head);
 	return rc;
 }

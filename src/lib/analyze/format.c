@@ -10,6 +10,9 @@
  * wrapping and the tables are the text layer's (text/text.h); the CLI only
  * chooses the width and writes the text.
  */
+#include "format.h"
+
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1077,10 +1080,35 @@ static void print_metrics(struct af *f, const struct gp_value *report)
 	out(f, "\n");
 }
 
+/* @p f for @p report (its "compat") with @p opts (may be NULL) */
+static int af_init(struct af *f, const struct gp_value *report,
+                   const struct gp_analyze_format_opts *opts)
+{
+	int rc;
+
+	*f = (struct af){ .o = { GP_BUF_INIT, 0 }, .top = 10, .width = 100 };
+	if ((rc = GP__OPTS_VALID(opts, struct gp_analyze_format_opts)))
+		return rc;
+	if (gp_value_type(report) != GP_VALUE_OBJECT)
+		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
+		                 GP_ANALYZE_SCHEMA);
+	f->top = GP__OPTS_GET(opts, top, 10);
+	f->wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
+	f->hta = gp_value_get_str(get(report, "compat")) &&
+	         strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
+	f->tb = gp_value_get_str(get(report, "compat")) &&
+	        strcmp(gp_value_get_str(get(report, "compat")), "tb") == 0;
+	f->width =
+	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
+	if (f->width < 60)
+		f->width = 60;
+	return 0;
+}
+
 GP_API int gp_analyze_format(const struct gp_value *report,
                              const struct gp_analyze_format_opts *opts, char **text, size_t *len)
 {
-	struct af f = { .o = { GP_BUF_INIT, 0 }, .top = 10, .width = 100 };
+	struct af f;
 	const struct gp_value *ranks = get(report, "ranks");
 	size_t i;
 	int rc;
@@ -1090,21 +1118,8 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 	*text = NULL;
 	if (len)
 		*len = 0;
-	if ((rc = GP__OPTS_VALID(opts, struct gp_analyze_format_opts)))
+	if ((rc = af_init(&f, report, opts)))
 		return rc;
-	if (gp_value_type(report) != GP_VALUE_OBJECT)
-		return gp__error(GP_EINVAL, "gp_analyze_format: not a %s report",
-		                 GP_ANALYZE_SCHEMA);
-	f.top = GP__OPTS_GET(opts, top, 10);
-	f.wide = GP__OPTS_GET(opts, flags, 0) & GP_ANALYZE_FORMAT_WIDE;
-	f.hta = gp_value_get_str(get(report, "compat")) &&
-	        strcmp(gp_value_get_str(get(report, "compat")), "hta") == 0;
-	f.tb = gp_value_get_str(get(report, "compat")) &&
-	       strcmp(gp_value_get_str(get(report, "compat")), "tb") == 0;
-	f.width =
-	    GP__OPTS_GET(opts, width, 0) ? (int)(opts->width > 1000 ? 1000 : opts->width) : 100;
-	if (f.width < 60)
-		f.width = 60;
 	if (gp__memsnap_is(report)) /* a memory snapshot's document: its own text */
 		return gp__memsnap_format(report, f.top, f.width, text, len);
 	print_run(&f, report);
@@ -1119,4 +1134,60 @@ GP_API int gp_analyze_format(const struct gp_value *report,
 		out(&f, "no ranks in this report\n");
 	print_metrics(&f, report);
 	return gp__out_detach(&f.o, text, len);
+}
+
+int gp__analyze_format_rank(const struct gp_value *report, const struct gp_value *rank,
+                            const struct gp_analyze_format_opts *opts, char **text, size_t *len)
+{
+	struct af f;
+	int rc;
+
+	*text = NULL;
+	if ((rc = af_init(&f, report, opts)))
+		return rc;
+	print_rank(&f, rank);
+	return gp__out_detach(&f.o, text, len);
+}
+
+/* hands the text @p f holds to @p write and empties it */
+static int hand_over(struct af *f, gp_write_fn write, void *wuser)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = gp__out_detach(&f->o, &text, &len), e;
+
+	f->o = (struct gp__out){ GP_BUF_INIT, 0 };
+	if (!rc && len && write(text, len, wuser)) {
+		e = errno ? errno : EIO;
+		rc = gp__error(GP_EIO, "cannot write the report: %s", strerror(e));
+		errno = e;
+	}
+	gp_free(text);
+	return rc;
+}
+
+int gp__analyze_format_spliced(const struct gp_value *report,
+                               const struct gp_analyze_format_opts *opts, size_t n,
+                               gp__json_item_fn item, void *user, gp_write_fn write, void *wuser)
+{
+	struct af f;
+	size_t i;
+	int rc = 0;
+
+	GP_TRY(af_init(&f, report, opts));
+	print_run(&f, report);
+	print_tags(&f, report);
+	for (i = 0; i < n; i++) {
+		if (i)
+			out(&f, "\n");
+		GP_TRY(hand_over(&f, write, wuser));
+		GP_TRY(item(user, i, write, wuser));
+	}
+	if (!n && gp_value_type(get(report, "metrics")) != GP_VALUE_OBJECT)
+		out(&f, "no ranks in this report\n");
+	print_metrics(&f, report);
+	rc = hand_over(&f, write, wuser);
+out:
+	gp__buf_release(&f.o.b);
+	return rc;
 }
