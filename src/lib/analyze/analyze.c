@@ -8,10 +8,11 @@
  * Ranks come from distributedInfo.rank, else from the file name, else from
  * the order given; the report lists them sorted by rank.
  *
- * gp_analyze_paths_json() does not hold the rank objects until every file is
- * read: a worker writes each one's JSON text into a spool (util/spool.h) and
- * frees it, and the report's "ranks" are copied out of the spool in rank
- * order once the order is known (a rank is only known once its file is read).
+ * gp_analyze_paths_json() and gp_analyze_paths_text() do not hold the rank
+ * objects until every file is read: a worker writes each one's JSON (or text,
+ * format.h) into a spool (util/spool.h) and frees it, and the report's ranks
+ * are copied out of the spool in rank order once the order is known (a rank
+ * is only known once its file is read).
  */
 #include "gpuprof/analyze.h"
 
@@ -251,7 +252,7 @@ struct job {
 	struct gp__spool_span span; /* its text in the spool, where there is one */
 };
 
-/* gp_analyze_paths_json(): the rank objects as JSON text in a spool, in rank order */
+/* gp_analyze_paths_json(), _text(): the rank objects as text in a spool, in rank order */
 struct spooled {
 	unsigned flags; /* the JSON's (GP_JSON_PRETTY) */
 	/* gp_analyze_paths_text(): the text's options, and a report head giving its "compat" */
