@@ -704,23 +704,6 @@ static int summarize(struct gp_value *report)
 	return 0;
 }
 
-/* the text gp_analyze_format() makes of @p report, to @p write */
-static int write_text(const struct gp_value *report, const struct gp_analyze_format_opts *fo,
-                      gp_write_fn write, void *user)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int rc = gp_analyze_format(report, fo, &text, &len), e;
-
-	if (!rc && len && write(text, len, user)) {
-		e = errno ? errno : EIO;
-		rc = gp__error(GP_EIO, "cannot write the report: %s", strerror(e));
-		errno = e;
-	}
-	gp_free(text);
-	return rc;
-}
-
 /* gp_analyze_paths_json() and gp_analyze_paths_text(), as @p sp says */
 static int paths_out(const char *const *paths, size_t n, const struct gp_analyze_opts *opts,
                      struct spooled *sp, gp_write_fn write, void *user, struct gp_value **summary)
@@ -737,7 +720,7 @@ static int paths_out(const char *const *paths, size_t n, const struct gp_analyze
 		rc = gp__analyze_format_spliced(report, sp->text, sp->n, spooled_item, sp, write,
 		                                user);
 	else if (!rc && sp->text)
-		rc = write_text(report, sp->text, write, user);
+		rc = gp__analyze_format_write(report, sp->text, write, user);
 	else if (!rc)
 		rc = gp__value_write_json_spliced(report, sp->flags,
 		                                  sp->spool ? gp_obj_get(report, "ranks") : NULL,

@@ -1149,19 +1149,43 @@ int gp__analyze_format_rank(const struct gp_value *report, const struct gp_value
 	return gp__out_detach(&f.o, text, len);
 }
 
+/* hands @p len bytes of @p text to @p write: 0, or GP_EIO with errno as it set it */
+static int write_all(const char *text, size_t len, gp_write_fn write, void *wuser)
+{
+	int e;
+
+	if (!len || !write(text, len, wuser))
+		return 0;
+	e = errno ? errno : EIO;
+	gp__error(GP_EIO, "cannot write the report: %s", strerror(e));
+	errno = e;
+	return GP_EIO;
+}
+
 /* hands the text @p f holds to @p write and empties it */
 static int hand_over(struct af *f, gp_write_fn write, void *wuser)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = gp__out_detach(&f->o, &text, &len), e;
+	int rc = gp__out_detach(&f->o, &text, &len);
 
 	f->o = (struct gp__out){ GP_BUF_INIT, 0 };
-	if (!rc && len && write(text, len, wuser)) {
-		e = errno ? errno : EIO;
-		rc = gp__error(GP_EIO, "cannot write the report: %s", strerror(e));
-		errno = e;
-	}
+	if (!rc)
+		rc = write_all(text, len, write, wuser);
+	gp_free(text);
+	return rc;
+}
+
+int gp__analyze_format_write(const struct gp_value *report,
+                             const struct gp_analyze_format_opts *opts, gp_write_fn write,
+                             void *wuser)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = gp_analyze_format(report, opts, &text, &len);
+
+	if (!rc)
+		rc = write_all(text, len, write, wuser);
 	gp_free(text);
 	return rc;
 }

@@ -20,6 +20,11 @@
 int gp__analyze_format_rank(const struct gp_value *report, const struct gp_value *rank,
                             const struct gp_analyze_format_opts *opts, char **text, size_t *len);
 
+/** gp_analyze_format()'s text of @p report handed to @p write. @return as below. */
+int gp__analyze_format_write(const struct gp_value *report,
+                             const struct gp_analyze_format_opts *opts, gp_write_fn write,
+                             void *wuser);
+
 /**
  * gp_analyze_format()'s text of @p report written to @p write, with @p n ranks whose texts
  * (gp__analyze_format_rank()'s) @p item writes, in order, in place of the report's "ranks".
