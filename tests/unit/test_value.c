@@ -8,7 +8,8 @@
  * printf, every byte escaped one by one, UTF-8 checked by json-scan.h's
  * rule). Also: pointers to members stay valid while their object grows, and
  * every allocation failure is reported and leaves a tree that can still be
- * written and freed.
+ * written and freed. Shaped objects (value-shape.c) take part in the random
+ * trees and match objects built key by key.
  */
 #include "testutil.h"
 
@@ -764,6 +765,74 @@ static struct gp_value *rand_object(struct rng *r, struct mv **m, unsigned membe
 	return o;
 }
 
+/*
+ * A shaped object (value-shape.c): up to GP_SHAPE_MAX distinct random keys, all null at first,
+ * then members put by position in random order, some twice (a long string, then a number).
+ */
+static struct gp_value *rand_shaped(struct rng *r, struct mv **m)
+{
+	char keys[GP_SHAPE_MAX][64], text[1100];
+	const char *kp[GP_SHAPE_MAX];
+	size_t n = 0, want = pick(r, GP_SHAPE_MAX + 1), i, j, len;
+	struct gp__shape sh;
+	struct gp_value *o;
+	unsigned puts;
+
+	for (i = 0; i < 4 * GP_SHAPE_MAX && n < want; i++) {
+		rand_key(r, keys[n], sizeof(keys[n]));
+		for (j = 0; j < n && strcmp(keys[j], keys[n]); j++)
+			;
+		if (j == n) {
+			kp[n] = keys[n];
+			n++;
+		}
+	}
+	assert_int_equal(gp__shape_init(&sh, kp, n), 0);
+	o = gp__obj_shaped(&sh);
+	assert_non_null(o);
+	*m = mv_new(GP_VALUE_OBJECT);
+	for (i = 0; i < n; i++)
+		mv_set(*m, kp[i], mv_new(GP_VALUE_NULL));
+	for (puts = n ? pick(r, 2 * (unsigned)n + 1) : 0; puts; puts--) {
+		size_t at = pick(r, (unsigned)n);
+		struct mv *k;
+
+		switch (pick(r, 5)) {
+		case 0:
+			gp__obj_put_null(o, at);
+			k = mv_new(GP_VALUE_NULL);
+			break;
+		case 1:
+			k = mv_new(GP_VALUE_INT);
+			k->i = rand_int(r);
+			gp__obj_put_int(o, at, k->i);
+			break;
+		case 2:
+			k = mv_new(GP_VALUE_DOUBLE);
+			k->d = rand_double(r);
+			gp__obj_put_double(o, at, k->d);
+			break;
+		default:
+			if (pick(r, 6) == 0) {
+				assert_int_equal(gp__obj_put_str(o, at, NULL), 0);
+				k = mv_new(GP_VALUE_NULL);
+				break;
+			}
+			len = rand_len(r);
+			rand_text(r, text, len);
+			for (i = 0; i < len; i++)
+				if (!text[i])
+					text[i] = 'z';
+			text[len] = '\0';
+			assert_int_equal(gp__obj_put_str(o, at, text), 0);
+			k = mv_str(text, len);
+			break;
+		}
+		mv_set(*m, kp[at], k);
+	}
+	return o;
+}
+
 static size_t mv_count(const struct mv *m)
 {
 	size_t n = 1, i;
@@ -866,7 +935,8 @@ static void change(struct rng *r, struct handle h, struct gp_value *root, struct
 			}
 			return;
 		case 1: {
-			struct gp_value *o = rand_object(r, &k, pick(r, 20));
+			struct gp_value *o =
+			    pick(r, 3) ? rand_object(r, &k, pick(r, 20)) : rand_shaped(r, &k);
 
 			assert_int_equal(gp_arr_push(h.v, o), 0);
 			mv_push(h.m, k);
@@ -909,7 +979,10 @@ static void change(struct rng *r, struct handle h, struct gp_value *root, struct
 		return;
 	}
 	case 2:
-		assert_int_equal(gp_obj_set(h.v, key, rand_object(r, &k, pick(r, 20))), 0);
+		assert_int_equal(
+		    gp_obj_set(h.v, key,
+		               pick(r, 3) ? rand_object(r, &k, pick(r, 20)) : rand_shaped(r, &k)),
+		    0);
 		mv_set(h.m, key, k);
 		return;
 	case 3:
@@ -1045,6 +1118,22 @@ static struct gp_value *fixed_tree(bool *failed)
 		*failed |= gp_arr_push(a, gp_value_str(key)) != 0;
 	}
 	*failed |= gp_obj_set(o, "arr", a) != 0;
+	{
+		static const char *const keys[] = { "name", "n", "long", "x" };
+		struct gp__shape sh;
+		struct gp_value *row;
+
+		assert_int_equal(gp__shape_init(&sh, keys, 4), 0);
+		row = gp__obj_shaped(&sh);
+		*failed |= row == NULL;
+		if (row) {
+			*failed |= gp__obj_put_str(row, 0, "a row") != 0;
+			gp__obj_put_int(row, 1, 7);
+			*failed |= gp__obj_put_str(row, 2, big) != 0; /* a node of its own */
+			gp__obj_put_double(row, 3, 0.5);
+		}
+		*failed |= gp_obj_set(o, "row", row) != 0;
+	}
 	*failed |= gp__obj_move_members(o, src) != 0;
 	c = gp_value_clone(o);
 	*failed |= c == NULL;
@@ -1092,6 +1181,75 @@ static void test_fail_alloc(void **state)
  * one only for a string that needs it), byte for byte gp_value_to_json()'s text; a failed
  * write ends it with GP_EIO and the sink's errno, and no piece follows.
  */
+/*
+ * Shapes: a row built by position is the row built by key, byte for byte, with keys
+ * that share their first four bytes and shorter ones; a layout that names a key twice,
+ * has too many keys or too long ones is refused.
+ */
+static void test_shape(void **state)
+{
+	static const char *const keys[] = { "name_b", "nam", "name_a", "", "zz", "name" };
+	const char *many[GP_SHAPE_MAX + 1], *twice[] = { "a", "b", "a" };
+	char *x = NULL, *y = NULL, lng[600];
+	struct gp_value *row, *ref = gp_value_object();
+	struct gp__shape sh;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(gp__shape_init(&sh, keys, GP_ARRAY_SIZE(keys)), 0);
+	row = gp__obj_shaped(&sh);
+	assert_non_null(row);
+	assert_int_equal(gp__obj_put_str(row, 0, "b"), 0);
+	gp__obj_put_int(row, 1, -3);
+	gp__obj_put_double(row, 2, 2.5);
+	assert_int_equal(gp__obj_put_str(row, 4, NULL), 0);
+	gp__obj_put_double(row, 5, NAN); /* written null */
+	for (i = 0; i < GP_ARRAY_SIZE(keys); i++)
+		assert_string_equal(gp_obj_key_at(row, i), keys[i]);
+	assert_int_equal(gp_obj_set_str(ref, "name_b", "b"), 0);
+	assert_int_equal(gp_obj_set_int(ref, "nam", -3), 0);
+	assert_int_equal(gp_obj_set_double(ref, "name_a", 2.5), 0);
+	assert_int_equal(gp_obj_set_null(ref, ""), 0);
+	assert_int_equal(gp_obj_set_null(ref, "zz"), 0);
+	assert_int_equal(gp_obj_set_double(ref, "name", NAN), 0);
+	/* set by key afterwards: one replaced, one added */
+	assert_int_equal(gp_obj_set_str(row, "nam", "now a string"), 0);
+	assert_int_equal(gp_obj_set_str(ref, "nam", "now a string"), 0);
+	assert_int_equal(gp_obj_set_bool(row, "name_c", true), 0);
+	assert_int_equal(gp_obj_set_bool(ref, "name_c", true), 0);
+	assert_int_equal(gp_value_to_json(row, GP_JSON_PRETTY, &x, NULL), 0);
+	assert_int_equal(gp_value_to_json(ref, GP_JSON_PRETTY, &y, NULL), 0);
+	assert_string_equal(x, y);
+	assert_string_equal(gp_value_get_str(gp_obj_get(row, "nam")), "now a string");
+	/* put by position after that replaced it with a node of its own */
+	gp__obj_put_int(row, 1, 4);
+	assert_int_equal(gp_obj_set_int(ref, "nam", 4), 0);
+	gp_free(x);
+	gp_free(y);
+	assert_int_equal(gp_value_to_json(row, 0, &x, NULL), 0);
+	assert_int_equal(gp_value_to_json(ref, 0, &y, NULL), 0);
+	assert_string_equal(x, y);
+	gp_free(x);
+	gp_free(y);
+	gp_value_free(row);
+	gp_value_free(ref);
+
+	for (i = 0; i <= GP_SHAPE_MAX; i++)
+		many[i] = keys[0] + (i % 6); /* too many: refused before their repeats are seen */
+	assert_int_equal(gp__shape_init(&sh, twice, 3), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(), "\"a\" twice"));
+	assert_int_equal(gp__shape_init(&sh, many, GP_SHAPE_MAX + 1), GP_EINVAL);
+	memset(lng, 'k', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	many[0] = lng;
+	assert_int_equal(gp__shape_init(&sh, many, 1), GP_EINVAL);
+	assert_int_equal(gp__shape_init(&sh, many, 0), 0);
+	row = gp__obj_shaped(&sh);
+	assert_non_null(row);
+	assert_int_equal(gp_value_len(row), 0);
+	gp_value_free(row);
+}
+
 /* gp__json_round: the double a reader of the JSON gets back, for every kind of number */
 static void test_json_round(void **state)
 {
@@ -1280,6 +1438,7 @@ int main(void)
 		cmocka_unit_test(test_random_trees), cmocka_unit_test(test_members_stay),
 		cmocka_unit_test(test_fail_alloc),   cmocka_unit_test(test_write_streamed),
 		cmocka_unit_test(test_json_round),   cmocka_unit_test(test_spliced),
+		cmocka_unit_test(test_shape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

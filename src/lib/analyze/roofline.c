@@ -22,6 +22,7 @@
 #include "peaks.h"
 #include "roofline-int.h"
 #include "util/error.h"
+#include "util/value-int.h"
 
 /* MFU is reported only when the models cover at least this share of the GPU time */
 #define MFU_MIN_COVERAGE_PCT 50.0
@@ -167,10 +168,15 @@ static bool model(const struct gp_trace *t, const struct gp__roof_grp *g, struct
 
 /* ---- JSON ---- */
 
+/* integers stay exact in the JSON where they fit */
+static bool exact_int(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
+
 static int set_num(struct gp_value *o, const char *k, double v)
 {
-	/* integers stay exact in the JSON where they fit */
-	if (isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0)
+	if (exact_int(v))
 		return gp_obj_set_int(o, k, (int64_t)v);
 	return gp_obj_set_double(o, k, v);
 }
@@ -223,47 +229,89 @@ out:
 	return rc;
 }
 
-static int emit_row(const struct gp_trace *t, const struct roof *rf, const struct row *w,
-                    struct gp_value *arr)
+/* a row's members, in the order of row_keys */
+enum {
+	R_NAME,
+	R_DIMS,
+	R_DTYPE,
+	R_MODEL,
+	R_COUNT,
+	R_FLOPS,
+	R_BYTES,
+	R_GPU_NS,
+	R_TFLOPS,
+	R_TBPS,
+	R_AI,
+	R_PEAK,
+	R_BOUND,
+	R_PCT,
+	R_HEADROOM,
+	R__N
+};
+
+static const char *const row_keys[R__N] = {
+	[R_NAME] = "name",
+	[R_DIMS] = "input_dims",
+	[R_DTYPE] = "dtype",
+	[R_MODEL] = "model",
+	[R_COUNT] = "count",
+	[R_FLOPS] = "flops",
+	[R_BYTES] = "bytes",
+	[R_GPU_NS] = "gpu_time_ns",
+	[R_TFLOPS] = "achieved_tflops",
+	[R_TBPS] = "achieved_tbps",
+	[R_AI] = "arithmetic_intensity",
+	[R_PEAK] = "peak_tflops",
+	[R_BOUND] = "bound",
+	[R_PCT] = "roofline_pct",
+	[R_HEADROOM] = "headroom_ns",
+};
+
+/* set_num's number as member @p i of row @p o */
+static void put_num(struct gp_value *o, size_t i, double v)
 {
-	struct gp_value *o = gp_value_object();
+	if (exact_int(v))
+		gp__obj_put_int(o, i, (int64_t)v);
+	else
+		gp__obj_put_double(o, i, v);
+}
+
+/* row @p w as an object of shape @p sh (row_keys), pushed on @p arr */
+static int emit_row(const struct gp_trace *t, const struct roof *rf, const struct row *w,
+                    const struct gp__shape *sh, struct gp_value *arr)
+{
+	struct gp_value *o = gp__obj_shaped(sh);
 	double tns = (double)w->gpu_ns;
 	int rc = 0;
 
 	if (!o)
-		return gp__error(GP_ENOMEM, "out of memory");
+		return GP_ENOMEM;
 	GP_TRY(gp_arr_push(arr, o));
-	GP_TRY(gp_obj_set_str(o, "name", gp__strtab_get(&t->strs, w->name)));
-	GP_TRY(gp_obj_set_str(o, "input_dims", gp__strtab_get(&t->strs, w->dims)));
-	GP_TRY(gp_obj_set_str(o, "dtype", gp__dtype_name(w->m.dtype)));
-	GP_TRY(gp_obj_set_str(o, "model", gp__opm_kind_name(w->m.kind)));
-	GP_TRY(gp_obj_set_int(o, "count", w->count));
-	GP_TRY(set_num(o, "flops", w->m.flops));
-	GP_TRY(set_num(o, "bytes", w->m.bytes));
-	GP_TRY(gp_obj_set_int(o, "gpu_time_ns", w->gpu_ns));
+	GP_TRY(gp__obj_put_str(o, R_NAME, gp__strtab_get(&t->strs, w->name)));
+	GP_TRY(gp__obj_put_str(o, R_DIMS, gp__strtab_get(&t->strs, w->dims)));
+	GP_TRY(gp__obj_put_str(o, R_DTYPE, gp__dtype_name(w->m.dtype)));
+	GP_TRY(gp__obj_put_str(o, R_MODEL, gp__opm_kind_name(w->m.kind)));
+	gp__obj_put_int(o, R_COUNT, w->count);
+	put_num(o, R_FLOPS, w->m.flops);
+	put_num(o, R_BYTES, w->m.bytes);
+	gp__obj_put_int(o, R_GPU_NS, w->gpu_ns);
 	/* FLOP/ns = GFLOP/s; / 1000: TFLOP/s */
-	GP_TRY(gp_obj_set_double(o, "achieved_tflops", tns > 0 ? w->m.flops / tns / 1e3 : NAN));
-	GP_TRY(gp_obj_set_double(o, "achieved_tbps", tns > 0 ? w->m.bytes / tns / 1e3 : NAN));
-	GP_TRY(gp_obj_set_double(o, "arithmetic_intensity",
-	                         w->m.bytes > 0 ? w->m.flops / w->m.bytes : NAN));
-	GP_TRY(gp_obj_set_double(o, "peak_tflops", w->peak));
-	if (isnan(w->roof_ns)) {
-		GP_TRY(gp_obj_set_null(o, "bound"));
-		GP_TRY(gp_obj_set_null(o, "roofline_pct"));
-		GP_TRY(gp_obj_set_null(o, "headroom_ns"));
-	} else {
+	gp__obj_put_double(o, R_TFLOPS, tns > 0 ? w->m.flops / tns / 1e3 : NAN);
+	gp__obj_put_double(o, R_TBPS, tns > 0 ? w->m.bytes / tns / 1e3 : NAN);
+	gp__obj_put_double(o, R_AI, w->m.bytes > 0 ? w->m.flops / w->m.bytes : NAN);
+	gp__obj_put_double(o, R_PEAK, w->peak);
+	/* bound, roofline_pct and headroom_ns stay null without a roofline */
+	if (!isnan(w->roof_ns)) {
 		double tc = w->m.flops / (w->peak * 1e3), tm = w->m.bytes / (rf->p.tbps * 1e3);
 
 		/* an op of no work (a GEMM of empty matrices) is bound by neither roof */
 		if (w->roof_ns > 0)
-			GP_TRY(gp_obj_set_str(o, "bound", tc >= tm ? "compute" : "memory"));
-		else
-			GP_TRY(gp_obj_set_null(o, "bound"));
-		GP_TRY(gp_obj_set_double(o, "roofline_pct",
-		                         w->roof_ns > 0 && tns > 0
-		                             ? fmax(1e-6, fmin(100.0, 100.0 * w->roof_ns / tns))
-		                             : NAN));
-		GP_TRY(gp_obj_set_int(o, "headroom_ns", (int64_t)llround(w->headroom)));
+			GP_TRY(gp__obj_put_str(o, R_BOUND, tc >= tm ? "compute" : "memory"));
+		gp__obj_put_double(o, R_PCT,
+		                   w->roof_ns > 0 && tns > 0
+		                       ? fmax(1e-6, fmin(100.0, 100.0 * w->roof_ns / tns))
+		                       : NAN);
+		gp__obj_put_int(o, R_HEADROOM, (int64_t)llround(w->headroom));
 	}
 out:
 	return rc;
@@ -279,6 +327,7 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 	struct parsed *ps = NULL;
 	struct row *rows = NULL;
 	struct gp_device_props dp;
+	struct gp__shape sh;
 	struct roof rf;
 	size_t nrows = 0, k;
 	int64_t modeled_ns = 0, win_s, win_e;
@@ -383,8 +432,9 @@ int gp__an_roofline(const struct gp__actx *c, struct gp_value *r)
 		        ? fmin(100.0, 100.0 * ideal_ns / (double)(win_e - win_s))
 		        : NAN));
 	}
+	GP_TRY(gp__shape_init(&sh, row_keys, R__N));
 	for (k = 0; k < nrows; k++)
-		GP_TRY(emit_row(t, &rf, &rows[k], arr));
+		GP_TRY(emit_row(t, &rf, &rows[k], &sh, arr));
 	rc = gp_obj_set(r, "roofline", sec);
 	sec = NULL;
 out:

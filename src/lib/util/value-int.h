@@ -5,6 +5,9 @@
 #ifndef GP_UTIL_VALUE_INT_H
 #define GP_UTIL_VALUE_INT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "gpuprof/value.h"
 
 /**
@@ -21,6 +24,42 @@ int gp__obj_set_str_or_null(struct gp_value *o, const char *key, const char *s);
 
 /** Frees the items of array @p arr from index @p n on. */
 void gp__arr_truncate(struct gp_value *arr, size_t n);
+
+/* the most members of a shaped object */
+#define GP_SHAPE_MAX 16
+
+/**
+ * The keys of a table's rows, in the order the rows' members are put
+ * (value-shape.c): made once by gp__shape_init(), then only read, so threads
+ * may share one.
+ */
+struct gp__shape {
+	uint32_t n;      /* keys */
+	uint32_t kbytes; /* of keys: the texts back to back, each NUL-terminated */
+	uint64_t order;  /* as an object's (value-node.h) */
+	uint32_t pre[GP_SHAPE_MAX], klen[GP_SHAPE_MAX], koff[GP_SHAPE_MAX];
+	char keys[512];
+};
+
+/**
+ * A shape of the @p n distinct keys @p keys (at most GP_SHAPE_MAX, 512 bytes
+ * with their NULs). @return 0, or GP_EINVAL.
+ */
+int gp__shape_init(struct gp__shape *s, const char *const *keys, size_t n);
+
+/**
+ * A new object with one member per key of @p s, in its order, each null
+ * until put, or NULL (GP_ENOMEM, the last error set). Its members are put by
+ * position with gp__obj_put_*(); it is an ordinary object otherwise.
+ */
+struct gp_value *gp__obj_shaped(const struct gp__shape *s);
+
+/* Member @p i (< the shape's keys) of shaped object @p o becomes the value given. */
+void gp__obj_put_int(struct gp_value *o, size_t i, int64_t x);
+void gp__obj_put_double(struct gp_value *o, size_t i, double d);
+void gp__obj_put_null(struct gp_value *o, size_t i);
+/** As the others; @p s NULL: null. @return 0, or GP_ENOMEM. */
+int gp__obj_put_str(struct gp_value *o, size_t i, const char *s);
 
 /**
  * @p d as the JSON text holds it: the double a reader of gp_value_to_json()'s

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * value-node.h - the layout of a gp_value tree, shared by value.c (building,
- * reading, freeing) and value-write.c (the JSON writer), and by nothing else:
+ * reading, freeing), value-shape.c (rows of one layout) and value-write.c (the
+ * JSON writer), and by nothing else:
  * the rest of the library sees struct gp_value through value.h and value-int.h.
  *
  * An object keeps its members in insertion order (an array of key, value
@@ -94,6 +95,20 @@ struct gp_value {
 		} o;
 	} u;
 };
+
+/* The first 4 bytes of key @p s (@p len bytes) big-endian, 0-padded: gp_member.pre. */
+static inline uint32_t gp__key_pre(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t p = 0;
+	size_t i;
+
+	if (len >= 4)
+		return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+	for (i = 0; i < len; i++)
+		p |= (uint32_t)u[i] << (24 - 8 * i);
+	return p;
+}
 
 /* The header of object @p v after its node. */
 static inline struct gp__obj_ext *gp__obj_ext(const struct gp_value *v)

@@ -196,18 +196,9 @@ struct key {
 
 HOT struct key key_of(const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
 	size_t len = strlen(s);
-	uint32_t p = 0;
-	size_t i;
 
-	if (len >= 4)
-		return (struct key){ s, len,
-			             (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 |
-			                 (uint32_t)u[2] << 8 | u[3] };
-	for (i = 0; i < len; i++)
-		p |= (uint32_t)u[i] << (24 - 8 * i);
-	return (struct key){ s, len, p };
+	return (struct key){ s, len, gp__key_pre(s, len) };
 }
 
 /* The key index of @p obj, or NULL. */
