@@ -10,7 +10,7 @@
  * launches, several GPU events per correlation, more streams than the short
  * list of slots holds, ties in time, GPU events before their launch, and GPU
  * events stored in an order far from their launches' (the paths the shared
- * traces do not take).
+ * traces do not take). And the name flags of every name the model treats apart.
  */
 #include "testutil.h"
 
@@ -299,10 +299,94 @@ static void test_tables(void **state)
 	}
 }
 
+/*
+ * Name flags: HTA's lists (CUDA_RUNTIME_EVENTS, BLOCKING_SYNC_CALLS), the launches of queue
+ * lengths, event records and sync kinds, as written here, for each name on them, for near
+ * misses, and for the names that take the forward/backward flags.
+ */
+static void test_name_flags(void **state)
+{
+	static const struct {
+		const char *name;
+		uint16_t f, hta; /* gpuprof's flags (without NF_DONE), HTA's */
+	} want[] = {
+		{ "cudaHostAlloc", NF_LOCK, NF_LOCK },
+		{ "cudaLaunchKernel", NF_LOCK | NF_LAUNCH, NF_LOCK | NF_LAUNCH },
+		{ "cudaMemcpyAsync", NF_LOCK | NF_BLOCK | NF_BLOCKING | NF_LAUNCH,
+		  NF_LOCK | NF_BLOCK | NF_BLOCKING | NF_LAUNCH },
+		{ "cudaDeviceSynchronize", NF_BLOCK | NF_BLOCKING, NF_BLOCK | NF_BLOCKING },
+		{ "cudaStreamSynchronize", NF_BLOCK | NF_BLOCKING, NF_BLOCK | NF_BLOCKING },
+		{ "cudaEventQuery", NF_BLOCK | NF_BLOCKING, NF_BLOCK | NF_BLOCKING },
+		{ "cudaEventSynchronize", NF_BLOCK | NF_BLOCKING, NF_BLOCK | NF_BLOCKING },
+		{ "cudaMemcpy", NF_BLOCK | NF_BLOCKING, NF_BLOCK | NF_BLOCKING },
+		{ "hipDeviceSynchronize", NF_BLOCK_HIP | NF_BLOCKING, NF_BLOCK_HIP },
+		{ "hipStreamSynchronize", NF_BLOCK_HIP | NF_BLOCKING, NF_BLOCK_HIP },
+		{ "hipEventSynchronize", NF_BLOCK_HIP | NF_BLOCKING, NF_BLOCK_HIP },
+		{ "hipMemcpy", NF_BLOCK_HIP | NF_BLOCKING, NF_BLOCK_HIP },
+		{ "cudaLaunchKernelExC", NF_LAUNCH, NF_LAUNCH },
+		{ "cuLaunchKernel", NF_LAUNCH, NF_LAUNCH },
+		{ "cuLaunchKernelEx", NF_LAUNCH, NF_LAUNCH },
+		{ "cudaMemsetAsync", NF_LAUNCH, NF_LAUNCH },
+		{ "runFunction - job_prep_and_submit_for_execution", NF_LAUNCH, NF_LAUNCH },
+		{ "hipLaunchKernel", NF_LAUNCH, NF_LAUNCH },
+		{ "hipExtModuleLaunchKernel", NF_LAUNCH, NF_LAUNCH },
+		{ "hipMemsetAsync", NF_LAUNCH, NF_LAUNCH },
+		{ "hipMemcpyAsync", NF_LAUNCH, NF_LAUNCH },
+		{ "hipMemcpyWithStream", NF_LAUNCH, NF_LAUNCH },
+		{ "cudaEventRecord", NF_EVREC, NF_EVREC },
+		{ "hipEventRecord", NF_EVREC, 0 },
+		{ "Stream Sync", NF_SYNC_STREAM, NF_SYNC_STREAM },
+		{ "Context Sync", NF_SYNC_CONTEXT, NF_SYNC_CONTEXT },
+		{ "Event Sync", NF_SYNC_EVENT, NF_SYNC_EVENT },
+		{ "Stream Wait Event", NF_SYNC_WAIT, NF_SYNC_WAIT },
+		{ "Model.forward", NF_FWD | NF_FB, NF_FWD | NF_FB },
+		{ "autograd::engine::evaluate_function: MmBackward0", NF_AUTOGRAD | NF_FB,
+		  NF_AUTOGRAD | NF_FB },
+		{ "cudaMemcpyAsync_forward", NF_FWD | NF_FB, NF_FWD | NF_FB },
+		{ "cudaMemcpyAsyncX", 0, 0 },
+		{ "cudaMemcp", 0, 0 },
+		{ "Stream Sync ", 0, 0 },
+		{ "stream Sync", 0, 0 },
+		{ "aten::mm", 0, 0 },
+		{ "c", 0, 0 },
+		{ "", 0, 0 },
+	};
+	size_t i;
+	int hta;
+
+	(void)state;
+	for (hta = 0; hta < 2; hta++) {
+		struct gp_trace *t = tu_trace_new();
+		struct gp_analyze_opts o;
+		struct gp__actx c;
+		struct gp__cp *g = NULL;
+
+		for (i = 0; i < GP_ARRAY_SIZE(want); i++)
+			tu_add(t, GP_K_RUNTIME, want[i].name, 1, 1, 10 * (int64_t)i, 5);
+		memset(&o, 0, sizeof(o));
+		o.size = sizeof(o);
+		o.compat = hta ? GP_COMPAT_HTA : GP_COMPAT_NONE;
+		assert_int_equal(gp__actx_init(&c, t, &o, 0), 0);
+		assert_int_equal(gp__cp_new(&c, &g), 0);
+		for (i = 0; i < GP_ARRAY_SIZE(want); i++) {
+			uint16_t f = gp__cp_ev_flags(g, (uint32_t)i);
+
+			if (f != (NF_DONE | (hta ? want[i].hta : want[i].f)))
+				fail_msg("%s \"%s\": flags %#x, want %#x", hta ? "hta" : "gpuprof",
+				         want[i].name, f,
+				         NF_DONE | (hta ? want[i].hta : want[i].f));
+		}
+		gp__cp_free(g);
+		gp__actx_release(&c);
+		gp_trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_name_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

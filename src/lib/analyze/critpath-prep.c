@@ -32,74 +32,74 @@ const char *gp__cp_cat_name(enum gp__cp_cat k)
 	return k < GP_CP__N ? cat_names[k] : "";
 }
 
-static bool in_list(const char *s, const char *const *l)
-{
-	for (; *l; l++)
-		if (!strcmp(s, *l))
-			return true;
-	return false;
-}
+/*
+ * The names the model treats apart, with their flags: the runtime lock (HTA
+ * CUDA_RUNTIME_EVENTS), blocking calls (HTA BLOCKING_SYNC_CALLS, and their HIP
+ * twins), launches counted in queue lengths, event records and the sync kinds.
+ * Each starts with one of NAMED_FIRST.
+ */
+static const struct {
+	const char *s;
+	uint16_t f;
+} named[] = {
+	{ "cudaHostAlloc", NF_LOCK },
+	{ "cudaLaunchKernel", NF_LOCK | NF_LAUNCH },
+	{ "cudaMemcpyAsync", NF_LOCK | NF_BLOCK | NF_LAUNCH },
+	{ "cudaDeviceSynchronize", NF_BLOCK },
+	{ "cudaStreamSynchronize", NF_BLOCK },
+	{ "cudaEventQuery", NF_BLOCK },
+	{ "cudaEventSynchronize", NF_BLOCK },
+	{ "cudaMemcpy", NF_BLOCK },
+	{ "hipDeviceSynchronize", NF_BLOCK_HIP },
+	{ "hipStreamSynchronize", NF_BLOCK_HIP },
+	{ "hipEventSynchronize", NF_BLOCK_HIP },
+	{ "hipMemcpy", NF_BLOCK_HIP },
+	{ "cudaLaunchKernelExC", NF_LAUNCH },
+	{ "cuLaunchKernel", NF_LAUNCH },
+	{ "cuLaunchKernelEx", NF_LAUNCH },
+	{ "cudaMemsetAsync", NF_LAUNCH },
+	{ "runFunction - job_prep_and_submit_for_execution", NF_LAUNCH },
+	{ "hipLaunchKernel", NF_LAUNCH },
+	{ "hipExtModuleLaunchKernel", NF_LAUNCH },
+	{ "hipMemsetAsync", NF_LAUNCH },
+	{ "hipMemcpyAsync", NF_LAUNCH },
+	{ "hipMemcpyWithStream", NF_LAUNCH },
+	{ "cudaEventRecord", NF_EVREC },
+	{ "Stream Sync", NF_SYNC_STREAM },
+	{ "Context Sync", NF_SYNC_CONTEXT },
+	{ "Event Sync", NF_SYNC_EVENT },
+	{ "Stream Wait Event", NF_SYNC_WAIT },
+};
+#define NAMED_FIRST "chrSCE"
 
 uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 {
-	static const char *const lock[] = { "cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync",
-		                            NULL };
-	static const char *const block[] = { "cudaDeviceSynchronize",
-		                             "cudaStreamSynchronize",
-		                             "cudaEventQuery",
-		                             "cudaEventSynchronize",
-		                             "cudaMemcpy",
-		                             "cudaMemcpyAsync",
-		                             NULL };
-	static const char *const block_hip[] = { "hipDeviceSynchronize", "hipStreamSynchronize",
-		                                 "hipEventSynchronize", "hipMemcpy", NULL };
-	static const char *const launch[] = { "cudaLaunchKernel",
-		                              "cudaLaunchKernelExC",
-		                              "cuLaunchKernel",
-		                              "cuLaunchKernelEx",
-		                              "cudaMemcpyAsync",
-		                              "cudaMemsetAsync",
-		                              "runFunction - job_prep_and_submit_for_execution",
-		                              "hipLaunchKernel",
-		                              "hipExtModuleLaunchKernel",
-		                              "hipMemsetAsync",
-		                              "hipMemcpyAsync",
-		                              "hipMemcpyWithStream",
-		                              NULL };
 	const char *s;
 	uint16_t f = NF_DONE;
+	size_t i;
 
 	if (id >= g->nstr)
 		return NF_DONE;
 	if (g->nf[id] & NF_DONE)
 		return g->nf[id];
 	s = gp__strtab_get(&g->t->strs, id);
-	if (in_list(s, lock))
-		f |= NF_LOCK;
-	if (in_list(s, block))
-		f |= NF_BLOCK;
-	if (in_list(s, block_hip))
-		f |= NF_BLOCK_HIP;
-	if (in_list(s, launch))
-		f |= NF_LAUNCH;
+	/* most names are ops ("aten::..."): one look at the first byte passes them */
+	if (s[0] && strchr(NAMED_FIRST, s[0])) {
+		for (i = 0; i < GP_ARRAY_SIZE(named); i++)
+			if (!strcmp(s, named[i].s))
+				f |= named[i].f;
+		/* gpuprof also takes HIP's event records */
+		if (!g->hta && !strcmp(s, "hipEventRecord"))
+			f |= NF_EVREC;
+	}
 	if (strstr(s, "forward"))
 		f |= NF_FWD;
 	if (strstr(s, "autograd"))
 		f |= NF_AUTOGRAD;
-	if (!strcmp(s, "cudaEventRecord") || (!g->hta && !strcmp(s, "hipEventRecord")))
-		f |= NF_EVREC;
 	if ((f & NF_BLOCK) || (!g->hta && (f & NF_BLOCK_HIP)))
 		f |= NF_BLOCKING;
 	if (f & (NF_FWD | NF_AUTOGRAD))
 		f |= NF_FB;
-	if (!strcmp(s, "Stream Sync"))
-		f |= NF_SYNC_STREAM;
-	if (!strcmp(s, "Context Sync"))
-		f |= NF_SYNC_CONTEXT;
-	if (!strcmp(s, "Event Sync"))
-		f |= NF_SYNC_EVENT;
-	if (!strcmp(s, "Stream Wait Event"))
-		f |= NF_SYNC_WAIT;
 	g->nf[id] = f;
 	return f;
 }
