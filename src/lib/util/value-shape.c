@@ -18,8 +18,8 @@
 #include "value-int.h"
 #include "value-node.h"
 
-_Static_assert(GP_SHAPE_MAX <= GP_OBJ_SCAN && GP_SHAPE_MAX <= GP_OBJ_ORDER,
-               "a shape's members are searched in order and their key order kept");
+_Static_assert(GP_SHAPE_MAX == GP_OBJ_SCAN && GP_SHAPE_MAX <= GP_OBJ_ORDER,
+               "a shape fills an object's prefixes and key order");
 
 /* bytes of a shaped object's first chunk for string texts, beyond its nodes and keys */
 #define SHAPE_TEXT 256u
@@ -90,7 +90,7 @@ struct gp_value *gp__obj_shaped(const struct gp__shape *s)
 	x = gp__obj_ext(v);
 	x->order = s->order;
 	x->idx = NULL;
-	memcpy(x->pre, s->pre, sizeof(x->pre));
+	memcpy(x->pre, s->pre, sizeof(s->pre)); /* as many: the assertion above */
 	st = first_chunk(v);
 	st->next = NULL;
 	st->used = (uint32_t)(nodes + keys);
