@@ -109,9 +109,10 @@ struct gp__cp {
 	const struct gp_trace *t;
 	bool hta;
 	size_t n;
-	uint16_t *nf;   /* per string id */
-	size_t nstr;    /* string ids in the trace */
-	uint8_t *role;  /* per event */
+	uint16_t *nf;            /* per string id */
+	uint64_t named_first[4]; /* the bytes that start a name with flags of its own, a bit each */
+	size_t nstr;             /* string ids in the trace */
+	uint8_t *role;           /* per event */
 	uint32_t *link; /* per event: the CPU side of its correlation (GPU side events), NONE */
 	uint32_t *loff; /* [n + 1]: the GPU events each CPU event launched, in lgpu */
 	uint32_t *lgpu;

@@ -35,8 +35,8 @@ const char *gp__cp_cat_name(enum gp__cp_cat k)
 /*
  * The names the model treats apart, with their flags: the runtime lock (HTA
  * CUDA_RUNTIME_EVENTS), blocking calls (HTA BLOCKING_SYNC_CALLS, and their HIP
- * twins), launches counted in queue lengths, event records and the sync kinds.
- * Each starts with one of NAMED_FIRST.
+ * twins), launches counted in queue lengths, event records and the sync kinds
+ * (and "hipEventRecord", which gpuprof takes as an event record: below).
  */
 static const struct {
 	const char *s;
@@ -69,8 +69,21 @@ static const struct {
 	{ "Context Sync", NF_SYNC_CONTEXT },
 	{ "Event Sync", NF_SYNC_EVENT },
 	{ "Stream Wait Event", NF_SYNC_WAIT },
+	{ "hipEventRecord", 0 },
 };
-#define NAMED_FIRST "chrSCE"
+
+/* the first bytes of the names in named, a bit each (gp__cp_new) */
+static void named_first(uint64_t first[4])
+{
+	size_t i;
+
+	memset(first, 0, 4 * sizeof(*first));
+	for (i = 0; i < GP_ARRAY_SIZE(named); i++) {
+		unsigned char b = (unsigned char)named[i].s[0];
+
+		first[b >> 6] |= UINT64_C(1) << (b & 63);
+	}
+}
 
 uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 {
@@ -84,7 +97,7 @@ uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 		return g->nf[id];
 	s = gp__strtab_get(&g->t->strs, id);
 	/* most names are ops ("aten::..."): one look at the first byte passes them */
-	if (s[0] && strchr(NAMED_FIRST, s[0])) {
+	if (g->named_first[(unsigned char)s[0] >> 6] >> ((unsigned char)s[0] & 63) & 1) {
 		for (i = 0; i < GP_ARRAY_SIZE(named); i++)
 			if (!strcmp(s, named[i].s))
 				f |= named[i].f;
@@ -412,6 +425,7 @@ int gp__cp_new(const struct gp__actx *c, struct gp__cp **out)
 	 */
 	gp__arena_init(&g->scratch, (n < ((size_t)1 << 22) ? n : ((size_t)1 << 22)) * 56);
 	g->nstr = gp__strtab_count(&c->t->strs);
+	named_first(g->named_first);
 	/* filled below: only role and the name flags start at 0 */
 	g->nf = gp__calloc(g->nstr + 1, sizeof(*g->nf));
 	g->role = gp__arena_alloc(&g->scratch, n + 1);
