@@ -1190,7 +1190,7 @@ static void test_shape(void **state)
 {
 	static const char *const keys[] = { "name_b", "nam", "name_a", "", "zz", "name" };
 	const char *many[GP_SHAPE_MAX + 1], *twice[] = { "a", "b", "a" };
-	char *x = NULL, *y = NULL, lng[600];
+	char *x = NULL, *y = NULL, lng[600], names[GP_SHAPE_MAX + 1][8];
 	struct gp_value *row, *ref = gp_value_object();
 	struct gp__shape sh;
 	size_t i;
@@ -1234,11 +1234,15 @@ static void test_shape(void **state)
 	gp_value_free(row);
 	gp_value_free(ref);
 
-	for (i = 0; i <= GP_SHAPE_MAX; i++)
-		many[i] = keys[0] + (i % 6); /* too many: refused before their repeats are seen */
+	for (i = 0; i <= GP_SHAPE_MAX; i++) { /* distinct: refused for their number alone */
+		snprintf(names[i], sizeof(names[i]), "k%02zu", i);
+		many[i] = names[i];
+	}
 	assert_int_equal(gp__shape_init(&sh, twice, 3), GP_EINVAL);
 	assert_non_null(strstr(gp_last_error(), "\"a\" twice"));
 	assert_int_equal(gp__shape_init(&sh, many, GP_SHAPE_MAX + 1), GP_EINVAL);
+	assert_non_null(strstr(gp_last_error(), "at most"));
+	assert_int_equal(gp__shape_init(&sh, many, GP_SHAPE_MAX), 0);
 	memset(lng, 'k', sizeof(lng) - 1);
 	lng[sizeof(lng) - 1] = '\0';
 	many[0] = lng;

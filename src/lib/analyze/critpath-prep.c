@@ -35,41 +35,42 @@ const char *gp__cp_cat_name(enum gp__cp_cat k)
 /*
  * The names the model treats apart, with their flags: the runtime lock (HTA
  * CUDA_RUNTIME_EVENTS), blocking calls (HTA BLOCKING_SYNC_CALLS, and their HIP
- * twins), launches counted in queue lengths, event records and the sync kinds
- * (and "hipEventRecord", which gpuprof takes as an event record: below).
+ * twins), launches counted in queue lengths, event records and the sync kinds;
+ * the flags of an entry marked gp_only only outside --compat hta.
  */
 static const struct {
 	const char *s;
 	uint16_t f;
+	bool gp_only;
 } named[] = {
-	{ "cudaHostAlloc", NF_LOCK },
-	{ "cudaLaunchKernel", NF_LOCK | NF_LAUNCH },
-	{ "cudaMemcpyAsync", NF_LOCK | NF_BLOCK | NF_LAUNCH },
-	{ "cudaDeviceSynchronize", NF_BLOCK },
-	{ "cudaStreamSynchronize", NF_BLOCK },
-	{ "cudaEventQuery", NF_BLOCK },
-	{ "cudaEventSynchronize", NF_BLOCK },
-	{ "cudaMemcpy", NF_BLOCK },
-	{ "hipDeviceSynchronize", NF_BLOCK_HIP },
-	{ "hipStreamSynchronize", NF_BLOCK_HIP },
-	{ "hipEventSynchronize", NF_BLOCK_HIP },
-	{ "hipMemcpy", NF_BLOCK_HIP },
-	{ "cudaLaunchKernelExC", NF_LAUNCH },
-	{ "cuLaunchKernel", NF_LAUNCH },
-	{ "cuLaunchKernelEx", NF_LAUNCH },
-	{ "cudaMemsetAsync", NF_LAUNCH },
-	{ "runFunction - job_prep_and_submit_for_execution", NF_LAUNCH },
-	{ "hipLaunchKernel", NF_LAUNCH },
-	{ "hipExtModuleLaunchKernel", NF_LAUNCH },
-	{ "hipMemsetAsync", NF_LAUNCH },
-	{ "hipMemcpyAsync", NF_LAUNCH },
-	{ "hipMemcpyWithStream", NF_LAUNCH },
-	{ "cudaEventRecord", NF_EVREC },
-	{ "Stream Sync", NF_SYNC_STREAM },
-	{ "Context Sync", NF_SYNC_CONTEXT },
-	{ "Event Sync", NF_SYNC_EVENT },
-	{ "Stream Wait Event", NF_SYNC_WAIT },
-	{ "hipEventRecord", 0 },
+	{ "cudaHostAlloc", NF_LOCK, false },
+	{ "cudaLaunchKernel", NF_LOCK | NF_LAUNCH, false },
+	{ "cudaMemcpyAsync", NF_LOCK | NF_BLOCK | NF_LAUNCH, false },
+	{ "cudaDeviceSynchronize", NF_BLOCK, false },
+	{ "cudaStreamSynchronize", NF_BLOCK, false },
+	{ "cudaEventQuery", NF_BLOCK, false },
+	{ "cudaEventSynchronize", NF_BLOCK, false },
+	{ "cudaMemcpy", NF_BLOCK, false },
+	{ "hipDeviceSynchronize", NF_BLOCK_HIP, false },
+	{ "hipStreamSynchronize", NF_BLOCK_HIP, false },
+	{ "hipEventSynchronize", NF_BLOCK_HIP, false },
+	{ "hipMemcpy", NF_BLOCK_HIP, false },
+	{ "cudaLaunchKernelExC", NF_LAUNCH, false },
+	{ "cuLaunchKernel", NF_LAUNCH, false },
+	{ "cuLaunchKernelEx", NF_LAUNCH, false },
+	{ "cudaMemsetAsync", NF_LAUNCH, false },
+	{ "runFunction - job_prep_and_submit_for_execution", NF_LAUNCH, false },
+	{ "hipLaunchKernel", NF_LAUNCH, false },
+	{ "hipExtModuleLaunchKernel", NF_LAUNCH, false },
+	{ "hipMemsetAsync", NF_LAUNCH, false },
+	{ "hipMemcpyAsync", NF_LAUNCH, false },
+	{ "hipMemcpyWithStream", NF_LAUNCH, false },
+	{ "cudaEventRecord", NF_EVREC, false },
+	{ "Stream Sync", NF_SYNC_STREAM, false },
+	{ "Context Sync", NF_SYNC_CONTEXT, false },
+	{ "Event Sync", NF_SYNC_EVENT, false },
+	{ "Stream Wait Event", NF_SYNC_WAIT, false },
+	{ "hipEventRecord", NF_EVREC, true },
 };
 
 /* the first bytes of the names in named, a bit each (gp__cp_new) */
@@ -99,11 +100,8 @@ uint16_t gp__cp_name_flags(struct gp__cp *g, uint32_t id)
 	/* most names are ops ("aten::..."): one look at the first byte passes them */
 	if (g->named_first[(unsigned char)s[0] >> 6] >> ((unsigned char)s[0] & 63) & 1) {
 		for (i = 0; i < GP_ARRAY_SIZE(named); i++)
-			if (!strcmp(s, named[i].s))
+			if (!strcmp(s, named[i].s) && !(named[i].gp_only && g->hta))
 				f |= named[i].f;
-		/* gpuprof also takes HIP's event records */
-		if (!g->hta && !strcmp(s, "hipEventRecord"))
-			f |= NF_EVREC;
 	}
 	if (strstr(s, "forward"))
 		f |= NF_FWD;
